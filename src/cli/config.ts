@@ -1,0 +1,90 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { UserError } from './errors.js';
+
+const nonNeg = z.number().int().nonnegative();
+
+/**
+ * `compactor.config.json` (optional, in the working directory or named by --config).
+ * Every section is optional; unknown keys are errors so typos do not pass silently.
+ * Command-line flags override these values.
+ */
+export const CompactorConfigSchema = z
+  .object({
+    encoding: z.enum(['o200k_base', 'cl100k_base', 'chars']).optional(),
+    limits: z
+      .object({
+        capacity: nonNeg.optional(),
+        sessionCeiling: nonNeg.optional(),
+        reservedOutput: nonNeg.optional(),
+        prefixTokens: nonNeg.optional(),
+        trigger: nonNeg.optional(),
+      })
+      .strict()
+      .optional(),
+    toolResultClearing: z
+      .object({
+        enabled: z.boolean().optional(),
+        triggerTokens: nonNeg.optional(),
+        keepToolUses: nonNeg.optional(),
+        keepRecentToolBatches: nonNeg.optional(),
+        clearToolInputs: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
+    compaction: z
+      .object({
+        threshold: nonNeg.optional(),
+        thresholdRatio: z.number().gt(0).lte(1).optional(),
+        retainRatio: z.number().gte(0).lte(1).optional(),
+        maxOverflowRetries: nonNeg.optional(),
+        reinjectBudgetTokens: nonNeg.optional(),
+      })
+      .strict()
+      .optional(),
+    provider: z
+      .object({
+        kind: z.string().optional(),
+        model: z.string().optional(),
+        baseUrl: z.string().url().optional(),
+        apiKeyEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;
+
+export const CONFIG_FILE_NAME = 'compactor.config.json';
+
+/**
+ * Loads and validates the config. `explicitPath` (from --config) must exist; the default
+ * file in `cwd` is optional. Errors name the file and the field.
+ */
+export function loadConfig(cwd: string, explicitPath?: string): CompactorConfig {
+  const path = explicitPath ?? join(cwd, CONFIG_FILE_NAME);
+  if (!explicitPath && !existsSync(path)) return {};
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UserError(`${path}: cannot read config: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new UserError(`${path}: invalid JSON: ${(e as Error).message}`);
+  }
+  const r = CompactorConfigSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    throw new UserError(`${path}: ${where}: ${issue.message}`);
+  }
+  return r.data;
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { UserError } from './errors.js';
+
+/** zod helpers for CLI flag values (parseArgs gives strings; these coerce and bound them). */
+export const flag = {
+  nonNegInt: z
+    .string()
+    .regex(/^\d+$/, 'expected a non-negative integer')
+    .transform((s) => Number(s))
+    .refine((n) => Number.isSafeInteger(n), 'integer too large'),
+  posInt: z
+    .string()
+    .regex(/^\d+$/, 'expected a positive integer')
+    .transform((s) => Number(s))
+    .refine((n) => Number.isSafeInteger(n) && n > 0, 'expected a positive integer'),
+  ratio: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a number between 0 and 1')
+    .transform((s) => Number(s)),
+};
+
+/**
+ * Validates parsed flag values against a zod object schema. On failure throws a one-line
+ * {@link UserError} naming the command, the flag and what is wrong.
+ */
+export function parseFlags<S extends z.ZodType>(command: string, schema: S, values: unknown): z.infer<S> {
+  const r = schema.safeParse(values);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const key = issue.path.length > 0 ? `--${String(issue.path[0])}` : 'flags';
+  const got =
+    issue.path.length > 0 && values && typeof values === 'object'
+      ? (values as Record<string, unknown>)[String(issue.path[0])]
+      : undefined;
+  throw new UserError(
+    `compactor ${command}: ${key}: ${issue.message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ''}`,
+  );
+}

@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import type { Command, CommandContext } from './command.js';
+import { commands } from './commands/index.js';
+import { loadConfig } from './config.js';
+import { UserError, oneLine } from './errors.js';
+import { redactSecrets } from './redact.js';
+
+/** The package version, read from package.json next to src/. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+const COMMON_OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  config: { type: 'string' },
+} as const;
+
+function topHelp(list: Array<[string, string]>): string {
+  const width = Math.max(...list.map(([n]) => n.length), 4);
+  return [
+    'compactor — keeps long LLM-agent sessions inside the model context window',
+    '',
+    'Usage: compactor <command> [flags]',
+    '',
+    'Commands:',
+    ...list.map(([n, s]) => `  ${n.padEnd(width)}  ${s}`),
+    '',
+    'Every command takes --help, --json and --config FILE (default ./compactor.config.json).',
+    'compactor --version prints the version.',
+  ].join('\n');
+}
+
+/**
+ * Runs the CLI. Returns the exit code instead of exiting, so tests can call it in-process.
+ * User errors print one line (`compactor: …`) and return 2; nothing partial is written.
+ */
+export async function main(argv: string[], io: Partial<CommandContext> = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const env = io.env ?? process.env;
+  try {
+    const [name, ...rest] = argv;
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      const list: Array<[string, string]> = [];
+      for (const [n, load] of Object.entries(commands)) list.push([n, (await load()).summary]);
+      stdout.write(`${topHelp(list)}\n`);
+      return name === undefined ? 2 : 0;
+    }
+    if (name === '--version' || name === '-v') {
+      stdout.write(`${packageVersion()}\n`);
+      return 0;
+    }
+    const load = commands[name];
+    if (!load) throw new UserError(`unknown command '${name}' (see compactor --help)`);
+    const command: Command = await load();
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: rest,
+        options: { ...command.options, ...COMMON_OPTIONS },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new UserError(`compactor ${name}: ${oneLine((e as Error).message)}`);
+    }
+    if (parsed.values.help) {
+      stdout.write(`${command.help.trimEnd()}\n`);
+      return 0;
+    }
+    const cwd = io.cwd ?? process.cwd();
+    const config = loadConfig(cwd, parsed.values.config as string | undefined);
+    const ctx: CommandContext = {
+      stdout,
+      stderr,
+      env,
+      cwd,
+      stderrIsTTY: io.stderrIsTTY ?? Boolean((stderr as NodeJS.WriteStream).isTTY),
+      config,
+    };
+    const code = await command.run(parsed as never, ctx);
+    return typeof code === 'number' ? code : 0;
+  } catch (e) {
+    if (e instanceof UserError) {
+      stderr.write(`compactor: ${redactSecrets(oneLine(e.message, 600), env)}\n`);
+      return e.exitCode;
+    }
+    const err = e as Error;
+    stderr.write(`compactor: internal error: ${redactSecrets(oneLine(err?.message ?? String(e)), env)}\n`);
+    if (env.COMPACTOR_DEBUG) stderr.write(`${redactSecrets(String(err?.stack), env)}\n`);
+    return 1;
+  }
+}

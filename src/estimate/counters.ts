@@ -1,0 +1,61 @@
+import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+
+/** Counts tokens in a piece of text. Pure from the caller's point of view. */
+export interface TokenCounter {
+  /** `o200k_base`, `cl100k_base` or `chars` (the fallback). */
+  readonly name: EncodingName;
+  count(text: string): number;
+}
+
+export type EncodingName = 'o200k_base' | 'cl100k_base' | 'chars';
+
+// Each get_encoding costs 100–300 ms and ~18 MB of WASM memory that GC never returns,
+// so one encoder per encoding per process (T2, toolchain.md §2.4).
+const encoders = new Map<TiktokenEncoding, Tiktoken>();
+
+function encoderFor(name: TiktokenEncoding): Tiktoken {
+  let enc = encoders.get(name);
+  if (!enc) {
+    enc = get_encoding(name);
+    encoders.set(name, enc);
+  }
+  return enc;
+}
+
+/**
+ * The documented fallback: ceil(UTF-8 bytes / 4). Bytes rather than UTF-16 units because
+ * CJK text is ~3 bytes a character and ~0.8 tokens a character; see bench for its error.
+ */
+export const charsCounter: TokenCounter = {
+  name: 'chars',
+  count: (text) => (text.length === 0 ? 0 : Math.ceil(Buffer.byteLength(text, 'utf8') / 4)),
+};
+
+/**
+ * A tiktoken counter. Special-token text such as `<|endoftext|>` is counted as plain
+ * text (T-rule: never throw on untrusted transcript content). Falls back to
+ * {@link charsCounter} when the encoder cannot load.
+ */
+export function tiktokenCounter(name: TiktokenEncoding = 'o200k_base'): TokenCounter {
+  let enc: Tiktoken;
+  try {
+    enc = encoderFor(name);
+  } catch {
+    return charsCounter;
+  }
+  return {
+    name: name as EncodingName,
+    count: (text) => (text.length === 0 ? 0 : enc.encode(text, [], []).length),
+  };
+}
+
+/** Returns a counter for the named encoding (`chars` never loads WASM). */
+export function counterFor(name: EncodingName): TokenCounter {
+  return name === 'chars' ? charsCounter : tiktokenCounter(name);
+}
+
+/** Frees every loaded encoder (call at process shutdown or in `afterAll`). */
+export function freeEncoders(): void {
+  for (const enc of encoders.values()) enc.free();
+  encoders.clear();
+}

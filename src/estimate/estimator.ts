@@ -1,0 +1,104 @@
+import type { History, Message } from '../model/message.js';
+import { counterFor, type EncodingName, type TokenCounter } from './counters.js';
+
+/** VT Code's constants (T1): per message, per tool call, per image or file part. */
+export const MESSAGE_OVERHEAD = 4;
+export const TOOL_CALL_OVERHEAD = 20;
+export const MEDIA_PART_TOKENS = 1_000;
+
+/** Estimates tokens of messages and histories, caching per message (T2). */
+export interface Estimator {
+  readonly encoding: EncodingName;
+  /** Tokens of a bare string (no message overhead). */
+  text(text: string): number;
+  /** Tokens of one message, overheads included; opaque provider items are not counted (T1). */
+  message(m: Message): number;
+  /** Sum of {@link Estimator.message} over a history. */
+  history(h: History): number;
+  /** Cache statistics, for benchmarks and tests. */
+  stats(): { messageHits: number; messageMisses: number; textHits: number; textMisses: number };
+}
+
+export interface EstimatorOptions {
+  encoding?: EncodingName;
+  /** Counter override (tests, custom tokenizers). */
+  counter?: TokenCounter;
+  /** Max distinct long strings remembered by text identity (default 50,000). */
+  textCacheSize?: number;
+}
+
+// Strings shorter than this are cheaper to re-count than to hash into the cache.
+const TEXT_CACHE_MIN_LENGTH = 64;
+
+/**
+ * Creates an estimator. Two cache levels: message objects by identity (a WeakMap, so a
+ * growing session re-estimates only new messages), and long strings by value (so a
+ * re-imported or copied message with the same text is not re-tokenized).
+ */
+export function createEstimator(options: EstimatorOptions = {}): Estimator {
+  const counter = options.counter ?? counterFor(options.encoding ?? 'o200k_base');
+  const textCacheSize = options.textCacheSize ?? 50_000;
+  const byMessage = new WeakMap<Message, number>();
+  const byText = new Map<string, number>();
+  const s = { messageHits: 0, messageMisses: 0, textHits: 0, textMisses: 0 };
+
+  function text(t: string): number {
+    if (t.length < TEXT_CACHE_MIN_LENGTH) return counter.count(t);
+    const hit = byText.get(t);
+    if (hit !== undefined) {
+      s.textHits++;
+      return hit;
+    }
+    s.textMisses++;
+    const n = counter.count(t);
+    if (byText.size >= textCacheSize) byText.delete(byText.keys().next().value as string);
+    byText.set(t, n);
+    return n;
+  }
+
+  function compute(m: Message): number {
+    let n = MESSAGE_OVERHEAD;
+    if (typeof m.content === 'string') n += text(m.content);
+    else for (const part of m.content) n += part.type === 'text' ? text(part.text) : MEDIA_PART_TOKENS;
+    if (m.toolCalls)
+      for (const c of m.toolCalls) {
+        n += TOOL_CALL_OVERHEAD + text(c.name) + text(c.arguments);
+        if (c.freeformInput !== undefined) n += text(c.freeformInput);
+        if (c.thoughtSignature !== undefined) n += text(c.thoughtSignature);
+      }
+    if (m.toolCallId !== undefined) n += text(m.toolCallId);
+    return n;
+  }
+
+  function message(m: Message): number {
+    const hit = byMessage.get(m);
+    if (hit !== undefined) {
+      s.messageHits++;
+      return hit;
+    }
+    s.messageMisses++;
+    const n = compute(m);
+    byMessage.set(m, n);
+    return n;
+  }
+
+  return {
+    encoding: counter.name,
+    text,
+    message,
+    history: (h) => {
+      let total = 0;
+      for (const m of h) total += message(m);
+      return total;
+    },
+    stats: () => ({ ...s }),
+  };
+}
+
+/** Which encoding a model uses (T1): o200k for current OpenAI-family models, cl100k for older ones. */
+export function encodingForModel(model: string | undefined): EncodingName {
+  if (!model) return 'o200k_base';
+  const m = model.toLowerCase().replace(/^openai\//, '');
+  if (/^(gpt-4(?!o|\.1|\.5)|gpt-3\.5|text-embedding-(ada|3)|davinci|babbage)/.test(m)) return 'cl100k_base';
+  return 'o200k_base';
+}

@@ -1,0 +1,2 @@
+export * from './counters.js';
+export * from './estimator.js';

@@ -1,0 +1,48 @@
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+
+/**
+ * Writes a file atomically (R2): write a temp file in the same directory, fsync it,
+ * rename it over the target, fsync the directory. A crash leaves the old file or the
+ * new one, never a torn one, and a failed write leaves no partial output (D3).
+ */
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  const dir = dirname(path);
+  const tmp = join(
+    dir,
+    `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, 'wx', 0o644);
+    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* temp file may not exist */
+    }
+    throw e;
+  }
+  fsyncDir(dir);
+}
+
+/** fsyncs a directory so a rename in it is durable (best effort where unsupported). */
+export function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    /* some filesystems refuse directory fsync */
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

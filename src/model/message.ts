@@ -1,0 +1,117 @@
+import { z } from 'zod';
+
+/**
+ * The canonical message model (SPEC D1). Every importer produces it, every exporter
+ * consumes it, and every algorithm (projection, clearing, compaction) works on it.
+ * Provider-specific opaque items ride along verbatim in `reasoningDetails`.
+ */
+
+/** Any JSON value, kept verbatim (opaque provider items, unknown fields). */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export const JsonSchema: z.ZodType<Json> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(JsonSchema),
+    z.record(z.string(), JsonSchema),
+  ]),
+);
+
+export const RoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
+export type Role = z.infer<typeof RoleSchema>;
+
+export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
+export const ImagePartSchema = z.object({
+  type: z.literal('image'),
+  /** base64 data (without the data: prefix) or a URL. */
+  data: z.string().optional(),
+  url: z.string().optional(),
+  mimeType: z.string().optional(),
+  detail: z.string().optional(),
+});
+export const FilePartSchema = z.object({
+  type: z.literal('file'),
+  fileId: z.string().optional(),
+  data: z.string().optional(),
+  url: z.string().optional(),
+  mimeType: z.string().optional(),
+  filename: z.string().optional(),
+});
+export const ContentPartSchema = z.discriminatedUnion('type', [
+  TextPartSchema,
+  ImagePartSchema,
+  FilePartSchema,
+]);
+export type TextPart = z.infer<typeof TextPartSchema>;
+export type ImagePart = z.infer<typeof ImagePartSchema>;
+export type FilePart = z.infer<typeof FilePartSchema>;
+export type ContentPart = z.infer<typeof ContentPartSchema>;
+
+export const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
+export type Content = z.infer<typeof ContentSchema>;
+
+export const ToolCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** The arguments exactly as sent (a JSON string for function tools). */
+  arguments: z.string(),
+  /** Raw payload of a freeform/custom tool (GPT-5 custom tools). */
+  freeformInput: z.string().optional(),
+  /** Gemini thought signature attached to this call. */
+  thoughtSignature: z.string().optional(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const MessageSchema = z.object({
+  role: RoleSchema,
+  content: ContentSchema,
+  /** Assistant only: the calls this message makes (a "batch" when non-empty). */
+  toolCalls: z.array(ToolCallSchema).optional(),
+  /** Tool only: the call id this result answers. */
+  toolCallId: z.string().optional(),
+  /** Tool only: the name of the tool that produced the result. */
+  toolName: z.string().optional(),
+  /** Visible reasoning text. Not counted by the estimator. */
+  reasoning: z.string().optional(),
+  /** Opaque provider items kept verbatim (thinking, redacted_thinking, compaction, encrypted reasoning). */
+  reasoningDetails: z.array(JsonSchema).optional(),
+  /** Free-form per-message metadata (source format ids, timestamps, sidechain flags …). */
+  metadata: z.record(z.string(), JsonSchema).optional(),
+});
+export type Message = z.infer<typeof MessageSchema>;
+
+export const HistorySchema = z.array(MessageSchema);
+export type History = readonly Message[];
+
+/** Concatenated text of a message's content (non-text parts contribute nothing). */
+export function textOf(content: Content): string {
+  if (typeof content === 'string') return content;
+  let out = '';
+  for (const part of content) if (part.type === 'text') out += part.text;
+  return out;
+}
+
+/** True when the message is an assistant message carrying at least one tool call. */
+export function hasToolCalls(m: Message): m is Message & { toolCalls: ToolCall[] } {
+  return m.role === 'assistant' && Array.isArray(m.toolCalls) && m.toolCalls.length > 0;
+}
+
+/** Constructors keep tests and importers short and uniform. */
+export const msg = {
+  system: (content: Content, extra: Partial<Message> = {}): Message => ({
+    role: 'system',
+    content,
+    ...extra,
+  }),
+  user: (content: Content, extra: Partial<Message> = {}): Message => ({ role: 'user', content, ...extra }),
+  assistant: (content: Content, toolCalls?: ToolCall[], extra: Partial<Message> = {}): Message =>
+    toolCalls && toolCalls.length > 0
+      ? { role: 'assistant', content, toolCalls, ...extra }
+      : { role: 'assistant', content, ...extra },
+  tool: (toolCallId: string, content: Content, toolName?: string, extra: Partial<Message> = {}): Message =>
+    toolName === undefined
+      ? { role: 'tool', content, toolCallId, ...extra }
+      : { role: 'tool', content, toolCallId, toolName, ...extra },
+};

@@ -1,0 +1,86 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import {
+  createEstimator,
+  encodingForModel,
+  MESSAGE_OVERHEAD,
+  TOOL_CALL_OVERHEAD,
+} from '../../../src/estimate/estimator.js';
+import { charsCounter, freeEncoders, tiktokenCounter } from '../../../src/estimate/counters.js';
+import { msg } from '../../../src/model/message.js';
+
+afterAll(freeEncoders);
+
+describe('token estimation (T1–T2)', () => {
+  it('T1: counts text with o200k_base and adds per-message and per-call overheads', () => {
+    const e = createEstimator();
+    expect(e.text('hello world')).toBe(2);
+    expect(e.message(msg.user('hello world'))).toBe(2 + MESSAGE_OVERHEAD);
+    const call = msg.assistant('', [{ id: 'c1', name: 'read', arguments: '{}' }]);
+    expect(e.message(call)).toBe(MESSAGE_OVERHEAD + TOOL_CALL_OVERHEAD + e.text('read') + e.text('{}'));
+  });
+
+  it('T1: counts image and file parts as 1,000 and ignores opaque reasoning details', () => {
+    const e = createEstimator();
+    const m = msg.user([
+      { type: 'image', url: 'x' },
+      { type: 'file', fileId: 'f' },
+      { type: 'text', text: 'hi' },
+    ]);
+    expect(e.message(m)).toBe(MESSAGE_OVERHEAD + 2000 + e.text('hi'));
+    const opaque = msg.assistant('', undefined, {
+      reasoningDetails: [{ type: 'compaction', content: 'x'.repeat(10_000) }],
+      reasoning: 'y'.repeat(10_000),
+    });
+    expect(e.message(opaque)).toBe(MESSAGE_OVERHEAD);
+  });
+
+  it('T1: special-token text is counted as plain text, never thrown on', () => {
+    const e = createEstimator();
+    expect(() => e.text('a <|endoftext|> b <|im_start|>')).not.toThrow();
+    expect(e.text('a <|endoftext|> b')).toBeGreaterThan(3);
+  });
+
+  it('T1: cl100k_base is chosen for older OpenAI models, o200k otherwise', () => {
+    expect(encodingForModel('gpt-4-turbo')).toBe('cl100k_base');
+    expect(encodingForModel('gpt-3.5-turbo')).toBe('cl100k_base');
+    expect(encodingForModel('gpt-4o')).toBe('o200k_base');
+    expect(encodingForModel('gpt-4.1-mini')).toBe('o200k_base');
+    expect(encodingForModel(undefined)).toBe('o200k_base');
+  });
+
+  it('T2: a growing history re-estimates only new messages (cache by message identity)', () => {
+    const e = createEstimator();
+    const h = Array.from({ length: 50 }, (_, i) => msg.user(`message number ${i} `.repeat(10)));
+    const first = e.history(h);
+    const before = e.stats();
+    h.push(msg.user('one more message, long enough to reach the text cache threshold.....'));
+    const second = e.history(h);
+    const after = e.stats();
+    expect(second).toBeGreaterThan(first);
+    expect(after.messageMisses - before.messageMisses).toBe(1);
+    expect(after.messageHits - before.messageHits).toBe(50);
+  });
+
+  it('T2: a copied message with the same long text hits the text cache', () => {
+    const e = createEstimator();
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+    e.message(msg.user(text));
+    const before = e.stats().textHits;
+    e.message(msg.user(text));
+    expect(e.stats().textHits).toBe(before + 1);
+  });
+
+  it('T2: the chars fallback is ceil(UTF-8 bytes / 4) and loads no encoder', () => {
+    expect(charsCounter.count('')).toBe(0);
+    expect(charsCounter.count('abcd')).toBe(1);
+    expect(charsCounter.count('abcde')).toBe(2);
+    expect(charsCounter.count('你好')).toBe(2); // 6 bytes
+    const e = createEstimator({ encoding: 'chars' });
+    expect(e.encoding).toBe('chars');
+    expect(e.text('abcdefgh')).toBe(2);
+  });
+
+  it('T2: the tiktoken counter is shared per encoding', () => {
+    expect(tiktokenCounter('cl100k_base').count('hello world')).toBe(2);
+  });
+});
