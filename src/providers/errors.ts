@@ -1,0 +1,56 @@
+/**
+ * Provider errors. Messages are bounded and secret-free (S4): provider, model, status,
+ * code and a short cause; never the whole JSON body.
+ */
+export interface ProviderErrorInfo {
+  provider: string;
+  model: string;
+  status?: number;
+  code?: string;
+  /** Input tokens of the failing attempt, when the provider or the caller knows them (L5). */
+  inputTokens?: number;
+  /** Budget used for the failing attempt, when bounded (L6). */
+  budget?: number;
+  retryable?: boolean;
+}
+
+export class ProviderError extends Error {
+  readonly info: ProviderErrorInfo;
+  constructor(message: string, info: ProviderErrorInfo, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProviderError';
+    this.info = info;
+  }
+}
+
+/** The provider rejected the request because the input exceeds the model context (L5). */
+export class ContextCapacityError extends ProviderError {
+  constructor(message: string, info: ProviderErrorInfo, options?: { cause?: unknown }) {
+    super(message, { ...info, retryable: false }, options);
+    this.name = 'ContextCapacityError';
+  }
+}
+
+/** The provider returned an empty summary (L6). */
+export class EmptySummaryError extends ProviderError {
+  constructor(info: ProviderErrorInfo) {
+    super('provider returned an empty summary', info);
+    this.name = 'EmptySummaryError';
+  }
+}
+
+/** A budget made the request impossible before any provider call (L3, L6). */
+export class BudgetError extends Error {
+  readonly allowance: string;
+  readonly needed: number;
+  readonly available: number;
+  constructor(allowance: string, needed: number, available: number) {
+    super(
+      `summary budget exhausted: ${allowance} needs ${needed} tokens but only ${available} are available`,
+    );
+    this.name = 'BudgetError';
+    this.allowance = allowance;
+    this.needed = needed;
+    this.available = available;
+  }
+}

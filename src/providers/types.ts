@@ -1,0 +1,109 @@
+import type { Message } from '../model/message.js';
+
+/**
+ * The contract between the compaction engine and whatever produces summaries or native
+ * compactions: real providers over HTTP (src/providers/*) and the embedded offline
+ * summarizer (src/summary/offline). Machines never see these types directly; the actors
+ * in src/runtime adapt them.
+ */
+
+/** A tool schema as listed in the frozen request envelope (S2: listed, but tool use disabled). */
+export interface ToolSchema {
+  name: string;
+  description?: string;
+  /** JSON Schema of the parameters, verbatim. */
+  parameters?: unknown;
+}
+
+/** The three strategies of S1. */
+export type StrategyKind = 'nativeStandalone' | 'nativeInline' | 'local';
+
+/** One-shot summary request (Local strategy, L1–L8). */
+export interface SummaryRequest {
+  model: string;
+  /** Frozen parent system prompt, reused only when provider and model match (S2). */
+  system?: string;
+  /** Frozen tool catalog, sent with tool use disabled (S2). */
+  tools?: ToolSchema[];
+  /** The bounded fork to summarize, protocol-valid. */
+  messages: Message[];
+  /** Summary instructions (the L8 prompt), sent as the final user message. */
+  instructions: string;
+  /** Explicit output reserve for the summary, when the route sets one (L1). */
+  maxOutputTokens?: number;
+}
+
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cachedInputTokens?: number;
+}
+
+export interface SummaryResponse {
+  text: string;
+  /** `length` means the output limit cut the summary (§14: such a summary is rejected). */
+  finishReason: 'stop' | 'length' | 'other';
+  usage?: Usage;
+}
+
+/** Produces one summary for one request. Implementations honour `signal`. */
+export interface SummaryClient {
+  readonly provider: string;
+  readonly model: string;
+  summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse>;
+}
+
+/** NativeStandalone (O1–O3): `POST {base}/responses/compact`. */
+export interface StandaloneCompactRequest {
+  model: string;
+  input: Message[];
+  instructions?: string;
+  serviceTier?: string;
+  promptCacheKey?: string;
+  promptCacheRetention?: string;
+  promptCacheOptions?: unknown;
+}
+export interface StandaloneCompactResult {
+  /** Returned items (messages and opaque compaction items), replayed verbatim next request. */
+  items: Message[];
+  usage?: Usage;
+}
+export interface NativeStandaloneClient {
+  readonly provider: string;
+  readonly model: string;
+  compactStandalone(
+    request: StandaloneCompactRequest,
+    signal?: AbortSignal,
+  ): Promise<StandaloneCompactResult>;
+}
+
+/** NativeInline (A1–A5): a generate request carrying the context-management edit ladder. */
+export interface InlineCompactRequest {
+  model: string;
+  system?: string;
+  tools?: ToolSchema[];
+  messages: Message[];
+  /** Whether the provider reports context-edit support (A1: clearing edits only then). */
+  supportsContextEdits: boolean;
+  maxOutputTokens?: number;
+}
+export type InlineCompactResult =
+  | { kind: 'compacted'; messages: Message[]; usage?: Usage }
+  | { kind: 'fallback'; reason: 'no-compaction' | 'rejected-edit' | 'null-content'; detail?: string };
+export interface NativeInlineClient {
+  readonly provider: string;
+  readonly model: string;
+  compactInline(request: InlineCompactRequest, signal?: AbortSignal): Promise<InlineCompactResult>;
+}
+
+/** Route facts used for strategy selection and budgets. */
+export interface Route {
+  /** Provider kind: openai, openresponses, vercel, xai, anthropic, openai-compatible, anthropic-compatible, offline. */
+  provider: string;
+  model: string;
+  baseUrl?: string;
+  /** Model context window in tokens, when known. */
+  contextWindow?: number;
+  /** Model max output tokens, when known. */
+  maxOutputTokens?: number;
+}
