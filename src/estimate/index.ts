@@ -1,2 +1,3 @@
 export * from './counters.js';
 export * from './estimator.js';
+export * from './running-total.js';
