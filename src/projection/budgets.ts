@@ -1,0 +1,146 @@
+import { DEFAULT_CLEARING_POLICY } from './clearing-policy.js';
+import { completeRoutePolicy, type RoutePolicy } from './route-policy.js';
+import { mulDivFloor, satSub, toCount } from './saturating.js';
+
+/**
+ * Token limits of one request route. Every field is optional; 0, negative or NaN means
+ * "not set" (a session ceiling of 0 is "automatic", B1).
+ */
+export interface Limits {
+  /** The model's context window as the provider reports it. */
+  providerLimit?: number;
+  /** A user/session cap on the window; 0 = automatic (provider limit alone). */
+  sessionCeiling?: number;
+  /** Output tokens reserved from the window (the request's max output). Default 0. */
+  reservedOutput?: number;
+  /** Prompt overhead outside history: system prompt + tool schemas (the frozen parent prefix). */
+  prefixTokens?: number;
+  /** Configured clearing trigger (`toolResultClearing.triggerTokens`); default 40,000. */
+  configuredTrigger?: number;
+  /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget (H5). */
+  compactionThreshold?: number;
+  /** Route tuning (P1); missing fields take the defaults. */
+  routePolicy?: Partial<RoutePolicy>;
+  /** Explicit output limit of the summary call, subtracted from the summary input budget (L1). */
+  summaryOutputLimit?: number;
+  /** Tokens of the summary instructions, which also consume the summary input budget (L1). */
+  summaryInstructionsTokens?: number;
+}
+
+/** Every budget derived from {@link Limits}; `null` means "unknown" (capacity unknown). */
+export interface Budgets {
+  /** B1: min of the positive provider limit and positive session ceiling. */
+  capacity: number | null;
+  /** B2: capacity − reserved output − prefix, saturating. */
+  historyBudget: number | null;
+  /** B3: effective local clearing trigger (always ≥ 1). */
+  localTrigger: number;
+  /** B4: floor(localTrigger / 2), the evidence window of clearing (C2). */
+  evidenceBudget: number;
+  /** H5: pressure at which compaction runs; null when neither capacity nor an explicit value is known. */
+  compactionThreshold: number | null;
+  /** L1: input allowance of a local summary call; null = unknown (first fork verbatim). */
+  summaryInputBudget: number | null;
+  /** L7: continuity tail target after a local summary. */
+  continuityTailTokens: number | null;
+}
+
+/** Default compaction trigger as a percentage of the prompt budget (H5). */
+export const DEFAULT_COMPACTION_PERCENT = 75;
+/** L1 safety headroom: floor(window / 8) + 512. */
+export const SUMMARY_HEADROOM_DENOMINATOR = 8;
+export const SUMMARY_HEADROOM_FIXED_TOKENS = 512;
+/** L7 continuity tail bounds. */
+export const CONTINUITY_TAIL_MAX_TOKENS = 20_000;
+export const CONTINUITY_TAIL_MIN_TOKENS = 1_024;
+
+/** B1: the smaller positive of provider limit and session ceiling; null when neither is set. */
+export function resolveCapacity(providerLimit?: number, sessionCeiling?: number): number | null {
+  const p = toCount(providerLimit);
+  const s = toCount(sessionCeiling);
+  if (p > 0 && s > 0) return Math.min(p, s);
+  if (p > 0) return p;
+  if (s > 0) return s;
+  return null;
+}
+
+/** B3: `min(configured, max(1, floor(historyBudget × 3/5)))`; unknown budget keeps the configured trigger. */
+export function resolveLocalTrigger(configuredTrigger: number, historyBudget: number | null): number {
+  if (historyBudget === null) return configuredTrigger;
+  return Math.min(configuredTrigger, Math.max(1, mulDivFloor(historyBudget, 3, 5)));
+}
+
+/**
+ * H5: 75 % of `max(capacity − reserved, 1)` (at least 1); an explicit threshold wins, capped at
+ * that prompt budget; a route `thresholdRatio` below 1 can only lower it (P1).
+ */
+export function resolveCompactionThreshold(
+  capacity: number | null,
+  reservedOutput: number,
+  explicit: number,
+  thresholdRatio: number,
+): number | null {
+  if (capacity === null) return explicit > 0 ? explicit : null;
+  const promptBudget = Math.max(satSub(capacity, reservedOutput), 1);
+  let t =
+    explicit > 0
+      ? Math.min(explicit, promptBudget)
+      : Math.max(1, mulDivFloor(promptBudget, DEFAULT_COMPACTION_PERCENT, 100));
+  if (thresholdRatio < 1) t = Math.min(t, Math.max(1, Math.floor(capacity * thresholdRatio)));
+  return t;
+}
+
+/** L1: window − (floor(window/8) + 512) − prefix − summary output limit − instructions, saturating. */
+export function resolveSummaryInputBudget(
+  capacity: number | null,
+  prefixTokens: number,
+  summaryOutputLimit: number,
+  instructionsTokens: number,
+): number | null {
+  if (capacity === null) return null;
+  let b = satSub(capacity, Math.floor(capacity / SUMMARY_HEADROOM_DENOMINATOR));
+  for (const cost of [SUMMARY_HEADROOM_FIXED_TOKENS, prefixTokens, summaryOutputLimit, instructionsTokens])
+    b = satSub(b, cost);
+  return b;
+}
+
+/** L7: `min(20,000, floor(window × retainRatio))`, at least 1,024; null when the window is unknown. */
+export function resolveContinuityTail(capacity: number | null, retainRatio: number): number | null {
+  if (capacity === null) return null;
+  const scaled = Math.floor(capacity * retainRatio);
+  return Math.max(CONTINUITY_TAIL_MIN_TOKENS, Math.min(CONTINUITY_TAIL_MAX_TOKENS, scaled));
+}
+
+/**
+ * Resolves every budget of a request route (B1–B4, H5, L1, L7, P1). Pure; all arithmetic
+ * saturates, so absurd inputs (0, negative, NaN, 1e300) give bounded, non-negative results.
+ */
+export function resolveBudgets(limits: Limits): Budgets {
+  const capacity = resolveCapacity(limits.providerLimit, limits.sessionCeiling);
+  const reserved = toCount(limits.reservedOutput);
+  const prefix = toCount(limits.prefixTokens);
+  const route = completeRoutePolicy(limits.routePolicy);
+  const configured = toCount(limits.configuredTrigger) || DEFAULT_CLEARING_POLICY.triggerTokens;
+
+  const historyBudget = capacity === null ? null : satSub(satSub(capacity, reserved), prefix);
+  const localTrigger = resolveLocalTrigger(configured, historyBudget);
+  return {
+    capacity,
+    historyBudget,
+    localTrigger,
+    evidenceBudget: Math.floor(localTrigger / 2),
+    compactionThreshold: resolveCompactionThreshold(
+      capacity,
+      reserved,
+      toCount(limits.compactionThreshold),
+      route.thresholdRatio,
+    ),
+    summaryInputBudget: resolveSummaryInputBudget(
+      capacity,
+      prefix,
+      toCount(limits.summaryOutputLimit),
+      toCount(limits.summaryInstructionsTokens),
+    ),
+    continuityTailTokens: resolveContinuityTail(capacity, route.retainRatio),
+  };
+}

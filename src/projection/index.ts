@@ -1,0 +1,7 @@
+/**
+ * Request projection (SPEC §3–§5): pure functions that turn durable session history into
+ * the messages sent on the next request. No I/O, no XState.
+ */
+export * from './budgets.js';
+export * from './clearing-policy.js';
+export * from './route-policy.js';
