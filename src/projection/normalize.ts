@@ -1,0 +1,60 @@
+import { hasToolCalls, type Message } from '../model/message.js';
+import { analyzePairing, EMPTY_ID_CALL, type Pairing } from './pairing.js';
+
+/** Content of the synthetic result for a call that has none (N3), as in VT Code. */
+export const CANCELED_RESULT_TEXT =
+  'canceled: no tool result was recorded; this bounded placeholder preserves the tool-call protocol.';
+
+/** True when a history can be sent as is: every call answered right after its batch, nothing orphaned (N1–N4). */
+export function isRequestHistoryValid(history: readonly Message[]): boolean {
+  return analyzePairing(history).valid;
+}
+
+/**
+ * Repairs call/result pairing of a request projection (N1–N5). Results bind to the most
+ * recent earlier unmatched call with their id (N1); invalid results are dropped (N2);
+ * unanswered calls get a synthetic cancellation result (N3); results are re-emitted right
+ * after their batch, so messages that sat between move after it (N4). A valid history is
+ * returned as the same object (N5). Never mutates its input; unchanged messages are reused.
+ */
+export function normalizeHistory(history: readonly Message[]): readonly Message[] {
+  const pairing = analyzePairing(history);
+  return pairing.valid ? history : rebuild(history, pairing);
+}
+
+function rebuild(history: readonly Message[], pairing: Pairing): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i];
+    if (pairing.invalid.has(i)) continue;
+    const b = pairing.batchOf[i];
+    if (b < 0) {
+      out.push(m);
+      continue;
+    }
+    const batch = pairing.batches[b];
+    if (batch.assistantIndex !== i || !hasToolCalls(m)) continue; // a bound result: emitted with its batch
+    out.push(withoutEmptyIdCalls(m, batch.resultOfCall));
+    for (const r of batch.resultIndices) out.push(history[r]);
+    m.toolCalls.forEach((call, pos) => {
+      if (batch.resultOfCall[pos] === -1) out.push(canceledResult(call.id, call.name));
+    });
+  }
+  return out;
+}
+
+function canceledResult(toolCallId: string, toolName: string): Message {
+  return { role: 'tool', content: CANCELED_RESULT_TEXT, toolCallId, toolName };
+}
+
+/** Calls with an empty id can never be answered, so the request drops them (the stored message keeps them). */
+function withoutEmptyIdCalls(
+  m: Message & { toolCalls: NonNullable<Message['toolCalls']> },
+  resultOfCall: number[],
+) {
+  if (!resultOfCall.includes(EMPTY_ID_CALL)) return m;
+  const toolCalls = m.toolCalls.filter((_, pos) => resultOfCall[pos] !== EMPTY_ID_CALL);
+  const copy: Message = { ...m, toolCalls };
+  if (toolCalls.length === 0) delete copy.toolCalls;
+  return copy;
+}

@@ -1,0 +1,57 @@
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
+import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
+import { clearOldToolResultsWithRecentBatches } from './clear-tool-results.js';
+import type { ProjectionDiagnostics } from './diagnostics.js';
+import { normalizeHistory } from './normalize.js';
+
+/** Inputs of {@link projectRequest}. */
+export interface ProjectRequestOptions {
+  limits: Limits;
+  policy?: Partial<ClearingPolicy>;
+  estimator: Estimator;
+  /** Interactive request (C11); headless (the default) always uses local clearing. */
+  interactive?: boolean;
+  /** The request carries Anthropic native context edits (C11); only honoured when interactive. */
+  nativeContextEdits?: boolean;
+}
+
+/** The request projection, what it cost, and the budgets it was computed with. */
+export interface ProjectedRequest {
+  messages: readonly Message[];
+  diagnostics: ProjectionDiagnostics;
+  budgets: Budgets;
+}
+
+/**
+ * Builds the request projection from durable history (H1 steps 2–3): normalize pairing
+ * (N1–N5), then apply local tool-result clearing (C1–C11) against the resolved budgets
+ * (B1–B4). The configured trigger is `limits.configuredTrigger`, else `policy.triggerTokens`.
+ * Never mutates `history`; returns it as is when it is valid and nothing is cleared.
+ */
+export function projectRequest(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
+  const policy = completeClearingPolicy(opts.policy);
+  const budgets = resolveBudgets({
+    ...opts.limits,
+    configuredTrigger: opts.limits.configuredTrigger || policy.triggerTokens,
+  });
+  const normalized = normalizeHistory(history);
+  // C11: native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
+  const native = opts.interactive === true && opts.nativeContextEdits === true;
+  const cleared = clearOldToolResultsWithRecentBatches(normalized, {
+    estimator: opts.estimator,
+    policy: native ? { ...policy, enabled: false } : policy,
+    localTrigger: budgets.localTrigger,
+    evidenceBudget: budgets.evidenceBudget,
+  });
+  const diagnostics: ProjectionDiagnostics = {
+    ...cleared.diagnostics,
+    originalTokens:
+      normalized === history ? cleared.diagnostics.originalTokens : opts.estimator.history(history),
+    reason: native
+      ? 'skipped: interactive request carries Anthropic native context edits (C11)'
+      : cleared.diagnostics.reason,
+  };
+  return { messages: cleared.messages, diagnostics, budgets };
+}

@@ -1,0 +1,50 @@
+import type { Message, ToolCall } from '../model/message.js';
+
+/** Inputs up to this many UTF-8 bytes stay intact on a cleared call (C7). */
+export const MAX_KEPT_INPUT_BYTES = 1_024;
+
+/** Valid JSON that replaces a large input of a cleared call (C7); OpenAI sends arguments verbatim, so never prose. */
+export const CLEARED_INPUT_PLACEHOLDER = '{"cleared":"tool_input"}';
+
+const STUB_NOTE =
+  'Older tool result cleared to bound context growth. Full output remains in session logs; re-run the tool if raw bytes are needed.';
+
+/**
+ * The stub text of a cleared result (C6): valid JSON naming the tool and call id. It depends
+ * only on those two, so stubbing a stub yields the same text (C8).
+ */
+export function clearedResultText(tool: string, toolCallId: string): string {
+  return JSON.stringify({
+    cleared: 'tool_result',
+    reason: 'tool_result_clearing',
+    note: STUB_NOTE,
+    tool,
+    tool_call_id: toolCallId,
+  });
+}
+
+/** A copy of a result with its content replaced by the stub; role, id, name and metadata are kept. */
+export function stubResult(result: Message, tool: string): Message {
+  return { ...result, content: clearedResultText(tool, result.toolCallId ?? '') };
+}
+
+function utf8Length(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}
+
+/**
+ * The input-cleared form of a call whose result was replaced (C7): arguments and freeform
+ * input over 1,024 bytes become {@link CLEARED_INPUT_PLACEHOLDER} when `clearInputs`; the
+ * thought signature is dropped either way. Returns the same object when nothing changes.
+ */
+export function clearCallInputs(call: ToolCall, clearInputs: boolean): ToolCall {
+  const clearArgs = clearInputs && utf8Length(call.arguments) > MAX_KEPT_INPUT_BYTES;
+  const clearFreeform =
+    clearInputs && call.freeformInput !== undefined && utf8Length(call.freeformInput) > MAX_KEPT_INPUT_BYTES;
+  if (!clearArgs && !clearFreeform && call.thoughtSignature === undefined) return call;
+  const next: ToolCall = { ...call };
+  if (clearArgs) next.arguments = CLEARED_INPUT_PLACEHOLDER;
+  if (clearFreeform) next.freeformInput = CLEARED_INPUT_PLACEHOLDER;
+  delete next.thoughtSignature;
+  return next;
+}
