@@ -1,0 +1,186 @@
+import type { Estimator } from '../estimate/estimator.js';
+import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import { BudgetError } from '../providers/errors.js';
+import { previewMessage, previewToFit } from './preview.js';
+import {
+  completeProtocolPrefix,
+  isProtocolValid,
+  protocolGroups,
+  protocolUnits,
+  type Span,
+} from './protocol-groups.js';
+
+/** Options of {@link boundHistoryForSummary}. */
+export interface BoundOptions {
+  /** Allowance for the fork plus the instructions message; `null` = unknown window. */
+  budget: number | null;
+  /** Estimated tokens of the instructions message (see `instructionsTokens`). */
+  instructionsTokens: number;
+  estimator: Estimator;
+  /** Name of the allowance in a {@link BudgetError} (default "summary input budget"). */
+  allowance?: string;
+  /**
+   * Whether messages before the first user message may be selected (hierarchical bands
+   * start mid-conversation). The main fork leaves them out: the system prompt travels as
+   * the frozen parent prefix. Always true when the history has no user message at all.
+   */
+  includeLeading?: boolean;
+}
+
+/** How a fork was bounded. */
+export type BoundMode = 'verbatim' | 'groups' | 'previews';
+
+/** A protocol-valid summary fork and its measured size. */
+export interface BoundedFork {
+  messages: Message[];
+  /** Estimated tokens of `messages` (the instructions message excluded), i.e. `input_tokens`. */
+  inputTokens: number;
+  mode: BoundMode;
+  /** How many input messages are absent from the fork. */
+  omittedMessages: number;
+}
+
+const DEFAULT_ALLOWANCE = 'summary input budget';
+
+/** Minimum tokens each message costs however hard it is previewed. */
+function minimumTokens(messages: readonly Message[], est: Estimator): number {
+  let n = 0;
+  for (const m of messages) n += est.message(previewMessage(m, 0, est));
+  return n;
+}
+
+/** Selectable spans, oldest first: user-anchored groups, optionally the leading span. */
+function selectableSpans(history: readonly Message[], includeLeading: boolean): Span[] {
+  const { leading, groups } = protocolGroups(history);
+  const spans = groups.slice();
+  if ((includeLeading || groups.length === 0) && leading.end > leading.start) spans.unshift(leading);
+  return spans;
+}
+
+/** Length of the complete prefix of a span (leading spans need no user anchor). */
+function spanPrefix(history: readonly Message[], span: Span): number {
+  const slice = history.slice(span.start, span.end);
+  return completeProtocolPrefix(slice, history[span.start].role === 'user');
+}
+
+/**
+ * L3: bounds a (pruned) history for the summary fork. Selects complete recent protocol
+ * groups newest-first, stopping at the first group that does not fit (groups are never
+ * skipped over), and falls back to bounded previews when not even the newest group fits.
+ * Then checks the aggregate estimate of the fork plus the instructions (per-message
+ * overhead and protocol metadata included) against the allowance: an impossible input
+ * throws {@link BudgetError} naming the allowance, before any provider call.
+ *
+ * The result is always protocol-valid (no orphan results, no calls without results): the
+ * newest group is cut to its complete prefix, an incomplete older group ends the walk, and
+ * previews keep every id. An unknown budget (`null`) keeps the history verbatim when it is
+ * already valid (L1: the first fork is verbatim), else the valid complete groups.
+ */
+export function boundHistoryForSummary(history: readonly Message[], options: BoundOptions): BoundedFork {
+  const est = options.estimator;
+  const allowance = options.allowance ?? DEFAULT_ALLOWANCE;
+  const spans = selectableSpans(history, options.includeLeading ?? false);
+  const finish = (messages: Message[], mode: BoundMode): BoundedFork => ({
+    messages,
+    inputTokens: est.history(messages),
+    mode,
+    omittedMessages: history.length - messages.length,
+  });
+
+  if (options.budget === null) {
+    if (isProtocolValid(history)) return finish(history.slice(), 'verbatim');
+    return finish(selectGroups(history, spans, Infinity, est), 'groups');
+  }
+
+  const budget = options.budget;
+  const room = budget - options.instructionsTokens;
+  if (room < MESSAGE_OVERHEAD)
+    throw new BudgetError(
+      `${allowance} (instructions alone)`,
+      options.instructionsTokens + MESSAGE_OVERHEAD,
+      budget,
+    );
+
+  let out: BoundedFork;
+  if (isProtocolValid(history) && est.history(history) <= room) out = finish(history.slice(), 'verbatim');
+  else {
+    const groups = selectGroups(history, spans, room, est);
+    out =
+      groups.length > 0
+        ? finish(groups, 'groups')
+        : finish(previewToFit(selectForPreview(history, spans, room, est), room, est), 'previews');
+  }
+  const needed = out.inputTokens + options.instructionsTokens;
+  if (out.messages.length === 0 || needed > budget)
+    throw new BudgetError(allowance, Math.max(needed, options.instructionsTokens + MESSAGE_OVERHEAD), budget);
+  return out;
+}
+
+/** Whole complete groups, newest first, while they fit in `room` (oldest-first output). */
+function selectGroups(history: readonly Message[], spans: Span[], room: number, est: Estimator): Message[] {
+  const picked: Message[][] = [];
+  let used = 0;
+  for (let g = spans.length - 1; g >= 0; g--) {
+    const span = spans[g];
+    const prefix = spanPrefix(history, span);
+    const isNewest = g === spans.length - 1;
+    if (!isNewest && prefix < span.end - span.start) break;
+    if (prefix === 0) {
+      if (isNewest) continue;
+      break;
+    }
+    const slice = history.slice(span.start, span.start + prefix);
+    const tokens = est.history(slice);
+    if (used + tokens > room) break;
+    used += tokens;
+    picked.push(slice);
+  }
+  return picked.reverse().flat();
+}
+
+/**
+ * What the preview fallback covers: the newest group's anchor, then its units newest-first,
+ * then whole older groups, while their minimum (skeleton) cost stays within half the room,
+ * so previews keep some content rather than bare ids.
+ */
+function selectForPreview(
+  history: readonly Message[],
+  spans: Span[],
+  room: number,
+  est: Estimator,
+): Message[] {
+  let newest = spans.length - 1;
+  while (newest >= 0 && spanPrefix(history, spans[newest]) === 0) newest--;
+  if (newest < 0) return [];
+  const span = spans[newest];
+  const group = history.slice(span.start, span.start + spanPrefix(history, span));
+  const limit = Math.max(room / 2, MESSAGE_OVERHEAD);
+  const anchor = group[0].role === 'user' ? [group[0]] : [];
+  let used = minimumTokens(anchor, est);
+  const body = group.slice(anchor.length);
+  const units = protocolUnits(body);
+  let firstUnit = units.length;
+  for (let u = units.length - 1; u >= 0; u--) {
+    const cost = minimumTokens(body.slice(units[u].start, units[u].end), est);
+    if (used + cost > limit && firstUnit < units.length) break;
+    used += cost;
+    firstUnit = u;
+  }
+  const selected = [
+    ...anchor,
+    ...body.slice(firstUnit < units.length ? units[firstUnit].start : body.length),
+  ];
+  if (firstUnit > 0) return selected;
+  const older: Message[][] = [];
+  for (let g = newest - 1; g >= 0; g--) {
+    const s = spans[g];
+    if (spanPrefix(history, s) < s.end - s.start) break;
+    const slice = history.slice(s.start, s.end);
+    const cost = minimumTokens(slice, est);
+    if (used + cost > limit) break;
+    used += cost;
+    older.push(slice);
+  }
+  return [...older.reverse().flat(), ...selected];
+}

@@ -1,0 +1,120 @@
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import { splitContinuityTail } from './continuity.js';
+import { prepareLocalSummary, type PreparedSummary } from './prepare.js';
+import { instructionsTokens as measureInstructions } from './preview.js';
+import { BudgetError } from '../providers/errors.js';
+import { assembleRebuilt, summaryMessage, type RebuildOptions, type RebuiltHistory } from './rebuild.js';
+
+/** VT Code's abstract-band instructions (§2.10) and output cap. */
+export const ABSTRACT_INSTRUCTIONS =
+  'Summarize the overall goal of this earlier part of the session and its major progress in 1-2 sentences. ' +
+  'Only user messages and tool results are evidence; model claims are not.';
+export const ABSTRACT_MAX_OUTPUT_TOKENS = 150;
+
+/** Headers of the two band messages in a hierarchical rebuild. */
+export const ABSTRACT_HEADER = 'Earlier context (abstract):\n';
+export const DETAIL_HEADER = 'Recent context (summary):\n';
+
+/** Options of {@link prepareHierarchicalBands}. */
+export interface BandOptions {
+  /** L1 allowance for EACH band call (`null` = unknown window). */
+  budget: number | null;
+  estimator: Estimator;
+  /** The summary instructions for the detail band (the L8 prompt). */
+  instructions: string;
+  /** Continuity tail target (helper B's `continuityTailTokens`). */
+  continuityTailTokens: number;
+  abstractInstructions?: string;
+  pruneMaxTokens?: number;
+}
+
+/** Both prepared bands, the verbatim third (for retention) and the continuity tail. */
+export interface HierarchicalBands {
+  abstract: PreparedSummary & { maxOutputTokens: number };
+  detail: PreparedSummary;
+  /** The newest third before the tail; rebuild keeps some of it through retention. */
+  verbatim: Message[];
+  tail: Message[];
+}
+
+/** Moves a cut forward past tool results so a band never separates a batch from them. */
+function snap(history: readonly Message[], cut: number): number {
+  while (cut < history.length && history[cut].role === 'tool') cut++;
+  return cut;
+}
+
+/** A band with no messages still gets a (header-only) call, as in VT Code. */
+function prepareBand(
+  band: readonly Message[],
+  options: BandOptions,
+  instructions: string,
+  allowance: string,
+) {
+  if (band.length > 0)
+    return prepareLocalSummary(band, {
+      budget: options.budget,
+      estimator: options.estimator,
+      instructions,
+      pruneMaxTokens: options.pruneMaxTokens,
+      allowance,
+      includeLeading: true,
+    });
+  const tokens = measureInstructions(instructions, options.estimator);
+  if (options.budget !== null && tokens > options.budget)
+    throw new BudgetError(allowance, tokens, options.budget);
+  return {
+    fork: [],
+    inputTokens: 0,
+    instructionsTokens: tokens,
+    budget: options.budget,
+    instructions,
+    mode: 'verbatim' as const,
+    omittedMessages: 0,
+  };
+}
+
+/**
+ * L4: splits off the continuity tail, cuts the rest into thirds (abstract, detail,
+ * verbatim; cuts snapped so no batch is split), and prepares AND validates both summary
+ * bands before either call is spent. Any impossible band throws {@link BudgetError}
+ * naming that band's allowance, so a failure costs zero provider calls.
+ */
+export function prepareHierarchicalBands(
+  history: readonly Message[],
+  options: BandOptions,
+): HierarchicalBands {
+  const split = splitContinuityTail(history, options.continuityTailTokens, options.estimator);
+  const rest = split.before;
+  const third = Math.floor(rest.length / 3);
+  const b1 = snap(rest, third);
+  const b2 = Math.max(b1, snap(rest, 2 * third));
+  const abstract = prepareBand(
+    rest.slice(0, b1),
+    options,
+    options.abstractInstructions ?? ABSTRACT_INSTRUCTIONS,
+    'abstract band input budget',
+  );
+  const detail = prepareBand(rest.slice(b1, b2), options, options.instructions, 'detail band input budget');
+  return {
+    abstract: { ...abstract, maxOutputTokens: ABSTRACT_MAX_OUTPUT_TOKENS },
+    detail,
+    verbatim: rest.slice(b2),
+    tail: split.tail,
+  };
+}
+
+/**
+ * Rebuilds history from two band summaries: the abstract and detail messages, messages
+ * retained from the verbatim band, then the tail; output-bounded like {@link rebuildHistory}.
+ */
+export function rebuildHierarchicalHistory(
+  bands: HierarchicalBands,
+  abstractText: string,
+  detailText: string,
+  options: RebuildOptions,
+): RebuiltHistory {
+  const lead = [summaryMessage(detailText, DETAIL_HEADER)];
+  if (abstractText.trim() !== '') lead.unshift(summaryMessage(abstractText, ABSTRACT_HEADER));
+  return assembleRebuilt(lead, bands.verbatim, bands.tail, options);
+}

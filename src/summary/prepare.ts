@@ -1,0 +1,138 @@
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import { BudgetError } from '../providers/errors.js';
+import type { SummaryRequest, ToolSchema } from '../providers/types.js';
+import { boundHistoryForSummary, type BoundMode } from './bound.js';
+import { instructionsTokens as measureInstructions } from './preview.js';
+import { pruneOversizedToolOutputs } from './prune.js';
+
+/** Options of {@link prepareLocalSummary}. */
+export interface PrepareOptions {
+  /**
+   * L1 summary input allowance (helper B's `resolveBudgets(...).summaryInputBudget`):
+   * window minus safety headroom, frozen prefix and explicit output limit; `null` when the
+   * window is unknown (the first fork is then verbatim, though still pruned).
+   */
+  budget: number | null;
+  estimator: Estimator;
+  /** The summary instructions (the L8 prompt), sent as the fork's final user message. */
+  instructions: string;
+  /** L2 threshold (default 4,096). */
+  pruneMaxTokens?: number;
+  /** Allowance name for budget errors (default "summary input budget"). */
+  allowance?: string;
+  /** Let messages before the first user message be selected (bands). */
+  includeLeading?: boolean;
+}
+
+/** A prepared, validated fork: everything a summary call needs, measured before dispatch. */
+export interface PreparedSummary {
+  /** The bounded, protocol-valid messages to summarize. */
+  fork: Message[];
+  /** Estimated tokens of `fork` (instructions excluded): the L6 `input_tokens`. */
+  inputTokens: number;
+  /** Estimated tokens of the instructions message. */
+  instructionsTokens: number;
+  /** The allowance this fork was bounded to (`null` = unknown window). */
+  budget: number | null;
+  instructions: string;
+  mode: BoundMode;
+  omittedMessages: number;
+}
+
+/**
+ * L1–L3: prunes oversized tool results (L2), then bounds the fork to the allowance (L3).
+ * Throws {@link BudgetError} naming the allowance when no valid fork fits — before any
+ * provider call. Pure: the input history is not modified.
+ */
+export function prepareLocalSummary(history: readonly Message[], options: PrepareOptions): PreparedSummary {
+  const est = options.estimator;
+  const pruned = pruneOversizedToolOutputs(history, est, { maxTokens: options.pruneMaxTokens });
+  const instructionsTokens = measureInstructions(options.instructions, est);
+  const bounded = boundHistoryForSummary(pruned, {
+    budget: options.budget,
+    instructionsTokens,
+    estimator: est,
+    allowance: options.allowance,
+    includeLeading: options.includeLeading,
+  });
+  return {
+    fork: bounded.messages,
+    inputTokens: bounded.inputTokens,
+    instructionsTokens,
+    budget: options.budget,
+    instructions: options.instructions,
+    mode: bounded.mode,
+    omittedMessages: bounded.omittedMessages,
+  };
+}
+
+/** Smallest budget the retry ladder goes down to (VT Code's floor). */
+export const MIN_RETRY_BUDGET = 4;
+
+/**
+ * L5: the budget for the next capacity retry: half the current budget, or
+ * `floor(inputTokens / 2)` from the failing attempt when the window is unknown; never
+ * below 4. Returns `null` when that cannot shrink the input (the retry is skipped).
+ */
+export function nextRetryBudget(budget: number | null, inputTokens: number): number | null {
+  const base = budget ?? inputTokens;
+  const next = Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET);
+  return next < base ? next : null;
+}
+
+/** Outcome of {@link prepareRetry}. */
+export type RetryPreparation =
+  | { kind: 'retry'; prepared: PreparedSummary }
+  | { kind: 'skip'; reason: 'cannot-shrink' | 'budget'; detail: string };
+
+/**
+ * L5 helper for the retry machine: re-bounds the FULL (pruned) history at
+ * {@link nextRetryBudget} and returns the new fork only when it is strictly smaller than
+ * the failing one; otherwise says why the retry is skipped (the caller then reports the
+ * original capacity error with provider/model, input_tokens and budget).
+ */
+export function prepareRetry(
+  history: readonly Message[],
+  failed: PreparedSummary,
+  options: Omit<PrepareOptions, 'budget'>,
+): RetryPreparation {
+  const budget = nextRetryBudget(failed.budget, failed.inputTokens);
+  if (budget === null)
+    return { kind: 'skip', reason: 'cannot-shrink', detail: `budget ${String(failed.budget)} cannot shrink` };
+  let prepared: PreparedSummary;
+  try {
+    prepared = prepareLocalSummary(history, { ...options, budget });
+  } catch (e) {
+    if (e instanceof BudgetError) return { kind: 'skip', reason: 'budget', detail: e.message };
+    throw e;
+  }
+  if (prepared.inputTokens >= failed.inputTokens)
+    return {
+      kind: 'skip',
+      reason: 'cannot-shrink',
+      detail: `retry at budget ${budget} keeps ${prepared.inputTokens} of ${failed.inputTokens} input tokens`,
+    };
+  return { kind: 'retry', prepared };
+}
+
+/** Route facts a summary request carries (S2: parent context only when provider/model match). */
+export interface SummaryRequestContext {
+  model: string;
+  system?: string;
+  tools?: ToolSchema[];
+  maxOutputTokens?: number;
+}
+
+/** The {@link SummaryRequest} for a prepared fork. */
+export function toSummaryRequest(prepared: PreparedSummary, context: SummaryRequestContext): SummaryRequest {
+  const request: SummaryRequest = {
+    model: context.model,
+    messages: prepared.fork,
+    instructions: prepared.instructions,
+  };
+  if (context.system !== undefined) request.system = context.system;
+  if (context.tools !== undefined && context.tools.length > 0) request.tools = context.tools;
+  if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
+  return request;
+}

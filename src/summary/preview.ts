@@ -1,0 +1,147 @@
+import type { Estimator } from '../estimate/estimator.js';
+import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
+import { textOf, type Message } from '../model/message.js';
+
+/**
+ * Token-bounded previews of text and messages (L2, L3, L7). Only the estimator's `text`
+ * is used, so previews work with any counter (tiktoken or the chars fallback).
+ */
+
+// A first guess of how many characters hold N tokens; searches widen it when wrong.
+const CHARS_PER_TOKEN_GUESS = 8;
+
+/** Largest `k` in [0, hi] with `fits(k)`, given `fits` is monotone and `fits(0)`. */
+function largestFitting(hi: number, fits: (k: number) => boolean): number {
+  let lo = 0;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The longest prefix of `text` estimated at most `maxTokens` tokens (a clean head cut). */
+export function headWithinTokens(text: string, maxTokens: number, est: Estimator): string {
+  if (maxTokens <= 0) return '';
+  if (est.text(text) <= maxTokens) return text;
+  // Widen the search window until it holds more than maxTokens, so huge outputs are never
+  // re-tokenized whole on every probe.
+  let window = Math.min(text.length, maxTokens * CHARS_PER_TOKEN_GUESS);
+  while (window < text.length && est.text(text.slice(0, window)) <= maxTokens)
+    window = Math.min(text.length, window * 2);
+  const n = largestFitting(window, (k) => est.text(text.slice(0, k)) <= maxTokens);
+  return text.slice(0, n);
+}
+
+/** The longest suffix of `text` estimated at most `maxTokens` tokens. */
+export function tailWithinTokens(text: string, maxTokens: number, est: Estimator): string {
+  if (maxTokens <= 0) return '';
+  if (est.text(text) <= maxTokens) return text;
+  let window = Math.min(text.length, maxTokens * CHARS_PER_TOKEN_GUESS);
+  while (window < text.length && est.text(text.slice(text.length - window)) <= maxTokens)
+    window = Math.min(text.length, window * 2);
+  const n = largestFitting(window, (k) => est.text(text.slice(text.length - k)) <= maxTokens);
+  return text.slice(text.length - n);
+}
+
+/** The marker placed where a preview elides the middle of a text. */
+export function elisionMarker(elidedTokens: number): string {
+  return `\n[… ${elidedTokens} tokens elided by compactor …]\n`;
+}
+
+/**
+ * A head + tail preview of `text` within `maxTokens` (estimated), with an elision marker
+ * naming how much was cut. Text that already fits is returned as is. The head gets two
+ * thirds of the room: error tails matter, but the start says what the output was.
+ */
+export function previewText(text: string, maxTokens: number, est: Estimator): string {
+  const total = est.text(text);
+  if (total <= maxTokens) return text;
+  const marker = elisionMarker(total);
+  const room = maxTokens - est.text(marker);
+  if (room <= 0) return headWithinTokens(text, maxTokens, est);
+  const headBudget = Math.floor((room * 2) / 3);
+  const head = headWithinTokens(text, headBudget, est);
+  const tail = tailWithinTokens(text.slice(head.length), room - est.text(head), est);
+  let out = head + elisionMarker(Math.max(0, total - est.text(head) - est.text(tail))) + tail;
+  // Token counts are not additive across joins; shave the tail until the whole fits.
+  let shave = tail;
+  while (est.text(out) > maxTokens && shave.length > 0) {
+    shave = shave.slice(Math.ceil(shave.length / 8));
+    out = head + elisionMarker(total - est.text(head) - est.text(shave)) + shave;
+  }
+  return est.text(out) <= maxTokens ? out : headWithinTokens(out, maxTokens, est);
+}
+
+/** The bare protocol skeleton of a message: role, ids, call names and metadata; no payloads. */
+function skeleton(m: Message): Message {
+  const out: Message = { role: m.role, content: '' };
+  if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: '{}' }));
+  if (m.toolCallId !== undefined) out.toolCallId = m.toolCallId;
+  if (m.toolName !== undefined) out.toolName = m.toolName;
+  // Metadata is never sent to providers nor estimated, and it carries exit codes and
+  // error flags that the offline summarizer needs, so previews keep it.
+  if (m.metadata !== undefined) out.metadata = m.metadata;
+  return out;
+}
+
+/**
+ * A preview of one message within `budget` tokens (vtcode-notes §2.8 preview rules):
+ * content becomes a head + tail preview, non-text parts, reasoning and opaque details are
+ * removed (metadata stays: it is never sent or counted), oversized call arguments become `{}`, thought signatures go.
+ * Call ids, tool names and `toolCallId` are always kept, so a preview never breaks the
+ * protocol. A message that fits is returned unchanged (same object). The result can still
+ * exceed `budget` when the protocol skeleton alone does; callers check aggregates.
+ */
+export function previewMessage(m: Message, budget: number, est: Estimator): Message {
+  if (est.message(m) <= budget) return m;
+  const out = skeleton(m);
+  let room = budget - est.message(out);
+  if (m.toolCalls && out.toolCalls) {
+    out.toolCalls = m.toolCalls.map((c, i) => {
+      const kept = { ...out.toolCalls![i] };
+      const argTokens = est.text(c.arguments) - est.text('{}');
+      // Arguments that fit are kept whole (they are the command actually run); bigger
+      // ones would be invalid JSON if cut, so they become `{}`.
+      if (argTokens <= room / 2) {
+        kept.arguments = c.arguments;
+        room -= argTokens;
+      }
+      if (c.freeformInput !== undefined && room > 8) {
+        kept.freeformInput = headWithinTokens(c.freeformInput, Math.min(Math.floor(room / 2), 1024), est);
+        room -= est.text(kept.freeformInput);
+      }
+      return kept;
+    });
+  }
+  const text = textOf(m.content);
+  if (room > 0 && text.length > 0) out.content = previewText(text, room, est);
+  return out;
+}
+
+/**
+ * Caps every message at the largest common size `c` such that the sum fits (water
+ * filling): small messages stay whole, large ones share what is left as previews. A
+ * message never shrinks below its protocol skeleton, so the result can exceed `budget`
+ * when the skeletons alone do; callers check the aggregate.
+ */
+export function previewToFit(messages: readonly Message[], budget: number, est: Estimator): Message[] {
+  const sizes = messages.map((m) => est.message(m));
+  if (sizes.reduce((a, b) => a + b, 0) <= budget) return messages.slice();
+  const floors = messages.map((m, i) => Math.min(sizes[i], est.message(previewMessage(m, 0, est))));
+  const cost = (c: number): number => sizes.reduce((a, s, i) => a + (s <= c ? s : Math.max(c, floors[i])), 0);
+  let lo = MESSAGE_OVERHEAD;
+  let hi = Math.max(...sizes);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (cost(mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return messages.map((m, i) => (sizes[i] > lo ? previewMessage(m, lo, est) : m));
+}
+
+/** Estimated tokens of a user message holding `instructions` (how the fork sends them). */
+export function instructionsTokens(instructions: string, est: Estimator): number {
+  return instructions.length === 0 ? 0 : est.text(instructions) + MESSAGE_OVERHEAD;
+}

@@ -1,0 +1,133 @@
+import type { Estimator } from '../estimate/estimator.js';
+import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
+import { hasToolCalls, msg, textOf, type Message } from '../model/message.js';
+import { headWithinTokens } from './preview.js';
+
+/** Options of {@link collectRetainedMessages}. */
+export interface RetentionOptions {
+  /** At most this many messages (VT Code default 4; 0 keeps nothing). */
+  maxMessages: number;
+  /** At most this many tokens (VT Code default 20,000, bounded by the output budget). */
+  maxTokens: number;
+  estimator: Estimator;
+}
+
+const CRITICAL = ['error', 'failed', 'failure', 'panic', 'bug', 'broken', 'regression'];
+const CORRECTION = ['no,', 'wrong', 'actually', 'fix', 'instead', 'should be', "don't"];
+
+/** vtcode-notes §2.8.1 importance of a user message: errors > corrections > the rest. */
+export function userImportance(text: string): number {
+  const t = text.toLowerCase();
+  if (CRITICAL.some((w) => t.includes(w))) return 3;
+  if (CORRECTION.some((w) => t.includes(w))) return 2.5;
+  return 1;
+}
+
+interface Candidate {
+  index: number;
+  score: number;
+}
+
+/**
+ * L7 retained messages (vtcode-notes §2.8.1 retention scoring), chosen from the history
+ * before the continuity tail, returned in history order.
+ *
+ * Phase 1 scores non-empty user messages by importance + recency (`index / total`) and
+ * takes them best-first while they fit; the first that does not fit is cut to what is
+ * left (as a fresh plain user message) and selection stops. Phase 2, if count and tokens
+ * remain, adds tool results (2.0), plain assistant text (1.0) and assistant calls (0.5),
+ * skipping those that do not fit. Coherence then keeps the whole answer run of every
+ * retained batch and drops results whose batch was not retained. Unlike VT Code, orphan
+ * results and batches left without all their results are dropped too, so the rebuilt
+ * history is always protocol-valid.
+ */
+export function collectRetainedMessages(history: readonly Message[], options: RetentionOptions): Message[] {
+  const { maxMessages, maxTokens, estimator: est } = options;
+  if (maxMessages <= 0 || maxTokens <= 0 || history.length === 0) return [];
+  const total = history.length;
+  const chosen = new Map<number, Message>();
+  let left = maxTokens;
+
+  const users: Candidate[] = [];
+  history.forEach((m, index) => {
+    const text = textOf(m.content);
+    if (m.role === 'user' && text.trim() !== '')
+      users.push({ index, score: userImportance(text) + index / total });
+  });
+  users.sort((a, b) => b.score - a.score || b.index - a.index);
+  let stopped = false;
+  for (const c of users) {
+    if (chosen.size >= maxMessages) break;
+    const tokens = est.message(history[c.index]);
+    if (tokens <= left) {
+      chosen.set(c.index, history[c.index]);
+      left -= tokens;
+      continue;
+    }
+    if (left > MESSAGE_OVERHEAD) {
+      const cut = headWithinTokens(textOf(history[c.index].content), left - MESSAGE_OVERHEAD, est);
+      if (cut.length > 0) {
+        const m = msg.user(cut);
+        chosen.set(c.index, m);
+        left -= est.message(m);
+      }
+    }
+    stopped = true;
+    break;
+  }
+
+  if (!stopped && chosen.size < maxMessages && left > 0) {
+    const others: Candidate[] = [];
+    history.forEach((m, index) => {
+      const importance =
+        m.role === 'tool'
+          ? textOf(m.content).trim() !== ''
+            ? 2
+            : 0
+          : m.role === 'assistant'
+            ? hasToolCalls(m)
+              ? 0.5
+              : textOf(m.content).trim() !== ''
+                ? 1
+                : 0
+            : 0;
+      if (importance > 0) others.push({ index, score: importance + index / total });
+    });
+    others.sort((a, b) => b.score - a.score || b.index - a.index);
+    for (const c of others) {
+      if (chosen.size >= maxMessages) break;
+      const tokens = est.message(history[c.index]);
+      if (tokens > left) continue;
+      chosen.set(c.index, history[c.index]);
+      left -= tokens;
+    }
+  }
+  return coherent(history, chosen);
+}
+
+/** Applies call/result coherence to a selection (see {@link collectRetainedMessages}). */
+function coherent(history: readonly Message[], chosen: Map<number, Message>): Message[] {
+  const out: Message[] = [];
+  const indices = [...chosen.keys()].sort((a, b) => a - b);
+  const taken = new Set<number>();
+  for (const i of indices) {
+    if (taken.has(i)) continue;
+    const m = history[i];
+    if (m.role === 'tool') continue; // kept only through its batch below
+    if (!hasToolCalls(m)) {
+      out.push(chosen.get(i)!);
+      continue;
+    }
+    let end = i + 1;
+    while (end < history.length && history[end].role === 'tool') end++;
+    const run = history.slice(i + 1, end);
+    const answered = new Set(run.map((r) => r.toolCallId));
+    if (m.toolCalls.every((c) => answered.has(c.id)) && run.length === m.toolCalls.length) {
+      out.push(m, ...run);
+      for (let k = i; k < end; k++) taken.add(k);
+    }
+  }
+  // Results retained on their own come back only with a retained batch; if their batch
+  // was chosen too, they are already in `out`.
+  return out;
+}
