@@ -1,0 +1,60 @@
+import type { PromiseActorLogic } from 'xstate';
+import type { Failure } from '../shared/failure.js';
+import type {
+  PrepareSummaryInputInput,
+  PrepareSummaryInputOutput,
+  RequestSummaryInput,
+  RequestSummaryOutput,
+  SummaryBand,
+  SummaryOutcome,
+} from '../shared/summary.types.js';
+
+/** Default retries after a capacity rejection (P1 `maxOverflowRetries`). */
+export const DEFAULT_MAX_OVERFLOW_RETRIES = 1;
+/** Upper bound on retries whatever the route says, so the ladder stays finite and graphable. */
+export const MAX_OVERFLOW_RETRIES_CAP = 4;
+/** Smallest budget the ladder halves to (VT Code: `max(floor(b/2), 4)`). */
+export const MIN_RETRY_BUDGET = 4;
+/** Longest wait between rungs. */
+export const MAX_RETRY_BACKOFF_MS = 60_000;
+
+/** Input of the capacity-retry ladder (L5). */
+export interface CapacityRetryInput {
+  turnId: string;
+  band: SummaryBand;
+  /** Summary input budget of the first attempt; null = unknown window (first fork verbatim, L1). */
+  budget: number | null;
+  /** Retries after a capacity rejection; default 1, capped at {@link MAX_OVERFLOW_RETRIES_CAP}. */
+  maxOverflowRetries?: number;
+  /** Pause before a retry (named delay `retryBackoff`); default 0. */
+  retryBackoffMs?: number;
+}
+
+/** Context: bounded counters and numbers only. */
+export interface CapacityRetryContext {
+  turnId: string;
+  band: SummaryBand;
+  budget: number | null;
+  maxRetries: number;
+  retryBackoffMs: number;
+  /** 0-based attempt index, never above `maxRetries`. */
+  attempt: number;
+  calls: number;
+  /** Size of the fork prepared for the current attempt. */
+  inputTokens: number | null;
+  /** Size of the fork the provider rejected for capacity (a retry must be strictly smaller). */
+  rejectedInputTokens: number | null;
+  summary: RequestSummaryOutput | null;
+  failure: Failure | null;
+}
+
+/** The ladder takes no external events; it reacts only to its actors and its delay. */
+export type CapacityRetryEvent = { type: 'capacityRetry.noop' };
+
+/** Output: see {@link SummaryOutcome}. */
+export type CapacityRetryOutput = SummaryOutcome;
+
+/** `prepareSummaryInput`: bound the fork; throws `{ kind: 'budget' }` when impossible (L3). */
+export type PrepareSummaryInputLogic = PromiseActorLogic<PrepareSummaryInputOutput, PrepareSummaryInputInput>;
+/** `requestSummary`: one provider call; throws `{ kind: 'capacity', inputTokens }` on a capacity rejection. */
+export type RequestSummaryLogic = PromiseActorLogic<RequestSummaryOutput, RequestSummaryInput>;

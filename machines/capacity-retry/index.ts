@@ -1,0 +1,2 @@
+export * from './capacity-retry.machine.js';
+export * from './capacity-retry.types.js';

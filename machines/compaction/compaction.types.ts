@@ -1,0 +1,116 @@
+import type { PromiseActorLogic } from 'xstate';
+import type { Failure } from '../shared/failure.js';
+import type { SummaryOutcome } from '../shared/summary.types.js';
+
+/** Why compaction runs (S2, S4, vtcode-notes §3). Manual and model switch always summarize. */
+export type CompactionMode = 'manual' | 'automatic' | 'recovery' | 'targeted' | 'modelSwitch';
+
+/** The three strategies of S1 (mirrors `StrategyKind` in src/providers/types.ts). */
+export type CompactionStrategy = 'nativeStandalone' | 'nativeInline' | 'local';
+
+/** Why NativeInline fell back to Local (A4); `inline-error` = the inline request itself failed. */
+export type InlineFallbackReason = 'no-compaction' | 'rejected-edit' | 'null-content' | 'inline-error';
+
+/** Input of one compaction pass. */
+export interface CompactionInput {
+  turnId: string;
+  mode: CompactionMode;
+  /** Strategy chosen for the route (S1), resolved by the runtime's strategy selector. */
+  strategy: CompactionStrategy;
+  /** Ref of the FULL session history (H3), never the projection. */
+  historyRef: string;
+  /** Context items in that history (S3 reports before/after item counts). */
+  itemsBefore: number;
+  /** Local only: two-band summary (L4) instead of a flat one. */
+  hierarchical?: boolean;
+  /** Local summary input budget (L1); null = unknown window. */
+  budget: number | null;
+  maxOverflowRetries?: number;
+  retryBackoffMs?: number;
+  /** Clock reading when the pass started; the runtime turns it into elapsed ms (S3). */
+  startedAt: number;
+}
+
+/** A history produced by a strategy, stored by the runtime under `historyRef`. */
+export interface CompactedHistory {
+  historyRef: string;
+  itemCount: number;
+}
+
+/** Input of `compactStandalone` / `compactInline`. */
+export interface NativeCompactInput {
+  turnId: string;
+  historyRef: string;
+}
+
+/** Output of `compactStandalone` (O1–O3): the provider's window, canonical as returned. */
+export type CompactStandaloneOutput = CompactedHistory;
+
+/** Output of `compactInline` (A1–A4): a compacted window or a reason to fall back to Local. */
+export type CompactInlineOutput =
+  | ({ kind: 'compacted' } & CompactedHistory)
+  | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error'> };
+
+/** Input of `rebuildHistory` (L7): summary + retained messages + continuity tail. */
+export interface RebuildHistoryInput {
+  turnId: string;
+  historyRef: string;
+  /** Flat: one ref; hierarchical: older then newer. */
+  summaryRefs: string[];
+  mode: CompactionMode;
+}
+
+/** Output of `rebuildHistory`. */
+export type RebuildHistoryOutput = CompactedHistory;
+
+/** Final status of a pass. */
+export type CompactionStatus = 'compacted' | 'unchanged' | 'failed';
+
+/** Context: refs, counts and bounded outcome records. */
+export interface CompactionContext {
+  turnId: string;
+  mode: CompactionMode;
+  requestedStrategy: CompactionStrategy;
+  strategy: CompactionStrategy;
+  hierarchical: boolean;
+  budget: number | null;
+  maxOverflowRetries: number | undefined;
+  retryBackoffMs: number | undefined;
+  historyRef: string;
+  itemsBefore: number;
+  startedAt: number;
+  fallbackReason: InlineFallbackReason | null;
+  summary: SummaryOutcome | null;
+  summaryCalls: number;
+  result: CompactedHistory | null;
+  status: CompactionStatus | null;
+  failure: Failure | null;
+}
+
+/** No external events: cancellation is the parent stopping this actor. */
+export type CompactionEvent = { type: 'compaction.noop' };
+
+/** What a pass reports (S3, S4). On failure or no-op `historyRef` is the untouched input. */
+export interface CompactionOutput {
+  status: CompactionStatus;
+  mode: CompactionMode;
+  requestedStrategy: CompactionStrategy;
+  /** The strategy that produced the result (`local` after an inline fallback). */
+  strategy: CompactionStrategy;
+  fallbackReason: InlineFallbackReason | null;
+  itemsBefore: number;
+  itemsAfter: number;
+  historyRef: string;
+  /** Provider calls spent: native calls plus local summary calls. */
+  summaryCalls: number;
+  summaryTokens: number;
+  startedAt: number;
+  failure: Failure | null;
+}
+
+/** `compactStandalone` actor logic. */
+export type CompactStandaloneLogic = PromiseActorLogic<CompactStandaloneOutput, NativeCompactInput>;
+/** `compactInline` actor logic. */
+export type CompactInlineLogic = PromiseActorLogic<CompactInlineOutput, NativeCompactInput>;
+/** `rebuildHistory` actor logic. */
+export type RebuildHistoryLogic = PromiseActorLogic<RebuildHistoryOutput, RebuildHistoryInput>;

@@ -1,0 +1,2 @@
+export * from './compaction.machine.js';
+export * from './compaction.types.js';

@@ -1,0 +1,2 @@
+export * from './hierarchical-summary.machine.js';
+export * from './hierarchical-summary.types.js';

@@ -1,0 +1,72 @@
+/**
+ * Failures as the machines see them: a small closed set of reasons plus a bounded,
+ * already-redacted message. Actor implementations in src/runtime throw errors carrying a
+ * `kind` (see {@link ActorFailureKind}); the machines classify them with pure guards.
+ */
+
+/** What an actor implementation may report in a thrown error's `kind` field. */
+export type ActorFailureKind = 'capacity' | 'budget' | 'provider';
+
+/** The shape of an error thrown by a runtime actor (extra fields are ignored). */
+export interface ActorFailureShape {
+  kind?: ActorFailureKind;
+  message?: string;
+  /** Input tokens of the failing attempt (L5: the unknown-window retry budget derives from it). */
+  inputTokens?: number;
+}
+
+/** Why a summary or a compaction failed (SPEC L5, L6, S4, §14). */
+export type FailureReason =
+  | 'budget'
+  | 'capacity-exhausted'
+  | 'cannot-shrink'
+  | 'empty-summary'
+  | 'provider-error'
+  | 'summary-truncated'
+  | 'summary-template-less'
+  | 'summary-larger-than-input'
+  | 'rebuild-error'
+  | 'internal';
+
+/** A recorded failure: JSON-safe, bounded, kept in context and reported in outputs. */
+export interface Failure {
+  reason: FailureReason;
+  message: string;
+  inputTokens?: number;
+  budget?: number | null;
+}
+
+/** Longest failure message kept in context (S4: bounded root cause). */
+export const MAX_FAILURE_MESSAGE_CHARS = 300;
+
+function bounded(text: string): string {
+  return text.length <= MAX_FAILURE_MESSAGE_CHARS ? text : `${text.slice(0, MAX_FAILURE_MESSAGE_CHARS - 1)}…`;
+}
+
+/** Reads the `kind` of a thrown actor error, if it has one. */
+export function failureKindOf(error: unknown): ActorFailureKind | undefined {
+  if (typeof error !== 'object' || error === null || !('kind' in error)) return undefined;
+  const kind = (error as ActorFailureShape).kind;
+  return kind === 'capacity' || kind === 'budget' || kind === 'provider' ? kind : undefined;
+}
+
+/** Reads `inputTokens` of a thrown actor error, if it is a finite non-negative number. */
+export function failureInputTokensOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null || !('inputTokens' in error)) return undefined;
+  const n = (error as ActorFailureShape).inputTokens;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : undefined;
+}
+
+/** Turns anything thrown into a bounded {@link Failure}. */
+export function toFailure(reason: FailureReason, error: unknown, extra: Partial<Failure> = {}): Failure {
+  let message: string;
+  if (error instanceof Error) message = error.message;
+  else if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as ActorFailureShape).message === 'string'
+  )
+    message = (error as ActorFailureShape).message as string;
+  else message = String(error);
+  return { reason, message: bounded(message), ...extra };
+}

@@ -1,0 +1,60 @@
+/**
+ * Contracts shared by the summary machines (capacityRetry, hierarchicalSummary) and the
+ * compaction machine. Message arrays never enter the machines: the runtime keeps them in a
+ * store and the machines pass string refs, token counts and item counts.
+ */
+import type { Failure } from './failure.js';
+
+/** Which fork a summary call is for: the flat summary or one of the two hierarchical bands (L4). */
+export type SummaryBand = 'flat' | 'older' | 'newer';
+
+/** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown window, L1). */
+export interface PrepareSummaryInputInput {
+  turnId: string;
+  band: SummaryBand;
+  /** 0 for the first attempt; the runtime keys idempotent work by `${turnId}:${band}:${attempt}`. */
+  attempt: number;
+  budget: number | null;
+}
+
+/** Output of `prepareSummaryInput`: the estimated size of the prepared fork (instructions excluded). */
+export interface PrepareSummaryInputOutput {
+  inputTokens: number;
+}
+
+/** Input of `requestSummary`: send the fork prepared for the same `(turnId, band, attempt)`. */
+export interface RequestSummaryInput {
+  turnId: string;
+  band: SummaryBand;
+  attempt: number;
+  budget: number | null;
+}
+
+/** Output of `requestSummary`. The summary text itself stays in the runtime store under `summaryRef`. */
+export interface RequestSummaryOutput {
+  summaryRef: string;
+  summaryTokens: number;
+  inputTokens: number;
+  /** `length` = cut off by the output limit (§14 rejects it). */
+  finishReason: 'stop' | 'length' | 'other';
+  /** Whether the summary follows the summary template (§14 rejects template-less summaries). */
+  followsTemplate: boolean;
+  /** Trimmed text is empty (L6: fails at once, never retried). */
+  empty: boolean;
+}
+
+/** What a summary machine (flat ladder or hierarchical) reports to its parent. */
+export interface SummaryOutcome {
+  status: 'done' | 'failed' | 'exhausted';
+  /** One ref for a flat summary, two (older, newer) for a hierarchical one; empty on failure. */
+  summaryRefs: string[];
+  summaryTokens: number;
+  inputTokens: number;
+  truncated: boolean;
+  followsTemplate: boolean;
+  /** Provider summary calls actually made (L4: zero when preparation fails). */
+  calls: number;
+  /** The budget of the last attempt (halved by the ladder, L5). */
+  budget: number | null;
+  failure: Failure | null;
+}

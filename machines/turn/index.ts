@@ -1,0 +1,3 @@
+export * from './loop-guard.js';
+export * from './turn.machine.js';
+export * from './turn.types.js';

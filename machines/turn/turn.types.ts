@@ -1,0 +1,204 @@
+import type { PromiseActorLogic } from 'xstate';
+import type { CompactionMode, CompactionOutput, CompactionStrategy } from '../compaction/compaction.types.js';
+
+/** Loop and thrash guard memory carried from turn to turn (SPEC §14). */
+export interface LoopGuardState {
+  /** Automatic passes that failed in a row (reset by any successful pass). */
+  consecutiveFailures: number;
+  /** Share of pressure the last automatic pass freed (0..1); null before the first pass. */
+  lastFreedRatio: number | null;
+  /** Turns since the last successful pass; null when there was none. */
+  turnsSinceCompaction: number | null;
+}
+
+/** When the loop guard stops automatic compaction (§14). */
+export interface LoopGuardPolicy {
+  /** Stop after this many consecutive failures (default 2). */
+  maxConsecutiveFailures: number;
+  /** Stop after a pass that freed less than this share (default 0.05). */
+  minFreedRatio: number;
+  /** Stop when pressure is back over the threshold within this many turns of a pass (default 3). */
+  refillWithinTurns: number;
+}
+
+/** Defaults of {@link LoopGuardPolicy}. */
+export const DEFAULT_LOOP_GUARD_POLICY: Readonly<LoopGuardPolicy> = Object.freeze({
+  maxConsecutiveFailures: 2,
+  minFreedRatio: 0.05,
+  refillWithinTurns: 3,
+});
+
+/** A fresh session's {@link LoopGuardState}. */
+export const INITIAL_LOOP_GUARD_STATE: Readonly<LoopGuardState> = Object.freeze({
+  consecutiveFailures: 0,
+  lastFreedRatio: null,
+  turnsSinceCompaction: null,
+});
+
+/** Why the loop guard skipped a compaction. */
+export type LoopGuardReason = 'repeated-failures' | 'ineffective-pass' | 'refilled-quickly';
+
+/** What a turn decided (TurnResult.decision). */
+export type TurnDecision = 'below-threshold' | 'compacted' | 'unchanged' | 'failed' | 'guarded' | 'cancelled';
+
+/** Input of one headless turn (H1–H6). Message arrays live in the runtime store under the refs. */
+export interface TurnInput {
+  turnId: string;
+  /** Ref of the durable session history before this turn. */
+  historyRef: string;
+  /** Ref of pending conversation messages to sync into it; null when there are none. */
+  pendingRef: string | null;
+  /** Default `automatic`; other modes bypass the loop guard (vtcode-notes §3). */
+  mode?: CompactionMode;
+  strategy: CompactionStrategy;
+  hierarchical?: boolean;
+  maxOverflowRetries?: number;
+  retryBackoffMs?: number;
+  loopGuard?: LoopGuardState;
+  loopGuardPolicy?: Partial<LoopGuardPolicy>;
+  /** Clock reading at the start (the runtime reports elapsed ms). */
+  startedAt: number;
+}
+
+/** Input of `syncHistory`. */
+export interface SyncHistoryInput {
+  turnId: string;
+  historyRef: string;
+  pendingRef: string | null;
+}
+/** Output of `syncHistory`: the live history (the same ref when nothing was pending, H6). */
+export interface SyncHistoryOutput {
+  historyRef: string;
+  itemCount: number;
+  syncedCount: number;
+}
+
+/** Input of `normalizeProjection` (N1–N5): the projection is derived from the history, never written back. */
+export interface NormalizeProjectionInput {
+  turnId: string;
+  historyRef: string;
+}
+/** Output of `normalizeProjection`. */
+export interface NormalizeProjectionOutput {
+  projectionRef: string;
+  itemCount: number;
+  /** False on the fast path (already valid, N5). */
+  changed: boolean;
+}
+
+/** Input of `clearToolResults` (C1–C11). */
+export interface ClearToolResultsInput {
+  turnId: string;
+  projectionRef: string;
+}
+/** Output of `clearToolResults` with the C10 diagnostics. */
+export interface ClearToolResultsOutput {
+  projectionRef: string;
+  itemCount: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  clearedCount: number;
+  protectedBatchCount: number;
+}
+
+/** Input of `estimatePressure`. */
+export interface EstimatePressureInput {
+  turnId: string;
+  projectionRef: string;
+}
+/** Output of `estimatePressure` (H1, H5, B1–B4, L1). */
+export interface EstimatePressureOutput {
+  /** Projected history + prompt overhead. */
+  pressureTokens: number;
+  projectedTokens: number;
+  /** H5 threshold; null = unknown capacity and no explicit threshold (never compacts). */
+  thresholdTokens: number | null;
+  /** Effective capacity minus reserved output; null when unknown (preflight budget). */
+  promptBudgetTokens: number | null;
+  /** L1 summary input budget handed to compaction; null = unknown. */
+  summaryInputBudget: number | null;
+}
+
+/** Input of `rebuildProjection` (H3): project the compacted history. */
+export interface RebuildProjectionInput {
+  turnId: string;
+  historyRef: string;
+}
+/** Output of `rebuildProjection`. */
+export interface RebuildProjectionOutput {
+  projectionRef: string;
+  itemCount: number;
+  projectedTokens: number;
+  pressureTokens: number;
+}
+
+/** H4: preflight advisory; it reports, it never blocks. */
+export interface PreflightAdvisory {
+  estimatedTokens: number;
+  budgetTokens: number | null;
+  percentUsed: number | null;
+  overBudget: boolean;
+}
+
+/** Context: refs, numbers and bounded records. */
+export interface TurnContext {
+  turnId: string;
+  mode: CompactionMode;
+  strategy: CompactionStrategy;
+  hierarchical: boolean;
+  maxOverflowRetries: number | undefined;
+  retryBackoffMs: number | undefined;
+  startedAt: number;
+  historyRef: string;
+  pendingRef: string | null;
+  itemsBefore: number;
+  syncedCount: number;
+  projectionRef: string | null;
+  projectionItems: number;
+  clearing: Omit<ClearToolResultsOutput, 'projectionRef' | 'itemCount'> | null;
+  pressure: EstimatePressureOutput | null;
+  compaction: CompactionOutput | null;
+  rebuilt: RebuildProjectionOutput | null;
+  decision: TurnDecision | null;
+  guardReason: LoopGuardReason | null;
+  advisory: PreflightAdvisory | null;
+  loopGuard: LoopGuardState;
+  loopGuardPolicy: LoopGuardPolicy;
+}
+
+/** External events. */
+export type TurnEvent = { type: 'turn.cancelled' };
+
+/** What a turn reports (the runner turns refs back into messages). */
+export interface TurnOutput {
+  decision: TurnDecision;
+  guardReason: LoopGuardReason | null;
+  /** Strategy that ran, or null when no compaction ran. */
+  strategy: CompactionStrategy | null;
+  fallbackReason: CompactionOutput['fallbackReason'];
+  summaryCalls: number;
+  /** The session history after the turn (compacted, or the synced one). */
+  historyRef: string;
+  /** The request window for the next request; null only when cancelled before it existed. */
+  projectionRef: string | null;
+  items: { before: number; after: number };
+  tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
+  pressureTokens: number | null;
+  thresholdTokens: number | null;
+  advisory: PreflightAdvisory | null;
+  compaction: CompactionOutput | null;
+  /** Pass this into the next turn's input. */
+  loopGuard: LoopGuardState;
+  startedAt: number;
+}
+
+/** `syncHistory` actor logic. */
+export type SyncHistoryLogic = PromiseActorLogic<SyncHistoryOutput, SyncHistoryInput>;
+/** `normalizeProjection` actor logic. */
+export type NormalizeProjectionLogic = PromiseActorLogic<NormalizeProjectionOutput, NormalizeProjectionInput>;
+/** `clearToolResults` actor logic. */
+export type ClearToolResultsLogic = PromiseActorLogic<ClearToolResultsOutput, ClearToolResultsInput>;
+/** `estimatePressure` actor logic. */
+export type EstimatePressureLogic = PromiseActorLogic<EstimatePressureOutput, EstimatePressureInput>;
+/** `rebuildProjection` actor logic. */
+export type RebuildProjectionLogic = PromiseActorLogic<RebuildProjectionOutput, RebuildProjectionInput>;
