@@ -54,3 +54,14 @@ export class BudgetError extends Error {
     this.available = available;
   }
 }
+
+/**
+ * A route could not be resolved (unknown provider, missing base URL or API key, bad
+ * catalog file). The message is one line naming the field or file; it never holds a key.
+ */
+export class RouteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RouteError';
+  }
+}

@@ -1,0 +1,151 @@
+import { textOf, type Json, type Message } from '../model/message.js';
+import {
+  asItem,
+  isAnthropicCompaction,
+  isAnthropicThinking,
+  itemsOf,
+  type JsonObject,
+} from './opaque-items.js';
+import type { ToolSchema } from './types.js';
+
+/**
+ * Canonical messages ⇄ Anthropic Messages content blocks (wire-formats §3.2, A3).
+ * The latest compaction block is replayed raw as the first Anthropic message; messages
+ * before it are summarised by it and are not sent; at most one compaction block goes out.
+ * Assistant blocks are rebuilt in the order compaction, thinking, text, tool_use.
+ */
+
+/** The request pieces derived from canonical history. */
+export interface AnthropicConversation {
+  system?: string;
+  messages: { role: 'user' | 'assistant'; content: Json[] }[];
+}
+
+function parseInput(args: string): Json {
+  try {
+    const v = JSON.parse(args) as Json;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { value: v };
+  } catch {
+    return { raw: args };
+  }
+}
+
+function userBlocks(m: Message): Json[] {
+  if (typeof m.content === 'string') return m.content.length > 0 ? [{ type: 'text', text: m.content }] : [];
+  const blocks: Json[] = [];
+  for (const p of m.content) {
+    if (p.type === 'text') blocks.push({ type: 'text', text: p.text });
+    else if (p.type === 'image') {
+      blocks.push(
+        p.data
+          ? { type: 'image', source: { type: 'base64', media_type: p.mimeType ?? 'image/png', data: p.data } }
+          : { type: 'image', source: { type: 'url', url: p.url ?? '' } },
+      );
+    } else blocks.push({ type: 'text', text: `[file ${p.filename ?? p.fileId ?? p.url ?? ''}]` });
+  }
+  return blocks;
+}
+
+/** Index of the last message carrying an Anthropic compaction block, or -1. */
+export function lastCompactionIndex(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role === 'assistant' && itemsOf(messages[i]).some(isAnthropicCompaction)) return i;
+  }
+  return -1;
+}
+
+/**
+ * Converts canonical history to an Anthropic conversation. Leading system messages become
+ * `system`; later system messages become user text. Tool results become `tool_result`
+ * blocks in a user message; results whose call was never sent become plain user text.
+ */
+export function toAnthropicConversation(history: readonly Message[], system?: string): AnthropicConversation {
+  const boundary = lastCompactionIndex(history);
+  const systemTexts: string[] = system ? [system] : [];
+  const out: AnthropicConversation['messages'] = [];
+  const seenCalls = new Set<string>();
+  const push = (role: 'user' | 'assistant', blocks: Json[]) => {
+    if (blocks.length === 0) return;
+    const last = out[out.length - 1];
+    // Merge same-role neighbours, except never into the leading compaction message.
+    if (last && last.role === role && !(out.length === 1 && boundary >= 0)) last.content.push(...blocks);
+    else out.push({ role, content: [...blocks] });
+  };
+
+  let leading = true;
+  history.forEach((m, i) => {
+    if (leading && m.role === 'system') {
+      systemTexts.push(textOf(m.content));
+      return;
+    }
+    leading = false;
+    if (i < boundary) return; // summarised by the compaction block
+    if (i === boundary) {
+      const block = itemsOf(m).filter(isAnthropicCompaction).pop() as JsonObject;
+      out.push({ role: 'assistant', content: [block] });
+      return;
+    }
+    switch (m.role) {
+      case 'system':
+        push('user', [{ type: 'text', text: textOf(m.content) }]);
+        break;
+      case 'user':
+        push('user', userBlocks(m));
+        break;
+      case 'assistant': {
+        const items = itemsOf(m);
+        const blocks: Json[] = items.filter(isAnthropicThinking);
+        const text = textOf(m.content);
+        if (text.length > 0) blocks.push({ type: 'text', text });
+        for (const c of m.toolCalls ?? []) {
+          seenCalls.add(c.id);
+          blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: parseInput(c.arguments) });
+        }
+        push('assistant', blocks);
+        break;
+      }
+      case 'tool': {
+        const id = m.toolCallId ?? '';
+        const text = textOf(m.content);
+        push(
+          'user',
+          seenCalls.has(id)
+            ? [{ type: 'tool_result', tool_use_id: id, content: text }]
+            : [{ type: 'text', text }],
+        );
+        break;
+      }
+    }
+  });
+  return { ...(systemTexts.length > 0 ? { system: systemTexts.join('\n\n') } : {}), messages: out };
+}
+
+/** Tool catalog in Anthropic form (listed, tool use disabled with `tool_choice: {type:"none"}`). */
+export function toAnthropicTools(tools: readonly ToolSchema[]): Json[] {
+  return tools.map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    input_schema: (t.parameters ?? { type: 'object', properties: {} }) as Json,
+  }));
+}
+
+/**
+ * Builds the history that follows a native inline compaction (A3): the marker first, then
+ * the retained messages; when the block is signed, thinking and redacted_thinking details
+ * from before the boundary are dropped (preserved-thinking validation rejects them).
+ */
+export function historyAfterInlineCompaction(marker: Message, retained: readonly Message[]): Message[] {
+  const block = itemsOf(marker).find(isAnthropicCompaction);
+  const signed = typeof block?.signature === 'string' && block.signature.length > 0;
+  const rest = retained.map((m) => {
+    if (!signed || !m.reasoningDetails) return m;
+    const kept = m.reasoningDetails.filter((d) => {
+      const it = asItem(d);
+      return !(it && isAnthropicThinking(it));
+    });
+    if (kept.length === m.reasoningDetails.length) return m;
+    const { reasoningDetails: _drop, ...restOf } = m;
+    return kept.length > 0 ? { ...restOf, reasoningDetails: kept } : restOf;
+  });
+  return [marker, ...rest];
+}

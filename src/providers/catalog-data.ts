@@ -1,0 +1,306 @@
+/**
+ * The bundled provider presets and model catalog. Values are public model-card limits;
+ * a user catalog file (see catalog.ts) can override or extend every entry.
+ */
+
+/** Wire protocol a provider kind speaks (which summary client it gets). */
+export type WireApi = 'responses' | 'chat' | 'messages';
+
+/** The provider kinds of the brief; presets below map friendly names onto them. */
+export const PROVIDER_KINDS = [
+  'openai',
+  'openresponses',
+  'vercel',
+  'xai',
+  'anthropic',
+  'openai-compatible',
+  'anthropic-compatible',
+] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+/** Connection defaults for one provider name (a kind or a named compatible preset). */
+export interface ProviderPreset {
+  kind: ProviderKind;
+  /** Default base URL (ends before `/responses`, `/chat/completions`, `/messages`). */
+  baseUrl?: string;
+  /** Environment variable holding the API key. */
+  apiKeyEnv?: string;
+  /** Summary wire protocol. */
+  wire: WireApi;
+  /** Hosts on which this provider's native compaction endpoint is trusted (S1 host gates). */
+  nativeHosts: string[];
+}
+
+export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
+  openai: {
+    kind: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    wire: 'responses',
+    nativeHosts: ['api.openai.com'],
+  },
+  openresponses: {
+    kind: 'openresponses',
+    baseUrl: 'https://api.openresponses.com/v1',
+    apiKeyEnv: 'OPENRESPONSES_API_KEY',
+    wire: 'responses',
+    nativeHosts: ['api.openai.com', 'api.openresponses.com'],
+  },
+  vercel: {
+    kind: 'vercel',
+    baseUrl: 'https://ai-gateway.vercel.sh/v1',
+    apiKeyEnv: 'AI_GATEWAY_API_KEY',
+    wire: 'chat',
+    nativeHosts: ['vercel.sh'],
+  },
+  xai: {
+    kind: 'xai',
+    baseUrl: 'https://api.x.ai/v1',
+    apiKeyEnv: 'XAI_API_KEY',
+    wire: 'chat',
+    nativeHosts: ['api.x.ai'],
+  },
+  anthropic: {
+    kind: 'anthropic',
+    baseUrl: 'https://api.anthropic.com/v1',
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+    wire: 'messages',
+    nativeHosts: [],
+  },
+  'openai-compatible': { kind: 'openai-compatible', wire: 'chat', nativeHosts: [] },
+  'anthropic-compatible': { kind: 'anthropic-compatible', wire: 'messages', nativeHosts: [] },
+  openrouter: {
+    kind: 'openai-compatible',
+    baseUrl: 'https://openrouter.ai/api/v1',
+    apiKeyEnv: 'OPENROUTER_API_KEY',
+    wire: 'chat',
+    nativeHosts: [],
+  },
+  deepseek: {
+    kind: 'openai-compatible',
+    baseUrl: 'https://api.deepseek.com/v1',
+    apiKeyEnv: 'DEEPSEEK_API_KEY',
+    wire: 'chat',
+    nativeHosts: [],
+  },
+  gemini: {
+    kind: 'openai-compatible',
+    baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    apiKeyEnv: 'GEMINI_API_KEY',
+    wire: 'chat',
+    nativeHosts: [],
+  },
+  groq: {
+    kind: 'openai-compatible',
+    baseUrl: 'https://api.groq.com/openai/v1',
+    apiKeyEnv: 'GROQ_API_KEY',
+    wire: 'chat',
+    nativeHosts: [],
+  },
+  mistral: {
+    kind: 'openai-compatible',
+    baseUrl: 'https://api.mistral.ai/v1',
+    apiKeyEnv: 'MISTRAL_API_KEY',
+    wire: 'chat',
+    nativeHosts: [],
+  },
+  ollama: { kind: 'openai-compatible', baseUrl: 'http://localhost:11434/v1', wire: 'chat', nativeHosts: [] },
+  vllm: { kind: 'openai-compatible', baseUrl: 'http://localhost:8000/v1', wire: 'chat', nativeHosts: [] },
+};
+
+/** One catalog row. `model` matches exactly, or as a prefix when it ends with `*`. */
+export interface ModelEntry {
+  /** Provider name (kind or preset) the row applies to; `*` for any. */
+  provider: string;
+  model: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  encoding?: 'o200k_base' | 'cl100k_base';
+  /** false disables native compaction for this model even where S1 would allow it; true adds an xAI model to the allowlist. */
+  nativeCompaction?: boolean;
+  /** Anthropic context-edit support (A1). */
+  supportsContextEdits?: boolean;
+  /** The route only answers with SSE; summary clients stream and fold (wire-formats §7). */
+  streamingOnly?: boolean;
+}
+
+export const BUNDLED_MODELS: readonly ModelEntry[] = [
+  // OpenAI (tiktoken model map, wire-formats §6.1)
+  {
+    provider: '*',
+    model: 'gpt-5*',
+    contextWindow: 400_000,
+    maxOutputTokens: 128_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'gpt-4.1*',
+    contextWindow: 1_047_576,
+    maxOutputTokens: 32_768,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'gpt-4o*',
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    encoding: 'o200k_base',
+  },
+  { provider: '*', model: 'o3*', contextWindow: 200_000, maxOutputTokens: 100_000, encoding: 'o200k_base' },
+  {
+    provider: '*',
+    model: 'o4-mini*',
+    contextWindow: 200_000,
+    maxOutputTokens: 100_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'gpt-4-turbo*',
+    contextWindow: 128_000,
+    maxOutputTokens: 4_096,
+    encoding: 'cl100k_base',
+  },
+  { provider: '*', model: 'gpt-4', contextWindow: 8_192, maxOutputTokens: 8_192, encoding: 'cl100k_base' },
+  {
+    provider: '*',
+    model: 'gpt-3.5-turbo*',
+    contextWindow: 16_385,
+    maxOutputTokens: 4_096,
+    encoding: 'cl100k_base',
+  },
+  {
+    provider: '*',
+    model: 'gpt-oss-*',
+    contextWindow: 131_072,
+    maxOutputTokens: 131_072,
+    encoding: 'o200k_base',
+  },
+  // Anthropic (Claude has no tiktoken encoding; o200k_base is the estimate, wire-formats §6.2)
+  {
+    provider: '*',
+    model: 'claude-opus-4*',
+    contextWindow: 200_000,
+    maxOutputTokens: 32_000,
+    encoding: 'o200k_base',
+    supportsContextEdits: true,
+  },
+  {
+    provider: '*',
+    model: 'claude-opus-4-5*',
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    encoding: 'o200k_base',
+    supportsContextEdits: true,
+  },
+  {
+    provider: '*',
+    model: 'claude-opus-4-6*',
+    contextWindow: 200_000,
+    maxOutputTokens: 128_000,
+    encoding: 'o200k_base',
+    supportsContextEdits: true,
+  },
+  {
+    provider: '*',
+    model: 'claude-sonnet-4*',
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    encoding: 'o200k_base',
+    supportsContextEdits: true,
+  },
+  {
+    provider: '*',
+    model: 'claude-haiku-4*',
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    encoding: 'o200k_base',
+    supportsContextEdits: true,
+  },
+  {
+    provider: '*',
+    model: 'claude-3*',
+    contextWindow: 200_000,
+    maxOutputTokens: 8_192,
+    encoding: 'o200k_base',
+  },
+  // xAI
+  {
+    provider: '*',
+    model: 'grok-4*',
+    contextWindow: 256_000,
+    maxOutputTokens: 64_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'grok-4-fast*',
+    contextWindow: 2_000_000,
+    maxOutputTokens: 30_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'grok-4.1-fast*',
+    contextWindow: 2_000_000,
+    maxOutputTokens: 30_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'grok-code-fast-1*',
+    contextWindow: 256_000,
+    maxOutputTokens: 10_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'grok-3*',
+    contextWindow: 131_072,
+    maxOutputTokens: 16_384,
+    encoding: 'o200k_base',
+  },
+  // Others (usage-anchored; o200k_base estimate with margin, wire-formats §6.3)
+  {
+    provider: '*',
+    model: 'deepseek-chat',
+    contextWindow: 128_000,
+    maxOutputTokens: 8_192,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'deepseek-reasoner',
+    contextWindow: 128_000,
+    maxOutputTokens: 64_000,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'gemini-2.5-*',
+    contextWindow: 1_048_576,
+    maxOutputTokens: 65_536,
+    encoding: 'o200k_base',
+  },
+  {
+    provider: '*',
+    model: 'gemini-3*',
+    contextWindow: 1_048_576,
+    maxOutputTokens: 65_536,
+    encoding: 'o200k_base',
+  },
+];
+
+/** xAI models served by `POST /v1/responses/compact` (S1 allowlist; extend via catalog `nativeCompaction: true`). */
+export const XAI_COMPACT_MODELS: readonly string[] = [
+  'grok-4',
+  'grok-4-fast',
+  'grok-4-fast-reasoning',
+  'grok-4-fast-non-reasoning',
+  'grok-4.1-fast',
+  'grok-4.1-fast-reasoning',
+  'grok-4.1-fast-non-reasoning',
+  'grok-4.6',
+  'grok-code-fast-1',
+];

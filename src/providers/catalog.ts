@@ -1,0 +1,224 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import {
+  BUNDLED_MODELS,
+  PROVIDER_PRESETS,
+  type ModelEntry,
+  type ProviderKind,
+  type ProviderPreset,
+  type WireApi,
+} from './catalog-data.js';
+import { RouteError } from './errors.js';
+import type { Route } from './types.js';
+
+/**
+ * Provider registry and model catalog: resolves `{ provider, model, baseUrl?, apiKeyEnv?,
+ * catalogFile? }` plus the environment into a {@link ResolvedRoute} (S1 facts, budgets'
+ * context window, tokenizer, capabilities, and the API key kept out of any serialization).
+ */
+
+const ModelEntrySchema = z.strictObject({
+  provider: z.string().min(1).default('*'),
+  model: z.string().min(1),
+  contextWindow: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+  encoding: z.enum(['o200k_base', 'cl100k_base']).optional(),
+  nativeCompaction: z.boolean().optional(),
+  supportsContextEdits: z.boolean().optional(),
+  streamingOnly: z.boolean().optional(),
+});
+
+const ProviderOverrideSchema = z.strictObject({
+  kind: z
+    .enum([
+      'openai',
+      'openresponses',
+      'vercel',
+      'xai',
+      'anthropic',
+      'openai-compatible',
+      'anthropic-compatible',
+    ])
+    .optional(),
+  baseUrl: z.url().optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
+  wire: z.enum(['responses', 'chat', 'messages']).optional(),
+  /** Extra hosts trusted for native compaction (e.g. 127.0.0.1 for a fake server). */
+  nativeHosts: z.array(z.string().min(1)).optional(),
+});
+
+/** The user catalog file: provider overrides and extra model rows (precedence over bundled ones). */
+export const CatalogFileSchema = z.strictObject({
+  providers: z.record(z.string(), ProviderOverrideSchema).optional(),
+  models: z.array(ModelEntrySchema).optional(),
+});
+export type CatalogFile = z.infer<typeof CatalogFileSchema>;
+
+/** Reads and validates a user catalog file; errors name the file and the field. */
+export function loadCatalogFile(path: string): CatalogFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new RouteError(`${path}: cannot read catalog file: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const parsed = CatalogFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || '(root)';
+    throw new RouteError(`${path}: invalid catalog field ${field}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+function matches(entry: ModelEntry, provider: string, kind: string, model: string): boolean {
+  if (entry.provider !== '*' && entry.provider !== provider && entry.provider !== kind) return false;
+  return entry.model.endsWith('*') ? model.startsWith(entry.model.slice(0, -1)) : entry.model === model;
+}
+
+/** Specificity: exact rows beat prefix rows; longer prefixes beat shorter; user rows beat bundled. */
+function bestMatch(
+  rows: readonly ModelEntry[],
+  provider: string,
+  kind: string,
+  model: string,
+): ModelEntry | undefined {
+  let best: ModelEntry | undefined;
+  let score = -1;
+  for (const r of rows) {
+    if (!matches(r, provider, kind, model)) continue;
+    const s = (r.model.endsWith('*') ? r.model.length - 1 : 10_000) + (r.provider === '*' ? 0 : 1);
+    if (s > score) {
+      best = r;
+      score = s;
+    }
+  }
+  return best;
+}
+
+/** Looks a model up: user rows first, then bundled; `vendor/model` ids fall back to `model`. */
+export function lookupModel(
+  provider: string,
+  kind: string,
+  model: string,
+  userRows: readonly ModelEntry[] = [],
+): ModelEntry | undefined {
+  const candidates = model.includes('/') ? [model, model.slice(model.indexOf('/') + 1)] : [model];
+  for (const rows of [userRows, BUNDLED_MODELS]) {
+    for (const m of candidates) {
+      const hit = bestMatch(rows, provider, kind, m);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+/** A route ready for the clients. `apiKey` is a closure, so JSON/inspect/toString never show it. */
+export interface ResolvedRoute extends Route {
+  /** Provider kind (S1); `provider` holds the same value. */
+  kind: ProviderKind;
+  /** Name the user chose (a kind or a preset such as `openrouter`); used in messages. */
+  label: string;
+  baseUrl: string;
+  wire: WireApi;
+  encoding: 'o200k_base' | 'cl100k_base';
+  supportsContextEdits: boolean;
+  /** Catalog verdict on native compaction, when the catalog has one. */
+  nativeCompaction?: boolean;
+  streamingOnly: boolean;
+  /** Hosts trusted for native compaction on this route (S1 host gates). */
+  nativeHosts: string[];
+  /** Name of the env var the key came from (safe to print). */
+  apiKeyEnv?: string;
+  /** The API key, or undefined for keyless local servers. Never serialized. */
+  apiKey: () => string | undefined;
+}
+
+/**
+ * Context-edit support (A1): the Anthropic provider has it unless the catalog says no;
+ * Anthropic-compatible endpoints only when a provider-specific catalog row says yes.
+ */
+function contextEdits(kind: ProviderKind, entry: ModelEntry | undefined): boolean {
+  if (kind === 'anthropic') return entry?.supportsContextEdits ?? true;
+  if (kind === 'anthropic-compatible') return entry?.provider !== '*' && entry?.supportsContextEdits === true;
+  return false;
+}
+
+/** Input of {@link resolveRoute}, matching the CLI flags `--provider/--model/--base-url/--api-key-env`. */
+export interface RouteSpec {
+  provider: string;
+  model: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  catalogFile?: string;
+}
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
+
+/** True for loopback hosts, where keyless local servers (Ollama, vLLM) are normal. */
+export function isLocalUrl(url: string): boolean {
+  try {
+    return LOCAL_HOSTS.has(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves a route. Throws {@link RouteError} for an unknown provider, a missing base URL
+ * (compatible kinds without a preset) or a missing key on a non-local host.
+ */
+export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.env): ResolvedRoute {
+  const user = spec.catalogFile ? loadCatalogFile(spec.catalogFile) : {};
+  const name = spec.provider.trim().toLowerCase();
+  const override = user.providers?.[name];
+  const bundled: ProviderPreset | undefined = PROVIDER_PRESETS[name];
+  if (!bundled && !override?.kind) {
+    throw new RouteError(
+      `unknown provider "${spec.provider}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}; or declare it in a catalog file with a kind)`,
+    );
+  }
+  const kind = (override?.kind ?? bundled?.kind) as ProviderKind;
+  const base = bundled ?? PROVIDER_PRESETS[kind];
+  const baseUrl = (spec.baseUrl ?? override?.baseUrl ?? base.baseUrl)?.replace(/\/+$/, '');
+  if (!baseUrl) throw new RouteError(`provider "${spec.provider}" needs a base URL (--base-url)`);
+  try {
+    new URL(baseUrl);
+  } catch {
+    throw new RouteError(`invalid base URL for provider "${spec.provider}"`);
+  }
+  if (!spec.model.trim()) throw new RouteError('model must not be empty (--model)');
+
+  const apiKeyEnv = spec.apiKeyEnv ?? override?.apiKeyEnv ?? base.apiKeyEnv;
+  const key = apiKeyEnv ? env[apiKeyEnv] : undefined;
+  if (!key && !isLocalUrl(baseUrl)) {
+    throw new RouteError(
+      apiKeyEnv
+        ? `missing API key: set ${apiKeyEnv} for provider "${spec.provider}"`
+        : `provider "${spec.provider}" needs an API key env var (--api-key-env)`,
+    );
+  }
+
+  const entry = lookupModel(name, kind, spec.model, user.models ?? []);
+  const route: ResolvedRoute = {
+    provider: kind,
+    kind,
+    label: name,
+    model: spec.model,
+    baseUrl,
+    wire: override?.wire ?? base.wire,
+    encoding: entry?.encoding ?? 'o200k_base',
+    supportsContextEdits: contextEdits(kind, entry),
+    streamingOnly: entry?.streamingOnly ?? false,
+    nativeHosts: [...base.nativeHosts, ...(override?.nativeHosts ?? [])],
+    apiKey: () => key || undefined,
+    ...(entry?.contextWindow !== undefined ? { contextWindow: entry.contextWindow } : {}),
+    ...(entry?.maxOutputTokens !== undefined ? { maxOutputTokens: entry.maxOutputTokens } : {}),
+    ...(entry?.nativeCompaction !== undefined ? { nativeCompaction: entry.nativeCompaction } : {}),
+    ...(apiKeyEnv ? { apiKeyEnv } : {}),
+  };
+  return route;
+}

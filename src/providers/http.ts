@@ -1,0 +1,273 @@
+import pRetry, { AbortError as RetryAbort } from 'p-retry';
+import { request, type Dispatcher } from 'undici';
+import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify-error.js';
+import { ProviderError } from './errors.js';
+import { boundedCause } from './redact.js';
+import { parseSse, type SseEvent } from './sse.js';
+
+/**
+ * The one HTTP layer every provider client uses: JSON POST (or SSE POST) over undici with
+ * per-attempt timeouts, the caller's AbortSignal honoured, p-retry for transient failures
+ * (408, 409, 429, 5xx, connection resets, timeouts) with bounded backoff that honours
+ * `retry-after-ms` then `retry-after`, and every failure surfaced once as a bounded,
+ * secret-free {@link ProviderError}. Error bodies are always consumed to free sockets.
+ */
+
+/** Transport knobs. Tests pass tiny delays; production uses the defaults. */
+export interface HttpOptions {
+  /** Per-attempt timeout in ms (headers and body). Default 600,000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  retries?: number;
+  /** First backoff delay in ms. Default 500. */
+  minRetryDelayMs?: number;
+  /** Largest backoff delay in ms. Default 8,000. */
+  maxRetryDelayMs?: number;
+  /** Cap on a server-requested `retry-after` wait in ms. Default 60,000. */
+  retryAfterCapMs?: number;
+  /** undici dispatcher (agent/proxy); default is the global one. */
+  dispatcher?: Dispatcher;
+  /** Called once per failed attempt with a redacted one-line note (for debug logs). */
+  onRetry?: (note: string) => void;
+}
+
+/** A POST to one provider endpoint. */
+export interface PostSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  site: CallSite;
+}
+
+const DEFAULTS = {
+  timeoutMs: 600_000,
+  retries: 3,
+  minRetryDelayMs: 500,
+  maxRetryDelayMs: 8_000,
+  retryAfterCapMs: 60_000,
+} as const;
+
+/** Error carrying a server-requested delay, used only between attempts. */
+class RetryableHttpError extends ProviderError {
+  retryAfterMs?: number;
+}
+
+/** `retry-after-ms` (float ms) wins over `retry-after` (seconds or HTTP date). */
+export function retryAfterMs(
+  headers: Record<string, string | string[] | undefined>,
+  now = Date.now(),
+): number | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const ms = Number(first(headers['retry-after-ms']));
+  if (Number.isFinite(ms) && ms >= 0 && first(headers['retry-after-ms']) !== undefined) return ms;
+  const ra = first(headers['retry-after']);
+  if (ra === undefined) return undefined;
+  const secs = Number(ra);
+  if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
+  const date = Date.parse(ra);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/** Maps a thrown transport error to a ProviderError; abort by the caller is never retried. */
+function transportError(
+  err: unknown,
+  site: CallSite,
+  caller: AbortSignal | undefined,
+  timeoutMs: number,
+): Error {
+  if (err instanceof ProviderError) return err;
+  if (caller?.aborted) {
+    return new RetryAbort(
+      new ProviderError(`${site.provider}/${site.model}: request aborted`, {
+        provider: site.provider,
+        model: site.model,
+        code: 'aborted',
+        retryable: false,
+      }),
+    );
+  }
+  const e = err as { name?: string; code?: string; message?: string };
+  const timedOut =
+    e?.name === 'TimeoutError' ||
+    e?.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e?.code === 'UND_ERR_BODY_TIMEOUT' ||
+    (e?.name === 'AbortError' && !caller?.aborted);
+  if (timedOut) {
+    return new RetryableHttpError(`${site.provider}/${site.model}: request timed out after ${timeoutMs} ms`, {
+      provider: site.provider,
+      model: site.model,
+      code: 'timeout',
+      retryable: true,
+    });
+  }
+  const code = e?.code && NETWORK_CODES.has(e.code) ? e.code : undefined;
+  return new RetryableHttpError(
+    `${site.provider}/${site.model}: connection failed${code ? ` (${code})` : ''}: ${boundedCause(e?.message ?? String(err), site.secrets, 160)}`,
+    { provider: site.provider, model: site.model, code: code ?? 'network', retryable: true },
+  );
+}
+
+/** Reads, classifies and throws a non-2xx response (the body is consumed here). */
+async function throwHttpError(res: Dispatcher.ResponseData, site: CallSite): Promise<never> {
+  let text = '';
+  try {
+    text = await res.body.text();
+  } catch {
+    await res.body.dump().catch(() => undefined);
+  }
+  const facts = errorFactsFromBody(res.statusCode, text.slice(0, 64_000));
+  const shouldRetry = res.headers['x-should-retry'];
+  const retryable = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined;
+  const err = providerErrorFrom(site, facts, retryable === undefined ? {} : { retryable });
+  if (err.info.retryable) {
+    const r = new RetryableHttpError(err.message, err.info);
+    r.retryAfterMs = retryAfterMs(res.headers);
+    throw r;
+  }
+  throw new RetryAbort(err);
+}
+
+type AttemptFn<T> = (signal: AbortSignal) => Promise<T>;
+
+/** Runs one logical call with retries; returns its value or throws one ProviderError. */
+async function withRetry<T>(
+  site: CallSite,
+  opts: HttpOptions,
+  caller: AbortSignal | undefined,
+  attempt: AttemptFn<T>,
+): Promise<T> {
+  const o = { ...DEFAULTS, ...opts };
+  try {
+    return await pRetry(
+      async () => {
+        const signals = [AbortSignal.timeout(o.timeoutMs)];
+        if (caller) signals.push(caller);
+        const signal = AbortSignal.any(signals);
+        try {
+          return await attempt(signal);
+        } catch (err) {
+          if (err instanceof RetryAbort) throw err;
+          if (err instanceof ProviderError && !err.info.retryable) throw new RetryAbort(err);
+          throw transportError(err, site, caller, o.timeoutMs);
+        }
+      },
+      {
+        retries: o.retries,
+        minTimeout: o.minRetryDelayMs,
+        maxTimeout: o.maxRetryDelayMs,
+        factor: 2,
+        signal: caller,
+        onFailedAttempt: ({ error, attemptNumber }) =>
+          opts.onRetry?.(`attempt ${attemptNumber} failed: ${boundedCause(error.message, site.secrets)}`),
+        // Server-requested delay first (capped); p-retry's own bounded backoff follows.
+        shouldRetry: async ({ error }) => {
+          const wait = (error as RetryableHttpError).retryAfterMs;
+          if (wait !== undefined && wait > 0) await sleep(Math.min(wait, o.retryAfterCapMs), caller);
+          return true;
+        },
+      },
+    );
+  } catch (err) {
+    // Drop the retry-only subclass so callers see plain ProviderError/ContextCapacityError.
+    if (err instanceof RetryableHttpError) throw new ProviderError(err.message, err.info);
+    if (err instanceof ProviderError) throw err;
+    const mapped = transportError(err, site, caller, o.timeoutMs);
+    throw mapped instanceof RetryAbort
+      ? (mapped as RetryAbort & { originalError: Error }).originalError
+      : mapped;
+  }
+}
+
+async function send(spec: PostSpec, accept: string, signal: AbortSignal, opts: HttpOptions) {
+  const res = await request(spec.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept, ...spec.headers },
+    body: JSON.stringify(spec.body),
+    signal,
+    headersTimeout: opts.timeoutMs ?? DEFAULTS.timeoutMs,
+    bodyTimeout: opts.timeoutMs ?? DEFAULTS.timeoutMs,
+    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+  });
+  if (res.statusCode < 200 || res.statusCode >= 300) await throwHttpError(res, spec.site);
+  return res;
+}
+
+/** POSTs JSON and returns the parsed JSON body. Malformed JSON is a non-retryable ProviderError. */
+export function postJson(spec: PostSpec, opts: HttpOptions = {}, signal?: AbortSignal): Promise<unknown> {
+  return withRetry(spec.site, opts, signal, async (s) => {
+    const res = await send(spec, 'application/json', s, opts);
+    const text = await res.body.text();
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new ProviderError(
+        `${spec.site.provider}/${spec.site.model}: HTTP ${res.statusCode}: response body is not valid JSON (${text.length} bytes)`,
+        {
+          provider: spec.site.provider,
+          model: spec.site.model,
+          status: res.statusCode,
+          code: 'malformed_json',
+          retryable: false,
+        },
+      );
+    }
+  });
+}
+
+/**
+ * POSTs and consumes an SSE stream with `consume`, which folds the events into one value
+ * (streaming-only routes, wire-formats §7). A stream that ends early is retried as transient.
+ */
+export function postSse<T>(
+  spec: PostSpec,
+  consume: (events: AsyncIterable<SseEvent>) => Promise<T>,
+  opts: HttpOptions = {},
+  signal?: AbortSignal,
+): Promise<T> {
+  return withRetry(spec.site, opts, signal, async (s) => {
+    const res = await send(spec, 'text/event-stream', s, opts);
+    try {
+      return await consume(parseSse(res.body));
+    } finally {
+      await res.body.dump().catch(() => undefined);
+    }
+  });
+}
+
+/** Error for a stream that closed before its terminal event (Codex: transport error). */
+export function truncatedStream(site: CallSite, what: string): ProviderError {
+  return new RetryableHttpError(`${site.provider}/${site.model}: stream closed before ${what}`, {
+    provider: site.provider,
+    model: site.model,
+    code: 'stream_truncated',
+    retryable: true,
+  });
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import type { Json, Message } from '../model/message.js';
+import { aggregateAnthropicUsage, anthropicHeaders } from './anthropic-headers.js';
+import { toAnthropicConversation, toAnthropicTools } from './anthropic-convert.js';
+import type { ResolvedRoute } from './catalog.js';
+import type { CallSite } from './classify-error.js';
+import { ContextCapacityError, ProviderError } from './errors.js';
+import { postJson, postSse, type HttpOptions } from './http.js';
+import { siteOf } from './openai-headers.js';
+import { parseResponse } from './parse-response.js';
+import { foldMessagesStream } from './stream-accumulators.js';
+import type { InlineCompactRequest, InlineCompactResult, NativeInlineClient } from './types.js';
+
+/**
+ * NativeInline (A1–A5): one Anthropic Messages request carrying the context-management
+ * edit ladder with `pause_after_compaction`. A usable compaction block becomes an
+ * assistant marker message holding the raw block; anything else is a fallback to Local.
+ */
+
+/** Edit ladder constants (A1). */
+export const CLEAR_THINKING_KEEP_TURNS = 2;
+export const CLEAR_TOOL_USES_TRIGGER = 100_000;
+export const CLEAR_TOOL_USES_KEEP = 3;
+export const COMPACT_TRIGGER_FLOOR = 50_000;
+/** Default `max_tokens` when neither the request nor the catalog gives one. */
+export const DEFAULT_INLINE_MAX_TOKENS = 4_096;
+
+/** A1: the ladder in order; the two clearing edits only with context-edit support. */
+export function inlineEdits(supportsContextEdits: boolean, instructions?: string): Json[] {
+  const compact: { [k: string]: Json } = {
+    type: 'compact_20260112',
+    trigger: { type: 'input_tokens', value: COMPACT_TRIGGER_FLOOR },
+    pause_after_compaction: true,
+  };
+  if (instructions !== undefined && instructions.trim() !== '') compact.instructions = instructions.trim();
+  if (!supportsContextEdits) return [compact];
+  return [
+    { type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: CLEAR_THINKING_KEEP_TURNS } },
+    {
+      type: 'clear_tool_uses_20250919',
+      trigger: { type: 'input_tokens', value: CLEAR_TOOL_USES_TRIGGER },
+      keep: { type: 'tool_uses', value: CLEAR_TOOL_USES_KEEP },
+    },
+    compact,
+  ];
+}
+
+/** Extra request fields the inline client accepts beyond the shared contract. */
+export interface InlineRequestExtras {
+  /** Replaces the default summarisation prompt of `compact_20260112`. */
+  instructions?: string;
+  /** Anthropic `thinking` config, passed through (clear_thinking needs thinking on). */
+  thinking?: Json;
+}
+
+/** Builds the Messages body for an inline compaction request. */
+export function inlinePayload(
+  request: InlineCompactRequest & InlineRequestExtras,
+  defaultMaxTokens = DEFAULT_INLINE_MAX_TOKENS,
+): Record<string, Json> {
+  const conv = toAnthropicConversation(request.messages, request.system);
+  const body: Record<string, Json> = {
+    model: request.model,
+    max_tokens: request.maxOutputTokens ?? defaultMaxTokens,
+    messages: conv.messages,
+    context_management: { edits: inlineEdits(request.supportsContextEdits, request.instructions) },
+  };
+  if (conv.system !== undefined) body.system = conv.system;
+  if (request.tools && request.tools.length > 0) {
+    body.tools = toAnthropicTools(request.tools);
+    body.tool_choice = { type: 'none' };
+  }
+  if (request.thinking !== undefined) body.thinking = request.thinking;
+  return body;
+}
+
+const MessageResponseSchema = z.looseObject({
+  content: z.array(z.looseObject({ type: z.string() })),
+  stop_reason: z.string().nullish(),
+  usage: z.unknown().optional(),
+});
+
+/** A 400 that rejects the edit ladder itself (unsupported edit, missing beta, thinking off). */
+export function isRejectedEdit(err: unknown): boolean {
+  if (!(err instanceof ProviderError) || err instanceof ContextCapacityError || err.info.status !== 400)
+    return false;
+  return /context_management|clear_thinking|clear_tool_uses|compact_2026|compaction/i.test(err.message);
+}
+
+function interpret(json: unknown, site: CallSite): InlineCompactResult {
+  const parsed = parseResponse(MessageResponseSchema, json, site, 'messages');
+  const block = parsed.content.find((b) => b.type === 'compaction');
+  if (!block) {
+    return {
+      kind: 'fallback',
+      reason: 'no-compaction',
+      detail: `stop_reason ${parsed.stop_reason ?? 'null'}`,
+    };
+  }
+  if (typeof block.content !== 'string' || block.content.trim() === '') {
+    return { kind: 'fallback', reason: 'null-content', detail: 'compaction block has no summary content' };
+  }
+  // A3: the raw block (signature, cache_control, unknown fields) rides in reasoningDetails.
+  const marker: Message = { role: 'assistant', content: '', reasoningDetails: [block as Json] };
+  const usage = aggregateAnthropicUsage(parsed.usage);
+  return usage ? { kind: 'compacted', messages: [marker], usage } : { kind: 'compacted', messages: [marker] };
+}
+
+/** Creates the inline client for an Anthropic route. */
+export function createInlineClient(
+  route: ResolvedRoute,
+  opts: HttpOptions = {},
+): NativeInlineClient & {
+  compactInline(
+    request: InlineCompactRequest & InlineRequestExtras,
+    signal?: AbortSignal,
+  ): Promise<InlineCompactResult>;
+} {
+  const base = siteOf(route);
+  return {
+    provider: route.label,
+    model: route.model,
+    async compactInline(request, signal) {
+      const site = { ...base, model: request.model };
+      const body = inlinePayload(
+        request,
+        Math.min(route.maxOutputTokens ?? DEFAULT_INLINE_MAX_TOKENS, DEFAULT_INLINE_MAX_TOKENS),
+      );
+      if (route.streamingOnly) body.stream = true;
+      const spec = { url: `${route.baseUrl}/messages`, headers: anthropicHeaders(route, body), body, site };
+      try {
+        const json = route.streamingOnly
+          ? await postSse(spec, (ev) => foldMessagesStream(site, ev), opts, signal)
+          : await postJson(spec, opts, signal);
+        return interpret(json, site);
+      } catch (err) {
+        if (isRejectedEdit(err)) {
+          return { kind: 'fallback', reason: 'rejected-edit', detail: (err as ProviderError).message };
+        }
+        throw err;
+      }
+    },
+  };
+}

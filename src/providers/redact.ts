@@ -1,0 +1,25 @@
+import { redactSecrets } from '../cli/redact.js';
+
+/** Longest provider error text kept in a {@link ProviderError} message (S4: bounded cause). */
+export const MAX_CAUSE_CHARS = 300;
+
+/**
+ * Removes secrets from provider-facing text: every explicitly known secret (the route's
+ * API key), then everything {@link redactSecrets} recognises (env values, bearer tokens,
+ * key shapes). Known secrets go first so short or unusual keys are caught too.
+ */
+export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[REDACTED]');
+  return redactSecrets(out);
+}
+
+/** One line, at most `max` characters, secrets removed. */
+export function boundedCause(
+  text: string,
+  secrets: readonly (string | undefined)[] = [],
+  max = MAX_CAUSE_CHARS,
+): string {
+  const flat = redact(text, secrets).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
