@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { HistorySchema, JsonSchema, type Message } from '../model/message.js';
+import { placeOf, validate } from './input-error.js';
+import { parseJson } from './json-text.js';
+import type { ImportResult } from './types.js';
+
+/** The marker of Compactor's own session file. */
+export const CANONICAL_FORMAT = 'compactor.canonical';
+/** The version this build reads and writes. */
+export const CANONICAL_VERSION = 1;
+
+/**
+ * Compactor's canonical session document:
+ * `{"format":"compactor.canonical","version":1,"id"?:string,"meta"?:{…},"messages":[Message…]}`
+ * where each message is the D1 model (src/model/message.ts), metadata included.
+ */
+export const CanonicalDocSchema = z.object({
+  format: z.literal(CANONICAL_FORMAT),
+  version: z.literal(CANONICAL_VERSION),
+  id: z.string().optional(),
+  meta: z.record(z.string(), JsonSchema).optional(),
+  messages: HistorySchema,
+});
+
+/** Imports a canonical session document, validating every message against the D1 schema. */
+export function importCanonical(text: string, fileName?: string): ImportResult {
+  const doc = validate(CanonicalDocSchema, parseJson(text, fileName), placeOf(fileName));
+  return {
+    format: 'canonical',
+    file: fileName,
+    sessions: [{ id: doc.id ?? 'main', messages: doc.messages, meta: doc.meta ?? {} }],
+  };
+}
+
+/** Writes messages as a canonical session document (pretty JSON, metadata kept). */
+export function exportCanonical(messages: readonly Message[], opts: { id?: string } = {}): string {
+  const doc = {
+    format: CANONICAL_FORMAT,
+    version: CANONICAL_VERSION,
+    ...(opts.id !== undefined ? { id: opts.id } : {}),
+    messages,
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import type { Json, Message } from '../model/message.js';
+import { inputError, placeOf, validate } from './input-error.js';
+import { parseJsonLines } from './json-text.js';
+import { itemsToGroups } from './openai-responses.js';
+import type { ImportResult } from './types.js';
+
+/** OpenAI Codex CLI rollout JSONL (SOURCES §5): `{timestamp, type, payload}` per line. */
+const LineSchema = z.looseObject({
+  timestamp: z.string().optional(),
+  type: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+/**
+ * Imports a Codex rollout. `response_item` payloads are Responses items (the model-visible
+ * conversation) and go through the Responses grouping; `event_msg` lines are UI duplicates
+ * and only lend metadata (exit codes, token usage); `compacted` becomes a user message
+ * holding Codex's own summary; `session_meta.base_instructions` becomes the system message.
+ */
+export function importCodex(text: string, fileName?: string): ImportResult {
+  const lines = parseJsonLines(text, fileName);
+  if (lines.length === 0) throw inputError(placeOf(fileName), 'empty input');
+  const messages: Message[] = [];
+  const meta: Record<string, unknown> = {};
+  const exitCodes = new Map<string, number>();
+  let pendingItems: Array<{ value: unknown; where: string; path: string; timestamp?: string }> = [];
+  const flushItems = () => {
+    if (pendingItems.length === 0) return;
+    const stamps = pendingItems.map((p) => p.timestamp);
+    let k = 0;
+    for (const g of itemsToGroups(pendingItems)) {
+      const ts = stamps[k];
+      k += g.raw.length;
+      for (const m of g.messages)
+        messages.push(ts ? { ...m, metadata: { ...m.metadata, timestamp: ts } } : m);
+    }
+    pendingItems = [];
+  };
+  for (const { line, value } of lines) {
+    const where = placeOf(fileName, `line ${line}`);
+    const l = validate(LineSchema, value, where);
+    const p = l.payload;
+    switch (l.type) {
+      case 'session_meta': {
+        meta.sessionId = p.id;
+        meta.cwd = p.cwd;
+        meta.cliVersion = p.cli_version;
+        meta.originator = p.originator;
+        const instructions = (p.base_instructions as { text?: unknown } | undefined)?.text;
+        if (typeof instructions === 'string' && instructions !== '')
+          messages.push({ role: 'system', content: instructions, metadata: { codex: 'base_instructions' } });
+        break;
+      }
+      case 'turn_context':
+        if (meta.model === undefined && typeof p.model === 'string') meta.model = p.model;
+        break;
+      case 'response_item':
+        pendingItems.push({ value: p, where, path: 'payload', timestamp: l.timestamp });
+        break;
+      case 'compacted': {
+        flushItems();
+        const summary = typeof p.message === 'string' ? p.message : '';
+        const replaced = Array.isArray(p.replacement_history) ? p.replacement_history.length : 0;
+        messages.push({
+          role: 'user',
+          content: summary,
+          metadata: {
+            codex: 'compacted',
+            replacementHistoryItems: replaced,
+            ...(l.timestamp ? { timestamp: l.timestamp } : {}),
+          },
+        });
+        break;
+      }
+      case 'event_msg':
+        if (p.type === 'exec_command_end' && typeof p.call_id === 'string' && typeof p.exit_code === 'number')
+          exitCodes.set(p.call_id, p.exit_code);
+        if (p.type === 'token_count' && p.info) meta.lastTokenCount = p.info;
+        break;
+      default:
+        break; // unknown line types are metadata of newer CLIs
+    }
+    // Items of one turn are grouped together; a non-item line ends the run.
+    if (l.type !== 'response_item' && l.type !== 'event_msg') flushItems();
+  }
+  flushItems();
+  const withExit = messages.map((m) => {
+    const code = m.role === 'tool' && m.toolCallId ? exitCodes.get(m.toolCallId) : undefined;
+    return code === undefined ? m : { ...m, metadata: { ...m.metadata, exitCode: code as Json } };
+  });
+  return {
+    format: 'codex',
+    file: fileName,
+    sessions: [{ id: String(meta.sessionId ?? 'main'), messages: withExit, meta }],
+  };
+}

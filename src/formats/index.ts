@@ -1,0 +1,17 @@
+/**
+ * Importers, exporters and format detection (SPEC D2–D3). Everything other modules need
+ * from src/formats is exported here.
+ */
+export type { FormatName, ExportFormat, ImportedSession, ImportResult } from './types.js';
+export { FORMAT_NAMES, EXPORT_FORMATS } from './types.js';
+export { detectFormat } from './detect.js';
+export { parseSession, readSessionFile, parseFormatName } from './parse-session.js';
+export { selectSession } from './select-session.js';
+export {
+  exportSession,
+  defaultExportFormat,
+  parseExportFormat,
+  type ExportOptions,
+} from './export-session.js';
+export { MAX_SESSION_FILE_BYTES } from './read-file.js';
+export { CANONICAL_FORMAT, CANONICAL_VERSION } from './canonical.js';

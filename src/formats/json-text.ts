@@ -1,0 +1,87 @@
+import { inputError, placeOf } from './input-error.js';
+
+/** One parsed line of a JSON Lines file, with its 1-based line number. */
+export interface JsonLine {
+  line: number;
+  value: unknown;
+}
+
+/** Parses a whole-file JSON document; syntax errors name the file and the line and column. */
+export function parseJson(text: string, fileName?: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw inputError(placeOf(fileName), `malformed JSON (${describeSyntaxError(e as Error, text)})`);
+  }
+}
+
+/** Parses JSON or returns undefined (used where a failure means "try JSON Lines next"). */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses JSON Lines, skipping blank lines; a bad line fails with its line number. */
+export function parseJsonLines(text: string, fileName?: string): JsonLine[] {
+  const out: JsonLine[] = [];
+  let start = 0;
+  let line = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    line++;
+    const raw = text.slice(start, end).trim();
+    if (raw !== '') {
+      try {
+        out.push({ line, value: JSON.parse(raw) });
+      } catch (e) {
+        const last = end >= text.length;
+        const what = last ? 'truncated or malformed JSON' : 'malformed JSON';
+        throw inputError(
+          placeOf(fileName, `line ${line}`),
+          `${what} (${describeSyntaxError(e as Error, raw)})`,
+        );
+      }
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+/** True when the text looks like JSON Lines: several lines that each start with `{`. */
+export function looksLikeJsonLines(text: string): boolean {
+  const lines = firstLines(text, 3);
+  return lines.length >= 2 && lines.every((l) => l.startsWith('{'));
+}
+
+/** The first `n` non-blank lines, trimmed. */
+export function firstLines(text: string, n: number): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (out.length < n && start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const l = text.slice(start, end).trim();
+    if (l !== '') out.push(l);
+    start = end + 1;
+  }
+  return out;
+}
+
+// V8 says "Unexpected token } in JSON at position 12" or "... (line 3 column 5)"; turn a
+// position into line:column so the message points at the spot, and keep it short.
+function describeSyntaxError(e: Error, text: string): string {
+  const msg = e.message.replace(/\s+/g, ' ');
+  const m = /position (\d+)/.exec(msg);
+  if (m && !/line \d+ column/.test(msg)) {
+    const pos = Number(m[1]);
+    const before = text.slice(0, pos);
+    const line = before.split('\n').length;
+    const col = pos - before.lastIndexOf('\n');
+    return `${msg.replace(/ in JSON at position \d+.*$/, '')} at line ${line} column ${col}`;
+  }
+  return msg.length > 160 ? `${msg.slice(0, 159)}…` : msg;
+}

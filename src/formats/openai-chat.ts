@@ -1,0 +1,175 @@
+import { z } from 'zod';
+import type { ContentPart, Content, Json, Message, ToolCall } from '../model/message.js';
+import { validate, placeOf, inputError } from './input-error.js';
+import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
+import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
+import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
+import type { ImportResult } from './types.js';
+
+/** OpenAI Chat Completions messages (SPEC D2). Unknown keys pass through to the residual. */
+const PartSchema = z.looseObject({ type: z.string() });
+const TextPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ToolCallSchema = z.looseObject({
+  id: z.string(),
+  type: z.string().optional(),
+  function: z.looseObject({ name: z.string(), arguments: z.string() }).optional(),
+  custom: z.looseObject({ name: z.string(), input: z.string() }).optional(),
+});
+const ChatMessageSchema = z.looseObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: z.union([z.string(), z.null(), z.array(PartSchema)]).optional(),
+  tool_calls: z.array(ToolCallSchema).optional(),
+  tool_call_id: z.string().optional(),
+});
+type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+function partFromChat(p: Record<string, unknown>, where: string, path: string): ContentPart | undefined {
+  if (p.type === 'text') return { type: 'text', text: validate(TextPartSchema, p, where, path).text };
+  if (p.type === 'image_url' && typeof p.image_url === 'object' && p.image_url !== null) {
+    const img = p.image_url as { url?: unknown; detail?: unknown };
+    if (typeof img.url !== 'string') throw inputError(where, `${path}.image_url.url: expected string`);
+    return { type: 'image', url: img.url, ...(typeof img.detail === 'string' ? { detail: img.detail } : {}) };
+  }
+  if (p.type === 'file' && typeof p.file === 'object' && p.file !== null) {
+    const f = p.file as Record<string, unknown>;
+    return {
+      type: 'file',
+      ...(typeof f.file_id === 'string' ? { fileId: f.file_id } : {}),
+      ...(typeof f.file_data === 'string' ? { data: f.file_data } : {}),
+      ...(typeof f.filename === 'string' ? { filename: f.filename } : {}),
+    };
+  }
+  return undefined; // audio, refusal …: kept by the residual, not modelled
+}
+
+function contentFromChat(c: ChatMessage['content'], where: string, path: string): Content {
+  if (c === undefined || c === null) return '';
+  if (typeof c === 'string') return c;
+  const parts: ContentPart[] = [];
+  c.forEach((p, i) => {
+    const part = partFromChat(p, where, `${path}.content[${i}]`);
+    if (part) parts.push(part);
+  });
+  return parts;
+}
+
+/** Converts one validated Chat Completions message to the canonical model. */
+export function messageFromChat(m: ChatMessage, where: string, path: string): Message {
+  const content = contentFromChat(m.content, where, path);
+  switch (m.role) {
+    case 'system':
+    case 'developer':
+      return { role: 'system', content };
+    case 'user':
+      return { role: 'user', content };
+    case 'tool':
+      if (m.tool_call_id === undefined)
+        throw inputError(where, `${path}.tool_call_id: required on tool messages`);
+      return { role: 'tool', content, toolCallId: m.tool_call_id };
+    case 'assistant': {
+      const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
+        if (c.function) return { id: c.id, name: c.function.name, arguments: c.function.arguments };
+        if (c.custom) return { id: c.id, name: c.custom.name, arguments: '', freeformInput: c.custom.input };
+        throw inputError(where, `${path}.tool_calls[${i}].function: required`);
+      });
+      return calls.length > 0
+        ? { role: 'assistant', content, toolCalls: calls }
+        : { role: 'assistant', content };
+    }
+  }
+}
+
+function partToChat(p: ContentPart): Json {
+  if (p.type === 'text') return { type: 'text', text: p.text };
+  if (p.type === 'image') {
+    const url = p.url ?? `data:${p.mimeType ?? 'image/png'};base64,${p.data ?? ''}`;
+    return { type: 'image_url', image_url: p.detail ? { url, detail: p.detail } : { url } };
+  }
+  const file: Record<string, Json> = {};
+  if (p.fileId !== undefined) file.file_id = p.fileId;
+  if (p.data !== undefined) file.file_data = p.data;
+  if (p.filename !== undefined) file.filename = p.filename;
+  return { type: 'file', file };
+}
+
+function contentToChat(c: Content): Json {
+  return typeof c === 'string' ? c : c.map(partToChat);
+}
+
+/** The plain Chat Completions message for a canonical message (no residual). */
+export function messageToChat(m: Message): Json {
+  switch (m.role) {
+    case 'system':
+    case 'user':
+      return { role: m.role, content: contentToChat(m.content) };
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: contentToChat(m.content) };
+    case 'assistant': {
+      const calls = m.toolCalls ?? [];
+      const empty = typeof m.content === 'string' ? m.content === '' : m.content.length === 0;
+      const out: Record<string, Json> = {
+        role: 'assistant',
+        content: empty && calls.length > 0 ? null : contentToChat(m.content),
+      };
+      if (calls.length > 0)
+        out.tool_calls = calls.map((c): Json =>
+          c.freeformInput !== undefined
+            ? { id: c.id, type: 'custom', custom: { name: c.name, input: c.freeformInput } }
+            : { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } },
+        );
+      return out;
+    }
+  }
+}
+
+const buildGroup = (ms: readonly Message[]): Json[] => ms.map(messageToChat);
+
+/** Imports a Chat Completions document: a JSON array, `{messages:[…]}` or JSONL (one message a line). */
+export function importOpenAIChat(text: string, fileName?: string): ImportResult {
+  const where = placeOf(fileName);
+  const trimmed = text.trimStart();
+  let shape: DocumentShape;
+  let entries: Array<{ value: unknown; where: string; path: string }>;
+  let envelope: Record<string, Json> | undefined;
+  if (trimmed.startsWith('[')) {
+    shape = 'array';
+    const arr = parseJson(text, fileName) as unknown[];
+    entries = arr.map((value, i) => ({ value, where, path: `[${i}]` }));
+  } else {
+    const doc = tryParseJson(text);
+    if (doc && typeof doc === 'object' && Array.isArray((doc as { messages?: unknown }).messages)) {
+      shape = 'object';
+      envelope = envelopeOf(doc as Record<string, unknown>, 'messages');
+      entries = (doc as { messages: unknown[] }).messages.map((value, i) => ({
+        value,
+        where,
+        path: `messages[${i}]`,
+      }));
+    } else {
+      if (trimmed === '') throw inputError(where, 'empty input');
+      shape = 'jsonl';
+      entries = parseJsonLines(text, fileName).map((l) => ({
+        value: l.value,
+        where: placeOf(fileName, `line ${l.line}`),
+        path: '',
+      }));
+    }
+  }
+  const groups: ImportedGroup[] = entries.map((e) => {
+    const m = validate(ChatMessageSchema, e.value, e.where, e.path);
+    return { raw: [e.value as Json], messages: [messageFromChat(m, e.where, e.path || 'message')] };
+  });
+  const messages = attachRoundTrip('openai-chat', groups, buildGroup);
+  return {
+    format: 'openai-chat',
+    file: fileName,
+    sessions: [{ id: 'main', messages, meta: { provider: { format: 'openai-chat', shape, envelope } } }],
+  };
+}
+
+/** Exports canonical messages as Chat Completions messages. */
+export function exportOpenAIChat(messages: readonly Message[], meta?: Record<string, unknown>): string {
+  const items = exportGroups('openai-chat', messages, buildGroup, () => 1);
+  const p = providerMetaFor(meta, 'openai-chat');
+  return writeDocument(items, 'messages', p?.shape ?? 'object', p?.envelope);
+}

@@ -1,0 +1,239 @@
+import { z } from 'zod';
+import type { Content, ContentPart, Json, Message, ToolCall } from '../model/message.js';
+import { inputError, placeOf, validate } from './input-error.js';
+import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
+import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
+import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
+import type { ImportResult } from './types.js';
+
+/** OpenAI Responses input items (SPEC D2). Opaque items (reasoning, compaction …) ride in reasoningDetails. */
+const ItemSchema = z.looseObject({ type: z.string().optional(), role: z.string().optional() });
+const PartSchema = z.looseObject({ type: z.string() });
+const MessageItemSchema = z.looseObject({
+  role: z.enum(['user', 'assistant', 'system', 'developer']),
+  content: z.union([z.string(), z.array(PartSchema)]),
+});
+const FunctionCallSchema = z.looseObject({ call_id: z.string(), name: z.string(), arguments: z.string() });
+const CustomCallSchema = z.looseObject({ call_id: z.string(), name: z.string(), input: z.string() });
+const OutputSchema = z.looseObject({
+  call_id: z.string(),
+  output: z.union([z.string(), z.array(PartSchema)]),
+});
+
+type Item = Record<string, unknown>;
+
+function partFromResponses(p: Item, where: string, path: string): ContentPart | undefined {
+  if (p.type === 'input_text' || p.type === 'output_text') {
+    if (typeof p.text !== 'string') throw inputError(where, `${path}.text: expected string`);
+    return { type: 'text', text: p.text };
+  }
+  if (p.type === 'input_image') {
+    const img: ContentPart = { type: 'image' };
+    if (typeof p.image_url === 'string') img.url = p.image_url;
+    if (typeof p.detail === 'string') img.detail = p.detail;
+    return img;
+  }
+  if (p.type === 'input_file') {
+    const f: ContentPart = { type: 'file' };
+    if (typeof p.file_id === 'string') f.fileId = p.file_id;
+    if (typeof p.file_data === 'string') f.data = p.file_data;
+    if (typeof p.file_url === 'string') f.url = p.file_url;
+    if (typeof p.filename === 'string') f.filename = p.filename;
+    return f;
+  }
+  return undefined; // refusal and newer part types: residual only
+}
+
+/** Canonical content from Responses content (a string or typed parts). */
+export function contentFromResponses(c: string | Item[], where: string, path: string): Content {
+  if (typeof c === 'string') return c;
+  const out: ContentPart[] = [];
+  c.forEach((p, i) => {
+    const part = partFromResponses(p, where, `${path}[${i}]`);
+    if (part) out.push(part);
+  });
+  return out;
+}
+
+function partToResponses(p: ContentPart, assistant: boolean): Json {
+  if (p.type === 'text') return { type: assistant ? 'output_text' : 'input_text', text: p.text };
+  if (p.type === 'image') {
+    const out: Record<string, Json> = { type: 'input_image' };
+    const url =
+      p.url ?? (p.data !== undefined ? `data:${p.mimeType ?? 'image/png'};base64,${p.data}` : undefined);
+    if (url !== undefined) out.image_url = url;
+    out.detail = p.detail ?? 'auto';
+    return out;
+  }
+  const out: Record<string, Json> = { type: 'input_file' };
+  if (p.fileId !== undefined) out.file_id = p.fileId;
+  if (p.data !== undefined) out.file_data = p.data;
+  if (p.url !== undefined) out.file_url = p.url;
+  if (p.filename !== undefined) out.filename = p.filename;
+  return out;
+}
+
+function contentToResponses(c: Content, assistant: boolean): Json {
+  if (typeof c === 'string') return assistant ? [{ type: 'output_text', text: c }] : c;
+  return c.map((p) => partToResponses(p, assistant));
+}
+
+function isEmpty(c: Content): boolean {
+  return typeof c === 'string' ? c === '' : c.length === 0;
+}
+
+/** Builds Responses items from canonical messages; `customCalls` names call ids of freeform tools. */
+function buildItems(ms: readonly Message[], customCalls: ReadonlySet<string>): Json[] {
+  const out: Json[] = [];
+  for (const m of ms) {
+    if (m.role === 'assistant') {
+      out.push(...(m.reasoningDetails ?? []));
+      if (!isEmpty(m.content) || (!m.toolCalls?.length && !m.reasoningDetails?.length))
+        out.push({ type: 'message', role: 'assistant', content: contentToResponses(m.content, true) });
+      for (const c of m.toolCalls ?? [])
+        out.push(
+          c.freeformInput !== undefined
+            ? { type: 'custom_tool_call', call_id: c.id, name: c.name, input: c.freeformInput }
+            : { type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments },
+        );
+    } else if (m.role === 'tool') {
+      const id = m.toolCallId ?? '';
+      const output = typeof m.content === 'string' ? m.content : contentToResponses(m.content, false);
+      out.push({
+        type: customCalls.has(id) ? 'custom_tool_call_output' : 'function_call_output',
+        call_id: id,
+        output,
+      });
+    } else out.push({ type: 'message', role: m.role, content: contentToResponses(m.content, false) });
+  }
+  return out;
+}
+
+function customCallIds(ms: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const m of ms) for (const c of m.toolCalls ?? []) if (c.freeformInput !== undefined) ids.add(c.id);
+  return ids;
+}
+
+interface Entry {
+  value: unknown;
+  where: string;
+  path: string;
+}
+
+/**
+ * Groups items into canonical messages: an assistant turn gathers opaque items, at most
+ * one assistant message and the calls after it; every other item is its own message.
+ */
+export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
+  const groups: ImportedGroup[] = [];
+  let turn: { raw: Json[]; m: Message; hasMessage: boolean } | undefined;
+  const flush = () => {
+    if (turn) groups.push({ raw: turn.raw, messages: [turn.m] });
+    turn = undefined;
+  };
+  const openTurn = () => (turn ??= { raw: [], m: { role: 'assistant', content: '' }, hasMessage: false });
+  for (const e of entries) {
+    const item = validate(ItemSchema, e.value, e.where, e.path);
+    const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+    if (type === undefined) throw inputError(e.where, `${e.path || 'item'}.type: required`);
+    if (type === 'message') {
+      const mi = validate(MessageItemSchema, item, e.where, e.path);
+      const content = contentFromResponses(mi.content as string | Item[], e.where, `${e.path}.content`);
+      if (mi.role === 'assistant') {
+        if (turn && (turn.hasMessage || turn.m.toolCalls)) flush();
+        const t = openTurn();
+        t.raw.push(item as Json);
+        t.m.content = content;
+        t.hasMessage = true;
+        continue;
+      }
+      flush();
+      groups.push({
+        raw: [item as Json],
+        messages: [{ role: mi.role === 'developer' ? 'system' : mi.role, content }],
+      });
+    } else if (type === 'function_call' || type === 'custom_tool_call') {
+      const t = openTurn();
+      let call: ToolCall;
+      if (type === 'function_call') {
+        const c = validate(FunctionCallSchema, item, e.where, e.path);
+        call = { id: c.call_id, name: c.name, arguments: c.arguments };
+      } else {
+        const c = validate(CustomCallSchema, item, e.where, e.path);
+        call = { id: c.call_id, name: c.name, arguments: '', freeformInput: c.input };
+      }
+      t.raw.push(item as Json);
+      (t.m.toolCalls ??= []).push(call);
+    } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
+      flush();
+      const o = validate(OutputSchema, item, e.where, e.path);
+      const content =
+        typeof o.output === 'string'
+          ? o.output
+          : contentFromResponses(o.output as Item[], e.where, `${e.path}.output`);
+      groups.push({ raw: [item as Json], messages: [{ role: 'tool', content, toolCallId: o.call_id }] });
+    } else {
+      // reasoning, compaction, web_search_call, item_reference …: opaque, verbatim.
+      if (turn && (turn.hasMessage || turn.m.toolCalls)) flush();
+      const t = openTurn();
+      t.raw.push(item as Json);
+      (t.m.reasoningDetails ??= []).push(item as Json);
+      if (type === 'reasoning' && Array.isArray(item.summary)) {
+        const text = (item.summary as Item[])
+          .map((s) => (typeof s.text === 'string' ? s.text : ''))
+          .join('\n');
+        if (text !== '') t.m.reasoning = t.m.reasoning ? `${t.m.reasoning}\n${text}` : text;
+      }
+    }
+  }
+  flush();
+  return groups;
+}
+
+/** A builder bound to the call ids of freeform tools in the whole export. */
+export function responsesBuilder(all: readonly Message[]): (ms: readonly Message[]) => Json[] {
+  const custom = customCallIds(all);
+  return (ms) => buildItems(ms, custom);
+}
+
+/** Imports Responses input items: a JSON array, `{input:[…]}` or JSONL (one item a line). */
+export function importOpenAIResponses(text: string, fileName?: string): ImportResult {
+  const where = placeOf(fileName);
+  let shape: DocumentShape;
+  let envelope: Record<string, Json> | undefined;
+  let entries: Entry[];
+  const doc = text.trimStart().startsWith('[') ? parseJson(text, fileName) : tryParseJson(text);
+  if (Array.isArray(doc)) {
+    shape = 'array';
+    entries = doc.map((value, i) => ({ value, where, path: `[${i}]` }));
+  } else if (doc && typeof doc === 'object' && Array.isArray((doc as { input?: unknown }).input)) {
+    shape = 'object';
+    envelope = envelopeOf(doc as Record<string, unknown>, 'input');
+    entries = (doc as { input: unknown[] }).input.map((value, i) => ({ value, where, path: `input[${i}]` }));
+  } else {
+    if (doc && typeof doc === 'object' && 'input' in doc)
+      throw inputError(where, 'input: expected an array of items');
+    shape = 'jsonl';
+    entries = parseJsonLines(text, fileName).map((l) => ({
+      value: l.value,
+      where: placeOf(fileName, `line ${l.line}`),
+      path: '',
+    }));
+  }
+  const groups = itemsToGroups(entries);
+  const all = groups.flatMap((g) => g.messages);
+  const messages = attachRoundTrip('openai-responses', groups, responsesBuilder(all));
+  return {
+    format: 'openai-responses',
+    file: fileName,
+    sessions: [{ id: 'main', messages, meta: { provider: { format: 'openai-responses', shape, envelope } } }],
+  };
+}
+
+/** Exports canonical messages as Responses input items. */
+export function exportOpenAIResponses(messages: readonly Message[], meta?: Record<string, unknown>): string {
+  const items = exportGroups('openai-responses', messages, responsesBuilder(messages), () => 1);
+  const p = providerMetaFor(meta, 'openai-responses');
+  return writeDocument(items, 'input', p?.shape ?? 'object', p?.envelope);
+}

@@ -1,0 +1,59 @@
+import { UserError } from '../cli/errors.js';
+import { importAider } from './aider.js';
+import { importAnthropic } from './anthropic.js';
+import { importCanonical } from './canonical.js';
+import { importClaudeCode } from './claude-code.js';
+import { importCodex } from './codex.js';
+import { detectFormat } from './detect.js';
+import { importGeminiCli } from './gemini-cli.js';
+import { inputError, placeOf } from './input-error.js';
+import { importMiniSweAgent } from './mini-swe-agent.js';
+import { importOpenAIChat } from './openai-chat.js';
+import { importOpenAIResponses } from './openai-responses.js';
+import { importOpenHands } from './openhands.js';
+import { readSessionText } from './read-file.js';
+import { importSweAgent } from './swe-agent.js';
+import { fillToolNames } from './tool-names.js';
+import { FORMAT_NAMES, type FormatName, type ImportResult } from './types.js';
+
+const IMPORTERS: Record<FormatName, (text: string, fileName?: string) => ImportResult> = {
+  canonical: importCanonical,
+  'openai-chat': importOpenAIChat,
+  'openai-responses': importOpenAIResponses,
+  anthropic: importAnthropic,
+  'swe-agent': importSweAgent,
+  'mini-swe-agent': importMiniSweAgent,
+  openhands: importOpenHands,
+  'claude-code': importClaudeCode,
+  aider: importAider,
+  codex: importCodex,
+  'gemini-cli': importGeminiCli,
+};
+
+/** Checks a `--from` value. */
+export function parseFormatName(value: string): FormatName {
+  if ((FORMAT_NAMES as readonly string[]).includes(value)) return value as FormatName;
+  throw new UserError(`unknown format '${value}' (expected one of: ${FORMAT_NAMES.join(', ')})`);
+}
+
+/**
+ * Parses session text in the given or detected format (SPEC D2). Every error is a
+ * one-line UserError naming the file, line or entry, and field (D3). Tool results get
+ * the name of the call they answer when the format does not record it.
+ */
+export function parseSession(
+  text: string,
+  opts: { from?: FormatName; fileName?: string } = {},
+): ImportResult {
+  if (text.includes('\u0000'))
+    throw inputError(placeOf(opts.fileName), 'binary data (NUL byte), expected a text session file');
+  const format = opts.from ?? detectFormat(text, opts.fileName);
+  const result = IMPORTERS[format](text, opts.fileName);
+  for (const s of result.sessions) s.messages = fillToolNames(s.messages);
+  return result;
+}
+
+/** Reads and parses a session file (size, binary and UTF-8 checks first; see {@link readSessionText}). */
+export function readSessionFile(path: string, opts: { from?: FormatName } = {}): ImportResult {
+  return parseSession(readSessionText(path), { from: opts.from, fileName: path });
+}

@@ -1,0 +1,70 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { inputError } from './input-error.js';
+
+/**
+ * Largest session file we read: 256 MiB. The largest real transcript in the corpus is
+ * 2 MB; the limit keeps one file well under V8's ~512 MiB string ceiling and leaves heap
+ * room for JSON.parse (which needs several times the text size), so a huge or runaway
+ * file fails fast with a one-line error instead of an out-of-memory crash (D3).
+ */
+export const MAX_SESSION_FILE_BYTES = 256 * 1024 * 1024;
+
+// How much of the head is checked for NUL bytes before the whole file is read.
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * Reads a session file as UTF-8 text. Fails with a one-line error naming the file when it
+ * is missing, a directory, too large, binary (NUL bytes) or not valid UTF-8.
+ */
+export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES): string {
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (st.isDirectory()) throw inputError(path, 'is a directory, expected a session file');
+    size = st.size;
+  } catch (e) {
+    if (e instanceof Error && e.name === 'UserError') throw e;
+    throw inputError(path, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (size > maxBytes)
+    throw inputError(
+      path,
+      `file is ${formatMiB(size)}, larger than the ${formatMiB(maxBytes)} limit for session files`,
+    );
+  let buf: Buffer;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
+    readSync(fd, head, 0, head.length, 0);
+    checkNotBinary(head, path);
+    buf = Buffer.alloc(size);
+    let off = 0;
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, off);
+      if (n === 0) break;
+      off += n;
+    }
+    buf = buf.subarray(0, off);
+  } catch (e) {
+    if (e instanceof Error && e.name === 'UserError') throw e;
+    throw inputError(path, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  checkNotBinary(buf, path);
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
+  } catch {
+    throw inputError(path, 'not valid UTF-8 text (binary file?)');
+  }
+}
+
+function checkNotBinary(buf: Uint8Array, path: string): void {
+  const at = buf.indexOf(0);
+  if (at >= 0) throw inputError(path, `binary data (NUL byte at offset ${at}), expected a text session file`);
+}
+
+function formatMiB(n: number): string {
+  return `${(n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0)} MiB`;
+}

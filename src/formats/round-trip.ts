@@ -1,0 +1,97 @@
+import type { Json, Message } from '../model/message.js';
+import { applyExtrasOnly, applyPatch, diff, fingerprint, type Patch } from './residual.js';
+import type { ExportFormat } from './types.js';
+
+/**
+ * Stored in `metadata.roundTrip` of messages imported from a provider format: which
+ * provider objects (a "group") they came from, and on the group's first message the
+ * fingerprint and residual patch that restore the original JSON exactly.
+ */
+export interface RoundTrip {
+  format: ExportFormat;
+  group: number;
+  fp?: string;
+  patch?: Patch;
+}
+
+/** Provider objects and the canonical messages made from them. */
+export interface ImportedGroup {
+  raw: Json[];
+  messages: Message[];
+}
+
+/** Builds provider objects from a run of canonical messages (the plain exporter). */
+export type GroupBuilder = (messages: readonly Message[]) => Json[];
+
+/** How many messages from `start` form one provider group when no round-trip marker says so. */
+export type DefaultGrouping = (messages: readonly Message[], start: number) => number;
+
+function roundTripOf(m: Message, format: ExportFormat): RoundTrip | undefined {
+  const rt = m.metadata?.roundTrip as RoundTrip | undefined;
+  return rt && typeof rt === 'object' && rt.format === format && typeof rt.group === 'number'
+    ? rt
+    : undefined;
+}
+
+/**
+ * Marks each group's messages with their group number and stores, on the first one, what
+ * the plain exporter gets wrong about the original objects.
+ */
+export function attachRoundTrip(
+  format: ExportFormat,
+  groups: ImportedGroup[],
+  build: GroupBuilder,
+): Message[] {
+  const out: Message[] = [];
+  groups.forEach((g, group) => {
+    if (g.messages.length === 0) return;
+    const patch = diff(g.raw, build(g.messages));
+    g.messages.forEach((m, i) => {
+      const rt: RoundTrip = { format, group };
+      if (i === 0 && patch) Object.assign(rt, { fp: fingerprint(g.messages), patch });
+      out.push({ ...m, metadata: { ...(m.metadata ?? {}), roundTrip: rt as unknown as Json } });
+    });
+  });
+  return out;
+}
+
+/**
+ * Exports messages as provider objects: consecutive messages of one imported group are
+ * rebuilt together and get their residual back (all of it when unchanged since import,
+ * only unknown top-level keys otherwise); unmarked messages use the format's default grouping.
+ */
+export function exportGroups(
+  format: ExportFormat,
+  messages: readonly Message[],
+  build: GroupBuilder,
+  defaultGrouping: DefaultGrouping,
+): Json[] {
+  const out: Json[] = [];
+  let i = 0;
+  while (i < messages.length) {
+    const rt = roundTripOf(messages[i], format);
+    let n = 1;
+    if (rt) {
+      while (i + n < messages.length && roundTripOf(messages[i + n], format)?.group === rt.group) n++;
+    } else n = Math.max(1, defaultGrouping(messages, i));
+    const run = messages.slice(i, i + n);
+    let built = build(run);
+    if (rt?.patch) {
+      built =
+        rt.fp === fingerprint(run)
+          ? (applyPatch(built, rt.patch) as Json[])
+          : applyExtrasOnly(built, rt.patch);
+    }
+    out.push(...built);
+    i += n;
+  }
+  return out;
+}
+
+/** Strips provider round-trip markers (used when exporting to a different format). */
+export function withoutRoundTrip(m: Message): Message {
+  if (!m.metadata || !('roundTrip' in m.metadata)) return m;
+  const { roundTrip: _drop, ...rest } = m.metadata;
+  const { metadata: _old, ...bare } = m;
+  return Object.keys(rest).length > 0 ? { ...bare, metadata: rest } : bare;
+}
