@@ -80,19 +80,17 @@ export function errorFactsFromJson(json: unknown): ErrorFacts {
   return {
     code: str(inner.code) ?? str(details?.error_code) ?? str(inner.status),
     type: str(inner.type) === 'error' ? undefined : str(inner.type),
-    message: str(inner.message),
+    message: str(inner.message) ?? (typeof root.error === 'string' ? root.error : undefined),
   };
 }
 
 /** Parses an error body text; non-JSON bodies become the message (bounded later). */
 export function errorFactsFromBody(status: number | undefined, bodyText: string): ErrorFacts {
-  let facts: ErrorFacts = {};
   try {
-    facts = errorFactsFromJson(JSON.parse(bodyText));
+    return { ...errorFactsFromJson(JSON.parse(bodyText)), status };
   } catch {
-    facts = { message: bodyText.trim() || undefined };
+    return { message: bodyText.trim() || undefined, status };
   }
-  return { ...facts, status };
 }
 
 /** Classification order (wire-formats §2.4): HTTP status → error.code → error.type → message regex. */
