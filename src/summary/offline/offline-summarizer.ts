@@ -1,0 +1,65 @@
+import { createEstimator, type Estimator } from '../../estimate/estimator.js';
+import type { SummaryClient, SummaryRequest, SummaryResponse } from '../../providers/types.js';
+import { loadSummaryPrompt } from '../prompt.js';
+import { extractSessionFacts } from './extract.js';
+import { renderSummary, SECTION_KEYS } from './render.js';
+
+/** Provider and model names the offline summarizer reports. */
+export const OFFLINE_PROVIDER = 'offline';
+export const OFFLINE_MODEL = 'compactor-offline-v1';
+
+/** Output budget when the request sets none (VT Code's summary cap). */
+export const OFFLINE_DEFAULT_MAX_OUTPUT_TOKENS = 4_096;
+
+/** Options of {@link createOfflineSummarizer}. */
+export interface OfflineSummarizerOptions {
+  /** Estimator for output bounding (default: a fresh o200k estimator). */
+  estimator?: Estimator;
+  /** Output budget when a request has no `maxOutputTokens` (default 4,096). */
+  maxOutputTokens?: number;
+  /** Prompt version whose headings are used (default summary-v1). */
+  promptVersion?: string;
+}
+
+/**
+ * §14: the embedded offline summarizer, a {@link SummaryClient} that needs no network and
+ * is deterministic (same request → byte-identical summary). It reads the fork and writes
+ * the L8 sections: goal and user restrictions, checks by status, every command with its
+ * exit code (repeats folded), files read and modified, de-duplicated errors, pending
+ * approvals and session ids, and the plan. Assistant text is quoted only as an unverified
+ * claim. The output never exceeds `maxOutputTokens`: whole lines are left out by priority
+ * and each section states how many it omitted, so it always finishes with `stop` — except
+ * when the headings alone do not fit, where it returns the cut text with `length` (which
+ * §14 validation then rejects). A previous Compactor summary inside the fork is carried
+ * forward section by section rather than summarized again.
+ */
+export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}): SummaryClient {
+  const estimator = options.estimator ?? createEstimator();
+  const prompt = loadSummaryPrompt(options.promptVersion);
+  if (prompt.sections.length !== SECTION_KEYS.length)
+    throw new Error(
+      `summary prompt ${prompt.version} has ${prompt.sections.length} sections; the offline summarizer expects ${SECTION_KEYS.length}`,
+    );
+  return {
+    provider: OFFLINE_PROVIDER,
+    model: OFFLINE_MODEL,
+    summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse> {
+      if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+      const facts = extractSessionFacts(request.messages);
+      const rendered = renderSummary(facts, {
+        estimator,
+        maxOutputTokens:
+          request.maxOutputTokens ?? options.maxOutputTokens ?? OFFLINE_DEFAULT_MAX_OUTPUT_TOKENS,
+        headings: prompt.sections,
+      });
+      return Promise.resolve({
+        text: rendered.text,
+        finishReason: rendered.finishReason,
+        usage: {
+          inputTokens: estimator.history(request.messages),
+          outputTokens: estimator.text(rendered.text),
+        },
+      });
+    },
+  };
+}
