@@ -98,7 +98,7 @@ export function describePath(path: Path): string {
     const payload = { ...(e as Record<string, unknown>) };
     delete payload.type;
     const detail = JSON.stringify(payload.output ?? payload.error ?? {});
-    const short = detail === '{}' ? '' : ` ${detail.length > 60 ? `${detail.slice(0, 57)}...` : detail}`;
+    const short = detail === '{}' ? '' : ` ${detail.length > 40 ? `${detail.slice(0, 37)}...` : detail}`;
     return `${eventLabel(e.type)}${short}`;
   };
   return path.steps.map((s) => label(s.event)).join(' → ');
@@ -147,7 +147,7 @@ export async function runPath(
   const clock = new SimulatedClock();
   const transitions = new Set<string>();
   const inspect = (e: InspectionEvent): void => {
-    if (e.type === '@xstate.microstep' && e.actorRef === actor)
+    if (e.type === '@xstate.microstep' && isRoot(e))
       for (const t of e._transitions) transitions.add(transitionKey(t));
   };
   let actor: AnyActorRef = createActor(machine, { input, clock, inspect });
@@ -190,6 +190,11 @@ export async function runPath(
     previous = step.state;
   }
   return { actor, stubs, reinvoked, transitions };
+}
+
+/** Whether an inspection event is about the root actor (children's microsteps are not counted). */
+function isRoot(e: InspectionEvent): boolean {
+  return e.actorRef.sessionId === e.rootId;
 }
 
 /** A stable key of a transition: source id, event type and its index among that event's candidates. */
@@ -246,8 +251,11 @@ export function coverageOf(
   const machine = model.machine.provide({ actors: never });
   for (const { input, path } of paths) {
     const inspect = (e: InspectionEvent): void => {
-      if (e.type !== '@xstate.microstep' || e.actorRef !== actor) return;
-      for (const t of e._transitions) transitions.add(transitionKey(t));
+      if (e.type !== '@xstate.microstep' || !isRoot(e)) return;
+      for (const t of e._transitions) {
+        transitions.add(transitionKey(t));
+        states.add(t.source.id); // transient sources never show in a settled snapshot
+      }
       for (const id of activeStateIds(machine.id, (e.snapshot as Snap).value)) states.add(id);
     };
     const actor = createActor(machine, { input: input.input, clock: new SimulatedClock(), inspect });
