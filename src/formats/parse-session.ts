@@ -53,7 +53,15 @@ export function parseSession(
   return result;
 }
 
-/** Reads and parses a session file (size, binary and UTF-8 checks first; see {@link readSessionText}). */
-export function readSessionFile(path: string, opts: { from?: FormatName } = {}): ImportResult {
-  return parseSession(readSessionText(path), { from: opts.from, fileName: path });
+/**
+ * Reads and parses a session file (size, binary and UTF-8 checks first; see
+ * {@link readSessionText}). `displayName` is how errors and the result name the file
+ * (default: `path`), e.g. the path as the user typed it.
+ */
+export function readSessionFile(
+  path: string,
+  opts: { from?: FormatName; displayName?: string } = {},
+): ImportResult {
+  const name = opts.displayName ?? path;
+  return parseSession(readSessionText(path, undefined, name), { from: opts.from, fileName: name });
 }

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { UserError } from '../cli/errors.js';
 import { inputError } from './input-error.js';
 
 /**
@@ -13,22 +14,23 @@ export const MAX_SESSION_FILE_BYTES = 256 * 1024 * 1024;
 const SNIFF_BYTES = 64 * 1024;
 
 /**
- * Reads a session file as UTF-8 text. Fails with a one-line error naming the file when it
+ * Reads a session file as UTF-8 text (errors name it `displayName`). Fails with a one-line error naming the file when it
  * is missing, a directory, too large, binary (NUL bytes) or not valid UTF-8.
  */
-export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES): string {
+export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES, displayName = path): string {
+  const name = displayName;
   let size: number;
   try {
     const st = statSync(path);
-    if (st.isDirectory()) throw inputError(path, 'is a directory, expected a session file');
+    if (st.isDirectory()) throw inputError(name, 'is a directory, expected a session file');
     size = st.size;
   } catch (e) {
-    if (e instanceof Error && e.name === 'UserError') throw e;
-    throw inputError(path, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    if (e instanceof UserError) throw e;
+    throw inputError(name, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   if (size > maxBytes)
     throw inputError(
-      path,
+      name,
       `file is ${formatMiB(size)}, larger than the ${formatMiB(maxBytes)} limit for session files`,
     );
   let buf: Buffer;
@@ -37,7 +39,7 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES)
     fd = openSync(path, 'r');
     const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
     readSync(fd, head, 0, head.length, 0);
-    checkNotBinary(head, path);
+    checkNotBinary(head, name);
     buf = Buffer.alloc(size);
     let off = 0;
     while (off < size) {
@@ -47,16 +49,16 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES)
     }
     buf = buf.subarray(0, off);
   } catch (e) {
-    if (e instanceof Error && e.name === 'UserError') throw e;
-    throw inputError(path, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    if (e instanceof UserError) throw e;
+    throw inputError(name, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  checkNotBinary(buf, path);
+  checkNotBinary(buf, name);
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
   } catch {
-    throw inputError(path, 'not valid UTF-8 text (binary file?)');
+    throw inputError(name, 'not valid UTF-8 text (binary file?)');
   }
 }
 

@@ -1,0 +1,104 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Command, CommandContext, ParsedArgs } from '../command.js';
+import { UserError } from '../errors.js';
+import { parseFlags } from '../flags.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
+import {
+  defaultExportFormat,
+  exportSession,
+  parseExportFormat,
+  parseFormatName,
+  readSessionFile,
+  selectSession,
+} from '../../formats/index.js';
+
+const FlagsSchema = z.object({
+  from: z.string().optional(),
+  to: z.string().optional(),
+  out: z.string().min(1, 'expected a file path').optional(),
+  session: z.string().min(1, 'expected a session id or index').optional(),
+  json: z.boolean().optional(),
+});
+
+/** The single FILE positional of a command, resolved against the working directory. */
+export function fileArgument(
+  command: string,
+  args: ParsedArgs,
+  ctx: CommandContext,
+): { path: string; shown: string } {
+  const [file, ...extra] = args.positionals;
+  if (file === undefined)
+    throw new UserError(`compactor ${command}: missing FILE (see compactor ${command} --help)`);
+  if (extra.length > 0) throw new UserError(`compactor ${command}: unexpected argument '${extra[0]}'`);
+  return { path: isAbsolute(file) ? file : resolve(ctx.cwd, file), shown: file };
+}
+
+/** `compactor import`: converts a session file to a provider format or the canonical one (SPEC D2–D3). */
+export const command: Command = {
+  name: 'import',
+  summary: 'convert a session file (transcript or provider JSON) to canonical or a provider format',
+  help: `Usage: compactor import FILE [--from FORMAT] [--to FORMAT] [--out FILE] [--session ID] [--json]
+
+Reads a session (format detected, or --from), picks one session and writes its messages.
+
+  --from FORMAT   canonical, openai-chat, openai-responses, anthropic, swe-agent,
+                  mini-swe-agent, openhands, claude-code, aider, codex, gemini-cli
+  --to FORMAT     openai-chat | anthropic | responses | canonical
+                  (default: provider formats keep their format, transcripts → canonical)
+  --out FILE      write there atomically instead of stdout
+  --session ID    session id or 0-based index (default: the main session with most messages)
+  --json          print a JSON report (format, sessions, counts, out path) instead of the messages
+
+Bad input fails with one line naming the file, line or entry and field; exit code 2.`,
+  options: {
+    from: { type: 'string' },
+    to: { type: 'string' },
+    out: { type: 'string' },
+    session: { type: 'string' },
+  },
+  async run(args, ctx) {
+    const flags = parseFlags('import', FlagsSchema, args.values);
+    const { path, shown } = fileArgument('import', args, ctx);
+    const from = flags.from !== undefined ? parseFormatName(flags.from) : undefined;
+    const to = flags.to !== undefined ? parseExportFormat(flags.to) : undefined;
+    const result = readSessionFile(path, { from, displayName: shown });
+    const session = selectSession(result, flags.session);
+    const target = to ?? defaultExportFormat(result.format);
+    const text = exportSession(session.messages, target, { meta: session.meta, id: session.id });
+    let outPath: string | undefined;
+    if (flags.out !== undefined) {
+      outPath = isAbsolute(flags.out) ? flags.out : resolve(ctx.cwd, flags.out);
+      try {
+        writeFileAtomic(outPath, text);
+      } catch (e) {
+        throw new UserError(
+          `${flags.out}: cannot write output (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      }
+    }
+    if (flags.json) {
+      const report = {
+        file: shown,
+        format: result.format,
+        to: target,
+        session: session.id,
+        out: flags.out ?? null,
+        bytes: Buffer.byteLength(text),
+        sessions: result.sessions.map((s) => ({
+          id: s.id,
+          messages: s.messages.length,
+          toolCalls: s.messages.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0),
+          toolResults: s.messages.filter((m) => m.role === 'tool').length,
+          sidechain: s.meta.sidechain === true,
+        })),
+      };
+      ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else if (flags.out !== undefined) {
+      ctx.stdout.write(
+        `${shown}: ${result.format}, session ${session.id} (${session.messages.length} messages) → ${flags.out} (${target})\n`,
+      );
+    } else ctx.stdout.write(text);
+    return 0;
+  },
+};

@@ -1,0 +1,8 @@
+/** Session statistics (the pure part of `compactor stats`). */
+export {
+  computeSessionStats,
+  type SessionStats,
+  type ToolStats,
+  type LargestResult,
+  type StatsOptions,
+} from './session-stats.js';
