@@ -7,4 +7,6 @@ import type { Command } from '../command.js';
 export const commands: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./import.js')).command,
   stats: async () => (await import('./stats.js')).command,
+  plan: async () => (await import('./plan.js')).planCommand,
+  project: async () => (await import('./project.js')).projectCommand,
 };

@@ -1,0 +1,197 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { Command, CommandContext, ParsedArgs } from '../command.js';
+import { UserError } from '../errors.js';
+import { flag, parseFlags } from '../flags.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
+import { createEstimator, type Estimator } from '../../estimate/estimator.js';
+import type { Message } from '../../model/message.js';
+import {
+  defaultExportFormat,
+  exportSession,
+  parseExportFormat,
+  parseFormatName,
+  readSessionFile,
+  selectSession,
+} from '../../formats/index.js';
+import {
+  completeClearingPolicy,
+  projectRequest,
+  type ClearingPolicy,
+  type ProjectedRequest,
+} from '../../projection/index.js';
+import { LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
+
+const ProjectFlagsSchema = LimitFlagsSchema.extend({
+  'keep-tool-uses': flag.nonNegInt.optional(),
+  'keep-recent-batches': flag.nonNegInt.optional(),
+  'no-clear-inputs': z.boolean().optional(),
+  'no-clearing': z.boolean().optional(),
+  from: z.string().optional(),
+  session: z.string().optional(),
+  out: z.string().min(1, 'expected a file path').optional(),
+  to: z.string().optional(),
+  json: z.boolean().optional(),
+});
+type ProjectFlags = z.infer<typeof ProjectFlagsSchema>;
+
+/** Estimated tokens of the session's leading system messages: the default prompt prefix. */
+function leadingSystemTokens(messages: readonly Message[], est: Estimator): number {
+  let n = 0;
+  for (const m of messages) {
+    if (m.role !== 'system') break;
+    n += est.message(m);
+  }
+  return n;
+}
+
+/** Clearing policy from config with flags on top. */
+function policyFrom(flags: ProjectFlags, ctx: CommandContext): Partial<ClearingPolicy> {
+  const cfg = ctx.config.toolResultClearing ?? {};
+  return {
+    ...cfg,
+    ...(flags['keep-tool-uses'] !== undefined ? { keepToolUses: flags['keep-tool-uses'] } : {}),
+    ...(flags['keep-recent-batches'] !== undefined
+      ? { keepRecentToolBatches: flags['keep-recent-batches'] }
+      : {}),
+    ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
+    ...(flags['no-clearing'] ? { enabled: false } : {}),
+  };
+}
+
+const num = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleString('en-US'));
+
+/** The human report: tokens before → after, why, and a per-tool table. */
+function renderReport(
+  file: string,
+  format: string,
+  sessionId: string,
+  r: ProjectedRequest,
+  policy: ClearingPolicy,
+): string {
+  const d = r.diagnostics;
+  const saved = d.originalTokens > 0 ? Math.round((1 - d.projectedTokens / d.originalTokens) * 100) : 0;
+  const lines = [
+    `${file} (${format}, session ${sessionId}): ${r.messages.length} messages in the projection`,
+    `tokens: ${num(d.originalTokens)} → ${num(d.projectedTokens)} (${saved}% smaller)`,
+    `trigger: ${num(d.localTrigger)} tokens (capacity ${num(r.budgets.capacity)}); ${
+      d.clearingApplied ? 'reached, clearing ran' : 'clearing did not run'
+    }`,
+    `evidence window: ${d.evidenceBatches} batch(es), ${num(d.evidenceTokens)} of ${num(d.evidenceBudget)} tokens`,
+    `count rule: keep ${policy.keepToolUses} newest tool use(s) + ${policy.keepRecentToolBatches} newest batch(es)`,
+    `protected: ${d.protectedBatches} batch(es), ${d.protectedResults} result(s); cleared: ${d.clearedResults} result(s), ${d.clearedInputs} input(s)`,
+    `why: ${d.reason}`,
+  ];
+  if (d.perTool.length > 0) {
+    const header = ['tool', 'cleared', 'kept', 'cleared tokens', 'kept tokens'];
+    const rows = d.perTool.map((t) => [
+      t.tool,
+      num(t.cleared),
+      num(t.kept),
+      num(t.clearedTokens),
+      num(t.keptTokens),
+    ]);
+    const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => row[c].length)));
+    const line = (cells: string[]) =>
+      cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+    lines.push('', line(header), ...rows.map(line));
+  }
+  return lines.join('\n');
+}
+
+const help = `Usage: compactor project FILE [limit flags] [clearing flags] [--out FILE] [--json]
+
+Builds the request projection of a session: pairing repair (N1–N5), then local
+tool-result clearing (C1–C10) against the budgets from the limits. Reports tokens before
+and after, what was cleared and kept per tool, and why. The input file is never modified.
+
+Limit flags:
+${LIMIT_FLAGS_HELP}
+                        --prefix-tokens defaults to the session's leading system messages
+
+Clearing flags (config toolResultClearing):
+  --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
+  --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
+  --no-clear-inputs         keep large inputs of cleared calls
+  --no-clearing             turn local clearing off (normalization still runs)
+
+Input and output:
+  --from FORMAT    input format (default: detected)
+  --session ID     session id or 0-based index when the file holds several
+  --out FILE       write the projected messages (atomically; must differ from FILE)
+  --to FORMAT      output format: openai-chat, anthropic, responses or canonical
+                   (default: the input's provider format, else canonical)
+  --json           print the diagnostics as JSON
+
+Example:
+  compactor project session.traj.json --capacity 128000 --keep-recent-batches 0 --out projected.json`;
+
+/** `compactor project`: project one session and report what clearing did. */
+export const projectCommand: Command = {
+  name: 'project',
+  summary: 'build the request projection of a session and report what was cleared',
+  help,
+  options: {
+    ...LIMIT_OPTIONS,
+    'keep-tool-uses': { type: 'string' },
+    'keep-recent-batches': { type: 'string' },
+    'no-clear-inputs': { type: 'boolean' },
+    'no-clearing': { type: 'boolean' },
+    from: { type: 'string' },
+    session: { type: 'string' },
+    out: { type: 'string' },
+    to: { type: 'string' },
+  },
+  run(args: ParsedArgs, ctx: CommandContext) {
+    if (args.positionals.length !== 1)
+      throw new UserError(
+        args.positionals.length === 0
+          ? 'compactor project: missing FILE (see compactor project --help)'
+          : `compactor project: unexpected argument '${args.positionals[1]}'`,
+      );
+    const flags = parseFlags('project', ProjectFlagsSchema, args.values);
+    const file = resolve(ctx.cwd, args.positionals[0]);
+    const out = flags.out === undefined ? undefined : resolve(ctx.cwd, flags.out);
+    if (out === file) throw new UserError(`compactor project: --out must differ from the input file ${file}`);
+    const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
+    const to = flags.to === undefined ? undefined : parseExportFormat(flags.to);
+
+    const imported = readSessionFile(file, { from });
+    const session = selectSession(imported, flags.session);
+    const estimator = createEstimator({ encoding: ctx.config.encoding });
+    const limits = limitsFrom(flags, ctx);
+    limits.prefixTokens ??= leadingSystemTokens(session.messages, estimator);
+    const policy = policyFrom(flags, ctx);
+    const result = projectRequest(session.messages, { limits, policy, estimator });
+
+    let written: string | undefined;
+    if (out !== undefined) {
+      const format = to ?? defaultExportFormat(imported.format);
+      writeFileAtomic(out, exportSession(result.messages, format, { meta: session.meta, id: session.id }));
+      written = format;
+    }
+    if (flags.json) {
+      const { perTool, ...rest } = result.diagnostics;
+      const report = {
+        file,
+        format: imported.format,
+        session: session.id,
+        messages: session.messages.length,
+        projectedMessages: result.messages.length,
+        ...rest,
+        prefixTokens: limits.prefixTokens,
+        budgets: result.budgets,
+        perTool,
+        ...(out !== undefined ? { out, outFormat: written } : {}),
+      };
+      ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    } else {
+      const full = completeClearingPolicy(policy);
+      ctx.stdout.write(`${renderReport(file, imported.format, session.id, result, full)}\n`);
+      if (out !== undefined) ctx.stdout.write(`wrote ${out} (${written})\n`);
+    }
+    return Promise.resolve(0);
+  },
+};
+
+export default projectCommand;
