@@ -72,7 +72,7 @@ function looksLikePath(w: string): boolean {
     w.length > 0 &&
     w.length < 260 &&
     !w.startsWith('-') &&
-    !/[*?$`(){}\[\]=]/.test(w) &&
+    !/[*?$`(){}[\]=]/.test(w) &&
     /[./]/.test(w) &&
     !/^\d+(\.\d+)*$/.test(w) &&
     !/^[a-z]+:\/\//i.test(w)
