@@ -144,7 +144,6 @@ export function buildReinjection(history: readonly Message[], options: Reinjecti
       if (used + est.text(part) <= left) {
         sections.push(part);
         included.push({ path: snap.path, source: snap.source, truncated: true });
-        used += est.text(part);
       }
     }
     break;
