@@ -11,7 +11,13 @@ import { startFakeAnthropic } from '../../support/fake-anthropic.js';
 
 const KEY = 'sk-ant-FAKEKEY0123456789abcdef';
 const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 2_000 };
-const tools: ToolSchema[] = [{ name: 'shell', description: 'Run a command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } }];
+const tools: ToolSchema[] = [
+  {
+    name: 'shell',
+    description: 'Run a command',
+    parameters: { type: 'object', properties: { cmd: { type: 'string' } } },
+  },
+];
 const history: Message[] = [
   msg.user('Run the tests.'),
   msg.assistant('', [{ id: 'toolu_01', name: 'shell', arguments: '{"cmd":"npm test"}' }], {
@@ -25,11 +31,20 @@ let srv: FakeServer;
 let route: ResolvedRoute;
 beforeAll(async () => {
   srv = await startFakeAnthropic();
-  route = resolveRoute({ provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: srv.url }, { ANTHROPIC_API_KEY: KEY });
+  route = resolveRoute(
+    { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: srv.url },
+    { ANTHROPIC_API_KEY: KEY },
+  );
 });
 afterAll(() => srv.close());
 const last = () => srv.requests[srv.requests.length - 1];
-const req = (supportsContextEdits = true) => ({ model: 'claude-opus-4-6', system: 'You are a build agent.', tools, messages: history, supportsContextEdits });
+const req = (supportsContextEdits = true) => ({
+  model: 'claude-opus-4-6',
+  system: 'You are a build agent.',
+  tools,
+  messages: history,
+  supportsContextEdits,
+});
 
 describe('NativeInline over HTTP (A1–A5)', () => {
   it('A1/A2: the edit ladder in order, betas derived by the client, tools listed with tool use off', async () => {
@@ -43,27 +58,48 @@ describe('NativeInline over HTTP (A1–A5)', () => {
     expect(sent.body.context_management).toEqual({
       edits: [
         { type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 2 } },
-        { type: 'clear_tool_uses_20250919', trigger: { type: 'input_tokens', value: 100000 }, keep: { type: 'tool_uses', value: 3 } },
-        { type: 'compact_20260112', trigger: { type: 'input_tokens', value: 50000 }, pause_after_compaction: true },
+        {
+          type: 'clear_tool_uses_20250919',
+          trigger: { type: 'input_tokens', value: 100000 },
+          keep: { type: 'tool_uses', value: 3 },
+        },
+        {
+          type: 'compact_20260112',
+          trigger: { type: 'input_tokens', value: 50000 },
+          pause_after_compaction: true,
+        },
       ],
     });
     expect(sent.body.tool_choice).toEqual({ type: 'none' });
-    expect(sent.body.tools).toEqual([{ name: 'shell', description: 'Run a command', input_schema: tools[0].parameters }]);
+    expect(sent.body.tools).toEqual([
+      { name: 'shell', description: 'Run a command', input_schema: tools[0].parameters },
+    ]);
     expect(sent.body.system).toBe('You are a build agent.');
     expect(sent.body).not.toHaveProperty('stream');
-    expect(sent.body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Run npm test first.', signature: 'EqQB-sig' });
+    expect(sent.body.messages[1].content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Run npm test first.',
+      signature: 'EqQB-sig',
+    });
   });
 
   it('A1/A2: without context-edit support only the compact edit and its beta are sent', async () => {
     await createInlineClient(route, FAST).compactInline(req(false));
-    expect(last().body.context_management.edits.map((e: { type: string }) => e.type)).toEqual(['compact_20260112']);
+    expect(last().body.context_management.edits.map((e: { type: string }) => e.type)).toEqual([
+      'compact_20260112',
+    ]);
     expect(last().headers['anthropic-beta']).toBe('compact-2026-01-12');
   });
 
   it('A3/A5: the raw block is stored in reasoningDetails and replayed first next time; usage from iterations', async () => {
     const r = await createInlineClient(route, FAST).compactInline(req());
     if (r.kind !== 'compacted') throw new Error('expected compaction');
-    const block = { type: 'compaction', content: '<summary>Summary: tests pass; lint step requested.</summary>', encrypted_content: null, future_field: { kept: true } };
+    const block = {
+      type: 'compaction',
+      content: '<summary>Summary: tests pass; lint step requested.</summary>',
+      encrypted_content: null,
+      future_field: { kept: true },
+    };
     expect(r.messages).toEqual([{ role: 'assistant', content: '', reasoningDetails: [block] }]);
     expect(r.usage).toEqual({ inputTokens: 162000, outputTokens: 3100, cachedInputTokens: 0 });
     // Next request: the summary client replays the block as the first Anthropic message with the compact beta.
@@ -72,7 +108,13 @@ describe('NativeInline over HTTP (A1–A5)', () => {
     await summary.summarize({ model: 'claude-opus-4-6', messages: next, instructions: 'Summarize.', tools });
     const sent = last();
     expect(sent.body.messages[0]).toEqual({ role: 'assistant', content: [block] });
-    expect(sent.body.messages[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'continue' }, { type: 'text', text: 'Summarize.' }] });
+    expect(sent.body.messages[1]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'continue' },
+        { type: 'text', text: 'Summarize.' },
+      ],
+    });
     expect(sent.headers['anthropic-beta']).toBe('compact-2026-01-12');
     expect(sent.body.tool_choice).toEqual({ type: 'none' });
   });
@@ -92,13 +134,19 @@ describe('NativeInline over HTTP (A1–A5)', () => {
 
   it('L5: prompt-too-long is a ContextCapacityError with inputTokens, not a fallback', async () => {
     srv.script.push({ kind: 'overflow', shape: 'anthropic' });
-    const err = await createInlineClient(route, FAST).compactInline(req()).catch((e) => e);
+    const err = await createInlineClient(route, FAST)
+      .compactInline(req())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ContextCapacityError);
     expect(err.info.inputTokens).toBe(219898);
   });
 
   it('S4: 529 overloaded is retried; 429 honours retry-after (seconds)', async () => {
-    srv.script.push({ kind: 'status', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
+    srv.script.push({
+      kind: 'status',
+      status: 529,
+      body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    });
     srv.script.push({ kind: 'rate-limit', retryAfter: '0' });
     const before = srv.requests.length;
     const r = await createInlineClient(route, FAST).compactInline(req());
@@ -110,20 +158,38 @@ describe('NativeInline over HTTP (A1–A5)', () => {
     const streaming = { ...route, streamingOnly: true };
     const r = await createInlineClient(streaming, FAST).compactInline(req());
     expect(last().body.stream).toBe(true);
-    expect(r).toMatchObject({ kind: 'compacted', messages: [{ reasoningDetails: [{ type: 'compaction', content: '<summary>Summary: tests pass; lint step requested.</summary>' }] }] });
+    expect(r).toMatchObject({
+      kind: 'compacted',
+      messages: [
+        {
+          reasoningDetails: [
+            { type: 'compaction', content: '<summary>Summary: tests pass; lint step requested.</summary>' },
+          ],
+        },
+      ],
+    });
   });
 
   it('S1: the factory gives Anthropic Opus an inline client, older Sonnet none', () => {
     expect(createProviderClients(route).inline).toBeDefined();
-    const old = resolveRoute({ provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: srv.url }, { ANTHROPIC_API_KEY: KEY });
+    const old = resolveRoute(
+      { provider: 'anthropic', model: 'claude-sonnet-4-5', baseUrl: srv.url },
+      { ANTHROPIC_API_KEY: KEY },
+    );
     const c = createProviderClients(old);
     expect(c.strategy.kind).toBe('local');
     expect(c.inline).toBeUndefined();
   });
 
   it('S4: no secret in any error message', async () => {
-    srv.script.push({ kind: 'status', status: 403, body: { type: 'error', error: { type: 'permission_error', message: `key ${KEY} is not allowed` } } });
-    const err = await createInlineClient(route, FAST).compactInline(req()).catch((e) => e);
+    srv.script.push({
+      kind: 'status',
+      status: 403,
+      body: { type: 'error', error: { type: 'permission_error', message: `key ${KEY} is not allowed` } },
+    });
+    const err = await createInlineClient(route, FAST)
+      .compactInline(req())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.message).not.toContain(KEY);
     expect(err.message).toContain('permission_error');

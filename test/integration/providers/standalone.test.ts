@@ -47,12 +47,25 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
     expect(req.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(req.headers['content-type']).toBe('application/json');
     expect(Object.keys(req.body).sort()).toEqual(
-      ['input', 'instructions', 'model', 'prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'service_tier'].sort(),
+      [
+        'input',
+        'instructions',
+        'model',
+        'prompt_cache_key',
+        'prompt_cache_options',
+        'prompt_cache_retention',
+        'service_tier',
+      ].sort(),
     );
-    for (const banned of ['stream', 'max_output_tokens', 'store', 'include', 'reasoning', 'text', 'tools']) expect(req.body).not.toHaveProperty(banned);
+    for (const banned of ['stream', 'max_output_tokens', 'store', 'include', 'reasoning', 'text', 'tools'])
+      expect(req.body).not.toHaveProperty(banned);
     expect(req.body.instructions).toBe('Keep exact commands.');
     // O3: history system reminders reach the compactor.
-    expect(req.body.input[0]).toEqual({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'history reminder: do not touch prod' }] });
+    expect(req.body.input[0]).toEqual({
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: 'history reminder: do not touch prod' }],
+    });
   });
 
   it('O1: optional fields are absent when unset (not null, not false)', async () => {
@@ -61,17 +74,36 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
   });
 
   it('O3: returned items become canonical messages replayed verbatim in the next Responses request', async () => {
-    const result = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history });
+    const result = await createStandaloneClient(route, FAST).compactStandalone({
+      model: 'gpt-5.4',
+      input: history,
+    });
     expect(result.items.map((m) => m.role)).toEqual(['user', 'user', 'assistant']);
     expect(result.usage).toEqual({ inputTokens: 41210, outputTokens: 2050, cachedInputTokens: 38912 });
     const next = toResponsesInput([...result.items, msg.user('continue')]);
-    expect(next[2]).toEqual({ id: 'cmp_01', type: 'compaction', encrypted_content: FAKE_ENCRYPTED, future_field: { kept: true } });
-    expect(next[0]).toEqual({ id: 'msg_u1', type: 'message', status: 'completed', role: 'user', content: [{ type: 'input_text', text: 'Run the tests.' }] });
+    expect(next[2]).toEqual({
+      id: 'cmp_01',
+      type: 'compaction',
+      encrypted_content: FAKE_ENCRYPTED,
+      future_field: { kept: true },
+    });
+    expect(next[0]).toEqual({
+      id: 'msg_u1',
+      type: 'message',
+      status: 'completed',
+      role: 'user',
+      content: [{ type: 'input_text', text: 'Run the tests.' }],
+    });
     // The summary client sends that window on the next Responses request, compaction item intact.
     const { summary } = createProviderClients(route, FAST);
     await summary.summarize({ model: 'gpt-5.4', messages: result.items, instructions: 'Summarize.' });
     expect(last().path).toBe('/v1/responses');
-    expect(last().body.input).toContainEqual({ id: 'cmp_01', type: 'compaction', encrypted_content: FAKE_ENCRYPTED, future_field: { kept: true } });
+    expect(last().body.input).toContainEqual({
+      id: 'cmp_01',
+      type: 'compaction',
+      encrypted_content: FAKE_ENCRYPTED,
+      future_field: { kept: true },
+    });
   });
 
   it('S4: retry on 429 honouring retry-after-ms, then success', async () => {
@@ -79,7 +111,10 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
     const before = srv.requests.length;
     const notes: string[] = [];
     const t0 = Date.now();
-    const r = await createStandaloneClient(route, { ...FAST, onRetry: (n) => notes.push(n) }).compactStandalone({ model: 'gpt-5.4', input: history });
+    const r = await createStandaloneClient(route, {
+      ...FAST,
+      onRetry: (n) => notes.push(n),
+    }).compactStandalone({ model: 'gpt-5.4', input: history });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(15);
     expect(r.items.length).toBe(3);
     expect(srv.requests.length - before).toBe(2);
@@ -89,18 +124,39 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
   it('S4: retries exhausted → one ProviderError naming provider, model and status', async () => {
     srv.script.push({ kind: 'server-error' }, { kind: 'server-error' }, { kind: 'server-error' });
     const before = srv.requests.length;
-    const err = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history }).catch((e) => e);
+    const err = await createStandaloneClient(route, FAST)
+      .compactStandalone({ model: 'gpt-5.4', input: history })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.message).toMatch(/^openai\/gpt-5\.4 HTTP 500/);
     expect(srv.requests.length - before).toBe(3);
   });
 
   it('S4: non-retryable errors are surfaced once with a bounded cause and no secret', async () => {
-    srv.script.push({ kind: 'status', status: 401, body: { error: { message: `Incorrect API key provided: ${KEY}. ${'pad '.repeat(500)}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } } });
+    srv.script.push({
+      kind: 'status',
+      status: 401,
+      body: {
+        error: {
+          message: `Incorrect API key provided: ${KEY}. ${'pad '.repeat(500)}`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      },
+    });
     const before = srv.requests.length;
-    const err = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history }).catch((e) => e);
+    const err = await createStandaloneClient(route, FAST)
+      .compactStandalone({ model: 'gpt-5.4', input: history })
+      .catch((e) => e);
     expect(srv.requests.length - before).toBe(1);
-    expect(err.info).toMatchObject({ provider: 'openai', model: 'gpt-5.4', status: 401, code: 'invalid_api_key', retryable: false });
+    expect(err.info).toMatchObject({
+      provider: 'openai',
+      model: 'gpt-5.4',
+      status: 401,
+      code: 'invalid_api_key',
+      retryable: false,
+    });
     expect(err.message).not.toContain(KEY);
     expect(err.message.length).toBeLessThan(400);
     expect(String(err.stack)).not.toContain(KEY);
@@ -109,7 +165,9 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
   it('L5: a context overflow is a ContextCapacityError and is not retried', async () => {
     srv.script.push({ kind: 'overflow', shape: 'openai-responses' });
     const before = srv.requests.length;
-    const err = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history }).catch((e) => e);
+    const err = await createStandaloneClient(route, FAST)
+      .compactStandalone({ model: 'gpt-5.4', input: history })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ContextCapacityError);
     expect(err.info.code).toBe('context_length_exceeded');
     expect(srv.requests.length - before).toBe(1);
@@ -117,7 +175,9 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
 
   it('S4: a hung server times out per attempt and the timeout is retried, then reported', async () => {
     srv.script.push({ kind: 'hang' }, { kind: 'hang' });
-    const err = await createStandaloneClient(route, { ...FAST, retries: 1, timeoutMs: 100 }).compactStandalone({ model: 'gpt-5.4', input: history }).catch((e) => e);
+    const err = await createStandaloneClient(route, { ...FAST, retries: 1, timeoutMs: 100 })
+      .compactStandalone({ model: 'gpt-5.4', input: history })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.info.code).toBe('timeout');
     expect(err.message).toMatch(/timed out after 100 ms/);
@@ -128,7 +188,9 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
     const before = srv.requests.length;
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 50);
-    const err = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history }, ac.signal).catch((e) => e);
+    const err = await createStandaloneClient(route, FAST)
+      .compactStandalone({ model: 'gpt-5.4', input: history }, ac.signal)
+      .catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.info.code).toBe('aborted');
     expect(srv.requests.length - before).toBe(1);
@@ -136,17 +198,24 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
 
   it('S4: a connection reset is retried', async () => {
     srv.script.push({ kind: 'reset' });
-    const r = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history });
+    const r = await createStandaloneClient(route, FAST).compactStandalone({
+      model: 'gpt-5.4',
+      input: history,
+    });
     expect(r.items.length).toBe(3);
   });
 
   it('S4: malformed JSON and a wrong shape are non-retryable ProviderErrors naming the problem', async () => {
     srv.script.push({ kind: 'malformed-json' });
-    const e1 = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history }).catch((e) => e);
+    const e1 = await createStandaloneClient(route, FAST)
+      .compactStandalone({ model: 'gpt-5.4', input: history })
+      .catch((e) => e);
     expect(e1.info.code).toBe('malformed_json');
     expect(e1.message).toMatch(/not valid JSON/);
     srv.script.push({ kind: 'bad-shape' });
-    const e2 = await createStandaloneClient(route, FAST).compactStandalone({ model: 'gpt-5.4', input: history }).catch((e) => e);
+    const e2 = await createStandaloneClient(route, FAST)
+      .compactStandalone({ model: 'gpt-5.4', input: history })
+      .catch((e) => e);
     expect(e2.message).toMatch(/malformed compaction response: field output/);
   });
 });
@@ -163,7 +232,13 @@ describe('NativeStandalone on xAI and via the factory (S1)', () => {
     const res = await createStandaloneClient(r, FAST).compactStandalone({ model: 'grok-4', input: history });
     expect(xai.requests[0].path).toBe('/v1/responses/compact');
     expect(Object.keys(xai.requests[0].body).sort()).toEqual(['input', 'model']);
-    expect(res.items).toEqual([{ role: 'assistant', content: '', reasoningDetails: [{ type: 'compaction', id: 'cmp_fake01', encrypted_content: FAKE_ENCRYPTED }] }]);
+    expect(res.items).toEqual([
+      {
+        role: 'assistant',
+        content: '',
+        reasoningDetails: [{ type: 'compaction', id: 'cmp_fake01', encrypted_content: FAKE_ENCRYPTED }],
+      },
+    ]);
     // Off-host xAI is Local even for an allow-listed model.
     expect(createProviderClients(r, FAST).strategy.kind).toBe('local');
   });
