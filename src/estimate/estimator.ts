@@ -43,7 +43,7 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
   const s = { messageHits: 0, messageMisses: 0, textHits: 0, textMisses: 0 };
 
   function text(t: string): number {
-    if (t.length < TEXT_CACHE_MIN_LENGTH) return counter.count(t);
+    if (t.length < TEXT_CACHE_MIN_LENGTH || textCacheSize === 0) return counter.count(t);
     const hit = byText.get(t);
     if (hit !== undefined) {
       s.textHits++;

@@ -1,0 +1,24 @@
+/** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
+export function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
+/** Runs `fn` and returns its result with the elapsed wall time in ms. */
+export function timed<T>(fn: () => T): { result: T; ms: number } {
+  const t0 = nowMs();
+  const result = fn();
+  return { result, ms: nowMs() - t0 };
+}
+
+/** Median of a list of numbers (the list is copied, not sorted in place). */
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Peak resident set size of this process so far, in MB (Linux reports maxRSS in KB). */
+export function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}

@@ -1,0 +1,23 @@
+/** One table of benchmark results. */
+export interface BenchSection {
+  title: string;
+  headers: string[];
+  rows: Array<Array<string | number>>;
+  /** Lines printed under the table (what was measured, baselines, caveats). */
+  notes?: string[];
+}
+
+/** Options every suite receives. */
+export interface BenchContext {
+  /** Fewer repetitions and smaller sizes (used by smoke tests). */
+  quick: boolean;
+  /** Shared session corpus directory, or null when unavailable. */
+  corpusDir: string | null;
+  log(line: string): void;
+}
+
+/** A named group of benchmarks. */
+export interface BenchSuite {
+  name: string;
+  run(ctx: BenchContext): Promise<BenchSection[]>;
+}
