@@ -7,6 +7,7 @@ import type { Command } from '../command.js';
 export const commands: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./import.js')).command,
   stats: async () => (await import('./stats.js')).command,
+  restore: async () => (await import('./restore.js')).command,
   plan: async () => (await import('./plan.js')).planCommand,
   project: async () => (await import('./project.js')).projectCommand,
 };

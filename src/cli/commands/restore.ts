@@ -1,0 +1,93 @@
+import { basename, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Command } from '../command.js';
+import { UserError } from '../errors.js';
+import { parseFlags } from '../flags.js';
+import { writeFileAtomic } from '../../io/atomic-write.js';
+import { exportSession, parseExportFormat } from '../../formats/index.js';
+import { openSessionStore } from '../../store/index.js';
+
+const FlagsSchema = z.object({
+  at: z.string().min(1, 'expected a boundary id').optional(),
+  to: z.string().optional(),
+  out: z.string().min(1, 'expected a file path').optional(),
+  json: z.boolean().optional(),
+});
+
+/** `compactor restore`: recovers the full history from before any compaction (R1). */
+export const command: Command = {
+  name: 'restore',
+  summary: 'recover the full pre-compaction history of a session directory at a boundary',
+  help: `Usage: compactor restore DIR [--at BOUNDARY] [--to FORMAT] [--out FILE] [--json]
+
+DIR is a session directory written by the session store (events.jsonl, artifacts/).
+Without --at, lists the compaction boundaries. With --at, writes the full live history
+as it was just before that compaction (from its artifact).
+
+  --at BOUNDARY   boundary id, e.g. compact-000042 (see the listing)
+  --to FORMAT     canonical (default) | openai-chat | anthropic | responses
+  --out FILE      write there atomically instead of stdout
+  --json          print a JSON report instead of the messages
+
+A damaged events.jsonl or artifact fails with one line naming the file and line; exit 2.`,
+  options: {
+    at: { type: 'string' },
+    to: { type: 'string' },
+    out: { type: 'string' },
+  },
+  async run(args, ctx) {
+    const flags = parseFlags('restore', FlagsSchema, args.values);
+    const [dirArg, ...extra] = args.positionals;
+    if (dirArg === undefined)
+      throw new UserError('compactor restore: missing DIR (see compactor restore --help)');
+    if (extra.length > 0) throw new UserError(`compactor restore: unexpected argument '${extra[0]}'`);
+    const dir = isAbsolute(dirArg) ? dirArg : resolve(ctx.cwd, dirArg);
+    const store = openSessionStore(dir, { create: false });
+    try {
+      const boundaries = store.listBoundaries();
+      if (flags.at === undefined) {
+        if (flags.json) ctx.stdout.write(`${JSON.stringify({ dir: dirArg, boundaries }, null, 2)}\n`);
+        else if (boundaries.length === 0) ctx.stdout.write(`${dirArg}: no compaction boundaries\n`);
+        else
+          for (const b of boundaries)
+            ctx.stdout.write(`${b.id}  ${b.at}  ${b.reason}/${b.strategy}  ${b.before} → ${b.after} items\n`);
+        return 0;
+      }
+      const messages = store.restoreAt(flags.at);
+      const to = flags.to !== undefined ? parseExportFormat(flags.to) : 'canonical';
+      const text = exportSession(messages, to, { id: `${basename(dir)}@${flags.at}` });
+      if (flags.out !== undefined) {
+        const outPath = isAbsolute(flags.out) ? flags.out : resolve(ctx.cwd, flags.out);
+        try {
+          writeFileAtomic(outPath, text);
+        } catch (e) {
+          throw new UserError(
+            `${flags.out}: cannot write output (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
+        }
+      }
+      if (flags.json)
+        ctx.stdout.write(
+          `${JSON.stringify(
+            {
+              dir: dirArg,
+              boundary: flags.at,
+              messages: messages.length,
+              to,
+              out: flags.out ?? null,
+              bytes: Buffer.byteLength(text),
+              warnings: store.warnings().map((w) => `${w.file}:${w.line}: ${w.message}`),
+            },
+            null,
+            2,
+          )}\n`,
+        );
+      else if (flags.out !== undefined)
+        ctx.stdout.write(`${dirArg}@${flags.at}: ${messages.length} messages → ${flags.out} (${to})\n`);
+      else ctx.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+};

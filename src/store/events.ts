@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { MessageSchema } from '../model/message.js';
+
+/**
+ * Canonical thread events (R1), one JSON object per line of `events.jsonl`. They are
+ * append-only: clearing and normalization never rewrite them; only a compaction boundary
+ * changes what the live history is, and the full history before it goes to an artifact.
+ */
+
+/** Boundary and snapshot names double as file names, so they are restricted. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+const Base = {
+  /** 1, 2, 3 … with no gaps: a gap or repeat means a damaged log. */
+  seq: z.number().int().positive(),
+  /** ISO-8601 time of the write. */
+  at: z.string(),
+};
+
+export const MessageAppendedSchema = z.object({
+  ...Base,
+  type: z.literal('message.appended'),
+  message: MessageSchema,
+});
+
+/** Compaction strategies (S1) and how the result was produced. */
+export const StrategySchema = z.enum(['local', 'nativeStandalone', 'nativeInline']);
+export const CompactionModeSchema = z.enum(['local', 'provider']);
+
+export const CompactBoundarySchema = z.object({
+  ...Base,
+  type: z.literal('thread.compact_boundary'),
+  /** Boundary id, also the artifact's file stem. */
+  id: z.string().regex(NAME_PATTERN),
+  /** Context items before and after (S3: items, not tokens). */
+  before: z.number().int().nonnegative(),
+  after: z.number().int().nonnegative(),
+  mode: CompactionModeSchema,
+  /** Why it ran: manual, auto, recovery, model-switch, targeted … */
+  reason: z.string().min(1),
+  strategy: StrategySchema,
+  /** Artifact path relative to the session directory. */
+  artifact: z.string(),
+  /** The new live history the compaction produced. */
+  history: z.array(MessageSchema),
+});
+
+export const ThreadEventSchema = z.discriminatedUnion('type', [MessageAppendedSchema, CompactBoundarySchema]);
+
+export type MessageAppended = z.infer<typeof MessageAppendedSchema>;
+export type CompactBoundary = z.infer<typeof CompactBoundarySchema>;
+export type ThreadEvent = z.infer<typeof ThreadEventSchema>;
+export type Strategy = z.infer<typeof StrategySchema>;
+export type CompactionMode = z.infer<typeof CompactionModeSchema>;
+
+/** The artifact written before each boundary: the full live history it replaced. */
+export const ArtifactSchema = z.object({
+  version: z.literal(1),
+  boundaryId: z.string().regex(NAME_PATTERN),
+  createdAt: z.string(),
+  messages: z.array(MessageSchema),
+});
+export type Artifact = z.infer<typeof ArtifactSchema>;

@@ -1,0 +1,23 @@
+/** The durable session store (SPEC R1–R2). */
+export {
+  openSessionStore,
+  EVENTS_FILE,
+  ARTIFACTS_DIR,
+  SNAPSHOTS_DIR,
+  type SessionStore,
+  type CompactionRecord,
+  type BoundaryInfo,
+  type OpenOptions,
+} from './session-store.js';
+export { loadEventLog, type LogWarning, type LoadedLog } from './events-log.js';
+export {
+  ThreadEventSchema,
+  CompactBoundarySchema,
+  MessageAppendedSchema,
+  ArtifactSchema,
+  type ThreadEvent,
+  type CompactBoundary,
+  type MessageAppended,
+  type Strategy,
+  type CompactionMode,
+} from './events.js';
