@@ -78,7 +78,8 @@ export function importGeminiCli(text: string, fileName?: string): ImportResult {
         s.messages.push({ role: 'assistant', content: '', toolCalls: [call], ...(ts ? { metadata } : {}) });
     } else if (e.type === 'tool_result') {
       const failed = e.status === 'error';
-      const content = e.output ?? (failed ? (e.error?.message ?? '') : '');
+      // A failed call reports its reason in `error`; the output is often empty then.
+      const content = e.output || (failed ? (e.error?.message ?? '') : '');
       const meta: Record<string, Json> = { ...metadata };
       if (e.status) meta.status = e.status;
       if (failed) meta.isError = true;
