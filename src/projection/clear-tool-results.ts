@@ -23,6 +23,7 @@ export interface ClearToolResultsResult {
 
 // Memoized replacements keep object identity across requests, so the estimator's per-message
 // cache (and any downstream cache) hits on every turn instead of re-estimating fresh copies.
+// Like the estimator, this treats messages as immutable values.
 const stubCache = new WeakMap<Message, { tool: string; stub: Message }>();
 const inputCache = new WeakMap<Message, { key: string; next: Message }>();
 
@@ -145,7 +146,10 @@ interface EvidenceWindow {
   newestOversized: boolean;
 }
 
-/** C2: complete batches newest-first while the running total (inputs + results) stays within budget. */
+/**
+ * C2: complete batches newest-first while the running total (inputs + results) stays within
+ * budget. Incomplete batches (possible only on un-normalized input) are not walk steps.
+ */
 function evidenceWindow(pairing: Pairing, tokens: readonly number[], budget: number): EvidenceWindow {
   const batches = new Uint8Array(pairing.batches.length);
   let running = 0;

@@ -9,7 +9,10 @@ export interface ToolClearingStats {
   keptTokens: number;
 }
 
-/** Per-request diagnostics of the projection (C10). */
+/**
+ * Per-request diagnostics of the projection (C10). The protection and evidence counts are 0
+ * when clearing did not run (below trigger, disabled, or native edits).
+ */
 export interface ProjectionDiagnostics {
   /** Estimated tokens of the history as given (before normalization and clearing). */
   originalTokens: number;
