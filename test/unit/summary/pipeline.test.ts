@@ -1,0 +1,239 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
+import { msg, textOf, type Message } from '../../../src/model/message.js';
+import { BudgetError } from '../../../src/providers/errors.js';
+import type { SummaryClient, SummaryRequest, SummaryResponse } from '../../../src/providers/types.js';
+import {
+  boundHistoryForSummary,
+  isProtocolValid,
+  nextRetryBudget,
+  prepareHierarchicalBands,
+  prepareLocalSummary,
+  prepareRetry,
+  pruneOversizedToolOutputs,
+  toSummaryRequest,
+} from '../../../src/summary/index.js';
+import { instructionsTokens } from '../../../src/summary/preview.js';
+import { session, turn } from './helpers.js';
+
+afterAll(freeEncoders);
+const est = createEstimator();
+
+describe('L2 pruneOversizedToolOutputs', () => {
+  it('L2: tool results over 4,096 tokens become head+tail previews within the limit, call ids kept', () => {
+    const big = Array.from({ length: 3000 }, (_, i) => `line ${i} of a huge dump`).join('\n');
+    const h = [
+      msg.user('go'),
+      msg.assistant('', [{ id: 'c1', name: 'bash', arguments: '{}' }]),
+      msg.tool('c1', big, 'bash'),
+    ];
+    expect(est.message(h[2])).toBeGreaterThan(4096);
+    const out = pruneOversizedToolOutputs(h, est);
+    expect(out[2].toolCallId).toBe('c1');
+    expect(out[2].toolName).toBe('bash');
+    expect(est.message(out[2])).toBeLessThanOrEqual(4096);
+    const text = textOf(out[2].content);
+    expect(text.startsWith('line 0 of a huge dump')).toBe(true);
+    expect(text.endsWith('line 2999 of a huge dump')).toBe(true);
+    expect(text).toMatch(/tokens elided by compactor/);
+    expect(out[0]).toBe(h[0]);
+    expect(isProtocolValid(out)).toBe(true);
+  });
+
+  it('L2: small results and non-tool messages are untouched (same array when nothing is pruned)', () => {
+    const h = session(2);
+    expect(pruneOversizedToolOutputs(h, est)).toBe(h);
+    const longUser = [msg.user('x '.repeat(10_000))];
+    expect(pruneOversizedToolOutputs(longUser, est)).toBe(longUser);
+  });
+});
+
+describe('L3 boundHistoryForSummary', () => {
+  it('L3: keeps the whole history verbatim when it fits with the instructions', () => {
+    const h = session(3);
+    const r = boundHistoryForSummary(h, { budget: 100_000, instructionsTokens: 50, estimator: est });
+    expect(r.mode).toBe('verbatim');
+    expect(r.messages).toEqual(h);
+    expect(r.inputTokens).toBe(est.history(h));
+  });
+
+  it('L3: selects complete recent groups newest-first and stops at the first that does not fit', () => {
+    const h = [...turn('a', 1, 1, 100), ...turn('b', 4, 2, 400), ...turn('c', 1, 1, 100)];
+    const c = turn('c', 1, 1, 100);
+    const budget = est.history(c) + 30 + 20;
+    const r = boundHistoryForSummary(h, { budget, instructionsTokens: 30, estimator: est });
+    expect(r.mode).toBe('groups');
+    // 'a' would fit on its own but is never skipped to past 'b' (no holes).
+    expect(r.messages.map((m) => textOf(m.content))).toEqual(c.map((m) => textOf(m.content)));
+    expect(r.inputTokens + 30).toBeLessThanOrEqual(budget);
+  });
+
+  it('L3: cuts an unanswered trailing call from the newest group (protocol-valid output)', () => {
+    const h = [
+      ...turn('a', 1, 1, 50),
+      msg.user('next'),
+      msg.assistant('', [{ id: 'x', name: 'bash', arguments: '{}' }]),
+    ];
+    const r = boundHistoryForSummary(h, { budget: 5_000, instructionsTokens: 10, estimator: est });
+    expect(isProtocolValid(r.messages)).toBe(true);
+    expect(r.messages[r.messages.length - 1]).toEqual(msg.user('next'));
+  });
+
+  it('L3: falls back to bounded previews when not even the newest group fits', () => {
+    const h = turn('solo', 3, 2, 4000);
+    const budget = 1_500;
+    const r = boundHistoryForSummary(h, { budget, instructionsTokens: 100, estimator: est });
+    expect(r.mode).toBe('previews');
+    expect(r.inputTokens + 100).toBeLessThanOrEqual(budget);
+    expect(isProtocolValid(r.messages)).toBe(true);
+    expect(r.messages[0].role).toBe('user');
+  });
+
+  it('L3: an impossible input throws BudgetError naming the allowance, before any provider call', () => {
+    // A user message answered by one batch of five calls: its protocol skeleton alone
+    // (ids, names, per-message and per-call overhead) exceeds the allowance.
+    const h = turn('a', 1, 5, 100).slice(0, -1);
+    let calls = 0;
+    const client: SummaryClient = {
+      provider: 'rec',
+      model: 'm',
+      summarize: async () => {
+        calls++;
+        return { text: 'x', finishReason: 'stop' };
+      },
+    };
+    const attempt = async () => {
+      const p = prepareLocalSummary(h, { budget: 60, estimator: est, instructions: 'summarize' });
+      await client.summarize(toSummaryRequest(p, { model: 'm' }));
+    };
+    return expect(attempt())
+      .rejects.toThrow(/summary input budget needs \d+ tokens but only 60 are available/)
+      .then(() => expect(calls).toBe(0));
+  });
+
+  it('L3: instructions alone over the allowance name the instructions', () => {
+    expect(() =>
+      boundHistoryForSummary(session(1), { budget: 10, instructionsTokens: 50, estimator: est }),
+    ).toThrow(/instructions alone/);
+  });
+
+  it('L3 property: any bounded fork is protocol-valid and within budget (per-message overhead included)', () => {
+    const arb = fc.record({
+      turns: fc.array(
+        fc.record({
+          batches: fc.integer({ min: 0, max: 3 }),
+          width: fc.integer({ min: 1, max: 3 }),
+          size: fc.integer({ min: 1, max: 3000 }),
+        }),
+        { minLength: 1, maxLength: 5 },
+      ),
+      budget: fc.integer({ min: 40, max: 8000 }),
+      dangling: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(arb, ({ turns, budget, dangling }) => {
+        const h: Message[] = turns.flatMap((t, i) => turn(`p${i}`, t.batches, t.width, t.size));
+        if (dangling) h.push(msg.assistant('', [{ id: 'dangle', name: 'bash', arguments: '{}' }]));
+        try {
+          const r = boundHistoryForSummary(h, { budget, instructionsTokens: 20, estimator: est });
+          expect(isProtocolValid(r.messages)).toBe(true);
+          expect(est.history(r.messages) + 20).toBeLessThanOrEqual(budget);
+          expect(r.messages.length).toBeGreaterThan(0);
+        } catch (e) {
+          expect(e).toBeInstanceOf(BudgetError);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('L1 prepareLocalSummary', () => {
+  it('L1: unknown budget sends the first fork verbatim, but still pruned (L2)', () => {
+    const big = 'y '.repeat(20_000);
+    const h = [
+      msg.user('go'),
+      msg.assistant('', [{ id: 'c', name: 'bash', arguments: '{}' }]),
+      msg.tool('c', big),
+    ];
+    const p = prepareLocalSummary(h, { budget: null, estimator: est, instructions: 'summarize' });
+    expect(p.fork).toHaveLength(3);
+    expect(p.fork[0]).toBe(h[0]);
+    expect(est.message(p.fork[2])).toBeLessThanOrEqual(4096);
+    expect(p.instructionsTokens).toBe(instructionsTokens('summarize', est));
+    expect(p.budget).toBeNull();
+  });
+
+  it('L1: the instructions consume the allowance', () => {
+    const h = session(4);
+    const total = est.history(h.slice(1));
+    const instr = 'i '.repeat(200);
+    const fits = prepareLocalSummary(h, { budget: total + 10, estimator: est, instructions: 'short' });
+    const cut = prepareLocalSummary(h, { budget: total + 10, estimator: est, instructions: instr });
+    expect(fits.omittedMessages).toBe(1); // only the system prompt
+    expect(cut.inputTokens).toBeLessThan(fits.inputTokens);
+    expect(cut.inputTokens + cut.instructionsTokens).toBeLessThanOrEqual(total + 10);
+  });
+});
+
+describe('L5 retry budget', () => {
+  it('L5: halves a known budget; unknown budget retries at floor(input_tokens/2); null when it cannot shrink', () => {
+    expect(nextRetryBudget(27_488, 20_000)).toBe(13_744);
+    expect(nextRetryBudget(null, 9_001)).toBe(4_500);
+    expect(nextRetryBudget(4, 100)).toBeNull();
+    expect(nextRetryBudget(null, 4)).toBeNull();
+    expect(nextRetryBudget(7, 100)).toBe(4);
+  });
+
+  it('L5: prepareRetry re-bounds the full history and skips when the fork would not shrink', () => {
+    const h = session(6);
+    const first = prepareLocalSummary(h, { budget: null, estimator: est, instructions: 'sum' });
+    const retry = prepareRetry(h, first, { estimator: est, instructions: 'sum' });
+    expect(retry.kind).toBe('retry');
+    if (retry.kind === 'retry') {
+      expect(retry.prepared.budget).toBe(Math.floor(first.inputTokens / 2));
+      expect(retry.prepared.inputTokens).toBeLessThan(first.inputTokens);
+    }
+    const tiny = [msg.user('hi')];
+    const one = prepareLocalSummary(tiny, { budget: 1000, estimator: est, instructions: 'sum' });
+    const skip = prepareRetry(tiny, one, { estimator: est, instructions: 'sum' });
+    expect(skip.kind).toBe('skip');
+  });
+});
+
+describe('L4 prepareHierarchicalBands', () => {
+  it('L4: prepares both bands (no batch split) and an impossible band fails with zero calls', () => {
+    const h = session(9, 2, 2, 300);
+    const bands = prepareHierarchicalBands(h, {
+      budget: 50_000,
+      estimator: est,
+      instructions: 'detail please',
+      continuityTailTokens: 1_500,
+    });
+    expect(bands.abstract.fork.length).toBeGreaterThan(0);
+    expect(bands.detail.fork.length).toBeGreaterThan(0);
+    expect(bands.abstract.maxOutputTokens).toBe(150);
+    for (const f of [bands.abstract.fork, bands.detail.fork, bands.verbatim, bands.tail])
+      expect(isProtocolValid(f)).toBe(true);
+
+    const seen: SummaryRequest[] = [];
+    const record = async (r: SummaryRequest): Promise<SummaryResponse> => {
+      seen.push(r);
+      return { text: 'x', finishReason: 'stop' };
+    };
+    const run = async () => {
+      const b = prepareHierarchicalBands(h, {
+        budget: 80,
+        estimator: est,
+        instructions: 'd '.repeat(60),
+        continuityTailTokens: 1_500,
+      });
+      await record(toSummaryRequest(b.abstract, { model: 'm' }));
+      await record(toSummaryRequest(b.detail, { model: 'm' }));
+    };
+    return expect(run())
+      .rejects.toBeInstanceOf(BudgetError)
+      .then(() => expect(seen).toHaveLength(0));
+  });
+});
