@@ -33,6 +33,12 @@ function headingKey(line: string): string {
     .toLowerCase();
 }
 
+/** `**Goal:** text` or `Goal: text` → the heading key and the inline remainder. */
+function inlineHeading(line: string): { key: string; rest: string } | undefined {
+  const m = /^\s*(?:#{1,6}\s*)?\**([^:*\n]{1,80}?)\**\s*:\**\s*(.*)$/.exec(line);
+  return m ? { key: m[1].trim().toLowerCase(), rest: m[2].trim() } : undefined;
+}
+
 /**
  * §14: rejects a summary that is empty, cut off by the output limit, missing the template
  * (a required section absent, or every section only a placeholder such as "(none)"), or
@@ -51,7 +57,10 @@ export function validateSummary(summary: SummaryResponse, options: ValidateOptio
   const required = options.requiredSections ?? summarySections();
   const lines = text.split('\n');
   const keys = lines.map(headingKey);
-  const positions = required.map((s) => keys.findIndex((k) => k === s.toLowerCase()));
+  const inline = lines.map(inlineHeading);
+  const positions = required.map((s) =>
+    keys.findIndex((k, i) => k === s.toLowerCase() || inline[i]?.key === s.toLowerCase()),
+  );
   const missing = required.filter((_, i) => positions[i] < 0);
   if (missing.length > 0)
     return {
@@ -61,6 +70,7 @@ export function validateSummary(summary: SummaryResponse, options: ValidateOptio
     };
   const starts = new Set(positions);
   const substantive = positions.some((p) => {
+    if (inline[p] && !PLACEHOLDER.test(inline[p]!.rest)) return true;
     for (let i = p + 1; i < lines.length && !starts.has(i); i++)
       if (!PLACEHOLDER.test(lines[i].trim())) return true;
     return false;
