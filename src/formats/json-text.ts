@@ -38,7 +38,7 @@ export function parseJsonLines(text: string, fileName?: string): JsonLine[] {
       try {
         out.push({ line, value: JSON.parse(raw) });
       } catch (e) {
-        const last = end >= text.length;
+        const last = text.slice(end + 1).trim() === '';
         const what = last ? 'truncated or malformed JSON' : 'malformed JSON';
         throw inputError(
           placeOf(fileName, `line ${line}`),

@@ -47,7 +47,8 @@ export function parseSession(
 ): ImportResult {
   if (text.includes('\u0000'))
     throw inputError(placeOf(opts.fileName), 'binary data (NUL byte), expected a text session file');
-  const format = opts.from ?? detectFormat(text, opts.fileName);
+  // `from` may come straight from a flag or a caller's config, so it is checked too.
+  const format = opts.from !== undefined ? parseFormatName(opts.from) : detectFormat(text, opts.fileName);
   const result = IMPORTERS[format](text, opts.fileName);
   for (const s of result.sessions) s.messages = fillToolNames(s.messages);
   return result;
