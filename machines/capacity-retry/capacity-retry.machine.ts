@@ -67,6 +67,7 @@ export const capacityRetryMachine = setup({
   initial: 'preparing',
   context: ({ input }) => ({
     turnId: input.turnId,
+    historyRef: input.historyRef,
     band: input.band,
     budget: input.budget,
     maxRetries: clampInt(input.maxOverflowRetries, DEFAULT_MAX_OVERFLOW_RETRIES, MAX_OVERFLOW_RETRIES_CAP),
@@ -86,6 +87,7 @@ export const capacityRetryMachine = setup({
         src: 'prepareSummaryInput',
         input: ({ context }) => ({
           turnId: context.turnId,
+          historyRef: context.historyRef,
           band: context.band,
           attempt: context.attempt,
           budget: context.budget,
@@ -127,6 +129,7 @@ export const capacityRetryMachine = setup({
         src: 'requestSummary',
         input: ({ context }) => ({
           turnId: context.turnId,
+          historyRef: context.historyRef,
           band: context.band,
           attempt: context.attempt,
           budget: context.budget,

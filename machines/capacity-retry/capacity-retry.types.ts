@@ -21,6 +21,8 @@ export const MAX_RETRY_BACKOFF_MS = 60_000;
 /** Input of the capacity-retry ladder (L5). */
 export interface CapacityRetryInput {
   turnId: string;
+  /** Ref of the full history being compacted (the runtime re-prepares forks from it). */
+  historyRef: string;
   band: SummaryBand;
   /** Summary input budget of the first attempt; null = unknown window (first fork verbatim, L1). */
   budget: number | null;
@@ -33,6 +35,7 @@ export interface CapacityRetryInput {
 /** Context: bounded counters and numbers only. */
 export interface CapacityRetryContext {
   turnId: string;
+  historyRef: string;
   band: SummaryBand;
   budget: number | null;
   maxRetries: number;

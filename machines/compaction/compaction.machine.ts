@@ -18,6 +18,7 @@ import type {
 
 const summaryInput = ({ context }: { context: CompactionContext }) => ({
   turnId: context.turnId,
+  historyRef: context.historyRef,
   band: 'flat' as const,
   budget: context.budget,
   maxOverflowRetries: context.maxOverflowRetries,

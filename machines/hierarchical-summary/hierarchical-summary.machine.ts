@@ -55,6 +55,7 @@ export const hierarchicalSummaryMachine = setup({
   initial: 'preparingBands',
   context: ({ input }) => ({
     turnId: input.turnId,
+    historyRef: input.historyRef,
     budget: input.budget,
     maxOverflowRetries: input.maxOverflowRetries,
     retryBackoffMs: input.retryBackoffMs,
@@ -68,7 +69,11 @@ export const hierarchicalSummaryMachine = setup({
       invoke: {
         id: 'prepareBands',
         src: 'prepareBands',
-        input: ({ context }) => ({ turnId: context.turnId, budget: context.budget }),
+        input: ({ context }) => ({
+          turnId: context.turnId,
+          historyRef: context.historyRef,
+          budget: context.budget,
+        }),
         onDone: { target: 'summarizingOlderBand' },
         onError: {
           target: 'failed',
@@ -85,6 +90,7 @@ export const hierarchicalSummaryMachine = setup({
         src: 'capacityRetry',
         input: ({ context }) => ({
           turnId: context.turnId,
+          historyRef: context.historyRef,
           band: 'older' as const,
           budget: context.budget,
           maxOverflowRetries: context.maxOverflowRetries,
@@ -107,6 +113,7 @@ export const hierarchicalSummaryMachine = setup({
         src: 'capacityRetry',
         input: ({ context }) => ({
           turnId: context.turnId,
+          historyRef: context.historyRef,
           band: 'newer' as const,
           budget: context.budget,
           maxOverflowRetries: context.maxOverflowRetries,

@@ -5,6 +5,7 @@ import type { SummaryOutcome } from '../shared/summary.types.js';
 /** Input of the two-band summary (L4). */
 export interface HierarchicalSummaryInput {
   turnId: string;
+  historyRef: string;
   /** Budget of each band's first attempt; null = unknown window. */
   budget: number | null;
   maxOverflowRetries?: number;
@@ -14,6 +15,7 @@ export interface HierarchicalSummaryInput {
 /** Input of `prepareBands`: split, prune and bound both bands before any call (L4). */
 export interface PrepareBandsInput {
   turnId: string;
+  historyRef: string;
   budget: number | null;
 }
 
@@ -26,6 +28,7 @@ export interface PrepareBandsOutput {
 /** Context: the two band outcomes (bounded summaries of the child ladders). */
 export interface HierarchicalSummaryContext {
   turnId: string;
+  historyRef: string;
   budget: number | null;
   maxOverflowRetries: number | undefined;
   retryBackoffMs: number | undefined;

@@ -11,6 +11,8 @@ export type SummaryBand = 'flat' | 'older' | 'newer';
 /** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown window, L1). */
 export interface PrepareSummaryInputInput {
   turnId: string;
+  /** Ref of the full history being compacted. */
+  historyRef: string;
   band: SummaryBand;
   /** 0 for the first attempt; the runtime keys idempotent work by `${turnId}:${band}:${attempt}`. */
   attempt: number;
@@ -25,6 +27,7 @@ export interface PrepareSummaryInputOutput {
 /** Input of `requestSummary`: send the fork prepared for the same `(turnId, band, attempt)`. */
 export interface RequestSummaryInput {
   turnId: string;
+  historyRef: string;
   band: SummaryBand;
   attempt: number;
   budget: number | null;

@@ -53,9 +53,15 @@ export const capacityRetryModel: MachineModel = {
     };
   },
   inputs: [
-    { name: 'budget 2000', input: { turnId: 't1', band: 'flat', budget: 2_000 } },
-    { name: 'unknown window', input: { turnId: 't1', band: 'flat', budget: null, retryBackoffMs: 250 } },
-    { name: 'two retries', input: { turnId: 't1', band: 'flat', budget: 2_000, maxOverflowRetries: 2 } },
+    { name: 'budget 2000', input: { turnId: 't1', historyRef: 't1:h', band: 'flat', budget: 2_000 } },
+    {
+      name: 'unknown window',
+      input: { turnId: 't1', historyRef: 't1:h', band: 'flat', budget: null, retryBackoffMs: 250 },
+    },
+    {
+      name: 'two retries',
+      input: { turnId: 't1', historyRef: 't1:h', band: 'flat', budget: 2_000, maxOverflowRetries: 2 },
+    },
   ],
   delayMs: (_delay, s) => (s.context as CapacityRetryContext).retryBackoffMs,
 };

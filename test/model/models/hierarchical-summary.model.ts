@@ -56,5 +56,5 @@ export const hierarchicalSummaryModel: MachineModel = {
       failure: c.failure?.reason ?? null,
     };
   },
-  inputs: [{ name: 'budget 2000', input: { turnId: 't1', budget: 2_000 } }],
+  inputs: [{ name: 'budget 2000', input: { turnId: 't1', historyRef: 't1:h', budget: 2_000 } }],
 };

@@ -1,0 +1,175 @@
+import { fromPromise } from 'xstate';
+import {
+  capacityRetryMachine,
+  compactionMachine,
+  hierarchicalSummaryMachine,
+  type CompactInlineOutput,
+  type CompactStandaloneOutput,
+  type NativeCompactInput,
+  type PrepareBandsInput,
+  type PrepareBandsOutput,
+  type PrepareSummaryInputInput,
+  type PrepareSummaryInputOutput,
+  type RebuildHistoryInput,
+  type RebuildHistoryOutput,
+  type RequestSummaryInput,
+  type RequestSummaryOutput,
+} from '../../machines/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../providers/types.js';
+import { ActorFailureError, toActorFailure } from './actor-failure.js';
+import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
+import type { MessageStore } from './message-store.js';
+
+/** Everything a compaction pass needs besides the history. */
+export interface CompactionDeps {
+  estimator: Estimator;
+  /** S1: NativeStandalone client, when the route has one. */
+  standalone?: NativeStandaloneClient;
+  /** S1: NativeInline client, when the route has one. */
+  inline?: NativeInlineClient;
+  /** Local strategy (the universal fallback). */
+  summarizer?: LocalSummarizer;
+  /** Custom instructions for the native standalone endpoint (O3). */
+  instructions?: string;
+  /** Frozen parent envelope reused by inline requests when provider and model match (S2). */
+  system?: string;
+  tools?: ToolSchema[];
+  /** A1: the provider reports context-edit support. */
+  supportsContextEdits?: boolean;
+}
+
+function unavailable(what: string): never {
+  throw new ActorFailureError('provider', `${what} is not configured for this route`);
+}
+
+/**
+ * Actor implementations for the compaction, capacityRetry and hierarchicalSummary machines,
+ * and the machine with all of them provided. Provider calls are keyed by turn, actor, band and
+ * attempt in the store, so a restored pass reuses a call that had already finished.
+ */
+export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
+  const forks = new Map<string, PreparedFork>();
+  const summarizer = (): LocalSummarizer => deps.summarizer ?? unavailable('a local summarizer');
+  const forkKey = (i: { turnId: string; band: string; attempt: number }) =>
+    `${i.turnId}:${i.band}:${i.attempt}`;
+  const prepareFork = (i: PrepareSummaryInputInput): PreparedFork => {
+    const history = store.get(i.historyRef);
+    const s = summarizer();
+    return i.band === 'flat' ? s.prepare(history, i.budget) : s.prepareBand(history, i.band, i.budget);
+  };
+
+  const capacityRetry = capacityRetryMachine.provide({
+    actors: {
+      prepareSummaryInput: fromPromise<PrepareSummaryInputOutput, PrepareSummaryInputInput>(
+        async ({ input }) => {
+          const key = forkKey(input);
+          let fork = forks.get(key);
+          if (!fork) {
+            try {
+              fork = prepareFork(input);
+            } catch (e) {
+              throw toActorFailure(e);
+            }
+            forks.set(key, fork);
+          }
+          return { inputTokens: fork.inputTokens };
+        },
+      ),
+      requestSummary: fromPromise<RequestSummaryOutput, RequestSummaryInput>(({ input, signal }) =>
+        store.once(`${input.turnId}:requestSummary:${input.band}:${input.attempt}`, async () => {
+          const fork = forks.get(forkKey(input)) ?? prepareFork(input);
+          let response;
+          try {
+            response = await summarizer().request(fork, input.band, signal);
+          } catch (e) {
+            throw toActorFailure(e, fork.inputTokens);
+          }
+          const text = response.text.trim();
+          const summaryRef = store.putText(`${input.turnId}:summary:${input.band}:${input.attempt}`, text);
+          return {
+            summaryRef,
+            summaryTokens: text === '' ? 0 : deps.estimator.text(text),
+            inputTokens: fork.inputTokens,
+            finishReason: response.finishReason,
+            followsTemplate: text !== '' && summarizer().followsTemplate(text, input.band),
+            empty: text === '',
+          };
+        }),
+      ),
+    },
+  });
+
+  const hierarchicalSummary = hierarchicalSummaryMachine.provide({
+    actors: {
+      prepareBands: fromPromise<PrepareBandsOutput, PrepareBandsInput>(async ({ input }) => {
+        let bands;
+        try {
+          bands = summarizer().prepareBands(store.get(input.historyRef), input.budget);
+        } catch (e) {
+          throw toActorFailure(e);
+        }
+        forks.set(`${input.turnId}:older:0`, bands.older);
+        forks.set(`${input.turnId}:newer:0`, bands.newer);
+        return {
+          older: { inputTokens: bands.older.inputTokens },
+          newer: { inputTokens: bands.newer.inputTokens },
+        };
+      }),
+      capacityRetry,
+    },
+  });
+
+  return compactionMachine.provide({
+    actors: {
+      compactStandalone: fromPromise<CompactStandaloneOutput, NativeCompactInput>(({ input, signal }) =>
+        store.once(`${input.turnId}:compactStandalone:native:0`, async () => {
+          const client = deps.standalone ?? unavailable('a native standalone client');
+          const history = store.get(input.historyRef);
+          try {
+            const result = await client.compactStandalone(
+              { model: client.model, input: [...history], instructions: deps.instructions },
+              signal,
+            );
+            const ref = store.put(`${input.turnId}:history:native`, result.items);
+            return { historyRef: ref, itemCount: result.items.length };
+          } catch (e) {
+            throw toActorFailure(e);
+          }
+        }),
+      ),
+      compactInline: fromPromise<CompactInlineOutput, NativeCompactInput>(({ input, signal }) =>
+        store.once(`${input.turnId}:compactInline:native:0`, async () => {
+          const client = deps.inline ?? unavailable('a native inline client');
+          const history = store.get(input.historyRef);
+          let result;
+          try {
+            result = await client.compactInline(
+              {
+                model: client.model,
+                system: deps.system,
+                tools: deps.tools,
+                messages: [...history],
+                supportsContextEdits: deps.supportsContextEdits ?? true,
+              },
+              signal,
+            );
+          } catch (e) {
+            throw toActorFailure(e);
+          }
+          if (result.kind === 'fallback') return { kind: 'fallback', reason: result.reason };
+          const ref = store.put(`${input.turnId}:history:inline`, result.messages);
+          return { kind: 'compacted', historyRef: ref, itemCount: result.messages.length };
+        }),
+      ),
+      capacityRetry,
+      hierarchicalSummary,
+      rebuildHistory: fromPromise<RebuildHistoryOutput, RebuildHistoryInput>(async ({ input }) => {
+        const summaries = input.summaryRefs.map((ref) => store.getText(ref));
+        const rebuilt = summarizer().rebuild(store.get(input.historyRef), summaries, input.mode);
+        const ref = store.put(`${input.turnId}:history:compacted`, rebuilt);
+        return { historyRef: ref, itemCount: rebuilt.length };
+      }),
+    },
+  });
+}

@@ -1,0 +1,12 @@
+/**
+ * Runtime: interprets the machines in machines/ with real actors (projection functions,
+ * provider clients, the local summarizer), persists and resumes turns, and exposes inspection.
+ */
+export * from './actor-failure.js';
+export * from './checkpoint.js';
+export * from './compaction-actors.js';
+export * from './inspection.js';
+export * from './local-summarizer.js';
+export * from './message-store.js';
+export * from './turn-actors.js';
+export * from './turn-runner.js';
