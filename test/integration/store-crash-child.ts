@@ -1,0 +1,29 @@
+/**
+ * Child process for the R2 crash test: writes to a session store as fast as it can and
+ * prints an ack line (synchronously, to fd 1) after each durable write. The parent kills
+ * it with SIGKILL at random points. Usage: node --import tsx store-crash-child.ts DIR TAG
+ */
+import { writeSync } from 'node:fs';
+import { msg } from '../../src/model/message.js';
+import { openSessionStore } from '../../src/store/index.js';
+
+const [dir, tag] = process.argv.slice(2);
+const store = openSessionStore(dir);
+const ack = (line: string) => writeSync(1, `${line}\n`);
+const padding = 'x'.repeat(3000);
+ack('ready');
+for (let i = 0; i < 5000; i++) {
+  store.appendMessages([msg.user(`${tag}-${i} ${padding}`), msg.assistant(`reply ${tag}-${i}`)]);
+  ack(`m ${tag}-${i}`);
+  if (i % 5 === 4) {
+    const before = store.loadHistory();
+    const after = [msg.user(`Previous conversation summary:\n- ${tag}-${i}`), ...before.slice(-2)];
+    const b = store.recordCompaction({ before, after, mode: 'local', reason: 'auto', strategy: 'local' });
+    ack(`b ${b.id}`);
+  }
+  if (i % 3 === 1) {
+    store.saveSnapshot('machine', { tag, i, padding });
+    ack(`s ${tag} ${i}`);
+  }
+}
+store.close();
