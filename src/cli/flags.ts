@@ -33,6 +33,6 @@ export function parseFlags<S extends z.ZodType>(command: string, schema: S, valu
       ? (values as Record<string, unknown>)[String(issue.path[0])]
       : undefined;
   throw new UserError(
-    `compactor ${command}: ${key}: ${issue.message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ''}`,
+    `${command}: ${key}: ${issue.message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ''}`,
   );
 }

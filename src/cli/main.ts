@@ -87,9 +87,7 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof UserError) {
-      // Messages from parseFlags already start with "compactor <command>:".
-      const line = redactSecrets(oneLine(e.message, 600), env);
-      stderr.write(`${line.startsWith('compactor ') ? line : `compactor: ${line}`}\n`);
+      stderr.write(`compactor: ${redactSecrets(oneLine(e.message, 600), env)}\n`);
       return e.exitCode;
     }
     const err = e as Error;
