@@ -2,7 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { createActor, fromPromise, toPromise } from 'xstate';
 import { msg } from '../../src/model/message.js';
 import { createJsonlInspector, summarizeForLog } from '../../src/runtime/index.js';
-import { capacityRetryMachine, type RequestSummaryOutput } from '../../machines/index.js';
+import {
+  capacityRetryMachine,
+  type RequestSummaryInput,
+  type RequestSummaryOutput,
+} from '../../machines/index.js';
 
 describe('JSONL inspection', () => {
   it('S4: message arrays become counts and secrets are redacted', () => {
@@ -23,7 +27,7 @@ describe('JSONL inspection', () => {
     const machine = capacityRetryMachine.provide({
       actors: {
         prepareSummaryInput: fromPromise(async () => ({ inputTokens: 10 })),
-        requestSummary: fromPromise<RequestSummaryOutput>(async () => ({
+        requestSummary: fromPromise<RequestSummaryOutput, RequestSummaryInput>(async () => ({
           summaryRef: 's',
           summaryTokens: 2,
           inputTokens: 10,
