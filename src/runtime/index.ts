@@ -4,6 +4,7 @@
  */
 export * from './actor-failure.js';
 export * from './checkpoint.js';
+export * from './create-local-summarizer.js';
 export * from './compaction-actors.js';
 export * from './inspection.js';
 export * from './local-summarizer.js';

@@ -1,0 +1,197 @@
+import type { SummaryBand } from '../../machines/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import { CONTINUITY_TAIL_MAX_TOKENS, type Budgets } from '../projection/budgets.js';
+import { BudgetError } from '../providers/errors.js';
+import type { SummaryClient, SummaryResponse, ToolSchema } from '../providers/types.js';
+import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../summary/diagnostics.js';
+import {
+  ABSTRACT_MAX_OUTPUT_TOKENS,
+  prepareHierarchicalBands,
+  rebuildHierarchicalHistory,
+  type HierarchicalBands,
+} from '../summary/hierarchical.js';
+import { compactedHistoryBudget } from '../summary/output-bound.js';
+import { prepareLocalSummary, toSummaryRequest, type PreparedSummary } from '../summary/prepare.js';
+import { loadSummaryPrompt } from '../summary/prompt.js';
+import { rebuildHistory, type RebuildOptions } from '../summary/rebuild.js';
+import { applyReinjection, buildReinjection } from '../summary/reinject.js';
+import { validateSummary } from '../summary/validate.js';
+import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
+
+/** §14 re-injection budget when none is given. */
+export const DEFAULT_REINJECT_BUDGET_TOKENS = 4_000;
+
+/** Options of {@link createLocalSummarizer}. */
+export interface LocalSummarizerOptions {
+  /** The summary client of the route (HTTP or the offline summarizer). */
+  client: SummaryClient;
+  estimator: Estimator;
+  /** `resolveBudgets(limits)`: capacity (output bounding) and continuity tail (L7) are read. */
+  budgets: Pick<Budgets, 'capacity' | 'continuityTailTokens'>;
+  /** Model named in the request (default `client.model`). */
+  model?: string;
+  /** S2 frozen system prompt; pass it only when provider and model match the parent envelope. */
+  system?: string;
+  /** S2 frozen tool catalog (sent with tool use disabled); same rule as `system`. */
+  tools?: ToolSchema[];
+  /** L1 explicit output reserve of the summary call; also subtract it in `Limits.summaryOutputLimit`. */
+  maxOutputTokens?: number;
+  /** Custom `/compact` instructions, appended to the L8 prompt. */
+  instructions?: string;
+  /** L8 prompt version (default summary-v1). */
+  promptVersion?: string;
+  /** §14 re-injection budget (default 4,000; 0 disables). Capped by room left in the rebuilt window. */
+  reinjectBudgetTokens?: number;
+  /** Output tokens the next request reserves (L7 output bounding). */
+  reserveOutput?: number;
+  /** Frozen system + tool schema tokens of the next request (L7 output bounding). */
+  prefixTokens?: number;
+}
+
+/** A fork prepared by {@link createLocalSummarizer}: the summary pipeline's fork plus its band. */
+export interface LocalFork extends PreparedFork {
+  readonly band: SummaryBand;
+  readonly prepared: PreparedSummary;
+}
+
+const CALL_KIND = { flat: 'flat', older: 'abstract', newer: 'detail' } as const;
+const BAND_ALLOWANCE = { older: 'abstract band input budget', newer: 'detail band input budget' } as const;
+
+function isAbort(e: unknown): boolean {
+  return e instanceof Error && e.name === 'AbortError';
+}
+
+/**
+ * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: L1–L3
+ * preparation, one summary call per fork (S2 envelope, L1 output reserve, L6 failures with
+ * provider/model, input_tokens and budget; capacity rejections stay `ContextCapacityError`
+ * for L5), the L8 template check, and the L7 rebuild followed by §14 re-injection.
+ * Hierarchical bands map `older` → abstract, `newer` → detail (L4).
+ */
+export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizer<LocalFork> {
+  const est = opts.estimator;
+  const prompt = loadSummaryPrompt(opts.promptVersion);
+  const custom = opts.instructions?.trim();
+  const instructions = custom
+    ? `${prompt.instructions}\n\nAdditional instructions from the user:\n${custom}`
+    : prompt.instructions;
+  const model = opts.model ?? opts.client.model;
+  const tailTokens = opts.budgets.continuityTailTokens ?? CONTINUITY_TAIL_MAX_TOKENS;
+  const reinjectBudget = Math.max(0, opts.reinjectBudgetTokens ?? DEFAULT_REINJECT_BUDGET_TOKENS);
+
+  const bandOptions = (budget: number | null) => ({
+    budget,
+    estimator: est,
+    instructions,
+    continuityTailTokens: tailTokens,
+  });
+  const fork = (band: SummaryBand, prepared: PreparedSummary): LocalFork => ({
+    band,
+    prepared,
+    inputTokens: prepared.inputTokens,
+  });
+
+  /** One band re-bounded alone: the unbounded split (same cuts as L4), then L1–L3 on that band. */
+  function prepareOneBand(history: readonly Message[], band: 'older' | 'newer', budget: number | null) {
+    const split = prepareHierarchicalBands(history, bandOptions(null));
+    const base = band === 'older' ? split.abstract : split.detail;
+    if (base.fork.length > 0)
+      return prepareLocalSummary(base.fork, {
+        budget,
+        estimator: est,
+        instructions: base.instructions,
+        allowance: BAND_ALLOWANCE[band],
+        includeLeading: true,
+      });
+    if (budget !== null && base.instructionsTokens > budget)
+      throw new BudgetError(BAND_ALLOWANCE[band], base.instructionsTokens, budget);
+    return { ...base, budget };
+  }
+
+  const rebuildOptions: RebuildOptions = {
+    estimator: est,
+    continuityTailTokens: tailTokens,
+    capacity: opts.budgets.capacity,
+    reserveOutput: opts.reserveOutput ?? 0,
+    prefixTokens: opts.prefixTokens ?? 0,
+  };
+
+  return {
+    prepare(history, budget) {
+      return fork('flat', prepareLocalSummary(history, { budget, estimator: est, instructions }));
+    },
+
+    prepareBands(history, budget) {
+      const bands: HierarchicalBands = prepareHierarchicalBands(history, bandOptions(budget));
+      return { older: fork('older', bands.abstract), newer: fork('newer', bands.detail) };
+    },
+
+    prepareBand(history, band, budget) {
+      return fork(band, prepareOneBand(history, band, budget));
+    },
+
+    async request(f, band, signal): Promise<SummaryResponse> {
+      const maxOutputTokens =
+        band === 'older'
+          ? Math.min(ABSTRACT_MAX_OUTPUT_TOKENS, opts.maxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS)
+          : opts.maxOutputTokens;
+      const request = toSummaryRequest(f.prepared, {
+        model,
+        system: opts.system,
+        tools: opts.tools,
+        maxOutputTokens,
+      });
+      const attempt: SummaryAttempt = {
+        provider: opts.client.provider,
+        model,
+        inputTokens: f.inputTokens,
+        budget: f.prepared.budget,
+        kind: CALL_KIND[band],
+      };
+      try {
+        const response = await opts.client.summarize(request, signal);
+        requireSummaryText(response, attempt);
+        return response;
+      } catch (e) {
+        if (isAbort(e) || signal.aborted) throw e;
+        throw summaryFailure(e, attempt);
+      }
+    },
+
+    followsTemplate(text, band) {
+      // The abstract band is one or two sentences by design (ABSTRACT_INSTRUCTIONS): no template.
+      if (band === 'older') return text.trim() !== '';
+      const check = validateSummary(
+        { text, finishReason: 'stop' },
+        { inputTokens: Number.POSITIVE_INFINITY, estimator: est, requiredSections: prompt.sections },
+      );
+      return check.ok || check.check !== 'template';
+    },
+
+    rebuild(history, summaries) {
+      const rebuilt =
+        summaries.length === 2
+          ? rebuildHierarchicalHistory(
+              prepareHierarchicalBands(history, bandOptions(null)),
+              summaries[0],
+              summaries[1],
+              rebuildOptions,
+            )
+          : rebuildHistory(history, summaries[0] ?? '', rebuildOptions);
+      if (reinjectBudget === 0) return rebuilt.history;
+      // Re-injection only uses room the rebuilt window has left, so the next request still fits.
+      const window = compactedHistoryBudget(
+        rebuildOptions.capacity,
+        rebuildOptions.reserveOutput,
+        rebuildOptions.prefixTokens,
+      );
+      const room = window === null ? reinjectBudget : Math.min(reinjectBudget, window - rebuilt.tokens);
+      if (room <= 0) return rebuilt.history;
+      return applyReinjection(
+        rebuilt.history,
+        buildReinjection(history, { budgetTokens: room, estimator: est }),
+      );
+    },
+  };
+}
