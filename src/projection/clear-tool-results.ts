@@ -13,6 +13,8 @@ export interface ClearToolResultsOptions {
   localTrigger?: number;
   /** Evidence window budget (B4); defaults to `floor(localTrigger / 2)`. */
   evidenceBudget?: number;
+  /** `analyzePairing(messages)` when the caller already computed it (saves a linear pass per request). */
+  pairing?: Pairing;
 }
 
 /** Output of a clearing pass: the projected messages (the input array itself when nothing changed). */
@@ -56,7 +58,7 @@ export function clearOldToolResultsWithRecentBatches(
     evidenceBatches: 0,
     evidenceTokens: 0,
   };
-  const pairing = analyzePairing(messages);
+  const pairing = opts.pairing ?? analyzePairing(messages);
 
   if (!policy.enabled || messages.length === 0 || total < localTrigger) {
     const reason = !policy.enabled
@@ -273,10 +275,9 @@ function memoInputs(
   positions: number[],
   clearInputs: boolean,
 ): Message {
-  const key = `${clearInputs ? 1 : 0}:${positions
-    .slice()
-    .sort((x, y) => x - y)
-    .join(',')}`;
+  // Single positions (the common case) skip the copy-and-sort.
+  const sorted = positions.length === 1 ? positions : positions.slice().sort((x, y) => x - y);
+  const key = `${clearInputs ? 1 : 0}:${sorted.join(',')}`;
   const hit = inputCache.get(m);
   if (hit && hit.key === key) return hit.next;
   const wanted = new Set(positions);

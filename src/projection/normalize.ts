@@ -18,8 +18,22 @@ export function isRequestHistoryValid(history: readonly Message[]): boolean {
  * returned as the same object (N5). Never mutates its input; unchanged messages are reused.
  */
 export function normalizeHistory(history: readonly Message[]): readonly Message[] {
+  return normalizeWithPairing(history).messages;
+}
+
+/**
+ * {@link normalizeHistory} that also hands back the pairing analysis when the history was
+ * already valid (so `messages === history` and the analysis describes it); callers that
+ * analyze the result again (clearing) can reuse it instead of a second linear pass.
+ */
+export function normalizeWithPairing(history: readonly Message[]): {
+  messages: readonly Message[];
+  pairing: Pairing | null;
+} {
   const pairing = analyzePairing(history);
-  return pairing.valid ? history : rebuild(history, pairing);
+  return pairing.valid
+    ? { messages: history, pairing }
+    : { messages: rebuild(history, pairing), pairing: null };
 }
 
 function rebuild(history: readonly Message[], pairing: Pairing): Message[] {

@@ -4,7 +4,7 @@ import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import { clearOldToolResultsWithRecentBatches } from './clear-tool-results.js';
 import type { ProjectionDiagnostics } from './diagnostics.js';
-import { normalizeHistory } from './normalize.js';
+import { normalizeWithPairing } from './normalize.js';
 
 /** Inputs of {@link projectRequest}. */
 export interface ProjectRequestOptions {
@@ -36,7 +36,7 @@ export function projectRequest(history: readonly Message[], opts: ProjectRequest
     ...opts.limits,
     configuredTrigger: opts.limits.configuredTrigger || policy.triggerTokens,
   });
-  const normalized = normalizeHistory(history);
+  const { messages: normalized, pairing } = normalizeWithPairing(history);
   // C11: native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
   const native = opts.interactive === true && opts.nativeContextEdits === true;
   const cleared = clearOldToolResultsWithRecentBatches(normalized, {
@@ -44,6 +44,7 @@ export function projectRequest(history: readonly Message[], opts: ProjectRequest
     policy: native ? { ...policy, enabled: false } : policy,
     localTrigger: budgets.localTrigger,
     evidenceBudget: budgets.evidenceBudget,
+    pairing: pairing ?? undefined,
   });
   const diagnostics: ProjectionDiagnostics = {
     ...cleared.diagnostics,
