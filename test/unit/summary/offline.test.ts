@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
+import { rawDir } from '../formats/paths.js';
 import { msg, textOf, type Message } from '../../../src/model/message.js';
 import {
   createOfflineSummarizer,
@@ -14,7 +15,7 @@ import {
 
 afterAll(freeEncoders);
 const est = createEstimator();
-const RAW = join(import.meta.dirname, '../../../../shared/data/sessions/raw');
+const RAW = rawDir;
 
 function corpus(): Array<{ name: string; messages: Message[] }> {
   const out: Array<{ name: string; messages: Message[] }> = [];
