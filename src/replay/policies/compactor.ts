@@ -1,0 +1,32 @@
+import { projectRequest } from '../../projection/project-request.js';
+import type { RetentionPolicy } from '../types.js';
+
+/** Every policy's baseline: the history as it is (after pairing repair), nothing cleared. */
+export const noClearingPolicy: RetentionPolicy = {
+  name: 'no-clearing',
+  description: 'No clearing: the normalized history is sent as is (compaction alone bounds it).',
+  source: 'baseline',
+  project: (history) => Promise.resolve(history),
+};
+
+/**
+ * Compactor's projection (SPEC §5) with its defaults, or with `keepRecentToolBatches`
+ * overridden: the bounded retention pilot compares settings 2 (default) and 0.
+ */
+export function compactorPolicy(keepRecentToolBatches?: number): RetentionPolicy {
+  const name = keepRecentToolBatches === undefined ? 'compactor' : `compactor-keep${keepRecentToolBatches}`;
+  return {
+    name,
+    description:
+      keepRecentToolBatches === undefined
+        ? 'Compactor defaults: trigger min(40,000, 3/5 of history budget), evidence window = trigger/2, keep 2 tool uses + 2 recent batches (C1–C7).'
+        : `Compactor with keepRecentToolBatches = ${keepRecentToolBatches} (retention pilot setting), other defaults unchanged.`,
+    source: 'compactor',
+    project(history, ctx) {
+      const policy = keepRecentToolBatches === undefined ? undefined : { keepRecentToolBatches };
+      return Promise.resolve(
+        projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
+      );
+    },
+  };
+}

@@ -1,0 +1,200 @@
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import { resolveBudgets, type Budgets, type Limits } from '../projection/budgets.js';
+import { isRequestHistoryValid, normalizeHistory } from '../projection/normalize.js';
+import { BudgetError, ProviderError } from '../providers/errors.js';
+import type { SummaryClient } from '../providers/types.js';
+import { createOfflineSummarizer, OFFLINE_MODEL } from '../summary/offline/offline-summarizer.js';
+import { prepareLocalSummary, toSummaryRequest } from '../summary/prepare.js';
+import { loadSummaryPrompt } from '../summary/prompt.js';
+import { rebuildHistory } from '../summary/rebuild.js';
+import { findEvidenceNeeds, indexResults, isPresent, type EvidenceNeeds } from './evidence.js';
+import type { PolicyContext, RetentionPolicy } from './types.js';
+
+/** Options of {@link replaySession}. */
+export interface ReplayOptions {
+  policy: RetentionPolicy;
+  limits: Limits;
+  estimator: Estimator;
+  /** Summary client for compaction (default: the offline summarizer). */
+  summarizer?: SummaryClient;
+  /** Precomputed {@link findEvidenceNeeds} of the session (computed when absent). */
+  needs?: EvidenceNeeds;
+  /** Called with every projected request (tests inspect what was sent). */
+  onRequest?: (turn: number, request: readonly Message[]) => void;
+}
+
+/** What happened at one turn (the request sent before one recorded assistant message). */
+export interface TurnRecord {
+  /** Index of the assistant message in the recorded session. */
+  turn: number;
+  /** Tokens of the live history before the policy ran. */
+  historyTokens: number;
+  /** Tokens of the request actually sent (after the policy and any compaction). */
+  projectedTokens: number;
+  /** Summary calls made at this turn (0 or 1). */
+  summaryCalls: number;
+  /** Estimated input tokens of those summary calls. */
+  summaryInputTokens: number;
+  /** Compaction was needed but could not bring the request under the threshold (or failed). */
+  overThreshold: boolean;
+  /** Request is protocol-valid (every call answered right after its batch, nothing orphaned). */
+  valid: boolean;
+  /** Results this turn needed, and how many of them the request held verbatim. */
+  needed: number;
+  present: number;
+  /** Tokens of needed results that were not present (what re-reading them would cost). */
+  rereadTokens: number;
+}
+
+/** Sums of a replay. */
+export interface ReplayTotals {
+  turns: number;
+  /** Σ request tokens over all turns (the session's input cost). */
+  requestTokens: number;
+  summaryCalls: number;
+  summaryInputTokens: number;
+  needed: number;
+  present: number;
+  rereadTokens: number;
+  invalidRequests: number;
+  overThresholdTurns: number;
+}
+
+/** A replayed session under one policy. */
+export interface ReplayResult {
+  policy: string;
+  budgets: Budgets;
+  turns: TurnRecord[];
+  totals: ReplayTotals;
+}
+
+/** Turn points of a session: the index of every assistant message. */
+export function turnIndices(session: readonly Message[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < session.length; i++) if (session[i].role === 'assistant') out.push(i);
+  return out;
+}
+
+/** Sums per-turn records. */
+export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
+  const t: ReplayTotals = {
+    turns: turns.length,
+    requestTokens: 0,
+    summaryCalls: 0,
+    summaryInputTokens: 0,
+    needed: 0,
+    present: 0,
+    rereadTokens: 0,
+    invalidRequests: 0,
+    overThresholdTurns: 0,
+  };
+  for (const r of turns) {
+    t.requestTokens += r.projectedTokens;
+    t.summaryCalls += r.summaryCalls;
+    t.summaryInputTokens += r.summaryInputTokens;
+    t.needed += r.needed;
+    t.present += r.present;
+    t.rereadTokens += r.rereadTokens;
+    if (!r.valid) t.invalidRequests++;
+    if (r.overThreshold) t.overThresholdTurns++;
+  }
+  return t;
+}
+
+/**
+ * Replays a recorded session turn by turn through request assembly (H1): the live history
+ * receives every recorded message before the turn, is normalized (N1–N5, as every agent
+ * repairs pairing before sending), and the policy builds the request. When the request's
+ * pressure (tokens + prompt prefix) reaches the compaction threshold (H5), the FULL live
+ * history is compacted with the summary pipeline (L1–L3 prepare, the summary client, L7
+ * rebuild) and the request is rebuilt from the new history (H3); an unhelpful or failed
+ * pass keeps the history. Each request is validated and scored against the evidence needs.
+ */
+export async function replaySession(
+  session: readonly Message[],
+  options: ReplayOptions,
+): Promise<ReplayResult> {
+  const est = options.estimator;
+  const budgets = resolveBudgets(options.limits);
+  const ctx: PolicyContext = { estimator: est, limits: options.limits, budgets };
+  const needs = options.needs ?? findEvidenceNeeds(session);
+  const summarizer = options.summarizer ?? createOfflineSummarizer({ estimator: est });
+  const instructions = loadSummaryPrompt().instructions;
+  const prefix = Math.max(0, options.limits.prefixTokens ?? 0);
+  const threshold = budgets.compactionThreshold;
+
+  let live: Message[] = [];
+  let next = 0;
+  const turns: TurnRecord[] = [];
+  for (const t of turnIndices(session)) {
+    while (next < t) live.push(session[next++]);
+    const historyTokens = est.history(live);
+    let request = await options.policy.project(normalizeHistory(live), ctx);
+    let tokens = est.history(request);
+    let summaryCalls = 0;
+    let summaryInputTokens = 0;
+    let overThreshold = false;
+    if (threshold !== null && tokens + prefix >= threshold) {
+      const compacted = await compact(live);
+      if (compacted) {
+        live = compacted;
+        request = await options.policy.project(normalizeHistory(live), ctx);
+        tokens = est.history(request);
+      }
+      overThreshold = tokens + prefix >= threshold;
+    }
+    options.onRequest?.(t, request);
+
+    const need = needs.get(t) ?? [];
+    let present = 0;
+    let rereadTokens = 0;
+    if (need.length > 0) {
+      const index = indexResults(request);
+      for (const n of need) {
+        const result = session[n.result];
+        if (isPresent(result, index)) present++;
+        else rereadTokens += est.message(result);
+      }
+    }
+    turns.push({
+      turn: t,
+      historyTokens,
+      projectedTokens: tokens,
+      summaryCalls,
+      summaryInputTokens,
+      overThreshold,
+      valid: isRequestHistoryValid(request),
+      needed: need.length,
+      present,
+      rereadTokens,
+    });
+
+    // One local compaction pass; null when it failed or did not shrink the history.
+    async function compact(history: Message[]): Promise<Message[] | null> {
+      try {
+        const prepared = prepareLocalSummary(history, {
+          budget: budgets.summaryInputBudget,
+          estimator: est,
+          instructions,
+        });
+        summaryCalls++;
+        summaryInputTokens += prepared.inputTokens + prepared.instructionsTokens;
+        const response = await summarizer.summarize(toSummaryRequest(prepared, { model: OFFLINE_MODEL }));
+        const rebuilt = rebuildHistory(history, response.text, {
+          estimator: est,
+          continuityTailTokens: budgets.continuityTailTokens ?? 1_024,
+          capacity: budgets.capacity,
+          reserveOutput: options.limits.reservedOutput,
+          prefixTokens: prefix,
+        });
+        return rebuilt.tokens < est.history(history) ? rebuilt.history : null;
+      } catch (e) {
+        // A budget error or provider failure keeps the history (H3); anything else is a bug.
+        if (e instanceof BudgetError || e instanceof ProviderError) return null;
+        throw e;
+      }
+    }
+  }
+  return { policy: options.policy.name, budgets, turns, totals: totalsOf(turns) };
+}

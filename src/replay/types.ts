@@ -1,0 +1,27 @@
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../model/message.js';
+import type { Budgets, Limits } from '../projection/budgets.js';
+
+/** What a retention policy knows when it builds one request (the window it runs in). */
+export interface PolicyContext {
+  estimator: Estimator;
+  limits: Limits;
+  /** Budgets resolved from {@link PolicyContext.limits} (B1–B4, H5, L1, L7). */
+  budgets: Budgets;
+}
+
+/** Where a policy's implementation comes from (the report says which ones ran real code). */
+export type PolicySource = 'compactor' | 'library' | 'reimplemented' | 'baseline';
+
+/**
+ * A request-time retention policy: turns the live (normalized) history into the messages
+ * sent on the next request. Must not mutate its input.
+ */
+export interface RetentionPolicy {
+  /** Short stable id (report rows, chart legends). */
+  readonly name: string;
+  /** One line: which system's rule, with which constants. */
+  readonly description: string;
+  readonly source: PolicySource;
+  project(history: readonly Message[], ctx: PolicyContext): Promise<readonly Message[]>;
+}
