@@ -10,4 +10,6 @@ export const commands: Record<string, () => Promise<Command>> = {
   restore: async () => (await import('./restore.js')).command,
   plan: async () => (await import('./plan.js')).planCommand,
   project: async () => (await import('./project.js')).projectCommand,
+  run: async () => (await import('./run.js')).runCommand,
+  compact: async () => (await import('./compact.js')).compactCommand,
 };

@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import type { Command, CommandContext, ParsedArgs } from '../command.js';
+import { oneLine } from '../errors.js';
+import { parseFlags } from '../flags.js';
+import { redactSecrets } from '../redact.js';
+import { fileArgument } from './import.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
+import {
+  CACHE_NOTE,
+  failureLine,
+  renderCompactReport,
+  routeReport,
+  type CompactJsonReport,
+} from '../run-report.js';
+import { setUpRun } from '../run-setup.js';
+import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
+import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
+
+const CompactFlagsSchema = RunFlagsSchema.extend({
+  instructions: z
+    .string()
+    .refine((s) => s.trim() !== '', 'expected instruction text')
+    .optional(),
+});
+
+const help = `Usage: compactor compact FILE [--instructions TEXT] [route flags] [limit flags]
+                         [--out FILE] [--session-dir DIR] [--inspect=TARGET] [--json]
+
+The manual /compact: always compacts the FULL session history with the route's strategy
+(S1: native standalone, native inline, or a Local summary; mode manual), whatever the
+pressure. Reports elapsed time, mode, context items before → after, strategy, and notes
+that the next request may reuse less of the provider prompt cache (S3).
+On failure (S4) the exit code is 1, the history is unchanged, --out is not written and
+stderr gets one bounded line naming the cause (provider/model, HTTP status, code) — never
+the provider's JSON body or an API key.
+
+  --instructions TEXT   custom compaction instructions: appended to the Local summary
+                        prompt, sent as "instructions" to native /responses/compact (O3)
+
+${RUN_FLAGS_HELP}
+
+--out writes the compacted session history. Clearing flags and --threshold only matter for
+the budgets; manual compaction always runs.
+
+JSON fields (--json): command "compact", file, format, session, route {name, kind, model,
+baseUrl, apiKeyEnv, strategy, strategyReason}, status (compacted | unchanged | failed),
+mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls,
+items {before, after}, tokens {before, after}, elapsedMs, failure {reason, message} | null,
+note (S3 cache note on success), out, outFormat, sessionDir, boundary, inspect.
+
+Exit codes: 0 compacted or unchanged, 1 compaction failed, 2 bad flag, input or route.
+
+Examples:
+  compactor compact session.jsonl --out compacted.json
+  compactor compact session.jsonl --instructions "keep every failing test name" --json
+  compactor compact session.jsonl --provider openai --model gpt-5.4 --session-dir .compactor/s1`;
+
+/** `compactor compact`: the manual /compact over a session file (S1–S4, R1). */
+export const compactCommand: Command = {
+  name: 'compact',
+  summary: 'manual /compact: always summarize a session now and report items before/after',
+  help,
+  options: { ...RUN_OPTIONS, instructions: { type: 'string' } },
+  async run(args: ParsedArgs, ctx: CommandContext) {
+    const flags = parseFlags('compact', CompactFlagsSchema, args.values);
+    const { path, shown } = fileArgument('compact', args, ctx);
+    const setup = setUpRun('compact', flags, ctx, { instructions: flags.instructions });
+    const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
+    const imported = readSessionFile(path, { from, displayName: shown });
+    const session = selectSession(imported, flags.session);
+    const out = outTarget('compact', ctx, flags.out, flags.to, { path, format: imported.format });
+
+    let stored: RunStore | undefined;
+    try {
+      if (flags['session-dir'] !== undefined)
+        stored = openRunStore('compact', ctx, flags['session-dir'], session.messages);
+      await setup.startInspection();
+      const result = await setup.runner.runCompaction({
+        turnId: 'compact',
+        history: session.messages,
+        mode: 'manual',
+      });
+      setup.close();
+      const compacted = result.status === 'compacted';
+      const boundary =
+        stored && compacted
+          ? recordBoundary(stored.store, session.messages, result.history, result.strategy, 'manual')
+          : null;
+      if (stored)
+        stored.store.saveSnapshot('compaction', {
+          status: result.status,
+          mode: result.mode,
+          strategy: result.strategy,
+          itemsBefore: result.itemsBefore,
+          itemsAfter: result.itemsAfter,
+          summaryCalls: result.summaryCalls,
+          failure: result.failure,
+        });
+      if (out && compacted) writeOut(out, result.history, session);
+
+      const estimator = setup.route.estimator;
+      const report: CompactJsonReport = {
+        command: 'compact',
+        file: shown,
+        format: imported.format,
+        session: session.id,
+        route: routeReport(setup.route),
+        status: result.status,
+        mode: result.mode,
+        strategy: result.strategy,
+        requestedStrategy: result.requestedStrategy,
+        fallbackReason: result.fallbackReason,
+        summaryCalls: result.summaryCalls,
+        items: { before: result.itemsBefore, after: result.itemsAfter },
+        tokens: { before: estimator.history(session.messages), after: estimator.history(result.history) },
+        elapsedMs: result.elapsedMs,
+        failure: result.failure,
+        note: compacted ? CACHE_NOTE : null,
+        out: out && compacted ? out.path : null,
+        outFormat: out && compacted ? out.format : null,
+        sessionDir: stored?.dir ?? null,
+        boundary: boundary?.id ?? null,
+        inspect:
+          setup.inspect === null ? null : setup.inspect.kind === 'stately' ? 'stately' : setup.inspect.file,
+      };
+      const text = flags.json ? JSON.stringify(report, null, 2) : renderCompactReport(report);
+      ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
+      if (result.status === 'failed') {
+        ctx.stderr.write(
+          `compactor: compact: ${redactSecrets(oneLine(failureLine(result.failure)), ctx.env)}\n`,
+        );
+        return 1;
+      }
+      return 0;
+    } finally {
+      setup.close();
+      stored?.store.close();
+    }
+  },
+};
+
+export default compactCommand;

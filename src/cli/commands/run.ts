@@ -1,0 +1,124 @@
+import type { Command, CommandContext, ParsedArgs } from '../command.js';
+import { oneLine } from '../errors.js';
+import { parseFlags } from '../flags.js';
+import { redactSecrets } from '../redact.js';
+import { fileArgument } from './import.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
+import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
+import { setUpRun } from '../run-setup.js';
+import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
+import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
+
+const help = `Usage: compactor run FILE [route flags] [limit flags] [clearing flags] [--threshold N]
+                     [--hierarchical] [--out FILE] [--session-dir DIR] [--inspect=TARGET] [--json]
+
+The main job: drives the headless turn machine over one session (automatic mode, H1–H6):
+sync → normalize the projection (N) → clear old tool results (C) → estimate pressure →
+compact the full history only when pressure reaches the threshold (S1 strategy of the
+route: native standalone, native inline, or a Local summary). Reports the decision, the
+strategy (and why it fell back), summary calls, token estimates before clearing / after
+clearing / after compaction, item counts, pressure, threshold and elapsed time.
+The input file is never modified. Without --provider the embedded offline summarizer runs
+(deterministic, no network, no key; context window 32,000 tokens unless --capacity).
+
+${RUN_FLAGS_HELP}
+
+--out writes the next request window (the projection after the turn). On a failed
+compaction (exit 1) nothing is written to --out and no boundary is recorded.
+
+JSON fields (--json): command "run", file, format, session, route {name, kind, model,
+baseUrl, apiKeyEnv, strategy, strategyReason}, decision (below-threshold | compacted |
+unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
+(no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
+tokens {beforeClearing, afterClearing, afterCompaction}, items {before, after},
+pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens, capacity, elapsedMs, failure {reason, message} | null,
+out, outFormat, sessionDir, boundary, inspect.
+
+Exit codes: 0 done (also below-threshold and unchanged), 1 compaction failed (bounded
+cause on stderr), 2 bad flag, input or route (unknown provider, missing key, bad catalog).
+Progress goes to stderr only when it is a terminal.
+
+Examples:
+  compactor run examples/sessions/django__django-16560.traj.json
+  compactor run session.jsonl --provider openai --model gpt-5.4 --out next.json
+  compactor run session.jsonl --provider anthropic --model claude-sonnet-4-6 --json
+  compactor run session.jsonl --provider ollama --model qwen3:8b --capacity 32768
+  compactor run session.jsonl --session-dir .compactor/s1 --inspect=jsonl`;
+
+/** `compactor run`: one headless automatic turn over a session file (H1–H6, S1–S4, R1). */
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'the main job: clear, estimate and compact a session when needed; report what happened',
+  help,
+  options: { ...RUN_OPTIONS },
+  async run(args: ParsedArgs, ctx: CommandContext) {
+    const flags = parseFlags('run', RunFlagsSchema, args.values);
+    const { path, shown } = fileArgument('run', args, ctx);
+    const setup = setUpRun('run', flags, ctx);
+    const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
+    const imported = readSessionFile(path, { from, displayName: shown });
+    const session = selectSession(imported, flags.session);
+    const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format });
+
+    let stored: RunStore | undefined;
+    try {
+      if (flags['session-dir'] !== undefined)
+        stored = openRunStore('run', ctx, flags['session-dir'], session.messages);
+      await setup.startInspection();
+      const result = await setup.runner.runTurn(
+        { turnId: 'run', history: session.messages, mode: 'automatic' },
+        stored ? { checkpointPath: stored.checkpointPath } : {},
+      );
+      setup.close();
+      const compacted = result.decision === 'compacted' && result.strategy !== null;
+      const boundary =
+        stored && compacted
+          ? recordBoundary(stored.store, session.messages, result.history, result.strategy!, 'automatic')
+          : null;
+      const failed = result.decision === 'failed';
+      if (out && !failed && result.request !== null) writeOut(out, result.request, session);
+
+      const report: RunJsonReport = {
+        command: 'run',
+        file: shown,
+        format: imported.format,
+        session: session.id,
+        route: routeReport(setup.route),
+        decision: result.decision,
+        guardReason: result.guardReason,
+        strategy: result.strategy,
+        fallbackReason: result.fallbackReason,
+        summaryCalls: result.summaryCalls,
+        tokens: result.tokens,
+        items: result.items,
+        pressureTokens:
+          result.tokens.afterClearing === null
+            ? null
+            : result.tokens.afterClearing + Math.max(0, setup.limits.prefixTokens ?? 0),
+        finalPressureTokens: result.pressureTokens,
+        thresholdTokens: result.thresholdTokens,
+        capacity: setup.budgets.capacity,
+        elapsedMs: result.elapsedMs,
+        failure: result.compaction?.failure ?? null,
+        out: out && !failed ? out.path : null,
+        outFormat: out && !failed ? out.format : null,
+        sessionDir: stored?.dir ?? null,
+        boundary: boundary?.id ?? null,
+        inspect:
+          setup.inspect === null ? null : setup.inspect.kind === 'stately' ? 'stately' : setup.inspect.file,
+      };
+      const text = flags.json ? JSON.stringify(report, null, 2) : renderRunReport(report);
+      ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
+      if (failed) {
+        ctx.stderr.write(`compactor: run: ${redactSecrets(oneLine(failureLine(report.failure)), ctx.env)}\n`);
+        return 1;
+      }
+      return 0;
+    } finally {
+      setup.close();
+      stored?.store.close();
+    }
+  },
+};
+
+export default runCommand;

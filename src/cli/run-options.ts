@@ -1,0 +1,147 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { CommandContext } from './command.js';
+import { UserError } from './errors.js';
+import { flag } from './flags.js';
+import { LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './commands/plan.js';
+import type { ClearingPolicy, Limits } from '../projection/index.js';
+
+/**
+ * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,
+ * clearing policy, input/output and inspection. `compact` adds `--instructions`.
+ */
+
+/** node:util parseArgs options of `run` (and, plus `instructions`, of `compact`). */
+export const RUN_OPTIONS = {
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  catalog: { type: 'string' },
+  ...LIMIT_OPTIONS,
+  'keep-tool-uses': { type: 'string' },
+  'keep-recent-batches': { type: 'string' },
+  'no-clear-inputs': { type: 'boolean' },
+  'no-clearing': { type: 'boolean' },
+  threshold: { type: 'string' },
+  hierarchical: { type: 'boolean' },
+  from: { type: 'string' },
+  session: { type: 'string' },
+  'session-dir': { type: 'string' },
+  out: { type: 'string' },
+  to: { type: 'string' },
+  inspect: { type: 'string' },
+} as const;
+
+const path = z.string().min(1, 'expected a file path');
+
+/** zod schema of {@link RUN_OPTIONS}; errors name the flag. */
+export const RunFlagsSchema = LimitFlagsSchema.extend({
+  provider: z.string().min(1, 'expected a provider name').optional(),
+  model: z.string().min(1, 'expected a model id').optional(),
+  'base-url': z.url('expected a URL').optional(),
+  'api-key-env': z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
+    .optional(),
+  catalog: path.optional(),
+  'keep-tool-uses': flag.nonNegInt.optional(),
+  'keep-recent-batches': flag.nonNegInt.optional(),
+  'no-clear-inputs': z.boolean().optional(),
+  'no-clearing': z.boolean().optional(),
+  threshold: flag.posInt.optional(),
+  hierarchical: z.boolean().optional(),
+  from: z.string().optional(),
+  session: z.string().min(1, 'expected a session id or index').optional(),
+  'session-dir': z.string().min(1, 'expected a directory').optional(),
+  out: path.optional(),
+  to: z.string().optional(),
+  inspect: z.string().min(1, 'expected a file path, "jsonl" or "stately"').optional(),
+  json: z.boolean().optional(),
+});
+export type RunFlags = z.infer<typeof RunFlagsSchema>;
+
+/** Flag help shared by both commands (route, limits, clearing, I/O). */
+export const RUN_FLAGS_HELP = `Route (config "provider"; flags win):
+  --provider NAME     offline (default: embedded, deterministic, no network), openai,
+                      openresponses, vercel, xai, anthropic, openai-compatible,
+                      anthropic-compatible, or a preset: openrouter, deepseek, gemini,
+                      groq, mistral, ollama, vllm
+  --model M           model id (required except for offline)
+  --base-url URL      endpoint base (ends before /chat/completions, /responses, /messages)
+  --api-key-env NAME  environment variable holding the key (keys never appear in output)
+  --catalog FILE      user model catalog (context windows, provider overrides)
+
+Limits (config "limits"; capacity defaults to the model's window from the catalog,
+32,000 for offline):
+${LIMIT_FLAGS_HELP}
+                        (default 0: the session's own system messages count as history)
+  --threshold N         explicit compaction threshold in tokens (default 75 % of
+                        capacity − reserved output, H5)
+
+Clearing (config "toolResultClearing"):
+  --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
+  --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
+  --no-clear-inputs         keep large inputs of cleared calls
+  --no-clearing             turn local clearing off
+
+Compaction:
+  --hierarchical      two-band local summary (L4)
+
+Input and output:
+  --from FORMAT       input format (default: detected)
+  --session ID        session id or 0-based index when the file holds several
+  --out FILE          write the result atomically in the input's format (or --to)
+  --to FORMAT         openai-chat | anthropic | responses | canonical
+  --session-dir DIR   durable store: messages, full-history artifact and
+                      thread.compact_boundary event on compaction (R1), snapshots;
+                      must be new or empty; read it back with compactor restore DIR
+  --inspect=TARGET    machine inspection: --inspect=jsonl writes JSONL to
+                      <session-dir or cwd>/inspect.jsonl, --inspect=FILE to FILE,
+                      --inspect=stately opens the Stately inspector (its UI loads from
+                      stately.ai: needs network and a browser)
+  --json              machine-readable report on stdout (fields below)`;
+
+/** Where inspection events go. */
+export type InspectTarget = { kind: 'jsonl'; file: string } | { kind: 'stately' };
+
+/** Resolves `--inspect=TARGET` against the session directory (or the working directory). */
+export function inspectTarget(flags: RunFlags, ctx: CommandContext): InspectTarget | undefined {
+  const value = flags.inspect;
+  if (value === undefined) return undefined;
+  if (value === 'stately') return { kind: 'stately' };
+  if (value === 'jsonl')
+    return { kind: 'jsonl', file: resolve(ctx.cwd, flags['session-dir'] ?? '.', 'inspect.jsonl') };
+  return { kind: 'jsonl', file: isAbsolute(value) ? value : resolve(ctx.cwd, value) };
+}
+
+/** Limits from flags over config (plan.ts), plus `--threshold` over `compaction.threshold`. */
+export function runLimitsFrom(flags: RunFlags, ctx: CommandContext): Limits {
+  const limits = limitsFrom(flags, ctx);
+  if (flags.threshold !== undefined) limits.compactionThreshold = flags.threshold;
+  return limits;
+}
+
+/** Clearing policy: config `toolResultClearing` with the clearing flags on top. */
+export function clearingPolicyFrom(flags: RunFlags, ctx: CommandContext): Partial<ClearingPolicy> {
+  return {
+    ...ctx.config.toolResultClearing,
+    ...(flags['keep-tool-uses'] !== undefined ? { keepToolUses: flags['keep-tool-uses'] } : {}),
+    ...(flags['keep-recent-batches'] !== undefined
+      ? { keepRecentToolBatches: flags['keep-recent-batches'] }
+      : {}),
+    ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
+    ...(flags['no-clearing'] ? { enabled: false } : {}),
+  };
+}
+
+/** Resolves a path flag against the working directory. */
+export function resolvePath(ctx: CommandContext, p: string): string {
+  return isAbsolute(p) ? p : resolve(ctx.cwd, p);
+}
+
+/** `--out` must not overwrite the input it was derived from. */
+export function checkOutPath(command: string, out: string | undefined, input: string): void {
+  if (out !== undefined && out === input)
+    throw new UserError(`compactor ${command}: --out must differ from the input file ${input}`);
+}

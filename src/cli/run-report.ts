@@ -1,0 +1,157 @@
+import type { Failure } from '../../machines/index.js';
+import type { CompactionReport, TurnResult } from '../runtime/index.js';
+import type { RunRoute } from './run-route.js';
+
+/**
+ * The reports of `compactor run` and `compactor compact`: stable JSON objects (--json) and
+ * short human renderings of the same fields. No message content, no keys.
+ */
+
+/** S3: what the user is told after a successful pass. */
+export const CACHE_NOTE = 'the next request may reuse less of the provider prompt cache';
+
+/** Route facts shown in both reports. */
+export interface RouteReport {
+  name: string;
+  kind: string;
+  model: string;
+  baseUrl: string | null;
+  apiKeyEnv: string | null;
+  /** S1 strategy of the route and why it was chosen. */
+  strategy: string;
+  strategyReason: string;
+}
+
+/** Where the input came from and where results went. */
+export interface IoReport {
+  file: string;
+  format: string;
+  session: string;
+  out: string | null;
+  outFormat: string | null;
+  sessionDir: string | null;
+  /** Boundary id written to the session directory, when compaction happened. */
+  boundary: string | null;
+  /** JSONL file or "stately", when inspecting. */
+  inspect: string | null;
+}
+
+/** `compactor run --json`. */
+export interface RunJsonReport extends IoReport {
+  command: 'run';
+  route: RouteReport;
+  decision: TurnResult['decision'];
+  guardReason: TurnResult['guardReason'];
+  /** Strategy that ran (null when no compaction ran). */
+  strategy: TurnResult['strategy'];
+  /** A4: why NativeInline fell back to Local. */
+  fallbackReason: TurnResult['fallbackReason'];
+  summaryCalls: number;
+  tokens: TurnResult['tokens'];
+  items: TurnResult['items'];
+  /** Pressure the decision was made on: projected history after clearing + prompt prefix. */
+  pressureTokens: number | null;
+  /** Pressure of the next request (after compaction when it ran). */
+  finalPressureTokens: number | null;
+  thresholdTokens: number | null;
+  capacity: number | null;
+  elapsedMs: number;
+  failure: Failure | null;
+}
+
+/** `compactor compact --json`. */
+export interface CompactJsonReport extends IoReport {
+  command: 'compact';
+  route: RouteReport;
+  status: CompactionReport['status'];
+  mode: CompactionReport['mode'];
+  strategy: CompactionReport['strategy'];
+  requestedStrategy: CompactionReport['requestedStrategy'];
+  fallbackReason: CompactionReport['fallbackReason'];
+  summaryCalls: number;
+  items: { before: number; after: number };
+  tokens: { before: number; after: number };
+  elapsedMs: number;
+  failure: Failure | null;
+  /** S3 cache note on success, null otherwise. */
+  note: string | null;
+}
+
+/** The route part of a report. */
+export function routeReport(route: RunRoute): RouteReport {
+  return {
+    name: route.label,
+    kind: route.kind,
+    model: route.model,
+    baseUrl: route.baseUrl,
+    apiKeyEnv: route.apiKeyEnv,
+    strategy: route.strategy.kind,
+    strategyReason: route.strategy.reason,
+  };
+}
+
+const n = (v: number | null): string => (v === null ? 'unknown' : v.toLocaleString('en-US'));
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+
+/** One line naming a failure: reason and its bounded, already-redacted message (S4). */
+export function failureLine(f: Failure | null): string {
+  if (f === null) return 'compaction failed';
+  return `compaction failed (${f.reason}): ${f.message}`;
+}
+
+function ioLines(r: IoReport): string[] {
+  const lines: string[] = [];
+  if (r.sessionDir !== null)
+    lines.push(
+      `store: ${r.sessionDir}${r.boundary !== null ? ` (boundary ${r.boundary}; compactor restore ${r.sessionDir} --at ${r.boundary})` : ''}`,
+    );
+  if (r.out !== null) lines.push(`wrote: ${r.out} (${r.outFormat})`);
+  if (r.inspect !== null) lines.push(`inspection: ${r.inspect}`);
+  return lines;
+}
+
+function strategyText(ran: string | null, route: RouteReport, fallback: string | null): string {
+  if (ran === null) return `${route.strategy} (not needed)`;
+  const fell = fallback !== null ? ` — fell back from ${route.strategy}: ${fallback}` : '';
+  return `${ran}${fell}`;
+}
+
+/** Human rendering of {@link RunJsonReport}. */
+export function renderRunReport(r: RunJsonReport): string {
+  const t = r.tokens;
+  const versus =
+    r.pressureTokens === null || r.thresholdTokens === null
+      ? 'threshold unknown'
+      : `pressure ${n(r.pressureTokens)} ${r.pressureTokens < r.thresholdTokens ? '<' : '≥'} threshold ${n(r.thresholdTokens)}`;
+  const after =
+    r.decision === 'compacted' && r.finalPressureTokens !== null
+      ? `, ${n(r.finalPressureTokens)} after compaction`
+      : '';
+  const lines = [
+    `${r.file} (${r.format}, session ${r.session})`,
+    `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    `decision: ${r.decision}${r.guardReason ? ` (${r.guardReason})` : ''} — ${versus}${after} (capacity ${n(r.capacity)})`,
+    `tokens: ${n(t.beforeClearing)} before clearing → ${n(t.afterClearing)} after clearing${
+      t.afterCompaction !== null ? ` → ${n(t.afterCompaction)} after compaction` : ''
+    }`,
+    `items: ${n(r.items.before)} → ${n(r.items.after)}`,
+    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
+    `elapsed: ${seconds(r.elapsedMs)}`,
+  ];
+  if (r.decision === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
+  if (r.decision === 'compacted') lines.push(`note: ${CACHE_NOTE}`);
+  return [...lines, ...ioLines(r)].join('\n');
+}
+
+/** Human rendering of {@link CompactJsonReport} (S3 on success, S4 on failure). */
+export function renderCompactReport(r: CompactJsonReport): string {
+  const lines = [
+    `${r.file} (${r.format}, session ${r.session})`,
+    `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    `${r.mode} compaction ${r.status} in ${seconds(r.elapsedMs)}: ${n(r.items.before)} → ${n(r.items.after)} context items (${n(r.tokens.before)} → ${n(r.tokens.after)} tokens)`,
+    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
+  ];
+  if (r.status === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
+  if (r.note !== null) lines.push(`note: ${r.note}`);
+  return [...lines, ...ioLines(r)].join('\n');
+}

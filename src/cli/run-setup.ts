@@ -1,0 +1,138 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { InspectionEvent } from 'xstate';
+import type { CommandContext } from './command.js';
+import { UserError } from './errors.js';
+import { createProgress, type Progress } from './progress.js';
+import { redactSecrets } from './redact.js';
+import {
+  clearingPolicyFrom,
+  inspectTarget,
+  runLimitsFrom,
+  type InspectTarget,
+  type RunFlags,
+} from './run-options.js';
+import { resolveRunRoute, type RunRoute } from './run-route.js';
+import { resolveBudgets, type Budgets, type Limits } from '../projection/index.js';
+import {
+  createJsonlInspector,
+  createLocalSummarizer,
+  createStatelyInspector,
+  createTurnRunner,
+  type TurnRunner,
+} from '../runtime/index.js';
+
+/** Everything `run` and `compact` need to drive the machines. */
+export interface RunSetup {
+  runner: TurnRunner;
+  route: RunRoute;
+  limits: Limits;
+  budgets: Budgets;
+  progress: Progress;
+  /** Where inspection events go (null when `--inspect` was not given). */
+  inspect: InspectTarget | null;
+  /** Starts `--inspect` (truncates the JSONL file, or starts the Stately server); call after the store is open. */
+  startInspection(): Promise<void>;
+  /** Stops the progress line and the Stately inspector (idempotent). */
+  close(): void;
+}
+
+/** Options beyond the flags. */
+export interface RunSetupOptions {
+  /** `compact --instructions`: custom compaction instructions (Local prompt and O3). */
+  instructions?: string;
+}
+
+/**
+ * Resolves the route (exit 2 on route errors), the limits (flags over config, the route's
+ * context window as the default capacity), the Local summarizer over the route's summary
+ * client, and inspection (progress on a terminal, JSONL or Stately), then builds the runner.
+ */
+export function setUpRun(
+  command: string,
+  flags: RunFlags,
+  ctx: CommandContext,
+  options: RunSetupOptions = {},
+): RunSetup {
+  const progress = createProgress(ctx.stderr, ctx.stderrIsTTY);
+  const route = resolveRunRoute(command, flags, ctx, {
+    onRetry: (note) => progress.note(`retrying: ${redactSecrets(note, ctx.env)}`),
+  });
+  const limits = runLimitsFrom(flags, ctx);
+  limits.providerLimit ??= route.contextWindow ?? undefined;
+  const policy = clearingPolicyFrom(flags, ctx);
+  const budgets = resolveBudgets({
+    ...limits,
+    configuredTrigger: limits.configuredTrigger || policy.triggerTokens,
+  });
+
+  const target = inspectTarget(flags, ctx) ?? null;
+  const observers: Array<(e: InspectionEvent) => void> = [progress.inspect];
+  let stopStately: (() => void) | undefined;
+
+  const summarizer = createLocalSummarizer({
+    client: route.summary,
+    estimator: route.estimator,
+    budgets,
+    model: route.model,
+    instructions: options.instructions,
+    reinjectBudgetTokens: ctx.config.compaction?.reinjectBudgetTokens,
+    reserveOutput: limits.reservedOutput,
+    prefixTokens: limits.prefixTokens,
+  });
+  const runner = createTurnRunner({
+    estimator: route.estimator,
+    limits,
+    policy,
+    strategy: route.strategy.kind,
+    hierarchical: flags.hierarchical === true,
+    compaction: {
+      summarizer,
+      ...(route.standalone ? { standalone: route.standalone } : {}),
+      ...(route.inline ? { inline: route.inline } : {}),
+      instructions: options.instructions,
+      supportsContextEdits: route.supportsContextEdits,
+    },
+    inspect: (event) => {
+      for (const observe of observers) observe(event);
+    },
+  });
+
+  let closed = false;
+  return {
+    runner,
+    route,
+    limits,
+    budgets,
+    progress,
+    inspect: target,
+    async startInspection() {
+      if (target?.kind === 'jsonl') {
+        try {
+          mkdirSync(dirname(target.file), { recursive: true });
+          writeFileSync(target.file, ''); // one run per log file
+        } catch (e) {
+          throw new UserError(
+            `compactor ${command}: --inspect: cannot write ${target.file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
+        }
+        // Values of secret env vars are redacted on every line, so the log never holds a key.
+        observers.push(
+          createJsonlInspector((line) =>
+            writeFileSync(target.file, redactSecrets(line, ctx.env), { flag: 'a' }),
+          ),
+        );
+      } else if (target?.kind === 'stately') {
+        const stately = await createStatelyInspector();
+        observers.push(stately.inspect);
+        stopStately = () => stately.stop();
+      }
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      progress.done();
+      stopStately?.();
+    },
+  };
+}
