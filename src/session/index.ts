@@ -1,0 +1,43 @@
+/**
+ * The library API: a Compactor session embedded in an agent loop (projection, headless
+ * turns, explicit compaction, durable records, cache health).
+ */
+export {
+  createCompactorSession,
+  type CompactorSession,
+  type CompactOptions,
+  type PrepareRequestOptions,
+  type PreparedRequest,
+  type SessionTurnOptions,
+  type SessionTurnResult,
+} from './session.js';
+export {
+  SessionOptionsSchema,
+  type CompactorSessionOptions,
+  type SessionLimits,
+  type CompactionSettings,
+} from './options.js';
+export {
+  createCacheHealthMonitor,
+  type CacheHealthMonitor,
+  type CacheHealthOptions,
+  type CacheHealthState,
+  type CacheUsage,
+  type CacheUsageVerdict,
+  type CacheAlert,
+  type CompactionOutcome,
+} from './cache-health.js';
+export {
+  parentContextFor,
+  type RequestEnvelope,
+  type ParentContext,
+  type ParentRoute,
+} from './parent-context.js';
+export {
+  resolveSessionRoute,
+  OFFLINE_CONTEXT_WINDOW,
+  type SessionRoute,
+  type SessionRouteOptions,
+} from './route.js';
+export { sessionLimits, envelopeTokens } from './limits.js';
+export { describeCompaction, rootCauseOf, CACHE_NOTE, type SessionCompactionReport } from './report.js';

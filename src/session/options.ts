@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import type { LoopGuardPolicy } from '../../machines/index.js';
+import { UserError } from '../cli/errors.js';
+import type { Estimator } from '../estimate/estimator.js';
+import { MessageSchema, type Message } from '../model/message.js';
+import type { ClearingPolicy } from '../projection/index.js';
+import type { HttpOptions } from '../providers/http.js';
+import type { Clock, InspectOption } from '../runtime/index.js';
+import type { CacheHealthOptions } from './cache-health.js';
+import type { RequestEnvelope } from './parent-context.js';
+import type { SessionRouteOptions } from './route.js';
+
+const count = z.number().int().nonnegative();
+
+/** Token limits of a session (same names as `compactor.config.json` `limits`). */
+export interface SessionLimits {
+  /** Model window; overrides the catalog's (offline default: 32,000). */
+  capacity?: number;
+  /** Session cap on the window; 0 = automatic (B1). */
+  sessionCeiling?: number;
+  /** Output tokens reserved from the window for the agent's own requests (default 0). */
+  reservedOutput?: number;
+  /** System prompt + tool schema tokens; default: estimated from the envelope, else 0. */
+  prefixTokens?: number;
+  /** Configured clearing trigger (B3; default `policy.triggerTokens`, 40,000). */
+  trigger?: number;
+  /** Explicit compaction threshold (H5; capped at the prompt budget). */
+  threshold?: number;
+  /** Explicit summary output limit (L1: sent as max tokens and subtracted from the summary input budget). */
+  summaryOutputLimit?: number;
+}
+
+/** Compaction tuning (P1, L5, §14). */
+export interface CompactionSettings {
+  /** P1: only values below 1 lower the threshold. */
+  thresholdRatio?: number;
+  /** P1/L7 continuity tail share of the window (default 0.16). */
+  retainRatio?: number;
+  /** L5 capacity retries (default 1). */
+  maxOverflowRetries?: number;
+  /** §14 re-injection budget after a local summary (default 4,000; 0 disables). */
+  reinjectBudgetTokens?: number;
+  /** L8 prompt version (default summary-v1). */
+  promptVersion?: string;
+  /** Wait between capacity retries in ms (machine default when absent). */
+  retryBackoffMs?: number;
+}
+
+/** Options of `createCompactorSession`. */
+export interface CompactorSessionOptions {
+  /** Summary/compaction route (default `{ provider: 'offline' }`). */
+  route?: SessionRouteOptions;
+  limits?: SessionLimits;
+  /** Tool-result clearing policy (§5); missing fields take the defaults. */
+  policy?: Partial<ClearingPolicy>;
+  compaction?: CompactionSettings;
+  /** L4 two-band local summaries. */
+  hierarchical?: boolean;
+  /** The active request envelope (S2 parent context, prefix tokens); see `session.setEnvelope`. */
+  envelope?: RequestEnvelope;
+  /** Durable store directory (R1–R2): history is loaded from it and every change is written to it. */
+  sessionDir?: string;
+  /** Initial history when there is no `sessionDir` (validated). */
+  history?: readonly Message[];
+  /** Token estimator (default: the route's encoding). */
+  estimator?: Estimator;
+  /** XState inspection observer for every machine run (see src/runtime/inspection.ts). */
+  inspect?: InspectOption;
+  /** HTTP tuning of provider clients (timeouts, retries). */
+  http?: HttpOptions;
+  cacheHealth?: CacheHealthOptions;
+  loopGuardPolicy?: Partial<LoopGuardPolicy>;
+  clock?: Clock;
+  /** Debug log for the bounded, secret-redacted failure chain (S4). */
+  log?: (line: string) => void;
+}
+
+const ToolSchemaSchema = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  parameters: z.unknown().optional(),
+});
+
+/** Zod schema of the plain-data part of {@link CompactorSessionOptions}. */
+export const SessionOptionsSchema = z.object({
+  route: z
+    .strictObject({
+      provider: z.string().min(1),
+      model: z.string().min(1).optional(),
+      baseUrl: z.url().optional(),
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .optional(),
+      catalogFile: z.string().min(1).optional(),
+      env: z.record(z.string(), z.string().optional()).optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      capacity: count.optional(),
+      sessionCeiling: count.optional(),
+      reservedOutput: count.optional(),
+      prefixTokens: count.optional(),
+      trigger: count.optional(),
+      threshold: count.optional(),
+      summaryOutputLimit: z.number().int().positive().optional(),
+    })
+    .optional(),
+  policy: z
+    .strictObject({
+      enabled: z.boolean(),
+      triggerTokens: count,
+      keepToolUses: count,
+      keepRecentToolBatches: count,
+      clearToolInputs: z.boolean(),
+    })
+    .partial()
+    .optional(),
+  compaction: z
+    .strictObject({
+      thresholdRatio: z.number().gt(0).lte(1).optional(),
+      retainRatio: z.number().gte(0).lte(1).optional(),
+      maxOverflowRetries: count.optional(),
+      reinjectBudgetTokens: count.optional(),
+      promptVersion: z
+        .string()
+        .regex(/^summary-v\d+$/)
+        .optional(),
+      retryBackoffMs: count.optional(),
+    })
+    .optional(),
+  hierarchical: z.boolean().optional(),
+  envelope: z
+    .strictObject({
+      provider: z.string().min(1),
+      model: z.string().min(1),
+      system: z.string().optional(),
+      tools: z.array(ToolSchemaSchema).optional(),
+    })
+    .optional(),
+  sessionDir: z.string().min(1).optional(),
+  history: z.array(MessageSchema).optional(),
+});
+
+/** Parses `value` with `schema`, or throws a one-line {@link UserError} naming `where` and the field. */
+export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue.path.map(String).join('.');
+  throw new UserError(`${where}${field ? `.${field}` : ''}: ${issue.message}`);
+}

@@ -1,0 +1,123 @@
+import type { CompactionMode, CompactionStrategy, Failure } from '../../machines/index.js';
+import { redactSecrets } from '../cli/redact.js';
+import { msg, type Message } from '../model/message.js';
+import type { CompactionReport } from '../runtime/index.js';
+import type { BoundaryInfo } from '../store/index.js';
+
+/** S3: every successful compaction tells the user the prompt cache may be colder next time. */
+export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
+
+/** Longest root cause shown to the user (S4). */
+export const MAX_ROOT_CAUSE_CHARS = 240;
+
+/** What `session.compact()` reports (S3 on success, S4 on failure). */
+export interface SessionCompactionReport {
+  status: CompactionReport['status'];
+  mode: CompactionMode;
+  requestedStrategy: CompactionStrategy;
+  /** The strategy that produced the result (Local after an A4 fallback). */
+  strategy: CompactionStrategy;
+  fallbackReason: CompactionReport['fallbackReason'];
+  elapsedMs: number;
+  /** Context items (messages and opaque provider items, not tokens) before and after. */
+  itemsBefore: number;
+  itemsAfter: number;
+  summaryCalls: number;
+  /** Whether the summary/inline request reused the parent envelope (S2). */
+  usedParentContext: boolean;
+  /** One user-facing line. */
+  message: string;
+  /** S3 cache note on success; null otherwise. */
+  cacheNote: string | null;
+  /** S4: bounded, secret-free root cause (no provider JSON body); null on success. */
+  rootCause: string | null;
+  failure: Failure | null;
+  /** S4: after a failed model switch, a note to send with the full history; null otherwise. */
+  resumeNote: Message | null;
+  /** R1: the recorded boundary when a store is attached and the pass compacted. */
+  boundary: BoundaryInfo | null;
+}
+
+/**
+ * S4 root cause: one line, secrets removed, anything from the first JSON object or array
+ * on cut off (providers' bodies never reach the user twice), at most 240 characters.
+ */
+export function rootCauseOf(message: string): string {
+  let text = redactSecrets(message).replace(/\s+/g, ' ').trim();
+  const body = text.search(/[[{]\s*"/);
+  if (body >= 0) text = `${text.slice(0, body).trimEnd()} …`;
+  return text.length > MAX_ROOT_CAUSE_CHARS ? `${text.slice(0, MAX_ROOT_CAUSE_CHARS - 1)}…` : text;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Inputs of {@link describeCompaction} beyond the runtime report. */
+export interface DescribeContext {
+  usedParentContext: boolean;
+  boundary: BoundaryInfo | null;
+  /** The model in use after a model switch (for the S4 message). */
+  model: string;
+  previousModel?: string;
+}
+
+/** Turns a runtime {@link CompactionReport} into the user-facing S3/S4 report. */
+export function describeCompaction(r: CompactionReport, ctx: DescribeContext): SessionCompactionReport {
+  const base = {
+    status: r.status,
+    mode: r.mode,
+    requestedStrategy: r.requestedStrategy,
+    strategy: r.strategy,
+    fallbackReason: r.fallbackReason,
+    elapsedMs: r.elapsedMs,
+    itemsBefore: r.itemsBefore,
+    itemsAfter: r.status === 'compacted' ? r.itemsAfter : r.itemsBefore,
+    summaryCalls: r.summaryCalls,
+    usedParentContext: ctx.usedParentContext,
+    failure: r.failure,
+    boundary: ctx.boundary,
+  };
+  if (r.status === 'compacted')
+    return {
+      ...base,
+      message:
+        `Compacted (${r.mode}, ${r.strategy}) in ${seconds(r.elapsedMs)}: ` +
+        `${r.itemsBefore} → ${r.itemsAfter} context items. ${CACHE_NOTE}`,
+      cacheNote: CACHE_NOTE,
+      rootCause: null,
+      resumeNote: null,
+    };
+  if (r.status === 'unchanged')
+    return {
+      ...base,
+      message: `Compaction (${r.mode}) left the history unchanged (${r.itemsBefore} context items).`,
+      cacheNote: null,
+      rootCause: null,
+      resumeNote: null,
+    };
+  const cause = rootCauseOf(r.failure?.message ?? 'unknown failure');
+  if (r.mode === 'modelSwitch') {
+    const change = ctx.previousModel ? `from ${ctx.previousModel} to ${ctx.model}` : `to ${ctx.model}`;
+    return {
+      ...base,
+      message:
+        `The model changed ${change} and compaction failed: ${cause}. ` +
+        `The turn continues on the full history (${r.itemsBefore} context items) with a resume note.`,
+      cacheNote: null,
+      rootCause: cause,
+      resumeNote: msg.user(
+        `Note: the model changed ${change}. Compacting the conversation for the new model failed, ` +
+          'so the full history follows unchanged. Resume the task where it stopped.',
+        { metadata: { kind: 'compaction-resume-note' } },
+      ),
+    };
+  }
+  return {
+    ...base,
+    message: `Compaction (${r.mode}) failed; history unchanged (${r.itemsBefore} context items): ${cause}`,
+    cacheNote: null,
+    rootCause: cause,
+    resumeNote: null,
+  };
+}

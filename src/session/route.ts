@@ -1,0 +1,99 @@
+import type { Estimator } from '../estimate/estimator.js';
+import { resolveRoute } from '../providers/catalog.js';
+import { RouteError } from '../providers/errors.js';
+import { createProviderClients } from '../providers/factory.js';
+import type { HttpOptions } from '../providers/http.js';
+import type { StrategyChoice } from '../providers/strategy.js';
+import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
+
+/**
+ * Context window assumed for the offline route when neither `limits.capacity` nor a
+ * catalog row says otherwise: the smallest window current agent models ship with, so
+ * budgets derived from it are safe for any of them.
+ */
+export const OFFLINE_CONTEXT_WINDOW = 32_000;
+
+/** Where summaries and native compactions go (resolved with the provider catalog, S1). */
+export interface SessionRouteOptions {
+  /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
+  provider: string;
+  /** Model id; required except for `offline`. */
+  model?: string;
+  baseUrl?: string;
+  /** Name of the environment variable holding the API key (never the key itself). */
+  apiKeyEnv?: string;
+  /** A user catalog file (provider overrides, model rows, trusted native hosts). */
+  catalogFile?: string;
+  /** Environment to read the key from (default `process.env`). */
+  env?: Record<string, string | undefined>;
+}
+
+/** A resolved route with its clients. */
+export interface SessionRoute {
+  /** Provider kind (`offline` for the embedded summarizer). */
+  provider: string;
+  /** The name the caller used (a kind or a preset such as `openrouter`). */
+  label: string;
+  model: string;
+  /** Model window from the catalog (32,000 for offline); null when unknown. */
+  contextWindow: number | null;
+  /** S1 strategy and why. */
+  strategy: StrategyChoice;
+  /** A1: the provider reports context-edit support. */
+  supportsContextEdits: boolean;
+  encoding: 'o200k_base' | 'cl100k_base';
+  summary: SummaryClient;
+  standalone?: NativeStandaloneClient;
+  inline?: NativeInlineClient;
+}
+
+/**
+ * Resolves a session route: `offline` gets {@link createOfflineSummarizer} and the Local
+ * strategy; anything else goes through `resolveRoute` → `createProviderClients` (S1).
+ * Throws {@link RouteError} (one line, never a key) for unknown providers, missing keys
+ * or a missing model.
+ */
+export function resolveSessionRoute(
+  options: SessionRouteOptions,
+  estimator: Estimator,
+  http: HttpOptions = {},
+): SessionRoute {
+  if (options.provider.trim().toLowerCase() === OFFLINE_PROVIDER) {
+    return {
+      provider: OFFLINE_PROVIDER,
+      label: OFFLINE_PROVIDER,
+      model: OFFLINE_MODEL,
+      contextWindow: OFFLINE_CONTEXT_WINDOW,
+      strategy: { kind: 'local', reason: 'offline summarizer (no network)' },
+      supportsContextEdits: false,
+      encoding: estimator.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
+      summary: createOfflineSummarizer({ estimator }),
+    };
+  }
+  if (options.model === undefined || options.model.trim() === '')
+    throw new RouteError(`route.model is required for provider "${options.provider}"`);
+  const route = resolveRoute(
+    {
+      provider: options.provider,
+      model: options.model,
+      baseUrl: options.baseUrl,
+      apiKeyEnv: options.apiKeyEnv,
+      catalogFile: options.catalogFile,
+    },
+    options.env ?? process.env,
+  );
+  const clients = createProviderClients(route, http);
+  return {
+    provider: route.kind,
+    label: route.label,
+    model: route.model,
+    contextWindow: route.contextWindow ?? null,
+    strategy: clients.strategy,
+    supportsContextEdits: route.supportsContextEdits,
+    encoding: route.encoding,
+    summary: clients.summary,
+    ...(clients.standalone ? { standalone: clients.standalone } : {}),
+    ...(clients.inline ? { inline: clients.inline } : {}),
+  };
+}
