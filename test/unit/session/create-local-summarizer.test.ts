@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
+import { textOf, type Message } from '../../../src/model/message.js';
+import { resolveBudgets } from '../../../src/projection/index.js';
+import { resolveRoute } from '../../../src/providers/catalog.js';
+import { BudgetError, ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
+import { createSummaryClient } from '../../../src/providers/summary-clients.js';
+import type { SummaryClient, SummaryRequest } from '../../../src/providers/types.js';
+import { createLocalSummarizer, type LocalSummarizerOptions } from '../../../src/runtime/index.js';
+import { createOfflineSummarizer, isSummaryMessage, loadSummaryPrompt } from '../../../src/summary/index.js';
+import type { FakeServer } from '../../support/fake-http.js';
+import { startFakeOpenAI } from '../../support/fake-openai.js';
+import { agentSession, SYSTEM, templateSummary, TOOLS } from './fixtures.js';
+
+afterAll(freeEncoders);
+const est = createEstimator();
+const history = agentSession();
+const signal = new AbortController().signal;
+
+/** The offline summarizer, recording every request it answers. */
+function recordingOffline(): SummaryClient & { requests: SummaryRequest[] } {
+  const inner = createOfflineSummarizer({ estimator: est });
+  const requests: SummaryRequest[] = [];
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    requests,
+    summarize(r, s) {
+      requests.push(r);
+      return inner.summarize(r, s);
+    },
+  };
+}
+
+function make(client: SummaryClient, extra: Partial<LocalSummarizerOptions> = {}) {
+  return createLocalSummarizer({
+    client,
+    estimator: est,
+    budgets: resolveBudgets({ providerLimit: 32_000 }),
+    ...extra,
+  });
+}
+
+describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', () => {
+  it('L3/L6: an impossible budget throws BudgetError from prepare, before any request', () => {
+    const client = recordingOffline();
+    const s = make(client);
+    const instructions = est.text(loadSummaryPrompt().instructions);
+    expect(() => s.prepare(history, instructions - 1)).toThrow(BudgetError);
+    expect(() => s.prepareBands(history, 10)).toThrow(/band input budget/);
+    expect(client.requests).toHaveLength(0);
+  });
+
+  it('L1/L8: the request carries the L8 prompt with custom instructions appended, the output reserve and no parent context by default', async () => {
+    const client = recordingOffline();
+    const s = make(client, { instructions: 'Keep the pytest command lines.', maxOutputTokens: 1_500 });
+    const fork = s.prepare(history, 20_000);
+    expect(fork.inputTokens).toBe(est.history(fork.prepared.fork));
+    const response = await s.request(fork, 'flat', signal);
+    const sent = client.requests[0];
+    expect(sent.instructions.startsWith(loadSummaryPrompt().instructions)).toBe(true);
+    expect(sent.instructions).toMatch(/Keep the pytest command lines\.$/);
+    expect(sent.maxOutputTokens).toBe(1_500);
+    expect(sent.system).toBeUndefined();
+    expect(sent.tools).toBeUndefined();
+    expect(s.followsTemplate(response.text, 'flat')).toBe(true);
+    expect(response.text).toContain('pytest -q');
+  });
+
+  it('S2: system and tools are sent exactly as given (the caller decides when provider/model match)', async () => {
+    const client = recordingOffline();
+    const s = make(client, { system: SYSTEM, tools: TOOLS });
+    await s.request(s.prepare(history, 20_000), 'flat', signal);
+    expect(client.requests[0].system).toBe(SYSTEM);
+    expect(client.requests[0].tools).toEqual(TOOLS);
+  });
+
+  it('§14: followsTemplate rejects template-less text for flat and detail bands; the abstract band needs only text', () => {
+    const s = make(recordingOffline());
+    expect(s.followsTemplate('The agent fixed the bug.', 'flat')).toBe(false);
+    expect(s.followsTemplate('The agent fixed the bug.', 'newer')).toBe(false);
+    expect(s.followsTemplate(templateSummary(), 'newer')).toBe(true);
+    expect(s.followsTemplate('The agent fixed the bug.', 'older')).toBe(true);
+    expect(s.followsTemplate('   ', 'older')).toBe(false);
+  });
+
+  it('L7/§14: rebuild puts the summary first, keeps a continuity tail, and re-injects the system prompt and README.md', async () => {
+    const s = make(recordingOffline());
+    const history = agentSession(12_000);
+    const text = (await s.request(s.prepare(history, 20_000), 'flat', signal)).text;
+    const rebuilt = s.rebuild(history, [text], 'manual');
+    expect(rebuilt[0]).toBe(history[0]); // re-injected system prompt, verbatim
+    expect(isSummaryMessage(rebuilt[1])).toBe(true);
+    const files = rebuilt.find((m) => m.metadata?.kind === 'compaction-reinjection');
+    expect(files && textOf(files.content)).toContain('### README.md');
+    expect(rebuilt[rebuilt.length - 1]).toBe(history[history.length - 1]);
+    expect(est.history(rebuilt)).toBeLessThan(est.history(history));
+  });
+
+  it('§14: reinjectBudgetTokens 0 disables re-injection', async () => {
+    const s = make(recordingOffline(), { reinjectBudgetTokens: 0 });
+    const text = (await s.request(s.prepare(history, 20_000), 'flat', signal)).text;
+    const rebuilt = s.rebuild(history, [text], 'manual');
+    expect(isSummaryMessage(rebuilt[0])).toBe(true);
+    expect(rebuilt.some((m) => m.metadata?.kind === 'compaction-reinjection')).toBe(false);
+  });
+
+  it('L4: bands are prepared together; a band re-bounded alone at a smaller budget shrinks; two summaries rebuild as abstract + detail', async () => {
+    const client = recordingOffline();
+    const s = make(client, { reinjectBudgetTokens: 0 });
+    const long: Message[] = [history[0]];
+    for (let i = 0; i < 6; i++) long.push(...agentSession(2_000).slice(1));
+    const bands = s.prepareBands(long, 6_000);
+    expect(bands.older.inputTokens).toBeGreaterThan(0);
+    expect(bands.newer.inputTokens).toBeGreaterThan(0);
+    const smaller = s.prepareBand(long, 'older', Math.floor(bands.older.inputTokens / 2));
+    expect(smaller.inputTokens).toBeLessThan(bands.older.inputTokens);
+    await s.request(bands.older, 'older', signal);
+    expect(client.requests[0].maxOutputTokens).toBe(150);
+    const rebuilt = s.rebuild(long, ['Goal: fix add().', templateSummary()], 'automatic');
+    expect(textOf(rebuilt[0].content)).toMatch(/^Earlier context \(abstract\):\nGoal: fix add\(\)\./);
+    expect(textOf(rebuilt[1].content)).toMatch(/^Recent context \(summary\):\n## Goal/);
+  });
+});
+
+describe('createLocalSummarizer over HTTP (fake OpenAI-compatible Chat Completions)', () => {
+  let srv: FakeServer;
+  beforeAll(async () => {
+    srv = await startFakeOpenAI({ summaryText: templateSummary() });
+  });
+  afterAll(() => srv.close());
+  const client = () =>
+    createSummaryClient(
+      resolveRoute({ provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: srv.url }, {}),
+      { retries: 0, timeoutMs: 2_000 },
+    );
+  const last = () => srv.requests[srv.requests.length - 1];
+
+  it('S2/L1: system, tools with tool_choice "none", max_tokens = the output reserve, instructions last', async () => {
+    const s = make(client(), { system: SYSTEM, tools: TOOLS, maxOutputTokens: 1_234 });
+    const r = await s.request(s.prepare(history, 20_000), 'flat', signal);
+    expect(r.text).toBe(templateSummary());
+    const body = last().body;
+    expect(body.messages[0]).toEqual({ role: 'system', content: SYSTEM });
+    expect(body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual([
+      'bash',
+      'read_file',
+    ]);
+    expect(body.tool_choice).toBe('none');
+    expect(body.max_tokens).toBe(1_234);
+    expect(body.messages[body.messages.length - 1].content).toBe(loadSummaryPrompt().instructions);
+  });
+
+  it('L5/L6: a capacity rejection is rethrown as ContextCapacityError naming provider/model, input_tokens and budget', async () => {
+    const s = make(client());
+    const fork = s.prepare(history, 20_000);
+    srv.script.push({ kind: 'overflow', shape: 'openai-chat' });
+    const e = await s.request(fork, 'flat', signal).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ContextCapacityError);
+    const err = e as ContextCapacityError;
+    expect(err.info.inputTokens).toBe(fork.inputTokens);
+    expect(err.info.budget).toBe(20_000);
+    expect(err.message).toContain(
+      `openai-compatible / deepseek-chat (input_tokens=${fork.inputTokens}, budget=20000)`,
+    );
+  });
+
+  it('L6: an empty summary fails with "provider returned an empty summary" and route diagnostics', async () => {
+    const s = make(client());
+    srv.script.push({ kind: 'empty-summary' });
+    const e = await s.request(s.prepare(history, 20_000), 'flat', signal).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ProviderError);
+    expect(e).not.toBeInstanceOf(ContextCapacityError);
+    expect((e as Error).message).toMatch(
+      /^Failed to generate compaction summary for openai-compatible \/ deepseek-chat .*provider returned an empty summary$/,
+    );
+  });
+});
