@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../io/atomic-write.js';
 import { renderMarkdownTable } from './table.js';
 import type { BenchContext, BenchSection } from './types.js';
 
-/** Writes `report.md` with every section as a Markdown table. */
+/** Writes `report.md` with every section as a Markdown table, plus each section's SVG charts beside it. */
 export async function writeReport(
   dir: string,
   results: Array<{ suite: string; sections: BenchSection[] }>,
@@ -17,6 +17,10 @@ export async function writeReport(
       parts.push(`## ${s.title}`, '', renderMarkdownTable(s.headers, s.rows), '');
       for (const n of s.notes ?? []) parts.push(`- ${n}`);
       parts.push('');
+      for (const c of s.charts ?? []) {
+        writeFileAtomic(join(dir, c.file), c.svg);
+        parts.push(`![${c.title}](${c.file})`, '');
+      }
     }
   writeFileAtomic(join(dir, 'report.md'), parts.join('\n'));
   ctx.log(`bench: wrote ${join(dir, 'report.md')}`);

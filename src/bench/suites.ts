@@ -1,5 +1,7 @@
 import { estimatorSuite } from './estimator-bench.js';
+import { projectionSuite } from './projection-bench.js';
+import { retentionSuite } from './retention-bench.js';
 import type { BenchSuite } from './types.js';
 
 /** Every benchmark suite, in the order they run. */
-export const suites: BenchSuite[] = [estimatorSuite];
+export const suites: BenchSuite[] = [estimatorSuite, projectionSuite, retentionSuite];

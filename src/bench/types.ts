@@ -5,6 +5,16 @@ export interface BenchSection {
   rows: Array<Array<string | number>>;
   /** Lines printed under the table (what was measured, baselines, caveats). */
   notes?: string[];
+  /** Charts the report writes next to report.md and links under the table. */
+  charts?: BenchChart[];
+}
+
+/** A generated chart: an SVG document and the file name it is written to. */
+export interface BenchChart {
+  /** File name inside the report directory, e.g. `recall-vs-tokens.svg`. */
+  file: string;
+  title: string;
+  svg: string;
 }
 
 /** Options every suite receives. */

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import { textOf, type Message } from '../model/message.js';
 import { resolveBudgets, type Budgets, type Limits } from '../projection/budgets.js';
 import { isRequestHistoryValid, normalizeHistory } from '../projection/normalize.js';
 import { BudgetError, ProviderError } from '../providers/errors.js';
@@ -45,6 +45,8 @@ export interface TurnRecord {
   present: number;
   /** Tokens of needed results that were not present (what re-reading them would cost). */
   rereadTokens: number;
+  /** The session's first user message (the task) is in the request verbatim (true when there is none yet). */
+  taskKept: boolean;
 }
 
 /** Sums of a replay. */
@@ -59,6 +61,8 @@ export interface ReplayTotals {
   rereadTokens: number;
   invalidRequests: number;
   overThresholdTurns: number;
+  /** Turns whose request no longer held the task message verbatim. */
+  taskLostTurns: number;
 }
 
 /** A replayed session under one policy. */
@@ -88,6 +92,7 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     rereadTokens: 0,
     invalidRequests: 0,
     overThresholdTurns: 0,
+    taskLostTurns: 0,
   };
   for (const r of turns) {
     t.requestTokens += r.projectedTokens;
@@ -98,6 +103,7 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     t.rereadTokens += r.rereadTokens;
     if (!r.valid) t.invalidRequests++;
     if (r.overThreshold) t.overThresholdTurns++;
+    if (!r.taskKept) t.taskLostTurns++;
   }
   return t;
 }
@@ -124,6 +130,8 @@ export async function replaySession(
   const prefix = Math.max(0, options.limits.prefixTokens ?? 0);
   const threshold = budgets.compactionThreshold;
 
+  const taskIndex = session.findIndex((m) => m.role === 'user');
+  const taskText = taskIndex < 0 ? undefined : textOf(session[taskIndex].content);
   let live: Message[] = [];
   let next = 0;
   const turns: TurnRecord[] = [];
@@ -168,6 +176,10 @@ export async function replaySession(
       needed: need.length,
       present,
       rereadTokens,
+      taskKept:
+        taskIndex < 0 ||
+        taskIndex > t ||
+        request.some((m) => m.role === 'user' && textOf(m.content) === taskText),
     });
 
     // One local compaction pass; null when it failed or did not shrink the history.
