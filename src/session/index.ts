@@ -40,4 +40,10 @@ export {
   type SessionRouteOptions,
 } from './route.js';
 export { sessionLimits, envelopeTokens } from './limits.js';
-export { describeCompaction, rootCauseOf, CACHE_NOTE, type SessionCompactionReport } from './report.js';
+export {
+  describeCompaction,
+  rootCauseOf,
+  CACHE_NOTE,
+  MAX_ROOT_CAUSE_CHARS,
+  type SessionCompactionReport,
+} from './report.js';

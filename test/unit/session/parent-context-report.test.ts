@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { parentContextFor, rootCauseOf, MAX_ROOT_CAUSE_CHARS } from '../../../src/session/index.js';
+import { SYSTEM, TOOLS } from './fixtures.js';
+
+const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat' };
+const envelope = { provider: 'deepseek', model: 'deepseek-chat', system: SYSTEM, tools: TOOLS };
+
+describe('S2 parent context', () => {
+  it('S2: reused when provider (kind or preset label) and model match', () => {
+    expect(parentContextFor(envelope, route, 'manual')).toEqual({ system: SYSTEM, tools: TOOLS });
+    expect(parentContextFor({ ...envelope, provider: 'OpenAI-Compatible' }, route, 'automatic')).toEqual({
+      system: SYSTEM,
+      tools: TOOLS,
+    });
+  });
+
+  it('S2: absent when the provider or model differs, after a model switch, or without an envelope', () => {
+    expect(parentContextFor({ ...envelope, model: 'deepseek-reasoner' }, route, 'manual')).toBeNull();
+    expect(parentContextFor({ ...envelope, provider: 'anthropic' }, route, 'recovery')).toBeNull();
+    expect(parentContextFor(envelope, route, 'modelSwitch')).toBeNull();
+    expect(parentContextFor(undefined, route, 'targeted')).toBeNull();
+  });
+});
+
+describe('S4 root cause', () => {
+  it('S4: the provider JSON body is cut off, secrets are redacted, and the line is bounded', () => {
+    const cause = rootCauseOf(
+      'openai/gpt-5.4: HTTP 500: upstream failed {"error":{"message":"boom","trace":"x"}} key sk-proj-ABCDEFGHIJKLMNOP',
+    );
+    expect(cause).toBe('openai/gpt-5.4: HTTP 500: upstream failed …');
+    expect(rootCauseOf('token sk-ant-ABCDEFGHIJKLMNOP leaked')).toBe('token [REDACTED] leaked');
+    const long = rootCauseOf('x'.repeat(1_000));
+    expect(long).toHaveLength(MAX_ROOT_CAUSE_CHARS);
+    expect(long.endsWith('…')).toBe(true);
+    expect(rootCauseOf('line one\n  line two')).toBe('line one line two');
+  });
+});
