@@ -1,0 +1,69 @@
+import { describe, it, expect } from '@jest/globals';
+import { textOf, type Message } from '../../../src/model/message.js';
+import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
+import { compactorPolicy, noClearingPolicy } from '../../../src/replay/policies/index.js';
+import { replaySession, turnIndices } from '../../../src/replay/replay.js';
+import { fastEstimator, readSession } from './helpers.js';
+
+/** A session whose final answer uses an identifier from every result (so every result is needed there). */
+function sessionNeedingAll(batches: number): Message[] {
+  let b = 0;
+  const s = readSession(batches).map((m) =>
+    m.role === 'tool' ? { ...m, content: `const valueOf${b++} = load();\n${textOf(m.content)}` } : m,
+  );
+  s[s.length - 1] = {
+    role: 'assistant',
+    content: Array.from({ length: batches }, (_, k) => `valueOf${k}`).join(' '),
+  };
+  return s;
+}
+
+describe('replaySession (H1–H3 replay, §14 retention)', () => {
+  it('H1: a turn is each assistant message; the request holds everything recorded before it', async () => {
+    const s = readSession(3);
+    expect(turnIndices(s)).toEqual([2, 4, 6, 8]);
+    const seen: number[] = [];
+    await replaySession(s, {
+      policy: noClearingPolicy,
+      limits: { providerLimit: 128_000 },
+      estimator: fastEstimator(),
+      onRequest: (t, req) => seen.push(t === req.length ? 1 : 0),
+    });
+    expect(seen).toEqual([1, 1, 1, 1]);
+  });
+  it('§14: without clearing every needed result is present; clearing at a small window loses some and stays valid', async () => {
+    const s = sessionNeedingAll(40);
+    const est = fastEstimator();
+    const full = await replaySession(s, {
+      policy: noClearingPolicy,
+      limits: { providerLimit: 1_000_000 },
+      estimator: est,
+    });
+    expect(full.totals.needed).toBe(40);
+    expect(full.totals.present).toBe(40);
+    const cleared = await replaySession(s, {
+      policy: compactorPolicy(),
+      limits: { providerLimit: 24_000, reservedOutput: 4_000 },
+      estimator: est,
+    });
+    expect(cleared.totals.present).toBeLessThan(40);
+    expect(cleared.totals.rereadTokens).toBeGreaterThan(0);
+    expect(cleared.totals.invalidRequests).toBe(0);
+    expect(cleared.totals.requestTokens).toBeLessThan(full.totals.requestTokens);
+  });
+  it('H2/H3: pressure at the compaction threshold triggers a summary call and the request is rebuilt under it', async () => {
+    const s = readSession(40);
+    const requests: Array<readonly Message[]> = [];
+    const r = await replaySession(s, {
+      policy: noClearingPolicy,
+      limits: { providerLimit: 16_000, reservedOutput: 2_000 },
+      estimator: fastEstimator(),
+      onRequest: (_, req) => requests.push(req),
+    });
+    expect(r.totals.summaryCalls).toBeGreaterThan(0);
+    expect(r.totals.summaryInputTokens).toBeGreaterThan(0);
+    expect(requests.every((q) => isRequestHistoryValid(q))).toBe(true);
+    const threshold = r.budgets.compactionThreshold ?? 0;
+    expect(r.turns.filter((t) => t.summaryCalls > 0).every((t) => t.projectedTokens < threshold)).toBe(true);
+  });
+});
