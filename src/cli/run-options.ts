@@ -140,8 +140,14 @@ export function resolvePath(ctx: CommandContext, p: string): string {
   return isAbsolute(p) ? p : resolve(ctx.cwd, p);
 }
 
-/** `--out` must not overwrite the input it was derived from. */
-export function checkOutPath(command: string, out: string | undefined, input: string): void {
-  if (out !== undefined && out === input)
-    throw new UserError(`compactor ${command}: --out must differ from the input file ${input}`);
+/** The single FILE positional, resolved against the working directory (`shown` as typed). */
+export function sessionFileArgument(
+  command: string,
+  positionals: readonly string[],
+  ctx: CommandContext,
+): { path: string; shown: string } {
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new UserError(`${command}: missing FILE (see compactor ${command} --help)`);
+  if (extra.length > 0) throw new UserError(`${command}: unexpected argument '${extra[0]}'`);
+  return { path: resolvePath(ctx, file), shown: file };
 }

@@ -30,6 +30,8 @@ export interface RunRoute {
   kind: string;
   model: string;
   baseUrl: string | null;
+  /** Summary wire protocol (`chat`, `responses`, `messages`); null for offline. */
+  wire: string | null;
   /** Env var the key came from (safe to print), when any. */
   apiKeyEnv: string | null;
   /** Model context window from the catalog (or the offline default); null when unknown. */
@@ -61,14 +63,14 @@ export function resolveRunRoute(
   const provider = (flags.provider ?? cfg.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
   if (provider === OFFLINE_PROVIDER) {
     for (const f of ['base-url', 'api-key-env', 'catalog'] as const)
-      if (flags[f] !== undefined)
-        throw new UserError(`compactor ${command}: --${f}: not used by the offline provider`);
+      if (flags[f] !== undefined) throw new UserError(`${command}: --${f}: not used by the offline provider`);
     const estimator = estimatorFor('o200k_base');
     return {
       label: OFFLINE_PROVIDER,
       kind: OFFLINE_PROVIDER,
       model: flags.model ?? OFFLINE_MODEL,
       baseUrl: null,
+      wire: null,
       apiKeyEnv: null,
       contextWindow: OFFLINE_CONTEXT_WINDOW,
       estimator,
@@ -78,8 +80,7 @@ export function resolveRunRoute(
     };
   }
   const model = flags.model ?? cfg.model;
-  if (model === undefined)
-    throw new UserError(`compactor ${command}: --model is required for provider "${provider}"`);
+  if (model === undefined) throw new UserError(`${command}: --model is required for provider "${provider}"`);
   try {
     const route = resolveRoute(
       {
@@ -97,6 +98,7 @@ export function resolveRunRoute(
       kind: route.kind,
       model: route.model,
       baseUrl: route.baseUrl,
+      wire: route.wire,
       apiKeyEnv: route.apiKeyEnv ?? null,
       contextWindow: route.contextWindow ?? null,
       estimator: estimatorFor(route.encoding),
@@ -107,7 +109,9 @@ export function resolveRunRoute(
       supportsContextEdits: route.supportsContextEdits,
     };
   } catch (e) {
-    if (e instanceof RouteError) throw new UserError(`compactor ${command}: ${e.message}`);
+    // The catalog does not know the embedded route; name it among the known providers.
+    if (e instanceof RouteError)
+      throw new UserError(`${command}: ${e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `)}`);
     throw e;
   }
 }

@@ -12,7 +12,9 @@ import {
   type InspectTarget,
   type RunFlags,
 } from './run-options.js';
+import { parentEnvelope } from './run-envelope.js';
 import { resolveRunRoute, type RunRoute } from './run-route.js';
+import type { ImportedSession } from '../formats/index.js';
 import { resolveBudgets, type Budgets, type Limits } from '../projection/index.js';
 import {
   createJsonlInspector,
@@ -41,12 +43,14 @@ export interface RunSetup {
 export interface RunSetupOptions {
   /** `compact --instructions`: custom compaction instructions (Local prompt and O3). */
   instructions?: string;
+  /** The session being run: its provider envelope may be reused (S2). */
+  session?: ImportedSession;
 }
 
 /**
  * Resolves the route (exit 2 on route errors), the limits (flags over config, the route's
  * context window as the default capacity), the Local summarizer over the route's summary
- * client, and inspection (progress on a terminal, JSONL or Stately), then builds the runner.
+ * client (with the session's parent envelope when provider and model match, S2), and inspection (progress on a terminal, JSONL or Stately), then builds the runner.
  */
 export function setUpRun(
   command: string,
@@ -70,8 +74,13 @@ export function setUpRun(
   const observers: Array<(e: InspectionEvent) => void> = [progress.inspect];
   let stopStately: (() => void) | undefined;
 
+  const envelope = options.session
+    ? parentEnvelope(options.session.meta, options.session.messages, route)
+    : {};
   const summarizer = createLocalSummarizer({
     client: route.summary,
+    // S2: the fork leaves the leading system messages out; they travel as the frozen prefix.
+    ...envelope,
     estimator: route.estimator,
     budgets,
     model: route.model,
@@ -91,6 +100,8 @@ export function setUpRun(
       ...(route.standalone ? { standalone: route.standalone } : {}),
       ...(route.inline ? { inline: route.inline } : {}),
       instructions: options.instructions,
+      // Inline requests carry the history's own system messages; only the tool catalog is added.
+      ...(envelope.tools ? { tools: envelope.tools } : {}),
       supportsContextEdits: route.supportsContextEdits,
     },
     inspect: (event) => {
@@ -113,7 +124,7 @@ export function setUpRun(
           writeFileSync(target.file, ''); // one run per log file
         } catch (e) {
           throw new UserError(
-            `compactor ${command}: --inspect: cannot write ${target.file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+            `${command}: --inspect: cannot write ${target.file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
           );
         }
         // Values of secret env vars are redacted on every line, so the log never holds a key.

@@ -37,10 +37,10 @@ export function outTarget(
   if (out === undefined) return null;
   const path = resolvePath(ctx, out);
   if (path === input.path)
-    throw new UserError(`compactor ${command}: --out must differ from the input file ${input.path}`);
+    throw new UserError(`${command}: --out must differ from the input file ${input.path}`);
   const dir = dirname(path);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UserError(`compactor ${command}: --out: no such directory ${dir}`);
+    throw new UserError(`${command}: --out: no such directory ${dir}`);
   return { path, format };
 }
 
@@ -79,12 +79,12 @@ export function openRunStore(
 ): RunStore {
   const dir = resolvePath(ctx, dirFlag);
   if (existsSync(dir) && !statSync(dir).isDirectory())
-    throw new UserError(`compactor ${command}: --session-dir: ${dir} is not a directory`);
+    throw new UserError(`${command}: --session-dir: ${dir} is not a directory`);
   const store = openSessionStore(dir);
   if (store.events().length > 0 || (existsSync(dir) && hasForeignFiles(dir))) {
     store.close();
     throw new UserError(
-      `compactor ${command}: --session-dir: ${dir} already holds a session (use a new or empty directory)`,
+      `${command}: --session-dir: ${dir} already holds a session (use a new or empty directory)`,
     );
   }
   store.appendMessages(messages);

@@ -3,8 +3,7 @@ import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { oneLine } from '../errors.js';
 import { parseFlags } from '../flags.js';
 import { redactSecrets } from '../redact.js';
-import { fileArgument } from './import.js';
-import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import {
   CACHE_NOTE,
   failureLine,
@@ -63,11 +62,11 @@ export const compactCommand: Command = {
   options: { ...RUN_OPTIONS, instructions: { type: 'string' } },
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('compact', CompactFlagsSchema, args.values);
-    const { path, shown } = fileArgument('compact', args, ctx);
-    const setup = setUpRun('compact', flags, ctx, { instructions: flags.instructions });
+    const { path, shown } = sessionFileArgument('compact', args.positionals, ctx);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
     const imported = readSessionFile(path, { from, displayName: shown });
     const session = selectSession(imported, flags.session);
+    const setup = setUpRun('compact', flags, ctx, { instructions: flags.instructions, session });
     const out = outTarget('compact', ctx, flags.out, flags.to, { path, format: imported.format });
 
     let stored: RunStore | undefined;

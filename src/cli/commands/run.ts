@@ -2,8 +2,7 @@ import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { oneLine } from '../errors.js';
 import { parseFlags } from '../flags.js';
 import { redactSecrets } from '../redact.js';
-import { fileArgument } from './import.js';
-import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
@@ -53,11 +52,11 @@ export const runCommand: Command = {
   options: { ...RUN_OPTIONS },
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('run', RunFlagsSchema, args.values);
-    const { path, shown } = fileArgument('run', args, ctx);
-    const setup = setUpRun('run', flags, ctx);
+    const { path, shown } = sessionFileArgument('run', args.positionals, ctx);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
     const imported = readSessionFile(path, { from, displayName: shown });
     const session = selectSession(imported, flags.session);
+    const setup = setUpRun('run', flags, ctx, { session });
     const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format });
 
     let stored: RunStore | undefined;

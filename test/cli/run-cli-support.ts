@@ -1,0 +1,119 @@
+/**
+ * Shared by the `compactor run` / `compactor compact` tests: an in-process CLI call with
+ * captured streams, a synthetic agent session written as a canonical file, and a summary
+ * text that follows the L8 template (fake providers return it, so §14 validation passes).
+ */
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { msg, type Message } from '../../src/model/message.js';
+import { summarySections } from '../../src/summary/index.js';
+
+/** A writable that keeps what was written. */
+export function sink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const w = new Writable({
+    write(chunk: Buffer | string, _enc, cb) {
+      chunks.push(chunk.toString());
+      cb();
+    },
+  });
+  return Object.assign(w, { text: () => chunks.join('') });
+}
+
+/** Result of one in-process CLI call. */
+export interface CliResult {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Runs `compactor ...args` in-process. */
+export async function cli(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; stderrIsTTY?: boolean },
+): Promise<CliResult> {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await main(args, {
+    stdout,
+    stderr,
+    cwd: opts.cwd,
+    env: opts.env ?? {},
+    stderrIsTTY: opts.stderrIsTTY ?? false,
+  });
+  return { code, out: stdout.text(), err: stderr.text() };
+}
+
+/** A fresh working directory; with `chars`, its config selects the deterministic chars estimator. */
+export function workDir(prefix: string, config: Record<string, unknown> = { encoding: 'chars' }): string {
+  const dir = mkdtempSync(join(tmpdir(), `compactor-${prefix}-`));
+  writeFileSync(join(dir, 'compactor.config.json'), JSON.stringify(config));
+  return dir;
+}
+
+/**
+ * An agent session: a user task, then `batches` sequential tool calls (`cat src/file-i.ts`)
+ * with `resultChars`-sized results and assistant reasoning text between them; with
+ * `userEvery`, follow-up user messages split it into several protocol groups.
+ */
+export function agentSession(
+  batches = 30,
+  resultChars = 1_600,
+  assistantChars = 900,
+  /** Insert a follow-up user message every this many batches (0 = one user task only). */
+  userEvery = 0,
+): Message[] {
+  const messages: Message[] = [
+    msg.system('You are a coding agent. Use the bash tool.'),
+    msg.user("Fix the failing test in src/app.ts. Don't touch package.json."),
+  ];
+  for (let i = 0; i < batches; i++) {
+    const id = `call_${i}`;
+    if (userEvery > 0 && i > 0 && i % userEvery === 0) messages.push(msg.user(`Continue with file ${i}.`));
+    const thought = `Step ${i}: reading src/file-${i}.ts to find where the parser breaks. `.repeat(
+      Math.ceil(assistantChars / 70),
+    );
+    messages.push(
+      msg.assistant(thought.slice(0, assistantChars), [
+        { id, name: 'bash', arguments: JSON.stringify({ command: `cat src/file-${i}.ts` }) },
+      ]),
+      msg.tool(
+        id,
+        `export const value${i} = ${i};\n`.repeat(Math.ceil(resultChars / 28)).slice(0, resultChars),
+        'bash',
+      ),
+    );
+  }
+  return messages;
+}
+
+/** Writes `messages` as a canonical session file in `dir`; returns its path. */
+export function canonicalFile(dir: string, name: string, messages: Message[]): string {
+  const path = join(dir, name);
+  writeFileSync(
+    path,
+    JSON.stringify({ format: 'compactor.canonical', version: 1, id: 'agent', messages }, null, 1),
+  );
+  return path;
+}
+
+/** A summary in the L8 template (every heading, short bullets): what fake providers return. */
+export function templateSummary(): string {
+  return summarySections()
+    .map((h) => `${h}\n- ${h.includes('Goal') ? 'Fix the failing test in src/app.ts' : '(none)'}`)
+    .join('\n');
+}
+
+/** Every file under `dir` (recursively) with its text. */
+export function filesUnder(dir: string): Array<{ path: string; text: string }> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...filesUnder(p));
+    else out.push({ path: p, text: readFileSync(p, 'utf8') });
+  }
+  return out;
+}
