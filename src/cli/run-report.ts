@@ -140,6 +140,10 @@ export function renderRunReport(r: RunJsonReport): string {
   ];
   if (r.decision === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
   if (r.decision === 'compacted') lines.push(`note: ${CACHE_NOTE}`);
+  if (r.thresholdTokens === null)
+    lines.push(
+      'hint: the context window is unknown, so compaction never runs; pass --capacity N or a --catalog row',
+    );
   return [...lines, ...ioLines(r)].join('\n');
 }
 

@@ -310,3 +310,20 @@ describe('compactor run: Anthropic inline route (A4)', () => {
     );
   });
 });
+
+describe('compactor run: unknown context window', () => {
+  it('H5: with no capacity the threshold is unknown, no summary call is made, and the report says how to fix it', async () => {
+    const r = await run([
+      '--provider',
+      'openai-compatible',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'x',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^decision: below-threshold — threshold unknown \(capacity unknown\)$/m);
+    expect(r.out).toMatch(/^strategy: local \(not needed\); summary calls: 0$/m);
+    expect(r.out).toMatch(/^hint: .*--capacity N/m);
+  });
+});
