@@ -24,17 +24,23 @@ export function frontier(points: readonly ScatterPoint[]): number[] {
 
 /**
  * A scatter plot as an SVG string: one `<g class="series">` per point (each policy is its
- * own series, labelled next to its marker), plus the frontier as a dashed step line.
+ * own series, named in the legend with its cost and recall), plus the frontier as a dashed
+ * step line.
  */
-export function scatterChart(points: ScatterPoint[], labels: ChartLabels, width = 900, height = 500): string {
+export function scatterChart(
+  points: ScatterPoint[],
+  labels: ChartLabels,
+  width = 1000,
+  height = 500,
+): string {
   const xMax = Math.max(1, ...points.map((p) => p.x));
   const xTicks = niceTicks(0, xMax);
   const yMin = Math.min(0, ...points.map((p) => p.y));
   const yTicks = niceTicks(yMin, 1, 5);
   const f = frame(width, height, [0, Math.max(xMax, xTicks[xTicks.length - 1])], [yMin, 1], {
     left: 70,
-    right: 40,
-    top: 40,
+    right: 330,
+    top: 45,
     bottom: 55,
   });
   const front = frontier(points);
@@ -49,18 +55,23 @@ export function scatterChart(points: ScatterPoint[], labels: ChartLabels, width 
     ? `<path class="frontier" d="${step}" fill="none" stroke="#888" stroke-dasharray="6 4" stroke-width="1.5"/>`
     : '';
   const marks = points.map((p, i) => {
-    const cx = f.x(p.x).toFixed(1);
-    const cy = f.y(p.y).toFixed(1);
-    const color = PALETTE[i % PALETTE.length];
     const onFront = front.includes(i);
-    const anchor = f.x(p.x) > (f.left + f.right) / 2 ? 'end' : 'start';
-    const dx = anchor === 'end' ? -9 : 9;
-    return `<g class="series" data-series="${xml(p.name)}"><circle cx="${cx}" cy="${cy}" r="${onFront ? 6 : 4.5}" fill="${color}" stroke="${onFront ? '#000' : 'none'}"/><text x="${(Number(cx) + dx).toFixed(1)}" y="${(Number(cy) - 7 - (i % 2) * 9).toFixed(1)}" font-size="11" text-anchor="${anchor}">${xml(`${p.name} (${tickLabel(p.x)}, ${p.y.toFixed(3)})`)}</text></g>`;
+    return `<g class="series" data-series="${xml(p.name)}"><circle cx="${f.x(p.x).toFixed(1)}" cy="${f.y(p.y).toFixed(1)}" r="${onFront ? 6.5 : 5}" fill="${PALETTE[i % PALETTE.length]}" fill-opacity="0.85" stroke="${onFront ? '#000' : 'none'}"/></g>`;
   });
+  // A legend instead of inline labels: policies often coincide (e.g. several never trigger).
+  const key = points
+    .map((p, i) => {
+      const y = f.top + 8 + i * 18;
+      const x = f.right + 20;
+      const mark = front.includes(i) ? ' stroke="#000"' : '';
+      return `<circle cx="${x}" cy="${y}" r="5" fill="${PALETTE[i % PALETTE.length]}"${mark}/><text x="${x + 12}" y="${y}" font-size="11" dominant-baseline="middle">${xml(`${p.name}: ${tickLabel(p.x)} tokens, ${(p.y * 100).toFixed(1)}%`)}</text>`;
+    })
+    .join('\n');
+  const note = `<text x="${f.right + 20}" y="${f.top + 14 + points.length * 18}" font-size="10" fill="#555">outlined = on the frontier (dashed)</text>`;
   return svgDocument(
     width,
     height,
     labels.title,
-    [axes(f, xTicks, yTicks, labels, (v) => v.toFixed(2)), frontierPath, ...marks].join('\n'),
+    [axes(f, xTicks, yTicks, labels, (v) => v.toFixed(2)), frontierPath, ...marks, key, note].join('\n'),
   );
 }
