@@ -41,6 +41,11 @@ export interface LocalSummarizerOptions {
   instructions?: string;
   /** L8 prompt version (default summary-v1). */
   promptVersion?: string;
+  /**
+   * L4 output cap of the abstract (older) band, default VT Code's 150. The offline summarizer
+   * always renders the full template, which does not fit in 150 tokens: its route raises this.
+   */
+  abstractMaxOutputTokens?: number;
   /** §14 re-injection budget (default 4,000; 0 disables). Capped by room left in the rebuilt window. */
   reinjectBudgetTokens?: number;
   /** Output tokens the next request reserves (L7 output bounding). */
@@ -78,6 +83,7 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     : prompt.instructions;
   const model = opts.model ?? opts.client.model;
   const tailTokens = opts.budgets.continuityTailTokens ?? CONTINUITY_TAIL_MAX_TOKENS;
+  const abstractMax = opts.abstractMaxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS;
   const reinjectBudget = Math.max(0, opts.reinjectBudgetTokens ?? DEFAULT_REINJECT_BUDGET_TOKENS);
 
   const bandOptions = (budget: number | null) => ({
@@ -133,9 +139,7 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
 
     async request(f, band, signal): Promise<SummaryResponse> {
       const maxOutputTokens =
-        band === 'older'
-          ? Math.min(ABSTRACT_MAX_OUTPUT_TOKENS, opts.maxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS)
-          : opts.maxOutputTokens;
+        band === 'older' ? Math.min(abstractMax, opts.maxOutputTokens ?? abstractMax) : opts.maxOutputTokens;
       const request = toSummaryRequest(f.prepared, {
         model,
         system: opts.system,

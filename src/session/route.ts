@@ -14,6 +14,12 @@ import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../sum
  */
 export const OFFLINE_CONTEXT_WINDOW = 32_000;
 
+/**
+ * Output cap of the abstract band (L4) on the offline route: the offline summarizer renders
+ * the whole L8 template, which VT Code's 150-token cap for the 1–2 sentence abstract cuts off.
+ */
+export const OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS = 1_024;
+
 /** Where summaries and native compactions go (resolved with the provider catalog, S1). */
 export interface SessionRouteOptions {
   /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
@@ -42,6 +48,8 @@ export interface SessionRoute {
   strategy: StrategyChoice;
   /** A1: the provider reports context-edit support. */
   supportsContextEdits: boolean;
+  /** L4 abstract band output cap when it differs from the default (offline route). */
+  abstractMaxOutputTokens?: number;
   encoding: 'o200k_base' | 'cl100k_base';
   summary: SummaryClient;
   standalone?: NativeStandaloneClient;
@@ -67,6 +75,7 @@ export function resolveSessionRoute(
       contextWindow: OFFLINE_CONTEXT_WINDOW,
       strategy: { kind: 'local', reason: 'offline summarizer (no network)' },
       supportsContextEdits: false,
+      abstractMaxOutputTokens: OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS,
       encoding: estimator.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
       summary: createOfflineSummarizer({ estimator }),
     };

@@ -117,6 +117,9 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(smaller.inputTokens).toBeLessThan(bands.older.inputTokens);
     await s.request(bands.older, 'older', signal);
     expect(client.requests[0].maxOutputTokens).toBe(150);
+    const raised = make(client, { abstractMaxOutputTokens: 1_024 });
+    await raised.request(bands.older, 'older', signal);
+    expect(client.requests[1].maxOutputTokens).toBe(1_024);
     const rebuilt = s.rebuild(long, ['Goal: fix add().', templateSummary()], 'automatic');
     expect(textOf(rebuilt[0].content)).toMatch(/^Earlier context \(abstract\):\nGoal: fix add\(\)\./);
     expect(textOf(rebuilt[1].content)).toMatch(/^Recent context \(summary\):\n## Goal/);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, textOf, type Message } from '../../../src/model/message.js';
 import { RouteError } from '../../../src/providers/errors.js';
 import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../../../src/session/index.js';
 import { openSessionStore } from '../../../src/store/index.js';
@@ -171,6 +171,18 @@ describe('createCompactorSession: turns and compaction', () => {
     );
     expect(r.resumeNote?.role).toBe('user');
     expect(s.history).toHaveLength(django.length);
+  });
+
+  it('L4: hierarchical sessions make two summary calls and rebuild as abstract + detail (offline abstract cap 1,024)', async () => {
+    const long: Message[] = [agentSession()[0]];
+    for (let i = 0; i < 10; i++) long.push(...agentSession(6_000).slice(1));
+    const s = createCompactorSession({ history: long, hierarchical: true, limits: { capacity: 32_000 } });
+    const r = await s.compact();
+    expect(r.status).toBe('compacted');
+    expect(r.summaryCalls).toBe(2);
+    const texts = s.history.filter(isSummaryMessage).map((m) => textOf(m.content));
+    expect(texts[0]).toMatch(/^Earlier context \(abstract\):/);
+    expect(texts[1]).toMatch(/^Recent context \(summary\):/);
   });
 
   it('one run at a time: a second turn while one runs is refused and history is unaffected', async () => {
