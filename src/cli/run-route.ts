@@ -13,14 +13,9 @@ import {
   type StrategyChoice,
   type SummaryClient,
 } from '../providers/index.js';
+// The offline defaults (32,000-token window, abstract band cap) are the library's, so CLI and API agree.
+import { OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS, OFFLINE_CONTEXT_WINDOW } from '../session/index.js';
 import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
-
-/**
- * The documented context window of the embedded offline route. The offline summarizer has
- * no real window; 32,000 makes the default run behave like a small hosted model (so the
- * bundled example really compacts). `--capacity` or config `limits.capacity` override it.
- */
-export const OFFLINE_CONTEXT_WINDOW = 32_000;
 
 /** A route ready to run: the S1 strategy, its clients and the facts the report prints. */
 export interface RunRoute {
@@ -43,6 +38,8 @@ export interface RunRoute {
   standalone?: NativeStandaloneClient;
   inline?: NativeInlineClient;
   supportsContextEdits: boolean;
+  /** L4 abstract band output cap when it differs from the default (the offline route). */
+  abstractMaxOutputTokens?: number;
 }
 
 /**
@@ -77,6 +74,7 @@ export function resolveRunRoute(
       strategy: { kind: 'local', reason: 'the embedded offline summarizer is a Local route' },
       summary: createOfflineSummarizer({ estimator }),
       supportsContextEdits: false,
+      abstractMaxOutputTokens: OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS,
     };
   }
   const model = flags.model ?? cfg.model;

@@ -85,6 +85,7 @@ export function setUpRun(
     budgets,
     model: route.model,
     instructions: options.instructions,
+    abstractMaxOutputTokens: route.abstractMaxOutputTokens,
     reinjectBudgetTokens: ctx.config.compaction?.reinjectBudgetTokens,
     reserveOutput: limits.reservedOutput,
     prefixTokens: limits.prefixTokens,
