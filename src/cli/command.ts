@@ -28,5 +28,7 @@ export interface Command {
   help: string;
   /** node:util parseArgs options; `json`, `help` and `config` are added by the dispatcher. */
   options: NonNullable<ParseArgsConfig['options']>;
+  /** Value-taking flags that may also stand alone, mapped to their full form (`--inspect` → `--inspect=jsonl`). */
+  bareFlagValues?: Record<string, string>;
   run(args: ParsedArgs, ctx: CommandContext): Promise<number | void>;
 }

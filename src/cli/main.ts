@@ -61,13 +61,13 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
     let parsed;
     try {
       parsed = parseArgs({
-        args: rest,
+        args: rest.map((a) => command.bareFlagValues?.[a] ?? a),
         options: { ...command.options, ...COMMON_OPTIONS },
         allowPositionals: true,
         strict: true,
       });
     } catch (e) {
-      throw new UserError(`compactor ${name}: ${oneLine((e as Error).message)}`);
+      throw new UserError(`${name}: ${oneLine((e as Error).message)}`);
     }
     if (parsed.values.help) {
       stdout.write(`${command.help.trimEnd()}\n`);

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CommandContext } from './command.js';
-import { UserError } from './errors.js';
+import { singlePositional } from './positional.js';
 import { flag } from './flags.js';
 import { LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './commands/plan.js';
 import type { ClearingPolicy, Limits } from '../projection/index.js';
@@ -96,7 +96,7 @@ Input and output:
   --session-dir DIR   durable store: messages, full-history artifact and
                       thread.compact_boundary event on compaction (R1), snapshots;
                       must be new or empty; read it back with compactor restore DIR
-  --inspect=TARGET    machine inspection: --inspect=jsonl writes JSONL to
+  --inspect[=TARGET]  machine inspection: --inspect (= --inspect=jsonl) writes JSONL to
                       <session-dir or cwd>/inspect.jsonl, --inspect=FILE to FILE,
                       --inspect=stately opens the Stately inspector (its UI loads from
                       stately.ai: needs network and a browser)
@@ -146,8 +146,5 @@ export function sessionFileArgument(
   positionals: readonly string[],
   ctx: CommandContext,
 ): { path: string; shown: string } {
-  const [file, ...extra] = positionals;
-  if (file === undefined) throw new UserError(`${command}: missing FILE (see compactor ${command} --help)`);
-  if (extra.length > 0) throw new UserError(`${command}: unexpected argument '${extra[0]}'`);
-  return { path: resolvePath(ctx, file), shown: file };
+  return singlePositional(command, positionals, ctx);
 }

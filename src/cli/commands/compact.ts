@@ -23,7 +23,7 @@ const CompactFlagsSchema = RunFlagsSchema.extend({
 });
 
 const help = `Usage: compactor compact FILE [--instructions TEXT] [route flags] [limit flags]
-                         [--out FILE] [--session-dir DIR] [--inspect=TARGET] [--json]
+                         [--out FILE] [--session-dir DIR] [--inspect[=TARGET]] [--json]
 
 The manual /compact: always compacts the FULL session history with the route's strategy
 (S1: native standalone, native inline, or a Local summary; mode manual), whatever the
@@ -60,6 +60,7 @@ export const compactCommand: Command = {
   summary: 'manual /compact: always summarize a session now and report items before/after',
   help,
   options: { ...RUN_OPTIONS, instructions: { type: 'string' } },
+  bareFlagValues: { '--inspect': '--inspect=jsonl' },
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('compact', CompactFlagsSchema, args.values);
     const { path, shown } = sessionFileArgument('compact', args.positionals, ctx);

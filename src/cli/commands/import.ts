@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { UserError } from '../errors.js';
+import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import {
@@ -27,11 +28,7 @@ export function fileArgument(
   args: ParsedArgs,
   ctx: CommandContext,
 ): { path: string; shown: string } {
-  const [file, ...extra] = args.positionals;
-  if (file === undefined)
-    throw new UserError(`compactor ${command}: missing FILE (see compactor ${command} --help)`);
-  if (extra.length > 0) throw new UserError(`compactor ${command}: unexpected argument '${extra[0]}'`);
-  return { path: isAbsolute(file) ? file : resolve(ctx.cwd, file), shown: file };
+  return singlePositional(command, args.positionals, ctx);
 }
 
 /** `compactor import`: converts a session file to a provider format or the canonical one (SPEC D2–D3). */

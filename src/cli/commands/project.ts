@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { UserError } from '../errors.js';
+import { singlePositional } from '../positional.js';
 import { flag, parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { createEstimator, type Estimator } from '../../estimate/estimator.js';
@@ -143,16 +144,10 @@ export const projectCommand: Command = {
     to: { type: 'string' },
   },
   run(args: ParsedArgs, ctx: CommandContext) {
-    if (args.positionals.length !== 1)
-      throw new UserError(
-        args.positionals.length === 0
-          ? 'compactor project: missing FILE (see compactor project --help)'
-          : `compactor project: unexpected argument '${args.positionals[1]}'`,
-      );
+    const { path: file } = singlePositional('project', args.positionals, ctx);
     const flags = parseFlags('project', ProjectFlagsSchema, args.values);
-    const file = resolve(ctx.cwd, args.positionals[0]);
     const out = flags.out === undefined ? undefined : resolve(ctx.cwd, flags.out);
-    if (out === file) throw new UserError(`compactor project: --out must differ from the input file ${file}`);
+    if (out === file) throw new UserError(`project: --out must differ from the input file ${file}`);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
     const to = flags.to === undefined ? undefined : parseExportFormat(flags.to);
 

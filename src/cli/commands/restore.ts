@@ -2,6 +2,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command } from '../command.js';
 import { UserError } from '../errors.js';
+import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { exportSession, parseExportFormat } from '../../formats/index.js';
@@ -37,11 +38,7 @@ A damaged events.jsonl or artifact fails with one line naming the file and line;
   },
   async run(args, ctx) {
     const flags = parseFlags('restore', FlagsSchema, args.values);
-    const [dirArg, ...extra] = args.positionals;
-    if (dirArg === undefined)
-      throw new UserError('compactor restore: missing DIR (see compactor restore --help)');
-    if (extra.length > 0) throw new UserError(`compactor restore: unexpected argument '${extra[0]}'`);
-    const dir = isAbsolute(dirArg) ? dirArg : resolve(ctx.cwd, dirArg);
+    const { path: dir, shown: dirArg } = singlePositional('restore', args.positionals, ctx, 'DIR');
     const store = openSessionStore(dir, { create: false });
     try {
       const boundaries = store.listBoundaries();

@@ -9,7 +9,7 @@ import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
 const help = `Usage: compactor run FILE [route flags] [limit flags] [clearing flags] [--threshold N]
-                     [--hierarchical] [--out FILE] [--session-dir DIR] [--inspect=TARGET] [--json]
+                     [--hierarchical] [--out FILE] [--session-dir DIR] [--inspect[=TARGET]] [--json]
 
 The main job: drives the headless turn machine over one session (automatic mode, H1–H6):
 sync → normalize the projection (N) → clear old tool results (C) → estimate pressure →
@@ -50,6 +50,7 @@ export const runCommand: Command = {
   summary: 'the main job: clear, estimate and compact a session when needed; report what happened',
   help,
   options: { ...RUN_OPTIONS },
+  bareFlagValues: { '--inspect': '--inspect=jsonl' },
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('run', RunFlagsSchema, args.values);
     const { path, shown } = sessionFileArgument('run', args.positionals, ctx);
