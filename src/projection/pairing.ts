@@ -18,6 +18,9 @@ export interface ToolBatch {
   readonly resultOfCall: number[];
 }
 
+/** Call positions per batch in the encoded open-call key (batch × CALL_SLOTS + position). */
+const CALL_SLOTS = 2 ** 20;
+
 /** Marks a call whose id is empty: no result can ever answer it, so a request drops the call. */
 export const EMPTY_ID_CALL = -2;
 
@@ -44,8 +47,10 @@ export function analyzePairing(history: readonly Message[]): Pairing {
   const batches: ToolBatch[] = [];
   const batchOf = new Int32Array(history.length).fill(-1);
   const invalid = new Map<number, InvalidReason>();
-  // id → stack of [batch, call position] still waiting for a result.
-  const open = new Map<string, Array<[number, number]>>();
+  // id → the open (batch, call position) waiting for a result, encoded as one number; an
+  // array (a stack, newest last) only when an id is reused while still open. Plain loops
+  // and no per-call tuples: this pass runs on every request (hot path, see bench).
+  const open = new Map<string, number | number[]>();
   let unmatchedCalls = 0;
   let emptyIdCalls = 0;
 
@@ -53,43 +58,56 @@ export function analyzePairing(history: readonly Message[]): Pairing {
     const m = history[i];
     if (hasToolCalls(m)) {
       const b = batches.length;
-      batches.push({
-        assistantIndex: i,
-        resultIndices: [],
-        resultCallPositions: [],
-        resultOfCall: m.toolCalls.map((c) => (c.id === '' ? EMPTY_ID_CALL : -1)),
-      });
-      batchOf[i] = b;
-      m.toolCalls.forEach((call, pos) => {
-        if (call.id === '') {
+      const calls = m.toolCalls;
+      const resultOfCall = new Array<number>(calls.length);
+      for (let pos = 0; pos < calls.length; pos++) {
+        const id = calls[pos].id;
+        if (id === '') {
+          resultOfCall[pos] = EMPTY_ID_CALL;
           emptyIdCalls++;
-          return;
+          continue;
         }
+        resultOfCall[pos] = -1;
         unmatchedCalls++;
-        const stack = open.get(call.id);
-        if (stack) stack.push([b, pos]);
-        else open.set(call.id, [[b, pos]]);
-      });
+        const key = b * CALL_SLOTS + pos;
+        const prev = open.get(id);
+        if (prev === undefined) open.set(id, key);
+        else if (typeof prev === 'number') open.set(id, [prev, key]);
+        else prev.push(key);
+      }
+      batches.push({ assistantIndex: i, resultIndices: [], resultCallPositions: [], resultOfCall });
+      batchOf[i] = b;
       continue;
     }
     if (m.role !== 'tool' && m.toolCallId === undefined) continue;
     const id = m.toolCallId;
-    if (id === undefined || id === '') invalid.set(i, 'missing-id');
-    else if (m.role !== 'tool') invalid.set(i, 'not-tool-role');
-    else {
-      const stack = open.get(id);
-      const top = stack?.pop();
-      if (!top) invalid.set(i, stack ? 'already-answered' : 'no-earlier-call');
-      else {
-        const [b, pos] = top;
-        const batch = batches[b];
-        batch.resultIndices.push(i);
-        batch.resultCallPositions.push(pos);
-        batch.resultOfCall[pos] = i;
-        batchOf[i] = b;
-        unmatchedCalls--;
-      }
+    if (id === undefined || id === '') {
+      invalid.set(i, 'missing-id');
+      continue;
     }
+    if (m.role !== 'tool') {
+      invalid.set(i, 'not-tool-role');
+      continue;
+    }
+    const entry = open.get(id);
+    let key: number | undefined;
+    if (typeof entry === 'number') {
+      key = entry;
+      // Keep an empty stack behind so a second answer reads "already-answered".
+      open.set(id, []);
+    } else key = entry?.pop();
+    if (key === undefined) {
+      invalid.set(i, entry !== undefined ? 'already-answered' : 'no-earlier-call');
+      continue;
+    }
+    const b = Math.floor(key / CALL_SLOTS);
+    const pos = key - b * CALL_SLOTS;
+    const batch = batches[b];
+    batch.resultIndices.push(i);
+    batch.resultCallPositions.push(pos);
+    batch.resultOfCall[pos] = i;
+    batchOf[i] = b;
+    unmatchedCalls--;
   }
 
   let valid = invalid.size === 0 && unmatchedCalls === 0 && emptyIdCalls === 0;
