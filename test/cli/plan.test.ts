@@ -2,29 +2,12 @@ import { describe, it, expect, afterAll } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
-
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return Object.assign(w, { text: () => chunks.join('') });
-}
+import { runCli } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-plan-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(args: string[], cwd = dir) {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await main(args, { stdout, stderr, cwd, env: {} });
-  return { code, out: stdout.text(), err: stderr.text() };
-}
+const run = (args: string[], cwd = dir) => runCli(args, { cwd });
 
 describe('compactor plan', () => {
   it('B3: --json prints every budget; 32,000/4,000/2,000 → local trigger 15,600', async () => {

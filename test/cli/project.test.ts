@@ -3,24 +3,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
+import { runCli } from '../support/cli.js';
 import { createEstimator } from '../../src/estimate/estimator.js';
 import { readSessionFile } from '../../src/formats/index.js';
 import { isRequestHistoryValid, projectRequest } from '../../src/projection/index.js';
 import { msg, type Message } from '../../src/model/message.js';
 import { readmeSession } from '../fixtures/projection/readme-session.js';
-
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return Object.assign(w, { text: () => chunks.join('') });
-}
 
 // A working directory whose config selects the chars estimator: deterministic and WASM-free.
 const dir = mkdtempSync(join(tmpdir(), 'compactor-project-'));
@@ -37,12 +25,7 @@ const sha = (path: string) => createHash('sha256').update(readFileSync(path)).di
 const session = readmeSession({ shape: 'sequential' });
 const input = canonicalFile('readme.json', session);
 
-async function run(args: string[], cwd = dir) {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await main(args, { stdout, stderr, cwd, env: {} });
-  return { code, out: stdout.text(), err: stderr.text() };
-}
+const run = (args: string[], cwd = dir) => runCli(args, { cwd });
 
 describe('compactor project', () => {
   it('C10: --json reports the diagnostics fields; values match projectRequest', async () => {

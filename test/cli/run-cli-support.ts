@@ -6,46 +6,11 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
 import { msg, type Message } from '../../src/model/message.js';
 import { summarySections } from '../../src/summary/index.js';
 
-/** A writable that keeps what was written. */
-export function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const w = new Writable({
-    write(chunk: Buffer | string, _enc, cb) {
-      chunks.push(chunk.toString());
-      cb();
-    },
-  });
-  return Object.assign(w, { text: () => chunks.join('') });
-}
-
-/** Result of one in-process CLI call. */
-export interface CliResult {
-  code: number;
-  out: string;
-  err: string;
-}
-
-/** Runs `compactor ...args` in-process. */
-export async function cli(
-  args: string[],
-  opts: { cwd: string; env?: NodeJS.ProcessEnv; stderrIsTTY?: boolean },
-): Promise<CliResult> {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await main(args, {
-    stdout,
-    stderr,
-    cwd: opts.cwd,
-    env: opts.env ?? {},
-    stderrIsTTY: opts.stderrIsTTY ?? false,
-  });
-  return { code, out: stdout.text(), err: stderr.text() };
-}
+/** In-process CLI call with captured streams (see test/support/cli.ts). */
+export { runCli as cli, type CliRun as CliResult } from '../support/cli.js';
 
 /** A fresh working directory; with `chars`, its config selects the deterministic chars estimator. */
 export function workDir(prefix: string, config: Record<string, unknown> = { encoding: 'chars' }): string {

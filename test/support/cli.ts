@@ -23,10 +23,16 @@ export interface CliRun {
 /** Runs the CLI in-process with captured streams (no process spawn, same code path as the bin). */
 export async function runCli(
   args: string[],
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; stderrIsTTY?: boolean } = {},
 ): Promise<CliRun> {
   const stdout = sink();
   const stderr = sink();
-  const code = await main(args, { stdout, stderr, cwd: opts.cwd ?? process.cwd(), env: opts.env ?? {} });
+  const code = await main(args, {
+    stdout,
+    stderr,
+    cwd: opts.cwd ?? process.cwd(),
+    env: opts.env ?? {},
+    stderrIsTTY: opts.stderrIsTTY ?? false,
+  });
   return { code, out: stdout.text(), err: stderr.text() };
 }
