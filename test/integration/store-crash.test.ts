@@ -5,21 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { textOf } from '../../src/model/message.js';
 import { openSessionStore } from '../../src/store/index.js';
+import { prng } from '../../src/bench/synthetic-session.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CHILD = join(import.meta.dirname, 'store-crash-child.ts');
-
-/** mulberry32: a tiny seeded PRNG so kill points are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Runs the child until it has acked `acks` writes, SIGKILLs it, returns the acked lines. */
 function runAndKill(dir: string, tag: string, acks: number): Promise<string[]> {
