@@ -65,17 +65,27 @@ function spanPrefix(history: readonly Message[], span: Span): number {
 }
 
 /**
- * L3: bounds a (pruned) history for the summary fork. Selects complete recent protocol
- * groups newest-first, stopping at the first group that does not fit (groups are never
- * skipped over), and falls back to bounded previews when not even the newest group fits.
- * Then checks the aggregate estimate of the fork plus the instructions (per-message
- * overhead and protocol metadata included) against the allowance: an impossible input
- * throws {@link BudgetError} naming the allowance, before any provider call.
+ * Smallest room worth filling with previews of a group that does not fit whole: below it a
+ * preview is a bare protocol skeleton (ids without content), which tells a summarizer nothing.
+ */
+export const MIN_PREVIEW_ROOM_TOKENS = 64;
+
+/**
+ * L3: bounds a (pruned) history for the summary fork: complete recent protocol groups OR
+ * bounded previews. Walks groups newest-first, taking each complete group whole while it
+ * fits; the first group that does not fit whole goes in as bounded previews of what the
+ * rest of the allowance can hold (its user anchor and newest batches, extended to older
+ * groups while their protocol skeletons fit), and the walk stops there — groups are never
+ * skipped over. So a small newest group (a fresh "continue") never leaves the fork holding
+ * only itself. Then checks the aggregate estimate of the fork plus the instructions
+ * (per-message overhead and protocol metadata included) against the allowance: an
+ * impossible input throws {@link BudgetError} naming the allowance, before any provider call.
  *
  * The result is always protocol-valid (no orphan results, no calls without results): the
  * newest group is cut to its complete prefix, an incomplete older group ends the walk, and
- * previews keep every id. An unknown budget (`null`) keeps the history verbatim when it is
- * already valid (L1: the first fork is verbatim), else the valid complete groups.
+ * previews keep every call with its results and every id. An unknown budget (`null`) keeps
+ * the history verbatim when it is already valid (L1: the first fork is verbatim), else the
+ * valid complete groups.
  */
 export function boundHistoryForSummary(history: readonly Message[], options: BoundOptions): BoundedFork {
   const est = options.estimator;
@@ -90,7 +100,7 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
 
   if (options.budget === null) {
     if (isProtocolValid(history)) return finish(history.slice(), 'verbatim');
-    return finish(selectGroups(history, spans, Infinity, est), 'groups');
+    return finish(selectGroups(history, spans, Infinity, est).messages, 'groups');
   }
 
   const budget = options.budget;
@@ -105,11 +115,8 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
   let out: BoundedFork;
   if (isProtocolValid(history) && est.history(history) <= room) out = finish(history.slice(), 'verbatim');
   else {
-    const groups = selectGroups(history, spans, room, est);
-    out =
-      groups.length > 0
-        ? finish(groups, 'groups')
-        : finish(previewToFit(selectForPreview(history, spans, room, est), room, est), 'previews');
+    const selected = selectGroups(history, spans, room, est);
+    out = finish(selected.messages, selected.previewed ? 'previews' : 'groups');
   }
   const needed = out.inputTokens + options.instructionsTokens;
   if (out.messages.length === 0 || needed > budget)
@@ -117,10 +124,19 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
   return out;
 }
 
-/** Whole complete groups, newest first, while they fit in `room` (oldest-first output). */
-function selectGroups(history: readonly Message[], spans: Span[], room: number, est: Estimator): Message[] {
+/**
+ * Complete groups newest-first while they fit whole in `room`; the first that does not fit
+ * becomes bounded previews in what is left (see {@link previewFrom}). Oldest-first output.
+ */
+function selectGroups(
+  history: readonly Message[],
+  spans: Span[],
+  room: number,
+  est: Estimator,
+): { messages: Message[]; previewed: boolean } {
   const picked: Message[][] = [];
   let used = 0;
+  let previewed = false;
   for (let g = spans.length - 1; g >= 0; g--) {
     const span = spans[g];
     const prefix = spanPrefix(history, span);
@@ -132,28 +148,41 @@ function selectGroups(history: readonly Message[], spans: Span[], room: number, 
     }
     const slice = history.slice(span.start, span.start + prefix);
     const tokens = est.history(slice);
-    if (used + tokens > room) break;
-    used += tokens;
-    picked.push(slice);
+    if (used + tokens <= room) {
+      used += tokens;
+      picked.push(slice);
+      continue;
+    }
+    // Nothing picked yet means previews are the only option, however small the room.
+    const left = room - used;
+    if (picked.length === 0 || left >= MIN_PREVIEW_ROOM_TOKENS) {
+      const previews = previewToFit(previewFrom(history, spans, g, left, est), left, est);
+      // Skeletons over the room: drop the previews, unless they are all there is (the
+      // aggregate check then reports the impossible minimum).
+      if (picked.length === 0 || est.history(previews) <= left) {
+        picked.push(previews);
+        previewed = true;
+      }
+    }
+    break;
   }
-  return picked.reverse().flat();
+  return { messages: picked.reverse().flat(), previewed };
 }
 
 /**
- * What the preview fallback covers: the newest group's anchor, then its units newest-first,
- * then whole older groups, while their minimum (skeleton) cost stays within half the room,
- * so previews keep some content rather than bare ids.
+ * What the previews of group `g` (the first that does not fit whole) cover: its anchor, then
+ * its units newest-first, then whole older groups, while their minimum (skeleton) cost stays
+ * within half the room, so previews keep some content rather than bare ids. Units are
+ * batches with all their results, so a call is never separated from its results.
  */
-function selectForPreview(
+function previewFrom(
   history: readonly Message[],
   spans: Span[],
+  g: number,
   room: number,
   est: Estimator,
 ): Message[] {
-  let newest = spans.length - 1;
-  while (newest >= 0 && spanPrefix(history, spans[newest]) === 0) newest--;
-  if (newest < 0) return [];
-  const span = spans[newest];
+  const span = spans[g];
   const group = history.slice(span.start, span.start + spanPrefix(history, span));
   const limit = Math.max(room / 2, MESSAGE_OVERHEAD);
   const anchor = group[0].role === 'user' ? [group[0]] : [];
@@ -173,8 +202,8 @@ function selectForPreview(
   ];
   if (firstUnit > 0) return selected;
   const older: Message[][] = [];
-  for (let g = newest - 1; g >= 0; g--) {
-    const s = spans[g];
+  for (let o = g - 1; o >= 0; o--) {
+    const s = spans[o];
     if (spanPrefix(history, s) < s.end - s.start) break;
     const slice = history.slice(s.start, s.end);
     const cost = minimumTokens(slice, est);

@@ -96,8 +96,11 @@ function skeleton(m: Message): Message {
  */
 export function previewMessage(m: Message, budget: number, est: Estimator): Message {
   if (est.message(m) <= budget) return m;
-  const out = skeleton(m);
-  let room = budget - est.message(out);
+  const base = skeleton(m);
+  let room = budget - est.message(base);
+  // A fresh object: the estimator caches messages by identity, so the measured skeleton
+  // must not be the object that then receives the payload.
+  const out: Message = { ...base };
   if (m.toolCalls && out.toolCalls) {
     out.toolCalls = m.toolCalls.map((c, i) => {
       const kept = { ...out.toolCalls![i] };

@@ -14,7 +14,7 @@ import {
   pruneOversizedToolOutputs,
   toSummaryRequest,
 } from '../../../src/summary/index.js';
-import { instructionsTokens } from '../../../src/summary/preview.js';
+import { instructionsTokens, previewMessage } from '../../../src/summary/preview.js';
 import { session, turn } from './helpers.js';
 
 afterAll(freeEncoders);
@@ -78,6 +78,34 @@ describe('L3 boundHistoryForSummary', () => {
     const r = boundHistoryForSummary(h, { budget: 5_000, instructionsTokens: 10, estimator: est });
     expect(isProtocolValid(r.messages)).toBe(true);
     expect(r.messages[r.messages.length - 1]).toEqual(msg.user('next'));
+  });
+
+  it('L3: a small newest group does not starve the fork: the older group that does not fit whole goes in as bounded previews', () => {
+    // A fresh "continue" after a long task: the task group is far over the allowance.
+    const task = turn('task', 40, 2, 1_500);
+    const h = [msg.system('You are an agent.'), ...turn('old', 1, 1, 100), ...task, msg.user('continue')];
+    const budget = 3_000;
+    const r = boundHistoryForSummary(h, { budget, instructionsTokens: 100, estimator: est });
+    expect(r.mode).toBe('previews');
+    expect(r.inputTokens + 100).toBeLessThanOrEqual(budget);
+    expect(isProtocolValid(r.messages)).toBe(true);
+    expect(r.messages[r.messages.length - 1]).toEqual(msg.user('continue'));
+    // The task group is covered (its anchor and its newest batch, call ids kept), so the
+    // fork is not just the 4-token "continue"; the group before it is never skipped to.
+    const texts = r.messages.map((m) => textOf(m.content));
+    expect(texts.some((t) => t.startsWith('task task'))).toBe(true);
+    expect(r.messages.some((m) => m.toolCallId === 'task-39-1')).toBe(true);
+    expect(texts.some((t) => t.startsWith('task old'))).toBe(false);
+    expect(r.inputTokens).toBeGreaterThan((budget - 100) / 2);
+  });
+
+  it('L3: a preview is measured at its real size (the aggregate check sees what is sent)', () => {
+    const m = msg.tool('c1', 'output line '.repeat(2_000), 'bash');
+    const p = previewMessage(m, 200, est);
+    const fresh = createEstimator();
+    expect(est.message(p)).toBe(fresh.message(JSON.parse(JSON.stringify(p)) as Message));
+    expect(est.message(p)).toBeGreaterThan(150);
+    expect(est.message(p)).toBeLessThanOrEqual(200);
   });
 
   it('L3: falls back to bounded previews when not even the newest group fits', () => {

@@ -1,0 +1,35 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { freeEncoders } from '../../../src/estimate/index.js';
+import { readSessionFile } from '../../../src/formats/index.js';
+import { msg, textOf, type Message } from '../../../src/model/message.js';
+import { createCompactorSession } from '../../../src/session/index.js';
+import { isProtocolValid, isSummaryMessage } from '../../../src/summary/index.js';
+
+/**
+ * Automatic and hierarchical compaction on the bundled real session (mini-swe-agent,
+ * django__django-16560: one user task answered by 290 messages, ≈46.8k tokens o200k), at the
+ * offline default window of 32,000 with 4,000 reserved for output — the cases a review found
+ * failing: a fresh small user message synced as pending (L3), a single-task session in
+ * hierarchical mode (L4), and a second compaction of an already-compacted history (§14).
+ */
+
+afterAll(freeEncoders);
+const history: Message[] = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0]
+  .messages;
+const limits = { capacity: 32_000, reservedOutput: 4_000 };
+
+describe('automatic compaction of a real session (django__django-16560, offline, 32k)', () => {
+  it('L3: a pending "continue" after the long task still compacts: the task group goes into the fork as bounded previews', async () => {
+    const session = createCompactorSession({ history, limits });
+    const result = await session.runTurn({ pending: [msg.user('continue')] });
+    expect(result.compaction?.failure ?? null).toBeNull();
+    expect(result.decision).toBe('compacted');
+    expect(result.summaryCalls).toBe(1);
+    expect(result.tokens.afterCompaction!).toBeLessThan(result.thresholdTokens!);
+    expect(isProtocolValid(session.history)).toBe(true);
+    // The summary covers the task (its commands), not just the word "continue".
+    const summary = textOf(session.history.find(isSummaryMessage)!.content);
+    expect(summary).toMatch(/django/i);
+    expect(textOf(session.history[session.history.length - 1].content)).toBe('continue');
+  });
+});
