@@ -12,6 +12,13 @@ export interface ContinuitySplit {
   tail: Message[];
   /** Index in the original history where the tail's first group starts. */
   tailStart: number;
+  /**
+   * Index in the original history from which the tail keeps messages verbatim (the newest
+   * group's user anchor aside). Equal to `tailStart` when the tail is whole groups; later
+   * when only the newest batches of an oversized newest group fit. Everything before it is
+   * what a summary has to cover (hierarchical bands reach up to here).
+   */
+  verbatimStart: number;
 }
 
 /**
@@ -31,17 +38,19 @@ export function splitContinuityTail(
 ): ContinuitySplit {
   const { groups } = protocolGroups(history);
   if (groups.length === 0 || targetTokens <= 0)
-    return { before: history.slice(), tail: [], tailStart: history.length };
+    return { before: history.slice(), tail: [], tailStart: history.length, verbatimStart: history.length };
   const newest = groups[groups.length - 1];
   const newestSlice = history.slice(newest.start, newest.end);
   const newestMessages = newestSlice.slice(0, completeProtocolPrefix(newestSlice));
   let used = est.history(newestMessages);
 
   if (used > targetTokens) {
+    const suffix = groupSuffixWithin(newestMessages, targetTokens, est);
     return {
       before: history.slice(0, newest.start),
-      tail: groupSuffixWithin(newestMessages, targetTokens, est),
+      tail: suffix.messages,
       tailStart: newest.start,
+      verbatimStart: newest.start + suffix.verbatimFrom,
     };
   }
   let start = newest.start;
@@ -55,11 +64,19 @@ export function splitContinuityTail(
     parts.unshift(slice);
     start = groups[g].start;
   }
-  return { before: history.slice(0, start), tail: parts.flat(), tailStart: start };
+  return { before: history.slice(0, start), tail: parts.flat(), tailStart: start, verbatimStart: start };
 }
 
-/** A user anchor plus the newest whole units of a complete group, within `budget`. */
-function groupSuffixWithin(group: readonly Message[], budget: number, est: Estimator): Message[] {
+/**
+ * A user anchor plus the newest whole units of a complete group, within `budget`, and the
+ * index in `group` from which those units are kept verbatim (`group.length` when even the
+ * newest unit had to become previews).
+ */
+function groupSuffixWithin(
+  group: readonly Message[],
+  budget: number,
+  est: Estimator,
+): { messages: Message[]; verbatimFrom: number } {
   const [anchorMessage, ...body] = group;
   const anchorTokens = est.message(anchorMessage);
   const anchor =
@@ -78,7 +95,11 @@ function groupSuffixWithin(group: readonly Message[], budget: number, est: Estim
   if (first === units.length && units.length > 0) {
     // Not even the newest unit fits whole: keep it as previews in what is left.
     const last = units[units.length - 1];
-    return [anchor, ...previewToFit(body.slice(last.start, last.end), Math.max(budget - used, 0), est)];
+    return {
+      messages: [anchor, ...previewToFit(body.slice(last.start, last.end), Math.max(budget - used, 0), est)],
+      verbatimFrom: group.length,
+    };
   }
-  return [anchor, ...body.slice(first < units.length ? units[first].start : body.length)];
+  const from = first < units.length ? units[first].start : body.length;
+  return { messages: [anchor, ...body.slice(from)], verbatimFrom: 1 + from };
 }

@@ -29,12 +29,12 @@ export interface BandOptions {
   pruneMaxTokens?: number;
 }
 
-/** Both prepared bands, the verbatim third (for retention) and the continuity tail. */
+/** Both prepared bands, what retention may keep, and the continuity tail. */
 export interface HierarchicalBands {
   abstract: PreparedSummary & { maxOutputTokens: number };
   detail: PreparedSummary;
-  /** The newest third before the tail; rebuild keeps some of it through retention. */
-  verbatim: Message[];
+  /** The history before the tail's first group: rebuild keeps some of it through retention (no duplicates with the tail). */
+  retainFrom: Message[];
   tail: Message[];
 }
 
@@ -75,38 +75,44 @@ function prepareBand(
 }
 
 /**
- * L4: splits off the continuity tail, cuts the rest into thirds (abstract, detail,
- * verbatim; cuts snapped so no batch is split), and prepares AND validates both summary
- * bands before either call is spent. Any impossible band throws {@link BudgetError}
- * naming that band's allowance, so a failure costs zero provider calls.
+ * L4: splits off the continuity tail, then cuts everything the rebuilt history will not keep
+ * verbatim — up to the tail's first verbatim batch, so the middle of a long newest group is
+ * summarized too — into two bands: the oldest third of those messages is the abstract
+ * (older) band, the rest the detail (newer) band. The cut is snapped to a batch boundary, so
+ * a call never lands in another band than its results, even inside a single long group.
+ * Both bands are prepared AND validated before either call is spent: an impossible band
+ * throws {@link BudgetError} naming that band's allowance, so a failure costs zero calls.
  */
 export function prepareHierarchicalBands(
   history: readonly Message[],
   options: BandOptions,
 ): HierarchicalBands {
   const split = splitContinuityTail(history, options.continuityTailTokens, options.estimator);
-  const rest = split.before;
-  const third = Math.floor(rest.length / 3);
-  const b1 = snap(rest, third);
-  const b2 = Math.max(b1, snap(rest, 2 * third));
+  const summarized = history.slice(0, split.verbatimStart);
+  const cut = snap(summarized, Math.floor(summarized.length / 3));
   const abstract = prepareBand(
-    rest.slice(0, b1),
+    summarized.slice(0, cut),
     options,
     options.abstractInstructions ?? ABSTRACT_INSTRUCTIONS,
     'abstract band input budget',
   );
-  const detail = prepareBand(rest.slice(b1, b2), options, options.instructions, 'detail band input budget');
+  const detail = prepareBand(
+    summarized.slice(cut),
+    options,
+    options.instructions,
+    'detail band input budget',
+  );
   return {
     abstract: { ...abstract, maxOutputTokens: ABSTRACT_MAX_OUTPUT_TOKENS },
     detail,
-    verbatim: rest.slice(b2),
+    retainFrom: split.before,
     tail: split.tail,
   };
 }
 
 /**
  * Rebuilds history from two band summaries: the abstract and detail messages, messages
- * retained from the verbatim band, then the tail; output-bounded like {@link rebuildHistory}.
+ * retained from before the tail, then the tail; output-bounded like {@link rebuildHistory}.
  */
 export function rebuildHierarchicalHistory(
   bands: HierarchicalBands,
@@ -116,5 +122,5 @@ export function rebuildHierarchicalHistory(
 ): RebuiltHistory {
   const lead = [summaryMessage(detailText, DETAIL_HEADER)];
   if (abstractText.trim() !== '') lead.unshift(summaryMessage(abstractText, ABSTRACT_HEADER));
-  return assembleRebuilt(lead, bands.verbatim, bands.tail, options);
+  return assembleRebuilt(lead, bands.retainFrom, bands.tail, options);
 }

@@ -32,4 +32,18 @@ describe('automatic compaction of a real session (django__django-16560, offline,
     expect(summary).toMatch(/django/i);
     expect(textOf(session.history[session.history.length - 1].content)).toBe('continue');
   });
+
+  it('L4: hierarchical mode compacts the single-task session with two band calls (the bands reach into the one long group)', async () => {
+    const session = createCompactorSession({ history, limits, hierarchical: true });
+    const result = await session.runTurn();
+    expect(result.compaction?.failure ?? null).toBeNull();
+    expect(result.decision).toBe('compacted');
+    expect(result.summaryCalls).toBe(2);
+    expect(result.tokens.afterCompaction!).toBeLessThan(result.thresholdTokens!);
+    expect(isProtocolValid(session.history)).toBe(true);
+    const leads = session.history.filter(isSummaryMessage).map((m) => textOf(m.content));
+    expect(leads).toHaveLength(2);
+    expect(leads[0]).toMatch(/^Earlier context \(abstract\):/);
+    expect(leads[1]).toMatch(/^Recent context \(summary\):/);
+  });
 });

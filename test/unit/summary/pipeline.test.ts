@@ -231,6 +231,27 @@ describe('L5 retry budget', () => {
 });
 
 describe('L4 prepareHierarchicalBands', () => {
+  it('L4: a single-task session (one user message) gets both bands: they cover everything the tail does not keep verbatim, split at batch boundaries', () => {
+    const h = [msg.system('You are an agent.'), ...turn('solo', 24, 2, 600)];
+    const bands = prepareHierarchicalBands(h, {
+      budget: null,
+      estimator: est,
+      instructions: 'detail please',
+      continuityTailTokens: 1_500,
+    });
+    expect(bands.abstract.fork.length).toBeGreaterThan(0);
+    expect(bands.detail.fork.length).toBeGreaterThan(0);
+    for (const f of [bands.abstract.fork, bands.detail.fork, bands.tail])
+      expect(isProtocolValid(f)).toBe(true);
+    // The older band starts at the task; the newer band runs up to the tail's first verbatim batch.
+    expect(textOf(bands.abstract.fork[1].content)).toMatch(/^task solo/);
+    const ids = (ms: readonly Message[]) => ms.filter((m) => m.role === 'tool').map((m) => m.toolCallId);
+    const covered = [...ids(bands.abstract.fork), ...ids(bands.detail.fork), ...ids(bands.tail)];
+    expect(new Set(covered)).toEqual(new Set(ids(h)));
+    expect(ids(bands.detail.fork).some((id) => ids(bands.tail).includes(id))).toBe(false);
+    expect(ids(bands.abstract.fork).some((id) => ids(bands.detail.fork).includes(id))).toBe(false);
+  });
+
   it('L4: prepares both bands (no batch split) and an impossible band fails with zero calls', () => {
     const h = session(9, 2, 2, 300);
     const bands = prepareHierarchicalBands(h, {
@@ -242,7 +263,7 @@ describe('L4 prepareHierarchicalBands', () => {
     expect(bands.abstract.fork.length).toBeGreaterThan(0);
     expect(bands.detail.fork.length).toBeGreaterThan(0);
     expect(bands.abstract.maxOutputTokens).toBe(150);
-    for (const f of [bands.abstract.fork, bands.detail.fork, bands.verbatim, bands.tail])
+    for (const f of [bands.abstract.fork, bands.detail.fork, bands.retainFrom, bands.tail])
       expect(isProtocolValid(f)).toBe(true);
 
     const seen: SummaryRequest[] = [];
