@@ -42,8 +42,8 @@ export interface LocalSummarizerOptions {
   /** L8 prompt version (default summary-v1). */
   promptVersion?: string;
   /**
-   * L4 output cap of the abstract (older) band, default VT Code's 150. The offline summarizer
-   * always renders the full template, which does not fit in 150 tokens: its route raises this.
+   * L4 output cap of the abstract (older) band, default VT Code's 150 (the offline summarizer
+   * answers that band in a condensed form that fits it).
    */
   abstractMaxOutputTokens?: number;
   /** §14 re-injection budget (default 4,000; 0 disables). Capped by room left in the rebuilt window. */

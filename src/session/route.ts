@@ -5,7 +5,12 @@ import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
 import type { StrategyChoice } from '../providers/strategy.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
-import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
+import {
+  ABSTRACT_MAX_OUTPUT_TOKENS,
+  createOfflineSummarizer,
+  OFFLINE_MODEL,
+  OFFLINE_PROVIDER,
+} from '../summary/index.js';
 
 /**
  * Context window assumed for the offline route when neither `limits.capacity` nor a
@@ -15,10 +20,11 @@ import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../sum
 export const OFFLINE_CONTEXT_WINDOW = 32_000;
 
 /**
- * Output cap of the abstract band (L4) on the offline route: the offline summarizer renders
- * the whole L8 template, which VT Code's 150-token cap for the 1–2 sentence abstract cuts off.
+ * @deprecated The offline summarizer now answers the abstract band (L4) in a condensed form
+ * that fits VT Code's 150-token cap, so the offline route no longer raises it; this equals
+ * {@link ABSTRACT_MAX_OUTPUT_TOKENS} and stays only until the CLI stops importing it.
  */
-export const OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS = 1_024;
+export const OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS = ABSTRACT_MAX_OUTPUT_TOKENS;
 
 /** Where summaries and native compactions go (resolved with the provider catalog, S1). */
 export interface SessionRouteOptions {
@@ -48,8 +54,6 @@ export interface SessionRoute {
   strategy: StrategyChoice;
   /** A1: the provider reports context-edit support. */
   supportsContextEdits: boolean;
-  /** L4 abstract band output cap when it differs from the default (offline route). */
-  abstractMaxOutputTokens?: number;
   encoding: 'o200k_base' | 'cl100k_base';
   summary: SummaryClient;
   standalone?: NativeStandaloneClient;
@@ -75,7 +79,6 @@ export function resolveSessionRoute(
       contextWindow: OFFLINE_CONTEXT_WINDOW,
       strategy: { kind: 'local', reason: 'offline summarizer (no network)' },
       supportsContextEdits: false,
-      abstractMaxOutputTokens: OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS,
       encoding: estimator.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
       summary: createOfflineSummarizer({ estimator }),
     };

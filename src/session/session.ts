@@ -139,7 +139,6 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
       system: parent?.system,
       tools: parent?.tools,
       maxOutputTokens: l.summaryOutputLimit,
-      abstractMaxOutputTokens: route.abstractMaxOutputTokens,
       instructions,
       promptVersion: settings.promptVersion,
       reinjectBudgetTokens: settings.reinjectBudgetTokens,

@@ -2,7 +2,9 @@ import { createEstimator, type Estimator } from '../../estimate/estimator.js';
 import type { SummaryClient, SummaryRequest, SummaryResponse } from '../../providers/types.js';
 import { loadSummaryPrompt } from '../prompt.js';
 import { extractSessionFacts } from './extract.js';
-import { renderSummary, SECTION_KEYS } from './render.js';
+import { ABSTRACT_INSTRUCTIONS } from '../hierarchical.js';
+import { renderAbstract } from './render-abstract.js';
+import { fullTemplateFloorTokens, renderSummary, SECTION_KEYS } from './render.js';
 
 /** Provider and model names the offline summarizer reports. */
 export const OFFLINE_PROVIDER = 'offline';
@@ -31,7 +33,10 @@ export interface OfflineSummarizerOptions {
  * and each section states how many it omitted, so it always finishes with `stop` — except
  * when the headings alone do not fit, where it returns the cut text with `length` (which
  * §14 validation then rejects). A previous Compactor summary inside the fork is carried
- * forward section by section rather than summarized again.
+ * forward section by section rather than summarized again. The hierarchical abstract band
+ * (its request carries `ABSTRACT_INSTRUCTIONS`), or any output cap below the full template's
+ * floor, gets the condensed rendering of `render-abstract.ts` (goal, outcomes, failing
+ * checks, files modified), which fits VT Code's 150-token abstract cap.
  */
 export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}): SummaryClient {
   const estimator = options.estimator ?? createEstimator();
@@ -46,12 +51,17 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
     summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse> {
       if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
       const facts = extractSessionFacts(request.messages);
-      const rendered = renderSummary(facts, {
+      const render = {
         estimator,
         maxOutputTokens:
           request.maxOutputTokens ?? options.maxOutputTokens ?? OFFLINE_DEFAULT_MAX_OUTPUT_TOKENS,
         headings: prompt.sections,
-      });
+      };
+      // L4: the abstract band (or a cap too small for the full template) gets the condensed form.
+      const abstract =
+        (request.instructions ?? '').trim().startsWith(ABSTRACT_INSTRUCTIONS) ||
+        render.maxOutputTokens < fullTemplateFloorTokens(prompt.sections, estimator);
+      const rendered = abstract ? renderAbstract(facts, render) : renderSummary(facts, render);
       return Promise.resolve({
         text: rendered.text,
         finishReason: rendered.finishReason,

@@ -199,6 +199,18 @@ function render(items: Item[], kept: Set<Item>, headings: readonly string[]): st
   return out.join('\n').trim();
 }
 
+// Each section may need one omission note; the greedy fill reserves room for all of them.
+const OMISSION_NOTE = '- … 999 more omitted (older or lower priority)\n';
+
+/**
+ * Smallest output cap at which the full template can hold any item: the headings with their
+ * placeholders plus the omission notes reserved for every section. Below it a full rendering
+ * would be empty headings only.
+ */
+export function fullTemplateFloorTokens(headings: readonly string[], est: Estimator): number {
+  return est.text(render([], new Set(), headings)) + est.text(OMISSION_NOTE) * SECTION_KEYS.length;
+}
+
 /** Renders facts within `maxOutputTokens` (see module comment for the policy). */
 export function renderSummary(facts: SessionFacts, options: RenderOptions): RenderedSummary {
   const est = options.estimator;
@@ -210,7 +222,7 @@ export function renderSummary(facts: SessionFacts, options: RenderOptions): Rend
     return { text: headWithinTokens(skeleton, budget, est), finishReason: 'length', omitted: items.length };
 
   // Greedy by priority, newest first; each section may need one omission note.
-  const noteCost = est.text('- … 999 more omitted (older or lower priority)\n');
+  const noteCost = est.text(OMISSION_NOTE);
   let used = est.text(skeleton) + noteCost * SECTION_KEYS.length;
   const byValue = [...items].sort((a, b) => b.priority - a.priority || b.rank - a.rank || a.order - b.order);
   for (const it of byValue) {

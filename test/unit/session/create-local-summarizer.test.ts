@@ -115,8 +115,13 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(bands.newer.inputTokens).toBeGreaterThan(0);
     const smaller = s.prepareBand(long, 'older', Math.floor(bands.older.inputTokens / 2));
     expect(smaller.inputTokens).toBeLessThan(bands.older.inputTokens);
-    await s.request(bands.older, 'older', signal);
+    const abstract = await s.request(bands.older, 'older', signal);
     expect(client.requests[0].maxOutputTokens).toBe(150);
+    // The offline summarizer answers the abstract band in its condensed form, within the cap.
+    expect(abstract.finishReason).toBe('stop');
+    expect(est.text(abstract.text)).toBeLessThanOrEqual(150);
+    expect(abstract.text).toMatch(/^## Goal\n- Fix the failing test in app\.py/);
+    expect(s.followsTemplate(abstract.text, 'older')).toBe(true);
     const raised = make(client, { abstractMaxOutputTokens: 1_024 });
     await raised.request(bands.older, 'older', signal);
     expect(client.requests[1].maxOutputTokens).toBe(1_024);

@@ -2,13 +2,13 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../../src/estimate/index.js';
+import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
 import { msg, textOf, type Message } from '../../../src/model/message.js';
 import { RouteError } from '../../../src/providers/errors.js';
 import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../../../src/session/index.js';
 import { openSessionStore } from '../../../src/store/index.js';
-import { isSummaryMessage } from '../../../src/summary/index.js';
+import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '../../../src/summary/index.js';
 import { UserError } from '../../../src/cli/errors.js';
 import { agentSession } from './fixtures.js';
 
@@ -173,15 +173,19 @@ describe('createCompactorSession: turns and compaction', () => {
     expect(s.history).toHaveLength(django.length);
   });
 
-  it('L4: hierarchical sessions make two summary calls and rebuild as abstract + detail (offline abstract cap 1,024)', async () => {
+  it("L4: hierarchical sessions make two summary calls and rebuild as abstract + detail (offline abstract within VT Code's 150-token cap)", async () => {
     const long: Message[] = [agentSession()[0]];
     for (let i = 0; i < 10; i++) long.push(...agentSession(6_000).slice(1));
     const s = createCompactorSession({ history: long, hierarchical: true, limits: { capacity: 32_000 } });
+    expect(s.route.abstractMaxOutputTokens).toBeUndefined();
     const r = await s.compact();
     expect(r.status).toBe('compacted');
     expect(r.summaryCalls).toBe(2);
     const texts = s.history.filter(isSummaryMessage).map((m) => textOf(m.content));
-    expect(texts[0]).toMatch(/^Earlier context \(abstract\):/);
+    expect(texts[0]).toMatch(/^Earlier context \(abstract\):\n## Goal\n- Fix the failing test in app\.py/);
+    expect(
+      createEstimator().text(texts[0].replace(/^Earlier context \(abstract\):\n/, '')),
+    ).toBeLessThanOrEqual(ABSTRACT_MAX_OUTPUT_TOKENS);
     expect(texts[1]).toMatch(/^Recent context \(summary\):/);
   });
 

@@ -11,6 +11,8 @@ import {
   summarySections,
   validateSummary,
   OFFLINE_MODEL,
+  ABSTRACT_INSTRUCTIONS,
+  ABSTRACT_MAX_OUTPUT_TOKENS,
 } from '../../../src/summary/index.js';
 
 afterAll(freeEncoders);
@@ -133,8 +135,18 @@ describe('§14 offline summarizer on the real session corpus', () => {
       instructions: '',
       maxOutputTokens: 40,
     });
-    expect(tooSmall.finishReason).toBe('length');
+    // Under the full template's floor the condensed (abstract) rendering takes over (L4).
+    expect(tooSmall.finishReason).toBe('stop');
+    expect(tooSmall.text).toMatch(/^## Goal\n- /);
     expect(est.text(tooSmall.text)).toBeLessThanOrEqual(40);
+    const noRoom = await summarizer.summarize({
+      model: 'x',
+      messages: s.messages,
+      instructions: '',
+      maxOutputTokens: 6,
+    });
+    expect(noRoom.finishReason).toBe('length');
+    expect(est.text(noRoom.text)).toBeLessThanOrEqual(6);
   });
 
   it('§14: its summaries pass validation and shrink real sessions', async () => {
@@ -187,6 +199,42 @@ describe('§14 offline summarizer facts (hand-made session)', () => {
       '(its own claim, not evidence): The fix works now, all green.',
     );
     expect(section('Completed checks')).not.toContain('all green');
+  });
+
+  it('L4/§14: the abstract band (VT Code cap 150) gets a condensed rendering: goal, outcomes, failing checks, files modified, within the cap', async () => {
+    const failing = [
+      ...h,
+      msg.tool('5', 'removed', 'Bash'),
+      msg.assistant('', [call('6', 'Bash', { command: 'npm test' })]),
+      msg.tool('6', 'FAIL src/x.test.js\n[Command finished with exit code 1]', 'Bash'),
+    ];
+    const r = await createOfflineSummarizer({ estimator: est }).summarize({
+      model: 'x',
+      messages: failing,
+      instructions: ABSTRACT_INSTRUCTIONS,
+      maxOutputTokens: ABSTRACT_MAX_OUTPUT_TOKENS,
+    });
+    expect(r.finishReason).toBe('stop');
+    expect(est.text(r.text)).toBeLessThanOrEqual(150);
+    expect(r.text).toMatch(/^## Goal\n- Fix the flaky test in api\.py/);
+    const section = (name: string) => r.text.split(`## ${name}`)[1]?.split('\n## ')[0] ?? '';
+    expect(section('Completed checks')).toContain('`pytest tests/test_api.py` → exit 0');
+    // Failing = still failing: the pytest failure that later passed is an outcome, not a failure.
+    expect(section('Failed')).toContain('`npm test` → exit 1');
+    expect(section('Failed')).not.toContain('pytest');
+    expect(section('Files modified')).toContain('api.py');
+    // Condensed: not the twelve-section template.
+    expect(r.text).not.toContain('## Commands (exact, with exit codes)');
+    // A small output cap alone (no abstract instructions) also gets the condensed form.
+    const capped = await createOfflineSummarizer({ estimator: est }).summarize({
+      model: 'x',
+      messages: h,
+      instructions: '',
+      maxOutputTokens: 120,
+    });
+    expect(capped.finishReason).toBe('stop');
+    expect(est.text(capped.text)).toBeLessThanOrEqual(120);
+    expect(capped.text).toMatch(/^## Goal\n/);
   });
 
   it('§14: a previous summary in the fork is carried forward, not lost', async () => {
