@@ -1,5 +1,11 @@
 import { assign, setup } from 'xstate';
-import { failureInputTokensOf, failureKindOf, toFailure, type FailureReason } from '../shared/failure.js';
+import {
+  failureInputTokensOf,
+  failureKindOf,
+  nonCapacityReasonOf,
+  toFailure,
+  type FailureReason,
+} from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
 import type {
   PrepareSummaryInputInput,
@@ -193,14 +199,10 @@ export const capacityRetryMachine = setup({
             actions: assign({
               calls: ({ context }) => context.calls + 1,
               failure: ({ context, event }) =>
-                toFailure(
-                  failureKindOf(event.error) === 'budget' ? 'budget' : 'provider-error',
-                  event.error,
-                  {
-                    inputTokens: context.inputTokens ?? undefined,
-                    budget: context.budget,
-                  },
-                ),
+                toFailure(nonCapacityReasonOf(event.error), event.error, {
+                  inputTokens: context.inputTokens ?? undefined,
+                  budget: context.budget,
+                }),
             }),
           },
         ],

@@ -4,8 +4,11 @@
  * `kind` (see {@link ActorFailureKind}); the machines classify them with pure guards.
  */
 
-/** What an actor implementation may report in a thrown error's `kind` field. */
-export type ActorFailureKind = 'capacity' | 'budget' | 'provider';
+/**
+ * What an actor implementation may report in a thrown error's `kind` field. `empty-summary`
+ * is a provider answer with no text (L6): a failure of its own, never retried.
+ */
+export type ActorFailureKind = 'capacity' | 'budget' | 'provider' | 'empty-summary';
 
 /** The shape of an error thrown by a runtime actor (extra fields are ignored). */
 export interface ActorFailureShape {
@@ -47,7 +50,9 @@ function bounded(text: string): string {
 export function failureKindOf(error: unknown): ActorFailureKind | undefined {
   if (typeof error !== 'object' || error === null || !('kind' in error)) return undefined;
   const kind = (error as ActorFailureShape).kind;
-  return kind === 'capacity' || kind === 'budget' || kind === 'provider' ? kind : undefined;
+  return kind === 'capacity' || kind === 'budget' || kind === 'provider' || kind === 'empty-summary'
+    ? kind
+    : undefined;
 }
 
 /** Reads `inputTokens` of a thrown actor error, if it is a finite non-negative number. */
@@ -55,6 +60,12 @@ export function failureInputTokensOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('inputTokens' in error)) return undefined;
   const n = (error as ActorFailureShape).inputTokens;
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : undefined;
+}
+
+/** The failure reason of an actor error that is not a capacity rejection (L6: empty stays empty). */
+export function nonCapacityReasonOf(error: unknown): FailureReason {
+  const kind = failureKindOf(error);
+  return kind === 'budget' ? 'budget' : kind === 'empty-summary' ? 'empty-summary' : 'provider-error';
 }
 
 /** Turns anything thrown into a bounded {@link Failure}. */

@@ -1,10 +1,10 @@
 import type { ActorFailureKind } from '../../machines/index.js';
-import { BudgetError, ContextCapacityError } from '../providers/errors.js';
+import { BudgetError, ContextCapacityError, EmptySummaryError } from '../providers/errors.js';
 import { redact } from '../providers/redact.js';
 
 /**
  * The error runtime actors throw so the machines can classify it (machines/shared/failure.ts):
- * `kind` says capacity / budget / provider, the message is bounded and secret-free (S4).
+ * `kind` says capacity / budget / provider / empty-summary, the message is bounded and secret-free (S4).
  */
 export class ActorFailureError extends Error {
   readonly kind: ActorFailureKind;
@@ -21,7 +21,25 @@ export class ActorFailureError extends Error {
   }
 }
 
-/** Maps provider/summarizer errors onto {@link ActorFailureError}; abort errors pass through. */
+// How deep a `cause` chain is searched (wrappers nest one or two levels; cycles stop here).
+const MAX_CAUSE_DEPTH = 8;
+
+/** True when `error` or an error in its `cause` chain is an {@link EmptySummaryError}. */
+function isEmptySummary(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH; depth++) {
+    if (e instanceof EmptySummaryError) return true;
+    if (!(e instanceof Error)) return false;
+    e = e.cause;
+  }
+  return false;
+}
+
+/**
+ * Maps provider/summarizer errors onto {@link ActorFailureError}; abort errors pass through.
+ * Capacity rejections → `capacity` (L5), budget errors → `budget`, empty summaries (also when
+ * wrapped with route diagnostics) → `empty-summary` (L6), anything else → `provider`.
+ */
 export function toActorFailure(error: unknown, inputTokens?: number): unknown {
   if (error instanceof ActorFailureError) return error;
   if (error instanceof Error && error.name === 'AbortError') return error;
@@ -32,5 +50,9 @@ export function toActorFailure(error: unknown, inputTokens?: number): unknown {
       cause: error,
     });
   if (error instanceof BudgetError) return new ActorFailureError('budget', message, { cause: error });
+  // L6: the summary diagnostics wrap an empty answer with the route (label, provider / model,
+  // input_tokens, budget); the wrapped message keeps "provider returned an empty summary".
+  if (isEmptySummary(error))
+    return new ActorFailureError('empty-summary', message, { inputTokens, cause: error });
   return new ActorFailureError('provider', message, { inputTokens, cause: error });
 }

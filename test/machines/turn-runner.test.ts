@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msg, type Message } from '../../src/model/message.js';
 import type { NativeInlineClient } from '../../src/providers/types.js';
-import { createJsonlInspector, createTurnRunner, type TurnRunnerDeps } from '../../src/runtime/index.js';
+import { resolveBudgets } from '../../src/projection/index.js';
+import type { SummaryClient } from '../../src/providers/types.js';
+import {
+  createJsonlInspector,
+  createLocalSummarizer,
+  createTurnRunner,
+  type TurnRunnerDeps,
+} from '../../src/runtime/index.js';
 import { deferred, settle } from '../support/deferred.js';
 import { estimator, FakeSummarizer } from './fake-summarizer.js';
 
@@ -90,6 +97,32 @@ describe('turn runner with the real projection functions', () => {
     expect(result.request!.length).toBe(history.length); // the cleared projection, not a rebuilt one
     expect(result.request).not.toEqual(history); // clearing stubs are still in place
     expect(result.loopGuard.consecutiveFailures).toBe(1);
+  });
+
+  it('L6: an empty summary from a real summarizer (EmptySummaryError from its request) fails as empty-summary with route details, not provider-error', async () => {
+    const client: SummaryClient = {
+      provider: 'rec',
+      model: 'blank-1',
+      summarize: () => Promise.resolve({ text: '  ', finishReason: 'stop' }),
+    };
+    const summarizer = createLocalSummarizer({
+      client,
+      estimator,
+      budgets: resolveBudgets(limits),
+      reinjectBudgetTokens: 0,
+    });
+    const history = session(10);
+    const result = await createTurnRunner({ estimator, limits, compaction: { summarizer } }).runTurn({
+      turnId: 't-empty',
+      history,
+    });
+    expect(result.decision).toBe('failed');
+    expect(result.summaryCalls).toBe(1);
+    const failure = result.compaction?.failure;
+    expect(failure?.reason).toBe('empty-summary');
+    expect(failure?.message).toContain('provider returned an empty summary');
+    expect(failure?.message).toMatch(/rec \/ blank-1 \(input_tokens=\d+, budget=\d+\)/);
+    expect(result.history).toBe(history);
   });
 
   it('§14: a template-less summary is rejected and history stays untouched', async () => {
