@@ -15,12 +15,20 @@ import { compactedHistoryBudget } from '../summary/output-bound.js';
 import { prepareLocalSummary, toSummaryRequest, type PreparedSummary } from '../summary/prepare.js';
 import { loadSummaryPrompt } from '../summary/prompt.js';
 import { rebuildHistory, type RebuildOptions } from '../summary/rebuild.js';
-import { applyReinjection, buildReinjection } from '../summary/reinject.js';
+import {
+  applyReinjection,
+  buildReinjection,
+  defaultReinjectBudget,
+  REINJECT_BUDGET_MAX_TOKENS,
+} from '../summary/reinject.js';
 import { validateSummary } from '../summary/validate.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 
-/** §14 re-injection budget when none is given. */
-export const DEFAULT_REINJECT_BUDGET_TOKENS = 4_000;
+/**
+ * Ceiling of the §14 re-injection budget when none is given; the default itself scales with
+ * the window (`defaultReinjectBudget`: min(4,000, floor(capacity × 0.05))).
+ */
+export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 
 /** Options of {@link createLocalSummarizer}. */
 export interface LocalSummarizerOptions {
@@ -46,7 +54,10 @@ export interface LocalSummarizerOptions {
    * answers that band in a condensed form that fits it).
    */
   abstractMaxOutputTokens?: number;
-  /** §14 re-injection budget (default 4,000; 0 disables). Capped by room left in the rebuilt window. */
+  /**
+   * §14 re-injection budget (default `min(4,000, floor(capacity × 0.05))`, 4,000 for an
+   * unknown window; 0 disables). Capped by room left in the rebuilt window.
+   */
   reinjectBudgetTokens?: number;
   /** Output tokens the next request reserves (L7 output bounding). */
   reserveOutput?: number;
@@ -84,7 +95,10 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
   const model = opts.model ?? opts.client.model;
   const tailTokens = opts.budgets.continuityTailTokens ?? CONTINUITY_TAIL_MAX_TOKENS;
   const abstractMax = opts.abstractMaxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS;
-  const reinjectBudget = Math.max(0, opts.reinjectBudgetTokens ?? DEFAULT_REINJECT_BUDGET_TOKENS);
+  const reinjectBudget = Math.max(
+    0,
+    opts.reinjectBudgetTokens ?? defaultReinjectBudget(opts.budgets.capacity),
+  );
 
   const bandOptions = (budget: number | null) => ({
     budget,

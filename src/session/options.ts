@@ -38,7 +38,7 @@ export interface CompactionSettings {
   retainRatio?: number;
   /** L5 capacity retries (default 1). */
   maxOverflowRetries?: number;
-  /** §14 re-injection budget after a local summary (default 4,000; 0 disables). */
+  /** §14 re-injection budget after a local summary (default min(4,000, floor(capacity × 0.05)); 0 disables). */
   reinjectBudgetTokens?: number;
   /** L8 prompt version (default summary-v1). */
   promptVersion?: string;

@@ -59,5 +59,13 @@ export {
   OFFLINE_MODEL,
   type OfflineSummarizerOptions,
 } from './offline/offline-summarizer.js';
-export { buildReinjection, applyReinjection, type Reinjection, type ReinjectionOptions } from './reinject.js';
+export {
+  buildReinjection,
+  applyReinjection,
+  defaultReinjectBudget,
+  REINJECT_BUDGET_MAX_TOKENS,
+  REINJECT_BUDGET_WINDOW_RATIO,
+  type Reinjection,
+  type ReinjectionOptions,
+} from './reinject.js';
 export { isProtocolValid, protocolGroups, completeProtocolPrefix } from './protocol-groups.js';

@@ -9,6 +9,26 @@ import { isSummaryMessage } from './rebuild.js';
 /** Metadata kind of the re-injected files message. */
 export const REINJECTION_METADATA_KIND = 'compaction-reinjection';
 
+/** Ceiling of the default §14 re-injection budget, and the default when the window is unknown. */
+export const REINJECT_BUDGET_MAX_TOKENS = 4_000;
+
+/** Share of the context window the default re-injection budget may take. */
+export const REINJECT_BUDGET_WINDOW_RATIO = 0.05;
+
+/**
+ * §14 default re-injection budget: `min(4,000, floor(capacity × 0.05))` — 800 at 16k, 1,600
+ * at 32k, the full 4,000 from 80k — or 4,000 when the window is unknown. A fixed 4,000 would
+ * take a quarter of a 16k window right after compacting, so the context would refill within
+ * a turn or two and the §14 loop guard would stop automatic compaction.
+ */
+export function defaultReinjectBudget(capacity: number | null): number {
+  if (capacity === null) return REINJECT_BUDGET_MAX_TOKENS;
+  return Math.min(
+    REINJECT_BUDGET_MAX_TOKENS,
+    Math.floor(Math.max(capacity, 0) * REINJECT_BUDGET_WINDOW_RATIO),
+  );
+}
+
 /** Options of {@link buildReinjection}. */
 export interface ReinjectionOptions {
   /** Total tokens the re-injected messages may take. */

@@ -7,7 +7,12 @@ import { BudgetError, ContextCapacityError, ProviderError } from '../../../src/p
 import { createSummaryClient } from '../../../src/providers/summary-clients.js';
 import type { SummaryClient, SummaryRequest } from '../../../src/providers/types.js';
 import { createLocalSummarizer, type LocalSummarizerOptions } from '../../../src/runtime/index.js';
-import { createOfflineSummarizer, isSummaryMessage, loadSummaryPrompt } from '../../../src/summary/index.js';
+import {
+  createOfflineSummarizer,
+  defaultReinjectBudget,
+  isSummaryMessage,
+  loadSummaryPrompt,
+} from '../../../src/summary/index.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeOpenAI } from '../../support/fake-openai.js';
 import { agentSession, SYSTEM, templateSummary, TOOLS } from './fixtures.js';
@@ -95,6 +100,27 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(files && textOf(files.content)).toContain('### README.md');
     expect(rebuilt[rebuilt.length - 1]).toBe(history[history.length - 1]);
     expect(est.history(rebuilt)).toBeLessThan(est.history(history));
+  });
+
+  it('§14: the default re-injection budget scales with the window: min(4,000, floor(capacity × 0.05)); an explicit budget wins', async () => {
+    expect(defaultReinjectBudget(16_000)).toBe(800);
+    expect(defaultReinjectBudget(32_000)).toBe(1_600);
+    expect(defaultReinjectBudget(200_000)).toBe(4_000);
+    expect(defaultReinjectBudget(null)).toBe(4_000);
+    // README.md (≈4k tokens) was read: at 16k the files message stays within 800 tokens.
+    const big = agentSession(16_000);
+    const reinjected = (m: readonly Message[]) =>
+      est.history(m.filter((x) => x.metadata?.kind === 'compaction-reinjection'));
+    const at16k = make(recordingOffline(), { budgets: resolveBudgets({ providerLimit: 16_000 }) });
+    const text = (await at16k.request(at16k.prepare(big, 8_000), 'flat', signal)).text;
+    const small = reinjected(at16k.rebuild(big, [text], 'automatic'));
+    expect(small).toBeGreaterThan(0);
+    expect(small).toBeLessThanOrEqual(800);
+    const explicit = make(recordingOffline(), {
+      budgets: resolveBudgets({ providerLimit: 16_000 }),
+      reinjectBudgetTokens: 3_000,
+    });
+    expect(reinjected(explicit.rebuild(big, [text], 'automatic'))).toBeGreaterThan(800);
   });
 
   it('§14: reinjectBudgetTokens 0 disables re-injection', async () => {
