@@ -3,6 +3,7 @@ import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
 import type { Message } from '../model/message.js';
 import { BudgetError } from '../providers/errors.js';
 import { previewMessage, previewToFit } from './preview.js';
+import { isSummaryMessage } from './summary-message.js';
 import {
   completeProtocolPrefix,
   isProtocolValid,
@@ -50,6 +51,16 @@ function minimumTokens(messages: readonly Message[], est: Estimator): number {
   return n;
 }
 
+/** The latest contiguous run of Compactor summary messages (flat, or both bands), if any. */
+function latestSummaryRun(history: readonly Message[]): Span | null {
+  let end = history.length;
+  while (end > 0 && !isSummaryMessage(history[end - 1])) end--;
+  if (end === 0) return null;
+  let start = end - 1;
+  while (start > 0 && isSummaryMessage(history[start - 1])) start--;
+  return { start, end };
+}
+
 /** Selectable spans, oldest first: user-anchored groups, optionally the leading span. */
 function selectableSpans(history: readonly Message[], includeLeading: boolean): Span[] {
   const { leading, groups } = protocolGroups(history);
@@ -77,7 +88,9 @@ export const MIN_PREVIEW_ROOM_TOKENS = 64;
  * rest of the allowance can hold (its user anchor and newest batches, extended to older
  * groups while their protocol skeletons fit), and the walk stops there — groups are never
  * skipped over. So a small newest group (a fresh "continue") never leaves the fork holding
- * only itself. Then checks the aggregate estimate of the fork plus the instructions
+ * only itself. An earlier Compactor summary in the history is pinned at the head of the fork
+ * (previewed to half the room at most) and only what follows it is bounded, so a second
+ * compaction carries it forward instead of losing it. Then checks the aggregate estimate of the fork plus the instructions
  * (per-message overhead and protocol metadata included) against the allowance: an
  * impossible input throws {@link BudgetError} naming the allowance, before any provider call.
  *
@@ -113,8 +126,24 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
     );
 
   let out: BoundedFork;
+  const pin = latestSummaryRun(history);
   if (isProtocolValid(history) && est.history(history) <= room) out = finish(history.slice(), 'verbatim');
-  else {
+  else if (pin !== null) {
+    // §14: the latest earlier summary leads the fork (within half the room), so a second
+    // compaction carries it forward; what came after it is bounded in the rest.
+    const lead = history.slice(pin.start, pin.end);
+    const half = Math.floor(room / 2);
+    const pinned = est.history(lead) <= half ? lead : previewToFit(lead, half, est);
+    const after = history.slice(pin.end);
+    const selected = selectGroups(
+      after,
+      selectableSpans(after, options.includeLeading ?? false),
+      room - est.history(pinned),
+      est,
+    );
+    const previewed = selected.previewed || pinned !== lead;
+    out = finish([...pinned, ...selected.messages], previewed ? 'previews' : 'groups');
+  } else {
     const selected = selectGroups(history, spans, room, est);
     out = finish(selected.messages, selected.previewed ? 'previews' : 'groups');
   }

@@ -5,6 +5,7 @@ import { prepareLocalSummary, type PreparedSummary } from './prepare.js';
 import { instructionsTokens as measureInstructions } from './preview.js';
 import { BudgetError } from '../providers/errors.js';
 import { assembleRebuilt, summaryMessage, type RebuildOptions, type RebuiltHistory } from './rebuild.js';
+import { ABSTRACT_HEADER, DETAIL_HEADER } from './summary-message.js';
 
 /** VT Code's abstract-band instructions (§2.10) and output cap. */
 export const ABSTRACT_INSTRUCTIONS =
@@ -12,9 +13,7 @@ export const ABSTRACT_INSTRUCTIONS =
   'Only user messages and tool results are evidence; model claims are not.';
 export const ABSTRACT_MAX_OUTPUT_TOKENS = 150;
 
-/** Headers of the two band messages in a hierarchical rebuild. */
-export const ABSTRACT_HEADER = 'Earlier context (abstract):\n';
-export const DETAIL_HEADER = 'Recent context (summary):\n';
+export { ABSTRACT_HEADER, DETAIL_HEADER } from './summary-message.js';
 
 /** Options of {@link prepareHierarchicalBands}. */
 export interface BandOptions {

@@ -1,15 +1,20 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { msg, textOf, type Message } from '../model/message.js';
+import { msg, type Message } from '../model/message.js';
 import { EmptySummaryError } from '../providers/errors.js';
 import { splitContinuityTail } from './continuity.js';
 import { boundCompactedHistory, compactedHistoryBudget } from './output-bound.js';
 import { collectRetainedMessages } from './retention.js';
+import { SUMMARY_METADATA_KIND, SUMMARY_PREFIX } from './summary-message.js';
 
-/** The text every local summary message starts with (L7). */
-export const SUMMARY_PREFIX = 'Previous conversation summary:\n';
-
-/** Metadata marking messages Compactor wrote during a rebuild (re-compaction finds them). */
-export const SUMMARY_METADATA_KIND = 'compaction-summary';
+export {
+  ABSTRACT_HEADER,
+  DETAIL_HEADER,
+  isSummaryMessage,
+  summaryBody,
+  SUMMARY_HEADERS,
+  SUMMARY_METADATA_KIND,
+  SUMMARY_PREFIX,
+} from './summary-message.js';
 
 /** VT Code defaults for retained messages (§2.8.1). */
 export const DEFAULT_RETAINED_MESSAGES = 4;
@@ -58,11 +63,6 @@ export function summaryMessage(text: string, header = SUMMARY_PREFIX): Message {
   const body = text.trim();
   if (body === '') throw new EmptySummaryError({ provider: 'unknown', model: 'unknown' });
   return msg.user(`${header}${body}`, { metadata: { kind: SUMMARY_METADATA_KIND } });
-}
-
-/** True for a message written by {@link summaryMessage}. */
-export function isSummaryMessage(m: Message): boolean {
-  return m.metadata?.kind === SUMMARY_METADATA_KIND || textOf(m.content).startsWith(SUMMARY_PREFIX);
 }
 
 /**

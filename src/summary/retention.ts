@@ -2,6 +2,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
 import { hasToolCalls, msg, textOf, type Message } from '../model/message.js';
 import { headWithinTokens } from './preview.js';
+import { isSummaryMessage } from './summary-message.js';
 
 /** Options of {@link collectRetainedMessages}. */
 export interface RetentionOptions {
@@ -51,7 +52,8 @@ export function collectRetainedMessages(history: readonly Message[], options: Re
   const users: Candidate[] = [];
   history.forEach((m, index) => {
     const text = textOf(m.content);
-    if (m.role === 'user' && text.trim() !== '')
+    // An earlier summary is carried forward inside the new one, never kept beside it.
+    if (m.role === 'user' && text.trim() !== '' && !isSummaryMessage(m))
       users.push({ index, score: userImportance(text) + index / total });
   });
   users.sort((a, b) => b.score - a.score || b.index - a.index);

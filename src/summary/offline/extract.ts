@@ -1,5 +1,5 @@
 import { hasToolCalls, textOf, type Json, type Message, type ToolCall } from '../../model/message.js';
-import { SUMMARY_PREFIX } from '../rebuild.js';
+import { isSummaryMessage, summaryBody } from '../summary-message.js';
 import { isCheckCommand, shellFiles, unique } from './shell.js';
 import {
   commandOf,
@@ -167,8 +167,10 @@ export function extractSessionFacts(messages: readonly Message[]): SessionFacts 
   messages.forEach((m, index) => {
     const text = textOf(m.content);
     if (m.role === 'user' && m.toolCallId === undefined) {
-      if (text.startsWith(SUMMARY_PREFIX)) {
-        for (const [k, v] of parseSummarySections(text)) carried.set(k, [...(carried.get(k) ?? []), ...v]);
+      // An earlier Compactor summary (flat, abstract or detail band) is carried forward.
+      if (isSummaryMessage(m)) {
+        for (const [k, v] of parseSummarySections(summaryBody(m)))
+          carried.set(k, [...(carried.get(k) ?? []), ...v]);
         return;
       }
       const trimmed = text.trim();

@@ -73,6 +73,9 @@ export interface RenderedSummary {
 
 const MAX_COMMAND_CHARS = 500;
 
+// Two goal statements starting with this many identical characters are the same request.
+const SAME_GOAL_CHARS = 200;
+
 /** A command as an inline code span: exact when short and single-line, else its first line. */
 export function formatCommand(command: string): string {
   const lines = command.split('\n');
@@ -120,7 +123,13 @@ function itemsOf(facts: SessionFacts, options: RenderOptions): Item[] {
   carry('goal');
   if (facts.goal !== '') {
     const goal = previewText(facts.goal, options.goalTokens ?? 600, options.estimator).replace(/\n+/g, ' ');
-    add('goal', `- ${carriedBySlot.has('goal') ? 'Latest request: ' : ''}${goal}`, Infinity, PRIORITY.goal);
+    // A retained copy of the first request restates the carried goal: say it once.
+    const head = goal.slice(0, SAME_GOAL_CHARS);
+    const restated = (carriedBySlot.get('goal') ?? []).some(
+      (l) => l.replace(/^-\s*/, '').slice(0, SAME_GOAL_CHARS) === head,
+    );
+    if (!restated)
+      add('goal', `- ${carriedBySlot.has('goal') ? 'Latest request: ' : ''}${goal}`, Infinity, PRIORITY.goal);
   }
   for (const r of facts.laterRequests) add('goal', `- Later request: ${r.text}`, r.last, 70);
 

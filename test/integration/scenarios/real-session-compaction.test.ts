@@ -46,4 +46,59 @@ describe('automatic compaction of a real session (django__django-16560, offline,
     expect(leads[0]).toMatch(/^Earlier context \(abstract\):/);
     expect(leads[1]).toMatch(/^Recent context \(summary\):/);
   });
+
+  /** A follow-up request answered by `batches` test runs (every 7th fails), for `turns` turns. */
+  function followUp(batches: number): Message[] {
+    const out: Message[] = [
+      msg.user(
+        'Now also document violation_error_code in docs/ref/models/constraints.txt and rerun the tests.',
+      ),
+    ];
+    for (let i = 0; i < batches; i++) {
+      const command = `python -m pytest tests/constraints -k case${i}`;
+      out.push(
+        msg.assistant('THOUGHT: next case', [
+          { id: `f${i}`, name: 'bash', arguments: JSON.stringify({ command }) },
+        ]),
+      );
+      out.push(
+        msg.tool(
+          `f${i}`,
+          `collected ${i} items\n${`output for case ${i} `.repeat(40)}\nexit code: ${i % 7 === 0 ? 1 : 0}`,
+          'bash',
+        ),
+      );
+    }
+    return out;
+  }
+
+  it.each([false, true])(
+    '§14: a second automatic compaction of a compacted history carries the previous summary forward (hierarchical: %s)',
+    async (hierarchical) => {
+      const session = createCompactorSession({ history, limits, hierarchical });
+      expect((await session.runTurn()).decision).toBe('compacted');
+      const more = followUp(150);
+      const decisions: string[] = [];
+      // Spread over turns, as an agent loop would sync them (the §14 refill guard needs turns to pass).
+      for (let k = 0; k < 5 && !decisions.includes('compacted'); k++) {
+        const r = await session.runTurn({ pending: more.slice(k * 60, (k + 1) * 60) });
+        expect(r.compaction?.failure ?? null).toBeNull();
+        decisions.push(r.decision);
+      }
+      expect(decisions).toContain('compacted');
+      expect(isProtocolValid(session.history)).toBe(true);
+      const leads = session.history.filter(isSummaryMessage).map((m) => textOf(m.content));
+      // One new summary (two band messages when hierarchical); the old one is not kept beside it.
+      expect(leads).toHaveLength(hierarchical ? 2 : 1);
+      const all = leads.join('\n');
+      // The first goal survives the second pass, and the new work is summarized.
+      expect(all).toContain('Allow to customize the code attribute of ValidationError');
+      expect(leads[0]).not.toMatch(
+        /^\S[^\n]*\n## Goal\n- (?:Earlier context|Previous conversation summary|Recent context)/,
+      );
+      expect(all).toContain('python -m pytest tests/constraints -k case');
+      // The retained copy of the task is not restated as a new request.
+      expect(all).not.toContain('Latest request: <pr_description>');
+    },
+  );
 });

@@ -12,6 +12,7 @@ import {
   prepareLocalSummary,
   prepareRetry,
   pruneOversizedToolOutputs,
+  summaryMessage,
   toSummaryRequest,
 } from '../../../src/summary/index.js';
 import { instructionsTokens, previewMessage } from '../../../src/summary/preview.js';
@@ -97,6 +98,16 @@ describe('L3 boundHistoryForSummary', () => {
     expect(r.messages.some((m) => m.toolCallId === 'task-39-1')).toBe(true);
     expect(texts.some((t) => t.startsWith('task old'))).toBe(false);
     expect(r.inputTokens).toBeGreaterThan((budget - 100) / 2);
+  });
+
+  it('L3/§14: an earlier summary is pinned at the head of the fork, however much came after it', () => {
+    const earlier = summaryMessage('## Goal\n- Keep the v1 API. Do not touch setup.cfg.');
+    const h = [msg.system('You are an agent.'), earlier, ...turn('new', 40, 2, 1_500)];
+    const r = boundHistoryForSummary(h, { budget: 3_000, instructionsTokens: 100, estimator: est });
+    expect(r.messages[0]).toBe(earlier);
+    expect(isProtocolValid(r.messages)).toBe(true);
+    expect(r.inputTokens + 100).toBeLessThanOrEqual(3_000);
+    expect(r.messages.some((m) => m.toolCallId === 'new-39-1')).toBe(true);
   });
 
   it('L3: a preview is measured at its real size (the aggregate check sees what is sent)', () => {
