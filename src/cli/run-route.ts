@@ -14,7 +14,7 @@ import {
   type SummaryClient,
 } from '../providers/index.js';
 // The offline defaults (32,000-token window, abstract band cap) are the library's, so CLI and API agree.
-import { OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS, OFFLINE_CONTEXT_WINDOW } from '../session/index.js';
+import { OFFLINE_CONTEXT_WINDOW } from '../session/index.js';
 import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
 
 /** A route ready to run: the S1 strategy, its clients and the facts the report prints. */
@@ -38,8 +38,6 @@ export interface RunRoute {
   standalone?: NativeStandaloneClient;
   inline?: NativeInlineClient;
   supportsContextEdits: boolean;
-  /** L4 abstract band output cap when it differs from the default (the offline route). */
-  abstractMaxOutputTokens?: number;
 }
 
 /**
@@ -74,7 +72,6 @@ export function resolveRunRoute(
       strategy: { kind: 'local', reason: 'the embedded offline summarizer is a Local route' },
       summary: createOfflineSummarizer({ estimator }),
       supportsContextEdits: false,
-      abstractMaxOutputTokens: OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS,
     };
   }
   const model = flags.model ?? cfg.model;

@@ -85,7 +85,6 @@ export function setUpRun(
     budgets,
     model: route.model,
     instructions: options.instructions,
-    abstractMaxOutputTokens: route.abstractMaxOutputTokens,
     reinjectBudgetTokens: ctx.config.compaction?.reinjectBudgetTokens,
     reserveOutput: limits.reservedOutput,
     prefixTokens: limits.prefixTokens,

@@ -36,7 +36,6 @@ export {
 export {
   resolveSessionRoute,
   OFFLINE_CONTEXT_WINDOW,
-  OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS,
   type SessionRoute,
   type SessionRouteOptions,
 } from './route.js';

@@ -5,12 +5,7 @@ import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
 import type { StrategyChoice } from '../providers/strategy.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
-import {
-  ABSTRACT_MAX_OUTPUT_TOKENS,
-  createOfflineSummarizer,
-  OFFLINE_MODEL,
-  OFFLINE_PROVIDER,
-} from '../summary/index.js';
+import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
 
 /**
  * Context window assumed for the offline route when neither `limits.capacity` nor a
@@ -18,13 +13,6 @@ import {
  * budgets derived from it are safe for any of them.
  */
 export const OFFLINE_CONTEXT_WINDOW = 32_000;
-
-/**
- * @deprecated The offline summarizer now answers the abstract band (L4) in a condensed form
- * that fits VT Code's 150-token cap, so the offline route no longer raises it; this equals
- * {@link ABSTRACT_MAX_OUTPUT_TOKENS} and stays only until the CLI stops importing it.
- */
-export const OFFLINE_ABSTRACT_MAX_OUTPUT_TOKENS = ABSTRACT_MAX_OUTPUT_TOKENS;
 
 /** Where summaries and native compactions go (resolved with the provider catalog, S1). */
 export interface SessionRouteOptions {
