@@ -1,13 +1,24 @@
 import { z } from 'zod';
 import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } from '../../machines/index.js';
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
+import {
+  anchoredPressure,
+  usageAnchor,
+  type AnchoredPressure,
+  type UsageAnchor,
+} from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../model/message.js';
 import { projectRequest, resolveBudgets, type Budgets, type Limits } from '../projection/index.js';
 import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
 import { createLocalSummarizer } from '../runtime/create-local-summarizer.js';
 import { createTurnRunner, type TurnResult, type TurnRunner } from '../runtime/turn-runner.js';
 import { openSessionStore, type BoundaryInfo, type SessionStore } from '../store/index.js';
-import { createCacheHealthMonitor, type CacheHealthMonitor } from './cache-health.js';
+import {
+  createCacheHealthMonitor,
+  type CacheHealthMonitor,
+  type CacheUsage,
+  type CacheUsageVerdict,
+} from './cache-health.js';
 import { sessionLimits } from './limits.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import { parentContextFor, type ParentContext, type RequestEnvelope } from './parent-context.js';
@@ -27,6 +38,12 @@ export interface PreparedRequest {
   messages: readonly Message[];
   diagnostics: ProjectionDiagnostics;
   budgets: Budgets;
+  /**
+   * Pressure of this request (T3): anchored on the usage the provider reported for the last
+   * request recorded with {@link CompactorSession.recordUsage} plus the local estimate of
+   * what came after, or prefix + local estimate when there is no usable anchor.
+   */
+  pressure: AnchoredPressure;
 }
 
 /** Options of {@link CompactorSession.runTurn}. */
@@ -77,6 +94,11 @@ export interface CompactorSession {
   readonly store: SessionStore | null;
   /** Loop-guard memory carried between turns (§14). */
   readonly loopGuard: LoopGuardState;
+  /**
+   * Records the usage the provider reported for `request` (the messages actually sent):
+   * feeds the S5 cache-health monitor and anchors the next {@link PreparedRequest.pressure} (T3).
+   */
+  recordUsage(usage: CacheUsage, request: readonly Message[]): CacheUsageVerdict;
   /** Appends messages (validated with MessageSchema; written to the store when there is one). */
   append(...messages: Message[]): void;
   /** Sets or clears the active request envelope (S2 parent context; prefix tokens). */
@@ -111,6 +133,8 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
   const route = resolveSessionRoute(data.route ?? { provider: 'offline' }, estimator, options.http);
   const settings = data.compaction ?? {};
   const cacheHealth = createCacheHealthMonitor(options.cacheHealth);
+  // T3: the last provider-reported usage; a compaction replaces the request so it stops matching.
+  let anchor: UsageAnchor | undefined;
   const log = options.log ?? (() => undefined);
   let envelope: RequestEnvelope | undefined = data.envelope;
   let loopGuard: LoopGuardState = { ...INITIAL_LOOP_GUARD_STATE };
@@ -257,7 +281,19 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
         interactive: opts.interactive,
         nativeContextEdits: opts.nativeContextEdits,
       });
-      return { messages: projected.messages, diagnostics: projected.diagnostics, budgets: projected.budgets };
+      const pressure = anchoredPressure(projected.messages, estimator, limits().prefixTokens ?? 0, anchor);
+      return {
+        messages: projected.messages,
+        diagnostics: projected.diagnostics,
+        budgets: projected.budgets,
+        pressure,
+      };
+    },
+
+    recordUsage(usage, request) {
+      const verdict = cacheHealth.recordUsage(usage);
+      anchor = usageAnchor(request, usage.inputTokens);
+      return verdict;
     },
 
     runTurn(opts = {}) {
