@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     const request = session.prepareRequest(); // what you send: never written back to history
     const d = request.diagnostics;
     const { reply, inputTokens } = callModel(request.messages, step);
-    session.cacheHealth.recordUsage({ inputTokens, cachedInputTokens: Math.floor(inputTokens * 0.8) });
+    session.recordUsage({ inputTokens, cachedInputTokens: Math.floor(inputTokens * 0.8) }, request.messages);
 
     const turn = await session.runTurn({ pending: [reply, ...runTools(step)] });
     const line = `step ${String(step).padStart(2)}: request ${d.originalTokens} → ${d.projectedTokens} tokens (${d.clearedResults} results cleared)`;
