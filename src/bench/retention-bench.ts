@@ -96,12 +96,24 @@ export function totalTokensOf(t: ReplayTotals): number {
   return t.requestTokens + t.summaryInputTokens;
 }
 
-/** Names of the runs that dominate `run` (recall ≥ and tokens ≤, one strictly). */
-export function dominators(run: PolicyRun, runs: readonly PolicyRun[]): string[] {
+/**
+ * A policy whose requests an agent could actually use: protocol-valid and still carrying the
+ * user's task. A request that lost the task is as unusable as an invalid one, whatever its
+ * recall, so such policies are reported but cannot dominate (they are not on the frontier).
+ */
+export function isAdmissible(run: PolicyRun): boolean {
+  return run.totals.invalidRequests === 0 && run.totals.taskLostTurns === 0;
+}
+
+/**
+ * Names of the runs that dominate `run` (recall ≥ and tokens ≤, one strictly); with
+ * `admissibleOnly`, only admissible runs count as dominators.
+ */
+export function dominators(run: PolicyRun, runs: readonly PolicyRun[], admissibleOnly = false): string[] {
   const r = recallOf(run.totals);
   const c = totalTokensOf(run.totals);
   return runs
-    .filter((o) => o !== run)
+    .filter((o) => o !== run && (!admissibleOnly || isAdmissible(o)))
     .filter((o) => {
       const or = recallOf(o.totals);
       const oc = totalTokensOf(o.totals);
@@ -112,26 +124,41 @@ export function dominators(run: PolicyRun, runs: readonly PolicyRun[]): string[]
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
+/** One sentence: where Compactor's defaults stand, among admissible policies and among all. */
+function compactorVerdict(compactor: PolicyRun, runs: readonly PolicyRun[]): string {
+  const at = `recall ${pct(recallOf(compactor.totals))} at ${totalTokensOf(compactor.totals).toLocaleString('en-US')} tokens`;
+  const admissible = dominators(compactor, runs, true);
+  const all = dominators(compactor, runs);
+  const head =
+    admissible.length === 0
+      ? `Compactor defaults (${at}) are on the frontier of admissible policies`
+      : `Compactor defaults (${at}) are NOT on the frontier: dominated by ${admissible.join(', ')}`;
+  const inadmissible = all.filter((n) => !admissible.includes(n));
+  return inadmissible.length === 0
+    ? `${head}.`
+    : `${head}; counting policies that lose the task or break the protocol too, also dominated by ${inadmissible.join(', ')}.`;
+}
+
 function headline(runs: PolicyRun[], window: number, sessions: number): BenchSection {
   const points: ScatterPoint[] = runs.map((r) => ({
     name: r.policy.name,
     x: totalTokensOf(r.totals),
     y: recallOf(r.totals),
+    admissible: isAdmissible(r),
   }));
-  const onFront = new Set(frontier(points).map((i) => runs[i].policy.name));
+  const admissible = runs.filter(isAdmissible);
+  const onFront = new Set(
+    frontier(points.filter((_, i) => isAdmissible(runs[i]))).map((i) => admissible[i].policy.name),
+  );
   const compactor = runs.find((r) => r.policy.name === 'compactor');
   const notes = [
     `${sessions} sessions, window ${window.toLocaleString('en-US')} (output reserve ${RESERVED_OUTPUT.toLocaleString('en-US')}); total tokens = Σ request tokens over all turns + summary-call input tokens. Every policy gets the same normalized history and the same compaction (offline summarizer) when its request reaches the compaction threshold.`,
     'recall = needed tool results present verbatim in the request at the turn that needed them / needed results; re-read tokens = tokens of needed results that were missing; task lost = turns whose request no longer held the first user message verbatim.',
   ];
-  if (compactor) {
-    const dom = dominators(compactor, runs);
-    notes.push(
-      dom.length === 0
-        ? `Compactor defaults are on the frontier: no policy has equal-or-better recall at equal-or-fewer tokens (recall ${pct(recallOf(compactor.totals))}, ${totalTokensOf(compactor.totals).toLocaleString('en-US')} tokens).`
-        : `Compactor defaults are NOT on the frontier: dominated by ${dom.join(', ')} (Compactor: recall ${pct(recallOf(compactor.totals))}, ${totalTokensOf(compactor.totals).toLocaleString('en-US')} tokens).`,
-    );
-  }
+  notes.push(
+    'frontier = admissible policies (0 invalid requests and 0 task-lost turns) that no other admissible policy dominates (equal-or-better recall at equal-or-fewer tokens, one strictly).',
+  );
+  if (compactor) notes.push(compactorVerdict(compactor, runs));
   return {
     title: `Retention pilot: evidence kept per token, every policy (window ${window / 1000}k)`,
     headers: [
@@ -156,7 +183,13 @@ function headline(runs: PolicyRun[], window: number, sessions: number): BenchSec
       r.totals.rereadTokens,
       r.totals.invalidRequests,
       r.totals.taskLostTurns,
-      onFront.has(r.policy.name) ? 'yes' : `dominated by ${dominators(r, runs).length}`,
+      !isAdmissible(r)
+        ? r.totals.invalidRequests > 0
+          ? 'no (invalid requests)'
+          : 'no (task lost)'
+        : onFront.has(r.policy.name)
+          ? 'yes'
+          : `dominated by ${dominators(r, runs, true).join(', ')}`,
     ]),
     notes,
     charts: [
@@ -220,7 +253,6 @@ function sweepSection(window: number, runs: PolicyRun[], sessions: readonly Corp
   rows.push(['all sessions', ...runs.map((r) => r.totals.summaryCalls)]);
   const quiet = sessions.length - (rows.length - 1);
   const compactor = runs.find((r) => r.policy.name === 'compactor');
-  const dom = compactor ? dominators(compactor, runs) : [];
   return {
     title: `Capacity sweep ${window / 1000}k: turns that needed a summary call, per session and policy`,
     headers: ['session', ...runs.map((r) => r.policy.name)],
@@ -228,9 +260,7 @@ function sweepSection(window: number, runs: PolicyRun[], sessions: readonly Corp
     notes: [
       `${quiet} of ${sessions.length} sessions needed no summary call under any policy at this window (omitted).`,
       `Recall at this window: ${runs.map((r) => `${r.policy.name} ${pct(recallOf(r.totals))}`).join(', ')}.`,
-      compactor
-        ? `Compactor ${pct(recallOf(compactor.totals))} at ${totalTokensOf(compactor.totals).toLocaleString('en-US')} tokens; ${dom.length === 0 ? 'on the frontier' : `dominated by ${dom.join(', ')}`}.`
-        : '',
+      compactor ? compactorVerdict(compactor, runs) : '',
     ].filter((n) => n !== ''),
   };
 }

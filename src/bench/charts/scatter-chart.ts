@@ -6,6 +6,8 @@ export interface ScatterPoint {
   name: string;
   x: number;
   y: number;
+  /** False for a policy that cannot be on the frontier (it lost the task or broke the protocol); drawn hollow. */
+  admissible?: boolean;
 }
 
 /**
@@ -43,7 +45,9 @@ export function scatterChart(
     top: 45,
     bottom: 55,
   });
-  const front = frontier(points);
+  // The frontier is drawn through admissible points only; indices map back to `points`.
+  const eligible = points.map((p, i) => ({ p, i })).filter(({ p }) => p.admissible !== false);
+  const front = frontier(eligible.map(({ p }) => p)).map((k) => eligible[k].i);
   let step = '';
   front.forEach((idx, k) => {
     const p = points[idx];
@@ -56,18 +60,28 @@ export function scatterChart(
     : '';
   const marks = points.map((p, i) => {
     const onFront = front.includes(i);
-    return `<g class="series" data-series="${xml(p.name)}"><circle cx="${f.x(p.x).toFixed(1)}" cy="${f.y(p.y).toFixed(1)}" r="${onFront ? 6.5 : 5}" fill="${PALETTE[i % PALETTE.length]}" fill-opacity="0.85" stroke="${onFront ? '#000' : 'none'}"/></g>`;
+    const color = PALETTE[i % PALETTE.length];
+    const fill =
+      p.admissible === false
+        ? `fill="white" stroke="${color}" stroke-width="2"`
+        : `fill="${color}" fill-opacity="0.85" stroke="${onFront ? '#000' : 'none'}"`;
+    return `<g class="series" data-series="${xml(p.name)}"><circle cx="${f.x(p.x).toFixed(1)}" cy="${f.y(p.y).toFixed(1)}" r="${onFront ? 6.5 : 5}" ${fill}/></g>`;
   });
   // A legend instead of inline labels: policies often coincide (e.g. several never trigger).
   const key = points
     .map((p, i) => {
       const y = f.top + 8 + i * 18;
       const x = f.right + 20;
-      const mark = front.includes(i) ? ' stroke="#000"' : '';
-      return `<circle cx="${x}" cy="${y}" r="5" fill="${PALETTE[i % PALETTE.length]}"${mark}/><text x="${x + 12}" y="${y}" font-size="11" dominant-baseline="middle">${xml(`${p.name}: ${tickLabel(p.x)} tokens, ${(p.y * 100).toFixed(1)}%`)}</text>`;
+      const color = PALETTE[i % PALETTE.length];
+      const mark =
+        p.admissible === false
+          ? `fill="white" stroke="${color}" stroke-width="2"`
+          : `fill="${color}"${front.includes(i) ? ' stroke="#000"' : ''}`;
+      const label = `${p.name}: ${tickLabel(p.x)} tokens, ${(p.y * 100).toFixed(1)}%${p.admissible === false ? ' (not admissible)' : ''}`;
+      return `<circle cx="${x}" cy="${y}" r="5" ${mark}/><text x="${x + 12}" y="${y}" font-size="11" dominant-baseline="middle">${xml(label)}</text>`;
     })
     .join('\n');
-  const note = `<text x="${f.right + 20}" y="${f.top + 14 + points.length * 18}" font-size="10" fill="#555">outlined = on the frontier (dashed)</text>`;
+  const note = `<text x="${f.right + 20}" y="${f.top + 14 + points.length * 18}" font-size="10" fill="#555">outlined = on the frontier (dashed); hollow = not admissible</text>`;
   return svgDocument(
     width,
     height,
