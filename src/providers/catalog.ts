@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import {
   BUNDLED_MODELS,
+  PROVIDER_KINDS,
   PROVIDER_PRESETS,
   type ModelEntry,
   type ProviderKind,
@@ -29,17 +30,7 @@ const ModelEntrySchema = z.strictObject({
 });
 
 const ProviderOverrideSchema = z.strictObject({
-  kind: z
-    .enum([
-      'openai',
-      'openresponses',
-      'vercel',
-      'xai',
-      'anthropic',
-      'openai-compatible',
-      'anthropic-compatible',
-    ])
-    .optional(),
+  kind: z.enum(PROVIDER_KINDS).optional(),
   baseUrl: z.url().optional(),
   apiKeyEnv: z
     .string()
