@@ -1,4 +1,8 @@
-import { DEFAULT_CLEARING_POLICY } from './clearing-policy.js';
+import {
+  DEFAULT_CLEARING_POLICY,
+  DEFAULT_EVIDENCE_WINDOW_RATIO,
+  isEvidenceWindowRatio,
+} from './clearing-policy.js';
 import { completeRoutePolicy, type RoutePolicy } from './route-policy.js';
 import { mulDivFloor, satSub, toCount } from './saturating.js';
 
@@ -17,6 +21,11 @@ export interface Limits {
   prefixTokens?: number;
   /** Configured clearing trigger (`toolResultClearing.triggerTokens`); default 40,000. */
   configuredTrigger?: number;
+  /**
+   * Opt-in evidence window ratio (`toolResultClearing.evidenceWindowRatio`); a value outside
+   * (0, 1] is "not set", which keeps B4's 0.5.
+   */
+  evidenceWindowRatio?: number;
   /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget (H5). */
   compactionThreshold?: number;
   /** Route tuning (P1); missing fields take the defaults. */
@@ -35,7 +44,7 @@ export interface Budgets {
   historyBudget: number | null;
   /** B3: effective local clearing trigger (always ≥ 1). */
   localTrigger: number;
-  /** B4: floor(localTrigger / 2), the evidence window of clearing (C2). */
+  /** B4: floor(localTrigger / 2), the evidence window of clearing (C2); floor(localTrigger × ratio) when opted in. */
   evidenceBudget: number;
   /** H5: pressure at which compaction runs; null when neither capacity nor an explicit value is known. */
   compactionThreshold: number | null;
@@ -68,6 +77,32 @@ export function resolveCapacity(providerLimit?: number, sessionCeiling?: number)
 export function resolveLocalTrigger(configuredTrigger: number, historyBudget: number | null): number {
   if (historyBudget === null) return configuredTrigger;
   return Math.min(configuredTrigger, Math.max(1, mulDivFloor(historyBudget, 3, 5)));
+}
+
+/**
+ * B4: the evidence budget, `floor(localTrigger × ratio)`; the default ratio 0.5 gives exactly
+ * `floor(localTrigger / 2)`. The ratio is read as the decimal it prints as (0.29 is 29/100), so
+ * `floor(100 × 0.29)` is 29, not the 28 of binary floating point; a ratio outside (0, 1] (or NaN)
+ * means "not set" and keeps 0.5. Saturating: the result is a safe integer in [0, localTrigger].
+ */
+export function resolveEvidenceBudget(localTrigger: number, ratio?: number): number {
+  const trigger = toCount(localTrigger);
+  const r = isEvidenceWindowRatio(ratio) ? ratio : DEFAULT_EVIDENCE_WINDOW_RATIO;
+  const { numerator, denominator } = decimalFraction(r);
+  // BigInt keeps the product exact at any trigger; the quotient is ≤ trigger, so it is safe.
+  return Number((BigInt(trigger) * numerator) / denominator);
+}
+
+/** The exact decimal fraction of a positive number's shortest round-trip text ("0.29", "1e-7"). */
+function decimalFraction(value: number): { numerator: bigint; denominator: bigint } {
+  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
+  if (m === null) throw new RangeError(`not a finite positive number: ${value}`);
+  const fraction = m[2] ?? '';
+  const scale = fraction.length - Number(m[3] ?? 0);
+  const digits = BigInt(m[1] + fraction);
+  return scale >= 0
+    ? { numerator: digits, denominator: 10n ** BigInt(scale) }
+    : { numerator: digits * 10n ** BigInt(-scale), denominator: 1n };
 }
 
 /**
@@ -112,7 +147,8 @@ export function resolveContinuityTail(capacity: number | null, retainRatio: numb
 }
 
 /**
- * Resolves every budget of a request route (B1–B4, H5, L1, L7, P1). Pure; all arithmetic
+ * Resolves every budget of a request route (B1–B4, H5, L1, L7, P1); `limits.evidenceWindowRatio`
+ * (opt-in, default 0.5) scales the B4 evidence budget. Pure; all arithmetic
  * saturates, so absurd inputs (0, negative, NaN, 1e300) give bounded, non-negative results.
  */
 export function resolveBudgets(limits: Limits): Budgets {
@@ -128,7 +164,7 @@ export function resolveBudgets(limits: Limits): Budgets {
     capacity,
     historyBudget,
     localTrigger,
-    evidenceBudget: Math.floor(localTrigger / 2),
+    evidenceBudget: resolveEvidenceBudget(localTrigger, limits.evidenceWindowRatio),
     compactionThreshold: resolveCompactionThreshold(
       capacity,
       reserved,

@@ -1,5 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { hasToolCalls, type Message, type ToolCall } from '../model/message.js';
+import { resolveEvidenceBudget } from './budgets.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import type { ProjectionDiagnostics, ToolClearingStats } from './diagnostics.js';
 import { analyzePairing, type Pairing, type ToolBatch } from './pairing.js';
@@ -11,7 +12,7 @@ export interface ClearToolResultsOptions {
   policy?: Partial<ClearingPolicy>;
   /** Effective trigger (B3); defaults to `policy.triggerTokens` (at least 1). */
   localTrigger?: number;
-  /** Evidence window budget (B4); defaults to `floor(localTrigger / 2)`. */
+  /** Evidence window budget (B4); defaults to `floor(localTrigger × policy.evidenceWindowRatio)` (ratio 0.5 = `/ 2`). */
   evidenceBudget?: number;
   /** `analyzePairing(messages)` when the caller already computed it (saves a linear pass per request). */
   pairing?: Pairing;
@@ -41,7 +42,8 @@ export function clearOldToolResultsWithRecentBatches(
 ): ClearToolResultsResult {
   const policy = completeClearingPolicy(opts.policy);
   const localTrigger = opts.localTrigger ?? Math.max(1, policy.triggerTokens);
-  const evidenceBudget = opts.evidenceBudget ?? Math.floor(localTrigger / 2);
+  const evidenceBudget =
+    opts.evidenceBudget ?? resolveEvidenceBudget(localTrigger, policy.evidenceWindowRatio);
   const est = opts.estimator;
   const tokens = messages.map((m) => est.message(m));
   const total = sum(tokens);

@@ -15,7 +15,16 @@ export interface ClearingPolicy {
   keepRecentToolBatches: number;
   /** Replace large inputs of cleared calls with a JSON placeholder (C7). */
   clearToolInputs: boolean;
+  /**
+   * Opt-in: evidence budget = floor(local trigger × ratio), a number in (0, 1]. The default
+   * 0.5 is SPEC B4 (floor(local trigger / 2)); other values are an experiment measured by the
+   * retention pilot (`compactor-evidence-*` policies), not part of the SPEC.
+   */
+  evidenceWindowRatio: number;
 }
+
+/** B4: the evidence window is half the local trigger. */
+export const DEFAULT_EVIDENCE_WINDOW_RATIO = 0.5;
 
 /** Defaults: enabled, trigger 40,000, keep 2 tool uses and 2 recent batches, clear inputs. */
 export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
@@ -24,9 +33,18 @@ export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   keepToolUses: 2,
   keepRecentToolBatches: 2,
   clearToolInputs: true,
+  evidenceWindowRatio: DEFAULT_EVIDENCE_WINDOW_RATIO,
 });
 
-/** Fills a partial policy with the defaults; counts are coerced to non-negative integers. */
+/** True for a usable evidence window ratio: a finite number in (0, 1]. */
+export function isEvidenceWindowRatio(value: unknown): value is number {
+  return typeof value === 'number' && value > 0 && value <= 1;
+}
+
+/**
+ * Fills a partial policy with the defaults; counts are coerced to non-negative integers and an
+ * evidence window ratio outside (0, 1] (or NaN) falls back to the B4 default 0.5.
+ */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
   const count = (v: number | undefined, d: number): number =>
     v === undefined || Number.isNaN(v) ? d : Math.max(0, Math.floor(Math.min(v, Number.MAX_SAFE_INTEGER)));
@@ -39,5 +57,8 @@ export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): C
       DEFAULT_CLEARING_POLICY.keepRecentToolBatches,
     ),
     clearToolInputs: partial.clearToolInputs ?? DEFAULT_CLEARING_POLICY.clearToolInputs,
+    evidenceWindowRatio: isEvidenceWindowRatio(partial.evidenceWindowRatio)
+      ? partial.evidenceWindowRatio
+      : DEFAULT_EVIDENCE_WINDOW_RATIO,
   };
 }

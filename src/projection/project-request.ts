@@ -1,7 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../model/message.js';
 import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
-import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
+import { completeClearingPolicy, isEvidenceWindowRatio, type ClearingPolicy } from './clearing-policy.js';
 import { clearOldToolResultsWithRecentBatches } from './clear-tool-results.js';
 import type { ProjectionDiagnostics } from './diagnostics.js';
 import { normalizeWithPairing } from './normalize.js';
@@ -27,7 +27,8 @@ export interface ProjectedRequest {
 /**
  * Builds the request projection from durable history (H1 steps 2–3): normalize pairing
  * (N1–N5), then apply local tool-result clearing (C1–C11) against the resolved budgets
- * (B1–B4). The configured trigger is `limits.configuredTrigger`, else `policy.triggerTokens`.
+ * (B1–B4). The configured trigger is `limits.configuredTrigger`, else `policy.triggerTokens`;
+ * likewise the evidence window ratio is `limits.evidenceWindowRatio`, else the policy's (B4 0.5).
  * Never mutates `history`; returns it as is when it is valid and nothing is cleared.
  */
 export function projectRequest(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
@@ -35,6 +36,9 @@ export function projectRequest(history: readonly Message[], opts: ProjectRequest
   const budgets = resolveBudgets({
     ...opts.limits,
     configuredTrigger: opts.limits.configuredTrigger || policy.triggerTokens,
+    evidenceWindowRatio: isEvidenceWindowRatio(opts.limits.evidenceWindowRatio)
+      ? opts.limits.evidenceWindowRatio
+      : policy.evidenceWindowRatio,
   });
   const { messages: normalized, pairing } = normalizeWithPairing(history);
   // C11: native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
