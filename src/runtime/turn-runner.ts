@@ -137,11 +137,21 @@ function runToOutput<T>(
       const error = onAbort();
       if (error !== undefined) reject(error);
     };
-    actor.subscribe({
+    let failed = false;
+    const subscription = actor.subscribe({
       next: (s: Snapshot<unknown> & { output?: unknown }) => {
+        if (failed) return;
         try {
           onSnapshot(s);
         } catch (e) {
+          // A failed checkpoint ends the run: stop the actor so no provider call keeps going
+          // (stopping aborts the in-flight actors' signals) and nothing retries the write.
+          failed = true;
+          signal?.removeEventListener('abort', abort);
+          queueMicrotask(() => {
+            subscription.unsubscribe();
+            actor.stop();
+          });
           reject(e);
           return;
         }
