@@ -165,8 +165,11 @@ export function isLocalUrl(url: string): boolean {
 export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.env): ResolvedRoute {
   const user = spec.catalogFile ? loadCatalogFile(spec.catalogFile) : {};
   const name = spec.provider.trim().toLowerCase();
-  const override = user.providers?.[name];
-  const bundled: ProviderPreset | undefined = PROVIDER_PRESETS[name];
+  // Own keys only: `constructor` or `__proto__` must not resolve to Object's members.
+  const override = user.providers && Object.hasOwn(user.providers, name) ? user.providers[name] : undefined;
+  const bundled: ProviderPreset | undefined = Object.hasOwn(PROVIDER_PRESETS, name)
+    ? PROVIDER_PRESETS[name]
+    : undefined;
   if (!bundled && !override?.kind) {
     throw new RouteError(
       `unknown provider "${spec.provider}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}; or declare it in a catalog file with a kind)`,
