@@ -112,6 +112,9 @@ export function inputTokensFromMessage(message: string | undefined): number | un
   return undefined;
 }
 
+/** Longest provider error code kept (codes are short identifiers; anything longer is noise). */
+const MAX_CODE_CHARS = 100;
+
 /** Retryable statuses (OpenAI SDK policy, plus Anthropic 529). */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -123,11 +126,14 @@ export function providerErrorFrom(
   facts: ErrorFacts,
   extra: Partial<ProviderErrorInfo> = {},
 ): ProviderError {
+  // The code comes from the provider's body too: bounded and scrubbed like the cause (S4).
+  const rawCode = facts.code ?? facts.type;
+  const code = rawCode ? boundedCause(rawCode, site.secrets, MAX_CODE_CHARS) : undefined;
   const info: ProviderErrorInfo = {
     provider: site.provider,
     model: site.model,
     ...(facts.status !== undefined ? { status: facts.status } : {}),
-    ...((facts.code ?? facts.type) ? { code: facts.code ?? facts.type } : {}),
+    ...(code ? { code } : {}),
     ...extra,
   };
   const head = [
