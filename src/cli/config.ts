@@ -30,6 +30,8 @@ export const CompactorConfigSchema = z
         keepToolUses: nonNeg.optional(),
         keepRecentToolBatches: nonNeg.optional(),
         clearToolInputs: z.boolean().optional(),
+        // Opt-in, outside SPEC B4 (whose 0.5 is the default); 0 would disable the evidence window.
+        evidenceWindowRatio: z.number().gt(0).lte(1).optional(),
       })
       .strict()
       .optional(),

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
 import { flag } from './flags.js';
-import { LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './commands/plan.js';
+import {
+  evidenceRatioHelp,
+  LIMIT_FLAGS_HELP,
+  LIMIT_OPTIONS,
+  LimitFlagsSchema,
+  limitsFrom,
+} from './commands/plan.js';
 import type { ClearingPolicy, Limits } from '../projection/index.js';
 
 /**
@@ -84,6 +90,7 @@ Clearing (config "toolResultClearing"):
   --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
   --no-clear-inputs         keep large inputs of cleared calls
   --no-clearing             turn local clearing off
+${evidenceRatioHelp(26)}
 
 Compaction:
   --hierarchical      two-band local summary (L4)
@@ -132,6 +139,7 @@ export function clearingPolicyFrom(flags: RunFlags, ctx: CommandContext): Partia
       : {}),
     ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
     ...(flags['no-clearing'] ? { enabled: false } : {}),
+    ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
   };
 }
 

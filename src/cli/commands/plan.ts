@@ -2,7 +2,13 @@ import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { UserError } from '../errors.js';
 import { flag, parseFlags } from '../flags.js';
-import { resolveBudgets, type Budgets, type Limits } from '../../projection/index.js';
+import {
+  DEFAULT_EVIDENCE_WINDOW_RATIO,
+  isEvidenceWindowRatio,
+  resolveBudgets,
+  type Budgets,
+  type Limits,
+} from '../../projection/index.js';
 
 /** The limit flags shared by `plan` and `project` (node:util parseArgs options). */
 export const LIMIT_OPTIONS = {
@@ -11,6 +17,7 @@ export const LIMIT_OPTIONS = {
   'reserved-output': { type: 'string' },
   'prefix-tokens': { type: 'string' },
   trigger: { type: 'string' },
+  'evidence-ratio': { type: 'string' },
 } as const;
 
 /** zod shape of {@link LIMIT_OPTIONS}; errors name the flag. */
@@ -20,6 +27,8 @@ export const LimitFlagsSchema = z.object({
   'reserved-output': flag.nonNegInt.optional(),
   'prefix-tokens': flag.nonNegInt.optional(),
   trigger: flag.posInt.optional(),
+  // 0 is rejected: it would turn the evidence window (C2) off rather than resize it.
+  'evidence-ratio': flag.ratio.refine((r) => r > 0, 'expected a number above 0 and at most 1').optional(),
 });
 export type LimitFlags = z.infer<typeof LimitFlagsSchema>;
 
@@ -30,7 +39,17 @@ export const LIMIT_FLAGS_HELP = `  --capacity N          model context window in
   --trigger N           configured clearing trigger (config limits.trigger or
                         toolResultClearing.triggerTokens; default 40000)`;
 
-/** Limits from flags over config (`limits`, `toolResultClearing.triggerTokens`, `compaction`). */
+/** Help of `--evidence-ratio` (plan, project, run, compact), its text starting `width` after the indent. */
+export function evidenceRatioHelp(width = 22): string {
+  const indent = ' '.repeat(2 + width);
+  return `  ${'--evidence-ratio R'.padEnd(width)}opt-in: evidence window = R × local trigger, 0 < R ≤ 1
+${indent}(config toolResultClearing.evidenceWindowRatio; default 0.5, B4)`;
+}
+
+/**
+ * Limits from flags over config (`limits`, `toolResultClearing.triggerTokens` and
+ * `.evidenceWindowRatio`, `compaction`).
+ */
 export function limitsFrom(flags: LimitFlags, ctx: CommandContext): Limits {
   const cfg = ctx.config.limits ?? {};
   const compaction = ctx.config.compaction ?? {};
@@ -47,9 +66,31 @@ export function limitsFrom(flags: LimitFlags, ctx: CommandContext): Limits {
     reservedOutput: flags['reserved-output'] ?? cfg.reservedOutput,
     prefixTokens: flags['prefix-tokens'] ?? cfg.prefixTokens,
     configuredTrigger: flags.trigger ?? cfg.trigger ?? ctx.config.toolResultClearing?.triggerTokens,
+    evidenceWindowRatio: flags['evidence-ratio'] ?? ctx.config.toolResultClearing?.evidenceWindowRatio,
     compactionThreshold: compaction.threshold,
     routePolicy,
   };
+}
+
+/** The opted-in evidence window ratio, or undefined when B4's default is in force. */
+function optedInRatio(ratio: number | undefined): number | undefined {
+  return isEvidenceWindowRatio(ratio) && ratio !== DEFAULT_EVIDENCE_WINDOW_RATIO ? ratio : undefined;
+}
+
+function evidenceFormula(ratio: number | undefined): string {
+  const r = optedInRatio(ratio);
+  return r === undefined
+    ? 'local trigger / 2 (B4)'
+    : `local trigger × ${r} (opt-in evidenceWindowRatio; B4: / 2)`;
+}
+
+/**
+ * The `--json` report: the budgets as they are, plus `evidenceWindowRatio` only when opted in,
+ * so the default output keeps exactly its B1–L7 fields.
+ */
+export function budgetsJson(b: Budgets, limits: Limits): Budgets & { evidenceWindowRatio?: number } {
+  const r = optedInRatio(limits.evidenceWindowRatio);
+  return r === undefined ? b : { ...b, evidenceWindowRatio: r };
 }
 
 const fmt = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleString('en-US'));
@@ -72,7 +113,7 @@ export function renderBudgets(b: Budgets, limits: Limits): string {
         ? 'configured trigger; capacity unknown (B3)'
         : 'min(configured trigger, 3/5 × history budget) (B3)',
     ],
-    ['evidence budget', b.evidenceBudget, 'local trigger / 2 (B4)'],
+    ['evidence budget', b.evidenceBudget, evidenceFormula(limits.evidenceWindowRatio)],
     ['compaction threshold', b.compactionThreshold, '75 % of capacity − reserved output, or explicit (H5)'],
     ['summary input budget', b.summaryInputBudget, 'window − (window/8 + 512) − prefix (L1)'],
     ['continuity tail', b.continuityTailTokens, 'min(20,000, window × retainRatio), ≥ 1,024 (L7)'],
@@ -89,6 +130,7 @@ continuity tail. Unknown values print as "unknown" (null in JSON).
 
 Flags:
 ${LIMIT_FLAGS_HELP}
+${evidenceRatioHelp()}
   --json                print the budgets as JSON
 
 Example:
@@ -106,7 +148,9 @@ export const planCommand: Command = {
     const limits = limitsFrom(parseFlags('plan', LimitFlagsSchema, args.values), ctx);
     const budgets = resolveBudgets(limits);
     ctx.stdout.write(
-      args.values.json ? `${JSON.stringify(budgets, null, 2)}\n` : `${renderBudgets(budgets, limits)}\n`,
+      args.values.json
+        ? `${JSON.stringify(budgetsJson(budgets, limits), null, 2)}\n`
+        : `${renderBudgets(budgets, limits)}\n`,
     );
     return Promise.resolve(0);
   },

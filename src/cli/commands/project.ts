@@ -21,7 +21,7 @@ import {
   type ClearingPolicy,
   type ProjectedRequest,
 } from '../../projection/index.js';
-import { LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
+import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
   'keep-tool-uses': flag.nonNegInt.optional(),
@@ -57,6 +57,7 @@ function policyFrom(flags: ProjectFlags, ctx: CommandContext): Partial<ClearingP
       : {}),
     ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
     ...(flags['no-clearing'] ? { enabled: false } : {}),
+    ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
   };
 }
 
@@ -115,6 +116,7 @@ Clearing flags (config toolResultClearing):
   --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
   --no-clear-inputs         keep large inputs of cleared calls
   --no-clearing             turn local clearing off (normalization still runs)
+${evidenceRatioHelp(26)}
 
 Input and output:
   --from FORMAT    input format (default: detected)
