@@ -41,7 +41,12 @@ function describeIssue(e: unknown): string {
  */
 export function loadEventLog(file: string): LoadedLog {
   if (!existsSync(file)) return { events: [], warnings: [], validBytes: 0, totalBytes: 0 };
-  const buf = readFileSync(file);
+  let buf: Buffer;
+  try {
+    buf = readFileSync(file);
+  } catch (e) {
+    throw new UserError(`${file}: cannot read event log (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
   const events: ThreadEvent[] = [];
   const warnings: LogWarning[] = [];
   let offset = 0;

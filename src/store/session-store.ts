@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../cli/errors.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
@@ -121,6 +121,9 @@ export function openSessionStore(dir: string, options: OpenOptions = {}): Sessio
   if (!existsSync(dir)) {
     if (!create) throw new UserError(`${dir}: no such session directory`);
     mkdirSync(dir, { recursive: true });
+  } else if (!statSync(dir).isDirectory()) {
+    // A session file passed by mistake would otherwise read as an empty session.
+    throw new UserError(`${dir}: not a session directory (it is a file)`);
   }
   if (create) {
     mkdirSync(artifactsDir, { recursive: true });
