@@ -139,6 +139,22 @@ function compactorVerdict(compactor: PolicyRun, runs: readonly PolicyRun[]): str
     : `${head}; counting policies that lose the task or break the protocol too, also dominated by ${inadmissible.join(', ')}.`;
 }
 
+/**
+ * One line: each Compactor setting (source `compactor`, defaults and opt-in variants) with its
+ * recall and tokens, and whether it is on the admissible frontier or who dominates it.
+ */
+function compactorSettingsNote(runs: readonly PolicyRun[]): string {
+  const parts = runs
+    .filter((r) => r.policy.source === 'compactor')
+    .map((r) => {
+      const at = `${pct(recallOf(r.totals))}, ${totalTokensOf(r.totals).toLocaleString('en-US')} tokens`;
+      if (!isAdmissible(r)) return `${r.policy.name} (${at}) no (inadmissible)`;
+      const by = dominators(r, runs, true);
+      return `${r.policy.name} (${at}) ${by.length === 0 ? 'yes' : `no (dominated by ${by.join(', ')})`}`;
+    });
+  return `Compactor settings on the admissible frontier: ${parts.join('; ')}.`;
+}
+
 function headline(runs: PolicyRun[], window: number, sessions: number): BenchSection {
   const points: ScatterPoint[] = runs.map((r) => ({
     name: r.policy.name,
@@ -158,7 +174,7 @@ function headline(runs: PolicyRun[], window: number, sessions: number): BenchSec
   notes.push(
     'frontier = admissible policies (0 invalid requests and 0 task-lost turns) that no other admissible policy dominates (equal-or-better recall at equal-or-fewer tokens, one strictly).',
   );
-  if (compactor) notes.push(compactorVerdict(compactor, runs));
+  if (compactor) notes.push(compactorVerdict(compactor, runs), compactorSettingsNote(runs));
   return {
     title: `Retention pilot: evidence kept per token, every policy (window ${window / 1000}k)`,
     headers: [
@@ -261,6 +277,7 @@ function sweepSection(window: number, runs: PolicyRun[], sessions: readonly Corp
       `${quiet} of ${sessions.length} sessions needed no summary call under any policy at this window (omitted).`,
       `Recall at this window: ${runs.map((r) => `${r.policy.name} ${pct(recallOf(r.totals))}`).join(', ')}.`,
       compactor ? compactorVerdict(compactor, runs) : '',
+      compactor ? compactorSettingsNote(runs) : '',
     ].filter((n) => n !== ''),
   };
 }

@@ -30,3 +30,21 @@ export function compactorPolicy(keepRecentToolBatches?: number): RetentionPolicy
     },
   };
 }
+
+/**
+ * Compactor with the opt-in `evidenceWindowRatio` (evidence budget = floor(local trigger × ratio)
+ * instead of B4's / 2), other defaults unchanged: the pilot measures where wider windows land.
+ */
+export function compactorEvidencePolicy(evidenceWindowRatio: number): RetentionPolicy {
+  return {
+    name: `compactor-evidence-${evidenceWindowRatio}`,
+    description: `Compactor defaults with evidenceWindowRatio = ${evidenceWindowRatio} (opt-in; evidence window = ${evidenceWindowRatio} × trigger instead of B4's 0.5).`,
+    source: 'compactor',
+    project(history, ctx) {
+      const policy = { evidenceWindowRatio };
+      return Promise.resolve(
+        projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
+      );
+    },
+  };
+}

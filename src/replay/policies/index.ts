@@ -1,7 +1,7 @@
 import type { RetentionPolicy } from '../types.js';
 import { aiSdkPrunePolicy } from './ai-sdk-prune.js';
 import { anthropicClearToolUsesPolicy } from './anthropic-clear-tool-uses.js';
-import { compactorPolicy, noClearingPolicy } from './compactor.js';
+import { compactorEvidencePolicy, compactorPolicy, noClearingPolicy } from './compactor.js';
 import { geminiMaskPolicy } from './gemini-mask.js';
 import { keepLastMessagesPolicy } from './keep-last-messages.js';
 import { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-policies.js';
@@ -10,14 +10,17 @@ import { vtcodePerResultPolicy } from './vtcode-per-result.js';
 
 export { aiSdkPrunePolicy, AI_SDK_PRUNE_OPTIONS } from './ai-sdk-prune.js';
 export * from './anthropic-clear-tool-uses.js';
-export { compactorPolicy, noClearingPolicy } from './compactor.js';
+export { compactorEvidencePolicy, compactorPolicy, noClearingPolicy } from './compactor.js';
 export * from './gemini-mask.js';
 export * from './keep-last-messages.js';
 export { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-policies.js';
 export * from './opencode-prune.js';
 export * from './vtcode-per-result.js';
 
-/** Every policy the retention pilot compares, in report order (baselines first, Compactor last). */
+/**
+ * Every policy the retention pilot compares, in report order (baselines first, Compactor last,
+ * then the opt-in evidence window ratios 0.75 and 0.9).
+ */
 export function allPolicies(): RetentionPolicy[] {
   return [
     noClearingPolicy,
@@ -31,5 +34,7 @@ export function allPolicies(): RetentionPolicy[] {
     langchainClearToolUsesPolicy,
     compactorPolicy(0),
     compactorPolicy(),
+    compactorEvidencePolicy(0.75),
+    compactorEvidencePolicy(0.9),
   ];
 }

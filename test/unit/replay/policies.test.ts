@@ -5,6 +5,8 @@ import {
   aiSdkPrunePolicy,
   anthropicClearToolUsesPolicy,
   ANTHROPIC_PLACEHOLDER,
+  allPolicies,
+  compactorEvidencePolicy,
   compactorPolicy,
   geminiMaskPolicy,
   keepLastMessagesPolicy,
@@ -91,5 +93,30 @@ describe('re-implemented peer policies (retention pilot)', () => {
     const a = await compactorPolicy(0).project(big, tight);
     const b = await compactorPolicy().project(big, tight);
     expect(unchanged(big, b)).toBeGreaterThanOrEqual(unchanged(big, a));
+  });
+  it('B4/C2 pilot: opt-in evidence ratios 0.75 and 0.9 keep more results verbatim than the defaults', async () => {
+    const tight = contextFor({ providerLimit: 128_000, reservedOutput: 8_000 });
+    const half = unchanged(big, await compactorPolicy().project(big, tight));
+    const r75 = unchanged(big, await compactorEvidencePolicy(0.75).project(big, tight));
+    const r90 = unchanged(big, await compactorEvidencePolicy(0.9).project(big, tight));
+    expect(r75).toBeGreaterThan(half);
+    expect(r90).toBeGreaterThan(r75);
+  });
+  it('B4 pilot: the existing policies keep their names and order; the evidence variants come last', () => {
+    expect(allPolicies().map((p) => [p.name, p.source])).toEqual([
+      ['no-clearing', 'baseline'],
+      ['keep-last-20', 'baseline'],
+      ['langchain-trim', 'library'],
+      ['ai-sdk-prune', 'library'],
+      ['vtcode-per-result', 'reimplemented'],
+      ['opencode-prune', 'reimplemented'],
+      ['gemini-mask', 'reimplemented'],
+      ['anthropic-clear', 'reimplemented'],
+      ['langchain-clear', 'library'],
+      ['compactor-keep0', 'compactor'],
+      ['compactor', 'compactor'],
+      ['compactor-evidence-0.75', 'compactor'],
+      ['compactor-evidence-0.9', 'compactor'],
+    ]);
   });
 });
