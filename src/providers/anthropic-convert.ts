@@ -72,6 +72,18 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
     else out.push({ role, content: [...blocks] });
   };
 
+  /** Thinking (from `items`), text, then tool_use blocks of one assistant message. */
+  const assistantBlocks = (m: Message, items: readonly JsonObject[]): Json[] => {
+    const blocks: Json[] = items.filter(isAnthropicThinking);
+    const text = textOf(m.content);
+    if (text.length > 0) blocks.push({ type: 'text', text });
+    for (const c of m.toolCalls ?? []) {
+      seenCalls.add(c.id);
+      blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: parseInput(c.arguments) });
+    }
+    return blocks;
+  };
+
   let leading = true;
   history.forEach((m, i) => {
     if (leading && m.role === 'system') {
@@ -81,8 +93,12 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
     leading = false;
     if (i < boundary) return; // summarised by the compaction block
     if (i === boundary) {
-      const block = itemsOf(m).filter(isAnthropicCompaction).pop() as JsonObject;
-      out.push({ role: 'assistant', content: [block] });
+      // The block opens the window; what the same turn said after it (thinking, text,
+      // tool_use of an unpaused response) follows it, so nothing after the boundary is lost.
+      const items = itemsOf(m);
+      let at = items.length - 1;
+      while (at > 0 && !isAnthropicCompaction(items[at])) at--;
+      out.push({ role: 'assistant', content: [items[at], ...assistantBlocks(m, items.slice(at + 1))] });
       return;
     }
     switch (m.role) {
@@ -92,18 +108,9 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
       case 'user':
         push('user', userBlocks(m));
         break;
-      case 'assistant': {
-        const items = itemsOf(m);
-        const blocks: Json[] = items.filter(isAnthropicThinking);
-        const text = textOf(m.content);
-        if (text.length > 0) blocks.push({ type: 'text', text });
-        for (const c of m.toolCalls ?? []) {
-          seenCalls.add(c.id);
-          blocks.push({ type: 'tool_use', id: c.id, name: c.name, input: parseInput(c.arguments) });
-        }
-        push('assistant', blocks);
+      case 'assistant':
+        push('assistant', assistantBlocks(m, itemsOf(m)));
         break;
-      }
       case 'tool': {
         const id = m.toolCallId ?? '';
         const text = textOf(m.content);
