@@ -11,3 +11,4 @@ export * from './stubs.js';
 export * from './diagnostics.js';
 export * from './clear-tool-results.js';
 export * from './project-request.js';
+export * from './effective-limits.js';

@@ -1,7 +1,8 @@
 import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../model/message.js';
 import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
-import { completeClearingPolicy, isEvidenceWindowRatio, type ClearingPolicy } from './clearing-policy.js';
+import { effectiveLimits } from './effective-limits.js';
+import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import { clearOldToolResultsWithRecentBatches } from './clear-tool-results.js';
 import type { ProjectionDiagnostics } from './diagnostics.js';
 import { normalizeWithPairing } from './normalize.js';
@@ -33,13 +34,7 @@ export interface ProjectedRequest {
  */
 export function projectRequest(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
   const policy = completeClearingPolicy(opts.policy);
-  const budgets = resolveBudgets({
-    ...opts.limits,
-    configuredTrigger: opts.limits.configuredTrigger || policy.triggerTokens,
-    evidenceWindowRatio: isEvidenceWindowRatio(opts.limits.evidenceWindowRatio)
-      ? opts.limits.evidenceWindowRatio
-      : policy.evidenceWindowRatio,
-  });
+  const budgets = resolveBudgets(effectiveLimits(opts.limits, policy));
   const { messages: normalized, pairing } = normalizeWithPairing(history);
   // C11: native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
   const native = opts.interactive === true && opts.nativeContextEdits === true;

@@ -114,6 +114,7 @@ export const SessionOptionsSchema = z.object({
       keepToolUses: count,
       keepRecentToolBatches: count,
       clearToolInputs: z.boolean(),
+      evidenceWindowRatio: z.number().gt(0).lte(1),
     })
     .partial()
     .optional(),

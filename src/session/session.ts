@@ -8,7 +8,13 @@ import {
   type UsageAnchor,
 } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../model/message.js';
-import { projectRequest, resolveBudgets, type Budgets, type Limits } from '../projection/index.js';
+import {
+  effectiveLimits,
+  projectRequest,
+  resolveBudgets,
+  type Budgets,
+  type Limits,
+} from '../projection/index.js';
 import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
 import { createLocalSummarizer } from '../runtime/create-local-summarizer.js';
 import { createTurnRunner, type TurnResult, type TurnRunner } from '../runtime/turn-runner.js';
@@ -86,7 +92,7 @@ export interface CompactorSession {
   readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline'>>;
   /** The projection limits in force (depend on the envelope when prefix tokens are estimated). */
   readonly limits: Limits;
-  /** `resolveBudgets(limits)`. */
+  /** `resolveBudgets(effectiveLimits(limits, policy))`: the budgets requests are projected with. */
   readonly budgets: Budgets;
   /** S5 prompt-cache health monitor; feed it each request's usage. */
   readonly cacheHealth: CacheHealthMonitor;
@@ -158,7 +164,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
     const summarizer = createLocalSummarizer({
       client: route.summary,
       estimator,
-      budgets: resolveBudgets(l),
+      budgets: resolveBudgets(effectiveLimits(l, data.policy)),
       model: route.model,
       system: parent?.system,
       tools: parent?.tools,
@@ -253,7 +259,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
       return limits();
     },
     get budgets() {
-      return resolveBudgets(limits());
+      return resolveBudgets(effectiveLimits(limits(), data.policy));
     },
     cacheHealth,
     store,
