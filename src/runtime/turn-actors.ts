@@ -16,6 +16,7 @@ import {
 import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../model/message.js';
 import {
+  effectiveLimits,
   normalizeHistory,
   projectRequest,
   resolveBudgets,
@@ -53,11 +54,7 @@ export interface TurnActorDeps {
  */
 export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction: typeof compactionMachine) {
   const p = deps.projection ?? DEFAULT_PROJECTION;
-  const budgets = (): Budgets =>
-    p.resolveBudgets({
-      ...deps.limits,
-      configuredTrigger: deps.limits.configuredTrigger || deps.policy?.triggerTokens,
-    });
+  const budgets = (): Budgets => p.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const project = (history: readonly Message[]) =>
     p.projectRequest(history, { limits: deps.limits, policy: deps.policy, estimator: deps.estimator });
   const pressure = (projectedTokens: number) => projectedTokens + Math.max(0, deps.limits.prefixTokens ?? 0);

@@ -13,7 +13,10 @@ import {
   type TurnOutput,
 } from '../../machines/index.js';
 import type { Message } from '../model/message.js';
+import { UserError } from '../cli/errors.js';
+import { effectiveLimits } from '../projection/effective-limits.js';
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
+import { validatePersistedSnapshot } from './validate-snapshot.js';
 import { provideCompaction, type CompactionDeps } from './compaction-actors.js';
 import { MessageStore } from './message-store.js';
 import { DEFAULT_PROJECTION, provideTurn, type TurnActorDeps } from './turn-actors.js';
@@ -282,8 +285,12 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
 
     async resumeTurn(checkpointPath, options = {}) {
       const checkpoint: Checkpoint = loadCheckpoint(checkpointPath);
+      if (checkpoint.machine !== 'turn')
+        throw new UserError(`${checkpointPath}: checkpoint of a ${checkpoint.machine} run, not a turn`);
       const store = MessageStore.fromJSON(checkpoint.store);
-      const actor = createActor(machinesFor(store).turn, {
+      const machine = machinesFor(store).turn;
+      validatePersistedSnapshot(machine, checkpoint.snapshot, checkpointPath);
+      const actor = createActor(machine, {
         snapshot: checkpoint.snapshot as never,
         // Ignored when a snapshot is given; the persisted context already holds the input.
         input: undefined as unknown as TurnInput,
@@ -298,7 +305,9 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     async runCompaction(request, options = {}) {
       const store = new MessageStore();
       const historyRef = store.put(`${request.turnId}:history:input`, request.history);
-      const budgets = (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(deps.limits);
+      const budgets = (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(
+        effectiveLimits(deps.limits, deps.policy),
+      );
       const actor = createActor(machinesFor(store).compaction, {
         input: {
           turnId: request.turnId,

@@ -1,0 +1,82 @@
+import { describe, expect, it } from '@jest/globals';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../../src/cli/errors.js';
+import { msg, type Message } from '../../src/model/message.js';
+import { createTurnRunner } from '../../src/runtime/index.js';
+import { deferred, settle } from '../support/deferred.js';
+import { estimator, FakeSummarizer } from '../machines/fake-summarizer.js';
+
+const limits = { providerLimit: 2_000, reservedOutput: 200 };
+
+function session(rounds: number): Message[] {
+  const h: Message[] = [msg.system('You are a coding agent.')];
+  for (let i = 0; i < rounds; i++)
+    h.push(
+      msg.user(`Step ${i}: ${'please look at the repository layout and explain it. '.repeat(4)}`),
+      msg.assistant('', [{ id: `c${i}`, name: 'read_file', arguments: '{}' }]),
+      msg.tool(`c${i}`, `export const v${i} = 1;\n${'// filler line\n'.repeat(20)}`, 'read_file'),
+    );
+  return h;
+}
+
+/** A checkpoint written while the summary call is in flight (a valid, active snapshot). */
+async function midSummaryCheckpoint(dir: string): Promise<string> {
+  const live = join(dir, 'turn.json');
+  const saved = join(dir, 'saved.json');
+  const s = new FakeSummarizer();
+  s.gate = deferred<void>().promise;
+  const controller = new AbortController();
+  const run = createTurnRunner({ estimator, limits, compaction: { summarizer: s } }).runTurn(
+    { turnId: 'cp', history: session(10) },
+    { signal: controller.signal, checkpointPath: live },
+  );
+  while (s.requests.length === 0) await settle();
+  copyFileSync(live, saved);
+  controller.abort();
+  await run;
+  return saved;
+}
+
+describe('resuming a damaged checkpoint (D3)', () => {
+  it('D3: a damaged snapshot is a one-line UserError, never a crash or a turn that waits forever', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'compactor-cp-'));
+    const saved = await midSummaryCheckpoint(dir);
+    const good = JSON.parse(readFileSync(saved, 'utf8'));
+    const cases: Array<[string, (cp: any) => void, RegExp]> = [
+      ['empty snapshot', (cp) => (cp.snapshot = {}), /snapshot\.status/],
+      [
+        'unknown state',
+        (cp) => (cp.snapshot.value = { working: 'dreaming' }),
+        /unknown state "working\.dreaming"/,
+      ],
+      [
+        'in-flight actor missing',
+        (cp) => (cp.snapshot.children = {}),
+        /missing the in-flight actor "compaction"/,
+      ],
+      ['not a turn', (cp) => (cp.machine = 'compaction'), /not a turn/],
+    ];
+    for (const [name, damage, expected] of cases) {
+      const cp = structuredClone(good);
+      damage(cp);
+      const file = join(dir, `${name.replace(/ /g, '-')}.json`);
+      writeFileSync(file, JSON.stringify(cp));
+      const resumed = createTurnRunner({
+        estimator,
+        limits,
+        compaction: { summarizer: new FakeSummarizer() },
+      }).resumeTurn(file);
+      await expect(resumed).rejects.toThrow(UserError);
+      await expect(resumed).rejects.toThrow(expected);
+    }
+    // The undamaged checkpoint still resumes.
+    const ok = await createTurnRunner({
+      estimator,
+      limits,
+      compaction: { summarizer: new FakeSummarizer() },
+    }).resumeTurn(saved);
+    expect(ok.decision).toBe('compacted');
+  });
+});
