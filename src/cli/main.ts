@@ -55,13 +55,16 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
       stdout.write(`${packageVersion()}\n`);
       return 0;
     }
-    const load = commands[name];
+    // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype members.
+    const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!load) throw new UserError(`unknown command '${name}' (see compactor --help)`);
     const command: Command = await load();
     let parsed;
     try {
       parsed = parseArgs({
-        args: rest.map((a) => command.bareFlagValues?.[a] ?? a),
+        args: rest.map((a) =>
+          command.bareFlagValues && Object.hasOwn(command.bareFlagValues, a) ? command.bareFlagValues[a] : a,
+        ),
         options: { ...command.options, ...COMMON_OPTIONS },
         allowPositionals: true,
         strict: true,

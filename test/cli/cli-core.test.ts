@@ -35,6 +35,13 @@ describe('CLI dispatcher', () => {
     const a = await runCli(['frobnicate']);
     expect(a.code).toBe(2);
     expect(a.err).toBe("compactor: unknown command 'frobnicate' (see compactor --help)\n");
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const r = await runCli([name]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`compactor: unknown command '${name}' (see compactor --help)\n`);
+    }
+    const proto = await runCli(['run', 'x.json', '--model', 'constructor']);
+    expect(proto.err).not.toMatch(/argument missing/);
     const b = await runCli(['plan', '--bogus']);
     expect(b.code).toBe(2);
     expect(b.err.trimEnd().split('\n')).toHaveLength(1);
