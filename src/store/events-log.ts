@@ -1,4 +1,13 @@
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import { UserError } from '../cli/errors.js';
 import { ThreadEventSchema, type ThreadEvent } from './events.js';
 
@@ -92,11 +101,22 @@ export function loadEventLog(file: string): LoadedLog {
   return { events, warnings, validBytes, totalBytes: buf.length };
 }
 
+/** The file operations an append uses; a test seam for disk faults (ENOSPC, EIO). */
+export interface AppendIo {
+  writeSync(fd: number, buf: Buffer, offset: number, length: number): number;
+  fsyncSync(fd: number): void;
+}
+
+const NODE_IO: AppendIo = { writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len), fsyncSync };
+
 /** An open, append-only event log. */
 export class EventLog {
   private fd: number | undefined;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly io: AppendIo = NODE_IO,
+  ) {}
 
   /**
    * Drops a torn tail (bytes after the last intact line) before appending, so a new line
@@ -116,14 +136,30 @@ export class EventLog {
     }
   }
 
-  /** Appends events as whole lines in one write, then fsyncs (the durability point). */
+  /**
+   * Appends events as whole lines in one write, then fsyncs (the durability point). A write
+   * or fsync that fails (ENOSPC, EIO) truncates the file back to where it was before
+   * rethrowing (R2), so a process that keeps running never glues its next line onto a
+   * partial one, and the caller's sequence numbers stay in step with the file.
+   */
   append(events: readonly ThreadEvent[]): void {
     if (events.length === 0) return;
-    this.fd ??= openSync(this.file, 'a', 0o644);
+    const fd = (this.fd ??= openSync(this.file, 'a', 0o644));
+    const before = fstatSync(fd).size;
     const buf = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
-    fsyncSync(this.fd);
+    try {
+      let off = 0;
+      while (off < buf.length) off += this.io.writeSync(fd, buf, off, buf.length - off);
+      this.io.fsyncSync(fd);
+    } catch (e) {
+      try {
+        ftruncateSync(fd, before);
+        fsyncSync(fd);
+      } catch {
+        // The disk refuses even the rollback; loading will then report a torn tail.
+      }
+      throw e;
+    }
   }
 
   close(): void {
