@@ -98,8 +98,9 @@ Compaction:
 Input and output:
   --from FORMAT       input format (default: detected)
   --session ID        session id or 0-based index when the file holds several
-  --out FILE          write the result atomically in the input's format (or --to)
-  --to FORMAT         openai-chat | anthropic | responses | canonical
+  --out FILE          write the result atomically (see below for what is written)
+  --to FORMAT         format of --out: openai-chat | anthropic | responses | canonical
+                      (default: the input's provider format, else canonical)
   --session-dir DIR   durable store: messages, full-history artifact and
                       thread.compact_boundary event on compaction (R1), snapshots;
                       must be new or empty; read it back with compactor restore DIR
@@ -107,6 +108,7 @@ Input and output:
                       <session-dir or cwd>/inspect.jsonl, --inspect=FILE to FILE,
                       --inspect=stately opens the Stately inspector (its UI loads from
                       stately.ai: needs network and a browser)
+  --config FILE       config file (default ./compactor.config.json; flags win)
   --json              machine-readable report on stdout (fields below)`;
 
 /** Where inspection events go. */

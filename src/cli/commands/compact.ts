@@ -49,10 +49,12 @@ note (S3 cache note on success), out, outFormat, sessionDir, boundary, inspect.
 
 Exit codes: 0 compacted or unchanged, 1 compaction failed, 2 bad flag, input or route.
 
-Examples:
-  compactor compact session.jsonl --out compacted.json
-  compactor compact session.jsonl --instructions "keep every failing test name" --json
-  compactor compact session.jsonl --provider openai --model gpt-5.4 --session-dir .compactor/s1`;
+Examples (the first two need no network or key):
+  compactor compact examples/sessions/django__django-16560.traj.json --out compacted.json
+  S=examples/sessions/django__django-16560.traj.json
+  compactor compact $S --instructions "keep every failing test name" --json
+  OPENAI_API_KEY=… compactor compact $S --provider openai --model gpt-5.4 \\
+    --session-dir .compactor/s1`;
 
 /** `compactor compact`: the manual /compact over a session file (S1–S4, R1). */
 export const compactCommand: Command = {

@@ -35,7 +35,8 @@ export function fileArgument(
 export const command: Command = {
   name: 'import',
   summary: 'convert a session file (transcript or provider JSON) to canonical or a provider format',
-  help: `Usage: compactor import FILE [--from FORMAT] [--to FORMAT] [--out FILE] [--session ID] [--json]
+  help: `Usage: compactor import FILE [--from FORMAT] [--to FORMAT] [--out FILE] [--session ID]
+                        [--config FILE] [--json]
 
 Reads a session (format detected, or --from), picks one session and writes its messages.
 
@@ -45,9 +46,15 @@ Reads a session (format detected, or --from), picks one session and writes its m
                   (default: provider formats keep their format, transcripts → canonical)
   --out FILE      write there atomically instead of stdout
   --session ID    session id or 0-based index (default: the main session with most messages)
-  --json          print a JSON report (format, sessions, counts, out path) instead of the messages
+  --config FILE   config file (default ./compactor.config.json)
+  --json          print a JSON report instead of the messages: file, format, to, session,
+                  out, bytes, sessions [{id, messages, toolCalls, toolResults, sidechain}]
 
-Bad input fails with one line naming the file, line or entry and field; exit code 2.`,
+Bad input fails with one line naming the file, line or entry and field; exit code 2.
+
+Examples:
+  compactor import examples/sessions/claude-code-orchestrator.jsonl --to anthropic --out request.json
+  compactor import examples/sessions/claude-code-orchestrator.jsonl --session 1 --json`,
   options: {
     from: { type: 'string' },
     to: { type: 'string' },

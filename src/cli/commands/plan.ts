@@ -32,12 +32,14 @@ export const LimitFlagsSchema = z.object({
 });
 export type LimitFlags = z.infer<typeof LimitFlagsSchema>;
 
+// --prefix-tokens comes last: each command appends its own default on the next line.
 export const LIMIT_FLAGS_HELP = `  --capacity N          model context window in tokens (config limits.capacity)
   --session-ceiling N   session cap on the window; 0 = automatic (config limits.sessionCeiling)
-  --reserved-output N   output tokens reserved from the window (config limits.reservedOutput)
-  --prefix-tokens N     system prompt + tool schema tokens (config limits.prefixTokens)
+  --reserved-output N   output tokens reserved from the window (config limits.reservedOutput;
+                        default 0)
   --trigger N           configured clearing trigger (config limits.trigger or
-                        toolResultClearing.triggerTokens; default 40000)`;
+                        toolResultClearing.triggerTokens; default 40000)
+  --prefix-tokens N     system prompt + tool schema tokens (config limits.prefixTokens)`;
 
 /** Help of `--evidence-ratio` (plan, project, run, compact), its text starting `width` after the indent. */
 export function evidenceRatioHelp(width = 22): string {
@@ -122,16 +124,21 @@ export function renderBudgets(b: Budgets, limits: Limits): string {
   return rows.map(([k, v, why]) => `${k.padEnd(21)} ${fmt(v).padStart(w)}  ${why}`).join('\n');
 }
 
-const help = `Usage: compactor plan [limit flags] [--json]
+const help = `Usage: compactor plan [limit flags] [--evidence-ratio R] [--config FILE] [--json]
 
 Shows the budgets Compactor derives from the context limits: capacity, history budget,
 local clearing trigger, evidence budget, compaction threshold, summary input budget and
-continuity tail. Unknown values print as "unknown" (null in JSON).
+continuity tail. Unknown values print as "unknown" (null in JSON). Takes no FILE. Config
+compaction.threshold, .thresholdRatio and .retainRatio also shape the output.
 
 Flags:
 ${LIMIT_FLAGS_HELP}
+                        (default 0)
 ${evidenceRatioHelp()}
-  --json                print the budgets as JSON
+  --config FILE         config file (default ./compactor.config.json; flags win)
+  --json                print the budgets as JSON: capacity, historyBudget, localTrigger,
+                        evidenceBudget, compactionThreshold, summaryInputBudget,
+                        continuityTailTokens (+ evidenceWindowRatio when opted in)
 
 Example:
   compactor plan --capacity 32000 --reserved-output 4000 --prefix-tokens 2000`;

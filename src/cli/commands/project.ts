@@ -101,7 +101,8 @@ function renderReport(
   return lines.join('\n');
 }
 
-const help = `Usage: compactor project FILE [limit flags] [clearing flags] [--out FILE] [--json]
+const help = `Usage: compactor project FILE [limit flags] [clearing flags] [--from FORMAT] [--session ID]
+                         [--out FILE] [--to FORMAT] [--config FILE] [--json]
 
 Builds the request projection of a session: pairing repair (N1–N5), then local
 tool-result clearing (C1–C10) against the budgets from the limits. Reports tokens before
@@ -109,7 +110,8 @@ and after, what was cleared and kept per tool, and why. The input file is never 
 
 Limit flags:
 ${LIMIT_FLAGS_HELP}
-                        --prefix-tokens defaults to the session's leading system messages
+                        (default: the estimated tokens of the session's leading
+                        system messages)
 
 Clearing flags (config toolResultClearing):
   --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
@@ -124,10 +126,16 @@ Input and output:
   --out FILE       write the projected messages (atomically; must differ from FILE)
   --to FORMAT      output format: openai-chat, anthropic, responses or canonical
                    (default: the input's provider format, else canonical)
-  --json           print the diagnostics as JSON
+  --config FILE    config file (default ./compactor.config.json; flags win)
+  --json           print the diagnostics as JSON: file, format, session, messages,
+                   projectedMessages, originalTokens, projectedTokens, clearedResults,
+                   protectedBatches, protectedResults, clearedInputs, localTrigger,
+                   evidenceBudget, clearingApplied, evidenceBatches, evidenceTokens, reason,
+                   prefixTokens, budgets, perTool
 
 Example:
-  compactor project session.traj.json --capacity 128000 --keep-recent-batches 0 --out projected.json`;
+  compactor project examples/sessions/django__django-16560.traj.json --capacity 32000 \\
+    --keep-recent-batches 0 --out projected.json`;
 
 /** `compactor project`: project one session and report what clearing did. */
 export const projectCommand: Command = {

@@ -19,7 +19,7 @@ const FlagsSchema = z.object({
 export const command: Command = {
   name: 'restore',
   summary: 'recover the full pre-compaction history of a session directory at a boundary',
-  help: `Usage: compactor restore DIR [--at BOUNDARY] [--to FORMAT] [--out FILE] [--json]
+  help: `Usage: compactor restore DIR [--at BOUNDARY] [--to FORMAT] [--out FILE] [--config FILE] [--json]
 
 DIR is a session directory written by the session store (events.jsonl, artifacts/).
 Without --at, lists the compaction boundaries. With --at, writes the full live history
@@ -28,9 +28,18 @@ as it was just before that compaction (from its artifact).
   --at BOUNDARY   boundary id, e.g. compact-000042 (see the listing)
   --to FORMAT     canonical (default) | openai-chat | anthropic | responses
   --out FILE      write there atomically instead of stdout
-  --json          print a JSON report instead of the messages
+  --config FILE   config file (default ./compactor.config.json)
+  --json          print a JSON report instead of the listing or the messages: without
+                  --at {dir, boundaries: [{id, seq, at, before, after, mode, reason,
+                  strategy, artifact}]}; with --at {dir, boundary, messages, to, out,
+                  bytes, warnings}
 
-A damaged events.jsonl or artifact fails with one line naming the file and line; exit 2.`,
+A damaged events.jsonl or artifact fails with one line naming the file and line; exit 2.
+
+Examples (the run writes boundary compact-000293):
+  compactor run examples/sessions/django__django-16560.traj.json --session-dir .compactor/s1
+  compactor restore .compactor/s1
+  compactor restore .compactor/s1 --at compact-000293 --out full-history.json`,
   options: {
     at: { type: 'string' },
     to: { type: 'string' },

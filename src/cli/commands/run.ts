@@ -30,19 +30,21 @@ baseUrl, apiKeyEnv, strategy, strategyReason}, decision (below-threshold | compa
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
 tokens {beforeClearing, afterClearing, afterCompaction}, items {before, after},
-pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens, capacity, elapsedMs, failure {reason, message} | null,
-out, outFormat, sessionDir, boundary, inspect.
+pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens,
+capacity, elapsedMs, failure {reason, message} | null, out, outFormat, sessionDir,
+boundary, inspect.
 
 Exit codes: 0 done (also below-threshold and unchanged), 1 compaction failed (bounded
 cause on stderr), 2 bad flag, input or route (unknown provider, missing key, bad catalog).
 Progress goes to stderr only when it is a terminal.
 
-Examples:
+Examples (the first two need no network or key; ollama needs a local server):
   compactor run examples/sessions/django__django-16560.traj.json
-  compactor run session.jsonl --provider openai --model gpt-5.4 --out next.json
-  compactor run session.jsonl --provider anthropic --model claude-sonnet-4-6 --json
-  compactor run session.jsonl --provider ollama --model qwen3:8b --capacity 32768
-  compactor run session.jsonl --session-dir .compactor/s1 --inspect=jsonl`;
+  S=examples/sessions/django__django-16560.traj.json
+  compactor run $S --session-dir .compactor/s1 --inspect --out next.json
+  OPENAI_API_KEY=… compactor run $S --provider openai --model gpt-5.4 --json
+  ANTHROPIC_API_KEY=… compactor run $S --provider anthropic --model claude-sonnet-4-6
+  compactor run $S --provider ollama --model qwen3:8b --capacity 32768`;
 
 /** `compactor run`: one headless automatic turn over a session file (H1–H6, S1–S4, R1). */
 export const runCommand: Command = {

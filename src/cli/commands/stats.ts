@@ -84,7 +84,7 @@ function render(session: ImportedSession, s: SessionStats, heading: string): str
 export const command: Command = {
   name: 'stats',
   summary: 'messages, tool calls/results, parallel batches and token estimates of a session file',
-  help: `Usage: compactor stats FILE [--from FORMAT] [--session ID|all] [--json]
+  help: `Usage: compactor stats FILE [--from FORMAT] [--session ID|all] [--config FILE] [--json]
 
 Imports FILE (format detected, or --from) and reports: messages by role; tool calls,
 results and pairing (unmatched calls, orphan results); batches, parallel batches and max
@@ -92,7 +92,15 @@ fan-out; token estimates by role; the 5 largest tool results; a per-tool table.
 
   --from FORMAT   see compactor import --help
   --session ID    session id or 0-based index, or "all" (default: the main session with most messages)
-  --json          machine-readable: {file, format, sessions:[{id, ...stats}]}`,
+  --config FILE   config file (default ./compactor.config.json; its encoding is used)
+  --json          machine-readable: {file, format, sessionCount, sessions: [{id, sidechain,
+                  messages, byRole, toolCalls, toolResults, pairedCalls, unmatchedCalls,
+                  orphanResults, batches, parallelBatches, maxFanOut, tokens, largestResults,
+                  tools}]}
+
+Examples:
+  compactor stats examples/sessions/claude-code-orchestrator.jsonl
+  compactor stats examples/sessions/claude-code-orchestrator.jsonl --session all --json`,
   options: { from: { type: 'string' }, session: { type: 'string' } },
   async run(args, ctx) {
     const flags = parseFlags('stats', FlagsSchema, args.values);
