@@ -34,7 +34,7 @@ export type LimitFlags = z.infer<typeof LimitFlagsSchema>;
 
 // --prefix-tokens comes last: each command appends its own default on the next line.
 export const LIMIT_FLAGS_HELP = `  --capacity N          model context window in tokens (config limits.capacity)
-  --session-ceiling N   session cap on the window; 0 = automatic (config limits.sessionCeiling)
+  --session-ceiling N   session cap on the window; 0 = no cap (config limits.sessionCeiling)
   --reserved-output N   output tokens reserved from the window (config limits.reservedOutput;
                         default 0)
   --trigger N           configured clearing trigger (config limits.trigger or
