@@ -44,6 +44,19 @@ export interface BoundedFork {
 
 const DEFAULT_ALLOWANCE = 'summary input budget';
 
+/**
+ * A pre-dispatch failure (L3) whose cause is not an exhausted allowance: the history holds no
+ * protocol-complete group (empty, or only orphan results), so there is no fork to send. Still a
+ * {@link BudgetError} so callers treat it as one, but its message says what happened (L6).
+ */
+export class NothingToSummarizeError extends BudgetError {
+  constructor(allowance: string, historyLength: number, available: number) {
+    super(allowance, 0, available);
+    this.name = 'NothingToSummarizeError';
+    this.message = `nothing to summarize: none of the history's ${historyLength} message(s) forms a complete protocol group for the ${allowance}`;
+  }
+}
+
 /** Minimum tokens each message costs however hard it is previewed. */
 function minimumTokens(messages: readonly Message[], est: Estimator): number {
   let n = 0;
@@ -147,6 +160,9 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
     const selected = selectGroups(history, spans, room, est);
     out = finish(selected.messages, selected.previewed ? 'previews' : 'groups');
   }
+  // An empty fork is a budget failure only when some group could have been sent.
+  if (out.messages.length === 0 && pin === null && !spans.some((s) => spanPrefix(history, s) > 0))
+    throw new NothingToSummarizeError(allowance, history.length, budget);
   const needed = out.inputTokens + options.instructionsTokens;
   if (out.messages.length === 0 || needed > budget)
     throw new BudgetError(allowance, Math.max(needed, options.instructionsTokens + MESSAGE_OVERHEAD), budget);
