@@ -180,8 +180,12 @@ export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
       t.raw.push(item as Json);
       (t.m.reasoningDetails ??= []).push(item as Json);
       if (type === 'reasoning' && Array.isArray(item.summary)) {
-        const text = (item.summary as Item[])
-          .map((s) => (typeof s.text === 'string' ? s.text : ''))
+        // Opaque item: a summary entry may be anything, so only object entries with text count.
+        const text = (item.summary as unknown[])
+          .flatMap((s) => {
+            const t = s !== null && typeof s === 'object' ? (s as Item).text : undefined;
+            return typeof t === 'string' ? [t] : [];
+          })
           .join('\n');
         if (text !== '') t.m.reasoning = t.m.reasoning ? `${t.m.reasoning}\n${text}` : text;
       }
