@@ -61,7 +61,7 @@ function canceledResult(toolCallId: string, toolName: string): Message {
   return { role: 'tool', content: CANCELED_RESULT_TEXT, toolCallId, toolName };
 }
 
-/** Calls with an empty id can never be answered, so the request drops them (the stored message keeps them). */
+/** Calls with an empty or in-batch repeated id cannot be sent, so the request drops them (the stored message keeps them). */
 function withoutEmptyIdCalls(
   m: Message & { toolCalls: NonNullable<Message['toolCalls']> },
   resultOfCall: number[],

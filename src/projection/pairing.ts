@@ -14,14 +14,17 @@ export interface ToolBatch {
   readonly resultIndices: number[];
   /** Call position bound by each entry of {@link resultIndices}. */
   readonly resultCallPositions: number[];
-  /** Per call position: the bound result index, -1 when unmatched, {@link EMPTY_ID_CALL} for a call without id. */
+  /** Per call position: the bound result index, -1 when unmatched, {@link EMPTY_ID_CALL} for an unsendable call. */
   readonly resultOfCall: number[];
 }
 
 /** Call positions per batch in the encoded open-call key (batch × CALL_SLOTS + position). */
 const CALL_SLOTS = 2 ** 20;
 
-/** Marks a call whose id is empty: no result can ever answer it, so a request drops the call. */
+/**
+ * Marks a call a request cannot carry: its id is empty (no result can answer it) or repeats an
+ * earlier call id of the same batch (providers reject duplicate ids). A request drops the call.
+ */
 export const EMPTY_ID_CALL = -2;
 
 /** Why a message cannot stay where it is in a request (N2). */
@@ -36,7 +39,7 @@ export interface Pairing {
   readonly invalid: Map<number, InvalidReason>;
   /** Number of calls with no bound result (N3). */
   readonly unmatchedCalls: number;
-  /** Number of calls with an empty id (unanswerable; dropped from a request). */
+  /** Number of calls with an empty or in-batch repeated id (dropped from a request; see {@link EMPTY_ID_CALL}). */
   readonly emptyIdCalls: number;
   /** True when every result directly follows its batch (any order) and nothing is invalid or unmatched. */
   readonly valid: boolean;
@@ -60,13 +63,16 @@ export function analyzePairing(history: readonly Message[]): Pairing {
       const b = batches.length;
       const calls = m.toolCalls;
       const resultOfCall = new Array<number>(calls.length);
+      // Providers reject a batch that repeats a call id, so a repeat is unsendable like an empty id.
+      const seen = calls.length > 1 ? new Set<string>() : null;
       for (let pos = 0; pos < calls.length; pos++) {
         const id = calls[pos].id;
-        if (id === '') {
+        if (id === '' || seen?.has(id)) {
           resultOfCall[pos] = EMPTY_ID_CALL;
           emptyIdCalls++;
           continue;
         }
+        seen?.add(id);
         resultOfCall[pos] = -1;
         unmatchedCalls++;
         const key = b * CALL_SLOTS + pos;
