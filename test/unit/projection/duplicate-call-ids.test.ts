@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { msg, type Message } from '../../../src/model/message.js';
 import { isRequestHistoryValid, normalizeHistory } from '../../../src/projection/index.js';
 import { isProtocolValid } from '../../../src/summary/index.js';
@@ -40,5 +41,30 @@ describe('a batch that repeats a call id (N1–N3)', () => {
       msg.tool('a', '2'),
     ];
     expect(normalizeHistory(h)).toBe(h);
+  });
+});
+
+describe('normalization checked by an independent validator (N1–N4)', () => {
+  const id = fc.constantFrom('a', 'b', '');
+  const message: fc.Arbitrary<Message> = fc.oneof(
+    fc.constant(msg.user('u')),
+    fc.constant(msg.system('s')),
+    fc.array(id, { minLength: 1, maxLength: 3 }).map((ids) =>
+      msg.assistant(
+        '',
+        ids.map((i) => call(i)),
+      ),
+    ),
+    id.map((i) => msg.tool(i, 'r')),
+    fc.constant(msg.assistant('', undefined, { reasoningDetails: [{ type: 'thinking', signature: 's' }] })),
+  );
+
+  it("N1–N4: every request the normalizer emits passes the summary side's protocol check (not only its own analyzer)", () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 25 }), (h) => {
+        expect(isProtocolValid(normalizeHistory(h))).toBe(true);
+      }),
+      { numRuns: 500, seed: 7 },
+    );
   });
 });
