@@ -31,7 +31,7 @@ export function headWithinTokens(text: string, maxTokens: number, est: Estimator
   while (window < text.length && est.text(text.slice(0, window)) <= maxTokens)
     window = Math.min(text.length, window * 2);
   const n = largestFitting(window, (k) => est.text(text.slice(0, k)) <= maxTokens);
-  return text.slice(0, n);
+  return text.slice(0, isLowSurrogate(text, n) ? n - 1 : n);
 }
 
 /** The longest suffix of `text` estimated at most `maxTokens` tokens. */
@@ -42,7 +42,17 @@ export function tailWithinTokens(text: string, maxTokens: number, est: Estimator
   while (window < text.length && est.text(text.slice(text.length - window)) <= maxTokens)
     window = Math.min(text.length, window * 2);
   const n = largestFitting(window, (k) => est.text(text.slice(text.length - k)) <= maxTokens);
-  return text.slice(text.length - n);
+  const start = text.length - n;
+  return text.slice(isLowSurrogate(text, start) ? start + 1 : start);
+}
+
+/**
+ * True when `text[i]` is the low half of a surrogate pair, so a cut at `i` would leave a lone
+ * surrogate: providers reject such a request body as invalid JSON/UTF-8 (emoji, rare CJK).
+ */
+function isLowSurrogate(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return i > 0 && c >= 0xdc00 && c <= 0xdfff;
 }
 
 /** The marker placed where a preview elides the middle of a text. */
@@ -68,7 +78,8 @@ export function previewText(text: string, maxTokens: number, est: Estimator): st
   // Token counts are not additive across joins; shave the tail until the whole fits.
   let shave = tail;
   while (est.text(out) > maxTokens && shave.length > 0) {
-    shave = shave.slice(Math.ceil(shave.length / 8));
+    const cut = Math.ceil(shave.length / 8);
+    shave = shave.slice(isLowSurrogate(shave, cut) ? cut + 1 : cut);
     out = head + elisionMarker(total - est.text(head) - est.text(shave)) + shave;
   }
   return est.text(out) <= maxTokens ? out : headWithinTokens(out, maxTokens, est);
