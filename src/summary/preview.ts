@@ -21,6 +21,11 @@ function largestFitting(hi: number, fits: (k: number) => boolean): number {
   return lo;
 }
 
+/** The first `units` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+export function headUnits(text: string, units: number): string {
+  return text.slice(0, isLowSurrogate(text, units) ? units - 1 : units);
+}
+
 /** The longest prefix of `text` estimated at most `maxTokens` tokens (a clean head cut). */
 export function headWithinTokens(text: string, maxTokens: number, est: Estimator): string {
   if (maxTokens <= 0) return '';
@@ -31,7 +36,7 @@ export function headWithinTokens(text: string, maxTokens: number, est: Estimator
   while (window < text.length && est.text(text.slice(0, window)) <= maxTokens)
     window = Math.min(text.length, window * 2);
   const n = largestFitting(window, (k) => est.text(text.slice(0, k)) <= maxTokens);
-  return text.slice(0, isLowSurrogate(text, n) ? n - 1 : n);
+  return headUnits(text, n);
 }
 
 /** The longest suffix of `text` estimated at most `maxTokens` tokens. */

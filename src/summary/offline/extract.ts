@@ -1,4 +1,5 @@
 import { hasToolCalls, textOf, type Json, type Message, type ToolCall } from '../../model/message.js';
+import { headUnits } from '../preview.js';
 import { isSummaryMessage, summaryBody } from '../summary-message.js';
 import { isCheckCommand, shellFiles, unique } from './shell.js';
 import {
@@ -82,7 +83,7 @@ function note(map: Map<string, CountedLine>, text: string, index: number): void 
 
 function oneLineCut(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return flat.length > max ? `${headUnits(flat, max - 1)}…` : flat;
 }
 
 /** Sentences of a user message that state a restriction or preference. */

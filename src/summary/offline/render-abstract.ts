@@ -1,5 +1,5 @@
 import type { Estimator } from '../../estimate/estimator.js';
-import { headWithinTokens } from '../preview.js';
+import { headUnits, headWithinTokens } from '../preview.js';
 import type { CommandFact, SessionFacts } from './extract.js';
 import { SECTION_KEYS, type RenderedSummary, type SectionKey } from './render.js';
 
@@ -46,7 +46,7 @@ function shortCommand(command: string): string {
   const first = command.split('\n')[0];
   const shown =
     first.length > MAX_ABSTRACT_COMMAND_CHARS || first !== command
-      ? `${first.slice(0, MAX_ABSTRACT_COMMAND_CHARS)}…`
+      ? `${headUnits(first, MAX_ABSTRACT_COMMAND_CHARS)}…`
       : first;
   return shown.includes('`') ? `\`\` ${shown} \`\`` : `\`${shown}\``;
 }

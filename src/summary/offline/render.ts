@@ -1,5 +1,5 @@
 import type { Estimator } from '../../estimate/estimator.js';
-import { headWithinTokens, previewText } from '../preview.js';
+import { headUnits, headWithinTokens, previewText } from '../preview.js';
 import type { CommandFact, SessionFacts } from './extract.js';
 
 /**
@@ -81,7 +81,8 @@ export function formatCommand(command: string): string {
   const lines = command.split('\n');
   let shown = command;
   if (lines.length > 1 || command.length > MAX_COMMAND_CHARS) {
-    const first = lines[0].length > MAX_COMMAND_CHARS ? `${lines[0].slice(0, MAX_COMMAND_CHARS)}…` : lines[0];
+    const first =
+      lines[0].length > MAX_COMMAND_CHARS ? `${headUnits(lines[0], MAX_COMMAND_CHARS)}…` : lines[0];
     shown = lines.length > 1 ? `${first} … [+${lines.length - 1} more lines]` : first;
   }
   const ticks = shown.includes('`') ? '``' : '`';

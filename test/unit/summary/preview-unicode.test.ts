@@ -30,3 +30,25 @@ describe('previews never split a surrogate pair (L2, L3)', () => {
     expect(pruned.content).not.toMatch(LONE_SURROGATE);
   });
 });
+
+describe('the offline summary never splits a surrogate pair (§14, L8)', () => {
+  it('L8: clipped goals and commands full of emoji stay well-formed in full and abstract renderings', async () => {
+    const { createOfflineSummarizer, ABSTRACT_INSTRUCTIONS } = await import('../../../src/summary/index.js');
+    const summarizer = createOfflineSummarizer({ estimator: est });
+    const messages = [];
+    for (let shift = 0; shift < 4; shift++) {
+      const noisy = 'x'.repeat(shift) + '😀'.repeat(400);
+      messages.push(
+        msg.user(`Please fix ${noisy}`),
+        msg.assistant('', [
+          { id: `c${shift}`, name: 'bash', arguments: JSON.stringify({ command: `echo ${noisy}` }) },
+        ]),
+        msg.tool(`c${shift}`, `exit code 1\n${noisy}`),
+      );
+    }
+    for (const instructions of ['Summarize.', ABSTRACT_INSTRUCTIONS]) {
+      const r = await summarizer.summarize({ model: 'offline', messages, instructions });
+      expect(r.text).not.toMatch(LONE_SURROGATE);
+    }
+  });
+});
