@@ -61,7 +61,9 @@ export const compactionMachine = setup({
     isSummaryTemplateLess: ({ context }) => context.summary?.followsTemplate === false,
     isSummaryLargerThanInput: ({ context }) =>
       context.summary !== null && context.summary.summaryTokens > context.summary.inputTokens,
-    isUnchanged: ({ context }) => context.result === null || context.result.itemCount >= context.itemsBefore,
+    isUnchanged: ({ context }) =>
+      context.result === null ||
+      (context.result.shrank !== true && context.result.itemCount >= context.itemsBefore),
   },
 }).createMachine({
   id: 'compaction',
@@ -140,7 +142,11 @@ export const compactionMachine = setup({
               summaryCalls: ({ context }) => context.summaryCalls + 1,
               result: ({ event }) =>
                 event.output.kind === 'compacted'
-                  ? { historyRef: event.output.historyRef, itemCount: event.output.itemCount }
+                  ? {
+                      historyRef: event.output.historyRef,
+                      itemCount: event.output.itemCount,
+                      shrank: event.output.shrank,
+                    }
                   : null,
             }),
           },

@@ -35,6 +35,12 @@ export interface CompactionInput {
 export interface CompactedHistory {
   historyRef: string;
   itemCount: number;
+  /**
+   * The runtime's verdict that the new history is smaller than the old one in items OR in
+   * estimated tokens (a long single message summarized into one message keeps the count).
+   * Absent: only the item count decides.
+   */
+  shrank?: boolean;
 }
 
 /** Input of `compactStandalone` / `compactInline`. */

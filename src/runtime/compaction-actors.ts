@@ -20,6 +20,7 @@ import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 import type { MessageStore } from './message-store.js';
+import type { Message } from '../model/message.js';
 
 /** Everything a compaction pass needs besides the history. */
 export interface CompactionDeps {
@@ -120,6 +121,10 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
     },
   });
 
+  // S3/H3: a pass counts when it leaves fewer items or fewer estimated tokens.
+  const shrank = (before: readonly Message[], after: readonly Message[]): boolean =>
+    after.length < before.length || deps.estimator.history(after) < deps.estimator.history(before);
+
   return compactionMachine.provide({
     actors: {
       compactStandalone: fromPromise<CompactStandaloneOutput, NativeCompactInput>(({ input, signal }) =>
@@ -132,7 +137,7 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
               signal,
             );
             const ref = store.put(`${input.turnId}:history:native`, result.items);
-            return { historyRef: ref, itemCount: result.items.length };
+            return { historyRef: ref, itemCount: result.items.length, shrank: shrank(history, result.items) };
           } catch (e) {
             throw toActorFailure(e);
           }
@@ -159,16 +164,22 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
           }
           if (result.kind === 'fallback') return { kind: 'fallback', reason: result.reason };
           const ref = store.put(`${input.turnId}:history:inline`, result.messages);
-          return { kind: 'compacted', historyRef: ref, itemCount: result.messages.length };
+          return {
+            kind: 'compacted',
+            historyRef: ref,
+            itemCount: result.messages.length,
+            shrank: shrank(history, result.messages),
+          };
         }),
       ),
       capacityRetry,
       hierarchicalSummary,
       rebuildHistory: fromPromise<RebuildHistoryOutput, RebuildHistoryInput>(async ({ input }) => {
         const summaries = input.summaryRefs.map((ref) => store.getText(ref));
-        const rebuilt = summarizer().rebuild(store.get(input.historyRef), summaries, input.mode);
+        const before = store.get(input.historyRef);
+        const rebuilt = summarizer().rebuild(before, summaries, input.mode);
         const ref = store.put(`${input.turnId}:history:compacted`, rebuilt);
-        return { historyRef: ref, itemCount: rebuilt.length };
+        return { historyRef: ref, itemCount: rebuilt.length, shrank: shrank(before, rebuilt) };
       }),
     },
   });
