@@ -5,7 +5,7 @@ import type { Message } from '../model/message.js';
 import type { Limits } from '../projection/budgets.js';
 import { findEvidenceNeeds, type EvidenceNeeds } from '../replay/evidence.js';
 import { allPolicies } from '../replay/policies/index.js';
-import { replaySession, type ReplayResult, type ReplayTotals } from '../replay/replay.js';
+import { emptyTotals, replaySession, type ReplayResult, type ReplayTotals } from '../replay/replay.js';
 import type { RetentionPolicy } from '../replay/types.js';
 import { lineChart } from './charts/line-chart.js';
 import { frontier, scatterChart, type ScatterPoint } from './charts/scatter-chart.js';
@@ -51,18 +51,7 @@ export interface PolicyRun {
 }
 
 function sumTotals(results: readonly ReplayResult[]): ReplayTotals {
-  const t: ReplayTotals = {
-    turns: 0,
-    requestTokens: 0,
-    summaryCalls: 0,
-    summaryInputTokens: 0,
-    needed: 0,
-    present: 0,
-    rereadTokens: 0,
-    invalidRequests: 0,
-    overThresholdTurns: 0,
-    taskLostTurns: 0,
-  };
+  const t = emptyTotals();
   for (const r of results) for (const k of Object.keys(t) as Array<keyof ReplayTotals>) t[k] += r.totals[k];
   return t;
 }

@@ -2,6 +2,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
+import { CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
+
+export { clearingPolicyFrom } from './clearing-flags.js';
 import { flag } from './flags.js';
 import {
   evidenceRatioHelp,
@@ -10,7 +13,7 @@ import {
   LimitFlagsSchema,
   limitsFrom,
 } from './commands/plan.js';
-import type { ClearingPolicy, Limits } from '../projection/index.js';
+import type { Limits } from '../projection/index.js';
 
 /**
  * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,
@@ -25,10 +28,7 @@ export const RUN_OPTIONS = {
   'api-key-env': { type: 'string' },
   catalog: { type: 'string' },
   ...LIMIT_OPTIONS,
-  'keep-tool-uses': { type: 'string' },
-  'keep-recent-batches': { type: 'string' },
-  'no-clear-inputs': { type: 'boolean' },
-  'no-clearing': { type: 'boolean' },
+  ...CLEARING_OPTIONS,
   threshold: { type: 'string' },
   hierarchical: { type: 'boolean' },
   from: { type: 'string' },
@@ -51,10 +51,7 @@ export const RunFlagsSchema = LimitFlagsSchema.extend({
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
     .optional(),
   catalog: path.optional(),
-  'keep-tool-uses': flag.nonNegInt.optional(),
-  'keep-recent-batches': flag.nonNegInt.optional(),
-  'no-clear-inputs': z.boolean().optional(),
-  'no-clearing': z.boolean().optional(),
+  ...CLEARING_FLAG_SHAPE,
   threshold: flag.posInt.optional(),
   hierarchical: z.boolean().optional(),
   from: z.string().optional(),
@@ -129,20 +126,6 @@ export function runLimitsFrom(flags: RunFlags, ctx: CommandContext): Limits {
   const limits = limitsFrom(flags, ctx);
   if (flags.threshold !== undefined) limits.compactionThreshold = flags.threshold;
   return limits;
-}
-
-/** Clearing policy: config `toolResultClearing` with the clearing flags on top. */
-export function clearingPolicyFrom(flags: RunFlags, ctx: CommandContext): Partial<ClearingPolicy> {
-  return {
-    ...ctx.config.toolResultClearing,
-    ...(flags['keep-tool-uses'] !== undefined ? { keepToolUses: flags['keep-tool-uses'] } : {}),
-    ...(flags['keep-recent-batches'] !== undefined
-      ? { keepRecentToolBatches: flags['keep-recent-batches'] }
-      : {}),
-    ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
-    ...(flags['no-clearing'] ? { enabled: false } : {}),
-    ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
-  };
 }
 
 /** Resolves a path flag against the working directory. */

@@ -80,10 +80,10 @@ export function turnIndices(session: readonly Message[]): number[] {
   return out;
 }
 
-/** Sums per-turn records. */
-export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
-  const t: ReplayTotals = {
-    turns: turns.length,
+/** All-zero totals (the start of every sum). */
+export function emptyTotals(): ReplayTotals {
+  return {
+    turns: 0,
     requestTokens: 0,
     summaryCalls: 0,
     summaryInputTokens: 0,
@@ -94,6 +94,11 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     overThresholdTurns: 0,
     taskLostTurns: 0,
   };
+}
+
+/** Sums per-turn records. */
+export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
+  const t: ReplayTotals = { ...emptyTotals(), turns: turns.length };
   for (const r of turns) {
     t.requestTokens += r.projectedTokens;
     t.summaryCalls += r.summaryCalls;

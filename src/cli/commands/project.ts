@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { UserError } from '../errors.js';
 import { singlePositional } from '../positional.js';
-import { flag, parseFlags } from '../flags.js';
+import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { createEstimator, type Estimator } from '../../estimate/estimator.js';
 import type { Message } from '../../model/message.js';
@@ -21,20 +21,17 @@ import {
   type ClearingPolicy,
   type ProjectedRequest,
 } from '../../projection/index.js';
+import { CLEARING_FLAG_SHAPE, CLEARING_OPTIONS, clearingPolicyFrom } from '../clearing-flags.js';
 import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
-  'keep-tool-uses': flag.nonNegInt.optional(),
-  'keep-recent-batches': flag.nonNegInt.optional(),
-  'no-clear-inputs': z.boolean().optional(),
-  'no-clearing': z.boolean().optional(),
+  ...CLEARING_FLAG_SHAPE,
   from: z.string().optional(),
   session: z.string().optional(),
   out: z.string().min(1, 'expected a file path').optional(),
   to: z.string().optional(),
   json: z.boolean().optional(),
 });
-type ProjectFlags = z.infer<typeof ProjectFlagsSchema>;
 
 /** Estimated tokens of the session's leading system messages: the default prompt prefix. */
 function leadingSystemTokens(messages: readonly Message[], est: Estimator): number {
@@ -44,21 +41,6 @@ function leadingSystemTokens(messages: readonly Message[], est: Estimator): numb
     n += est.message(m);
   }
   return n;
-}
-
-/** Clearing policy from config with flags on top. */
-function policyFrom(flags: ProjectFlags, ctx: CommandContext): Partial<ClearingPolicy> {
-  const cfg = ctx.config.toolResultClearing ?? {};
-  return {
-    ...cfg,
-    ...(flags['keep-tool-uses'] !== undefined ? { keepToolUses: flags['keep-tool-uses'] } : {}),
-    ...(flags['keep-recent-batches'] !== undefined
-      ? { keepRecentToolBatches: flags['keep-recent-batches'] }
-      : {}),
-    ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
-    ...(flags['no-clearing'] ? { enabled: false } : {}),
-    ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
-  };
 }
 
 const num = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleString('en-US'));
@@ -144,10 +126,7 @@ export const projectCommand: Command = {
   help,
   options: {
     ...LIMIT_OPTIONS,
-    'keep-tool-uses': { type: 'string' },
-    'keep-recent-batches': { type: 'string' },
-    'no-clear-inputs': { type: 'boolean' },
-    'no-clearing': { type: 'boolean' },
+    ...CLEARING_OPTIONS,
     from: { type: 'string' },
     session: { type: 'string' },
     out: { type: 'string' },
@@ -166,7 +145,7 @@ export const projectCommand: Command = {
     const estimator = createEstimator({ encoding: ctx.config.encoding });
     const limits = limitsFrom(flags, ctx);
     limits.prefixTokens ??= leadingSystemTokens(session.messages, estimator);
-    const policy = policyFrom(flags, ctx);
+    const policy = clearingPolicyFrom(flags, ctx);
     const result = projectRequest(session.messages, { limits, policy, estimator });
 
     let written: string | undefined;

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { ClearingPolicy } from '../projection/index.js';
+import type { CommandContext } from './command.js';
+import { flag } from './flags.js';
+
+/** parseArgs options of the tool-result clearing flags (`project`, `run`, `compact`). */
+export const CLEARING_OPTIONS = {
+  'keep-tool-uses': { type: 'string' },
+  'keep-recent-batches': { type: 'string' },
+  'no-clear-inputs': { type: 'boolean' },
+  'no-clearing': { type: 'boolean' },
+} as const;
+
+/** zod shape of {@link CLEARING_OPTIONS}, to extend a command's flag schema with. */
+export const CLEARING_FLAG_SHAPE = {
+  'keep-tool-uses': flag.nonNegInt.optional(),
+  'keep-recent-batches': flag.nonNegInt.optional(),
+  'no-clear-inputs': z.boolean().optional(),
+  'no-clearing': z.boolean().optional(),
+};
+
+/** Parsed clearing flags (plus `--evidence-ratio`, which the limit flags carry). */
+export type ClearingFlags = z.infer<z.ZodObject<typeof CLEARING_FLAG_SHAPE>> & { 'evidence-ratio'?: number };
+
+/** Clearing policy: config `toolResultClearing` with the clearing flags on top. */
+export function clearingPolicyFrom(
+  flags: ClearingFlags,
+  ctx: Pick<CommandContext, 'config'>,
+): Partial<ClearingPolicy> {
+  return {
+    ...ctx.config.toolResultClearing,
+    ...(flags['keep-tool-uses'] !== undefined ? { keepToolUses: flags['keep-tool-uses'] } : {}),
+    ...(flags['keep-recent-batches'] !== undefined
+      ? { keepRecentToolBatches: flags['keep-recent-batches'] }
+      : {}),
+    ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
+    ...(flags['no-clearing'] ? { enabled: false } : {}),
+    ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
+  };
+}
