@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCompactorSession, msg, type Message, type ToolSchema } from 'compactor';
+import { createCompactorSession, msg, type Message, type ToolSchema } from 'context-compactor';
 
 const SYSTEM = 'You are a coding agent. Run the tests before you finish.';
 const TOOLS: ToolSchema[] = [

@@ -1,5 +1,5 @@
 /**
- * Compactor's package entry (`import … from 'compactor'`): the session API for embedding
+ * Compactor's package entry (`import … from 'context-compactor'`): the session API for embedding
  * Compactor in an agent loop, and the building blocks under it — the canonical message
  * model, token estimation, request projection, session formats, the machine runner, the
  * summarizers, provider clients and the durable store.
@@ -24,7 +24,7 @@ export {
   type ContentPart,
   type Role,
   type Json,
-} from './model/message.js';
+} from './messages/message.js';
 
 // Token estimation (T1–T3).
 export {
@@ -153,4 +153,4 @@ export {
   RouteError,
   type ProviderErrorInfo,
 } from './providers/errors.js';
-export { UserError } from './cli/errors.js';
+export { UserError } from './core/errors.js';

@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 const nonNeg = z.number().int().nonnegative();
 

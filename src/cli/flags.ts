@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 /** zod helpers for CLI flag values (parseArgs gives strings; these coerce and bound them). */
 export const flag = {

@@ -1,18 +1,10 @@
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import type { Command, CommandContext } from './command.js';
 import { commands } from './commands/index.js';
+import { VERSION } from '../version.js';
 import { loadConfig } from './config.js';
-import { UserError, oneLine } from './errors.js';
-import { redactSecrets } from './redact.js';
-
-/** The package version, read from package.json next to src/. */
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
+import { UserError, oneLine } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
 
 const COMMON_OPTIONS = {
   json: { type: 'boolean' },
@@ -52,7 +44,7 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
       return name === undefined ? 2 : 0;
     }
     if (name === '--version' || name === '-v') {
-      stdout.write(`${packageVersion()}\n`);
+      stdout.write(`${VERSION}\n`);
       return 0;
     }
     // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype members.

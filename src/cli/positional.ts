@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { CommandContext } from './command.js';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 
 /**
  * The single positional argument of a command (FILE, DIR …), resolved against the working

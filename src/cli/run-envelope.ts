@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textOf, type Message } from '../model/message.js';
+import { textOf, type Message } from '../messages/message.js';
 import type { ToolSchema } from '../providers/index.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { CommandContext } from './command.js';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 import type { RunFlags } from './run-options.js';
 import { resolvePath } from './run-options.js';
 import { createEstimator, type Estimator } from '../estimate/estimator.js';

@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { InspectionEvent } from 'xstate';
 import type { CommandContext } from './command.js';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 import { createProgress, type Progress } from './progress.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../core/redact.js';
 import {
   clearingPolicyFrom,
   inspectTarget,

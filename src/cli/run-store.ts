@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CommandContext } from './command.js';
-import { UserError } from './errors.js';
+import { UserError } from '../core/errors.js';
 import { resolvePath } from './run-options.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import {
   defaultExportFormat,
   exportSession,

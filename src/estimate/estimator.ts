@@ -1,4 +1,4 @@
-import type { History, Message } from '../model/message.js';
+import type { History, Message } from '../messages/message.js';
 import { counterFor, type EncodingName, type TokenCounter } from './counters.js';
 
 /** VT Code's constants (T1): per message, per tool call, per image or file part. */

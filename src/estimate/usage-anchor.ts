@@ -1,4 +1,4 @@
-import type { History, Message } from '../model/message.js';
+import type { History, Message } from '../messages/message.js';
 import type { Estimator } from './estimator.js';
 
 /**

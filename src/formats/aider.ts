@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from '../model/message.js';
+import type { Message, ToolCall } from '../messages/message.js';
 import { inputError, placeOf } from './input-error.js';
 import { sessionIdFrom } from './swe-agent.js';
 import type { ImportedSession, ImportResult } from './types.js';

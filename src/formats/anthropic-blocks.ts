@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Content, ContentPart, Json, Message, ToolCall } from '../model/message.js';
+import type { Content, ContentPart, Json, Message, ToolCall } from '../messages/message.js';
 import { inputError, validate } from './input-error.js';
 
 /**

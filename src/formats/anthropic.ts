@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, Message } from '../model/message.js';
+import type { Json, Message } from '../messages/message.js';
 import {
   assistantFromContent,
   assistantToAnthropic,
@@ -13,7 +13,7 @@ import { inputError, placeOf, validate } from './input-error.js';
 import { parseJson } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument } from './provider-envelope.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
-import { textOf } from '../model/message.js';
+import { textOf } from '../messages/message.js';
 import type { ImportResult } from './types.js';
 
 /** Anthropic Messages request: `{system?, messages:[{role, content}]}` (SPEC D2). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HistorySchema, JsonSchema, type Message } from '../model/message.js';
+import { HistorySchema, JsonSchema, type Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson } from './json-text.js';
 import type { ImportResult } from './types.js';
@@ -12,7 +12,7 @@ export const CANONICAL_VERSION = 1;
 /**
  * Compactor's canonical session document:
  * `{"format":"compactor.canonical","version":1,"id"?:string,"meta"?:{…},"messages":[Message…]}`
- * where each message is the D1 model (src/model/message.ts), metadata included.
+ * where each message is the D1 model (src/messages/message.ts), metadata included.
  */
 export const CanonicalDocSchema = z.object({
   format: z.literal(CANONICAL_FORMAT),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, Message } from '../model/message.js';
+import type { Json, Message } from '../messages/message.js';
 import { assistantFromContent, checkContent, userFromContent } from './anthropic-blocks.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';

@@ -1,5 +1,5 @@
-import { UserError } from '../cli/errors.js';
-import type { Message } from '../model/message.js';
+import { UserError } from '../core/errors.js';
+import type { Message } from '../messages/message.js';
 import { exportAnthropic } from './anthropic.js';
 import { exportCanonical } from './canonical.js';
 import { exportOpenAIChat } from './openai-chat.js';

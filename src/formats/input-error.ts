@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 
 /**
  * Builds the one-line D3 error for bad input: `<where>: <what>`, where `where` names the

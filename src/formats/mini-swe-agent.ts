@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson } from './json-text.js';
 import { sessionIdFrom } from './swe-agent.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ContentPart, Content, Json, Message, ToolCall } from '../model/message.js';
+import type { ContentPart, Content, Json, Message, ToolCall } from '../messages/message.js';
 import { validate, placeOf, inputError } from './input-error.js';
 import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Content, ContentPart, Json, Message, ToolCall } from '../model/message.js';
+import type { Content, ContentPart, Json, Message, ToolCall } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';

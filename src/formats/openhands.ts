@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, Message, ToolCall } from '../model/message.js';
+import type { Json, Message, ToolCall } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines, type JsonLine } from './json-text.js';
 import type { ImportedSession, ImportResult } from './types.js';

@@ -1,4 +1,4 @@
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import { importAider } from './aider.js';
 import { importAnthropic } from './anthropic.js';
 import { importCanonical } from './canonical.js';

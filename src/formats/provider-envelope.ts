@@ -1,4 +1,4 @@
-import type { Json } from '../model/message.js';
+import type { Json } from '../messages/message.js';
 
 /** How a provider document was laid out, so an export to the same format can match it. */
 export type DocumentShape = 'array' | 'object' | 'jsonl';

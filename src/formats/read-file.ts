@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import { inputError } from './input-error.js';
 
 /**

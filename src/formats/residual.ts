@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Json, Message } from '../model/message.js';
+import type { Json, Message } from '../messages/message.js';
 
 /**
  * Round-trip residuals (SPEC D2: unknown provider fields survive byte for byte).

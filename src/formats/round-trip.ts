@@ -1,4 +1,4 @@
-import type { Json, Message } from '../model/message.js';
+import type { Json, Message } from '../messages/message.js';
 import { applyExtrasOnly, applyPatch, diff, fingerprint, type Patch } from './residual.js';
 import type { ExportFormat } from './types.js';
 

@@ -1,4 +1,4 @@
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import type { ImportedSession, ImportResult } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Content, Json, Message } from '../model/message.js';
+import type { Content, Json, Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson } from './json-text.js';
 import type { ImportResult } from './types.js';

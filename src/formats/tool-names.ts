@@ -1,4 +1,4 @@
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 
 /**
  * Gives each tool result without a `toolName` the name of the most recent earlier call

@@ -1,4 +1,4 @@
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 
 /** Every input format the importers understand (SPEC D2). */
 export type FormatName =

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { hasToolCalls, type Message, type ToolCall } from '../model/message.js';
+import { hasToolCalls, type Message, type ToolCall } from '../messages/message.js';
 import { resolveEvidenceBudget } from './budgets.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import type { ProjectionDiagnostics, ToolClearingStats } from './diagnostics.js';

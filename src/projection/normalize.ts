@@ -1,4 +1,4 @@
-import { hasToolCalls, type Message } from '../model/message.js';
+import { hasToolCalls, type Message } from '../messages/message.js';
 import { analyzePairing, EMPTY_ID_CALL, type Pairing } from './pairing.js';
 
 /** Content of the synthetic result for a call that has none (N3), as in VT Code. */

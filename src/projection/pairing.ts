@@ -1,4 +1,4 @@
-import { hasToolCalls, type Message } from '../model/message.js';
+import { hasToolCalls, type Message } from '../messages/message.js';
 
 /**
  * Call/result pairing analysis shared by normalization (N1–N5) and clearing (C2–C7).

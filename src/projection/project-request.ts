@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
 import { effectiveLimits } from './effective-limits.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';

@@ -1,4 +1,4 @@
-import type { Message, ToolCall } from '../model/message.js';
+import type { Message, ToolCall } from '../messages/message.js';
 
 /** Inputs up to this many UTF-8 bytes stay intact on a cleared call (C7). */
 export const MAX_KEPT_INPUT_BYTES = 1_024;

@@ -1,4 +1,4 @@
-import type { Json } from '../model/message.js';
+import type { Json } from '../messages/message.js';
 import type { ResolvedRoute } from './catalog.js';
 import type { Usage } from './types.js';
 

@@ -1,4 +1,4 @@
-import { textOf, type Json, type Message } from '../model/message.js';
+import { textOf, type Json, type Message } from '../messages/message.js';
 import type { ToolSchema } from './types.js';
 
 /**

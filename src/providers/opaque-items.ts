@@ -1,4 +1,4 @@
-import type { Json, Message } from '../model/message.js';
+import type { Json, Message } from '../messages/message.js';
 
 /**
  * Helpers for opaque provider items in `reasoningDetails` (D1). An entry may be a JSON

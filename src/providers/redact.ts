@@ -1,4 +1,4 @@
-import { redactSecrets } from '../cli/redact.js';
+import { redactSecrets } from '../core/redact.js';
 
 /** Longest provider error text kept in a {@link ProviderError} message (S4: bounded cause). */
 export const MAX_CAUSE_CHARS = 300;

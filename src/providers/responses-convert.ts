@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textOf, type Json, type Message } from '../model/message.js';
+import { textOf, type Json, type Message } from '../messages/message.js';
 import { asItem, itemsOf, isResponsesOpaque, type JsonObject } from './opaque-items.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json } from '../model/message.js';
+import type { Json } from '../messages/message.js';
 import type { ResolvedRoute } from './catalog.js';
 import { ProviderError } from './errors.js';
 import { postJson, type HttpOptions } from './http.js';

@@ -1,4 +1,4 @@
-import type { Json } from '../model/message.js';
+import type { Json } from '../messages/message.js';
 import { errorFactsFromJson, providerErrorFrom, type CallSite } from './classify-error.js';
 import { ProviderError } from './errors.js';
 import { truncatedStream } from './http.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json } from '../model/message.js';
+import type { Json } from '../messages/message.js';
 import { aggregateAnthropicUsage, anthropicHeaders } from './anthropic-headers.js';
 import { toAnthropicConversation, toAnthropicTools } from './anthropic-convert.js';
 import type { ResolvedRoute } from './catalog.js';

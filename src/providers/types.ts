@@ -1,4 +1,4 @@
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 
 /**
  * The contract between the compaction engine and whatever produces summaries or native

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { StoreJsonSchema, type StoreJson } from './message-store.js';
 

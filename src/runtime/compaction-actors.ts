@@ -20,7 +20,7 @@ import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 import type { MessageStore } from './message-store.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 
 /** Everything a compaction pass needs besides the history. */
 export interface CompactionDeps {

@@ -1,6 +1,6 @@
 import type { SummaryBand } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { CONTINUITY_TAIL_MAX_TOKENS, type Budgets } from '../projection/budgets.js';
 import { BudgetError } from '../providers/errors.js';
 import type { SummaryClient, SummaryResponse, ToolSchema } from '../providers/types.js';

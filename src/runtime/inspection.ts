@@ -1,6 +1,6 @@
 import { appendFileSync } from 'node:fs';
 import type { InspectionEvent } from 'xstate';
-import { redactSecrets } from '../cli/redact.js';
+import { redactSecrets } from '../core/redact.js';
 
 /** One JSONL record: what happened to which actor, with message arrays reduced to counts. */
 export interface InspectionRecord {

@@ -1,5 +1,5 @@
 import type { CompactionMode, SummaryBand } from '../../machines/index.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import type { SummaryResponse } from '../providers/types.js';
 
 /** A bounded fork ready to send; the runtime reads only `inputTokens`. */

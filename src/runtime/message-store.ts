@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema, type Message } from '../model/message.js';
+import { MessageSchema, type Message } from '../messages/message.js';
 
 /**
  * Holds the message arrays and summary texts the machines refer to by string ref, plus the

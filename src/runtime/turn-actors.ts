@@ -14,7 +14,7 @@ import {
   type SyncHistoryOutput,
 } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import {
   effectiveLimits,
   normalizeHistory,

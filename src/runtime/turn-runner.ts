@@ -12,8 +12,8 @@ import {
   type TurnInput,
   type TurnOutput,
 } from '../../machines/index.js';
-import type { Message } from '../model/message.js';
-import { UserError } from '../cli/errors.js';
+import type { Message } from '../messages/message.js';
+import { UserError } from '../core/errors.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
 import { validatePersistedSnapshot } from './validate-snapshot.js';

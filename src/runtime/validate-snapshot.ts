@@ -1,5 +1,5 @@
 import type { AnyStateMachine, StateValue } from 'xstate';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 
 /** Dot paths of the active leaves and their ancestors in a state value ('working.syncing' → working, working.syncing). */
 function activePaths(value: StateValue, prefix = ''): string[] {

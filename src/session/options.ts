@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { LoopGuardPolicy } from '../../machines/index.js';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { MessageSchema, type Message } from '../model/message.js';
+import { MessageSchema, type Message } from '../messages/message.js';
 import type { ClearingPolicy } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import type { Clock, InspectOption } from '../runtime/index.js';

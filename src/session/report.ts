@@ -1,6 +1,6 @@
 import type { CompactionMode, CompactionStrategy, Failure } from '../../machines/index.js';
-import { redactSecrets } from '../cli/redact.js';
-import { msg, type Message } from '../model/message.js';
+import { redactSecrets } from '../core/redact.js';
+import { msg, type Message } from '../messages/message.js';
 import type { CompactionReport } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
 

@@ -7,7 +7,7 @@ import {
   type AnchoredPressure,
   type UsageAnchor,
 } from '../estimate/usage-anchor.js';
-import { MessageSchema, type Message } from '../model/message.js';
+import { MessageSchema, type Message } from '../messages/message.js';
 import {
   effectiveLimits,
   projectRequest,

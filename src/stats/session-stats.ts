@@ -1,5 +1,5 @@
 import { createEstimator, TOOL_CALL_OVERHEAD, type Estimator } from '../estimate/estimator.js';
-import { textOf, type History, type Role } from '../model/message.js';
+import { textOf, type History, type Role } from '../messages/message.js';
 
 /** One tool's row in the per-tool table. */
 export interface ToolStats {

@@ -8,7 +8,7 @@ import {
   readFileSync,
   writeSync,
 } from 'node:fs';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import { ThreadEventSchema, type ThreadEvent } from './events.js';
 
 /**

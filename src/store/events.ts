@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema } from '../model/message.js';
+import { MessageSchema } from '../messages/message.js';
 
 /**
  * Canonical thread events (R1), one JSON object per line of `events.jsonl`. They are

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { UserError } from '../cli/errors.js';
+import { UserError } from '../core/errors.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import {
   ArtifactSchema,
   NAME_PATTERN,

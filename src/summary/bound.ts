@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { BudgetError } from '../providers/errors.js';
 import { previewMessage, previewToFit } from './preview.js';
 import { isSummaryMessage } from './summary-message.js';

@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { previewMessage, previewToFit } from './preview.js';
 import { completeProtocolPrefix, protocolGroups, protocolUnits } from './protocol-groups.js';
 

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { splitContinuityTail } from './continuity.js';
 import { prepareLocalSummary, type PreparedSummary } from './prepare.js';
 import { instructionsTokens as measureInstructions } from './preview.js';

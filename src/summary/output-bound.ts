@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { previewMessage, previewToFit } from './preview.js';
 import { protocolUnits } from './protocol-groups.js';
 

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { BudgetError } from '../providers/errors.js';
 import type { SummaryRequest, ToolSchema } from '../providers/types.js';
 import { boundHistoryForSummary, type BoundMode } from './bound.js';

@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
-import { textOf, type Message } from '../model/message.js';
+import { textOf, type Message } from '../messages/message.js';
 
 /**
  * Token-bounded previews of text and messages (L2, L3, L7). Only the estimator's `text`

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { SUMMARY_PROMPT_V1 } from './prompts/summary-v1.js';
 
 /**
- * The versioned local summary prompt (L8), kept as a Markdown file next to this module so
- * it can be reviewed and diffed as text. The headings between `<template>` tags are the
+ * The versioned local summary prompt (L8), kept as a string module under prompts/ so the
+ * package works when bundled. The headings between `<template>` tags are the
  * section contract shared by provider prompts, the offline summarizer and validation.
  */
 
@@ -12,7 +12,7 @@ export const DEFAULT_SUMMARY_PROMPT_VERSION = 'summary-v1';
 /** A loaded summary prompt. */
 export interface SummaryPrompt {
   version: string;
-  /** The instructions sent with the fork (the file without its leading comment). */
+  /** The instructions sent with the fork. */
   instructions: string;
   /** Section headings in order, without the leading `## `. */
   sections: string[];
@@ -33,16 +33,16 @@ export function parseTemplateSections(text: string): string[] {
     .map((l) => l.slice(3).trim());
 }
 
-/**
- * Loads `prompts/<version>.md` (cached). The version must look like `summary-v<N>` so a
- * configured value can never name a path outside the prompt directory.
- */
+/** Prompt texts by version; a new version is a new module here. */
+const PROMPT_TEXTS: Readonly<Record<string, string>> = { 'summary-v1': SUMMARY_PROMPT_V1 };
+
+/** Returns the prompt of a version (cached); an unknown version is an error. */
 export function loadSummaryPrompt(version: string = DEFAULT_SUMMARY_PROMPT_VERSION): SummaryPrompt {
   const hit = cache.get(version);
   if (hit) return hit;
-  if (!/^summary-v\d+$/.test(version)) throw new Error(`unknown summary prompt version '${version}'`);
-  const raw = readFileSync(new URL(`./prompts/${version}.md`, import.meta.url), 'utf8');
-  const instructions = raw.replace(/^<!--[\s\S]*?-->\s*/, '').trim();
+  const raw = Object.hasOwn(PROMPT_TEXTS, version) ? PROMPT_TEXTS[version] : undefined;
+  if (raw === undefined) throw new Error(`unknown summary prompt version '${version}'`);
+  const instructions = raw.trim();
   const prompt: SummaryPrompt = { version, instructions, sections: parseTemplateSections(instructions) };
   cache.set(version, prompt);
   return prompt;

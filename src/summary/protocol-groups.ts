@@ -1,4 +1,4 @@
-import { hasToolCalls, type Message } from '../model/message.js';
+import { hasToolCalls, type Message } from '../messages/message.js';
 
 /**
  * User-anchored protocol groups (SPEC §0, vtcode-notes §1.3) and the protocol-validity

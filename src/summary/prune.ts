@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
+import type { Message } from '../messages/message.js';
 import { previewMessage } from './preview.js';
 
 /** VT Code's `TOOL_RESULT_PRUNE_TARGET_TOKENS` (L2). */

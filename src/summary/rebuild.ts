@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { msg, type Message } from '../model/message.js';
+import { msg, type Message } from '../messages/message.js';
 import { EmptySummaryError } from '../providers/errors.js';
 import { splitContinuityTail } from './continuity.js';
 import { boundCompactedHistory, compactedHistoryBudget } from './output-bound.js';

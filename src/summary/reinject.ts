@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
-import { hasToolCalls, msg, textOf, type Json, type Message } from '../model/message.js';
+import { hasToolCalls, msg, textOf, type Json, type Message } from '../messages/message.js';
 import { commandOf, parseArguments, pathsOfCall, readResult, toolKind } from './offline/tool-calls.js';
 import { shellFiles } from './offline/shell.js';
 import { previewText } from './preview.js';

@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
-import { hasToolCalls, msg, textOf, type Message } from '../model/message.js';
+import { hasToolCalls, msg, textOf, type Message } from '../messages/message.js';
 import { headWithinTokens } from './preview.js';
 import { isSummaryMessage } from './summary-message.js';
 

@@ -1,4 +1,4 @@
-import { textOf, type Message } from '../model/message.js';
+import { textOf, type Message } from '../messages/message.js';
 
 /**
  * How Compactor marks the summary messages it writes into a rebuilt history (L7, L4), so a

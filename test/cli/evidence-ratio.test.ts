@@ -1,7 +1,7 @@
 import { describe, it, expect, afterAll } from '@jest/globals';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '../../src/model/message.js';
+import type { Message } from '../../src/messages/message.js';
 import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
 
 const dir = workDir('evidence-ratio');

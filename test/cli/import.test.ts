@@ -106,10 +106,10 @@ describe('compactor import (D2, D3)', () => {
     expect(missing.err).toMatch(/missing FILE/);
   });
 
-  it('D3: a child process gets exit code 2 and a one-line error (node src/bin/compactor.js)', () => {
+  it('D3: a child process gets exit code 2 and a one-line error (node dist/src/bin/compactor.js)', () => {
     const bad = join(dir, 'child.json');
     writeFileSync(bad, '{"messages": [');
-    const r = spawnSync(process.execPath, [join(repoRoot, 'src/bin/compactor.js'), 'import', bad], {
+    const r = spawnSync(process.execPath, [join(repoRoot, 'dist/src/bin/compactor.js'), 'import', bad], {
       encoding: 'utf8',
       cwd: dir,
       env: { ...process.env, COMPACTOR_DEBUG: '' },

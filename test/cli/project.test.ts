@@ -7,7 +7,7 @@ import { runCli } from '../support/cli.js';
 import { createEstimator } from '../../src/estimate/estimator.js';
 import { readSessionFile } from '../../src/formats/index.js';
 import { isRequestHistoryValid, projectRequest } from '../../src/projection/index.js';
-import { msg, type Message } from '../../src/model/message.js';
+import { msg, type Message } from '../../src/messages/message.js';
 import { readmeSession } from '../fixtures/projection/readme-session.js';
 
 // A working directory whose config selects the chars estimator: deterministic and WASM-free.

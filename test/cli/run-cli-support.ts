@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/model/message.js';
+import { msg, type Message } from '../../src/messages/message.js';
 import { summarySections } from '../../src/summary/index.js';
 
 /** In-process CLI call with captured streams (see test/support/cli.ts). */

@@ -10,7 +10,7 @@ import type { FakeServer } from '../support/fake-http.js';
 import { agentSession, filesUnder, templateSummary, workDir } from '../cli/run-cli-support.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(repo, 'src', 'bin', 'compactor.js');
+const bin = join(repo, 'dist', 'src', 'bin', 'compactor.js');
 const exec = promisify(execFile);
 
 /** Spawns the real CLI (async, so fake servers in this process keep answering). */

@@ -4,7 +4,7 @@
  * it with SIGKILL at random points. Usage: node --import tsx store-crash-child.ts DIR TAG
  */
 import { writeSync } from 'node:fs';
-import { msg } from '../../src/model/message.js';
+import { msg } from '../../src/messages/message.js';
 import { openSessionStore } from '../../src/store/index.js';
 
 const [dir, tag] = process.argv.slice(2);

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { textOf } from '../../src/model/message.js';
+import { textOf } from '../../src/messages/message.js';
 import { openSessionStore } from '../../src/store/index.js';
-import { prng } from '../../src/bench/synthetic-session.js';
+import { prng } from '../../dev/bench/synthetic-session.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CHILD = join(import.meta.dirname, 'store-crash-child.ts');

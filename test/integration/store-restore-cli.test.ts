@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { msg } from '../../src/model/message.js';
+import { msg } from '../../src/messages/message.js';
 import { openSessionStore } from '../../src/store/index.js';
 
 function sink(): { stream: Writable; text: () => string } {

@@ -1,6 +1,6 @@
 import { charsCounter } from '../../src/estimate/counters.js';
 import { createEstimator, type Estimator } from '../../src/estimate/estimator.js';
-import { msg, type Message } from '../../src/model/message.js';
+import { msg, type Message } from '../../src/messages/message.js';
 import { BudgetError, ContextCapacityError } from '../../src/providers/errors.js';
 import type { SummaryResponse } from '../../src/providers/types.js';
 import type { LocalSummarizer, PreparedFork } from '../../src/runtime/index.js';

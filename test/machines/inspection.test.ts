@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createActor, fromPromise, toPromise } from 'xstate';
-import { msg } from '../../src/model/message.js';
+import { msg } from '../../src/messages/message.js';
 import { createJsonlInspector, summarizeForLog } from '../../src/runtime/index.js';
 import {
   capacityRetryMachine,

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/model/message.js';
+import { msg, type Message } from '../../src/messages/message.js';
 import { createTurnRunner } from '../../src/runtime/index.js';
 import { deferred, settle } from '../support/deferred.js';
 import { estimator, FakeSummarizer } from './fake-summarizer.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/model/message.js';
+import { msg, type Message } from '../../src/messages/message.js';
 import type { NativeInlineClient } from '../../src/providers/types.js';
 import { resolveBudgets } from '../../src/projection/index.js';
 import type { SummaryClient } from '../../src/providers/types.js';

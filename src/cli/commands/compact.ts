@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { oneLine } from '../errors.js';
+import { oneLine } from '../../core/errors.js';
 import { parseFlags } from '../flags.js';
-import { redactSecrets } from '../redact.js';
+import { redactSecrets } from '../../core/redact.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import {
   CACHE_NOTE,

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../core/errors.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../core/errors.js';
 import { flag, parseFlags } from '../flags.js';
 import {
   DEFAULT_EVIDENCE_WINDOW_RATIO,

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../../core/errors.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { createEstimator, type Estimator } from '../../estimate/estimator.js';
-import type { Message } from '../../model/message.js';
+import type { Message } from '../../messages/message.js';
 import {
   defaultExportFormat,
   exportSession,

@@ -1,4 +1,4 @@
-import { hasToolCalls, textOf, type Json, type Message, type ToolCall } from '../../model/message.js';
+import { hasToolCalls, textOf, type Json, type Message, type ToolCall } from '../../messages/message.js';
 import { headUnits } from '../preview.js';
 import { isSummaryMessage, summaryBody } from '../summary-message.js';
 import { isCheckCommand, shellFiles, unique } from './shell.js';

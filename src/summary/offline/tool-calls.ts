@@ -1,4 +1,4 @@
-import type { Json, Message, ToolCall } from '../../model/message.js';
+import type { Json, Message, ToolCall } from '../../messages/message.js';
 
 /**
  * Reading tool calls and results the way agents record them (Claude Code, OpenHands,

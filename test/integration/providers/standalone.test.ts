@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
 import { ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
 import { createProviderClients } from '../../../src/providers/factory.js';

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, textOf, type Message } from '../../../src/model/message.js';
+import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import { createCompactorSession } from '../../../src/session/index.js';
 import { isProtocolValid, isSummaryMessage } from '../../../src/summary/index.js';
 

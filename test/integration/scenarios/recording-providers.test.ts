@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/model/message.js';
+import type { Message } from '../../../src/messages/message.js';
 import { toResponsesInput } from '../../../src/providers/index.js';
 import {
   createCompactorSession,

@@ -1,14 +1,14 @@
 import { describe, it, expect } from '@jest/globals';
-import { lineChart } from '../../../src/bench/charts/line-chart.js';
-import { frontier, scatterChart } from '../../../src/bench/charts/scatter-chart.js';
+import { lineChart } from '../../../dev/bench/charts/line-chart.js';
+import { frontier, scatterChart } from '../../../dev/bench/charts/scatter-chart.js';
 import {
   recallOf,
   runWindow,
   totalTokensOf,
   type CorpusSession,
-} from '../../../src/bench/retention-bench.js';
-import { findEvidenceNeeds } from '../../../src/replay/evidence.js';
-import { allPolicies } from '../../../src/replay/policies/index.js';
+} from '../../../dev/bench/retention-bench.js';
+import { findEvidenceNeeds } from '../../../dev/replay/evidence.js';
+import { allPolicies } from '../../../dev/replay/policies/index.js';
 import { fastEstimator, readSession } from '../replay/helpers.js';
 
 /** Tiny XML well-formedness check: balanced tags, one root, quoted attributes, no stray `<` or `&`. */

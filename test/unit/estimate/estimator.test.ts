@@ -7,7 +7,7 @@ import {
 } from '../../../src/estimate/estimator.js';
 import { charsCounter, freeEncoders, tiktokenCounter } from '../../../src/estimate/counters.js';
 import { createRunningTotal } from '../../../src/estimate/running-total.js';
-import { msg } from '../../../src/model/message.js';
+import { msg } from '../../../src/messages/message.js';
 
 afterAll(freeEncoders);
 

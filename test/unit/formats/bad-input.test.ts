@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSession, readSessionFile } from '../../../src/formats/index.js';
-import { UserError } from '../../../src/cli/errors.js';
+import { UserError } from '../../../src/core/errors.js';
 import { fixture, rawDir } from './paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-bad-input-'));

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root (three levels above this file). */
-export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Hand-made format fixtures. */
 export const fixture = (name: string): string => join(repoRoot, 'test/fixtures/formats', name);

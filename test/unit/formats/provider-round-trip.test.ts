@@ -7,7 +7,7 @@ import {
   type ExportFormat,
   type FormatName,
 } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/model/message.js';
+import type { Message } from '../../../src/messages/message.js';
 import { fixture } from './paths.js';
 
 function roundTrip(text: string, from: FormatName & ExportFormat, fileName?: string): string {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, type Message } from '../../../src/messages/message.js';
 import {
   CANCELED_RESULT_TEXT,
   analyzePairing,

@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, type Message } from '../../../src/messages/message.js';
 import {
   analyzePairing,
   clearOldToolResultsWithRecentBatches,

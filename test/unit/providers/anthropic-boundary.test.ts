@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, type Message } from '../../../src/messages/message.js';
 import { toAnthropicConversation } from '../../../src/providers/anthropic-convert.js';
 
 describe('the compaction boundary message keeps what came after its block (A3)', () => {

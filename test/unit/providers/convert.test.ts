@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, type Message } from '../../../src/messages/message.js';
 import {
   historyAfterInlineCompaction,
   toAnthropicConversation,

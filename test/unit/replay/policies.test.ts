@@ -1,5 +1,5 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, textOf, type Message } from '../../../src/model/message.js';
+import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
 import {
   aiSdkPrunePolicy,
@@ -15,7 +15,7 @@ import {
   opencodePrunePolicy,
   OPENCODE_PLACEHOLDER,
   vtcodePerResultPolicy,
-} from '../../../src/replay/policies/index.js';
+} from '../../../dev/replay/policies/index.js';
 import { contextFor, readSession } from './helpers.js';
 
 const results = (h: readonly Message[]) => h.filter((m) => m.role === 'tool');

@@ -1,8 +1,8 @@
 import { describe, it, expect } from '@jest/globals';
-import { textOf, type Message } from '../../../src/model/message.js';
+import { textOf, type Message } from '../../../src/messages/message.js';
 import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
-import { compactorPolicy, noClearingPolicy } from '../../../src/replay/policies/index.js';
-import { replaySession, turnIndices } from '../../../src/replay/replay.js';
+import { compactorPolicy, noClearingPolicy } from '../../../dev/replay/policies/index.js';
+import { replaySession, turnIndices } from '../../../dev/replay/replay.js';
 import { fastEstimator, readSession } from './helpers.js';
 
 /** A session whose final answer uses an identifier from every result (so every result is needed there). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { textOf, type Message } from '../../../src/model/message.js';
+import { textOf, type Message } from '../../../src/messages/message.js';
 import { resolveBudgets } from '../../../src/projection/index.js';
 import { resolveRoute } from '../../../src/providers/catalog.js';
 import { BudgetError, ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { charsCounter } from '../../../src/estimate/counters.js';
 import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg } from '../../../src/model/message.js';
+import { msg } from '../../../src/messages/message.js';
 import { createCompactorSession } from '../../../src/session/index.js';
 
 describe('session budgets follow the clearing policy (B3, B4)', () => {

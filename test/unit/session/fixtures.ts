@@ -1,4 +1,4 @@
-import { msg, type Message } from '../../../src/model/message.js';
+import { msg, type Message } from '../../../src/messages/message.js';
 import { summarySections } from '../../../src/summary/index.js';
 import type { ToolSchema } from '../../../src/providers/types.js';
 

@@ -5,7 +5,7 @@ import { computeSessionStats } from '../../../src/stats/index.js';
 import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '../../../src/estimate/estimator.js';
 import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
 import { readSessionFile, selectSession } from '../../../src/formats/index.js';
-import { msg } from '../../../src/model/message.js';
+import { msg } from '../../../src/messages/message.js';
 import { rawDir } from '../formats/paths.js';
 
 afterAll(freeEncoders);

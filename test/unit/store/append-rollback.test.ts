@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventLog, loadEventLog, type AppendIo } from '../../../src/store/events-log.js';
 import type { ThreadEvent } from '../../../src/store/events.js';
-import { msg } from '../../../src/model/message.js';
+import { msg } from '../../../src/messages/message.js';
 
 const event = (seq: number): ThreadEvent => ({
   type: 'message.appended',

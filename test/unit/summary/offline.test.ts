@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
 import { rawDir } from '../formats/paths.js';
-import { msg, textOf, type Message } from '../../../src/model/message.js';
+import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import {
   createOfflineSummarizer,
   rebuildHistory,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg } from '../../../src/model/message.js';
+import { msg } from '../../../src/messages/message.js';
 import { pruneOversizedToolOutputs } from '../../../src/summary/index.js';
 import { headWithinTokens, previewText, tailWithinTokens } from '../../../src/summary/preview.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { loadSummaryPrompt, summarySections } from '../../../src/summary/index.js';
 import { SECTION_KEYS } from '../../../src/summary/offline/render.js';
 
-describe('L8 summary prompt contract (prompts/summary-v1.md)', () => {
+describe('L8 summary prompt contract (prompts/summary-v1.ts)', () => {
   const prompt = loadSummaryPrompt('summary-v1');
 
   it('L8: lists the sections in order, separating completed, running, failed and not-run checks', () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf } from '../../../src/model/message.js';
+import { msg, textOf } from '../../../src/messages/message.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/providers/errors.js';
 import {
   collectRetainedMessages,

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf, type Message } from '../../../src/model/message.js';
+import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import { applyReinjection, buildReinjection, rebuildHistory } from '../../../src/summary/index.js';
 
 afterAll(freeEncoders);

@@ -1,5 +1,5 @@
-import { textOf, type Json, type Message, type ToolCall } from '../model/message.js';
-import { commandOf, parseArguments, toolKind } from '../summary/offline/tool-calls.js';
+import { textOf, type Json, type Message, type ToolCall } from '../../src/messages/message.js';
+import { commandOf, parseArguments, toolKind } from '../../src/summary/offline/tool-calls.js';
 
 /**
  * The evidence metric of the retention pilot (SPEC §14 "retention-quality evaluation").

@@ -1,4 +1,4 @@
-import type { Message } from '../../model/message.js';
+import type { Message } from '../../../src/messages/message.js';
 
 /**
  * Shared helper of the re-implemented peer policies: returns `history` with the tool

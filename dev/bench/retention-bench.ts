@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
-import { createEstimator, type Estimator } from '../estimate/estimator.js';
-import { readSessionFile } from '../formats/index.js';
-import type { Message } from '../model/message.js';
-import type { Limits } from '../projection/budgets.js';
+import { createEstimator, type Estimator } from '../../src/estimate/estimator.js';
+import { readSessionFile } from '../../src/formats/index.js';
+import type { Message } from '../../src/messages/message.js';
+import type { Limits } from '../../src/projection/budgets.js';
 import { findEvidenceNeeds, type EvidenceNeeds } from '../replay/evidence.js';
 import { allPolicies } from '../replay/policies/index.js';
 import { emptyTotals, replaySession, type ReplayResult, type ReplayTotals } from '../replay/replay.js';
@@ -277,8 +277,8 @@ function policiesSection(policies: readonly RetentionPolicy[]): BenchSection {
     headers: ['policy', 'source', 'rule'],
     rows: policies.map((p) => [p.name, p.source, p.description]),
     notes: [
-      'library = the real npm package runs (ai, @langchain/core, langchain); reimplemented = a small documented function written from the published constants (src/replay/policies/); compactor = projectRequest.',
-      'Evidence metric (src/replay/evidence.ts): a tool result is needed at a turn when the assistant message uses a path, camelCase/snake_case identifier (≥ 6 chars), whole code line or error line that only tool output had shown (not user/system messages or earlier assistant messages; newest such result), or re-runs the same read/search (same tool, same arguments).',
+      'library = the real npm package runs (ai, @langchain/core, langchain); reimplemented = a small documented function written from the published constants (dev/replay/policies/); compactor = projectRequest.',
+      'Evidence metric (dev/replay/evidence.ts): a tool result is needed at a turn when the assistant message uses a path, camelCase/snake_case identifier (≥ 6 chars), whole code line or error line that only tool output had shown (not user/system messages or earlier assistant messages; newest such result), or re-runs the same read/search (same tool, same arguments).',
     ],
   };
 }

@@ -1,13 +1,13 @@
-import type { Estimator } from '../estimate/estimator.js';
-import { textOf, type Message } from '../model/message.js';
-import { resolveBudgets, type Budgets, type Limits } from '../projection/budgets.js';
-import { isRequestHistoryValid, normalizeHistory } from '../projection/normalize.js';
-import { BudgetError, ProviderError } from '../providers/errors.js';
-import type { SummaryClient } from '../providers/types.js';
-import { createOfflineSummarizer, OFFLINE_MODEL } from '../summary/offline/offline-summarizer.js';
-import { prepareLocalSummary, toSummaryRequest } from '../summary/prepare.js';
-import { loadSummaryPrompt } from '../summary/prompt.js';
-import { rebuildHistory } from '../summary/rebuild.js';
+import type { Estimator } from '../../src/estimate/estimator.js';
+import { textOf, type Message } from '../../src/messages/message.js';
+import { resolveBudgets, type Budgets, type Limits } from '../../src/projection/budgets.js';
+import { isRequestHistoryValid, normalizeHistory } from '../../src/projection/normalize.js';
+import { BudgetError, ProviderError } from '../../src/providers/errors.js';
+import type { SummaryClient } from '../../src/providers/types.js';
+import { createOfflineSummarizer, OFFLINE_MODEL } from '../../src/summary/offline/offline-summarizer.js';
+import { prepareLocalSummary, toSummaryRequest } from '../../src/summary/prepare.js';
+import { loadSummaryPrompt } from '../../src/summary/prompt.js';
+import { rebuildHistory } from '../../src/summary/rebuild.js';
 import { findEvidenceNeeds, indexResults, isPresent, type EvidenceNeeds } from './evidence.js';
 import type { PolicyContext, RetentionPolicy } from './types.js';
 

@@ -1,4 +1,4 @@
-import { projectRequest } from '../../projection/project-request.js';
+import { projectRequest } from '../../../src/projection/project-request.js';
 import type { RetentionPolicy } from '../types.js';
 
 /** Every policy's baseline: the history as it is (after pairing repair), nothing cleared. */

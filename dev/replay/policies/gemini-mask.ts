@@ -1,4 +1,4 @@
-import { textOf, type Message } from '../../model/message.js';
+import { textOf, type Message } from '../../../src/messages/message.js';
 import type { RetentionPolicy } from '../types.js';
 import { replaceResults } from './replace-results.js';
 

@@ -1,4 +1,4 @@
-import type { Message } from '../../model/message.js';
+import type { Message } from '../../../src/messages/message.js';
 import type { RetentionPolicy } from '../types.js';
 import { replaceResults, toolResultIndices } from './replace-results.js';
 

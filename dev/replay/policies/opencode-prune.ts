@@ -1,5 +1,5 @@
-import type { Message } from '../../model/message.js';
-import { isSummaryMessage } from '../../summary/rebuild.js';
+import type { Message } from '../../../src/messages/message.js';
+import { isSummaryMessage } from '../../../src/summary/rebuild.js';
 import type { RetentionPolicy } from '../types.js';
 import { replaceResults } from './replace-results.js';
 

@@ -1,6 +1,6 @@
-import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
-import type { Budgets, Limits } from '../projection/budgets.js';
+import type { Estimator } from '../../src/estimate/estimator.js';
+import type { Message } from '../../src/messages/message.js';
+import type { Budgets, Limits } from '../../src/projection/budgets.js';
 
 /** What a retention policy knows when it builds one request (the window it runs in). */
 export interface PolicyContext {

@@ -1,6 +1,8 @@
-<!-- Compactor local summary prompt, version 1 (SPEC L8). Loaded at runtime by src/summary/prompt.ts; the section list between the template tags is the contract that summary validation (§14) and the offline summarizer share. Change it only by adding summary-v2.md. -->
-
-You are writing a checkpoint of an agent session. Older messages will be removed from the agent's context and replaced by what you write, so the agent must be able to continue the task from your checkpoint alone, without redoing finished work and without breaking any rule the user set.
+// Compactor local summary prompt, version 1 (L8). A module rather than a data file, so the
+// package also works when bundled. The section list between the template tags is the
+// contract that summary validation and the offline summarizer share; change it only by
+// adding summary-v2.ts.
+export const SUMMARY_PROMPT_V1 = `You are writing a checkpoint of an agent session. Older messages will be removed from the agent's context and replaced by what you write, so the agent must be able to continue the task from your checkpoint alone, without redoing finished work and without breaking any rule the user set.
 
 Rules:
 
@@ -25,4 +27,4 @@ Rules:
 ## Errors
 ## Pending approvals & session ids
 ## Plan & next steps
-</template>
+</template>`;

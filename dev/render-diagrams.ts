@@ -4,7 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeFileAtomic } from '../src/io/atomic-write.js';
 import { renderDiagrams } from './diagrams/render.js';
 
 const outDir = join(process.cwd(), 'diagrams');

@@ -5,7 +5,7 @@ import {
   compactionMachine,
   hierarchicalSummaryMachine,
   turnMachine,
-} from '../../../machines/index.js';
+} from '../../machines/index.js';
 import { toDot } from './dot.js';
 import { machineGraph } from './machine-graph.js';
 import { toMermaid } from './mermaid.js';

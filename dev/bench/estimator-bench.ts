@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
-import { counterFor, charsCounter } from '../estimate/counters.js';
-import { createEstimator } from '../estimate/estimator.js';
-import { createRunningTotal } from '../estimate/running-total.js';
-import { readSessionFile } from '../formats/index.js';
-import type { Message } from '../model/message.js';
-import { textOf } from '../model/message.js';
+import { counterFor, charsCounter } from '../../src/estimate/counters.js';
+import { createEstimator } from '../../src/estimate/estimator.js';
+import { createRunningTotal } from '../../src/estimate/running-total.js';
+import { readSessionFile } from '../../src/formats/index.js';
+import type { Message } from '../../src/messages/message.js';
+import { textOf } from '../../src/messages/message.js';
 import { corpusFiles } from './corpus.js';
 import { syntheticSession } from './synthetic-session.js';
 import { median, nowMs } from './timing.js';

@@ -1,5 +1,5 @@
-import type { Message } from '../model/message.js';
-import { msg } from '../model/message.js';
+import type { Message } from '../../src/messages/message.js';
+import { msg } from '../../src/messages/message.js';
 
 /** Small deterministic PRNG (mulberry32) so generated sessions are identical across runs. */
 export function prng(seed: number): () => number {

@@ -1,5 +1,5 @@
-import type { Message } from '../../model/message.js';
-import { stubResult } from '../../projection/stubs.js';
+import type { Message } from '../../../src/messages/message.js';
+import { stubResult } from '../../../src/projection/stubs.js';
 import type { RetentionPolicy } from '../types.js';
 import { replaceResults, toolResultIndices } from './replace-results.js';
 

@@ -1,5 +1,5 @@
 import { pruneMessages, type ModelMessage } from 'ai';
-import { textOf, type Message, type ToolCall } from '../../model/message.js';
+import { textOf, type Message, type ToolCall } from '../../../src/messages/message.js';
 import type { RetentionPolicy } from '../types.js';
 
 /** The configuration of the AI SDK's documented `pruneMessages` example, applied before every request. */

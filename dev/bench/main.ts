@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { freeEncoders } from '../estimate/counters.js';
+import { freeEncoders } from '../../src/estimate/counters.js';
 import { sessionCorpusDir } from './corpus.js';
 import { suites } from './suites.js';
 import { renderTable } from './table.js';

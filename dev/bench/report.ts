@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeFileAtomic } from '../../src/io/atomic-write.js';
 import { renderMarkdownTable } from './table.js';
 import type { BenchContext, BenchSection } from './types.js';
 

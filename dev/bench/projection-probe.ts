@@ -1,10 +1,10 @@
 import { basename } from 'node:path';
-import { freeEncoders } from '../estimate/counters.js';
-import { readSessionFile } from '../formats/index.js';
-import { createEstimator } from '../estimate/estimator.js';
-import type { Message } from '../model/message.js';
-import { projectRequest } from '../projection/project-request.js';
-import type { Limits } from '../projection/budgets.js';
+import { freeEncoders } from '../../src/estimate/counters.js';
+import { readSessionFile } from '../../src/formats/index.js';
+import { createEstimator } from '../../src/estimate/estimator.js';
+import type { Message } from '../../src/messages/message.js';
+import { projectRequest } from '../../src/projection/project-request.js';
+import type { Limits } from '../../src/projection/budgets.js';
 import { corpusFiles } from './corpus.js';
 import { syntheticSession } from './synthetic-session.js';
 import { median, nowMs, peakRssMb } from './timing.js';

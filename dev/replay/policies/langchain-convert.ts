@@ -5,8 +5,8 @@ import {
   ToolMessage,
   type BaseMessage,
 } from '@langchain/core/messages';
-import type { Estimator } from '../../estimate/estimator.js';
-import { textOf, type Message } from '../../model/message.js';
+import type { Estimator } from '../../../src/estimate/estimator.js';
+import { textOf, type Message } from '../../../src/messages/message.js';
 
 /** Arguments as LangChain wants them (an object); non-object JSON is wrapped so nothing is lost. */
 function argsObject(raw: string): Record<string, unknown> {
