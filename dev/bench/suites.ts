@@ -1,7 +1,8 @@
 import { estimatorSuite } from './estimator-bench.js';
 import { projectionSuite } from './projection-bench.js';
 import { retentionSuite } from './retention-bench.js';
+import { startupSuite } from './startup-bench.js';
 import type { BenchSuite } from './types.js';
 
 /** Every benchmark suite, in the order they run. */
-export const suites: BenchSuite[] = [estimatorSuite, projectionSuite, retentionSuite];
+export const suites: BenchSuite[] = [estimatorSuite, projectionSuite, retentionSuite, startupSuite];

@@ -19,11 +19,9 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-/** One CLI command. Each lives in its own file under src/cli/commands/. */
+/** One CLI command. Each lives in its own file under src/cli/commands/; its one-line summary sits in the command table (commands/index.ts). */
 export interface Command {
   name: string;
-  /** One line for the command list. */
-  summary: string;
   /** Full `--help` text (usage line, flags, examples). */
   help: string;
   /** node:util parseArgs options; `json`, `help` and `config` are added by the dispatcher. */

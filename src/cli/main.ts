@@ -2,9 +2,12 @@ import { parseArgs } from 'node:util';
 import type { Command, CommandContext } from './command.js';
 import { commands } from './commands/index.js';
 import { VERSION } from '../version.js';
-import { loadConfig } from './config.js';
 import { UserError, oneLine } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
+
+// Only small, dependency-free modules are imported above: `--version` and `--help` load
+// nothing else. A command's module (and zod, the tokenizer, providers, machines with it)
+// is imported when that command runs, and the config loader only then too.
 
 const COMMON_OPTIONS = {
   json: { type: 'boolean' },
@@ -38,8 +41,7 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
   try {
     const [name, ...rest] = argv;
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-      const list: Array<[string, string]> = [];
-      for (const [n, load] of Object.entries(commands)) list.push([n, (await load()).summary]);
+      const list = Object.entries(commands).map(([n, entry]): [string, string] => [n, entry.summary]);
       stdout.write(`${topHelp(list)}\n`);
       return name === undefined ? 2 : 0;
     }
@@ -48,9 +50,9 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
       return 0;
     }
     // Own keys only: `constructor` or `__proto__` must not resolve to Object.prototype members.
-    const load = Object.hasOwn(commands, name) ? commands[name] : undefined;
-    if (!load) throw new UserError(`unknown command '${name}' (see compactor --help)`);
-    const command: Command = await load();
+    const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+    if (!entry) throw new UserError(`unknown command '${name}' (see compactor --help)`);
+    const command: Command = await entry.load();
     let parsed;
     try {
       parsed = parseArgs({
@@ -69,6 +71,7 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
       return 0;
     }
     const cwd = io.cwd ?? process.cwd();
+    const { loadConfig } = await import('./config.js');
     const config = loadConfig(cwd, parsed.values.config as string | undefined);
     const ctx: CommandContext = {
       stdout,

@@ -1,7 +1,6 @@
 import { main } from './main.js';
-import { freeEncoders } from '../estimate/counters.js';
 
 // Entry used by the compiled bin (dist/src/bin/compactor.js) and `npm run compactor`.
-const code = await main(process.argv.slice(2));
-freeEncoders();
-process.exitCode = code;
+// Tokenizer encoders are not freed here: importing them would load tiktoken's WASM for
+// `--version` too, and the process exits right after anyway.
+process.exitCode = await main(process.argv.slice(2));

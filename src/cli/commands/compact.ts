@@ -59,7 +59,6 @@ Examples (the first two need no network or key):
 /** `compactor compact`: the manual /compact over a session file (S1–S4, R1). */
 export const compactCommand: Command = {
   name: 'compact',
-  summary: 'manual /compact: always summarize a session now and report items before/after',
   help,
   options: { ...RUN_OPTIONS, instructions: { type: 'string' } },
   bareFlagValues: { '--inspect': '--inspect=jsonl' },

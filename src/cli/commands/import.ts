@@ -34,7 +34,6 @@ export function fileArgument(
 /** `compactor import`: converts a session file to a provider format or the canonical one (SPEC D2–D3). */
 export const command: Command = {
   name: 'import',
-  summary: 'convert a session file (transcript or provider JSON) to canonical or a provider format',
   help: `Usage: compactor import FILE [--from FORMAT] [--to FORMAT] [--out FILE] [--session ID]
                         [--config FILE] [--json]
 

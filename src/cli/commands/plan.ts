@@ -146,7 +146,6 @@ Example:
 /** `compactor plan`: resolve and print budgets (B1–B4, H5, L1, L7). */
 export const planCommand: Command = {
   name: 'plan',
-  summary: 'show the token budgets derived from context limits',
   help,
   options: { ...LIMIT_OPTIONS },
   run(args: ParsedArgs, ctx: CommandContext) {

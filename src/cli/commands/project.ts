@@ -122,7 +122,6 @@ Example:
 /** `compactor project`: project one session and report what clearing did. */
 export const projectCommand: Command = {
   name: 'project',
-  summary: 'build the request projection of a session and report what was cleared',
   help,
   options: {
     ...LIMIT_OPTIONS,

@@ -18,7 +18,6 @@ const FlagsSchema = z.object({
 /** `compactor restore`: recovers the full history from before any compaction (R1). */
 export const command: Command = {
   name: 'restore',
-  summary: 'recover the full pre-compaction history of a session directory at a boundary',
   help: `Usage: compactor restore DIR [--at BOUNDARY] [--to FORMAT] [--out FILE] [--config FILE] [--json]
 
 DIR is a session directory written by the session store (events.jsonl, artifacts/).

@@ -49,7 +49,6 @@ Examples (the first two need no network or key; ollama needs a local server):
 /** `compactor run`: one headless automatic turn over a session file (H1–H6, S1–S4, R1). */
 export const runCommand: Command = {
   name: 'run',
-  summary: 'the main job: clear, estimate and compact a session when needed; report what happened',
   help,
   options: { ...RUN_OPTIONS },
   bareFlagValues: { '--inspect': '--inspect=jsonl' },

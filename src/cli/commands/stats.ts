@@ -83,7 +83,6 @@ function render(session: ImportedSession, s: SessionStats, heading: string): str
 /** `compactor stats`: counts, pairing, batches and token estimates of a session file. */
 export const command: Command = {
   name: 'stats',
-  summary: 'messages, tool calls/results, parallel batches and token estimates of a session file',
   help: `Usage: compactor stats FILE [--from FORMAT] [--session ID|all] [--config FILE] [--json]
 
 Imports FILE (format detected, or --from) and reports: messages by role; tool calls,
