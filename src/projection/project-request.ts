@@ -16,6 +16,11 @@ export interface ProjectRequestOptions {
   interactive?: boolean;
   /** The request carries Anthropic native context edits (C11); only honoured when interactive. */
   nativeContextEdits?: boolean;
+  /**
+   * The history's leading system messages are the prompt prefix already counted in
+   * `limits.prefixTokens` (B2): they pass through unchanged and are not counted again as history.
+   */
+  leadingSystemAsPrefix?: boolean;
 }
 
 /** The request projection, what it cost, and the budgets it was computed with. */
@@ -33,6 +38,20 @@ export interface ProjectedRequest {
  * Never mutates `history`; returns it as is when it is valid and nothing is cleared.
  */
 export function projectRequest(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
+  const lead = opts.leadingSystemAsPrefix ? leadingSystemCount(history) : 0;
+  if (lead === 0) return projectHistory(history, opts);
+  const projected = projectHistory(history.slice(lead), opts);
+  return { ...projected, messages: [...history.slice(0, lead), ...projected.messages] };
+}
+
+/** Number of system messages at the start of `history` (the prompt prefix of a transcript). */
+export function leadingSystemCount(history: readonly Message[]): number {
+  let n = 0;
+  while (n < history.length && history[n].role === 'system') n++;
+  return n;
+}
+
+function projectHistory(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
   const policy = completeClearingPolicy(opts.policy);
   const budgets = resolveBudgets(effectiveLimits(opts.limits, policy));
   const { messages: normalized, pairing } = normalizeWithPairing(history);

@@ -36,6 +36,7 @@ describe('compactor project', () => {
     const expected = projectRequest(session, {
       limits: { prefixTokens: est.message(session[0]) },
       estimator: est,
+      leadingSystemAsPrefix: true,
     }).diagnostics;
     expect(j).toMatchObject({
       originalTokens: expected.originalTokens,
@@ -61,6 +62,26 @@ describe('compactor project', () => {
       (await run(['project', input, '--json', '--capacity', '100000', '--prefix-tokens', '0'])).out,
     );
     expect(k.budgets.historyBudget).toBe(100_000);
+  });
+
+  it('B2: project counts the leading system prompt once (as the prefix, not again as history)', async () => {
+    const est = createEstimator({ encoding: 'chars' });
+    const system = msg.system(`You are a careful agent. ${'Follow the house rules. '.repeat(400)}`);
+    const rest = session.slice(1);
+    const h = [system, ...rest];
+    const f = canonicalFile('big-system.json', h);
+    const prefix = est.message(system);
+    // A capacity where the history alone stays below the trigger, but history + system again would not.
+    const restTokens = est.history(rest);
+    const capacity = prefix + Math.ceil((restTokens + prefix / 2) / 0.6);
+    const j = JSON.parse(
+      (await run(['project', f, '--json', '--capacity', String(capacity), '--trigger', '10000000'])).out,
+    );
+    expect(j.prefixTokens).toBe(prefix);
+    expect(j.localTrigger).toBe(Math.floor(((capacity - prefix) * 3) / 5));
+    expect(j.originalTokens).toBe(restTokens);
+    expect(j.clearingApplied).toBe(false);
+    expect(j.projectedMessages).toBe(h.length);
   });
 
   it('C3/C4: clearing flags reach the policy (--keep-recent-batches, --keep-tool-uses, --no-clearing)', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../../formats/index.js';
 import {
   completeClearingPolicy,
+  leadingSystemCount,
   projectRequest,
   type ClearingPolicy,
   type ProjectedRequest,
@@ -35,12 +36,7 @@ const ProjectFlagsSchema = LimitFlagsSchema.extend({
 
 /** Estimated tokens of the session's leading system messages: the default prompt prefix. */
 function leadingSystemTokens(messages: readonly Message[], est: Estimator): number {
-  let n = 0;
-  for (const m of messages) {
-    if (m.role !== 'system') break;
-    n += est.message(m);
-  }
-  return n;
+  return est.history(messages.slice(0, leadingSystemCount(messages)));
 }
 
 const num = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleString('en-US'));
@@ -145,7 +141,13 @@ export const projectCommand: Command = {
     const limits = limitsFrom(flags, ctx);
     limits.prefixTokens ??= leadingSystemTokens(session.messages, estimator);
     const policy = clearingPolicyFrom(flags, ctx);
-    const result = projectRequest(session.messages, { limits, policy, estimator });
+    // B2: the leading system messages are the prefix; they are not counted again as history.
+    const result = projectRequest(session.messages, {
+      limits,
+      policy,
+      estimator,
+      leadingSystemAsPrefix: true,
+    });
 
     let written: string | undefined;
     if (out !== undefined) {
