@@ -4,12 +4,13 @@ import type { Estimator } from './estimator.js';
 /**
  * What the provider reported for the previous request (T3): its input tokens, and which
  * messages of the request it counted (the first `messageCount` of the request, ending with
- * `lastMessage`, checked by identity).
+ * `lastMessage`, checked by identity; `messages` are all of them, in order).
  */
 export interface UsageAnchor {
   inputTokens: number;
   messageCount: number;
   lastMessage: Message | undefined;
+  messages: readonly Message[];
 }
 
 /** Pressure of a request, with where the number came from. */
@@ -21,16 +22,22 @@ export interface AnchoredPressure {
 
 /** Builds an anchor from the request that was just sent and the usage the provider reported for it. */
 export function usageAnchor(request: History, inputTokens: number): UsageAnchor {
-  return { inputTokens, messageCount: request.length, lastMessage: request[request.length - 1] };
+  return {
+    inputTokens,
+    messageCount: request.length,
+    lastMessage: request[request.length - 1],
+    messages: request.slice(),
+  };
 }
 
 /**
- * Pressure of `request` (T3): when it starts with the previously sent request (same
- * message objects up to the anchor, checked in O(1) at the anchor's last message), the
- * provider's reported input tokens — which already include system prompt and tool schemas —
- * plus the local estimate of the messages added since; otherwise (no anchor, a cleared or
- * compacted request that no longer starts the same way) `overhead` + the local estimate
- * alone, which must always work.
+ * Pressure of `request` (T3): when it continues the previously sent request (the anchor's
+ * last message at the same place), the provider's reported input tokens — which already
+ * include system prompt and tool schemas — plus the local estimate of the messages added
+ * since, re-estimating every anchored message the projection has since replaced (clearing
+ * inside the prefix: the provider counted the original, the next request carries the stub);
+ * otherwise (no anchor, a compacted request that no longer continues it) `overhead` + the
+ * local estimate alone, which must always work.
  */
 export function anchoredPressure(
   request: History,
@@ -40,9 +47,13 @@ export function anchoredPressure(
 ): AnchoredPressure {
   const n = anchor?.messageCount ?? 0;
   if (anchor && n > 0 && request.length >= n && request[n - 1] === anchor.lastMessage) {
-    let after = 0;
-    for (let i = n; i < request.length; i++) after += estimator.message(request[i]);
-    return { tokens: anchor.inputTokens + after, source: 'anchored' };
+    let tokens = anchor.inputTokens;
+    for (let i = 0; i < n; i++) {
+      const sent = anchor.messages[i];
+      if (request[i] !== sent) tokens += estimator.message(request[i]) - estimator.message(sent);
+    }
+    for (let i = n; i < request.length; i++) tokens += estimator.message(request[i]);
+    return { tokens: Math.max(0, tokens), source: 'anchored' };
   }
   return { tokens: overhead + estimator.history(request), source: 'estimated' };
 }

@@ -33,4 +33,20 @@ describe('usage-anchored pressure (T3)', () => {
     expect(anchoredPressure(cleared, est, 500, anchor).source).toBe('estimated');
     expect(anchoredPressure(sent.slice(0, 1), est, 500, anchor).source).toBe('estimated');
   });
+
+  it('T3: clearing inside the anchored prefix (same last message) re-estimates the changed messages', () => {
+    const big = msg.tool('c1', 'x'.repeat(8_000));
+    const call = msg.assistant('', [{ id: 'c1', name: 'read', arguments: '{}' }]);
+    const last = msg.user('next step');
+    const request = [msg.user('go'), call, big, last];
+    const reported = 500 + est.history(request);
+    const anchor = usageAnchor(request, reported);
+    const stub = msg.tool('c1', '{"cleared":"tool_result"}');
+    const cleared = [request[0], call, stub, last, msg.user('and then')];
+    const p = anchoredPressure(cleared, est, 500, anchor);
+    // The provider counted the big result; the next request carries the stub instead.
+    expect(p.tokens).toBe(reported - est.message(big) + est.message(stub) + est.message(cleared[4]));
+    expect(p.tokens).toBe(500 + est.history(cleared));
+    expect(p.source).toBe('anchored');
+  });
 });

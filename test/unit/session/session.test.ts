@@ -72,6 +72,33 @@ describe('createCompactorSession: history and requests', () => {
     expect(s.history).toEqual(django);
   });
 
+  it('T3: after recordUsage, clearing inside the anchored prefix lowers the reported pressure to the projection', () => {
+    const estimator = createEstimator();
+    const page = (n: number) =>
+      `page ${n}: ${'configuration, options and examples of the package. '.repeat(285)}`;
+    const h: Message[] = [msg.user('read the docs')];
+    for (let i = 0; i < 6; i++)
+      h.push(
+        msg.assistant('', [{ id: `r${i}`, name: 'read_file', arguments: `{"path":"p${i}"}` }]),
+        msg.tool(`r${i}`, page(i)),
+      );
+    h.push(msg.assistant('read them all'));
+    const s = createCompactorSession({
+      history: h,
+      estimator,
+      limits: { capacity: 32_000, reservedOutput: 4_000 },
+    });
+    const first = s.prepareRequest();
+    expect(first.diagnostics.clearingApplied).toBe(false);
+    s.recordUsage({ inputTokens: first.pressure.tokens, cachedInputTokens: 0 }, first.messages);
+    s.append(msg.user(`now summarise: ${'the findings so far, '.repeat(500)}`));
+    const second = s.prepareRequest();
+    expect(second.diagnostics.clearedResults).toBeGreaterThan(0);
+    // Same last anchored message, but results inside the anchored prefix were cleared.
+    expect(second.messages[h.length - 1]).toBe(first.messages[h.length - 1]);
+    expect(second.pressure).toEqual({ source: 'anchored', tokens: estimator.history(second.messages) });
+  });
+
   it('B2: prefix tokens are estimated from the envelope when not given', () => {
     const bare = createCompactorSession();
     const withEnvelope = createCompactorSession({
