@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError as RetryAbort } from 'p-retry';
 import { request, type Dispatcher } from 'undici';
 import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify-error.js';
@@ -66,21 +67,6 @@ export function retryAfterMs(
   if (Number.isFinite(secs) && secs >= 0) return secs * 1000;
   const date = Date.parse(ra);
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 const NETWORK_CODES = new Set([
@@ -190,7 +176,8 @@ async function withRetry<T>(
         // Server-requested delay first (capped); p-retry's own bounded backoff follows.
         shouldRetry: async ({ error }) => {
           const wait = (error as RetryableHttpError).retryAfterMs;
-          if (wait !== undefined && wait > 0) await sleep(Math.min(wait, o.retryAfterCapMs), caller);
+          if (wait !== undefined && wait > 0)
+            await sleep(Math.min(wait, o.retryAfterCapMs), undefined, { signal: caller });
           return true;
         },
       },

@@ -196,6 +196,24 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
     expect(srv.requests.length - before).toBe(1);
   });
 
+  it('S4: aborting during a server-requested retry wait ends the call at once, with no second attempt', async () => {
+    // The server asks for an hour's pause; the abort lands inside it. Without an abortable wait
+    // this test would sit out the pause and hit the test timeout.
+    srv.script.push({ kind: 'rate-limit', retryAfter: '3600' });
+    const before = srv.requests.length;
+    const ac = new AbortController();
+    const err = await createStandaloneClient(route, {
+      ...FAST,
+      retryAfterCapMs: 3_600_000,
+      onRetry: () => setTimeout(() => ac.abort(), 20),
+    })
+      .compactStandalone({ model: 'gpt-5.4', input: history }, ac.signal)
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.info.code).toBe('aborted');
+    expect(srv.requests.length - before).toBe(1);
+  });
+
   it('S4: a connection reset is retried', async () => {
     srv.script.push({ kind: 'reset' });
     const r = await createStandaloneClient(route, FAST).compactStandalone({

@@ -180,4 +180,14 @@ describe('SSE framing (wire-formats §7)', () => {
     for await (const e of parseSse(chunks())) out.push(e);
     expect(out).toEqual([{ event: 'a', data: '{"x":1}' }, { data: 'line1\nline2' }]);
   });
+
+  it('decodes a multi-byte character split across byte chunks; id and retry fields are not data', async () => {
+    const bytes = new TextEncoder().encode('id: 7\nretry: 10\nevent: delta\ndata: {"t":"héllo 👋"}\n\n');
+    async function* chunks() {
+      for (let i = 0; i < bytes.length; i += 3) yield bytes.subarray(i, i + 3);
+    }
+    const out = [];
+    for await (const e of parseSse(chunks())) out.push(e);
+    expect(out).toEqual([{ event: 'delta', data: '{"t":"héllo 👋"}' }]);
+  });
 });
