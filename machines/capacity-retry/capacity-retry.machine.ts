@@ -1,11 +1,6 @@
 import { assign, setup } from 'xstate';
-import {
-  failureInputTokensOf,
-  failureKindOf,
-  nonCapacityReasonOf,
-  toFailure,
-  type FailureReason,
-} from '../shared/failure.js';
+import { failureInputTokensOf, failureKindOf, nonCapacityReasonOf, toFailure } from '../shared/failure.js';
+import { finalStateOf } from '../shared/outcome.js';
 import { placeholder } from '../shared/placeholder.js';
 import type {
   PrepareSummaryInputInput,
@@ -35,7 +30,12 @@ export function nextRetryBudget(budget: number | null, rejectedInputTokens: numb
   return Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET);
 }
 
-const EXHAUSTED: ReadonlySet<FailureReason> = new Set(['capacity-exhausted', 'cannot-shrink']);
+/** The ways the ladder ends; each is a final state and the output's `status`. */
+const OUTCOMES = ['done', 'failed', 'exhausted'] as const;
+
+/** The prepared fork's size, or the error an actor threw, handed to an action or guard. */
+type Prepared = { inputTokens: number };
+type Thrown = { error: unknown };
 
 /**
  * The capacity-retry ladder shared by flat and hierarchical summaries (SPEC L5, L6): prepare
@@ -55,12 +55,59 @@ export const capacityRetryMachine = setup({
     ),
     requestSummary: placeholder<RequestSummaryOutput, RequestSummaryInput>('requestSummary'),
   },
+  actions: {
+    storePreparedSize: assign((_, params: Prepared) => ({ inputTokens: params.inputTokens })),
+    recordCannotShrink: assign(({ context }, params: Prepared) => ({
+      failure: {
+        reason: 'cannot-shrink' as const,
+        message: `a retry cannot shrink the summary input (${params.inputTokens} >= ${context.rejectedInputTokens} tokens)`,
+        inputTokens: params.inputTokens,
+        budget: context.budget,
+      },
+    })),
+    recordBudgetFailure: assign(({ context }, params: Thrown) => ({
+      failure: toFailure('budget', params.error, { budget: context.budget }),
+    })),
+    countCall: assign(({ context }) => ({ calls: context.calls + 1 })),
+    storeSummary: assign((_, params: { summary: RequestSummaryOutput }) => ({
+      summary: params.summary,
+      inputTokens: params.summary.inputTokens,
+    })),
+    recordEmptySummary: assign(({ context }, params: Prepared) => ({
+      failure: {
+        reason: 'empty-summary' as const,
+        message: 'provider returned an empty summary',
+        inputTokens: params.inputTokens,
+        budget: context.budget,
+      },
+    })),
+    halveBudget: assign(({ context }, params: Thrown) => {
+      const rejected = failureInputTokensOf(params.error) ?? context.inputTokens ?? 0;
+      return {
+        attempt: context.attempt + 1,
+        rejectedInputTokens: rejected,
+        budget: nextRetryBudget(context.budget, rejected),
+      };
+    }),
+    recordCapacityExhausted: assign(({ context }, params: Thrown) => ({
+      failure: toFailure('capacity-exhausted', params.error, {
+        inputTokens: failureInputTokensOf(params.error) ?? context.inputTokens ?? undefined,
+        budget: context.budget,
+      }),
+    })),
+    recordProviderFailure: assign(({ context }, params: Thrown) => ({
+      failure: toFailure(nonCapacityReasonOf(params.error), params.error, {
+        inputTokens: context.inputTokens ?? undefined,
+        budget: context.budget,
+      }),
+    })),
+  },
   guards: {
-    cannotShrinkInput: ({ context }, params: { inputTokens: number }) =>
+    cannotShrinkInput: ({ context }, params: Prepared) =>
       context.rejectedInputTokens !== null && params.inputTokens >= context.rejectedInputTokens,
-    isEmptySummary: (_, params: { empty: boolean }) => params.empty,
-    isCapacityRejection: (_, params: { error: unknown }) => failureKindOf(params.error) === 'capacity',
-    retryableCapacityRejection: ({ context }, params: { error: unknown }) =>
+    isEmptySummary: (_, params: { summary: RequestSummaryOutput }) => params.summary.empty,
+    isCapacityRejection: (_, params: Thrown) => failureKindOf(params.error) === 'capacity',
+    retryableCapacityRejection: ({ context }, params: Thrown) =>
       failureKindOf(params.error) === 'capacity' && context.attempt < context.maxRetries,
   },
   delays: {
@@ -100,31 +147,20 @@ export const capacityRetryMachine = setup({
         }),
         onDone: [
           {
-            guard: {
-              type: 'cannotShrinkInput',
-              params: ({ event }) => ({ inputTokens: event.output.inputTokens }),
-            },
+            guard: { type: 'cannotShrinkInput', params: ({ event }) => event.output },
             target: 'exhausted',
             description: 'The halved budget does not make the fork smaller: skip the retry (L5).',
-            actions: assign({
-              failure: ({ context, event }) => ({
-                reason: 'cannot-shrink' as const,
-                message: `a retry cannot shrink the summary input (${event.output.inputTokens} >= ${context.rejectedInputTokens} tokens)`,
-                inputTokens: event.output.inputTokens,
-                budget: context.budget,
-              }),
-            }),
+            actions: { type: 'recordCannotShrink', params: ({ event }) => event.output },
           },
           {
             target: 'requesting',
-            actions: assign({ inputTokens: ({ event }) => event.output.inputTokens }),
+            actions: { type: 'storePreparedSize', params: ({ event }) => event.output },
           },
         ],
         onError: {
           target: 'failed',
-          actions: assign({
-            failure: ({ context, event }) => toFailure('budget', event.error, { budget: context.budget }),
-          }),
+          description: 'The fork cannot fit the budget: fail before any provider call (L3).',
+          actions: { type: 'recordBudgetFailure', params: ({ event }) => ({ error: event.error }) },
         },
       },
     },
@@ -142,68 +178,48 @@ export const capacityRetryMachine = setup({
         }),
         onDone: [
           {
-            guard: { type: 'isEmptySummary', params: ({ event }) => ({ empty: event.output.empty }) },
+            guard: { type: 'isEmptySummary', params: ({ event }) => ({ summary: event.output }) },
             target: 'failed',
             description: 'L6: an empty summary fails at once and is not retried.',
-            actions: assign({
-              calls: ({ context }) => context.calls + 1,
-              failure: ({ context, event }) => ({
-                reason: 'empty-summary' as const,
-                message: 'provider returned an empty summary',
-                inputTokens: event.output.inputTokens,
-                budget: context.budget,
-              }),
-            }),
+            actions: [
+              'countCall',
+              {
+                type: 'recordEmptySummary',
+                params: ({ event }) => ({ inputTokens: event.output.inputTokens }),
+              },
+            ],
           },
           {
             target: 'done',
-            actions: assign({
-              calls: ({ context }) => context.calls + 1,
-              summary: ({ event }) => event.output,
-              inputTokens: ({ event }) => event.output.inputTokens,
-            }),
+            actions: [
+              'countCall',
+              { type: 'storeSummary', params: ({ event }) => ({ summary: event.output }) },
+            ],
           },
         ],
         onError: [
           {
-            guard: {
-              type: 'retryableCapacityRejection',
-              params: ({ event }) => ({ error: event.error }),
-            },
+            guard: { type: 'retryableCapacityRejection', params: ({ event }) => ({ error: event.error }) },
             target: 'backingOff',
             description: 'Capacity rejection with retries left: halve the budget (L5).',
-            actions: assign(({ context, event }) => {
-              const rejected = failureInputTokensOf(event.error) ?? context.inputTokens ?? 0;
-              return {
-                calls: context.calls + 1,
-                attempt: context.attempt + 1,
-                rejectedInputTokens: rejected,
-                budget: nextRetryBudget(context.budget, rejected),
-              };
-            }),
+            actions: ['countCall', { type: 'halveBudget', params: ({ event }) => ({ error: event.error }) }],
           },
           {
             guard: { type: 'isCapacityRejection', params: ({ event }) => ({ error: event.error }) },
             target: 'exhausted',
-            actions: assign({
-              calls: ({ context }) => context.calls + 1,
-              failure: ({ context, event }) =>
-                toFailure('capacity-exhausted', event.error, {
-                  inputTokens: failureInputTokensOf(event.error) ?? context.inputTokens ?? undefined,
-                  budget: context.budget,
-                }),
-            }),
+            description: 'Capacity rejection with no retries left: give up (L5).',
+            actions: [
+              'countCall',
+              { type: 'recordCapacityExhausted', params: ({ event }) => ({ error: event.error }) },
+            ],
           },
           {
             target: 'failed',
-            actions: assign({
-              calls: ({ context }) => context.calls + 1,
-              failure: ({ context, event }) =>
-                toFailure(nonCapacityReasonOf(event.error), event.error, {
-                  inputTokens: context.inputTokens ?? undefined,
-                  budget: context.budget,
-                }),
-            }),
+            description: 'Any other provider failure is not retried (L6).',
+            actions: [
+              'countCall',
+              { type: 'recordProviderFailure', params: ({ event }) => ({ error: event.error }) },
+            ],
           },
         ],
       },
@@ -219,16 +235,18 @@ export const capacityRetryMachine = setup({
       description: 'Capacity rejections outlasted the retries, or a retry could not shrink.',
     },
   },
-  output: ({ context }): CapacityRetryOutput => ({
-    status:
-      context.failure === null ? 'done' : EXHAUSTED.has(context.failure.reason) ? 'exhausted' : 'failed',
-    summaryRefs: context.summary && context.failure === null ? [context.summary.summaryRef] : [],
-    summaryTokens: context.summary?.summaryTokens ?? 0,
-    inputTokens: context.inputTokens ?? 0,
-    truncated: context.summary?.finishReason === 'length',
-    followsTemplate: context.summary?.followsTemplate ?? false,
-    calls: context.calls,
-    budget: context.budget,
-    failure: context.failure,
-  }),
+  output: ({ context, event }): CapacityRetryOutput => {
+    const status = finalStateOf(event, OUTCOMES);
+    return {
+      status,
+      summaryRefs: status === 'done' && context.summary ? [context.summary.summaryRef] : [],
+      summaryTokens: context.summary?.summaryTokens ?? 0,
+      inputTokens: context.inputTokens ?? 0,
+      truncated: context.summary?.finishReason === 'length',
+      followsTemplate: context.summary?.followsTemplate ?? false,
+      calls: context.calls,
+      budget: context.budget,
+      failure: context.failure,
+    };
+  },
 });

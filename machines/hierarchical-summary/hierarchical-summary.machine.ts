@@ -1,8 +1,9 @@
 import { assign, setup } from 'xstate';
 import { capacityRetryMachine } from '../capacity-retry/capacity-retry.machine.js';
 import { toFailure } from '../shared/failure.js';
+import { finalStateOf } from '../shared/outcome.js';
 import { placeholder } from '../shared/placeholder.js';
-import type { SummaryOutcome } from '../shared/summary.types.js';
+import type { SummaryBand, SummaryOutcome } from '../shared/summary.types.js';
 import type {
   HierarchicalSummaryContext,
   HierarchicalSummaryEvent,
@@ -12,13 +13,31 @@ import type {
   PrepareBandsOutput,
 } from './hierarchical-summary.types.js';
 
-function combine(context: HierarchicalSummaryContext): HierarchicalSummaryOutput {
+/** The ways a two-band summary ends; each is a final state and the output's `status`. */
+const OUTCOMES = ['done', 'failed', 'exhausted'] as const;
+
+type BandOutcome = { outcome: SummaryOutcome };
+
+function bandInput(context: HierarchicalSummaryContext, band: Exclude<SummaryBand, 'flat'>) {
+  return {
+    turnId: context.turnId,
+    historyRef: context.historyRef,
+    band,
+    budget: context.budget,
+    maxOverflowRetries: context.maxOverflowRetries,
+    retryBackoffMs: context.retryBackoffMs,
+  };
+}
+
+function combine(
+  context: HierarchicalSummaryContext,
+  status: HierarchicalSummaryOutput['status'],
+): HierarchicalSummaryOutput {
   const bands = [context.older, context.newer].filter((b): b is SummaryOutcome => b !== null);
   const failedBand = bands.find((b) => b.status !== 'done');
-  const ok = context.failure === null && bands.length === 2 && failedBand === undefined;
   return {
-    status: ok ? 'done' : (failedBand?.status ?? 'failed'),
-    summaryRefs: ok ? bands.flatMap((b) => b.summaryRefs) : [],
+    status,
+    summaryRefs: status === 'done' ? bands.flatMap((b) => b.summaryRefs) : [],
     summaryTokens: bands.reduce((n, b) => n + b.summaryTokens, 0),
     inputTokens: bands.reduce((n, b) => n + b.inputTokens, 0),
     truncated: bands.some((b) => b.truncated),
@@ -33,7 +52,8 @@ function combine(context: HierarchicalSummaryContext): HierarchicalSummaryOutput
 /**
  * Hierarchical summary (SPEC L4): prepare and validate both bands before spending either
  * call, then summarize the older band and the newer band, each through the capacity-retry
- * ladder (one L5 contract for flat and hierarchical).
+ * ladder (one L5 contract for flat and hierarchical). A band that runs out of capacity
+ * retries ends the whole summary as `exhausted`; any other band failure as `failed`.
  */
 export const hierarchicalSummaryMachine = setup({
   types: {
@@ -46,8 +66,16 @@ export const hierarchicalSummaryMachine = setup({
     prepareBands: placeholder<PrepareBandsOutput, PrepareBandsInput>('prepareBands'),
     capacityRetry: capacityRetryMachine,
   },
+  actions: {
+    recordBudgetFailure: assign(({ context }, params: { error: unknown }) => ({
+      failure: toFailure('budget', params.error, { budget: context.budget }),
+    })),
+    storeOlderBand: assign((_, params: BandOutcome) => ({ older: params.outcome })),
+    storeNewerBand: assign((_, params: BandOutcome) => ({ newer: params.outcome })),
+  },
   guards: {
-    isBandSummarized: (_, params: { outcome: SummaryOutcome }) => params.outcome.status === 'done',
+    isBandSummarized: (_, params: BandOutcome) => params.outcome.status === 'done',
+    isBandExhausted: (_, params: BandOutcome) => params.outcome.status === 'exhausted',
   },
 }).createMachine({
   id: 'hierarchicalSummary',
@@ -77,9 +105,7 @@ export const hierarchicalSummaryMachine = setup({
         onDone: { target: 'summarizingOlderBand' },
         onError: {
           target: 'failed',
-          actions: assign({
-            failure: ({ context, event }) => toFailure('budget', event.error, { budget: context.budget }),
-          }),
+          actions: { type: 'recordBudgetFailure', params: ({ event }) => ({ error: event.error }) },
         },
       },
     },
@@ -88,21 +114,22 @@ export const hierarchicalSummaryMachine = setup({
       invoke: {
         id: 'capacityRetry',
         src: 'capacityRetry',
-        input: ({ context }) => ({
-          turnId: context.turnId,
-          historyRef: context.historyRef,
-          band: 'older' as const,
-          budget: context.budget,
-          maxOverflowRetries: context.maxOverflowRetries,
-          retryBackoffMs: context.retryBackoffMs,
-        }),
+        input: ({ context }) => bandInput(context, 'older'),
         onDone: [
           {
             guard: { type: 'isBandSummarized', params: ({ event }) => ({ outcome: event.output }) },
             target: 'summarizingNewerBand',
-            actions: assign({ older: ({ event }) => event.output }),
+            actions: { type: 'storeOlderBand', params: ({ event }) => ({ outcome: event.output }) },
           },
-          { target: 'failed', actions: assign({ older: ({ event }) => event.output }) },
+          {
+            guard: { type: 'isBandExhausted', params: ({ event }) => ({ outcome: event.output }) },
+            target: 'exhausted',
+            actions: { type: 'storeOlderBand', params: ({ event }) => ({ outcome: event.output }) },
+          },
+          {
+            target: 'failed',
+            actions: { type: 'storeOlderBand', params: ({ event }) => ({ outcome: event.output }) },
+          },
         ],
       },
     },
@@ -111,26 +138,34 @@ export const hierarchicalSummaryMachine = setup({
       invoke: {
         id: 'capacityRetry',
         src: 'capacityRetry',
-        input: ({ context }) => ({
-          turnId: context.turnId,
-          historyRef: context.historyRef,
-          band: 'newer' as const,
-          budget: context.budget,
-          maxOverflowRetries: context.maxOverflowRetries,
-          retryBackoffMs: context.retryBackoffMs,
-        }),
+        input: ({ context }) => bandInput(context, 'newer'),
         onDone: [
           {
             guard: { type: 'isBandSummarized', params: ({ event }) => ({ outcome: event.output }) },
             target: 'done',
-            actions: assign({ newer: ({ event }) => event.output }),
+            actions: { type: 'storeNewerBand', params: ({ event }) => ({ outcome: event.output }) },
           },
-          { target: 'failed', actions: assign({ newer: ({ event }) => event.output }) },
+          {
+            guard: { type: 'isBandExhausted', params: ({ event }) => ({ outcome: event.output }) },
+            target: 'exhausted',
+            actions: { type: 'storeNewerBand', params: ({ event }) => ({ outcome: event.output }) },
+          },
+          {
+            target: 'failed',
+            actions: { type: 'storeNewerBand', params: ({ event }) => ({ outcome: event.output }) },
+          },
         ],
       },
     },
     done: { type: 'final', description: 'Both band summaries are ready.' },
-    failed: { type: 'final', description: 'Preparation or one band failed; history stays untouched.' },
+    exhausted: {
+      type: 'final',
+      description: 'A band ran out of capacity retries; history stays untouched.',
+    },
+    failed: {
+      type: 'final',
+      description: 'Preparation or one band failed otherwise; history stays untouched.',
+    },
   },
-  output: ({ context }) => combine(context),
+  output: ({ context, event }) => combine(context, finalStateOf(event, OUTCOMES)),
 });
