@@ -25,6 +25,8 @@ export interface ProviderPreset {
   baseUrl?: string;
   /** Environment variable holding the API key. */
   apiKeyEnv?: string;
+  /** Environment variable that overrides the default base URL, as the official SDK reads it. */
+  baseUrlEnv?: string;
   /** Summary wire protocol. */
   wire: WireApi;
   /** Hosts on which this provider's native compaction endpoint is trusted (S1 host gates). */
@@ -36,6 +38,7 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     kind: 'openai',
     baseUrl: 'https://api.openai.com/v1',
     apiKeyEnv: 'OPENAI_API_KEY',
+    baseUrlEnv: 'OPENAI_BASE_URL',
     wire: 'responses',
     nativeHosts: ['api.openai.com'],
   },
@@ -64,6 +67,7 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     kind: 'anthropic',
     baseUrl: 'https://api.anthropic.com/v1',
     apiKeyEnv: 'ANTHROPIC_API_KEY',
+    baseUrlEnv: 'ANTHROPIC_BASE_URL',
     wire: 'messages',
     nativeHosts: [],
   },

@@ -159,6 +159,14 @@ export function isLocalUrl(url: string): boolean {
 }
 
 /**
+ * Anthropic base URLs come both ways: the SDK convention is the origin (`https://api.anthropic.com`,
+ * the SDK appends `/v1/messages`), our catalog's is with `/v1`; both mean the same endpoint.
+ */
+function withV1(baseUrl: string): string {
+  return /\/v1$/.test(new URL(baseUrl).pathname.replace(/\/+$/, '')) ? baseUrl : `${baseUrl}/v1`;
+}
+
+/**
  * Resolves a route. Throws {@link RouteError} for an unknown provider, a missing base URL
  * (compatible kinds without a preset) or a missing key on a non-local host.
  */
@@ -177,13 +185,16 @@ export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.e
   }
   const kind = (override?.kind ?? bundled?.kind) as ProviderKind;
   const base = bundled ?? PROVIDER_PRESETS[kind];
-  const baseUrl = (spec.baseUrl ?? override?.baseUrl ?? base.baseUrl)?.replace(/\/+$/, '');
-  if (!baseUrl) throw new RouteError(`provider "${spec.provider}" needs a base URL (--base-url)`);
+  // Like the official SDKs, OPENAI_BASE_URL / ANTHROPIC_BASE_URL replace the preset's default.
+  const fromEnv = bundled?.baseUrlEnv ? env[bundled.baseUrlEnv]?.trim() || undefined : undefined;
+  const given = (spec.baseUrl ?? override?.baseUrl ?? fromEnv ?? base.baseUrl)?.replace(/\/+$/, '');
+  if (!given) throw new RouteError(`provider "${spec.provider}" needs a base URL (--base-url)`);
   try {
-    new URL(baseUrl);
+    new URL(given);
   } catch {
     throw new RouteError(`invalid base URL for provider "${spec.provider}"`);
   }
+  const baseUrl = kind === 'anthropic' || kind === 'anthropic-compatible' ? withV1(given) : given;
   if (!spec.model.trim()) throw new RouteError('model must not be empty (--model)');
 
   const apiKeyEnv = spec.apiKeyEnv ?? override?.apiKeyEnv ?? base.apiKeyEnv;

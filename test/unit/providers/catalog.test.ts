@@ -123,4 +123,50 @@ describe('provider registry and model catalog', () => {
     expect(lookupModel('anthropic', 'anthropic', 'claude-opus-4-1')?.maxOutputTokens).toBe(32_000);
     expect(lookupModel('openai', 'openai', 'gpt-4-turbo-2024')?.encoding).toBe('cl100k_base');
   });
+  it('S1: OPENAI_BASE_URL and ANTHROPIC_BASE_URL replace the default base URL, as the official SDKs do', () => {
+    const env = {
+      OPENAI_API_KEY: KEY,
+      ANTHROPIC_API_KEY: KEY,
+      OPENAI_BASE_URL: 'https://proxy.example/openai/v1/',
+      ANTHROPIC_BASE_URL: 'https://proxy.example/anthropic',
+    };
+    expect(resolveRoute({ provider: 'openai', model: 'gpt-5.4' }, env).baseUrl).toBe(
+      'https://proxy.example/openai/v1',
+    );
+    // The SDK convention is an origin; the SDK appends /v1/messages, so do we.
+    expect(resolveRoute({ provider: 'anthropic', model: 'claude-opus-4-6' }, env).baseUrl).toBe(
+      'https://proxy.example/anthropic/v1',
+    );
+    // An explicit base URL still wins over the environment.
+    expect(
+      resolveRoute({ provider: 'openai', model: 'gpt-5.4', baseUrl: 'http://127.0.0.1:9/v1' }, env).baseUrl,
+    ).toBe('http://127.0.0.1:9/v1');
+    // Other presets do not read another provider's variable.
+    expect(resolveRoute({ provider: 'xai', model: 'grok-4' }, { ...env, XAI_API_KEY: KEY }).baseUrl).toBe(
+      'https://api.x.ai/v1',
+    );
+  });
+
+  it('S1: an Anthropic base URL works given as an origin or with /v1', () => {
+    const env = { ANTHROPIC_API_KEY: KEY };
+    for (const given of [
+      'https://api.anthropic.com',
+      'https://api.anthropic.com/',
+      'https://api.anthropic.com/v1',
+    ])
+      expect(
+        resolveRoute({ provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: given }, env).baseUrl,
+      ).toBe('https://api.anthropic.com/v1');
+    expect(
+      resolveRoute(
+        {
+          provider: 'anthropic-compatible',
+          model: 'glm-4.6',
+          baseUrl: 'https://glm.example/api/anthropic',
+          apiKeyEnv: 'ANTHROPIC_API_KEY',
+        },
+        env,
+      ).baseUrl,
+    ).toBe('https://glm.example/api/anthropic/v1');
+  });
 });
