@@ -153,4 +153,4 @@ export {
   RouteError,
   type ProviderErrorInfo,
 } from './providers/errors.js';
-export { UserError } from './core/errors.js';
+export { UserError, CompactorOptionsError } from './core/errors.js';

@@ -10,7 +10,7 @@ import { syntheticSession } from './synthetic-session.js';
 import { median, nowMs, peakRssMb } from './timing.js';
 
 /** Limits of the projection benchmark: a 200k window with 8k reserved (trigger 40,000). */
-export const PROBE_LIMITS: Limits = { providerLimit: 200_000, reservedOutput: 8_000 };
+export const PROBE_LIMITS: Limits = { capacity: 200_000, reservedOutput: 8_000 };
 
 /** What one probe process measured for one session size. */
 export interface ProbeResult {

@@ -40,7 +40,7 @@ export function loadCorpusSessions(dir: string): CorpusSession[] {
 
 /** Limits of one window in the pilot (no separate prompt prefix: system prompts are in the histories). */
 export function windowLimits(window: number): Limits {
-  return { providerLimit: window, reservedOutput: RESERVED_OUTPUT };
+  return { capacity: window, reservedOutput: RESERVED_OUTPUT };
 }
 
 /** Replays of every session under one policy at one window. */

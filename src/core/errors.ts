@@ -16,3 +16,17 @@ export function oneLine(text: string, max = 400): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/**
+ * A library option is invalid (a bad value passed to `createCompactorSession`, `projectRequest`,
+ * `recordUsage`, an adapter …). The message is one line: the option's path, then the problem.
+ */
+export class CompactorOptionsError extends UserError {
+  /** Dotted path of the offending option, starting with the call that received it. */
+  readonly path: string;
+  constructor(path: string, problem: string) {
+    super(oneLine(`${path}: ${problem}`));
+    this.name = 'CompactorOptionsError';
+    this.path = path;
+  }
+}

@@ -11,22 +11,28 @@ import { mulDivFloor, satSub, toCount } from './saturating.js';
  * "not set" (a session ceiling of 0 is "automatic", B1).
  */
 export interface Limits {
-  /** The model's context window as the provider reports it. */
+  /** The model's context window (the same name as the session's `limits.capacity`). */
+  capacity?: number;
+  /** @deprecated Old name of {@link Limits.capacity}, read only when `capacity` is absent. */
   providerLimit?: number;
-  /** A user/session cap on the window; 0 = automatic (provider limit alone). */
+  /** A user/session cap on the window; 0 = automatic (capacity alone). */
   sessionCeiling?: number;
   /** Output tokens reserved from the window (the request's max output). Default 0. */
   reservedOutput?: number;
   /** Prompt overhead outside history: system prompt + tool schemas (the frozen parent prefix). */
   prefixTokens?: number;
-  /** Configured clearing trigger (`toolResultClearing.triggerTokens`); default 40,000. */
+  /** Configured clearing trigger (`limits.trigger`, else `policy.triggerTokens`); default 40,000. */
+  trigger?: number;
+  /** @deprecated Old name of {@link Limits.trigger}, read only when `trigger` is absent. */
   configuredTrigger?: number;
   /**
-   * Opt-in evidence window ratio (`toolResultClearing.evidenceWindowRatio`); a value outside
+   * Opt-in evidence window ratio (`policy.evidenceWindowRatio`); a value outside
    * (0, 1] is "not set", which keeps B4's 0.5.
    */
   evidenceWindowRatio?: number;
   /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget (H5). */
+  threshold?: number;
+  /** @deprecated Old name of {@link Limits.threshold}, read only when `threshold` is absent. */
   compactionThreshold?: number;
   /** Route tuning (P1); missing fields take the defaults. */
   routePolicy?: Partial<RoutePolicy>;
@@ -152,11 +158,12 @@ export function resolveContinuityTail(capacity: number | null, retainRatio: numb
  * saturates, so absurd inputs (0, negative, NaN, 1e300) give bounded, non-negative results.
  */
 export function resolveBudgets(limits: Limits): Budgets {
-  const capacity = resolveCapacity(limits.providerLimit, limits.sessionCeiling);
+  const capacity = resolveCapacity(limits.capacity ?? limits.providerLimit, limits.sessionCeiling);
   const reserved = toCount(limits.reservedOutput);
   const prefix = toCount(limits.prefixTokens);
   const route = completeRoutePolicy(limits.routePolicy);
-  const configured = toCount(limits.configuredTrigger) || DEFAULT_CLEARING_POLICY.triggerTokens;
+  const configured =
+    toCount(limits.trigger ?? limits.configuredTrigger) || DEFAULT_CLEARING_POLICY.triggerTokens;
 
   const historyBudget = capacity === null ? null : satSub(satSub(capacity, reserved), prefix);
   const localTrigger = resolveLocalTrigger(configured, historyBudget);
@@ -168,7 +175,7 @@ export function resolveBudgets(limits: Limits): Budgets {
     compactionThreshold: resolveCompactionThreshold(
       capacity,
       reserved,
-      toCount(limits.compactionThreshold),
+      toCount(limits.threshold ?? limits.compactionThreshold),
       route.thresholdRatio,
     ),
     summaryInputBudget: resolveSummaryInputBudget(

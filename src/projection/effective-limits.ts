@@ -3,7 +3,7 @@ import { completeClearingPolicy, isEvidenceWindowRatio, type ClearingPolicy } fr
 
 /**
  * The limits a request is actually budgeted with: the configured trigger is
- * `limits.configuredTrigger`, else the clearing policy's `triggerTokens`; the evidence
+ * `limits.trigger`, else the clearing policy's `triggerTokens`; the evidence
  * window ratio is `limits.evidenceWindowRatio`, else the policy's (B4: 0.5). Every place
  * that reports or uses budgets goes through this, so diagnostics match the projection.
  */
@@ -11,7 +11,7 @@ export function effectiveLimits(limits: Limits, policy?: Partial<ClearingPolicy>
   const p = completeClearingPolicy(policy);
   return {
     ...limits,
-    configuredTrigger: limits.configuredTrigger || p.triggerTokens,
+    trigger: (limits.trigger ?? limits.configuredTrigger) || p.triggerTokens,
     evidenceWindowRatio: isEvidenceWindowRatio(limits.evidenceWindowRatio)
       ? limits.evidenceWindowRatio
       : p.evidenceWindowRatio,

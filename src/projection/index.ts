@@ -12,3 +12,4 @@ export * from './diagnostics.js';
 export * from './clear-tool-results.js';
 export * from './project-request.js';
 export * from './effective-limits.js';
+export * from './options-schema.js';

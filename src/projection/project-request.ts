@@ -1,3 +1,4 @@
+import { parseOptions } from '../core/parse-options.js';
 import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
 import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
@@ -6,6 +7,7 @@ import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.j
 import { clearOldToolResultsWithRecentBatches } from './clear-tool-results.js';
 import type { ProjectionDiagnostics } from './diagnostics.js';
 import { normalizeWithPairing } from './normalize.js';
+import { ProjectRequestOptionsSchema } from './options-schema.js';
 
 /** Inputs of {@link projectRequest}. */
 export interface ProjectRequestOptions {
@@ -33,11 +35,20 @@ export interface ProjectedRequest {
 /**
  * Builds the request projection from durable history (H1 steps 2–3): normalize pairing
  * (N1–N5), then apply local tool-result clearing (C1–C11) against the resolved budgets
- * (B1–B4). The configured trigger is `limits.configuredTrigger`, else `policy.triggerTokens`;
+ * (B1–B4). The configured trigger is `limits.trigger`, else `policy.triggerTokens`;
  * likewise the evidence window ratio is `limits.evidenceWindowRatio`, else the policy's (B4 0.5).
  * Never mutates `history`; returns it as is when it is valid and nothing is cleared.
+ * Bad options throw one `CompactorOptionsError`.
  */
-export function projectRequest(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
+export function projectRequest(
+  history: readonly Message[],
+  options: ProjectRequestOptions,
+): ProjectedRequest {
+  // The parsed copy drops nothing we use, but keep the caller's estimator object (its caches).
+  const opts = {
+    ...parseOptions(ProjectRequestOptionsSchema, options, 'projectRequest: options'),
+    estimator: options.estimator,
+  };
   const lead = opts.leadingSystemAsPrefix ? leadingSystemCount(history) : 0;
   if (lead === 0) return projectHistory(history, opts);
   const projected = projectHistory(history.slice(lead), opts);

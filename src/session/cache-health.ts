@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseOptions } from '../core/parse-options.js';
 
 /**
  * The prompt-cache health monitor (S5). It watches how much of each request's input the
@@ -83,7 +84,7 @@ export interface CacheHealthMonitor {
 
 /** Creates a {@link CacheHealthMonitor} (S5). */
 export function createCacheHealthMonitor(options: CacheHealthOptions = {}): CacheHealthMonitor {
-  const o = CacheHealthOptionsSchema.parse(options);
+  const o = parseOptions(CacheHealthOptionsSchema, options, 'cacheHealth');
   const lowReuseRatio = o.lowReuseRatio ?? 0.5;
   const minInputTokens = o.minInputTokens ?? 1_024;
   const alertAfter = o.alertAfter ?? 3;
@@ -92,7 +93,7 @@ export function createCacheHealthMonitor(options: CacheHealthOptions = {}): Cach
 
   return {
     recordUsage(usage) {
-      const u = CacheUsageSchema.parse(usage);
+      const u = parseOptions(CacheUsageSchema, usage, 'recordUsage: usage');
       // A provider never caches more than it was sent; clamp odd reports instead of trusting them.
       const cached = Math.min(u.cachedInputTokens ?? 0, u.inputTokens);
       s.requests++;

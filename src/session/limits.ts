@@ -13,7 +13,7 @@ export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator:
 }
 
 /**
- * The projection {@link Limits} of a session: the provider limit is `limits.capacity`, else
+ * The projection {@link Limits} of a session: the capacity is `limits.capacity`, else
  * the route's catalog window (32,000 offline); the prefix is `limits.prefixTokens`, else
  * estimated from the envelope; the route policy is the P1 table entry with the session's
  * `compaction` overrides on top.
@@ -30,12 +30,12 @@ export function sessionLimits(
   if (settings.retainRatio !== undefined) policy.retainRatio = settings.retainRatio;
   if (settings.maxOverflowRetries !== undefined) policy.maxOverflowRetries = settings.maxOverflowRetries;
   return {
-    providerLimit: limits.capacity ?? route.contextWindow ?? undefined,
+    capacity: limits.capacity ?? route.contextWindow ?? undefined,
     sessionCeiling: limits.sessionCeiling,
     reservedOutput: limits.reservedOutput ?? 0,
     prefixTokens: limits.prefixTokens ?? envelopeTokens(envelope, estimator),
-    configuredTrigger: limits.trigger,
-    compactionThreshold: limits.threshold,
+    trigger: limits.trigger,
+    threshold: limits.threshold,
     routePolicy: policy,
     summaryOutputLimit: limits.summaryOutputLimit,
   };

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { LoopGuardPolicy } from '../../machines/index.js';
-import { UserError } from '../core/errors.js';
+import { parseOptions } from '../core/parse-options.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { MessageSchema, type Message } from '../messages/message.js';
-import type { ClearingPolicy } from '../projection/index.js';
+import { ClearingPolicyOptionsSchema, type ClearingPolicy } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
@@ -107,17 +107,7 @@ export const SessionOptionsSchema = z.object({
       summaryOutputLimit: z.number().int().positive().optional(),
     })
     .optional(),
-  policy: z
-    .strictObject({
-      enabled: z.boolean(),
-      triggerTokens: count,
-      keepToolUses: count,
-      keepRecentToolBatches: count,
-      clearToolInputs: z.boolean(),
-      evidenceWindowRatio: z.number().gt(0).lte(1),
-    })
-    .partial()
-    .optional(),
+  policy: ClearingPolicyOptionsSchema.optional(),
   compaction: z
     .strictObject({
       thresholdRatio: z.number().gt(0).lte(1).optional(),
@@ -144,11 +134,5 @@ export const SessionOptionsSchema = z.object({
   history: z.array(MessageSchema).optional(),
 });
 
-/** Parses `value` with `schema`, or throws a one-line {@link UserError} naming `where` and the field. */
-export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, where: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue.path.map(String).join('.');
-  throw new UserError(`${where}${field ? `.${field}` : ''}: ${issue.message}`);
-}
+/** Parses `value` with `schema`, or throws a one-line `CompactorOptionsError` naming `where` and the field. */
+export const parseOrThrow = parseOptions;

@@ -4,7 +4,7 @@ import { createTurnRunner } from '../../src/runtime/index.js';
 import { estimator, FakeSummarizer } from './fake-summarizer.js';
 
 // capacity 2,000 − reserved 200: the prompt budget is 1,800 tokens, compaction threshold 1,350 (H5).
-const limits = { providerLimit: 2_000, reservedOutput: 200 };
+const limits = { capacity: 2_000, reservedOutput: 200 };
 
 /** Large user turns: nothing to clear, so pressure stays over the prompt budget. */
 function chattySession(turns: number): Message[] {

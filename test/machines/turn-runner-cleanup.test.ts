@@ -8,7 +8,7 @@ import { deferred, settle } from '../support/deferred.js';
 import { estimator, FakeSummarizer } from './fake-summarizer.js';
 
 // capacity 2,000 − reserved 200 → compaction threshold 1,350 (H5).
-const limits = { providerLimit: 2_000, reservedOutput: 200 };
+const limits = { capacity: 2_000, reservedOutput: 200 };
 
 /** Enough large tool batches that the turn must compact (pressure over the threshold). */
 function session(rounds: number): Message[] {

@@ -16,7 +16,7 @@ import { deferred, settle } from '../support/deferred.js';
 import { estimator, FakeSummarizer } from './fake-summarizer.js';
 
 // capacity 2,000 − reserved 200 → compaction threshold 1,350 (H5), clearing trigger 1,080 (B3).
-const limits = { providerLimit: 2_000, reservedOutput: 200 };
+const limits = { capacity: 2_000, reservedOutput: 200 };
 
 /** A session with `rounds` tool batches whose results are large (clearable) and chatty user turns. */
 function session(rounds: number): Message[] {

@@ -8,7 +8,7 @@ import { createTurnRunner } from '../../src/runtime/index.js';
 import { deferred, settle } from '../support/deferred.js';
 import { estimator, FakeSummarizer } from '../machines/fake-summarizer.js';
 
-const limits = { providerLimit: 2_000, reservedOutput: 200 };
+const limits = { capacity: 2_000, reservedOutput: 200 };
 
 function session(rounds: number): Message[] {
   const h: Message[] = [msg.system('You are a coding agent.')];

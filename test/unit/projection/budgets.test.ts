@@ -15,18 +15,18 @@ describe('budgets: capacity (B1)', () => {
     expect(resolveCapacity(32_000, 64_000)).toBe(32_000);
   });
   it('B1: a session ceiling of 0 means automatic (provider limit alone)', () => {
-    expect(resolveBudgets({ providerLimit: 128_000, sessionCeiling: 0 }).capacity).toBe(128_000);
+    expect(resolveBudgets({ capacity: 128_000, sessionCeiling: 0 }).capacity).toBe(128_000);
   });
   it('B1: a session ceiling alone is the capacity', () => {
     expect(resolveBudgets({ sessionCeiling: 50_000 }).capacity).toBe(50_000);
   });
   it('B1: neither known (or only zero/negative/NaN values) → capacity unknown', () => {
     expect(resolveBudgets({}).capacity).toBeNull();
-    expect(resolveBudgets({ providerLimit: 0, sessionCeiling: 0 }).capacity).toBeNull();
-    expect(resolveBudgets({ providerLimit: -5, sessionCeiling: Number.NaN }).capacity).toBeNull();
+    expect(resolveBudgets({ capacity: 0, sessionCeiling: 0 }).capacity).toBeNull();
+    expect(resolveBudgets({ capacity: -5, sessionCeiling: Number.NaN }).capacity).toBeNull();
   });
   it('B1: huge values saturate at MAX_SAFE_INTEGER instead of overflowing', () => {
-    const b = resolveBudgets({ providerLimit: 1e300, sessionCeiling: Infinity });
+    const b = resolveBudgets({ capacity: 1e300, sessionCeiling: Infinity });
     expect(b.capacity).toBe(MAX);
     expect(b.localTrigger).toBe(40_000);
     expect(Number.isSafeInteger(b.historyBudget)).toBe(true);
@@ -36,43 +36,43 @@ describe('budgets: capacity (B1)', () => {
 
 describe('budgets: history budget and local trigger (B2–B4)', () => {
   it('B3: capacity 32,000, reserved 4,000, prefix 2,000 → local trigger 15,600 (B4 evidence 7,800)', () => {
-    const b = resolveBudgets({ providerLimit: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 });
+    const b = resolveBudgets({ capacity: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 });
     expect(b.historyBudget).toBe(26_000);
     expect(b.localTrigger).toBe(15_600);
     expect(b.evidenceBudget).toBe(7_800);
   });
   it('B3: a lower configured trigger still wins', () => {
     const b = resolveBudgets({
-      providerLimit: 32_000,
+      capacity: 32_000,
       reservedOutput: 4_000,
       prefixTokens: 2_000,
-      configuredTrigger: 10_000,
+      trigger: 10_000,
     });
     expect(b.localTrigger).toBe(10_000);
     expect(b.evidenceBudget).toBe(5_000);
   });
   it('B3: one token of configured trigger above/below the cap', () => {
-    const base = { providerLimit: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
-    expect(resolveBudgets({ ...base, configuredTrigger: 15_599 }).localTrigger).toBe(15_599);
-    expect(resolveBudgets({ ...base, configuredTrigger: 15_600 }).localTrigger).toBe(15_600);
-    expect(resolveBudgets({ ...base, configuredTrigger: 15_601 }).localTrigger).toBe(15_600);
+    const base = { capacity: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
+    expect(resolveBudgets({ ...base, trigger: 15_599 }).localTrigger).toBe(15_599);
+    expect(resolveBudgets({ ...base, trigger: 15_600 }).localTrigger).toBe(15_600);
+    expect(resolveBudgets({ ...base, trigger: 15_601 }).localTrigger).toBe(15_600);
   });
   it('B3: unknown capacity keeps the configured trigger; B4 default evidence is 20,000', () => {
-    expect(resolveBudgets({ configuredTrigger: 12_345, reservedOutput: 4_000 }).localTrigger).toBe(12_345);
+    expect(resolveBudgets({ trigger: 12_345, reservedOutput: 4_000 }).localTrigger).toBe(12_345);
     const d = resolveBudgets({});
     expect(d.localTrigger).toBe(40_000);
     expect(d.evidenceBudget).toBe(20_000);
     expect(d.historyBudget).toBeNull();
   });
   it('B2: subtractions saturate at 0 and B3 keeps the trigger at least 1', () => {
-    const b = resolveBudgets({ providerLimit: 1_000, reservedOutput: 900, prefixTokens: 500 });
+    const b = resolveBudgets({ capacity: 1_000, reservedOutput: 900, prefixTokens: 500 });
     expect(b.historyBudget).toBe(0);
     expect(b.localTrigger).toBe(1);
     expect(b.evidenceBudget).toBe(0);
   });
   it('B2: the session ceiling intersects before subtraction', () => {
     const b = resolveBudgets({
-      providerLimit: 200_000,
+      capacity: 200_000,
       sessionCeiling: 32_000,
       reservedOutput: 4_000,
       prefixTokens: 2_000,
@@ -81,7 +81,7 @@ describe('budgets: history budget and local trigger (B2–B4)', () => {
     expect(b.localTrigger).toBe(15_600);
   });
   it('B3: huge history budgets are computed exactly (no float rounding above 2^53)', () => {
-    const b = resolveBudgets({ providerLimit: MAX, configuredTrigger: MAX });
+    const b = resolveBudgets({ capacity: MAX, trigger: MAX });
     expect(b.localTrigger).toBe(Number((BigInt(MAX) * 3n) / 5n));
   });
 });
@@ -95,24 +95,22 @@ describe('budgets: compaction threshold (H5, P1)', () => {
     [128_000, 2_000, 94_500],
     [1_000_000, 4_096, 746_928],
   ])('H5: capacity %i, reserve %i → threshold %i', (cap, reserve, expected) => {
-    expect(resolveBudgets({ providerLimit: cap, reservedOutput: reserve }).compactionThreshold).toBe(
-      expected,
-    );
+    expect(resolveBudgets({ capacity: cap, reservedOutput: reserve }).compactionThreshold).toBe(expected);
   });
   it('H5: an explicit threshold wins, capped at the prompt budget', () => {
-    const base = { providerLimit: 32_000, reservedOutput: 4_000 };
+    const base = { capacity: 32_000, reservedOutput: 4_000 };
     expect(resolveBudgets({ ...base, compactionThreshold: 10_000 }).compactionThreshold).toBe(10_000);
     expect(resolveBudgets({ ...base, compactionThreshold: 30_000 }).compactionThreshold).toBe(28_000);
   });
   it('H5: reserve larger than capacity leaves a prompt budget of 1', () => {
-    expect(resolveBudgets({ providerLimit: 100, reservedOutput: 4_096 }).compactionThreshold).toBe(1);
+    expect(resolveBudgets({ capacity: 100, reservedOutput: 4_096 }).compactionThreshold).toBe(1);
   });
   it('H5: unknown capacity → explicit threshold as is, else null', () => {
     expect(resolveBudgets({ compactionThreshold: 5_000 }).compactionThreshold).toBe(5_000);
     expect(resolveBudgets({}).compactionThreshold).toBeNull();
   });
   it('P1: a route thresholdRatio below 1 only lowers the threshold', () => {
-    const base = { providerLimit: 32_000, reservedOutput: 4_096 };
+    const base = { capacity: 32_000, reservedOutput: 4_096 };
     expect(resolveBudgets({ ...base, routePolicy: { thresholdRatio: 0.5 } }).compactionThreshold).toBe(
       16_000,
     );
@@ -130,11 +128,11 @@ describe('budgets: summary input budget (L1) and continuity tail (L7)', () => {
     [128_000, 111_488],
     [1_000_000, 874_488],
   ])('L1: window %i keeps floor(W/8)+512 headroom → %i', (cap, expected) => {
-    expect(resolveBudgets({ providerLimit: cap }).summaryInputBudget).toBe(expected);
+    expect(resolveBudgets({ capacity: cap }).summaryInputBudget).toBe(expected);
   });
   it('L1: prefix, explicit summary output limit and instructions all consume the allowance', () => {
     const b = resolveBudgets({
-      providerLimit: 32_000,
+      capacity: 32_000,
       prefixTokens: 2_000,
       summaryOutputLimit: 1_000,
       summaryInstructionsTokens: 500,
@@ -142,11 +140,9 @@ describe('budgets: summary input budget (L1) and continuity tail (L7)', () => {
     expect(b.summaryInputBudget).toBe(27_488 - 3_500);
   });
   it('L1: the session ceiling intersects the window; unknown capacity → null; tiny windows saturate at 0', () => {
-    expect(resolveBudgets({ providerLimit: 200_000, sessionCeiling: 32_000 }).summaryInputBudget).toBe(
-      27_488,
-    );
+    expect(resolveBudgets({ capacity: 200_000, sessionCeiling: 32_000 }).summaryInputBudget).toBe(27_488);
     expect(resolveBudgets({ prefixTokens: 10 }).summaryInputBudget).toBeNull();
-    expect(resolveBudgets({ providerLimit: 500 }).summaryInputBudget).toBe(0);
+    expect(resolveBudgets({ capacity: 500 }).summaryInputBudget).toBe(0);
   });
   it.each([
     [4_000, 1_024],
@@ -155,12 +151,12 @@ describe('budgets: summary input budget (L1) and continuity tail (L7)', () => {
     [125_000, 20_000],
     [1_000_000, 20_000],
   ])('L7: window %i → continuity tail %i (min 20,000, floor 1,024)', (cap, expected) => {
-    expect(resolveBudgets({ providerLimit: cap }).continuityTailTokens).toBe(expected);
+    expect(resolveBudgets({ capacity: cap }).continuityTailTokens).toBe(expected);
   });
   it('L7: retainRatio from the route policy scales the tail; unknown window → null', () => {
-    expect(
-      resolveBudgets({ providerLimit: 32_000, routePolicy: { retainRatio: 0.5 } }).continuityTailTokens,
-    ).toBe(16_000);
+    expect(resolveBudgets({ capacity: 32_000, routePolicy: { retainRatio: 0.5 } }).continuityTailTokens).toBe(
+      16_000,
+    );
     expect(resolveBudgets({}).continuityTailTokens).toBeNull();
   });
 });

@@ -40,11 +40,11 @@ describe('evidence window ratio: B4 default unchanged', () => {
   it('B4: resolveBudgets is identical with no ratio, ratio 0.5, or a "not set" ratio (property)', () => {
     const count = fc.oneof(fc.constant(undefined), fc.constant(0), fc.nat(300_000), fc.maxSafeNat());
     const limits = fc.record({
-      providerLimit: count,
+      capacity: count,
       sessionCeiling: count,
       reservedOutput: count,
       prefixTokens: count,
-      configuredTrigger: count,
+      trigger: count,
     });
     fc.assert(
       fc.property(limits, (l: Limits) => {
@@ -56,7 +56,7 @@ describe('evidence window ratio: B4 default unchanged', () => {
     );
   });
   it('B3/B4: the SPEC example keeps its numbers (15,600 → 7,800; default 40,000 → 20,000)', () => {
-    const spec = { providerLimit: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
+    const spec = { capacity: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
     expect(resolveBudgets(spec)).toEqual(resolveBudgets({ ...spec, evidenceWindowRatio: 0.5 }));
     expect(resolveBudgets(spec).evidenceBudget).toBe(7_800);
     expect(resolveBudgets({}).evidenceBudget).toBe(20_000);
@@ -65,7 +65,7 @@ describe('evidence window ratio: B4 default unchanged', () => {
 
 describe('evidence window ratio: opt-in values (B4)', () => {
   it('B4: floor(local trigger × ratio) for 0.75, 0.9 and 1', () => {
-    const spec = { providerLimit: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
+    const spec = { capacity: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
     expect(resolveBudgets({ ...spec, evidenceWindowRatio: 0.75 }).evidenceBudget).toBe(11_700);
     expect(resolveBudgets({ ...spec, evidenceWindowRatio: 0.9 }).evidenceBudget).toBe(14_040);
     expect(resolveBudgets({ ...spec, evidenceWindowRatio: 1 }).evidenceBudget).toBe(15_600);
@@ -127,7 +127,7 @@ describe('evidence window ratio: clearing (C2)', () => {
     ['a', 'b', 'c', 'd'].slice(4 - Math.min(4, Math.floor(budget / batchCost)));
 
   it('C2: the default (0.5) and a larger ratio keep exactly the batches their budget fits', () => {
-    const limits = { configuredTrigger: trigger };
+    const limits = { trigger: trigger };
     const half = projectRequest(h, { limits, estimator: est, policy: bare });
     const wide = projectRequest(h, { limits, estimator: est, policy: { ...bare, evidenceWindowRatio: 0.9 } });
     expect(half.diagnostics.evidenceBudget).toBe(Math.floor(trigger / 2));
@@ -141,13 +141,13 @@ describe('evidence window ratio: clearing (C2)', () => {
   it('C2: limits.evidenceWindowRatio wins over the policy; a "not set" limit falls back to it', () => {
     const policy = { ...bare, evidenceWindowRatio: 0.9 };
     const fromLimits = projectRequest(h, {
-      limits: { configuredTrigger: trigger, evidenceWindowRatio: 0.5 },
+      limits: { trigger: trigger, evidenceWindowRatio: 0.5 },
       estimator: est,
       policy,
     });
     expect(fromLimits.diagnostics.evidenceBudget).toBe(Math.floor(trigger / 2));
     const notSet = projectRequest(h, {
-      limits: { configuredTrigger: trigger, evidenceWindowRatio: 0 },
+      limits: { trigger: trigger, evidenceWindowRatio: 0 },
       estimator: est,
       policy,
     });

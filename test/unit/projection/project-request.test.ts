@@ -47,7 +47,7 @@ describe('projectRequest', () => {
     ]);
     const total = est.history(small);
     expect(total).toBeLessThan(40_000);
-    const limits = { providerLimit: 12_000, reservedOutput: 1_000, prefixTokens: 1_000 };
+    const limits = { capacity: 12_000, reservedOutput: 1_000, prefixTokens: 1_000 };
     const r = projectRequest(small, { limits, estimator: est });
     expect(r.budgets.localTrigger).toBe(6_000);
     expect(r.diagnostics.clearingApplied).toBe(true);
@@ -55,9 +55,9 @@ describe('projectRequest', () => {
     expect(projectRequest(small, { limits: {}, estimator: est }).messages).toBe(small);
   });
 
-  it('B3: limits.configuredTrigger wins over policy.triggerTokens; the lower of it and the cap applies', () => {
+  it('B3: limits.trigger wins over policy.triggerTokens; the lower of it and the cap applies', () => {
     const r = projectRequest(history, {
-      limits: { configuredTrigger: 500 },
+      limits: { trigger: 500 },
       policy: { triggerTokens: 1e9 },
       estimator: est,
     });
@@ -99,7 +99,7 @@ describe('projectRequest', () => {
 
   it('R1: the durable history is never modified (deep-frozen input, identical JSON)', () => {
     const before = JSON.stringify(history);
-    projectRequest(history, { limits: { providerLimit: 10_000 }, estimator: est });
+    projectRequest(history, { limits: { capacity: 10_000 }, estimator: est });
     expect(JSON.stringify(history)).toBe(before);
   });
 });
@@ -109,7 +109,7 @@ describe('displaced README pages (SPEC §13 regression)', () => {
     it(`C2: ${shape} — with the default policy all six READMEs survive the later searches`, () => {
       const session = deepFreeze(readmeSession({ shape }));
       const prefixTokens = est.message(session[0]);
-      const limits = { providerLimit: 128_000, reservedOutput: 4_096, prefixTokens };
+      const limits = { capacity: 128_000, reservedOutput: 4_096, prefixTokens };
       for (const keepRecentToolBatches of [0, 2]) {
         const r = projectRequest(session, { limits, estimator: est, policy: { keepRecentToolBatches } });
         expect(r.diagnostics.clearingApplied).toBe(true);

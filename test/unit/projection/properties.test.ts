@@ -124,7 +124,7 @@ describe('properties (fast-check)', () => {
         fc.boolean(),
         (h, policy, cap, interactive) => {
           const r = projectRequest(h, {
-            limits: { providerLimit: cap, reservedOutput: 500 },
+            limits: { capacity: cap, reservedOutput: 500 },
             policy,
             estimator: est,
             interactive,

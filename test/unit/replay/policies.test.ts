@@ -21,7 +21,7 @@ import { contextFor, readSession } from './helpers.js';
 const results = (h: readonly Message[]) => h.filter((m) => m.role === 'tool');
 const unchanged = (before: readonly Message[], after: readonly Message[]) =>
   results(after).filter((m) => results(before).includes(m)).length;
-const ctx128 = () => contextFor({ providerLimit: 128_000, reservedOutput: 8_000 });
+const ctx128 = () => contextFor({ capacity: 128_000, reservedOutput: 8_000 });
 
 // 60 batches × ~2,000 chars-tokens ≈ 120k tokens: above every peer trigger.
 const big = readSession(60, 100).slice(0, -1);
@@ -89,13 +89,13 @@ describe('re-implemented peer policies (retention pilot)', () => {
     expect(isRequestHistoryValid(out)).toBe(true);
   });
   it('§14 / pilot: Compactor settings 0 and 2 differ only in the count rule', async () => {
-    const tight = contextFor({ providerLimit: 128_000, reservedOutput: 8_000 });
+    const tight = contextFor({ capacity: 128_000, reservedOutput: 8_000 });
     const a = await compactorPolicy(0).project(big, tight);
     const b = await compactorPolicy().project(big, tight);
     expect(unchanged(big, b)).toBeGreaterThanOrEqual(unchanged(big, a));
   });
   it('B4/C2 pilot: opt-in evidence ratios 0.75 and 0.9 keep more results verbatim than the defaults', async () => {
-    const tight = contextFor({ providerLimit: 128_000, reservedOutput: 8_000 });
+    const tight = contextFor({ capacity: 128_000, reservedOutput: 8_000 });
     const half = unchanged(big, await compactorPolicy().project(big, tight));
     const r75 = unchanged(big, await compactorEvidencePolicy(0.75).project(big, tight));
     const r90 = unchanged(big, await compactorEvidencePolicy(0.9).project(big, tight));

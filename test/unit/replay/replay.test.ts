@@ -25,7 +25,7 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     const seen: number[] = [];
     await replaySession(s, {
       policy: noClearingPolicy,
-      limits: { providerLimit: 128_000 },
+      limits: { capacity: 128_000 },
       estimator: fastEstimator(),
       onRequest: (t, req) => seen.push(t === req.length ? 1 : 0),
     });
@@ -36,14 +36,14 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     const est = fastEstimator();
     const full = await replaySession(s, {
       policy: noClearingPolicy,
-      limits: { providerLimit: 1_000_000 },
+      limits: { capacity: 1_000_000 },
       estimator: est,
     });
     expect(full.totals.needed).toBe(40);
     expect(full.totals.present).toBe(40);
     const cleared = await replaySession(s, {
       policy: compactorPolicy(),
-      limits: { providerLimit: 24_000, reservedOutput: 4_000 },
+      limits: { capacity: 24_000, reservedOutput: 4_000 },
       estimator: est,
     });
     expect(cleared.totals.present).toBeLessThan(40);
@@ -56,7 +56,7 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     const requests: Array<readonly Message[]> = [];
     const r = await replaySession(s, {
       policy: noClearingPolicy,
-      limits: { providerLimit: 16_000, reservedOutput: 2_000 },
+      limits: { capacity: 16_000, reservedOutput: 2_000 },
       estimator: fastEstimator(),
       onRequest: (_, req) => requests.push(req),
     });

@@ -41,7 +41,7 @@ function make(client: SummaryClient, extra: Partial<LocalSummarizerOptions> = {}
   return createLocalSummarizer({
     client,
     estimator: est,
-    budgets: resolveBudgets({ providerLimit: 32_000 }),
+    budgets: resolveBudgets({ capacity: 32_000 }),
     ...extra,
   });
 }
@@ -111,13 +111,13 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     const big = agentSession(16_000);
     const reinjected = (m: readonly Message[]) =>
       est.history(m.filter((x) => x.metadata?.kind === 'compaction-reinjection'));
-    const at16k = make(recordingOffline(), { budgets: resolveBudgets({ providerLimit: 16_000 }) });
+    const at16k = make(recordingOffline(), { budgets: resolveBudgets({ capacity: 16_000 }) });
     const text = (await at16k.request(at16k.prepare(big, 8_000), 'flat', signal)).text;
     const small = reinjected(at16k.rebuild(big, [text], 'automatic'));
     expect(small).toBeGreaterThan(0);
     expect(small).toBeLessThanOrEqual(800);
     const explicit = make(recordingOffline(), {
-      budgets: resolveBudgets({ providerLimit: 16_000 }),
+      budgets: resolveBudgets({ capacity: 16_000 }),
       reinjectBudgetTokens: 3_000,
     });
     expect(reinjected(explicit.rebuild(big, [text], 'automatic'))).toBeGreaterThan(800);

@@ -31,6 +31,7 @@ describe('package entry (src/index.ts)', () => {
       api.BudgetError,
       api.RouteError,
       api.UserError,
+      api.CompactorOptionsError,
     ])
       expect(E.prototype).toBeInstanceOf(Error);
     expect(api.MessageSchema.safeParse(api.msg.user('hi')).success).toBe(true);

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import type { Estimator } from '../estimate/estimator.js';
+
+/**
+ * zod schemas of the projection options. The names are the library's one vocabulary: the
+ * session's `limits` and `policy` use the same fields, so one schema serves both.
+ */
+
+const count = z.number().int().nonnegative();
+
+/** A partial tool-result clearing policy (the session's `policy`, the config's `toolResultClearing`). */
+export const ClearingPolicyOptionsSchema = z
+  .strictObject({
+    enabled: z.boolean(),
+    triggerTokens: count,
+    keepToolUses: count,
+    keepRecentToolBatches: count,
+    clearToolInputs: z.boolean(),
+    evidenceWindowRatio: z.number().gt(0).lte(1),
+  })
+  .partial();
+
+/** {@link Limits} as a caller passes them (deprecated aliases accepted). */
+export const LimitsSchema = z.strictObject({
+  capacity: count.optional(),
+  providerLimit: count.optional(),
+  sessionCeiling: count.optional(),
+  reservedOutput: count.optional(),
+  prefixTokens: count.optional(),
+  trigger: count.optional(),
+  configuredTrigger: count.optional(),
+  // Outside (0, 1] means "not set" here (the policy's ratio applies), so 0 is allowed.
+  evidenceWindowRatio: z.number().optional(),
+  threshold: count.optional(),
+  compactionThreshold: count.optional(),
+  routePolicy: z
+    .strictObject({
+      thresholdRatio: z.number().gt(0).lte(1),
+      retainRatio: z.number().gte(0).lte(1),
+      maxOverflowRetries: count,
+    })
+    .partial()
+    .optional(),
+  summaryOutputLimit: count.optional(),
+  summaryInstructionsTokens: count.optional(),
+});
+
+const EstimatorSchema = z.custom<Estimator>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Estimator).history === 'function' &&
+    typeof (v as Estimator).message === 'function',
+  'expected an estimator from createEstimator()',
+);
+
+/** Options of `projectRequest`. */
+export const ProjectRequestOptionsSchema = z.strictObject({
+  limits: LimitsSchema,
+  policy: ClearingPolicyOptionsSchema.optional(),
+  estimator: EstimatorSchema,
+  interactive: z.boolean().optional(),
+  nativeContextEdits: z.boolean().optional(),
+  leadingSystemAsPrefix: z.boolean().optional(),
+});
