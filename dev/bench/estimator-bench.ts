@@ -8,6 +8,7 @@ import { textOf } from '../../src/messages/message.js';
 import { corpusFiles } from './corpus.js';
 import { syntheticSession } from './synthetic-session.js';
 import { median, nowMs } from './timing.js';
+import { longRuns } from './long-runs-bench.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 /** Bytes of text the estimator tokenizes in a message (content, call names/arguments, ids). */
@@ -176,6 +177,7 @@ export const estimatorSuite: BenchSuite = {
     else ctx.log('estimator: session corpus not found; skipping corpus sections');
     sections.push(growingSession(ctx));
     if (corpus.length > 0) sections.push(fallbackError(corpus));
+    sections.push(longRuns(ctx));
     return sections;
   },
 };

@@ -1,4 +1,5 @@
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { boundedCounter } from './bounded-encode.js';
 
 /** Counts tokens in a piece of text. Pure from the caller's point of view. */
 export interface TokenCounter {
@@ -34,7 +35,8 @@ export const charsCounter: TokenCounter = {
 /**
  * A tiktoken counter. Special-token text such as `<|endoftext|>` is counted as plain
  * text (T-rule: never throw on untrusted transcript content). Falls back to
- * {@link charsCounter} when the encoder cannot load.
+ * {@link charsCounter} when the encoder cannot load. Long runs are counted in bounded
+ * pieces, so counting is linear in the text's length (see bounded-encode.ts).
  */
 export function tiktokenCounter(name: TiktokenEncoding = 'o200k_base'): TokenCounter {
   let enc: Tiktoken;
@@ -43,47 +45,7 @@ export function tiktokenCounter(name: TiktokenEncoding = 'o200k_base'): TokenCou
   } catch {
     return charsCounter;
   }
-  return {
-    name: name as EncodingName,
-    count: (text) => {
-      let n = 0;
-      for (const segment of countingSegments(text)) n += enc.encode(segment, [], []).length;
-      return n;
-    },
-  };
-}
-
-/** Longest whitespace-free run (in code points) that is encoded in one piece; longer runs are cut. */
-export const MAX_COUNTED_RUN = 512;
-
-const LONG_RUN = new RegExp(`\\S{${MAX_COUNTED_RUN + 1},}`, 'gu');
-
-/**
- * Splits text for counting (T1). tiktoken's BPE is quadratic in the length of one
- * pre-tokenized piece, and a whitespace-free run (a CJK page, a long identifier, `aaaa…`)
- * is one piece: 20,000 CJK characters took seconds. Runs over {@link MAX_COUNTED_RUN} code
- * points are cut every that many code points (never inside a surrogate pair), which costs at
- * most about one token per cut; text without such runs stays one segment and counts exactly.
- */
-export function countingSegments(text: string): string[] {
-  if (text.length <= MAX_COUNTED_RUN) return [text];
-  const segments: string[] = [];
-  let from = 0;
-  for (const run of text.matchAll(LONG_RUN)) {
-    const start = run.index;
-    let points = 0;
-    // Walk the run by code points; cut after every MAX_COUNTED_RUN of them except at its end.
-    for (let i = start; i < start + run[0].length;) {
-      const unit = text.codePointAt(i) ?? 0;
-      i += unit > 0xffff ? 2 : 1;
-      if (++points % MAX_COUNTED_RUN === 0 && i < start + run[0].length) {
-        segments.push(text.slice(from, i));
-        from = i;
-      }
-    }
-  }
-  segments.push(text.slice(from));
-  return segments;
+  return { name: name as EncodingName, count: boundedCounter(enc) };
 }
 
 /** Returns a counter for the named encoding (`chars` never loads WASM). */

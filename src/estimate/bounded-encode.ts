@@ -1,0 +1,137 @@
+import type { Tiktoken } from 'tiktoken';
+
+/**
+ * Counting in bounded pieces (T1). tiktoken splits text into pieces with a regex and runs
+ * BPE on each piece in time quadratic in the piece's length; one whitespace run or one
+ * whitespace-free run is one piece, so 320,000 spaces took 101 s and multi-megabyte runs
+ * crashed the WASM encoder or overflowed the stack. Here every encode call gets at most
+ * {@link ORDINARY_CHUNK} + {@link LONG_UNIT} code units and no piece longer than
+ * {@link LONG_UNIT}, so counting is linear in the text's length and never recursive.
+ */
+
+/** Ordinary text is encoded this many code units at a time (bounds WASM memory growth). */
+export const ORDINARY_CHUNK = 8_192;
+/** A unit (see {@link isCut}) longer than this is counted in overlapping windows. */
+export const LONG_UNIT = 512;
+/** Window length for long units; BPE on a window costs O(WINDOW²) at most. */
+export const WINDOW = 256;
+// Windows of a uniform run repeat exactly, so their results are remembered (bounded).
+const STEP_MEMO_SIZE = 4_096;
+
+/** Unicode White_Space, as the Rust regex in tiktoken reads `\s` (JS `\s` differs: U+FEFF, U+0085). */
+function isWhiteSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
+/**
+ * True when a piece of both cl100k and o200k always starts at `i`: a white-space character
+ * other than CR/LF right after a non-white-space one. No pre-tokenizer piece holds a
+ * non-space followed by such a character (only CR/LF may trail punctuation), so encoding
+ * the text on each side of `i` separately gives exactly the tokens of encoding it whole.
+ */
+function isCut(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c !== 0x0a && c !== 0x0d && isWhiteSpace(c) && !isWhiteSpace(text.charCodeAt(i - 1));
+}
+
+interface Step {
+  tokens: number;
+  advance: number;
+}
+
+/** A counting function over one encoder, with a bounded memo of window steps. */
+export function boundedCounter(enc: Tiktoken): (text: string) => number {
+  const steps = new Map<string, Step>();
+  const tokenLengths = new Map<number, number>();
+  const encodeLength = (s: string): number => (s.length === 0 ? 0 : enc.encode(s, [], []).length);
+
+  /**
+   * One window of a long unit: encode it, keep the first three quarters of its tokens
+   * (tokens far from the artificial end are the ones encoding the whole unit gives) and
+   * restart after them, at a character boundary. Within 0.1 % of the exact count.
+   */
+  function step(window: string): Step {
+    const hit = steps.get(window);
+    if (hit) return hit;
+    const tokens = enc.encode(window, [], []);
+    const result = keepThreeQuarters(window, tokens) ?? { tokens: tokens.length, advance: window.length };
+    if (steps.size >= STEP_MEMO_SIZE) steps.clear();
+    steps.set(window, result);
+    return result;
+  }
+
+  /** The last token end in the window's third quarter that is also a character boundary. */
+  function keepThreeQuarters(window: string, tokens: Uint32Array): Step | undefined {
+    const target = Math.ceil((tokens.length * 3) / 4);
+    const lowest = Math.max(1, Math.floor(tokens.length / 2));
+    let best: Step | undefined;
+    let bytes = 0; // UTF-8 end of token k
+    let at = 0; // UTF-16 index reached in the window
+    let atBytes = 0; // UTF-8 offset of `at`
+    for (let k = 1; k <= target && k < tokens.length; k++) {
+      bytes += tokenBytes(tokens[k - 1]!);
+      while (atBytes < bytes && at < window.length) {
+        const c = window.codePointAt(at)!;
+        atBytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+        at += c > 0xffff ? 2 : 1;
+      }
+      // A token may end inside a multi-byte character; restart only at a character boundary.
+      if (k >= lowest && atBytes === bytes) best = { tokens: k, advance: at };
+    }
+    return best;
+  }
+
+  function tokenBytes(token: number): number {
+    let n = tokenLengths.get(token);
+    if (n === undefined) {
+      n = enc.decode_single_token_bytes(token).length;
+      tokenLengths.set(token, n);
+    }
+    return n;
+  }
+
+  function countLongUnit(text: string, from: number, to: number): number {
+    let n = 0;
+    let pos = from;
+    while (to - pos > WINDOW) {
+      let end = pos + WINDOW;
+      const last = text.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
+      const s = step(text.slice(pos, end));
+      n += s.tokens;
+      pos += s.advance;
+    }
+    return n + encodeLength(text.slice(pos, to));
+  }
+
+  return (text: string): number => {
+    if (text.length <= LONG_UNIT) return encodeLength(text);
+    let n = 0;
+    let chunkStart = 0;
+    let unitStart = 0;
+    for (let i = 1; i <= text.length; i++) {
+      if (i < text.length && !isCut(text, i)) continue;
+      if (i - unitStart > LONG_UNIT) {
+        n += encodeLength(text.slice(chunkStart, unitStart)) + countLongUnit(text, unitStart, i);
+        chunkStart = i;
+      } else if (i - chunkStart >= ORDINARY_CHUNK || i === text.length) {
+        n += encodeLength(text.slice(chunkStart, i));
+        chunkStart = i;
+      }
+      unitStart = i;
+    }
+    return n;
+  };
+}
