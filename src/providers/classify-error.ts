@@ -120,6 +120,21 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
+/** Transient error types/codes worth another attempt (overloaded, 5xx-style, rate limits, timeouts). */
+const TRANSIENT = /overloaded|server_error|rate_limit|api_error|timeout/i;
+
+/**
+ * Whether an error is worth another attempt, judged by its HTTP status and by its code, which
+ * providers send as a string (`rate_limit_exceeded`) or a number (OpenRouter `{"code":429}`
+ * inside a 200 stream, vLLM `"code": 503`): a numeric code is read like a status (S4).
+ */
+export function isRetryableFacts(f: ErrorFacts): boolean {
+  if (f.status !== undefined && isRetryableStatus(f.status)) return true;
+  const code = f.code ?? '';
+  if (/^\d{3}$/.test(code)) return isRetryableStatus(Number(code));
+  return TRANSIENT.test(`${f.type ?? ''} ${code}`);
+}
+
 /** Builds the one error a caller sees, with a bounded cause and no body dump (S4). */
 export function providerErrorFrom(
   site: CallSite,
@@ -151,6 +166,6 @@ export function providerErrorFrom(
       ...(inputTokens !== undefined ? { inputTokens } : {}),
     });
   }
-  const retryable = extra.retryable ?? (facts.status !== undefined && isRetryableStatus(facts.status));
+  const retryable = extra.retryable ?? isRetryableFacts(facts);
   return new ProviderError(`${head}: ${cause}`, { ...info, retryable });
 }

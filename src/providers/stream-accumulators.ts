@@ -1,5 +1,5 @@
 import type { Json } from '../messages/message.js';
-import { errorFactsFromJson, providerErrorFrom, type CallSite } from './classify-error.js';
+import { errorFactsFromJson, isRetryableFacts, providerErrorFrom, type CallSite } from './classify-error.js';
 import { ProviderError } from './errors.js';
 import { truncatedStream } from './http.js';
 import type { SseEvent } from './sse.js';
@@ -34,13 +34,10 @@ function parseData(site: CallSite, ev: SseEvent): Obj | undefined {
   }
 }
 
-/** Transient error types/codes that are worth another attempt when they arrive mid-stream. */
-const TRANSIENT = /overloaded|server_error|rate_limit|api_error|timeout/i;
-
+/** An error event after the 200: retryable when its type or code (string or number) says transient. */
 function streamError(site: CallSite, payload: Obj): ProviderError {
   const facts = errorFactsFromJson(payload);
-  const transient = TRANSIENT.test(`${facts.type ?? ''} ${facts.code ?? ''}`);
-  return providerErrorFrom(site, facts, { retryable: transient });
+  return providerErrorFrom(site, facts, { retryable: isRetryableFacts(facts) });
 }
 
 /** OpenAI Responses stream → a `Response` object (`output`, `usage`, `status`, `incomplete_details`). */

@@ -40,7 +40,11 @@ export type Fault =
   | { kind: 'malformed-json' }
   | { kind: 'bad-shape' }
   | { kind: 'truncated-stream' }
-  | { kind: 'stream-error'; errorType?: string }
+  | {
+      kind: 'stream-error';
+      errorType?: string;
+      /** Chat only: the `error.code` (OpenRouter sends numbers). */ code?: number | string;
+    }
   | { kind: 'empty-summary' }
   | { kind: 'length' }
   | { kind: 'overflow'; shape: OverflowShape }

@@ -303,7 +303,7 @@ function chat(req: RecordedRequest, fault: Fault | undefined, res: ServerRespons
     const o =
       fault.kind === 'stream-overflow'
         ? overflowBody('openrouter').body
-        : { error: { code: 502, message: 'Provider returned error' } };
+        : { error: { code: fault.code ?? 502, message: 'Provider returned error' } };
     return sendSse(res, [events[0], { data: o }]);
   }
   sendSse(res, events, fault?.kind === 'truncated-stream' ? 2 : undefined);

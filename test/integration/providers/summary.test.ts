@@ -184,20 +184,30 @@ describe.each(['chat', 'messages', 'responses'] as Wire[])('summary over %s', (w
     const r = await run(wire, true, [
       { kind: 'stream-error', ...(wire === 'messages' ? { errorType: 'overloaded_error' } : {}) },
     ]).catch((e) => e);
-    if (wire === 'chat') {
-      // OpenRouter-style `{error:{code:502}}` carries no type: surfaced once, not retried.
-      expect(r).toBeInstanceOf(ProviderError);
-      expect(serverOf(wire).requests.length - before).toBe(1);
-    } else {
-      expect(r.text).toContain('Summary');
-      expect(serverOf(wire).requests.length - before).toBe(2);
-    }
+    // Chat: OpenRouter-style `{error:{code:502}}` carries only a numeric code, classified by it.
+    expect(r.text).toContain('Summary');
+    expect(serverOf(wire).requests.length - before).toBe(2);
   });
 
   it('S4: malformed bodies are ProviderErrors naming the field', async () => {
     const err = await run(wire, false, [{ kind: 'bad-shape' }]).catch((e) => e);
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.message).toMatch(/malformed .* response: field (choices|content|output)/);
+  });
+});
+
+describe('OpenRouter numeric error codes inside the stream (S4)', () => {
+  it.each([
+    [429, 2],
+    [502, 2],
+    ['503', 2],
+    [400, 1],
+  ])('S4 (SSE): {"error":{"code":%p}} is classified by its code (%i request(s))', async (code, requests) => {
+    const before = oai.requests.length;
+    const r = await run('chat', true, [{ kind: 'stream-error', code }]).catch((e) => e);
+    expect(oai.requests.length - before).toBe(requests);
+    if (requests === 2) expect(r.text).toContain('Summary');
+    else expect(r).toBeInstanceOf(ProviderError);
   });
 });
 
