@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../messages/message.js';
+import { textOf, type Message } from '../messages/message.js';
 import { BudgetError } from '../providers/errors.js';
 import type { SummaryRequest, ToolSchema } from '../providers/types.js';
 import { boundHistoryForSummary, type BoundMode } from './bound.js';
@@ -124,14 +124,36 @@ export interface SummaryRequestContext {
   maxOutputTokens?: number;
 }
 
+/**
+ * The system prompt of a summary request and the transcript after it: the fork's leading
+ * system messages move into the wire's system slot (Chat `system`, Anthropic `system`,
+ * Responses `instructions`), and one the parent prompt already carries is not sent twice (S2).
+ * Only messages already in the fork move, so the request does not grow.
+ */
+export function splitSystemPrompt(
+  fork: readonly Message[],
+  parentSystem: string | undefined,
+): { system?: string; messages: Message[] } {
+  let lead = 0;
+  while (lead < fork.length && fork[lead].role === 'system') lead++;
+  const parts = parentSystem !== undefined && parentSystem.trim() !== '' ? [parentSystem] : [];
+  for (const m of fork.slice(0, lead)) {
+    const text = textOf(m.content);
+    if (text.trim() !== '' && !parts.some((p) => p.includes(text))) parts.push(text);
+  }
+  const messages = fork.slice(lead);
+  return parts.length > 0 ? { system: parts.join('\n\n'), messages } : { messages };
+}
+
 /** The {@link SummaryRequest} for a prepared fork. */
 export function toSummaryRequest(prepared: PreparedSummary, context: SummaryRequestContext): SummaryRequest {
+  const split = splitSystemPrompt(prepared.fork, context.system);
   const request: SummaryRequest = {
     model: context.model,
-    messages: prepared.fork,
+    messages: split.messages,
     instructions: prepared.instructions,
   };
-  if (context.system !== undefined) request.system = context.system;
+  if (split.system !== undefined) request.system = split.system;
   if (context.tools !== undefined && context.tools.length > 0) request.tools = context.tools;
   if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
   return request;
