@@ -15,3 +15,4 @@ export {
 } from './export-session.js';
 export { MAX_SESSION_FILE_BYTES } from './read-file.js';
 export { CANONICAL_FORMAT, CANONICAL_VERSION } from './canonical.js';
+export { importedResponsesItems } from './openai-responses.js';

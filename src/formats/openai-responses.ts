@@ -201,6 +201,17 @@ export function responsesBuilder(all: readonly Message[]): (ms: readonly Message
   return (ms) => buildItems(ms, custom);
 }
 
+/**
+ * The Responses items an imported message came from: exactly the original items while the
+ * message is unchanged, else rebuilt from the message with the original's unknown top-level
+ * keys (`id`, `status`, `phase` …) restored. Undefined for messages not imported from Responses.
+ */
+export function importedResponsesItems(m: Message): Json[] | undefined {
+  const rt = m.metadata?.roundTrip as { format?: unknown } | undefined;
+  if (!rt || typeof rt !== 'object' || rt.format !== 'openai-responses') return undefined;
+  return exportGroups('openai-responses', [m], responsesBuilder([m]), () => 1);
+}
+
 /** Imports Responses input items: a JSON array, `{input:[…]}` or JSONL (one item a line). */
 export function importOpenAIResponses(text: string, fileName?: string): ImportResult {
   const where = placeOf(fileName);

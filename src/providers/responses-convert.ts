@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { importedResponsesItems } from '../formats/index.js';
 import { textOf, type Json, type Message } from '../messages/message.js';
 import { asItem, itemsOf, isResponsesOpaque, type JsonObject } from './opaque-items.js';
 
@@ -63,10 +64,32 @@ function storedItem(m: Message): JsonObject | undefined {
   return item && textOfResponsesItem(item) === textOf(m.content) ? item : undefined;
 }
 
+/** Output text parts need `annotations` on the wire (ResponseOutputText); keep any given. */
+function withAnnotations(item: Json): Json {
+  const it = asItem(item);
+  if (!it || it.type !== 'message' || it.role !== 'assistant' || !Array.isArray(it.content)) return item;
+  return {
+    ...it,
+    content: it.content.map((p) => {
+      const part = asItem(p);
+      return part && part.type === 'output_text' && !('annotations' in part)
+        ? { ...part, annotations: [] }
+        : p;
+    }),
+  };
+}
+
 /** Converts canonical messages to Responses input items. */
 export function toResponsesInput(messages: readonly Message[]): Json[] {
   const out: Json[] = [];
   for (const m of messages) {
+    // An assistant turn imported from Responses replays its own items: `id`, `status` and
+    // `phase` stay (gpt-5.3-codex and later need `phase` resent), even after clearing.
+    const imported = m.role === 'assistant' ? importedResponsesItems(m) : undefined;
+    if (imported) {
+      out.push(...imported.map(withAnnotations));
+      continue;
+    }
     for (const item of itemsOf(m)) if (isResponsesOpaque(item)) out.push(item);
     const stored = storedItem(m);
     if (stored) {
