@@ -1,8 +1,56 @@
-// Lint runs inside `npm test`. The one project-specific rule: machines/ stays pure
-// (imports only xstate and other machine files), so graphs, diagrams and model tests
-// never touch I/O.
+// Lint runs inside `npm test`. Project-specific rules: machines/ stays pure (imports only
+// xstate and other machine files), so graphs, diagrams and model tests never touch I/O; and
+// the layers of src/ only point down (docs/architecture.md draws the picture).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+// The layers of src/, bottom first. A folder may import its own layer and every layer above
+// it in this table, never one below. machines/ (outside src/) sits with the bottom layer.
+// Loose files directly in src/ count as the session layer (the package entry re-exports the
+// library), except those named in ROOT_FILES.
+const LAYERS = [
+  { layer: 'core', folders: ['core', 'messages', 'machines'] },
+  {
+    layer: 'domain',
+    folders: ['estimate', 'formats', 'projection', 'summary', 'providers', 'store', 'io', 'stats'],
+  },
+  { layer: 'runtime', folders: ['runtime'] },
+  { layer: 'session', folders: ['session'] },
+  { layer: 'front ends', folders: ['cli', 'adapters', 'bin'] },
+];
+const ROOT_FILES = { 'src/*.ts': 'session', 'src/version.ts': 'core' };
+// Nothing but the bin and the CLI itself imports the CLI (framework adapters neither).
+const CLI_IMPORTERS = ['cli', 'bin'];
+// Development code (benchmarks, replay, diagram rendering) and tests are never shipped.
+const NEVER_FROM_SRC = ['dev', 'test'];
+
+/** A relative import that lands in `folder` (src/<folder> from src/, or a top-level folder). */
+const into = (folders) => `^(?:\\./|(?:\\.\\./)+)(?:${folders.join('|')})(?:/|$)`;
+
+function layerRules(layer, own) {
+  const rank = LAYERS.findIndex((l) => l.layer === layer);
+  const above = LAYERS.slice(rank + 1);
+  const patterns = above.map((l) => ({
+    regex: into(l.folders),
+    message: `layers point down: the ${layer} layer must not import the ${l.layer} layer (${l.folders.join(', ')}); see docs/architecture.md.`,
+  }));
+  if (!CLI_IMPORTERS.includes(own) && rank === LAYERS.length - 1)
+    patterns.push({ regex: into(['cli']), message: 'only src/bin imports the CLI (src/cli).' });
+  patterns.push({
+    regex: into(NEVER_FROM_SRC),
+    message: 'src/ is shipped: it must not import dev/ or test/.',
+  });
+  return { 'no-restricted-imports': ['error', { patterns }] };
+}
+
+const layerConfigs = [
+  ...LAYERS.flatMap(({ layer, folders }) =>
+    folders
+      .filter((f) => f !== 'machines')
+      .map((f) => ({ files: [`src/${f}/**/*.ts`], rules: layerRules(layer, f) })),
+  ),
+  ...Object.entries(ROOT_FILES).map(([file, layer]) => ({ files: [file], rules: layerRules(layer, file) })),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'diagrams/**', 'coverage/**', 'out/**'] },
@@ -15,6 +63,7 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  ...layerConfigs,
   {
     files: ['machines/**/*.ts'],
     rules: {

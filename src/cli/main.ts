@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import type { Command, CommandContext } from './command.js';
 import { commands } from './commands/index.js';
 import { VERSION } from '../version.js';
-import { UserError, oneLine } from '../core/errors.js';
+import { UserError } from '../core/errors.js';
+import { oneLine } from '../core/text.js';
 import { redactSecrets } from '../core/redact.js';
 
 // Only small, dependency-free modules are imported above: `--version` and `--help` load

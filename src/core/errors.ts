@@ -1,3 +1,5 @@
+import { oneLine } from './text.js';
+
 /**
  * An error the user caused (bad file, bad flag, bad config). The CLI prints its message
  * as one line, no stack, and exits with {@link UserError.exitCode} (2 by default, D3).
@@ -9,12 +11,6 @@ export class UserError extends Error {
     this.name = 'UserError';
     this.exitCode = exitCode;
   }
-}
-
-/** Collapses a message to one line and bounds its length (no multi-KB bodies in errors). */
-export function oneLine(text: string, max = 400): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { clip } from '../core/text.js';
 import { inputError, placeOf } from './input-error.js';
 
 /** One parsed line of a JSON Lines file, with its 1-based line number. */
@@ -83,5 +84,5 @@ function describeSyntaxError(e: Error, text: string): string {
     const col = pos - before.lastIndexOf('\n');
     return `${msg.replace(/ in JSON at position \d+.*$/, '')} at line ${line} column ${col}`;
   }
-  return msg.length > 160 ? `${msg.slice(0, 159)}…` : msg;
+  return clip(msg, 160);
 }

@@ -1,4 +1,5 @@
 import { redactSecrets } from '../core/redact.js';
+import { oneLine } from '../core/text.js';
 
 /** Longest provider error text kept in a {@link ProviderError} message (S4: bounded cause). */
 export const MAX_CAUSE_CHARS = 300;
@@ -20,6 +21,5 @@ export function boundedCause(
   secrets: readonly (string | undefined)[] = [],
   max = MAX_CAUSE_CHARS,
 ): string {
-  const flat = redact(text, secrets).replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return oneLine(redact(text, secrets), max);
 }

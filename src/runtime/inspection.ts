@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import type { InspectionEvent } from 'xstate';
 import { redactSecrets } from '../core/redact.js';
+import { headUnits } from '../core/text.js';
 
 /** One JSONL record: what happened to which actor, with message arrays reduced to counts. */
 export interface InspectionRecord {
@@ -29,7 +30,7 @@ function isMessageLike(v: unknown): boolean {
 export function summarizeForLog(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     const s = redactSecrets(value);
-    return s.length > MAX_STRING ? `${s.slice(0, MAX_STRING)}… (${s.length} chars)` : s;
+    return s.length > MAX_STRING ? `${headUnits(s, MAX_STRING)}… (${s.length} chars)` : s;
   }
   if (value === null || typeof value !== 'object') return typeof value === 'function' ? '[function]' : value;
   if (depth >= MAX_DEPTH) return '[…]';

@@ -1,5 +1,6 @@
 import type { CompactionMode, CompactionStrategy, Failure } from '../../machines/index.js';
 import { redactSecrets } from '../core/redact.js';
+import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactionReport } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
@@ -46,7 +47,7 @@ export function rootCauseOf(message: string): string {
   let text = redactSecrets(message).replace(/\s+/g, ' ').trim();
   const body = text.search(/[[{]\s*"/);
   if (body >= 0) text = `${text.slice(0, body).trimEnd()} …`;
-  return text.length > MAX_ROOT_CAUSE_CHARS ? `${text.slice(0, MAX_ROOT_CAUSE_CHARS - 1)}…` : text;
+  return clip(text, MAX_ROOT_CAUSE_CHARS);
 }
 
 function seconds(ms: number): string {

@@ -1,3 +1,4 @@
+import { oneLine } from '../core/text.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../providers/errors.js';
 import type { SummaryResponse } from '../providers/types.js';
 
@@ -26,8 +27,7 @@ export interface SummaryAttempt {
 const MAX_CAUSE_CHARS = 300;
 
 function boundedCause(cause: unknown): string {
-  const text = (cause instanceof Error ? cause.message : String(cause)).replace(/\s+/g, ' ').trim();
-  return text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS - 1)}…` : text;
+  return oneLine(cause instanceof Error ? cause.message : String(cause), MAX_CAUSE_CHARS);
 }
 
 /**

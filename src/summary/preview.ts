@@ -1,5 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
+import { headUnits, tailFrom } from '../core/text.js';
 import { textOf, type Message } from '../messages/message.js';
 
 /**
@@ -19,11 +20,6 @@ function largestFitting(hi: number, fits: (k: number) => boolean): number {
     else hi = mid - 1;
   }
   return lo;
-}
-
-/** The first `units` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
-export function headUnits(text: string, units: number): string {
-  return text.slice(0, isLowSurrogate(text, units) ? units - 1 : units);
 }
 
 /** The longest prefix of `text` estimated at most `maxTokens` tokens (a clean head cut). */
@@ -47,17 +43,7 @@ export function tailWithinTokens(text: string, maxTokens: number, est: Estimator
   while (window < text.length && est.text(text.slice(text.length - window)) <= maxTokens)
     window = Math.min(text.length, window * 2);
   const n = largestFitting(window, (k) => est.text(text.slice(text.length - k)) <= maxTokens);
-  const start = text.length - n;
-  return text.slice(isLowSurrogate(text, start) ? start + 1 : start);
-}
-
-/**
- * True when `text[i]` is the low half of a surrogate pair, so a cut at `i` would leave a lone
- * surrogate: providers reject such a request body as invalid JSON/UTF-8 (emoji, rare CJK).
- */
-function isLowSurrogate(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return i > 0 && c >= 0xdc00 && c <= 0xdfff;
+  return tailFrom(text, text.length - n);
 }
 
 /** The marker placed where a preview elides the middle of a text. */
@@ -84,7 +70,7 @@ export function previewText(text: string, maxTokens: number, est: Estimator): st
   let shave = tail;
   while (est.text(out) > maxTokens && shave.length > 0) {
     const cut = Math.ceil(shave.length / 8);
-    shave = shave.slice(isLowSurrogate(shave, cut) ? cut + 1 : cut);
+    shave = tailFrom(shave, cut);
     out = head + elisionMarker(total - est.text(head) - est.text(shave)) + shave;
   }
   return est.text(out) <= maxTokens ? out : headWithinTokens(out, maxTokens, est);

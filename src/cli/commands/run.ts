@@ -1,5 +1,5 @@
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { oneLine } from '../../core/errors.js';
+import { oneLine } from '../../core/text.js';
 import { parseFlags } from '../flags.js';
 import { redactSecrets } from '../../core/redact.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';

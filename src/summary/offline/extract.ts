@@ -1,5 +1,5 @@
 import { hasToolCalls, textOf, type Json, type Message, type ToolCall } from '../../messages/message.js';
-import { headUnits } from '../preview.js';
+import { oneLine } from '../../core/text.js';
 import { isSummaryMessage, summaryBody } from '../summary-message.js';
 import { isCheckCommand, shellFiles, unique } from './shell.js';
 import {
@@ -81,11 +81,6 @@ function note(map: Map<string, CountedLine>, text: string, index: number): void 
   } else map.set(text, { text, count: 1, last: index });
 }
 
-function oneLineCut(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${headUnits(flat, max - 1)}…` : flat;
-}
-
 /** Sentences of a user message that state a restriction or preference. */
 export function restrictionSentences(text: string): string[] {
   const out: string[] = [];
@@ -117,9 +112,7 @@ export function errorLines(text: string, failed: boolean): string[] {
     }
     if (failed && (ERROR_LINE.test(lines[i]) || EXCEPTION_LINE.test(lines[i]))) out.push(lines[i].trim());
   }
-  return unique(
-    out.map((l) => oneLineCut(l.replace(/<\/?tool_use_error>/g, ''), 240)).filter((l) => l !== ''),
-  );
+  return unique(out.map((l) => oneLine(l.replace(/<\/?tool_use_error>/g, ''), 240)).filter((l) => l !== ''));
 }
 
 /** Sections of a Compactor summary message, by heading. */
@@ -177,7 +170,7 @@ export function extractSessionFacts(messages: readonly Message[]): SessionFacts 
       const trimmed = text.trim();
       if (trimmed === '' || /^<command-(?:message|name)>/.test(trimmed)) return;
       if (goal === '') goal = trimmed;
-      else note(laterRequests, oneLineCut(trimmed, 300), index);
+      else note(laterRequests, oneLine(trimmed, 300), index);
       for (const s of restrictionSentences(trimmed)) note(restrictions, s, index);
       return;
     }
@@ -223,7 +216,7 @@ export function extractSessionFacts(messages: readonly Message[]): SessionFacts 
       /\b(?:approval|approve|permission|confirm)\b/i.test(out) &&
       /\b(?:waiting|required|requires|pending|needs?)\b/i.test(out)
     )
-      note(pending, `approval requested by ${call.name}: ${oneLineCut(out, 200)}`, index);
+      note(pending, `approval requested by ${call.name}: ${oneLine(out, 200)}`, index);
 
     if (kind === 'shell') {
       const command = commandOf(call, args);
@@ -257,7 +250,7 @@ export function extractSessionFacts(messages: readonly Message[]): SessionFacts 
       if (failed)
         toolFailures.push({
           tool: call.name,
-          target: paths.join(', ') || oneLineCut(call.arguments, 120),
+          target: paths.join(', ') || oneLine(call.arguments, 120),
           message: errorLines(out, true)[0] ?? firstLine(out),
           last: index,
         });
@@ -283,7 +276,7 @@ export function extractSessionFacts(messages: readonly Message[]): SessionFacts 
     } else if (failed)
       toolFailures.push({
         tool: call.name,
-        target: oneLineCut(call.arguments, 120),
+        target: oneLine(call.arguments, 120),
         message: errorLines(out, true)[0] ?? firstLine(out),
         last: index,
       });
@@ -314,13 +307,13 @@ export function extractSessionFacts(messages: readonly Message[]): SessionFacts 
 
 function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '(no output)';
-  return oneLineCut(line.replace(/<\/?tool_use_error>/g, ''), 240);
+  return oneLine(line.replace(/<\/?tool_use_error>/g, ''), 240);
 }
 
 function describeCall(call: ToolCall, args: Record<string, Json>, kind: string): string {
-  if (kind === 'shell') return `\`${oneLineCut(commandOf(call, args), 200)}\``;
+  if (kind === 'shell') return `\`${oneLine(commandOf(call, args), 200)}\``;
   const paths = pathsOfCall(call, args);
-  return paths.length > 0 ? paths.join(', ') : oneLineCut(call.arguments, 120);
+  return paths.length > 0 ? paths.join(', ') : oneLine(call.arguments, 120);
 }
 
 /** Todo items of a plan tool (Claude Code TodoWrite, Codex update_plan). */
@@ -332,7 +325,7 @@ function planItems(args: Record<string, Json>): string[] {
     if (!t || typeof t !== 'object' || Array.isArray(t)) continue;
     const content = t.content ?? t.step ?? t.title;
     if (typeof content !== 'string') continue;
-    out.push(`[${typeof t.status === 'string' ? t.status : 'pending'}] ${oneLineCut(content, 200)}`);
+    out.push(`[${typeof t.status === 'string' ? t.status : 'pending'}] ${oneLine(content, 200)}`);
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import type { Estimator } from '../../estimate/estimator.js';
-import { headUnits, headWithinTokens } from '../preview.js';
+import { headUnits } from '../../core/text.js';
+import { headWithinTokens } from '../preview.js';
 import type { CommandFact, SessionFacts } from './extract.js';
 import { SECTION_KEYS, type RenderedSummary, type SectionKey } from './render.js';
 

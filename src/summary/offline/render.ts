@@ -1,5 +1,6 @@
 import type { Estimator } from '../../estimate/estimator.js';
-import { headUnits, headWithinTokens, previewText } from '../preview.js';
+import { headUnits } from '../../core/text.js';
+import { headWithinTokens, previewText } from '../preview.js';
 import type { CommandFact, SessionFacts } from './extract.js';
 
 /**

@@ -1,0 +1,55 @@
+import { describe, expect, it } from '@jest/globals';
+import { ESLint } from 'eslint';
+
+// Lints source text as if it sat at `filePath`, with the project's own eslint.config.js.
+const eslint = new ESLint({ cwd: process.cwd() });
+async function restricted(filePath: string, source: string): Promise<string[]> {
+  const [result] = await eslint.lintText(source, { filePath });
+  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('layers point down (eslint no-restricted-imports)', () => {
+  it('a lower layer importing a higher one is an error naming both layers', async () => {
+    const found = await restricted('src/runtime/probe.ts', "export { x } from '../session/index.js';\n");
+    expect(found).toEqual([expect.stringMatching(/runtime layer must not import the session layer/)]);
+    expect(
+      await restricted('src/messages/probe.ts', "export { x } from '../estimate/index.js';\n"),
+    ).toHaveLength(1);
+    expect(await restricted('src/store/probe.ts', "export { x } from '../runtime/index.js';\n")).toHaveLength(
+      1,
+    );
+  });
+
+  it('only the bin imports the CLI: not the library, not a framework adapter', async () => {
+    for (const file of ['src/session/probe.ts', 'src/adapters/probe.ts', 'src/index.ts'])
+      expect(
+        await restricted(
+          file,
+          "export { main } from './cli/main.js';\nexport { y } from '../cli/main.js';\n",
+        ),
+      ).not.toEqual([]);
+    expect(await restricted('src/bin/probe.ts', "export { main } from '../cli/main.js';\n")).toEqual([]);
+  });
+
+  it('src/ never imports dev/ or test/', async () => {
+    const found = await restricted(
+      'src/cli/commands/probe.ts',
+      "export { a } from '../../../dev/bench/main.js';\nexport { b } from '../../../test/support/cli.js';\n",
+    );
+    expect(found).toHaveLength(2);
+  });
+
+  it('imports downward and within a layer are allowed', async () => {
+    const source = [
+      "export { a } from '../core/errors.js';",
+      "export { b } from '../messages/message.js';",
+      "export { c } from '../../machines/index.js';",
+      "export { d } from '../providers/index.js';",
+      "export { e } from '../runtime/index.js';",
+    ].join('\n');
+    expect(await restricted('src/session/probe.ts', `${source}\n`)).toEqual([]);
+    expect(await restricted('src/adapters/probe.ts', "export { s } from '../session/index.js';\n")).toEqual(
+      [],
+    );
+  });
+});
