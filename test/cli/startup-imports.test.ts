@@ -20,7 +20,8 @@ function loadedModules(args: string[]): { status: number | null; modules: string
   return { status: r.status, modules };
 }
 
-// The small modules every start-up needs: the bin, the dispatcher, the command table, errors.
+// The small modules every start-up needs: the bin, the dispatcher, the command table, errors
+// and the one-line error text.
 const START_UP = new Set([
   'dist/src/bin/compactor.js',
   'dist/src/cli/run-main.js',
@@ -29,6 +30,7 @@ const START_UP = new Set([
   'dist/src/version.js',
   'dist/src/core/errors.js',
   'dist/src/core/redact.js',
+  'dist/src/core/text.js',
 ]);
 
 describe('CLI start-up loads only what the command needs (compiled bin)', () => {
