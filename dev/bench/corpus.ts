@@ -2,24 +2,45 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** Environment variable naming the session corpus directory (the `--corpus` flag wins). */
+export const CORPUS_ENV = 'COMPACTOR_CORPUS';
+
+/** The repository root (two levels above dev/bench). */
+export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
 /**
- * Locates the shared session corpus: `../shared/data/sessions/raw` beside the repo (as CI
- * lays it out), else /work/shared. Returns null when absent so benches can skip.
+ * Locates the session corpus: `--corpus DIR` (`flag`), else `$COMPACTOR_CORPUS`, else
+ * `../shared/data/sessions/raw` beside the repository (how the shared corpus is laid out).
+ * A directory given explicitly must exist; the default may be absent (null: benches skip).
  */
-export function sessionCorpusDir(): string | null {
-  const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-  for (const dir of [join(repoRoot, '../shared/data/sessions/raw'), '/work/shared/data/sessions/raw']) {
-    if (existsSync(dir)) return dir;
+export function sessionCorpusDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const given = flag ?? (env[CORPUS_ENV] || undefined);
+  if (given !== undefined) {
+    const dir = resolve(given);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new Error(
+        `corpus directory not found: ${given} (from ${flag !== undefined ? '--corpus' : CORPUS_ENV})`,
+      );
+    return dir;
   }
-  return null;
+  const fallback = join(repoRoot, '../shared/data/sessions/raw');
+  return existsSync(fallback) ? fallback : null;
 }
 
-/** Every transcript file under the corpus directory, sorted for stable output. */
+/**
+ * Every transcript file under the corpus directory (files at the top level and one level
+ * down, as `raw/<source>/<file>`), sorted for stable output. Markdown notes about the
+ * corpus (README, ATTRIBUTION, SOURCES) are skipped.
+ */
 export function corpusFiles(dir: string): string[] {
   const out: string[] = [];
+  const isNote = (f: string) => /^(readme|attribution|sources|licen[cs]e)/i.test(f);
   for (const sub of readdirSync(dir).sort()) {
     const p = join(dir, sub);
-    if (statSync(p).isDirectory()) for (const f of readdirSync(p).sort()) out.push(join(p, f));
+    if (statSync(p).isDirectory()) {
+      for (const f of readdirSync(p).sort())
+        if (statSync(join(p, f)).isFile() && !isNote(f)) out.push(join(p, f));
+    } else if (!isNote(sub)) out.push(p);
   }
   return out;
 }

@@ -17,13 +17,19 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       quick: { type: 'boolean' },
       report: { type: 'string' },
+      corpus: { type: 'string' },
+      windows: { type: 'string' },
+      synthetic: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
     process.stdout.write(
-      `npm run bench -- [--only ${suites.map((s) => s.name).join(',')}] [--quick] [--report DIR]\n`,
+      `npm run bench -- [--only ${suites.map((s) => s.name).join(',')}] [--quick] [--report DIR] [--corpus DIR] [--windows 32000,64000] [--synthetic N]\n` +
+        `  --corpus DIR     session corpus (default $COMPACTOR_CORPUS, else ../shared/data/sessions/raw beside the repo)\n` +
+        `  --windows LIST   retention windows in tokens (default 32k,64k,128k,200k; --quick: 32k,128k)\n` +
+        `  --synthetic N    synthetic long sessions added to the corpus (default 18; --quick: 2)\n`,
     );
     return 0;
   }
@@ -33,9 +39,30 @@ async function main(): Promise<number> {
     process.stderr.write(`bench: unknown suite(s): ${unknown.join(', ')}\n`);
     return 2;
   }
+  const windows = values.windows?.split(',').map(Number);
+  if (windows && !windows.every((w) => Number.isInteger(w) && w > 8_000)) {
+    process.stderr.write(
+      `bench: --windows: expected token counts above 8000 separated by commas, got ${values.windows}\n`,
+    );
+    return 2;
+  }
+  const synthetic = values.synthetic === undefined ? undefined : Number(values.synthetic);
+  if (synthetic !== undefined && !(Number.isInteger(synthetic) && synthetic >= 0)) {
+    process.stderr.write(`bench: --synthetic: expected a whole number ≥ 0, got ${values.synthetic}\n`);
+    return 2;
+  }
+  let corpusDir: string | null;
+  try {
+    corpusDir = sessionCorpusDir(values.corpus);
+  } catch (e) {
+    process.stderr.write(`bench: ${(e as Error).message}\n`);
+    return 2;
+  }
   const ctx: BenchContext = {
     quick: Boolean(values.quick),
-    corpusDir: sessionCorpusDir(),
+    corpusDir,
+    windows,
+    synthetic,
     log: (line) => process.stderr.write(`${line}\n`),
   };
   const results: Array<{ suite: string; sections: BenchSection[] }> = [];

@@ -13,7 +13,8 @@ export function prng(seed: number): () => number {
   };
 }
 
-const WORDS = [
+/** Words identifiers are built from (shared with the synthetic agent sessions). */
+export const WORDS = [
   'session',
   'budget',
   'request',

@@ -23,6 +23,10 @@ export interface BenchContext {
   quick: boolean;
   /** Shared session corpus directory, or null when unavailable. */
   corpusDir: string | null;
+  /** Retention windows to sweep (default: the suite's own list). */
+  windows?: number[];
+  /** Synthetic long sessions to add to the corpus (default: the suite's own count). */
+  synthetic?: number;
   log(line: string): void;
 }
 

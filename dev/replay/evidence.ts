@@ -41,6 +41,8 @@ export interface EvidenceNeed {
   /** Index (in the recorded session) of the tool result. */
   result: number;
   reasons: NeedReason[];
+  /** The specific facts the turn used from this result (path, identifier, code or error line; none for a re-run). */
+  facts: string[];
 }
 
 /** Needs per turn: assistant-message index → needed results (only turns with needs appear). */
@@ -148,17 +150,19 @@ export function findEvidenceNeeds(session: readonly Message[]): EvidenceNeeds {
       for (const item of evidenceItems(textOf(m.content))) known.add(item);
       continue;
     }
-    const byResult = new Map<number, Set<NeedReason>>();
-    const add = (result: number, reason: NeedReason) => {
-      const set = byResult.get(result);
-      if (set) set.add(reason);
-      else byResult.set(result, new Set([reason]));
+    const byResult = new Map<number, { reasons: Set<NeedReason>; facts: string[] }>();
+    const add = (result: number, reason: NeedReason, fact?: string) => {
+      let entry = byResult.get(result);
+      if (!entry) byResult.set(result, (entry = { reasons: new Set(), facts: [] }));
+      entry.reasons.add(reason);
+      if (fact !== undefined) entry.facts.push(fact);
     };
     const items = evidenceItems(assistantText(m));
     for (const item of items) {
       if (known.has(item)) continue;
       const src = newestSource.get(item);
-      if (src !== undefined) add(src, item.slice(0, item.indexOf(':')) as NeedReason);
+      const colon = item.indexOf(':');
+      if (src !== undefined) add(src, item.slice(0, colon) as NeedReason, item.slice(colon + 1));
     }
     for (const call of m.toolCalls ?? []) {
       const key = callKey(call);
@@ -172,7 +176,7 @@ export function findEvidenceNeeds(session: readonly Message[]): EvidenceNeeds {
         i,
         [...byResult.entries()]
           .sort((a, b) => a[0] - b[0])
-          .map(([result, reasons]) => ({ result, reasons: [...reasons].sort() })),
+          .map(([result, { reasons, facts }]) => ({ result, reasons: [...reasons].sort(), facts })),
       );
   }
   return needs;

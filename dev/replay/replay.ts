@@ -8,7 +8,10 @@ import { createOfflineSummarizer, OFFLINE_MODEL } from '../../src/summary/offlin
 import { prepareLocalSummary, toSummaryRequest } from '../../src/summary/prepare.js';
 import { loadSummaryPrompt } from '../../src/summary/prompt.js';
 import { rebuildHistory } from '../../src/summary/rebuild.js';
-import { findEvidenceNeeds, indexResults, isPresent, type EvidenceNeeds } from './evidence.js';
+import { cacheAwareThreshold, sharedPrefixLength } from '../../src/projection/cache-aware.js';
+import { sharedPrefixTokens } from './cost.js';
+import { findEvidenceNeeds, type EvidenceNeeds } from './evidence.js';
+import { scoreNeeds } from './score.js';
 import type { PolicyContext, RetentionPolicy } from './types.js';
 
 /** Options of {@link replaySession}. */
@@ -47,6 +50,18 @@ export interface TurnRecord {
   rereadTokens: number;
   /** The session's first user message (the task) is in the request verbatim (true when there is none yet). */
   taskKept: boolean;
+  /** The policy changed the request at this turn (before any compaction). */
+  acted: boolean;
+  /** Tokens of the longest message prefix this request shares with the previous one (the cache hit). */
+  prefixTokens: number;
+  /** Tokens of the recorded assistant message (the agent's output, the same under every policy). */
+  outputTokens: number;
+  /** Estimated output tokens of this turn's summary calls (the summaries). */
+  summaryOutputTokens: number;
+  /** Needed results gone from the request because they were compacted (no message with their call id, a summary present). */
+  compactedNeeded: number;
+  /** Of those, the ones whose fact (path, identifier, code or error line) the summary still carries. */
+  summaryRecalled: number;
 }
 
 /** Sums of a replay. */
@@ -63,6 +78,14 @@ export interface ReplayTotals {
   overThresholdTurns: number;
   /** Turns whose request no longer held the task message verbatim. */
   taskLostTurns: number;
+  /** Turns at which the policy changed the request. */
+  actedTurns: number;
+  /** Σ cached-prefix tokens, Σ agent output tokens, Σ summary output tokens. */
+  prefixTokens: number;
+  outputTokens: number;
+  summaryOutputTokens: number;
+  compactedNeeded: number;
+  summaryRecalled: number;
 }
 
 /** A replayed session under one policy. */
@@ -93,6 +116,12 @@ export function emptyTotals(): ReplayTotals {
     invalidRequests: 0,
     overThresholdTurns: 0,
     taskLostTurns: 0,
+    actedTurns: 0,
+    prefixTokens: 0,
+    outputTokens: 0,
+    summaryOutputTokens: 0,
+    compactedNeeded: 0,
+    summaryRecalled: 0,
   };
 }
 
@@ -109,6 +138,12 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     if (!r.valid) t.invalidRequests++;
     if (r.overThreshold) t.overThresholdTurns++;
     if (!r.taskKept) t.taskLostTurns++;
+    if (r.acted) t.actedTurns++;
+    t.prefixTokens += r.prefixTokens;
+    t.outputTokens += r.outputTokens;
+    t.summaryOutputTokens += r.summaryOutputTokens;
+    t.compactedNeeded += r.compactedNeeded;
+    t.summaryRecalled += r.summaryRecalled;
   }
   return t;
 }
@@ -140,36 +175,39 @@ export async function replaySession(
   let live: Message[] = [];
   let next = 0;
   const turns: TurnRecord[] = [];
+  const promptBudget =
+    budgets.capacity === null ? null : Math.max(budgets.capacity - (options.limits.reservedOutput ?? 0), 0);
+  let previous: readonly Message[] | null = null;
   for (const t of turnIndices(session)) {
     while (next < t) live.push(session[next++]);
     const historyTokens = est.history(live);
-    let request = await options.policy.project(normalizeHistory(live), ctx);
+    const normalized = normalizeHistory(live);
+    let request = await options.policy.project(normalized, ctx);
     let tokens = est.history(request);
+    const acted = request.length !== normalized.length || tokens !== est.history(normalized);
     let summaryCalls = 0;
     let summaryInputTokens = 0;
+    let summaryOutputTokens = 0;
     let overThreshold = false;
-    if (threshold !== null && tokens + prefix >= threshold) {
+    const intact = previous !== null && sharedPrefixLength(previous, request) === previous.length;
+    const turnThreshold = options.policy.compactionWaitsForCacheBreak
+      ? cacheAwareThreshold(threshold, promptBudget, intact)
+      : threshold;
+    if (turnThreshold !== null && tokens + prefix >= turnThreshold) {
       const compacted = await compact(live);
       if (compacted) {
         live = compacted;
         request = await options.policy.project(normalizeHistory(live), ctx);
         tokens = est.history(request);
       }
-      overThreshold = tokens + prefix >= threshold;
+      overThreshold = tokens + prefix >= turnThreshold;
     }
     options.onRequest?.(t, request);
 
     const need = needs.get(t) ?? [];
-    let present = 0;
-    let rereadTokens = 0;
-    if (need.length > 0) {
-      const index = indexResults(request);
-      for (const n of need) {
-        const result = session[n.result];
-        if (isPresent(result, index)) present++;
-        else rereadTokens += est.message(result);
-      }
-    }
+    const score = scoreNeeds(need, session, request, est);
+    const prefixTokens = sharedPrefixTokens(previous, request, est);
+    previous = request;
     turns.push({
       turn: t,
       historyTokens,
@@ -179,8 +217,11 @@ export async function replaySession(
       overThreshold,
       valid: isRequestHistoryValid(request),
       needed: need.length,
-      present,
-      rereadTokens,
+      ...score,
+      acted,
+      prefixTokens,
+      outputTokens: est.message(session[t]),
+      summaryOutputTokens,
       taskKept:
         taskIndex < 0 ||
         taskIndex > t ||
@@ -198,6 +239,7 @@ export async function replaySession(
         summaryCalls++;
         summaryInputTokens += prepared.inputTokens + prepared.instructionsTokens;
         const response = await summarizer.summarize(toSummaryRequest(prepared, { model: OFFLINE_MODEL }));
+        summaryOutputTokens += est.text(response.text);
         const rebuilt = rebuildHistory(history, response.text, {
           estimator: est,
           continuityTailTokens: budgets.continuityTailTokens ?? 1_024,

@@ -24,4 +24,6 @@ export interface RetentionPolicy {
   readonly description: string;
   readonly source: PolicySource;
   project(history: readonly Message[], ctx: PolicyContext): Promise<readonly Message[]>;
+  /** Compaction waits for a turn whose prefix changes anyway (cache-aware, Compactor option). */
+  readonly compactionWaitsForCacheBreak?: boolean;
 }

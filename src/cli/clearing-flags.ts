@@ -9,6 +9,8 @@ export const CLEARING_OPTIONS = {
   'keep-recent-batches': { type: 'string' },
   'no-clear-inputs': { type: 'boolean' },
   'no-clearing': { type: 'boolean' },
+  'clear-at-least': { type: 'string' },
+  'compaction-waits-for-cache-break': { type: 'boolean' },
 } as const;
 
 /** zod shape of {@link CLEARING_OPTIONS}, to extend a command's flag schema with. */
@@ -17,6 +19,8 @@ export const CLEARING_FLAG_SHAPE = {
   'keep-recent-batches': flag.nonNegInt.optional(),
   'no-clear-inputs': z.boolean().optional(),
   'no-clearing': z.boolean().optional(),
+  'clear-at-least': flag.nonNegInt.optional(),
+  'compaction-waits-for-cache-break': z.boolean().optional(),
 };
 
 /** Parsed clearing flags (plus `--evidence-ratio`, which the limit flags carry). */
@@ -35,6 +39,15 @@ export function clearingPolicyFrom(
       : {}),
     ...(flags['no-clear-inputs'] ? { clearToolInputs: false } : {}),
     ...(flags['no-clearing'] ? { enabled: false } : {}),
+    ...(flags['clear-at-least'] !== undefined ? { clearAtLeast: flags['clear-at-least'] } : {}),
+    ...(flags['compaction-waits-for-cache-break'] ? { compactionWaitsForCacheBreak: true } : {}),
     ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
   };
 }
+
+/** Help lines of the cache-aware clearing flags (shared by every command that takes clearing flags). */
+export const CACHE_AWARE_HELP = `  --clear-at-least N        clear only in steps that free at least N tokens, so the
+                            request prefix stays cached between steps (default 0: off)
+  --compaction-waits-for-cache-break
+                            put compaction off (up to halfway to the prompt budget)
+                            while the cached prefix is intact`;

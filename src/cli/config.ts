@@ -32,6 +32,9 @@ export const CompactorConfigSchema = z
         clearToolInputs: z.boolean().optional(),
         // Opt-in, outside SPEC B4 (whose 0.5 is the default); 0 would disable the evidence window.
         evidenceWindowRatio: z.number().gt(0).lte(1).optional(),
+        // Cache-aware clearing (issue 16): clear in steps of at least N tokens; compaction waits for a cache break.
+        clearAtLeast: nonNeg.optional(),
+        compactionWaitsForCacheBreak: z.boolean().optional(),
       })
       .strict()
       .optional(),

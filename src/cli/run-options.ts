@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
-import { CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
+import { CACHE_AWARE_HELP, CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
 
 export { clearingPolicyFrom } from './clearing-flags.js';
 import { flag } from './flags.js';
@@ -88,6 +88,7 @@ Clearing (config "toolResultClearing"):
   --no-clear-inputs         keep large inputs of cleared calls
   --no-clearing             turn local clearing off
 ${evidenceRatioHelp(26)}
+${CACHE_AWARE_HELP}
 
 Compaction:
   --hierarchical      two-band local summary (L4)

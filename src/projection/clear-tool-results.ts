@@ -1,6 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { hasToolCalls, type Message, type ToolCall } from '../messages/message.js';
 import { resolveEvidenceBudget } from './budgets.js';
+import { clearInSteps } from './cache-aware.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import type { ProjectionDiagnostics, ToolClearingStats } from './diagnostics.js';
 import { analyzePairing, type Pairing, type ToolBatch } from './pairing.js';
@@ -79,16 +80,20 @@ export function clearOldToolResultsWithRecentBatches(
     return b >= 0 ? protectedBatch[b] === 1 : counted.orphans.has(i);
   };
 
-  let out: Message[] | null = null;
-  const replaced: number[] = [];
+  const candidates: number[] = [];
+  const savings: number[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m.role !== 'tool' || isProtected(i)) continue;
-    const stub = memoStub(m, toolNameOf(messages, pairing, i));
-    if (est.message(stub) >= tokens[i]) continue; // C6: small results stay unchanged
-    (out ??= messages.slice())[i] = stub;
-    replaced.push(i);
+    const saved = tokens[i] - est.message(memoStub(m, toolNameOf(messages, pairing, i)));
+    if (saved <= 0) continue; // C6: small results stay unchanged
+    candidates.push(i);
+    savings.push(saved);
   }
+  let out: Message[] | null = null;
+  const replaced = clearInSteps(candidates, savings, policy.clearAtLeast);
+  for (const i of replaced)
+    (out ??= messages.slice())[i] = memoStub(messages[i], toolNameOf(messages, pairing, i));
   const clearedInputs = out ? clearInputsOfReplaced(messages, out, pairing, replaced, policy, est) : 0;
 
   const result = out ?? messages;

@@ -21,6 +21,18 @@ export interface ClearingPolicy {
    * retention pilot (`compactor-evidence-*` policies), not part of the SPEC.
    */
   evidenceWindowRatio: number;
+  /**
+   * Cache-aware batching: clearing moves only in steps that free at least this many tokens
+   * (like Anthropic's `clear_at_least`), so the request prefix stays byte-identical, and
+   * cached, between steps. 0 (the default) clears every eligible result at once.
+   */
+  clearAtLeast: number;
+  /**
+   * Cache-aware compaction: while a request extends the previous one unchanged, compaction
+   * waits until the pressure is halfway from the threshold to the prompt budget; it runs at
+   * the threshold on a turn whose prefix changes anyway. Off by default.
+   */
+  compactionWaitsForCacheBreak: boolean;
 }
 
 /** B4: the evidence window is half the local trigger. */
@@ -34,6 +46,8 @@ export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   keepRecentToolBatches: 2,
   clearToolInputs: true,
   evidenceWindowRatio: DEFAULT_EVIDENCE_WINDOW_RATIO,
+  clearAtLeast: 0,
+  compactionWaitsForCacheBreak: false,
 });
 
 /** True for a usable evidence window ratio: a finite number in (0, 1]. */
@@ -60,5 +74,8 @@ export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): C
     evidenceWindowRatio: isEvidenceWindowRatio(partial.evidenceWindowRatio)
       ? partial.evidenceWindowRatio
       : DEFAULT_EVIDENCE_WINDOW_RATIO,
+    clearAtLeast: count(partial.clearAtLeast, DEFAULT_CLEARING_POLICY.clearAtLeast),
+    compactionWaitsForCacheBreak:
+      partial.compactionWaitsForCacheBreak ?? DEFAULT_CLEARING_POLICY.compactionWaitsForCacheBreak,
   };
 }

@@ -13,3 +13,4 @@ export * from './clear-tool-results.js';
 export * from './project-request.js';
 export * from './effective-limits.js';
 export * from './options-schema.js';
+export * from './cache-aware.js';

@@ -17,6 +17,8 @@ export const ClearingPolicyOptionsSchema = z
     keepRecentToolBatches: count,
     clearToolInputs: z.boolean(),
     evidenceWindowRatio: z.number().gt(0).lte(1),
+    clearAtLeast: count,
+    compactionWaitsForCacheBreak: z.boolean(),
   })
   .partial();
 

@@ -16,7 +16,10 @@ import {
 import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
 import {
+  cacheAwareThreshold,
+  completeClearingPolicy,
   effectiveLimits,
+  sharedPrefixLength,
   normalizeHistory,
   projectRequest,
   resolveBudgets,
@@ -58,6 +61,16 @@ export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction
   const project = (history: readonly Message[]) =>
     p.projectRequest(history, { limits: deps.limits, policy: deps.policy, estimator: deps.estimator });
   const pressure = (projectedTokens: number) => projectedTokens + Math.max(0, deps.limits.prefixTokens ?? 0);
+  const waitsForCacheBreak = completeClearingPolicy(deps.policy).compactionWaitsForCacheBreak;
+  // The previous request sent, for cache-aware compaction (is this request's prefix still cached?).
+  let lastRequest: readonly Message[] | null = null;
+  const threshold = (b: Budgets, request: readonly Message[], promptBudget: number | null): number | null => {
+    const intact = lastRequest !== null && sharedPrefixLength(lastRequest, request) === lastRequest.length;
+    lastRequest = request;
+    return waitsForCacheBreak
+      ? cacheAwareThreshold(b.compactionThreshold, promptBudget, intact)
+      : b.compactionThreshold;
+  };
 
   return turnMachine.provide({
     actors: {
@@ -97,13 +110,15 @@ export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction
       }),
       estimatePressure: fromPromise<EstimatePressureOutput, EstimatePressureInput>(async ({ input }) => {
         const b = budgets();
-        const projectedTokens = deps.estimator.history(store.get(input.projectionRef));
+        const request = store.get(input.projectionRef);
+        const projectedTokens = deps.estimator.history(request);
         const reserved = Math.max(0, deps.limits.reservedOutput ?? 0);
+        const promptBudgetTokens = b.capacity === null ? null : Math.max(b.capacity - reserved, 0);
         return {
           pressureTokens: pressure(projectedTokens),
           projectedTokens,
-          thresholdTokens: b.compactionThreshold,
-          promptBudgetTokens: b.capacity === null ? null : Math.max(b.capacity - reserved, 0),
+          thresholdTokens: threshold(b, request, promptBudgetTokens),
+          promptBudgetTokens,
           summaryInputBudget: b.summaryInputBudget,
         };
       }),
@@ -111,6 +126,7 @@ export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction
       rebuildProjection: fromPromise<RebuildProjectionOutput, RebuildProjectionInput>(async ({ input }) => {
         const { messages, diagnostics } = project(store.get(input.historyRef));
         const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);
+        lastRequest = messages;
         return {
           projectionRef: ref,
           itemCount: messages.length,

@@ -1,4 +1,5 @@
 import { projectRequest } from '../../../src/projection/project-request.js';
+import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js';
 import type { RetentionPolicy } from '../types.js';
 
 /** Every policy's baseline: the history as it is (after pairing repair), nothing cleared. */
@@ -42,6 +43,25 @@ export function compactorEvidencePolicy(evidenceWindowRatio: number): RetentionP
     source: 'compactor',
     project(history, ctx) {
       const policy = { evidenceWindowRatio };
+      return Promise.resolve(
+        projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
+      );
+    },
+  };
+}
+
+/** A named Compactor setting: the library's projection with `policy` over the defaults. */
+export function compactorVariant(
+  name: string,
+  policy: Partial<ClearingPolicy>,
+  description: string,
+): RetentionPolicy {
+  return {
+    name,
+    description,
+    source: 'compactor',
+    compactionWaitsForCacheBreak: policy.compactionWaitsForCacheBreak === true,
+    project(history, ctx) {
       return Promise.resolve(
         projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
       );

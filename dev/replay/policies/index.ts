@@ -1,7 +1,7 @@
 import type { RetentionPolicy } from '../types.js';
 import { aiSdkPrunePolicy } from './ai-sdk-prune.js';
 import { anthropicClearToolUsesPolicy } from './anthropic-clear-tool-uses.js';
-import { compactorEvidencePolicy, compactorPolicy, noClearingPolicy } from './compactor.js';
+import { compactorEvidencePolicy, compactorPolicy, compactorVariant, noClearingPolicy } from './compactor.js';
 import { geminiMaskPolicy } from './gemini-mask.js';
 import { keepLastMessagesPolicy } from './keep-last-messages.js';
 import { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-policies.js';
@@ -10,7 +10,7 @@ import { vtcodePerResultPolicy } from './vtcode-per-result.js';
 
 export { aiSdkPrunePolicy, AI_SDK_PRUNE_OPTIONS } from './ai-sdk-prune.js';
 export * from './anthropic-clear-tool-uses.js';
-export { compactorEvidencePolicy, compactorPolicy, noClearingPolicy } from './compactor.js';
+export { compactorEvidencePolicy, compactorPolicy, compactorVariant, noClearingPolicy } from './compactor.js';
 export * from './gemini-mask.js';
 export * from './keep-last-messages.js';
 export { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-policies.js';
@@ -23,6 +23,17 @@ export * from './vtcode-per-result.js';
  */
 export function allPolicies(): RetentionPolicy[] {
   return [
+    ...peerPolicies(),
+    compactorPolicy(0),
+    compactorPolicy(),
+    compactorEvidencePolicy(0.75),
+    compactorEvidencePolicy(0.9),
+  ];
+}
+
+/** The baselines and the peers' policies, in report order. */
+export function peerPolicies(): RetentionPolicy[] {
+  return [
     noClearingPolicy,
     keepLastMessagesPolicy(),
     langchainTrimPolicy,
@@ -32,9 +43,38 @@ export function allPolicies(): RetentionPolicy[] {
     geminiMaskPolicy,
     anthropicClearToolUsesPolicy,
     langchainClearToolUsesPolicy,
-    compactorPolicy(0),
+  ];
+}
+
+/** The Compactor settings the defaults are chosen from (issue 16): the seed's, wider evidence, batching, waiting. */
+export function compactorCandidates(): RetentionPolicy[] {
+  const batch = (n: number) =>
+    `clear in steps of at least ${n.toLocaleString('en-US')} tokens (clearAtLeast)`;
+  const wait = 'compaction waits for a cache break';
+  return [
     compactorPolicy(),
-    compactorEvidencePolicy(0.75),
-    compactorEvidencePolicy(0.9),
+    compactorVariant(
+      'compactor-evidence-0.9',
+      { evidenceWindowRatio: 0.9 },
+      'Compactor, evidence window 0.9 × trigger.',
+    ),
+    compactorVariant('compactor-batch-5k', { clearAtLeast: 5_000 }, `Compactor, ${batch(5_000)}.`),
+    compactorVariant('compactor-batch-10k', { clearAtLeast: 10_000 }, `Compactor, ${batch(10_000)}.`),
+    compactorVariant('compactor-wait', { compactionWaitsForCacheBreak: true }, `Compactor, ${wait}.`),
+    compactorVariant(
+      'compactor-batch-10k-wait',
+      { clearAtLeast: 10_000, compactionWaitsForCacheBreak: true },
+      `Compactor, ${batch(10_000)}, ${wait}.`,
+    ),
+    compactorVariant(
+      'compactor-evidence-0.9-batch-10k',
+      { evidenceWindowRatio: 0.9, clearAtLeast: 10_000 },
+      `Compactor, evidence 0.9, ${batch(10_000)}.`,
+    ),
+    compactorVariant(
+      'compactor-evidence-0.9-batch-10k-wait',
+      { evidenceWindowRatio: 0.9, clearAtLeast: 10_000, compactionWaitsForCacheBreak: true },
+      `Compactor, evidence 0.9, ${batch(10_000)}, ${wait}.`,
+    ),
   ];
 }

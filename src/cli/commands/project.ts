@@ -22,7 +22,12 @@ import {
   type ClearingPolicy,
   type ProjectedRequest,
 } from '../../projection/index.js';
-import { CLEARING_FLAG_SHAPE, CLEARING_OPTIONS, clearingPolicyFrom } from '../clearing-flags.js';
+import {
+  CACHE_AWARE_HELP,
+  CLEARING_FLAG_SHAPE,
+  CLEARING_OPTIONS,
+  clearingPolicyFrom,
+} from '../clearing-flags.js';
 import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
@@ -97,6 +102,7 @@ Clearing flags (config toolResultClearing):
   --no-clear-inputs         keep large inputs of cleared calls
   --no-clearing             turn local clearing off (normalization still runs)
 ${evidenceRatioHelp(26)}
+${CACHE_AWARE_HELP}
 
 Input and output:
   --from FORMAT    input format (default: detected)

@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
-import { lineChart } from '../../../dev/bench/charts/line-chart.js';
-import { frontier, scatterChart } from '../../../dev/bench/charts/scatter-chart.js';
+import { lineChart } from '../../../src/charts/line-chart.js';
+import { frontier, scatterChart } from '../../../src/charts/scatter-chart.js';
 import {
   recallOf,
   runWindow,
@@ -70,7 +70,10 @@ describe('report charts (§14 report)', () => {
     const svg = lineChart(
       runs.map((r) => ({
         name: r.policy.name,
-        points: r.perSession[0].turns.map((t, k): [number, number] => [k + 1, t.projectedTokens]),
+        points: (r.perSession[0].ok ? r.perSession[0].result.turns : []).map((t, k): [number, number] => [
+          k + 1,
+          t.projectedTokens,
+        ]),
       })),
       { title: 'Tokens per turn <small & long>', x: 'turn', y: 'tokens' },
     );

@@ -38,7 +38,9 @@ describe('findEvidenceNeeds (§14)', () => {
       msg.tool('a', 'def compute_total(items):\n    pass', 'read_file'),
       msg.assistant('I will change compute_total now.'),
     ];
-    expect(findEvidenceNeeds(s).get(3)).toEqual([{ result: 2, reasons: ['identifier'] }]);
+    expect(findEvidenceNeeds(s).get(3)).toEqual([
+      { result: 2, reasons: ['identifier'], facts: ['compute_total'] },
+    ]);
   });
   it('§14: items the user or an earlier assistant message already said are not evidence', () => {
     const s = [
@@ -49,7 +51,7 @@ describe('findEvidenceNeeds (§14)', () => {
       msg.assistant('Now compute_total and render_rows.'),
     ];
     const needs = findEvidenceNeeds(s);
-    expect(needs.get(3)).toEqual([{ result: 2, reasons: ['identifier'] }]);
+    expect(needs.get(3)).toEqual([{ result: 2, reasons: ['identifier'], facts: ['render_rows'] }]);
     expect(needs.has(4)).toBe(false);
   });
   it('§14: when several results showed the item, the newest one is needed', () => {
@@ -61,7 +63,9 @@ describe('findEvidenceNeeds (§14)', () => {
       msg.tool('b', 'also load_config here', 'read_file'),
       msg.assistant('Call load_config.'),
     ];
-    expect(findEvidenceNeeds(s).get(5)).toEqual([{ result: 4, reasons: ['identifier'] }]);
+    expect(findEvidenceNeeds(s).get(5)).toEqual([
+      { result: 4, reasons: ['identifier'], facts: ['load_config'] },
+    ]);
   });
   it('§14: re-running the same read (same tool, same arguments, any key order) needs the newest earlier result', () => {
     const s = [
@@ -70,7 +74,7 @@ describe('findEvidenceNeeds (§14)', () => {
       msg.tool('a', 'hello', 'view'),
       msg.assistant('', [{ id: 'b', name: 'view', arguments: '{"line":1,"path":"a.txt"}' }]),
     ];
-    expect(findEvidenceNeeds(s).get(3)).toEqual([{ result: 2, reasons: ['re-run'] }]);
+    expect(findEvidenceNeeds(s).get(3)).toEqual([{ result: 2, reasons: ['re-run'], facts: [] }]);
   });
   it('§14: re-running a non-read command (tests) is not a need', () => {
     const run = { id: 'a', name: 'bash', arguments: '{"command":"pytest -q"}' };

@@ -1,0 +1,86 @@
+import { basename } from 'node:path';
+import { readSessionFile } from '../../src/formats/index.js';
+import type { Message } from '../../src/messages/message.js';
+import { findEvidenceNeeds, type EvidenceNeeds } from '../replay/evidence.js';
+import { corpusFiles } from './corpus.js';
+import { syntheticAgentSession } from './synthetic-agent-session.js';
+
+/** One session of the pilot with its precomputed evidence needs. */
+export interface CorpusSession {
+  name: string;
+  messages: Message[];
+  needs: EvidenceNeeds;
+  /** Generated, not recorded (reported as such). */
+  synthetic?: boolean;
+}
+
+/** A corpus file that could not be imported (reported; the run goes on). */
+export interface ImportFailure {
+  file: string;
+  error: string;
+}
+
+/**
+ * Every session of every importable corpus file (multi-session files give every session;
+ * a sub-agent sidechain counts as its own, short session and is never concatenated into a
+ * long one). A file that fails to import is reported, not fatal.
+ */
+export function loadCorpusSessions(dir: string): { sessions: CorpusSession[]; failures: ImportFailure[] } {
+  const sessions: CorpusSession[] = [];
+  const failures: ImportFailure[] = [];
+  for (const file of corpusFiles(dir)) {
+    try {
+      const imported = readSessionFile(file);
+      imported.sessions.forEach((s, k) => {
+        const name = imported.sessions.length > 1 ? `${basename(file)}#${k}` : basename(file);
+        sessions.push({ name, messages: s.messages, needs: findEvidenceNeeds(s.messages) });
+      });
+    } catch (e) {
+      failures.push({ file: basename(file), error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return { sessions, failures };
+}
+
+/**
+ * SYNTHETIC long sessions (names start with `synthetic:`), from about 60k to about 400k
+ * tokens, so every peer's trigger is reached in part of the corpus.
+ */
+export function syntheticLongSessions(count: number): CorpusSession[] {
+  return Array.from({ length: count }, (_, k) => {
+    const tokens = Math.round(60_000 + (340_000 * k) / Math.max(1, count - 1));
+    const messages = syntheticAgentSession({ targetChars: tokens * 4, seed: 1_000 + k });
+    return {
+      name: `synthetic:long-${String(k + 1).padStart(2, '0')}-${Math.round(tokens / 1000)}k`,
+      messages,
+      needs: findEvidenceNeeds(messages),
+      synthetic: true,
+    };
+  });
+}
+
+/** FNV-1a of a name: a fixed, order-independent split key. */
+function fnv(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/**
+ * Fixed split by session into a tuning half and a check half: sessions sorted by a hash of
+ * their name, alternately assigned, real and synthetic sessions separately so each half gets
+ * its share of both. Adding a session moves only its neighbours in hash order.
+ */
+export function splitSessions(sessions: readonly CorpusSession[]): {
+  tuning: CorpusSession[];
+  check: CorpusSession[];
+} {
+  const tuning: CorpusSession[] = [];
+  const check: CorpusSession[] = [];
+  for (const group of [sessions.filter((s) => !s.synthetic), sessions.filter((s) => s.synthetic)]) {
+    [...group]
+      .sort((a, b) => fnv(a.name) - fnv(b.name) || (a.name < b.name ? -1 : 1))
+      .forEach((s, i) => (i % 2 === 0 ? tuning : check).push(s));
+  }
+  return { tuning, check };
+}

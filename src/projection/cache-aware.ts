@@ -1,0 +1,71 @@
+import type { Message } from '../messages/message.js';
+
+/**
+ * Prompt-cache awareness (issue 16): providers cache the longest prefix a request shares with
+ * the previous one, so every change to an early message makes the next request pay full price
+ * for everything after it. These helpers let clearing change the prefix rarely (in steps that
+ * free at least `clearAtLeast` tokens) and let compaction wait for a turn whose prefix changes
+ * anyway.
+ */
+
+/**
+ * Of the clearable results (oldest first, with the tokens each replacement saves), the ones
+ * to clear when clearing moves in steps of at least `step` saved tokens: those whose running
+ * savings lie at or below the last whole multiple of `step`. History only grows at its end
+ * and protection only moves forward, so older results keep their running savings and the
+ * cleared set changes only when the total crosses the next multiple; between steps the
+ * request prefix stays byte-identical. `step` ≤ 0 clears every candidate.
+ */
+export function clearInSteps(
+  candidates: readonly number[],
+  savings: readonly number[],
+  step: number,
+): number[] {
+  if (!(step > 0)) return candidates.slice();
+  let total = 0;
+  for (const s of savings) total += s;
+  const level = Math.floor(total / step) * step;
+  const out: number[] = [];
+  let running = 0;
+  for (let k = 0; k < candidates.length; k++) {
+    running += savings[k];
+    if (running > level) break;
+    out.push(candidates[k]);
+  }
+  return out;
+}
+
+// A message's wire identity: policies that rebuild an unchanged message as a new object still
+// send the same bytes, so the cache still hits.
+const keys = new WeakMap<Message, string>();
+function keyOf(m: Message): string {
+  let k = keys.get(m);
+  if (k === undefined) keys.set(m, (k = JSON.stringify(m)));
+  return k;
+}
+
+/** Number of leading messages `request` shares with `previous` (0 when there is none). */
+export function sharedPrefixLength(previous: readonly Message[] | null, request: readonly Message[]): number {
+  if (previous === null) return 0;
+  const n = Math.min(previous.length, request.length);
+  let i = 0;
+  while (i < n && (previous[i] === request[i] || keyOf(previous[i]) === keyOf(request[i]))) i++;
+  return i;
+}
+
+/**
+ * The compaction threshold of this turn when compaction waits for a cache break: while the
+ * request still extends the previous one unchanged (its whole prefix is cached), compaction is
+ * put off until the pressure reaches halfway from the threshold to the prompt budget; on a
+ * turn whose prefix changed anyway (a clearing step, an edited message) the usual threshold
+ * applies. Without a prompt budget the threshold is kept.
+ */
+export function cacheAwareThreshold(
+  threshold: number | null,
+  promptBudget: number | null,
+  prefixIntact: boolean,
+): number | null {
+  if (threshold === null || promptBudget === null || !prefixIntact || promptBudget <= threshold)
+    return threshold;
+  return threshold + Math.floor((promptBudget - threshold) / 2);
+}

@@ -1,0 +1,73 @@
+import { describe, it, expect } from '@jest/globals';
+import { msg, type Message } from '../../../src/messages/message.js';
+import {
+  cacheAwareThreshold,
+  clearInSteps,
+  clearOldToolResultsWithRecentBatches,
+  completeClearingPolicy,
+  sharedPrefixLength,
+} from '../../../src/projection/index.js';
+import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
+
+const est = charsEstimator();
+const clearedIds = (out: readonly Message[]) => out.filter(isStub).map((m) => m.toolCallId);
+
+/** A history of `n` single-call batches of 4,000 chars (~1,000 tokens each with the chars estimator). */
+function history(n: number): Message[] {
+  const out: Message[] = [msg.user('investigate')];
+  for (let i = 0; i < n; i++) out.push(...batch([`r${i}`], 4_000));
+  return deepFreeze(out);
+}
+const clear = (h: readonly Message[], clearAtLeast: number) =>
+  clearOldToolResultsWithRecentBatches(h, {
+    estimator: est,
+    policy: { keepToolUses: 1, keepRecentToolBatches: 0, clearAtLeast },
+    localTrigger: 1,
+    evidenceBudget: 0,
+  });
+
+describe('cache-aware clearing (issue 16)', () => {
+  it('C1: clearAtLeast defaults to 0 and compaction does not wait unless asked', () => {
+    expect(completeClearingPolicy({})).toMatchObject({
+      clearAtLeast: 0,
+      compactionWaitsForCacheBreak: false,
+    });
+    expect(completeClearingPolicy({ clearAtLeast: 2_500.7 }).clearAtLeast).toBe(2_500);
+  });
+  it('C1: clearInSteps clears the candidates whose running savings fit under the last whole step', () => {
+    expect(clearInSteps([1, 3, 5, 7], [400, 400, 400, 400], 0)).toEqual([1, 3, 5, 7]);
+    expect(clearInSteps([1, 3, 5, 7], [400, 400, 400, 400], 1_000)).toEqual([1, 3]);
+    expect(clearInSteps([1, 3, 5, 7], [400, 400, 400, 400], 2_000)).toEqual([]);
+  });
+  it('C1: with clearAtLeast the cleared set only grows in steps, and stays the same between steps', () => {
+    const step = 3_000; // about three results' worth of savings
+    const seen: string[][] = [];
+    for (let n = 2; n <= 12; n++) seen.push(clearedIds(clear(history(n), step).messages) as string[]);
+    for (let i = 1; i < seen.length; i++) {
+      expect(seen[i].slice(0, seen[i - 1].length)).toEqual(seen[i - 1]); // never un-cleared
+      const added = seen[i].length - seen[i - 1].length;
+      expect(added === 0 || added >= 3).toBe(true); // each step frees about `step` tokens
+    }
+    expect(new Set(seen.map((s) => s.length)).size).toBeLessThan(seen.length); // some turns change nothing
+    // Without batching, every new result moves the cut by one.
+    expect(clearedIds(clear(history(6), 0).messages)).toHaveLength(5);
+    expect(clearedIds(clear(history(7), 0).messages)).toHaveLength(6);
+  });
+  it('C1: between steps the projected request extends the previous one unchanged (its prefix stays cached)', () => {
+    const a = clear(history(8), 3_000).messages;
+    const b = clear(history(9), 3_000).messages;
+    expect(clearedIds(b)).toEqual(clearedIds(a));
+    expect(sharedPrefixLength(a, b)).toBe(a.length);
+    const c = clear(history(9), 0).messages; // without batching the cut moved: the prefix breaks
+    expect(sharedPrefixLength(clear(history(8), 0).messages, c)).toBeLessThan(a.length);
+    expect(sharedPrefixLength(null, b)).toBe(0);
+    expect(sharedPrefixLength([msg.user('x')], [msg.user('y')])).toBe(0);
+    expect(sharedPrefixLength([msg.user('x')], [msg.user('x'), msg.user('y')])).toBe(1);
+  });
+  it('H5: compaction waits halfway to the prompt budget only while the cached prefix is intact', () => {
+    expect(cacheAwareThreshold(18_000, 24_000, true)).toBe(21_000);
+    expect(cacheAwareThreshold(18_000, 24_000, false)).toBe(18_000);
+    expect(cacheAwareThreshold(null, 24_000, true)).toBeNull();
+    expect(cacheAwareThreshold(18_000, null, true)).toBe(18_000);
+  });
+});
