@@ -24,7 +24,8 @@ function anchor(states: DiagramState[], id: string): { node: string; cluster?: s
 
 /**
  * Renders a machine as Graphviz DOT: compound states as clusters, finals with a double border,
- * `always` edges dashed, guards in brackets. Output is deterministic (config order only).
+ * `always` edges dashed, `event [guard] / actions` labels, descriptions as SVG tooltips. Output
+ * is deterministic (config order only).
  */
 export function toDot(graph: DiagramGraph): string {
   const lines = [
@@ -41,29 +42,32 @@ export function toDot(graph: DiagramGraph): string {
     for (const s of states) {
       if (s.kind === 'compound') {
         lines.push(`${indent}subgraph ${q(`cluster_${s.id}`)} {`);
-        lines.push(`${indent}  label=${q(s.key)}; style="rounded,dashed"; color="#888888";`);
+        const tip = s.description ? ` tooltip=${q(s.description)};` : '';
+        lines.push(`${indent}  label=${q(s.key)}; style="rounded,dashed"; color="#888888";${tip}`);
         writeStates(s.children, `${indent}  `, s.initial ?? s.children[0]!.id, s.id);
         lines.push(`${indent}}`);
       } else {
-        const attrs = s.kind === 'final' ? ' peripheries=2' : '';
+        const attrs = `${s.kind === 'final' ? ' peripheries=2' : ''}${s.description ? ` tooltip=${q(s.description)}` : ''}`;
         lines.push(`${indent}${q(s.id)} [label=${q(s.key)}${attrs}];`);
       }
     }
   };
   writeStates(graph.states, '  ', graph.initial, graph.id);
   // Parallel edges (same ends, same style) share one arrow with one label line each, so labels never stack.
-  const merged = new Map<string, DiagramEdge & { labels: string[] }>();
+  const merged = new Map<string, DiagramEdge & { labels: string[]; notes: string[] }>();
   for (const e of graph.edges) {
     const key = `${e.source}|${e.target}|${e.always}`;
-    const m = merged.get(key);
-    if (m) m.labels.push(e.label);
-    else merged.set(key, { ...e, labels: [e.label] });
+    const m = merged.get(key) ?? { ...e, labels: [], notes: [] };
+    m.labels.push(e.label);
+    if (e.description) m.notes.push(e.description);
+    merged.set(key, m);
   }
   for (const e of merged.values()) {
     const from = anchor(graph.states, e.source);
     const to = anchor(graph.states, e.target);
     const attrs = [`label=${q(e.labels.join('\\n'))}`];
     if (e.always) attrs.push('style=dashed');
+    if (e.notes.length) attrs.push(`tooltip=${q(e.notes.join(' '))}`);
     if (from.cluster) attrs.push(`ltail=${q(from.cluster)}`);
     if (to.cluster) attrs.push(`lhead=${q(to.cluster)}`);
     lines.push(`  ${q(from.node)} -> ${q(to.node)} [${attrs.join(' ')}];`);

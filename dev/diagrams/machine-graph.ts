@@ -7,6 +7,8 @@ export interface DiagramState {
   id: string;
   key: string;
   kind: 'atomic' | 'compound' | 'final';
+  /** The state's `description` from the machine, if any. */
+  description?: string;
   /** Id of the initial child (compound states). */
   initial?: string;
   children: DiagramState[];
@@ -18,11 +20,15 @@ export interface DiagramEdge {
   target: string;
   label: string;
   always: boolean;
+  /** The transition's `description` from the machine, if any. */
+  description?: string;
 }
 
 /** The whole statechart: root states and every edge, in config order. */
 export interface DiagramGraph {
   id: string;
+  /** The machine's own `description`. */
+  description?: string;
   initial: string;
   states: DiagramState[];
   edges: DiagramEdge[];
@@ -54,9 +60,21 @@ function guardName(t: AnyTransitionDefinition): string | undefined {
   return g === undefined ? undefined : 'guard';
 }
 
-function withGuard(label: string, t: AnyTransitionDefinition): string {
+function actionNames(t: AnyTransitionDefinition): string[] {
+  return (t.actions as unknown[]).map((a) =>
+    typeof a === 'string'
+      ? a
+      : typeof a === 'object' && a !== null && 'type' in a
+        ? String(a.type)
+        : 'action',
+  );
+}
+
+/** Statechart notation: `event [guard] / action, action`. */
+function edgeLabel(label: string, t: AnyTransitionDefinition): string {
   const guard = guardName(t);
-  return guard ? `${label} [${guard}]` : label;
+  const actions = actionNames(t);
+  return `${label}${guard ? ` [${guard}]` : ''}${actions.length ? ` / ${actions.join(', ')}` : ''}`;
 }
 
 function toState(node: AnyStateNode): DiagramState {
@@ -65,6 +83,7 @@ function toState(node: AnyStateNode): DiagramState {
     id: node.id,
     key: node.key,
     kind: node.type === 'final' ? 'final' : children.length > 0 ? 'compound' : 'atomic',
+    description: node.description,
     initial: children.length > 0 ? node.initial?.target[0]?.id : undefined,
     children,
   };
@@ -76,7 +95,13 @@ export function machineGraph(machine: AnyStateMachine): DiagramGraph {
   const visit = (node: AnyStateNode): void => {
     for (const t of node.always ?? [])
       for (const target of t.target ?? [])
-        edges.push({ source: node.id, target: target.id, label: withGuard('always', t), always: true });
+        edges.push({
+          source: node.id,
+          target: target.id,
+          label: edgeLabel('always', t),
+          always: true,
+          description: t.description,
+        });
     for (const child of Object.values(node.states)) visit(child);
   };
   const walk = (g: ReturnType<typeof toDirectedGraph>): void => {
@@ -84,8 +109,9 @@ export function machineGraph(machine: AnyStateMachine): DiagramGraph {
       edges.push({
         source: e.source.id,
         target: e.target.id,
-        label: withGuard(eventLabel(e.transition.eventType), e.transition),
+        label: edgeLabel(eventLabel(e.transition.eventType), e.transition),
         always: false,
+        description: e.transition.description,
       });
     g.children.forEach(walk);
   };
@@ -101,6 +127,7 @@ export function machineGraph(machine: AnyStateMachine): DiagramGraph {
   edges.sort((a, b) => (position.get(a.source) ?? 0) - (position.get(b.source) ?? 0));
   return {
     id: machine.id,
+    description: machine.root.description,
     initial: machine.root.initial?.target[0]?.id ?? '',
     states: Object.values(machine.root.states).map(toState),
     edges,

@@ -1,20 +1,15 @@
-import { assign, setup } from 'xstate';
-import { capacityRetryMachine } from '../capacity-retry/capacity-retry.machine.js';
-import { hierarchicalSummaryMachine } from '../hierarchical-summary/hierarchical-summary.machine.js';
-import { toFailure } from '../shared/failure.js';
-import { placeholder } from '../shared/placeholder.js';
-import type { SummaryOutcome } from '../shared/summary.types.js';
+import { finalStateOf } from '../shared/outcome.js';
 import type {
+  CompactedHistory,
   CompactInlineOutput,
-  CompactStandaloneOutput,
   CompactionContext,
-  CompactionEvent,
-  CompactionInput,
   CompactionOutput,
-  NativeCompactInput,
-  RebuildHistoryInput,
-  RebuildHistoryOutput,
+  CompactionStatus,
 } from './compaction.types.js';
+import { compactionSetup } from './compaction.setup.js';
+
+/** The ways a pass ends; each is a final state and the output's `status`. */
+const OUTCOMES: readonly CompactionStatus[] = ['compacted', 'unchanged', 'failed'];
 
 const summaryInput = ({ context }: { context: CompactionContext }) => ({
   turnId: context.turnId,
@@ -25,47 +20,20 @@ const summaryInput = ({ context }: { context: CompactionContext }) => ({
   retryBackoffMs: context.retryBackoffMs,
 });
 
+/** The compacted window of an inline reply, or null when it asks for the Local fallback. */
+function inlineResult(output: CompactInlineOutput): CompactedHistory | null {
+  return output.kind === 'compacted'
+    ? { historyRef: output.historyRef, itemCount: output.itemCount, shrank: output.shrank }
+    : null;
+}
+
 /**
  * One compaction pass (SPEC S1–S5, A4, L4–L7, §14): run the route's strategy on the FULL
  * history; NativeInline falls back to Local; Local summarizes through the capacity-retry
  * ladder (or two bands), rejects bad summaries and rebuilds the history. A pass that fails
  * or does not shrink the history reports the original history ref unchanged.
  */
-export const compactionMachine = setup({
-  types: {
-    context: {} as CompactionContext,
-    events: {} as CompactionEvent,
-    input: {} as CompactionInput,
-    output: {} as CompactionOutput,
-  },
-  actors: {
-    compactStandalone: placeholder<CompactStandaloneOutput, NativeCompactInput>('compactStandalone'),
-    compactInline: placeholder<CompactInlineOutput, NativeCompactInput>('compactInline'),
-    capacityRetry: capacityRetryMachine,
-    hierarchicalSummary: hierarchicalSummaryMachine,
-    rebuildHistory: placeholder<RebuildHistoryOutput, RebuildHistoryInput>('rebuildHistory'),
-  },
-  actions: {
-    recordSummary: assign(({ context }, params: { outcome: SummaryOutcome }) => ({
-      summary: params.outcome,
-      summaryCalls: context.summaryCalls + params.outcome.calls,
-    })),
-  },
-  guards: {
-    isNativeStandalone: ({ context }) => context.requestedStrategy === 'nativeStandalone',
-    isNativeInline: ({ context }) => context.requestedStrategy === 'nativeInline',
-    isHierarchical: ({ context }) => context.hierarchical,
-    isInlineFallback: (_, params: { output: CompactInlineOutput }) => params.output.kind === 'fallback',
-    isSummaryReady: (_, params: { outcome: SummaryOutcome }) => params.outcome.status === 'done',
-    isSummaryTruncated: ({ context }) => context.summary?.truncated === true,
-    isSummaryTemplateLess: ({ context }) => context.summary?.followsTemplate === false,
-    isSummaryLargerThanInput: ({ context }) =>
-      context.summary !== null && context.summary.summaryTokens > context.summary.inputTokens,
-    isUnchanged: ({ context }) =>
-      context.result === null ||
-      (context.result.shrank !== true && context.result.itemCount >= context.itemsBefore),
-  },
-}).createMachine({
+export const compactionMachine = compactionSetup.createMachine({
   id: 'compaction',
   description: 'One compaction pass over the full session history (S1–S5).',
   initial: 'resolvingStrategy',
@@ -85,7 +53,6 @@ export const compactionMachine = setup({
     summary: null,
     summaryCalls: 0,
     result: null,
-    status: null,
     failure: null,
   }),
   states: {
@@ -98,24 +65,25 @@ export const compactionMachine = setup({
       ],
     },
     nativeStandalone: {
-      description: 'POST /responses/compact; its result is canonical, its errors propagate (O1–O3).',
+      description:
+        'POST /responses/compact; the returned window is canonical (O1–O3), an error fails the pass (S4).',
       invoke: {
         id: 'compactStandalone',
         src: 'compactStandalone',
         input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
         onDone: {
           target: 'checkingShrink',
-          actions: assign({
-            result: ({ event }) => event.output,
-            summaryCalls: ({ context }) => context.summaryCalls + 1,
-          }),
+          actions: [
+            'countNativeCall',
+            { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
+          ],
         },
         onError: {
           target: 'failed',
-          actions: assign({
-            summaryCalls: ({ context }) => context.summaryCalls + 1,
-            failure: ({ event }) => toFailure('provider-error', event.error),
-          }),
+          actions: [
+            'countNativeCall',
+            { type: 'recordProviderFailure', params: ({ event }) => ({ error: event.error }) },
+          ],
         },
       },
     },
@@ -130,35 +98,28 @@ export const compactionMachine = setup({
             guard: { type: 'isInlineFallback', params: ({ event }) => ({ output: event.output }) },
             target: 'local',
             description: 'no-compaction, rejected-edit or null-content: use Local (A4).',
-            actions: assign({
-              strategy: 'local',
-              summaryCalls: ({ context }) => context.summaryCalls + 1,
-              fallbackReason: ({ event }) => (event.output.kind === 'fallback' ? event.output.reason : null),
-            }),
+            actions: [
+              'countNativeCall',
+              {
+                type: 'fallBackToLocal',
+                params: ({ event }) => ({
+                  reason: event.output.kind === 'fallback' ? event.output.reason : null,
+                }),
+              },
+            ],
           },
           {
             target: 'checkingShrink',
-            actions: assign({
-              summaryCalls: ({ context }) => context.summaryCalls + 1,
-              result: ({ event }) =>
-                event.output.kind === 'compacted'
-                  ? {
-                      historyRef: event.output.historyRef,
-                      itemCount: event.output.itemCount,
-                      shrank: event.output.shrank,
-                    }
-                  : null,
-            }),
+            actions: [
+              'countNativeCall',
+              { type: 'storeResult', params: ({ event }) => ({ result: inlineResult(event.output) }) },
+            ],
           },
         ],
         onError: {
           target: 'local',
           description: 'The inline request failed: use Local (vtcode-notes §4).',
-          actions: assign({
-            strategy: 'local',
-            summaryCalls: ({ context }) => context.summaryCalls + 1,
-            fallbackReason: 'inline-error',
-          }),
+          actions: ['countNativeCall', { type: 'fallBackToLocal', params: { reason: 'inline-error' } }],
         },
       },
     },
@@ -187,9 +148,10 @@ export const compactionMachine = setup({
               },
               {
                 target: '#compaction.failed',
+                description: 'No summary: budget, capacity, empty or provider failure (L3, L5, L6).',
                 actions: [
                   { type: 'recordSummary', params: ({ event }) => ({ outcome: event.output }) },
-                  assign({ failure: ({ event }) => event.output.failure }),
+                  { type: 'recordSummaryFailure', params: ({ event }) => ({ outcome: event.output }) },
                 ],
               },
             ],
@@ -209,9 +171,10 @@ export const compactionMachine = setup({
               },
               {
                 target: '#compaction.failed',
+                description: 'A band failed or preparation ran out of budget (L4–L6).',
                 actions: [
                   { type: 'recordSummary', params: ({ event }) => ({ outcome: event.output }) },
-                  assign({ failure: ({ event }) => event.output.failure }),
+                  { type: 'recordSummaryFailure', params: ({ event }) => ({ outcome: event.output }) },
                 ],
               },
             ],
@@ -223,26 +186,29 @@ export const compactionMachine = setup({
             {
               guard: 'isSummaryTruncated',
               target: '#compaction.failed',
-              actions: assign({
-                failure: { reason: 'summary-truncated', message: 'summary was cut off by the output limit' },
-              }),
+              actions: {
+                type: 'rejectSummary',
+                params: { reason: 'summary-truncated', message: 'summary was cut off by the output limit' },
+              },
             },
             {
               guard: 'isSummaryTemplateLess',
               target: '#compaction.failed',
-              actions: assign({
-                failure: {
+              actions: {
+                type: 'rejectSummary',
+                params: {
                   reason: 'summary-template-less',
                   message: 'summary does not follow the summary template',
                 },
-              }),
+              },
             },
             {
               guard: 'isSummaryLargerThanInput',
               target: '#compaction.failed',
-              actions: assign({
-                failure: { reason: 'summary-larger-than-input', message: 'summary is larger than its input' },
-              }),
+              actions: {
+                type: 'rejectSummary',
+                params: { reason: 'summary-larger-than-input', message: 'summary is larger than its input' },
+              },
             },
             { target: 'rebuildingHistory' },
           ],
@@ -260,48 +226,50 @@ export const compactionMachine = setup({
             }),
             onDone: {
               target: '#compaction.checkingShrink',
-              actions: assign({ result: ({ event }) => event.output }),
+              actions: { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
             },
             onError: {
               target: '#compaction.failed',
-              actions: assign({ failure: ({ event }) => toFailure('rebuild-error', event.error) }),
+              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
             },
           },
         },
       },
     },
     checkingShrink: {
-      description: 'A pass that does not shrink the item count is a no-op (the "86 → 88" guard).',
+      description:
+        'The new history must hold fewer items or, by the runtime estimate, fewer tokens; otherwise the pass is a no-op (the "86 → 88" guard).',
       always: [{ guard: 'isUnchanged', target: 'unchanged' }, { target: 'compacted' }],
     },
     compacted: {
       type: 'final',
       description: 'History replaced by the compacted window.',
-      entry: assign({ status: 'compacted' }),
     },
     unchanged: {
       type: 'final',
-      description: 'Nothing to gain; history and projection stay as they were.',
-      entry: assign({ status: 'unchanged', result: null }),
+      description: 'The pass gained nothing; the untouched history is reported (H6).',
     },
     failed: {
       type: 'final',
-      description: 'History unchanged; the bounded root cause is reported (S4).',
-      entry: assign({ status: 'failed', result: null }),
+      description: 'The untouched history and the bounded root cause are reported (S4).',
     },
   },
-  output: ({ context }): CompactionOutput => ({
-    status: context.status ?? 'failed',
-    mode: context.mode,
-    requestedStrategy: context.requestedStrategy,
-    strategy: context.strategy,
-    fallbackReason: context.fallbackReason,
-    itemsBefore: context.itemsBefore,
-    itemsAfter: context.result?.itemCount ?? context.itemsBefore,
-    historyRef: context.result?.historyRef ?? context.historyRef,
-    summaryCalls: context.summaryCalls,
-    summaryTokens: context.summary?.summaryTokens ?? 0,
-    startedAt: context.startedAt,
-    failure: context.failure,
-  }),
+  output: ({ context, event }): CompactionOutput => {
+    const status = finalStateOf(event, OUTCOMES);
+    const result = status === 'compacted' ? context.result : null;
+    return {
+      status,
+      mode: context.mode,
+      requestedStrategy: context.requestedStrategy,
+      strategy: context.strategy,
+      fallbackReason: context.fallbackReason,
+      itemsBefore: context.itemsBefore,
+      itemsAfter: result?.itemCount ?? context.itemsBefore,
+      historyRef: result?.historyRef ?? context.historyRef,
+      summaryCalls: context.summaryCalls,
+      summaryTokens: context.summary?.summaryTokens ?? 0,
+      startedAt: context.startedAt,
+      failure: context.failure,
+    };
+  },
 });

@@ -89,7 +89,6 @@ export interface CompactionContext {
   summary: SummaryOutcome | null;
   summaryCalls: number;
   result: CompactedHistory | null;
-  status: CompactionStatus | null;
   failure: Failure | null;
 }
 

@@ -1,125 +1,28 @@
-import { assign, setup } from 'xstate';
-import { compactionMachine } from '../compaction/compaction.machine.js';
-import { toFailure } from '../shared/failure.js';
-import { placeholder } from '../shared/placeholder.js';
-import { loopGuardReason, nextLoopGuardState } from './loop-guard.js';
-import {
-  DEFAULT_LOOP_GUARD_POLICY,
-  INITIAL_LOOP_GUARD_STATE,
-  type ClearToolResultsInput,
-  type ClearToolResultsOutput,
-  type EstimatePressureInput,
-  type EstimatePressureOutput,
-  type LoopGuardReason,
-  type NormalizeProjectionInput,
-  type NormalizeProjectionOutput,
-  type PreflightAdvisory,
-  type RebuildProjectionInput,
-  type RebuildProjectionOutput,
-  type SyncHistoryInput,
-  type SyncHistoryOutput,
-  type TurnContext,
-  type TurnEvent,
-  type TurnInput,
-  type TurnOutput,
-} from './turn.types.js';
+import { finalStateOf } from '../shared/outcome.js';
+import { turnOutput } from './turn-output.js';
+import { turnSetup } from './turn.setup.js';
+import { DEFAULT_LOOP_GUARD_POLICY, INITIAL_LOOP_GUARD_STATE, type TurnDecision } from './turn.types.js';
 
-function preflight(estimatedTokens: number, budgetTokens: number | null): PreflightAdvisory {
-  if (budgetTokens === null || budgetTokens <= 0)
-    return { estimatedTokens, budgetTokens, percentUsed: null, overBudget: false };
-  return {
-    estimatedTokens,
-    budgetTokens,
-    percentUsed: Math.round((estimatedTokens / budgetTokens) * 100),
-    overBudget: estimatedTokens > budgetTokens,
-  };
-}
-
-function currentPressure(context: TurnContext): number | null {
-  return context.rebuilt?.pressureTokens ?? context.pressure?.pressureTokens ?? null;
-}
-
-function turnOutput(context: TurnContext): TurnOutput {
-  const decision = context.decision ?? 'cancelled';
-  const compacted = decision === 'compacted' && context.compaction !== null;
-  return {
-    decision,
-    guardReason: context.guardReason,
-    strategy: context.compaction?.strategy ?? null,
-    fallbackReason: context.compaction?.fallbackReason ?? null,
-    summaryCalls: context.compaction?.summaryCalls ?? 0,
-    historyRef: compacted && context.compaction ? context.compaction.historyRef : context.historyRef,
-    projectionRef: context.projectionRef,
-    items: {
-      before: context.itemsBefore,
-      after: compacted && context.compaction ? context.compaction.itemsAfter : context.itemsBefore,
-    },
-    tokens: {
-      beforeClearing: context.clearing?.tokensBefore ?? null,
-      afterClearing: context.clearing?.tokensAfter ?? null,
-      afterCompaction: compacted ? (context.rebuilt?.projectedTokens ?? null) : null,
-    },
-    pressureTokens: currentPressure(context),
-    thresholdTokens: context.pressure?.thresholdTokens ?? null,
-    advisory: context.advisory,
-    compaction: context.compaction,
-    loopGuard:
-      decision === 'cancelled'
-        ? context.loopGuard
-        : nextLoopGuardState(
-            context.loopGuard,
-            decision,
-            context.pressure?.pressureTokens ?? null,
-            context.rebuilt?.pressureTokens ?? null,
-          ),
-    startedAt: context.startedAt,
-  };
-}
+/** Final states of a turn and the decision each reports. */
+const DECISIONS = {
+  belowThreshold: 'below-threshold',
+  guarded: 'guarded',
+  compacted: 'compacted',
+  unchanged: 'unchanged',
+  failed: 'failed',
+  cancelled: 'cancelled',
+} as const satisfies Record<string, TurnDecision>;
+const FINAL_STATES = Object.keys(DECISIONS) as Array<keyof typeof DECISIONS>;
 
 /**
  * One headless turn (SPEC H1–H6, §14): sync pending messages into the live history,
  * normalize and clear the projection, estimate pressure, then either stop below the
  * threshold (no summary call), let the loop guard skip the pass, or compact the FULL history
- * and rebuild the projection. Failed or unchanged passes keep the existing projection; the
- * preflight advisory only reports. `turn.cancelled` stops any working state and aborts its actor.
+ * and rebuild the projection. Each outcome is a final state; failed or unchanged passes keep
+ * the existing projection, and every outcome but a cancel reports the advisory preflight (H4).
+ * `turn.cancelled` stops any working state and aborts its actor.
  */
-export const turnMachine = setup({
-  types: {
-    context: {} as TurnContext,
-    events: {} as TurnEvent,
-    input: {} as TurnInput,
-    output: {} as TurnOutput,
-  },
-  actors: {
-    syncHistory: placeholder<SyncHistoryOutput, SyncHistoryInput>('syncHistory'),
-    normalizeProjection: placeholder<NormalizeProjectionOutput, NormalizeProjectionInput>(
-      'normalizeProjection',
-    ),
-    clearToolResults: placeholder<ClearToolResultsOutput, ClearToolResultsInput>('clearToolResults'),
-    estimatePressure: placeholder<EstimatePressureOutput, EstimatePressureInput>('estimatePressure'),
-    compaction: compactionMachine,
-    rebuildProjection: placeholder<RebuildProjectionOutput, RebuildProjectionInput>('rebuildProjection'),
-  },
-  actions: {
-    assignGuardReason: assign((_, params: { reason: LoopGuardReason }) => ({
-      decision: 'guarded' as const,
-      guardReason: params.reason,
-    })),
-    assignAdvisory: assign(({ context }) => ({
-      advisory: preflight(currentPressure(context) ?? 0, context.pressure?.promptBudgetTokens ?? null),
-    })),
-  },
-  guards: {
-    isBelowThreshold: ({ context }) =>
-      context.pressure === null ||
-      context.pressure.thresholdTokens === null ||
-      context.pressure.pressureTokens < context.pressure.thresholdTokens,
-    isLoopGuardTripped: ({ context }, params: { reason: LoopGuardReason }) =>
-      context.mode === 'automatic' &&
-      loopGuardReason(context.loopGuard, context.loopGuardPolicy) === params.reason,
-    isCompacted: (_, params: { status: string }) => params.status === 'compacted',
-  },
-}).createMachine({
+export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   description: 'One headless turn: sync, normalize, clear, estimate, decide (H1–H6, §14).',
   initial: 'working',
@@ -141,9 +44,7 @@ export const turnMachine = setup({
     pressure: null,
     compaction: null,
     rebuilt: null,
-    decision: null,
     guardReason: null,
-    advisory: null,
     loopGuard: { ...INITIAL_LOOP_GUARD_STATE, ...input.loopGuard },
     loopGuardPolicy: { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuardPolicy },
   }),
@@ -151,9 +52,7 @@ export const turnMachine = setup({
     working: {
       description: 'The turn pipeline; turn.cancelled leaves it from any step.',
       initial: 'syncing',
-      on: {
-        'turn.cancelled': { target: 'cancelled', actions: assign({ decision: 'cancelled' }) },
-      },
+      on: { 'turn.cancelled': { target: 'cancelled' } },
       states: {
         syncing: {
           description: 'Appends pending conversation messages to the live history (H1).',
@@ -167,11 +66,7 @@ export const turnMachine = setup({
             }),
             onDone: {
               target: 'normalizing',
-              actions: assign(({ event }) => ({
-                historyRef: event.output.historyRef,
-                itemsBefore: event.output.itemCount,
-                syncedCount: event.output.syncedCount,
-              })),
+              actions: { type: 'storeSyncedHistory', params: ({ event }) => event.output },
             },
           },
         },
@@ -183,10 +78,7 @@ export const turnMachine = setup({
             input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
             onDone: {
               target: 'clearing',
-              actions: assign(({ event }) => ({
-                projectionRef: event.output.projectionRef,
-                projectionItems: event.output.itemCount,
-              })),
+              actions: { type: 'storeNormalizedProjection', params: ({ event }) => event.output },
             },
           },
         },
@@ -198,16 +90,7 @@ export const turnMachine = setup({
             input: ({ context }) => ({ turnId: context.turnId, projectionRef: context.projectionRef ?? '' }),
             onDone: {
               target: 'estimating',
-              actions: assign(({ event }) => ({
-                projectionRef: event.output.projectionRef,
-                projectionItems: event.output.itemCount,
-                clearing: {
-                  tokensBefore: event.output.tokensBefore,
-                  tokensAfter: event.output.tokensAfter,
-                  clearedCount: event.output.clearedCount,
-                  protectedBatchCount: event.output.protectedBatchCount,
-                },
-              })),
+              actions: { type: 'storeClearedProjection', params: ({ event }) => event.output },
             },
           },
         },
@@ -217,40 +100,34 @@ export const turnMachine = setup({
             id: 'estimatePressure',
             src: 'estimatePressure',
             input: ({ context }) => ({ turnId: context.turnId, projectionRef: context.projectionRef ?? '' }),
-            onDone: { target: 'deciding', actions: assign({ pressure: ({ event }) => event.output }) },
+            onDone: {
+              target: 'deciding',
+              actions: { type: 'storePressure', params: ({ event }) => event.output },
+            },
           },
         },
         deciding: {
           description:
-            'Below the threshold no summary call is made (H2); the loop guard may skip a pass (§14).',
+            'Below the threshold no summary call is made (H2); in automatic mode the loop guard may skip the pass (§14).',
           always: [
-            {
-              guard: 'isBelowThreshold',
-              target: 'checkingPreflight',
-              actions: assign({ decision: 'below-threshold' }),
-            },
+            { guard: 'isBelowThreshold', target: '#turn.belowThreshold' },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'repeated-failures' } },
-              target: 'guarded',
+              target: '#turn.guarded',
               actions: { type: 'assignGuardReason', params: { reason: 'repeated-failures' } },
             },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'ineffective-pass' } },
-              target: 'guarded',
+              target: '#turn.guarded',
               actions: { type: 'assignGuardReason', params: { reason: 'ineffective-pass' } },
             },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'refilled-quickly' } },
-              target: 'guarded',
+              target: '#turn.guarded',
               actions: { type: 'assignGuardReason', params: { reason: 'refilled-quickly' } },
             },
             { target: 'compacting' },
           ],
-        },
-        guarded: {
-          description:
-            'Automatic compaction skipped by the loop guard; the turn continues on the projection.',
-          always: { target: 'checkingPreflight' },
         },
         compacting: {
           description: 'Compaction of the FULL session history, not the projection (H3).',
@@ -271,22 +148,25 @@ export const turnMachine = setup({
             }),
             onDone: [
               {
-                guard: { type: 'isCompacted', params: ({ event }) => ({ status: event.output.status }) },
+                guard: { type: 'isCompacted', params: ({ event }) => ({ report: event.output }) },
                 target: 'rebuildingProjection',
-                actions: assign({ compaction: ({ event }) => event.output }),
+                actions: { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
               },
               {
-                target: 'checkingPreflight',
-                description: 'Failed or unchanged: keep the existing projection (H3).',
-                actions: assign({
-                  compaction: ({ event }) => event.output,
-                  decision: ({ event }) => (event.output.status === 'unchanged' ? 'unchanged' : 'failed'),
-                }),
+                guard: { type: 'isUnchanged', params: ({ event }) => ({ report: event.output }) },
+                target: '#turn.unchanged',
+                description: 'Nothing to gain: keep the existing projection (H3).',
+                actions: { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
+              },
+              {
+                target: '#turn.failed',
+                description: 'The pass failed: keep the existing projection (H3, S4).',
+                actions: { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
               },
             ],
             onError: {
-              target: 'checkingPreflight',
-              actions: assign({ decision: 'failed' }),
+              target: '#turn.failed',
+              description: 'The compaction actor itself crashed: keep the existing projection.',
             },
           },
         },
@@ -300,42 +180,42 @@ export const turnMachine = setup({
               historyRef: context.compaction?.historyRef ?? context.historyRef,
             }),
             onDone: {
-              target: 'checkingPreflight',
-              actions: assign(({ event }) => ({
-                decision: 'compacted' as const,
-                rebuilt: event.output,
-                projectionRef: event.output.projectionRef,
-                projectionItems: event.output.itemCount,
-              })),
+              target: '#turn.compacted',
+              actions: { type: 'storeRebuiltProjection', params: ({ event }) => event.output },
             },
             onError: {
-              target: 'checkingPreflight',
+              target: '#turn.failed',
               description: 'Keep the old history and projection rather than a half-applied pass.',
-              actions: assign(({ context, event }) => ({
-                decision: 'failed' as const,
-                compaction: context.compaction && {
-                  ...context.compaction,
-                  status: 'failed' as const,
-                  historyRef: context.historyRef,
-                  itemsAfter: context.itemsBefore,
-                  failure: toFailure('rebuild-error', event.error),
-                },
-              })),
+              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
             },
           },
         },
-        checkingPreflight: {
-          description: 'Advisory only: reports budget use, never blocks the turn (H4).',
-          entry: 'assignAdvisory',
-          always: { target: '#turn.ready' },
-        },
       },
     },
-    ready: { type: 'final', description: 'The request window is ready for the next request.' },
+    belowThreshold: {
+      type: 'final',
+      description: 'Pressure is below the threshold: no summary call; the cleared projection is sent (H2).',
+    },
+    guarded: {
+      type: 'final',
+      description: 'The loop guard skipped automatic compaction; the turn continues on the projection (§14).',
+    },
+    compacted: {
+      type: 'final',
+      description: 'History compacted and the projection rebuilt from it (H3).',
+    },
+    unchanged: {
+      type: 'final',
+      description: 'The pass gained nothing; history and projection stay as they were (H3, H6).',
+    },
+    failed: {
+      type: 'final',
+      description: 'Compaction or the rebuild failed; history and projection stay as they were (H3, S4).',
+    },
     cancelled: {
       type: 'final',
       description: 'Cancelled; in-flight actors were aborted through their signal.',
     },
   },
-  output: ({ context }) => turnOutput(context),
+  output: ({ context, event }) => turnOutput(context, DECISIONS[finalStateOf(event, FINAL_STATES)]),
 });

@@ -159,9 +159,7 @@ export interface TurnContext {
   pressure: EstimatePressureOutput | null;
   compaction: CompactionOutput | null;
   rebuilt: RebuildProjectionOutput | null;
-  decision: TurnDecision | null;
   guardReason: LoopGuardReason | null;
-  advisory: PreflightAdvisory | null;
   loopGuard: LoopGuardState;
   loopGuardPolicy: LoopGuardPolicy;
 }

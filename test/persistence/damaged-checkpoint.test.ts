@@ -52,6 +52,12 @@ describe('resuming a damaged checkpoint (D3)', () => {
         /unknown state "working\.dreaming"/,
       ],
       [
+        // The turn before outcomes became final states waited in working.checkingPreflight.
+        'state of an older turn machine',
+        (cp) => (cp.snapshot.value = { working: 'checkingPreflight' }),
+        /unknown state "working\.checkingPreflight"/,
+      ],
+      [
         'in-flight actor missing',
         (cp) => (cp.snapshot.children = {}),
         /missing the in-flight actor "compaction"/,

@@ -1,0 +1,60 @@
+import { nextLoopGuardState } from './loop-guard.js';
+import type { PreflightAdvisory, TurnContext, TurnDecision, TurnOutput } from './turn.types.js';
+
+/** H4: how much of the prompt budget the next request uses; it reports, it never blocks. */
+export function preflight(estimatedTokens: number, budgetTokens: number | null): PreflightAdvisory {
+  if (budgetTokens === null || budgetTokens <= 0)
+    return { estimatedTokens, budgetTokens, percentUsed: null, overBudget: false };
+  return {
+    estimatedTokens,
+    budgetTokens,
+    percentUsed: Math.round((estimatedTokens / budgetTokens) * 100),
+    overBudget: estimatedTokens > budgetTokens,
+  };
+}
+
+/** Pressure of the next request: after the rebuild when there was one, else as estimated. */
+function currentPressure(context: TurnContext): number | null {
+  return context.rebuilt?.pressureTokens ?? context.pressure?.pressureTokens ?? null;
+}
+
+/**
+ * What a turn that ended in the final state `decision` reports. Only a compacted turn hands
+ * back the compacted history; every other outcome keeps the synced history and projection
+ * (H3). A cancelled turn neither reports an advisory nor ages the loop guard.
+ */
+export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOutput {
+  const compacted = decision === 'compacted' ? context.compaction : null;
+  return {
+    decision,
+    guardReason: context.guardReason,
+    strategy: context.compaction?.strategy ?? null,
+    fallbackReason: context.compaction?.fallbackReason ?? null,
+    summaryCalls: context.compaction?.summaryCalls ?? 0,
+    historyRef: compacted?.historyRef ?? context.historyRef,
+    projectionRef: context.projectionRef,
+    items: { before: context.itemsBefore, after: compacted?.itemsAfter ?? context.itemsBefore },
+    tokens: {
+      beforeClearing: context.clearing?.tokensBefore ?? null,
+      afterClearing: context.clearing?.tokensAfter ?? null,
+      afterCompaction: compacted ? (context.rebuilt?.projectedTokens ?? null) : null,
+    },
+    pressureTokens: currentPressure(context),
+    thresholdTokens: context.pressure?.thresholdTokens ?? null,
+    advisory:
+      decision === 'cancelled'
+        ? null
+        : preflight(currentPressure(context) ?? 0, context.pressure?.promptBudgetTokens ?? null),
+    compaction: context.compaction,
+    loopGuard:
+      decision === 'cancelled'
+        ? context.loopGuard
+        : nextLoopGuardState(
+            context.loopGuard,
+            decision,
+            context.pressure?.pressureTokens ?? null,
+            context.rebuilt?.pressureTokens ?? null,
+          ),
+    startedAt: context.startedAt,
+  };
+}

@@ -1,0 +1,363 @@
+import type { OracleRow, Reply } from '../../support/oracle.js';
+import { prepared, summary } from './replies.js';
+
+/*
+ * What one headless turn must do, from the seed ("Before estimating pressure, the headless
+ * runner synchronizes …") and SPEC H1–H6, §14: sync → normalize → clear → estimate → decide;
+ * below the threshold no summary call; otherwise the FULL history is compacted and the
+ * projection rebuilt; failed or unchanged passes keep the existing projection; preflight only
+ * reports; the loop guard stops automatic passes that keep failing, free too little or refill
+ * at once. The compaction machine and the summary ladder run for real; only leaf actors are fakes.
+ */
+
+const input = {
+  turnId: 't1',
+  historyRef: 't1:history',
+  pendingRef: 't1:pending',
+  strategy: 'local',
+  startedAt: 0,
+};
+
+const synced: Reply = { done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } };
+const normalized: Reply = { done: { projectionRef: 't1:normalized', itemCount: 12, changed: true } };
+const cleared: Reply = {
+  done: {
+    projectionRef: 't1:cleared',
+    itemCount: 12,
+    tokensBefore: 9_000,
+    tokensAfter: 7_000,
+    clearedCount: 3,
+    protectedBatchCount: 2,
+  },
+};
+/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
+const pressure = (pressureTokens: number): Reply => ({
+  done: {
+    pressureTokens,
+    projectedTokens: pressureTokens - 1_000,
+    thresholdTokens: 6_000,
+    promptBudgetTokens: 8_000,
+    summaryInputBudget: 5_000,
+  },
+});
+const rebuiltProjection: Reply = {
+  done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
+};
+const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
+
+const pipeline = (p: Reply) => ({
+  syncHistory: [synced],
+  normalizeProjection: [normalized],
+  clearToolResults: [cleared],
+  estimatePressure: [p],
+});
+/** A Local pass whose summary and rebuild succeed. */
+const localPass = {
+  prepareSummaryInput: [prepared(1_600)],
+  requestSummary: [summary()],
+  rebuildHistory: [compactedHistory],
+};
+const PIPELINE = [
+  'working.syncing',
+  'working.normalizing',
+  'working.clearing',
+  'working.estimating',
+  'working.deciding',
+];
+const PIPELINE_CALLS = ['syncHistory', 'normalizeProjection', 'clearToolResults', 'estimatePressure'];
+const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory'];
+/** History and projection as they were before the pass (H3). */
+const kept = { historyRef: 't1:synced', projectionRef: 't1:cleared', items: { before: 12, after: 12 } };
+const FRESH_GUARD = { consecutiveFailures: 0, lastFreedRatio: null, turnsSinceCompaction: null };
+
+/** `turn.cancelled` while the turn waits on `actor` at the end of `states`: that actor is aborted. */
+function cancelWhile(
+  states: string[],
+  actor: string,
+  replies: Record<string, readonly Reply[]>,
+  calls: string[],
+): OracleRow {
+  return {
+    name: `H1: turn.cancelled while ${states.at(-1)} aborts the in-flight ${actor} and ends the turn cancelled`,
+    input,
+    replies: { ...replies, [actor]: ['hang'] },
+    send: { type: 'turn.cancelled' },
+    expect: {
+      states: [...states, 'cancelled'],
+      calls: [...calls, actor],
+      aborted: [actor],
+      output: { decision: 'cancelled', advisory: null, loopGuard: FRESH_GUARD },
+    },
+  };
+}
+
+/** The turn oracle (H1–H6, §14). */
+export const TURN_ORACLE: readonly OracleRow[] = [
+  {
+    name: 'H2: pressure below the threshold after clearing: no summary call, the cleared projection is the request',
+    input,
+    replies: pipeline(pressure(4_000)),
+    expect: {
+      states: [...PIPELINE, 'belowThreshold'],
+      calls: PIPELINE_CALLS,
+      output: {
+        decision: 'below-threshold',
+        summaryCalls: 0,
+        compaction: null,
+        ...kept,
+        tokens: { beforeClearing: 9_000, afterClearing: 7_000, afterCompaction: null },
+        pressureTokens: 4_000,
+        thresholdTokens: 6_000,
+        advisory: { estimatedTokens: 4_000, budgetTokens: 8_000, percentUsed: 50, overBudget: false },
+        loopGuard: FRESH_GUARD,
+      },
+    },
+  },
+  {
+    name: 'H1/H3: over the threshold the FULL synced history is compacted, not the projection; the projection is rebuilt',
+    input,
+    replies: { ...pipeline(pressure(8_000)), ...localPass, rebuildProjection: [rebuiltProjection] },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'working.rebuildingProjection', 'compacted'],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
+      inputs: {
+        syncHistory: [{ historyRef: 't1:history', pendingRef: 't1:pending' }],
+        normalizeProjection: [{ historyRef: 't1:synced' }],
+        clearToolResults: [{ projectionRef: 't1:normalized' }],
+        estimatePressure: [{ projectionRef: 't1:cleared' }],
+        prepareSummaryInput: [{ historyRef: 't1:synced', budget: 5_000 }],
+        rebuildHistory: [{ historyRef: 't1:synced' }],
+        rebuildProjection: [{ historyRef: 't1:compacted' }],
+      },
+      output: {
+        decision: 'compacted',
+        strategy: 'local',
+        summaryCalls: 1,
+        historyRef: 't1:compacted',
+        projectionRef: 't1:rebuilt',
+        items: { before: 12, after: 5 },
+        tokens: { beforeClearing: 9_000, afterClearing: 7_000, afterCompaction: 2_000 },
+        pressureTokens: 3_000,
+        advisory: { estimatedTokens: 3_000, budgetTokens: 8_000, percentUsed: 38, overBudget: false },
+        // 8,000 → 3,000 tokens of pressure: the pass freed 62.5 %.
+        loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.625, turnsSinceCompaction: 0 },
+      },
+    },
+  },
+  {
+    name: 'H3/H6: a pass that gains nothing keeps the synced history and the cleared projection',
+    input,
+    replies: {
+      ...pipeline(pressure(8_000)),
+      ...localPass,
+      rebuildHistory: [{ done: { historyRef: 't1:compacted', itemCount: 14, shrank: false } }],
+    },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'unchanged'],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS],
+      output: {
+        decision: 'unchanged',
+        ...kept,
+        compaction: { status: 'unchanged' },
+        loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0 },
+      },
+    },
+  },
+  {
+    name: 'H3/S4: a failed pass (empty summary) keeps history and projection and counts a failure for the loop guard',
+    input,
+    replies: {
+      ...pipeline(pressure(8_000)),
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [summary({ empty: true, summaryTokens: 0 })],
+    },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'failed'],
+      calls: [...PIPELINE_CALLS, 'prepareSummaryInput', 'requestSummary'],
+      output: {
+        decision: 'failed',
+        ...kept,
+        summaryCalls: 1,
+        compaction: { status: 'failed', failure: { reason: 'empty-summary' } },
+        advisory: { estimatedTokens: 8_000, budgetTokens: 8_000, percentUsed: 100, overBudget: false },
+        loopGuard: { consecutiveFailures: 1, lastFreedRatio: null, turnsSinceCompaction: null },
+      },
+    },
+  },
+  {
+    name: 'H4: a request over the prompt budget is reported, never blocked: the turn still ends with a request',
+    input,
+    replies: {
+      ...pipeline(pressure(9_000)),
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [summary({ followsTemplate: false })],
+    },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'failed'],
+      calls: [...PIPELINE_CALLS, 'prepareSummaryInput', 'requestSummary'],
+      output: {
+        decision: 'failed',
+        projectionRef: 't1:cleared',
+        advisory: { estimatedTokens: 9_000, budgetTokens: 8_000, percentUsed: 113, overBudget: true },
+      },
+    },
+  },
+  {
+    name: 'H3: a projection rebuild that fails keeps the old history and projection; the pass is reported as failed',
+    input,
+    replies: {
+      ...pipeline(pressure(8_000)),
+      ...localPass,
+      rebuildProjection: [{ error: new Error('projection failed') }],
+    },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'working.rebuildingProjection', 'failed'],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
+      output: {
+        decision: 'failed',
+        ...kept,
+        tokens: { afterCompaction: null },
+        compaction: {
+          status: 'failed',
+          historyRef: 't1:synced',
+          itemsAfter: 12,
+          failure: { reason: 'rebuild-error', message: 'projection failed' },
+        },
+        loopGuard: { consecutiveFailures: 1 },
+      },
+    },
+  },
+  {
+    name: 'H3: a compaction actor that crashes fails the turn; history and projection are kept',
+    input,
+    replies: {
+      ...pipeline(pressure(8_000)),
+      compaction: [{ error: new Error('unexpected compaction crash') }],
+    },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'failed'],
+      calls: [...PIPELINE_CALLS, 'compaction'],
+      output: {
+        decision: 'failed',
+        ...kept,
+        compaction: null,
+        summaryCalls: 0,
+        loopGuard: { consecutiveFailures: 1 },
+      },
+    },
+  },
+  {
+    name: '§14: after two failed automatic passes in a row the loop guard skips compaction (no summary call)',
+    input: {
+      ...input,
+      loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+    },
+    replies: pipeline(pressure(8_000)),
+    expect: {
+      states: [...PIPELINE, 'guarded'],
+      calls: PIPELINE_CALLS,
+      output: {
+        decision: 'guarded',
+        guardReason: 'repeated-failures',
+        compaction: null,
+        ...kept,
+        loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+      },
+    },
+  },
+  {
+    name: '§14: after a pass that freed under 5 % the loop guard skips compaction',
+    input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.01, turnsSinceCompaction: 5 } },
+    replies: pipeline(pressure(8_000)),
+    expect: {
+      states: [...PIPELINE, 'guarded'],
+      calls: PIPELINE_CALLS,
+      output: {
+        decision: 'guarded',
+        guardReason: 'ineffective-pass',
+        loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.01, turnsSinceCompaction: 6 },
+      },
+    },
+  },
+  {
+    name: '§14: pressure back over the threshold one turn after a pass: the loop guard skips compaction',
+    input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 1 } },
+    replies: pipeline(pressure(8_000)),
+    expect: {
+      states: [...PIPELINE, 'guarded'],
+      calls: PIPELINE_CALLS,
+      output: {
+        decision: 'guarded',
+        guardReason: 'refilled-quickly',
+        loopGuard: { turnsSinceCompaction: 2 },
+      },
+    },
+  },
+  {
+    name: '§14: a recovery pass is not automatic, so the loop guard does not stop it',
+    input: {
+      ...input,
+      mode: 'recovery',
+      loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+    },
+    replies: { ...pipeline(pressure(8_000)), ...localPass, rebuildProjection: [rebuiltProjection] },
+    expect: {
+      states: [...PIPELINE, 'working.compacting', 'working.rebuildingProjection', 'compacted'],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
+      inputs: { rebuildHistory: [{ mode: 'recovery' }] },
+      output: { decision: 'compacted', guardReason: null, loopGuard: { consecutiveFailures: 0 } },
+    },
+  },
+  {
+    name: 'H5: unknown capacity and no explicit threshold never compacts; the advisory has no budget',
+    input,
+    replies: {
+      ...pipeline({
+        done: {
+          pressureTokens: 50_000,
+          projectedTokens: 49_000,
+          thresholdTokens: null,
+          promptBudgetTokens: null,
+          summaryInputBudget: null,
+        },
+      }),
+    },
+    expect: {
+      states: [...PIPELINE, 'belowThreshold'],
+      calls: PIPELINE_CALLS,
+      output: {
+        decision: 'below-threshold',
+        thresholdTokens: null,
+        advisory: { estimatedTokens: 50_000, budgetTokens: null, percentUsed: null, overBudget: false },
+      },
+    },
+  },
+  cancelWhile(['working.syncing'], 'syncHistory', {}, []),
+  cancelWhile(['working.syncing', 'working.normalizing'], 'normalizeProjection', { syncHistory: [synced] }, [
+    'syncHistory',
+  ]),
+  cancelWhile(
+    ['working.syncing', 'working.normalizing', 'working.clearing'],
+    'clearToolResults',
+    { syncHistory: [synced], normalizeProjection: [normalized] },
+    ['syncHistory', 'normalizeProjection'],
+  ),
+  cancelWhile(
+    ['working.syncing', 'working.normalizing', 'working.clearing', 'working.estimating'],
+    'estimatePressure',
+    { syncHistory: [synced], normalizeProjection: [normalized], clearToolResults: [cleared] },
+    ['syncHistory', 'normalizeProjection', 'clearToolResults'],
+  ),
+  cancelWhile(
+    [...PIPELINE, 'working.compacting'],
+    'prepareSummaryInput',
+    pipeline(pressure(8_000)),
+    PIPELINE_CALLS,
+  ),
+  cancelWhile(
+    [...PIPELINE, 'working.compacting', 'working.rebuildingProjection'],
+    'rebuildProjection',
+    { ...pipeline(pressure(8_000)), ...localPass },
+    [...PIPELINE_CALLS, ...LOCAL_CALLS],
+  ),
+];
