@@ -32,8 +32,24 @@ describe('diagrams/ is generated from the machines', () => {
     );
     expect(turn).toContain('always [isBelowThreshold]');
     expect(files.get('capacity-retry.mmd')).toContain('after retryBackoff');
-    expect(files.get('capacity-retry.dot')).toContain('error: requestSummary [retryableCapacityRejection]');
+    expect(files.get('capacity-retry.dot')).toContain(
+      'error: requestSummary [retryableCapacityRejection] / countCall, halveBudget',
+    );
     for (const [name, text] of files)
       if (!name.endsWith('.svg')) expect(text).not.toMatch(/xstate\.(done|error|after)/);
+  });
+
+  it('every outcome is a final state (double border) and descriptions reach the SVG and the README', async () => {
+    const files = await renderDiagrams();
+    const turn = files.get('turn.dot')!;
+    for (const outcome of ['belowThreshold', 'guarded', 'compacted', 'unchanged', 'failed', 'cancelled'])
+      expect(turn).toMatch(new RegExp(`"turn\\.${outcome}" \\[label="${outcome}" peripheries=2 tooltip="`));
+    expect(turn).toContain('tooltip="Appends pending conversation messages to the live history (H1)."');
+    expect(files.get('turn.svg')).toContain(
+      'Appends pending conversation messages to the live history (H1).',
+    );
+    expect(files.get('README.md')).toContain(
+      '| `working.syncing` | Appends pending conversation messages to the live history (H1). |',
+    );
   });
 });
