@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textOf, type Message } from '../messages/message.js';
+import { textOf, type Json, type Message } from '../messages/message.js';
 import type { ToolSchema } from '../providers/index.js';
 
 /**
@@ -12,6 +12,8 @@ import type { ToolSchema } from '../providers/index.js';
 export interface ParentEnvelope {
   system?: string;
   tools?: ToolSchema[];
+  /** The file's top-level request fields (cache keys, service tier, thinking …), forwarded (O1). */
+  requestFields?: Record<string, Json>;
 }
 
 // Tool list shapes of the three provider request formats (validated, extra fields ignored).
@@ -90,7 +92,10 @@ export function parentEnvelope(
   const parsed = ProviderMeta.safeParse(meta.provider);
   if (!parsed.success || route.wire === null) return {};
   const { format, envelope } = parsed.data;
-  if (format !== FORMAT_OF_WIRE[route.wire] || envelope?.model !== route.model) return {};
+  if (format !== FORMAT_OF_WIRE[route.wire] || envelope === undefined) return {};
+  // O1: the request's own cache/tier fields belong to the provider, whatever the model.
+  const requestFields = envelope as Record<string, Json>;
+  if (envelope.model !== route.model) return { requestFields };
   const system: string[] = [];
   for (const m of messages) {
     if (m.role !== 'system') break;
@@ -100,5 +105,6 @@ export function parentEnvelope(
   return {
     ...(system.length > 0 ? { system: system.join('\n\n') } : {}),
     ...(tools && tools.length > 0 ? { tools } : {}),
+    requestFields,
   };
 }

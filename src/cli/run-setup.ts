@@ -102,6 +102,7 @@ export function setUpRun(
       instructions: options.instructions,
       // Inline requests carry the history's own system messages; only the tool catalog is added.
       ...(envelope.tools ? { tools: envelope.tools } : {}),
+      ...(envelope.requestFields ? { requestFields: envelope.requestFields } : {}),
       supportsContextEdits: route.supportsContextEdits,
     },
     inspect: (event) => {

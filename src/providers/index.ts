@@ -20,3 +20,4 @@ export { toChatMessages } from './chat-convert.js';
 export { isContextCapacity, inputTokensFromMessage, errorFactsFromBody } from './classify-error.js';
 export type { HttpOptions } from './http.js';
 export { redact } from './redact.js';
+export { forwardedFields, type RequestFields, type FieldEndpoint } from './request-fields.js';

@@ -8,6 +8,7 @@ import { ContextCapacityError, ProviderError } from './errors.js';
 import { postJson, postSse, type HttpOptions } from './http.js';
 import { siteOf } from './openai-headers.js';
 import { parseResponse } from './parse-response.js';
+import { forwardedFields } from './request-fields.js';
 import { foldMessagesStream } from './stream-accumulators.js';
 import type { InlineCompactRequest, InlineCompactResult, NativeInlineClient } from './types.js';
 
@@ -25,8 +26,17 @@ export const COMPACT_TRIGGER_FLOOR = 50_000;
 /** Default `max_tokens` when neither the request nor the catalog gives one. */
 export const DEFAULT_INLINE_MAX_TOKENS = 4_096;
 
-/** A1: the ladder in order; the two clearing edits only with context-edit support. */
-export function inlineEdits(supportsContextEdits: boolean, instructions?: string): Json[] {
+/** Whether an Anthropic `thinking` config turns thinking on (`enabled` or `adaptive`). */
+export function thinkingOn(thinking: Json | undefined): boolean {
+  const t = thinking !== null && typeof thinking === 'object' && !Array.isArray(thinking) ? thinking : {};
+  return t.type === 'enabled' || t.type === 'adaptive';
+}
+
+/**
+ * A1: the ladder in order; the two clearing edits only with context-edit support, and
+ * `clear_thinking` only when the request has thinking on (the API rejects it otherwise).
+ */
+export function inlineEdits(supportsContextEdits: boolean, instructions?: string, thinking = false): Json[] {
   const compact: { [k: string]: Json } = {
     type: 'compact_20260112',
     trigger: { type: 'input_tokens', value: COMPACT_TRIGGER_FLOOR },
@@ -34,8 +44,16 @@ export function inlineEdits(supportsContextEdits: boolean, instructions?: string
   };
   if (instructions !== undefined && instructions.trim() !== '') compact.instructions = instructions.trim();
   if (!supportsContextEdits) return [compact];
+  const clearThinking: Json[] = thinking
+    ? [
+        {
+          type: 'clear_thinking_20251015',
+          keep: { type: 'thinking_turns', value: CLEAR_THINKING_KEEP_TURNS },
+        },
+      ]
+    : [];
   return [
-    { type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: CLEAR_THINKING_KEEP_TURNS } },
+    ...clearThinking,
     {
       type: 'clear_tool_uses_20250919',
       trigger: { type: 'input_tokens', value: CLEAR_TOOL_USES_TRIGGER },
@@ -45,11 +63,16 @@ export function inlineEdits(supportsContextEdits: boolean, instructions?: string
   ];
 }
 
+/** `max_tokens` must exceed an enabled thinking budget; room for the answer is added on top. */
+function maxTokensWith(thinking: Json | undefined, maxTokens: number): number {
+  const t = thinking !== null && typeof thinking === 'object' && !Array.isArray(thinking) ? thinking : {};
+  const budget = t.type === 'enabled' && typeof t.budget_tokens === 'number' ? t.budget_tokens : 0;
+  return budget >= maxTokens ? budget + DEFAULT_INLINE_MAX_TOKENS : maxTokens;
+}
+
 /** Extra request fields the inline client accepts beyond the shared contract. */
 export interface InlineRequestExtras {
-  /** Replaces the default summarisation prompt of `compact_20260112`. */
-  instructions?: string;
-  /** Anthropic `thinking` config, passed through (clear_thinking needs thinking on). */
+  /** Anthropic `thinking` config, passed through (clear_thinking needs thinking on); wins over `requestFields.thinking`. */
   thinking?: Json;
 }
 
@@ -59,18 +82,24 @@ export function inlinePayload(
   defaultMaxTokens = DEFAULT_INLINE_MAX_TOKENS,
 ): Record<string, Json> {
   const conv = toAnthropicConversation(request.messages, request.system);
+  // The caller's thinking config stays as given (the explicit extra wins over the caller's fields).
+  const fields = forwardedFields(request.requestFields, 'inline');
+  const thinking = request.thinking ?? fields.thinking;
   const body: Record<string, Json> = {
     model: request.model,
-    max_tokens: request.maxOutputTokens ?? defaultMaxTokens,
+    max_tokens: maxTokensWith(thinking, request.maxOutputTokens ?? defaultMaxTokens),
     messages: conv.messages,
-    context_management: { edits: inlineEdits(request.supportsContextEdits, request.instructions) },
+    context_management: {
+      edits: inlineEdits(request.supportsContextEdits, request.instructions, thinkingOn(thinking)),
+    },
   };
   if (conv.system !== undefined) body.system = conv.system;
   if (request.tools && request.tools.length > 0) {
     body.tools = toAnthropicTools(request.tools);
     body.tool_choice = { type: 'none' };
   }
-  if (request.thinking !== undefined) body.thinking = request.thinking;
+  Object.assign(body, fields);
+  if (thinking !== undefined) body.thinking = thinking;
   return body;
 }
 

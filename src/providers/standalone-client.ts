@@ -5,6 +5,7 @@ import { ProviderError } from './errors.js';
 import { postJson, type HttpOptions } from './http.js';
 import { bearerHeaders, siteOf } from './openai-headers.js';
 import { parseResponse } from './parse-response.js';
+import { forwardedFields } from './request-fields.js';
 import { fromResponsesOutput, toResponsesInput } from './responses-convert.js';
 import type {
   NativeStandaloneClient,
@@ -40,6 +41,9 @@ export function compactPayload(request: StandaloneCompactRequest): Record<string
   if (request.promptCacheOptions !== undefined)
     body.prompt_cache_options = request.promptCacheOptions as Json;
   if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;
+  // The caller's own cache/tier fields, where the explicit ones above left them unset (O1).
+  for (const [k, v] of Object.entries(forwardedFields(request.requestFields, 'compact')))
+    if (!(k in body)) body[k] = v;
   return body;
 }
 

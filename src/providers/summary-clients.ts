@@ -9,6 +9,7 @@ import { EmptySummaryError } from './errors.js';
 import { postJson, postSse, type HttpOptions, type PostSpec } from './http.js';
 import { bearerHeaders, siteOf } from './openai-headers.js';
 import { parseResponse } from './parse-response.js';
+import { forwardedFields } from './request-fields.js';
 import { textOfResponsesItem, toResponsesInput } from './responses-convert.js';
 import { responsesUsage } from './standalone-client.js';
 import { foldChatStream, foldMessagesStream, foldResponsesStream } from './stream-accumulators.js';
@@ -73,6 +74,7 @@ const chat: Dialect = {
     }
     if (r.maxOutputTokens !== undefined)
       body[route.kind === 'openai' ? 'max_completion_tokens' : 'max_tokens'] = r.maxOutputTokens;
+    Object.assign(body, forwardedFields(r.requestFields, 'chat'));
     if (stream) {
       body.stream = true;
       body.stream_options = { include_usage: true };
@@ -122,6 +124,7 @@ const messages: Dialect = {
       body.tools = toAnthropicTools(r.tools);
       body.tool_choice = { type: 'none' };
     }
+    Object.assign(body, forwardedFields(r.requestFields, 'messages'));
     if (stream) body.stream = true;
     return body;
   },
@@ -171,6 +174,7 @@ const responses: Dialect = {
       body.tool_choice = 'none';
     }
     if (r.maxOutputTokens !== undefined) body.max_output_tokens = r.maxOutputTokens;
+    Object.assign(body, forwardedFields(r.requestFields, 'responses'));
     if (stream) body.stream = true;
     return body;
   },

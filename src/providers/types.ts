@@ -1,4 +1,5 @@
 import type { Message } from '../messages/message.js';
+import type { RequestFields } from './request-fields.js';
 
 /**
  * The contract between the compaction engine and whatever produces summaries or native
@@ -31,6 +32,8 @@ export interface SummaryRequest {
   instructions: string;
   /** Explicit output reserve for the summary, when the route sets one (L1). */
   maxOutputTokens?: number;
+  /** The caller's own request fields; the wire forwards the cache/tier ones it accepts (O1). */
+  requestFields?: RequestFields;
 }
 
 export interface Usage {
@@ -62,6 +65,8 @@ export interface StandaloneCompactRequest {
   promptCacheKey?: string;
   promptCacheRetention?: string;
   promptCacheOptions?: unknown;
+  /** The caller's own request fields; the cache/tier ones are forwarded (O1). */
+  requestFields?: RequestFields;
 }
 export interface StandaloneCompactResult {
   /** Returned items (messages and opaque compaction items), replayed verbatim next request. */
@@ -86,6 +91,10 @@ export interface InlineCompactRequest {
   /** Whether the provider reports context-edit support (A1: clearing edits only then). */
   supportsContextEdits: boolean;
   maxOutputTokens?: number;
+  /** Custom compaction instructions, sent in the compact edit's `instructions` (A1). */
+  instructions?: string;
+  /** The caller's own request fields: cache/tier fields and its `thinking` config are kept (O1, A1). */
+  requestFields?: RequestFields;
 }
 export type InlineCompactResult =
   | { kind: 'compacted'; messages: Message[]; usage?: Usage }

@@ -16,6 +16,7 @@ import {
   type RequestSummaryOutput,
 } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
+import type { RequestFields } from '../providers/request-fields.js';
 import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../providers/types.js';
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
@@ -38,6 +39,8 @@ export interface CompactionDeps {
   tools?: ToolSchema[];
   /** A1: the provider reports context-edit support. */
   supportsContextEdits?: boolean;
+  /** The caller's own request fields (cache/tier fields, Anthropic `thinking`), forwarded (O1, A1). */
+  requestFields?: RequestFields;
 }
 
 function unavailable(what: string): never {
@@ -133,7 +136,12 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
           const history = store.get(input.historyRef);
           try {
             const result = await client.compactStandalone(
-              { model: client.model, input: [...history], instructions: deps.instructions },
+              {
+                model: client.model,
+                input: [...history],
+                instructions: deps.instructions,
+                requestFields: deps.requestFields,
+              },
               signal,
             );
             const ref = store.put(`${input.turnId}:history:native`, result.items);
@@ -156,6 +164,8 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
                 tools: deps.tools,
                 messages: [...history],
                 supportsContextEdits: deps.supportsContextEdits ?? true,
+                instructions: deps.instructions,
+                requestFields: deps.requestFields,
               },
               signal,
             );

@@ -3,6 +3,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
 import { CONTINUITY_TAIL_MAX_TOKENS, type Budgets } from '../projection/budgets.js';
 import { BudgetError } from '../providers/errors.js';
+import type { RequestFields } from '../providers/request-fields.js';
 import type { SummaryClient, SummaryResponse, ToolSchema } from '../providers/types.js';
 import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../summary/diagnostics.js';
 import {
@@ -43,6 +44,8 @@ export interface LocalSummarizerOptions {
   system?: string;
   /** S2 frozen tool catalog (sent with tool use disabled); same rule as `system`. */
   tools?: ToolSchema[];
+  /** The caller's own request fields; the summary request forwards the cache/tier ones (O1). */
+  requestFields?: RequestFields;
   /** L1 explicit output reserve of the summary call; also subtract it in `Limits.summaryOutputLimit`. */
   maxOutputTokens?: number;
   /** Custom `/compact` instructions, appended to the L8 prompt. */
@@ -159,6 +162,7 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
         system: opts.system,
         tools: opts.tools,
         maxOutputTokens,
+        requestFields: opts.requestFields,
       });
       const attempt: SummaryAttempt = {
         provider: opts.client.provider,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { LoopGuardPolicy } from '../../machines/index.js';
 import { parseOptions } from '../core/parse-options.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { MessageSchema, type Message } from '../messages/message.js';
+import { JsonSchema, MessageSchema, type Message } from '../messages/message.js';
 import { ClearingPolicyOptionsSchema, type ClearingPolicy } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
@@ -128,6 +128,7 @@ export const SessionOptionsSchema = z.object({
       model: z.string().min(1),
       system: z.string().optional(),
       tools: z.array(ToolSchemaSchema).optional(),
+      requestFields: z.record(z.string(), JsonSchema).optional(),
     })
     .optional(),
   sessionDir: z.string().min(1).optional(),

@@ -1,4 +1,5 @@
 import type { CompactionMode } from '../../machines/index.js';
+import type { Json } from '../messages/message.js';
 import type { ToolSchema } from '../providers/types.js';
 
 /** The active request envelope: what the agent's next request carries besides history. */
@@ -10,6 +11,12 @@ export interface RequestEnvelope {
   system?: string;
   /** Ordered tool catalog. */
   tools?: ToolSchema[];
+  /**
+   * Top-level fields of the agent's own provider request (`prompt_cache_key`, `service_tier`,
+   * `safety_identifier`, Anthropic `thinking` …): forwarded on the requests Compactor builds
+   * for the same provider, each endpoint taking the ones its API accepts (O1).
+   */
+  requestFields?: Record<string, Json>;
 }
 
 /** The frozen parent prefix a summary or inline request may reuse (S2). */
@@ -43,4 +50,16 @@ export function parentContextFor(
   if (envelope.system !== undefined) context.system = envelope.system;
   if (envelope.tools !== undefined) context.tools = envelope.tools;
   return context;
+}
+
+/** The envelope's request fields when it was made for the compaction route's provider (O1). */
+export function requestFieldsFor(
+  envelope: RequestEnvelope | undefined,
+  route: ParentRoute,
+): Record<string, Json> | undefined {
+  if (!envelope?.requestFields) return undefined;
+  const provider = envelope.provider.trim().toLowerCase();
+  return provider === route.provider.toLowerCase() || provider === route.label.toLowerCase()
+    ? envelope.requestFields
+    : undefined;
 }

@@ -27,7 +27,12 @@ import {
 } from './cache-health.js';
 import { sessionLimits } from './limits.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
-import { parentContextFor, type ParentContext, type RequestEnvelope } from './parent-context.js';
+import {
+  parentContextFor,
+  requestFieldsFor,
+  type ParentContext,
+  type RequestEnvelope,
+} from './parent-context.js';
 import { describeCompaction, type SessionCompactionReport } from './report.js';
 import { resolveSessionRoute, type SessionRoute } from './route.js';
 
@@ -161,6 +166,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
   function runner(mode: CompactionMode, instructions?: string): { runner: TurnRunner; parent: boolean } {
     const l = limits();
     const parent: ParentContext | null = parentContextFor(envelope, route, mode);
+    const requestFields = requestFieldsFor(envelope, route);
     const summarizer = createLocalSummarizer({
       client: route.summary,
       estimator,
@@ -169,6 +175,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
       system: parent?.system,
       tools: parent?.tools,
       maxOutputTokens: l.summaryOutputLimit,
+      requestFields,
       instructions,
       promptVersion: settings.promptVersion,
       reinjectBudgetTokens: settings.reinjectBudgetTokens,
@@ -195,6 +202,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
           system: parent?.system,
           tools: parent?.tools,
           supportsContextEdits: route.supportsContextEdits,
+          requestFields,
         },
       }),
     };

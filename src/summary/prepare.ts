@@ -1,6 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
 import { BudgetError } from '../providers/errors.js';
+import type { RequestFields } from '../providers/request-fields.js';
 import type { SummaryRequest, ToolSchema } from '../providers/types.js';
 import { boundHistoryForSummary, type BoundMode } from './bound.js';
 import { instructionsTokens as measureInstructions } from './preview.js';
@@ -122,6 +123,7 @@ export interface SummaryRequestContext {
   system?: string;
   tools?: ToolSchema[];
   maxOutputTokens?: number;
+  requestFields?: RequestFields;
 }
 
 /**
@@ -156,5 +158,6 @@ export function toSummaryRequest(prepared: PreparedSummary, context: SummaryRequ
   if (split.system !== undefined) request.system = split.system;
   if (context.tools !== undefined && context.tools.length > 0) request.tools = context.tools;
   if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
+  if (context.requestFields !== undefined) request.requestFields = context.requestFields;
   return request;
 }

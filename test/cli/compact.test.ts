@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSessionFile } from '../../src/formats/index.js';
+import { exportSession, readSessionFile } from '../../src/formats/index.js';
 import { openSessionStore } from '../../src/store/index.js';
 import { startFakeOpenAI, FAKE_ENCRYPTED } from '../support/fake-openai.js';
 import type { FakeServer } from '../support/fake-http.js';
@@ -108,6 +108,24 @@ describe('compactor compact against provider fakes', () => {
     expect(last.role).toBe('user');
     expect(last.content).toContain('## Goal');
     expect(last.content).toContain('Keep every failing test name.');
+  });
+
+  it("O1: the input file's own cache/tier fields reach the summary request; generation fields do not", async () => {
+    const doc = JSON.parse(exportSession(session, 'openai-chat')) as Record<string, unknown>;
+    writeFileSync(
+      join(dir, 'chat.json'),
+      JSON.stringify({
+        model: 'other-model',
+        prompt_cache_key: 'sess-9',
+        service_tier: 'flex',
+        temperature: 0.3,
+        ...doc,
+      }),
+    );
+    const r = await cli(['compact', 'chat.json', ...compatible(), '--json'], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    expect(srv.requests[0].body).toMatchObject({ prompt_cache_key: 'sess-9', service_tier: 'flex' });
+    expect(srv.requests[0].body).not.toHaveProperty('temperature');
   });
 
   it('O1, O3, S1: a catalog-trusted OpenAI host compacts natively via /responses/compact with the instructions', async () => {

@@ -41,6 +41,10 @@ const err = (type: string, message: string) => ({
   request_id: 'req_fake',
 });
 
+/** The real API's rejection of `clear_thinking` without thinking on (wire-formats §3.4). */
+const CLEAR_THINKING_REJECTED =
+  'context_management.edits.0: `clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive';
+
 function hasCompactionBlock(body: any): boolean {
   return (
     Array.isArray(body?.messages) &&
@@ -84,6 +88,11 @@ function respond(
       ),
     );
   }
+  // Like the real API: clear_thinking needs thinking on (wire-formats §3.4, §8).
+  const thinkingOn = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+  const clearThinkingWithoutThinking = edits.some((e) => String(e?.type).startsWith('clear_thinking_'));
+  if ((clearThinkingWithoutThinking && !thinkingOn) || fault?.kind === 'rejected-edit')
+    return sendJson(res, 400, err('invalid_request_error', CLEAR_THINKING_REJECTED));
   if (fault?.kind === 'rate-limit') {
     const headers: Record<string, string> = {};
     if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
@@ -98,16 +107,6 @@ function respond(
   if (fault?.kind === 'overflow') {
     const o = overflowBody(fault.shape);
     return sendJson(res, o.status, o.body);
-  }
-  if (fault?.kind === 'rejected-edit') {
-    return sendJson(
-      res,
-      400,
-      err(
-        'invalid_request_error',
-        'context_management.edits.0: `clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive',
-      ),
-    );
   }
   if (fault?.kind === 'bad-shape')
     return sendJson(res, 200, { id: 'msg_1', type: 'message', content: 'not-an-array' });

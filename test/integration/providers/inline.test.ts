@@ -48,7 +48,9 @@ const req = (supportsContextEdits = true) => ({
 
 describe('NativeInline over HTTP (A1–A5)', () => {
   it('A1/A2: the edit ladder in order, betas derived by the client, tools listed with tool use off', async () => {
-    const r = await createInlineClient(route, FAST).compactInline(req());
+    // clear_thinking needs thinking on; the caller's thinking config is kept.
+    const thinking = { type: 'enabled', budget_tokens: 1_024 };
+    const r = await createInlineClient(route, FAST).compactInline({ ...req(), requestFields: { thinking } });
     expect(r.kind).toBe('compacted');
     const sent = last();
     expect(sent.path).toBe('/v1/messages');
@@ -75,6 +77,7 @@ describe('NativeInline over HTTP (A1–A5)', () => {
       { name: 'shell', description: 'Run a command', input_schema: tools[0].parameters },
     ]);
     expect(sent.body.system).toBe('You are a build agent.');
+    expect(sent.body.thinking).toEqual(thinking);
     expect(sent.body).not.toHaveProperty('stream');
     expect(sent.body.messages[1].content[0]).toEqual({
       type: 'thinking',

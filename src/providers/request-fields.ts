@@ -1,0 +1,43 @@
+import type { Json } from '../messages/message.js';
+
+/**
+ * Top-level fields of the caller's own provider request (cache keys, service tier, safety
+ * identifier, Anthropic `thinking` …) that Compactor forwards on every request it builds on
+ * the caller's behalf (O1), each endpoint taking only the fields its API accepts. Fields that
+ * change what is generated (temperature, tools, stream …) are never forwarded: Compactor sets
+ * those itself.
+ */
+export type RequestFields = Record<string, Json>;
+
+/** The endpoints Compactor builds requests for. */
+export type FieldEndpoint = 'chat' | 'responses' | 'compact' | 'messages' | 'inline';
+
+const OPENAI_CACHE = ['prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'service_tier'];
+const ANTHROPIC = ['cache_control', 'service_tier', 'metadata', 'inference_geo'];
+
+/** Which caller fields each endpoint takes (wire-formats §1.2, §1.7, §2.1; Messages params). */
+const FORWARDED: Record<FieldEndpoint, readonly string[]> = {
+  chat: [...OPENAI_CACHE, 'safety_identifier', 'user'],
+  responses: [...OPENAI_CACHE, 'safety_identifier', 'user'],
+  // O1: /responses/compact takes the cache and tier fields only.
+  compact: OPENAI_CACHE,
+  messages: ANTHROPIC,
+  // The inline request is a generate request of the caller's conversation: its thinking config stays.
+  inline: [...ANTHROPIC, 'thinking'],
+};
+
+/** `service_tier` values /responses/compact accepts (`scale`, `ultrafast` exist only on create). */
+const COMPACT_TIERS = new Set(['auto', 'default', 'fast', 'flex', 'priority']);
+
+/** The caller fields `endpoint` takes, in the caller's order; absent and null values are skipped. */
+export function forwardedFields(fields: RequestFields | undefined, endpoint: FieldEndpoint): RequestFields {
+  const out: RequestFields = {};
+  if (!fields) return out;
+  for (const key of FORWARDED[endpoint]) {
+    const value = fields[key];
+    if (value === undefined || value === null) continue;
+    if (endpoint === 'compact' && key === 'service_tier' && !COMPACT_TIERS.has(String(value))) continue;
+    out[key] = value;
+  }
+  return out;
+}
