@@ -1,0 +1,52 @@
+// A TypeScript consumer of the installed package: type-checked under a strict nodenext
+// and a strict bundler tsconfig, bundled with esbuild, and run. It uses both entries.
+// Usage (bundled): node consumer.mjs SESSION_FILE. Prints one JSON line.
+import {
+  createCompactorSession,
+  createEstimator,
+  msg,
+  projectRequest,
+  readSessionFile,
+  type CompactorSessionOptions,
+  type Message,
+  type ProjectedRequest,
+  type SessionCompactionReport,
+} from 'context-compactor';
+import { compactionMachine, turnMachine, type Failure } from 'context-compactor/machines';
+
+const sessionFile = process.argv[2];
+if (sessionFile === undefined) throw new Error('usage: consumer SESSION_FILE');
+const first = readSessionFile(sessionFile).sessions[0];
+if (first === undefined) throw new Error(`${sessionFile}: no session`);
+const history: readonly Message[] = first.messages;
+
+const projected: ProjectedRequest = projectRequest(history, {
+  limits: { providerLimit: 64_000, configuredTrigger: 20_000 },
+  estimator: createEstimator(),
+});
+
+const options: CompactorSessionOptions = {
+  route: { provider: 'offline' },
+  limits: { capacity: 32_000, reservedOutput: 2_000 },
+  history: [...history, msg.user('Summarize what was fixed.')],
+};
+const session = createCompactorSession(options);
+const request = session.prepareRequest();
+const report: SessionCompactionReport = await session.compact({
+  instructions: 'Keep the failing test names.',
+});
+session.close();
+
+const noFailure: Failure | undefined = undefined;
+console.log(
+  JSON.stringify({
+    projection: {
+      before: projected.diagnostics.originalTokens,
+      after: projected.diagnostics.projectedTokens,
+    },
+    request: request.messages.length,
+    compacted: report.message,
+    machines: [compactionMachine.id, turnMachine.id],
+    failure: noFailure ?? null,
+  }),
+);

@@ -1,0 +1,149 @@
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  bundleAndRun,
+  importEntries,
+  installedPackage,
+  lintPackage,
+  runBin,
+  typecheck,
+  type Places,
+} from './checks.js';
+import { indent, sh } from './shell.js';
+import { pack, tarballProblems, type PackageJson } from './tarball.js';
+
+/**
+ * The consumer test (`npm run test:consumer`; a step of .ci/run): packs the package, installs
+ * the tarball into a temporary project outside the repository (no devDependencies), and
+ * checks it the way a user would meet it: (a) every exports entry imports from plain node,
+ * a projection runs, the bin works; (b) a consumer type-checks under strict nodenext and
+ * bundler tsconfigs; (c) an esbuild bundle of it runs; (d) publint and Are the Types Wrong
+ * pass; (e) the tarball holds no tests, fixtures or dev code; (f) (a) again under Node 24
+ * (the `node` npm package). Exit code 1 when any check fails.
+ */
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const fixtureDir = fileURLToPath(new URL('./app/', import.meta.url));
+const SESSION = join(repoRoot, 'examples', 'sessions', 'django__django-16560.traj.json');
+/** Node majors tested besides the running one; the `node` npm package ships each binary. */
+const OTHER_NODE_MAJORS = [24];
+
+const { values } = parseArgs({
+  options: { 'no-build': { type: 'boolean' }, keep: { type: 'boolean' } },
+  strict: true,
+});
+
+let failed = 0;
+let passed = 0;
+async function step(
+  title: string,
+  fn: () => string | string[] | Promise<string | string[]>,
+): Promise<boolean> {
+  const t0 = Date.now();
+  try {
+    const detail = await fn();
+    const secs = ((Date.now() - t0) / 1000).toFixed(1);
+    passed++;
+    console.log(`✔ ${title} (${secs} s)`);
+    for (const d of [detail].flat()) if (d) console.log(indent(d));
+    return true;
+  } catch (e) {
+    failed++;
+    console.log(`✘ ${title}`);
+    console.log(indent((e as Error).message));
+    return false;
+  }
+}
+
+const repoPkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as PackageJson;
+const work = mkdtempSync(join(tmpdir(), 'compactor-consumer-'));
+const app = join(work, 'app');
+const places: Places = { repoRoot, app, sessionFile: SESSION };
+console.log(`consumer test of ${repoPkg.name}@${repoPkg.version} in ${work} (node ${process.version})`);
+
+try {
+  if (!values['no-build'])
+    await step('build', () => (sh('npm', ['run', 'build'], { cwd: repoRoot }), 'dist/'));
+  let tarball = '';
+  const packedOk = await step('(e) npm pack: contents', () => {
+    const packed = pack(repoRoot, work);
+    tarball = packed.file;
+    const problems = tarballProblems(packed, repoPkg);
+    if (problems.length > 0) throw new Error(problems.join('\n'));
+    const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
+    return `${packed.files.length} files, ${kb(packed.size)} packed, ${kb(packed.unpackedSize)} unpacked; no tests, fixtures, dev code or configs`;
+  });
+  const installed =
+    packedOk &&
+    (await step('install the tarball into an empty project', () => {
+      mkdirSync(app);
+      writeFileSync(
+        join(app, 'package.json'),
+        JSON.stringify({ name: 'compactor-consumer', private: true, type: 'module' }, null, 2),
+      );
+      for (const f of [
+        'import-entries.mjs',
+        'consumer.ts',
+        'tsconfig.nodenext.json',
+        'tsconfig.bundler.json',
+      ])
+        copyFileSync(join(fixtureDir, f), join(app, f));
+      // The consumer's own @types/node (the same version we build against): our declarations
+      // name Node types, as any Node library's do.
+      const typesNode = repoPkg.devDependencies?.['@types/node'];
+      sh('npm', ['install', '--no-audit', '--no-fund', tarball, `@types/node@${typesNode}`], { cwd: app });
+      const pkg = installedPackage(app, repoPkg.name);
+      return `${repoPkg.name}@${pkg.version} with ${Object.keys(pkg.dependencies ?? {}).length} runtime dependencies; entries: ${Object.keys(pkg.exports).join(' ')}`;
+    }));
+  if (installed) {
+    const pkg = installedPackage(app, repoPkg.name);
+    await step(`(a) node ${process.version}: import every exports entry, project a session`, () =>
+      importEntries(places, process.execPath),
+    );
+    await step(`(a) node ${process.version}: the installed bin`, () => runBin(places, pkg, process.execPath));
+    await step('(b) type-check a strict consumer: module nodenext', () =>
+      typecheck(places, 'tsconfig.nodenext.json'),
+    );
+    await step('(b) type-check a strict consumer: moduleResolution bundler', () =>
+      typecheck(places, 'tsconfig.bundler.json'),
+    );
+    await step('(c) esbuild bundle (platform node, esm) of the consumer, run', () =>
+      bundleAndRun(places, pkg),
+    );
+    for (const major of OTHER_NODE_MAJORS) {
+      const dir = join(work, `node${major}`);
+      let node = '';
+      const got = await step(`(f) install node@${major} from npm`, () => {
+        mkdirSync(dir);
+        writeFileSync(join(dir, 'package.json'), '{"private": true}');
+        sh('npm', ['install', '--no-audit', '--no-fund', `node@${major}`], { cwd: dir });
+        node = join(dir, 'node_modules', '.bin', 'node');
+        if (!existsSync(node))
+          throw new Error(`node@${major} installed no node_modules/.bin/node (install scripts off?)`);
+        return `${node} → ${sh(node, ['--version'], { cwd: dir }).stdout.trim()}`;
+      });
+      if (!got) continue;
+      await step(`(f) node ${major}: import every exports entry, project a session`, () =>
+        importEntries(places, node),
+      );
+      await step(`(f) node ${major}: the installed bin`, () => runBin(places, pkg, node));
+    }
+  }
+  if (packedOk)
+    await step('(d) publint and Are the Types Wrong (esm-only)', () => lintPackage(places, tarball));
+} finally {
+  if (values.keep) console.log(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+}
+console.log(`consumer test: ${passed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;

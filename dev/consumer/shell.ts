@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+
+/** What a finished child process said. */
+export interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command to completion (no shell) and returns its output; throws with the command,
+ * exit status and the tail of its output when it fails, unless `allowFailure` is set.
+ */
+export function sh(
+  command: string,
+  args: readonly string[],
+  opts: { cwd: string; allowFailure?: boolean; env?: NodeJS.ProcessEnv } = { cwd: process.cwd() },
+): Ran {
+  const r = spawnSync(command, args, {
+    cwd: opts.cwd,
+    encoding: 'utf8',
+    env: opts.env ?? process.env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const ran = { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+  if (r.error) throw new Error(`${command} ${args.join(' ')}: ${r.error.message}`);
+  if (r.status !== 0 && !opts.allowFailure) {
+    const tail = `${ran.stdout}\n${ran.stderr}`.trim().split('\n').slice(-25).join('\n');
+    throw new Error(`${command} ${args.join(' ')} exited ${r.status}\n${tail}`);
+  }
+  return ran;
+}
+
+/** Indents every line of a block of text for the report. */
+export function indent(text: string, by = '    '): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => `${by}${l}`)
+    .join('\n');
+}
