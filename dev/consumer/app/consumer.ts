@@ -21,7 +21,7 @@ if (first === undefined) throw new Error(`${sessionFile}: no session`);
 const history: readonly Message[] = first.messages;
 
 const projected: ProjectedRequest = projectRequest(history, {
-  limits: { providerLimit: 64_000, configuredTrigger: 20_000 },
+  limits: { capacity: 64_000, trigger: 20_000 },
   estimator: createEstimator(),
 });
 

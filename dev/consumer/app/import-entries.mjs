@@ -55,7 +55,7 @@ const sessionFile = process.argv[2];
 const { readSessionFile, createEstimator, projectRequest } = await import(pkg.name);
 const [session] = readSessionFile(sessionFile).sessions;
 const projected = projectRequest(session.messages, {
-  limits: { providerLimit: 64_000, configuredTrigger: 20_000 },
+  limits: { capacity: 64_000, trigger: 20_000 },
   estimator: createEstimator(),
 });
 const d = projected.diagnostics;
