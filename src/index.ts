@@ -12,6 +12,8 @@ export * from './session/index.js';
 export {
   MessageSchema,
   HistorySchema,
+  RoleSchema,
+  ContentPartSchema,
   ToolCallSchema,
   ContentSchema,
   msg,
@@ -34,6 +36,7 @@ export {
   type EstimatorOptions,
   type EncodingName,
   type TokenCounter,
+  type AnchoredPressure,
 } from './estimate/index.js';
 
 // Request projection (N, B, C, P).
@@ -56,6 +59,13 @@ export {
   type ProjectedRequest,
   type ProjectRequestOptions,
   type ProjectionDiagnostics,
+  type ClearToolResultsOptions,
+  type ClearToolResultsResult,
+  type RoutePolicyEntry,
+  type ToolClearingStats,
+  type Pairing,
+  type ToolBatch,
+  type InvalidReason,
 } from './projection/index.js';
 
 // Session formats (D2, D3).
@@ -88,6 +98,11 @@ export {
   type LocalSummarizerOptions,
   type LocalFork,
   type PreparedFork,
+  type Clock,
+  type InspectOption,
+  type TurnActorDeps,
+  type CompactionDeps,
+  type ProjectionFunctions,
 } from './runtime/index.js';
 export type {
   CompactionMode,
@@ -107,6 +122,12 @@ export {
   validateSummary,
   loadSummaryPrompt,
   type OfflineSummarizerOptions,
+  type PreparedSummary,
+  type ValidateOptions,
+  type SummaryValidation,
+  type SummaryPrompt,
+  type SummaryCheck,
+  type BoundMode,
 } from './summary/index.js';
 
 // Providers (S1, O, A).
@@ -131,6 +152,18 @@ export {
   type ToolSchema,
   type Usage,
   type HttpOptions,
+  type StrategyRoute,
+  type Route,
+  type ProviderKind,
+  type WireApi,
+  type CatalogFile,
+  type StandaloneCompactRequest,
+  type StandaloneCompactResult,
+  type InlineCompactRequest,
+  type InlineCompactResult,
+  type InlineRequestExtras,
+  PROVIDER_KINDS,
+  CatalogFileSchema,
 } from './providers/index.js';
 
 // Durable store (R1, R2).
@@ -142,7 +175,16 @@ export {
   type BoundaryInfo,
   type ThreadEvent,
   type CompactBoundary,
+  type OpenOptions,
+  type LoadedLog,
+  type LogWarning,
+  ThreadEventSchema,
+  CompactBoundarySchema,
+  // The store's own names would clash with the machines' CompactionMode (why compaction ran).
+  type CompactionMode as RecordedCompactionMode,
+  type Strategy as RecordedStrategy,
 } from './store/index.js';
+export { CompactionModeSchema, StrategySchema } from './store/events.js';
 
 // Errors.
 export {

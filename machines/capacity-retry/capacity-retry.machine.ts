@@ -34,8 +34,10 @@ export function nextRetryBudget(budget: number | null, rejectedInputTokens: numb
 const OUTCOMES = ['done', 'failed', 'exhausted'] as const;
 
 /** The prepared fork's size, or the error an actor threw, handed to an action or guard. */
-type Prepared = { inputTokens: number };
-type Thrown = { error: unknown };
+/** Params of the actions and guards that read the prepared request's size. */
+export type Prepared = { inputTokens: number };
+/** Params of the actions that record what an attempt threw. */
+export type Thrown = { error: unknown };
 
 /**
  * The capacity-retry ladder shared by flat and hierarchical summaries (SPEC L5, L6): prepare

@@ -16,7 +16,8 @@ import type {
 /** The ways a two-band summary ends; each is a final state and the output's `status`. */
 const OUTCOMES = ['done', 'failed', 'exhausted'] as const;
 
-type BandOutcome = { outcome: SummaryOutcome };
+/** Params of the actions and guards that read one band's summary outcome. */
+export type BandOutcome = { outcome: SummaryOutcome };
 
 function bandInput(context: HierarchicalSummaryContext, band: Exclude<SummaryBand, 'flat'>) {
   return {

@@ -8,6 +8,7 @@ export interface TokenCounter {
   count(text: string): number;
 }
 
+/** Tokenizer used for estimates: a tiktoken encoding, or `chars` (about 4 UTF-8 bytes a token). */
 export type EncodingName = 'o200k_base' | 'cl100k_base' | 'chars';
 
 // Each get_encoding costs 100–300 ms and ~18 MB of WASM memory that GC never returns,

@@ -19,6 +19,7 @@ export interface Estimator {
   stats(): { messageHits: number; messageMisses: number; textHits: number; textMisses: number };
 }
 
+/** Options of {@link createEstimator}: the encoding (default o200k_base), a counter override, cache size. */
 export interface EstimatorOptions {
   encoding?: EncodingName;
   /** Counter override (tests, custom tokenizers). */

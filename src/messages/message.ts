@@ -19,7 +19,9 @@ export const JsonSchema: z.ZodType<Json> = z.lazy(() =>
   ]),
 );
 
+/** Validates a message role. */
 export const RoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
+/** Who wrote a message: system, user, assistant or tool. */
 export type Role = z.infer<typeof RoleSchema>;
 
 export const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
@@ -39,6 +41,7 @@ export const FilePartSchema = z.object({
   mimeType: z.string().optional(),
   filename: z.string().optional(),
 });
+/** Validates one part of multi-part content (text, image or file). */
 export const ContentPartSchema = z.discriminatedUnion('type', [
   TextPartSchema,
   ImagePartSchema,
@@ -47,11 +50,15 @@ export const ContentPartSchema = z.discriminatedUnion('type', [
 export type TextPart = z.infer<typeof TextPartSchema>;
 export type ImagePart = z.infer<typeof ImagePartSchema>;
 export type FilePart = z.infer<typeof FilePartSchema>;
+/** One part of multi-part content: text, image or file. */
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 
+/** Validates message content: a string or a list of parts. */
 export const ContentSchema = z.union([z.string(), z.array(ContentPartSchema)]);
+/** Message content: a plain string or a list of text, image and file parts. */
 export type Content = z.infer<typeof ContentSchema>;
 
+/** Validates one tool call of an assistant message. */
 export const ToolCallSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -62,8 +69,10 @@ export const ToolCallSchema = z.object({
   /** Gemini thought signature attached to this call. */
   thoughtSignature: z.string().optional(),
 });
+/** One tool call of an assistant message: id, tool name and arguments exactly as sent. */
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
+/** Validates one canonical message (what every importer produces). */
 export const MessageSchema = z.object({
   role: RoleSchema,
   content: ContentSchema,
@@ -80,9 +89,12 @@ export const MessageSchema = z.object({
   /** Free-form per-message metadata (source format ids, timestamps, sidechain flags …). */
   metadata: z.record(z.string(), JsonSchema).optional(),
 });
+/** One canonical message: role, content, and tool calls or the call id a tool result answers. */
 export type Message = z.infer<typeof MessageSchema>;
 
+/** Validates a whole history (an array of messages). */
 export const HistorySchema = z.array(MessageSchema);
+/** A conversation history, oldest message first; never mutated by Compactor. */
 export type History = readonly Message[];
 
 /** Concatenated text of a message's content (non-text parts contribute nothing). */

@@ -16,6 +16,7 @@ export const PROVIDER_KINDS = [
   'openai-compatible',
   'anthropic-compatible',
 ] as const;
+/** One of the provider kinds in {@link PROVIDER_KINDS}. */
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 /** Connection defaults for one provider name (a kind or a named compatible preset). */

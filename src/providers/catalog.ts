@@ -46,6 +46,7 @@ export const CatalogFileSchema = z.strictObject({
   providers: z.record(z.string(), ProviderOverrideSchema).optional(),
   models: z.array(ModelEntrySchema).optional(),
 });
+/** A validated user catalog file (see {@link CatalogFileSchema}). */
 export type CatalogFile = z.infer<typeof CatalogFileSchema>;
 
 /** Reads and validates a user catalog file; errors name the file and the field. */

@@ -14,6 +14,7 @@ export interface ProviderErrorInfo {
   retryable?: boolean;
 }
 
+/** A provider call failed; `info` says which provider, model, status and whether a retry may help. */
 export class ProviderError extends Error {
   readonly info: ProviderErrorInfo;
   constructor(message: string, info: ProviderErrorInfo, options?: { cause?: unknown }) {

@@ -36,12 +36,14 @@ export interface SummaryRequest {
   requestFields?: RequestFields;
 }
 
+/** Token usage a provider reported for one call. */
 export interface Usage {
   inputTokens?: number;
   outputTokens?: number;
   cachedInputTokens?: number;
 }
 
+/** What a summary call returned: the summary text, why generation stopped, and usage when reported. */
 export interface SummaryResponse {
   text: string;
   /** `length` means the output limit cut the summary (§14: such a summary is rejected). */
@@ -68,11 +70,13 @@ export interface StandaloneCompactRequest {
   /** The caller's own request fields; the cache/tier ones are forwarded (O1). */
   requestFields?: RequestFields;
 }
+/** What a NativeStandalone compaction returned. */
 export interface StandaloneCompactResult {
   /** Returned items (messages and opaque compaction items), replayed verbatim next request. */
   items: Message[];
   usage?: Usage;
 }
+/** A provider client that compacts with `POST /responses/compact` (NativeStandalone, O1–O3). */
 export interface NativeStandaloneClient {
   readonly provider: string;
   readonly model: string;
@@ -96,9 +100,11 @@ export interface InlineCompactRequest {
   /** The caller's own request fields: cache/tier fields and its `thinking` config are kept (O1, A1). */
   requestFields?: RequestFields;
 }
+/** What a NativeInline request returned: the compacted messages, or why it fell back to Local (A4). */
 export type InlineCompactResult =
   | { kind: 'compacted'; messages: Message[]; usage?: Usage }
   | { kind: 'fallback'; reason: 'no-compaction' | 'rejected-edit' | 'null-content'; detail?: string };
+/** A provider client that compacts inside a generate request (NativeInline, A1–A5). */
 export interface NativeInlineClient {
   readonly provider: string;
   readonly model: string;

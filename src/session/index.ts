@@ -46,4 +46,5 @@ export {
   CACHE_NOTE,
   MAX_ROOT_CAUSE_CHARS,
   type SessionCompactionReport,
+  type DescribeContext,
 } from './report.js';

@@ -23,10 +23,12 @@ export const MessageAppendedSchema = z.object({
   message: MessageSchema,
 });
 
-/** Compaction strategies (S1) and how the result was produced. */
+/** Validates a recorded compaction strategy (S1). */
 export const StrategySchema = z.enum(['local', 'nativeStandalone', 'nativeInline']);
+/** Validates how a recorded compaction was produced (local pipeline or provider). */
 export const CompactionModeSchema = z.enum(['local', 'provider']);
 
+/** Validates a compaction boundary event of `events.jsonl`. */
 export const CompactBoundarySchema = z.object({
   ...Base,
   type: z.literal('thread.compact_boundary'),
@@ -45,12 +47,17 @@ export const CompactBoundarySchema = z.object({
   history: z.array(MessageSchema),
 });
 
+/** Validates one line of `events.jsonl` (a message or a compaction boundary). */
 export const ThreadEventSchema = z.discriminatedUnion('type', [MessageAppendedSchema, CompactBoundarySchema]);
 
 export type MessageAppended = z.infer<typeof MessageAppendedSchema>;
+/** A compaction boundary: the new live history and where the replaced one was archived. */
 export type CompactBoundary = z.infer<typeof CompactBoundarySchema>;
+/** One event of the durable log: a message appended, or a compaction boundary. */
 export type ThreadEvent = z.infer<typeof ThreadEventSchema>;
+/** The strategy a recorded compaction used (S1). */
 export type Strategy = z.infer<typeof StrategySchema>;
+/** How a recorded compaction was produced: by the local pipeline or by the provider. */
 export type CompactionMode = z.infer<typeof CompactionModeSchema>;
 
 /** The artifact written before each boundary: the full live history it replaced. */

@@ -6,8 +6,9 @@ import { ABSTRACT_INSTRUCTIONS } from '../hierarchical.js';
 import { renderAbstract } from './render-abstract.js';
 import { fullTemplateFloorTokens, renderSummary, SECTION_KEYS } from './render.js';
 
-/** Provider and model names the offline summarizer reports. */
+/** Provider name the offline summarizer reports. */
 export const OFFLINE_PROVIDER = 'offline';
+/** Model name the offline summarizer reports. */
 export const OFFLINE_MODEL = 'compactor-offline-v1';
 
 /** Output budget when the request sets none (VT Code's summary cap). */

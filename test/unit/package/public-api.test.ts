@@ -1,0 +1,79 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+// Reads the emitted declarations (what a consumer's editor sees), so `npm run build` first
+// (npm test does).
+const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const pkg = JSON.parse(readFileSync(`${repoRoot}package.json`, 'utf8')) as {
+  exports: Record<string, string | { types?: string }>;
+};
+const entries = Object.entries(pkg.exports).flatMap(([key, target]) =>
+  typeof target === 'object' && target.types ? [{ key, file: `${repoRoot}${target.types.slice(2)}` }] : [],
+);
+const program = ts.createProgram(
+  entries.map((e) => e.file),
+  {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    noEmit: true,
+  },
+);
+const checker = program.getTypeChecker();
+const resolve = (s: ts.Symbol) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
+const ours = (s: ts.Symbol) =>
+  s.declarations?.[0]?.getSourceFile().fileName.startsWith(`${repoRoot}dist/`) ?? false;
+
+/** Every export of every entry: the public name and the symbol it stands for. */
+const publicApi = entries.flatMap(({ key, file }) => {
+  const source = program.getSourceFile(file);
+  const module = source && checker.getSymbolAtLocation(source);
+  if (!module) throw new Error(`${file}: missing; run npm run build`);
+  return checker.getExportsOfModule(module).map((s) => ({ entry: key, name: s.name, symbol: resolve(s) }));
+});
+const exported = new Set(publicApi.map((e) => e.symbol));
+
+/** Our declarations that a public declaration names (types, `typeof` queries, heritage) but no entry exports. */
+function unexportedReferences(symbol: ts.Symbol): string[] {
+  const found = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    const name = ts.isTypeReferenceNode(node)
+      ? node.typeName
+      : ts.isTypeQueryNode(node)
+        ? node.exprName
+        : ts.isExpressionWithTypeArguments(node)
+          ? node.expression
+          : undefined;
+    const target = name && checker.getSymbolAtLocation(name);
+    if (target && !(target.flags & ts.SymbolFlags.TypeParameter)) {
+      const r = resolve(target);
+      if (ours(r) && !exported.has(r)) found.add(r.name);
+    }
+    ts.forEachChild(node, visit);
+  };
+  for (const d of symbol.declarations ?? []) visit(d);
+  return [...found];
+}
+
+describe('public API of the package entries (emitted declarations)', () => {
+  it('has entries to check', () => {
+    expect(entries.map((e) => e.key)).toEqual(expect.arrayContaining(['.', './machines']));
+    expect(publicApi.length).toBeGreaterThan(50);
+  });
+
+  it('every exported function, class, constant and type has a doc comment (shown on hover)', () => {
+    const undocumented = publicApi
+      .filter((e) => e.symbol.getDocumentationComment(checker).length === 0)
+      .map((e) => `${e.entry}: ${e.name}`);
+    expect(undocumented).toEqual([]);
+  });
+
+  it('no internal type leaks: every declaration of ours that a public one names is exported too', () => {
+    const leaks = publicApi.flatMap((e) =>
+      unexportedReferences(e.symbol).map((r) => `${r} (named by ${e.entry}: ${e.name})`),
+    );
+    expect([...new Set(leaks)].sort()).toEqual([]);
+  });
+});
