@@ -164,6 +164,7 @@ export {
   type InlineRequestExtras,
   PROVIDER_KINDS,
   CatalogFileSchema,
+  type RequestFields,
 } from './providers/index.js';
 
 // Durable store (R1, R2).
