@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
 import { CACHE_AWARE_HELP, CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
+import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } from './reliability-flags.js';
 
 export { clearingPolicyFrom } from './clearing-flags.js';
 import { flag } from './flags.js';
@@ -37,6 +38,7 @@ export const RUN_OPTIONS = {
   out: { type: 'string' },
   to: { type: 'string' },
   inspect: { type: 'string' },
+  ...RELIABILITY_OPTIONS,
 } as const;
 
 const path = z.string().min(1, 'expected a file path');
@@ -61,6 +63,7 @@ export const RunFlagsSchema = LimitFlagsSchema.extend({
   to: z.string().optional(),
   inspect: z.string().min(1, 'expected a file path, "jsonl" or "stately"').optional(),
   json: z.boolean().optional(),
+  ...RELIABILITY_FLAG_SHAPE,
 });
 export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
@@ -102,6 +105,7 @@ Input and output:
   --session-dir DIR   durable store: messages, full-history artifact and
                       thread.compact_boundary event on compaction (R1), snapshots;
                       must be new or empty; read it back with compactor restore DIR
+${RELIABILITY_FLAGS_HELP}
   --inspect[=TARGET]  machine inspection: --inspect (= --inspect=jsonl) writes JSONL to
                       <session-dir or cwd>/inspect.jsonl, --inspect=FILE to FILE,
                       --inspect=stately opens the Stately inspector (its UI loads from

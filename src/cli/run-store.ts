@@ -13,7 +13,13 @@ import {
   type ImportedSession,
   type FormatName,
 } from '../formats/index.js';
-import { openSessionStore, SNAPSHOTS_DIR, type BoundaryInfo, type SessionStore } from '../store/index.js';
+import {
+  openSessionStore,
+  SNAPSHOTS_DIR,
+  type BoundaryInfo,
+  type LockOptions,
+  type SessionStore,
+} from '../store/index.js';
 import type { CompactionStrategy } from '../../machines/index.js';
 
 /** A checked `--out` destination. */
@@ -76,11 +82,12 @@ export function openRunStore(
   ctx: CommandContext,
   dirFlag: string,
   messages: readonly Message[],
+  lock?: LockOptions,
 ): RunStore {
   const dir = resolvePath(ctx, dirFlag);
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new UserError(`${command}: --session-dir: ${dir} is not a directory`);
-  const store = openSessionStore(dir);
+  const store = openSessionStore(dir, { lock });
   if (store.events().length > 0 || (existsSync(dir) && hasForeignFiles(dir))) {
     store.close();
     throw new UserError(
@@ -94,7 +101,7 @@ export function openRunStore(
 /** Files other than the store's own (empty) layout and an inspection log. */
 function hasForeignFiles(dir: string): boolean {
   return readdirSync(dir).some(
-    (f) => !['events.jsonl', 'artifacts', 'snapshots', 'inspect.jsonl'].includes(f),
+    (f) => !['events.jsonl', 'artifacts', 'snapshots', 'inspect.jsonl', 'lock'].includes(f),
   );
 }
 

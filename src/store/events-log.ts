@@ -6,16 +6,20 @@ import {
   ftruncateSync,
   openSync,
   readFileSync,
+  readSync,
   writeSync,
 } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { ThreadEventSchema, type ThreadEvent } from './events.js';
+import { commitLine, frameLine, readFrame } from './frame.js';
+import { fsErrorMessage } from '../io/fs-errors.js';
 
 /**
- * The append-only `events.jsonl` (R1–R2). Appends are one `write` of whole lines followed
- * by `fsync`, so an acknowledged append survives a crash. A crash mid-append can leave at
- * most one torn final line; loading ignores and reports it (never fatal), while a damaged
- * line in the middle is an error naming the file and line.
+ * The append-only `events.jsonl` (R1–R2). Each write is one `write` of whole framed lines
+ * (see frame.ts) ending in a commit line, followed by `fsync`: an acknowledged write
+ * survives a crash, and a write cut short by a crash leaves an uncommitted tail that
+ * loading detects. A writer moves that tail aside into `events.jsonl.corrupt`; a damaged
+ * line before the last commit is an error naming the file and line.
  */
 
 /** Something the loader tolerated and the caller may want to report. */
@@ -25,80 +29,114 @@ export interface LogWarning {
   message: string;
 }
 
-/** A loaded log: the valid events and where the valid bytes end. */
+/** A loaded log: the committed events and where the committed bytes end. */
 export interface LoadedLog {
   events: ThreadEvent[];
   warnings: LogWarning[];
-  /** Byte length of the intact prefix (a torn tail starts here). */
+  /** Byte length of the committed prefix (an unfinished write starts here). */
   validBytes: number;
   /** Total bytes in the file. */
   totalBytes: number;
+  /** The committed prefix ends in a whole line that lacks its newline. */
+  needsNewline: boolean;
 }
 
 function describeIssue(e: unknown): string {
-  if (e instanceof SyntaxError) return `invalid JSON (${e.message})`;
   const issue = (e as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues?.[0];
   if (!issue) return String(e);
   const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'event';
   return `${field}: ${issue.message}`;
 }
 
+/** Suffix of the file an unfinished write is moved to. */
+export const CORRUPT_SUFFIX = '.corrupt';
+
+function readLog(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    throw new UserError(`${file}: cannot read event log (${fsErrorMessage(e)})`);
+  }
+}
+
 /**
- * Reads and validates every event. A last line that is unterminated or does not parse is
- * a torn write: ignored with a warning. Any other bad line, or a sequence gap, throws a
- * {@link UserError} "FILE:LINE: …".
+ * Reads and validates every committed event. Events after the last commit line, and a
+ * last line that is cut short, are an unfinished write: left out with one warning. Any
+ * other bad line, or a sequence gap, throws a {@link UserError} "FILE:LINE: …".
  */
 export function loadEventLog(file: string): LoadedLog {
-  if (!existsSync(file)) return { events: [], warnings: [], validBytes: 0, totalBytes: 0 };
-  let buf: Buffer;
-  try {
-    buf = readFileSync(file);
-  } catch (e) {
-    throw new UserError(`${file}: cannot read event log (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const empty = { events: [], warnings: [], validBytes: 0, totalBytes: 0, needsNewline: false };
+  if (!existsSync(file)) return empty;
+  const buf = readLog(file);
   const events: ThreadEvent[] = [];
-  const warnings: LogWarning[] = [];
-  let offset = 0;
-  let line = 0;
+  let pending: ThreadEvent[] = [];
   let validBytes = 0;
-  while (offset < buf.length) {
+  let needsNewline = false;
+  let torn = false;
+  let line = 0;
+  for (let offset = 0; offset < buf.length;) {
     line++;
-    const lineStart = offset;
     const nl = buf.indexOf(0x0a, offset);
     const end = nl < 0 ? buf.length : nl;
-    const isLast = nl < 0 || nl === buf.length - 1;
+    const isLast =
+      nl < 0 ||
+      buf
+        .subarray(nl + 1)
+        .toString('utf8')
+        .trim() === '';
     const text = buf.subarray(offset, end).toString('utf8');
     offset = nl < 0 ? buf.length : nl + 1;
     if (text.trim() === '') {
-      if (nl >= 0) validBytes = offset;
+      if (pending.length === 0 && nl >= 0 && !needsNewline) validBytes = offset;
       continue;
     }
-    let event: ThreadEvent;
-    try {
-      event = ThreadEventSchema.parse(JSON.parse(text));
-    } catch (e) {
+    const frame = readFrame(text);
+    if (frame.kind === 'bad') {
       if (isLast) {
-        warnings.push({
-          file,
-          line,
-          message: `ignored torn final line (${end - lineStart} bytes): ${describeIssue(e)}`,
-        });
+        torn = true;
         break;
       }
-      throw new UserError(`${file}:${line}: ${describeIssue(e)}`);
+      throw new UserError(`${file}:${line}: ${frame.reason}`);
     }
-    if (nl < 0) {
-      // Parsed but unterminated: the newline never reached the disk, so the append was
-      // never acknowledged. Keep the event (it is whole) but repair the terminator.
-      warnings.push({ file, line, message: 'final line had no newline terminator' });
+    if (frame.kind === 'commit') {
+      if (frame.seq !== events.length + pending.length)
+        throw new UserError(
+          `${file}:${line}: commit of event ${frame.seq} does not follow event ${events.length + pending.length} (log damaged)`,
+        );
+      events.push(...pending);
+      pending = [];
+    } else {
+      const parsed = ThreadEventSchema.safeParse(frame.value);
+      if (!parsed.success) {
+        // An old unframed last line that fails the schema was cut short; a framed one was not.
+        if (isLast && frame.kind === 'legacy') {
+          torn = true;
+          break;
+        }
+        throw new UserError(`${file}:${line}: ${describeIssue(parsed.error)}`);
+      }
+      const expected = events.length + pending.length + 1;
+      if (parsed.data.seq !== expected)
+        throw new UserError(
+          `${file}:${line}: seq: expected ${expected}, found ${parsed.data.seq} (log damaged)`,
+        );
+      pending.push(parsed.data);
+      if (frame.kind === 'event') continue;
+      events.push(...pending); // an unframed line from before framing commits itself
+      pending = [];
     }
-    const expected = events.length + 1;
-    if (event.seq !== expected)
-      throw new UserError(`${file}:${line}: seq: expected ${expected}, found ${event.seq} (log damaged)`);
-    events.push(event);
-    validBytes = offset;
+    validBytes = nl < 0 ? buf.length : offset;
+    needsNewline = nl < 0;
   }
-  return { events, warnings, validBytes, totalBytes: buf.length };
+  const warnings: LogWarning[] = [];
+  if (pending.length > 0 || torn)
+    warnings.push({
+      file,
+      line: 0,
+      message: `${buf.length - validBytes} bytes of an unfinished write (${pending.length} whole record${pending.length === 1 ? '' : 's'}${torn ? ' and a cut-off line' : ''}) are not part of the session`,
+    });
+  else if (needsNewline) warnings.push({ file, line, message: 'final line had no newline terminator' });
+  return { events, warnings, validBytes, totalBytes: buf.length, needsNewline };
 }
 
 /** The file operations an append uses; a test seam for disk faults (ENOSPC, EIO). */
@@ -109,9 +147,19 @@ export interface AppendIo {
 
 const NODE_IO: AppendIo = { writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len), fsyncSync };
 
+function writeAll(io: AppendIo, fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += io.writeSync(fd, buf, off, buf.length - off);
+  io.fsyncSync(fd);
+}
+
 /** An open, append-only event log. */
 export class EventLog {
   private fd: number | undefined;
+  /** Bytes up to the last commit line written by this log (set when the file is opened). */
+  private committedBytes = 0;
+  private lastSeq = 0;
+  private uncommitted = 0;
 
   constructor(
     readonly file: string,
@@ -119,51 +167,112 @@ export class EventLog {
   ) {}
 
   /**
-   * Drops a torn tail (bytes after the last intact line) before appending, so a new line
-   * never glues onto crash debris; restores a missing final newline.
+   * Moves an unfinished write (bytes after the last commit) aside into
+   * `events.jsonl.corrupt` and cuts it off, so a new line never glues onto crash debris;
+   * restores a missing final newline. Returns what it did, for the caller to report.
    */
-  repairTail(loaded: LoadedLog): void {
-    if (loaded.totalBytes === loaded.validBytes && loaded.warnings.length === 0) return;
+  repairTail(loaded: LoadedLog): string | undefined {
+    this.lastSeq = loaded.events.length;
+    if (loaded.totalBytes === loaded.validBytes && !loaded.needsNewline) return undefined;
     const fd = openSync(this.file, 'r+');
     try {
-      ftruncateSync(fd, loaded.validBytes);
-      if (loaded.warnings.some((w) => w.message.startsWith('final line had no newline'))) {
-        writeSync(fd, '\n', loaded.validBytes);
+      let moved: string | undefined;
+      if (loaded.totalBytes > loaded.validBytes) {
+        const tail = Buffer.alloc(loaded.totalBytes - loaded.validBytes);
+        const n = tail.length;
+        let off = 0;
+        while (off < n) off += readChunk(fd, tail, off, loaded.validBytes + off);
+        const aside = openSync(this.file + CORRUPT_SUFFIX, 'a', 0o644);
+        try {
+          writeAll(NODE_IO, aside, tail);
+        } finally {
+          closeSync(aside);
+        }
+        ftruncateSync(fd, loaded.validBytes);
+        moved = `moved ${n} bytes of an unfinished write aside to ${this.file}${CORRUPT_SUFFIX}`;
       }
+      if (loaded.needsNewline) writeSync(fd, '\n', loaded.validBytes);
       fsyncSync(fd);
+      return moved;
     } finally {
       closeSync(fd);
     }
   }
 
+  private open(): number {
+    if (this.fd === undefined) {
+      this.fd = openSync(this.file, 'a', 0o644);
+      this.committedBytes = fstatSync(this.fd).size;
+    }
+    return this.fd;
+  }
+
   /**
-   * Appends events as whole lines in one write, then fsyncs (the durability point). A write
-   * or fsync that fails (ENOSPC, EIO) truncates the file back to where it was before
-   * rethrowing (R2), so a process that keeps running never glues its next line onto a
-   * partial one, and the caller's sequence numbers stay in step with the file.
+   * Appends events as framed lines in one write, ending with a commit line unless
+   * `commit` is false (then {@link EventLog.commit} or {@link EventLog.rollback} follows),
+   * then fsyncs (the durability point). A write or fsync that fails (ENOSPC, EIO)
+   * truncates the file back to where it was before rethrowing (R2), so the caller's
+   * sequence numbers stay in step with the file.
    */
-  append(events: readonly ThreadEvent[]): void {
-    if (events.length === 0) return;
-    const fd = (this.fd ??= openSync(this.file, 'a', 0o644));
+  append(events: readonly ThreadEvent[], commit = true): void {
+    if (events.length === 0) return commit ? this.commit() : undefined;
+    const lines = events.map((e) => frameLine(e));
+    const last = events[events.length - 1]!.seq;
+    if (commit) lines.push(commitLine(last));
+    this.write(lines);
+    this.lastSeq = last;
+    this.uncommitted = commit ? 0 : this.uncommitted + events.length;
+  }
+
+  /** Commits the events appended without a commit line (no-op when there are none). */
+  commit(): void {
+    if (this.uncommitted === 0) return;
+    this.write([commitLine(this.lastSeq)]);
+    this.uncommitted = 0;
+  }
+
+  /** Cuts off the events appended since the last commit; returns how many there were. */
+  rollback(): number {
+    const dropped = this.uncommitted;
+    if (dropped === 0 || this.fd === undefined) return 0;
+    ftruncateSync(this.fd, this.committedBytes);
+    fsyncSync(this.fd);
+    this.lastSeq -= dropped;
+    this.uncommitted = 0;
+    return dropped;
+  }
+
+  private write(lines: string[]): void {
+    const fd = this.open();
     const before = fstatSync(fd).size;
-    const buf = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+    const buf = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
     try {
-      let off = 0;
-      while (off < buf.length) off += this.io.writeSync(fd, buf, off, buf.length - off);
-      this.io.fsyncSync(fd);
+      writeAll(this.io, fd, buf);
     } catch (e) {
       try {
         ftruncateSync(fd, before);
         fsyncSync(fd);
       } catch {
-        // The disk refuses even the rollback; loading will then report a torn tail.
+        // The disk refuses even the rollback; loading will then find an unfinished write.
       }
       throw e;
     }
+    if (lines[lines.length - 1]!.startsWith('{"commit":')) this.committedBytes = before + buf.length;
+  }
+
+  /** Events appended and not yet committed. */
+  get pending(): number {
+    return this.uncommitted;
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
+}
+
+function readChunk(fd: number, buf: Buffer, off: number, position: number): number {
+  const n = readSync(fd, buf, off, buf.length - off, position);
+  if (n === 0) throw new Error('event log shrank while being repaired');
+  return n;
 }

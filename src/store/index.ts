@@ -9,7 +9,8 @@ export {
   type BoundaryInfo,
   type OpenOptions,
 } from './session-store.js';
-export { loadEventLog, type LogWarning, type LoadedLog } from './events-log.js';
+export { loadEventLog, CORRUPT_SUFFIX, type LogWarning, type LoadedLog } from './events-log.js';
+export { acquireSessionLock, LOCK_FILE, type LockOptions, type SessionLock } from './session-lock.js';
 export {
   ThreadEventSchema,
   CompactBoundarySchema,

@@ -1,5 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { fsError } from '../io/fs-errors.js';
 import { UserError } from '../core/errors.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
@@ -12,6 +13,7 @@ import {
   type ThreadEvent,
 } from './events.js';
 import { EventLog, loadEventLog, type LogWarning } from './events-log.js';
+import { acquireSessionLock, type LockOptions, type SessionLock } from './session-lock.js';
 
 /**
  * The durable session store (R1–R2). A session directory holds:
@@ -56,12 +58,23 @@ export interface BoundaryInfo {
   artifact: string;
 }
 
-/** An open session store. Not safe for two writers at once (one runner owns a session). */
+/**
+ * An open session store. A writer (opened with `create`) holds the directory's lock until
+ * {@link SessionStore.close}, so a second writer fails or waits instead of forking the log.
+ */
 export interface SessionStore {
   readonly dir: string;
-  /** Appends messages to the live history (one event each, one fsync for the batch). */
-  appendMessages(messages: readonly Message[]): void;
-  /** Writes the artifact atomically, then appends the boundary event; returns it. */
+  /**
+   * Appends messages to the live history (one event each, one fsync for the batch). With
+   * `commit: false` they stay pending until {@link SessionStore.commit} or the next
+   * compaction, and {@link SessionStore.rollback} (or a crash) drops them.
+   */
+  appendMessages(messages: readonly Message[], options?: { commit?: boolean }): void;
+  /** Commits pending messages (no-op when there are none). */
+  commit(): void;
+  /** Drops pending messages from the log and the live history; returns how many. */
+  rollback(): number;
+  /** Writes the artifact atomically, then appends the boundary event (a commit); returns it. */
   recordCompaction(record: CompactionRecord): BoundaryInfo;
   /** The live history: the last boundary's history plus the messages appended after it. */
   loadHistory(): Message[];
@@ -84,6 +97,8 @@ export interface OpenOptions {
   create?: boolean;
   /** Clock for event times (tests). */
   now?: () => Date;
+  /** How a writer waits for the directory's lock (default: fail at once when busy). */
+  lock?: LockOptions;
 }
 
 function checkName(kind: string, name: string): void {
@@ -115,54 +130,95 @@ const STALE_TEMP = /^\..+\.tmp$/;
 export function openSessionStore(dir: string, options: OpenOptions = {}): SessionStore {
   const create = options.create ?? true;
   const now = options.now ?? (() => new Date());
+  prepareDir(dir, create);
+  const lock = create ? acquireSessionLock(dir, options.lock) : undefined;
+  try {
+    return openLocked(dir, create, now, lock);
+  } catch (e) {
+    lock?.release();
+    throw e;
+  }
+}
+
+function prepareDir(dir: string, create: boolean): void {
+  try {
+    if (!existsSync(dir)) {
+      if (!create) throw new UserError(`${dir}: no such session directory`);
+      mkdirSync(dir, { recursive: true });
+    } else if (!statSync(dir).isDirectory()) {
+      // A session file passed by mistake would otherwise read as an empty session.
+      throw new UserError(`${dir}: not a session directory (it is a file)`);
+    }
+  } catch (e) {
+    throw fsError(dir, 'open the session directory', e);
+  }
+}
+
+/** Removes (writer) or reports temp files left by a writer killed inside writeFileAtomic. */
+function cleanTempFiles(dirs: string[], create: boolean, warnings: LogWarning[]): void {
+  for (const d of dirs) {
+    if (!existsSync(d)) continue;
+    for (const f of readdirSync(d)) {
+      if (!STALE_TEMP.test(f)) continue;
+      if (create) unlinkSync(join(d, f));
+      warnings.push({
+        file: join(d, f),
+        line: 0,
+        message: 'removed a temp file left by an interrupted write',
+      });
+    }
+  }
+}
+
+function openLocked(
+  dir: string,
+  create: boolean,
+  now: () => Date,
+  lock: SessionLock | undefined,
+): SessionStore {
   const eventsFile = join(dir, EVENTS_FILE);
   const artifactsDir = join(dir, ARTIFACTS_DIR);
   const snapshotsDir = join(dir, SNAPSHOTS_DIR);
-  if (!existsSync(dir)) {
-    if (!create) throw new UserError(`${dir}: no such session directory`);
-    mkdirSync(dir, { recursive: true });
-  } else if (!statSync(dir).isDirectory()) {
-    // A session file passed by mistake would otherwise read as an empty session.
-    throw new UserError(`${dir}: not a session directory (it is a file)`);
-  }
   if (create) {
-    mkdirSync(artifactsDir, { recursive: true });
-    mkdirSync(snapshotsDir, { recursive: true });
+    try {
+      mkdirSync(artifactsDir, { recursive: true });
+      mkdirSync(snapshotsDir, { recursive: true });
+    } catch (e) {
+      throw fsError(dir, 'create the session directory layout', e);
+    }
   }
 
   const loaded = loadEventLog(eventsFile);
-  const warnings: LogWarning[] = [...loaded.warnings];
   const log = new EventLog(eventsFile);
-  if (create) log.repairTail(loaded);
+  const repaired = create ? log.repairTail(loaded) : undefined;
+  const warnings: LogWarning[] = loaded.warnings.map((w) =>
+    repaired && w.line === 0 ? { ...w, message: `${w.message}; ${repaired}` } : w,
+  );
   const events: ThreadEvent[] = loaded.events;
 
   const boundaries = new Map<string, CompactBoundary>();
   let live: Message[] = [];
-  for (const e of events) {
-    if (e.type === 'message.appended') live.push(e.message);
-    else {
-      boundaries.set(e.id, e);
-      live = e.history.slice();
+  const replay = () => {
+    boundaries.clear();
+    live = [];
+    for (const e of events) {
+      if (e.type === 'message.appended') live.push(e.message);
+      else {
+        boundaries.set(e.id, e);
+        live = e.history.slice();
+      }
     }
-  }
-  for (const d of [artifactsDir, snapshotsDir]) {
-    if (!existsSync(d)) continue;
-    for (const f of readdirSync(d)) {
-      if (STALE_TEMP.test(f)) {
-        if (create) unlinkSync(join(d, f));
+  };
+  replay();
+  cleanTempFiles([dir, artifactsDir, snapshotsDir], create, warnings);
+  if (existsSync(artifactsDir))
+    for (const f of readdirSync(artifactsDir))
+      if (f.endsWith('.json') && !boundaries.has(f.slice(0, -5)))
         warnings.push({
-          file: join(d, f),
-          line: 0,
-          message: 'removed a temp file left by an interrupted write',
-        });
-      } else if (d === artifactsDir && f.endsWith('.json') && !boundaries.has(f.slice(0, -5)))
-        warnings.push({
-          file: join(d, f),
+          file: join(artifactsDir, f),
           line: 0,
           message: 'artifact has no boundary event (crash before it was recorded); ignored',
         });
-    }
-  }
 
   const stamp = () => now().toISOString();
   const append = (e: ThreadEvent) => {
@@ -172,16 +228,25 @@ export function openSessionStore(dir: string, options: OpenOptions = {}): Sessio
 
   return {
     dir,
-    appendMessages(messages) {
+    appendMessages(messages, opts = {}) {
       const batch: ThreadEvent[] = messages.map((message, i) => ({
         type: 'message.appended',
         seq: events.length + 1 + i,
         at: stamp(),
         message,
       }));
-      log.append(batch);
+      log.append(batch, opts.commit ?? true);
       events.push(...batch);
       live.push(...messages);
+    },
+    commit: () => log.commit(),
+    rollback() {
+      const dropped = log.rollback();
+      if (dropped > 0) {
+        events.length -= dropped;
+        replay();
+      }
+      return dropped;
     },
     recordCompaction(record) {
       const seq = events.length + 1;
@@ -218,7 +283,7 @@ export function openSessionStore(dir: string, options: OpenOptions = {}): Sessio
       const b = boundaries.get(id);
       if (!b)
         throw new UserError(`${eventsFile}: no compaction boundary '${id}' (see listBoundaries / --json)`);
-      const file = join(dir, b.artifact);
+      const file = artifactFile(dir, id, b.artifact);
       let raw: unknown;
       try {
         raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -253,6 +318,33 @@ export function openSessionStore(dir: string, options: OpenOptions = {}): Sessio
       }
     },
     warnings: () => warnings,
-    close: () => log.close(),
+    close() {
+      log.close();
+      lock?.release();
+    },
   };
+}
+
+/**
+ * Where boundary `id`'s artifact is, refusing a recorded path that leads outside the
+ * session directory (absolute, `..`, or a symbolic link): the log is input like any other.
+ */
+function artifactFile(dir: string, id: string, recorded: string): string {
+  if (recorded !== `${ARTIFACTS_DIR}/${id}.json`)
+    throw new UserError(
+      `${join(dir, EVENTS_FILE)}: boundary '${id}' names artifact '${recorded}'; artifacts must be ${ARTIFACTS_DIR}/<boundary>.json inside the session directory`,
+    );
+  for (const p of [join(dir, ARTIFACTS_DIR), join(dir, recorded)]) {
+    let link = false;
+    try {
+      link = lstatSync(p).isSymbolicLink();
+    } catch {
+      /* missing: reading reports it */
+    }
+    if (link)
+      throw new UserError(
+        `${p}: is a symbolic link; artifacts are read only from inside the session directory`,
+      );
+  }
+  return join(dir, recorded);
 }

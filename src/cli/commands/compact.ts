@@ -12,6 +12,7 @@ import {
   type CompactJsonReport,
 } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
+import { lockOptionsFrom } from '../reliability-flags.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
@@ -74,7 +75,13 @@ export const compactCommand: Command = {
     let stored: RunStore | undefined;
     try {
       if (flags['session-dir'] !== undefined)
-        stored = openRunStore('compact', ctx, flags['session-dir'], session.messages);
+        stored = openRunStore(
+          'compact',
+          ctx,
+          flags['session-dir'],
+          session.messages,
+          lockOptionsFrom(flags, ctx.stderr),
+        );
       await setup.startInspection();
       const result = await setup.runner.runCompaction({
         turnId: 'compact',

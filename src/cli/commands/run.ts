@@ -5,6 +5,7 @@ import { redactSecrets } from '../../core/redact.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
+import { lockOptionsFrom } from '../reliability-flags.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
@@ -64,7 +65,13 @@ export const runCommand: Command = {
     let stored: RunStore | undefined;
     try {
       if (flags['session-dir'] !== undefined)
-        stored = openRunStore('run', ctx, flags['session-dir'], session.messages);
+        stored = openRunStore(
+          'run',
+          ctx,
+          flags['session-dir'],
+          session.messages,
+          lockOptionsFrom(flags, ctx.stderr),
+        );
       await setup.startInspection();
       const result = await setup.runner.runTurn(
         { turnId: 'run', history: session.messages, mode: 'automatic' },

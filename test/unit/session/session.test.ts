@@ -133,7 +133,7 @@ describe('createCompactorSession: turns and compaction', () => {
     expect(r.boundary).not.toBeNull();
     expect(isSummaryMessage(s.history.find((m) => m.role !== 'system')!)).toBe(true);
     expect(s.history.length).toBeLessThan(django.length);
-    const reopened = openSessionStore(dir);
+    const reopened = openSessionStore(dir, { create: false }); // a reader: the session holds the lock
     expect(reopened.loadHistory()).toEqual(s.history);
     const [b] = reopened.listBoundaries();
     expect(b).toMatchObject({

@@ -43,7 +43,10 @@ describe('durable session store (R1–R2)', () => {
     expect(again.loadHistory()).toEqual([...after, msg.user('e')]);
     expect(again.listBoundaries().map((x) => x.id)).toEqual(['compact-000005']);
     expect(again.restoreAt('compact-000005')).toEqual(before);
-    const event = JSON.parse(readFileSync(join(dir, EVENTS_FILE), 'utf8').split('\n')[4]);
+    const event = readFileSync(join(dir, EVENTS_FILE), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"thread.compact_boundary"'))
+      .map((l) => JSON.parse(l) as unknown)[0];
     expect(event).toMatchObject({
       type: 'thread.compact_boundary',
       before: 4,
@@ -63,9 +66,11 @@ describe('durable session store (R1–R2)', () => {
     const again = openSessionStore(dir);
     expect(again.loadHistory()).toEqual([msg.user('a')]);
     expect(again.warnings()[0]).toMatchObject({
-      line: 2,
-      message: expect.stringMatching(/ignored torn final line/),
+      message: expect.stringMatching(
+        /unfinished write .*moved 49 bytes .*aside to .*events\.jsonl\.corrupt$/,
+      ),
     });
+    expect(readFileSync(join(dir, `${EVENTS_FILE}.corrupt`), 'utf8')).toMatch(/"seq":2,"at":"x","mess$/);
     again.appendMessages([msg.user('b')]);
     again.close();
     const third = openSessionStore(dir);
@@ -81,6 +86,10 @@ describe('durable session store (R1–R2)', () => {
     const file = join(dir, EVENTS_FILE);
     const lines = readFileSync(file, 'utf8').split('\n');
     lines[1] = lines[1].replace('"role":"user"', '"role":"robot"');
+    writeFileSync(file, lines.join('\n'));
+    expect(() => openSessionStore(dir)).toThrow(new RegExp(`${EVENTS_FILE}:2: checksum mismatch`));
+    // A line from before records carried checksums is checked field by field.
+    lines[1] = lines[1].replace(/,"crc":"[0-9a-f]{8}"}$/, '}');
     writeFileSync(file, lines.join('\n'));
     expect(() => openSessionStore(dir)).toThrow(new RegExp(`${EVENTS_FILE}:2: message\\.role: `));
     lines[1] = '{not json';

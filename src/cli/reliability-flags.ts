@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Flags of `run` and `compact` about the session directory's lock (and, later, resuming
+ * and request time limits), kept in one table so the commands' own flag lists only spread it.
+ */
+export const RELIABILITY_OPTIONS = {
+  wait: { type: 'string' },
+} as const;
+
+const seconds = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected a number of seconds')
+  .transform((s) => Number(s))
+  .refine((n) => n <= 86_400, 'at most 86400 seconds');
+
+/** zod shape of {@link RELIABILITY_OPTIONS}. */
+export const RELIABILITY_FLAG_SHAPE = {
+  wait: seconds.optional(),
+};
+
+export type ReliabilityFlags = z.infer<z.ZodObject<typeof RELIABILITY_FLAG_SHAPE>>;
+
+/** Help lines for {@link RELIABILITY_OPTIONS}. */
+export const RELIABILITY_FLAGS_HELP = `  --wait SECONDS      when another compactor is writing --session-dir, wait up to
+                      SECONDS for it to finish (default 0: fail at once, naming it)`;
+
+/** How a writer waits for the session directory's lock, from the flags. */
+export function lockOptionsFrom(flags: ReliabilityFlags, stderr: NodeJS.WritableStream) {
+  return {
+    waitMs: (flags.wait ?? 0) * 1000,
+    onWait: (message: string) => void stderr.write(`compactor: ${message} (up to ${flags.wait ?? 0} s)\n`),
+  };
+}

@@ -1,0 +1,183 @@
+import { closeSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from '../core/errors.js';
+import { fsError } from '../io/fs-errors.js';
+
+/**
+ * The exclusive writer lock of a session directory (R2). A writer creates `lock` with
+ * O_EXCL and writes who holds it (pid, host, start time); a second writer finds it and fails
+ * at once naming the holder, or waits for it. A lock whose process is gone (same host, no
+ * such pid) is stale and is broken, under a second O_EXCL file so two breakers cannot
+ * both win. Readers never take it.
+ */
+
+export const LOCK_FILE = 'lock';
+const BREAK_FILE = 'lock.break';
+// A lock file still empty after this long was left by a writer killed while creating it.
+const STALE_EMPTY_MS = 10_000;
+const POLL_MS = 100;
+
+interface Holder {
+  pid: number;
+  host: string;
+  startedAt: string;
+}
+
+/** Options of {@link acquireSessionLock}. */
+export interface LockOptions {
+  /** How long to wait for another writer to finish (default 0: fail at once). */
+  waitMs?: number;
+  /** Called once when the lock is busy and the caller waits (e.g. to print a line). */
+  onWait?: (message: string) => void;
+}
+
+/** A held lock; release it when done (it is also released when the process exits). */
+export interface SessionLock {
+  release(): void;
+}
+
+const held = new Set<string>();
+let exitHookInstalled = false;
+
+function releaseAllOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const file of held) removeIfOurs(file);
+  });
+}
+
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+function readHolder(file: string): { raw: string; holder: Holder | undefined } | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw fsError(file, 'read the session lock', e);
+  }
+  try {
+    const h = JSON.parse(raw) as Holder;
+    return { raw, holder: typeof h.pid === 'number' && typeof h.host === 'string' ? h : undefined };
+  } catch {
+    return { raw, holder: undefined };
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function ageMs(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function isStale(file: string, holder: Holder | undefined): boolean {
+  if (!holder) return ageMs(file) > STALE_EMPTY_MS;
+  return holder.host === hostname() && !alive(holder.pid);
+}
+
+/** Removes a stale lock unless someone replaced it meanwhile (checked under `lock.break`). */
+function breakStale(dir: string, file: string, seen: string): void {
+  const breaker = join(dir, BREAK_FILE);
+  try {
+    closeSync(openSync(breaker, 'wx'));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(breaker, 'create', e);
+    // Another process is breaking it; a breaker that died leaves an old file behind.
+    if (ageMs(breaker) > STALE_EMPTY_MS) unlinkQuiet(breaker);
+    else sleepSync(POLL_MS);
+    return;
+  }
+  try {
+    if (readHolder(file)?.raw === seen) unlinkQuiet(file);
+  } finally {
+    unlinkQuiet(breaker);
+  }
+}
+
+function unlinkQuiet(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    /* already gone */
+  }
+}
+
+const ours = new Map<string, string>();
+
+function removeIfOurs(file: string): void {
+  if (readHolder(file)?.raw === ours.get(file)) unlinkQuiet(file);
+  held.delete(file);
+  ours.delete(file);
+}
+
+function describe(holder: Holder | undefined): string {
+  if (!holder) return 'a process that is still creating its lock';
+  const self = holder.pid === process.pid && holder.host === hostname() ? ', this process' : '';
+  return `process ${holder.pid} on ${holder.host} (since ${holder.startedAt}${self})`;
+}
+
+function tryCreate(file: string): string | undefined {
+  const raw = `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() })}\n`;
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o644);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw fsError(file, 'create the session lock', e);
+  }
+  try {
+    writeSync(fd, raw);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return raw;
+}
+
+/**
+ * Takes the writer lock of `dir`, waiting up to `waitMs` for another writer; throws a
+ * one-line {@link UserError} naming the holder when it stays busy.
+ */
+export function acquireSessionLock(dir: string, options: LockOptions = {}): SessionLock {
+  const file = join(dir, LOCK_FILE);
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  let announced = false;
+  for (;;) {
+    const raw = tryCreate(file);
+    if (raw !== undefined) {
+      ours.set(file, raw);
+      held.add(file);
+      releaseAllOnExit();
+      return { release: () => removeIfOurs(file) };
+    }
+    const seen = readHolder(file);
+    if (seen === undefined) continue; // released between our attempt and the read
+    if (isStale(file, seen.holder)) {
+      breakStale(dir, file, seen.raw);
+      continue;
+    }
+    const who = describe(seen.holder);
+    if (Date.now() >= deadline)
+      throw new UserError(
+        `${dir}: session directory is in use by ${who}; wait for it to finish or pass --wait SECONDS`,
+      );
+    if (!announced) options.onWait?.(`waiting for ${dir}: in use by ${who}`);
+    announced = true;
+    sleepSync(POLL_MS);
+  }
+}
