@@ -104,16 +104,8 @@ function provideFakes(
   return machine.provide({ actors } as never);
 }
 
-/**
- * Runs the real machine along one oracle row: fake actors answer from the row's replies one
- * call at a time, the simulated clock advances only by the row's `waitMs`, and every state
- * and transition of every machine in the system is recorded.
- */
-export async function runRow(
-  machine: AnyStateMachine,
-  row: OracleRow,
-  options: RunRowOptions = {},
-): Promise<OracleRun> {
+/** Fake actors that answer from the row's replies, recording every call. */
+function fakeActors(row: OracleRow): { fake: (src: string) => AnyActorLogic; calls: FakeCall[] } {
   const queues = new Map(Object.entries(row.replies).map(([src, list]) => [src, [...list]]));
   const calls: FakeCall[] = [];
   const fake = (src: string) =>
@@ -126,20 +118,18 @@ export async function runRow(
       });
       return call.deferred.promise;
     });
-  const system = provideFakes(machine, fake, new Set(Object.keys(row.replies)));
-  const run: OracleRun = {
-    states: [],
-    calls,
-    status: 'active',
-    output: undefined,
-    transitions: new Set(),
-    stateIds: new Set(),
-    reinvoked: [],
-  };
+  return { fake, calls };
+}
+
+/**
+ * An inspection observer that records, into `run`, the root machine's states in order
+ * (transient ones included) and the transitions and states of every machine in the system.
+ */
+function recorder(run: OracleRun): (e: InspectionEvent) => void {
   const push = (path: string) => {
     if (run.states.at(-1) !== path) run.states.push(path);
   };
-  const inspect = (e: InspectionEvent): void => {
+  return (e) => {
     const snapshot = (e as { snapshot?: AnyMachineSnapshot }).snapshot;
     const machineId = snapshot?.machine?.id;
     if (snapshot === undefined || machineId === undefined) return;
@@ -156,19 +146,65 @@ export async function runRow(
     if (e.type === '@xstate.microstep' || e.type === '@xstate.snapshot')
       for (const id of activeStateIds(machineId, snapshot.value)) run.stateIds.add(id);
   };
+}
+
+/** Settles a pending call with its scripted reply, or fails naming where the run got stuck. */
+function answer(row: OracleRow, here: string, call: FakeCall): void {
+  const reply = call.reply;
+  if (reply === undefined || reply === 'hang')
+    throw new Error(
+      `${row.name}: stuck in ${here}; "${call.src}" was called and the row has no reply for it`,
+    );
+  if ('done' in reply) call.deferred.resolve(reply.done);
+  else call.deferred.reject(reply.error);
+}
+
+/** Runs the timer out; the machine must still be waiting 1 ms before the delay ends. */
+async function waitOut(row: OracleRow, here: string, actor: AnyActorRef, clock: SimulatedClock) {
+  if (row.waitMs === undefined)
+    throw new Error(`${row.name}: stuck in ${here} with no pending call and no waitMs`);
+  if (row.waitMs > 0) {
+    clock.increment(row.waitMs - 1);
+    await settle();
+    const early = leafPath((actor.getSnapshot() as AnyMachineSnapshot).value);
+    if (early !== here) throw new Error(`${row.name}: left ${here} before ${row.waitMs} ms`);
+  }
+  clock.increment(row.waitMs > 0 ? 1 : 0);
+}
+
+/**
+ * Runs the real machine along one oracle row: fake actors answer from the row's replies one
+ * call at a time, the simulated clock advances only by the row's `waitMs`, and every state
+ * and transition of every machine in the system is recorded.
+ */
+export async function runRow(
+  machine: AnyStateMachine,
+  row: OracleRow,
+  options: RunRowOptions = {},
+): Promise<OracleRun> {
+  const { fake, calls } = fakeActors(row);
+  const system = provideFakes(machine, fake, new Set(Object.keys(row.replies)));
+  const run: OracleRun = {
+    states: [],
+    calls,
+    status: 'active',
+    output: undefined,
+    transitions: new Set(),
+    stateIds: new Set(),
+    reinvoked: [],
+  };
+  const inspect = recorder(run);
   const clock = new SimulatedClock();
   let actor: AnyActorRef = createActor(system, { input: row.input, clock, inspect });
   actor.start();
   let sent = false;
-  let crashed = false;
   for (let step = 0; step < 200; step++) {
     await settle();
     const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
     if (snapshot.status !== 'active') break;
     const here = leafPath(snapshot.value);
     const pending = calls.find((c) => !c.deferred.settled && !c.signal.aborted);
-    if (pending && options.crashIn === here && !crashed) {
-      crashed = true;
+    if (pending && options.crashIn === here && run.crashedCall === undefined) {
       run.crashedCall = pending.src;
       const before = calls.length;
       const persisted = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
@@ -177,35 +213,18 @@ export async function runRow(
       actor.start();
       await settle();
       run.reinvoked.push(...calls.slice(before).map((c) => c.src));
-      continue;
-    }
-    if (pending?.reply === 'hang' && row.send && !sent) {
+    } else if (pending?.reply === 'hang' && row.send && !sent) {
       sent = true;
       actor.send(row.send);
-    } else if (pending?.reply !== undefined && pending.reply !== 'hang') {
-      if ('done' in pending.reply) pending.deferred.resolve(pending.reply.done);
-      else pending.deferred.reject(pending.reply.error);
-    } else if (pending) {
-      throw new Error(
-        `${row.name}: stuck in ${here}; "${pending.src}" was called and the row has no reply for it`,
-      );
-    } else if (row.waitMs !== undefined) {
-      // The machine must still be waiting 1 ms before the delay ends, and move on at the end.
-      if (row.waitMs > 0) {
-        clock.increment(row.waitMs - 1);
-        await settle();
-        const early = leafPath((actor.getSnapshot() as AnyMachineSnapshot).value);
-        if (early !== here) throw new Error(`${row.name}: left ${here} before ${row.waitMs} ms`);
-      }
-      clock.increment(row.waitMs > 0 ? 1 : 0);
-    } else throw new Error(`${row.name}: stuck in ${here} with no pending call and no waitMs`);
+    } else if (pending) answer(row, here, pending);
+    else await waitOut(row, here, actor, clock);
   }
   const final = actor.getSnapshot() as AnyMachineSnapshot;
   run.status = final.status;
   run.output = final.output;
-  if (options.crashIn !== undefined && !crashed)
-    throw new Error(`${row.name}: never waited in ${options.crashIn}`);
   actor.stop();
+  if (options.crashIn !== undefined && run.crashedCall === undefined)
+    throw new Error(`${row.name}: never waited in ${options.crashIn}`);
   return run;
 }
 

@@ -1,5 +1,18 @@
-import type { OracleRow, Reply } from '../../support/oracle.js';
+import type { OracleRow } from '../../support/oracle.js';
 import { prepared, summary } from './replies.js';
+import { TURN_CANCEL_ROWS } from './turn-cancel.oracle.js';
+import {
+  FRESH_GUARD,
+  input,
+  kept,
+  localPass,
+  LOCAL_CALLS,
+  pipeline,
+  PIPELINE,
+  PIPELINE_CALLS,
+  pressure,
+  rebuiltProjection,
+} from './turn.replies.js';
 
 /*
  * What one headless turn must do, from the seed ("Before estimating pressure, the headless
@@ -9,87 +22,6 @@ import { prepared, summary } from './replies.js';
  * reports; the loop guard stops automatic passes that keep failing, free too little or refill
  * at once. The compaction machine and the summary ladder run for real; only leaf actors are fakes.
  */
-
-const input = {
-  turnId: 't1',
-  historyRef: 't1:history',
-  pendingRef: 't1:pending',
-  strategy: 'local',
-  startedAt: 0,
-};
-
-const synced: Reply = { done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } };
-const normalized: Reply = { done: { projectionRef: 't1:normalized', itemCount: 12, changed: true } };
-const cleared: Reply = {
-  done: {
-    projectionRef: 't1:cleared',
-    itemCount: 12,
-    tokensBefore: 9_000,
-    tokensAfter: 7_000,
-    clearedCount: 3,
-    protectedBatchCount: 2,
-  },
-};
-/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
-const pressure = (pressureTokens: number): Reply => ({
-  done: {
-    pressureTokens,
-    projectedTokens: pressureTokens - 1_000,
-    thresholdTokens: 6_000,
-    promptBudgetTokens: 8_000,
-    summaryInputBudget: 5_000,
-  },
-});
-const rebuiltProjection: Reply = {
-  done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
-};
-const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
-
-const pipeline = (p: Reply) => ({
-  syncHistory: [synced],
-  normalizeProjection: [normalized],
-  clearToolResults: [cleared],
-  estimatePressure: [p],
-});
-/** A Local pass whose summary and rebuild succeed. */
-const localPass = {
-  prepareSummaryInput: [prepared(1_600)],
-  requestSummary: [summary()],
-  rebuildHistory: [compactedHistory],
-};
-const PIPELINE = [
-  'working.syncing',
-  'working.normalizing',
-  'working.clearing',
-  'working.estimating',
-  'working.deciding',
-];
-const PIPELINE_CALLS = ['syncHistory', 'normalizeProjection', 'clearToolResults', 'estimatePressure'];
-const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory'];
-/** History and projection as they were before the pass (H3). */
-const kept = { historyRef: 't1:synced', projectionRef: 't1:cleared', items: { before: 12, after: 12 } };
-const FRESH_GUARD = { consecutiveFailures: 0, lastFreedRatio: null, turnsSinceCompaction: null };
-
-/** `turn.cancelled` while the turn waits on `actor` at the end of `states`: that actor is aborted. */
-function cancelWhile(
-  states: string[],
-  actor: string,
-  replies: Record<string, readonly Reply[]>,
-  calls: string[],
-): OracleRow {
-  return {
-    name: `H1: turn.cancelled while ${states.at(-1)} aborts the in-flight ${actor} and ends the turn cancelled`,
-    input,
-    replies: { ...replies, [actor]: ['hang'] },
-    send: { type: 'turn.cancelled' },
-    expect: {
-      states: [...states, 'cancelled'],
-      calls: [...calls, actor],
-      aborted: [actor],
-      output: { decision: 'cancelled', advisory: null, loopGuard: FRESH_GUARD },
-    },
-  };
-}
 
 /** The turn oracle (H1–H6, §14). */
 export const TURN_ORACLE: readonly OracleRow[] = [
@@ -332,32 +264,5 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       },
     },
   },
-  cancelWhile(['working.syncing'], 'syncHistory', {}, []),
-  cancelWhile(['working.syncing', 'working.normalizing'], 'normalizeProjection', { syncHistory: [synced] }, [
-    'syncHistory',
-  ]),
-  cancelWhile(
-    ['working.syncing', 'working.normalizing', 'working.clearing'],
-    'clearToolResults',
-    { syncHistory: [synced], normalizeProjection: [normalized] },
-    ['syncHistory', 'normalizeProjection'],
-  ),
-  cancelWhile(
-    ['working.syncing', 'working.normalizing', 'working.clearing', 'working.estimating'],
-    'estimatePressure',
-    { syncHistory: [synced], normalizeProjection: [normalized], clearToolResults: [cleared] },
-    ['syncHistory', 'normalizeProjection', 'clearToolResults'],
-  ),
-  cancelWhile(
-    [...PIPELINE, 'working.compacting'],
-    'prepareSummaryInput',
-    pipeline(pressure(8_000)),
-    PIPELINE_CALLS,
-  ),
-  cancelWhile(
-    [...PIPELINE, 'working.compacting', 'working.rebuildingProjection'],
-    'rebuildProjection',
-    { ...pipeline(pressure(8_000)), ...localPass },
-    [...PIPELINE_CALLS, ...LOCAL_CALLS],
-  ),
+  ...TURN_CANCEL_ROWS,
 ];

@@ -1,0 +1,67 @@
+import type { OracleRow, Reply } from '../../support/oracle.js';
+import {
+  cleared,
+  FRESH_GUARD,
+  input,
+  localPass,
+  LOCAL_CALLS,
+  normalized,
+  pipeline,
+  PIPELINE,
+  PIPELINE_CALLS,
+  pressure,
+  synced,
+} from './turn.replies.js';
+
+/** `turn.cancelled` while the turn waits on `actor` at the end of `states`: that actor is aborted. */
+function cancelWhile(
+  states: string[],
+  actor: string,
+  replies: Record<string, readonly Reply[]>,
+  calls: string[],
+): OracleRow {
+  return {
+    name: `H1: turn.cancelled while ${states.at(-1)} aborts the in-flight ${actor} and ends the turn cancelled`,
+    input,
+    replies: { ...replies, [actor]: ['hang'] },
+    send: { type: 'turn.cancelled' },
+    expect: {
+      states: [...states, 'cancelled'],
+      calls: [...calls, actor],
+      aborted: [actor],
+      output: { decision: 'cancelled', advisory: null, loopGuard: FRESH_GUARD },
+    },
+  };
+}
+
+/** Cancelling the turn in each working state that waits on an actor (H1, H3). */
+export const TURN_CANCEL_ROWS: readonly OracleRow[] = [
+  cancelWhile(['working.syncing'], 'syncHistory', {}, []),
+  cancelWhile(['working.syncing', 'working.normalizing'], 'normalizeProjection', { syncHistory: [synced] }, [
+    'syncHistory',
+  ]),
+  cancelWhile(
+    ['working.syncing', 'working.normalizing', 'working.clearing'],
+    'clearToolResults',
+    { syncHistory: [synced], normalizeProjection: [normalized] },
+    ['syncHistory', 'normalizeProjection'],
+  ),
+  cancelWhile(
+    ['working.syncing', 'working.normalizing', 'working.clearing', 'working.estimating'],
+    'estimatePressure',
+    { syncHistory: [synced], normalizeProjection: [normalized], clearToolResults: [cleared] },
+    ['syncHistory', 'normalizeProjection', 'clearToolResults'],
+  ),
+  cancelWhile(
+    [...PIPELINE, 'working.compacting'],
+    'prepareSummaryInput',
+    pipeline(pressure(8_000)),
+    PIPELINE_CALLS,
+  ),
+  cancelWhile(
+    [...PIPELINE, 'working.compacting', 'working.rebuildingProjection'],
+    'rebuildProjection',
+    { ...pipeline(pressure(8_000)), ...localPass },
+    [...PIPELINE_CALLS, ...LOCAL_CALLS],
+  ),
+];

@@ -1,0 +1,71 @@
+import type { Reply } from '../../support/oracle.js';
+import { prepared, summary } from './replies.js';
+
+/*
+ * Inputs and fake-actor replies of the turn oracle: a session synced to 12 items, cleared from
+ * 9,000 to 7,000 tokens, against a 6,000-token threshold and an 8,000-token prompt budget.
+ */
+
+export const input = {
+  turnId: 't1',
+  historyRef: 't1:history',
+  pendingRef: 't1:pending',
+  strategy: 'local',
+  startedAt: 0,
+};
+
+export const synced: Reply = { done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } };
+export const normalized: Reply = { done: { projectionRef: 't1:normalized', itemCount: 12, changed: true } };
+export const cleared: Reply = {
+  done: {
+    projectionRef: 't1:cleared',
+    itemCount: 12,
+    tokensBefore: 9_000,
+    tokensAfter: 7_000,
+    clearedCount: 3,
+    protectedBatchCount: 2,
+  },
+};
+/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
+export const pressure = (pressureTokens: number): Reply => ({
+  done: {
+    pressureTokens,
+    projectedTokens: pressureTokens - 1_000,
+    thresholdTokens: 6_000,
+    promptBudgetTokens: 8_000,
+    summaryInputBudget: 5_000,
+  },
+});
+export const rebuiltProjection: Reply = {
+  done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
+};
+export const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
+
+export const pipeline = (p: Reply) => ({
+  syncHistory: [synced],
+  normalizeProjection: [normalized],
+  clearToolResults: [cleared],
+  estimatePressure: [p],
+});
+/** A Local pass whose summary and rebuild succeed. */
+export const localPass = {
+  prepareSummaryInput: [prepared(1_600)],
+  requestSummary: [summary()],
+  rebuildHistory: [compactedHistory],
+};
+export const PIPELINE = [
+  'working.syncing',
+  'working.normalizing',
+  'working.clearing',
+  'working.estimating',
+  'working.deciding',
+];
+export const PIPELINE_CALLS = ['syncHistory', 'normalizeProjection', 'clearToolResults', 'estimatePressure'];
+export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory'];
+/** History and projection as they were before the pass (H3). */
+export const kept = {
+  historyRef: 't1:synced',
+  projectionRef: 't1:cleared',
+  items: { before: 12, after: 12 },
+};
+export const FRESH_GUARD = { consecutiveFailures: 0, lastFreedRatio: null, turnsSinceCompaction: null };
