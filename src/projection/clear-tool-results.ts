@@ -1,11 +1,12 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { hasToolCalls, type Message, type ToolCall } from '../messages/message.js';
+import type { Message } from '../messages/message.js';
 import { resolveEvidenceBudget } from './budgets.js';
 import { clearInSteps } from './cache-aware.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import type { ProjectionDiagnostics, ToolClearingStats } from './diagnostics.js';
 import { analyzePairing, type Pairing, type ToolBatch } from './pairing.js';
-import { clearCallInputs, CLEARED_INPUT_PLACEHOLDER, stubResult } from './stubs.js';
+import { clearInputsOfReplaced } from './clear-inputs.js';
+import { stubResult } from './stubs.js';
 
 /** Options of the clearing pass. */
 export interface ClearToolResultsOptions {
@@ -25,11 +26,10 @@ export interface ClearToolResultsResult {
   diagnostics: ProjectionDiagnostics;
 }
 
-// Memoized replacements keep object identity across requests, so the estimator's per-message
+// Memoized replacements (stubs here, cleared inputs in clear-inputs.ts) keep object identity across requests, so the estimator's per-message
 // cache (and any downstream cache) hits on every turn instead of re-estimating fresh copies.
 // Like the estimator, this treats messages as immutable values.
 const stubCache = new WeakMap<Message, { tool: string; stub: Message }>();
-const inputCache = new WeakMap<Message, { key: string; next: Message }>();
 
 /**
  * Local tool-result clearing (C1–C9) on a request projection. When the history reaches the
@@ -232,72 +232,6 @@ function memoStub(m: Message, tool: string): Message {
   const stub = stubResult(m, tool);
   stubCache.set(m, { tool, stub });
   return stub;
-}
-
-/**
- * C7: for each replaced result, clear the inputs of exactly the call it answered (not every
- * call sharing its id). An assistant message is only replaced when that lowers its estimate.
- */
-function clearInputsOfReplaced(
-  original: readonly Message[],
-  out: Message[],
-  pairing: Pairing,
-  replaced: readonly number[],
-  policy: ClearingPolicy,
-  est: Estimator,
-): number {
-  const positionsByBatch = new Map<number, number[]>();
-  for (const i of replaced) {
-    const b = pairing.batchOf[i];
-    if (b < 0) continue;
-    const batch = pairing.batches[b];
-    const pos = batch.resultCallPositions[batch.resultIndices.indexOf(i)];
-    const list = positionsByBatch.get(b);
-    if (list) list.push(pos);
-    else positionsByBatch.set(b, [pos]);
-  }
-  let cleared = 0;
-  for (const [b, positions] of positionsByBatch) {
-    const a = pairing.batches[b].assistantIndex;
-    const m = original[a];
-    if (!hasToolCalls(m)) continue;
-    const next = memoInputs(m, positions, policy.clearToolInputs);
-    if (next === m || est.message(next) > est.message(m)) continue; // never increases the total
-    out[a] = next;
-    for (const pos of positions) if (inputsCleared(m.toolCalls[pos], next.toolCalls?.[pos])) cleared++;
-  }
-  return cleared;
-}
-
-function inputsCleared(before: ToolCall, after: ToolCall | undefined): boolean {
-  if (!after) return false;
-  return (
-    (after.arguments === CLEARED_INPUT_PLACEHOLDER && before.arguments !== CLEARED_INPUT_PLACEHOLDER) ||
-    (after.freeformInput === CLEARED_INPUT_PLACEHOLDER && before.freeformInput !== CLEARED_INPUT_PLACEHOLDER)
-  );
-}
-
-function memoInputs(
-  m: Message & { toolCalls: ToolCall[] },
-  positions: number[],
-  clearInputs: boolean,
-): Message {
-  // Single positions (the common case) skip the copy-and-sort.
-  const sorted = positions.length === 1 ? positions : positions.slice().sort((x, y) => x - y);
-  const key = `${clearInputs ? 1 : 0}:${sorted.join(',')}`;
-  const hit = inputCache.get(m);
-  if (hit && hit.key === key) return hit.next;
-  const wanted = new Set(positions);
-  let changed = false;
-  const toolCalls = m.toolCalls.map((call, pos) => {
-    if (!wanted.has(pos)) return call;
-    const next = clearCallInputs(call, clearInputs);
-    if (next !== call) changed = true;
-    return next;
-  });
-  const next = changed ? { ...m, toolCalls } : m;
-  inputCache.set(m, { key, next });
-  return next;
 }
 
 function appliedReason(

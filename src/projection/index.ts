@@ -10,6 +10,7 @@ export * from './normalize.js';
 export * from './stubs.js';
 export * from './diagnostics.js';
 export * from './clear-tool-results.js';
+export { inputClearedCall } from './clear-inputs.js';
 export * from './project-request.js';
 export * from './effective-limits.js';
 export * from './options-schema.js';

@@ -9,6 +9,7 @@ import {
   clearedResultText,
   isRequestHistoryValid,
 } from '../../../src/projection/index.js';
+import { createEstimator } from '../../../src/estimate/estimator.js';
 import { batch, body, call, charsEstimator, deepFreeze, isStub } from './helpers.js';
 
 const est = charsEstimator();
@@ -333,6 +334,37 @@ describe('clearing: stubs and inputs (C6, C7)', () => {
     const r = run(h);
     expect(est.message(r.messages[1])).toBeLessThanOrEqual(est.message(h[1]));
     expect(est.history(r.messages)).toBeLessThanOrEqual(est.history(h));
+  });
+  it('C7: when the placeholder would cost more than the input, the input stays but the signature still goes', () => {
+    // A word-and-punctuation counter (a plausible custom estimator) prices the JSON placeholder
+    // above a large whitespace-padded input: the "never increases the total" guard is reached.
+    const wordsAndPunctuation = createEstimator({
+      counter: {
+        name: 'chars',
+        count: (t) => (t.match(/[{}[\]":,]/g)?.length ?? 0) + (t.match(/[^\s{}[\]":,]+/g)?.length ?? 0),
+      },
+    });
+    const padded = `"${' '.repeat(2_000)}"`;
+    const h = deepFreeze([
+      msg.user('u'),
+      msg.assistant('', [call('p', 'w', padded, { thoughtSignature: 'sig' })]),
+      msg.tool('p', 'line of output '.repeat(500)),
+      msg.assistant('', [call('k', 'w', '{}')]),
+      msg.tool('k', 'line of output '.repeat(500)),
+    ]);
+    const r = clearOldToolResultsWithRecentBatches(h, {
+      estimator: wordsAndPunctuation,
+      policy: { keepToolUses: 1, keepRecentToolBatches: 0 },
+      localTrigger: 1,
+      evidenceBudget: 0,
+    });
+    expect(isStub(r.messages[2])).toBe(true);
+    expect(wordsAndPunctuation.text(CLEARED_INPUT_PLACEHOLDER)).toBeGreaterThan(
+      wordsAndPunctuation.text(padded),
+    );
+    expect(r.messages[1].toolCalls).toEqual([call('p', 'w', padded)]);
+    expect(r.diagnostics.clearedInputs).toBe(0);
+    expect(wordsAndPunctuation.history(r.messages)).toBeLessThanOrEqual(wordsAndPunctuation.history(h));
   });
 });
 
