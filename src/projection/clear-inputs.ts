@@ -10,7 +10,7 @@ const inputCache = new WeakMap<Message, Map<string, Message>>();
 
 /**
  * C7: for each replaced result, clear the inputs of exactly the call it answered (not every
- * call sharing its id). An assistant message is only replaced when that lowers its estimate.
+ * call sharing its id). An assistant message is never replaced by a costlier one.
  */
 export function clearInputsOfReplaced(
   original: readonly Message[],
