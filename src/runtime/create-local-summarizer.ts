@@ -22,7 +22,12 @@ import {
   defaultReinjectBudget,
   REINJECT_BUDGET_MAX_TOKENS,
 } from '../summary/reinject.js';
-import { validateSummary } from '../summary/validate.js';
+import {
+  summarizeWithRepair,
+  summaryWarning,
+  templateProblem,
+  type SummaryWarning,
+} from '../summary/repair.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 
 /**
@@ -81,6 +86,11 @@ function isAbort(e: unknown): boolean {
   return e instanceof Error && e.name === 'AbortError';
 }
 
+/** The summarizer, plus the §14 warnings of the pass it is running. */
+export interface LocalSummarizerWithWarnings extends LocalSummarizer<LocalFork> {
+  warnings(): SummaryWarning[];
+}
+
 /**
  * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: L1–L3
  * preparation, one summary call per fork (S2 envelope, L1 output reserve, L6 failures with
@@ -88,7 +98,7 @@ function isAbort(e: unknown): boolean {
  * for L5), the L8 template check, and the L7 rebuild followed by §14 re-injection.
  * Hierarchical bands map `older` → abstract, `newer` → detail (L4).
  */
-export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizer<LocalFork> {
+export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const est = opts.estimator;
   const prompt = loadSummaryPrompt(opts.promptVersion);
   const custom = opts.instructions?.trim();
@@ -132,6 +142,10 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     return { ...base, budget };
   }
 
+  // §14: summaries accepted without the full template in this pass, by band, and their texts.
+  const warned = new Map<SummaryBand, SummaryWarning>();
+  const acceptedTexts = new Set<string>();
+
   const rebuildOptions: RebuildOptions = {
     estimator: est,
     continuityTailTokens: tailTokens,
@@ -142,28 +156,37 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
 
   return {
     prepare(history, budget) {
+      warned.clear();
       return fork('flat', prepareLocalSummary(history, { budget, estimator: est, instructions }));
     },
 
     prepareBands(history, budget) {
+      warned.clear();
       const bands: HierarchicalBands = prepareHierarchicalBands(history, bandOptions(budget));
       return { older: fork('older', bands.abstract), newer: fork('newer', bands.detail) };
     },
 
     prepareBand(history, band, budget) {
+      warned.delete(band);
       return fork(band, prepareOneBand(history, band, budget));
     },
 
     async request(f, band, signal): Promise<SummaryResponse> {
       const maxOutputTokens =
         band === 'older' ? Math.min(abstractMax, opts.maxOutputTokens ?? abstractMax) : opts.maxOutputTokens;
-      const request = toSummaryRequest(f.prepared, {
-        model,
-        system: opts.system,
-        tools: opts.tools,
-        maxOutputTokens,
-        requestFields: opts.requestFields,
-      });
+      const send = (text: string) => {
+        const request = toSummaryRequest(
+          { ...f.prepared, instructions: text },
+          {
+            model,
+            system: opts.system,
+            tools: opts.tools,
+            maxOutputTokens,
+            requestFields: opts.requestFields,
+          },
+        );
+        return opts.client.summarize(request, signal);
+      };
       const attempt: SummaryAttempt = {
         provider: opts.client.provider,
         model,
@@ -172,9 +195,24 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
         kind: CALL_KIND[band],
       };
       try {
-        const response = await opts.client.summarize(request, signal);
-        requireSummaryText(response, attempt);
-        return response;
+        // The abstract band is one or two sentences by design: it has no template to repair.
+        if (band === 'older') {
+          const response = await send(f.prepared.instructions);
+          requireSummaryText(response, attempt);
+          return response;
+        }
+        const settled = await summarizeWithRepair(send, {
+          instructions: f.prepared.instructions,
+          sections: prompt.sections,
+          estimator: est,
+          signal,
+        });
+        requireSummaryText(settled.response, attempt);
+        if (settled.missingSections !== null) {
+          warned.set(band, summaryWarning(band, settled.missingSections));
+          acceptedTexts.add(settled.response.text.trim());
+        }
+        return settled.response;
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
         throw summaryFailure(e, attempt);
@@ -184,11 +222,11 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     followsTemplate(text, band) {
       // The abstract band is one or two sentences by design (ABSTRACT_INSTRUCTIONS): no template.
       if (band === 'older') return text.trim() !== '';
-      const check = validateSummary(
-        { text, finishReason: 'stop' },
-        { inputTokens: Number.POSITIVE_INFINITY, estimator: est, requiredSections: prompt.sections },
-      );
-      return check.ok || check.check !== 'template';
+      return acceptedTexts.has(text.trim()) || templateProblem(text, prompt.sections, est) === null;
+    },
+
+    warnings() {
+      return [...warned.values()];
     },
 
     rebuild(history, summaries) {

@@ -1,6 +1,7 @@
 import type { CompactionMode, SummaryBand } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
 import type { SummaryResponse } from '../providers/types.js';
+import type { SummaryWarning } from '../summary/repair.js';
 
 /** A bounded fork ready to send; the runtime reads only `inputTokens`. */
 export interface PreparedFork {
@@ -22,8 +23,10 @@ export interface LocalSummarizer<F extends PreparedFork = PreparedFork> {
   prepareBand(history: readonly Message[], band: 'older' | 'newer', budget: number | null): F;
   /** One provider call; honours `signal`; throws `ContextCapacityError` on a capacity rejection (L5). */
   request(fork: F, band: SummaryBand, signal: AbortSignal): Promise<SummaryResponse>;
-  /** §14: whether a summary follows the summary template. */
+  /** §14: whether a summary follows the summary template (or was accepted without it after a repair request). */
   followsTemplate(text: string, band: SummaryBand): boolean;
+  /** §14: summaries of the current pass accepted without every template section (for the report). */
+  warnings?(): readonly SummaryWarning[];
   /** L7: summaries (flat: one; hierarchical: older, newer) + retained messages + continuity tail, bounded. */
   rebuild(history: readonly Message[], summaries: readonly string[], mode: CompactionMode): Message[];
 }

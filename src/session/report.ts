@@ -4,6 +4,7 @@ import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactionReport } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
+import type { SummaryWarning } from '../summary/repair.js';
 
 /** S3: every successful compaction tells the user the prompt cache may be colder next time. */
 export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
@@ -37,6 +38,10 @@ export interface SessionCompactionReport {
   resumeNote: Message | null;
   /** R1: the recorded boundary when a store is attached and the pass compacted. */
   boundary: BoundaryInfo | null;
+  /** §14: one line per summary accepted without every template section (after one repair request). */
+  warnings: string[];
+  /** §14: the template sections those summaries lack (empty when every summary followed the template). */
+  missingSections: string[];
 }
 
 /**
@@ -50,6 +55,16 @@ export function rootCauseOf(message: string): string {
   return clip(text, MAX_ROOT_CAUSE_CHARS);
 }
 
+/** §14 report fields: the warning lines and the union of missing sections, in template order. */
+export function summaryWarningFields(warnings: readonly SummaryWarning[]): {
+  warnings: string[];
+  missingSections: string[];
+} {
+  const missing = new Set<string>();
+  for (const w of warnings) for (const s of w.missingSections) missing.add(s);
+  return { warnings: warnings.map((w) => w.message), missingSections: [...missing] };
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -61,6 +76,8 @@ export interface DescribeContext {
   /** The model in use after a model switch (for the S4 message). */
   model: string;
   previousModel?: string;
+  /** §14: summaries of this pass accepted without every template section. */
+  summaryWarnings?: readonly SummaryWarning[];
 }
 
 /** Turns a runtime {@link CompactionReport} into the user-facing S3/S4 report. */
@@ -78,6 +95,7 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
     usedParentContext: ctx.usedParentContext,
     failure: r.failure,
     boundary: ctx.boundary,
+    ...summaryWarningFields(r.status === 'compacted' ? (ctx.summaryWarnings ?? []) : []),
   };
   if (r.status === 'compacted')
     return {

@@ -16,7 +16,10 @@ import {
   type Limits,
 } from '../projection/index.js';
 import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
-import { createLocalSummarizer } from '../runtime/create-local-summarizer.js';
+import {
+  createLocalSummarizer,
+  type LocalSummarizerWithWarnings,
+} from '../runtime/create-local-summarizer.js';
 import { createTurnRunner, type TurnResult, type TurnRunner } from '../runtime/turn-runner.js';
 import { openSessionStore, type BoundaryInfo, type SessionStore } from '../store/index.js';
 import {
@@ -33,7 +36,7 @@ import {
   type ParentContext,
   type RequestEnvelope,
 } from './parent-context.js';
-import { describeCompaction, type SessionCompactionReport } from './report.js';
+import { describeCompaction, summaryWarningFields, type SessionCompactionReport } from './report.js';
 import { resolveSessionRoute, type SessionRoute } from './route.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
@@ -68,6 +71,10 @@ export interface SessionTurnOptions {
 /** A turn's result plus the durable boundary it recorded (R1). */
 export interface SessionTurnResult extends TurnResult {
   boundary: BoundaryInfo | null;
+  /** §14: summaries of this turn's compaction accepted without every template section. */
+  warnings: string[];
+  /** §14: the template sections they lack. */
+  missingSections: string[];
 }
 
 /** Options of {@link CompactorSession.compact}. */
@@ -163,7 +170,10 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
 
   const limits = (): Limits => sessionLimits(data.limits ?? {}, settings, route, envelope, estimator);
 
-  function runner(mode: CompactionMode, instructions?: string): { runner: TurnRunner; parent: boolean } {
+  function runner(
+    mode: CompactionMode,
+    instructions?: string,
+  ): { runner: TurnRunner; parent: boolean; summarizer: LocalSummarizerWithWarnings } {
     const l = limits();
     const parent: ParentContext | null = parentContextFor(envelope, route, mode);
     const requestFields = requestFieldsFor(envelope, route);
@@ -184,6 +194,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
     });
     return {
       parent: parent !== null,
+      summarizer,
       runner: createTurnRunner({
         estimator,
         limits: l,
@@ -316,7 +327,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
         // Pending messages are conversation facts: durable before the turn may compact them (H1).
         appendValidated(pending);
         const before = live;
-        const { runner: r } = runner('automatic');
+        const { runner: r, summarizer } = runner('automatic');
         const result = await r.runTurn(
           { turnId: `turn-${++turns}`, history: before, mode: 'automatic', loopGuard },
           { signal: opts.signal },
@@ -329,7 +340,8 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
           log(
             `automatic compaction failed; continuing with full history: ${result.compaction.failure?.message}`,
           );
-        return { ...result, boundary };
+        const compacted = result.decision === 'compacted' && result.compaction?.strategy === 'local';
+        return { ...result, boundary, ...summaryWarningFields(compacted ? summarizer.warnings() : []) };
       });
     },
 
@@ -338,7 +350,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
       const mode = o.mode ?? 'manual';
       return exclusive('compact', async () => {
         const before = live;
-        const { runner: r, parent } = runner(mode, o.instructions);
+        const { runner: r, parent, summarizer } = runner(mode, o.instructions);
         const report = await r.runCompaction(
           { turnId: `compact-${++turns}`, history: before, mode },
           { signal: o.signal },
@@ -354,6 +366,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
           boundary,
           model: route.model,
           previousModel: o.previousModel,
+          summaryWarnings: report.strategy === 'local' ? summarizer.warnings() : [],
         });
       });
     },

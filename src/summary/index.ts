@@ -48,6 +48,13 @@ export {
   type ValidateOptions,
 } from './validate.js';
 export {
+  summarizeWithRepair,
+  repairInstructions,
+  summaryWarning,
+  type SummaryWarning,
+  type RepairedSummary,
+} from './repair.js';
+export {
   loadSummaryPrompt,
   summarySections,
   DEFAULT_SUMMARY_PROMPT_VERSION,

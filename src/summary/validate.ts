@@ -6,7 +6,8 @@ import { summarySections } from './prompt.js';
 export type SummaryCheck = 'empty' | 'template' | 'truncated' | 'larger-than-input';
 
 /** Result of {@link validateSummary}. */
-export type SummaryValidation = { ok: true } | { ok: false; check: SummaryCheck; message: string };
+export type SummaryValidation =
+  { ok: true } | { ok: false; check: SummaryCheck; message: string; missingSections?: string[] };
 
 /** Options of {@link validateSummary}. */
 export interface ValidateOptions {
@@ -67,6 +68,7 @@ export function validateSummary(summary: SummaryResponse, options: ValidateOptio
       ok: false,
       check: 'template',
       message: `summary is missing required sections: ${missing.join(', ')}`,
+      missingSections: missing,
     };
   const starts = new Set(positions);
   const substantive = positions.some((p) => {
@@ -76,7 +78,12 @@ export function validateSummary(summary: SummaryResponse, options: ValidateOptio
     return false;
   });
   if (required.length > 0 && !substantive)
-    return { ok: false, check: 'template', message: 'summary has only empty template sections' };
+    return {
+      ok: false,
+      check: 'template',
+      message: 'summary has only empty template sections',
+      missingSections: [...required],
+    };
   const tokens = options.estimator.text(text);
   if (tokens >= options.inputTokens)
     return {

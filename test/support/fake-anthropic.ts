@@ -11,7 +11,7 @@
  * client derives its betas). A request carrying the `compact_20260112` edit gets a paused
  * response holding only a compaction block (`stop_reason: "compaction"`, `usage.iterations`);
  * others get a text reply. Faults: rate-limit, server-error (529 overloaded via status),
- * hang, reset, malformed-json, bad-shape, truncated-stream, stream-error, empty-summary,
+ * hang, reset, malformed-json, bad-shape, truncated-stream, stream-error, empty-summary, summary-text,
  * length, overflow ('anthropic' | 'anthropic-413'), stream-overflow ('anthropic'),
  * compaction-null, no-compaction, rejected-edit, status.
  */
@@ -112,7 +112,11 @@ function respond(
     return sendJson(res, 200, { id: 'msg_1', type: 'message', content: 'not-an-array' });
 
   const text =
-    fault?.kind === 'empty-summary' ? '' : (opts.summaryText ?? 'Summary: tests pass; lint step requested.');
+    fault?.kind === 'empty-summary'
+      ? ''
+      : fault?.kind === 'summary-text'
+        ? fault.text
+        : (opts.summaryText ?? 'Summary: tests pass; lint step requested.');
   const compacting = needsCompact && fault?.kind !== 'no-compaction';
   const block =
     fault?.kind === 'compaction-null'

@@ -46,6 +46,8 @@ export type Fault =
       /** Chat only: the `error.code` (OpenRouter sends numbers). */ code?: number | string;
     }
   | { kind: 'empty-summary' }
+  /** The summary (generate) answer carries this text instead of the server's default. */
+  | { kind: 'summary-text'; text: string }
   | { kind: 'length' }
   | { kind: 'overflow'; shape: OverflowShape }
   | { kind: 'stream-overflow'; shape: StreamOverflowShape }

@@ -10,7 +10,7 @@
  * Options: `flavor: 'xai'` makes /responses/compact answer like xAI (one compaction item,
  * `dropped_message_count`, model echoed); `summaryText` sets the generated text.
  * Faults (see fake-http.ts `Fault`): rate-limit, server-error, hang, reset, malformed-json,
- * bad-shape, truncated-stream, stream-error, empty-summary, length, overflow (any shape),
+ * bad-shape, truncated-stream, stream-error, empty-summary, summary-text, length, overflow (any shape),
  * stream-overflow (responses-nested | responses-flat | responses-failed | chat), status.
  */
 import type { ServerResponse } from 'node:http';
@@ -120,7 +120,7 @@ function responses(req: RecordedRequest, fault: Fault | undefined, res: ServerRe
     sendJson(res, o.status, o.body);
     return;
   }
-  const summary = fault?.kind === 'empty-summary' ? '' : text;
+  const summary = fault?.kind === 'empty-summary' ? '' : fault?.kind === 'summary-text' ? fault.text : text;
   const incomplete = fault?.kind === 'length';
   const message = {
     id: 'msg_s1',
@@ -245,7 +245,7 @@ function chat(req: RecordedRequest, fault: Fault | undefined, res: ServerRespons
     sendJson(res, o.status, o.body);
     return;
   }
-  const summary = fault?.kind === 'empty-summary' ? '' : text;
+  const summary = fault?.kind === 'empty-summary' ? '' : fault?.kind === 'summary-text' ? fault.text : text;
   const finish = fault?.kind === 'length' ? 'length' : 'stop';
   if (req.body?.stream !== true) {
     if (fault?.kind === 'bad-shape') return sendJson(res, 200, { id: 'chatcmpl-1', choices: [] });

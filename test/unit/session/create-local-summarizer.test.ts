@@ -82,7 +82,7 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(client.requests[0].tools).toEqual(TOOLS);
   });
 
-  it('§14: followsTemplate rejects template-less text for flat and detail bands; the abstract band needs only text', () => {
+  it('§14: followsTemplate rejects template-less text that was not repaired first; the abstract band needs only text', () => {
     const s = make(recordingOffline());
     expect(s.followsTemplate('The agent fixed the bug.', 'flat')).toBe(false);
     expect(s.followsTemplate('The agent fixed the bug.', 'newer')).toBe(false);
@@ -210,5 +210,42 @@ describe('createLocalSummarizer over HTTP (fake OpenAI-compatible Chat Completio
     expect((e as Error).message).toMatch(
       /^Failed to generate compaction summary for openai-compatible \/ deepseek-chat .*provider returned an empty summary$/,
     );
+  });
+
+  it('§14/L8: a summary missing template headings gets one repair request quoting the validation error', async () => {
+    const s = make(client());
+    const partial = 'Goal: fix add() in app.py.\nThe agent ran pytest -q, which exited 0.';
+    srv.script.push({ kind: 'summary-text', text: partial });
+    const before = srv.requests.length;
+    const r = await s.request(s.prepare(history, 20_000), 'flat', signal);
+    expect(srv.requests.length - before).toBe(2);
+    const repair = last().body.messages;
+    expect(repair[repair.length - 1].content).toMatch(/summary is missing required sections: .*Goal/);
+    expect(r.text).toBe(templateSummary());
+    expect(s.followsTemplate(r.text, 'flat')).toBe(true);
+    expect(s.warnings()).toEqual([]);
+  });
+
+  it('§14/L8: after a failed repair a non-empty summary is accepted with a warning listing the missing sections', async () => {
+    const s = make(client());
+    const partial = '## Goal\n- fix add() in app.py\n## Commands\n- pytest -q exited 0';
+    srv.script.push({ kind: 'summary-text', text: 'fixed add()' }, { kind: 'summary-text', text: partial });
+    const r = await s.request(s.prepare(history, 20_000), 'flat', signal);
+    expect(r.text).toBe(partial);
+    expect(s.followsTemplate(r.text, 'flat')).toBe(true);
+    const [w] = s.warnings();
+    expect(w.band).toBe('flat');
+    expect(w.missingSections.length).toBeGreaterThan(0);
+    expect(w.missingSections).not.toContain('Goal');
+    expect(w.message).toMatch(/^summary accepted without the template sections: /);
+  });
+
+  it('§14: a truncated summary (finish_reason length) is not repaired and stays rejected', async () => {
+    const s = make(client());
+    srv.script.push({ kind: 'length' });
+    const before = srv.requests.length;
+    const r = await s.request(s.prepare(history, 20_000), 'flat', signal);
+    expect(srv.requests.length - before).toBe(1);
+    expect(r.finishReason).toBe('length');
   });
 });
