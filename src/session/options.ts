@@ -5,6 +5,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import { JsonSchema, MessageSchema, type Message } from '../messages/message.js';
 import { ClearingPolicyOptionsSchema, type ClearingPolicy } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
+import type { SummaryClient } from '../providers/types.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
@@ -73,6 +74,11 @@ export interface CompactorSessionOptions {
   clock?: Clock;
   /** Debug log for the bounded, secret-redacted failure chain (S4). */
   log?: (line: string) => void;
+  /**
+   * Summarizes with this client instead of the route's (a framework model wrapped by an
+   * adapter, for example): the strategy is then Local and the route only names the window.
+   */
+  summarizer?: SummaryClient;
 }
 
 const ToolSchemaSchema = z.strictObject({
@@ -133,6 +139,12 @@ export const SessionOptionsSchema = z.object({
     .optional(),
   sessionDir: z.string().min(1).optional(),
   history: z.array(MessageSchema).optional(),
+  summarizer: z
+    .custom<SummaryClient>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as SummaryClient).summarize === 'function',
+      'expected a summary client with a summarize(request) method',
+    )
+    .optional(),
 });
 
 /** Parses `value` with `schema`, or throws a one-line `CompactorOptionsError` naming `where` and the field. */

@@ -97,3 +97,22 @@ export function resolveSessionRoute(
     ...(clients.inline ? { inline: clients.inline } : {}),
   };
 }
+
+/**
+ * A route whose summaries come from `summarizer` (a caller's own model): Local strategy, no
+ * native endpoints; the window stays the route's. Without a summarizer the route is unchanged.
+ */
+export function withSummarizer(route: SessionRoute, summarizer: SummaryClient | undefined): SessionRoute {
+  if (!summarizer) return route;
+  const { standalone: _s, inline: _i, ...rest } = route;
+  return {
+    ...rest,
+    model: summarizer.model,
+    strategy: {
+      kind: 'local',
+      reason: `summaries from the caller's model (${summarizer.provider}/${summarizer.model})`,
+    },
+    supportsContextEdits: false,
+    summary: summarizer,
+  };
+}

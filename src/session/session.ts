@@ -37,7 +37,7 @@ import {
   type RequestEnvelope,
 } from './parent-context.js';
 import { describeCompaction, summaryWarningFields, type SessionCompactionReport } from './report.js';
-import { resolveSessionRoute, type SessionRoute } from './route.js';
+import { resolveSessionRoute, withSummarizer, type SessionRoute } from './route.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
 export interface PrepareRequestOptions {
@@ -148,7 +148,10 @@ const STORE_REASON: Record<CompactionMode, string> = {
 export function createCompactorSession(options: CompactorSessionOptions = {}): CompactorSession {
   const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
   const estimator: Estimator = options.estimator ?? createEstimator();
-  const route = resolveSessionRoute(data.route ?? { provider: 'offline' }, estimator, options.http);
+  const route = withSummarizer(
+    resolveSessionRoute(data.route ?? { provider: 'offline' }, estimator, options.http),
+    options.summarizer,
+  );
   const settings = data.compaction ?? {};
   const cacheHealth = createCacheHealthMonitor(options.cacheHealth);
   // T3: the last provider-reported usage; a compaction replaces the request so it stops matching.

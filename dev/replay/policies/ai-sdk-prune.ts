@@ -1,5 +1,6 @@
 import { pruneMessages, type ModelMessage } from 'ai';
-import { textOf, type Message, type ToolCall } from '../../../src/messages/message.js';
+import { fromModelMessages, toModelMessages } from '../../../src/adapters/ai-sdk/index.js';
+import type { Message } from '../../../src/messages/message.js';
 import type { RetentionPolicy } from '../types.js';
 
 /** The configuration of the AI SDK's documented `pruneMessages` example, applied before every request. */
@@ -9,59 +10,23 @@ export const AI_SDK_PRUNE_OPTIONS = {
   emptyMessages: 'remove',
 } as const;
 
-type Part = object;
-
-/** Where each AI SDK object came from, so untouched content maps back to the same canonical objects. */
-interface PartMaps {
-  callOf: WeakMap<Part, ToolCall>;
-  resultOf: WeakMap<Part, Message>;
-  ownerOf: WeakMap<Part, Message>;
-  original: WeakMap<ModelMessage, Message>;
-}
-
-/** Canonical → AI SDK ModelMessage, remembering which part came from which call or result. */
-function toModelMessages(
+/**
+ * Maps pruned ModelMessages back to canonical ones. Untouched messages are the very objects
+ * `toModelMessages` made, so they map back to the same canonical objects (1:1: replay histories
+ * carry no AI SDK grouping); a pruned copy of an assistant message keeps its owner's fields and
+ * the calls that survived, by id, so their argument text stays byte-identical.
+ */
+function backToCanonical(
   history: readonly Message[],
-  { callOf, resultOf, ownerOf, original }: PartMaps,
-): ModelMessage[] {
-  return history.map((m): ModelMessage => {
-    const text = textOf(m.content);
-    let out: ModelMessage;
-    if (m.role === 'system') out = { role: 'system', content: text };
-    else if (m.role === 'user') out = { role: 'user', content: text };
-    else if (m.role === 'tool') {
-      const part = {
-        type: 'tool-result' as const,
-        toolCallId: m.toolCallId ?? '',
-        toolName: m.toolName ?? 'tool',
-        output: { type: 'text' as const, value: text },
-      };
-      resultOf.set(part, m);
-      out = { role: 'tool', content: [part] };
-    } else {
-      const parts: Array<
-        | { type: 'text'; text: string }
-        | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
-      > = [];
-      if (text) parts.push({ type: 'text', text });
-      for (const c of m.toolCalls ?? []) {
-        const part = { type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.arguments };
-        callOf.set(part, c);
-        parts.push(part);
-      }
-      for (const p of parts) ownerOf.set(p, m);
-      out = { role: 'assistant', content: parts };
-    }
-    original.set(out, m);
-    return out;
-  });
-}
-
-/** AI SDK → canonical: untouched parts map back to the very same canonical objects. */
-function fromModelMessages(
+  models: ModelMessage[],
   pruned: ModelMessage[],
-  { callOf, resultOf, ownerOf, original }: PartMaps,
 ): Message[] {
+  const original = new WeakMap<ModelMessage, Message>();
+  const ownerOf = new WeakMap<object, Message>();
+  models.forEach((mm, i) => {
+    original.set(mm, history[i]);
+    if (typeof mm.content !== 'string') for (const part of mm.content) ownerOf.set(part, history[i]);
+  });
   const out: Message[] = [];
   for (const mm of pruned) {
     const same = original.get(mm);
@@ -69,22 +34,15 @@ function fromModelMessages(
       out.push(same);
       continue;
     }
-    if (mm.role === 'tool') {
-      for (const part of mm.content) {
-        const r = resultOf.get(part);
-        if (r) out.push(r);
-      }
+    const owner =
+      typeof mm.content === 'string' ? undefined : mm.content.map((p) => ownerOf.get(p)).find(Boolean);
+    const converted = fromModelMessages([mm]);
+    if (!owner) {
+      out.push(...converted);
       continue;
     }
-    if (mm.role !== 'assistant' || typeof mm.content === 'string') continue;
-    // A pruned copy of an assistant message: the original minus the calls that were removed.
-    const owner = mm.content.map((p) => ownerOf.get(p)).find((m) => m !== undefined);
-    if (!owner) continue;
-    const calls = mm.content.map((p) => callOf.get(p)).filter((c): c is ToolCall => c !== undefined);
-    if (calls.length === (owner.toolCalls?.length ?? 0)) {
-      out.push(owner);
-      continue;
-    }
+    const kept = new Set(converted.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
+    const calls = (owner.toolCalls ?? []).filter((c) => kept.has(c.id));
     const next: Message = { ...owner, toolCalls: calls };
     if (calls.length === 0) delete next.toolCalls;
     out.push(next);
@@ -93,7 +51,7 @@ function fromModelMessages(
 }
 
 /**
- * The Vercel AI SDK's real `pruneMessages` (ai 6.x) with its documented example
+ * The Vercel AI SDK's real `pruneMessages` (ai 7.x) with its documented example
  * configuration: reasoning before the last message and tool calls/results before the last
  * 2 messages are removed, empty messages dropped. It has no trigger and no token count, so
  * it runs on every request, as in the documented route handler.
@@ -104,13 +62,8 @@ export const aiSdkPrunePolicy: RetentionPolicy = {
     "Vercel AI SDK pruneMessages (real library): toolCalls 'before-last-2-messages', every request.",
   source: 'library',
   project(history) {
-    const maps: PartMaps = {
-      callOf: new WeakMap(),
-      resultOf: new WeakMap(),
-      ownerOf: new WeakMap(),
-      original: new WeakMap(),
-    };
-    const pruned = pruneMessages({ messages: toModelMessages(history, maps), ...AI_SDK_PRUNE_OPTIONS });
-    return Promise.resolve(fromModelMessages(pruned, maps));
+    const models = toModelMessages(history);
+    const pruned = pruneMessages({ messages: models, ...AI_SDK_PRUNE_OPTIONS });
+    return Promise.resolve(backToCanonical(history, models, pruned));
   },
 };

@@ -1,0 +1,108 @@
+import type { LanguageModel, LanguageModelMiddleware } from 'ai';
+import { parseOptions } from '../../core/parse-options.js';
+import type { Message } from '../../messages/message.js';
+import type { SummaryClient } from '../../providers/types.js';
+import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
+import { createConversations, type Conversations } from '../shared/conversations.js';
+import { fromAiMessages, toAiMessages } from './convert.js';
+import { aiSdkSummarizer } from './summarizer.js';
+
+type TransformArgs = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0];
+type CallOptions = TransformArgs['params'];
+type Prompt = CallOptions['prompt'];
+
+/** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
+export interface CompactorMiddlewareOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+  /** Who writes summaries: any AI SDK model (`{ model }`) or a summary client; default the offline summarizer. */
+  summarizer?: { model: LanguageModel } | SummaryClient;
+}
+
+/** The middleware, with the per-conversation state it keeps. */
+export type CompactorMiddleware = LanguageModelMiddleware & {
+  /** Per-conversation sessions (history, budgets, cache health), by conversation id. */
+  readonly conversations: Conversations;
+};
+
+/** `providerOptions.compactor.conversationId` of a call, when the caller names its conversation. */
+function conversationIdOf(params: CallOptions): string | undefined {
+  const id = (params.providerOptions?.compactor as { conversationId?: unknown } | undefined)?.conversationId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Normalizes the summarizer option into a summary client (or none: the route's default). */
+export function summaryClientOf(
+  summarizer: CompactorMiddlewareOptions['summarizer'],
+): SummaryClient | undefined {
+  if (summarizer === undefined) return undefined;
+  return 'summarize' in summarizer ? summarizer : aiSdkSummarizer(summarizer.model);
+}
+
+/**
+ * A language-model middleware for `wrapLanguageModel` that sends the model a projected prompt:
+ * pairing repaired, old tool results cleared, the conversation compacted when it nears the
+ * window. The caller's messages are never changed; the system prompt and tools pass through.
+ * Generate and stream calls are treated alike.
+ *
+ * A conversation is named by `providerOptions: { compactor: { conversationId } }` on the call,
+ * else by its first message; its state (compaction boundary, summary, cache health) lives in
+ * memory, or under `sessionDir/<id>` when `sessionDir` is given.
+ */
+export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): CompactorMiddleware {
+  const { summarizer, ...rest } = options;
+  parseOptions(SessionOptionsSchema, rest, 'compactorMiddleware: options');
+  const client = summaryClientOf(summarizer);
+  const conversations = createConversations({ ...rest, ...(client ? { summarizer: client } : {}) });
+  const sent = new WeakMap<object, { id: string; messages: readonly Message[] }>();
+
+  return {
+    specificationVersion: 'v4',
+    conversations,
+    async transformParams({ params, model }) {
+      const prompt = params.prompt;
+      let lead = 0;
+      while (lead < prompt.length && prompt[lead].role === 'system') lead++;
+      const system = prompt
+        .slice(0, lead)
+        .map((m) => m.content as string)
+        .join('\n\n');
+      const tools = (params.tools ?? []).map((t) =>
+        t.type === 'function'
+          ? {
+              name: t.name,
+              ...(t.description ? { description: t.description } : {}),
+              parameters: t.inputSchema,
+            }
+          : { name: t.name },
+      );
+      const projection = await conversations.project({
+        conversationId: conversationIdOf(params),
+        ...(lead > 0 ? { system } : {}),
+        tools,
+        messages: fromAiMessages(prompt.slice(lead) as never),
+        model: { provider: model.provider, id: model.modelId },
+      });
+      const projected = [
+        ...prompt.slice(0, lead),
+        ...(toAiMessages(projection.messages, true) as unknown as Prompt),
+      ];
+      const next = { ...params, prompt: projected };
+      sent.set(next, { id: projection.conversationId, messages: projection.messages });
+      return next;
+    },
+    // The provider's usage feeds the conversation's cache health and pressure anchor (S5, T3).
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      const call = sent.get(params);
+      const input = result.usage?.inputTokens;
+      if (call !== undefined && typeof input?.total === 'number')
+        conversations.session(call.id)?.recordUsage(
+          {
+            inputTokens: input.total,
+            ...(typeof input.cacheRead === 'number' ? { cachedInputTokens: input.cacheRead } : {}),
+          },
+          call.messages,
+        );
+      return result;
+    },
+  };
+}
