@@ -65,16 +65,6 @@ export default tseslint.config(
   },
   ...layerConfigs,
   {
-    // Framework adapters sit on top of the session API and beside the CLI, never on it.
-    files: ['src/adapters/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ regex: '/cli/|^\\.\\./cli', message: 'adapters must not import the CLI.' }] },
-      ],
-    },
-  },
-  {
     files: ['machines/**/*.ts'],
     rules: {
       'no-restricted-imports': [
