@@ -13,5 +13,6 @@ export { aiSdkSummarizer } from './summarizer.js';
 export {
   conversationIdOf,
   type Conversations,
+  type ConversationCall,
   type ConversationProjection,
 } from '../shared/conversations.js';
