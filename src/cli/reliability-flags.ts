@@ -6,6 +6,7 @@ import { z } from 'zod';
  */
 export const RELIABILITY_OPTIONS = {
   wait: { type: 'string' },
+  new: { type: 'boolean' },
 } as const;
 
 const seconds = z
@@ -17,18 +18,24 @@ const seconds = z
 /** zod shape of {@link RELIABILITY_OPTIONS}. */
 export const RELIABILITY_FLAG_SHAPE = {
   wait: seconds.optional(),
+  new: z.boolean().optional(),
 };
 
 export type ReliabilityFlags = z.infer<z.ZodObject<typeof RELIABILITY_FLAG_SHAPE>>;
 
 /** Help lines for {@link RELIABILITY_OPTIONS}. */
 export const RELIABILITY_FLAGS_HELP = `  --wait SECONDS      when another compactor is writing --session-dir, wait up to
-                      SECONDS for it to finish (default 0: fail at once, naming it)`;
+                      SECONDS for it to finish (default 0: fail at once, naming it)
+  --new               start a new session in --session-dir: the one there is moved to
+                      DIR/previous/<time>/ (without --new it is continued)`;
 
-/** How a writer waits for the session directory's lock, from the flags. */
-export function lockOptionsFrom(flags: ReliabilityFlags, stderr: NodeJS.WritableStream) {
+/** How `--session-dir` is opened, from the flags: lock wait and --new. */
+export function storeOptionsFrom(flags: ReliabilityFlags, stderr: NodeJS.WritableStream) {
   return {
-    waitMs: (flags.wait ?? 0) * 1000,
-    onWait: (message: string) => void stderr.write(`compactor: ${message} (up to ${flags.wait ?? 0} s)\n`),
+    startOver: flags.new ?? false,
+    lock: {
+      waitMs: (flags.wait ?? 0) * 1000,
+      onWait: (message: string) => void stderr.write(`compactor: ${message} (up to ${flags.wait ?? 0} s)\n`),
+    },
   };
 }

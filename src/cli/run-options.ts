@@ -104,7 +104,8 @@ Input and output:
                       (default: the input's provider format, else canonical)
   --session-dir DIR   durable store: messages, full-history artifact and
                       thread.compact_boundary event on compaction (R1), snapshots;
-                      must be new or empty; read it back with compactor restore DIR
+                      a session already there is continued when the input starts
+                      with its messages; read it back with compactor restore DIR
 ${RELIABILITY_FLAGS_HELP}
   --inspect[=TARGET]  machine inspection: --inspect (= --inspect=jsonl) writes JSONL to
                       <session-dir or cwd>/inspect.jsonl, --inspect=FILE to FILE,

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { CommandContext } from './command.js';
 import { UserError } from '../core/errors.js';
 import { resolvePath } from './run-options.js';
@@ -70,39 +71,74 @@ export interface RunStore {
   dir: string;
   /** The turn checkpoint the runner rewrites after every step (R2; resumable). */
   checkpointPath: string;
+  /** The history the turn runs on: the stored live history plus the input's new messages. */
+  history: Message[];
+  /** Messages the directory already held (0 for a new session). */
+  resumedFrom: number;
 }
 
 /**
- * Opens `--session-dir` for a run and records the session's messages (R1). The directory
- * must be new or hold no events yet: a second run would otherwise append the same messages
- * again and fork the history.
+ * Opens `--session-dir` for a run (R1). A new directory starts the session; one that holds
+ * a session continues it when the input starts with every message it recorded (the same
+ * session, grown since): only the new messages are appended, and the turn runs on the
+ * stored live history (after earlier compactions). `startOver` (--new) moves the old
+ * records aside first. New messages stay uncommitted until the caller commits, so a run
+ * that fails or is killed before then leaves the directory as it was.
  */
 export function openRunStore(
   command: string,
   ctx: CommandContext,
   dirFlag: string,
   messages: readonly Message[],
-  lock?: LockOptions,
+  options: { lock?: LockOptions; startOver?: boolean } = {},
 ): RunStore {
   const dir = resolvePath(ctx, dirFlag);
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new UserError(`${command}: --session-dir: ${dir} is not a directory`);
-  const store = openSessionStore(dir, { lock });
-  if (store.events().length > 0 || (existsSync(dir) && hasForeignFiles(dir))) {
+  const store = openSessionStore(dir, { lock: options.lock, startOver: options.startOver });
+  try {
+    const recorded = store.events().flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
+    if (recorded.length === 0 && store.events().length === 0 && hasForeignFiles(dir))
+      throw new UserError(
+        `${command}: --session-dir: ${dir} holds other files and no session (use a new or empty directory)`,
+      );
+    const differs = recorded.findIndex((m, i) => i >= messages.length || !sameMessage(m, messages[i]!));
+    if (differs >= 0)
+      throw new UserError(
+        `${command}: --session-dir: ${dir} already holds a different session (recorded message ${differs + 1} of ${recorded.length} is not in the input at that place); pass --new to start over there`,
+      );
+    store.appendMessages(messages.slice(recorded.length), { commit: false });
+    return {
+      store,
+      dir,
+      checkpointPath: join(dir, SNAPSHOTS_DIR, 'turn.json'),
+      history: store.loadHistory(),
+      resumedFrom: recorded.length,
+    };
+  } catch (e) {
     store.close();
-    throw new UserError(
-      `${command}: --session-dir: ${dir} already holds a session (use a new or empty directory)`,
-    );
+    throw e;
   }
-  store.appendMessages(messages);
-  return { store, dir, checkpointPath: join(dir, SNAPSHOTS_DIR, 'turn.json') };
 }
 
-/** Files other than the store's own (empty) layout and an inspection log. */
+// Stored messages went through JSON and the schema; compare them as JSON values.
+const asJson = (m: Message): unknown => JSON.parse(JSON.stringify(m));
+function sameMessage(a: Message, b: Message): boolean {
+  return isDeepStrictEqual(asJson(a), asJson(b));
+}
+
+/** Files other than the store's own layout and an inspection log. */
 function hasForeignFiles(dir: string): boolean {
-  return readdirSync(dir).some(
-    (f) => !['events.jsonl', 'artifacts', 'snapshots', 'inspect.jsonl', 'lock'].includes(f),
-  );
+  const own = [
+    'events.jsonl',
+    'events.jsonl.corrupt',
+    'artifacts',
+    'snapshots',
+    'inspect.jsonl',
+    'lock',
+    'previous',
+  ];
+  return readdirSync(dir).some((f) => !own.includes(f));
 }
 
 /**

@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { processAlive } from './process-alive.js';
 
 /**
  * Writes a file atomically (R2): write a temp file in the same directory, fsync it,
@@ -8,6 +9,7 @@ import { dirname, basename, join } from 'node:path';
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const dir = dirname(path);
+  removeStaleTemps(dir, basename(path));
   const tmp = join(
     dir,
     `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`,
@@ -44,5 +46,30 @@ export function fsyncDir(dir: string): void {
     /* some filesystems refuse directory fsync */
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Removes temp files of earlier writes to `name` whose writer is gone (killed between
+ * creating the temp file and renaming it), so crashes leave no litter behind.
+ */
+export function removeStaleTemps(dir: string, name: string): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return; // the write itself reports the directory's problem
+  }
+  const prefix = `.${name}.`;
+  for (const f of entries) {
+    if (!f.startsWith(prefix) || !f.endsWith('.tmp')) continue;
+    const pid = Number(f.slice(prefix.length).split('.')[0]);
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid)) {
+      try {
+        unlinkSync(join(dir, f));
+      } catch {
+        /* removed by someone else */
+      }
+    }
   }
 }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { fsError } from '../io/fs-errors.js';
+import { processAlive } from '../io/process-alive.js';
 
 /**
  * The exclusive writer lock of a session directory (R2). A writer creates `lock` with
@@ -68,15 +69,6 @@ function readHolder(file: string): { raw: string; holder: Holder | undefined } |
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function ageMs(file: string): number {
   try {
     return Date.now() - statSync(file).mtimeMs;
@@ -87,7 +79,7 @@ function ageMs(file: string): number {
 
 function isStale(file: string, holder: Holder | undefined): boolean {
   if (!holder) return ageMs(file) > STALE_EMPTY_MS;
-  return holder.host === hostname() && !alive(holder.pid);
+  return holder.host === hostname() && !processAlive(holder.pid);
 }
 
 /** Removes a stale lock unless someone replaced it meanwhile (checked under `lock.break`). */

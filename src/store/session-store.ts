@@ -1,8 +1,17 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fsError } from '../io/fs-errors.js';
 import { UserError } from '../core/errors.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { fsyncDir, writeFileAtomic } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
 import {
   ArtifactSchema,
@@ -12,7 +21,7 @@ import {
   type Strategy,
   type ThreadEvent,
 } from './events.js';
-import { EventLog, loadEventLog, type LogWarning } from './events-log.js';
+import { CORRUPT_SUFFIX, EventLog, loadEventLog, type LogWarning } from './events-log.js';
 import { acquireSessionLock, type LockOptions, type SessionLock } from './session-lock.js';
 
 /**
@@ -32,6 +41,8 @@ import { acquireSessionLock, type LockOptions, type SessionLock } from './sessio
 export const EVENTS_FILE = 'events.jsonl';
 export const ARTIFACTS_DIR = 'artifacts';
 export const SNAPSHOTS_DIR = 'snapshots';
+/** Where `startOver` moves an earlier session's records. */
+export const PREVIOUS_DIR = 'previous';
 
 /** What to record for one compaction (R1). */
 export interface CompactionRecord {
@@ -99,6 +110,8 @@ export interface OpenOptions {
   now?: () => Date;
   /** How a writer waits for the directory's lock (default: fail at once when busy). */
   lock?: LockOptions;
+  /** Writer only: move an existing session's records into `previous/<time>/` and start anew. */
+  startOver?: boolean;
 }
 
 function checkName(kind: string, name: string): void {
@@ -133,6 +146,7 @@ export function openSessionStore(dir: string, options: OpenOptions = {}): Sessio
   prepareDir(dir, create);
   const lock = create ? acquireSessionLock(dir, options.lock) : undefined;
   try {
+    if (create && options.startOver) moveAside(dir, now());
     return openLocked(dir, create, now, lock);
   } catch (e) {
     lock?.release();
@@ -152,6 +166,21 @@ function prepareDir(dir: string, create: boolean): void {
   } catch (e) {
     throw fsError(dir, 'open the session directory', e);
   }
+}
+
+/** Moves a session's records into `previous/<time>/` (under the lock), so a new one can start. */
+function moveAside(dir: string, at: Date): void {
+  const names = [EVENTS_FILE, `${EVENTS_FILE}${CORRUPT_SUFFIX}`, ARTIFACTS_DIR, SNAPSHOTS_DIR];
+  const present = names.filter((n) => existsSync(join(dir, n)));
+  if (present.length === 0) return;
+  const target = join(dir, PREVIOUS_DIR, at.toISOString().replace(/[:.]/g, '-'));
+  try {
+    mkdirSync(target, { recursive: true });
+    for (const n of present) renameSync(join(dir, n), join(target, n));
+  } catch (e) {
+    throw fsError(target, 'move the previous session aside', e);
+  }
+  fsyncDir(dir);
 }
 
 /** Removes (writer) or reports temp files left by a writer killed inside writeFileAtomic. */

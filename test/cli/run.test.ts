@@ -162,15 +162,6 @@ describe('compactor run (offline, the default route)', () => {
     store.close();
   });
 
-  it('--session-dir refuses a directory that already holds a session (exit 2, nothing appended)', async () => {
-    await run(['--capacity', '1000000', '--session-dir', 'store3']);
-    const before = readFileSync(join(dir, 'store3', 'events.jsonl'), 'utf8');
-    const r = await run(['--capacity', '1000000', '--session-dir', 'store3']);
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(/^compactor: run: --session-dir: .*already holds a session.*\n$/);
-    expect(readFileSync(join(dir, 'store3', 'events.jsonl'), 'utf8')).toBe(before);
-  });
-
   it('--inspect=FILE writes one JSON line per machine event; --inspect=jsonl goes into the session dir', async () => {
     await run(['--capacity', '8000', '--inspect=events.jsonl']);
     const lines = readFileSync(join(dir, 'events.jsonl'), 'utf8').trim().split('\n');

@@ -12,7 +12,7 @@ import {
   type CompactJsonReport,
 } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
-import { lockOptionsFrom } from '../reliability-flags.js';
+import { storeOptionsFrom } from '../reliability-flags.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
@@ -80,21 +80,24 @@ export const compactCommand: Command = {
           ctx,
           flags['session-dir'],
           session.messages,
-          lockOptionsFrom(flags, ctx.stderr),
+          storeOptionsFrom(flags, ctx.stderr),
         );
       await setup.startInspection();
       const result = await setup.runner.runCompaction({
         turnId: 'compact',
-        history: session.messages,
+        history: stored?.history ?? session.messages,
         mode: 'manual',
       });
       setup.close();
       const compacted = result.status === 'compacted';
+      // --out first: a failing write then leaves the session directory as it was.
+      if (out && compacted) writeOut(out, result.history, session);
       const boundary =
         stored && compacted
-          ? recordBoundary(stored.store, session.messages, result.history, result.strategy, 'manual')
+          ? recordBoundary(stored.store, stored.history, result.history, result.strategy, 'manual')
           : null;
-      if (stored)
+      if (stored) {
+        if (result.status !== 'failed') stored.store.commit();
         stored.store.saveSnapshot('compaction', {
           status: result.status,
           mode: result.mode,
@@ -104,7 +107,7 @@ export const compactCommand: Command = {
           summaryCalls: result.summaryCalls,
           failure: result.failure,
         });
-      if (out && compacted) writeOut(out, result.history, session);
+      }
 
       const estimator = setup.route.estimator;
       const report: CompactJsonReport = {
@@ -120,7 +123,10 @@ export const compactCommand: Command = {
         fallbackReason: result.fallbackReason,
         summaryCalls: result.summaryCalls,
         items: { before: result.itemsBefore, after: result.itemsAfter },
-        tokens: { before: estimator.history(session.messages), after: estimator.history(result.history) },
+        tokens: {
+          before: estimator.history(stored?.history ?? session.messages),
+          after: estimator.history(result.history),
+        },
         elapsedMs: result.elapsedMs,
         failure: result.failure,
         note: compacted ? CACHE_NOTE : null,
@@ -142,6 +148,7 @@ export const compactCommand: Command = {
       return 0;
     } finally {
       setup.close();
+      stored?.store.rollback(); // a run that did not finish commits nothing (no-op after commit)
       stored?.store.close();
     }
   },

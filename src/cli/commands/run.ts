@@ -5,7 +5,7 @@ import { redactSecrets } from '../../core/redact.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
-import { lockOptionsFrom } from '../reliability-flags.js';
+import { storeOptionsFrom } from '../reliability-flags.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
@@ -70,21 +70,23 @@ export const runCommand: Command = {
           ctx,
           flags['session-dir'],
           session.messages,
-          lockOptionsFrom(flags, ctx.stderr),
+          storeOptionsFrom(flags, ctx.stderr),
         );
       await setup.startInspection();
       const result = await setup.runner.runTurn(
-        { turnId: 'run', history: session.messages, mode: 'automatic' },
+        { turnId: 'run', history: stored?.history ?? session.messages, mode: 'automatic' },
         stored ? { checkpointPath: stored.checkpointPath } : {},
       );
       setup.close();
       const compacted = result.decision === 'compacted' && result.strategy !== null;
+      const failed = result.decision === 'failed';
+      // --out first: a failing write then leaves the session directory as it was.
+      if (out && !failed && result.request !== null) writeOut(out, result.request, session);
       const boundary =
         stored && compacted
-          ? recordBoundary(stored.store, session.messages, result.history, result.strategy!, 'automatic')
+          ? recordBoundary(stored.store, stored.history, result.history, result.strategy!, 'automatic')
           : null;
-      const failed = result.decision === 'failed';
-      if (out && !failed && result.request !== null) writeOut(out, result.request, session);
+      if (!failed) stored?.store.commit();
 
       const report: RunJsonReport = {
         command: 'run',
@@ -124,6 +126,7 @@ export const runCommand: Command = {
       return 0;
     } finally {
       setup.close();
+      stored?.store.rollback(); // a run that did not finish commits nothing (no-op after commit)
       stored?.store.close();
     }
   },

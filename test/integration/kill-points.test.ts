@@ -1,0 +1,124 @@
+import { describe, expect, it } from '@jest/globals';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { openSessionStore, type ThreadEvent } from '../../src/store/index.js';
+import { prng } from '../../dev/bench/synthetic-session.js';
+import { agentSession, canonicalFile, workDir } from '../cli/run-cli-support.js';
+import { startCli } from '../support/compiled-cli.js';
+
+/**
+ * SIGKILL at random points of `import`, `run` and `compact` (issue 15: at least 50 kill
+ * points). Every kill moment is a valid outcome, so nothing races the clock: a kill that
+ * lands after the child finished is simply a completed run, and the loop goes on until each
+ * command was killed mid-way often enough. Kill moments are spread over the time an
+ * uninterrupted run of the same command took on this machine, measured first.
+ */
+
+const KILLS_PER_COMMAND = 17;
+const MAX_ATTEMPTS = 80;
+const dir = workDir('kill');
+const session = agentSession(40, 1_200, 600, 10);
+canonicalFile(dir, 'session.json', session);
+
+async function timedRun(args: string[]): Promise<number> {
+  const start = performance.now();
+  const r = await startCli(args, { cwd: dir }).done;
+  expect(r.code).toBe(0);
+  return performance.now() - start;
+}
+
+/** Starts the command and SIGKILLs it after `delayMs`; true when the kill landed mid-run. */
+async function killAfter(args: string[], delayMs: number): Promise<boolean> {
+  const c = startCli(args, { cwd: dir });
+  const timer = setTimeout(() => c.child.kill('SIGKILL'), delayMs);
+  const r = await c.done;
+  clearTimeout(timer);
+  if (r.signal === null) expect(r.code).toBe(0);
+  return r.signal === 'SIGKILL';
+}
+
+const comparable = (events: readonly ThreadEvent[]) => events.map((e) => JSON.stringify(e));
+
+/** The committed records as a reader sees them; loading must never fail. */
+function committed(store: string): string[] {
+  if (!existsSync(join(dir, store))) return [];
+  const reader = openSessionStore(join(dir, store), { create: false });
+  return comparable(reader.events());
+}
+
+async function killLoop(
+  name: string,
+  args: string[],
+  check: (killed: boolean) => void,
+  before: () => void = () => {},
+): Promise<number> {
+  const full = await timedRun(args);
+  const rand = prng(name.length * 7919);
+  let kills = 0;
+  for (let i = 0; i < MAX_ATTEMPTS && kills < KILLS_PER_COMMAND; i++) {
+    before();
+    const killed = await killAfter(args, rand() * full);
+    if (killed) kills++;
+    check(killed);
+  }
+  return kills;
+}
+
+describe('kill -9 at random points (R2)', () => {
+  it('R2: every committed record survives kills of import, run and compact, and the directory reloads', async () => {
+    // import --out: the output is the old file or the new one, whole; no temp file stays behind.
+    const reference = join(dir, 'reference.json');
+    await timedRun(['import', 'session.json', '--to', 'canonical', '--out', 'reference.json']);
+    const expected = readFileSync(reference, 'utf8');
+    const importKills = await killLoop(
+      'import',
+      ['import', 'session.json', '--to', 'canonical', '--out', 'out.json'],
+      () => {
+        if (existsSync(join(dir, 'out.json')))
+          expect(readFileSync(join(dir, 'out.json'), 'utf8')).toBe(expected);
+      },
+    );
+    await timedRun(['import', 'session.json', '--to', 'canonical', '--out', 'out.json']);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    rmSync(join(dir, 'out.json'));
+
+    // run and compact on one session directory, alternately resumed after each kill.
+    let previous: string[] = [];
+    const survives = () => {
+      const now = committed('s');
+      expect(now.slice(0, previous.length)).toEqual(previous);
+      // A writer reopens it (moving any unfinished write aside) and finds the same records.
+      const writer = openSessionStore(join(dir, 's'));
+      expect(comparable(writer.events())).toEqual(now);
+      expect(writer.loadHistory().length).toBeGreaterThan(0);
+      writer.close();
+      previous = now;
+    };
+    const remember = () => {
+      previous = committed('s');
+    };
+    const runKills = await killLoop(
+      'run',
+      ['run', 'session.json', '--capacity', '6000', '--session-dir', 's'],
+      survives,
+      remember,
+    );
+    const compactKills = await killLoop(
+      'compact',
+      ['compact', 'session.json', '--session-dir', 's'],
+      survives,
+      remember,
+    );
+    const boundaries = openSessionStore(join(dir, 's'), { create: false }).listBoundaries();
+    expect(boundaries.length).toBeGreaterThan(0);
+
+    expect([importKills, runKills, compactKills]).toEqual([
+      KILLS_PER_COMMAND,
+      KILLS_PER_COMMAND,
+      KILLS_PER_COMMAND,
+    ]);
+    process.stdout.write(
+      `kill test: ${importKills + runKills + compactKills} kill points (import ${importKills}, run ${runKills}, compact ${compactKills}); ${boundaries.length} boundaries committed\n`,
+    );
+  });
+});
