@@ -25,7 +25,7 @@ function clampInt(value: number | undefined, fallback: number, max: number): num
 }
 
 /** L5: halve a known budget; with an unknown window derive it from the failing attempt. */
-export function nextRetryBudget(budget: number | null, rejectedInputTokens: number): number {
+function nextRetryBudget(budget: number | null, rejectedInputTokens: number): number {
   const base = budget ?? rejectedInputTokens;
   return Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET);
 }

@@ -38,7 +38,7 @@ export const INITIAL_LOOP_GUARD_STATE: Readonly<LoopGuardState> = Object.freeze(
 /** Why the loop guard skipped a compaction. */
 export type LoopGuardReason = 'repeated-failures' | 'ineffective-pass' | 'refilled-quickly';
 
-/** What a turn decided (TurnResult.decision). */
+/** What a turn decided (TurnResult.decision): one per final state of the turn machine (`belowThreshold` → `below-threshold`). */
 export type TurnDecision = 'below-threshold' | 'compacted' | 'unchanged' | 'failed' | 'guarded' | 'cancelled';
 
 /** Input of one headless turn (H1–H6). Message arrays live in the runtime store under the refs. */
