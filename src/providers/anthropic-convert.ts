@@ -3,6 +3,7 @@ import {
   asItem,
   isAnthropicCompaction,
   isAnthropicThinking,
+  isNativeSummary,
   itemsOf,
   type JsonObject,
 } from './opaque-items.js';
@@ -75,7 +76,8 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
   /** Thinking (from `items`), text, then tool_use blocks of one assistant message. */
   const assistantBlocks = (m: Message, items: readonly JsonObject[]): Json[] => {
     const blocks: Json[] = items.filter(isAnthropicThinking);
-    const text = textOf(m.content);
+    // A native marker's text is its block's summary: the block itself carries it (A3).
+    const text = isNativeSummary(m) ? '' : textOf(m.content);
     if (text.length > 0) blocks.push({ type: 'text', text });
     for (const c of m.toolCalls ?? []) {
       seenCalls.add(c.id);

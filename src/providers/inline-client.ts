@@ -7,6 +7,7 @@ import type { CallSite } from './classify-error.js';
 import { ContextCapacityError, ProviderError } from './errors.js';
 import { postJson, postSse, type HttpOptions } from './http.js';
 import { siteOf } from './openai-headers.js';
+import { NATIVE_SUMMARY_KEY } from './opaque-items.js';
 import { parseResponse } from './parse-response.js';
 import { forwardedFields } from './request-fields.js';
 import { foldMessagesStream } from './stream-accumulators.js';
@@ -129,8 +130,14 @@ function interpret(json: unknown, site: CallSite): InlineCompactResult {
   if (typeof block.content !== 'string' || block.content.trim() === '') {
     return { kind: 'fallback', reason: 'null-content', detail: 'compaction block has no summary content' };
   }
-  // A3: the raw block (signature, cache_control, unknown fields) rides in reasoningDetails.
-  const marker: Message = { role: 'assistant', content: '', reasoningDetails: [block as Json] };
+  // A3: the raw block (signature, cache_control, unknown fields) rides in reasoningDetails; its
+  // summary text is the content, so a Local pass on another model keeps the compacted state.
+  const marker: Message = {
+    role: 'assistant',
+    content: block.content,
+    reasoningDetails: [block as Json],
+    metadata: { [NATIVE_SUMMARY_KEY]: true },
+  };
   const usage = aggregateAnthropicUsage(parsed.usage);
   return usage ? { kind: 'compacted', messages: [marker], usage } : { kind: 'compacted', messages: [marker] };
 }

@@ -6,6 +6,18 @@ import type { Json, Message } from '../messages/message.js';
  * replayed exactly as stored.
  */
 
+/**
+ * Metadata key of a native compaction marker whose text content is the readable summary of
+ * its opaque block (an Anthropic compaction block's `content`). Strategies that cannot replay
+ * the block send the text instead; the Anthropic replay sends the block alone (A3).
+ */
+export const NATIVE_SUMMARY_KEY = 'nativeSummary';
+
+/** Whether a message is a native compaction marker carrying its summary text. */
+export function isNativeSummary(m: Message): boolean {
+  return m.metadata?.[NATIVE_SUMMARY_KEY] === true;
+}
+
 /** A JSON object. */
 export type JsonObject = { [key: string]: Json };
 

@@ -21,7 +21,7 @@ import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 import type { MessageStore } from './message-store.js';
-import type { Message } from '../messages/message.js';
+import { textOf, type Message } from '../messages/message.js';
 
 /** Everything a compaction pass needs besides the history. */
 export interface CompactionDeps {
@@ -41,6 +41,19 @@ export interface CompactionDeps {
   supportsContextEdits?: boolean;
   /** The caller's own request fields (cache/tier fields, Anthropic `thinking`), forwarded (O1, A1). */
   requestFields?: RequestFields;
+}
+
+/**
+ * A native result replaces the conversation, not its system prompt: the history's leading
+ * system messages open the next window, unless the provider returned them itself (O3, A3).
+ */
+export function withLeadingSystem(history: readonly Message[], items: readonly Message[]): Message[] {
+  let lead = 0;
+  while (lead < history.length && history[lead].role === 'system') lead++;
+  const same = (a: Message, b: Message | undefined) =>
+    b !== undefined && b.role === 'system' && textOf(b.content) === textOf(a.content);
+  if (lead === 0 || history.slice(0, lead).every((m, i) => same(m, items[i]))) return [...items];
+  return [...history.slice(0, lead), ...items];
 }
 
 function unavailable(what: string): never {
@@ -144,8 +157,9 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
               },
               signal,
             );
-            const ref = store.put(`${input.turnId}:history:native`, result.items);
-            return { historyRef: ref, itemCount: result.items.length, shrank: shrank(history, result.items) };
+            const next = withLeadingSystem(history, result.items);
+            const ref = store.put(`${input.turnId}:history:native`, next);
+            return { historyRef: ref, itemCount: next.length, shrank: shrank(history, next) };
           } catch (e) {
             throw toActorFailure(e);
           }
@@ -173,12 +187,13 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
             throw toActorFailure(e);
           }
           if (result.kind === 'fallback') return { kind: 'fallback', reason: result.reason };
-          const ref = store.put(`${input.turnId}:history:inline`, result.messages);
+          const next = withLeadingSystem(history, result.messages);
+          const ref = store.put(`${input.turnId}:history:inline`, next);
           return {
             kind: 'compacted',
             historyRef: ref,
-            itemCount: result.messages.length,
-            shrank: shrank(history, result.messages),
+            itemCount: next.length,
+            shrank: shrank(history, next),
           };
         }),
       ),

@@ -1,4 +1,5 @@
 import { textOf, type Message } from '../messages/message.js';
+import { isNativeSummary } from '../providers/opaque-items.js';
 
 /**
  * How Compactor marks the summary messages it writes into a rebuilt history (L7, L4), so a
@@ -25,6 +26,8 @@ export const SUMMARY_HEADERS = [SUMMARY_PREFIX, ABSTRACT_HEADER, DETAIL_HEADER] 
  */
 export function isSummaryMessage(m: Message): boolean {
   if (m.metadata?.kind === SUMMARY_METADATA_KIND) return true;
+  // A native compaction marker carrying its summary text counts as the latest summary (A3).
+  if (isNativeSummary(m)) return textOf(m.content).trim() !== '';
   if (m.role !== 'user') return false;
   const text = textOf(m.content);
   return SUMMARY_HEADERS.some((h) => text.startsWith(h));

@@ -103,7 +103,15 @@ describe('NativeInline over HTTP (A1–A5)', () => {
       encrypted_content: null,
       future_field: { kept: true },
     };
-    expect(r.messages).toEqual([{ role: 'assistant', content: '', reasoningDetails: [block] }]);
+    // The summary text travels with the block (content), marked so Anthropic replays the block alone.
+    expect(r.messages).toEqual([
+      {
+        role: 'assistant',
+        content: block.content,
+        reasoningDetails: [block],
+        metadata: { nativeSummary: true },
+      },
+    ]);
     expect(r.usage).toEqual({ inputTokens: 162000, outputTokens: 3100, cachedInputTokens: 0 });
     // Next request: the summary client replays the block as the first Anthropic message with the compact beta.
     const { summary } = createProviderClients(route, FAST);
