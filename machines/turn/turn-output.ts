@@ -39,6 +39,12 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
       afterClearing: context.clearing?.tokensAfter ?? null,
       afterCompaction: compacted ? (context.rebuilt?.projectedTokens ?? null) : null,
     },
+    clearing: context.clearing && {
+      clearedResults: context.clearing.clearedCount,
+      protectedBatches: context.clearing.protectedBatchCount,
+      protectedResults: context.clearing.protectedResultCount ?? 0,
+      clearedInputs: context.clearing.clearedInputCount ?? 0,
+    },
     pressureTokens: currentPressure(context),
     thresholdTokens: context.pressure?.thresholdTokens ?? null,
     advisory:

@@ -63,6 +63,8 @@ export const turnSetup = setup({
         tokensAfter: params.tokensAfter,
         clearedCount: params.clearedCount,
         protectedBatchCount: params.protectedBatchCount,
+        protectedResultCount: params.protectedResultCount ?? 0,
+        clearedInputCount: params.clearedInputCount ?? 0,
       },
     })),
     storePressure: assign((_, params: EstimatePressureOutput) => ({ pressure: params })),

@@ -99,6 +99,18 @@ export interface ClearToolResultsOutput {
   tokensAfter: number;
   clearedCount: number;
   protectedBatchCount: number;
+  /** Tool results protected (C10). */
+  protectedResultCount?: number;
+  /** Calls whose inputs became the placeholder (C7, C10). */
+  clearedInputCount?: number;
+}
+
+/** C10 counts of the request projection, as a turn reports them. */
+export interface ClearingCounts {
+  clearedResults: number;
+  protectedBatches: number;
+  protectedResults: number;
+  clearedInputs: number;
 }
 
 /** Input of `estimatePressure`. */
@@ -181,6 +193,8 @@ export interface TurnOutput {
   projectionRef: string | null;
   items: { before: number; after: number };
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
+  /** C10: what clearing did to the projection; null when the turn was cancelled before it. */
+  clearing: ClearingCounts | null;
   pressureTokens: number | null;
   thresholdTokens: number | null;
   advisory: PreflightAdvisory | null;

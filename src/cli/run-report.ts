@@ -48,6 +48,8 @@ export interface RunJsonReport extends IoReport {
   fallbackReason: TurnResult['fallbackReason'];
   summaryCalls: number;
   tokens: TurnResult['tokens'];
+  /** C10: cleared and protected counts of the projection. */
+  clearing: TurnResult['clearing'];
   items: TurnResult['items'];
   /** Pressure the decision was made on: projected history after clearing + prompt prefix. */
   pressureTokens: number | null;
@@ -134,6 +136,12 @@ export function renderRunReport(r: RunJsonReport): string {
     `tokens: ${n(t.beforeClearing)} before clearing → ${n(t.afterClearing)} after clearing${
       t.afterCompaction !== null ? ` → ${n(t.afterCompaction)} after compaction` : ''
     }`,
+    ...(r.clearing
+      ? [
+          `clearing: ${n(r.clearing.clearedResults)} result(s) and ${n(r.clearing.clearedInputs)} input(s) cleared; ` +
+            `${n(r.clearing.protectedResults)} result(s) in ${n(r.clearing.protectedBatches)} batch(es) protected`,
+        ]
+      : []),
     `items: ${n(r.items.before)} → ${n(r.items.after)}`,
     `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
     `elapsed: ${seconds(r.elapsedMs)}`,

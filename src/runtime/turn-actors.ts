@@ -106,6 +106,8 @@ export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction
           tokensAfter: diagnostics.projectedTokens,
           clearedCount: diagnostics.clearedResults,
           protectedBatchCount: diagnostics.protectedBatches,
+          protectedResultCount: diagnostics.protectedResults,
+          clearedInputCount: diagnostics.clearedInputs,
         };
       }),
       estimatePressure: fromPromise<EstimatePressureOutput, EstimatePressureInput>(async ({ input }) => {

@@ -91,6 +91,8 @@ export interface TurnResult {
   fallbackReason: CompactionOutput['fallbackReason'];
   summaryCalls: number;
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
+  /** C10: cleared and protected counts of the projection (null when cancelled before clearing). */
+  clearing: TurnOutput['clearing'];
   items: { before: number; after: number };
   pressureTokens: number | null;
   thresholdTokens: number | null;
@@ -214,6 +216,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     fallbackReason: out.fallbackReason,
     summaryCalls: out.summaryCalls,
     tokens: out.tokens,
+    clearing: out.clearing,
     items: out.items,
     pressureTokens: out.pressureTokens,
     thresholdTokens: out.thresholdTokens,

@@ -18,6 +18,7 @@ const run = (args: string[], opts: { env?: NodeJS.ProcessEnv; stderrIsTTY?: bool
 const JSON_FIELDS = [
   'boundary',
   'capacity',
+  'clearing',
   'command',
   'decision',
   'elapsedMs',
@@ -69,6 +70,19 @@ describe('compactor run (offline, the default route)', () => {
     expect(j.items.before).toBe(session.length);
     expect(j.items.after).toBeLessThan(session.length);
     expect(j.elapsedMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('C10: run --json reports the cleared and protected counts of the projection', async () => {
+    const j = JSON.parse((await run(['--capacity', '8000', '--json'])).out) as Record<string, any>;
+    expect(j.clearing).toEqual({
+      clearedResults: expect.any(Number),
+      protectedBatches: expect.any(Number),
+      protectedResults: expect.any(Number),
+      clearedInputs: expect.any(Number),
+    });
+    expect(j.clearing.clearedResults).toBeGreaterThan(0);
+    expect(j.clearing.protectedBatches).toBeGreaterThan(0);
+    expect(j.clearing.protectedResults).toBeGreaterThanOrEqual(j.clearing.protectedBatches);
   });
 
   it('S3: the human report shows decision, tokens at each step, items, strategy, calls and elapsed', async () => {

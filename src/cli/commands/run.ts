@@ -30,7 +30,8 @@ JSON fields (--json): command "run", file, format, session, route {name, kind, m
 baseUrl, apiKeyEnv, strategy, strategyReason}, decision (below-threshold | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
-tokens {beforeClearing, afterClearing, afterCompaction}, items {before, after},
+tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
+protectedBatches, protectedResults, clearedInputs}, items {before, after},
 pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens,
 capacity, elapsedMs, failure {reason, message} | null, out, outFormat, sessionDir,
 boundary, inspect.
@@ -100,6 +101,7 @@ export const runCommand: Command = {
         fallbackReason: result.fallbackReason,
         summaryCalls: result.summaryCalls,
         tokens: result.tokens,
+        clearing: result.clearing,
         items: result.items,
         pressureTokens:
           result.tokens.afterClearing === null
