@@ -60,12 +60,13 @@ export const capacityRetryMachine = setup({
   actions: {
     storePreparedSize: assign((_, params: Prepared) => ({ inputTokens: params.inputTokens })),
     recordCannotShrink: assign(({ context }, params: Prepared) => ({
-      failure: {
-        reason: 'cannot-shrink' as const,
-        message: `a retry cannot shrink the summary input (${params.inputTokens} >= ${context.rejectedInputTokens} tokens)`,
-        inputTokens: params.inputTokens,
-        budget: context.budget,
-      },
+      // S4: the provider's rejection stays in the bounded message, not only the token counts.
+      failure: toFailure(
+        'cannot-shrink',
+        `a retry cannot shrink the summary input (${params.inputTokens} >= ${context.rejectedInputTokens} tokens)` +
+          (context.rejection ? ` after the capacity rejection: ${context.rejection}` : ''),
+        { inputTokens: params.inputTokens, budget: context.budget },
+      ),
     })),
     recordBudgetFailure: assign(({ context }, params: Thrown) => ({
       failure: toFailure('budget', params.error, { budget: context.budget }),
@@ -88,6 +89,7 @@ export const capacityRetryMachine = setup({
       return {
         attempt: context.attempt + 1,
         rejectedInputTokens: rejected,
+        rejection: toFailure('capacity-exhausted', params.error).message,
         budget: nextRetryBudget(context.budget, rejected),
       };
     }),
@@ -131,6 +133,7 @@ export const capacityRetryMachine = setup({
     calls: 0,
     inputTokens: null,
     rejectedInputTokens: null,
+    rejection: null,
     summary: null,
     failure: null,
   }),

@@ -47,6 +47,8 @@ export interface CapacityRetryContext {
   inputTokens: number | null;
   /** Size of the fork the provider rejected for capacity (a retry must be strictly smaller). */
   rejectedInputTokens: number | null;
+  /** The provider's capacity error (bounded), kept for the report when the retry is skipped (S4). */
+  rejection?: string | null;
   summary: RequestSummaryOutput | null;
   failure: Failure | null;
 }

@@ -98,7 +98,7 @@ export const CAPACITY_RETRY_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'L5: a retry whose halved fork is no smaller than the rejected one is skipped (one call only)',
+    name: "L5/S4: a retry whose halved fork is no smaller than the rejected one is skipped (one call only); the failure keeps the provider's error",
     input,
     replies: {
       prepareSummaryInput: [prepared(1_600), prepared(1_600)],
@@ -112,7 +112,13 @@ export const CAPACITY_RETRY_ORACLE: readonly OracleRow[] = [
         status: 'exhausted',
         summaryRefs: [],
         calls: 1,
-        failure: { reason: 'cannot-shrink', inputTokens: 1_600, budget: 1_000 },
+        failure: {
+          reason: 'cannot-shrink',
+          message:
+            'a retry cannot shrink the summary input (1600 >= 1600 tokens) after the capacity rejection: context_length_exceeded',
+          inputTokens: 1_600,
+          budget: 1_000,
+        },
       },
     },
   },
