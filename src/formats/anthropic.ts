@@ -55,12 +55,13 @@ function defaultGrouping(ms: readonly Message[], start: number): number {
 /** Imports an Anthropic Messages document; thinking/redacted_thinking/compaction stay verbatim. */
 export function importAnthropic(text: string, fileName?: string): ImportResult {
   const where = placeOf(fileName);
-  const doc = validate(AnthropicDocSchema, parseJson(text, fileName), where);
+  const parsed = parseJson(text, fileName) as { system?: Json; messages?: Json[] };
+  const doc = validate(AnthropicDocSchema, parsed, where);
   const systemGroups: ImportedGroup[] = [];
   if (doc.system !== undefined) {
     const sys = checkContent(doc.system, where, 'system');
     systemGroups.push({
-      raw: [doc.system as Json],
+      raw: [parsed.system as Json], // the parsed object itself: its raw number texts are known
       messages: [{ role: 'system', content: contentFromBlocks(sys, where, 'system') }],
     });
   }
@@ -73,13 +74,13 @@ export function importAnthropic(text: string, fileName?: string): ImportResult {
         ? [assistantFromContent(content, where, `${path}.content`)]
         : userFromContent(content, where, `${path}.content`);
     if (messages.length === 0) throw inputError(where, `${path}.content: empty user message`);
-    return { raw: [value as Json], messages };
+    return { raw: [(parsed.messages?.[i] ?? value) as Json], messages };
   });
   const messages = [
     ...attachRoundTrip('anthropic', systemGroups, buildSystem).map((m) => tagSystem(m)),
     ...attachRoundTrip('anthropic', groups, buildMessages),
   ];
-  const envelope = envelopeOf(doc, 'messages');
+  const envelope = envelopeOf(parsed as Record<string, unknown>, 'messages');
   return {
     format: 'anthropic',
     file: fileName,

@@ -1,5 +1,6 @@
 import { clip } from '../core/text.js';
 import { inputError, placeOf } from './input-error.js';
+import { rememberRawNumbers } from './raw-numbers.js';
 
 /** One parsed line of a JSON Lines file, with its 1-based line number. */
 export interface JsonLine {
@@ -9,20 +10,26 @@ export interface JsonLine {
 
 /** Parses a whole-file JSON document; syntax errors name the file and the line and column. */
 export function parseJson(text: string, fileName?: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw inputError(placeOf(fileName), `malformed JSON (${describeSyntaxError(e as Error, text)})`);
   }
+  rememberRawNumbers(text, value); // D2: exact number texts for round trips
+  return value;
 }
 
 /** Parses JSON or returns undefined (used where a failure means "try JSON Lines next"). */
 export function tryParseJson(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  rememberRawNumbers(text, value);
+  return value;
 }
 
 /** Parses JSON Lines, skipping blank lines; a bad line fails with its line number. */
@@ -37,7 +44,9 @@ export function parseJsonLines(text: string, fileName?: string): JsonLine[] {
     const raw = text.slice(start, end).trim();
     if (raw !== '') {
       try {
-        out.push({ line, value: JSON.parse(raw) });
+        const value: unknown = JSON.parse(raw);
+        rememberRawNumbers(raw, value);
+        out.push({ line, value });
       } catch (e) {
         const last = text.slice(end + 1).trim() === '';
         const what = last ? 'truncated or malformed JSON' : 'malformed JSON';

@@ -125,6 +125,7 @@ interface Entry {
  * Groups items into canonical messages: an assistant turn gathers opaque items, at most
  * one assistant message and the calls after it; every other item is its own message.
  */
+// Raw items are the parsed values themselves (not the zod copies): their raw number texts are known (D2).
 export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
   const groups: ImportedGroup[] = [];
   let turn: { raw: Json[]; m: Message; hasMessage: boolean } | undefined;
@@ -143,14 +144,14 @@ export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
       if (mi.role === 'assistant') {
         if (turn && (turn.hasMessage || turn.m.toolCalls)) flush();
         const t = openTurn();
-        t.raw.push(item as Json);
+        t.raw.push(e.value as Json);
         t.m.content = content;
         t.hasMessage = true;
         continue;
       }
       flush();
       groups.push({
-        raw: [item as Json],
+        raw: [e.value as Json],
         messages: [{ role: mi.role === 'developer' ? 'system' : mi.role, content }],
       });
     } else if (type === 'function_call' || type === 'custom_tool_call') {
@@ -163,7 +164,7 @@ export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
         const c = validate(CustomCallSchema, item, e.where, e.path);
         call = { id: c.call_id, name: c.name, arguments: '', freeformInput: c.input };
       }
-      t.raw.push(item as Json);
+      t.raw.push(e.value as Json);
       (t.m.toolCalls ??= []).push(call);
     } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       flush();
@@ -172,13 +173,13 @@ export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
         typeof o.output === 'string'
           ? o.output
           : contentFromResponses(o.output as Item[], e.where, `${e.path}.output`);
-      groups.push({ raw: [item as Json], messages: [{ role: 'tool', content, toolCallId: o.call_id }] });
+      groups.push({ raw: [e.value as Json], messages: [{ role: 'tool', content, toolCallId: o.call_id }] });
     } else {
       // reasoning, compaction, web_search_call, item_reference …: opaque, verbatim.
       if (turn && (turn.hasMessage || turn.m.toolCalls)) flush();
       const t = openTurn();
-      t.raw.push(item as Json);
-      (t.m.reasoningDetails ??= []).push(item as Json);
+      t.raw.push(e.value as Json);
+      (t.m.reasoningDetails ??= []).push(e.value as Json);
       if (type === 'reasoning' && Array.isArray(item.summary)) {
         // Opaque item: a summary entry may be anything, so only object entries with text count.
         const text = (item.summary as unknown[])

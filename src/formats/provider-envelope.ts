@@ -1,4 +1,5 @@
 import type { Json } from '../messages/message.js';
+import { stringifyWithRawNumbers, withRawNumbers } from './raw-numbers.js';
 
 /** How a provider document was laid out, so an export to the same format can match it. */
 export type DocumentShape = 'array' | 'object' | 'jsonl';
@@ -29,8 +30,9 @@ export function writeDocument(
   shape: DocumentShape,
   envelope: Record<string, Json> = {},
 ): string {
-  if (shape === 'jsonl') return items.map((i) => JSON.stringify(i)).join('\n') + (items.length ? '\n' : '');
-  if (shape === 'array') return `${JSON.stringify(items, null, 2)}\n`;
+  const json = stringifyWithRawNumbers; // D2: raw number texts written back as they were
+  if (shape === 'jsonl') return items.map((i) => json(i)).join('\n') + (items.length ? '\n' : '');
+  if (shape === 'array') return `${json(items, 2)}\n`;
   const doc: Record<string, Json> = {};
   let placed = false;
   // Keep the list where it was among the envelope keys when we know (envelope order).
@@ -41,12 +43,13 @@ export function writeDocument(
     } else doc[k] = v;
   }
   if (!placed) doc[listKey] = items;
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  return `${json(doc, 2)}\n`;
 }
 
 /** The envelope of an object document: every top-level key, with the list key as a placeholder. */
 export function envelopeOf(doc: Record<string, unknown>, listKey: string): Record<string, Json> {
   const env: Record<string, Json> = {};
-  for (const [k, v] of Object.entries(doc)) env[k] = k === listKey ? null : (v as Json);
+  const exact = withRawNumbers(doc); // D2: `"temperature": 1.0` stays 1.0
+  for (const [k, v] of Object.entries(exact)) env[k] = k === listKey ? null : (v as Json);
   return env;
 }

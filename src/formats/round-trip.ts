@@ -1,4 +1,5 @@
 import type { Json, Message } from '../messages/message.js';
+import { rawNumbersIn, restoreRawNumbers, type RawNumberAt } from './raw-numbers.js';
 import { applyExtrasOnly, applyPatch, diff, fingerprint, type Patch } from './residual.js';
 import type { ExportFormat } from './types.js';
 
@@ -12,6 +13,8 @@ export interface RoundTrip {
   group: number;
   fp?: string;
   patch?: Patch;
+  /** D2: number literals whose text JSON.parse loses (`1.0`, big integers), by path in the group. */
+  nums?: RawNumberAt[];
 }
 
 /** Provider objects and the canonical messages made from them. */
@@ -46,9 +49,11 @@ export function attachRoundTrip(
   groups.forEach((g, group) => {
     if (g.messages.length === 0) return;
     const patch = diff(g.raw, build(g.messages));
+    const nums = rawNumbersIn(g.raw);
     g.messages.forEach((m, i) => {
       const rt: RoundTrip = { format, group };
       if (i === 0 && patch) Object.assign(rt, { fp: fingerprint(g.messages), patch });
+      if (i === 0 && nums.length > 0) rt.nums = nums;
       out.push({ ...m, metadata: { ...(m.metadata ?? {}), roundTrip: rt as unknown as Json } });
     });
   });
@@ -82,6 +87,7 @@ export function exportGroups(
           ? (applyPatch(built, rt.patch) as Json[])
           : applyExtrasOnly(built, rt.patch);
     }
+    if (rt?.nums) built = restoreRawNumbers(built, rt.nums) as Json[];
     out.push(...built);
     i += n;
   }

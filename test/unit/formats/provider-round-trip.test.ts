@@ -45,6 +45,72 @@ describe('provider round trips (D2)', () => {
     expect(JSON.stringify(out.messages[2].content[2])).toBe(JSON.stringify(original.messages[2].content[2]));
   });
 
+  it.each([
+    [
+      'openai-chat',
+      `[
+  {
+    "role": "user",
+    "content": "hi",
+    "x_weight": 1.0,
+    "x_trace": 12345678901234567890
+  },
+  {
+    "role": "assistant",
+    "content": "hello",
+    "x_meta": {
+      "score": 2.50,
+      "big": [
+        9007199254740993,
+        1e5
+      ]
+    }
+  }
+]
+`,
+    ],
+    [
+      'openai-responses',
+      `{"type":"message","role":"user","content":"hi","x_weight":1.0,"x_trace":12345678901234567890}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hello","x_score":2.50}],"x_big":9007199254740993}
+`,
+    ],
+    [
+      'anthropic',
+      `{
+  "model": "claude-x",
+  "temperature": 1.0,
+  "max_tokens": 1024,
+  "messages": [
+    {
+      "role": "user",
+      "content": "hi",
+      "x_trace": 12345678901234567890
+    },
+    {
+      "role": "assistant",
+      "content": [
+        {
+          "type": "text",
+          "text": "hello",
+          "x_score": 2.50
+        }
+      ]
+    }
+  ]
+}
+`,
+    ],
+  ] as const)(
+    'D2: %s import → export keeps the raw text of numbers in unknown fields (1.0, 2.50, 1e5, big integers)',
+    (format, text) => {
+      const out = roundTrip(text, format);
+      for (const raw of text.match(/-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?=[,\s\]}])/g) ?? [])
+        expect(out).toContain(raw);
+      expect(out).toBe(text);
+    },
+  );
+
   it('D1: Anthropic thinking, redacted_thinking and compaction blocks land in reasoningDetails verbatim', () => {
     const text = readFileSync(fixture('anthropic.json'), 'utf8');
     const [s] = parseSession(text, { from: 'anthropic' }).sessions;

@@ -1,0 +1,107 @@
+import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
+import type { Json } from '../messages/message.js';
+
+/**
+ * Number literals whose text JSON.parse would not give back (D2): `1.0` reads as 1, `2.50` as
+ * 2.5, `1e5` as 100000, and integers beyond 2^53 lose digits. Provider files are parsed twice
+ * when they may hold such a literal: once plainly (what importers read) and once losslessly;
+ * the lossless twin of each parsed object is remembered, and round-trip residuals record where
+ * the raw texts were so an export writes them back unchanged.
+ */
+
+/** A number kept as its source text; plain JSON.stringify writes the (nearest) number. */
+export class RawNumber extends LosslessNumber {
+  toJSON(): number {
+    return Number(this.value);
+  }
+}
+
+// A literal with a trailing fraction zero, an exponent, a minus zero or 16+ digits may not
+// survive Number → String; anything else always does, so most files skip the second parse.
+const MAY_BE_LOSSY = /\d\.\d*0(?!\d)|\d[eE][+-]?\d|-0(?![.\deE\d])|\d(?:\.?\d){15}/;
+
+const twins = new WeakMap<object, unknown>();
+
+function parseNumber(text: string): number | RawNumber {
+  const n = Number(text);
+  return String(n) === text ? n : new RawNumber(text);
+}
+
+function isContainer(v: unknown): v is Record<string, unknown> | unknown[] {
+  return typeof v === 'object' && v !== null && !(v instanceof LosslessNumber);
+}
+
+/** Links every plain container that holds a raw number (at any depth) to its lossless twin. */
+function link(plain: unknown, lossless: unknown): boolean {
+  if (lossless instanceof RawNumber) return true;
+  if (!isContainer(plain) || !isContainer(lossless)) return false;
+  let found = false;
+  for (const key of Object.keys(plain)) {
+    if (link((plain as Record<string, unknown>)[key], (lossless as Record<string, unknown>)[key]))
+      found = true;
+  }
+  if (found) twins.set(plain, lossless);
+  return found;
+}
+
+/** Remembers the raw number texts of `text`, parsed plainly as `plain` (no-op when it holds none). */
+export function rememberRawNumbers(text: string, plain: unknown): void {
+  if (!isContainer(plain) || !MAY_BE_LOSSY.test(text)) return;
+  let lossless: unknown;
+  try {
+    lossless = parseLossless(text, undefined, parseNumber);
+  } catch {
+    return; // e.g. duplicate keys, which JSON.parse accepts: keep the plain values
+  }
+  link(plain, lossless);
+}
+
+/** The lossless twin of a parsed value (raw numbers as {@link RawNumber}), or the value itself. */
+export function withRawNumbers<T>(value: T): T {
+  return isContainer(value) ? ((twins.get(value) as T | undefined) ?? value) : value;
+}
+
+/** Where a raw number sits in a value: a key path and the literal's text. */
+export type RawNumberAt = [path: Array<string | number>, text: string];
+
+/** Every raw number in `value` (read through the lossless twins of its containers), with its path. */
+export function rawNumbersIn(value: unknown): RawNumberAt[] {
+  const out: RawNumberAt[] = [];
+  const walk = (value: unknown, path: Array<string | number>): void => {
+    const v = withRawNumbers(value);
+    if (v instanceof RawNumber) out.push([path, v.toString()]);
+    else if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...path, i]));
+    else if (isContainer(v)) for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+  };
+  walk(value, []);
+  return out;
+}
+
+/**
+ * `value` with the raw texts put back wherever the number at the path still equals the
+ * literal's value (a changed value keeps its new number). Containers on a changed path are
+ * copied, never mutated: they may be shared with a stored residual.
+ */
+export function restoreRawNumbers(value: Json, at: readonly RawNumberAt[]): Json {
+  let out: unknown = value;
+  for (const [path, text] of at) out = restoreOne(out, path, text);
+  return out as Json;
+}
+
+function restoreOne(v: unknown, path: ReadonlyArray<string | number>, text: string): unknown {
+  if (path.length === 0) return typeof v === 'number' && v === Number(text) ? new RawNumber(text) : v;
+  if (!isContainer(v)) return v;
+  const [key, ...rest] = path;
+  const child = (v as Record<string | number, unknown>)[key];
+  if (child === undefined) return v;
+  const next = restoreOne(child, rest, text);
+  if (next === child) return v;
+  const copy = (Array.isArray(v) ? [...v] : { ...v }) as Record<string | number, unknown>;
+  copy[key] = next;
+  return copy;
+}
+
+/** JSON.stringify that writes {@link RawNumber}s as their source text. */
+export function stringifyWithRawNumbers(value: unknown, space?: number): string {
+  return stringifyLossless(value, undefined, space) ?? 'null';
+}
