@@ -30,7 +30,7 @@ export const SWEEP_WINDOWS = [32_000, 64_000, 128_000, 200_000];
 /** The window of the per-session dollar table and the tokens-per-turn chart. */
 export const MAIN_WINDOW = 128_000;
 /** Synthetic long sessions added to the real corpus (full run, --quick). */
-export const SYNTHETIC_SESSIONS = { full: 18, quick: 2 };
+export const SYNTHETIC_SESSIONS = { full: 17, quick: 2 };
 
 function tokensPerTurn(
   runs: PolicyRun[],

@@ -1,8 +1,15 @@
 import { estimatorSuite } from './estimator-bench.js';
+import { peerSpeedSuite } from './peer-speed-bench.js';
 import { projectionSuite } from './projection-bench.js';
 import { retentionSuite } from './retention-bench.js';
 import { startupSuite } from './startup-bench.js';
 import type { BenchSuite } from './types.js';
 
 /** Every benchmark suite, in the order they run. */
-export const suites: BenchSuite[] = [estimatorSuite, projectionSuite, retentionSuite, startupSuite];
+export const suites: BenchSuite[] = [
+  estimatorSuite,
+  projectionSuite,
+  peerSpeedSuite,
+  retentionSuite,
+  startupSuite,
+];

@@ -2,13 +2,10 @@ import type { Estimator } from '../../src/estimate/estimator.js';
 import { textOf, type Message } from '../../src/messages/message.js';
 import { resolveBudgets, type Budgets, type Limits } from '../../src/projection/budgets.js';
 import { isRequestHistoryValid, normalizeHistory } from '../../src/projection/normalize.js';
-import { BudgetError, ProviderError } from '../../src/providers/errors.js';
 import type { SummaryClient } from '../../src/providers/types.js';
-import { createOfflineSummarizer, OFFLINE_MODEL } from '../../src/summary/offline/offline-summarizer.js';
-import { prepareLocalSummary, toSummaryRequest } from '../../src/summary/prepare.js';
-import { loadSummaryPrompt } from '../../src/summary/prompt.js';
-import { rebuildHistory } from '../../src/summary/rebuild.js';
+import { createOfflineSummarizer } from '../../src/summary/offline/offline-summarizer.js';
 import { cacheAwareThreshold, sharedPrefixLength } from '../../src/projection/cache-aware.js';
+import { compactOnce } from '../../src/stats/compact-once.js';
 import { sharedPrefixTokens } from './cost.js';
 import { findEvidenceNeeds, type EvidenceNeeds } from './evidence.js';
 import { scoreNeeds } from './score.js';
@@ -166,7 +163,6 @@ export async function replaySession(
   const ctx: PolicyContext = { estimator: est, limits: options.limits, budgets };
   const needs = options.needs ?? findEvidenceNeeds(session);
   const summarizer = options.summarizer ?? createOfflineSummarizer({ estimator: est });
-  const instructions = loadSummaryPrompt().instructions;
   const prefix = Math.max(0, options.limits.prefixTokens ?? 0);
   const threshold = budgets.compactionThreshold;
 
@@ -230,29 +226,11 @@ export async function replaySession(
 
     // One local compaction pass; null when it failed or did not shrink the history.
     async function compact(history: Message[]): Promise<Message[] | null> {
-      try {
-        const prepared = prepareLocalSummary(history, {
-          budget: budgets.summaryInputBudget,
-          estimator: est,
-          instructions,
-        });
-        summaryCalls++;
-        summaryInputTokens += prepared.inputTokens + prepared.instructionsTokens;
-        const response = await summarizer.summarize(toSummaryRequest(prepared, { model: OFFLINE_MODEL }));
-        summaryOutputTokens += est.text(response.text);
-        const rebuilt = rebuildHistory(history, response.text, {
-          estimator: est,
-          continuityTailTokens: budgets.continuityTailTokens ?? 1_024,
-          capacity: budgets.capacity,
-          reserveOutput: options.limits.reservedOutput,
-          prefixTokens: prefix,
-        });
-        return rebuilt.tokens < est.history(history) ? rebuilt.history : null;
-      } catch (e) {
-        // A budget error or provider failure keeps the history (H3); anything else is a bug.
-        if (e instanceof BudgetError || e instanceof ProviderError) return null;
-        throw e;
-      }
+      const r = await compactOnce(history, { estimator: est, limits: options.limits, budgets, summarizer });
+      if (r.called) summaryCalls++;
+      summaryInputTokens += r.inputTokens;
+      summaryOutputTokens += r.outputTokens;
+      return r.history;
     }
   }
   return { policy: options.policy.name, budgets, turns, totals: totalsOf(turns) };

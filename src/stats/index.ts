@@ -6,3 +6,10 @@ export {
   type LargestResult,
   type StatsOptions,
 } from './session-stats.js';
+export {
+  sessionTimeline,
+  type SessionTimeline,
+  type TimelineTurn,
+  type TimelineOptions,
+} from './timeline.js';
+export { compactOnce, type CompactOnceResult, type CompactOnceOptions } from './compact-once.js';

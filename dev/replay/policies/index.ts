@@ -1,3 +1,4 @@
+import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js';
 import type { RetentionPolicy } from '../types.js';
 import { aiSdkPrunePolicy } from './ai-sdk-prune.js';
 import { anthropicClearToolUsesPolicy } from './anthropic-clear-tool-uses.js';
@@ -51,30 +52,20 @@ export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
     `clear in steps of at least ${n.toLocaleString('en-US')} tokens (clearAtLeast)`;
   const wait = 'compaction waits for a cache break';
+  const variant = (name: string, policy: Partial<ClearingPolicy>, what: string[]) =>
+    compactorVariant(name, policy, `Compactor, ${what.join(', ')}.`);
   return [
     compactorPolicy(),
-    compactorVariant(
-      'compactor-evidence-0.9',
-      { evidenceWindowRatio: 0.9 },
-      'Compactor, evidence window 0.9 × trigger.',
-    ),
-    compactorVariant('compactor-batch-5k', { clearAtLeast: 5_000 }, `Compactor, ${batch(5_000)}.`),
-    compactorVariant('compactor-batch-10k', { clearAtLeast: 10_000 }, `Compactor, ${batch(10_000)}.`),
-    compactorVariant('compactor-wait', { compactionWaitsForCacheBreak: true }, `Compactor, ${wait}.`),
-    compactorVariant(
-      'compactor-batch-10k-wait',
-      { clearAtLeast: 10_000, compactionWaitsForCacheBreak: true },
-      `Compactor, ${batch(10_000)}, ${wait}.`,
-    ),
-    compactorVariant(
-      'compactor-evidence-0.9-batch-10k',
-      { evidenceWindowRatio: 0.9, clearAtLeast: 10_000 },
-      `Compactor, evidence 0.9, ${batch(10_000)}.`,
-    ),
-    compactorVariant(
-      'compactor-evidence-0.9-batch-10k-wait',
-      { evidenceWindowRatio: 0.9, clearAtLeast: 10_000, compactionWaitsForCacheBreak: true },
-      `Compactor, evidence 0.9, ${batch(10_000)}, ${wait}.`,
+    variant('compactor-batch-2k', { clearAtLeast: 2_000 }, [batch(2_000)]),
+    variant('compactor-batch-5k', { clearAtLeast: 5_000 }, [batch(5_000)]),
+    variant('compactor-batch-5k-wait', { clearAtLeast: 5_000, compactionWaitsForCacheBreak: true }, [
+      batch(5_000),
+      wait,
+    ]),
+    variant(
+      'compactor-evidence-0.9-batch-5k-wait',
+      { evidenceWindowRatio: 0.9, clearAtLeast: 5_000, compactionWaitsForCacheBreak: true },
+      ['evidence 0.9', batch(5_000), wait],
     ),
   ];
 }

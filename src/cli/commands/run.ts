@@ -2,6 +2,14 @@ import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { oneLine } from '../../core/text.js';
 import { parseFlags } from '../flags.js';
 import { redactSecrets } from '../../core/redact.js';
+import {
+  CHART_FLAG_SHAPE,
+  CHART_HELP,
+  CHART_OPTIONS,
+  chartTarget,
+  writeSessionChart,
+} from '../chart-flag.js';
+import { clearingPolicyFrom } from '../clearing-flags.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
@@ -11,6 +19,7 @@ import { parseFormatName, readSessionFile, selectSession } from '../../formats/i
 
 const help = `Usage: compactor run FILE [route flags] [limit flags] [clearing flags] [--threshold N]
                      [--hierarchical] [--out FILE] [--session-dir DIR] [--inspect[=TARGET]] [--json]
+                     [--chart FILE.svg]
 
 The main job: drives the headless turn machine over one session (automatic mode, H1–H6):
 sync → normalize the projection (N) → clear old tool results (C) → estimate pressure →
@@ -22,6 +31,7 @@ The input file is never modified. Without --provider the embedded offline summar
 (deterministic, no network, no key; context window 32,000 tokens unless --capacity).
 
 ${RUN_FLAGS_HELP}
+${CHART_HELP}
 
 --out writes the next request window (the projection after the turn). On a failed
 compaction (exit 1) nothing is written to --out and no boundary is recorded.
@@ -52,16 +62,17 @@ Examples (the first two need no network or key; ollama needs a local server):
 export const runCommand: Command = {
   name: 'run',
   help,
-  options: { ...RUN_OPTIONS },
+  options: { ...RUN_OPTIONS, ...CHART_OPTIONS },
   bareFlagValues: { '--inspect': '--inspect=jsonl' },
   async run(args: ParsedArgs, ctx: CommandContext) {
-    const flags = parseFlags('run', RunFlagsSchema, args.values);
+    const flags = parseFlags('run', RunFlagsSchema.extend(CHART_FLAG_SHAPE), args.values);
     const { path, shown } = sessionFileArgument('run', args.positionals, ctx);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
     const imported = readSessionFile(path, { from, displayName: shown });
     const session = selectSession(imported, flags.session);
     const setup = setUpRun('run', flags, ctx, { session });
     const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format });
+    const chartPath = flags.chart === undefined ? undefined : chartTarget('run', ctx, flags.chart);
 
     let stored: RunStore | undefined;
     try {
@@ -119,6 +130,15 @@ export const runCommand: Command = {
         inspect:
           setup.inspect === null ? null : setup.inspect.kind === 'stately' ? 'stately' : setup.inspect.file,
       };
+      if (chartPath !== undefined)
+        await writeSessionChart(
+          chartPath,
+          {
+            messages: session.messages,
+            title: `${shown} — tokens per turn (window ${setup.budgets.capacity ?? '?'})`,
+          },
+          { limits: setup.limits, policy: clearingPolicyFrom(flags, ctx), estimator: setup.route.estimator },
+        );
       const text = flags.json ? JSON.stringify(report, null, 2) : renderRunReport(report);
       ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
       if (failed) {

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { Command } from '../command.js';
-import { parseFlags } from '../flags.js';
+import {
+  CHART_FLAG_SHAPE,
+  CHART_HELP,
+  CHART_OPTIONS,
+  chartTarget,
+  writeSessionChart,
+} from '../chart-flag.js';
+import { flag, parseFlags } from '../flags.js';
+import { limitsFrom } from './plan.js';
 import { fileArgument } from './import.js';
 import { createEstimator } from '../../estimate/estimator.js';
 import {
@@ -9,9 +17,13 @@ import {
   selectSession,
   type ImportedSession,
 } from '../../formats/index.js';
+import { UserError } from '../../core/errors.js';
+import { OFFLINE_CONTEXT_WINDOW } from '../../session/route.js';
 import { computeSessionStats, type SessionStats } from '../../stats/index.js';
 
 const FlagsSchema = z.object({
+  ...CHART_FLAG_SHAPE,
+  capacity: flag.posInt.optional(),
   from: z.string().optional(),
   session: z.string().min(1, 'expected a session id, index or "all"').optional(),
   json: z.boolean().optional(),
@@ -84,6 +96,7 @@ function render(session: ImportedSession, s: SessionStats, heading: string): str
 export const command: Command = {
   name: 'stats',
   help: `Usage: compactor stats FILE [--from FORMAT] [--session ID|all] [--config FILE] [--json]
+                       [--chart FILE.svg [--capacity N]]
 
 Imports FILE (format detected, or --from) and reports: messages by role; tool calls,
 results and pairing (unmatched calls, orphan results); batches, parallel batches and max
@@ -92,6 +105,9 @@ fan-out; token estimates by role; the 5 largest tool results; a per-tool table.
   --from FORMAT   see compactor import --help
   --session ID    session id or 0-based index, or "all" (default: the main session with most messages)
   --config FILE   config file (default ./compactor.config.json; its encoding is used)
+${CHART_HELP}
+  --capacity N    context window the chart assumes (config limits.capacity, else 32,000,
+                  the offline route's window); clearing settings come from the config
   --json          machine-readable: {file, format, sessionCount, sessions: [{id, sidechain,
                   messages, byRole, toolCalls, toolResults, pairedCalls, unmatchedCalls,
                   orphanResults, batches, parallelBatches, maxFanOut, tokens, largestResults,
@@ -99,8 +115,14 @@ fan-out; token estimates by role; the 5 largest tool results; a per-tool table.
 
 Examples:
   compactor stats examples/sessions/claude-code-orchestrator.jsonl
-  compactor stats examples/sessions/claude-code-orchestrator.jsonl --session all --json`,
-  options: { from: { type: 'string' }, session: { type: 'string' } },
+  compactor stats examples/sessions/claude-code-orchestrator.jsonl --session all --json
+  compactor stats examples/sessions/django__django-16560.traj.json --chart django.svg`,
+  options: {
+    from: { type: 'string' },
+    session: { type: 'string' },
+    capacity: { type: 'string' },
+    ...CHART_OPTIONS,
+  },
   async run(args, ctx) {
     const flags = parseFlags('stats', FlagsSchema, args.values);
     const { path, shown } = fileArgument('stats', args, ctx);
@@ -108,6 +130,20 @@ Examples:
     const result = readSessionFile(path, { from, displayName: shown });
     const sessions = flags.session === 'all' ? result.sessions : [selectSession(result, flags.session)];
     const estimator = createEstimator({ encoding: ctx.config.encoding });
+    if (flags.chart !== undefined) {
+      if (sessions.length !== 1)
+        throw new UserError('stats: --chart: draws one session; pick it with --session ID');
+      const limits = limitsFrom({}, ctx);
+      limits.providerLimit = flags.capacity ?? limits.providerLimit ?? OFFLINE_CONTEXT_WINDOW;
+      await writeSessionChart(
+        chartTarget('stats', ctx, flags.chart),
+        {
+          messages: sessions[0].messages,
+          title: `${shown} — tokens per turn (window ${limits.providerLimit.toLocaleString('en-US')})`,
+        },
+        { limits, policy: ctx.config.toolResultClearing, estimator },
+      );
+    }
     const stats = sessions.map((s) => ({
       session: s,
       stats: computeSessionStats(s.messages, { estimator }),

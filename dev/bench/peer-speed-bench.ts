@@ -1,0 +1,160 @@
+import { trimMessages, type BaseMessage } from '@langchain/core/messages';
+import { pruneMessages, type ModelMessage } from 'ai';
+import { ClearToolUsesEdit } from 'langchain';
+import { createEstimator, type Estimator } from '../../src/estimate/estimator.js';
+import { textOf, type Message } from '../../src/messages/message.js';
+import { projectRequest } from '../../src/projection/project-request.js';
+import { AI_SDK_PRUNE_OPTIONS } from '../replay/policies/ai-sdk-prune.js';
+import { createLangChainBridge } from '../replay/policies/langchain-convert.js';
+import { syntheticSession } from './synthetic-session.js';
+import { median, nowMs } from './timing.js';
+import type { BenchContext, BenchSuite } from './types.js';
+
+/** The issue's goal: Compactor's warm per-turn cost at 10k messages ≤ this × the fastest peer's. */
+export const PEER_RATIO_TARGET = 2;
+
+/** Canonical → AI SDK ModelMessage (what an AI SDK app holds; conversion is not timed). */
+function toModelMessage(m: Message): ModelMessage {
+  const text = textOf(m.content);
+  if (m.role === 'system') return { role: 'system', content: text };
+  if (m.role === 'user') return { role: 'user', content: text };
+  if (m.role === 'tool') {
+    const output = { type: 'text' as const, value: text };
+    return {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: m.toolCallId ?? '', toolName: m.toolName ?? 'tool', output },
+      ],
+    };
+  }
+  const calls = (m.toolCalls ?? []).map((c) => ({
+    type: 'tool-call' as const,
+    toolCallId: c.id,
+    toolName: c.name,
+    input: c.arguments,
+  }));
+  return { role: 'assistant', content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls] };
+}
+
+/** A token counter for LangChain messages, cached per message object like Compactor's estimator. */
+function langchainCounter(est: Estimator): (messages: BaseMessage[]) => number {
+  const cache = new WeakMap<BaseMessage, number>();
+  return (messages) => {
+    let n = 0;
+    for (const m of messages) {
+      let t = cache.get(m);
+      if (t === undefined)
+        cache.set(m, (t = est.text(typeof m.content === 'string' ? m.content : JSON.stringify(m.content))));
+      n += t;
+    }
+    return n;
+  };
+}
+
+type Projector = (turnEnd: number) => unknown;
+
+/** Each contender projects the history up to a turn in its own message format (all converted up front). */
+function contenders(session: readonly Message[]): Array<{ name: string; project: Projector }> {
+  const est = createEstimator();
+  const limits = { capacity: 200_000, reservedOutput: 8_000 };
+  const model = session.map(toModelMessage);
+  const lc = createLangChainBridge(est).toLangChain(session);
+  const count = langchainCounter(est);
+  const edit = new ClearToolUsesEdit();
+  const noModel = undefined as unknown as Parameters<ClearToolUsesEdit['apply']>[0]['model'];
+  return [
+    {
+      name: 'Compactor projectRequest (normalize + clearing, defaults)',
+      project: (n) => projectRequest(session.slice(0, n), { limits, estimator: est }),
+    },
+    {
+      name: 'AI SDK pruneMessages (ai)',
+      project: (n) => pruneMessages({ messages: model.slice(0, n), ...AI_SDK_PRUNE_OPTIONS }),
+    },
+    {
+      name: 'LangChain trimMessages (@langchain/core), 40k tokens',
+      project: (n) =>
+        trimMessages(lc.slice(0, n), {
+          maxTokens: 40_000,
+          strategy: 'last',
+          includeSystem: true,
+          startOn: ['human', 'ai'],
+          tokenCounter: count,
+        }),
+    },
+    {
+      name: 'LangChain ClearToolUsesEdit (langchain), defaults',
+      project: (n) => edit.apply({ messages: lc.slice(0, n), model: noModel, countTokens: count }),
+    },
+  ];
+}
+
+/** A contender stops being sampled once it has this many warm turns and has used this much time (slow peers). */
+const MIN_WARM_SAMPLES = 3;
+const TIME_BUDGET_MS = 15_000;
+
+/**
+ * Cold (first call) and warm (median of later turns) per-turn ms of every contender on the
+ * same turns. Turns are interleaved (each turn runs every contender) so load from other
+ * processes hits all of them alike.
+ */
+async function measure(
+  session: readonly Message[],
+  turns: number,
+): Promise<Array<{ name: string; coldMs: number; warmMs: number; samples: number }>> {
+  const ends: number[] = [];
+  for (let i = session.length - 1; i > 0 && ends.length < turns + 1; i--)
+    if (session[i].role === 'assistant') ends.unshift(i);
+  const all = contenders(session);
+  const times = all.map((): number[] => []);
+  const spent = all.map(() => 0);
+  for (const end of ends)
+    for (let c = 0; c < all.length; c++) {
+      if (times[c].length > MIN_WARM_SAMPLES && spent[c] > TIME_BUDGET_MS) continue;
+      const t0 = nowMs();
+      await all[c].project(end);
+      const ms = nowMs() - t0;
+      times[c].push(ms);
+      spent[c] += ms;
+    }
+  return all.map((c, i) => ({
+    name: c.name,
+    coldMs: times[i][0],
+    warmMs: median(times[i].slice(1)),
+    samples: times[i].length - 1,
+  }));
+}
+
+/** Per-turn projection speed of Compactor beside the peers' real libraries, same sessions, same run (issue 16). */
+export const peerSpeedSuite: BenchSuite = {
+  name: 'speed',
+  async run(ctx: BenchContext) {
+    const sizes = ctx.quick ? [1_000] : [1_000, 10_000];
+    const turns = ctx.quick ? 5 : 21;
+    const rows: Array<Array<string | number>> = [];
+    const notes: string[] = [];
+    for (const size of sizes) {
+      ctx.log(`bench: peer speed, ${size} messages…`);
+      const results = await measure(syntheticSession(size), turns);
+      const fastestPeer = results.slice(1).reduce((a, b) => (b.warmMs < a.warmMs ? b : a));
+      const compactor = results[0];
+      for (const r of results)
+        rows.push([size, r.name, r.coldMs, r.warmMs, r.samples, r.warmMs / fastestPeer.warmMs]);
+      const ratio = compactor.warmMs / fastestPeer.warmMs;
+      notes.push(
+        `${size.toLocaleString('en-US')} messages: Compactor warm ${compactor.warmMs.toFixed(2)} ms/turn vs fastest peer (${fastestPeer.name}) ${fastestPeer.warmMs.toFixed(2)} ms/turn: ratio ${ratio.toFixed(2)}${size === 10_000 ? ` (goal ≤ ${PEER_RATIO_TARGET}: ${ratio <= PEER_RATIO_TARGET ? 'met' : 'MISSED'})` : ''}.`,
+      );
+    }
+    notes.push(
+      'Same synthetic session (syntheticSession, ~530 tokens/message), same turns (the last assistant messages), same process, turns interleaved across libraries; a library whose turns are slow stops after 3 warm turns once it has used 15 s. Each library gets the history already in its own message format (conversion not timed); token counters are cached per message for every contender. Compactor normalizes pairing and applies the evidence window and count rules; pruneMessages only drops old tool parts; trimMessages only cuts to a token budget; ClearToolUsesEdit replaces old results.',
+    );
+    return [
+      {
+        title: 'Per-turn projection speed beside the peers (warm = median over turns)',
+        headers: ['messages', 'library', 'cold ms', 'warm ms/turn', 'warm turns', '× fastest peer'],
+        rows,
+        notes,
+      },
+    ];
+  },
+};
