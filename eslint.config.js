@@ -12,7 +12,7 @@ const LAYERS = [
   { layer: 'core', folders: ['core', 'messages', 'machines'] },
   {
     layer: 'domain',
-    folders: ['estimate', 'formats', 'projection', 'summary', 'providers', 'store', 'io', 'stats'],
+    folders: ['estimate', 'formats', 'projection', 'summary', 'providers', 'store', 'io', 'stats', 'charts'],
   },
   { layer: 'runtime', folders: ['runtime'] },
   { layer: 'session', folders: ['session'] },
