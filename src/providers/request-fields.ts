@@ -26,8 +26,15 @@ const FORWARDED: Record<FieldEndpoint, readonly string[]> = {
   inline: [...ANTHROPIC, 'thinking'],
 };
 
-/** `service_tier` values /responses/compact accepts (`scale`, `ultrafast` exist only on create). */
-const COMPACT_TIERS = new Set(['auto', 'default', 'fast', 'flex', 'priority']);
+/**
+ * `service_tier` values an endpoint accepts, where it takes fewer than the caller may use:
+ * /responses/compact lacks `scale` and `ultrafast`; Anthropic knows only `auto` and `standard_only`.
+ */
+const TIERS: Partial<Record<FieldEndpoint, ReadonlySet<string>>> = {
+  compact: new Set(['auto', 'default', 'fast', 'flex', 'priority']),
+  messages: new Set(['auto', 'standard_only']),
+  inline: new Set(['auto', 'standard_only']),
+};
 
 /** The caller fields `endpoint` takes, in the caller's order; absent and null values are skipped. */
 export function forwardedFields(fields: RequestFields | undefined, endpoint: FieldEndpoint): RequestFields {
@@ -36,7 +43,8 @@ export function forwardedFields(fields: RequestFields | undefined, endpoint: Fie
   for (const key of FORWARDED[endpoint]) {
     const value = fields[key];
     if (value === undefined || value === null) continue;
-    if (endpoint === 'compact' && key === 'service_tier' && !COMPACT_TIERS.has(String(value))) continue;
+    const tiers = TIERS[endpoint];
+    if (key === 'service_tier' && tiers && !tiers.has(String(value))) continue;
     out[key] = value;
   }
   return out;
