@@ -22,6 +22,13 @@ import {
   defaultReinjectBudget,
   REINJECT_BUDGET_MAX_TOKENS,
 } from '../summary/reinject.js';
+import { instructionsTokens as measureInstructions } from '../summary/preview.js';
+import {
+  defaultSummaryOutputTokens,
+  fitBudget,
+  frozenPrefixTokens,
+  summaryRequestAllowance,
+} from '../summary/request-fit.js';
 import {
   summarizeWithRepair,
   summaryWarning,
@@ -107,6 +114,11 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     : prompt.instructions;
   const model = opts.model ?? opts.client.model;
   const tailTokens = opts.budgets.continuityTailTokens ?? CONTINUITY_TAIL_MAX_TOKENS;
+  // L1: the request itself must fit the capacity: frozen prefix and requested output count.
+  const capacity = opts.budgets.capacity;
+  const frozen = frozenPrefixTokens(opts.system, opts.tools, est);
+  const allowance = summaryRequestAllowance(capacity, frozen, opts.maxOutputTokens);
+  const fit = (budget: number | null) => fitBudget(budget, allowance);
   const abstractMax = opts.abstractMaxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS;
   const reinjectBudget = Math.max(
     0,
@@ -157,24 +169,36 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
   return {
     prepare(history, budget) {
       warned.clear();
-      return fork('flat', prepareLocalSummary(history, { budget, estimator: est, instructions }));
+      return fork(
+        'flat',
+        prepareLocalSummary(history, { budget: fit(budget), estimator: est, instructions }),
+      );
     },
 
     prepareBands(history, budget) {
       warned.clear();
-      const bands: HierarchicalBands = prepareHierarchicalBands(history, bandOptions(budget));
+      const bands: HierarchicalBands = prepareHierarchicalBands(history, bandOptions(fit(budget)));
       return { older: fork('older', bands.abstract), newer: fork('newer', bands.detail) };
     },
 
     prepareBand(history, band, budget) {
       warned.delete(band);
-      return fork(band, prepareOneBand(history, band, budget));
+      return fork(band, prepareOneBand(history, band, fit(budget)));
     },
 
     async request(f, band, signal): Promise<SummaryResponse> {
       const maxOutputTokens =
-        band === 'older' ? Math.min(abstractMax, opts.maxOutputTokens ?? abstractMax) : opts.maxOutputTokens;
+        band === 'older'
+          ? Math.min(abstractMax, opts.maxOutputTokens ?? abstractMax)
+          : (opts.maxOutputTokens ?? defaultSummaryOutputTokens(capacity));
       const send = (text: string) => {
+        const total = f.inputTokens + measureInstructions(text, est) + frozen + (maxOutputTokens ?? 0);
+        if (capacity !== null && total > capacity)
+          throw new BudgetError(
+            'summary request (input, frozen prefix and requested output)',
+            total,
+            capacity,
+          );
         const request = toSummaryRequest(
           { ...f.prepared, instructions: text },
           {

@@ -29,6 +29,8 @@ import {
 } from './fake-http.js';
 
 export interface FakeAnthropicOptions {
+  /** Declared context window: a request over it fails the test (fake-window.ts). */
+  window?: number;
   script?: (Fault | undefined)[];
   summaryText?: string;
   /** Compaction block returned on compaction (default: summary text plus an unknown field). */
@@ -251,10 +253,14 @@ function respond(
 
 /** Starts the fake Anthropic server. */
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeServer> {
-  return startFakeServer((req, fault, res) => {
-    if (fault?.kind !== 'rate-limit' && handleCommonFault(fault, res)) return;
-    if (req.method !== 'POST' || req.path !== '/v1/messages')
-      return sendJson(res, 404, err('not_found_error', `no route ${req.path}`));
-    respond(req, fault, res, opts);
-  }, opts.script);
+  return startFakeServer(
+    (req, fault, res) => {
+      if (fault?.kind !== 'rate-limit' && handleCommonFault(fault, res)) return;
+      if (req.method !== 'POST' || req.path !== '/v1/messages')
+        return sendJson(res, 404, err('not_found_error', `no route ${req.path}`));
+      respond(req, fault, res, opts);
+    },
+    opts.script,
+    { window: opts.window },
+  );
 }

@@ -11,6 +11,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { windowViolation } from './fake-window.js';
 
 /** Overflow body shapes, one per provider (wire-formats §1.9, §2.4, §3.8). */
 export type OverflowShape =
@@ -70,6 +71,8 @@ export interface FakeServer {
   requests: RecordedRequest[];
   /** Remaining scripted faults; push more at any time. */
   script: (Fault | undefined)[];
+  /** Requests that exceeded the declared window (see fake-window.ts); `close()` rejects when any. */
+  violations: string[];
   close(): Promise<void>;
 }
 
@@ -134,8 +137,10 @@ export function handleCommonFault(fault: Fault | undefined, res: ServerResponse)
 export async function startFakeServer(
   handler: FakeHandler,
   script: (Fault | undefined)[] = [],
+  options: { window?: number } = {},
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
+  const violations: string[] = [];
   const state = { script: [...script] };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -155,6 +160,12 @@ export async function startFakeServer(
         body,
       };
       requests.push(rec);
+      const over = options.window === undefined ? null : windowViolation(rec.path, body, options.window);
+      if (over !== null) {
+        violations.push(over);
+        sendJson(res, 400, { error: { type: 'fake_window_exceeded', message: over } });
+        return;
+      }
       const fault = state.script.shift();
       try {
         handler(rec, fault?.kind === 'ok' ? undefined : fault, res);
@@ -168,6 +179,7 @@ export async function startFakeServer(
   const fake: FakeServer = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    violations,
     get script() {
       return state.script;
     },
@@ -177,7 +189,11 @@ export async function startFakeServer(
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
+        server.close((e) => {
+          if (e) reject(e);
+          else if (violations.length > 0) reject(new Error(violations.join('\n')));
+          else resolve();
+        });
       }),
   };
   return fake;

@@ -27,6 +27,8 @@ import {
 } from './fake-http.js';
 
 export interface FakeOpenAIOptions {
+  /** Declared context window: a request over it fails the test (fake-window.ts). */
+  window?: number;
   script?: (Fault | undefined)[];
   flavor?: 'openai' | 'xai';
   summaryText?: string;
@@ -313,34 +315,38 @@ function chat(req: RecordedRequest, fault: Fault | undefined, res: ServerRespons
 export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeServer> {
   const text = opts.summaryText ?? 'Summary: tests pass; lint step requested.';
   const flavor = opts.flavor ?? 'openai';
-  return startFakeServer((req, fault, res) => {
-    if (fault?.kind === 'rate-limit' && !req.path.endsWith('/responses/compact')) {
-      const headers: Record<string, string> = {};
-      if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
-      if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = fault.retryAfterMs;
-      return sendJson(
-        res,
-        429,
-        {
-          error: {
-            message: 'Rate limit reached',
-            type: 'requests',
-            param: null,
-            code: 'rate_limit_exceeded',
+  return startFakeServer(
+    (req, fault, res) => {
+      if (fault?.kind === 'rate-limit' && !req.path.endsWith('/responses/compact')) {
+        const headers: Record<string, string> = {};
+        if (fault.retryAfter !== undefined) headers['retry-after'] = fault.retryAfter;
+        if (fault.retryAfterMs !== undefined) headers['retry-after-ms'] = fault.retryAfterMs;
+        return sendJson(
+          res,
+          429,
+          {
+            error: {
+              message: 'Rate limit reached',
+              type: 'requests',
+              param: null,
+              code: 'rate_limit_exceeded',
+            },
           },
-        },
-        headers,
-      );
-    }
-    if (handleCommonFault(fault, res)) return;
-    if (req.method !== 'POST') return sendJson(res, 405, { error: { message: 'method not allowed' } });
-    if (req.path === '/v1/responses/compact') return compact(req, fault, res, flavor);
-    if (req.path === '/v1/responses') return responses(req, fault, res, text);
-    if (req.path === '/v1/chat/completions') return chat(req, fault, res, text);
-    sendJson(res, 404, {
-      error: { message: `no route ${req.path}`, type: 'invalid_request_error', param: null, code: null },
-    });
-  }, opts.script);
+          headers,
+        );
+      }
+      if (handleCommonFault(fault, res)) return;
+      if (req.method !== 'POST') return sendJson(res, 405, { error: { message: 'method not allowed' } });
+      if (req.path === '/v1/responses/compact') return compact(req, fault, res, flavor);
+      if (req.path === '/v1/responses') return responses(req, fault, res, text);
+      if (req.path === '/v1/chat/completions') return chat(req, fault, res, text);
+      sendJson(res, 404, {
+        error: { message: `no route ${req.path}`, type: 'invalid_request_error', param: null, code: null },
+      });
+    },
+    opts.script,
+    { window: opts.window },
+  );
 }
 
 /** Starts the fake xAI server (the OpenAI fake in xAI flavour). */

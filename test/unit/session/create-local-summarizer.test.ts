@@ -15,6 +15,8 @@ import {
 } from '../../../src/summary/index.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeOpenAI } from '../../support/fake-openai.js';
+import { startFakeAnthropic } from '../../support/fake-anthropic.js';
+import { estimateBodyTokens, requestedOutputTokens } from '../../support/fake-window.js';
 import { agentSession, SYSTEM, templateSummary, TOOLS } from './fixtures.js';
 
 afterAll(freeEncoders);
@@ -247,5 +249,37 @@ describe('createLocalSummarizer over HTTP (fake OpenAI-compatible Chat Completio
     const r = await s.request(s.prepare(history, 20_000), 'flat', signal);
     expect(srv.requests.length - before).toBe(1);
     expect(r.finishReason).toBe('length');
+  });
+});
+
+describe('every summary request fits the declared window (L1, fake Anthropic with a 20,000-token window)', () => {
+  let srv: FakeServer;
+  beforeAll(async () => {
+    srv = await startFakeAnthropic({ summaryText: templateSummary(), window: 20_000 });
+  });
+  afterAll(() => srv.close());
+
+  it('L1: the frozen prefix and the requested output are subtracted, so the request fits the capacity', async () => {
+    const client = createSummaryClient(
+      resolveRoute(
+        {
+          provider: 'anthropic',
+          model: 'claude-sonnet-4-5',
+          baseUrl: srv.url,
+        },
+        { ANTHROPIC_API_KEY: 'k' },
+      ),
+      { retries: 0, timeoutMs: 5_000 },
+    );
+    const system = `${SYSTEM} ${'Follow the repository conventions and keep changes small. '.repeat(700)}`;
+    // The caller's budget ignores the prefix (as a run without --prefix-tokens does).
+    const budgets = resolveBudgets({ providerLimit: 20_000 });
+    const s = make(client, { system, tools: TOOLS, budgets });
+    const long = agentSession(60_000);
+    const r = await s.request(s.prepare(long, budgets.summaryInputBudget), 'flat', signal);
+    expect(r.text).toBe(templateSummary());
+    expect(srv.violations).toEqual([]);
+    const body = srv.requests[srv.requests.length - 1].body;
+    expect(estimateBodyTokens(body) + requestedOutputTokens(body)).toBeLessThanOrEqual(20_000);
   });
 });
