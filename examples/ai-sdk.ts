@@ -12,21 +12,15 @@
  */
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createEstimator, readSessionFile, textOf } from 'context-compactor';
+import { createEstimator } from 'context-compactor';
 import { compactorMiddleware, fromModelMessages } from 'context-compactor/ai-sdk';
+import { loadRealSession } from './real-session.js';
 
 const WINDOW = 8_000;
 const STEPS = 32;
 
 // The real session: its task and the tool calls the agent made, with their outputs.
-const session = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0].messages;
-const goal = textOf(session.find((m) => m.role === 'user')!.content);
-const outputs = new Map(
-  session.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, textOf(m.content)]),
-);
-const steps = session
-  .flatMap((m) => (m.toolCalls ?? []).map((c) => ({ thought: textOf(m.content), call: c })))
-  .filter((s) => (outputs.get(s.call.id)?.length ?? 0) > 200);
+const { goal, steps } = loadRealSession(STEPS);
 
 const usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
@@ -74,7 +68,7 @@ const result = await generateText({
         type: 'object',
         properties: { command: { type: 'string' } },
       }),
-      execute: async (_input, { toolCallId }) => outputs.get(toolCallId) ?? '',
+      execute: async (_input, { toolCallId }) => steps.find((s) => s.call.id === toolCallId)?.output ?? '',
     }),
   },
   stopWhen: stepCountIs(STEPS + 1),

@@ -1,4 +1,5 @@
 import type { ContentPart, Json } from '../../messages/message.js';
+import { sameJson } from '../shared/json-value.js';
 
 /** A media part as a canonical reference: counted as one media item, its bytes kept elsewhere. */
 export function mediaRef(mediaType: unknown, url?: string, filename?: unknown): ContentPart {
@@ -54,22 +55,6 @@ export function outputContent(output: unknown): string | ContentPart[] {
     default:
       return JSON.stringify(output ?? null);
   }
-}
-
-/** Key-order-insensitive JSON equality (zod may reorder keys of parsed copies). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  return stable(a) === stable(b);
-}
-
-function stable(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
-  if (v !== null && typeof v === 'object')
-    return `{${Object.keys(v)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** A tool result's output after projection: the original when untouched, else the new text. */

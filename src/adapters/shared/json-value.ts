@@ -57,3 +57,19 @@ export function argumentsToInput(args: string): unknown {
     return args;
   }
 }
+
+/** Key-order-insensitive JSON equality (zod may reorder keys of parsed copies). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return stable(a) === stable(b);
+}
+
+function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stable((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}

@@ -1,0 +1,69 @@
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { parseOptions } from '../../core/parse-options.js';
+import type { SummaryClient } from '../../providers/types.js';
+import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
+import { createConversations, type Conversations } from '../shared/conversations.js';
+import { fromBaseMessages, toBaseMessages } from './convert.js';
+import { agents } from './peers.js';
+import { langchainSummarizer } from './summarizer.js';
+
+/** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
+export interface CompactorMiddlewareOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+  /** Who writes summaries: any LangChain chat model (`{ model }`) or a summary client; default the offline summarizer. */
+  summarizer?: { model: BaseChatModel } | SummaryClient;
+}
+
+/** The model's id and provider as LangChain chat models expose them (for the catalog window). */
+function modelOf(model: unknown): { provider?: string; id: string } | undefined {
+  const m = model as { model?: unknown; modelName?: unknown; _llmType?: () => string };
+  const id =
+    typeof m.model === 'string' ? m.model : typeof m.modelName === 'string' ? m.modelName : undefined;
+  if (id === undefined) return undefined;
+  return { id, ...(typeof m._llmType === 'function' ? { provider: m._llmType() } : {}) };
+}
+
+/**
+ * A `createAgent` middleware that projects the messages the model sees (pairing repaired, old
+ * tool results cleared, the conversation compacted near the window) while the agent's state keeps
+ * the full history. A conversation is the run's `thread_id`, else its first message; with
+ * `sessionDir` its state is stored under `sessionDir/<id>`.
+ */
+export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
+  const { summarizer, ...rest } = options;
+  parseOptions(SessionOptionsSchema, rest, 'compactorMiddleware: options');
+  const client =
+    summarizer === undefined
+      ? undefined
+      : 'summarize' in summarizer
+        ? summarizer
+        : langchainSummarizer(summarizer.model);
+  const conversations: Conversations = createConversations({
+    ...rest,
+    ...(client ? { summarizer: client } : {}),
+  });
+  const middleware = agents.createMiddleware({
+    name: 'CompactorMiddleware',
+    wrapModelCall: async (request, handler) => {
+      const system = request.systemMessage?.text ?? request.systemPrompt ?? '';
+      const tools = (request.tools ?? []).map((t) => {
+        const tool = t as { name?: unknown; description?: unknown };
+        return {
+          name: typeof tool.name === 'string' ? tool.name : 'tool',
+          ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        };
+      });
+      const threadId = (request.runtime as { configurable?: { thread_id?: unknown } } | undefined)
+        ?.configurable?.thread_id;
+      const model = modelOf(request.model);
+      const projection = await conversations.project({
+        ...(typeof threadId === 'string' ? { conversationId: threadId } : {}),
+        ...(system !== '' ? { system } : {}),
+        tools,
+        messages: fromBaseMessages(request.messages),
+        ...(model ? { model } : {}),
+      });
+      return handler({ ...request, messages: toBaseMessages(projection.messages) });
+    },
+  });
+  return Object.assign(middleware, { conversations });
+}
