@@ -12,7 +12,8 @@ import {
   type InspectTarget,
   type RunFlags,
 } from './run-options.js';
-import { parentEnvelope } from './run-envelope.js';
+import { parentContextFor, requestFieldsFor } from '../session/index.js';
+import { requestEnvelopeOf } from '../formats/index.js';
 import { resolveRunRoute, type RunRoute } from './run-route.js';
 import type { ImportedSession } from '../formats/index.js';
 import { resolveBudgets, type Budgets, type Limits } from '../projection/index.js';
@@ -74,9 +75,7 @@ export function setUpRun(
   const observers: Array<(e: InspectionEvent) => void> = [progress.inspect];
   let stopStately: (() => void) | undefined;
 
-  const envelope = options.session
-    ? parentEnvelope(options.session.meta, options.session.messages, route)
-    : {};
+  const envelope = fileEnvelope(options.session, route);
   const summarizer = createLocalSummarizer({
     client: route.summary,
     // S2: the fork leaves the leading system messages out; they travel as the frozen prefix.
@@ -147,4 +146,16 @@ export function setUpRun(
       stopStately?.();
     },
   };
+}
+
+/**
+ * What the input file's request envelope lends the compaction requests, decided by the
+ * session's one rule (S2: system and tools for the same wire and model; O1: request fields
+ * for the same wire). Neither `run` nor `compact` is a model switch.
+ */
+function fileEnvelope(session: ImportedSession | undefined, route: RunRoute) {
+  const envelope = session ? requestEnvelopeOf(session) : undefined;
+  const target = { provider: route.kind, label: route.label, model: route.model, wire: route.wire };
+  const requestFields = requestFieldsFor(envelope, target);
+  return { ...parentContextFor(envelope, target, 'manual'), ...(requestFields ? { requestFields } : {}) };
 }

@@ -16,3 +16,4 @@ export {
 export { MAX_SESSION_FILE_BYTES } from './read-file.js';
 export { CANONICAL_FORMAT, CANONICAL_VERSION } from './canonical.js';
 export { importedResponsesItems } from './openai-responses.js';
+export { requestEnvelopeOf, type FileRequestEnvelope } from './request-envelope.js';

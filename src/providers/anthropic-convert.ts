@@ -89,7 +89,9 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
   let leading = true;
   history.forEach((m, i) => {
     if (leading && m.role === 'system') {
-      systemTexts.push(textOf(m.content));
+      // A history system message the given system prompt already carries is not sent twice (S2).
+      const text = textOf(m.content);
+      if (!systemTexts.some((t) => t.includes(text))) systemTexts.push(text);
       return;
     }
     leading = false;

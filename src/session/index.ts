@@ -29,6 +29,7 @@ export {
 } from './cache-health.js';
 export {
   parentContextFor,
+  requestFieldsFor,
   type RequestEnvelope,
   type ParentContext,
   type ParentRoute,

@@ -7,6 +7,7 @@ import { ClearingPolicyOptionsSchema, type ClearingPolicy } from '../projection/
 import type { HttpOptions } from '../providers/http.js';
 import type { SummaryClient } from '../providers/types.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
+import type { LockOptions } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRouteOptions } from './route.js';
@@ -61,6 +62,8 @@ export interface CompactorSessionOptions {
   envelope?: RequestEnvelope;
   /** Durable store directory (R1–R2): history is loaded from it and every change is written to it. */
   sessionDir?: string;
+  /** How the session waits when another writer holds `sessionDir` (default: fail at once, naming it). */
+  storeLock?: LockOptions;
   /** Initial history when there is no `sessionDir` (validated). */
   history?: readonly Message[];
   /** Token estimator (default: the route's encoding). */
@@ -99,7 +102,13 @@ export const SessionOptionsSchema = z.object({
         .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
         .optional(),
       catalogFile: z.string().min(1).optional(),
-      env: z.record(z.string(), z.string().optional()).optional(),
+      // process.env is not a plain object, so it is copied before the record check.
+      env: z
+        .preprocess(
+          (v) => (v !== null && typeof v === 'object' ? { ...v } : v),
+          z.record(z.string(), z.string().optional()),
+        )
+        .optional(),
     })
     .optional(),
   limits: z
@@ -130,12 +139,14 @@ export const SessionOptionsSchema = z.object({
   hierarchical: z.boolean().optional(),
   envelope: z
     .strictObject({
-      provider: z.string().min(1),
+      provider: z.string().min(1).optional(),
+      wire: z.enum(['chat', 'responses', 'messages']).optional(),
       model: z.string().min(1),
       system: z.string().optional(),
       tools: z.array(ToolSchemaSchema).optional(),
       requestFields: z.record(z.string(), JsonSchema).optional(),
     })
+    .refine((e) => e.provider !== undefined || e.wire !== undefined, 'expected a provider or a wire')
     .optional(),
   sessionDir: z.string().min(1).optional(),
   history: z.array(MessageSchema).optional(),

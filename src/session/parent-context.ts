@@ -2,10 +2,19 @@ import type { CompactionMode } from '../../machines/index.js';
 import type { Json } from '../messages/message.js';
 import type { ToolSchema } from '../providers/types.js';
 
-/** The active request envelope: what the agent's next request carries besides history. */
+/** Wire protocols a request can be written in (a request file says which one it used). */
+export type RequestWire = 'chat' | 'responses' | 'messages';
+
+/**
+ * The active request envelope: what the agent's next request carries besides history. It
+ * names the provider it goes to, or (for a saved request file, whose provider is unknown)
+ * the wire protocol it was written in; at least one of the two.
+ */
 export interface RequestEnvelope {
   /** Provider kind or preset name of the request. */
-  provider: string;
+  provider?: string;
+  /** Wire protocol of the request: `chat`, `responses` or `messages`. */
+  wire?: RequestWire;
   model: string;
   /** System prompt. */
   system?: string;
@@ -30,12 +39,16 @@ export interface ParentRoute {
   provider: string;
   label: string;
   model: string;
+  /** Wire protocol of the route's requests; null for offline. */
+  wire: string | null;
 }
 
 /**
- * S2: the envelope's system prompt and tool catalog are reused only when its provider and
- * model match the compaction route (so the provider's prompt cache can serve the prefix);
- * a model switch or a missing envelope leaves parent context absent (`null`).
+ * S2: the envelope's system prompt and tool catalog are reused only when the request went to
+ * the compaction route's model (so the provider's prompt cache can serve the prefix): same
+ * model, and the same provider (kind or preset name) or, for an envelope that only knows its
+ * wire protocol, the route's wire. A model switch or a missing envelope leaves parent context
+ * absent (`null`).
  */
 export function parentContextFor(
   envelope: RequestEnvelope | undefined,
@@ -43,23 +56,29 @@ export function parentContextFor(
   mode: CompactionMode,
 ): ParentContext | null {
   if (!envelope || mode === 'modelSwitch') return null;
-  const provider = envelope.provider.trim().toLowerCase();
-  if (provider !== route.provider.toLowerCase() && provider !== route.label.toLowerCase()) return null;
-  if (envelope.model !== route.model) return null;
+  if (envelope.model !== route.model || !sameDestination(envelope, route)) return null;
   const context: ParentContext = {};
   if (envelope.system !== undefined) context.system = envelope.system;
   if (envelope.tools !== undefined) context.tools = envelope.tools;
   return context;
 }
 
-/** The envelope's request fields when it was made for the compaction route's provider (O1). */
+/**
+ * The envelope's request fields when it was made for the compaction route's provider (or,
+ * for a request file, written in the route's wire), whatever the model (O1).
+ */
 export function requestFieldsFor(
   envelope: RequestEnvelope | undefined,
   route: ParentRoute,
 ): Record<string, Json> | undefined {
-  if (!envelope?.requestFields) return undefined;
-  const provider = envelope.provider.trim().toLowerCase();
-  return provider === route.provider.toLowerCase() || provider === route.label.toLowerCase()
-    ? envelope.requestFields
-    : undefined;
+  return envelope?.requestFields && sameDestination(envelope, route) ? envelope.requestFields : undefined;
+}
+
+/** The envelope went to the route's provider (by kind or preset name), or was written in its wire. */
+function sameDestination(envelope: RequestEnvelope, route: ParentRoute): boolean {
+  if (envelope.provider !== undefined) {
+    const provider = envelope.provider.trim().toLowerCase();
+    return provider === route.provider.toLowerCase() || provider === route.label.toLowerCase();
+  }
+  return envelope.wire !== undefined && envelope.wire === route.wire;
 }

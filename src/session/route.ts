@@ -1,4 +1,4 @@
-import type { Estimator } from '../estimate/estimator.js';
+import { createEstimator, type Estimator } from '../estimate/estimator.js';
 import { resolveRoute } from '../providers/catalog.js';
 import { RouteError } from '../providers/errors.js';
 import { createProviderClients } from '../providers/factory.js';
@@ -36,6 +36,12 @@ export interface SessionRoute {
   /** The name the caller used (a kind or a preset such as `openrouter`). */
   label: string;
   model: string;
+  /** Endpoint base URL; null for offline. */
+  baseUrl: string | null;
+  /** Summary wire protocol (`chat`, `responses`, `messages`); null for offline. */
+  wire: string | null;
+  /** Environment variable the key came from (a name, safe to print); null when none. */
+  apiKeyEnv: string | null;
   /** Model window from the catalog (32,000 for offline); null when unknown. */
   contextWindow: number | null;
   /** S1 strategy and why. */
@@ -43,6 +49,8 @@ export interface SessionRoute {
   /** A1: the provider reports context-edit support. */
   supportsContextEdits: boolean;
   encoding: 'o200k_base' | 'cl100k_base';
+  /** The token estimator: the one the caller gave, else one for the route's encoding. */
+  estimator: Estimator;
   summary: SummaryClient;
   standalone?: NativeStandaloneClient;
   inline?: NativeInlineClient;
@@ -51,47 +59,64 @@ export interface SessionRoute {
 /**
  * Resolves a session route: `offline` gets {@link createOfflineSummarizer} and the Local
  * strategy; anything else goes through `resolveRoute` → `createProviderClients` (S1).
- * Throws {@link RouteError} (one line, never a key) for unknown providers, missing keys
- * or a missing model.
+ * Without an `estimator` the route's own encoding is used. Throws {@link RouteError} (one
+ * line, never a key) for unknown providers, missing keys or a missing model.
  */
 export function resolveSessionRoute(
   options: SessionRouteOptions,
-  estimator: Estimator,
+  estimator: Estimator | undefined,
   http: HttpOptions = {},
 ): SessionRoute {
   if (options.provider.trim().toLowerCase() === OFFLINE_PROVIDER) {
+    const est = estimator ?? createEstimator();
     return {
       provider: OFFLINE_PROVIDER,
       label: OFFLINE_PROVIDER,
-      model: OFFLINE_MODEL,
+      model: options.model ?? OFFLINE_MODEL,
+      baseUrl: null,
+      wire: null,
+      apiKeyEnv: null,
       contextWindow: OFFLINE_CONTEXT_WINDOW,
-      strategy: { kind: 'local', reason: 'offline summarizer (no network)' },
+      strategy: { kind: 'local', reason: 'the embedded offline summarizer (no network) is a Local route' },
       supportsContextEdits: false,
-      encoding: estimator.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
-      summary: createOfflineSummarizer({ estimator }),
+      encoding: est.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
+      estimator: est,
+      summary: createOfflineSummarizer({ estimator: est }),
     };
   }
   if (options.model === undefined || options.model.trim() === '')
     throw new RouteError(`route.model is required for provider "${options.provider}"`);
-  const route = resolveRoute(
-    {
-      provider: options.provider,
-      model: options.model,
-      baseUrl: options.baseUrl,
-      apiKeyEnv: options.apiKeyEnv,
-      catalogFile: options.catalogFile,
-    },
-    options.env ?? process.env,
-  );
+  let route;
+  try {
+    route = resolveRoute(
+      {
+        provider: options.provider,
+        model: options.model,
+        baseUrl: options.baseUrl,
+        apiKeyEnv: options.apiKeyEnv,
+        catalogFile: options.catalogFile,
+      },
+      options.env ?? process.env,
+    );
+  } catch (e) {
+    // The catalog does not know the embedded route; name it among the known providers.
+    if (e instanceof RouteError)
+      throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
+    throw e;
+  }
   const clients = createProviderClients(route, http);
   return {
     provider: route.kind,
     label: route.label,
     model: route.model,
+    baseUrl: route.baseUrl,
+    wire: route.wire,
+    apiKeyEnv: route.apiKeyEnv ?? null,
     contextWindow: route.contextWindow ?? null,
     strategy: clients.strategy,
     supportsContextEdits: route.supportsContextEdits,
     encoding: route.encoding,
+    estimator: estimator ?? createEstimator({ encoding: route.encoding }),
     summary: clients.summary,
     ...(clients.standalone ? { standalone: clients.standalone } : {}),
     ...(clients.inline ? { inline: clients.inline } : {}),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } from '../../machines/index.js';
-import { createEstimator, type Estimator } from '../estimate/estimator.js';
+import { join } from 'node:path';
+import { CompactorOptionsError } from '../core/errors.js';
+import type { Estimator } from '../estimate/estimator.js';
 import {
   anchoredPressure,
   usageAnchor,
@@ -21,7 +23,7 @@ import {
   type LocalSummarizerWithWarnings,
 } from '../runtime/create-local-summarizer.js';
 import { createTurnRunner, type TurnResult, type TurnRunner } from '../runtime/turn-runner.js';
-import { openSessionStore, type BoundaryInfo, type SessionStore } from '../store/index.js';
+import { openSessionStore, SNAPSHOTS_DIR, type BoundaryInfo, type SessionStore } from '../store/index.js';
 import {
   createCacheHealthMonitor,
   type CacheHealthMonitor,
@@ -101,7 +103,9 @@ export interface CompactorSession {
   /** The live session history (replaced, never mutated, by compaction). */
   readonly history: readonly Message[];
   /** The resolved compaction route: provider, model, S1 strategy, window. */
-  readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline'>>;
+  readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline' | 'estimator'>>;
+  /** The token estimator every count of this session uses (the route's encoding unless given). */
+  readonly estimator: Estimator;
   /** The projection limits in force (depend on the envelope when prefix tokens are estimated). */
   readonly limits: Limits;
   /** `resolveBudgets(effectiveLimits(limits, policy))`: the budgets requests are projected with. */
@@ -147,11 +151,11 @@ const STORE_REASON: Record<CompactionMode, string> = {
  */
 export function createCompactorSession(options: CompactorSessionOptions = {}): CompactorSession {
   const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
-  const estimator: Estimator = options.estimator ?? createEstimator();
   const route = withSummarizer(
-    resolveSessionRoute(data.route ?? { provider: 'offline' }, estimator, options.http),
+    resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http),
     options.summarizer,
   );
+  const estimator: Estimator = route.estimator;
   const settings = data.compaction ?? {};
   const cacheHealth = createCacheHealthMonitor(options.cacheHealth);
   // T3: the last provider-reported usage; a compaction replaces the request so it stops matching.
@@ -162,11 +166,14 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
   let busy = false;
   let turns = 0;
 
-  const store = data.sessionDir ? openSessionStore(data.sessionDir) : null;
+  const store = data.sessionDir ? openSessionStore(data.sessionDir, { lock: options.storeLock }) : null;
   let live: readonly Message[] = store ? store.loadHistory() : (data.history ?? []);
   if (store && data.history && data.history.length > 0) {
     if (live.length > 0)
-      throw new Error('createCompactorSession: options.history given but sessionDir already holds a history');
+      throw new CompactorOptionsError(
+        'createCompactorSession: options.history',
+        `given, but ${data.sessionDir} already holds a history (use a new or empty directory)`,
+      );
     store.appendMessages(data.history);
     live = data.history;
   }
@@ -274,9 +281,10 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
       return live;
     },
     get route() {
-      const { summary: _s, standalone: _n, inline: _i, ...facts } = route;
+      const { summary: _s, standalone: _n, inline: _i, estimator: _e, ...facts } = route;
       return facts;
     },
+    estimator,
     get limits() {
       return limits();
     },
@@ -331,9 +339,11 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
         appendValidated(pending);
         const before = live;
         const { runner: r, summarizer } = runner('automatic');
+        // With a store every step is checkpointed, so a killed turn can be resumed (R2).
+        const checkpoint = store ? { checkpointPath: join(store.dir, SNAPSHOTS_DIR, 'turn.json') } : {};
         const result = await r.runTurn(
           { turnId: `turn-${++turns}`, history: before, mode: 'automatic', loopGuard },
-          { signal: opts.signal },
+          { signal: opts.signal, ...checkpoint },
         );
         loopGuard = result.loopGuard;
         let boundary: BoundaryInfo | null = null;
@@ -358,6 +368,15 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
           { turnId: `compact-${++turns}`, history: before, mode },
           { signal: o.signal },
         );
+        store?.saveSnapshot('compaction', {
+          status: report.status,
+          mode: report.mode,
+          strategy: report.strategy,
+          itemsBefore: report.itemsBefore,
+          itemsAfter: report.itemsAfter,
+          summaryCalls: report.summaryCalls,
+          failure: report.failure,
+        });
         let boundary: BoundaryInfo | null = null;
         if (report.status === 'compacted') {
           boundary = commit(before, report.history, mode, report.strategy);

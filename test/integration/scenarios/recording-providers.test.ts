@@ -26,7 +26,9 @@ import { SYSTEM, templateSummary, TOOLS } from '../../unit/session/fixtures.js';
 afterAll(freeEncoders);
 const history: Message[] = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0]
   .messages;
-const HTTP = { retries: 0, timeoutMs: 5_000 };
+// No retries, so each scripted fault is seen once; a generous per-request limit so a loaded
+// machine never turns a slow fake-server answer into a timeout.
+const HTTP = { retries: 0, timeoutMs: 120_000 };
 const MODEL = 'deepseek-chat';
 const SUMMARY_LIMIT = 2_048;
 /** The fake Anthropic server wants an x-api-key; the key comes from a named env var. */

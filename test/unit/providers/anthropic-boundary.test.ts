@@ -43,3 +43,17 @@ describe('the compaction boundary message keeps what came after its block (A3)',
     ]);
   });
 });
+
+describe('the system slot of an Anthropic conversation (S2)', () => {
+  it('S2: a leading history system message the parent system prompt already carries is sent once', () => {
+    const history: Message[] = [
+      msg.system('You are a coding agent.'),
+      msg.system('Be brief.'),
+      msg.user('go'),
+    ];
+    expect(toAnthropicConversation(history, 'You are a coding agent.').system).toBe(
+      'You are a coding agent.\n\nBe brief.',
+    );
+    expect(toAnthropicConversation(history).system).toBe('You are a coding agent.\n\nBe brief.');
+  });
+});

@@ -1,3 +1,7 @@
+import { afterAll } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { msg, type Message } from '../../../src/messages/message.js';
 import { summarySections } from '../../../src/summary/index.js';
 import type { ToolSchema } from '../../../src/providers/types.js';
@@ -58,3 +62,14 @@ export const TOOLS: ToolSchema[] = [
   },
 ];
 export const SYSTEM = 'SYSTEM: you are a coding agent; follow AGENTS.md.';
+
+/** A maker of fresh session directories (not yet created), removed after the file's tests. */
+export function sessionDirs(): () => string {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  return () => {
+    const d = mkdtempSync(join(tmpdir(), 'compactor-session-'));
+    dirs.push(d);
+    return join(d, 'session');
+  };
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parentContextFor, rootCauseOf, MAX_ROOT_CAUSE_CHARS } from '../../../src/session/index.js';
 import { SYSTEM, TOOLS } from './fixtures.js';
 
-const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat' };
+const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat', wire: 'chat' };
 const envelope = { provider: 'deepseek', model: 'deepseek-chat', system: SYSTEM, tools: TOOLS };
 
 describe('S2 parent context', () => {
@@ -19,6 +19,16 @@ describe('S2 parent context', () => {
     expect(parentContextFor({ ...envelope, provider: 'anthropic' }, route, 'recovery')).toBeNull();
     expect(parentContextFor(envelope, route, 'modelSwitch')).toBeNull();
     expect(parentContextFor(undefined, route, 'targeted')).toBeNull();
+  });
+
+  it('S2: an envelope that only knows its wire (a saved request file) matches the route by wire and model', () => {
+    const file = { wire: 'chat' as const, model: 'deepseek-chat', tools: TOOLS };
+    expect(parentContextFor(file, route, 'automatic')).toEqual({ tools: TOOLS });
+    expect(parentContextFor({ ...file, wire: 'responses' }, route, 'manual')).toBeNull();
+    expect(parentContextFor({ ...file, model: 'deepseek-reasoner' }, route, 'manual')).toBeNull();
+    expect(parentContextFor(file, { ...route, wire: null }, 'manual')).toBeNull();
+    // A named provider decides on its own: a matching wire does not rescue a different provider.
+    expect(parentContextFor({ ...file, provider: 'anthropic' }, route, 'manual')).toBeNull();
   });
 });
 

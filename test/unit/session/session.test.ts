@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
@@ -10,18 +9,12 @@ import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../.
 import { openSessionStore } from '../../../src/store/index.js';
 import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '../../../src/summary/index.js';
 import { UserError } from '../../../src/core/errors.js';
-import { agentSession } from './fixtures.js';
+import { agentSession, sessionDirs } from './fixtures.js';
 
 afterAll(freeEncoders);
 const django: Message[] = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0]
   .messages;
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'compactor-session-'));
-  dirs.push(d);
-  return join(d, 'session');
-};
+const tempDir = sessionDirs();
 const low = { inputTokens: 20_000, cachedInputTokens: 0 };
 
 describe('createCompactorSession: history and requests', () => {

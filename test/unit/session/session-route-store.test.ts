@@ -1,0 +1,61 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CompactorOptionsError } from '../../../src/core/errors.js';
+import { freeEncoders } from '../../../src/estimate/index.js';
+import { msg } from '../../../src/messages/message.js';
+import { createCompactorSession } from '../../../src/session/index.js';
+import { SNAPSHOTS_DIR } from '../../../src/store/index.js';
+import { agentSession, sessionDirs } from './fixtures.js';
+
+afterAll(freeEncoders);
+const tempDir = sessionDirs();
+const KEY = 'sk-test-FAKEKEY0123456789abcdef';
+
+describe('what a command-line front end needs from a session', () => {
+  it('S1: the route reports its endpoint, wire and key variable (never the key); the estimator follows its encoding', () => {
+    const s = createCompactorSession({
+      route: { provider: 'openai', model: 'gpt-4', env: { OPENAI_API_KEY: KEY } },
+    });
+    expect(s.route).toMatchObject({ provider: 'openai', model: 'gpt-4', wire: 'responses' });
+    expect(s.route.apiKeyEnv).toBe('OPENAI_API_KEY');
+    expect(s.route.baseUrl).toMatch(/^https:\/\//);
+    expect(JSON.stringify(s.route)).not.toContain(KEY);
+    // gpt-4 counts with cl100k_base; the session's own estimator must agree with the route.
+    expect(s.route.encoding).toBe('cl100k_base');
+    expect(s.estimator.encoding).toBe('cl100k_base');
+    expect(createCompactorSession().estimator.encoding).toBe('o200k_base');
+  });
+
+  it('S1: route.env may be process.env itself (not a plain object)', () => {
+    expect(() => createCompactorSession({ route: { provider: 'offline', env: process.env } })).not.toThrow();
+  });
+
+  it('S1: an unknown provider is a RouteError that names offline among the known providers', () => {
+    expect(() => createCompactorSession({ route: { provider: 'nope', model: 'm' } })).toThrow(
+      /known: offline, /,
+    );
+  });
+
+  it('R2: with a store, a turn is checkpointed and a compaction leaves its summary snapshot', async () => {
+    const dir = tempDir();
+    const s = createCompactorSession({ sessionDir: dir, history: agentSession() });
+    await s.runTurn();
+    expect(existsSync(join(dir, SNAPSHOTS_DIR, 'turn.json'))).toBe(true);
+    const report = await s.compact();
+    expect(s.store?.loadSnapshot('compaction')).toMatchObject({
+      status: report.status,
+      mode: 'manual',
+      itemsBefore: report.itemsBefore,
+    });
+    s.close();
+  });
+
+  it('R1: a history for a store that already holds one is a one-line options error', () => {
+    const dir = tempDir();
+    createCompactorSession({ sessionDir: dir, history: [msg.user('first')] }).close();
+    expect(() => createCompactorSession({ sessionDir: dir, history: [msg.user('second')] })).toThrow(
+      CompactorOptionsError,
+    );
+  });
+});
