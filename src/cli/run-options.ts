@@ -83,7 +83,7 @@ Limits (config "limits"; capacity defaults to the model's window from the catalo
 ${LIMIT_FLAGS_HELP}
                         (default 0: the session's own system messages count as history)
   --threshold N         explicit compaction threshold in tokens (default 75 % of
-                        capacity − reserved output, H5)
+                        capacity − reserved output)
 
 Clearing (config "toolResultClearing"):
   --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
@@ -94,7 +94,8 @@ ${evidenceRatioHelp(26)}
 ${CACHE_AWARE_HELP}
 
 Compaction:
-  --hierarchical      two-band local summary (L4)
+  --hierarchical      summarize in two bands: a short abstract of the older part and a
+                      detailed summary of the newer part
 
 Input and output:
   --from FORMAT       input format (default: detected)
@@ -103,7 +104,7 @@ Input and output:
   --to FORMAT         format of --out: openai-chat | anthropic | responses | canonical
                       (default: the input's provider format, else canonical)
   --session-dir DIR   durable store: messages, full-history artifact and
-                      thread.compact_boundary event on compaction (R1), snapshots;
+                      thread.compact_boundary event on compaction, snapshots;
                       a session already there is continued when the input starts
                       with its messages; read it back with compactor restore DIR
 ${RELIABILITY_FLAGS_HELP}

@@ -27,15 +27,16 @@ const help = `Usage: compactor compact FILE [--instructions TEXT] [route flags] 
                          [--out FILE] [--session-dir DIR] [--inspect[=TARGET]] [--json]
 
 The manual /compact: always compacts the FULL session history with the route's strategy
-(S1: native standalone, native inline, or a Local summary; mode manual), whatever the
-pressure. Reports elapsed time, mode, context items before → after, strategy, and notes
-that the next request may reuse less of the provider prompt cache (S3).
-On failure (S4) the exit code is 1, the history is unchanged, --out is not written and
+(the provider's own compaction endpoint, its inline compaction, or a summary written by
+the model; mode manual), however full the window is. Reports elapsed time, mode, context
+items before → after, strategy, and notes that the next request may reuse less of the
+provider prompt cache.
+On failure the exit code is 1, the history is unchanged, --out is not written and
 stderr gets one bounded line naming the cause (provider/model, HTTP status, code) — never
 the provider's JSON body or an API key.
 
   --instructions TEXT   custom compaction instructions: appended to the Local summary
-                        prompt, sent as "instructions" to native /responses/compact (O3)
+                        prompt, sent as "instructions" to the provider's /responses/compact
 
 ${RUN_FLAGS_HELP}
 
@@ -46,7 +47,7 @@ JSON fields (--json): command "compact", file, format, session, route {name, kin
 baseUrl, apiKeyEnv, strategy, strategyReason}, status (compacted | unchanged | failed),
 mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls,
 items {before, after}, tokens {before, after}, elapsedMs, failure {reason, message} | null,
-note (S3 cache note on success), out, outFormat, sessionDir, boundary, inspect.
+note (the prompt-cache note on success), out, outFormat, sessionDir, boundary, inspect.
 
 Exit codes: 0 compacted or unchanged, 1 compaction failed, 2 bad flag, input or route.
 

@@ -45,7 +45,7 @@ export const LIMIT_FLAGS_HELP = `  --capacity N          model context window in
 export function evidenceRatioHelp(width = 22): string {
   const indent = ' '.repeat(2 + width);
   return `  ${'--evidence-ratio R'.padEnd(width)}opt-in: evidence window = R × local trigger, 0 < R ≤ 1
-${indent}(config toolResultClearing.evidenceWindowRatio; default 0.5, B4)`;
+${indent}(config toolResultClearing.evidenceWindowRatio; default 0.5)`;
 }
 
 /**

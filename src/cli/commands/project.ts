@@ -87,8 +87,8 @@ function renderReport(
 const help = `Usage: compactor project FILE [limit flags] [clearing flags] [--from FORMAT] [--session ID]
                          [--out FILE] [--to FORMAT] [--config FILE] [--json]
 
-Builds the request projection of a session: pairing repair (N1–N5), then local
-tool-result clearing (C1–C10) against the budgets from the limits. Reports tokens before
+Builds the request projection of a session: tool-call pairing repair, then local
+tool-result clearing against the budgets from the limits. Reports tokens before
 and after, what was cleared and kept per tool, and why. The input file is never modified.
 
 Limit flags:

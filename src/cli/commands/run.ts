@@ -21,10 +21,11 @@ const help = `Usage: compactor run FILE [route flags] [limit flags] [clearing fl
                      [--hierarchical] [--out FILE] [--session-dir DIR] [--inspect[=TARGET]] [--json]
                      [--chart FILE.svg]
 
-The main job: drives the headless turn machine over one session (automatic mode, H1–H6):
-sync → normalize the projection (N) → clear old tool results (C) → estimate pressure →
-compact the full history only when pressure reaches the threshold (S1 strategy of the
-route: native standalone, native inline, or a Local summary). Reports the decision, the
+The main job: runs one automatic turn over a session, without an agent attached: take in
+the messages → repair the tool-call pairing of the request → clear old tool results →
+estimate how full the context window is → compact the full history only when that reaches
+the threshold (with the route's strategy: the provider's own compaction endpoint, its
+inline compaction, or a summary written by the model). Reports the decision, the
 strategy (and why it fell back), summary calls, token estimates before clearing / after
 clearing / after compaction, item counts, pressure, threshold and elapsed time.
 The input file is never modified. Without --provider the embedded offline summarizer runs
