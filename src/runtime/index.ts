@@ -11,3 +11,4 @@ export * from './local-summarizer.js';
 export * from './message-store.js';
 export * from './turn-actors.js';
 export * from './turn-runner.js';
+export * from './request-over-window.js';

@@ -20,6 +20,7 @@ import { validatePersistedSnapshot } from './validate-snapshot.js';
 import { provideCompaction, type CompactionDeps } from './compaction-actors.js';
 import { MessageStore } from './message-store.js';
 import { DEFAULT_PROJECTION, provideTurn, type TurnActorDeps } from './turn-actors.js';
+import { failGuardedOverWindow } from './request-over-window.js';
 
 /** Source of time for elapsed-ms reports (tests pass a fake). */
 export interface Clock {
@@ -189,6 +190,13 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
         ? 'local'
         : (deps.strategy ?? 'local');
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
+  const guardedFits = (result: TurnResult): TurnResult =>
+    failGuardedOverWindow(
+      result,
+      (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy))
+        .capacity,
+      Math.max(0, deps.limits.reservedOutput ?? 0),
+    );
 
   const machinesFor = (store: MessageStore) => {
     const compaction = provideCompaction({ ...deps.compaction, estimator: deps.estimator }, store);
@@ -283,7 +291,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
         },
         inspect: deps.inspect,
       });
-      return drive(store, request.turnId, startedAt, actor, options);
+      return guardedFits(await drive(store, request.turnId, startedAt, actor, options));
     },
 
     async resumeTurn(checkpointPath, options = {}) {
@@ -299,10 +307,12 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
         input: undefined as unknown as TurnInput,
         inspect: deps.inspect,
       });
-      return drive(store, checkpoint.turnId, checkpoint.startedAt, actor, {
-        ...options,
-        checkpointPath: options.checkpointPath ?? checkpointPath,
-      });
+      return guardedFits(
+        await drive(store, checkpoint.turnId, checkpoint.startedAt, actor, {
+          ...options,
+          checkpointPath: options.checkpointPath ?? checkpointPath,
+        }),
+      );
     },
 
     async runCompaction(request, options = {}) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '../../src/messages/message.js';
-import { createTurnRunner } from '../../src/runtime/index.js';
+import { createTurnRunner, RequestOverWindowError } from '../../src/runtime/index.js';
 import { estimator, FakeSummarizer } from './fake-summarizer.js';
 
 // capacity 2,000 − reserved 200: the prompt budget is 1,800 tokens, compaction threshold 1,350 (H5).
@@ -41,5 +41,24 @@ describe('preflight advisory (H4)', () => {
     expect(result.decision).toBe('below-threshold');
     expect(result.advisory).toMatchObject({ budgetTokens: 1_800, overBudget: false });
     expect(result.advisory!.percentUsed).toBeLessThan(100);
+  });
+
+  it('H4/§14: a guarded turn whose request exceeds the window fails fast with a one-line error', async () => {
+    const s = new FakeSummarizer();
+    const runner = createTurnRunner({ estimator, limits, compaction: { summarizer: s } });
+    const guard = { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null };
+    const e = await runner
+      .runTurn({ turnId: 'g1', history: chattySession(20), loopGuard: guard })
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RequestOverWindowError);
+    const message = (e as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    expect(message).toMatch(
+      /^the next request needs [\d,]+ tokens but the window holds 1,800 \(capacity 2,000 − 200 reserved for output\); automatic compaction is paused \(repeated failures\)/,
+    );
+    expect(s.requests).toHaveLength(0);
+    // Under the window a guarded turn still completes.
+    const ok = await runner.runTurn({ turnId: 'g2', history: chattySession(2), loopGuard: guard });
+    expect(ok.decision).not.toBe('failed');
   });
 });
