@@ -174,6 +174,10 @@ export async function startFakeServer(
       }
     });
   });
+  // No server-side idle timeout: on a loaded machine the client's keep-alive timer can fire
+  // late and reuse a socket the server has just closed (ECONNRESET). The client closes idle
+  // sockets itself, and close() ends all connections.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const fake: FakeServer = {
