@@ -185,7 +185,7 @@ export function choiceSection(
     rows,
     notes: [
       `Tuning scores (windows on the frontier + wins over no clearing at 32k/64k; tie: mean recall): ${scores.map((s) => `${s.name} ${s.score} (${pct(s.meanRecall)})`).join('; ')}.`,
-      `Chosen: ${chosen}. "compactor" is the seed's (VT Code) defaults, reachable as preset vtcode.`,
+      `Chosen: ${chosen}. "compactor" is the seed's (VT Code) defaults, which remain the library defaults.`,
     ],
   };
 }
