@@ -3,6 +3,7 @@ import type { ContentPart, Content, Json, Message, ToolCall } from '../messages/
 import { validate, placeOf, inputError } from './input-error.js';
 import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
+import type { Patch } from './residual.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
 import type { ImportResult } from './types.js';
 
@@ -167,9 +168,33 @@ export function importOpenAIChat(text: string, fileName?: string): ImportResult 
   };
 }
 
+type Obj = Record<string, Json>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A changed message (e.g. a cleared call's arguments) keeps its tool calls' unknown keys from
+ * the residual, above all Gemini's `extra_content.google.thought_signature`: Gemini rejects a
+ * follow-up whose calls lost their signatures (wire-formats §2, C7).
+ */
+function restoreCallExtras(built: Json[], patch: Patch): Json[] {
+  if ('replace' in patch) return built;
+  return built.map((item, i) => {
+    const p = patch.items?.[String(i)];
+    const calls = p && !('replace' in p) ? p.sub?.tool_calls : undefined;
+    if (!calls || 'replace' in calls || !isObj(item) || !Array.isArray(item.tool_calls)) return item;
+    const toolCalls = item.tool_calls.map((call, j) => {
+      const cp = calls.items?.[String(j)];
+      if (!cp || 'replace' in cp || !cp.set || !isObj(call)) return call;
+      const extras = Object.fromEntries(Object.entries(cp.set).filter(([k]) => !(k in call)));
+      return { ...call, ...extras };
+    });
+    return { ...item, tool_calls: toolCalls };
+  });
+}
+
 /** Exports canonical messages as Chat Completions messages. */
 export function exportOpenAIChat(messages: readonly Message[], meta?: Record<string, unknown>): string {
-  const items = exportGroups('openai-chat', messages, buildGroup, () => 1);
+  const items = exportGroups('openai-chat', messages, buildGroup, () => 1, restoreCallExtras);
   const p = providerMetaFor(meta, 'openai-chat');
   return writeDocument(items, 'messages', p?.shape ?? 'object', p?.envelope);
 }

@@ -70,6 +70,8 @@ export function exportGroups(
   messages: readonly Message[],
   build: GroupBuilder,
   defaultGrouping: DefaultGrouping,
+  /** Format-specific nested fields to restore when only the extras apply (a changed message). */
+  restoreNested: (built: Json[], patch: Patch) => Json[] = (b) => b,
 ): Json[] {
   const out: Json[] = [];
   let i = 0;
@@ -85,7 +87,7 @@ export function exportGroups(
       built =
         rt.fp === fingerprint(run)
           ? (applyPatch(built, rt.patch) as Json[])
-          : applyExtrasOnly(built, rt.patch);
+          : restoreNested(applyExtrasOnly(built, rt.patch), rt.patch);
     }
     if (rt?.nums) built = restoreRawNumbers(built, rt.nums) as Json[];
     out.push(...built);
