@@ -1,4 +1,5 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readRegularText } from '../io/read-regular.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
@@ -73,12 +74,8 @@ export const CONFIG_FILE_NAME = 'compactor.config.json';
 export function loadConfig(cwd: string, explicitPath?: string): CompactorConfig {
   const path = explicitPath ?? join(cwd, CONFIG_FILE_NAME);
   if (!explicitPath && !existsSync(path)) return {};
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new UserError(`${path}: cannot read config: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  // A config file is small; the cap keeps `--config /dev/urandom` or a huge file from hanging.
+  const text = readRegularText(path, 'config file', 1024 * 1024);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

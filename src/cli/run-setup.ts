@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { InspectionEvent } from 'xstate';
 import type { CommandContext } from './command.js';
 import { UserError } from '../core/errors.js';
+import { checkOutputPath } from '../io/output-path.js';
 import { createProgress, type Progress } from './progress.js';
 import { redactSecrets } from '../core/redact.js';
 import {
@@ -158,4 +159,19 @@ function fileEnvelope(session: ImportedSession | undefined, route: RunRoute) {
   const target = { provider: route.kind, label: route.label, model: route.model, wire: route.wire };
   const requestFields = requestFieldsFor(envelope, target);
   return { ...parentContextFor(envelope, target, 'manual'), ...(requestFields ? { requestFields } : {}) };
+}
+
+/** `--inspect=FILE` may not replace an input or a store file (checked before any work). */
+export function checkInspectPath(
+  command: string,
+  flags: RunFlags,
+  ctx: CommandContext,
+  inputs: string[],
+  sessionDirs: string[],
+): void {
+  const target = inspectTarget(flags, ctx);
+  if (target?.kind !== 'jsonl') return;
+  // --inspect=jsonl goes into a session directory the run may be about to create.
+  if (sessionDirs.includes(dirname(target.file)) && !existsSync(dirname(target.file))) return;
+  checkOutputPath(`${command}: --inspect`, target.file, { inputs, sessionDirs });
 }

@@ -1,10 +1,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { CommandContext } from './command.js';
 import { UserError } from '../core/errors.js';
 import { resolvePath } from './run-options.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
+import { checkOutputPath } from '../io/output-path.js';
+import { fsError } from '../io/fs-errors.js';
 import type { Message } from '../messages/message.js';
 import {
   defaultExportFormat,
@@ -38,16 +40,12 @@ export function outTarget(
   ctx: CommandContext,
   out: string | undefined,
   to: string | undefined,
-  input: { path: string; format: FormatName },
+  input: { path: string; format: FormatName; sessionDirs?: string[] },
 ): OutTarget | null {
   const format = to === undefined ? defaultExportFormat(input.format) : parseExportFormat(to);
   if (out === undefined) return null;
   const path = resolvePath(ctx, out);
-  if (path === input.path)
-    throw new UserError(`${command}: --out must differ from the input file ${input.path}`);
-  const dir = dirname(path);
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UserError(`${command}: --out: no such directory ${dir}`);
+  checkOutputPath(`${command}: --out`, path, { inputs: [input.path], sessionDirs: input.sessionDirs });
   return { path, format };
 }
 
@@ -59,9 +57,7 @@ export function writeOut(target: OutTarget, messages: readonly Message[], sessio
       exportSession([...messages], target.format, { meta: session.meta, id: session.id }),
     );
   } catch (e) {
-    throw new UserError(
-      `${target.path}: cannot write output (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
+    throw fsError(target.path, 'write output', e);
   }
 }
 

@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { inputError } from './input-error.js';
+import { fsErrorMessage } from '../io/fs-errors.js';
 
 /**
  * Largest session file we read: 256 MiB. The largest real transcript in the corpus is
@@ -23,10 +24,16 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES,
   try {
     const st = statSync(path);
     if (st.isDirectory()) throw inputError(name, 'is a directory, expected a session file');
+    // Devices, FIFOs and sockets block or never end; /proc and /sys sizes are not what reads return.
+    if (!st.isFile() || /^\/(proc|sys|dev)(\/|$)/.test(realpathSync(path)))
+      throw inputError(
+        name,
+        'not a regular file (device, FIFO, socket or system file), expected a session file',
+      );
     size = st.size;
   } catch (e) {
     if (e instanceof UserError) throw e;
-    throw inputError(name, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw inputError(name, `cannot read file: ${fsErrorMessage(e)}`);
   }
   if (size > maxBytes)
     throw inputError(
@@ -50,7 +57,7 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES,
     buf = buf.subarray(0, off);
   } catch (e) {
     if (e instanceof UserError) throw e;
-    throw inputError(name, `cannot read file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw inputError(name, `cannot read file: ${fsErrorMessage(e)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

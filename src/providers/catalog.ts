@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readRegularText } from '../io/read-regular.js';
 import { z } from 'zod';
 import {
   BUNDLED_MODELS,
@@ -53,7 +53,7 @@ export type CatalogFile = z.infer<typeof CatalogFileSchema>;
 export function loadCatalogFile(path: string): CatalogFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(readRegularText(path, 'catalog file', 16 * 1024 * 1024));
   } catch (e) {
     throw new RouteError(`${path}: cannot read catalog file: ${(e as Error).message.split('\n')[0]}`);
   }

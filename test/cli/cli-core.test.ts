@@ -89,6 +89,8 @@ describe('compactor.config.json', () => {
   it('D3: an explicit --config that does not exist is an error', async () => {
     const r = await runCli(['plan', '--config', '/nonexistent/compactor.json']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/\/nonexistent\/compactor\.json: cannot read config: ENOENT/);
+    expect(r.err).toMatch(
+      /\/nonexistent\/compactor\.json: cannot read config file: no such file or directory \(ENOENT\)/,
+    );
   });
 });

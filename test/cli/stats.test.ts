@@ -71,6 +71,6 @@ describe('compactor stats', () => {
   it('D3: stats on a missing file is one line, exit 2', async () => {
     const r = await runCli(['stats', 'missing.json'], dir);
     expect(r.code).toBe(2);
-    expect(r.err).toBe('compactor: missing.json: cannot read file (ENOENT)\n');
+    expect(r.err).toBe('compactor: missing.json: cannot read file: no such file or directory (ENOENT)\n');
   });
 });

@@ -12,6 +12,8 @@ import {
   type CompactJsonReport,
 } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
+import { checkInspectPath } from '../run-setup.js';
+import { resolvePath } from '../run-options.js';
 import { storeOptionsFrom } from '../reliability-flags.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
@@ -71,7 +73,13 @@ export const compactCommand: Command = {
     const imported = readSessionFile(path, { from, displayName: shown });
     const session = selectSession(imported, flags.session);
     const setup = setUpRun('compact', flags, ctx, { instructions: flags.instructions, session });
-    const out = outTarget('compact', ctx, flags.out, flags.to, { path, format: imported.format });
+    const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];
+    const out = outTarget('compact', ctx, flags.out, flags.to, {
+      path,
+      format: imported.format,
+      sessionDirs,
+    });
+    checkInspectPath('compact', flags, ctx, [path], sessionDirs);
 
     let stored: RunStore | undefined;
     try {

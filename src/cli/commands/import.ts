@@ -1,10 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { UserError } from '../../core/errors.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
+import { checkOutputPath } from '../../io/output-path.js';
+import { fsError } from '../../io/fs-errors.js';
 import {
   defaultExportFormat,
   exportSession,
@@ -72,12 +73,11 @@ Examples:
     let outPath: string | undefined;
     if (flags.out !== undefined) {
       outPath = isAbsolute(flags.out) ? flags.out : resolve(ctx.cwd, flags.out);
+      checkOutputPath('import: --out', outPath, { inputs: [path] });
       try {
         writeFileAtomic(outPath, text);
       } catch (e) {
-        throw new UserError(
-          `${flags.out}: cannot write output (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
+        throw fsError(flags.out, 'write output', e);
       }
     }
     if (flags.json) {

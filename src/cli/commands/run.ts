@@ -13,6 +13,8 @@ import { clearingPolicyFrom } from '../clearing-flags.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
 import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
 import { setUpRun } from '../run-setup.js';
+import { checkInspectPath } from '../run-setup.js';
+import { resolvePath } from '../run-options.js';
 import { storeOptionsFrom } from '../reliability-flags.js';
 import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
@@ -72,7 +74,9 @@ export const runCommand: Command = {
     const imported = readSessionFile(path, { from, displayName: shown });
     const session = selectSession(imported, flags.session);
     const setup = setUpRun('run', flags, ctx, { session });
-    const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format });
+    const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];
+    const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format, sessionDirs });
+    checkInspectPath('run', flags, ctx, [path], sessionDirs);
     const chartPath = flags.chart === undefined ? undefined : chartTarget('run', ctx, flags.chart);
 
     let stored: RunStore | undefined;

@@ -115,7 +115,7 @@ describe('bad input (D3)', () => {
 
   it('D3: missing files and directories name the path', () => {
     expect(userError(() => readSessionFile(join(dir, 'nope.json')))).toMatch(
-      /nope\.json: cannot read file \(ENOENT\)/,
+      /nope\.json: cannot read file: no such file or directory \(ENOENT\)/,
     );
     expect(userError(() => readSessionFile(dir))).toMatch(/is a directory/);
   });
