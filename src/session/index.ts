@@ -31,6 +31,7 @@ export {
   parentContextFor,
   requestFieldsFor,
   type RequestEnvelope,
+  type RequestWire,
   type ParentContext,
   type ParentRoute,
 } from './parent-context.js';
