@@ -42,9 +42,12 @@ for (const key of Object.keys(pkg.exports)) {
     if (names.length === 0) fail(`${specifier}: imports but exports nothing`);
     else console.log(`  ok   ${specifier} (${names.length} exports)`);
   } catch (error) {
-    const missing = missingPackage(error);
+    // An adapter entry wraps Node's error in one that names the package to install; the
+    // original stays in `cause`.
+    const root = error?.code === 'ERR_MODULE_NOT_FOUND' ? error : error?.cause;
+    const missing = missingPackage(root);
     const peer = missing && [...optionalPeers].find((p) => missing === p || missing.startsWith(`${p}/`));
-    if (error?.code === 'ERR_MODULE_NOT_FOUND' && peer)
+    if (root?.code === 'ERR_MODULE_NOT_FOUND' && peer)
       console.log(`  skip ${specifier}: needs the optional peer dependency '${peer}', not installed here`);
     else fail(`${specifier}: ${error?.code ?? ''} ${String(error?.message).split('\n')[0]}`);
   }
