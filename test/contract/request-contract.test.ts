@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,8 +9,7 @@ import { createStandaloneClient } from '../../src/providers/standalone-client.js
 import { createSummaryClient } from '../../src/providers/summary-clients.js';
 import type { ToolSchema } from '../../src/providers/types.js';
 import type { FakeServer } from '../support/fake-http.js';
-import { startFakeAnthropic } from '../support/fake-anthropic.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
+import { useFakeProviders } from '../support/fake-providers.js';
 
 /**
  * Request contract (issue 13): every kind of request body Compactor sends is recorded from the
@@ -76,16 +75,7 @@ async function checkFixture(name: string, kind: Kind, body: unknown): Promise<vo
   expect(body).toEqual(fixture.body);
 }
 
-let oai: FakeServer;
-let ant: FakeServer;
-beforeAll(async () => {
-  oai = await startFakeOpenAI();
-  ant = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await oai.close();
-  await ant.close();
-});
+const fakes = useFakeProviders();
 const lastBody = (srv: FakeServer) => srv.requests[srv.requests.length - 1].body as unknown;
 const route = (provider: string, model: string, baseUrl: string) =>
   resolveRoute({ provider, model, baseUrl, apiKeyEnv: 'FAKE_KEY' }, ENV);
@@ -101,36 +91,38 @@ const summaryRequest = (model: string) => ({
 
 describe('request bodies satisfy the official SDK request types (contract)', () => {
   it('contract: Chat Completions summary request', async () => {
-    await createSummaryClient(route('openai-compatible', 'deepseek-chat', oai.url), FAST).summarize(
+    await createSummaryClient(route('openai-compatible', 'deepseek-chat', fakes.oai.url), FAST).summarize(
       summaryRequest('deepseek-chat'),
     );
-    await checkFixture('chat-summary', 'chat', lastBody(oai));
+    await checkFixture('chat-summary', 'chat', lastBody(fakes.oai));
   });
 
   it('contract: Responses summary request', async () => {
-    await createSummaryClient(route('openai', 'gpt-5.4', oai.url), FAST).summarize(summaryRequest('gpt-5.4'));
-    await checkFixture('responses-summary', 'responses', lastBody(oai));
+    await createSummaryClient(route('openai', 'gpt-5.4', fakes.oai.url), FAST).summarize(
+      summaryRequest('gpt-5.4'),
+    );
+    await checkFixture('responses-summary', 'responses', lastBody(fakes.oai));
   });
 
   it('O1/O2 contract: /responses/compact request', async () => {
-    await createStandaloneClient(route('openai', 'gpt-5.4', oai.url), FAST).compactStandalone({
+    await createStandaloneClient(route('openai', 'gpt-5.4', fakes.oai.url), FAST).compactStandalone({
       model: 'gpt-5.4',
       input: history,
       instructions: 'Keep exact commands.',
       requestFields: caller,
     });
-    await checkFixture('responses-compact', 'compact', lastBody(oai));
+    await checkFixture('responses-compact', 'compact', lastBody(fakes.oai));
   });
 
   it('contract: Anthropic Messages summary request', async () => {
-    await createSummaryClient(route('anthropic', 'claude-opus-4-6', ant.url), FAST).summarize(
+    await createSummaryClient(route('anthropic', 'claude-opus-4-6', fakes.ant.url), FAST).summarize(
       summaryRequest('claude-opus-4-6'),
     );
-    await checkFixture('messages-summary', 'messages', lastBody(ant));
+    await checkFixture('messages-summary', 'messages', lastBody(fakes.ant));
   });
 
   it('A1 contract: Anthropic inline compaction request (beta context management)', async () => {
-    await createInlineClient(route('anthropic', 'claude-opus-4-6', ant.url), FAST).compactInline({
+    await createInlineClient(route('anthropic', 'claude-opus-4-6', fakes.ant.url), FAST).compactInline({
       model: 'claude-opus-4-6',
       system: 'You are a build agent.',
       tools,
@@ -139,6 +131,6 @@ describe('request bodies satisfy the official SDK request types (contract)', () 
       instructions: 'Keep exact commands.',
       requestFields: caller,
     });
-    await checkFixture('messages-inline', 'inline', lastBody(ant));
+    await checkFixture('messages-inline', 'inline', lastBody(fakes.ant));
   });
 });

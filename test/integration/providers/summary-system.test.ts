@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveBudgets } from '../../../src/projection/index.js';
@@ -6,9 +6,7 @@ import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog
 import type { HttpOptions } from '../../../src/providers/http.js';
 import { createSummaryClient } from '../../../src/providers/summary-clients.js';
 import { createLocalSummarizer } from '../../../src/runtime/index.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
 
 /**
  * The system prompt of a Local summary request (S2, L1): sent once, in the wire's own slot
@@ -30,16 +28,7 @@ const history: Message[] = [
   msg.assistant('Added the lint step.'),
 ];
 
-let oai: FakeServer;
-let ant: FakeServer;
-beforeAll(async () => {
-  oai = await startFakeOpenAI();
-  ant = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await oai.close();
-  await ant.close();
-});
+const fakes = useFakeProviders();
 
 type Wire = 'chat' | 'responses' | 'messages';
 function routeFor(wire: Wire): ResolvedRoute {
@@ -48,7 +37,7 @@ function routeFor(wire: Wire): ResolvedRoute {
       {
         provider: 'anthropic-compatible',
         model: 'claude-opus-4-6',
-        baseUrl: ant.url,
+        baseUrl: fakes.ant.url,
         apiKeyEnv: 'FAKE_PROVIDER_KEY',
       },
       ENV,
@@ -58,10 +47,10 @@ function routeFor(wire: Wire): ResolvedRoute {
       ? {
           provider: 'openai-compatible',
           model: 'deepseek-chat',
-          baseUrl: oai.url,
+          baseUrl: fakes.oai.url,
           apiKeyEnv: 'FAKE_PROVIDER_KEY',
         }
-      : { provider: 'openai', model: 'gpt-5.4', baseUrl: oai.url, apiKeyEnv: 'FAKE_PROVIDER_KEY' },
+      : { provider: 'openai', model: 'gpt-5.4', baseUrl: fakes.oai.url, apiKeyEnv: 'FAKE_PROVIDER_KEY' },
     ENV,
   );
 }
@@ -75,7 +64,7 @@ async function summarize(wire: Wire, system?: string) {
     model: route.model,
     ...(system !== undefined ? { system } : {}),
   });
-  const srv = wire === 'messages' ? ant : oai;
+  const srv = wire === 'messages' ? fakes.ant : fakes.oai;
   await s.request(s.prepare(history, 100_000), 'flat', new AbortController().signal);
   return srv.requests[srv.requests.length - 1].body;
 }

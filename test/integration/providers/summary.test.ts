@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/providers/errors.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
 import { createSummaryClient } from '../../../src/providers/summary-clients.js';
 import type { SummaryRequest, ToolSchema } from '../../../src/providers/types.js';
-import type { Fault, FakeServer, OverflowShape } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
+import type { Fault, OverflowShape } from '../../support/fake-http.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
 
 const KEY = 'zz-secret-9f8e7d6c5b4a3210';
 const ENV = { FAKE_PROVIDER_KEY: KEY };
@@ -27,16 +26,7 @@ const request = (model: string, extra: Partial<SummaryRequest> = {}): SummaryReq
   ...extra,
 });
 
-let oai: FakeServer;
-let ant: FakeServer;
-beforeAll(async () => {
-  oai = await startFakeOpenAI();
-  ant = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await oai.close();
-  await ant.close();
-});
+const fakes = useFakeProviders();
 
 type Wire = 'chat' | 'responses' | 'messages';
 function routeFor(wire: Wire, streamingOnly = false): ResolvedRoute {
@@ -46,7 +36,7 @@ function routeFor(wire: Wire, streamingOnly = false): ResolvedRoute {
           {
             provider: 'anthropic-compatible',
             model: 'claude-opus-4-6',
-            baseUrl: ant.url,
+            baseUrl: fakes.ant.url,
             apiKeyEnv: 'FAKE_PROVIDER_KEY',
           },
           ENV,
@@ -56,18 +46,18 @@ function routeFor(wire: Wire, streamingOnly = false): ResolvedRoute {
             {
               provider: 'openai-compatible',
               model: 'deepseek-chat',
-              baseUrl: oai.url,
+              baseUrl: fakes.oai.url,
               apiKeyEnv: 'FAKE_PROVIDER_KEY',
             },
             ENV,
           )
         : resolveRoute(
-            { provider: 'openai', model: 'gpt-5.4', baseUrl: oai.url, apiKeyEnv: 'FAKE_PROVIDER_KEY' },
+            { provider: 'openai', model: 'gpt-5.4', baseUrl: fakes.oai.url, apiKeyEnv: 'FAKE_PROVIDER_KEY' },
             ENV,
           );
   return { ...r, streamingOnly };
 }
-const serverOf = (w: Wire) => (w === 'messages' ? ant : oai);
+const serverOf = (w: Wire) => (w === 'messages' ? fakes.ant : fakes.oai);
 const last = (w: Wire) => serverOf(w).requests[serverOf(w).requests.length - 1];
 const run = (w: Wire, stream: boolean, faults: Fault[] = [], extra: Partial<SummaryRequest> = {}) => {
   serverOf(w).script.push(...faults);
@@ -203,9 +193,9 @@ describe('OpenRouter numeric error codes inside the stream (S4)', () => {
     ['503', 2],
     [400, 1],
   ])('S4 (SSE): {"error":{"code":%p}} is classified by its code (%i request(s))', async (code, requests) => {
-    const before = oai.requests.length;
+    const before = fakes.oai.requests.length;
     const r = await run('chat', true, [{ kind: 'stream-error', code }]).catch((e) => e);
-    expect(oai.requests.length - before).toBe(requests);
+    expect(fakes.oai.requests.length - before).toBe(requests);
     if (requests === 2) expect(r.text).toContain('Summary');
     else expect(r).toBeInstanceOf(ProviderError);
   });

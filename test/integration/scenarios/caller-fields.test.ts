@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '../../../src/estimate/index.js';
 import type { Json } from '../../../src/messages/message.js';
 import { createCompactorSession, type CompactorSessionOptions } from '../../../src/session/index.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
+import { useFakeProviders } from '../../support/fake-providers.js';
 import { agentSession, templateSummary } from '../../unit/session/fixtures.js';
 
 /**
@@ -40,19 +38,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const catalog = join(tmp, 'native.json');
 writeFileSync(catalog, JSON.stringify({ providers: { openai: { nativeHosts: ['127.0.0.1'] } } }));
 
-let oai: FakeServer;
-let ant: FakeServer;
-beforeAll(async () => {
-  oai = await startFakeOpenAI({ summaryText: templateSummary() });
-  ant = await startFakeAnthropic({ summaryText: templateSummary() });
-});
-afterAll(async () => {
-  await oai.close();
-  await ant.close();
-});
+const fakes = useFakeProviders({ summaryText: templateSummary() });
 beforeEach(() => {
-  oai.requests.length = 0;
-  ant.requests.length = 0;
+  fakes.oai.requests.length = 0;
+  fakes.ant.requests.length = 0;
 });
 
 async function compactWith(route: CompactorSessionOptions['route'], requestFields: Record<string, Json>) {
@@ -71,49 +60,55 @@ async function compactWith(route: CompactorSessionOptions['route'], requestField
 describe('caller cache/tier fields are forwarded (O1)', () => {
   it('O1: Chat Completions summary carries prompt_cache_key, service_tier, safety_identifier; not temperature', async () => {
     await compactWith(
-      { provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: oai.url, ...KEY },
+      { provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: fakes.oai.url, ...KEY },
       OPENAI_FIELDS,
     );
-    expect(oai.requests[0].path).toBe('/v1/chat/completions');
-    expect(oai.requests[0].body).toMatchObject({
+    expect(fakes.oai.requests[0].path).toBe('/v1/chat/completions');
+    expect(fakes.oai.requests[0].body).toMatchObject({
       prompt_cache_key: 'sess-42',
       service_tier: 'flex',
       safety_identifier: 'user-7',
       prompt_cache_retention: '24h',
     });
-    expect(oai.requests[0].body).not.toHaveProperty('temperature');
+    expect(fakes.oai.requests[0].body).not.toHaveProperty('temperature');
   });
 
   it('O1: Responses summary carries them too', async () => {
-    await compactWith({ provider: 'openai', model: 'gpt-5.4', baseUrl: oai.url, ...KEY }, OPENAI_FIELDS);
-    expect(oai.requests[0].path).toBe('/v1/responses');
-    expect(oai.requests[0].body).toMatchObject({ prompt_cache_key: 'sess-42', safety_identifier: 'user-7' });
-    expect(oai.requests[0].body).not.toHaveProperty('temperature');
+    await compactWith(
+      { provider: 'openai', model: 'gpt-5.4', baseUrl: fakes.oai.url, ...KEY },
+      OPENAI_FIELDS,
+    );
+    expect(fakes.oai.requests[0].path).toBe('/v1/responses');
+    expect(fakes.oai.requests[0].body).toMatchObject({
+      prompt_cache_key: 'sess-42',
+      safety_identifier: 'user-7',
+    });
+    expect(fakes.oai.requests[0].body).not.toHaveProperty('temperature');
   });
 
   it('O1/O2: /responses/compact takes the cache and tier fields only (no safety_identifier, no temperature)', async () => {
     await compactWith(
-      { provider: 'openai', model: 'gpt-5.4', baseUrl: oai.url, catalogFile: catalog, ...KEY },
+      { provider: 'openai', model: 'gpt-5.4', baseUrl: fakes.oai.url, catalogFile: catalog, ...KEY },
       { ...OPENAI_FIELDS, service_tier: 'priority' },
     );
-    expect(oai.requests[0].path).toBe('/v1/responses/compact');
-    expect(oai.requests[0].body).toMatchObject({
+    expect(fakes.oai.requests[0].path).toBe('/v1/responses/compact');
+    expect(fakes.oai.requests[0].body).toMatchObject({
       prompt_cache_key: 'sess-42',
       service_tier: 'priority',
       prompt_cache_retention: '24h',
     });
-    expect(oai.requests[0].body).not.toHaveProperty('safety_identifier');
-    expect(oai.requests[0].body).not.toHaveProperty('temperature');
+    expect(fakes.oai.requests[0].body).not.toHaveProperty('safety_identifier');
+    expect(fakes.oai.requests[0].body).not.toHaveProperty('temperature');
   });
 
   it('O1: the Anthropic inline request and its Local fallback carry service_tier, metadata and cache_control', async () => {
-    ant.script.push({ kind: 'no-compaction' });
+    fakes.ant.script.push({ kind: 'no-compaction' });
     await compactWith(
-      { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: ant.url, ...KEY },
+      { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: fakes.ant.url, ...KEY },
       ANTHROPIC_FIELDS,
     );
-    expect(ant.requests).toHaveLength(2);
-    for (const req of ant.requests) {
+    expect(fakes.ant.requests).toHaveLength(2);
+    for (const req of fakes.ant.requests) {
       expect(req.body).toMatchObject({
         service_tier: 'standard_only',
         metadata: { user_id: 'user-7' },

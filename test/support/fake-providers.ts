@@ -1,0 +1,27 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import type { FakeServer } from './fake-http.js';
+import { startFakeAnthropic } from './fake-anthropic.js';
+import { startFakeOpenAI } from './fake-openai.js';
+
+/** A fake OpenAI and a fake Anthropic server shared by one test file. */
+export interface FakeProviders {
+  oai: FakeServer;
+  ant: FakeServer;
+}
+
+/**
+ * Starts both fake servers before the file's tests and closes them after (close() also fails
+ * the file when a request exceeded a declared window). Read the servers inside tests only.
+ */
+export function useFakeProviders(opts: { summaryText?: string } = {}): FakeProviders {
+  const fakes = {} as FakeProviders;
+  beforeAll(async () => {
+    fakes.oai = await startFakeOpenAI(opts);
+    fakes.ant = await startFakeAnthropic(opts);
+  });
+  afterAll(async () => {
+    await fakes.oai.close();
+    await fakes.ant.close();
+  });
+  return fakes;
+}
