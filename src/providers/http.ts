@@ -5,6 +5,7 @@ import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify
 import { ProviderError } from './errors.js';
 import { boundedCause } from './redact.js';
 import { parseSse, type SseEvent } from './sse.js';
+import { HTTP_DEFAULTS, spokenDuration, startWaitingTicker, type WaitingInfo } from './http-limits.js';
 
 /**
  * The one HTTP layer every provider client uses: JSON POST (or SSE POST) over undici with
@@ -14,12 +15,14 @@ import { parseSse, type SseEvent } from './sse.js';
  * secret-free {@link ProviderError}. Error bodies are always consumed to free sockets.
  */
 
-/** Transport knobs. Tests pass tiny delays; production uses the defaults. */
+/** Transport knobs. Tests pass tiny delays; production uses the defaults ({@link HTTP_DEFAULTS}). */
 export interface HttpOptions {
-  /** Per-attempt timeout in ms (headers and body). Default 600,000. */
+  /** Per-attempt timeout in ms (headers and body). Default 120,000. */
   timeoutMs?: number;
   /** Retries after the first attempt. Default 3. */
   retries?: number;
+  /** Wall time of one call in ms: all attempts and the waits between them. Default 300,000. */
+  retryBudgetMs?: number;
   /** First backoff delay in ms. Default 500. */
   minRetryDelayMs?: number;
   /** Largest backoff delay in ms. Default 8,000. */
@@ -30,6 +33,10 @@ export interface HttpOptions {
   dispatcher?: Dispatcher;
   /** Called once per failed attempt with a redacted one-line note (for debug logs). */
   onRetry?: (note: string) => void;
+  /** Called every `progressIntervalMs` while a request is in flight (progress lines). */
+  onWaiting?: (info: WaitingInfo) => void;
+  /** Interval of `onWaiting` in ms. Default 15,000. */
+  progressIntervalMs?: number;
 }
 
 /** A POST to one provider endpoint. */
@@ -40,13 +47,7 @@ export interface PostSpec {
   site: CallSite;
 }
 
-const DEFAULTS = {
-  timeoutMs: 600_000,
-  retries: 3,
-  minRetryDelayMs: 500,
-  maxRetryDelayMs: 8_000,
-  retryAfterCapMs: 60_000,
-} as const;
+const DEFAULTS = HTTP_DEFAULTS;
 
 /** Error carrying a server-requested delay, used only between attempts. */
 class RetryableHttpError extends ProviderError {
@@ -107,12 +108,15 @@ function transportError(
     e?.code === 'UND_ERR_BODY_TIMEOUT' ||
     (e?.name === 'AbortError' && !caller?.aborted);
   if (timedOut) {
-    return new RetryableHttpError(`${site.provider}/${site.model}: request timed out after ${timeoutMs} ms`, {
-      provider: site.provider,
-      model: site.model,
-      code: 'timeout',
-      retryable: true,
-    });
+    return new RetryableHttpError(
+      `${site.provider}/${site.model}: request timed out after ${spokenDuration(timeoutMs)}`,
+      {
+        provider: site.provider,
+        model: site.model,
+        code: 'timeout',
+        retryable: true,
+      },
+    );
   }
   const code = e?.code && NETWORK_CODES.has(e.code) ? e.code : undefined;
   return new RetryableHttpError(
@@ -141,9 +145,13 @@ async function throwHttpError(res: Dispatcher.ResponseData, site: CallSite): Pro
   throw new RetryAbort(err);
 }
 
-type AttemptFn<T> = (signal: AbortSignal) => Promise<T>;
+type AttemptFn<T> = (signal: AbortSignal, timeoutMs: number) => Promise<T>;
 
-/** Runs one logical call with retries; returns its value or throws one ProviderError. */
+/**
+ * Runs one logical call with retries; returns its value or throws one ProviderError. The
+ * whole ladder is bounded: at most `retries + 1` attempts, each at most `timeoutMs`, and all
+ * of them with the waits between them within `retryBudgetMs` (the last attempt gets what is left).
+ */
 async function withRetry<T>(
   site: CallSite,
   opts: HttpOptions,
@@ -151,40 +159,66 @@ async function withRetry<T>(
   attempt: AttemptFn<T>,
 ): Promise<T> {
   const o = { ...DEFAULTS, ...opts };
+  const started = Date.now();
+  const attempts = o.retries + 1;
+  const left = () => o.retryBudgetMs - (Date.now() - started);
+  let made = 0;
   try {
     return await pRetry(
-      async () => {
-        const signals = [AbortSignal.timeout(o.timeoutMs)];
+      async (n) => {
+        made = n;
+        const timeoutMs = Math.max(1, Math.min(o.timeoutMs, left()));
+        const signals = [AbortSignal.timeout(timeoutMs)];
         if (caller) signals.push(caller);
-        const signal = AbortSignal.any(signals);
+        const stopTicker = opts.onWaiting
+          ? startWaitingTicker(o.progressIntervalMs, () =>
+              opts.onWaiting?.({
+                provider: site.provider,
+                model: site.model,
+                attempt: n,
+                attempts,
+                elapsedMs: Date.now() - started,
+              }),
+            )
+          : () => undefined;
         try {
-          return await attempt(signal);
+          return await attempt(AbortSignal.any(signals), timeoutMs);
         } catch (err) {
           if (err instanceof RetryAbort) throw err;
           if (err instanceof ProviderError && !err.info.retryable) throw new RetryAbort(err);
-          throw transportError(err, site, caller, o.timeoutMs);
+          throw transportError(err, site, caller, timeoutMs);
+        } finally {
+          stopTicker();
         }
       },
       {
         retries: o.retries,
         minTimeout: o.minRetryDelayMs,
         maxTimeout: o.maxRetryDelayMs,
+        maxRetryTime: o.retryBudgetMs,
         factor: 2,
         signal: caller,
         onFailedAttempt: ({ error, attemptNumber }) =>
           opts.onRetry?.(`attempt ${attemptNumber} failed: ${boundedCause(error.message, site.secrets)}`),
-        // Server-requested delay first (capped); p-retry's own bounded backoff follows.
+        // Server-requested delay first (capped, and never past the budget); p-retry's own bounded backoff follows.
         shouldRetry: async ({ error }) => {
           const wait = (error as RetryableHttpError).retryAfterMs;
           if (wait !== undefined && wait > 0)
-            await sleep(Math.min(wait, o.retryAfterCapMs), undefined, { signal: caller });
-          return true;
+            await sleep(Math.max(0, Math.min(wait, o.retryAfterCapMs, left())), undefined, {
+              signal: caller,
+            });
+          return left() > 0;
         },
       },
     );
   } catch (err) {
-    // Drop the retry-only subclass so callers see plain ProviderError/ContextCapacityError.
-    if (err instanceof RetryableHttpError) throw new ProviderError(err.message, err.info);
+    // Drop the retry-only subclass so callers see plain ProviderError/ContextCapacityError,
+    // saying how many attempts were made in how long when the ladder gave up.
+    if (err instanceof RetryableHttpError)
+      throw new ProviderError(
+        `${err.message} (gave up after ${made} of ${attempts} attempts in ${spokenDuration(Date.now() - started)}; limits: ${spokenDuration(o.timeoutMs)} per request, ${spokenDuration(o.retryBudgetMs)} in all)`,
+        err.info,
+      );
     if (err instanceof ProviderError) throw err;
     const mapped = transportError(err, site, caller, o.timeoutMs);
     throw mapped instanceof RetryAbort
@@ -193,15 +227,21 @@ async function withRetry<T>(
   }
 }
 
-async function send(spec: PostSpec, accept: string, signal: AbortSignal, opts: HttpOptions) {
+async function send(
+  spec: PostSpec,
+  accept: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+  dispatcher: Dispatcher | undefined,
+) {
   const res = await request(spec.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, ...spec.headers },
     body: JSON.stringify(spec.body),
     signal,
-    headersTimeout: opts.timeoutMs ?? DEFAULTS.timeoutMs,
-    bodyTimeout: opts.timeoutMs ?? DEFAULTS.timeoutMs,
-    ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    ...(dispatcher ? { dispatcher } : {}),
   });
   if (res.statusCode < 200 || res.statusCode >= 300) await throwHttpError(res, spec.site);
   return res;
@@ -209,8 +249,8 @@ async function send(spec: PostSpec, accept: string, signal: AbortSignal, opts: H
 
 /** POSTs JSON and returns the parsed JSON body. Malformed JSON is a non-retryable ProviderError. */
 export function postJson(spec: PostSpec, opts: HttpOptions = {}, signal?: AbortSignal): Promise<unknown> {
-  return withRetry(spec.site, opts, signal, async (s) => {
-    const res = await send(spec, 'application/json', s, opts);
+  return withRetry(spec.site, opts, signal, async (s, timeoutMs) => {
+    const res = await send(spec, 'application/json', s, timeoutMs, opts.dispatcher);
     const text = await res.body.text();
     try {
       return JSON.parse(text) as unknown;
@@ -239,8 +279,8 @@ export function postSse<T>(
   opts: HttpOptions = {},
   signal?: AbortSignal,
 ): Promise<T> {
-  return withRetry(spec.site, opts, signal, async (s) => {
-    const res = await send(spec, 'text/event-stream', s, opts);
+  return withRetry(spec.site, opts, signal, async (s, timeoutMs) => {
+    const res = await send(spec, 'text/event-stream', s, timeoutMs, opts.dispatcher);
     try {
       return await consume(parseSse(res.body));
     } finally {

@@ -5,6 +5,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import { JsonSchema, MessageSchema, type Message } from '../messages/message.js';
 import { ClearingPolicyOptionsSchema, type ClearingPolicy } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
+import { HttpOptionsSchema } from '../providers/http-limits.js';
 import type { SummaryClient } from '../providers/types.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
 import type { LockOptions } from '../store/index.js';
@@ -70,7 +71,12 @@ export interface CompactorSessionOptions {
   estimator?: Estimator;
   /** XState inspection observer for every machine run (see src/runtime/inspection.ts). */
   inspect?: InspectOption;
-  /** HTTP tuning of provider clients (timeouts, retries). */
+  /**
+   * Time limits of provider calls (validated): `timeoutMs` per request (default 120,000),
+   * `retries` after the first attempt (default 3), `retryBudgetMs` for all attempts of one
+   * call (default 300,000); `onWaiting` hears every `progressIntervalMs` (default 15,000)
+   * while a request is in flight. Abort a turn with its `signal`.
+   */
   http?: HttpOptions;
   cacheHealth?: CacheHealthOptions;
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
@@ -149,6 +155,7 @@ export const SessionOptionsSchema = z.object({
     .refine((e) => e.provider !== undefined || e.wire !== undefined, 'expected a provider or a wire')
     .optional(),
   sessionDir: z.string().min(1).optional(),
+  http: HttpOptionsSchema.optional(),
   history: z.array(MessageSchema).optional(),
   summarizer: z
     .custom<SummaryClient>(

@@ -37,6 +37,8 @@ export type Fault =
   | { kind: 'rate-limit'; retryAfter?: string; retryAfterMs?: string }
   | { kind: 'server-error'; status?: number }
   | { kind: 'hang' }
+  /** Answers normally once `until` settles (the test decides when); `onHeld` runs when the request arrived. */
+  | { kind: 'hold'; until: Promise<unknown>; onHeld?: () => void }
   | { kind: 'reset' }
   | { kind: 'malformed-json' }
   | { kind: 'bad-shape' }
@@ -167,11 +169,21 @@ export async function startFakeServer(
         return;
       }
       const fault = state.script.shift();
-      try {
-        handler(rec, fault?.kind === 'ok' ? undefined : fault, res);
-      } catch (e) {
-        sendJson(res, 500, { error: { message: `fake server bug: ${(e as Error).message}` } });
-      }
+      const answer = (f: Fault | undefined) => {
+        try {
+          handler(rec, f?.kind === 'ok' ? undefined : f, res);
+        } catch (e) {
+          sendJson(res, 500, { error: { message: `fake server bug: ${(e as Error).message}` } });
+        }
+      };
+      if (fault?.kind === 'hold') {
+        fault.onHeld?.();
+        // The client may have gone (abort, timeout) by then: answering a closed socket is harmless.
+        void fault.until.then(
+          () => !res.destroyed && answer(undefined),
+          () => !res.destroyed && answer(undefined),
+        );
+      } else answer(fault);
     });
   });
   // No server-side idle timeout: on a loaded machine the client's keep-alive timer can fire
