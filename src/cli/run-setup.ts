@@ -104,6 +104,7 @@ export function setUpRun(
       ...(envelope.tools ? { tools: envelope.tools } : {}),
       ...(envelope.requestFields ? { requestFields: envelope.requestFields } : {}),
       supportsContextEdits: route.supportsContextEdits,
+      secrets: route.apiKeyEnv ? [ctx.env[route.apiKeyEnv] ?? ''].filter((k) => k !== '') : [],
     },
     inspect: (event) => {
       for (const observe of observers) observe(event);

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../core/redact.js';
+import { redactKnown, redactSecrets } from '../core/redact.js';
 import { oneLine } from '../core/text.js';
 
 /** Longest provider error text kept in a {@link ProviderError} message (S4: bounded cause). */
@@ -7,12 +7,10 @@ export const MAX_CAUSE_CHARS = 300;
 /**
  * Removes secrets from provider-facing text: every explicitly known secret (the route's
  * API key), then everything {@link redactSecrets} recognises (env values, bearer tokens,
- * key shapes). Known secrets go first so short or unusual keys are caught too.
+ * key headers). Known secrets go first so short or unusual keys are caught too.
  */
 export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('[REDACTED]');
-  return redactSecrets(out);
+  return redactSecrets(redactKnown(text, secrets));
 }
 
 /** One line, at most `max` characters, secrets removed. */

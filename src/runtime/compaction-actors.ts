@@ -18,6 +18,7 @@ import {
 import type { Estimator } from '../estimate/estimator.js';
 import type { RequestFields } from '../providers/request-fields.js';
 import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../providers/types.js';
+import { redactKnown } from '../core/redact.js';
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 import type { MessageStore } from './message-store.js';
@@ -41,6 +42,8 @@ export interface CompactionDeps {
   supportsContextEdits?: boolean;
   /** The caller's own request fields (cache/tier fields, Anthropic `thinking`), forwarded (O1, A1). */
   requestFields?: RequestFields;
+  /** The configured API key values: a summary is stored with them redacted, and nothing else is. */
+  secrets?: readonly string[];
 }
 
 /**
@@ -102,7 +105,9 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
           } catch (e) {
             throw toActorFailure(e, fork.inputTokens);
           }
-          const text = response.text.trim();
+          // A summary that echoes the configured key must not carry it into the store; text that
+          // merely looks like a key is conversation content and stays.
+          const text = redactKnown(response.text.trim(), deps.secrets ?? []);
           const summaryRef = store.putText(`${input.turnId}:summary:${input.band}:${input.attempt}`, text);
           return {
             summaryRef,

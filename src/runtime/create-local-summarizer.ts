@@ -115,9 +115,15 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
   const model = opts.model ?? opts.client.model;
   const tailTokens = opts.budgets.continuityTailTokens ?? CONTINUITY_TAIL_MAX_TOKENS;
   // L1: the request itself must fit the capacity: frozen prefix and requested output count.
+  // The default output is subtracted too, so the whole safety headroom stays free for what a
+  // provider counts beyond our estimate (content-block and tool-call metadata).
   const capacity = opts.budgets.capacity;
   const frozen = frozenPrefixTokens(opts.system, opts.tools, est);
-  const allowance = summaryRequestAllowance(capacity, frozen, opts.maxOutputTokens);
+  const allowance = summaryRequestAllowance(
+    capacity,
+    frozen,
+    opts.maxOutputTokens ?? defaultSummaryOutputTokens(capacity),
+  );
   const fit = (budget: number | null) => fitBudget(budget, allowance);
   const abstractMax = opts.abstractMaxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS;
   const reinjectBudget = Math.max(

@@ -54,6 +54,8 @@ export interface SessionRoute {
   summary: SummaryClient;
   standalone?: NativeStandaloneClient;
   inline?: NativeInlineClient;
+  /** The configured API key values (a closure, so JSON and inspection never show them). */
+  secrets: () => string[];
 }
 
 /**
@@ -82,6 +84,7 @@ export function resolveSessionRoute(
       encoding: est.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
       estimator: est,
       summary: createOfflineSummarizer({ estimator: est }),
+      secrets: () => [],
     };
   }
   if (options.model === undefined || options.model.trim() === '')
@@ -120,6 +123,10 @@ export function resolveSessionRoute(
     summary: clients.summary,
     ...(clients.standalone ? { standalone: clients.standalone } : {}),
     ...(clients.inline ? { inline: clients.inline } : {}),
+    secrets: () => {
+      const key = route.apiKey();
+      return key ? [key] : [];
+    },
   };
 }
 

@@ -103,7 +103,7 @@ export interface CompactorSession {
   /** The live session history (replaced, never mutated, by compaction). */
   readonly history: readonly Message[];
   /** The resolved compaction route: provider, model, S1 strategy, window. */
-  readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline' | 'estimator'>>;
+  readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline' | 'estimator' | 'secrets'>>;
   /** The token estimator every count of this session uses (the route's encoding unless given). */
   readonly estimator: Estimator;
   /** The projection limits in force (depend on the envelope when prefix tokens are estimated). */
@@ -224,6 +224,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
           tools: parent?.tools,
           supportsContextEdits: route.supportsContextEdits,
           requestFields,
+          secrets: route.secrets(),
         },
       }),
     };
@@ -281,7 +282,7 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
       return live;
     },
     get route() {
-      const { summary: _s, standalone: _n, inline: _i, estimator: _e, ...facts } = route;
+      const { summary: _s, standalone: _n, inline: _i, estimator: _e, secrets: _k, ...facts } = route;
       return facts;
     },
     estimator,

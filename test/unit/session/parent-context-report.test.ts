@@ -38,7 +38,9 @@ describe('S4 root cause', () => {
       'openai/gpt-5.4: HTTP 500: upstream failed {"error":{"message":"boom","trace":"x"}} key sk-proj-ABCDEFGHIJKLMNOP',
     );
     expect(cause).toBe('openai/gpt-5.4: HTTP 500: upstream failed …');
-    expect(rootCauseOf('token sk-ant-ABCDEFGHIJKLMNOP leaked')).toBe('token [REDACTED] leaked');
+    expect(rootCauseOf('header Authorization: Bearer ABCDEFGHIJKLMNOP')).toBe(
+      'header Authorization: Bearer [REDACTED]',
+    );
     const long = rootCauseOf('x'.repeat(1_000));
     expect(long).toHaveLength(MAX_ROOT_CAUSE_CHARS);
     expect(long.endsWith('…')).toBe(true);
