@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Environment variable naming the session corpus directory (the `--corpus` flag wins). */
@@ -8,10 +8,27 @@ export const CORPUS_ENV = 'COMPACTOR_CORPUS';
 /** The repository root (two levels above dev/bench). */
 export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
+/** Where the corpus sits inside the shared folder that CI lays out beside the repository. */
+const CORPUS_IN_SHARED = 'shared/data/sessions/raw';
+
 /**
- * Locates the session corpus: `--corpus DIR` (`flag`), else `$COMPACTOR_CORPUS`, else
- * `../shared/data/sessions/raw` beside the repository (how the shared corpus is laid out).
- * A directory given explicitly must exist; the default may be absent (null: benches skip).
+ * The default corpus: `../shared/data/sessions/raw` beside the repository (the CI layout). A
+ * git worktree sits one or more folders deeper than the main checkout, so the folders above
+ * are tried next, nearest first; null when none has it.
+ */
+export function defaultCorpusDir(root: string = repoRoot): string | null {
+  for (let dir = dirname(root); ; dir = dirname(dir)) {
+    const candidate = join(dir, CORPUS_IN_SHARED);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/**
+ * Locates the session corpus: `--corpus DIR` (`flag`), else `$COMPACTOR_CORPUS`, else the
+ * default beside the repository (`defaultCorpusDir`). Tests, benchmarks and dev scripts all
+ * use this one lookup. A directory given explicitly must exist; the default may be absent
+ * (null: benches skip).
  */
 export function sessionCorpusDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const given = flag ?? (env[CORPUS_ENV] || undefined);
@@ -23,8 +40,7 @@ export function sessionCorpusDir(flag?: string, env: NodeJS.ProcessEnv = process
       );
     return dir;
   }
-  const fallback = join(repoRoot, '../shared/data/sessions/raw');
-  return existsSync(fallback) ? fallback : null;
+  return defaultCorpusDir();
 }
 
 /**

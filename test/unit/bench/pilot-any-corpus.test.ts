@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORPUS_ENV, sessionCorpusDir } from '../../../dev/bench/corpus.js';
+import { CORPUS_ENV, defaultCorpusDir, sessionCorpusDir } from '../../../dev/bench/corpus.js';
 import { loadCorpusSessions } from '../../../dev/bench/corpus-sessions.js';
 import { retentionSuite, runWindow } from '../../../dev/bench/retention-bench.js';
 import { noClearingPolicy } from '../../../dev/replay/policies/index.js';
@@ -70,5 +70,21 @@ describe('retention pilot on any importable corpus (§14, issue 16)', () => {
     expect(() => sessionCorpusDir('/nonexistent/corpus', {})).toThrow(
       /corpus directory not found: \/nonexistent\/corpus \(from --corpus\)/,
     );
+  });
+
+  it('§14: without flag or variable the corpus is ../shared beside the repository, or beside a folder above it (a worktree)', () => {
+    const top = mkdtempSync(join(tmpdir(), 'corpus-layout-'));
+    try {
+      const corpus = join(top, 'shared/data/sessions/raw');
+      mkdirSync(corpus, { recursive: true });
+      mkdirSync(join(top, 'main'));
+      mkdirSync(join(top, 'wt/branch'), { recursive: true });
+      expect(defaultCorpusDir(join(top, 'main'))).toBe(corpus);
+      expect(defaultCorpusDir(join(top, 'wt/branch'))).toBe(corpus);
+      rmSync(join(top, 'shared'), { recursive: true });
+      expect(defaultCorpusDir(join(top, 'wt/branch'))).toBeNull();
+    } finally {
+      rmSync(top, { recursive: true, force: true });
+    }
   });
 });
