@@ -52,6 +52,31 @@ const layerConfigs = [
   ...Object.entries(ROOT_FILES).map(([file, layer]) => ({ files: [file], rules: layerRules(layer, file) })),
 ];
 
+// Small files with one job, short functions (project guide: ~300 lines a file, ~60 a
+// function). Blank lines and comments do not count: explaining why is never penalised.
+const SIZE_RULES = {
+  'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+  'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+};
+// TEMPORARY (issue 12): files being split right now by other work; whoever splits a file
+// deletes its line here. Do not add to this list.
+const SIZE_NOT_YET_SPLIT = [
+  'src/adapters/shared/conversations.ts', // adapters
+  'src/cli/commands/compact.ts', // cli
+  'src/cli/commands/run.ts', // cli
+  'src/cli/run-route.ts', // cli
+  'src/cli/run-setup.ts', // cli
+  'src/runtime/compaction-actors.ts', // runtime
+  'src/runtime/create-local-summarizer.ts', // runtime
+  'src/runtime/turn-actors.ts', // runtime
+  'src/runtime/turn-runner.ts', // runtime
+  'src/session/session.ts', // session
+  'src/store/events-log.ts', // store
+  'src/store/session-store.ts', // store
+  'src/summary/offline/extract.ts', // offline summarizer
+  'src/summary/offline/render.ts', // offline summarizer
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'diagrams/**', 'coverage/**', 'out/**'] },
   js.configs.recommended,
@@ -64,6 +89,11 @@ export default tseslint.config(
     },
   },
   ...layerConfigs,
+  { files: ['src/**/*.ts'], rules: SIZE_RULES },
+  {
+    files: SIZE_NOT_YET_SPLIT,
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
   {
     files: ['machines/**/*.ts'],
     rules: {

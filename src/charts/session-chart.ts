@@ -1,5 +1,5 @@
 import type { SessionTimeline } from '../stats/timeline.js';
-import { axes, frame, niceTicks, svgDocument, xml } from './svg.js';
+import { axes, frame, niceTicks, svgDocument, xml, type Frame } from './svg.js';
 
 /**
  * One session for users: tokens per turn before and after projection, the window, the
@@ -30,30 +30,6 @@ export function sessionChart(timeline: SessionTimeline, title: string, width = 1
     v === null
       ? ''
       : `<g class="${cls}"><line x1="${f.left}" x2="${f.right}" y1="${f.y(v).toFixed(1)}" y2="${f.y(v).toFixed(1)}" stroke="${color}" stroke-dasharray="6 4"/><text x="${f.right + 6}" y="${f.y(v).toFixed(1)}" font-size="11" dominant-baseline="middle">${xml(`${label} ${v.toLocaleString('en-US')}`)}</text></g>`;
-  const marks = t.flatMap((x, i) => {
-    const cx = f.x(i + 1).toFixed(1);
-    const out: string[] = [];
-    if (x.cleared > 0 && (i === 0 || t[i - 1].cleared !== x.cleared))
-      out.push(
-        `<circle class="clearing" cx="${cx}" cy="${f.y(x.after).toFixed(1)}" r="3" fill="#59a14f"><title>turn ${i + 1}: ${x.cleared} results cleared</title></circle>`,
-      );
-    if (x.compacted)
-      out.push(
-        `<path class="compaction" d="M${cx},${f.y(x.after).toFixed(1)} l-5,-9 h10 z" fill="#e15759"><title>turn ${i + 1}: compacted</title></path>`,
-      );
-    return out;
-  });
-  const key = [
-    ['#bab0ac', 'history before projection'],
-    ['#4e79a7', 'request sent'],
-    ['#59a14f', '● clearing changed'],
-    ['#e15759', '▼ compaction'],
-  ]
-    .map(
-      ([c, label], i) =>
-        `<text x="${f.right + 6}" y="${f.top + 8 + i * 16}" font-size="11" fill="${c}">${xml(label)}</text>`,
-    )
-    .join('\n');
   return svgDocument(
     width,
     height,
@@ -73,8 +49,40 @@ export function sessionChart(timeline: SessionTimeline, title: string, width = 1
         '#4e79a7',
         t.map((x) => x.after),
       ),
-      ...marks,
-      key,
+      ...eventMarks(t, f),
+      eventKey(f),
     ].join('\n'),
   );
+}
+
+/** A dot where the number of cleared results changed, a triangle where compaction ran. */
+function eventMarks(t: SessionTimeline['turns'], f: Frame): string[] {
+  return t.flatMap((x, i) => {
+    const cx = f.x(i + 1).toFixed(1);
+    const out: string[] = [];
+    if (x.cleared > 0 && (i === 0 || t[i - 1].cleared !== x.cleared))
+      out.push(
+        `<circle class="clearing" cx="${cx}" cy="${f.y(x.after).toFixed(1)}" r="3" fill="#59a14f"><title>turn ${i + 1}: ${x.cleared} results cleared</title></circle>`,
+      );
+    if (x.compacted)
+      out.push(
+        `<path class="compaction" d="M${cx},${f.y(x.after).toFixed(1)} l-5,-9 h10 z" fill="#e15759"><title>turn ${i + 1}: compacted</title></path>`,
+      );
+    return out;
+  });
+}
+
+/** The key beside the plot: what each colour and marker means. */
+function eventKey(f: Frame): string {
+  return [
+    ['#bab0ac', 'history before projection'],
+    ['#4e79a7', 'request sent'],
+    ['#59a14f', '● clearing changed'],
+    ['#e15759', '▼ compaction'],
+  ]
+    .map(
+      ([c, label], i) =>
+        `<text x="${f.right + 6}" y="${f.top + 8 + i * 16}" font-size="11" fill="${c}">${xml(label)}</text>`,
+    )
+    .join('\n');
 }

@@ -51,6 +51,31 @@ interface Step {
   advance: number;
 }
 
+/** The last token end in the window's third quarter that is also a character boundary. */
+function keepThreeQuarters(
+  window: string,
+  tokens: Uint32Array,
+  tokenBytes: (token: number) => number,
+): Step | undefined {
+  const target = Math.ceil((tokens.length * 3) / 4);
+  const lowest = Math.max(1, Math.floor(tokens.length / 2));
+  let best: Step | undefined;
+  let bytes = 0; // UTF-8 end of token k
+  let at = 0; // UTF-16 index reached in the window
+  let atBytes = 0; // UTF-8 offset of `at`
+  for (let k = 1; k <= target && k < tokens.length; k++) {
+    bytes += tokenBytes(tokens[k - 1]!);
+    while (atBytes < bytes && at < window.length) {
+      const c = window.codePointAt(at)!;
+      atBytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+      at += c > 0xffff ? 2 : 1;
+    }
+    // A token may end inside a multi-byte character; restart only at a character boundary.
+    if (k >= lowest && atBytes === bytes) best = { tokens: k, advance: at };
+  }
+  return best;
+}
+
 /** A counting function over one encoder, with a bounded memo of window steps. */
 export function boundedCounter(enc: Tiktoken): (text: string) => number {
   const steps = new Map<string, Step>();
@@ -66,31 +91,13 @@ export function boundedCounter(enc: Tiktoken): (text: string) => number {
     const hit = steps.get(window);
     if (hit) return hit;
     const tokens = enc.encode(window, [], []);
-    const result = keepThreeQuarters(window, tokens) ?? { tokens: tokens.length, advance: window.length };
+    const result = keepThreeQuarters(window, tokens, tokenBytes) ?? {
+      tokens: tokens.length,
+      advance: window.length,
+    };
     if (steps.size >= STEP_MEMO_SIZE) steps.clear();
     steps.set(window, result);
     return result;
-  }
-
-  /** The last token end in the window's third quarter that is also a character boundary. */
-  function keepThreeQuarters(window: string, tokens: Uint32Array): Step | undefined {
-    const target = Math.ceil((tokens.length * 3) / 4);
-    const lowest = Math.max(1, Math.floor(tokens.length / 2));
-    let best: Step | undefined;
-    let bytes = 0; // UTF-8 end of token k
-    let at = 0; // UTF-16 index reached in the window
-    let atBytes = 0; // UTF-8 offset of `at`
-    for (let k = 1; k <= target && k < tokens.length; k++) {
-      bytes += tokenBytes(tokens[k - 1]!);
-      while (atBytes < bytes && at < window.length) {
-        const c = window.codePointAt(at)!;
-        atBytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-        at += c > 0xffff ? 2 : 1;
-      }
-      // A token may end inside a multi-byte character; restart only at a character boundary.
-      if (k >= lowest && atBytes === bytes) best = { tokens: k, advance: at };
-    }
-    return best;
   }
 
   function tokenBytes(token: number): number {

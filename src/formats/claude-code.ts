@@ -130,8 +130,28 @@ export function importClaudeCode(text: string, fileName?: string): ImportResult 
   }
   const id = sessionId ?? 'main';
   const mainMessages = finish(main);
-  const taskCalls = taskCallsByPrompt(mainMessages);
-  const sidechains: ImportedSession[] = [...side.entries()].map(([root, th], k) => {
+  const sidechains = sidechainSessions(id, side, taskCallsByPrompt(mainMessages));
+  const mainSession: ImportedSession = {
+    id,
+    messages: mainMessages,
+    meta: {
+      sidechain: false,
+      sidechains: sidechains.map((s) => ({ id: s.id, messages: s.messages.length })),
+      duplicateResultsDropped: main.duplicates,
+      otherLineTypes: otherTypes,
+      ...(summaries.length > 0 ? { summaries } : {}),
+    },
+  };
+  return { format: 'claude-code', file: fileName, sessions: [mainSession, ...sidechains] };
+}
+
+/** One session per subagent, linked to the Task/Agent call whose prompt started it. */
+function sidechainSessions(
+  id: string,
+  side: ReadonlyMap<string, Thread>,
+  taskCalls: ReadonlyMap<string, string>,
+): ImportedSession[] {
+  return [...side.entries()].map(([root, th], k) => {
     const first = th.messages[0];
     const prompt = first && typeof first.content === 'string' ? first.content : undefined;
     return {
@@ -146,18 +166,6 @@ export function importClaudeCode(text: string, fileName?: string): ImportResult 
       },
     };
   });
-  const mainSession: ImportedSession = {
-    id,
-    messages: mainMessages,
-    meta: {
-      sidechain: false,
-      sidechains: sidechains.map((s) => ({ id: s.id, messages: s.messages.length })),
-      duplicateResultsDropped: main.duplicates,
-      otherLineTypes: otherTypes,
-      ...(summaries.length > 0 ? { summaries } : {}),
-    },
-  };
-  return { format: 'claude-code', file: fileName, sessions: [mainSession, ...sidechains] };
 }
 
 // Task/Agent calls by their prompt, to link a sidechain to the call that started it.

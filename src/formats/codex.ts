@@ -12,6 +12,52 @@ const LineSchema = z.looseObject({
   payload: z.record(z.string(), z.unknown()),
 });
 
+interface PendingItem {
+  value: unknown;
+  where: string;
+  path: string;
+  timestamp?: string;
+}
+
+/** Responses items of one turn, grouped; each message carries its first item's timestamp. */
+function groupedItemMessages(items: PendingItem[]): Message[] {
+  const out: Message[] = [];
+  let k = 0;
+  for (const g of items.length === 0 ? [] : itemsToGroups(items)) {
+    const ts = items[k]?.timestamp;
+    k += g.raw.length;
+    for (const m of g.messages) out.push(ts ? { ...m, metadata: { ...m.metadata, timestamp: ts } } : m);
+  }
+  return out;
+}
+
+/** Copies the session's own facts into `meta`; its base instructions become the system message. */
+function readSessionMeta(p: Record<string, unknown>, meta: Record<string, unknown>): Message | undefined {
+  meta.sessionId = p.id;
+  meta.cwd = p.cwd;
+  meta.cliVersion = p.cli_version;
+  meta.originator = p.originator;
+  const instructions = (p.base_instructions as { text?: unknown } | undefined)?.text;
+  return typeof instructions === 'string' && instructions !== ''
+    ? { role: 'system', content: instructions, metadata: { codex: 'base_instructions' } }
+    : undefined;
+}
+
+/** Codex's own summary of the history it replaced, as a user message. */
+function compactedMessage(p: Record<string, unknown>, timestamp: string | undefined): Message {
+  const summary = typeof p.message === 'string' ? p.message : '';
+  const replaced = Array.isArray(p.replacement_history) ? p.replacement_history.length : 0;
+  return {
+    role: 'user',
+    content: summary,
+    metadata: {
+      codex: 'compacted',
+      replacementHistoryItems: replaced,
+      ...(timestamp ? { timestamp } : {}),
+    },
+  };
+}
+
 /**
  * Imports a Codex rollout. `response_item` payloads are Responses items (the model-visible
  * conversation) and go through the Responses grouping; `event_msg` lines are UI duplicates
@@ -24,17 +70,9 @@ export function importCodex(text: string, fileName?: string): ImportResult {
   const messages: Message[] = [];
   const meta: Record<string, unknown> = {};
   const exitCodes = new Map<string, number>();
-  let pendingItems: Array<{ value: unknown; where: string; path: string; timestamp?: string }> = [];
+  let pendingItems: PendingItem[] = [];
   const flushItems = () => {
-    if (pendingItems.length === 0) return;
-    const stamps = pendingItems.map((p) => p.timestamp);
-    let k = 0;
-    for (const g of itemsToGroups(pendingItems)) {
-      const ts = stamps[k];
-      k += g.raw.length;
-      for (const m of g.messages)
-        messages.push(ts ? { ...m, metadata: { ...m.metadata, timestamp: ts } } : m);
-    }
+    messages.push(...groupedItemMessages(pendingItems));
     pendingItems = [];
   };
   for (const { line, value } of lines) {
@@ -43,13 +81,8 @@ export function importCodex(text: string, fileName?: string): ImportResult {
     const p = l.payload;
     switch (l.type) {
       case 'session_meta': {
-        meta.sessionId = p.id;
-        meta.cwd = p.cwd;
-        meta.cliVersion = p.cli_version;
-        meta.originator = p.originator;
-        const instructions = (p.base_instructions as { text?: unknown } | undefined)?.text;
-        if (typeof instructions === 'string' && instructions !== '')
-          messages.push({ role: 'system', content: instructions, metadata: { codex: 'base_instructions' } });
+        const system = readSessionMeta(p, meta);
+        if (system) messages.push(system);
         break;
       }
       case 'turn_context':
@@ -58,21 +91,10 @@ export function importCodex(text: string, fileName?: string): ImportResult {
       case 'response_item':
         pendingItems.push({ value: p, where, path: 'payload', timestamp: l.timestamp });
         break;
-      case 'compacted': {
+      case 'compacted':
         flushItems();
-        const summary = typeof p.message === 'string' ? p.message : '';
-        const replaced = Array.isArray(p.replacement_history) ? p.replacement_history.length : 0;
-        messages.push({
-          role: 'user',
-          content: summary,
-          metadata: {
-            codex: 'compacted',
-            replacementHistoryItems: replaced,
-            ...(l.timestamp ? { timestamp: l.timestamp } : {}),
-          },
-        });
+        messages.push(compactedMessage(p, l.timestamp));
         break;
-      }
       case 'event_msg':
         if (p.type === 'exec_command_end' && typeof p.call_id === 'string' && typeof p.exit_code === 'number')
           exitCodes.set(p.call_id, p.exit_code);

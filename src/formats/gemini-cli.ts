@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json } from '../messages/message.js';
+import type { Json, Message } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
 import type { ImportedSession, ImportResult } from './types.js';
@@ -29,6 +29,26 @@ const EventSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('result'), status: z.string().optional(), stats: z.unknown().optional() }),
   z.looseObject({ type: z.literal('error'), message: z.string().optional() }),
 ]);
+
+type ToolResultEvent = Extract<z.infer<typeof EventSchema>, { type: 'tool_result' }>;
+
+/** A tool_result event as a tool message; a failed call keeps its status and error. */
+function toolResultMessage(e: ToolResultEvent, metadata: Record<string, Json>, name?: string): Message {
+  const failed = e.status === 'error';
+  // A failed call reports its reason in `error`; the output is often empty then.
+  const content = e.output || (failed ? (e.error?.message ?? '') : '');
+  const meta: Record<string, Json> = { ...metadata };
+  if (e.status) meta.status = e.status;
+  if (failed) meta.isError = true;
+  if (e.error) meta.error = e.error as Json;
+  return {
+    role: 'tool',
+    content,
+    toolCallId: e.tool_id,
+    ...(name ? { toolName: name } : {}),
+    metadata: meta,
+  };
+}
 
 /**
  * Imports Gemini CLI stream-json. Streamed assistant chunks (`delta`) join into one
@@ -77,21 +97,7 @@ export function importGeminiCli(text: string, fileName?: string): ImportResult {
       else
         s.messages.push({ role: 'assistant', content: '', toolCalls: [call], ...(ts ? { metadata } : {}) });
     } else if (e.type === 'tool_result') {
-      const failed = e.status === 'error';
-      // A failed call reports its reason in `error`; the output is often empty then.
-      const content = e.output || (failed ? (e.error?.message ?? '') : '');
-      const meta: Record<string, Json> = { ...metadata };
-      if (e.status) meta.status = e.status;
-      if (failed) meta.isError = true;
-      if (e.error) meta.error = e.error as Json;
-      const name = names.get(e.tool_id);
-      s.messages.push({
-        role: 'tool',
-        content,
-        toolCallId: e.tool_id,
-        ...(name ? { toolName: name } : {}),
-        metadata: meta,
-      });
+      s.messages.push(toolResultMessage(e, metadata, names.get(e.tool_id)));
     } else if (e.type === 'result') {
       s.meta.status = e.status;
       s.meta.stats = e.stats;

@@ -121,6 +121,27 @@ interface Entry {
   path: string;
 }
 
+/** A function or custom (freeform) tool call item as a canonical tool call. */
+function callFromItem(type: 'function_call' | 'custom_tool_call', item: unknown, e: Entry): ToolCall {
+  if (type === 'function_call') {
+    const c = validate(FunctionCallSchema, item, e.where, e.path);
+    return { id: c.call_id, name: c.name, arguments: c.arguments };
+  }
+  const c = validate(CustomCallSchema, item, e.where, e.path);
+  return { id: c.call_id, name: c.name, arguments: '', freeformInput: c.input };
+}
+
+/** The text of a reasoning item's summary; entries may be anything, so only object entries with text count. */
+function reasoningSummaryText(summary: unknown): string {
+  if (!Array.isArray(summary)) return '';
+  return (summary as unknown[])
+    .flatMap((s) => {
+      const t = s !== null && typeof s === 'object' ? (s as Item).text : undefined;
+      return typeof t === 'string' ? [t] : [];
+    })
+    .join('\n');
+}
+
 /**
  * Groups items into canonical messages: an assistant turn gathers opaque items, at most
  * one assistant message and the calls after it; every other item is its own message.
@@ -156,16 +177,8 @@ export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
       });
     } else if (type === 'function_call' || type === 'custom_tool_call') {
       const t = openTurn();
-      let call: ToolCall;
-      if (type === 'function_call') {
-        const c = validate(FunctionCallSchema, item, e.where, e.path);
-        call = { id: c.call_id, name: c.name, arguments: c.arguments };
-      } else {
-        const c = validate(CustomCallSchema, item, e.where, e.path);
-        call = { id: c.call_id, name: c.name, arguments: '', freeformInput: c.input };
-      }
       t.raw.push(e.value as Json);
-      (t.m.toolCalls ??= []).push(call);
+      (t.m.toolCalls ??= []).push(callFromItem(type, item, e));
     } else if (type === 'function_call_output' || type === 'custom_tool_call_output') {
       flush();
       const o = validate(OutputSchema, item, e.where, e.path);
@@ -180,16 +193,8 @@ export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
       const t = openTurn();
       t.raw.push(e.value as Json);
       (t.m.reasoningDetails ??= []).push(e.value as Json);
-      if (type === 'reasoning' && Array.isArray(item.summary)) {
-        // Opaque item: a summary entry may be anything, so only object entries with text count.
-        const text = (item.summary as unknown[])
-          .flatMap((s) => {
-            const t = s !== null && typeof s === 'object' ? (s as Item).text : undefined;
-            return typeof t === 'string' ? [t] : [];
-          })
-          .join('\n');
-        if (text !== '') t.m.reasoning = t.m.reasoning ? `${t.m.reasoning}\n${text}` : text;
-      }
+      const text = type === 'reasoning' ? reasoningSummaryText(item.summary) : '';
+      if (text !== '') t.m.reasoning = t.m.reasoning ? `${t.m.reasoning}\n${text}` : text;
     }
   }
   flush();

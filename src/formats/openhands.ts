@@ -46,6 +46,19 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** A system prompt, a message or the final answer as a message; undefined for bookkeeping actions. */
+function plainActionMessage(
+  e: z.infer<typeof EventSchema>,
+  metadata: Record<string, Json>,
+): Message | undefined {
+  const content = str(e.args?.content) || str(e.message);
+  if (e.action === 'system') return { role: 'system', content, metadata };
+  if (e.action === 'message') return { role: e.source === 'user' ? 'user' : 'assistant', content, metadata };
+  if (e.action !== 'finish') return undefined;
+  const text = str(e.args?.final_thought) || str(e.args?.thought) || str(e.message);
+  return { role: 'assistant', content: text, metadata };
+}
+
 /** The 2025 event stream: actions with tool_call_metadata are calls, observations answer them via `cause`. */
 function importEventStream(history: Record<string, unknown>[], where: string): Message[] {
   const messages: Message[] = [];
@@ -82,14 +95,9 @@ function importEventStream(history: Record<string, unknown>[], where: string): M
     }
     batch = undefined;
     if (e.action !== undefined) {
-      const content = str(e.args?.content) || str(e.message);
-      if (e.action === 'system') messages.push({ role: 'system', content, metadata });
-      else if (e.action === 'message')
-        messages.push({ role: e.source === 'user' ? 'user' : 'assistant', content, metadata });
-      else if (e.action === 'finish') {
-        const text = str(e.args?.final_thought) || str(e.args?.thought) || str(e.message);
-        messages.push({ role: 'assistant', content: text, metadata });
-      } else skipped++; // recall and other bookkeeping actions
+      const m = plainActionMessage(e, metadata);
+      if (m) messages.push(m);
+      else skipped++; // recall and other bookkeeping actions
       return;
     }
     if (e.observation !== undefined) {

@@ -48,19 +48,7 @@ export function clearOldToolResultsWithRecentBatches(
   const est = opts.estimator;
   const tokens = messages.map((m) => est.message(m));
   const total = sum(tokens);
-  const base = {
-    originalTokens: total,
-    projectedTokens: total,
-    clearedResults: 0,
-    protectedBatches: 0,
-    protectedResults: 0,
-    clearedInputs: 0,
-    localTrigger,
-    evidenceBudget,
-    clearingApplied: false,
-    evidenceBatches: 0,
-    evidenceTokens: 0,
-  };
+  const base = unchangedDiagnostics(total, localTrigger, evidenceBudget);
   const pairing = opts.pairing ?? analyzePairing(messages);
 
   if (!policy.enabled || messages.length === 0 || total < localTrigger) {
@@ -80,16 +68,7 @@ export function clearOldToolResultsWithRecentBatches(
     return b >= 0 ? protectedBatch[b] === 1 : counted.orphans.has(i);
   };
 
-  const candidates: number[] = [];
-  const savings: number[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (m.role !== 'tool' || isProtected(i)) continue;
-    const saved = tokens[i] - est.message(memoStub(m, toolNameOf(messages, pairing, i)));
-    if (saved <= 0) continue; // C6: small results stay unchanged
-    candidates.push(i);
-    savings.push(saved);
-  }
+  const { candidates, savings } = clearingCandidates(messages, pairing, tokens, est, isProtected);
   let out: Message[] | null = null;
   const replaced = clearInSteps(candidates, savings, policy.clearAtLeast);
   for (const i of replaced)
@@ -98,9 +77,7 @@ export function clearOldToolResultsWithRecentBatches(
 
   const result = out ?? messages;
   const protectedBatches = protectedBatch.reduce((n, p) => n + p, 0);
-  let protectedResults = 0;
-  for (let i = 0; i < messages.length; i++)
-    if (messages[i].role === 'tool' && isProtected(i)) protectedResults++;
+  const protectedResults = messages.filter((m, i) => m.role === 'tool' && isProtected(i)).length;
   const projectedTokens = out ? sum(out.map((m) => est.message(m))) : total;
   const replacedSet = new Set(replaced);
   return {
@@ -119,6 +96,44 @@ export function clearOldToolResultsWithRecentBatches(
       perTool: toolStats(messages, pairing, tokens, (i) => replacedSet.has(i)),
     },
   };
+}
+
+/** Diagnostics of a pass that changed nothing (yet). */
+function unchangedDiagnostics(total: number, localTrigger: number, evidenceBudget: number) {
+  return {
+    originalTokens: total,
+    projectedTokens: total,
+    clearedResults: 0,
+    protectedBatches: 0,
+    protectedResults: 0,
+    clearedInputs: 0,
+    localTrigger,
+    evidenceBudget,
+    clearingApplied: false,
+    evidenceBatches: 0,
+    evidenceTokens: 0,
+  };
+}
+
+/** Unprotected tool results whose stub is smaller, with the tokens each stub saves. */
+function clearingCandidates(
+  messages: readonly Message[],
+  pairing: Pairing,
+  tokens: readonly number[],
+  est: Estimator,
+  isProtected: (i: number) => boolean,
+): { candidates: number[]; savings: number[] } {
+  const candidates: number[] = [];
+  const savings: number[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (m.role !== 'tool' || isProtected(i)) continue;
+    const saved = tokens[i] - est.message(memoStub(m, toolNameOf(messages, pairing, i)));
+    if (saved <= 0) continue; // C6: small results stay unchanged
+    candidates.push(i);
+    savings.push(saved);
+  }
+  return { candidates, savings };
 }
 
 /**

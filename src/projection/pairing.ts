@@ -61,26 +61,10 @@ export function analyzePairing(history: readonly Message[]): Pairing {
     const m = history[i];
     if (hasToolCalls(m)) {
       const b = batches.length;
-      const calls = m.toolCalls;
-      const resultOfCall = new Array<number>(calls.length);
-      // Providers reject a batch that repeats a call id, so a repeat is unsendable like an empty id.
-      const seen = calls.length > 1 ? new Set<string>() : null;
-      for (let pos = 0; pos < calls.length; pos++) {
-        const id = calls[pos].id;
-        if (id === '' || seen?.has(id)) {
-          resultOfCall[pos] = EMPTY_ID_CALL;
-          emptyIdCalls++;
-          continue;
-        }
-        seen?.add(id);
-        resultOfCall[pos] = -1;
-        unmatchedCalls++;
-        const key = b * CALL_SLOTS + pos;
-        const prev = open.get(id);
-        if (prev === undefined) open.set(id, key);
-        else if (typeof prev === 'number') open.set(id, [prev, key]);
-        else prev.push(key);
-      }
+      const resultOfCall = openBatchCalls(m.toolCalls, b, open);
+      for (const r of resultOfCall)
+        if (r === EMPTY_ID_CALL) emptyIdCalls++;
+        else unmatchedCalls++;
       batches.push({ assistantIndex: i, resultIndices: [], resultCallPositions: [], resultOfCall });
       batchOf[i] = b;
       continue;
@@ -116,14 +100,44 @@ export function analyzePairing(history: readonly Message[]): Pairing {
     unmatchedCalls--;
   }
 
-  let valid = invalid.size === 0 && unmatchedCalls === 0 && emptyIdCalls === 0;
-  for (let b = 0; valid && b < batches.length; b++) {
-    const { assistantIndex, resultIndices } = batches[b];
-    for (let k = 0; k < resultIndices.length; k++)
-      if (resultIndices[k] !== assistantIndex + 1 + k) {
-        valid = false;
-        break;
-      }
-  }
+  const valid =
+    invalid.size === 0 && unmatchedCalls === 0 && emptyIdCalls === 0 && resultsFollowBatches(batches);
   return { batches, batchOf, invalid, unmatchedCalls, emptyIdCalls, valid };
+}
+
+/**
+ * Registers a batch's calls as open (waiting for a result) under their ids and returns the
+ * batch's `resultOfCall`: -1 per open call, {@link EMPTY_ID_CALL} per unsendable one.
+ */
+function openBatchCalls(
+  calls: NonNullable<Message['toolCalls']>,
+  b: number,
+  open: Map<string, number | number[]>,
+): number[] {
+  const resultOfCall = new Array<number>(calls.length);
+  // Providers reject a batch that repeats a call id, so a repeat is unsendable like an empty id.
+  const seen = calls.length > 1 ? new Set<string>() : null;
+  for (let pos = 0; pos < calls.length; pos++) {
+    const id = calls[pos].id;
+    if (id === '' || seen?.has(id)) {
+      resultOfCall[pos] = EMPTY_ID_CALL;
+      continue;
+    }
+    seen?.add(id);
+    resultOfCall[pos] = -1;
+    const key = b * CALL_SLOTS + pos;
+    const prev = open.get(id);
+    if (prev === undefined) open.set(id, key);
+    else if (typeof prev === 'number') open.set(id, [prev, key]);
+    else prev.push(key);
+  }
+  return resultOfCall;
+}
+
+/** True when every batch's results directly follow its assistant message (in any call order). */
+function resultsFollowBatches(batches: readonly ToolBatch[]): boolean {
+  for (const { assistantIndex, resultIndices } of batches)
+    for (let k = 0; k < resultIndices.length; k++)
+      if (resultIndices[k] !== assistantIndex + 1 + k) return false;
+  return true;
 }

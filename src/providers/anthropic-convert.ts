@@ -55,6 +55,13 @@ export function lastCompactionIndex(messages: readonly Message[]): number {
   return -1;
 }
 
+/** A tool result as a `tool_result` block, or as plain text when its call was never sent. */
+function toolResultBlock(m: Message, seenCalls: ReadonlySet<string>): Json {
+  const id = m.toolCallId ?? '';
+  const text = textOf(m.content);
+  return seenCalls.has(id) ? { type: 'tool_result', tool_use_id: id, content: text } : { type: 'text', text };
+}
+
 /**
  * Converts canonical history to an Anthropic conversation. Leading system messages become
  * `system`; later system messages become user text. Tool results become `tool_result`
@@ -115,17 +122,9 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
       case 'assistant':
         push('assistant', assistantBlocks(m, itemsOf(m)));
         break;
-      case 'tool': {
-        const id = m.toolCallId ?? '';
-        const text = textOf(m.content);
-        push(
-          'user',
-          seenCalls.has(id)
-            ? [{ type: 'tool_result', tool_use_id: id, content: text }]
-            : [{ type: 'text', text }],
-        );
+      case 'tool':
+        push('user', [toolResultBlock(m, seenCalls)]);
         break;
-      }
     }
   });
   return { ...(systemTexts.length > 0 ? { system: systemTexts.join('\n\n') } : {}), messages: out };

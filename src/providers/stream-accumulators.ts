@@ -75,6 +75,22 @@ export async function foldResponsesStream(site: CallSite, events: AsyncIterable<
   throw truncatedStream(site, 'response.completed');
 }
 
+/** Appends one content_block_delta to its block; tool input JSON collects in `partialJson` until the block stops. */
+function applyBlockDelta(b: Obj, delta: Obj, i: number, partialJson: Map<number, string>): void {
+  if (delta.type === 'text_delta')
+    b.text = `${typeof b.text === 'string' ? b.text : ''}${String(delta.text ?? '')}`;
+  else if (delta.type === 'thinking_delta')
+    b.thinking = `${typeof b.thinking === 'string' ? b.thinking : ''}${String(delta.thinking ?? '')}`;
+  else if (delta.type === 'signature_delta') b.signature = delta.signature ?? null;
+  else if (delta.type === 'input_json_delta')
+    partialJson.set(i, (partialJson.get(i) ?? '') + String(delta.partial_json ?? ''));
+  else if (delta.type === 'compaction_delta') {
+    if (typeof delta.content === 'string')
+      b.content = `${typeof b.content === 'string' ? b.content : ''}${delta.content}`;
+    if ('encrypted_content' in delta) b.encrypted_content = delta.encrypted_content ?? null;
+  }
+}
+
 /** Anthropic Messages stream → a `Message` object (`content`, `stop_reason`, `usage`, `context_management`). */
 export async function foldMessagesStream(site: CallSite, events: AsyncIterable<SseEvent>): Promise<Obj> {
   let message: Obj | undefined;
@@ -96,20 +112,7 @@ export async function foldMessagesStream(site: CallSite, events: AsyncIterable<S
       case 'content_block_delta': {
         const i = typeof d.index === 'number' ? d.index : -1;
         const b = blocks[i];
-        const delta = d.delta;
-        if (!b || !isObj(delta)) break;
-        if (delta.type === 'text_delta')
-          b.text = `${typeof b.text === 'string' ? b.text : ''}${String(delta.text ?? '')}`;
-        else if (delta.type === 'thinking_delta')
-          b.thinking = `${typeof b.thinking === 'string' ? b.thinking : ''}${String(delta.thinking ?? '')}`;
-        else if (delta.type === 'signature_delta') b.signature = delta.signature ?? null;
-        else if (delta.type === 'input_json_delta')
-          partialJson.set(i, (partialJson.get(i) ?? '') + String(delta.partial_json ?? ''));
-        else if (delta.type === 'compaction_delta') {
-          if (typeof delta.content === 'string')
-            b.content = `${typeof b.content === 'string' ? b.content : ''}${delta.content}`;
-          if ('encrypted_content' in delta) b.encrypted_content = delta.encrypted_content ?? null;
-        }
+        if (b && isObj(d.delta)) applyBlockDelta(b, d.delta, i, partialJson);
         break;
       }
       case 'content_block_stop': {

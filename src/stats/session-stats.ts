@@ -1,5 +1,5 @@
 import { createEstimator, TOOL_CALL_OVERHEAD, type Estimator } from '../estimate/estimator.js';
-import { textOf, type History, type Role } from '../messages/message.js';
+import { textOf, type History, type Role, type ToolCall } from '../messages/message.js';
 
 /** One tool's row in the per-tool table. */
 export interface ToolStats {
@@ -62,6 +62,50 @@ export interface StatsOptions {
 
 const UNKNOWN_TOOL = '(unknown)';
 
+interface Counts {
+  toolCalls: number;
+  toolResults: number;
+  paired: number;
+  orphans: number;
+  batches: number;
+  parallel: number;
+  maxFanOut: number;
+}
+
+/** The running statistics of one tool, created on first use. */
+function toolEntry(tools: Map<string, ToolStats>, name: string): ToolStats {
+  let t = tools.get(name);
+  if (!t)
+    tools.set(
+      name,
+      (t = { tool: name, calls: 0, results: 0, callTokens: 0, resultTokens: 0, largestResultTokens: 0 }),
+    );
+  return t;
+}
+
+/** Counts one assistant message's calls and opens each for the result that answers it. */
+function recordBatch(
+  calls: readonly ToolCall[],
+  s: Counts,
+  open: Map<string, string[]>,
+  tools: Map<string, ToolStats>,
+  est: Estimator,
+): void {
+  if (calls.length === 0) return;
+  s.batches++;
+  if (calls.length > 1) s.parallel++;
+  s.maxFanOut = Math.max(s.maxFanOut, calls.length);
+  for (const c of calls) {
+    s.toolCalls++;
+    const t = toolEntry(tools, c.name);
+    t.calls++;
+    t.callTokens += TOOL_CALL_OVERHEAD + est.text(c.name) + est.text(c.arguments);
+    const stack = open.get(c.id);
+    if (stack) stack.push(c.name);
+    else open.set(c.id, [c.name]);
+  }
+}
+
 /** Computes session statistics. Pure: reads the messages, never changes them. */
 export function computeSessionStats(history: History, opts: StatsOptions = {}): SessionStats {
   const est = opts.estimator ?? createEstimator();
@@ -70,35 +114,21 @@ export function computeSessionStats(history: History, opts: StatsOptions = {}): 
   const tools = new Map<string, ToolStats>();
   const open = new Map<string, string[]>(); // call id → names of unmatched calls, most recent last
   const results: LargestResult[] = [];
-  const s = { toolCalls: 0, toolResults: 0, paired: 0, orphans: 0, batches: 0, parallel: 0, maxFanOut: 0 };
-  const tool = (name: string): ToolStats => {
-    let t = tools.get(name);
-    if (!t)
-      tools.set(
-        name,
-        (t = { tool: name, calls: 0, results: 0, callTokens: 0, resultTokens: 0, largestResultTokens: 0 }),
-      );
-    return t;
+  const s: Counts = {
+    toolCalls: 0,
+    toolResults: 0,
+    paired: 0,
+    orphans: 0,
+    batches: 0,
+    parallel: 0,
+    maxFanOut: 0,
   };
+  const tool = (name: string): ToolStats => toolEntry(tools, name);
   history.forEach((m, index) => {
     byRole[m.role]++;
     const tokens = est.message(m);
     tokensByRole[m.role] += tokens;
-    const calls = m.role === 'assistant' ? (m.toolCalls ?? []) : [];
-    if (calls.length > 0) {
-      s.batches++;
-      if (calls.length > 1) s.parallel++;
-      s.maxFanOut = Math.max(s.maxFanOut, calls.length);
-      for (const c of calls) {
-        s.toolCalls++;
-        const t = tool(c.name);
-        t.calls++;
-        t.callTokens += TOOL_CALL_OVERHEAD + est.text(c.name) + est.text(c.arguments);
-        const stack = open.get(c.id);
-        if (stack) stack.push(c.name);
-        else open.set(c.id, [c.name]);
-      }
-    }
+    if (m.role === 'assistant') recordBatch(m.toolCalls ?? [], s, open, tools, est);
     if (m.role !== 'tool') return;
     s.toolResults++;
     const id = m.toolCallId ?? '';

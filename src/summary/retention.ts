@@ -24,6 +24,15 @@ export function userImportance(text: string): number {
   return 1;
 }
 
+/** Phase 2 importance: tool results 2, plain assistant text 1, assistant calls 0.5, the rest 0. */
+function otherImportance(m: Message): number {
+  const hasText = textOf(m.content).trim() !== '';
+  if (m.role === 'tool') return hasText ? 2 : 0;
+  if (m.role !== 'assistant') return 0;
+  if (hasToolCalls(m)) return 0.5;
+  return hasText ? 1 : 0;
+}
+
 interface Candidate {
   index: number;
   score: number;
@@ -81,18 +90,7 @@ export function collectRetainedMessages(history: readonly Message[], options: Re
   if (!stopped && chosen.size < maxMessages && left > 0) {
     const others: Candidate[] = [];
     history.forEach((m, index) => {
-      const importance =
-        m.role === 'tool'
-          ? textOf(m.content).trim() !== ''
-            ? 2
-            : 0
-          : m.role === 'assistant'
-            ? hasToolCalls(m)
-              ? 0.5
-              : textOf(m.content).trim() !== ''
-                ? 1
-                : 0
-            : 0;
+      const importance = otherImportance(m);
       if (importance > 0) others.push({ index, score: importance + index / total });
     });
     others.sort((a, b) => b.score - a.score || b.index - a.index);
