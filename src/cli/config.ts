@@ -3,6 +3,7 @@ import { readRegularText } from '../io/read-regular.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
+import { HTTP_LIMITS_SHAPE } from '../providers/http-limits.js';
 
 const nonNeg = z.number().int().nonnegative();
 
@@ -61,6 +62,8 @@ export const CompactorConfigSchema = z
       })
       .strict()
       .optional(),
+    // Provider time limits, the library's `http` option (--timeout, --retries, --retry-budget).
+    http: z.object(HTTP_LIMITS_SHAPE).strict().optional(),
   })
   .strict();
 export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;

@@ -1,4 +1,6 @@
 import type { InspectionEvent } from 'xstate';
+import { UserError } from '../core/errors.js';
+import type { WaitingInfo } from '../providers/http-limits.js';
 
 /** A progress display fed by machine inspection events. */
 export interface Progress {
@@ -76,4 +78,23 @@ export function createProgress(
       shown = false;
     },
   };
+}
+
+/** `waiting for openai gpt-5.1: attempt 2/4, 31 s` (a provider request still in flight). */
+export function waitingLine(w: WaitingInfo): string {
+  return `waiting for ${w.provider} ${w.model}: attempt ${w.attempt}/${w.attempts}, ${Math.round(w.elapsedMs / 1000)} s`;
+}
+
+/**
+ * Interval of the waiting lines: 15 s, or `COMPACTOR_PROGRESS_INTERVAL_MS` (undocumented; lets
+ * tests see a line without waiting 15 s).
+ */
+export function progressIntervalMs(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.COMPACTOR_PROGRESS_INTERVAL_MS;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 86_400_000)
+    throw new UserError(
+      `COMPACTOR_PROGRESS_INTERVAL_MS: expected milliseconds between 1 and 86400000 (got ${JSON.stringify(raw.slice(0, 40))})`,
+    );
+  return Number(raw);
 }

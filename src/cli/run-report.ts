@@ -1,6 +1,7 @@
 import type { Failure } from '../../machines/index.js';
 import type { CompactionReport, TurnResult } from '../runtime/index.js';
 import type { RunRoute } from './run-route.js';
+import { spokenDuration } from '../providers/http-limits.js';
 
 /**
  * The reports of `compactor run` and `compactor compact`: stable JSON objects (--json) and
@@ -20,6 +21,8 @@ export interface RouteReport {
   /** S1 strategy of the route and why it was chosen. */
   strategy: string;
   strategyReason: string;
+  /** Provider time limits: per request, retries, all attempts of one call (null offline). */
+  http: { timeoutMs: number; retries: number; retryBudgetMs: number } | null;
 }
 
 /** Where the input came from and where results went. */
@@ -89,7 +92,17 @@ export function routeReport(route: RunRoute): RouteReport {
     apiKeyEnv: route.apiKeyEnv,
     strategy: route.strategy.kind,
     strategyReason: route.strategy.reason,
+    http: route.http,
   };
+}
+
+/** `time limits: 120 s per request, up to 4 attempts, 300 s per provider call` (nothing offline). */
+function timeLimitLines(route: RouteReport): string[] {
+  const h = route.http;
+  if (h === null) return [];
+  return [
+    `time limits: ${spokenDuration(h.timeoutMs)} per request, ${h.retries === 0 ? 'one attempt' : `up to ${h.retries + 1} attempts`}, ${spokenDuration(h.retryBudgetMs)} per provider call`,
+  ];
 }
 
 const n = (v: number | null): string => (v === null ? 'unknown' : v.toLocaleString('en-US'));
@@ -132,6 +145,7 @@ export function renderRunReport(r: RunJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    ...timeLimitLines(r.route),
     `decision: ${r.decision}${r.guardReason ? ` (${r.guardReason})` : ''} — ${versus}${after} (capacity ${n(r.capacity)})`,
     `tokens: ${n(t.beforeClearing)} before clearing → ${n(t.afterClearing)} after clearing${
       t.afterCompaction !== null ? ` → ${n(t.afterCompaction)} after compaction` : ''
@@ -160,6 +174,7 @@ export function renderCompactReport(r: CompactJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    ...timeLimitLines(r.route),
     `${r.mode} compaction ${r.status} in ${seconds(r.elapsedMs)}: ${n(r.items.before)} → ${n(r.items.after)} context items (${n(r.tokens.before)} → ${n(r.tokens.after)} tokens)`,
     `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
   ];

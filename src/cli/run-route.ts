@@ -7,6 +7,8 @@ import {
   createProviderClients,
   resolveRoute,
   RouteError,
+  httpLimits,
+  type HttpLimits,
   type HttpOptions,
   type NativeInlineClient,
   type NativeStandaloneClient,
@@ -34,6 +36,8 @@ export interface RunRoute {
   /** The token estimator of the run: config `encoding`, else the model's encoding. */
   estimator: Estimator;
   strategy: StrategyChoice;
+  /** Provider time limits in force (null for offline: no network). */
+  http: HttpLimits | null;
   summary: SummaryClient;
   standalone?: NativeStandaloneClient;
   inline?: NativeInlineClient;
@@ -70,6 +74,7 @@ export function resolveRunRoute(
       contextWindow: OFFLINE_CONTEXT_WINDOW,
       estimator,
       strategy: { kind: 'local', reason: 'the embedded offline summarizer is a Local route' },
+      http: null,
       summary: createOfflineSummarizer({ estimator }),
       supportsContextEdits: false,
     };
@@ -98,6 +103,7 @@ export function resolveRunRoute(
       contextWindow: route.contextWindow ?? null,
       estimator: estimatorFor(route.encoding),
       strategy: clients.strategy,
+      http: httpLimits(http),
       summary: clients.summary,
       ...(clients.standalone ? { standalone: clients.standalone } : {}),
       ...(clients.inline ? { inline: clients.inline } : {}),

@@ -4,7 +4,8 @@ import type { InspectionEvent } from 'xstate';
 import type { CommandContext } from './command.js';
 import { UserError } from '../core/errors.js';
 import { checkOutputPath } from '../io/output-path.js';
-import { createProgress, type Progress } from './progress.js';
+import { createProgress, progressIntervalMs, waitingLine, type Progress } from './progress.js';
+import { httpLimitsFrom } from './reliability-flags.js';
 import { redactSecrets } from '../core/redact.js';
 import {
   clearingPolicyFrom,
@@ -61,8 +62,14 @@ export function setUpRun(
   options: RunSetupOptions = {},
 ): RunSetup {
   const progress = createProgress(ctx.stderr, ctx.stderrIsTTY);
+  const interval = progressIntervalMs(ctx.env);
   const route = resolveRunRoute(command, flags, ctx, {
+    ...httpLimitsFrom(flags, ctx.config),
     onRetry: (note) => progress.note(`retrying: ${redactSecrets(note, ctx.env)}`),
+    // A terminal shows the wait on the progress line; a pipe or log file gets a line each time.
+    onWaiting: (w) =>
+      ctx.stderrIsTTY ? progress.note(waitingLine(w)) : ctx.stderr.write(`compactor: ${waitingLine(w)}\n`),
+    ...(interval === undefined ? {} : { progressIntervalMs: interval }),
   });
   const limits = runLimitsFrom(flags, ctx);
   limits.providerLimit ??= route.contextWindow ?? undefined;

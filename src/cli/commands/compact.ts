@@ -46,7 +46,8 @@ ${RUN_FLAGS_HELP}
 the budgets; manual compaction always runs.
 
 JSON fields (--json): command "compact", file, format, session, route {name, kind, model,
-baseUrl, apiKeyEnv, strategy, strategyReason}, status (compacted | unchanged | failed),
+baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
+retryBudgetMs} or null offline}, status (compacted | unchanged | failed),
 mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls,
 items {before, after}, tokens {before, after}, elapsedMs, failure {reason, message} | null,
 note (the prompt-cache note on success), out, outFormat, sessionDir, boundary, inspect.

@@ -40,7 +40,8 @@ ${CHART_HELP}
 compaction (exit 1) nothing is written to --out and no boundary is recorded.
 
 JSON fields (--json): command "run", file, format, session, route {name, kind, model,
-baseUrl, apiKeyEnv, strategy, strategyReason}, decision (below-threshold | compacted |
+baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
+retryBudgetMs} or null offline}, decision (below-threshold | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
 tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
