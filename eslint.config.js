@@ -66,10 +66,12 @@ const SIZE_NOT_YET_SPLIT = [
   'src/cli/commands/run.ts', // cli
   'src/cli/run-route.ts', // cli
   'src/cli/run-setup.ts', // cli
+  'src/providers/http.ts', // providers (withRetry, new with the bounded request time)
   'src/runtime/compaction-actors.ts', // runtime
   'src/runtime/create-local-summarizer.ts', // runtime
   'src/runtime/turn-actors.ts', // runtime
   'src/runtime/turn-runner.ts', // runtime
+  'src/session/route.ts', // session
   'src/session/session.ts', // session
   'src/store/events-log.ts', // store
   'src/store/session-store.ts', // store
