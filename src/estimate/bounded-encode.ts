@@ -13,10 +13,20 @@ import type { Tiktoken } from 'tiktoken';
 export const ORDINARY_CHUNK = 8_192;
 /** A unit (see {@link isCut}) longer than this is counted in overlapping windows. */
 export const LONG_UNIT = 512;
-/** Window length for long units; BPE on a window costs O(WINDOW²) at most. */
-export const WINDOW = 256;
+/**
+ * Window length for long units. BPE on a window costs O(WINDOW²), so the cost per character
+ * grows with the window; 64 keeps it near tiktoken's cost for ordinary text (profiled: 256
+ * spent most of its time in BPE merges).
+ */
+export const WINDOW = 64;
+/** A window holding too few tokens to keep some (long whitespace tokens) is widened to this. */
+export const WIDE_WINDOW = 256;
+/** Tokens dropped from a window's end: only they may differ from encoding the unit whole. */
+const TAIL = 3;
 // Windows of a uniform run repeat exactly, so their results are remembered (bounded).
 const STEP_MEMO_SIZE = 4_096;
+// Byte length of every token id seen so far (o200k has about 200,000 ids).
+const TOKEN_LENGTH_SLOTS = 1 << 18;
 
 /** Unicode White_Space, as the Rust regex in tiktoken reads `\s` (JS `\s` differs: U+FEFF, U+0085). */
 function isWhiteSpace(c: number): boolean {
@@ -51,13 +61,13 @@ interface Step {
   advance: number;
 }
 
-/** The last token end in the window's third quarter that is also a character boundary. */
-function keepThreeQuarters(
+/** The last token end before the window's tail that is also a character boundary. */
+function keepAllButTail(
   window: string,
   tokens: Uint32Array,
   tokenBytes: (token: number) => number,
 ): Step | undefined {
-  const target = Math.ceil((tokens.length * 3) / 4);
+  const target = tokens.length - TAIL;
   const lowest = Math.max(1, Math.floor(tokens.length / 2));
   let best: Step | undefined;
   let bytes = 0; // UTF-8 end of token k
@@ -76,51 +86,63 @@ function keepThreeQuarters(
   return best;
 }
 
-/** A counting function over one encoder, with a bounded memo of window steps. */
-export function boundedCounter(enc: Tiktoken): (text: string) => number {
-  const steps = new Map<string, Step>();
-  const tokenLengths = new Map<number, number>();
-  const encodeLength = (s: string): number => (s.length === 0 ? 0 : enc.encode(s, [], []).length);
-
-  /**
-   * One window of a long unit: encode it, keep the first three quarters of its tokens
-   * (tokens far from the artificial end are the ones encoding the whole unit gives) and
-   * restart after them, at a character boundary. Within 0.1 % of the exact count.
-   */
-  function step(window: string): Step {
-    const hit = steps.get(window);
-    if (hit) return hit;
-    const tokens = enc.encode(window, [], []);
-    const result = keepThreeQuarters(window, tokens, tokenBytes) ?? {
-      tokens: tokens.length,
-      advance: window.length,
-    };
-    if (steps.size >= STEP_MEMO_SIZE) steps.clear();
-    steps.set(window, result);
-    return result;
-  }
-
-  function tokenBytes(token: number): number {
-    let n = tokenLengths.get(token);
-    if (n === undefined) {
+/** UTF-8 length of a token's bytes, remembered per token id. */
+function tokenByteLengths(enc: Tiktoken): (token: number) => number {
+  const lengths = new Int32Array(TOKEN_LENGTH_SLOTS);
+  return (token) => {
+    if (token >= TOKEN_LENGTH_SLOTS) return enc.decode_single_token_bytes(token).length;
+    let n = lengths[token]!;
+    if (n === 0) {
       n = enc.decode_single_token_bytes(token).length;
-      tokenLengths.set(token, n);
+      lengths[token] = n;
     }
     return n;
+  };
+}
+
+/** A counting function over one encoder, with a bounded memo of window steps. */
+export function boundedCounter(enc: Tiktoken): (text: string) => number {
+  const steps = new Map<string, Step | null>();
+  const tokenBytes = tokenByteLengths(enc);
+  // encode_ordinary counts special-token text such as <|endoftext|> as plain text.
+  const encodeLength = (s: string): number => (s.length === 0 ? 0 : enc.encode_ordinary(s).length);
+
+  /**
+   * One window of a long unit: encode it, keep its tokens but the last few (tokens far from
+   * the artificial end are the ones encoding the whole unit gives) and restart after them,
+   * at a character boundary. Within 0.1 % of the exact count. `wide` says whether a window
+   * with too few tokens may still be widened; if not, the whole window is kept.
+   */
+  function step(window: string, wide: boolean): Step | undefined {
+    const hit = steps.get(window);
+    if (hit !== undefined) return hit ?? undefined;
+    const tokens = enc.encode_ordinary(window);
+    const result =
+      keepAllButTail(window, tokens, tokenBytes) ??
+      (wide ? { tokens: tokens.length, advance: window.length } : null);
+    if (steps.size >= STEP_MEMO_SIZE) steps.clear();
+    steps.set(window, result); // null remembers "too few tokens, widen" for uniform runs
+    return result ?? undefined;
   }
 
   function countLongUnit(text: string, from: number, to: number): number {
     let n = 0;
     let pos = from;
     while (to - pos > WINDOW) {
-      let end = pos + WINDOW;
-      const last = text.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
-      const s = step(text.slice(pos, end));
+      const s = stepAt(text, pos, to, WINDOW) ?? stepAt(text, pos, to, WIDE_WINDOW);
+      if (!s) break; // the rest fits in one wide window
       n += s.tokens;
       pos += s.advance;
     }
     return n + encodeLength(text.slice(pos, to));
+  }
+
+  function stepAt(text: string, pos: number, to: number, length: number): Step | undefined {
+    if (to - pos <= length) return undefined;
+    let end = pos + length;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--; // never split a surrogate pair
+    return step(text.slice(pos, end), length === WIDE_WINDOW);
   }
 
   return (text: string): number => {
