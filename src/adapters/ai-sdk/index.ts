@@ -10,9 +10,4 @@ export {
 } from './middleware.js';
 export { fromModelMessages, toModelMessages } from './convert.js';
 export { aiSdkSummarizer } from './summarizer.js';
-export {
-  conversationIdOf,
-  type Conversations,
-  type ConversationCall,
-  type ConversationProjection,
-} from '../shared/conversations.js';
+export * from '../shared/public.js';

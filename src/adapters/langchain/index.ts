@@ -7,9 +7,4 @@
 export { compactorMiddleware, type CompactorMiddlewareOptions } from './middleware.js';
 export { fromBaseMessages, toBaseMessages } from './convert.js';
 export { langchainSummarizer } from './summarizer.js';
-export {
-  conversationIdOf,
-  type Conversations,
-  type ConversationCall,
-  type ConversationProjection,
-} from '../shared/conversations.js';
+export * from '../shared/public.js';

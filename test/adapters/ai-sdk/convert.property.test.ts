@@ -3,6 +3,7 @@ import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
 import { fromModelMessages, toModelMessages } from '../../../src/adapters/ai-sdk/index.js';
 import { MessageSchema } from '../../../src/messages/message.js';
+import { structuralView } from '../support/structural-view.js';
 
 // Provider options as providers use them: Anthropic signatures and cache control, OpenAI item ids.
 const providerOptions = fc.option(
@@ -113,19 +114,7 @@ const message: fc.Arbitrary<unknown> = fc.oneof(
   ),
 );
 
-/** Structural view for comparison: URLs by href, bytes by value, undefined fields dropped. */
-function view(v: unknown): unknown {
-  if (v instanceof URL) return { url: v.href };
-  if (v instanceof Uint8Array) return { bytes: Array.from(v) };
-  if (Array.isArray(v)) return v.map(view);
-  if (v !== null && typeof v === 'object')
-    return Object.fromEntries(
-      Object.entries(v)
-        .filter(([, x]) => x !== undefined)
-        .map(([k, x]) => [k, view(x)]),
-    );
-  return v;
-}
+const view = structuralView;
 
 describe('AI SDK ModelMessage converters', () => {
   it('D1: toModelMessages(fromModelMessages(x)) equals x for text, media, calls, results, reasoning and provider options', () => {

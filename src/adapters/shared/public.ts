@@ -1,0 +1,7 @@
+/** What every adapter entry exports from the shared per-conversation state. */
+export {
+  conversationIdOf,
+  type Conversations,
+  type ConversationCall,
+  type ConversationProjection,
+} from './conversations.js';
