@@ -25,6 +25,16 @@ export interface OfflineSummarizerOptions {
 }
 
 /**
+ * The output cap: the requested one, and below the input's size (§14: a summary must be
+ * smaller than what it replaces) once the input is at least twice the template's floor.
+ * A smaller input could only get headings; it gets the full account, and validation
+ * rejects it as larger than its input.
+ */
+function outputCap(requested: number, inputTokens: number, floor: number): number {
+  return inputTokens - 1 >= 2 * floor ? Math.min(requested, inputTokens - 1) : requested;
+}
+
+/**
  * §14: the embedded offline summarizer, a {@link SummaryClient} that needs no network and
  * is deterministic (same request → byte-identical summary). It reads the fork and writes
  * the L8 sections: goal and user restrictions, checks by status, every command with its
@@ -46,28 +56,33 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
     throw new Error(
       `summary prompt ${prompt.version} has ${prompt.sections.length} sections; the offline summarizer expects ${SECTION_KEYS.length}`,
     );
+  const floor = fullTemplateFloorTokens(prompt.sections, estimator);
   return {
     provider: OFFLINE_PROVIDER,
     model: OFFLINE_MODEL,
     summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse> {
       if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
       const facts = extractSessionFacts(request.messages);
+      const inputTokens = estimator.history(request.messages);
       const render = {
         estimator,
-        maxOutputTokens:
+        maxOutputTokens: outputCap(
           request.maxOutputTokens ?? options.maxOutputTokens ?? OFFLINE_DEFAULT_MAX_OUTPUT_TOKENS,
+          inputTokens,
+          floor,
+        ),
         headings: prompt.sections,
       };
       // L4: the abstract band (or a cap too small for the full template) gets the condensed form.
       const abstract =
         (request.instructions ?? '').trim().startsWith(ABSTRACT_INSTRUCTIONS) ||
-        render.maxOutputTokens < fullTemplateFloorTokens(prompt.sections, estimator);
+        render.maxOutputTokens < floor;
       const rendered = abstract ? renderAbstract(facts, render) : renderSummary(facts, render);
       return Promise.resolve({
         text: rendered.text,
         finishReason: rendered.finishReason,
         usage: {
-          inputTokens: estimator.history(request.messages),
+          inputTokens,
           outputTokens: estimator.text(rendered.text),
         },
       });

@@ -1,7 +1,7 @@
 import type { Estimator } from '../../estimate/estimator.js';
 import { headUnits } from '../../core/text.js';
 import { headWithinTokens } from '../preview.js';
-import type { CommandFact, SessionFacts } from './extract.js';
+import type { CommandFact, SessionFacts } from './facts.js';
 import { SECTION_KEYS, type RenderedSummary, type SectionKey } from './render.js';
 
 /**

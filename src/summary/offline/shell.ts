@@ -83,6 +83,13 @@ function pathsOf(words: string[]): string[] {
   return words.filter(looksLikePath).filter((w) => w !== '/dev/null' && w !== '.' && w !== '..');
 }
 
+/** The file operands of a sed command: every non-option word after the script (unless -e/-f gave it). */
+function sedFiles(args: readonly string[]): string[] {
+  const scriptGiven = args.some((w) => /^-[a-zA-Z]*[ef]$/.test(w) || /^--(?:expression|file)\b/.test(w));
+  const operands = args.filter((w, i) => !w.startsWith('-') && !/^-[a-zA-Z]*[ef]$/.test(args[i - 1] ?? ''));
+  return scriptGiven ? operands : operands.slice(1);
+}
+
 /**
  * Files a shell script reads (cat/nl/head/tail/sed -n/open …) and modifies (sed -i,
  * redirections, tee, touch, rm, mv, cp, create). `currentFile` is the file an editor-style
@@ -113,9 +120,9 @@ export function shellFiles(script: string, currentFile?: string): ShellFiles & {
       const cmd = (args[0] ?? '').replace(/^.*\//, '');
       const rest = args.slice(1);
       if (cmd === 'sed') {
-        if (rest.some((w) => /^-[a-zA-Z]*i/.test(w) || w === '--in-place'))
-          modified.push(...pathsOf(rest.slice(1)));
-        else read.push(...pathsOf(rest.slice(1)));
+        const files = pathsOf(sedFiles(rest));
+        if (rest.some((w) => /^-[a-zA-Z]*i/.test(w) || w === '--in-place')) modified.push(...files);
+        else read.push(...files);
       } else if (READERS.has(cmd)) {
         const files = pathsOf(rest);
         read.push(...files);
@@ -138,6 +145,14 @@ const CHECK =
 /** True when a command is a check: tests, lint, type check or build. */
 export function isCheckCommand(command: string): boolean {
   return CHECK.test(command);
+}
+
+const EXPLORATION =
+  /^\s*(?:cd\s+\S+\s*&&\s*)?(?:cat|head|tail|less|more|grep|egrep|rg|ag|find|ls|tree|nl|wc|sed\s+-n|git\s+(?:status|log|diff|show|grep))\b/;
+
+/** True for a one-line command that only looks at files (reads, listings, searches), writing nothing. */
+export function isExplorationCommand(command: string): boolean {
+  return !command.includes('\n') && EXPLORATION.test(command) && !/>|\s-i\b|--in-place/.test(command);
 }
 
 /** Order-preserving de-duplication. */
