@@ -75,8 +75,6 @@ const SIZE_NOT_YET_SPLIT = [
   'src/session/session.ts', // session
   'src/store/events-log.ts', // store
   'src/store/session-store.ts', // store
-  'src/summary/offline/extract.ts', // offline summarizer
-  'src/summary/offline/render.ts', // offline summarizer
 ];
 
 export default tseslint.config(
