@@ -147,6 +147,61 @@ async function throwHttpError(res: Dispatcher.ResponseData, site: CallSite): Pro
 
 type AttemptFn<T> = (signal: AbortSignal, timeoutMs: number) => Promise<T>;
 
+/** One call's ladder: its options with defaults, start time and budget left. */
+interface Ladder {
+  o: Required<Omit<HttpOptions, 'dispatcher' | 'onRetry' | 'onWaiting'>> & HttpOptions;
+  site: CallSite;
+  caller: AbortSignal | undefined;
+  started: number;
+  attempts: number;
+  left(): number;
+}
+
+/** Attempt `n`: at most `timeoutMs` and never past the budget, with waiting notes meanwhile. */
+async function runAttempt<T>(ladder: Ladder, n: number, attempt: AttemptFn<T>): Promise<T> {
+  const { o, site, caller } = ladder;
+  const timeoutMs = Math.max(1, Math.min(o.timeoutMs, ladder.left()));
+  const signals = [AbortSignal.timeout(timeoutMs)];
+  if (caller) signals.push(caller);
+  const onWaiting = o.onWaiting;
+  const stopTicker = onWaiting
+    ? startWaitingTicker(o.progressIntervalMs, () =>
+        onWaiting({
+          provider: site.provider,
+          model: site.model,
+          attempt: n,
+          attempts: ladder.attempts,
+          elapsedMs: Date.now() - ladder.started,
+        }),
+      )
+    : () => undefined;
+  try {
+    return await attempt(AbortSignal.any(signals), timeoutMs);
+  } catch (err) {
+    if (err instanceof RetryAbort) throw err;
+    if (err instanceof ProviderError && !err.info.retryable) throw new RetryAbort(err);
+    throw transportError(err, site, caller, timeoutMs);
+  } finally {
+    stopTicker();
+  }
+}
+
+/** The one error a call ends with; a ladder that gave up says how many attempts took how long. */
+function finalError(ladder: Ladder, made: number, err: unknown): Error {
+  const { o } = ladder;
+  // Drop the retry-only subclass so callers see plain ProviderError/ContextCapacityError.
+  if (err instanceof RetryableHttpError)
+    return new ProviderError(
+      `${err.message} (gave up after ${made} of ${ladder.attempts} attempts in ${spokenDuration(Date.now() - ladder.started)}; limits: ${spokenDuration(o.timeoutMs)} per request, ${spokenDuration(o.retryBudgetMs)} in all)`,
+      err.info,
+    );
+  if (err instanceof ProviderError) return err;
+  const mapped = transportError(err, ladder.site, ladder.caller, o.timeoutMs);
+  return mapped instanceof RetryAbort
+    ? (mapped as RetryAbort & { originalError: Error }).originalError
+    : mapped;
+}
+
 /**
  * Runs one logical call with retries; returns its value or throws one ProviderError. The
  * whole ladder is bounded: at most `retries + 1` attempts, each at most `timeoutMs`, and all
@@ -160,70 +215,29 @@ async function withRetry<T>(
 ): Promise<T> {
   const o = { ...DEFAULTS, ...opts };
   const started = Date.now();
-  const attempts = o.retries + 1;
   const left = () => o.retryBudgetMs - (Date.now() - started);
+  const ladder: Ladder = { o, site, caller, started, attempts: o.retries + 1, left };
   let made = 0;
   try {
-    return await pRetry(
-      async (n) => {
-        made = n;
-        const timeoutMs = Math.max(1, Math.min(o.timeoutMs, left()));
-        const signals = [AbortSignal.timeout(timeoutMs)];
-        if (caller) signals.push(caller);
-        const stopTicker = opts.onWaiting
-          ? startWaitingTicker(o.progressIntervalMs, () =>
-              opts.onWaiting?.({
-                provider: site.provider,
-                model: site.model,
-                attempt: n,
-                attempts,
-                elapsedMs: Date.now() - started,
-              }),
-            )
-          : () => undefined;
-        try {
-          return await attempt(AbortSignal.any(signals), timeoutMs);
-        } catch (err) {
-          if (err instanceof RetryAbort) throw err;
-          if (err instanceof ProviderError && !err.info.retryable) throw new RetryAbort(err);
-          throw transportError(err, site, caller, timeoutMs);
-        } finally {
-          stopTicker();
-        }
+    return await pRetry((n) => runAttempt(ladder, (made = n), attempt), {
+      retries: o.retries,
+      minTimeout: o.minRetryDelayMs,
+      maxTimeout: o.maxRetryDelayMs,
+      maxRetryTime: o.retryBudgetMs,
+      factor: 2,
+      signal: caller,
+      onFailedAttempt: ({ error, attemptNumber }) =>
+        opts.onRetry?.(`attempt ${attemptNumber} failed: ${boundedCause(error.message, site.secrets)}`),
+      // Server-requested delay first (capped, and never past the budget); p-retry's own bounded backoff follows.
+      shouldRetry: async ({ error }) => {
+        const wait = (error as RetryableHttpError).retryAfterMs;
+        if (wait !== undefined && wait > 0)
+          await sleep(Math.max(0, Math.min(wait, o.retryAfterCapMs, left())), undefined, { signal: caller });
+        return left() > 0;
       },
-      {
-        retries: o.retries,
-        minTimeout: o.minRetryDelayMs,
-        maxTimeout: o.maxRetryDelayMs,
-        maxRetryTime: o.retryBudgetMs,
-        factor: 2,
-        signal: caller,
-        onFailedAttempt: ({ error, attemptNumber }) =>
-          opts.onRetry?.(`attempt ${attemptNumber} failed: ${boundedCause(error.message, site.secrets)}`),
-        // Server-requested delay first (capped, and never past the budget); p-retry's own bounded backoff follows.
-        shouldRetry: async ({ error }) => {
-          const wait = (error as RetryableHttpError).retryAfterMs;
-          if (wait !== undefined && wait > 0)
-            await sleep(Math.max(0, Math.min(wait, o.retryAfterCapMs, left())), undefined, {
-              signal: caller,
-            });
-          return left() > 0;
-        },
-      },
-    );
+    });
   } catch (err) {
-    // Drop the retry-only subclass so callers see plain ProviderError/ContextCapacityError,
-    // saying how many attempts were made in how long when the ladder gave up.
-    if (err instanceof RetryableHttpError)
-      throw new ProviderError(
-        `${err.message} (gave up after ${made} of ${attempts} attempts in ${spokenDuration(Date.now() - started)}; limits: ${spokenDuration(o.timeoutMs)} per request, ${spokenDuration(o.retryBudgetMs)} in all)`,
-        err.info,
-      );
-    if (err instanceof ProviderError) throw err;
-    const mapped = transportError(err, site, caller, o.timeoutMs);
-    throw mapped instanceof RetryAbort
-      ? (mapped as RetryAbort & { originalError: Error }).originalError
-      : mapped;
+    throw finalError(ladder, made, err);
   }
 }
 
