@@ -66,7 +66,6 @@ const SIZE_NOT_YET_SPLIT = [
   'src/cli/commands/run.ts', // cli
   'src/cli/run-route.ts', // cli
   'src/cli/run-setup.ts', // cli
-  'src/providers/http.ts', // providers (withRetry, new with the bounded request time)
   'src/runtime/compaction-actors.ts', // runtime
   'src/runtime/create-local-summarizer.ts', // runtime
   'src/runtime/turn-actors.ts', // runtime
