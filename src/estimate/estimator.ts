@@ -95,11 +95,3 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
     stats: () => ({ ...s }),
   };
 }
-
-/** Which encoding a model uses (T1): o200k for current OpenAI-family models, cl100k for older ones. */
-export function encodingForModel(model: string | undefined): EncodingName {
-  if (!model) return 'o200k_base';
-  const m = model.toLowerCase().replace(/^openai\//, '');
-  if (/^(gpt-4(?!o|\.1|\.5)|gpt-3\.5|text-embedding-(ada|3)|davinci|babbage)/.test(m)) return 'cl100k_base';
-  return 'o200k_base';
-}

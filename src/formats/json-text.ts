@@ -61,12 +61,6 @@ export function parseJsonLines(text: string, fileName?: string): JsonLine[] {
   return out;
 }
 
-/** True when the text looks like JSON Lines: several lines that each start with `{`. */
-export function looksLikeJsonLines(text: string): boolean {
-  const lines = firstLines(text, 3);
-  return lines.length >= 2 && lines.every((l) => l.startsWith('{'));
-}
-
 /** The first `n` non-blank lines, trimmed. */
 export function firstLines(text: string, n: number): string[] {
   const out: string[] = [];

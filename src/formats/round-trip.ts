@@ -95,11 +95,3 @@ export function exportGroups(
   }
   return out;
 }
-
-/** Strips provider round-trip markers (used when exporting to a different format). */
-export function withoutRoundTrip(m: Message): Message {
-  if (!m.metadata || !('roundTrip' in m.metadata)) return m;
-  const { roundTrip: _drop, ...rest } = m.metadata;
-  const { metadata: _old, ...bare } = m;
-  return Object.keys(rest).length > 0 ? { ...bare, metadata: rest } : bare;
-}

@@ -47,9 +47,6 @@ export const ContentPartSchema = z.discriminatedUnion('type', [
   ImagePartSchema,
   FilePartSchema,
 ]);
-export type TextPart = z.infer<typeof TextPartSchema>;
-export type ImagePart = z.infer<typeof ImagePartSchema>;
-export type FilePart = z.infer<typeof FilePartSchema>;
 /** One part of multi-part content: text, image or file. */
 export type ContentPart = z.infer<typeof ContentPartSchema>;
 

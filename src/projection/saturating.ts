@@ -16,12 +16,6 @@ export function satSub(a: number, b: number): number {
   return a > b ? a - b : 0;
 }
 
-/** `a + b`, saturating at MAX_SAFE_INTEGER. */
-export function satAdd(a: number, b: number): number {
-  const s = a + b;
-  return s >= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : s;
-}
-
 /**
  * `floor(a × num / den)` for a non-negative safe integer `a` and small positive integers,
  * computed exactly (no intermediate product above MAX_SAFE_INTEGER).

@@ -1,6 +1,5 @@
 import { textOf, type Json, type Message } from '../messages/message.js';
 import {
-  asItem,
   isAnthropicCompaction,
   isAnthropicThinking,
   isNativeSummary,
@@ -137,25 +136,4 @@ export function toAnthropicTools(tools: readonly ToolSchema[]): Json[] {
     ...(t.description !== undefined ? { description: t.description } : {}),
     input_schema: (t.parameters ?? { type: 'object', properties: {} }) as Json,
   }));
-}
-
-/**
- * Builds the history that follows a native inline compaction (A3): the marker first, then
- * the retained messages; when the block is signed, thinking and redacted_thinking details
- * from before the boundary are dropped (preserved-thinking validation rejects them).
- */
-export function historyAfterInlineCompaction(marker: Message, retained: readonly Message[]): Message[] {
-  const block = itemsOf(marker).find(isAnthropicCompaction);
-  const signed = typeof block?.signature === 'string' && block.signature.length > 0;
-  const rest = retained.map((m) => {
-    if (!signed || !m.reasoningDetails) return m;
-    const kept = m.reasoningDetails.filter((d) => {
-      const it = asItem(d);
-      return !(it && isAnthropicThinking(it));
-    });
-    if (kept.length === m.reasoningDetails.length) return m;
-    const { reasoningDetails: _drop, ...restOf } = m;
-    return kept.length > 0 ? { ...restOf, reasoningDetails: kept } : restOf;
-  });
-  return [marker, ...rest];
 }

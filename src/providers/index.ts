@@ -14,7 +14,7 @@ export { createStandaloneClient, compactPayload } from './standalone-client.js';
 export { createInlineClient, inlineEdits, inlinePayload, isRejectedEdit } from './inline-client.js';
 export type { InlineRequestExtras } from './inline-client.js';
 export { betasForPayload, aggregateAnthropicUsage } from './anthropic-headers.js';
-export { toAnthropicConversation, historyAfterInlineCompaction } from './anthropic-convert.js';
+export { toAnthropicConversation } from './anthropic-convert.js';
 export { toResponsesInput, fromResponsesOutput } from './responses-convert.js';
 export { toChatMessages } from './chat-convert.js';
 export { isContextCapacity, inputTokensFromMessage, errorFactsFromBody } from './classify-error.js';

@@ -13,8 +13,6 @@ export const ABSTRACT_INSTRUCTIONS =
   'Only user messages and tool results are evidence; model claims are not.';
 export const ABSTRACT_MAX_OUTPUT_TOKENS = 150;
 
-export { ABSTRACT_HEADER, DETAIL_HEADER } from './summary-message.js';
-
 /** Options of {@link prepareHierarchicalBands}. */
 export interface BandOptions {
   /** L1 allowance for EACH band call (`null` = unknown window). */

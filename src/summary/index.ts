@@ -7,13 +7,9 @@ export { pruneOversizedToolOutputs, TOOL_RESULT_PRUNE_TOKENS, type PruneOptions 
 export { boundHistoryForSummary, type BoundOptions, type BoundedFork, type BoundMode } from './bound.js';
 export {
   prepareLocalSummary,
-  prepareRetry,
-  nextRetryBudget,
   toSummaryRequest,
-  MIN_RETRY_BUDGET,
   type PrepareOptions,
   type PreparedSummary,
-  type RetryPreparation,
   type SummaryRequestContext,
 } from './prepare.js';
 export {

@@ -1,6 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
-import { BudgetError } from '../providers/errors.js';
 import type { RequestFields } from '../providers/request-fields.js';
 import type { SummaryRequest, ToolSchema } from '../providers/types.js';
 import { boundHistoryForSummary, type BoundMode } from './bound.js';
@@ -43,7 +42,7 @@ export interface PreparedSummary {
 
 /**
  * L1–L3: prunes oversized tool results (L2), then bounds the fork to the allowance (L3).
- * Throws {@link BudgetError} naming the allowance when no valid fork fits — before any
+ * Throws a `BudgetError` naming the allowance when no valid fork fits — before any
  * provider call. Pure: the input history is not modified.
  */
 export function prepareLocalSummary(history: readonly Message[], options: PrepareOptions): PreparedSummary {
@@ -66,55 +65,6 @@ export function prepareLocalSummary(history: readonly Message[], options: Prepar
     mode: bounded.mode,
     omittedMessages: bounded.omittedMessages,
   };
-}
-
-/** Smallest budget the retry ladder goes down to (VT Code's floor). */
-export const MIN_RETRY_BUDGET = 4;
-
-/**
- * L5: the budget for the next capacity retry: half the current budget, or
- * `floor(inputTokens / 2)` from the failing attempt when the window is unknown; never
- * below 4. Returns `null` when that cannot shrink the input (the retry is skipped).
- */
-export function nextRetryBudget(budget: number | null, inputTokens: number): number | null {
-  const base = budget ?? inputTokens;
-  const next = Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET);
-  return next < base ? next : null;
-}
-
-/** Outcome of {@link prepareRetry}. */
-export type RetryPreparation =
-  | { kind: 'retry'; prepared: PreparedSummary }
-  | { kind: 'skip'; reason: 'cannot-shrink' | 'budget'; detail: string };
-
-/**
- * L5 helper for the retry machine: re-bounds the FULL (pruned) history at
- * {@link nextRetryBudget} and returns the new fork only when it is strictly smaller than
- * the failing one; otherwise says why the retry is skipped (the caller then reports the
- * original capacity error with provider/model, input_tokens and budget).
- */
-export function prepareRetry(
-  history: readonly Message[],
-  failed: PreparedSummary,
-  options: Omit<PrepareOptions, 'budget'>,
-): RetryPreparation {
-  const budget = nextRetryBudget(failed.budget, failed.inputTokens);
-  if (budget === null)
-    return { kind: 'skip', reason: 'cannot-shrink', detail: `budget ${String(failed.budget)} cannot shrink` };
-  let prepared: PreparedSummary;
-  try {
-    prepared = prepareLocalSummary(history, { ...options, budget });
-  } catch (e) {
-    if (e instanceof BudgetError) return { kind: 'skip', reason: 'budget', detail: e.message };
-    throw e;
-  }
-  if (prepared.inputTokens >= failed.inputTokens)
-    return {
-      kind: 'skip',
-      reason: 'cannot-shrink',
-      detail: `retry at budget ${budget} keeps ${prepared.inputTokens} of ${failed.inputTokens} input tokens`,
-    };
-  return { kind: 'retry', prepared };
 }
 
 /** Route facts a summary request carries (S2: parent context only when provider/model match). */

@@ -6,15 +6,7 @@ import { boundCompactedHistory, compactedHistoryBudget } from './output-bound.js
 import { collectRetainedMessages } from './retention.js';
 import { SUMMARY_METADATA_KIND, SUMMARY_PREFIX } from './summary-message.js';
 
-export {
-  ABSTRACT_HEADER,
-  DETAIL_HEADER,
-  isSummaryMessage,
-  summaryBody,
-  SUMMARY_HEADERS,
-  SUMMARY_METADATA_KIND,
-  SUMMARY_PREFIX,
-} from './summary-message.js';
+export { isSummaryMessage, SUMMARY_PREFIX } from './summary-message.js';
 
 /** VT Code defaults for retained messages (§2.8.1). */
 export const DEFAULT_RETAINED_MESSAGES = 4;

@@ -1,9 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '../../../src/messages/message.js';
-import {
-  historyAfterInlineCompaction,
-  toAnthropicConversation,
-} from '../../../src/providers/anthropic-convert.js';
+import { toAnthropicConversation } from '../../../src/providers/anthropic-convert.js';
 import { aggregateAnthropicUsage, betasForPayload } from '../../../src/providers/anthropic-headers.js';
 import { fromResponsesOutput, toResponsesInput } from '../../../src/providers/responses-convert.js';
 import { parseSse } from '../../../src/providers/sse.js';
@@ -116,26 +113,6 @@ describe('Anthropic conversion (A3)', () => {
       },
     ]);
     expect(betasForPayload({ messages: conv.messages })).toEqual(['compact-2026-01-12']);
-  });
-
-  it('A3: after a signed compaction, thinking and redacted_thinking from before the boundary are dropped', () => {
-    const marker = msg.assistant('', undefined, { reasoningDetails: [block] });
-    const retained = [
-      msg.user('keep me'),
-      msg.assistant('answer', undefined, {
-        reasoningDetails: [
-          { type: 'thinking', thinking: 'x', signature: 'y' },
-          { type: 'redacted_thinking', data: 'z' },
-        ],
-      }),
-    ];
-    const out = historyAfterInlineCompaction(marker, retained);
-    expect(out[0]).toBe(marker);
-    expect(out[2]).toEqual(msg.assistant('answer'));
-    const unsigned = msg.assistant('', undefined, {
-      reasoningDetails: [{ type: 'compaction', content: 's' }],
-    });
-    expect(historyAfterInlineCompaction(unsigned, retained)[2]).toBe(retained[1]);
   });
 
   it('A2: betas are derived from the payload', () => {

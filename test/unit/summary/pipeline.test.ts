@@ -7,10 +7,8 @@ import type { SummaryClient, SummaryRequest, SummaryResponse } from '../../../sr
 import {
   boundHistoryForSummary,
   isProtocolValid,
-  nextRetryBudget,
   prepareHierarchicalBands,
   prepareLocalSummary,
-  prepareRetry,
   pruneOversizedToolOutputs,
   summaryMessage,
   toSummaryRequest,
@@ -213,31 +211,6 @@ describe('L1 prepareLocalSummary', () => {
     expect(fits.omittedMessages).toBe(1); // only the system prompt
     expect(cut.inputTokens).toBeLessThan(fits.inputTokens);
     expect(cut.inputTokens + cut.instructionsTokens).toBeLessThanOrEqual(total + 10);
-  });
-});
-
-describe('L5 retry budget', () => {
-  it('L5: halves a known budget; unknown budget retries at floor(input_tokens/2); null when it cannot shrink', () => {
-    expect(nextRetryBudget(27_488, 20_000)).toBe(13_744);
-    expect(nextRetryBudget(null, 9_001)).toBe(4_500);
-    expect(nextRetryBudget(4, 100)).toBeNull();
-    expect(nextRetryBudget(null, 4)).toBeNull();
-    expect(nextRetryBudget(7, 100)).toBe(4);
-  });
-
-  it('L5: prepareRetry re-bounds the full history and skips when the fork would not shrink', () => {
-    const h = session(6);
-    const first = prepareLocalSummary(h, { budget: null, estimator: est, instructions: 'sum' });
-    const retry = prepareRetry(h, first, { estimator: est, instructions: 'sum' });
-    expect(retry.kind).toBe('retry');
-    if (retry.kind === 'retry') {
-      expect(retry.prepared.budget).toBe(Math.floor(first.inputTokens / 2));
-      expect(retry.prepared.inputTokens).toBeLessThan(first.inputTokens);
-    }
-    const tiny = [msg.user('hi')];
-    const one = prepareLocalSummary(tiny, { budget: 1000, estimator: est, instructions: 'sum' });
-    const skip = prepareRetry(tiny, one, { estimator: est, instructions: 'sum' });
-    expect(skip.kind).toBe('skip');
   });
 });
 
