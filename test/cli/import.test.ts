@@ -46,7 +46,9 @@ describe('compactor import (D2, D3)', () => {
     const five = doc.messages.find(
       (m) => Array.isArray(m.content) && m.content.length === 5 && m.role === 'user',
     );
-    expect(five).toBeDefined();
+    expect(five?.content).toEqual(
+      Array.from({ length: 5 }, () => expect.objectContaining({ type: 'tool_result' })),
+    );
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 

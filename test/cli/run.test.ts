@@ -44,7 +44,9 @@ const JSON_FIELDS = [
 
 describe('compactor run (offline, the default route)', () => {
   it('H1–H3, H5: compacts over the threshold; --json has the documented stable fields', async () => {
+    const started = Date.now();
     const r = await run(['--capacity', '8000', '--json']);
+    const wallMs = Date.now() - started;
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as Record<string, any>;
@@ -69,7 +71,10 @@ describe('compactor run (offline, the default route)', () => {
     expect(j.finalPressureTokens).toBe(t.afterCompaction);
     expect(j.items.before).toBe(session.length);
     expect(j.items.after).toBeLessThan(session.length);
+    // S3: whole milliseconds of this run, so never more than the time around the call.
+    expect(Number.isInteger(j.elapsedMs)).toBe(true);
     expect(j.elapsedMs).toBeGreaterThanOrEqual(0);
+    expect(j.elapsedMs).toBeLessThanOrEqual(wallMs);
   });
 
   it('C10: run --json reports the cleared and protected counts of the projection', async () => {

@@ -55,6 +55,7 @@ describe('bounded time of provider calls (S4)', () => {
   it('S4: onWaiting hears about a request in flight: provider, model, attempt n of N', async () => {
     const seen = deferred<WaitingInfo>();
     fakes.oai.script.push({ kind: 'hold', until: seen.promise });
+    const started = Date.now();
     const r = await client({
       retries: 2,
       progressIntervalMs: 10,
@@ -63,7 +64,10 @@ describe('bounded time of provider calls (S4)', () => {
     expect(r.items.length).toBeGreaterThan(0);
     const info = await seen.promise;
     expect(info).toMatchObject({ provider: 'openai', model: 'gpt-5.4', attempt: 1, attempts: 3 });
+    // Time since the call started, in whole milliseconds: never more than the time around it.
+    expect(Number.isInteger(info.elapsedMs)).toBe(true);
     expect(info.elapsedMs).toBeGreaterThanOrEqual(0);
+    expect(info.elapsedMs).toBeLessThanOrEqual(Date.now() - started);
   });
 
   it('D3: the session option http is validated: a bad timeout is one line naming http.timeoutMs', () => {

@@ -16,7 +16,7 @@ describe('session pressure anchored on provider usage (T3)', () => {
 
     // The provider counted 5,000 input tokens for the request that was sent (tokenizer differs).
     const verdict = session.recordUsage({ inputTokens: 5_000, cachedInputTokens: 4_000 }, first.messages);
-    expect(verdict).toBeDefined();
+    expect(verdict).toEqual({ reuseRatio: 0.8, lowReuse: false, lowReuseStreak: 0, alert: null });
     session.append(msg.user('and update the changelog'));
     const second = session.prepareRequest();
     expect(second.pressure).toEqual({
