@@ -21,6 +21,9 @@ const LAYERS = [
 const ROOT_FILES = { 'src/*.ts': 'session', 'src/version.ts': 'core' };
 // Nothing but the bin and the CLI itself imports the CLI (framework adapters neither).
 const CLI_IMPORTERS = ['cli', 'bin'];
+// The CLI is a thin adapter over createCompactorSession (the one composition root): it reaches
+// the machines, the runtime and the store only through src/session.
+const VIA_SESSION = { cli: ['runtime', 'store', 'machines'] };
 // Development code (benchmarks, replay, diagram rendering) and tests are never shipped.
 const NEVER_FROM_SRC = ['dev', 'test'];
 
@@ -36,6 +39,11 @@ function layerRules(layer, own) {
   }));
   if (!CLI_IMPORTERS.includes(own) && rank === LAYERS.length - 1)
     patterns.push({ regex: into(['cli']), message: 'only src/bin imports the CLI (src/cli).' });
+  for (const folder of VIA_SESSION[own] ?? [])
+    patterns.push({
+      regex: into([folder]),
+      message: `src/${own} uses ${folder} only through src/session (createCompactorSession and its exports).`,
+    });
   patterns.push({
     regex: into(NEVER_FROM_SRC),
     message: 'src/ is shipped: it must not import dev/ or test/.',
@@ -64,14 +72,11 @@ const SIZE_NOT_YET_SPLIT = [
   'src/adapters/shared/conversations.ts', // adapters
   'src/cli/commands/compact.ts', // cli
   'src/cli/commands/run.ts', // cli
-  'src/cli/run-route.ts', // cli
-  'src/cli/run-setup.ts', // cli
   'src/runtime/compaction-actors.ts', // runtime
   'src/runtime/create-local-summarizer.ts', // runtime
   'src/runtime/turn-actors.ts', // runtime
   'src/runtime/turn-runner.ts', // runtime
   'src/session/route.ts', // session
-  'src/session/session.ts', // session
   'src/store/events-log.ts', // store
   'src/store/session-store.ts', // store
 ];

@@ -55,7 +55,7 @@ Provider time limits (config "http"):
 export function storeOptionsFrom(flags: ReliabilityFlags, stderr: NodeJS.WritableStream) {
   return {
     startOver: flags.new ?? false,
-    lock: {
+    storeLock: {
       waitMs: (flags.wait ?? 0) * 1000,
       onWait: (message: string) => void stderr.write(`compactor: ${message} (up to ${flags.wait ?? 0} s)\n`),
     },

@@ -1,7 +1,10 @@
-import type { Failure } from '../../machines/index.js';
-import type { CompactionReport, TurnResult } from '../runtime/index.js';
-import type { RunRoute } from './run-route.js';
+import type { CompactorSession, SessionCompactionReport, SessionTurnResult } from '../session/index.js';
+import type { InspectTarget } from './run-options.js';
 import { spokenDuration } from '../providers/http-limits.js';
+
+type TurnResult = SessionTurnResult;
+type CompactionReport = SessionCompactionReport;
+type Failure = NonNullable<SessionCompactionReport['failure']>;
 
 /**
  * The reports of `compactor run` and `compactor compact`: stable JSON objects (--json) and
@@ -83,10 +86,10 @@ export interface CompactJsonReport extends IoReport {
 }
 
 /** The route part of a report. */
-export function routeReport(route: RunRoute): RouteReport {
+export function routeReport(route: CompactorSession['route']): RouteReport {
   return {
     name: route.label,
-    kind: route.kind,
+    kind: route.provider,
     model: route.model,
     baseUrl: route.baseUrl,
     apiKeyEnv: route.apiKeyEnv,
@@ -103,6 +106,11 @@ function timeLimitLines(route: RouteReport): string[] {
   return [
     `time limits: ${spokenDuration(h.timeoutMs)} per request, ${h.retries === 0 ? 'one attempt' : `up to ${h.retries + 1} attempts`}, ${spokenDuration(h.retryBudgetMs)} per provider call`,
   ];
+}
+
+/** The `--inspect` target as the reports name it. */
+export function inspectReport(target: InspectTarget | null): string | null {
+  return target === null ? null : target.kind === 'stately' ? 'stately' : target.file;
 }
 
 const n = (v: number | null): string => (v === null ? 'unknown' : v.toLocaleString('en-US'));

@@ -2,15 +2,17 @@
  * The library API: a Compactor session embedded in an agent loop (projection, headless
  * turns, explicit compaction, durable records, cache health).
  */
-export {
-  createCompactorSession,
-  type CompactorSession,
-  type CompactOptions,
-  type PrepareRequestOptions,
-  type PreparedRequest,
-  type SessionTurnOptions,
-  type SessionTurnResult,
-} from './session.js';
+export { createCompactorSession } from './session.js';
+export type {
+  CompactorSession,
+  CompactOptions,
+  CompactionToCommit,
+  PrepareRequestOptions,
+  PreparedRequest,
+  SessionTurnOptions,
+  SessionTurnResult,
+} from './session-types.js';
+export { openSessionRecords, StoredSessionConflictError, type StoreWrites } from './stored-history.js';
 export {
   SessionOptionsSchema,
   type CompactorSessionOptions,
@@ -50,3 +52,9 @@ export {
   type SessionCompactionReport,
   type DescribeContext,
 } from './report.js';
+// Observers a caller can hand to `inspect` (a JSONL log, the Stately inspector).
+export {
+  createJsonlInspector,
+  createStatelyInspector,
+  type StatelyInspector,
+} from '../runtime/inspection.js';

@@ -65,7 +65,22 @@ export interface CompactorSessionOptions {
   sessionDir?: string;
   /** How the session waits when another writer holds `sessionDir` (default: fail at once, naming it). */
   storeLock?: LockOptions;
-  /** Initial history when there is no `sessionDir` (validated). */
+  /**
+   * With `sessionDir`: move a session already stored there to `previous/<time>/` and start a
+   * new one (default false: the stored session is continued).
+   */
+  startOver?: boolean;
+  /**
+   * With `sessionDir`: `immediate` (default) writes every message the session adds at once;
+   * `onSuccess` holds them back until a turn or compaction succeeds (and its `beforeCommit`
+   * returns), then commits them with its boundary, so a failed run leaves the directory as it
+   * was. `close()` drops messages still held back.
+   */
+  storeWrites?: 'immediate' | 'onSuccess';
+  /**
+   * Initial history (validated). With a `sessionDir` that holds a session it must start with
+   * the messages recorded there: the session is continued and only the rest is added.
+   */
   history?: readonly Message[];
   /** Token estimator (default: the route's encoding). */
   estimator?: Estimator;
@@ -155,6 +170,8 @@ export const SessionOptionsSchema = z.object({
     .refine((e) => e.provider !== undefined || e.wire !== undefined, 'expected a provider or a wire')
     .optional(),
   sessionDir: z.string().min(1).optional(),
+  startOver: z.boolean().optional(),
+  storeWrites: z.enum(['immediate', 'onSuccess']).optional(),
   http: HttpOptionsSchema.optional(),
   history: z.array(MessageSchema).optional(),
   summarizer: z

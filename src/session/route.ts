@@ -3,6 +3,7 @@ import { resolveRoute } from '../providers/catalog.js';
 import { RouteError } from '../providers/errors.js';
 import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
+import { httpLimits, type HttpLimits } from '../providers/http-limits.js';
 import type { StrategyChoice } from '../providers/strategy.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
@@ -46,6 +47,8 @@ export interface SessionRoute {
   contextWindow: number | null;
   /** S1 strategy and why. */
   strategy: StrategyChoice;
+  /** Provider time limits in force (per request, retries, all attempts); null offline (no network). */
+  http: HttpLimits | null;
   /** A1: the provider reports context-edit support. */
   supportsContextEdits: boolean;
   encoding: 'o200k_base' | 'cl100k_base';
@@ -80,6 +83,7 @@ export function resolveSessionRoute(
       apiKeyEnv: null,
       contextWindow: OFFLINE_CONTEXT_WINDOW,
       strategy: { kind: 'local', reason: 'the embedded offline summarizer (no network) is a Local route' },
+      http: null,
       supportsContextEdits: false,
       encoding: est.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
       estimator: est,
@@ -117,6 +121,7 @@ export function resolveSessionRoute(
     apiKeyEnv: route.apiKeyEnv ?? null,
     contextWindow: route.contextWindow ?? null,
     strategy: clients.strategy,
+    http: httpLimits(http),
     supportsContextEdits: route.supportsContextEdits,
     encoding: route.encoding,
     estimator: estimator ?? createEstimator({ encoding: route.encoding }),

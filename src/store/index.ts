@@ -4,6 +4,7 @@ export {
   EVENTS_FILE,
   ARTIFACTS_DIR,
   SNAPSHOTS_DIR,
+  PREVIOUS_DIR,
   type SessionStore,
   type CompactionRecord,
   type BoundaryInfo,

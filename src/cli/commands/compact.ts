@@ -7,15 +7,15 @@ import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from
 import {
   CACHE_NOTE,
   failureLine,
+  inspectReport,
   renderCompactReport,
   routeReport,
   type CompactJsonReport,
 } from '../run-report.js';
-import { setUpRun } from '../run-setup.js';
-import { checkInspectPath } from '../run-setup.js';
 import { resolvePath } from '../run-options.js';
-import { storeOptionsFrom } from '../reliability-flags.js';
-import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
+import { checkInspectPath } from '../run-inspection.js';
+import { openRunSession } from '../run-session.js';
+import { outTarget, writeOut } from '../out-file.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
 const CompactFlagsSchema = RunFlagsSchema.extend({
@@ -72,8 +72,8 @@ export const compactCommand: Command = {
     const { path, shown } = sessionFileArgument('compact', args.positionals, ctx);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
     const imported = readSessionFile(path, { from, displayName: shown });
-    const session = selectSession(imported, flags.session);
-    const setup = setUpRun('compact', flags, ctx, { instructions: flags.instructions, session });
+    const input = selectSession(imported, flags.session);
+    // Every output is checked before the session opens its store (nothing committed yet).
     const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];
     const out = outTarget('compact', ctx, flags.out, flags.to, {
       path,
@@ -82,50 +82,27 @@ export const compactCommand: Command = {
     });
     checkInspectPath('compact', flags, ctx, [path], sessionDirs);
 
-    let stored: RunStore | undefined;
+    const run = openRunSession('compact', flags, ctx, input);
     try {
-      if (flags['session-dir'] !== undefined)
-        stored = openRunStore(
-          'compact',
-          ctx,
-          flags['session-dir'],
-          session.messages,
-          storeOptionsFrom(flags, ctx.stderr),
-        );
-      await setup.startInspection();
-      const result = await setup.runner.runCompaction({
-        turnId: 'compact',
-        history: stored?.history ?? session.messages,
+      await run.inspection.start();
+      const before = run.session.history;
+      // --out is written before the boundary commit: a failing write leaves the directory as it was.
+      const result = await run.session.compact({
         mode: 'manual',
+        instructions: flags.instructions,
+        beforeCommit: (outcome) => {
+          if (out && outcome.status === 'compacted') writeOut(out, outcome.history, input);
+        },
       });
-      setup.close();
+      run.inspection.close();
       const compacted = result.status === 'compacted';
-      // --out first: a failing write then leaves the session directory as it was.
-      if (out && compacted) writeOut(out, result.history, session);
-      const boundary =
-        stored && compacted
-          ? recordBoundary(stored.store, stored.history, result.history, result.strategy, 'manual')
-          : null;
-      if (stored) {
-        if (result.status !== 'failed') stored.store.commit();
-        stored.store.saveSnapshot('compaction', {
-          status: result.status,
-          mode: result.mode,
-          strategy: result.strategy,
-          itemsBefore: result.itemsBefore,
-          itemsAfter: result.itemsAfter,
-          summaryCalls: result.summaryCalls,
-          failure: result.failure,
-        });
-      }
-
-      const estimator = setup.route.estimator;
+      const estimator = run.session.estimator;
       const report: CompactJsonReport = {
         command: 'compact',
         file: shown,
         format: imported.format,
-        session: session.id,
-        route: routeReport(setup.route),
+        session: input.id,
+        route: routeReport(run.session.route),
         status: result.status,
         mode: result.mode,
         strategy: result.strategy,
@@ -133,19 +110,15 @@ export const compactCommand: Command = {
         fallbackReason: result.fallbackReason,
         summaryCalls: result.summaryCalls,
         items: { before: result.itemsBefore, after: result.itemsAfter },
-        tokens: {
-          before: estimator.history(stored?.history ?? session.messages),
-          after: estimator.history(result.history),
-        },
+        tokens: { before: estimator.history(before), after: estimator.history(run.session.history) },
         elapsedMs: result.elapsedMs,
         failure: result.failure,
         note: compacted ? CACHE_NOTE : null,
         out: out && compacted ? out.path : null,
         outFormat: out && compacted ? out.format : null,
-        sessionDir: stored?.dir ?? null,
-        boundary: boundary?.id ?? null,
-        inspect:
-          setup.inspect === null ? null : setup.inspect.kind === 'stately' ? 'stately' : setup.inspect.file,
+        sessionDir: run.sessionDir,
+        boundary: result.boundary?.id ?? null,
+        inspect: inspectReport(run.inspection.target),
       };
       const text = flags.json ? JSON.stringify(report, null, 2) : renderCompactReport(report);
       ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
@@ -157,9 +130,7 @@ export const compactCommand: Command = {
       }
       return 0;
     } finally {
-      setup.close();
-      stored?.store.rollback(); // a run that did not finish commits nothing (no-op after commit)
-      stored?.store.close();
+      run.close(); // a run that did not finish commits nothing
     }
   },
 };

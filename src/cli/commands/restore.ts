@@ -6,7 +6,7 @@ import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { exportSession, parseExportFormat } from '../../formats/index.js';
-import { openSessionStore } from '../../store/index.js';
+import { openSessionRecords } from '../../session/index.js';
 
 const FlagsSchema = z.object({
   at: z.string().min(1, 'expected a boundary id').optional(),
@@ -47,7 +47,7 @@ Examples (the run writes boundary compact-000293):
   async run(args, ctx) {
     const flags = parseFlags('restore', FlagsSchema, args.values);
     const { path: dir, shown: dirArg } = singlePositional('restore', args.positionals, ctx, 'DIR');
-    const store = openSessionStore(dir, { create: false });
+    const store = openSessionRecords(dir);
     try {
       const boundaries = store.listBoundaries();
       if (flags.at === undefined) {

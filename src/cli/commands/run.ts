@@ -11,12 +11,17 @@ import {
 } from '../chart-flag.js';
 import { clearingPolicyFrom } from '../clearing-flags.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
-import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
-import { setUpRun } from '../run-setup.js';
-import { checkInspectPath } from '../run-setup.js';
+import {
+  failureLine,
+  inspectReport,
+  renderRunReport,
+  routeReport,
+  type RunJsonReport,
+} from '../run-report.js';
 import { resolvePath } from '../run-options.js';
-import { storeOptionsFrom } from '../reliability-flags.js';
-import { openRunStore, outTarget, recordBoundary, writeOut, type RunStore } from '../run-store.js';
+import { checkInspectPath } from '../run-inspection.js';
+import { openRunSession } from '../run-session.js';
+import { outTarget, writeOut } from '../out-file.js';
 import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 
 const help = `Usage: compactor run FILE [route flags] [limit flags] [clearing flags] [--threshold N]
@@ -73,45 +78,30 @@ export const runCommand: Command = {
     const { path, shown } = sessionFileArgument('run', args.positionals, ctx);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
     const imported = readSessionFile(path, { from, displayName: shown });
-    const session = selectSession(imported, flags.session);
-    const setup = setUpRun('run', flags, ctx, { session });
+    const input = selectSession(imported, flags.session);
+    // Every output is checked before the session opens its store (nothing committed yet).
     const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];
     const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format, sessionDirs });
     checkInspectPath('run', flags, ctx, [path], sessionDirs);
     const chartPath = flags.chart === undefined ? undefined : chartTarget('run', ctx, flags.chart);
 
-    let stored: RunStore | undefined;
+    const run = openRunSession('run', flags, ctx, input);
     try {
-      if (flags['session-dir'] !== undefined)
-        stored = openRunStore(
-          'run',
-          ctx,
-          flags['session-dir'],
-          session.messages,
-          storeOptionsFrom(flags, ctx.stderr),
-        );
-      await setup.startInspection();
-      const result = await setup.runner.runTurn(
-        { turnId: 'run', history: stored?.history ?? session.messages, mode: 'automatic' },
-        stored ? { checkpointPath: stored.checkpointPath } : {},
-      );
-      setup.close();
-      const compacted = result.decision === 'compacted' && result.strategy !== null;
+      await run.inspection.start();
+      // --out is written before the boundary commit: a failing write leaves the directory as it was.
+      const result = await run.session.runTurn({
+        beforeCommit: (r) => {
+          if (out && r.request !== null) writeOut(out, r.request, input);
+        },
+      });
+      run.inspection.close();
       const failed = result.decision === 'failed';
-      // --out first: a failing write then leaves the session directory as it was.
-      if (out && !failed && result.request !== null) writeOut(out, result.request, session);
-      const boundary =
-        stored && compacted
-          ? recordBoundary(stored.store, stored.history, result.history, result.strategy!, 'automatic')
-          : null;
-      if (!failed) stored?.store.commit();
-
       const report: RunJsonReport = {
         command: 'run',
         file: shown,
         format: imported.format,
-        session: session.id,
-        route: routeReport(setup.route),
+        session: input.id,
+        route: routeReport(run.session.route),
         decision: result.decision,
         guardReason: result.guardReason,
         strategy: result.strategy,
@@ -123,27 +113,30 @@ export const runCommand: Command = {
         pressureTokens:
           result.tokens.afterClearing === null
             ? null
-            : result.tokens.afterClearing + Math.max(0, setup.limits.prefixTokens ?? 0),
+            : result.tokens.afterClearing + Math.max(0, run.session.limits.prefixTokens ?? 0),
         finalPressureTokens: result.pressureTokens,
         thresholdTokens: result.thresholdTokens,
-        capacity: setup.budgets.capacity,
+        capacity: run.session.budgets.capacity,
         elapsedMs: result.elapsedMs,
         failure: result.compaction?.failure ?? null,
         out: out && !failed ? out.path : null,
         outFormat: out && !failed ? out.format : null,
-        sessionDir: stored?.dir ?? null,
-        boundary: boundary?.id ?? null,
-        inspect:
-          setup.inspect === null ? null : setup.inspect.kind === 'stately' ? 'stately' : setup.inspect.file,
+        sessionDir: run.sessionDir,
+        boundary: result.boundary?.id ?? null,
+        inspect: inspectReport(run.inspection.target),
       };
       if (chartPath !== undefined)
         await writeSessionChart(
           chartPath,
           {
-            messages: session.messages,
-            title: `${shown} — tokens per turn (window ${setup.budgets.capacity ?? '?'})`,
+            messages: input.messages,
+            title: `${shown} — tokens per turn (window ${run.session.budgets.capacity ?? '?'})`,
           },
-          { limits: setup.limits, policy: clearingPolicyFrom(flags, ctx), estimator: setup.route.estimator },
+          {
+            limits: run.session.limits,
+            policy: clearingPolicyFrom(flags, ctx),
+            estimator: run.session.estimator,
+          },
         );
       const text = flags.json ? JSON.stringify(report, null, 2) : renderRunReport(report);
       ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
@@ -153,9 +146,7 @@ export const runCommand: Command = {
       }
       return 0;
     } finally {
-      setup.close();
-      stored?.store.rollback(); // a run that did not finish commits nothing (no-op after commit)
-      stored?.store.close();
+      run.close(); // a run that did not finish commits nothing
     }
   },
 };

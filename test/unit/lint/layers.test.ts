@@ -31,6 +31,29 @@ describe('layers point down (eslint no-restricted-imports)', () => {
     expect(await restricted('src/bin/probe.ts', "export { main } from '../cli/main.js';\n")).toEqual([]);
   });
 
+  it('the CLI reaches the machines, the runtime and the store only through the session', async () => {
+    const found = await restricted(
+      'src/cli/commands/probe.ts',
+      [
+        "export { a } from '../../runtime/index.js';",
+        "export { b } from '../../store/session-store.js';",
+        "export type { C } from '../../../machines/index.js';",
+      ].join('\n') + '\n',
+    );
+    expect(found).toEqual([
+      expect.stringMatching(/src\/cli uses runtime only through src\/session/),
+      expect.stringMatching(/src\/cli uses store only through src\/session/),
+      expect.stringMatching(/src\/cli uses machines only through src\/session/),
+    ]);
+    const allowed = [
+      "export { a } from '../session/index.js';",
+      "export { b } from '../formats/index.js';",
+      "export { c } from '../io/atomic-write.js';",
+      "export { d } from '../core/errors.js';",
+    ].join('\n');
+    expect(await restricted('src/cli/probe.ts', `${allowed}\n`)).toEqual([]);
+  });
+
   it('src/ never imports dev/ or test/', async () => {
     const found = await restricted(
       'src/cli/commands/probe.ts',

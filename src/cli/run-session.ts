@@ -1,0 +1,164 @@
+import { existsSync, statSync } from 'node:fs';
+import type { CommandContext } from './command.js';
+import { UserError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
+import { createEstimator } from '../estimate/estimator.js';
+import { requestEnvelopeOf, type ImportedSession } from '../formats/index.js';
+import { RouteError } from '../providers/errors.js';
+import {
+  createCompactorSession,
+  StoredSessionConflictError,
+  type CompactorSession,
+  type CompactorSessionOptions,
+  type SessionRouteOptions,
+} from '../session/index.js';
+import { OFFLINE_PROVIDER } from '../summary/index.js';
+import { limitsFrom } from './commands/plan.js';
+import { createRunInspection, type RunInspection } from './run-inspection.js';
+import { clearingPolicyFrom, inspectTarget, resolvePath, type RunFlags } from './run-options.js';
+import { httpLimitsFrom, storeOptionsFrom } from './reliability-flags.js';
+import { progressIntervalMs, waitingLine } from './progress.js';
+
+/** A session built from `run`/`compact` flags, plus the CLI's own progress and inspection sinks. */
+export interface RunSession {
+  session: CompactorSession;
+  inspection: RunInspection;
+  /** The `--session-dir` directory (resolved), or null. */
+  sessionDir: string | null;
+  /** Stops progress and inspection, closes the store (idempotent). */
+  close(): void;
+}
+
+/**
+ * Builds the one {@link CompactorSession} a `run` or `compact` drives: the route from flags
+ * over config `provider`, limits and clearing from flags over config, the input file's
+ * request envelope (the session decides whether it may be reused, S2), the input's messages
+ * as history, and `--session-dir` as the store: a session already there is continued
+ * unless `--new`, and nothing is committed until the run succeeds (R1). Flag, route and
+ * store problems are one-line errors (exit 2).
+ */
+export function openRunSession(
+  command: string,
+  flags: RunFlags,
+  ctx: CommandContext,
+  input: ImportedSession,
+): RunSession {
+  const sessionDir =
+    flags['session-dir'] === undefined ? null : sessionDirFrom(command, ctx, flags['session-dir']);
+  const inspection = createRunInspection(command, ctx, inspectTarget(flags, ctx) ?? null);
+  const options: CompactorSessionOptions = {
+    route: routeFrom(command, flags, ctx),
+    ...(ctx.config.encoding ? { estimator: createEstimator({ encoding: ctx.config.encoding }) } : {}),
+    ...sessionSettingsFrom(flags, ctx),
+    hierarchical: flags.hierarchical === true,
+    envelope: requestEnvelopeOf(input),
+    history: input.messages,
+    ...(sessionDir ? { sessionDir, storeWrites: 'onSuccess', ...storeOptionsFrom(flags, ctx.stderr) } : {}),
+    inspect: (event) => inspection.observe(event),
+    http: httpOptionsFrom(flags, ctx, inspection),
+  };
+  let session: CompactorSession;
+  try {
+    session = createCompactorSession(options);
+  } catch (e) {
+    inspection.close();
+    throw cliError(command, e);
+  }
+  return {
+    session,
+    inspection,
+    sessionDir,
+    close() {
+      inspection.close();
+      session.close();
+    },
+  };
+}
+
+/** Provider time limits (flags over config) and where retries and long waits are reported. */
+function httpOptionsFrom(
+  flags: RunFlags,
+  ctx: CommandContext,
+  inspection: RunInspection,
+): CompactorSessionOptions['http'] {
+  const interval = progressIntervalMs(ctx.env);
+  const progress = inspection.progress;
+  return {
+    ...httpLimitsFrom(flags, ctx.config),
+    onRetry: (note) => progress.note(`retrying: ${redactSecrets(note, ctx.env)}`),
+    // A terminal shows the wait on the progress line; a pipe or log file gets a line each time.
+    onWaiting: (w) =>
+      ctx.stderrIsTTY ? progress.note(waitingLine(w)) : ctx.stderr.write(`compactor: ${waitingLine(w)}\n`),
+    ...(interval === undefined ? {} : { progressIntervalMs: interval }),
+  };
+}
+
+/** The session's errors in the words of the command's flags. */
+function cliError(command: string, e: unknown): unknown {
+  if (e instanceof RouteError) return new UserError(`${command}: ${e.message}`);
+  if (e instanceof StoredSessionConflictError)
+    return new UserError(
+      `${command}: --session-dir: ${e.dir} ${e.problem}${
+        e.problem.startsWith('already')
+          ? '; pass --new to start over there'
+          : ' (use a new or empty directory)'
+      }`,
+    );
+  return e;
+}
+
+function sessionDirFrom(command: string, ctx: CommandContext, flag: string): string {
+  const dir = resolvePath(ctx, flag);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new UserError(`${command}: --session-dir: ${dir} is not a directory`);
+  return dir;
+}
+
+/** `--provider/--model/--base-url/--api-key-env/--catalog` over config `provider` (offline by default). */
+function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): SessionRouteOptions {
+  const cfg = ctx.config.provider ?? {};
+  const provider = (flags.provider ?? cfg.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  if (provider === OFFLINE_PROVIDER) {
+    for (const f of ['base-url', 'api-key-env', 'catalog'] as const)
+      if (flags[f] !== undefined) throw new UserError(`${command}: --${f}: not used by the offline provider`);
+    return { provider, ...(flags.model !== undefined ? { model: flags.model } : {}) };
+  }
+  const model = flags.model ?? cfg.model;
+  if (model === undefined) throw new UserError(`${command}: --model is required for provider "${provider}"`);
+  const route: SessionRouteOptions = { provider, model, env: ctx.env };
+  const baseUrl = flags['base-url'] ?? cfg.baseUrl;
+  const apiKeyEnv = flags['api-key-env'] ?? cfg.apiKeyEnv;
+  if (baseUrl !== undefined) route.baseUrl = baseUrl;
+  if (apiKeyEnv !== undefined) route.apiKeyEnv = apiKeyEnv;
+  if (flags.catalog !== undefined) route.catalogFile = resolvePath(ctx, flags.catalog);
+  return route;
+}
+
+/**
+ * Limits, clearing policy and compaction tuning: flags over config. The prompt prefix
+ * defaults to 0 (the file's own system messages count as history, not as a prefix).
+ */
+function sessionSettingsFrom(
+  flags: RunFlags,
+  ctx: CommandContext,
+): Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction'> {
+  const l = limitsFrom(flags, ctx);
+  const tuning = ctx.config.compaction ?? {};
+  return {
+    limits: {
+      capacity: l.providerLimit,
+      sessionCeiling: l.sessionCeiling,
+      reservedOutput: l.reservedOutput,
+      prefixTokens: l.prefixTokens ?? 0,
+      trigger: l.configuredTrigger,
+      threshold: flags.threshold ?? l.compactionThreshold,
+    },
+    policy: clearingPolicyFrom(flags, ctx),
+    compaction: {
+      thresholdRatio: tuning.thresholdRatio,
+      retainRatio: tuning.retainRatio,
+      maxOverflowRetries: tuning.maxOverflowRetries,
+      reinjectBudgetTokens: tuning.reinjectBudgetTokens,
+    },
+  };
+}

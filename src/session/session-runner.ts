@@ -1,0 +1,85 @@
+import type { CompactionMode } from '../../machines/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import { effectiveLimits, resolveBudgets, type ClearingPolicy, type Limits } from '../projection/index.js';
+import {
+  createLocalSummarizer,
+  type LocalSummarizerWithWarnings,
+} from '../runtime/create-local-summarizer.js';
+import { createTurnRunner, type TurnRunner } from '../runtime/turn-runner.js';
+import type { CompactorSessionOptions, CompactionSettings } from './options.js';
+import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './parent-context.js';
+import type { SessionRoute } from './route.js';
+
+/** What every run of one session shares. */
+export interface RunnerContext {
+  route: SessionRoute;
+  estimator: Estimator;
+  policy: Partial<ClearingPolicy> | undefined;
+  settings: CompactionSettings;
+  hierarchical: boolean | undefined;
+  options: Pick<CompactorSessionOptions, 'loopGuardPolicy' | 'clock' | 'inspect'>;
+}
+
+/** A runner for one turn or compaction, and the summarizer it uses. */
+export interface SessionRunner {
+  runner: TurnRunner;
+  /** The summary/inline request reuses the agent's system prompt and tools (S2). */
+  parent: boolean;
+  summarizer: LocalSummarizerWithWarnings;
+}
+
+/**
+ * Wires the machines for one run: the Local summarizer over the route's summary client and
+ * the turn runner with the route's native clients. The envelope's system prompt and tools
+ * travel only when the one parent-context rule allows it (S2); its request fields when it
+ * went to the route's provider (O1).
+ */
+export function buildSessionRunner(
+  ctx: RunnerContext,
+  limits: Limits,
+  envelope: RequestEnvelope | undefined,
+  mode: CompactionMode,
+  instructions?: string,
+): SessionRunner {
+  const { route, estimator, settings } = ctx;
+  const parent = parentContextFor(envelope, route, mode);
+  const requestFields = requestFieldsFor(envelope, route);
+  const summarizer = createLocalSummarizer({
+    client: route.summary,
+    estimator,
+    budgets: resolveBudgets(effectiveLimits(limits, ctx.policy)),
+    model: route.model,
+    system: parent?.system,
+    tools: parent?.tools,
+    maxOutputTokens: limits.summaryOutputLimit,
+    requestFields,
+    instructions,
+    promptVersion: settings.promptVersion,
+    reinjectBudgetTokens: settings.reinjectBudgetTokens,
+    reserveOutput: limits.reservedOutput,
+    prefixTokens: limits.prefixTokens,
+  });
+  const runner = createTurnRunner({
+    estimator,
+    limits,
+    policy: ctx.policy,
+    strategy: route.strategy.kind,
+    hierarchical: ctx.hierarchical,
+    retryBackoffMs: settings.retryBackoffMs,
+    loopGuardPolicy: ctx.options.loopGuardPolicy,
+    clock: ctx.options.clock,
+    inspect: ctx.options.inspect,
+    compaction: {
+      summarizer,
+      standalone: route.standalone,
+      inline: route.inline,
+      instructions,
+      system: parent?.system,
+      tools: parent?.tools,
+      supportsContextEdits: route.supportsContextEdits,
+      requestFields,
+      secrets: route.secrets(),
+    },
+  });
+  return { runner, parent: parent !== null, summarizer };
+}

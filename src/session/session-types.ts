@@ -1,0 +1,117 @@
+import type { CompactionMode, LoopGuardState } from '../../machines/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { AnchoredPressure } from '../estimate/usage-anchor.js';
+import type { Message } from '../messages/message.js';
+import type { Budgets, Limits } from '../projection/index.js';
+import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
+import type { TurnResult } from '../runtime/turn-runner.js';
+import type { BoundaryInfo, SessionStore } from '../store/index.js';
+import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-health.js';
+import type { RequestEnvelope } from './parent-context.js';
+import type { SessionCompactionReport } from './report.js';
+import type { SessionRoute } from './route.js';
+
+/** Options of {@link CompactorSession.prepareRequest}. */
+export interface PrepareRequestOptions {
+  /** Interactive request (C11); headless requests always clear locally. */
+  interactive?: boolean;
+  /** The interactive request carries Anthropic native context edits, so local clearing is skipped (C11). */
+  nativeContextEdits?: boolean;
+}
+
+/** The next request's messages, with C10 diagnostics and the budgets they were computed with. */
+export interface PreparedRequest {
+  messages: readonly Message[];
+  diagnostics: ProjectionDiagnostics;
+  budgets: Budgets;
+  /**
+   * Pressure of this request (T3): anchored on the usage the provider reported for the last
+   * request recorded with {@link CompactorSession.recordUsage} plus the local estimate of
+   * what came after, or prefix + local estimate when there is no usable anchor.
+   */
+  pressure: AnchoredPressure;
+}
+
+/** Options of {@link CompactorSession.runTurn}. */
+export interface SessionTurnOptions {
+  /** New conversation messages to sync into history first (H1); validated and stored durably. */
+  pending?: readonly Message[];
+  /** Aborting cancels the turn; history keeps the synced messages. */
+  signal?: AbortSignal;
+  /**
+   * Called when the turn did not fail, before anything of it is committed to the store (its
+   * boundary and, with `storeWrites: 'onSuccess'`, the messages held back). Write the
+   * caller's own outputs here: if it throws, nothing of the turn is committed and the error
+   * propagates (R1).
+   */
+  beforeCommit?: (result: TurnResult) => void | Promise<void>;
+}
+
+/** A turn's result plus the durable boundary it recorded (R1). */
+export interface SessionTurnResult extends TurnResult {
+  boundary: BoundaryInfo | null;
+  /** §14: summaries of this turn's compaction accepted without every template section. */
+  warnings: string[];
+  /** §14: the template sections they lack. */
+  missingSections: string[];
+}
+
+/** A compaction that did not fail, as {@link CompactOptions.beforeCommit} sees it. */
+export interface CompactionToCommit {
+  status: 'compacted' | 'unchanged';
+  /** The history after the pass (the compacted one, or the history itself when unchanged). */
+  history: readonly Message[];
+}
+
+/** Options of {@link CompactorSession.compact}. */
+export interface CompactOptions {
+  /** Default `manual` (always summarizes). */
+  mode?: CompactionMode;
+  /** Custom instructions appended to the summary prompt (and sent to native endpoints, O3). */
+  instructions?: string;
+  /** For `modelSwitch`: the model used before, named in the S4 message. */
+  previousModel?: string;
+  /** Aborting rejects the call with the signal's reason; history stays unchanged. */
+  signal?: AbortSignal;
+  /** Like {@link SessionTurnOptions.beforeCommit}, for a compaction that did not fail. */
+  beforeCommit?: (outcome: CompactionToCommit) => void | Promise<void>;
+}
+
+/** A Compactor session embedded in an agent loop. Not re-entrant: one run at a time. */
+export interface CompactorSession {
+  /** The live session history (replaced, never mutated, by compaction). */
+  readonly history: readonly Message[];
+  /** The resolved compaction route: provider, model, S1 strategy, window. */
+  readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline' | 'estimator' | 'secrets'>>;
+  /** The token estimator every count of this session uses (the route's encoding unless given). */
+  readonly estimator: Estimator;
+  /** The projection limits in force (depend on the envelope when prefix tokens are estimated). */
+  readonly limits: Limits;
+  /** `resolveBudgets(effectiveLimits(limits, policy))`: the budgets requests are projected with. */
+  readonly budgets: Budgets;
+  /** S5 prompt-cache health monitor; feed it each request's usage. */
+  readonly cacheHealth: CacheHealthMonitor;
+  /** The durable store, when `sessionDir` was given. */
+  readonly store: SessionStore | null;
+  /** How many messages the store had recorded when the session opened (0: a new session or no store). */
+  readonly resumedFrom: number;
+  /** Loop-guard memory carried between turns (§14). */
+  readonly loopGuard: LoopGuardState;
+  /**
+   * Records the usage the provider reported for `request` (the messages actually sent):
+   * feeds the S5 cache-health monitor and anchors the next {@link PreparedRequest.pressure} (T3).
+   */
+  recordUsage(usage: CacheUsage, request: readonly Message[]): CacheUsageVerdict;
+  /** Appends messages (validated with MessageSchema; written to the store when there is one). */
+  append(...messages: Message[]): void;
+  /** Sets or clears the active request envelope (S2 parent context; prefix tokens). */
+  setEnvelope(envelope: RequestEnvelope | undefined): void;
+  /** The next request: normalization + clearing (N, C) with C10 diagnostics and C11 gating. */
+  prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
+  /** One headless turn in automatic mode (H1–H6); a compaction replaces history and is recorded (R1). */
+  runTurn(options?: SessionTurnOptions): Promise<SessionTurnResult>;
+  /** An explicit compaction pass (S3 report on success, S4 on failure). */
+  compact(options?: CompactOptions): Promise<SessionCompactionReport>;
+  /** Closes the store (messages still held back are dropped) and releases its lock. */
+  close(): void;
+}

@@ -1,0 +1,184 @@
+import { readdirSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import type { CompactionMode } from '../../machines/index.js';
+import { CompactorOptionsError } from '../core/errors.js';
+import type { Message } from '../messages/message.js';
+import {
+  ARTIFACTS_DIR,
+  CORRUPT_SUFFIX,
+  EVENTS_FILE,
+  LOCK_FILE,
+  openSessionStore,
+  PREVIOUS_DIR,
+  SNAPSHOTS_DIR,
+  type BoundaryInfo,
+  type LockOptions,
+  type SessionStore,
+} from '../store/index.js';
+
+/**
+ * A session directory as a session uses it (R1–R2): opened under its writer lock, an
+ * earlier session continued (or moved aside), and the messages a session adds written at
+ * once or held back until a run succeeds.
+ */
+
+/** When messages added to a store are written (see `CompactorSessionOptions.storeWrites`). */
+export type StoreWrites = 'immediate' | 'onSuccess';
+
+/** Opens a session directory for reading only: no lock, nothing written (restore, stats). */
+export function openSessionRecords(dir: string): SessionStore {
+  return openSessionStore(dir, { create: false });
+}
+
+/** How to open the store. */
+export interface StoredHistoryOptions {
+  dir: string;
+  lock?: LockOptions;
+  /** Move a session already in `dir` to `previous/<time>/` and start anew. */
+  startOver?: boolean;
+  /** The caller's history: it must start with the messages the store recorded. */
+  history?: readonly Message[];
+  writes: StoreWrites;
+}
+
+/**
+ * The directory holds a different session, or other files and no session: continuing would
+ * fork or bury someone's records. `dir` and `problem` let a front end name its own flags.
+ */
+export class StoredSessionConflictError extends CompactorOptionsError {
+  readonly dir: string;
+  readonly problem: string;
+  constructor(dir: string, problem: string, hint: string) {
+    super('createCompactorSession: options.sessionDir', `${dir} ${problem}; ${hint}`);
+    this.name = 'StoredSessionConflictError';
+    this.dir = dir;
+    this.problem = problem;
+  }
+}
+
+/** An open store with the session's rules for adding, committing and dropping messages. */
+export interface StoredHistory {
+  store: SessionStore;
+  /** The live history: the stored one plus the messages the caller's history added. */
+  history: Message[];
+  /** How many of the caller's messages the store already held. */
+  resumedFrom: number;
+  /** Adds messages (held back with `onSuccess` writes, else committed). */
+  add(messages: readonly Message[]): void;
+  /** Commits held messages, and a compaction's boundary when given; returns the boundary. */
+  commit(compaction?: CompactionToRecord): BoundaryInfo | null;
+  /** Drops held messages; returns the history as stored. */
+  rollback(): Message[];
+}
+
+/** A compaction to record with its boundary. */
+export interface CompactionToRecord {
+  before: readonly Message[];
+  after: readonly Message[];
+  mode: CompactionMode;
+  strategy: string;
+}
+
+const STORE_REASON: Record<CompactionMode, string> = {
+  manual: 'manual',
+  automatic: 'automatic',
+  recovery: 'recovery',
+  targeted: 'targeted',
+  modelSwitch: 'model-switch',
+};
+
+/** What a directory with no session may hold besides the store's own files. */
+const OWN_FILES = [
+  EVENTS_FILE,
+  `${EVENTS_FILE}${CORRUPT_SUFFIX}`,
+  ARTIFACTS_DIR,
+  SNAPSHOTS_DIR,
+  LOCK_FILE,
+  PREVIOUS_DIR,
+  'inspect.jsonl',
+];
+
+/**
+ * Opens `dir` for writing. A directory that holds a session is continued when the caller's
+ * history starts with every message it recorded (the same session, grown since): only the
+ * new messages are added, and the live history is the stored one (after earlier
+ * compactions) plus them. `startOver` moves the old records aside first.
+ */
+export function openStoredHistory(options: StoredHistoryOptions): StoredHistory {
+  const store = openSessionStore(options.dir, { lock: options.lock, startOver: options.startOver });
+  try {
+    const given = options.history ?? [];
+    const recorded = store.events().flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
+    checkContinues(options.dir, store, recorded, given);
+    const stored = storedHistory(store, options.writes);
+    stored.add(given.slice(recorded.length));
+    stored.history = store.loadHistory();
+    stored.resumedFrom = recorded.length;
+    return stored;
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}
+
+function checkContinues(
+  dir: string,
+  store: SessionStore,
+  recorded: readonly Message[],
+  given: readonly Message[],
+): void {
+  if (store.events().length === 0 && readdirSync(dir).some((f) => !OWN_FILES.includes(f)))
+    throw new StoredSessionConflictError(
+      dir,
+      'holds other files and no session',
+      'use a new or empty directory',
+    );
+  if (given.length === 0) return;
+  const differs = recorded.findIndex((m, i) => i >= given.length || !sameMessage(m, given[i]!));
+  if (differs >= 0)
+    throw new StoredSessionConflictError(
+      dir,
+      `already holds a different session (recorded message ${differs + 1} of ${recorded.length} is not in the history at that place)`,
+      'start over to replace it',
+    );
+}
+
+// Stored messages went through JSON and the schema; compare them as JSON values.
+const asJson = (m: Message): unknown => JSON.parse(JSON.stringify(m));
+function sameMessage(a: Message, b: Message): boolean {
+  return isDeepStrictEqual(asJson(a), asJson(b));
+}
+
+function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory {
+  return {
+    store,
+    history: [],
+    resumedFrom: 0,
+    add(messages) {
+      if (messages.length > 0) store.appendMessages(messages, { commit: writes === 'immediate' });
+    },
+    commit(compaction) {
+      if (!compaction) {
+        store.commit();
+        return null;
+      }
+      // The boundary event commits every message appended before it (R1).
+      return store.recordCompaction({
+        before: compaction.before,
+        after: compaction.after,
+        mode: compaction.strategy === 'local' ? 'local' : 'provider',
+        reason: STORE_REASON[compaction.mode],
+        strategy:
+          compaction.strategy === 'local'
+            ? 'local'
+            : compaction.strategy === 'nativeInline'
+              ? 'nativeInline'
+              : 'nativeStandalone',
+      });
+    },
+    rollback() {
+      store.rollback();
+      return store.loadHistory();
+    },
+  };
+}
