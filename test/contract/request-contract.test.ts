@@ -20,7 +20,7 @@ import { useFakeProviders } from '../support/fake-providers.js';
  */
 
 const DIR = join(process.cwd(), 'test', 'fixtures', 'contract');
-const FAST = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 5_000 };
+const FAST = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };
 const ENV = { FAKE_KEY: 'fake-key-0123456789' };
 const tools: ToolSchema[] = [
   {

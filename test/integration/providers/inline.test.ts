@@ -10,7 +10,7 @@ import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
 
 const KEY = 'sk-ant-FAKEKEY0123456789abcdef';
-const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 2_000 };
+const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };
 const tools: ToolSchema[] = [
   {
     name: 'shell',

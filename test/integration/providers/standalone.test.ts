@@ -10,7 +10,7 @@ import type { FakeServer } from '../../support/fake-http.js';
 import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
-const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 2_000 };
+const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };
 const history: Message[] = [
   msg.system('history reminder: do not touch prod'),
   msg.user('Run the tests.'),

@@ -17,7 +17,7 @@ import { useFakeProviders } from '../../support/fake-providers.js';
 afterAll(freeEncoders);
 const est = createEstimator();
 const ENV = { FAKE_PROVIDER_KEY: 'zz-secret-9f8e7d6c5b4a3210' };
-const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 1, timeoutMs: 2_000 };
+const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 1, timeoutMs: 120_000 };
 const SYSTEM = 'You are a build agent. Never touch prod.';
 const history: Message[] = [
   msg.system(SYSTEM),

@@ -10,7 +10,7 @@ import { useFakeProviders } from '../../support/fake-providers.js';
 
 const KEY = 'zz-secret-9f8e7d6c5b4a3210';
 const ENV = { FAKE_PROVIDER_KEY: KEY };
-const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 1, timeoutMs: 2_000 };
+const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 1, timeoutMs: 120_000 };
 const tools: ToolSchema[] = [{ name: 'shell', parameters: { type: 'object' } }];
 const messages: Message[] = [
   msg.user('Run the tests.'),

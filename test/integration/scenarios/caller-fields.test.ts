@@ -17,7 +17,7 @@ import { agentSession, templateSummary } from '../../unit/session/fixtures.js';
 
 afterAll(freeEncoders);
 const history = agentSession();
-const HTTP = { retries: 0, timeoutMs: 5_000 };
+const HTTP = { retries: 0, timeoutMs: 120_000 };
 const KEY = { apiKeyEnv: 'FAKE_KEY', env: { FAKE_KEY: 'fake-key-0123456789' } };
 const OPENAI_FIELDS: Record<string, Json> = {
   prompt_cache_key: 'sess-42',

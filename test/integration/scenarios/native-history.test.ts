@@ -18,7 +18,7 @@ import { agentSession, SYSTEM, templateSummary } from '../../unit/session/fixtur
  */
 
 afterAll(freeEncoders);
-const HTTP = { retries: 0, timeoutMs: 5_000 };
+const HTTP = { retries: 0, timeoutMs: 120_000 };
 const KEY = { apiKeyEnv: 'FAKE_KEY', env: { FAKE_KEY: 'fake-key-0123456789' } };
 const history = agentSession();
 const INLINE_SUMMARY = 'Summary: app.py add() fixed; pytest passes; setup.cfg untouched.';

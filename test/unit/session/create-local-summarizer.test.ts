@@ -170,7 +170,7 @@ describe('createLocalSummarizer over HTTP (fake OpenAI-compatible Chat Completio
   const client = () =>
     createSummaryClient(
       resolveRoute({ provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: srv.url }, {}),
-      { retries: 0, timeoutMs: 2_000 },
+      { retries: 0, timeoutMs: 120_000 },
     );
   const last = () => srv.requests[srv.requests.length - 1];
 
@@ -269,7 +269,7 @@ describe('every summary request fits the declared window (L1, fake Anthropic wit
         },
         { ANTHROPIC_API_KEY: 'k' },
       ),
-      { retries: 0, timeoutMs: 5_000 },
+      { retries: 0, timeoutMs: 120_000 },
     );
     const system = `${SYSTEM} ${'Follow the repository conventions and keep changes small. '.repeat(700)}`;
     // The caller's budget ignores the prefix (as a run without --prefix-tokens does).

@@ -21,7 +21,7 @@ describe('session compaction with a model that drops template headings (§14)', 
     createCompactorSession({
       history: agentSession(20_000),
       route: { provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: srv.url, env: {} },
-      http: { retries: 0, timeoutMs: 5_000 },
+      http: { retries: 0, timeoutMs: 120_000 },
       limits: { capacity: 32_000 },
     });
 
