@@ -1,5 +1,6 @@
 import type { History, Message } from '../messages/message.js';
 import { counterFor, type EncodingName, type TokenCounter } from './counters.js';
+import { createTextCache } from './text-cache.js';
 
 /** VT Code's constants (T1): per message, per tool call, per image or file part. */
 export const MESSAGE_OVERHEAD = 4;
@@ -40,7 +41,7 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
   const counter = options.counter ?? counterFor(options.encoding ?? 'o200k_base');
   const textCacheSize = options.textCacheSize ?? 50_000;
   const byMessage = new WeakMap<Message, number>();
-  const byText = new Map<string, number>();
+  const byText = createTextCache(textCacheSize);
   const s = { messageHits: 0, messageMisses: 0, textHits: 0, textMisses: 0 };
 
   function text(t: string): number {
@@ -52,7 +53,6 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
     }
     s.textMisses++;
     const n = counter.count(t);
-    if (byText.size >= textCacheSize) byText.delete(byText.keys().next().value as string);
     byText.set(t, n);
     return n;
   }
