@@ -20,6 +20,7 @@ import {
   policiesSection,
   windowTable,
 } from './retention-sections.js';
+import { summaryRecallSection } from './summary-recall-section.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 export * from './retention-runs.js';
@@ -126,6 +127,7 @@ export const retentionSuite: BenchSuite = {
     for (const w of windows) sections.push(windowTable(checkRuns.get(w) ?? [], w, 'check', check.length));
     for (const w of windows) sections.push(windowTable(tuningRuns.get(w) ?? [], w, 'tuning', tuning.length));
     sections.push(cacheOptionsSection(all));
+    sections.push(summaryRecallSection(all, sessions));
     const main = all.get(MAIN_WINDOW) ?? all.get(windows[windows.length - 1]) ?? [];
     const mainWindow = all.has(MAIN_WINDOW) ? MAIN_WINDOW : windows[windows.length - 1];
     sections.push(perSessionDollars(main, ['no-clearing', 'compactor', chosen], sessions, mainWindow));
