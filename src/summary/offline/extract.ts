@@ -8,9 +8,7 @@ import { describeCall, recordCall, type ForkCall } from './record-call.js';
 import { parseArguments, toolKind } from './tool-calls.js';
 import { parseSummarySections, restrictionSentences } from './user-text.js';
 
-export type { CommandFact, CountedLine, SessionFacts, ToolFailure } from './facts.js';
-export { errorLines } from './error-lines.js';
-export { parseSummarySections, restrictionSentences } from './user-text.js';
+export type { SessionFacts } from './facts.js';
 
 /** What the walk over the fork's messages collects before calls are read. */
 interface Walk {

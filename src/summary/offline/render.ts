@@ -11,13 +11,7 @@ import { itemsOf, SECTION_KEYS, type Item, type RenderOptions } from './render-i
  * read (repeated exploration goes first).
  */
 
-export {
-  codeSpan,
-  formatCommand,
-  SECTION_KEYS,
-  type RenderOptions,
-  type SectionKey,
-} from './render-items.js';
+export { SECTION_KEYS, type RenderOptions, type SectionKey } from './render-items.js';
 
 /** A rendered summary. */
 export interface RenderedSummary {
