@@ -1,8 +1,9 @@
 import { trimMessages, type BaseMessage } from '@langchain/core/messages';
-import { pruneMessages, type ModelMessage } from 'ai';
+import { pruneMessages } from 'ai';
 import { ClearToolUsesEdit } from 'langchain';
+import { toModelMessages } from '../../src/adapters/ai-sdk/index.js';
 import { createEstimator, type Estimator } from '../../src/estimate/estimator.js';
-import { textOf, type Message } from '../../src/messages/message.js';
+import type { Message } from '../../src/messages/message.js';
 import { projectRequest } from '../../src/projection/project-request.js';
 import { AI_SDK_PRUNE_OPTIONS } from '../replay/policies/ai-sdk-prune.js';
 import { createLangChainBridge } from '../replay/policies/langchain-convert.js';
@@ -12,29 +13,6 @@ import type { BenchContext, BenchSuite } from './types.js';
 
 /** The goal: Compactor's warm per-turn cost at 10k messages ≤ this × the fastest peer's. */
 export const PEER_RATIO_TARGET = 2;
-
-/** Canonical → AI SDK ModelMessage (what an AI SDK app holds; conversion is not timed). */
-function toModelMessage(m: Message): ModelMessage {
-  const text = textOf(m.content);
-  if (m.role === 'system') return { role: 'system', content: text };
-  if (m.role === 'user') return { role: 'user', content: text };
-  if (m.role === 'tool') {
-    const output = { type: 'text' as const, value: text };
-    return {
-      role: 'tool',
-      content: [
-        { type: 'tool-result', toolCallId: m.toolCallId ?? '', toolName: m.toolName ?? 'tool', output },
-      ],
-    };
-  }
-  const calls = (m.toolCalls ?? []).map((c) => ({
-    type: 'tool-call' as const,
-    toolCallId: c.id,
-    toolName: c.name,
-    input: c.arguments,
-  }));
-  return { role: 'assistant', content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls] };
-}
 
 /** A token counter for LangChain messages, cached per message object like Compactor's estimator. */
 function langchainCounter(est: Estimator): (messages: BaseMessage[]) => number {
@@ -57,7 +35,8 @@ type Projector = (turnEnd: number) => unknown;
 function contenders(session: readonly Message[]): Array<{ name: string; project: Projector }> {
   const est = createEstimator();
   const limits = { capacity: 200_000, reservedOutput: 8_000 };
-  const model = session.map(toModelMessage);
+  // The package's own converters (context-compactor/ai-sdk, /langchain): no second copy.
+  const model = toModelMessages(session);
   const lc = createLangChainBridge(est).toLangChain(session);
   const count = langchainCounter(est);
   const edit = new ClearToolUsesEdit();
