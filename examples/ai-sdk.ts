@@ -81,7 +81,9 @@ const full = fromModelMessages([
   ...result.steps.flatMap((s) => s.response.messages),
 ]);
 console.log(`${result.steps.length} steps: the conversation grew to ${estimator.history(full)} tokens;`);
-console.log(`the largest prompt the model got was ${largest} tokens (window ${WINDOW});`);
+console.log(
+  `the largest prompt the model got was ${largest} tokens (window ${WINDOW}) over ${step} model calls;`,
+);
 console.log(
   `Compactor keeps ${kept.history.length} messages (summary + recent steps) for this conversation.`,
 );

@@ -54,4 +54,10 @@ sizes.forEach((tokens, n) => console.log(`step ${String(n).padStart(2)}: the mod
 console.log(
   `the agent's state holds ${result.messages.length} messages, ${estimator.history(fromBaseMessages(result.messages))} tokens;`,
 );
-console.log(`the largest prompt the model got was ${Math.max(...sizes)} tokens (window ${WINDOW}).`);
+console.log(
+  `the largest prompt the model got was ${Math.max(...sizes)} tokens (window ${WINDOW}) over ${sizes.length} model calls;`,
+);
+const kept = middleware.conversations.session('django-16560')!;
+console.log(
+  `Compactor keeps ${kept.history.length} messages (summary + recent steps) for this conversation.`,
+);

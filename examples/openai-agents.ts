@@ -59,4 +59,10 @@ sizes.forEach((tokens, n) => console.log(`step ${String(n).padStart(2)}: the mod
 console.log(
   `the run's history holds ${result.history.length} items, ${estimator.history(fromAgentInputItems(result.history))} tokens;`,
 );
-console.log(`the largest input the model got was ${Math.max(...sizes)} tokens (window ${WINDOW}).`);
+console.log(
+  `the largest prompt the model got was ${Math.max(...sizes)} tokens (window ${WINDOW}) over ${sizes.length} model calls;`,
+);
+const kept = filter.conversations.session('django-16560')!;
+console.log(
+  `Compactor keeps ${kept.history.length} messages (summary + recent steps) for this conversation.`,
+);

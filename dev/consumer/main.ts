@@ -13,6 +13,7 @@ import {
   typecheck,
   type Places,
 } from './checks.js';
+import { adapterTests, frameworks, installFramework, runFramework } from './frameworks.js';
 import { indent, sh } from './shell.js';
 import { pack, tarballProblems, type PackageJson } from './tarball.js';
 
@@ -23,7 +24,9 @@ import { pack, tarballProblems, type PackageJson } from './tarball.js';
  * a projection runs, the bin works; (b) a consumer type-checks under strict nodenext and
  * bundler tsconfigs; (c) an esbuild bundle of it runs; (d) publint and Are the Types Wrong
  * pass; (e) the tarball holds no tests, fixtures or dev code; (f) (a) again under Node 24
- * (the `node` npm package). Exit code 1 when any check fails.
+ * (the `node` npm package); (g) each framework adapter in its own fresh project with only
+ * that framework installed, running the README's example for it under Node 20 and 24; (h) the repository's
+ * adapter tests under Node 24. Exit code 1 when any check fails.
  */
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixtureDir = fileURLToPath(new URL('./app/', import.meta.url));
@@ -106,7 +109,14 @@ try {
     await step(`(a) node ${process.version}: the installed bin`, () => runBin(places, pkg, process.execPath));
     // The slow, independent steps overlap: two tsc runs and the other Node installs.
     const nodes = new Map<number, string>();
+    const withFramework = new Map<string, string>();
     await Promise.all([
+      ...frameworks(repoPkg).map((fw) =>
+        step(`(g) a fresh project with the tarball and only ${fw.packages.join(' + ')}`, async () => {
+          withFramework.set(fw.entry, await installFramework(work, repoRoot, tarball, fw));
+          return '';
+        }),
+      ),
       step('(b) type-check a strict consumer: module nodenext', () =>
         typecheck(places, 'tsconfig.nodenext.json'),
       ),
@@ -130,6 +140,26 @@ try {
       );
       await step(`(f) node ${major}: the installed bin`, () => runBin(places, pkg, node));
     }
+    const binaries: Array<[string, string]> = [
+      [process.version, process.execPath],
+      ...[...nodes].map(([major, node]): [string, string] => [`${major}`, node]),
+    ];
+    // The agent loops and the adapter tests are independent: they overlap.
+    await Promise.all([
+      ...binaries.flatMap(([version, node]) =>
+        frameworks(repoPkg).map((fw) => {
+          const dir = withFramework.get(fw.entry);
+          return dir === undefined
+            ? undefined
+            : step(`(g) node ${version}: examples/${fw.entry}.ts from the tarball`, () =>
+                runFramework(dir, fw, node),
+              );
+        }),
+      ),
+      ...[...nodes].map(([major, node]) =>
+        step(`(h) node ${major}: the adapter tests (jest test/adapters)`, () => adapterTests(repoRoot, node)),
+      ),
+    ]);
   }
   if (packedOk)
     await step('(d) publint and Are the Types Wrong (esm-only)', () => lintPackage(places, tarball));

@@ -44,10 +44,14 @@ export function indent(text: string, by = '    '): string {
 export function shAsync(
   command: string,
   args: readonly string[],
-  opts: { cwd: string; allowFailure?: boolean },
+  opts: { cwd: string; allowFailure?: boolean; env?: NodeJS.ProcessEnv },
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
