@@ -16,9 +16,35 @@ export class RawNumber extends LosslessNumber {
   }
 }
 
-// A literal with a trailing fraction zero, an exponent, a minus zero or 16+ digits may not
-// survive Number → String; anything else always does, so most files skip the second parse.
-const MAY_BE_LOSSY = /\d\.\d*0(?!\d)|\d[eE][+-]?\d|-0(?![.\deE\d])|\d(?:\.?\d){15}/;
+/**
+ * True when a number literal outside strings would not survive Number → String (the test
+ * {@link parseNumber} applies). One linear scan that skips string contents: a regex over the
+ * whole text also matched digits inside strings ("2.50", hashes), so nearly every transcript
+ * took the lossless second parse (19 s and 780 MB for a 21 MB file).
+ */
+function hasLossyNumberLiteral(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
+      const literal = text.slice(i, j);
+      if (String(Number(literal)) !== literal) return true;
+      i = j - 1;
+    }
+  }
+  return false;
+}
+
+function isNumberChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d;
+}
 
 const twins = new WeakMap<object, unknown>();
 
@@ -46,7 +72,7 @@ function link(plain: unknown, lossless: unknown): boolean {
 
 /** Remembers the raw number texts of `text`, parsed plainly as `plain` (no-op when it holds none). */
 export function rememberRawNumbers(text: string, plain: unknown): void {
-  if (!isContainer(plain) || !MAY_BE_LOSSY.test(text)) return;
+  if (!isContainer(plain) || !hasLossyNumberLiteral(text)) return;
   let lossless: unknown;
   try {
     lossless = parseLossless(text, undefined, parseNumber);
