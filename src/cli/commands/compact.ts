@@ -3,20 +3,19 @@ import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { oneLine } from '../../core/text.js';
 import { parseFlags } from '../flags.js';
 import { redactSecrets } from '../../core/redact.js';
-import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
 import {
   CACHE_NOTE,
   failureLine,
-  inspectReport,
   renderCompactReport,
   routeReport,
   type CompactJsonReport,
 } from '../run-report.js';
-import { resolvePath } from '../run-options.js';
-import { checkInspectPath } from '../run-inspection.js';
-import { openRunSession } from '../run-session.js';
-import { outTarget, writeOut } from '../out-file.js';
-import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
+import { ioReport, readRunInput, type RunInput } from '../run-input.js';
+import { openRunSession, type RunSession } from '../run-session.js';
+import { writeOut } from '../out-file.js';
+import type { Message } from '../../messages/message.js';
+import type { SessionCompactionReport } from '../../session/index.js';
 
 const CompactFlagsSchema = RunFlagsSchema.extend({
   instructions: z
@@ -69,20 +68,8 @@ export const compactCommand: Command = {
   bareFlagValues: { '--inspect': '--inspect=jsonl' },
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('compact', CompactFlagsSchema, args.values);
-    const { path, shown } = sessionFileArgument('compact', args.positionals, ctx);
-    const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
-    const imported = readSessionFile(path, { from, displayName: shown });
-    const input = selectSession(imported, flags.session);
-    // Every output is checked before the session opens its store (nothing committed yet).
-    const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];
-    const out = outTarget('compact', ctx, flags.out, flags.to, {
-      path,
-      format: imported.format,
-      sessionDirs,
-    });
-    checkInspectPath('compact', flags, ctx, [path], sessionDirs);
-
-    const run = openRunSession('compact', flags, ctx, input);
+    const io = readRunInput('compact', flags, args, ctx);
+    const run = openRunSession('compact', flags, ctx, io.input);
     try {
       await run.inspection.start();
       const before = run.session.history;
@@ -91,48 +78,49 @@ export const compactCommand: Command = {
         mode: 'manual',
         instructions: flags.instructions,
         beforeCommit: (outcome) => {
-          if (out && outcome.status === 'compacted') writeOut(out, outcome.history, input);
+          if (io.out && outcome.status === 'compacted') writeOut(io.out, outcome.history, io.input);
         },
       });
       run.inspection.close();
-      const compacted = result.status === 'compacted';
-      const estimator = run.session.estimator;
-      const report: CompactJsonReport = {
-        command: 'compact',
-        file: shown,
-        format: imported.format,
-        session: input.id,
-        route: routeReport(run.session.route),
-        status: result.status,
-        mode: result.mode,
-        strategy: result.strategy,
-        requestedStrategy: result.requestedStrategy,
-        fallbackReason: result.fallbackReason,
-        summaryCalls: result.summaryCalls,
-        items: { before: result.itemsBefore, after: result.itemsAfter },
-        tokens: { before: estimator.history(before), after: estimator.history(run.session.history) },
-        elapsedMs: result.elapsedMs,
-        failure: result.failure,
-        note: compacted ? CACHE_NOTE : null,
-        out: out && compacted ? out.path : null,
-        outFormat: out && compacted ? out.format : null,
-        sessionDir: run.sessionDir,
-        boundary: result.boundary?.id ?? null,
-        inspect: inspectReport(run.inspection.target),
-      };
+      const report = compactReport(run, io, result, before);
       const text = flags.json ? JSON.stringify(report, null, 2) : renderCompactReport(report);
       ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
-      if (result.status === 'failed') {
-        ctx.stderr.write(
-          `compactor: compact: ${redactSecrets(oneLine(failureLine(result.failure)), ctx.env)}\n`,
-        );
-        return 1;
-      }
-      return 0;
+      if (result.status !== 'failed') return 0;
+      ctx.stderr.write(
+        `compactor: compact: ${redactSecrets(oneLine(failureLine(result.failure)), ctx.env)}\n`,
+      );
+      return 1;
     } finally {
       run.close(); // a run that did not finish commits nothing
     }
   },
 };
+
+/** The `compact` report (--json fields) of one pass over `before`. */
+function compactReport(
+  run: RunSession,
+  io: RunInput,
+  result: SessionCompactionReport,
+  before: readonly Message[],
+): CompactJsonReport {
+  const compacted = result.status === 'compacted';
+  const estimator = run.session.estimator;
+  return {
+    command: 'compact',
+    ...ioReport(run, io, compacted, result.boundary),
+    route: routeReport(run.session.route),
+    status: result.status,
+    mode: result.mode,
+    strategy: result.strategy,
+    requestedStrategy: result.requestedStrategy,
+    fallbackReason: result.fallbackReason,
+    summaryCalls: result.summaryCalls,
+    items: { before: result.itemsBefore, after: result.itemsAfter },
+    tokens: { before: estimator.history(before), after: estimator.history(run.session.history) },
+    elapsedMs: result.elapsedMs,
+    failure: result.failure,
+    note: compacted ? CACHE_NOTE : null,
+  };
+}
 
 export default compactCommand;

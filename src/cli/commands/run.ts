@@ -10,19 +10,12 @@ import {
   writeSessionChart,
 } from '../chart-flag.js';
 import { clearingPolicyFrom } from '../clearing-flags.js';
-import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema, sessionFileArgument } from '../run-options.js';
-import {
-  failureLine,
-  inspectReport,
-  renderRunReport,
-  routeReport,
-  type RunJsonReport,
-} from '../run-report.js';
-import { resolvePath } from '../run-options.js';
-import { checkInspectPath } from '../run-inspection.js';
-import { openRunSession } from '../run-session.js';
-import { outTarget, writeOut } from '../out-file.js';
-import { parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
+import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
+import { ioReport, readRunInput, type RunInput } from '../run-input.js';
+import { openRunSession, type RunSession } from '../run-session.js';
+import { writeOut } from '../out-file.js';
+import type { SessionTurnResult } from '../../session/index.js';
 
 const help = `Usage: compactor run FILE [route flags] [limit flags] [clearing flags] [--threshold N]
                      [--hierarchical] [--out FILE] [--session-dir DIR] [--inspect[=TARGET]] [--json]
@@ -75,62 +68,25 @@ export const runCommand: Command = {
   bareFlagValues: { '--inspect': '--inspect=jsonl' },
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('run', RunFlagsSchema.extend(CHART_FLAG_SHAPE), args.values);
-    const { path, shown } = sessionFileArgument('run', args.positionals, ctx);
-    const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
-    const imported = readSessionFile(path, { from, displayName: shown });
-    const input = selectSession(imported, flags.session);
-    // Every output is checked before the session opens its store (nothing committed yet).
-    const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];
-    const out = outTarget('run', ctx, flags.out, flags.to, { path, format: imported.format, sessionDirs });
-    checkInspectPath('run', flags, ctx, [path], sessionDirs);
+    const io = readRunInput('run', flags, args, ctx);
     const chartPath = flags.chart === undefined ? undefined : chartTarget('run', ctx, flags.chart);
-
-    const run = openRunSession('run', flags, ctx, input);
+    const run = openRunSession('run', flags, ctx, io.input);
     try {
       await run.inspection.start();
       // --out is written before the boundary commit: a failing write leaves the directory as it was.
       const result = await run.session.runTurn({
         beforeCommit: (r) => {
-          if (out && r.request !== null) writeOut(out, r.request, input);
+          if (io.out && r.request !== null) writeOut(io.out, r.request, io.input);
         },
       });
       run.inspection.close();
-      const failed = result.decision === 'failed';
-      const report: RunJsonReport = {
-        command: 'run',
-        file: shown,
-        format: imported.format,
-        session: input.id,
-        route: routeReport(run.session.route),
-        decision: result.decision,
-        guardReason: result.guardReason,
-        strategy: result.strategy,
-        fallbackReason: result.fallbackReason,
-        summaryCalls: result.summaryCalls,
-        tokens: result.tokens,
-        clearing: result.clearing,
-        items: result.items,
-        pressureTokens:
-          result.tokens.afterClearing === null
-            ? null
-            : result.tokens.afterClearing + Math.max(0, run.session.limits.prefixTokens ?? 0),
-        finalPressureTokens: result.pressureTokens,
-        thresholdTokens: result.thresholdTokens,
-        capacity: run.session.budgets.capacity,
-        elapsedMs: result.elapsedMs,
-        failure: result.compaction?.failure ?? null,
-        out: out && !failed ? out.path : null,
-        outFormat: out && !failed ? out.format : null,
-        sessionDir: run.sessionDir,
-        boundary: result.boundary?.id ?? null,
-        inspect: inspectReport(run.inspection.target),
-      };
+      const report = runReport(run, io, result);
       if (chartPath !== undefined)
         await writeSessionChart(
           chartPath,
           {
-            messages: input.messages,
-            title: `${shown} — tokens per turn (window ${run.session.budgets.capacity ?? '?'})`,
+            messages: io.input.messages,
+            title: `${io.shown} — tokens per turn (window ${run.session.budgets.capacity ?? '?'})`,
           },
           {
             limits: run.session.limits,
@@ -140,15 +96,38 @@ export const runCommand: Command = {
         );
       const text = flags.json ? JSON.stringify(report, null, 2) : renderRunReport(report);
       ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);
-      if (failed) {
-        ctx.stderr.write(`compactor: run: ${redactSecrets(oneLine(failureLine(report.failure)), ctx.env)}\n`);
-        return 1;
-      }
-      return 0;
+      if (result.decision !== 'failed') return 0;
+      ctx.stderr.write(`compactor: run: ${redactSecrets(oneLine(failureLine(report.failure)), ctx.env)}\n`);
+      return 1;
     } finally {
       run.close(); // a run that did not finish commits nothing
     }
   },
 };
+
+/** The `run` report (--json fields) of one turn. */
+function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): RunJsonReport {
+  const failed = result.decision === 'failed';
+  const prefix = Math.max(0, run.session.limits.prefixTokens ?? 0);
+  return {
+    command: 'run',
+    ...ioReport(run, io, !failed, result.boundary),
+    route: routeReport(run.session.route),
+    decision: result.decision,
+    guardReason: result.guardReason,
+    strategy: result.strategy,
+    fallbackReason: result.fallbackReason,
+    summaryCalls: result.summaryCalls,
+    tokens: result.tokens,
+    clearing: result.clearing,
+    items: result.items,
+    pressureTokens: result.tokens.afterClearing === null ? null : result.tokens.afterClearing + prefix,
+    finalPressureTokens: result.pressureTokens,
+    thresholdTokens: result.thresholdTokens,
+    capacity: run.session.budgets.capacity,
+    elapsedMs: result.elapsedMs,
+    failure: result.compaction?.failure ?? null,
+  };
+}
 
 export default runCommand;
