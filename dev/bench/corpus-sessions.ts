@@ -43,12 +43,13 @@ export function loadCorpusSessions(dir: string): { sessions: CorpusSession[]; fa
 }
 
 /**
- * SYNTHETIC long sessions (names start with `synthetic:`), from about 100k to about 220k
- * tokens, so every peer's trigger (up to Anthropic's 100k) is reached in part of the corpus.
+ * SYNTHETIC long sessions (names start with `synthetic:`), from about 130k to about 250k
+ * tokens, so every peer's trigger (up to Anthropic's 100k input tokens) is passed in each of
+ * them at the 200k window (a session of 100k barely reached it and the peers did not fire).
  */
 export function syntheticLongSessions(count: number): CorpusSession[] {
   return Array.from({ length: count }, (_, k) => {
-    const tokens = Math.round(100_000 + (120_000 * k) / Math.max(1, count - 1));
+    const tokens = Math.round(130_000 + (120_000 * k) / Math.max(1, count - 1));
     const messages = syntheticAgentSession({ targetChars: tokens * 4, seed: 1_000 + k });
     return {
       name: `synthetic:long-${String(k + 1).padStart(2, '0')}-${Math.round(tokens / 1000)}k`,

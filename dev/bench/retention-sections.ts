@@ -166,7 +166,7 @@ export function choiceSection(
   check: ReadonlyMap<number, PolicyRun[]>,
 ): BenchSection {
   const rows: Array<Array<string | number>> = [];
-  for (const name of [...new Set([chosen, 'compactor'])])
+  for (const name of [...new Set([chosen, 'compactor', 'compactor-vtcode'])])
     for (const [half, byWindow] of [
       ['tuning', tuning],
       ['check', check],
@@ -185,16 +185,16 @@ export function choiceSection(
     rows,
     notes: [
       `Tuning scores (windows on the frontier + wins over no clearing at 32k/64k; tie: mean recall): ${scores.map((s) => `${s.name} ${s.score} (${pct(s.meanRecall)})`).join('; ')}.`,
-      `Chosen: ${chosen}. "compactor" is the seed's (VT Code) defaults, which remain the library defaults.`,
+      `Chosen: ${chosen}${chosen === 'compactor' ? ' (the library defaults)' : ' — NOT the library defaults'}. "compactor" is the library's defaults (preset compactor); "compactor-vtcode" is the seed's VT Code defaults (--preset vtcode).`,
     ],
   };
 }
 
-/** The measured effect of each cache-aware option against the seed's defaults, per window, all sessions. */
+/** The measured effect of each Compactor setting against the seed's defaults (preset vtcode), per window, all sessions. */
 export function cacheOptionsSection(byWindow: ReadonlyMap<number, PolicyRun[]>): BenchSection {
   const rows: Array<Array<string | number>> = [];
   for (const [w, runs] of byWindow) {
-    const base = runs.find((r) => r.policy.name === 'compactor');
+    const base = runs.find((r) => r.policy.name === 'compactor-vtcode');
     if (!base) continue;
     for (const r of runs.filter((x) => x.policy.source === 'compactor' && x !== base)) {
       const dc = costOf(r) - costOf(base);
@@ -214,7 +214,8 @@ export function cacheOptionsSection(byWindow: ReadonlyMap<number, PolicyRun[]>):
     }
   }
   return {
-    title: 'Cache-aware options: measured effect against the seed defaults (all sessions)',
+    title:
+      'Compactor settings and cache-aware options: measured effect against the seed defaults (preset vtcode, all sessions)',
     headers: ['window', 'setting', 'Δ $ (anthropic)', 'Δ recall', 'cache-read share', 'summary calls'],
     rows,
   };
@@ -255,4 +256,40 @@ export function failuresSection(byWindow: ReadonlyMap<number, PolicyRun[]>): Ben
         headers: ['window', 'policy', 'session', 'error'],
         rows,
       };
+}
+
+/**
+ * The headline table: per window, recall, tokens and dollars of every policy on one half, a
+ * star when it is on the admissible frontier (what the README's benchmark section shows).
+ */
+export function headlineTable(
+  byWindow: ReadonlyMap<number, PolicyRun[]>,
+  half: string,
+  sessions: number,
+): BenchSection {
+  const windows = [...byWindow.keys()];
+  const first = byWindow.get(windows[0]) ?? [];
+  const compactor = first.filter((r) => r.policy.source === 'compactor');
+  const shown = [
+    ...first.filter((r) => r.policy.source !== 'compactor'),
+    ...['compactor', 'compactor-vtcode'].flatMap((n) => compactor.filter((r) => r.policy.name === n)),
+  ];
+  return {
+    title: `Headline: ${half} half, every window (${sessions} sessions; recall, tokens, ${PRIMARY_PRICE.provider} dollars; * = on the admissible frontier)`,
+    headers: ['policy', ...windows.map(k)],
+    rows: shown.map((r0) => [
+      r0.policy.name,
+      ...windows.map((w) => {
+        const runs = byWindow.get(w) ?? [];
+        const r = runs.find((x) => x.policy.name === r0.policy.name);
+        if (!r) return '—';
+        const star = isAdmissible(r) && dominators(r, runs, true).length === 0 ? ' *' : '';
+        const admissible = isAdmissible(r) ? '' : ' (inadmissible)';
+        return `${pct(recallOf(r.totals))}, ${(totalTokensOf(r.totals) / 1e6).toFixed(2)}M, ${usd(costOf(r))}${star}${admissible}`;
+      }),
+    ]),
+    notes: [
+      'tokens = request tokens plus summary-call input, in millions; the frontier is computed among every policy and setting of that window.',
+    ],
+  };
 }

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import type { ClearingPolicy } from '../projection/index.js';
+import { CLEARING_PRESET_NAMES, type ClearingPolicy } from '../projection/index.js';
 import type { CommandContext } from './command.js';
 import { flag } from './flags.js';
 
 /** parseArgs options of the tool-result clearing flags (`project`, `run`, `compact`). */
 export const CLEARING_OPTIONS = {
+  preset: { type: 'string' },
   'keep-tool-uses': { type: 'string' },
   'keep-recent-batches': { type: 'string' },
   'no-clear-inputs': { type: 'boolean' },
@@ -15,6 +16,7 @@ export const CLEARING_OPTIONS = {
 
 /** zod shape of {@link CLEARING_OPTIONS}, to extend a command's flag schema with. */
 export const CLEARING_FLAG_SHAPE = {
+  preset: z.enum(CLEARING_PRESET_NAMES).optional(),
   'keep-tool-uses': flag.nonNegInt.optional(),
   'keep-recent-batches': flag.nonNegInt.optional(),
   'no-clear-inputs': z.boolean().optional(),
@@ -26,12 +28,14 @@ export const CLEARING_FLAG_SHAPE = {
 /** Parsed clearing flags (plus `--evidence-ratio`, which the limit flags carry). */
 export type ClearingFlags = z.infer<z.ZodObject<typeof CLEARING_FLAG_SHAPE>> & { 'evidence-ratio'?: number };
 
-/** Clearing policy: config `toolResultClearing` with the clearing flags on top. */
+/** Clearing policy: the preset (flag, else config), config `toolResultClearing`, the clearing flags on top. */
 export function clearingPolicyFrom(
   flags: ClearingFlags,
   ctx: Pick<CommandContext, 'config'>,
 ): Partial<ClearingPolicy> {
+  const preset = flags.preset ?? ctx.config.preset;
   return {
+    ...(preset !== undefined ? { preset } : {}),
     ...ctx.config.toolResultClearing,
     ...(flags['keep-tool-uses'] !== undefined ? { keepToolUses: flags['keep-tool-uses'] } : {}),
     ...(flags['keep-recent-batches'] !== undefined
@@ -46,7 +50,10 @@ export function clearingPolicyFrom(
 }
 
 /** Help lines of the cache-aware clearing flags (shared by every command that takes clearing flags). */
-export const CACHE_AWARE_HELP = `  --clear-at-least N        clear only in steps that free at least N tokens, so the
+export const CACHE_AWARE_HELP = `  --preset NAME             clearing preset: compactor (default: keep tool results
+                            until compaction, which waits while the prompt cache is
+                            intact) or vtcode (VT Code's clearing from 40,000 tokens)
+  --clear-at-least N        clear only in steps that free at least N tokens, so the
                             request prefix stays cached between steps (default 0: off)
   --compaction-waits-for-cache-break
                             put compaction off (up to halfway to the prompt budget)

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import { HTTP_LIMITS_SHAPE } from '../providers/http-limits.js';
+import { CLEARING_PRESET_NAMES } from '../projection/index.js';
 
 const nonNeg = z.number().int().nonnegative();
 
@@ -15,6 +16,8 @@ const nonNeg = z.number().int().nonnegative();
 export const CompactorConfigSchema = z
   .object({
     encoding: z.enum(['o200k_base', 'cl100k_base', 'chars']).optional(),
+    // Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults).
+    preset: z.enum(CLEARING_PRESET_NAMES).optional(),
     limits: z
       .object({
         capacity: nonNeg.optional(),

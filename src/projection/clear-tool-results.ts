@@ -53,7 +53,7 @@ export function clearOldToolResultsWithRecentBatches(
 
   if (!policy.enabled || messages.length === 0 || total < localTrigger) {
     const reason = !policy.enabled
-      ? 'clearing disabled (toolResultClearing.enabled = false)'
+      ? 'clearing off (toolResultClearing.enabled is false, as in the default compactor preset)'
       : `below trigger: ${total} < ${localTrigger} tokens (C1)`;
     const perTool = toolStats(messages, pairing, tokens, () => false);
     return { messages, diagnostics: { ...base, reason, perTool } };

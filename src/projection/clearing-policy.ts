@@ -1,10 +1,17 @@
 /**
  * The `toolResultClearing` policy (SPEC §5): local, request-only clearing of old tool
- * results. Defaults are VT Code's current ones.
+ * results. Two named presets: `compactor` (the defaults, chosen on the retention pilot's
+ * tuning half) and `vtcode` (the seed's VT Code defaults, SPEC §5 as written).
  */
+
+/** Names of the clearing presets. */
+export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
+export type ClearingPresetName = (typeof CLEARING_PRESET_NAMES)[number];
 
 /** Local tool-result clearing settings (SPEC §5). */
 export interface ClearingPolicy {
+  /** The preset the other fields start from (default `compactor`). */
+  preset: ClearingPresetName;
   /** `false` turns local clearing off entirely. */
   enabled: boolean;
   /** Configured trigger; the effective one is capped by the history budget (B3). */
@@ -38,8 +45,12 @@ export interface ClearingPolicy {
 /** B4: the evidence window is half the local trigger. */
 export const DEFAULT_EVIDENCE_WINDOW_RATIO = 0.5;
 
-/** Defaults: enabled, trigger 40,000, keep 2 tool uses and 2 recent batches, clear inputs. */
-export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
+/**
+ * The seed's VT Code defaults (preset `vtcode`): enabled, trigger 40,000, keep 2 tool uses and
+ * 2 recent batches, clear inputs, clear everything eligible at once, compact at the threshold.
+ */
+export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
+  preset: 'vtcode',
   enabled: true,
   triggerTokens: 40_000,
   keepToolUses: 2,
@@ -50,32 +61,59 @@ export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   compactionWaitsForCacheBreak: false,
 });
 
+/**
+ * The defaults (preset `compactor`): with a prompt cache, every clearing step rewrites the
+ * cached prefix, and on the retention pilot's tuning half no clearing setting paid for that
+ * rewrite; keeping results until compaction and letting compaction wait while the cache is
+ * intact kept more evidence for fewer dollars. Clearing stays one option away
+ * (`enabled: true` keeps VT Code's rules, or preset `vtcode`).
+ */
+export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
+  ...VTCODE_CLEARING_POLICY,
+  preset: 'compactor',
+  enabled: false,
+  compactionWaitsForCacheBreak: true,
+});
+
+/** Every preset by name. */
+export const CLEARING_PRESETS: Readonly<Record<ClearingPresetName, Readonly<ClearingPolicy>>> = Object.freeze(
+  {
+    compactor: DEFAULT_CLEARING_POLICY,
+    vtcode: VTCODE_CLEARING_POLICY,
+  },
+);
+
+/** True for the name of a clearing preset. */
+export function isClearingPreset(value: unknown): value is ClearingPresetName {
+  return typeof value === 'string' && Object.hasOwn(CLEARING_PRESETS, value);
+}
+
 /** True for a usable evidence window ratio: a finite number in (0, 1]. */
 export function isEvidenceWindowRatio(value: unknown): value is number {
   return typeof value === 'number' && value > 0 && value <= 1;
 }
 
 /**
- * Fills a partial policy with the defaults; counts are coerced to non-negative integers and an
+ * Fills a partial policy from its preset (default `compactor`); counts are coerced to non-negative integers and an
  * evidence window ratio outside (0, 1] (or NaN) falls back to the B4 default 0.5.
  */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
   const count = (v: number | undefined, d: number): number =>
     v === undefined || Number.isNaN(v) ? d : Math.max(0, Math.floor(Math.min(v, Number.MAX_SAFE_INTEGER)));
+  // An unknown name (only possible past the zod schemas) falls back like the other fields.
+  const preset = isClearingPreset(partial.preset) ? partial.preset : DEFAULT_CLEARING_POLICY.preset;
+  const base = CLEARING_PRESETS[preset];
   return {
-    enabled: partial.enabled ?? DEFAULT_CLEARING_POLICY.enabled,
-    triggerTokens: count(partial.triggerTokens, DEFAULT_CLEARING_POLICY.triggerTokens),
-    keepToolUses: count(partial.keepToolUses, DEFAULT_CLEARING_POLICY.keepToolUses),
-    keepRecentToolBatches: count(
-      partial.keepRecentToolBatches,
-      DEFAULT_CLEARING_POLICY.keepRecentToolBatches,
-    ),
-    clearToolInputs: partial.clearToolInputs ?? DEFAULT_CLEARING_POLICY.clearToolInputs,
+    preset,
+    enabled: partial.enabled ?? base.enabled,
+    triggerTokens: count(partial.triggerTokens, base.triggerTokens),
+    keepToolUses: count(partial.keepToolUses, base.keepToolUses),
+    keepRecentToolBatches: count(partial.keepRecentToolBatches, base.keepRecentToolBatches),
+    clearToolInputs: partial.clearToolInputs ?? base.clearToolInputs,
     evidenceWindowRatio: isEvidenceWindowRatio(partial.evidenceWindowRatio)
       ? partial.evidenceWindowRatio
       : DEFAULT_EVIDENCE_WINDOW_RATIO,
-    clearAtLeast: count(partial.clearAtLeast, DEFAULT_CLEARING_POLICY.clearAtLeast),
-    compactionWaitsForCacheBreak:
-      partial.compactionWaitsForCacheBreak ?? DEFAULT_CLEARING_POLICY.compactionWaitsForCacheBreak,
+    clearAtLeast: count(partial.clearAtLeast, base.clearAtLeast),
+    compactionWaitsForCacheBreak: partial.compactionWaitsForCacheBreak ?? base.compactionWaitsForCacheBreak,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Estimator } from '../estimate/estimator.js';
+import { CLEARING_PRESET_NAMES } from './clearing-policy.js';
 
 /**
  * zod schemas of the projection options. The names are the library's one vocabulary: the
@@ -11,6 +12,7 @@ const count = z.number().int().nonnegative();
 /** A partial tool-result clearing policy (the session's `policy`, the config's `toolResultClearing`). */
 export const ClearingPolicyOptionsSchema = z
   .strictObject({
+    preset: z.enum(CLEARING_PRESET_NAMES),
     enabled: z.boolean(),
     triggerTokens: count,
     keepToolUses: count,

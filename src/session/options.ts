@@ -3,7 +3,12 @@ import type { LoopGuardPolicy } from '../../machines/index.js';
 import { parseOptions } from '../core/parse-options.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { JsonSchema, MessageSchema, type Message } from '../messages/message.js';
-import { ClearingPolicyOptionsSchema, type ClearingPolicy } from '../projection/index.js';
+import {
+  CLEARING_PRESET_NAMES,
+  ClearingPolicyOptionsSchema,
+  type ClearingPolicy,
+  type ClearingPresetName,
+} from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import { HttpOptionsSchema } from '../providers/http-limits.js';
 import type { SummaryClient } from '../providers/types.js';
@@ -54,7 +59,12 @@ export interface CompactorSessionOptions {
   /** Summary/compaction route (default `{ provider: 'offline' }`). */
   route?: SessionRouteOptions;
   limits?: SessionLimits;
-  /** Tool-result clearing policy (§5); missing fields take the defaults. */
+  /**
+   * Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults); the
+   * same as `policy.preset`, which wins when both are given.
+   */
+  preset?: ClearingPresetName;
+  /** Tool-result clearing policy (§5); missing fields take the preset's values. */
   policy?: Partial<ClearingPolicy>;
   compaction?: CompactionSettings;
   /** L4 two-band local summaries. */
@@ -143,6 +153,7 @@ export const SessionOptionsSchema = z.object({
       summaryOutputLimit: z.number().int().positive().optional(),
     })
     .optional(),
+  preset: z.enum(CLEARING_PRESET_NAMES).optional(),
   policy: ClearingPolicyOptionsSchema.optional(),
   compaction: z
     .strictObject({

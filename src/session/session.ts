@@ -66,7 +66,12 @@ class Session implements CompactorSession {
   private turns = 0;
 
   constructor(options: CompactorSessionOptions) {
-    const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
+    const parsed = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
+    // The top-level preset is shorthand for policy.preset (which wins when both are given).
+    const data =
+      parsed.preset === undefined
+        ? parsed
+        : { ...parsed, policy: { preset: parsed.preset, ...parsed.policy } };
     const route = withSummarizer(
       resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http),
       options.summarizer,

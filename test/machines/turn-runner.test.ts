@@ -39,8 +39,11 @@ function session(rounds: number): Message[] {
   return h;
 }
 
+// The seed's VT Code preset: these tests check clearing and compaction at the H5 threshold (SPEC numbers).
+const policy = { preset: 'vtcode' } as const;
+
 function runner(summarizer: FakeSummarizer, extra: Partial<TurnRunnerDeps> = {}) {
-  return createTurnRunner({ estimator, limits, compaction: { summarizer }, ...extra });
+  return createTurnRunner({ estimator, limits, policy, compaction: { summarizer }, ...extra });
 }
 
 describe('turn runner with the real projection functions', () => {
@@ -112,7 +115,7 @@ describe('turn runner with the real projection functions', () => {
       reinjectBudgetTokens: 0,
     });
     const history = session(10);
-    const result = await createTurnRunner({ estimator, limits, compaction: { summarizer } }).runTurn({
+    const result = await createTurnRunner({ estimator, limits, policy, compaction: { summarizer } }).runTurn({
       turnId: 't-empty',
       history,
     });

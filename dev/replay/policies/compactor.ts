@@ -1,5 +1,5 @@
 import { projectRequest } from '../../../src/projection/project-request.js';
-import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js';
+import { completeClearingPolicy, type ClearingPolicy } from '../../../src/projection/clearing-policy.js';
 import type { RetentionPolicy } from '../types.js';
 
 /** Every policy's baseline: the history as it is (after pairing repair), nothing cleared. */
@@ -10,47 +10,7 @@ export const noClearingPolicy: RetentionPolicy = {
   project: (history) => Promise.resolve(history),
 };
 
-/**
- * Compactor's projection (SPEC §5) with its defaults, or with `keepRecentToolBatches`
- * overridden: the bounded retention pilot compares settings 2 (default) and 0.
- */
-export function compactorPolicy(keepRecentToolBatches?: number): RetentionPolicy {
-  const name = keepRecentToolBatches === undefined ? 'compactor' : `compactor-keep${keepRecentToolBatches}`;
-  return {
-    name,
-    description:
-      keepRecentToolBatches === undefined
-        ? 'Compactor defaults: trigger min(40,000, 3/5 of history budget), evidence window = trigger/2, keep 2 tool uses + 2 recent batches (C1–C7).'
-        : `Compactor with keepRecentToolBatches = ${keepRecentToolBatches} (retention pilot setting), other defaults unchanged.`,
-    source: 'compactor',
-    project(history, ctx) {
-      const policy = keepRecentToolBatches === undefined ? undefined : { keepRecentToolBatches };
-      return Promise.resolve(
-        projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
-      );
-    },
-  };
-}
-
-/**
- * Compactor with the opt-in `evidenceWindowRatio` (evidence budget = floor(local trigger × ratio)
- * instead of B4's / 2), other defaults unchanged: the pilot measures where wider windows land.
- */
-export function compactorEvidencePolicy(evidenceWindowRatio: number): RetentionPolicy {
-  return {
-    name: `compactor-evidence-${evidenceWindowRatio}`,
-    description: `Compactor defaults with evidenceWindowRatio = ${evidenceWindowRatio} (opt-in; evidence window = ${evidenceWindowRatio} × trigger instead of B4's 0.5).`,
-    source: 'compactor',
-    project(history, ctx) {
-      const policy = { evidenceWindowRatio };
-      return Promise.resolve(
-        projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
-      );
-    },
-  };
-}
-
-/** A named Compactor setting: the library's projection with `policy` over the defaults. */
+/** A named Compactor setting: the library's projection with `policy` over its preset (default `compactor`). */
 export function compactorVariant(
   name: string,
   policy: Partial<ClearingPolicy>,
@@ -60,11 +20,50 @@ export function compactorVariant(
     name,
     description,
     source: 'compactor',
-    compactionWaitsForCacheBreak: policy.compactionWaitsForCacheBreak === true,
+    // The replay runs compaction itself, so it reads the complete policy's choice (the preset's default included).
+    compactionWaitsForCacheBreak: completeClearingPolicy(policy).compactionWaitsForCacheBreak,
     project(history, ctx) {
       return Promise.resolve(
         projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
       );
     },
   };
+}
+
+/** Compactor with its defaults (preset `compactor`: no clearing before compaction, compaction waits for a cache break). */
+export function compactorPolicy(): RetentionPolicy {
+  return compactorVariant(
+    'compactor',
+    {},
+    'Compactor defaults (preset compactor): tool results kept until compaction; compaction waits, up to halfway to the prompt budget, while the cached prefix is intact.',
+  );
+}
+
+/**
+ * The seed's VT Code defaults (preset `vtcode`), or with `keepRecentToolBatches` overridden:
+ * the bounded retention pilot compares settings 2 (default) and 0.
+ */
+export function compactorVtcodePolicy(keepRecentToolBatches?: number): RetentionPolicy {
+  const keep = keepRecentToolBatches === undefined ? {} : { keepRecentToolBatches };
+  return compactorVariant(
+    keepRecentToolBatches === undefined
+      ? 'compactor-vtcode'
+      : `compactor-vtcode-keep${keepRecentToolBatches}`,
+    { preset: 'vtcode', ...keep },
+    keepRecentToolBatches === undefined
+      ? 'Compactor, preset vtcode (the seed): trigger min(40,000, 3/5 of history budget), evidence window = trigger/2, keep 2 tool uses + 2 recent batches (C1–C7).'
+      : `Compactor, preset vtcode with keepRecentToolBatches = ${keepRecentToolBatches}.`,
+  );
+}
+
+/**
+ * The vtcode preset with the opt-in `evidenceWindowRatio` (evidence budget = floor(local trigger × ratio)
+ * instead of B4's / 2): the pilot measures where wider windows land.
+ */
+export function compactorEvidencePolicy(evidenceWindowRatio: number): RetentionPolicy {
+  return compactorVariant(
+    `compactor-evidence-${evidenceWindowRatio}`,
+    { preset: 'vtcode', evidenceWindowRatio },
+    `Compactor, preset vtcode with evidenceWindowRatio = ${evidenceWindowRatio} (evidence window = ${evidenceWindowRatio} × trigger instead of B4's 0.5).`,
+  );
 }

@@ -2,7 +2,13 @@ import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js'
 import type { RetentionPolicy } from '../types.js';
 import { aiSdkPrunePolicy } from './ai-sdk-prune.js';
 import { anthropicClearToolUsesPolicy } from './anthropic-clear-tool-uses.js';
-import { compactorEvidencePolicy, compactorPolicy, compactorVariant, noClearingPolicy } from './compactor.js';
+import {
+  compactorEvidencePolicy,
+  compactorPolicy,
+  compactorVariant,
+  compactorVtcodePolicy,
+  noClearingPolicy,
+} from './compactor.js';
 import { geminiMaskPolicy } from './gemini-mask.js';
 import { keepLastMessagesPolicy } from './keep-last-messages.js';
 import { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-policies.js';
@@ -11,7 +17,7 @@ import { vtcodePerResultPolicy } from './vtcode-per-result.js';
 
 export { aiSdkPrunePolicy, AI_SDK_PRUNE_OPTIONS } from './ai-sdk-prune.js';
 export * from './anthropic-clear-tool-uses.js';
-export { compactorEvidencePolicy, compactorPolicy, compactorVariant, noClearingPolicy } from './compactor.js';
+export * from './compactor.js';
 export * from './gemini-mask.js';
 export * from './keep-last-messages.js';
 export { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-policies.js';
@@ -19,16 +25,17 @@ export * from './opencode-prune.js';
 export * from './vtcode-per-result.js';
 
 /**
- * Every policy the retention pilot compares, in report order (baselines first, Compactor last,
- * then the opt-in evidence window ratios 0.75 and 0.9).
+ * Every policy the bounded pilot compares, in report order (baselines first, then Compactor's
+ * vtcode preset with 0 and 2 recent batches, its opt-in evidence ratios 0.75 and 0.9, and the defaults).
  */
 export function allPolicies(): RetentionPolicy[] {
   return [
     ...peerPolicies(),
-    compactorPolicy(0),
-    compactorPolicy(),
+    compactorVtcodePolicy(0),
+    compactorVtcodePolicy(),
     compactorEvidencePolicy(0.75),
     compactorEvidencePolicy(0.9),
+    compactorPolicy(),
   ];
 }
 
@@ -47,7 +54,10 @@ export function peerPolicies(): RetentionPolicy[] {
   ];
 }
 
-/** The Compactor settings the defaults are chosen from (issue 16): the seed's, wider evidence, batching, waiting. */
+/**
+ * The Compactor settings the defaults are chosen from (issue 16), the seed's first (ties go to
+ * it): the vtcode preset plain and cache-aware, the defaults, and the defaults with clearing on.
+ */
 export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
     `clear in steps of at least ${n.toLocaleString('en-US')} tokens (clearAtLeast)`;
@@ -55,17 +65,23 @@ export function compactorCandidates(): RetentionPolicy[] {
   const variant = (name: string, policy: Partial<ClearingPolicy>, what: string[]) =>
     compactorVariant(name, policy, `Compactor, ${what.join(', ')}.`);
   return [
+    compactorVtcodePolicy(),
+    variant('vtcode-batch-5k', { preset: 'vtcode', clearAtLeast: 5_000 }, ['preset vtcode', batch(5_000)]),
+    variant(
+      'vtcode-evidence-0.9-batch-5k-wait',
+      { preset: 'vtcode', evidenceWindowRatio: 0.9, clearAtLeast: 5_000, compactionWaitsForCacheBreak: true },
+      ['preset vtcode', 'evidence 0.9', batch(5_000), wait],
+    ),
     compactorPolicy(),
-    variant('compactor-batch-2k', { clearAtLeast: 2_000 }, [batch(2_000)]),
-    variant('compactor-batch-5k', { clearAtLeast: 5_000 }, [batch(5_000)]),
-    variant('compactor-batch-5k-wait', { clearAtLeast: 5_000, compactionWaitsForCacheBreak: true }, [
-      batch(5_000),
+    variant('compactor-clearing-batch-10k', { enabled: true, clearAtLeast: 10_000 }, [
+      'defaults with clearing on',
+      batch(10_000),
       wait,
     ]),
     variant(
-      'compactor-evidence-0.9-batch-5k-wait',
-      { evidenceWindowRatio: 0.9, clearAtLeast: 5_000, compactionWaitsForCacheBreak: true },
-      ['evidence 0.9', batch(5_000), wait],
+      'compactor-clearing-evidence-0.9-batch-10k',
+      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 10_000 },
+      ['defaults with clearing on', 'evidence 0.9', batch(10_000), wait],
     ),
   ];
 }

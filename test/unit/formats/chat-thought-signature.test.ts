@@ -38,7 +38,7 @@ describe('openai-chat export keeps Gemini thought signatures (C7, D2)', () => {
       estimator: est,
       localTrigger: 100,
       evidenceBudget: 0,
-      policy: { keepToolUses: 0 },
+      policy: { preset: 'vtcode', keepToolUses: 0 },
     });
     expect(cleared.diagnostics.clearedResults).toBeGreaterThan(0);
     const out = JSON.parse(

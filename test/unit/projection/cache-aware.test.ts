@@ -3,10 +3,10 @@ import { msg, type Message } from '../../../src/messages/message.js';
 import {
   cacheAwareThreshold,
   clearInSteps,
-  clearOldToolResultsWithRecentBatches,
   completeClearingPolicy,
   sharedPrefixLength,
 } from '../../../src/projection/index.js';
+import { clearOldToolResultsWithRecentBatches } from './vtcode-preset.js';
 import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
 
 const est = charsEstimator();
@@ -27,8 +27,16 @@ const clear = (h: readonly Message[], clearAtLeast: number) =>
   });
 
 describe('cache-aware clearing (issue 16)', () => {
-  it('C1: clearAtLeast defaults to 0 and compaction does not wait unless asked', () => {
+  it('C1: clearAtLeast defaults to 0; compaction waits for a cache break by default (preset compactor), not in preset vtcode', () => {
     expect(completeClearingPolicy({})).toMatchObject({
+      preset: 'compactor',
+      enabled: false,
+      clearAtLeast: 0,
+      compactionWaitsForCacheBreak: true,
+    });
+    expect(completeClearingPolicy({ preset: 'vtcode' })).toMatchObject({
+      preset: 'vtcode',
+      enabled: true,
       clearAtLeast: 0,
       compactionWaitsForCacheBreak: false,
     });

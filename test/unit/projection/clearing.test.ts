@@ -4,11 +4,10 @@ import {
   CLEARED_INPUT_PLACEHOLDER,
   DEFAULT_CLEARING_POLICY,
   MAX_KEPT_INPUT_BYTES,
-  clearOldToolResults,
-  clearOldToolResultsWithRecentBatches,
   clearedResultText,
   isRequestHistoryValid,
 } from '../../../src/projection/index.js';
+import { clearOldToolResults, clearOldToolResultsWithRecentBatches } from './vtcode-preset.js';
 import { createEstimator } from '../../../src/estimate/estimator.js';
 import { batch, body, call, charsEstimator, deepFreeze, isStub } from './helpers.js';
 
@@ -61,7 +60,7 @@ describe('clearing: trigger (C1)', () => {
       localTrigger: 1,
     });
     expect(r.messages).toBe(h);
-    expect(r.diagnostics.reason).toMatch(/disabled/);
+    expect(r.diagnostics.reason).toMatch(/clearing off/);
   });
 });
 

@@ -3,13 +3,12 @@ import fc from 'fast-check';
 import { msg, type Message } from '../../../src/messages/message.js';
 import {
   DEFAULT_CLEARING_POLICY,
-  clearOldToolResultsWithRecentBatches,
   completeClearingPolicy,
-  projectRequest,
   resolveBudgets,
   resolveEvidenceBudget,
   type Limits,
 } from '../../../src/projection/index.js';
+import { clearOldToolResultsWithRecentBatches, projectRequest } from './vtcode-preset.js';
 import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;

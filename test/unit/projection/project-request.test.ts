@@ -1,11 +1,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { msg, type Message } from '../../../src/messages/message.js';
-import {
-  analyzePairing,
-  clearOldToolResults,
-  isRequestHistoryValid,
-  projectRequest,
-} from '../../../src/projection/index.js';
+import { analyzePairing, isRequestHistoryValid } from '../../../src/projection/index.js';
+import { clearOldToolResults, projectRequest } from './vtcode-preset.js';
 import { createEstimator } from '../../../src/estimate/estimator.js';
 import { batch, call, body, charsEstimator, deepFreeze, isStub } from './helpers.js';
 import { readmeSession } from '../../fixtures/projection/readme-session.js';

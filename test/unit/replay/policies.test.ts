@@ -8,6 +8,7 @@ import {
   allPolicies,
   compactorEvidencePolicy,
   compactorPolicy,
+  compactorVtcodePolicy,
   geminiMaskPolicy,
   keepLastMessagesPolicy,
   langchainClearToolUsesPolicy,
@@ -88,21 +89,28 @@ describe('re-implemented peer policies (retention pilot)', () => {
     expect(out.length).toBeLessThanOrEqual(6);
     expect(isRequestHistoryValid(out)).toBe(true);
   });
-  it('§14 / pilot: Compactor settings 0 and 2 differ only in the count rule', async () => {
+  it('§14 / pilot: Compactor settings 0 and 2 (vtcode preset) differ only in the count rule', async () => {
     const tight = contextFor({ capacity: 128_000, reservedOutput: 8_000 });
-    const a = await compactorPolicy(0).project(big, tight);
-    const b = await compactorPolicy().project(big, tight);
+    const a = await compactorVtcodePolicy(0).project(big, tight);
+    const b = await compactorVtcodePolicy().project(big, tight);
     expect(unchanged(big, b)).toBeGreaterThanOrEqual(unchanged(big, a));
   });
-  it('B4/C2 pilot: opt-in evidence ratios 0.75 and 0.9 keep more results verbatim than the defaults', async () => {
+  it('B4/C2 pilot: opt-in evidence ratios 0.75 and 0.9 keep more results verbatim than the vtcode preset', async () => {
     const tight = contextFor({ capacity: 128_000, reservedOutput: 8_000 });
-    const half = unchanged(big, await compactorPolicy().project(big, tight));
+    const half = unchanged(big, await compactorVtcodePolicy().project(big, tight));
     const r75 = unchanged(big, await compactorEvidencePolicy(0.75).project(big, tight));
     const r90 = unchanged(big, await compactorEvidencePolicy(0.9).project(big, tight));
     expect(r75).toBeGreaterThan(half);
     expect(r90).toBeGreaterThan(r75);
   });
-  it('B4 pilot: the existing policies keep their names and order; the evidence variants come last', () => {
+  it('pilot: the defaults (preset compactor) send the history unchanged where the vtcode preset clears', async () => {
+    const tight = contextFor({ capacity: 128_000, reservedOutput: 8_000 });
+    expect(await compactorPolicy().project(big, tight)).toEqual(big);
+    expect(unchanged(big, await compactorVtcodePolicy().project(big, tight))).toBeLessThan(big.length);
+    expect(compactorPolicy().compactionWaitsForCacheBreak).toBe(true);
+    expect(compactorVtcodePolicy().compactionWaitsForCacheBreak).toBe(false);
+  });
+  it('B4 pilot: the existing policies keep their names and order; the evidence variants and the defaults come last', () => {
     expect(allPolicies().map((p) => [p.name, p.source])).toEqual([
       ['no-clearing', 'baseline'],
       ['keep-last-20', 'baseline'],
@@ -113,10 +121,11 @@ describe('re-implemented peer policies (retention pilot)', () => {
       ['gemini-mask', 'reimplemented'],
       ['anthropic-clear', 'reimplemented'],
       ['langchain-clear', 'library'],
-      ['compactor-keep0', 'compactor'],
-      ['compactor', 'compactor'],
+      ['compactor-vtcode-keep0', 'compactor'],
+      ['compactor-vtcode', 'compactor'],
       ['compactor-evidence-0.75', 'compactor'],
       ['compactor-evidence-0.9', 'compactor'],
+      ['compactor', 'compactor'],
     ]);
   });
 });

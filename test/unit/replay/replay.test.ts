@@ -1,7 +1,7 @@
 import { describe, it, expect } from '@jest/globals';
 import { textOf, type Message } from '../../../src/messages/message.js';
 import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
-import { compactorPolicy, noClearingPolicy } from '../../../dev/replay/policies/index.js';
+import { compactorVtcodePolicy, noClearingPolicy } from '../../../dev/replay/policies/index.js';
 import { replaySession, turnIndices } from '../../../dev/replay/replay.js';
 import { fastEstimator, readSession } from './helpers.js';
 
@@ -42,7 +42,7 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     expect(full.totals.needed).toBe(40);
     expect(full.totals.present).toBe(40);
     const cleared = await replaySession(s, {
-      policy: compactorPolicy(),
+      policy: compactorVtcodePolicy(),
       limits: { capacity: 24_000, reservedOutput: 4_000 },
       estimator: est,
     });

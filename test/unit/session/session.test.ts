@@ -47,8 +47,9 @@ describe('createCompactorSession: history and requests', () => {
     );
   });
 
-  it('C10/C11: prepareRequest clears locally with diagnostics unless an interactive request carries native edits', () => {
+  it('C10/C11: prepareRequest clears locally with diagnostics unless an interactive request carries native edits (preset vtcode)', () => {
     const s = createCompactorSession({
+      preset: 'vtcode',
       history: django,
       limits: { capacity: 32_000, reservedOutput: 4_000 },
     });
@@ -65,6 +66,26 @@ describe('createCompactorSession: history and requests', () => {
     expect(s.history).toEqual(django);
   });
 
+  it('C1: the defaults (preset compactor) send every tool result; preset vtcode as an option or inside policy clears (issue 16)', () => {
+    const limits = { capacity: 32_000, reservedOutput: 4_000 };
+    const plain = createCompactorSession({ history: django, limits }).prepareRequest();
+    expect(plain.diagnostics.clearedResults).toBe(0);
+    expect(plain.diagnostics.clearingApplied).toBe(false);
+    const seed = createCompactorSession({ history: django, limits, preset: 'vtcode' }).prepareRequest();
+    expect(seed.diagnostics.clearedResults).toBeGreaterThan(0);
+    const inPolicy = createCompactorSession({ history: django, limits, policy: { preset: 'vtcode' } });
+    expect(inPolicy.prepareRequest().messages).toEqual(seed.messages);
+    // policy.preset wins over the top-level option.
+    const both = createCompactorSession({
+      history: django,
+      limits,
+      preset: 'vtcode',
+      policy: { preset: 'compactor' },
+    });
+    expect(both.prepareRequest().diagnostics.clearedResults).toBe(0);
+    expect(() => createCompactorSession({ preset: 'seed' as 'vtcode' })).toThrow(/options\.preset/);
+  });
+
   it('T3: after recordUsage, clearing inside the anchored prefix lowers the reported pressure to the projection', () => {
     const estimator = createEstimator();
     const page = (n: number) =>
@@ -77,6 +98,7 @@ describe('createCompactorSession: history and requests', () => {
       );
     h.push(msg.assistant('read them all'));
     const s = createCompactorSession({
+      policy: { preset: 'vtcode' },
       history: h,
       estimator,
       limits: { capacity: 32_000, reservedOutput: 4_000 },

@@ -1,0 +1,50 @@
+import { describe, it, expect, afterAll } from '@jest/globals';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+
+const dir = workDir('preset');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+canonicalFile(dir, 'session.json', agentSession());
+const LIMITS = ['--capacity', '32000', '--reserved-output', '4000'];
+
+const project = async (args: string[], cwd = dir) => {
+  const r = await cli(['project', 'session.json', ...LIMITS, '--json', ...args], { cwd });
+  expect(r.code).toBe(0);
+  return JSON.parse(r.out) as { clearedResults: number; reason: string };
+};
+
+describe('--preset and config "preset" (issue 16: defaults chosen on data, the seed kept reachable)', () => {
+  it('C1: the defaults (preset compactor) keep every tool result; --preset vtcode clears with the seed rules', async () => {
+    const plain = await project([]);
+    expect(plain.clearedResults).toBe(0);
+    expect(plain.reason).toMatch(/clearing off/);
+    expect(await project(['--preset', 'compactor'])).toEqual(plain);
+    const seed = await project(['--preset', 'vtcode']);
+    expect(seed.clearedResults).toBeGreaterThan(0);
+  });
+
+  it('C1: config "preset": "vtcode" is the same as the flag, and the flag wins over the config', async () => {
+    const cfgDir = workDir('preset-config', { encoding: 'chars', preset: 'vtcode' });
+    try {
+      canonicalFile(cfgDir, 'session.json', agentSession());
+      const fromConfig = await project([], cfgDir);
+      expect(fromConfig).toEqual(await project(['--preset', 'vtcode']));
+      expect((await project(['--preset', 'compactor'], cfgDir)).clearedResults).toBe(0);
+    } finally {
+      rmSync(cfgDir, { recursive: true, force: true });
+    }
+  });
+
+  it('an unknown preset is one line naming the flag or the config field, exit 2', async () => {
+    const bad = await cli(['project', 'session.json', '--preset', 'nope'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
+    expect(bad.err).toMatch(/--preset/);
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ preset: 'vt-code' }));
+    const cfg = await cli(['project', 'session.json', '--config', 'bad.json'], { cwd: dir });
+    expect(cfg.code).toBe(2);
+    expect(cfg.err.trim().split('\n')).toHaveLength(1);
+    expect(cfg.err).toMatch(/preset/);
+  });
+});
