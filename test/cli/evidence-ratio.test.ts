@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Message } from '../../src/messages/message.js';
 import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
 
-const dir = workDir('evidence-ratio');
+// The evidence window matters only where clearing runs: the seed's VT Code preset.
+const dir = workDir('evidence-ratio', { encoding: 'chars', preset: 'vtcode' });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 canonicalFile(dir, 'session.json', agentSession());
 const run = (args: string[], cwd = dir) => cli(args, { cwd });

@@ -11,7 +11,12 @@ const LIMITS = ['--capacity', '32000', '--reserved-output', '4000'];
 const project = async (args: string[], cwd = dir) => {
   const r = await cli(['project', 'session.json', ...LIMITS, '--json', ...args], { cwd });
   expect(r.code).toBe(0);
-  return JSON.parse(r.out) as { clearedResults: number; reason: string };
+  const { file: _file, ...report } = JSON.parse(r.out) as {
+    file: string;
+    clearedResults: number;
+    reason: string;
+  };
+  return report;
 };
 
 describe('--preset and config "preset" (issue 16: defaults chosen on data, the seed kept reachable)', () => {
@@ -42,7 +47,7 @@ describe('--preset and config "preset" (issue 16: defaults chosen on data, the s
     expect(bad.err.trim().split('\n')).toHaveLength(1);
     expect(bad.err).toMatch(/--preset/);
     writeFileSync(join(dir, 'bad.json'), JSON.stringify({ preset: 'vt-code' }));
-    const cfg = await cli(['project', 'session.json', '--config', 'bad.json'], { cwd: dir });
+    const cfg = await cli(['project', 'session.json', '--config', join(dir, 'bad.json')], { cwd: dir });
     expect(cfg.code).toBe(2);
     expect(cfg.err.trim().split('\n')).toHaveLength(1);
     expect(cfg.err).toMatch(/preset/);

@@ -13,7 +13,7 @@ import { readmeSession } from '../fixtures/projection/readme-session.js';
 // A working directory whose config selects the chars estimator: deterministic and WASM-free.
 const dir = mkdtempSync(join(tmpdir(), 'compactor-project-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-writeFileSync(join(dir, 'compactor.config.json'), JSON.stringify({ encoding: 'chars' }));
+writeFileSync(join(dir, 'compactor.config.json'), JSON.stringify({ encoding: 'chars', preset: 'vtcode' }));
 
 function canonicalFile(name: string, messages: Message[]): string {
   const path = join(dir, name);
@@ -35,6 +35,7 @@ describe('compactor project', () => {
     const est = createEstimator({ encoding: 'chars' });
     const expected = projectRequest(session, {
       limits: { prefixTokens: est.message(session[0]) },
+      policy: { preset: 'vtcode' },
       estimator: est,
       leadingSystemAsPrefix: true,
     }).diagnostics;

@@ -8,7 +8,8 @@ import { startFakeAnthropic } from '../support/fake-anthropic.js';
 import type { FakeServer } from '../support/fake-http.js';
 import { agentSession, canonicalFile, cli, templateSummary, workDir } from './run-cli-support.js';
 
-const dir = workDir('run');
+// The seed's VT Code preset: these tests check clearing and compaction at the H5 threshold.
+const dir = workDir('run', { encoding: 'chars', preset: 'vtcode' });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const session = agentSession();
 canonicalFile(dir, 'session.json', session);

@@ -19,9 +19,12 @@ function elements(svg: string): Record<string, number> {
 }
 
 describe('compactor stats/run --chart (issue 16)', () => {
-  it('H5: stats --chart draws before/after lines, window, trigger, threshold, clearing and compaction marks', async () => {
+  it('H5: stats --chart (preset vtcode) draws before/after lines, window, trigger, threshold, clearing and compaction marks', async () => {
     const out = join(dir, 'django.svg');
-    const r = await runCli(['stats', DJANGO, '--chart', out, '--capacity', '32000'], dir);
+    const r = await runCli(
+      ['stats', DJANGO, '--chart', out, '--capacity', '32000', '--preset', 'vtcode'],
+      dir,
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const svg = readFileSync(out, 'utf8');

@@ -56,7 +56,8 @@ export function peerPolicies(): RetentionPolicy[] {
 
 /**
  * The Compactor settings the defaults are chosen from (issue 16), the seed's first (ties go to
- * it): the vtcode preset plain and cache-aware, the defaults, and the defaults with clearing on.
+ * it): the vtcode preset plain and with last round's best cache-aware options, the defaults, and
+ * the defaults with clearing on (evidence 0.9, steps of 10,000: the best clearing on the tuning half at 32k).
  */
 export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
@@ -66,18 +67,12 @@ export function compactorCandidates(): RetentionPolicy[] {
     compactorVariant(name, policy, `Compactor, ${what.join(', ')}.`);
   return [
     compactorVtcodePolicy(),
-    variant('vtcode-batch-5k', { preset: 'vtcode', clearAtLeast: 5_000 }, ['preset vtcode', batch(5_000)]),
     variant(
       'vtcode-evidence-0.9-batch-5k-wait',
       { preset: 'vtcode', evidenceWindowRatio: 0.9, clearAtLeast: 5_000, compactionWaitsForCacheBreak: true },
       ['preset vtcode', 'evidence 0.9', batch(5_000), wait],
     ),
     compactorPolicy(),
-    variant('compactor-clearing-batch-10k', { enabled: true, clearAtLeast: 10_000 }, [
-      'defaults with clearing on',
-      batch(10_000),
-      wait,
-    ]),
     variant(
       'compactor-clearing-evidence-0.9-batch-10k',
       { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 10_000 },

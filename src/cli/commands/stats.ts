@@ -8,6 +8,7 @@ import {
   writeSessionChart,
 } from '../chart-flag.js';
 import { flag, parseFlags } from '../flags.js';
+import { CLEARING_FLAG_SHAPE, clearingPolicyFrom } from '../clearing-flags.js';
 import { limitsFrom } from './plan.js';
 import { fileArgument } from './import.js';
 import { createEstimator } from '../../estimate/estimator.js';
@@ -24,6 +25,7 @@ import { computeSessionStats, type SessionStats } from '../../stats/index.js';
 const FlagsSchema = z.object({
   ...CHART_FLAG_SHAPE,
   capacity: flag.posInt.optional(),
+  preset: CLEARING_FLAG_SHAPE.preset,
   from: z.string().optional(),
   session: z.string().min(1, 'expected a session id, index or "all"').optional(),
   json: z.boolean().optional(),
@@ -108,6 +110,7 @@ fan-out; token estimates by role; the 5 largest tool results; a per-tool table.
 ${CHART_HELP}
   --capacity N    context window the chart assumes (config limits.capacity, else 32,000,
                   the offline route's window); clearing settings come from the config
+  --preset NAME   clearing preset the chart assumes: compactor (the default) or vtcode
   --json          machine-readable: {file, format, sessionCount, sessions: [{id, sidechain,
                   messages, byRole, toolCalls, toolResults, pairedCalls, unmatchedCalls,
                   orphanResults, batches, parallelBatches, maxFanOut, tokens, largestResults,
@@ -121,6 +124,7 @@ Examples:
     from: { type: 'string' },
     session: { type: 'string' },
     capacity: { type: 'string' },
+    preset: { type: 'string' },
     ...CHART_OPTIONS,
   },
   async run(args, ctx) {
@@ -141,7 +145,7 @@ Examples:
           messages: sessions[0].messages,
           title: `${shown} — tokens per turn (window ${limits.providerLimit.toLocaleString('en-US')})`,
         },
-        { limits, policy: ctx.config.toolResultClearing, estimator },
+        { limits, policy: clearingPolicyFrom({ preset: flags.preset }, ctx), estimator },
       );
     }
     const stats = sessions.map((s) => ({
