@@ -48,6 +48,8 @@ async function main(): Promise<void> {
   const session = createCompactorSession({
     route: { provider: 'offline' }, // the embedded deterministic summarizer (32,000-token default window)
     limits: { capacity: 16_000, reservedOutput: 2_000 },
+    // VT Code's clearing of old tool results; the default preset keeps them until compaction.
+    preset: 'vtcode',
     envelope: { provider: 'offline', model: 'compactor-offline-v1', system: SYSTEM, tools: TOOLS },
     sessionDir: join(dir, 'session'), // durable: events.jsonl + full-history artifacts per compaction
   });
