@@ -26,8 +26,13 @@ const history: Message[] = readSessionFile('examples/sessions/django__django-165
   .messages;
 const RESERVED = 4_000;
 
+// The SPEC §13 numbers are the seed's: clearing from the trigger (preset vtcode).
 async function turnAt(capacity: number) {
-  const session = createCompactorSession({ history, limits: { capacity, reservedOutput: RESERVED } });
+  const session = createCompactorSession({
+    history,
+    limits: { capacity, reservedOutput: RESERVED },
+    preset: 'vtcode',
+  });
   const result = await session.runTurn();
   return { session, result };
 }
@@ -68,7 +73,7 @@ describe('§13 summary calls avoided or required by capacity (django__django-165
     const session = createCompactorSession({
       history,
       limits: { capacity: 64_000, reservedOutput: RESERVED },
-      policy: { enabled: false },
+      policy: { preset: 'vtcode', enabled: false },
     });
     const result = await session.runTurn();
     expect(result.tokens.afterClearing).toBe(result.tokens.beforeClearing);

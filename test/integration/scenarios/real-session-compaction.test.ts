@@ -75,7 +75,9 @@ describe('automatic compaction of a real session (django__django-16560, offline,
   it.each([false, true])(
     '§14: a second automatic compaction of a compacted history carries the previous summary forward (hierarchical: %s)',
     async (hierarchical) => {
-      const session = createCompactorSession({ history, limits, hierarchical });
+      // Preset vtcode: 60 tool batches a turn refill the window within two turns, and without
+      // clearing the §14 refill guard pauses compaction and the request overflows (issue 16).
+      const session = createCompactorSession({ history, limits, hierarchical, preset: 'vtcode' });
       expect((await session.runTurn()).decision).toBe('compacted');
       const more = followUp(150);
       const decisions: string[] = [];
