@@ -11,6 +11,8 @@ export interface CommandContext {
   stderrIsTTY: boolean;
   /** compactor.config.json, validated (empty object when absent). Flags override it. */
   config: CompactorConfig;
+  /** Aborted on Ctrl-C / SIGTERM (reason: `Interrupted`); only for commands that are `abortable`. */
+  signal?: AbortSignal;
 }
 
 /** Parsed command line of one command. */
@@ -28,5 +30,7 @@ export interface Command {
   options: NonNullable<ParseArgsConfig['options']>;
   /** Value-taking flags that may also stand alone, mapped to their full form (`--inspect` → `--inspect=jsonl`). */
   bareFlagValues?: Record<string, string>;
+  /** Stops cleanly on `ctx.signal` (provider request aborted, nothing recorded); others end at once. */
+  abortable?: boolean;
   run(args: ParsedArgs, ctx: CommandContext): Promise<number | void>;
 }

@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { UserError } from '../core/errors.js';
 import { oneLine } from '../core/text.js';
 import { redactSecrets } from '../core/redact.js';
+import { Interrupted, interruptedLine, type Interrupts } from './interrupt.js';
 
 // Only small, dependency-free modules are imported above: `--version` and `--help` load
 // nothing else. A command's module (and zod, the tokenizer, providers, machines with it)
@@ -35,7 +36,10 @@ function topHelp(list: Array<[string, string]>): string {
  * Runs the CLI. Returns the exit code instead of exiting, so tests can call it in-process.
  * User errors print one line (`compactor: …`) and return 2; nothing partial is written.
  */
-export async function main(argv: string[], io: Partial<CommandContext> = {}): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Partial<CommandContext> & { interrupts?: Interrupts } = {},
+): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const env = io.env ?? process.env;
@@ -54,6 +58,7 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
     const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!entry) throw new UserError(`unknown command '${name}' (see compactor --help)`);
     const command: Command = await entry.load();
+    if (command.abortable) io.interrupts?.claim();
     let parsed;
     try {
       parsed = parseArgs({
@@ -81,17 +86,29 @@ export async function main(argv: string[], io: Partial<CommandContext> = {}): Pr
       cwd,
       stderrIsTTY: io.stderrIsTTY ?? Boolean((stderr as NodeJS.WriteStream).isTTY),
       config,
+      ...(command.abortable && (io.interrupts ?? io.signal)
+        ? { signal: io.interrupts?.signal ?? io.signal }
+        : {}),
     };
     const code = await command.run(parsed as never, ctx);
     return typeof code === 'number' ? code : 0;
   } catch (e) {
-    if (e instanceof UserError) {
-      stderr.write(`compactor: ${redactSecrets(oneLine(e.message, 600), env)}\n`);
-      return e.exitCode;
-    }
-    const err = e as Error;
-    stderr.write(`compactor: internal error: ${redactSecrets(oneLine(err?.message ?? String(e)), env)}\n`);
-    if (env.COMPACTOR_DEBUG) stderr.write(`${redactSecrets(String(err?.stack), env)}\n`);
-    return 1;
+    return reportFailure(e, stderr, env);
   }
+}
+
+/** Prints the one line for a failed or interrupted command and returns its exit code. */
+function reportFailure(e: unknown, stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv): number {
+  if (e instanceof Interrupted) {
+    stderr.write(`${interruptedLine(e)}\n`);
+    return e.exitCode;
+  }
+  if (e instanceof UserError) {
+    stderr.write(`compactor: ${redactSecrets(oneLine(e.message, 600), env)}\n`);
+    return e.exitCode;
+  }
+  const err = e as Error;
+  stderr.write(`compactor: internal error: ${redactSecrets(oneLine(err?.message ?? String(e)), env)}\n`);
+  if (env.COMPACTOR_DEBUG) stderr.write(`${redactSecrets(String(err?.stack), env)}\n`);
+  return 1;
 }

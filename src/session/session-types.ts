@@ -36,7 +36,11 @@ export interface PreparedRequest {
 export interface SessionTurnOptions {
   /** New conversation messages to sync into history first (H1); validated and stored durably. */
   pending?: readonly Message[];
-  /** Aborting cancels the turn; history keeps the synced messages. */
+  /**
+   * Aborting cancels the turn (decision `cancelled`; the provider request in flight is
+   * aborted). History keeps the synced messages, except with `storeWrites: 'onSuccess'`:
+   * then nothing of the turn is kept and the session directory is as it was before it.
+   */
   signal?: AbortSignal;
   /**
    * Called when the turn did not fail, before anything of it is committed to the store (its

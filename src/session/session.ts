@@ -27,6 +27,7 @@ import type {
   SessionTurnResult,
 } from './session-types.js';
 import { openStoredHistory, type StoredHistory } from './stored-history.js';
+import { keepCheckpoint } from './checkpoint-guard.js';
 
 const CompactOptionsSchema = z.strictObject({
   mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -173,12 +174,19 @@ class Session implements CompactorSession {
       const checkpointPath = this.stored
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
+      const restoreCheckpoint = checkpointPath ? keepCheckpoint(checkpointPath) : () => undefined;
       const result = await this.orRollback(() =>
         runner.runTurn(
           { turnId: `turn-${++this.turns}`, history: before, mode: 'automatic', loopGuard: this.guard },
           { signal: opts.signal, ...(checkpointPath ? { checkpointPath } : {}) },
         ),
       );
+      if (result.decision === 'cancelled') {
+        // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept (R2).
+        this.rollback();
+        restoreCheckpoint();
+        return { ...result, boundary: null, ...summaryWarningFields([]) };
+      }
       this.guard = result.loopGuard;
       if (result.compaction?.status === 'failed')
         this.log(

@@ -37,8 +37,11 @@ export type Fault =
   | { kind: 'rate-limit'; retryAfter?: string; retryAfterMs?: string }
   | { kind: 'server-error'; status?: number }
   | { kind: 'hang' }
-  /** Answers normally once `until` settles (the test decides when); `onHeld` runs when the request arrived. */
-  | { kind: 'hold'; until: Promise<unknown>; onHeld?: () => void }
+  /**
+   * Answers normally once `until` settles (the test decides when); `onHeld` runs when the
+   * request arrived, `onClosed` when its connection closed (answered, or the client aborted).
+   */
+  | { kind: 'hold'; until: Promise<unknown>; onHeld?: () => void; onClosed?: () => void }
   | { kind: 'reset' }
   | { kind: 'malformed-json' }
   | { kind: 'bad-shape' }
@@ -177,6 +180,8 @@ export async function startFakeServer(
         }
       };
       if (fault?.kind === 'hold') {
+        const { onClosed } = fault;
+        if (onClosed) res.on('close', () => onClosed());
         fault.onHeld?.();
         // The client may have gone (abort, timeout) by then: answering a closed socket is harmless.
         void fault.until.then(

@@ -66,6 +66,7 @@ export const compactCommand: Command = {
   help,
   options: { ...RUN_OPTIONS, instructions: { type: 'string' } },
   bareFlagValues: { '--inspect': '--inspect=jsonl' },
+  abortable: true,
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('compact', CompactFlagsSchema, args.values);
     const io = readRunInput('compact', flags, args, ctx);
@@ -74,7 +75,9 @@ export const compactCommand: Command = {
       await run.inspection.start();
       const before = run.session.history;
       // --out is written before the boundary commit: a failing write leaves the directory as it was.
+      // Ctrl-C / SIGTERM rejects with the interruption; the session keeps nothing of the pass.
       const result = await run.session.compact({
+        signal: ctx.signal,
         mode: 'manual',
         instructions: flags.instructions,
         beforeCommit: (outcome) => {

@@ -1,6 +1,7 @@
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { oneLine } from '../../core/text.js';
 import { parseFlags } from '../flags.js';
+import { throwIfInterrupted } from '../interrupt.js';
 import { redactSecrets } from '../../core/redact.js';
 import {
   CHART_FLAG_SHAPE,
@@ -66,6 +67,7 @@ export const runCommand: Command = {
   help,
   options: { ...RUN_OPTIONS, ...CHART_OPTIONS },
   bareFlagValues: { '--inspect': '--inspect=jsonl' },
+  abortable: true,
   async run(args: ParsedArgs, ctx: CommandContext) {
     const flags = parseFlags('run', RunFlagsSchema.extend(CHART_FLAG_SHAPE), args.values);
     const io = readRunInput('run', flags, args, ctx);
@@ -75,11 +77,14 @@ export const runCommand: Command = {
       await run.inspection.start();
       // --out is written before the boundary commit: a failing write leaves the directory as it was.
       const result = await run.session.runTurn({
+        signal: ctx.signal,
         beforeCommit: (r) => {
           if (io.out && r.request !== null) writeOut(io.out, r.request, io.input);
         },
       });
       run.inspection.close();
+      // Ctrl-C / SIGTERM cancelled the turn; the session kept nothing of it.
+      if (result.decision === 'cancelled') throwIfInterrupted(ctx.signal);
       const report = runReport(run, io, result);
       if (chartPath !== undefined)
         await writeSessionChart(
