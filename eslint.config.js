@@ -76,7 +76,6 @@ const SIZE_NOT_YET_SPLIT = [
   'src/runtime/turn-runner.ts', // runtime
   'src/session/route.ts', // session
   'src/store/events-log.ts', // store
-  'src/store/session-store.ts', // store
 ];
 
 export default tseslint.config(

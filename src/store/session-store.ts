@@ -1,27 +1,13 @@
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsError } from '../io/fs-errors.js';
 import { UserError } from '../core/errors.js';
-import { fsyncDir, writeFileAtomic } from '../io/atomic-write.js';
+import { fsyncDir } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
-import {
-  ArtifactSchema,
-  NAME_PATTERN,
-  type CompactBoundary,
-  type CompactionMode,
-  type Strategy,
-  type ThreadEvent,
-} from './events.js';
-import { CORRUPT_SUFFIX, EventLog, loadEventLog, type LogWarning } from './events-log.js';
+import { type CompactionMode, type Strategy, type ThreadEvent } from './events.js';
+import { CORRUPT_SUFFIX, type LogWarning } from './events-log.js';
+import { OpenStore } from './open-store.js';
+import { ARTIFACTS_DIR, EVENTS_FILE, SNAPSHOTS_DIR } from './artifacts.js';
 import { acquireSessionLock, type LockOptions, type SessionLock } from './session-lock.js';
 
 /**
@@ -38,9 +24,7 @@ import { acquireSessionLock, type LockOptions, type SessionLock } from './sessio
  */
 
 /** File and directory names inside a session directory. */
-export const EVENTS_FILE = 'events.jsonl';
-export const ARTIFACTS_DIR = 'artifacts';
-export const SNAPSHOTS_DIR = 'snapshots';
+export { EVENTS_FILE, ARTIFACTS_DIR, SNAPSHOTS_DIR } from './artifacts.js';
 /** Where `startOver` moves an earlier session's records. */
 export const PREVIOUS_DIR = 'previous';
 
@@ -112,25 +96,6 @@ export interface OpenOptions {
   lock?: LockOptions;
   /** Writer only: move an existing session's records into `previous/<time>/` and start anew. */
   startOver?: boolean;
-}
-
-function checkName(kind: string, name: string): void {
-  if (!NAME_PATTERN.test(name))
-    throw new UserError(`invalid ${kind} name '${name}' (letters, digits, _ . - only)`);
-}
-
-function toInfo(e: CompactBoundary): BoundaryInfo {
-  return {
-    id: e.id,
-    seq: e.seq,
-    at: e.at,
-    before: e.before,
-    after: e.after,
-    mode: e.mode,
-    reason: e.reason,
-    strategy: e.strategy,
-    artifact: e.artifact,
-  };
 }
 
 // Temp files left by a writer killed inside writeFileAtomic (`.name.pid.time.rand.tmp`).
@@ -205,175 +170,16 @@ function openLocked(
   now: () => Date,
   lock: SessionLock | undefined,
 ): SessionStore {
-  const eventsFile = join(dir, EVENTS_FILE);
-  const artifactsDir = join(dir, ARTIFACTS_DIR);
-  const snapshotsDir = join(dir, SNAPSHOTS_DIR);
   if (create) {
     try {
-      mkdirSync(artifactsDir, { recursive: true });
-      mkdirSync(snapshotsDir, { recursive: true });
+      mkdirSync(join(dir, ARTIFACTS_DIR), { recursive: true });
+      mkdirSync(join(dir, SNAPSHOTS_DIR), { recursive: true });
     } catch (e) {
       throw fsError(dir, 'create the session directory layout', e);
     }
   }
-
-  const loaded = loadEventLog(eventsFile);
-  const log = new EventLog(eventsFile);
-  const repaired = create ? log.repairTail(loaded) : undefined;
-  const warnings: LogWarning[] = loaded.warnings.map((w) =>
-    repaired && w.line === 0 ? { ...w, message: `${w.message}; ${repaired}` } : w,
-  );
-  const events: ThreadEvent[] = loaded.events;
-
-  const boundaries = new Map<string, CompactBoundary>();
-  let live: Message[] = [];
-  const replay = () => {
-    boundaries.clear();
-    live = [];
-    for (const e of events) {
-      if (e.type === 'message.appended') live.push(e.message);
-      else {
-        boundaries.set(e.id, e);
-        live = e.history.slice();
-      }
-    }
-  };
-  replay();
-  cleanTempFiles([dir, artifactsDir, snapshotsDir], create, warnings);
-  if (existsSync(artifactsDir))
-    for (const f of readdirSync(artifactsDir))
-      if (f.endsWith('.json') && !boundaries.has(f.slice(0, -5)))
-        warnings.push({
-          file: join(artifactsDir, f),
-          line: 0,
-          message: 'artifact has no boundary event (crash before it was recorded); ignored',
-        });
-
-  const stamp = () => now().toISOString();
-  const append = (e: ThreadEvent) => {
-    log.append([e]);
-    events.push(e);
-  };
-
-  return {
-    dir,
-    appendMessages(messages, opts = {}) {
-      const batch: ThreadEvent[] = messages.map((message, i) => ({
-        type: 'message.appended',
-        seq: events.length + 1 + i,
-        at: stamp(),
-        message,
-      }));
-      log.append(batch, opts.commit ?? true);
-      events.push(...batch);
-      live.push(...messages);
-    },
-    commit: () => log.commit(),
-    rollback() {
-      const dropped = log.rollback();
-      if (dropped > 0) {
-        events.length -= dropped;
-        replay();
-      }
-      return dropped;
-    },
-    recordCompaction(record) {
-      const seq = events.length + 1;
-      const id = `compact-${String(seq).padStart(6, '0')}`;
-      const artifact = `${ARTIFACTS_DIR}/${id}.json`;
-      const at = stamp();
-      mkdirSync(artifactsDir, { recursive: true });
-      writeFileAtomic(
-        join(dir, artifact),
-        `${JSON.stringify({ version: 1, boundaryId: id, createdAt: at, messages: record.before })}\n`,
-      );
-      const event: CompactBoundary = {
-        type: 'thread.compact_boundary',
-        seq,
-        at,
-        id,
-        before: record.before.length,
-        after: record.after.length,
-        mode: record.mode,
-        reason: record.reason,
-        strategy: record.strategy,
-        artifact,
-        history: record.after.slice(),
-      };
-      append(event);
-      boundaries.set(id, event);
-      live = record.after.slice();
-      return toInfo(event);
-    },
-    loadHistory: () => live.slice(),
-    listBoundaries: () => [...boundaries.values()].map(toInfo),
-    restoreAt(id) {
-      checkName('boundary', id);
-      const b = boundaries.get(id);
-      if (!b)
-        throw new UserError(`${eventsFile}: no compaction boundary '${id}' (see listBoundaries / --json)`);
-      const file = artifactFile(dir, id, b.artifact);
-      let raw: unknown;
-      try {
-        raw = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (e) {
-        throw new UserError(`${file}: cannot read artifact (${(e as Error).message.split('\n')[0]})`);
-      }
-      const parsed = ArtifactSchema.safeParse(raw);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new UserError(`${file}: ${issue.path.map(String).join('.') || 'artifact'}: ${issue.message}`);
-      }
-      if (parsed.data.boundaryId !== id || parsed.data.messages.length !== b.before)
-        throw new UserError(
-          `${file}: artifact does not match boundary '${id}' (expected ${b.before} messages)`,
-        );
-      return parsed.data.messages;
-    },
-    events: () => events,
-    saveSnapshot(name, snapshot) {
-      checkName('snapshot', name);
-      mkdirSync(snapshotsDir, { recursive: true });
-      writeFileAtomic(join(snapshotsDir, `${name}.json`), `${JSON.stringify(snapshot)}\n`);
-    },
-    loadSnapshot(name) {
-      checkName('snapshot', name);
-      const file = join(snapshotsDir, `${name}.json`);
-      if (!existsSync(file)) return undefined;
-      try {
-        return JSON.parse(readFileSync(file, 'utf8')) as unknown;
-      } catch (e) {
-        throw new UserError(`${file}: invalid snapshot JSON (${(e as Error).message.split('\n')[0]})`);
-      }
-    },
-    warnings: () => warnings,
-    close() {
-      log.close();
-      lock?.release();
-    },
-  };
-}
-
-/**
- * Where boundary `id`'s artifact is, refusing a recorded path that leads outside the
- * session directory (absolute, `..`, or a symbolic link): the log is input like any other.
- */
-function artifactFile(dir: string, id: string, recorded: string): string {
-  if (recorded !== `${ARTIFACTS_DIR}/${id}.json`)
-    throw new UserError(
-      `${join(dir, EVENTS_FILE)}: boundary '${id}' names artifact '${recorded}'; artifacts must be ${ARTIFACTS_DIR}/<boundary>.json inside the session directory`,
-    );
-  for (const p of [join(dir, ARTIFACTS_DIR), join(dir, recorded)]) {
-    let link = false;
-    try {
-      link = lstatSync(p).isSymbolicLink();
-    } catch {
-      /* missing: reading reports it */
-    }
-    if (link)
-      throw new UserError(
-        `${p}: is a symbolic link; artifacts are read only from inside the session directory`,
-      );
-  }
-  return join(dir, recorded);
+  const store = new OpenStore(dir, create, now, lock);
+  cleanTempFiles([dir, join(dir, ARTIFACTS_DIR), join(dir, SNAPSHOTS_DIR)], create, store.loadWarnings);
+  store.reportOrphanArtifacts();
+  return store;
 }

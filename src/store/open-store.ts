@@ -1,0 +1,182 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UserError } from '../core/errors.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
+import type { Message } from '../messages/message.js';
+import { ARTIFACTS_DIR, EVENTS_FILE, readArtifact, SNAPSHOTS_DIR } from './artifacts.js';
+import { NAME_PATTERN, type CompactBoundary, type ThreadEvent } from './events.js';
+import { EventLog, loadEventLog, type LogWarning } from './events-log.js';
+import type { SessionLock } from './session-lock.js';
+import type { BoundaryInfo, CompactionRecord, SessionStore } from './session-store.js';
+
+function checkName(kind: string, name: string): void {
+  if (!NAME_PATTERN.test(name))
+    throw new UserError(`invalid ${kind} name '${name}' (letters, digits, _ . - only)`);
+}
+
+function toInfo(e: CompactBoundary): BoundaryInfo {
+  const { id, seq, at, before, after, mode, reason, strategy, artifact } = e;
+  return { id, seq, at, before, after, mode, reason, strategy, artifact };
+}
+
+/**
+ * An open session directory (see {@link SessionStore}): its committed events in memory, the
+ * live history replayed from them, and the log that appends, commits and rolls back.
+ */
+export class OpenStore implements SessionStore {
+  /** What loading tolerated (the opener adds temp-file and orphan-artifact notes). */
+  readonly loadWarnings: LogWarning[];
+  private readonly eventsFile: string;
+  private readonly log: EventLog;
+  private readonly loaded: ThreadEvent[];
+  private readonly boundaries = new Map<string, CompactBoundary>();
+  private live: Message[] = [];
+
+  constructor(
+    readonly dir: string,
+    create: boolean,
+    private readonly now: () => Date,
+    private readonly lock: SessionLock | undefined,
+  ) {
+    this.eventsFile = join(dir, EVENTS_FILE);
+    const loaded = loadEventLog(this.eventsFile);
+    this.log = new EventLog(this.eventsFile);
+    const repaired = create ? this.log.repairTail(loaded) : undefined;
+    this.loadWarnings = loaded.warnings.map((w) =>
+      repaired && w.line === 0 ? { ...w, message: `${w.message}; ${repaired}` } : w,
+    );
+    this.loaded = loaded.events;
+    this.replay();
+  }
+
+  /** An artifact without its boundary event was written by a writer killed before it (R2). */
+  reportOrphanArtifacts(): void {
+    const artifactsDir = join(this.dir, ARTIFACTS_DIR);
+    if (!existsSync(artifactsDir)) return;
+    for (const f of readdirSync(artifactsDir))
+      if (f.endsWith('.json') && !this.boundaries.has(f.slice(0, -5)))
+        this.loadWarnings.push({
+          file: join(artifactsDir, f),
+          line: 0,
+          message: 'artifact has no boundary event (crash before it was recorded); ignored',
+        });
+  }
+
+  private replay(): void {
+    this.boundaries.clear();
+    this.live = [];
+    for (const e of this.loaded) {
+      if (e.type === 'message.appended') this.live.push(e.message);
+      else {
+        this.boundaries.set(e.id, e);
+        this.live = e.history.slice();
+      }
+    }
+  }
+
+  private stamp(): string {
+    return this.now().toISOString();
+  }
+
+  appendMessages(messages: readonly Message[], opts: { commit?: boolean } = {}): void {
+    const batch: ThreadEvent[] = messages.map((message, i) => ({
+      type: 'message.appended',
+      seq: this.loaded.length + 1 + i,
+      at: this.stamp(),
+      message,
+    }));
+    this.log.append(batch, opts.commit ?? true);
+    this.loaded.push(...batch);
+    this.live.push(...messages);
+  }
+
+  commit(): void {
+    this.log.commit();
+  }
+
+  rollback(): number {
+    const dropped = this.log.rollback();
+    if (dropped > 0) {
+      this.loaded.length -= dropped;
+      this.replay();
+    }
+    return dropped;
+  }
+
+  recordCompaction(record: CompactionRecord): BoundaryInfo {
+    const seq = this.loaded.length + 1;
+    const id = `compact-${String(seq).padStart(6, '0')}`;
+    const artifact = `${ARTIFACTS_DIR}/${id}.json`;
+    const at = this.stamp();
+    mkdirSync(join(this.dir, ARTIFACTS_DIR), { recursive: true });
+    writeFileAtomic(
+      join(this.dir, artifact),
+      `${JSON.stringify({ version: 1, boundaryId: id, createdAt: at, messages: record.before })}\n`,
+    );
+    const { before, after, mode, reason, strategy } = record;
+    const event: CompactBoundary = {
+      type: 'thread.compact_boundary',
+      seq,
+      at,
+      id,
+      before: before.length,
+      after: after.length,
+      mode,
+      reason,
+      strategy,
+      artifact,
+      history: after.slice(),
+    };
+    this.log.append([event]);
+    this.loaded.push(event);
+    this.boundaries.set(id, event);
+    this.live = after.slice();
+    return toInfo(event);
+  }
+
+  loadHistory(): Message[] {
+    return this.live.slice();
+  }
+
+  listBoundaries(): BoundaryInfo[] {
+    return [...this.boundaries.values()].map(toInfo);
+  }
+
+  restoreAt(id: string): Message[] {
+    checkName('boundary', id);
+    const b = this.boundaries.get(id);
+    if (!b)
+      throw new UserError(`${this.eventsFile}: no compaction boundary '${id}' (see listBoundaries / --json)`);
+    return readArtifact(this.dir, b);
+  }
+
+  events(): readonly ThreadEvent[] {
+    return this.loaded;
+  }
+
+  saveSnapshot(name: string, snapshot: unknown): void {
+    checkName('snapshot', name);
+    mkdirSync(join(this.dir, SNAPSHOTS_DIR), { recursive: true });
+    writeFileAtomic(join(this.dir, SNAPSHOTS_DIR, `${name}.json`), `${JSON.stringify(snapshot)}\n`);
+  }
+
+  loadSnapshot(name: string): unknown {
+    checkName('snapshot', name);
+    const file = join(this.dir, SNAPSHOTS_DIR, `${name}.json`);
+    if (!existsSync(file)) return undefined;
+    try {
+      return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    } catch (e) {
+      throw new UserError(`${file}: invalid snapshot JSON (${(e as Error).message.split('\n')[0]})`);
+    }
+  }
+
+  warnings(): readonly LogWarning[] {
+    return this.loadWarnings;
+  }
+
+  close(): void {
+    this.log.close();
+    this.lock?.release();
+  }
+}
