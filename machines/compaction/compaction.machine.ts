@@ -48,6 +48,10 @@ export const compactionMachine = compactionSetup.createMachine({
     retryBackoffMs: input.retryBackoffMs,
     historyRef: input.historyRef,
     itemsBefore: input.itemsBefore,
+    compactableItems: input.compactableItems ?? null,
+    nativeBudget: input.nativeBudget ?? null,
+    nativeAttempt: 0,
+    nothingToCompact: false,
     startedAt: input.startedAt,
     fallbackReason: null,
     summary: null,
@@ -66,11 +70,16 @@ export const compactionMachine = compactionSetup.createMachine({
     },
     nativeStandalone: {
       description:
-        'POST /responses/compact; the returned window is canonical (O1–O3), an error fails the pass (S4).',
+        'POST /responses/compact with the history bounded to the native budget (marker kept); the returned window is canonical (O1–O3). A capacity rejection retries with a halved budget (L5); any other failure, or one past the retries, falls back to Local.',
       invoke: {
         id: 'compactStandalone',
         src: 'compactStandalone',
-        input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
+        input: ({ context }) => ({
+          turnId: context.turnId,
+          historyRef: context.historyRef,
+          attempt: context.nativeAttempt,
+          budget: context.nativeBudget,
+        }),
         onDone: {
           target: 'checkingShrink',
           actions: [
@@ -78,14 +87,28 @@ export const compactionMachine = compactionSetup.createMachine({
             { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
           ],
         },
-        onError: {
-          target: 'failed',
-          actions: [
-            'countNativeCall',
-            { type: 'recordProviderFailure', params: ({ event }) => ({ error: event.error }) },
-          ],
-        },
+        onError: [
+          {
+            guard: { type: 'retryableNativeCapacity', params: ({ event }) => ({ error: event.error }) },
+            target: 'nativeStandaloneBackoff',
+            description: 'Capacity rejection with retries left: halve the native budget (L5).',
+            actions: [
+              'countNativeCall',
+              { type: 'halveNativeBudget', params: ({ event }) => ({ error: event.error }) },
+            ],
+          },
+          {
+            target: 'local',
+            description:
+              'The standalone endpoint failed: use the Local summary, which works everywhere (S1).',
+            actions: ['countNativeCall', { type: 'fallBackToLocal', params: { reason: 'standalone-error' } }],
+          },
+        ],
       },
+    },
+    nativeStandaloneBackoff: {
+      description: 'Waits retryBackoff before the smaller standalone request.',
+      after: { retryBackoff: { target: 'nativeStandalone' } },
     },
     nativeInline: {
       description: 'Generate request with the compact edit ladder; falls back to Local (A1–A4).',
@@ -94,6 +117,12 @@ export const compactionMachine = compactionSetup.createMachine({
         src: 'compactInline',
         input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
         onDone: [
+          {
+            guard: { type: 'isInlineBelowTrigger', params: ({ event }) => ({ output: event.output }) },
+            target: 'local',
+            description: 'The history is under the compact trigger: no inline call was made; use Local (A4).',
+            actions: { type: 'fallBackToLocal', params: { reason: 'below-trigger' } },
+          },
           {
             guard: { type: 'isInlineFallback', params: ({ event }) => ({ output: event.output }) },
             target: 'local',
@@ -128,8 +157,14 @@ export const compactionMachine = compactionSetup.createMachine({
       initial: 'choosingShape',
       states: {
         choosingShape: {
-          description: 'Flat summary, or two bands when the input asks for hierarchical (L4).',
+          description:
+            'Nothing before the kept recent context: unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical (L4).',
           always: [
+            {
+              guard: 'hasNothingToCompact',
+              target: '#compaction.unchanged',
+              actions: 'markNothingToCompact',
+            },
             { guard: 'isHierarchical', target: 'summarizingHierarchically' },
             { target: 'summarizingFlat' },
           ],
@@ -267,6 +302,7 @@ export const compactionMachine = compactionSetup.createMachine({
       itemsAfter: result?.itemCount ?? context.itemsBefore,
       historyRef: result?.historyRef ?? context.historyRef,
       summaryCalls: context.summaryCalls,
+      nothingToCompact: context.nothingToCompact,
       summaryTokens: context.summary?.summaryTokens ?? 0,
       startedAt: context.startedAt,
       failure: context.failure,

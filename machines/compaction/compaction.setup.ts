@@ -1,7 +1,12 @@
 import { assign, setup } from 'xstate';
 import { capacityRetryMachine } from '../capacity-retry/capacity-retry.machine.js';
 import { hierarchicalSummaryMachine } from '../hierarchical-summary/hierarchical-summary.machine.js';
-import { toFailure, type FailureReason } from '../shared/failure.js';
+import { failureInputTokensOf, failureKindOf, toFailure, type FailureReason } from '../shared/failure.js';
+import {
+  DEFAULT_MAX_OVERFLOW_RETRIES,
+  MAX_RETRY_BACKOFF_MS,
+  MIN_RETRY_BUDGET,
+} from '../capacity-retry/capacity-retry.types.js';
 import { placeholder } from '../shared/placeholder.js';
 import type { SummaryOutcome } from '../shared/summary.types.js';
 import type {
@@ -41,10 +46,18 @@ export const compactionSetup = setup({
   },
   actions: {
     countNativeCall: assign(({ context }) => ({ summaryCalls: context.summaryCalls + 1 })),
+    markNothingToCompact: assign({ nothingToCompact: true }),
+    // L5 for the standalone endpoint: a capacity rejection halves the native budget (an unknown
+    // window derives it from the rejected request), like the Local ladder.
+    halveNativeBudget: assign(({ context }, params: Thrown) => {
+      const rejected = failureInputTokensOf(params.error) ?? context.nativeBudget ?? 0;
+      const base = context.nativeBudget === null ? rejected : Math.min(context.nativeBudget, rejected);
+      return {
+        nativeAttempt: context.nativeAttempt + 1,
+        nativeBudget: Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET),
+      };
+    }),
     storeResult: assign((_, params: { result: CompactedHistory | null }) => ({ result: params.result })),
-    recordProviderFailure: assign((_, params: Thrown) => ({
-      failure: toFailure('provider-error', params.error),
-    })),
     fallBackToLocal: assign((_, params: { reason: InlineFallbackReason | null }) => ({
       strategy: 'local' as const,
       fallbackReason: params.reason,
@@ -64,6 +77,12 @@ export const compactionSetup = setup({
   guards: {
     isNativeStandalone: ({ context }) => context.requestedStrategy === 'nativeStandalone',
     isNativeInline: ({ context }) => context.requestedStrategy === 'nativeInline',
+    hasNothingToCompact: ({ context }) => context.compactableItems === 0,
+    isInlineBelowTrigger: (_, params: { output: CompactInlineOutput }) =>
+      params.output.kind === 'fallback' && params.output.reason === 'below-trigger',
+    retryableNativeCapacity: ({ context }, params: Thrown) =>
+      failureKindOf(params.error) === 'capacity' &&
+      context.nativeAttempt < (context.maxOverflowRetries ?? DEFAULT_MAX_OVERFLOW_RETRIES),
     isHierarchical: ({ context }) => context.hierarchical,
     isInlineFallback: (_, params: { output: CompactInlineOutput }) => params.output.kind === 'fallback',
     isSummaryReady: (_, params: Summarized) => params.outcome.status === 'done',
@@ -74,5 +93,8 @@ export const compactionSetup = setup({
     isUnchanged: ({ context }) =>
       context.result === null ||
       (context.result.shrank !== true && context.result.itemCount >= context.itemsBefore),
+  },
+  delays: {
+    retryBackoff: ({ context }) => Math.min(Math.max(0, context.retryBackoffMs ?? 0), MAX_RETRY_BACKOFF_MS),
   },
 });

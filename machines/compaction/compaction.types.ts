@@ -8,8 +8,13 @@ export type CompactionMode = 'manual' | 'automatic' | 'recovery' | 'targeted' | 
 /** The three strategies of S1 (mirrors `StrategyKind` in src/providers/types.ts). */
 export type CompactionStrategy = 'nativeStandalone' | 'nativeInline' | 'local';
 
-/** Why NativeInline fell back to Local (A4); `inline-error` = the inline request itself failed. */
-export type InlineFallbackReason = 'no-compaction' | 'rejected-edit' | 'null-content' | 'inline-error';
+/**
+ * Why a native strategy fell back to Local (A4): `inline-error` = the inline request itself
+ * failed; `below-trigger` = the history is under the compact edit's trigger, so no inline call
+ * was made; `standalone-error` = the standalone endpoint failed (after its capacity retries).
+ */
+export type InlineFallbackReason =
+  'no-compaction' | 'rejected-edit' | 'null-content' | 'inline-error' | 'below-trigger' | 'standalone-error';
 
 /** Input of one compaction pass. */
 export interface CompactionInput {
@@ -25,6 +30,13 @@ export interface CompactionInput {
   hierarchical?: boolean;
   /** Local summary input budget (L1); null = unknown window. */
   budget: number | null;
+  /**
+   * Messages a Local pass could replace (those before the kept recent context); 0 = nothing to
+   * compact, so the pass ends unchanged without a provider call. Absent: unknown, summarize.
+   */
+  compactableItems?: number;
+  /** Input budget of the first native standalone request (halved on capacity rejections); null = unknown. */
+  nativeBudget?: number | null;
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
   /** Clock reading when the pass started; the runtime turns it into elapsed ms (S3). */
@@ -47,6 +59,10 @@ export interface CompactedHistory {
 export interface NativeCompactInput {
   turnId: string;
   historyRef: string;
+  /** 0 for the first standalone attempt; each capacity retry adds one. */
+  attempt?: number;
+  /** Input budget the request is bounded to (marker kept); null = unknown window. */
+  budget?: number | null;
 }
 
 /** Output of `compactStandalone` (O1–O3): the provider's window, canonical as returned. */
@@ -55,7 +71,7 @@ export type CompactStandaloneOutput = CompactedHistory;
 /** Output of `compactInline` (A1–A4): a compacted window or a reason to fall back to Local. */
 export type CompactInlineOutput =
   | ({ kind: 'compacted' } & CompactedHistory)
-  | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error'> };
+  | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error'> };
 
 /** Input of `rebuildHistory` (L7): summary + retained messages + continuity tail. */
 export interface RebuildHistoryInput {
@@ -84,6 +100,10 @@ export interface CompactionContext {
   retryBackoffMs: number | undefined;
   historyRef: string;
   itemsBefore: number;
+  compactableItems: number | null;
+  nativeBudget: number | null;
+  nativeAttempt: number;
+  nothingToCompact: boolean;
   startedAt: number;
   fallbackReason: InlineFallbackReason | null;
   summary: SummaryOutcome | null;
@@ -108,6 +128,8 @@ export interface CompactionOutput {
   historyRef: string;
   /** Provider calls spent: native calls plus local summary calls. */
   summaryCalls: number;
+  /** The history held nothing a summary could replace: no call was made (status `unchanged`). */
+  nothingToCompact: boolean;
   summaryTokens: number;
   startedAt: number;
   failure: Failure | null;

@@ -1,6 +1,7 @@
 import type { CompactorSession, SessionCompactionReport, SessionTurnResult } from '../session/index.js';
 import type { InspectTarget } from './run-options.js';
 import { spokenDuration } from '../providers/http-limits.js';
+import { nothingToCompactLine } from '../session/index.js';
 
 type TurnResult = SessionTurnResult;
 type CompactionReport = SessionCompactionReport;
@@ -77,6 +78,8 @@ export interface CompactJsonReport extends IoReport {
   requestedStrategy: CompactionReport['requestedStrategy'];
   fallbackReason: CompactionReport['fallbackReason'];
   summaryCalls: number;
+  /** The history held nothing a summary could replace: no provider call was made. */
+  nothingToCompact: boolean;
   items: { before: number; after: number };
   tokens: { before: number; after: number };
   elapsedMs: number;
@@ -187,6 +190,7 @@ export function renderCompactReport(r: CompactJsonReport): string {
     `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
   ];
   if (r.status === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
+  if (r.nothingToCompact) lines.push(nothingToCompactLine(r.items.before));
   if (r.note !== null) lines.push(`note: ${r.note}`);
   return [...lines, ...ioLines(r)].join('\n');
 }

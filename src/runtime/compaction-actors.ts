@@ -19,6 +19,10 @@ import type { Estimator } from '../estimate/estimator.js';
 import type { RequestFields } from '../providers/request-fields.js';
 import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../providers/types.js';
 import { redactKnown } from '../core/redact.js';
+import { resolveSummaryInputBudget } from '../projection/budgets.js';
+import { COMPACT_TRIGGER_FLOOR, DEFAULT_INLINE_MAX_TOKENS } from '../providers/inline-client.js';
+import { boundHistoryForNative } from '../summary/bound-native.js';
+import { frozenPrefixTokens } from '../summary/request-fit.js';
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 import type { MessageStore } from './message-store.js';
@@ -44,6 +48,23 @@ export interface CompactionDeps {
   requestFields?: RequestFields;
   /** The configured API key values: a summary is stored with them redacted, and nothing else is. */
   secrets?: readonly string[];
+  /** Capacity every native request must fit, its requested output counted (L1); null/absent = unknown. */
+  capacity?: number | null;
+}
+
+/**
+ * Input allowance of a native request: the capacity less L1's safety headroom, the frozen
+ * prefix and the output it asks for (null when the capacity is unknown).
+ */
+function nativeAllowance(capacity: number | null | undefined, frozen: number, output: number): number | null {
+  if (capacity === undefined || capacity === null) return null;
+  return Math.max(0, resolveSummaryInputBudget(capacity, frozen, output, 0) ?? 0);
+}
+
+/** `max_tokens` of an inline request: the client's default, never above an eighth of the capacity. */
+export function inlineOutputTokens(capacity: number | null | undefined): number | undefined {
+  if (capacity === undefined || capacity === null) return undefined;
+  return Math.max(1, Math.min(DEFAULT_INLINE_MAX_TOKENS, Math.floor(capacity / 8)));
 }
 
 /**
@@ -149,14 +170,24 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
   return compactionMachine.provide({
     actors: {
       compactStandalone: fromPromise<CompactStandaloneOutput, NativeCompactInput>(({ input, signal }) =>
-        store.once(`${input.turnId}:compactStandalone:native:0`, async () => {
+        store.once(`${input.turnId}:compactStandalone:native:${input.attempt ?? 0}`, async () => {
           const client = deps.standalone ?? unavailable('a native standalone client');
           const history = store.get(input.historyRef);
+          // The request is bounded like the seed's marker-preserving native bound; an unknown
+          // capacity sends the whole history, and a retry gets the halved budget (L1, L5).
+          const frozen = frozenPrefixTokens(deps.instructions, undefined, deps.estimator);
+          const allowance = nativeAllowance(deps.capacity, frozen, 0);
+          const budget = input.budget ?? null;
+          const limit =
+            allowance === null ? budget : budget === null ? allowance : Math.min(allowance, budget);
+          let sent: number | undefined;
           try {
+            const bounded = boundHistoryForNative(history, limit, deps.estimator);
+            sent = bounded.inputTokens;
             const result = await client.compactStandalone(
               {
                 model: client.model,
-                input: [...history],
+                input: bounded.messages,
                 instructions: deps.instructions,
                 requestFields: deps.requestFields,
               },
@@ -166,7 +197,7 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
             const ref = store.put(`${input.turnId}:history:native`, next);
             return { historyRef: ref, itemCount: next.length, shrank: shrank(history, next) };
           } catch (e) {
-            throw toActorFailure(e);
+            throw toActorFailure(e, sent);
           }
         }),
       ),
@@ -174,17 +205,26 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
         store.once(`${input.turnId}:compactInline:native:0`, async () => {
           const client = deps.inline ?? unavailable('a native inline client');
           const history = store.get(input.historyRef);
+          // The request fits the capacity with its prefix and max_tokens (L1); one that stays under
+          // the compact edit's trigger cannot compact, so it is not sent (A4: Local instead).
+          const maxOutputTokens = inlineOutputTokens(deps.capacity);
+          const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
+          const allowance = nativeAllowance(deps.capacity, frozen, maxOutputTokens ?? 0);
           let result;
           try {
+            const bounded = boundHistoryForNative(history, allowance, deps.estimator);
+            if (bounded.inputTokens + frozen < COMPACT_TRIGGER_FLOOR)
+              return { kind: 'fallback', reason: 'below-trigger' };
             result = await client.compactInline(
               {
                 model: client.model,
                 system: deps.system,
                 tools: deps.tools,
-                messages: [...history],
+                messages: bounded.messages,
                 supportsContextEdits: deps.supportsContextEdits ?? true,
                 instructions: deps.instructions,
                 requestFields: deps.requestFields,
+                ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
               },
               signal,
             );

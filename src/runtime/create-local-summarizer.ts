@@ -13,6 +13,8 @@ import {
   type HierarchicalBands,
 } from '../summary/hierarchical.js';
 import { compactedHistoryBudget } from '../summary/output-bound.js';
+import { splitContinuityTail } from '../summary/continuity.js';
+import { isSummaryMessage } from '../summary/summary-message.js';
 import { prepareLocalSummary, toSummaryRequest, type PreparedSummary } from '../summary/prepare.js';
 import { loadSummaryPrompt } from '../summary/prompt.js';
 import { rebuildHistory, type RebuildOptions } from '../summary/rebuild.js';
@@ -173,6 +175,12 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
   };
 
   return {
+    compactable(history) {
+      const { verbatimStart } = splitContinuityTail(history, tailTokens, est);
+      return history.slice(0, verbatimStart).filter((m) => m.role !== 'system' && !isSummaryMessage(m))
+        .length;
+    },
+
     prepare(history, budget) {
       warned.clear();
       return fork(

@@ -27,6 +27,13 @@ export interface LocalSummarizer<F extends PreparedFork = PreparedFork> {
   followsTemplate(text: string, band: SummaryBand): boolean;
   /** §14: summaries of the current pass accepted without every template section (for the report). */
   warnings?(): readonly SummaryWarning[];
+  /**
+   * Messages a pass could replace: those before the recent context the rebuild keeps (the
+   * continuity tail), system messages and earlier Compactor summaries not counted (a native
+   * marker counts: another model needs it as text). 0 = nothing
+   * to compact, so no provider call is worth making.
+   */
+  compactable?(history: readonly Message[]): number;
   /** L7: summaries (flat: one; hierarchical: older, newer) + retained messages + continuity tail, bounded. */
   rebuild(history: readonly Message[], summaries: readonly string[], mode: CompactionMode): Message[];
 }

@@ -78,6 +78,8 @@ export interface CompactionReport {
   itemsBefore: number;
   itemsAfter: number;
   summaryCalls: number;
+  /** The history held nothing a summary could replace, so no provider call was made. */
+  nothingToCompact: boolean;
   elapsedMs: number;
   failure: Failure | null;
   /** The history after the pass: the compacted one, or the input itself when failed/unchanged. */
@@ -190,16 +192,16 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
         ? 'local'
         : (deps.strategy ?? 'local');
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
+  const budgetsNow = () =>
+    (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const guardedFits = (result: TurnResult): TurnResult =>
-    failGuardedOverWindow(
-      result,
-      (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy))
-        .capacity,
-      Math.max(0, deps.limits.reservedOutput ?? 0),
-    );
+    failGuardedOverWindow(result, budgetsNow().capacity, Math.max(0, deps.limits.reservedOutput ?? 0));
 
   const machinesFor = (store: MessageStore) => {
-    const compaction = provideCompaction({ ...deps.compaction, estimator: deps.estimator }, store);
+    const compaction = provideCompaction(
+      { capacity: budgetsNow().capacity, ...deps.compaction, estimator: deps.estimator },
+      store,
+    );
     return { compaction, turn: provideTurn(deps, store, compaction) };
   };
 
@@ -212,6 +214,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     itemsBefore: out.itemsBefore,
     itemsAfter: out.itemsAfter,
     summaryCalls: out.summaryCalls,
+    nothingToCompact: out.nothingToCompact,
     elapsedMs: Math.max(0, clock.now() - out.startedAt),
     failure: out.failure,
     history: store.get(out.historyRef),
@@ -318,9 +321,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
     async runCompaction(request, options = {}) {
       const store = new MessageStore();
       const historyRef = store.put(`${request.turnId}:history:input`, request.history);
-      const budgets = (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(
-        effectiveLimits(deps.limits, deps.policy),
-      );
+      const budgets = budgetsNow();
       const actor = createActor(machinesFor(store).compaction, {
         input: {
           turnId: request.turnId,
@@ -328,6 +329,11 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
           strategy,
           historyRef,
           itemsBefore: request.history.length,
+          // A model switch converts even a lone native marker for the new model, so it always runs.
+          compactableItems:
+            request.mode === 'modelSwitch'
+              ? undefined
+              : deps.compaction.summarizer?.compactable?.(request.history),
           hierarchical: deps.hierarchical,
           budget: budgets.summaryInputBudget,
           maxOverflowRetries,

@@ -49,6 +49,7 @@ export {
   rootCauseOf,
   CACHE_NOTE,
   MAX_ROOT_CAUSE_CHARS,
+  nothingToCompactLine,
   type SessionCompactionReport,
   type DescribeContext,
 } from './report.js';

@@ -80,6 +80,11 @@ export interface DescribeContext {
   summaryWarnings?: readonly SummaryWarning[];
 }
 
+/** Plain words for a pass that found nothing to compact (no provider call was made). */
+export function nothingToCompactLine(items: number): string {
+  return `Nothing to compact: all ${items} context items are recent enough to be kept as they are, so no summary was requested.`;
+}
+
 /** Turns a runtime {@link CompactionReport} into the user-facing S3/S4 report. */
 export function describeCompaction(r: CompactionReport, ctx: DescribeContext): SessionCompactionReport {
   const base = {
@@ -110,7 +115,9 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
   if (r.status === 'unchanged')
     return {
       ...base,
-      message: `Compaction (${r.mode}) left the history unchanged (${r.itemsBefore} context items).`,
+      message: r.nothingToCompact
+        ? nothingToCompactLine(r.itemsBefore)
+        : `Compaction (${r.mode}) left the history unchanged (${r.itemsBefore} context items).`,
       cacheNote: null,
       rootCause: null,
       resumeNote: null,

@@ -284,18 +284,22 @@ describe('compactor run: bad flags and routes exit 2 with one line', () => {
 describe('compactor run: Anthropic inline route (A4)', () => {
   let srv: FakeServer;
   const KEY = 'sk-ant-FAKE-anthropic-key-0123456789';
+  // Over the inline compact trigger (50,000 tokens) at a window the inline request can reach it in.
+  canonicalFile(dir, 'big.json', agentSession(80, 2_000, 4_000));
+  const big = (args: string[], env: NodeJS.ProcessEnv) =>
+    cli(['run', 'big.json', ...args], { cwd: dir, env });
   beforeAll(async () => {
     srv = await startFakeAnthropic({ script: [{ kind: 'no-compaction' }], summaryText: templateSummary() });
   });
   afterAll(() => srv.close());
 
   it('A4, S1: an inline pass that does not compact falls back to Local; --json says why', async () => {
-    const r = await run(
+    const r = await big(
       [
         ...['--provider', 'anthropic', '--model', 'claude-opus-4-6', '--base-url', srv.url],
-        ...['--api-key-env', 'FAKE_ANTHROPIC_KEY', '--capacity', '8000', '--json'],
+        ...['--api-key-env', 'FAKE_ANTHROPIC_KEY', '--capacity', '90000', '--json'],
       ],
-      { env: { FAKE_ANTHROPIC_KEY: KEY } },
+      { FAKE_ANTHROPIC_KEY: KEY },
     );
     expect(r.err).toBe('');
     const j = JSON.parse(r.out) as Record<string, any>;
@@ -313,12 +317,12 @@ describe('compactor run: Anthropic inline route (A4)', () => {
     expect(srv.requests.every((q) => q.headers['x-api-key'] === KEY)).toBe(true);
     expect(r.out).not.toContain(KEY);
     srv.script.push({ kind: 'no-compaction' });
-    const human = await run(
+    const human = await big(
       [
         ...['--provider', 'anthropic', '--model', 'claude-opus-4-6', '--base-url', srv.url],
-        ...['--api-key-env', 'FAKE_ANTHROPIC_KEY', '--capacity', '8000'],
+        ...['--api-key-env', 'FAKE_ANTHROPIC_KEY', '--capacity', '90000'],
       ],
-      { env: { FAKE_ANTHROPIC_KEY: KEY } },
+      { FAKE_ANTHROPIC_KEY: KEY },
     );
     expect(human.out).toMatch(
       /^strategy: local — fell back from nativeInline: no-compaction; summary calls: 2$/m,

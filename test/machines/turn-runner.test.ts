@@ -170,12 +170,16 @@ describe('turn runner with the real projection functions', () => {
     expect(s.requests).toHaveLength(0);
   });
 
-  it('S1/A4: inline null-content falls back to Local', async () => {
+  it('S1/A4: at a 2,000-token window the inline request stays under the compact trigger: no inline call, Local compacts', async () => {
     const s = new FakeSummarizer();
+    let inlineCalls = 0;
     const inline: NativeInlineClient = {
       provider: 'anthropic',
       model: 'claude-opus-4-5',
-      compactInline: async () => ({ kind: 'fallback', reason: 'null-content' }),
+      compactInline: async () => {
+        inlineCalls++;
+        return { kind: 'fallback', reason: 'null-content' };
+      },
     };
     const result = await runner(s, {
       strategy: 'nativeInline',
@@ -186,8 +190,9 @@ describe('turn runner with the real projection functions', () => {
     });
     expect(result.decision).toBe('compacted');
     expect(result.strategy).toBe('local');
-    expect(result.fallbackReason).toBe('null-content');
-    expect(result.summaryCalls).toBe(2);
+    expect(result.fallbackReason).toBe('below-trigger');
+    expect(inlineCalls).toBe(0);
+    expect(result.summaryCalls).toBe(1);
   });
 
   it('S3: manual /compact always summarizes, even far below the threshold', async () => {

@@ -220,6 +220,18 @@ export async function startFakeServer(
   return fake;
 }
 
+/**
+ * Closes every server even when one reports window violations (a rejected close() must not
+ * leave the others listening, which kept jest from exiting), then rejects with all of them.
+ */
+export async function closeAll(...servers: (FakeServer | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(servers.map((s) => s?.close()));
+  const errors = results.flatMap((r) =>
+    r.status === 'rejected' ? [String((r.reason as Error).message)] : [],
+  );
+  if (errors.length > 0) throw new Error(errors.join('\n'));
+}
+
 /** Error bodies for context overflow in each provider's real shape. */
 export function overflowBody(shape: OverflowShape): { status: number; body: unknown } {
   switch (shape) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import type { FakeServer } from './fake-http.js';
+import { closeAll, type FakeServer } from './fake-http.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import { startFakeOpenAI } from './fake-openai.js';
 
@@ -19,9 +19,6 @@ export function useFakeProviders(opts: { summaryText?: string } = {}): FakeProvi
     fakes.oai = await startFakeOpenAI(opts);
     fakes.ant = await startFakeAnthropic(opts);
   });
-  afterAll(async () => {
-    await fakes.oai.close();
-    await fakes.ant.close();
-  });
+  afterAll(() => closeAll(fakes.oai, fakes.ant));
   return fakes;
 }

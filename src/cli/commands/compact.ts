@@ -118,6 +118,7 @@ function compactReport(
     requestedStrategy: result.requestedStrategy,
     fallbackReason: result.fallbackReason,
     summaryCalls: result.summaryCalls,
+    nothingToCompact: result.nothingToCompact,
     items: { before: result.itemsBefore, after: result.itemsAfter },
     tokens: { before: estimator.history(before), after: estimator.history(run.session.history) },
     elapsedMs: result.elapsedMs,

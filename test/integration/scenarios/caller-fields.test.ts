@@ -16,7 +16,7 @@ import { agentSession, templateSummary } from '../../unit/session/fixtures.js';
  */
 
 afterAll(freeEncoders);
-const history = agentSession();
+const history = agentSession(100_000); // over the inline compact trigger (50,000 tokens)
 const HTTP = { retries: 0, timeoutMs: 120_000 };
 const KEY = { apiKeyEnv: 'FAKE_KEY', env: { FAKE_KEY: 'fake-key-0123456789' } };
 const OPENAI_FIELDS: Record<string, Json> = {
@@ -48,7 +48,7 @@ async function compactWith(route: CompactorSessionOptions['route'], requestField
   const s = createCompactorSession({
     history,
     route,
-    limits: { capacity: 64_000 },
+    limits: { capacity: 200_000 },
     http: HTTP,
     envelope: { provider: route!.provider, model: route!.model!, requestFields },
   });

@@ -27,7 +27,7 @@ beforeEach(() => {
 
 async function compact(opts: { instructions?: string; requestFields?: Record<string, Json> } = {}) {
   const s = createCompactorSession({
-    history: agentSession(),
+    history: agentSession(100_000), // over the inline compact trigger (50,000 tokens)
     route: { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: ant.url, ...KEY },
     limits: { capacity: 200_000 },
     http: HTTP,

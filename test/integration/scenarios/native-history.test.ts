@@ -6,7 +6,7 @@ import { freeEncoders } from '../../../src/estimate/index.js';
 import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import { toAnthropicConversation, toResponsesInput } from '../../../src/providers/index.js';
 import { createCompactorSession, type SessionRouteOptions } from '../../../src/session/index.js';
-import type { FakeServer } from '../../support/fake-http.js';
+import { closeAll, type FakeServer } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
 import { startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
 import { agentSession, SYSTEM, templateSummary } from '../../unit/session/fixtures.js';
@@ -20,7 +20,7 @@ import { agentSession, SYSTEM, templateSummary } from '../../unit/session/fixtur
 afterAll(freeEncoders);
 const HTTP = { retries: 0, timeoutMs: 120_000 };
 const KEY = { apiKeyEnv: 'FAKE_KEY', env: { FAKE_KEY: 'fake-key-0123456789' } };
-const history = agentSession();
+const history = agentSession(100_000); // over the inline compact trigger (50,000 tokens)
 const INLINE_SUMMARY = 'Summary: app.py add() fixed; pytest passes; setup.cfg untouched.';
 
 const tmp = mkdtempSync(join(tmpdir(), 'compactor-native-'));
@@ -41,11 +41,7 @@ beforeAll(async () => {
   xai = await startFakeXai();
   ant = await startFakeAnthropic({ summaryText: INLINE_SUMMARY });
 });
-afterAll(async () => {
-  await oai.close();
-  await xai.close();
-  await ant.close();
-});
+afterAll(() => closeAll(oai, xai, ant));
 beforeEach(() => {
   for (const s of [oai, xai, ant]) s.requests.length = 0;
 });

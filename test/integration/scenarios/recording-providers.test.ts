@@ -12,10 +12,10 @@ import {
   type RequestEnvelope,
 } from '../../../src/session/index.js';
 import { isSummaryMessage } from '../../../src/summary/index.js';
-import type { FakeServer, RecordedRequest } from '../../support/fake-http.js';
+import { closeAll, type FakeServer, type RecordedRequest } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
 import { FAKE_ENCRYPTED, startFakeOpenAI } from '../../support/fake-openai.js';
-import { SYSTEM, templateSummary, TOOLS } from '../../unit/session/fixtures.js';
+import { agentSession, SYSTEM, templateSummary, TOOLS } from '../../unit/session/fixtures.js';
 
 /**
  * §13 "recording providers that check frozen summary prefixes, explicit output reserves and
@@ -48,10 +48,7 @@ beforeAll(async () => {
   oai = await startFakeOpenAI({ summaryText: templateSummary() });
   ant = await startFakeAnthropic({ summaryText: templateSummary() });
 });
-afterAll(async () => {
-  await oai.close();
-  await ant.close();
-});
+afterAll(() => closeAll(oai, ant));
 beforeEach(() => {
   oai.requests.length = 0;
   ant.requests.length = 0;
@@ -261,9 +258,9 @@ describe('native strategies through the session (S1, O3, A4)', () => {
   it('A4: NativeInline with a null-content compaction block falls back to a Local summary', async () => {
     ant.script.push({ kind: 'compaction-null' });
     const s = createCompactorSession({
-      history,
+      history: agentSession(100_000), // over the inline compact trigger (50,000 tokens)
       route: { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: ant.url, ...KEY },
-      limits: { capacity: 32_000 },
+      limits: { capacity: 200_000 },
       http: HTTP,
     });
     expect(s.route.strategy.kind).toBe('nativeInline');

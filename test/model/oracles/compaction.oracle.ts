@@ -56,18 +56,73 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'S4: a NativeStandalone error fails the pass with its cause; history untouched',
+    name: 'S1: a NativeStandalone error falls back to the Local summary, which compacts (issue 13 item 3)',
     input: standalone,
-    replies: { compactStandalone: [providerError('HTTP 400 invalid_request_error')] },
+    replies: {
+      compactStandalone: [providerError('HTTP 400 invalid_request_error')],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+    },
     expect: {
-      states: ['resolvingStrategy', 'nativeStandalone', 'failed'],
-      calls: ['compactStandalone'],
+      states: ['resolvingStrategy', 'nativeStandalone', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['compactStandalone', ...FLAT, 'rebuildHistory'],
       output: {
-        status: 'failed',
-        ...untouched,
-        summaryCalls: 1,
-        failure: { reason: 'provider-error', message: 'HTTP 400 invalid_request_error' },
+        status: 'compacted',
+        requestedStrategy: 'nativeStandalone',
+        strategy: 'local',
+        fallbackReason: 'standalone-error',
+        historyRef: 't1:compacted',
+        summaryCalls: 2,
+        failure: null,
       },
+    },
+  },
+  {
+    name: 'L5: a NativeStandalone capacity rejection is retried once with the rejected input halved (issue 13 item 3)',
+    input: standalone,
+    replies: { compactStandalone: [tooLong(9_000), window('t1:native', 4, true)] },
+    waitMs: 0,
+    expect: {
+      states: [
+        'resolvingStrategy',
+        'nativeStandalone',
+        'nativeStandaloneBackoff',
+        'nativeStandalone',
+        'checkingShrink',
+        'compacted',
+      ],
+      calls: ['compactStandalone', 'compactStandalone'],
+      inputs: {
+        compactStandalone: [
+          { attempt: 0, budget: null },
+          { attempt: 1, budget: 4_500 },
+        ],
+      },
+      output: { status: 'compacted', strategy: 'nativeStandalone', summaryCalls: 2, historyRef: 't1:native' },
+    },
+  },
+  {
+    name: 'S3: nothing before the kept recent context: unchanged, no provider call (issue 13 item 11)',
+    input: { ...local, compactableItems: 0 },
+    replies: {},
+    expect: {
+      states: ['resolvingStrategy', 'local.choosingShape', 'unchanged'],
+      calls: [],
+      output: { status: 'unchanged', ...untouched, summaryCalls: 0, nothingToCompact: true, failure: null },
+    },
+  },
+  {
+    name: 'A4: a history under the inline trigger goes to Local without counting an inline call (issue 13 item 11)',
+    input: inline,
+    replies: {
+      compactInline: [{ done: { kind: 'fallback', reason: 'below-trigger' } }],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+    },
+    expect: {
+      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'below-trigger', summaryCalls: 1 },
     },
   },
   {
