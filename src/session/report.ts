@@ -85,6 +85,12 @@ export function nothingToCompactLine(items: number): string {
   return `Nothing to compact: all ${items} context items are recent enough to be kept as they are, so no summary was requested.`;
 }
 
+function unchangedLine(r: CompactionReport): string {
+  return r.nothingToCompact
+    ? nothingToCompactLine(r.itemsBefore)
+    : `Compaction (${r.mode}) left the history unchanged (${r.itemsBefore} context items).`;
+}
+
 /** Turns a runtime {@link CompactionReport} into the user-facing S3/S4 report. */
 export function describeCompaction(r: CompactionReport, ctx: DescribeContext): SessionCompactionReport {
   const base = {
@@ -115,9 +121,7 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
   if (r.status === 'unchanged')
     return {
       ...base,
-      message: r.nothingToCompact
-        ? nothingToCompactLine(r.itemsBefore)
-        : `Compaction (${r.mode}) left the history unchanged (${r.itemsBefore} context items).`,
+      message: unchangedLine(r),
       cacheNote: null,
       rootCause: null,
       resumeNote: null,
