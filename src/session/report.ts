@@ -25,6 +25,8 @@ export interface SessionCompactionReport {
   itemsBefore: number;
   itemsAfter: number;
   summaryCalls: number;
+  /** The history held nothing a summary could replace, so no provider call was made. */
+  nothingToCompact: boolean;
   /** Whether the summary/inline request reused the parent envelope (S2). */
   usedParentContext: boolean;
   /** One user-facing line. */
@@ -103,6 +105,7 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
     itemsBefore: r.itemsBefore,
     itemsAfter: r.status === 'compacted' ? r.itemsAfter : r.itemsBefore,
     summaryCalls: r.summaryCalls,
+    nothingToCompact: r.nothingToCompact,
     usedParentContext: ctx.usedParentContext,
     failure: r.failure,
     boundary: ctx.boundary,
