@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import type { ContentPart, Content, Json, Message, ToolCall } from '../messages/message.js';
+import {
+  textOf,
+  type ContentPart,
+  type Content,
+  type Json,
+  type Message,
+  type ToolCall,
+} from '../messages/message.js';
+import { UserError } from '../core/errors.js';
 import { validate, placeOf, inputError } from './input-error.js';
 import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
@@ -192,8 +200,40 @@ function restoreCallExtras(built: Json[], patch: Patch): Json[] {
   });
 }
 
+/** A `reasoningDetails` entry as an object (entries may be JSON strings). */
+function detailObject(d: Json): Obj | undefined {
+  if (typeof d !== 'string') return isObj(d) ? d : undefined;
+  try {
+    const v = JSON.parse(d) as unknown;
+    return isObj(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Chat Completions has no place for a provider compaction item: a message that holds one is
+ * exported as its summary text, and one without text (an encrypted OpenAI item) cannot be
+ * written at all — an empty assistant message would silently lose the compacted history.
+ * Throws a one-line UserError naming the formats that carry the item.
+ */
+export function assertChatCarriesCompaction(messages: readonly Message[]): void {
+  messages.forEach((m, i) => {
+    if (textOf(m.content).trim() !== '') return;
+    for (const d of m.reasoningDetails ?? []) {
+      const item = detailObject(d);
+      if (typeof item?.type !== 'string' || !item.type.startsWith('compaction')) continue;
+      const native = 'content' in item ? 'anthropic' : 'openai-responses';
+      throw new UserError(
+        `openai-chat cannot carry the provider compaction item of message ${i + 1} (it has no summary text); write ${native} or canonical instead`,
+      );
+    }
+  });
+}
+
 /** Exports canonical messages as Chat Completions messages. */
 export function exportOpenAIChat(messages: readonly Message[], meta?: Record<string, unknown>): string {
+  assertChatCarriesCompaction(messages);
   const items = exportGroups('openai-chat', messages, buildGroup, () => 1, restoreCallExtras);
   const p = providerMetaFor(meta, 'openai-chat');
   return writeDocument(items, 'messages', p?.shape ?? 'object', p?.envelope);
