@@ -6,6 +6,7 @@
 
 /** Names of the clearing presets. */
 export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
+/** A clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults). */
 export type ClearingPresetName = (typeof CLEARING_PRESET_NAMES)[number];
 
 /** Local tool-result clearing settings (SPEC §5). */

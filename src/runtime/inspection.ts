@@ -5,6 +5,8 @@ import { headUnits } from '../core/text.js';
 
 /** One JSONL record: what happened to which actor, with message arrays reduced to counts. */
 export interface InspectionRecord {
+  /** When the event happened (ISO 8601, UTC), so a log can be read against other logs. */
+  at?: string;
   type: '@xstate.actor' | '@xstate.event' | '@xstate.snapshot';
   /** Actor id (the invoke id, e.g. `compaction`; the root's is generated). */
   actor: string;
@@ -98,7 +100,7 @@ export function createJsonlInspector(
     const record = toInspectionRecord(event);
     if (!record) return;
     try {
-      write(`${JSON.stringify(record)}\n`);
+      write(`${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`);
     } catch {
       /* logging must not break a turn */
     }

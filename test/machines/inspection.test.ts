@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createActor, fromPromise, toPromise } from 'xstate';
+import { createActor, createMachine, fromPromise, toPromise } from 'xstate';
 import { msg } from '../../src/messages/message.js';
 import { createJsonlInspector, summarizeForLog } from '../../src/runtime/index.js';
 import {
@@ -52,5 +52,23 @@ describe('JSONL inspection', () => {
     expect(records.some((r) => r.actor === 'requestSummary' && r.type === '@xstate.actor')).toBe(true);
     expect(records.some((r) => r.event?.type === 'xstate.done.actor.requestSummary')).toBe(true);
     expect(lines.every((l) => l.endsWith('\n'))).toBe(true);
+  });
+
+  it('S4: every inspection log line carries its time (ISO 8601, UTC) within the run', async () => {
+    const lines: string[] = [];
+    const before = Date.now();
+    const actor = createActor(createMachine({ initial: 'a', states: { a: { type: 'final' } } }), {
+      inspect: createJsonlInspector((l) => lines.push(l)),
+    });
+    actor.start();
+    await toPromise(actor);
+    const after = Date.now();
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      const at = (JSON.parse(line) as { at?: string }).at ?? '';
+      expect(at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(Date.parse(at)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(at)).toBeLessThanOrEqual(after);
+    }
   });
 });
