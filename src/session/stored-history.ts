@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
-import { isDeepStrictEqual } from 'node:util';
 import type { CompactionMode } from '../../machines/index.js';
 import { CompactorOptionsError } from '../core/errors.js';
+import { jsonEqual } from '../formats/residual.js';
 import type { Message } from '../messages/message.js';
 import {
   ARTIFACTS_DIR,
@@ -143,11 +143,9 @@ function checkContinues(
     );
 }
 
-// Stored messages went through JSON and the schema; compare them as JSON values.
-const asJson = (m: Message): unknown => JSON.parse(JSON.stringify(m));
-function sameMessage(a: Message, b: Message): boolean {
-  return isDeepStrictEqual(asJson(a), asJson(b));
-}
+// Stored messages went through JSON and the schema: compare them as JSON values (absent and
+// undefined keys alike, key order ignored) without serializing every message on each open.
+const sameMessage = (a: Message, b: Message): boolean => jsonEqual(a, b);
 
 function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory {
   return {
