@@ -69,13 +69,10 @@ const SIZE_RULES = {
 // TEMPORARY (issue 12): files being split right now by other work; whoever splits a file
 // deletes its line here. Do not add to this list.
 const SIZE_NOT_YET_SPLIT = [
-  'src/adapters/shared/conversations.ts', // adapters
   'src/runtime/compaction-actors.ts', // runtime
   'src/runtime/create-local-summarizer.ts', // runtime
   'src/runtime/turn-actors.ts', // runtime
   'src/runtime/turn-runner.ts', // runtime
-  'src/session/route.ts', // session
-  'src/store/events-log.ts', // store
 ];
 
 export default tseslint.config(

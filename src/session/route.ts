@@ -1,5 +1,5 @@
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
-import { resolveRoute } from '../providers/catalog.js';
+import { resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
 import { RouteError } from '../providers/errors.js';
 import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
@@ -72,45 +72,10 @@ export function resolveSessionRoute(
   estimator: Estimator | undefined,
   http: HttpOptions = {},
 ): SessionRoute {
-  if (options.provider.trim().toLowerCase() === OFFLINE_PROVIDER) {
-    const est = estimator ?? createEstimator();
-    return {
-      provider: OFFLINE_PROVIDER,
-      label: OFFLINE_PROVIDER,
-      model: options.model ?? OFFLINE_MODEL,
-      baseUrl: null,
-      wire: null,
-      apiKeyEnv: null,
-      contextWindow: OFFLINE_CONTEXT_WINDOW,
-      strategy: { kind: 'local', reason: 'the embedded offline summarizer (no network) is a Local route' },
-      http: null,
-      supportsContextEdits: false,
-      encoding: est.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
-      estimator: est,
-      summary: createOfflineSummarizer({ estimator: est }),
-      secrets: () => [],
-    };
-  }
+  if (options.provider.trim().toLowerCase() === OFFLINE_PROVIDER) return offlineRoute(options, estimator);
   if (options.model === undefined || options.model.trim() === '')
     throw new RouteError(`route.model is required for provider "${options.provider}"`);
-  let route;
-  try {
-    route = resolveRoute(
-      {
-        provider: options.provider,
-        model: options.model,
-        baseUrl: options.baseUrl,
-        apiKeyEnv: options.apiKeyEnv,
-        catalogFile: options.catalogFile,
-      },
-      options.env ?? process.env,
-    );
-  } catch (e) {
-    // The catalog does not know the embedded route; name it among the known providers.
-    if (e instanceof RouteError)
-      throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
-    throw e;
-  }
+  const route = catalogRoute({ ...options, model: options.model });
   const clients = createProviderClients(route, http);
   return {
     provider: route.kind,
@@ -133,6 +98,48 @@ export function resolveSessionRoute(
       return key ? [key] : [];
     },
   };
+}
+
+/** The embedded offline summarizer: no network, no key, the Local strategy. */
+function offlineRoute(options: SessionRouteOptions, estimator: Estimator | undefined): SessionRoute {
+  const est = estimator ?? createEstimator();
+  return {
+    provider: OFFLINE_PROVIDER,
+    label: OFFLINE_PROVIDER,
+    model: options.model ?? OFFLINE_MODEL,
+    baseUrl: null,
+    wire: null,
+    apiKeyEnv: null,
+    contextWindow: OFFLINE_CONTEXT_WINDOW,
+    strategy: { kind: 'local', reason: 'the embedded offline summarizer (no network) is a Local route' },
+    http: null,
+    supportsContextEdits: false,
+    encoding: est.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
+    estimator: est,
+    summary: createOfflineSummarizer({ estimator: est }),
+    secrets: () => [],
+  };
+}
+
+/** A provider route from the catalog; its errors also name the offline route among the known ones. */
+function catalogRoute(options: SessionRouteOptions & { model: string }): ResolvedRoute {
+  try {
+    return resolveRoute(
+      {
+        provider: options.provider,
+        model: options.model,
+        baseUrl: options.baseUrl,
+        apiKeyEnv: options.apiKeyEnv,
+        catalogFile: options.catalogFile,
+      },
+      options.env ?? process.env,
+    );
+  } catch (e) {
+    // The catalog does not know the embedded route; name it among the known providers.
+    if (e instanceof RouteError)
+      throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
+    throw e;
+  }
 }
 
 /**

@@ -1,143 +1,18 @@
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  readSync,
-  writeSync,
-} from 'node:fs';
-import { UserError } from '../core/errors.js';
-import { ThreadEventSchema, type ThreadEvent } from './events.js';
-import { commitLine, frameLine, readFrame } from './frame.js';
-import { fsErrorMessage } from '../io/fs-errors.js';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import type { ThreadEvent } from './events.js';
+import { commitLine, frameLine } from './frame.js';
+import type { LoadedLog } from './load-event-log.js';
 
 /**
- * The append-only `events.jsonl` (R1–R2). Each write is one `write` of whole framed lines
- * (see frame.ts) ending in a commit line, followed by `fsync`: an acknowledged write
+ * Writing the append-only `events.jsonl` (R1–R2). Each write is one `write` of whole framed
+ * lines (see frame.ts) ending in a commit line, followed by `fsync`: an acknowledged write
  * survives a crash, and a write cut short by a crash leaves an uncommitted tail that
- * loading detects. A writer moves that tail aside into `events.jsonl.corrupt`; a damaged
- * line before the last commit is an error naming the file and line.
+ * loading (load-event-log.ts) detects. A writer moves that tail aside into
+ * `events.jsonl.corrupt` before it appends.
  */
-
-/** Something the loader tolerated and the caller may want to report. */
-export interface LogWarning {
-  file: string;
-  line: number;
-  message: string;
-}
-
-/** A loaded log: the committed events and where the committed bytes end. */
-export interface LoadedLog {
-  events: ThreadEvent[];
-  warnings: LogWarning[];
-  /** Byte length of the committed prefix (an unfinished write starts here). */
-  validBytes: number;
-  /** Total bytes in the file. */
-  totalBytes: number;
-  /** The committed prefix ends in a whole line that lacks its newline. */
-  needsNewline: boolean;
-}
-
-function describeIssue(e: unknown): string {
-  const issue = (e as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues?.[0];
-  if (!issue) return String(e);
-  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : 'event';
-  return `${field}: ${issue.message}`;
-}
 
 /** Suffix of the file an unfinished write is moved to. */
 export const CORRUPT_SUFFIX = '.corrupt';
-
-function readLog(file: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (e) {
-    throw new UserError(`${file}: cannot read event log (${fsErrorMessage(e)})`);
-  }
-}
-
-/**
- * Reads and validates every committed event. Events after the last commit line, and a
- * last line that is cut short, are an unfinished write: left out with one warning. Any
- * other bad line, or a sequence gap, throws a {@link UserError} "FILE:LINE: …".
- */
-export function loadEventLog(file: string): LoadedLog {
-  const empty = { events: [], warnings: [], validBytes: 0, totalBytes: 0, needsNewline: false };
-  if (!existsSync(file)) return empty;
-  const buf = readLog(file);
-  const events: ThreadEvent[] = [];
-  let pending: ThreadEvent[] = [];
-  let validBytes = 0;
-  let needsNewline = false;
-  let torn = false;
-  let line = 0;
-  for (let offset = 0; offset < buf.length;) {
-    line++;
-    const nl = buf.indexOf(0x0a, offset);
-    const end = nl < 0 ? buf.length : nl;
-    const isLast =
-      nl < 0 ||
-      buf
-        .subarray(nl + 1)
-        .toString('utf8')
-        .trim() === '';
-    const text = buf.subarray(offset, end).toString('utf8');
-    offset = nl < 0 ? buf.length : nl + 1;
-    if (text.trim() === '') {
-      if (pending.length === 0 && nl >= 0 && !needsNewline) validBytes = offset;
-      continue;
-    }
-    const frame = readFrame(text);
-    if (frame.kind === 'bad') {
-      if (isLast) {
-        torn = true;
-        break;
-      }
-      throw new UserError(`${file}:${line}: ${frame.reason}`);
-    }
-    if (frame.kind === 'commit') {
-      if (frame.seq !== events.length + pending.length)
-        throw new UserError(
-          `${file}:${line}: commit of event ${frame.seq} does not follow event ${events.length + pending.length} (log damaged)`,
-        );
-      events.push(...pending);
-      pending = [];
-    } else {
-      const parsed = ThreadEventSchema.safeParse(frame.value);
-      if (!parsed.success) {
-        // An old unframed last line that fails the schema was cut short; a framed one was not.
-        if (isLast && frame.kind === 'legacy') {
-          torn = true;
-          break;
-        }
-        throw new UserError(`${file}:${line}: ${describeIssue(parsed.error)}`);
-      }
-      const expected = events.length + pending.length + 1;
-      if (parsed.data.seq !== expected)
-        throw new UserError(
-          `${file}:${line}: seq: expected ${expected}, found ${parsed.data.seq} (log damaged)`,
-        );
-      pending.push(parsed.data);
-      if (frame.kind === 'event') continue;
-      events.push(...pending); // an unframed line from before framing commits itself
-      pending = [];
-    }
-    validBytes = nl < 0 ? buf.length : offset;
-    needsNewline = nl < 0;
-  }
-  const warnings: LogWarning[] = [];
-  if (pending.length > 0 || torn)
-    warnings.push({
-      file,
-      line: 0,
-      message: `${buf.length - validBytes} bytes of an unfinished write (${pending.length} whole record${pending.length === 1 ? '' : 's'}${torn ? ' and a cut-off line' : ''}) are not part of the session`,
-    });
-  else if (needsNewline) warnings.push({ file, line, message: 'final line had no newline terminator' });
-  return { events, warnings, validBytes, totalBytes: buf.length, needsNewline };
-}
 
 /** The file operations an append uses; a test seam for disk faults (ENOSPC, EIO). */
 export interface AppendIo {

@@ -10,7 +10,8 @@ export {
   type BoundaryInfo,
   type OpenOptions,
 } from './session-store.js';
-export { loadEventLog, CORRUPT_SUFFIX, type LogWarning, type LoadedLog } from './events-log.js';
+export { CORRUPT_SUFFIX } from './events-log.js';
+export { loadEventLog, type LogWarning, type LoadedLog } from './load-event-log.js';
 export { acquireSessionLock, LOCK_FILE, type LockOptions, type SessionLock } from './session-lock.js';
 export {
   ThreadEventSchema,

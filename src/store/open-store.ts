@@ -5,7 +5,8 @@ import { writeFileAtomic } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
 import { ARTIFACTS_DIR, EVENTS_FILE, readArtifact, SNAPSHOTS_DIR } from './artifacts.js';
 import { NAME_PATTERN, type CompactBoundary, type ThreadEvent } from './events.js';
-import { EventLog, loadEventLog, type LogWarning } from './events-log.js';
+import { EventLog } from './events-log.js';
+import { loadEventLog, type LogWarning } from './load-event-log.js';
 import type { SessionLock } from './session-lock.js';
 import type { BoundaryInfo, CompactionRecord, SessionStore } from './session-store.js';
 

@@ -1,7 +1,3 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../../io/atomic-write.js';
 import type { Message } from '../../messages/message.js';
 import { lookupModel } from '../../providers/catalog.js';
 import {
@@ -10,6 +6,7 @@ import {
   type CompactorSessionOptions,
   type RequestEnvelope,
 } from '../../session/index.js';
+import { advanceSyncPoint, conversationDir, hashOf, readSyncPoint, type SyncPoint } from './sync-point.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
@@ -45,17 +42,11 @@ export interface Conversations {
   close(): void;
 }
 
-interface State {
+interface State extends SyncPoint {
   session: CompactorSession;
-  /** How many of the framework's messages the session already holds (or has compacted). */
-  synced: number;
-  /** Hash of the last synced message: a different one means the framework's list was rewritten. */
-  lastHash: string;
   /** Calls of one conversation run one at a time. */
   queue: Promise<unknown>;
 }
-
-const hash = (value: unknown): string => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
 /**
  * A conversation's id: the caller's, else derived from its first message (the user's goal),
@@ -63,12 +54,7 @@ const hash = (value: unknown): string => createHash('sha256').update(JSON.string
  */
 export function conversationIdOf(messages: readonly Message[], given?: string): string {
   if (given !== undefined && given !== '') return given;
-  return messages.length === 0 ? 'empty' : `c-${hash(messages[0]).slice(0, 16)}`;
-}
-
-/** A directory name for an id: itself when plainly safe, else a hash. */
-function dirName(id: string): string {
-  return /^[A-Za-z0-9._-]{1,80}$/.test(id) && !/^\.+$/.test(id) ? id : `h-${hash(id).slice(0, 24)}`;
+  return messages.length === 0 ? 'empty' : `c-${hashOf(messages[0]).slice(0, 16)}`;
 }
 
 /** The model's window from the bundled catalog, by the framework's provider name and model id. */
@@ -86,82 +72,33 @@ export function catalogCapacity(model: ConversationCall['model']): number | unde
  */
 export function createConversations(options: CompactorSessionOptions): Conversations {
   const states = new Map<string, State>();
-  const { sessionDir, history: _history, ...shared } = options;
+  const { sessionDir } = options;
 
-  function syncFile(id: string): string | undefined {
-    return sessionDir === undefined ? undefined : join(sessionDir, `${dirName(id)}.sync.json`);
+  function opened(id: string, call: ConversationCall): State {
+    const state = openConversation(id, call, options);
+    states.set(id, state);
+    return state;
   }
 
-  function open(id: string, call: ConversationCall): State {
-    const capacity = options.limits?.capacity ?? catalogCapacity(call.model);
-    const dir = sessionDir === undefined ? undefined : join(sessionDir, dirName(id));
-    if (sessionDir !== undefined) mkdirSync(sessionDir, { recursive: true });
-    const session = createCompactorSession({
-      ...shared,
-      ...(dir !== undefined ? { sessionDir: dir } : {}),
-      limits: { ...options.limits, ...(capacity !== undefined ? { capacity } : {}) },
-    });
-    const file = syncFile(id);
-    if (file !== undefined && existsSync(file)) {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as { synced: number; lastHash: string };
-      return { session, synced: saved.synced, lastHash: saved.lastHash, queue: Promise.resolve() };
-    }
-    return { session, synced: 0, lastHash: '', queue: Promise.resolve() };
-  }
-
-  async function step(id: string, state: State, call: ConversationCall): Promise<ConversationProjection> {
-    const { messages } = call;
-    const { session } = state;
-    session.setEnvelope(
-      call.system !== undefined || (call.tools?.length ?? 0) > 0
-        ? {
-            provider: 'framework',
-            model: call.model?.id ?? 'unknown',
-            system: call.system,
-            tools: call.tools,
-          }
-        : undefined,
-    );
-    const pending = messages.slice(state.synced);
-    const turn = await session.runTurn({ pending });
-    state.synced = messages.length;
-    state.lastHash = messages.length > 0 ? hash(messages[messages.length - 1]) : '';
-    const file = syncFile(id);
-    if (file !== undefined)
-      writeFileAtomic(file, JSON.stringify({ synced: state.synced, lastHash: state.lastHash }));
-    return {
-      conversationId: id,
-      messages: session.prepareRequest().messages,
-      compacted: turn.decision === 'compacted',
-      session,
-    };
+  /** The conversation's state, opened on first sight and started over when the framework rewrote it. */
+  function stateOf(id: string, call: ConversationCall): State {
+    const state = states.get(id) ?? opened(id, call);
+    if (!isRewritten(state, call.messages)) return state;
+    // A durable conversation cannot start over: its store already holds the old history.
+    if (sessionDir !== undefined)
+      throw new Error(
+        `compactor: conversation ${id} was rewritten (its earlier messages changed); give it a new conversation id`,
+      );
+    state.session.close();
+    return opened(id, call);
   }
 
   return {
     project(call) {
       const id = conversationIdOf(call.messages, call.conversationId);
-      let state = states.get(id);
-      if (state === undefined) {
-        state = open(id, call);
-        states.set(id, state);
-      }
-      // A list shorter than what was synced, or a different message at the sync point, is a
-      // rewritten conversation: start over rather than mix two histories.
-      const rewritten =
-        call.messages.length < state.synced ||
-        (state.synced > 0 && hash(call.messages[state.synced - 1]) !== state.lastHash);
-      if (rewritten) {
-        if (sessionDir !== undefined)
-          throw new Error(
-            `compactor: conversation ${id} was rewritten (its earlier messages changed); give it a new conversation id`,
-          );
-        state.session.close();
-        state = open(id, call);
-        states.set(id, state);
-      }
-      const current = state;
-      const run = current.queue.then(() => step(id, current, call));
-      current.queue = run.catch(() => undefined);
+      const state = stateOf(id, call);
+      const run = state.queue.then(() => projectCall(id, state, call, sessionDir));
+      state.queue = run.catch(() => undefined);
       return run;
     },
     session: (id) => states.get(id)?.session,
@@ -169,5 +106,53 @@ export function createConversations(options: CompactorSessionOptions): Conversat
       for (const s of states.values()) s.session.close();
       states.clear();
     },
+  };
+}
+
+/**
+ * A list shorter than what was synced, or a different message at the sync point, is a
+ * rewritten conversation: it starts over rather than mix two histories.
+ */
+function isRewritten(state: State, messages: readonly Message[]): boolean {
+  return (
+    messages.length < state.synced ||
+    (state.synced > 0 && hashOf(messages[state.synced - 1]) !== state.lastHash)
+  );
+}
+
+/** A new session for a conversation (resuming its store and sync point under `sessionDir`). */
+function openConversation(id: string, call: ConversationCall, options: CompactorSessionOptions): State {
+  const { sessionDir, history: _history, ...shared } = options;
+  const capacity = options.limits?.capacity ?? catalogCapacity(call.model);
+  const dir = conversationDir(sessionDir, id);
+  const session = createCompactorSession({
+    ...shared,
+    ...(dir !== undefined ? { sessionDir: dir } : {}),
+    limits: { ...options.limits, ...(capacity !== undefined ? { capacity } : {}) },
+  });
+  return { session, ...readSyncPoint(sessionDir, id), queue: Promise.resolve() };
+}
+
+/** One call: the new messages go through the session's turn; the projected request comes back. */
+async function projectCall(
+  id: string,
+  state: State,
+  call: ConversationCall,
+  sessionDir: string | undefined,
+): Promise<ConversationProjection> {
+  const { messages } = call;
+  const { session } = state;
+  session.setEnvelope(
+    call.system !== undefined || (call.tools?.length ?? 0) > 0
+      ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
+      : undefined,
+  );
+  const turn = await session.runTurn({ pending: messages.slice(state.synced) });
+  advanceSyncPoint(state, messages, sessionDir, id);
+  return {
+    conversationId: id,
+    messages: session.prepareRequest().messages,
+    compacted: turn.decision === 'compacted',
+    session,
   };
 }
