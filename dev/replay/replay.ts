@@ -203,7 +203,9 @@ export async function replaySession(
     const need = needs.get(t) ?? [];
     const score = scoreNeeds(need, session, request, est);
     const prefixTokens = sharedPrefixTokens(previous, request, est);
-    previous = request;
+    // A snapshot: a policy may return the live history itself, which grows before the next
+    // turn, and the cache only holds what was actually sent.
+    previous = request.slice();
     turns.push({
       turn: t,
       historyTokens,

@@ -24,6 +24,9 @@ export function createLangChainBridge(estimator: Estimator): LangChainBridge {
   // Keyed by the message id we assign, because trimMessages copies every message it keeps;
   // the content it was sent with tells an untouched copy from an edited one.
   const original = new Map<string, { message: Message; content: string }>();
+  // ClearToolUsesEdit recounts the whole list after every result it clears (quadratic per
+  // request): count each LangChain message object once.
+  const counted = new WeakMap<BaseMessage, number>();
 
   function back(lc: BaseMessage): Message {
     const same = typeof lc.id === 'string' ? original.get(lc.id) : undefined;
@@ -44,7 +47,11 @@ export function createLangChainBridge(estimator: Estimator): LangChainBridge {
     fromLangChain: (messages) => messages.map(back),
     countTokens(messages) {
       let total = 0;
-      for (const lc of messages) total += estimator.message(back(lc));
+      for (const lc of messages) {
+        let n = counted.get(lc);
+        if (n === undefined) counted.set(lc, (n = estimator.message(back(lc))));
+        total += n;
+      }
       return total;
     },
   };

@@ -31,6 +31,21 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     });
     expect(seen).toEqual([1, 1, 1, 1]);
   });
+  it('§14 cost: a request reads from the cache only what the previous request sent (policies that return the live history too)', async () => {
+    const s = readSession(3);
+    const est = fastEstimator();
+    const r = await replaySession(s, {
+      policy: noClearingPolicy,
+      limits: { capacity: 128_000 },
+      estimator: est,
+    });
+    expect(r.turns[0].prefixTokens).toBe(0);
+    for (let i = 1; i < r.turns.length; i++) {
+      // Everything sent before is cached; the messages added since are not.
+      expect(r.turns[i].prefixTokens).toBe(r.turns[i - 1].projectedTokens);
+      expect(r.turns[i].prefixTokens).toBeLessThan(r.turns[i].projectedTokens);
+    }
+  });
   it('§14: without clearing every needed result is present; clearing at a small window loses some and stays valid', async () => {
     const s = sessionNeedingAll(40);
     const est = fastEstimator();
