@@ -67,6 +67,14 @@ export const CompactorConfigSchema = z
       .optional(),
     // Provider time limits, the library's `http` option (--timeout, --retries, --retry-budget).
     http: z.object(HTTP_LIMITS_SHAPE).strict().optional(),
+    // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
+    inspect: z
+      .object({
+        port: nonNeg.max(65_535).optional(),
+        waitSeconds: z.number().gte(0).lte(3_600).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;

@@ -14,7 +14,8 @@ export const RELIABILITY_OPTIONS = {
   'retry-budget': { type: 'string' },
 } as const;
 
-const seconds = z
+/** A number of seconds on the command line (also used by the inspect flags). */
+export const seconds = z
   .string()
   .regex(/^\d+(\.\d+)?$/, 'expected a number of seconds')
   .transform((s) => Number(s))

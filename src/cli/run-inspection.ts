@@ -5,7 +5,8 @@ import type { CommandContext } from './command.js';
 import { UserError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { checkOutputPath } from '../io/output-path.js';
-import { createJsonlInspector, createStatelyInspector } from '../session/index.js';
+import { createJsonlInspector } from '../session/index.js';
+import { openStatelyInspection } from './stately-inspection.js';
 import { createProgress, type Progress } from './progress.js';
 import { inspectTarget, type InspectTarget, type RunFlags } from './run-options.js';
 
@@ -16,10 +17,13 @@ export interface RunInspection {
   target: InspectTarget | null;
   /** Hand this to the session: it fans every event out to the sinks. */
   observe(event: InspectionEvent): void;
-  /** Opens `--inspect` (truncates the JSONL file, or starts the Stately server); call after the store is open. */
+  /**
+   * Opens `--inspect` (truncates the JSONL file, or starts the Stately relay, prints its
+   * address and waits a bounded time for a viewer); call after the store is open.
+   */
   start(): Promise<void>;
-  /** Stops the progress line and the Stately inspector (idempotent). */
-  close(): void;
+  /** Stops the progress line and the Stately relay, after sending it what is queued (idempotent). */
+  close(): Promise<void>;
 }
 
 /** Progress on a terminal always; the `--inspect` sink once {@link RunInspection.start} runs. */
@@ -30,8 +34,8 @@ export function createRunInspection(
 ): RunInspection {
   const progress = createProgress(ctx.stderr, ctx.stderrIsTTY);
   const observers: Array<(e: InspectionEvent) => void> = [progress.inspect];
-  let stopStately: (() => void) | undefined;
-  let closed = false;
+  let stopStately: (() => Promise<void>) | undefined;
+  let closed: Promise<void> | undefined;
   return {
     progress,
     target,
@@ -41,16 +45,16 @@ export function createRunInspection(
     async start() {
       if (target?.kind === 'jsonl') observers.push(openJsonlLog(command, ctx, target.file));
       else if (target?.kind === 'stately') {
-        const stately = await createStatelyInspector();
+        const stately = await openStatelyInspection(command, ctx, target);
         observers.push(stately.inspect);
         stopStately = () => stately.stop();
       }
     },
     close() {
-      if (closed) return;
-      closed = true;
+      if (closed) return closed;
       progress.done();
-      stopStately?.();
+      closed = stopStately?.() ?? Promise.resolve();
+      return closed;
     },
   };
 }
@@ -76,7 +80,7 @@ export function checkInspectPath(
   inputs: string[],
   sessionDirs: string[],
 ): void {
-  const target = inspectTarget(flags, ctx);
+  const target = inspectTarget(command, flags, ctx);
   if (target?.kind !== 'jsonl') return;
   // --inspect=jsonl goes into a session directory the run may be about to create.
   if (sessionDirs.includes(dirname(target.file)) && !existsSync(dirname(target.file))) return;

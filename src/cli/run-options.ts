@@ -3,6 +3,13 @@ import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
 import { CACHE_AWARE_HELP, CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
+import {
+  INSPECT_FLAG_SHAPE,
+  INSPECT_FLAGS_HELP,
+  INSPECT_OPTIONS,
+  statelySettingsFrom,
+  type StatelySettings,
+} from './inspect-flags.js';
 import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } from './reliability-flags.js';
 
 export { clearingPolicyFrom } from './clearing-flags.js';
@@ -38,6 +45,7 @@ export const RUN_OPTIONS = {
   out: { type: 'string' },
   to: { type: 'string' },
   inspect: { type: 'string' },
+  ...INSPECT_OPTIONS,
   ...RELIABILITY_OPTIONS,
 } as const;
 
@@ -63,6 +71,7 @@ export const RunFlagsSchema = LimitFlagsSchema.extend({
   to: z.string().optional(),
   inspect: z.string().min(1, 'expected a file path, "jsonl" or "stately"').optional(),
   json: z.boolean().optional(),
+  ...INSPECT_FLAG_SHAPE,
   ...RELIABILITY_FLAG_SHAPE,
 });
 export type RunFlags = z.infer<typeof RunFlagsSchema>;
@@ -110,19 +119,26 @@ Input and output:
 ${RELIABILITY_FLAGS_HELP}
   --inspect[=TARGET]  machine inspection: --inspect (= --inspect=jsonl) writes JSONL to
                       <session-dir or cwd>/inspect.jsonl, --inspect=FILE to FILE,
-                      --inspect=stately opens the Stately inspector (its UI loads from
-                      stately.ai: needs network and a browser)
+                      --inspect=stately serves the Stately inspector on 127.0.0.1 and
+                      prints the address to open (its UI loads from stately.ai: needs
+                      network and a browser); the run waits for it, then goes on
+${INSPECT_FLAGS_HELP}
   --config FILE       config file (default ./compactor.config.json; flags win)
   --json              machine-readable report on stdout (fields below)`;
 
 /** Where inspection events go. */
-export type InspectTarget = { kind: 'jsonl'; file: string } | { kind: 'stately' };
+export type InspectTarget = { kind: 'jsonl'; file: string } | ({ kind: 'stately' } & StatelySettings);
 
-/** Resolves `--inspect=TARGET` against the session directory (or the working directory). */
-export function inspectTarget(flags: RunFlags, ctx: CommandContext): InspectTarget | undefined {
+/** Resolves `--inspect=TARGET` against the session directory (or the working directory), with the Stately settings. */
+export function inspectTarget(
+  command: string,
+  flags: RunFlags,
+  ctx: CommandContext,
+): InspectTarget | undefined {
   const value = flags.inspect;
+  const stately = statelySettingsFrom(command, flags, ctx.config);
   if (value === undefined) return undefined;
-  if (value === 'stately') return { kind: 'stately' };
+  if (value === 'stately') return { kind: 'stately', ...stately };
   if (value === 'jsonl')
     return { kind: 'jsonl', file: resolve(ctx.cwd, flags['session-dir'] ?? '.', 'inspect.jsonl') };
   return { kind: 'jsonl', file: isAbsolute(value) ? value : resolve(ctx.cwd, value) };

@@ -45,7 +45,7 @@ export function openRunSession(
 ): RunSession {
   const sessionDir =
     flags['session-dir'] === undefined ? null : sessionDirFrom(command, ctx, flags['session-dir']);
-  const inspection = createRunInspection(command, ctx, inspectTarget(flags, ctx) ?? null);
+  const inspection = createRunInspection(command, ctx, inspectTarget(command, flags, ctx) ?? null);
   const options: CompactorSessionOptions = {
     route: routeFrom(command, flags, ctx),
     ...(ctx.config.encoding ? { estimator: createEstimator({ encoding: ctx.config.encoding }) } : {}),
@@ -61,7 +61,7 @@ export function openRunSession(
   try {
     session = createCompactorSession(options);
   } catch (e) {
-    inspection.close();
+    void inspection.close();
     throw cliError(command, e);
   }
   return {
@@ -69,7 +69,7 @@ export function openRunSession(
     inspection,
     sessionDir,
     close() {
-      inspection.close();
+      void inspection.close();
       session.close();
     },
   };

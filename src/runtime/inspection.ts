@@ -106,39 +106,3 @@ export function createJsonlInspector(
     }
   };
 }
-
-/** A started Stately inspector: pass `inspect` to the runner, call `stop()` when done. */
-export interface StatelyInspector {
-  inspect: (event: InspectionEvent) => void;
-  stop(): void;
-}
-
-/**
- * Starts the Stately inspector (`--inspect=stately`): a local relay server from
- * `@statelyai/inspect/server` plus a WebSocket inspector feeding it. Its UI is loaded from
- * https://stately.ai/inspect, so it needs network access and a browser; offline, use
- * {@link createJsonlInspector}. The package is ESM-only and imported lazily so it never loads
- * in tests or in runs that do not ask for it. Contexts are summarized like the JSONL sink.
- */
-export async function createStatelyInspector(
-  options: { port?: number; autoOpen?: boolean } = {},
-): Promise<StatelyInspector> {
-  const port = options.port ?? 8080;
-  const [{ createWebSocketInspector }, { createInspectorServer }] = await Promise.all([
-    import('@statelyai/inspect'),
-    import('@statelyai/inspect/server'),
-  ]);
-  const server = createInspectorServer({ port, autoOpen: options.autoOpen ?? true });
-  const inspector = createWebSocketInspector({
-    url: `ws://localhost:${port}`,
-    sanitizeContext: (context) => summarizeForLog(context) as typeof context,
-    sanitizeEvent: (event) => ({ ...(summarizeForLog(event) as object), type: event.type }),
-  });
-  return {
-    inspect: (event) => inspector.inspect.next?.(event),
-    stop: () => {
-      inspector.stop();
-      server.stop();
-    },
-  };
-}

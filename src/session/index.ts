@@ -54,8 +54,9 @@ export {
   type DescribeContext,
 } from './report.js';
 // Observers a caller can hand to `inspect` (a JSONL log, the Stately inspector).
+export { createJsonlInspector } from '../runtime/inspection.js';
 export {
-  createJsonlInspector,
   createStatelyInspector,
   type StatelyInspector,
-} from '../runtime/inspection.js';
+  type StatelyInspectorOptions,
+} from '../runtime/stately-relay.js';

@@ -84,7 +84,7 @@ export const compactCommand: Command = {
           if (io.out && outcome.status === 'compacted') writeOut(io.out, outcome.history, io.input);
         },
       });
-      run.inspection.close();
+      await run.inspection.close();
       const report = compactReport(run, io, result, before);
       const text = flags.json ? JSON.stringify(report, null, 2) : renderCompactReport(report);
       ctx.stdout.write(`${redactSecrets(text, ctx.env)}\n`);

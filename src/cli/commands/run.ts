@@ -82,7 +82,7 @@ export const runCommand: Command = {
           if (io.out && r.request !== null) writeOut(io.out, r.request, io.input);
         },
       });
-      run.inspection.close();
+      await run.inspection.close();
       // Ctrl-C / SIGTERM cancelled the turn; the session kept nothing of it.
       if (result.decision === 'cancelled') throwIfInterrupted(ctx.signal);
       const report = runReport(run, io, result);
