@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { counterFor, charsCounter } from '../../src/estimate/counters.js';
 import { createEstimator } from '../../src/estimate/estimator.js';
-import { createRunningTotal } from '../../src/estimate/running-total.js';
+import { createRunningTotal } from './running-total.js';
 import { readSessionFile } from '../../src/formats/index.js';
 import type { Message } from '../../src/messages/message.js';
 import { textOf } from '../../src/messages/message.js';

@@ -1,4 +1,4 @@
-import { lineChart } from '../../src/charts/line-chart.js';
+import { lineChart } from './charts/line-chart.js';
 import { createEstimator } from '../../src/estimate/estimator.js';
 import { compactorCandidates, peerPolicies } from '../replay/policies/index.js';
 import {
@@ -25,7 +25,7 @@ import { summaryRecallSection } from './summary-recall-section.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 export * from './retention-runs.js';
-export { loadCorpusSessions, type CorpusSession } from './corpus-sessions.js';
+export type { CorpusSession } from './corpus-sessions.js';
 
 /** The sweep's windows (issue 16: every policy must fire somewhere). */
 export const SWEEP_WINDOWS = [32_000, 64_000, 128_000, 200_000];

@@ -1,4 +1,4 @@
-import { scatterChart, type ScatterPoint } from '../../src/charts/scatter-chart.js';
+import { scatterChart, type ScatterPoint } from './charts/scatter-chart.js';
 import { PRICES, PRIMARY_PRICE } from '../replay/prices.js';
 import type { RetentionPolicy } from '../replay/types.js';
 import type { CorpusSession, ImportFailure } from './corpus-sessions.js';

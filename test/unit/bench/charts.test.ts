@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
-import { lineChart } from '../../../src/charts/line-chart.js';
-import { frontier, scatterChart } from '../../../src/charts/scatter-chart.js';
+import { lineChart } from '../../../dev/bench/charts/line-chart.js';
+import { frontier, scatterChart } from '../../../dev/bench/charts/scatter-chart.js';
 import {
   recallOf,
   runWindow,

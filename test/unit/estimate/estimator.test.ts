@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '../../../src/estimate/estimator.js';
 import { charsCounter, freeEncoders, tiktokenCounter } from '../../../src/estimate/counters.js';
-import { createRunningTotal } from '../../../src/estimate/running-total.js';
 import { msg } from '../../../src/messages/message.js';
 
 afterAll(freeEncoders);
@@ -84,32 +83,5 @@ describe('token estimation (T1–T2)', () => {
     expect(texts.map(([t]) => [o200k.text(t), cl100k.text(t)])).toEqual(texts.map(([, o, c]) => [o, c]));
     expect(texts.map(([t]) => tiktokenCounter('cl100k_base').count(t))).toEqual(texts.map(([, , c]) => c));
     expect(tiktokenCounter('o200k_base').name).toBe('o200k_base');
-  });
-});
-
-describe('running total (T2: O(new messages) per turn)', () => {
-  it('T2: an appended history estimates only the new messages', () => {
-    const e = createEstimator();
-    const rt = createRunningTotal(e);
-    const h = [msg.user('first'), msg.assistant('second')];
-    expect(rt.total(h)).toBe(e.history(h));
-    const misses = e.stats().messageMisses;
-    const hits = e.stats().messageHits;
-    h.push(msg.user('third'));
-    expect(rt.total(h)).toBe(e.history(h));
-    // one miss for the new message; the e.history() cross-check above accounts for the hits
-    expect(e.stats().messageMisses).toBe(misses + 1);
-    expect(e.stats().messageHits).toBeGreaterThan(hits);
-  });
-
-  it('T2: a replaced history (compaction, copy with edits) is summed afresh', () => {
-    const e = createEstimator();
-    const rt = createRunningTotal(e);
-    const h = [msg.user('a long first message'), msg.assistant('reply')];
-    rt.total(h);
-    const compacted = [msg.user('summary')];
-    expect(rt.total(compacted)).toBe(e.history(compacted));
-    const edited = [msg.user('a long first message'), msg.assistant('a different reply')];
-    expect(rt.total(edited)).toBe(e.history(edited));
   });
 });

@@ -1,12 +1,13 @@
-import type { History, Message } from '../messages/message.js';
-import type { Estimator } from './estimator.js';
+import type { History, Message } from '../../src/messages/message.js';
+import type { Estimator } from '../../src/estimate/estimator.js';
 
 /**
  * Running token total of an append-only history (T2). When the history handed in is the
  * one seen last time plus new messages at the end (checked in O(1) by the identity of the
  * last message seen), only the new messages are estimated, so a turn costs O(new
  * messages), not O(history). Anything else (a copy, a compaction) falls back to a full
- * sum, which is still cheap because the estimator caches per message.
+ * sum, which is still cheap because the estimator caches per message. Only the estimator
+ * benchmark uses it (to time a turn's estimate), so it lives in dev/, outside the package.
  */
 export interface RunningTotal {
   total(history: History): number;

@@ -1,5 +1,5 @@
 import type { ChartLabels } from './line-chart.js';
-import { axes, frame, niceTicks, PALETTE, svgDocument, tickLabel, xml } from './svg.js';
+import { axes, frame, niceTicks, PALETTE, svgDocument, tickLabel, xml } from '../../../src/charts/svg.js';
 
 /** One point of a {@link scatterChart}: a policy's cost and quality. */
 export interface ScatterPoint {

@@ -1,4 +1,4 @@
-import { axes, frame, legend, niceTicks, PALETTE, svgDocument, xml } from './svg.js';
+import { axes, frame, legend, niceTicks, PALETTE, svgDocument, xml } from '../../../src/charts/svg.js';
 
 /** One line of a {@link lineChart}. */
 export interface LineSeries {
