@@ -3,13 +3,6 @@ export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** Runs `fn` and returns its result with the elapsed wall time in ms. */
-export function timed<T>(fn: () => T): { result: T; ms: number } {
-  const t0 = nowMs();
-  const result = fn();
-  return { result, ms: nowMs() - t0 };
-}
-
 /** Median of a list of numbers (the list is copied, not sorted in place). */
 export function median(values: number[]): number {
   if (values.length === 0) return NaN;

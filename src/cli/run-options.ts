@@ -14,14 +14,7 @@ import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } f
 
 export { clearingPolicyFrom } from './clearing-flags.js';
 import { flag } from './flags.js';
-import {
-  evidenceRatioHelp,
-  LIMIT_FLAGS_HELP,
-  LIMIT_OPTIONS,
-  LimitFlagsSchema,
-  limitsFrom,
-} from './commands/plan.js';
-import type { Limits } from '../projection/index.js';
+import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema } from './commands/plan.js';
 
 /**
  * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,
@@ -142,13 +135,6 @@ export function inspectTarget(
   if (value === 'jsonl')
     return { kind: 'jsonl', file: resolve(ctx.cwd, flags['session-dir'] ?? '.', 'inspect.jsonl') };
   return { kind: 'jsonl', file: isAbsolute(value) ? value : resolve(ctx.cwd, value) };
-}
-
-/** Limits from flags over config (plan.ts), plus `--threshold` over `compaction.threshold`. */
-export function runLimitsFrom(flags: RunFlags, ctx: CommandContext): Limits {
-  const limits = limitsFrom(flags, ctx);
-  if (flags.threshold !== undefined) limits.compactionThreshold = flags.threshold;
-  return limits;
 }
 
 /** Resolves a path flag against the working directory. */

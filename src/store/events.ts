@@ -50,7 +50,6 @@ export const CompactBoundarySchema = z.object({
 /** Validates one line of `events.jsonl` (a message or a compaction boundary). */
 export const ThreadEventSchema = z.discriminatedUnion('type', [MessageAppendedSchema, CompactBoundarySchema]);
 
-export type MessageAppended = z.infer<typeof MessageAppendedSchema>;
 /** A compaction boundary: the new live history and where the replaced one was archived. */
 export type CompactBoundary = z.infer<typeof CompactBoundarySchema>;
 /** One event of the durable log: a message appended, or a compaction boundary. */
@@ -67,4 +66,3 @@ export const ArtifactSchema = z.object({
   createdAt: z.string(),
   messages: z.array(MessageSchema),
 });
-export type Artifact = z.infer<typeof ArtifactSchema>;

@@ -20,7 +20,6 @@ export {
   ArtifactSchema,
   type ThreadEvent,
   type CompactBoundary,
-  type MessageAppended,
   type Strategy,
   type CompactionMode,
 } from './events.js';

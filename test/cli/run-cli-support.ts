@@ -10,7 +10,7 @@ import { msg, type Message } from '../../src/messages/message.js';
 import { summarySections } from '../../src/summary/index.js';
 
 /** In-process CLI call with captured streams (see test/support/cli.ts). */
-export { runCli as cli, type CliRun as CliResult } from '../support/cli.js';
+export { runCli as cli } from '../support/cli.js';
 
 /** A fresh working directory; with `chars`, its config selects the deterministic chars estimator. */
 export function workDir(prefix: string, config: Record<string, unknown> = { encoding: 'chars' }): string {

@@ -15,7 +15,7 @@ import { langchainClearToolUsesPolicy, langchainTrimPolicy } from './langchain-p
 import { opencodePrunePolicy } from './opencode-prune.js';
 import { vtcodePerResultPolicy } from './vtcode-per-result.js';
 
-export { aiSdkPrunePolicy, AI_SDK_PRUNE_OPTIONS } from './ai-sdk-prune.js';
+export { aiSdkPrunePolicy } from './ai-sdk-prune.js';
 export * from './anthropic-clear-tool-uses.js';
 export * from './compactor.js';
 export * from './gemini-mask.js';

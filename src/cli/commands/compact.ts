@@ -61,7 +61,7 @@ Examples (the first two need no network or key):
     --session-dir .compactor/s1`;
 
 /** `compactor compact`: the manual /compact over a session file (S1–S4, R1). */
-export const compactCommand: Command = {
+export const command: Command = {
   name: 'compact',
   help,
   options: { ...RUN_OPTIONS, instructions: { type: 'string' } },
@@ -126,5 +126,3 @@ function compactReport(
     note: compacted ? CACHE_NOTE : null,
   };
 }
-
-export default compactCommand;

@@ -9,9 +9,9 @@ export interface CommandEntry {
 }
 
 /**
- * The command table. Each command lives in its own file and is imported only when that
- * command runs (or prints its own --help), so `compactor --version` and `--help` start fast.
- * Add one entry per command.
+ * The command table. Each command lives in its own file, exported as `command`, and is
+ * imported only when that command runs (or prints its own --help), so `compactor --version`
+ * and `--help` start fast. Add one entry per command.
  */
 export const commands: Record<string, CommandEntry> = {
   import: {
@@ -28,18 +28,18 @@ export const commands: Record<string, CommandEntry> = {
   },
   plan: {
     summary: 'show the token budgets derived from context limits',
-    load: async () => (await import('./plan.js')).planCommand,
+    load: async () => (await import('./plan.js')).command,
   },
   project: {
     summary: 'build the request projection of a session and report what was cleared',
-    load: async () => (await import('./project.js')).projectCommand,
+    load: async () => (await import('./project.js')).command,
   },
   run: {
     summary: 'the main job: clear, estimate and compact a session when needed; report what happened',
-    load: async () => (await import('./run.js')).runCommand,
+    load: async () => (await import('./run.js')).command,
   },
   compact: {
     summary: 'manual /compact: always summarize a session now and report items before/after',
-    load: async () => (await import('./compact.js')).compactCommand,
+    load: async () => (await import('./compact.js')).command,
   },
 };

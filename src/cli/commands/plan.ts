@@ -144,7 +144,7 @@ Example:
   compactor plan --capacity 32000 --reserved-output 4000 --prefix-tokens 2000`;
 
 /** `compactor plan`: resolve and print budgets (B1–B4, H5, L1, L7). */
-export const planCommand: Command = {
+export const command: Command = {
   name: 'plan',
   help,
   options: { ...LIMIT_OPTIONS },
@@ -161,5 +161,3 @@ export const planCommand: Command = {
     return Promise.resolve(0);
   },
 };
-
-export default planCommand;

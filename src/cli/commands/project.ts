@@ -122,7 +122,7 @@ Example:
     --keep-recent-batches 0 --out projected.json`;
 
 /** `compactor project`: project one session and report what clearing did. */
-export const projectCommand: Command = {
+export const command: Command = {
   name: 'project',
   help,
   options: {
@@ -184,5 +184,3 @@ export const projectCommand: Command = {
     return Promise.resolve(0);
   },
 };
-
-export default projectCommand;

@@ -62,7 +62,7 @@ Examples (the first two need no network or key; ollama needs a local server):
   compactor run $S --provider ollama --model qwen3:8b --capacity 32768`;
 
 /** `compactor run`: one headless automatic turn over a session file (H1–H6, S1–S4, R1). */
-export const runCommand: Command = {
+export const command: Command = {
   name: 'run',
   help,
   options: { ...RUN_OPTIONS, ...CHART_OPTIONS },
@@ -134,5 +134,3 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     failure: result.compaction?.failure ?? null,
   };
 }
-
-export default runCommand;
