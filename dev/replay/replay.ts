@@ -187,7 +187,7 @@ export async function replaySession(
     let overThreshold = false;
     const intact = previous !== null && sharedPrefixLength(previous, request) === previous.length;
     const turnThreshold = options.policy.compactionWaitsForCacheBreak
-      ? cacheAwareThreshold(threshold, promptBudget, intact)
+      ? cacheAwareThreshold(threshold, promptBudget, intact, options.policy.compactionWait)
       : threshold;
     if (turnThreshold !== null && tokens + prefix >= turnThreshold) {
       const compacted = await compact(live);

@@ -1,6 +1,7 @@
 import type { Estimator } from '../../src/estimate/estimator.js';
 import type { Message } from '../../src/messages/message.js';
 import type { Budgets, Limits } from '../../src/projection/budgets.js';
+import type { CompactionWait } from '../../src/projection/cache-aware.js';
 
 /** What a retention policy knows when it builds one request (the window it runs in). */
 export interface PolicyContext {
@@ -26,4 +27,6 @@ export interface RetentionPolicy {
   project(history: readonly Message[], ctx: PolicyContext): Promise<readonly Message[]>;
   /** Compaction waits for a turn whose prefix changes anyway (cache-aware, Compactor option). */
   readonly compactionWaitsForCacheBreak?: boolean;
+  /** How far it waits (default: the library's). */
+  readonly compactionWait?: CompactionWait;
 }

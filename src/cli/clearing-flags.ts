@@ -12,6 +12,8 @@ export const CLEARING_OPTIONS = {
   'no-clearing': { type: 'boolean' },
   'clear-at-least': { type: 'string' },
   'compaction-waits-for-cache-break': { type: 'boolean' },
+  'compaction-wait-ratio': { type: 'string' },
+  'compaction-wait-max': { type: 'string' },
 } as const;
 
 /** zod shape of {@link CLEARING_OPTIONS}, to extend a command's flag schema with. */
@@ -23,6 +25,10 @@ export const CLEARING_FLAG_SHAPE = {
   'no-clearing': z.boolean().optional(),
   'clear-at-least': flag.nonNegInt.optional(),
   'compaction-waits-for-cache-break': z.boolean().optional(),
+  'compaction-wait-ratio': flag.ratio
+    .refine((r) => r > 0 && r < 1, 'expected a number above 0 and below 1')
+    .optional(),
+  'compaction-wait-max': flag.nonNegInt.optional(),
 };
 
 /** Parsed clearing flags (plus `--evidence-ratio`, which the limit flags carry). */
@@ -45,6 +51,12 @@ export function clearingPolicyFrom(
     ...(flags['no-clearing'] ? { enabled: false } : {}),
     ...(flags['clear-at-least'] !== undefined ? { clearAtLeast: flags['clear-at-least'] } : {}),
     ...(flags['compaction-waits-for-cache-break'] ? { compactionWaitsForCacheBreak: true } : {}),
+    ...(flags['compaction-wait-ratio'] !== undefined
+      ? { compactionWaitRatio: flags['compaction-wait-ratio'] }
+      : {}),
+    ...(flags['compaction-wait-max'] !== undefined
+      ? { compactionWaitMaxTokens: flags['compaction-wait-max'] }
+      : {}),
     ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
   };
 }
@@ -56,5 +68,8 @@ export const CACHE_AWARE_HELP = `  --preset NAME             clearing preset: co
   --clear-at-least N        clear only in steps that free at least N tokens, so the
                             request prefix stays cached between steps (default 0: off)
   --compaction-waits-for-cache-break
-                            put compaction off (up to halfway to the prompt budget)
-                            while the cached prefix is intact`;
+                            put compaction off while the cached prefix is intact
+                            (on by default with preset compactor)
+  --compaction-wait-ratio R how far it waits: R of the way from the threshold to
+                            the prompt budget, 0 < R < 1 (default 0.85) …
+  --compaction-wait-max N   … but at most N tokens past the threshold (default 12000)`;

@@ -40,6 +40,8 @@ export const CompactorConfigSchema = z
         // Cache-aware clearing (issue 16): clear in steps of at least N tokens; compaction waits for a cache break.
         clearAtLeast: nonNeg.optional(),
         compactionWaitsForCacheBreak: z.boolean().optional(),
+        compactionWaitRatio: z.number().gt(0).lt(1).optional(),
+        compactionWaitMaxTokens: nonNeg.optional(),
       })
       .strict()
       .optional(),

@@ -53,19 +53,42 @@ export function sharedPrefixLength(previous: readonly Message[] | null, request:
   return i;
 }
 
+/** How far compaction waits while the cache is intact (issue 16, chosen on the pilot's tuning half). */
+export interface CompactionWait {
+  /** Share of the way from the threshold to the prompt budget, in (0, 1). */
+  ratio: number;
+  /** At most this many tokens past the threshold, whatever the window. */
+  maxTokens: number;
+}
+
+/**
+ * The default wait: 85 % of the way to the prompt budget, at most 12,000 tokens past the
+ * threshold. Small windows compact often, and each pass costs a summary call and a rewrite of
+ * the whole cached prefix, so putting it off pays; in large windows a pass is rare and the
+ * longer requests cost more in cache reads than the pass they put off, so the wait is capped.
+ */
+export const DEFAULT_COMPACTION_WAIT: Readonly<CompactionWait> = Object.freeze({
+  ratio: 0.85,
+  maxTokens: 12_000,
+});
+
 /**
  * The compaction threshold of this turn when compaction waits for a cache break: while the
  * request still extends the previous one unchanged (its whole prefix is cached), compaction is
- * put off until the pressure reaches halfway from the threshold to the prompt budget; on a
- * turn whose prefix changed anyway (a clearing step, an edited message) the usual threshold
- * applies. Without a prompt budget the threshold is kept.
+ * put off until the pressure reaches `wait.ratio` of the way from the threshold to the prompt
+ * budget, but at most `wait.maxTokens` past the threshold; on a turn whose prefix changed
+ * anyway (a clearing step, an edited message) the usual threshold applies. Without a prompt
+ * budget the threshold is kept.
  */
 export function cacheAwareThreshold(
   threshold: number | null,
   promptBudget: number | null,
   prefixIntact: boolean,
+  wait: Readonly<CompactionWait> = DEFAULT_COMPACTION_WAIT,
 ): number | null {
   if (threshold === null || promptBudget === null || !prefixIntact || promptBudget <= threshold)
     return threshold;
-  return threshold + Math.floor((promptBudget - threshold) / 2);
+  const ratio = wait.ratio > 0 && wait.ratio < 1 ? wait.ratio : DEFAULT_COMPACTION_WAIT.ratio;
+  const max = wait.maxTokens >= 0 ? wait.maxTokens : DEFAULT_COMPACTION_WAIT.maxTokens;
+  return threshold + Math.min(Math.floor((promptBudget - threshold) * ratio), max);
 }

@@ -4,6 +4,8 @@
  * tuning half) and `vtcode` (the seed's VT Code defaults, SPEC §5 as written).
  */
 
+import { DEFAULT_COMPACTION_WAIT } from './cache-aware.js';
+
 /** Names of the clearing presets. */
 export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
 /** A clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults). */
@@ -37,10 +39,17 @@ export interface ClearingPolicy {
   clearAtLeast: number;
   /**
    * Cache-aware compaction: while a request extends the previous one unchanged, compaction
-   * waits until the pressure is halfway from the threshold to the prompt budget; it runs at
-   * the threshold on a turn whose prefix changes anyway. Off by default.
+   * waits (see `compactionWaitRatio`); it runs at the threshold on a turn whose prefix
+   * changes anyway. On in preset `compactor`, off in `vtcode`.
    */
   compactionWaitsForCacheBreak: boolean;
+  /**
+   * How far compaction waits while the cache is intact: this share of the way from the
+   * threshold to the prompt budget, a number in (0, 1) (default 0.85) …
+   */
+  compactionWaitRatio: number;
+  /** … but at most this many tokens past the threshold (default 12,000). */
+  compactionWaitMaxTokens: number;
 }
 
 /** B4: the evidence window is half the local trigger. */
@@ -60,6 +69,8 @@ export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   evidenceWindowRatio: DEFAULT_EVIDENCE_WINDOW_RATIO,
   clearAtLeast: 0,
   compactionWaitsForCacheBreak: false,
+  compactionWaitRatio: DEFAULT_COMPACTION_WAIT.ratio,
+  compactionWaitMaxTokens: DEFAULT_COMPACTION_WAIT.maxTokens,
 });
 
 /**
@@ -89,6 +100,11 @@ export function isClearingPreset(value: unknown): value is ClearingPresetName {
   return typeof value === 'string' && Object.hasOwn(CLEARING_PRESETS, value);
 }
 
+/** True for a usable compaction wait ratio: a number in (0, 1). */
+export function isCompactionWaitRatio(value: unknown): value is number {
+  return typeof value === 'number' && value > 0 && value < 1;
+}
+
 /** True for a usable evidence window ratio: a finite number in (0, 1]. */
 export function isEvidenceWindowRatio(value: unknown): value is number {
   return typeof value === 'number' && value > 0 && value <= 1;
@@ -116,5 +132,9 @@ export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): C
       : DEFAULT_EVIDENCE_WINDOW_RATIO,
     clearAtLeast: count(partial.clearAtLeast, base.clearAtLeast),
     compactionWaitsForCacheBreak: partial.compactionWaitsForCacheBreak ?? base.compactionWaitsForCacheBreak,
+    compactionWaitRatio: isCompactionWaitRatio(partial.compactionWaitRatio)
+      ? partial.compactionWaitRatio
+      : base.compactionWaitRatio,
+    compactionWaitMaxTokens: count(partial.compactionWaitMaxTokens, base.compactionWaitMaxTokens),
   };
 }

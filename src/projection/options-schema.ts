@@ -21,6 +21,8 @@ export const ClearingPolicyOptionsSchema = z
     evidenceWindowRatio: z.number().gt(0).lte(1),
     clearAtLeast: count,
     compactionWaitsForCacheBreak: z.boolean(),
+    compactionWaitRatio: z.number().gt(0).lt(1),
+    compactionWaitMaxTokens: count,
   })
   .partial();
 

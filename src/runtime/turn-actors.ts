@@ -61,14 +61,16 @@ export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction
   const project = (history: readonly Message[]) =>
     p.projectRequest(history, { limits: deps.limits, policy: deps.policy, estimator: deps.estimator });
   const pressure = (projectedTokens: number) => projectedTokens + Math.max(0, deps.limits.prefixTokens ?? 0);
-  const waitsForCacheBreak = completeClearingPolicy(deps.policy).compactionWaitsForCacheBreak;
+  const complete = completeClearingPolicy(deps.policy);
+  const waitsForCacheBreak = complete.compactionWaitsForCacheBreak;
+  const wait = { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens };
   // The previous request sent, for cache-aware compaction (is this request's prefix still cached?).
   let lastRequest: readonly Message[] | null = null;
   const threshold = (b: Budgets, request: readonly Message[], promptBudget: number | null): number | null => {
     const intact = lastRequest !== null && sharedPrefixLength(lastRequest, request) === lastRequest.length;
     lastRequest = request;
     return waitsForCacheBreak
-      ? cacheAwareThreshold(b.compactionThreshold, promptBudget, intact)
+      ? cacheAwareThreshold(b.compactionThreshold, promptBudget, intact, wait)
       : b.compactionThreshold;
   };
 

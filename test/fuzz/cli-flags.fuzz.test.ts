@@ -23,7 +23,14 @@ const SHARED_LIMITS = [
   '--trigger',
   '--prefix-tokens',
 ];
-const CLEARING = ['--keep-tool-uses', '--keep-recent-batches', '--evidence-ratio', '--clear-at-least'];
+const CLEARING = [
+  '--keep-tool-uses',
+  '--keep-recent-batches',
+  '--evidence-ratio',
+  '--clear-at-least',
+  '--compaction-wait-ratio',
+  '--compaction-wait-max',
+];
 const CLEARING_SWITCHES = ['--no-clear-inputs', '--no-clearing', '--compaction-waits-for-cache-break'];
 const SELECT = ['--from', '--session', '--out', '--to', '--config'];
 const TURN = [

@@ -16,12 +16,14 @@ export function compactorVariant(
   policy: Partial<ClearingPolicy>,
   description: string,
 ): RetentionPolicy {
+  const complete = completeClearingPolicy(policy);
   return {
     name,
     description,
     source: 'compactor',
     // The replay runs compaction itself, so it reads the complete policy's choice (the preset's default included).
-    compactionWaitsForCacheBreak: completeClearingPolicy(policy).compactionWaitsForCacheBreak,
+    compactionWaitsForCacheBreak: complete.compactionWaitsForCacheBreak,
+    compactionWait: { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens },
     project(history, ctx) {
       return Promise.resolve(
         projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
@@ -35,7 +37,7 @@ export function compactorPolicy(): RetentionPolicy {
   return compactorVariant(
     'compactor',
     {},
-    'Compactor defaults (preset compactor): tool results kept until compaction; compaction waits, up to halfway to the prompt budget, while the cached prefix is intact.',
+    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact, compaction waits 85 % of the way to the prompt budget, at most 12,000 tokens past the threshold.',
   );
 }
 

@@ -56,8 +56,9 @@ export function peerPolicies(): RetentionPolicy[] {
 
 /**
  * The Compactor settings the defaults are chosen from (issue 16), the seed's first (ties go to
- * it): the vtcode preset plain and with last round's best cache-aware options, the defaults, and
- * the defaults with clearing on (evidence 0.9, steps of 10,000: the best clearing on the tuning half at 32k).
+ * it): the vtcode preset plain and with last round's best cache-aware options, the defaults
+ * (compaction waits 85 % of the way to the prompt budget, at most 12,000 tokens), the previous
+ * round's defaults (waiting halfway, uncapped) and the defaults with clearing on in large steps.
  */
 export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
@@ -74,9 +75,17 @@ export function compactorCandidates(): RetentionPolicy[] {
     ),
     compactorPolicy(),
     variant(
-      'compactor-clearing-evidence-0.9-batch-10k',
-      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 10_000 },
-      ['defaults with clearing on', 'evidence 0.9', batch(10_000), wait],
+      'compactor-wait-half',
+      { compactionWaitRatio: 0.5, compactionWaitMaxTokens: Number.MAX_SAFE_INTEGER },
+      [
+        'defaults',
+        'but compaction waits only halfway to the prompt budget, uncapped (the previous defaults)',
+      ],
+    ),
+    variant(
+      'compactor-clearing-evidence-0.9-batch-20k',
+      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 20_000 },
+      ['defaults with clearing on', 'evidence 0.9', batch(20_000), wait],
     ),
   ];
 }

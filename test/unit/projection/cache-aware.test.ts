@@ -72,8 +72,16 @@ describe('cache-aware clearing (issue 16)', () => {
     expect(sharedPrefixLength([msg.user('x')], [msg.user('y')])).toBe(0);
     expect(sharedPrefixLength([msg.user('x')], [msg.user('x'), msg.user('y')])).toBe(1);
   });
-  it('H5: compaction waits halfway to the prompt budget only while the cached prefix is intact', () => {
-    expect(cacheAwareThreshold(18_000, 24_000, true)).toBe(21_000);
+  it('H5: compaction waits 85 % of the way to the prompt budget, at most 12,000 tokens, only while the cached prefix is intact', () => {
+    // 32k window: threshold 18,000, prompt budget 24,000 → 18,000 + 5,100.
+    expect(cacheAwareThreshold(18_000, 24_000, true)).toBe(23_100);
+    // 64k: 42,000 + 0.85 × 14,000 = 53,900; 128k: capped at 90,000 + 12,000.
+    expect(cacheAwareThreshold(42_000, 56_000, true)).toBe(53_900);
+    expect(cacheAwareThreshold(90_000, 120_000, true)).toBe(102_000);
+    // The options: halfway without a cap is the earlier default; a bad ratio falls back to 0.85.
+    expect(cacheAwareThreshold(18_000, 24_000, true, { ratio: 0.5, maxTokens: 1e9 })).toBe(21_000);
+    expect(cacheAwareThreshold(18_000, 24_000, true, { ratio: 0.5, maxTokens: 1_000 })).toBe(19_000);
+    expect(cacheAwareThreshold(18_000, 24_000, true, { ratio: 7, maxTokens: 1e9 })).toBe(23_100);
     expect(cacheAwareThreshold(18_000, 24_000, false)).toBe(18_000);
     expect(cacheAwareThreshold(null, 24_000, true)).toBeNull();
     expect(cacheAwareThreshold(18_000, null, true)).toBe(18_000);

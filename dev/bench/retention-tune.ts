@@ -1,0 +1,72 @@
+import { parseArgs } from 'node:util';
+import { createEstimator } from '../../src/estimate/estimator.js';
+import { freeEncoders } from '../../src/estimate/counters.js';
+import { ClearingPolicyOptionsSchema } from '../../src/projection/options-schema.js';
+import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
+import { compactorVariant, noClearingPolicy } from '../replay/policies/index.js';
+import { loadCorpusSessions, splitSessions, syntheticLongSessions } from './corpus-sessions.js';
+import { sessionCorpusDir } from './corpus.js';
+import { costOf, recallOf, runWindow, strictlyBetter, totalTokensOf } from './retention-runs.js';
+import { renderTable } from './table.js';
+
+/**
+ * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
+ * replays one half of the retention corpus at one window under "no clearing" and the given
+ * Compactor settings only, for choosing defaults without the whole pilot (the split is the
+ * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas.
+ */
+function parseVariant(text: string): Partial<ClearingPolicy> {
+  const raw: Record<string, unknown> = {};
+  for (const pair of text.split(',').filter(Boolean)) {
+    const [key, value] = pair.split('=');
+    raw[key] =
+      value === 'true' ? true : value === 'false' ? false : /^[\d.]+$/.test(value) ? Number(value) : value;
+  }
+  return ClearingPolicyOptionsSchema.parse(raw) as Partial<ClearingPolicy>;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      window: { type: 'string', default: '32000' },
+      half: { type: 'string', default: 'tuning' },
+      synthetic: { type: 'string', default: '4' },
+      variant: { type: 'string', multiple: true, default: [] },
+    },
+    strict: true,
+  });
+  const dir = sessionCorpusDir(undefined);
+  if (!dir) throw new Error('corpus not found');
+  const sessions = [...loadCorpusSessions(dir).sessions, ...syntheticLongSessions(Number(values.synthetic))];
+  const halves = splitSessions(sessions);
+  const half = values.half === 'check' ? halves.check : halves.tuning;
+  const policies = [
+    noClearingPolicy,
+    ...values.variant.map((v) => compactorVariant(v || 'defaults', parseVariant(v), v)),
+  ];
+  const window = Number(values.window);
+  const started = Date.now();
+  const runs = await runWindow(half, window, policies, createEstimator());
+  const none = runs[0];
+  const rows = runs.map((r) => [
+    r.policy.name,
+    `${(recallOf(r.totals) * 100).toFixed(1)}%`,
+    `$${costOf(r).toFixed(2)}`,
+    `${(totalTokensOf(r.totals) / 1e6).toFixed(2)}M`,
+    r.totals.summaryCalls,
+    r.failures.length + r.totals.invalidRequests + r.totals.taskLostTurns,
+    r === none ? '' : strictlyBetter(r, none) ? 'yes' : 'no',
+  ]);
+  process.stdout.write(
+    `${values.half} half, ${half.length} sessions, window ${window / 1000}k (${Math.round((Date.now() - started) / 1000)} s)\n` +
+      renderTable(
+        ['policy', 'recall', '$ (Anthropic)', 'tokens', 'summary calls', 'problems', 'beats none'],
+        rows,
+      ) +
+      '\n',
+  );
+  freeEncoders();
+}
+
+void main();
