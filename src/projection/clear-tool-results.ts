@@ -54,7 +54,7 @@ export function clearOldToolResultsWithRecentBatches(
   if (!policy.enabled || messages.length === 0 || total < localTrigger) {
     const reason = !policy.enabled
       ? 'clearing off (toolResultClearing.enabled is false, as in the default compactor preset)'
-      : `below trigger: ${total} < ${localTrigger} tokens (C1)`;
+      : `below trigger: ${total} < ${localTrigger} tokens`;
     const perTool = toolStats(messages, pairing, tokens, () => false);
     return { messages, diagnostics: { ...base, reason, perTool } };
   }
@@ -257,13 +257,14 @@ function appliedReason(
   protectedBatches: number,
   cleared: number,
 ): string {
-  const parts = [`trigger reached: ${total} ≥ ${trigger} tokens (C1)`];
-  parts.push(`evidence window kept ${evidence.count} batch(es), ${evidence.tokens} of ${budget} tokens (C2)`);
+  // The reason a report prints, one part per clearing rule in play (C1, C2, C9, C3).
+  const parts = [`trigger reached: ${total} ≥ ${trigger} tokens`];
+  parts.push(`evidence window kept ${evidence.count} batch(es), ${evidence.tokens} of ${budget} tokens`);
   if (evidence.newestOversized)
     parts.push(
-      `newest batch (${evidence.stoppedAt} tokens) alone exceeds the evidence budget; left to compaction (C9)`,
+      `newest batch (${evidence.stoppedAt} tokens) alone exceeds the evidence budget; left to compaction`,
     );
-  parts.push(`count rule brought protection to ${protectedBatches} batch(es) (C3)`);
+  parts.push(`count rule brought protection to ${protectedBatches} batch(es)`);
   parts.push(cleared > 0 ? `cleared ${cleared} result(s)` : 'nothing left to clear');
   return parts.join('; ');
 }

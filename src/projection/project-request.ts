@@ -79,8 +79,9 @@ function projectHistory(history: readonly Message[], opts: ProjectRequestOptions
     ...cleared.diagnostics,
     originalTokens:
       normalized === history ? cleared.diagnostics.originalTokens : opts.estimator.history(history),
+    // Anthropic clears on its side when the request asks it to, so ours would clear twice (C11).
     reason: native
-      ? 'skipped: interactive request carries Anthropic native context edits (C11)'
+      ? "skipped: the request carries Anthropic's native context edits, which clear old tool results on the provider's side"
       : cleared.diagnostics.reason,
   };
   return { messages: cleared.messages, diagnostics, budgets };

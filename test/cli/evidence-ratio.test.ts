@@ -28,7 +28,7 @@ describe('--evidence-ratio and toolResultClearing.evidenceWindowRatio (opt-in B4
     expect(JSON.parse(plain.out)).not.toHaveProperty('evidenceWindowRatio');
     expect(JSON.parse(plain.out)).toMatchObject({ localTrigger: 15_600, evidenceBudget: 7_800 });
     const table = await run(['plan', ...SPEC_LIMITS, '--evidence-ratio', '0.5']);
-    expect(table.out).toMatch(/evidence budget +7,800 {2}local trigger \/ 2 \(B4\)/);
+    expect(table.out).toMatch(/evidence budget +7,800 {2}half the local trigger$/m);
   });
 
   it('B4: plan --evidence-ratio 0.9 → floor(15,600 × 0.9) = 14,040, the ratio added to --json', async () => {
@@ -43,7 +43,9 @@ describe('--evidence-ratio and toolResultClearing.evidenceWindowRatio (opt-in B4
       evidenceWindowRatio: 0.9,
     });
     const table = await run(['plan', ...SPEC_LIMITS, '--evidence-ratio', '1']);
-    expect(table.out).toMatch(/evidence budget +15,600 {2}local trigger × 1 \(opt-in evidenceWindowRatio/);
+    expect(table.out).toMatch(
+      /evidence budget +15,600 {2}local trigger × 1 \(evidence window ratio, opted in/,
+    );
   });
 
   it.each(['plan', 'project', 'run', 'compact'])(

@@ -86,7 +86,9 @@ describe('compactor plan', () => {
       '--prefix-tokens',
       '2000',
     ]);
-    expect(r.out).toMatch(/^local trigger\s+15,600\s+min\(configured trigger/m);
+    expect(r.out).toMatch(
+      /^local trigger\s+15,600\s+the configured trigger, at most 3\/5 of the history budget$/m,
+    );
     expect(r.out).toMatch(/^history budget\s+26,000/m);
     expect((await run(['plan'])).out).toMatch(/^capacity\s+unknown/m);
   });

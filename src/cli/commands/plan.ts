@@ -82,8 +82,8 @@ function optedInRatio(ratio: number | undefined): number | undefined {
 function evidenceFormula(ratio: number | undefined): string {
   const r = optedInRatio(ratio);
   return r === undefined
-    ? 'local trigger / 2 (B4)'
-    : `local trigger × ${r} (opt-in evidenceWindowRatio; B4: / 2)`;
+    ? 'half the local trigger'
+    : `local trigger × ${r} (evidence window ratio, opted in; by default half)`;
 }
 
 /**
@@ -97,28 +97,31 @@ export function budgetsJson(b: Budgets, limits: Limits): Budgets & { evidenceWin
 
 const fmt = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleString('en-US'));
 
-/** The human-readable budget table with the formula behind each line. */
+/**
+ * The human-readable budget table with the formula behind each line, in words a user can
+ * follow without the spec (B1–B4, H5, L1, L7).
+ */
 export function renderBudgets(b: Budgets, limits: Limits): string {
   const reserved = limits.reservedOutput ?? 0;
   const prefix = limits.prefixTokens ?? 0;
   const rows: Array<[string, number | null, string]> = [
-    ['capacity', b.capacity, 'min of positive provider limit and session ceiling (B1)'],
+    ['capacity', b.capacity, "the smaller of the provider's limit and the session ceiling"],
     [
       'history budget',
       b.historyBudget,
-      `capacity − reserved output ${fmt(reserved)} − prefix ${fmt(prefix)} (B2)`,
+      `capacity − reserved output ${fmt(reserved)} − prefix ${fmt(prefix)}`,
     ],
     [
       'local trigger',
       b.localTrigger,
       b.historyBudget === null
-        ? 'configured trigger; capacity unknown (B3)'
-        : 'min(configured trigger, 3/5 × history budget) (B3)',
+        ? 'the configured trigger (capacity unknown)'
+        : 'the configured trigger, at most 3/5 of the history budget',
     ],
     ['evidence budget', b.evidenceBudget, evidenceFormula(limits.evidenceWindowRatio)],
-    ['compaction threshold', b.compactionThreshold, '75 % of capacity − reserved output, or explicit (H5)'],
-    ['summary input budget', b.summaryInputBudget, 'window − (window/8 + 512) − prefix (L1)'],
-    ['continuity tail', b.continuityTailTokens, 'min(20,000, window × retainRatio), ≥ 1,024 (L7)'],
+    ['compaction threshold', b.compactionThreshold, '75 % of capacity − reserved output, or as configured'],
+    ['summary input budget', b.summaryInputBudget, 'window − (window/8 + 512) − prefix'],
+    ['continuity tail', b.continuityTailTokens, 'window × retain ratio, at most 20,000, at least 1,024'],
   ];
   const w = Math.max(...rows.map(([, v]) => fmt(v).length));
   return rows.map(([k, v, why]) => `${k.padEnd(21)} ${fmt(v).padStart(w)}  ${why}`).join('\n');
