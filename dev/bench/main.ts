@@ -65,11 +65,14 @@ async function main(): Promise<number> {
     synthetic,
     log: (line) => process.stderr.write(`${line}\n`),
   };
+  const started = performance.now();
+  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   const results: Array<{ suite: string; sections: BenchSection[] }> = [];
   for (const suite of suites) {
     if (only && !only.has(suite.name)) continue;
-    ctx.log(`bench: running ${suite.name}…`);
+    ctx.log(`bench: running ${suite.name}… (${elapsed()} since start)`);
     const sections = await suite.run(ctx);
+    ctx.log(`bench: ${suite.name} done (${elapsed()} since start)`);
     results.push({ suite: suite.name, sections });
     for (const s of sections) {
       process.stdout.write(`\n## ${s.title}\n\n${renderTable(s.headers, s.rows)}\n`);

@@ -114,7 +114,7 @@ export const retentionSuite: BenchSuite = {
       ctx.log(
         `bench: retention replay at ${w / 1000}k (${sessions.length} sessions, ${policies.length} policies)…`,
       );
-      const runs = await runWindow(sessions, w, policies, estimator);
+      const runs = await runWindow(sessions, w, policies, estimator, ctx.log);
       all.set(w, runs);
       tuningRuns.set(w, subsetRuns(runs, idx(tuning), names));
       checkRuns.set(w, subsetRuns(runs, idx(check), names));

@@ -68,9 +68,11 @@ export async function runWindow(
   window: number,
   policies: readonly RetentionPolicy[],
   estimator: Estimator,
+  log?: (line: string) => void,
 ): Promise<PolicyRun[]> {
   const runs: PolicyRun[] = [];
   for (const policy of policies) {
+    const started = performance.now();
     const perSession: SessionRun[] = [];
     for (const s of sessions) {
       try {
@@ -85,12 +87,14 @@ export async function runWindow(
         perSession.push({ ok: false, error: oneLineError(e) });
       }
     }
-    runs.push(
-      policyRun(
-        policy,
-        perSession,
-        sessions.map((s) => s.name),
-      ),
+    const run = policyRun(
+      policy,
+      perSession,
+      sessions.map((s) => s.name),
+    );
+    runs.push(run);
+    log?.(
+      `bench: retention ${window / 1000}k ${policy.name}: fired on ${firedSessions(run)}/${sessions.length}${run.failures.length > 0 ? `, failed on ${run.failures.length}` : ''} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
     );
   }
   return runs;
