@@ -8,28 +8,47 @@ export interface JsonLine {
   value: unknown;
 }
 
+// Within {@link reusingParses} the last successful parse is remembered: detection parses a
+// document to see its shape, then the importer parsed it again (twice the time and the
+// garbage of a 200 MB file). The value is shared; detection only reads it.
+let memo: { text: string; value: unknown } | null = null;
+let memoOn = false;
+
+/** Runs `work` with repeated parses of the same text answered from the first (one at a time). */
+export function reusingParses<T>(work: () => T): T {
+  memoOn = true;
+  try {
+    return work();
+  } finally {
+    memoOn = false;
+    memo = null;
+  }
+}
+
+function parseRemembered(text: string): unknown {
+  if (memo !== null && memo.text === text) return memo.value;
+  const value: unknown = JSON.parse(text);
+  rememberRawNumbers(text, value); // D2: exact number texts for round trips
+  if (memoOn) memo = { text, value };
+  return value;
+}
+
 /** Parses a whole-file JSON document; syntax errors name the file and the line and column. */
 export function parseJson(text: string, fileName?: string): unknown {
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return parseRemembered(text);
   } catch (e) {
     throw inputError(placeOf(fileName), `malformed JSON (${describeSyntaxError(e as Error, text)})`);
   }
-  rememberRawNumbers(text, value); // D2: exact number texts for round trips
-  return value;
 }
 
 /** Parses JSON or returns undefined (used where a failure means "try JSON Lines next"). */
 export function tryParseJson(text: string): unknown {
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return parseRemembered(text);
   } catch {
     return undefined;
   }
-  rememberRawNumbers(text, value);
-  return value;
 }
 
 /** Parses JSON Lines, skipping blank lines; a bad line fails with its line number. */

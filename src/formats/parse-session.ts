@@ -7,6 +7,7 @@ import { importCodex } from './codex.js';
 import { detectFormat } from './detect.js';
 import { importGeminiCli } from './gemini-cli.js';
 import { inputError, placeOf } from './input-error.js';
+import { reusingParses } from './json-text.js';
 import { importMiniSweAgent } from './mini-swe-agent.js';
 import { importOpenAIChat } from './openai-chat.js';
 import { importOpenAIResponses } from './openai-responses.js';
@@ -48,8 +49,12 @@ export function parseSession(
   if (text.includes('\u0000'))
     throw inputError(placeOf(opts.fileName), 'binary data (NUL byte), expected a text session file');
   // `from` may come straight from a flag or a caller's config, so it is checked too.
-  const format = opts.from !== undefined ? parseFormatName(opts.from) : detectFormat(text, opts.fileName);
-  const result = IMPORTERS[format](text, opts.fileName);
+  const from = opts.from;
+  // Detection and the importer parse the same text; the second parse reuses the first.
+  const result = reusingParses(() => {
+    const format = from !== undefined ? parseFormatName(from) : detectFormat(text, opts.fileName);
+    return IMPORTERS[format](text, opts.fileName);
+  });
   for (const s of result.sessions) s.messages = fillToolNames(s.messages);
   return result;
 }

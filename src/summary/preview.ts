@@ -35,15 +35,24 @@ export function headWithinTokens(text: string, maxTokens: number, est: Estimator
   return headUnits(text, n);
 }
 
-/** The longest suffix of `text` estimated at most `maxTokens` tokens. */
-export function tailWithinTokens(text: string, maxTokens: number, est: Estimator): string {
+/**
+ * The longest suffix of `text` estimated at most `maxTokens` tokens, starting at or after
+ * `from`. A long remainder is never counted whole: its slice is a new string the estimator
+ * has not seen, so a 50 MB tool result was tokenized again for every preview of it; the
+ * window search below finds the same suffix from short slices.
+ */
+export function tailWithinTokens(text: string, maxTokens: number, est: Estimator, from = 0): string {
   if (maxTokens <= 0) return '';
-  if (est.text(text) <= maxTokens) return text;
-  let window = Math.min(text.length, maxTokens * CHARS_PER_TOKEN_GUESS);
-  while (window < text.length && est.text(text.slice(text.length - window)) <= maxTokens)
-    window = Math.min(text.length, window * 2);
-  const n = largestFitting(window, (k) => est.text(text.slice(text.length - k)) <= maxTokens);
-  return tailFrom(text, text.length - n);
+  const length = text.length - from;
+  const suffix = (k: number): string => text.slice(text.length - k);
+  const guess = maxTokens * CHARS_PER_TOKEN_GUESS;
+  if (from === 0 && est.text(text) <= maxTokens) return text;
+  let window = Math.min(length, guess);
+  while (window < length && est.text(suffix(window)) <= maxTokens) window = Math.min(length, window * 2);
+  // The whole remainder is counted only when the search reached it (it is then short).
+  if (from > 0 && window === length && est.text(suffix(length)) <= maxTokens) return suffix(length);
+  const n = largestFitting(window, (k) => est.text(suffix(k)) <= maxTokens);
+  return n === length ? suffix(length) : tailFrom(text, text.length - n);
 }
 
 /** The marker placed where a preview elides the middle of a text. */
@@ -64,7 +73,7 @@ export function previewText(text: string, maxTokens: number, est: Estimator): st
   if (room <= 0) return headWithinTokens(text, maxTokens, est);
   const headBudget = Math.floor((room * 2) / 3);
   const head = headWithinTokens(text, headBudget, est);
-  const tail = tailWithinTokens(text.slice(head.length), room - est.text(head), est);
+  const tail = tailWithinTokens(text, room - est.text(head), est, head.length);
   let out = head + elisionMarker(Math.max(0, total - est.text(head) - est.text(tail))) + tail;
   // Token counts are not additive across joins; shave the tail until the whole fits.
   let shave = tail;
