@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { exportSession, parseSession } from '../../../src/formats/index.js';
 import { msg } from '../../../src/messages/message.js';
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
 
 const messages = [
   msg.system('You are a coding agent.'),
