@@ -196,7 +196,15 @@ class Session implements CompactorSession {
         this.rollback();
         return { ...result, boundary: null, ...summaryWarningFields([]) };
       }
-      await this.orRollback(async () => opts.beforeCommit?.(result));
+      // A refused commit (--out cannot be written) keeps nothing either, the checkpoint included (R1).
+      await this.orRollback(async () => {
+        try {
+          await opts.beforeCommit?.(result);
+        } catch (e) {
+          restoreCheckpoint();
+          throw e;
+        }
+      });
       const compacted = result.decision === 'compacted' && result.compaction !== null;
       const boundary = this.commit(
         compacted
@@ -226,22 +234,26 @@ class Session implements CompactorSession {
           { signal: o.signal },
         ),
       );
-      this.stored?.store.saveSnapshot('compaction', {
-        status: report.status,
-        mode: report.mode,
-        strategy: report.strategy,
-        itemsBefore: report.itemsBefore,
-        itemsAfter: report.itemsAfter,
-        summaryCalls: report.summaryCalls,
-        failure: report.failure,
-      });
+      const saveReport = () =>
+        this.stored?.store.saveSnapshot('compaction', {
+          status: report.status,
+          mode: report.mode,
+          strategy: report.strategy,
+          itemsBefore: report.itemsBefore,
+          itemsAfter: report.itemsAfter,
+          summaryCalls: report.summaryCalls,
+          failure: report.failure,
+        });
       let boundary: BoundaryInfo | null = null;
       const { status } = report;
       if (status === 'failed') {
+        saveReport();
         this.rollback();
         this.log(`${mode} compaction failed (${report.failure?.reason}): ${report.failure?.message}`);
       } else {
+        // Saved only once the commit is allowed: a refused --out leaves the directory as it was (R1).
         await this.orRollback(async () => opts.beforeCommit?.({ status, history: report.history }));
+        saveReport();
         const compacted = status === 'compacted';
         boundary = this.commit(
           compacted ? { before, after: report.history, mode, strategy: report.strategy } : undefined,

@@ -10,7 +10,8 @@ import { agentSession, canonicalFile, cli, templateSummary, workDir } from './ru
 const dir = workDir('time');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 canonicalFile(dir, 'session.json', agentSession());
-const fakes = useFakeProviders({ summaryText: templateSummary() });
+// Every run and compact here uses --capacity 8000: the fakes hold each request to that window.
+const fakes = useFakeProviders({ window: 8_000, summaryText: templateSummary() });
 // Local over Chat Completions on the fake OpenAI server.
 const route = () => ['--provider', 'openai-compatible', '--base-url', fakes.oai.url, '--model', 'm'];
 const run = (args: string[], cwd = dir) =>

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { exportSession, readSessionFile } from '../../src/formats/index.js';
 import { openSessionStore } from '../../src/store/index.js';
 import { startFakeOpenAI, FAKE_ENCRYPTED } from '../support/fake-openai.js';
+import { catalogWindow } from '../support/fake-window.js';
 import type { FakeServer } from '../support/fake-http.js';
 import { agentSession, canonicalFile, cli, filesUnder, templateSummary, workDir } from './run-cli-support.js';
 
@@ -82,19 +83,21 @@ describe('compactor compact (manual /compact, offline)', () => {
 
 describe('compactor compact against provider fakes', () => {
   const KEY = 'sk-FAKE-compact-key-0123456789abcdef';
+  const CAPACITY = 8_000; // compatible()'s --capacity: the fake holds requests to it
   const env = { FAKE_KEY: KEY };
   let srv: FakeServer;
   beforeAll(async () => {
-    srv = await startFakeOpenAI({ summaryText: templateSummary() });
+    srv = await startFakeOpenAI({ window: CAPACITY, summaryText: templateSummary() });
   });
   afterAll(() => srv.close());
   afterEach(() => {
     srv.requests.length = 0;
     srv.script = [];
+    srv.window = CAPACITY;
   });
   const compatible = () => [
     ...['--provider', 'openai-compatible', '--model', 'local-model', '--base-url', srv.url],
-    ...['--api-key-env', 'FAKE_KEY', '--capacity', '8000'],
+    ...['--api-key-env', 'FAKE_KEY', '--capacity', String(CAPACITY)],
   ];
 
   it('L8: --instructions reach the Local summary request (last user message)', async () => {
@@ -133,6 +136,7 @@ describe('compactor compact against provider fakes', () => {
       join(dir, 'catalog.json'),
       JSON.stringify({ providers: { openai: { nativeHosts: ['127.0.0.1'] } } }),
     );
+    srv.window = catalogWindow('openai', 'gpt-5.4'); // no --capacity: the model's window
     const r = await compact(
       [
         ...['--provider', 'openai', '--model', 'gpt-5.4', '--base-url', srv.url, '--api-key-env', 'FAKE_KEY'],

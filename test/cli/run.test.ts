@@ -289,7 +289,11 @@ describe('compactor run: Anthropic inline route (A4)', () => {
   const big = (args: string[], env: NodeJS.ProcessEnv) =>
     cli(['run', 'big.json', ...args], { cwd: dir, env });
   beforeAll(async () => {
-    srv = await startFakeAnthropic({ script: [{ kind: 'no-compaction' }], summaryText: templateSummary() });
+    srv = await startFakeAnthropic({
+      window: 90_000, // the runs' --capacity
+      script: [{ kind: 'no-compaction' }],
+      summaryText: templateSummary(),
+    });
   });
   afterAll(() => srv.close());
 

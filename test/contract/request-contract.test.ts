@@ -10,6 +10,7 @@ import { createSummaryClient } from '../../src/providers/summary-clients.js';
 import type { ToolSchema } from '../../src/providers/types.js';
 import type { FakeServer } from '../support/fake-http.js';
 import { useFakeProviders } from '../support/fake-providers.js';
+import { catalogWindow } from '../support/fake-window.js';
 
 /**
  * Request contract (issue 13): every kind of request body Compactor sends is recorded from the
@@ -75,7 +76,9 @@ async function checkFixture(name: string, kind: Kind, body: unknown): Promise<vo
   expect(body).toEqual(fixture.body);
 }
 
-const fakes = useFakeProviders();
+// Each route works with its catalog window (deepseek-chat is not in the catalog; DeepSeek's
+// window is 131,072, wire-formats §2.4): the fakes declare the smallest one they serve.
+const fakes = useFakeProviders({ window: Math.min(131_072, catalogWindow('anthropic', 'claude-opus-4-6')) });
 const lastBody = (srv: FakeServer) => srv.requests[srv.requests.length - 1].body as unknown;
 const route = (provider: string, model: string, baseUrl: string) =>
   resolveRoute({ provider, model, baseUrl, apiKeyEnv: 'FAKE_KEY' }, ENV);

@@ -45,7 +45,7 @@ describe('compactor CLI end to end (child process)', () => {
     let srv: FakeServer;
     const dir = workDir('e2e');
     beforeAll(async () => {
-      srv = await startFakeOpenAI({ summaryText: templateSummary() });
+      srv = await startFakeOpenAI({ window: 8_000, summaryText: templateSummary() }); // the run's --capacity
     });
     afterAll(async () => {
       await srv.close();

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 canonicalFile(dir, 'first.json', agentSession(30));
 // The same session, grown since: a second run continues it and compacts again.
 canonicalFile(dir, 'grown.json', agentSession(60));
-const fakes = useFakeProviders({ summaryText: templateSummary() });
+const fakes = useFakeProviders({ window: 8_000, summaryText: templateSummary() }); // every run's --capacity
 const route = () => ['--provider', 'openai-compatible', '--base-url', fakes.oai.url, '--model', 'm'];
 const env = { PATH: process.env.PATH };
 

@@ -3,9 +3,9 @@
  * management and threshold compaction blocks (wire-formats §3, §7.2).
  *
  * Usage:
- *   const srv = await startFakeAnthropic({ script: [{ kind: 'compaction-null' }] });
+ *   const srv = await startFakeAnthropic({ window: 8_000, script: [{ kind: 'compaction-null' }] });
  *   // base URL: srv.url (http://127.0.0.1:<port>/v1); srv.requests holds every request
- *   await srv.close();
+ *   await srv.close(); // rejects when a request exceeded the declared window
  * Like the real API it answers 401 without `x-api-key`, and 400 when `context_management`
  * or a compaction block arrives without the beta header it needs (so tests prove the
  * client derives its betas). A request carrying the `compact_20260112` edit gets a paused
@@ -24,13 +24,12 @@ import {
   startFakeServer,
   type Fault,
   type FakeServer,
+  type FakeWindowOptions,
   type FakeSseEvent,
   type RecordedRequest,
 } from './fake-http.js';
 
-export interface FakeAnthropicOptions {
-  /** Declared context window: a request over it fails the test (fake-window.ts). */
-  window?: number;
+export interface FakeAnthropicOptions extends FakeWindowOptions {
   script?: (Fault | undefined)[];
   summaryText?: string;
   /** Compaction block returned on compaction (default: summary text plus an unknown field). */
@@ -252,7 +251,7 @@ function respond(
 }
 
 /** Starts the fake Anthropic server. */
-export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeServer> {
+export async function startFakeAnthropic(opts: FakeAnthropicOptions): Promise<FakeServer> {
   return startFakeServer(
     (req, fault, res) => {
       if (fault?.kind !== 'rate-limit' && handleCommonFault(fault, res)) return;

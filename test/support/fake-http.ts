@@ -70,10 +70,29 @@ export interface RecordedRequest {
   body: any;
 }
 
+/**
+ * The context window a fake server holds every request to (fake-window.ts), required of every
+ * test that starts one (issue 13 item 14): the window the test's session or CLI is configured
+ * with. `UNCHECKED_OVERFLOW_TEST` is the named opt-out for a test whose client must send an
+ * oversized request on purpose; each use says why next to it.
+ */
+export type DeclaredWindow = number | typeof UNCHECKED_OVERFLOW_TEST;
+export const UNCHECKED_OVERFLOW_TEST = 'unchecked-overflow-test';
+
+/** What every fake server factory requires: the window it holds requests to. */
+export interface FakeWindowOptions {
+  window: DeclaredWindow;
+}
+
 /** A running fake server. `url` is the base URL (ends in `/v1`). */
 export interface FakeServer {
   url: string;
   requests: RecordedRequest[];
+  /**
+   * The window requests are checked against; a test that configures its session with another
+   * capacity than the file's default sets it to that capacity before the session sends.
+   */
+  window: DeclaredWindow;
   /** Remaining scripted faults; push more at any time. */
   script: (Fault | undefined)[];
   /** Requests that exceeded the declared window (see fake-window.ts); `close()` rejects when any. */
@@ -142,11 +161,11 @@ export function handleCommonFault(fault: Fault | undefined, res: ServerResponse)
 export async function startFakeServer(
   handler: FakeHandler,
   script: (Fault | undefined)[] = [],
-  options: { window?: number } = {},
+  options: FakeWindowOptions,
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
-  const state = { script: [...script] };
+  const state = { script: [...script], window: options.window };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -165,7 +184,8 @@ export async function startFakeServer(
         body,
       };
       requests.push(rec);
-      const over = options.window === undefined ? null : windowViolation(rec.path, body, options.window);
+      const over =
+        state.window === UNCHECKED_OVERFLOW_TEST ? null : windowViolation(rec.path, body, state.window);
       if (over !== null) {
         violations.push(over);
         sendJson(res, 400, { error: { type: 'fake_window_exceeded', message: over } });
@@ -206,6 +226,12 @@ export async function startFakeServer(
     },
     set script(v) {
       state.script = v;
+    },
+    get window() {
+      return state.window;
+    },
+    set window(v) {
+      state.window = v;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -4,9 +4,9 @@
  * (`POST /v1/chat/completions`, JSON and SSE).
  *
  * Usage:
- *   const srv = await startFakeOpenAI({ script: [{ kind: 'rate-limit', retryAfterMs: '5' }] });
+ *   const srv = await startFakeOpenAI({ window: 8_000, script: [{ kind: 'rate-limit', retryAfterMs: '5' }] });
  *   // base URL: srv.url (http://127.0.0.1:<port>/v1); srv.requests holds every request
- *   await srv.close();
+ *   await srv.close(); // rejects when a request exceeded the declared window
  * Options: `flavor: 'xai'` makes /responses/compact answer like xAI (one compaction item,
  * `dropped_message_count`, model echoed); `summaryText` sets the generated text.
  * Faults (see fake-http.ts `Fault`): rate-limit, server-error, hang, reset, malformed-json,
@@ -22,13 +22,12 @@ import {
   startFakeServer,
   type Fault,
   type FakeServer,
+  type FakeWindowOptions,
   type FakeSseEvent,
   type RecordedRequest,
 } from './fake-http.js';
 
-export interface FakeOpenAIOptions {
-  /** Declared context window: a request over it fails the test (fake-window.ts). */
-  window?: number;
+export interface FakeOpenAIOptions extends FakeWindowOptions {
   script?: (Fault | undefined)[];
   flavor?: 'openai' | 'xai';
   summaryText?: string;
@@ -312,7 +311,7 @@ function chat(req: RecordedRequest, fault: Fault | undefined, res: ServerRespons
 }
 
 /** Starts the fake OpenAI-family server. */
-export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeServer> {
+export async function startFakeOpenAI(opts: FakeOpenAIOptions): Promise<FakeServer> {
   const text = opts.summaryText ?? 'Summary: tests pass; lint step requested.';
   const flavor = opts.flavor ?? 'openai';
   return startFakeServer(
@@ -350,6 +349,6 @@ export async function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<Fak
 }
 
 /** Starts the fake xAI server (the OpenAI fake in xAI flavour). */
-export function startFakeXai(opts: Omit<FakeOpenAIOptions, 'flavor'> = {}): Promise<FakeServer> {
+export function startFakeXai(opts: Omit<FakeOpenAIOptions, 'flavor'>): Promise<FakeServer> {
   return startFakeOpenAI({ ...opts, flavor: 'xai' });
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import { closeAll, type FakeServer } from './fake-http.js';
+import { closeAll, type DeclaredWindow, type FakeServer } from './fake-http.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import { startFakeOpenAI } from './fake-openai.js';
 
@@ -13,7 +13,7 @@ export interface FakeProviders {
  * Starts both fake servers before the file's tests and closes them after (close() also fails
  * the file when a request exceeded a declared window). Read the servers inside tests only.
  */
-export function useFakeProviders(opts: { summaryText?: string } = {}): FakeProviders {
+export function useFakeProviders(opts: { window: DeclaredWindow; summaryText?: string }): FakeProviders {
   const fakes = {} as FakeProviders;
   beforeAll(async () => {
     fakes.oai = await startFakeOpenAI(opts);

@@ -9,6 +9,7 @@
  * provider counts a prompt.
  */
 import { tiktokenCounter } from '../../src/estimate/counters.js';
+import { lookupModel } from '../../src/providers/catalog.js';
 
 const counter = tiktokenCounter('o200k_base');
 const ITEM_OVERHEAD = 4;
@@ -44,4 +45,14 @@ export function windowViolation(path: string, body: unknown, window: number): st
   const output = requestedOutputTokens(body);
   if (input + output <= window) return null;
   return `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+}
+
+/**
+ * The bundled catalog's context window of a model: the window a test's route works with when
+ * the test sets no capacity, so the fake server declares that one.
+ */
+export function catalogWindow(provider: string, model: string): number {
+  const w = lookupModel(provider, provider, model)?.contextWindow;
+  if (w === undefined) throw new Error(`no catalog window for ${provider}/${model}: declare the test's own`);
+  return w;
 }

@@ -8,11 +8,12 @@ import { createStandaloneClient } from '../../../src/providers/standalone-client
 import { createCompactorSession, CompactorOptionsError } from '../../../src/index.js';
 import { deferred } from '../../support/deferred.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
+import { catalogWindow } from '../../support/fake-window.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
 const input = [msg.user('Run the tests.'), msg.assistant('12 passing')];
 
-const fakes = useFakeProviders();
+const fakes = useFakeProviders({ window: catalogWindow('openai', 'gpt-5.4') });
 const client = (http: HttpOptions) =>
   createStandaloneClient(
     resolveRoute({ provider: 'openai', model: 'gpt-5.4', baseUrl: fakes.oai.url }, { OPENAI_API_KEY: KEY }),

@@ -8,6 +8,7 @@ import { createInlineClient } from '../../../src/providers/inline-client.js';
 import type { ToolSchema } from '../../../src/providers/types.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
+import { catalogWindow } from '../../support/fake-window.js';
 
 const KEY = 'sk-ant-FAKEKEY0123456789abcdef';
 const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };
@@ -30,7 +31,7 @@ const history: Message[] = [
 let srv: FakeServer;
 let route: ResolvedRoute;
 beforeAll(async () => {
-  srv = await startFakeAnthropic();
+  srv = await startFakeAnthropic({ window: catalogWindow('anthropic', 'claude-opus-4-6') });
   route = resolveRoute(
     { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: srv.url },
     { ANTHROPIC_API_KEY: KEY },

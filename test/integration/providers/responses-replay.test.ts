@@ -5,6 +5,7 @@ import { resolveRoute } from '../../../src/providers/catalog.js';
 import { createSummaryClient } from '../../../src/providers/summary-clients.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeOpenAI } from '../../support/fake-openai.js';
+import { catalogWindow } from '../../support/fake-window.js';
 
 /**
  * Assistant items of an imported Responses history go back to the Responses API with the
@@ -49,7 +50,7 @@ const doc = {
 
 let srv: FakeServer;
 beforeAll(async () => {
-  srv = await startFakeOpenAI();
+  srv = await startFakeOpenAI({ window: catalogWindow('openai', 'gpt-5.4') });
 });
 afterAll(() => srv.close());
 

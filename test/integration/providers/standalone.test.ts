@@ -8,6 +8,7 @@ import { createStandaloneClient } from '../../../src/providers/standalone-client
 import { toResponsesInput } from '../../../src/providers/responses-convert.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
+import { catalogWindow } from '../../support/fake-window.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
 const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };
@@ -22,7 +23,7 @@ const history: Message[] = [
 let srv: FakeServer;
 let route: ResolvedRoute;
 beforeAll(async () => {
-  srv = await startFakeOpenAI();
+  srv = await startFakeOpenAI({ window: catalogWindow('openai', 'gpt-5.4') });
   route = resolveRoute({ provider: 'openai', model: 'gpt-5.4', baseUrl: srv.url }, { OPENAI_API_KEY: KEY });
 });
 afterAll(() => srv.close());
@@ -241,7 +242,7 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
 describe('NativeStandalone on xAI and via the factory (S1)', () => {
   let xai: FakeServer;
   beforeAll(async () => {
-    xai = await startFakeXai();
+    xai = await startFakeXai({ window: catalogWindow('xai', 'grok-4') });
   });
   afterAll(() => xai.close());
 

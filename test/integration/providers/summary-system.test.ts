@@ -28,7 +28,8 @@ const history: Message[] = [
   msg.assistant('Added the lint step.'),
 ];
 
-const fakes = useFakeProviders();
+const PROVIDER_LIMIT = 128_000; // the summarizer's capacity below: the fakes hold requests to it
+const fakes = useFakeProviders({ window: PROVIDER_LIMIT });
 
 type Wire = 'chat' | 'responses' | 'messages';
 function routeFor(wire: Wire): ResolvedRoute {
@@ -60,7 +61,7 @@ async function summarize(wire: Wire, system?: string) {
   const s = createLocalSummarizer({
     client: createSummaryClient(route, FAST),
     estimator: est,
-    budgets: resolveBudgets({ providerLimit: 128_000 }),
+    budgets: resolveBudgets({ providerLimit: PROVIDER_LIMIT }),
     model: route.model,
     ...(system !== undefined ? { system } : {}),
   });

@@ -7,6 +7,7 @@ import { createSummaryClient } from '../../../src/providers/summary-clients.js';
 import type { SummaryRequest, ToolSchema } from '../../../src/providers/types.js';
 import type { Fault, OverflowShape } from '../../support/fake-http.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
+import { catalogWindow } from '../../support/fake-window.js';
 
 const KEY = 'zz-secret-9f8e7d6c5b4a3210';
 const ENV = { FAKE_PROVIDER_KEY: KEY };
@@ -26,7 +27,12 @@ const request = (model: string, extra: Partial<SummaryRequest> = {}): SummaryReq
   ...extra,
 });
 
-const fakes = useFakeProviders();
+// The routes below have no capacity of their own: the fakes declare the smallest model window
+// they serve (deepseek-chat is not in the catalog; DeepSeek's window is 131,072, wire-formats §2.4).
+const DEEPSEEK_WINDOW = 131_072;
+const fakes = useFakeProviders({
+  window: Math.min(DEEPSEEK_WINDOW, catalogWindow('anthropic', 'claude-opus-4-6')),
+});
 
 type Wire = 'chat' | 'responses' | 'messages';
 function routeFor(wire: Wire, streamingOnly = false): ResolvedRoute {

@@ -38,7 +38,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const catalog = join(tmp, 'native.json');
 writeFileSync(catalog, JSON.stringify({ providers: { openai: { nativeHosts: ['127.0.0.1'] } } }));
 
-const fakes = useFakeProviders({ summaryText: templateSummary() });
+const CAPACITY = 200_000; // every session below: the fakes hold requests to it
+const fakes = useFakeProviders({ window: CAPACITY, summaryText: templateSummary() });
 beforeEach(() => {
   fakes.oai.requests.length = 0;
   fakes.ant.requests.length = 0;
@@ -48,7 +49,7 @@ async function compactWith(route: CompactorSessionOptions['route'], requestField
   const s = createCompactorSession({
     history,
     route,
-    limits: { capacity: 200_000 },
+    limits: { capacity: CAPACITY },
     http: HTTP,
     envelope: { provider: route!.provider, model: route!.model!, requestFields },
   });

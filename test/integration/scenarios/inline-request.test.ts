@@ -16,9 +16,10 @@ afterAll(freeEncoders);
 const HTTP = { retries: 0, timeoutMs: 120_000 };
 const KEY = { apiKeyEnv: 'FAKE_KEY', env: { FAKE_KEY: 'fake-key-0123456789' } };
 
+const CAPACITY = 200_000; // the sessions' capacity: the fake holds requests to it
 let ant: FakeServer;
 beforeAll(async () => {
-  ant = await startFakeAnthropic({ summaryText: templateSummary() });
+  ant = await startFakeAnthropic({ window: CAPACITY, summaryText: templateSummary() });
 });
 afterAll(() => ant.close());
 beforeEach(() => {
@@ -29,7 +30,7 @@ async function compact(opts: { instructions?: string; requestFields?: Record<str
   const s = createCompactorSession({
     history: agentSession(100_000), // over the inline compact trigger (50,000 tokens)
     route: { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: ant.url, ...KEY },
-    limits: { capacity: 200_000 },
+    limits: { capacity: CAPACITY },
     http: HTTP,
     ...(opts.requestFields
       ? { envelope: { provider: 'anthropic', model: 'claude-opus-4-6', requestFields: opts.requestFields } }

@@ -33,21 +33,26 @@ writeFileSync(
   }),
 );
 
+// The capacity of the native compactions below; a test whose session has another one declares it.
+const CAPACITY = 200_000;
 let oai: FakeServer;
 let xai: FakeServer;
 let ant: FakeServer;
 beforeAll(async () => {
-  oai = await startFakeOpenAI({ summaryText: templateSummary() });
-  xai = await startFakeXai();
-  ant = await startFakeAnthropic({ summaryText: INLINE_SUMMARY });
+  oai = await startFakeOpenAI({ window: CAPACITY, summaryText: templateSummary() });
+  xai = await startFakeXai({ window: CAPACITY });
+  ant = await startFakeAnthropic({ window: CAPACITY, summaryText: INLINE_SUMMARY });
 });
 afterAll(() => closeAll(oai, xai, ant));
 beforeEach(() => {
-  for (const s of [oai, xai, ant]) s.requests.length = 0;
+  for (const s of [oai, xai, ant]) {
+    s.requests.length = 0;
+    s.window = CAPACITY;
+  }
 });
 
 async function compacted(route: SessionRouteOptions, start: Message[] = history) {
-  const s = createCompactorSession({ history: start, route, limits: { capacity: 200_000 }, http: HTTP });
+  const s = createCompactorSession({ history: start, route, limits: { capacity: CAPACITY }, http: HTTP });
   const r = await s.compact();
   expect(r.status).toBe('compacted');
   return s.history;
@@ -96,6 +101,7 @@ describe('after inline compaction, a Local pass on another model keeps the compa
     const after = await compacted({ ...anthropic, baseUrl: ant.url });
     // Work after the compaction, large enough that a summary shrinks it (§14: never larger).
     const later = [...after, msg.user('Now add a lint step.'), ...agentSession(4_000).slice(2)];
+    oai.window = 16_000;
     const s = createCompactorSession({
       history: later,
       route: { provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: oai.url, ...KEY },
@@ -113,6 +119,7 @@ describe('after inline compaction, a Local pass on another model keeps the compa
 
   it('A3/S1: the Responses summary request carries it too', async () => {
     const after = await compacted({ ...anthropic, baseUrl: ant.url });
+    oai.window = 64_000;
     const s = createCompactorSession({
       history: [...after, msg.user('Now add a lint step.')],
       route: { provider: 'openai', model: 'gpt-5.4', baseUrl: oai.url, ...KEY },

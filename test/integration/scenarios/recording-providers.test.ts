@@ -15,6 +15,7 @@ import { isSummaryMessage } from '../../../src/summary/index.js';
 import { closeAll, type FakeServer, type RecordedRequest } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
 import { FAKE_ENCRYPTED, startFakeOpenAI } from '../../support/fake-openai.js';
+import { catalogWindow } from '../../support/fake-window.js';
 import { agentSession, SYSTEM, templateSummary, TOOLS } from '../../unit/session/fixtures.js';
 
 /**
@@ -42,25 +43,28 @@ function catalog(name: string, content: object): string {
   return file;
 }
 
+// The capacity of the sessions below; a test whose session has another one declares it.
+const CAPACITY = 32_000;
 let oai: FakeServer;
 let ant: FakeServer;
 beforeAll(async () => {
-  oai = await startFakeOpenAI({ summaryText: templateSummary() });
-  ant = await startFakeAnthropic({ summaryText: templateSummary() });
+  oai = await startFakeOpenAI({ window: CAPACITY, summaryText: templateSummary() });
+  ant = await startFakeAnthropic({ window: CAPACITY, summaryText: templateSummary() });
 });
 afterAll(() => closeAll(oai, ant));
 beforeEach(() => {
-  oai.requests.length = 0;
-  ant.requests.length = 0;
-  oai.script = [];
-  ant.script = [];
+  for (const s of [oai, ant]) {
+    s.requests.length = 0;
+    s.script = [];
+    s.window = CAPACITY;
+  }
 });
 
 const chatSession = (extra: Partial<CompactorSessionOptions> = {}) =>
   createCompactorSession({
     history,
     route: { provider: 'openai-compatible', model: MODEL, baseUrl: oai.url },
-    limits: { capacity: 32_000, reservedOutput: 4_000, summaryOutputLimit: SUMMARY_LIMIT },
+    limits: { capacity: CAPACITY, reservedOutput: 4_000, summaryOutputLimit: SUMMARY_LIMIT },
     http: HTTP,
     compaction: { retryBackoffMs: 0 },
     ...extra,
@@ -118,7 +122,7 @@ describe('recording providers: frozen prefix, output reserve, tool use (S2, L1)'
         baseUrl: oai.url,
         catalogFile: catalog('openai-chat.json', { providers: { openai: { wire: 'chat' } } }),
       },
-      limits: { capacity: 32_000, summaryOutputLimit: 1_500 },
+      limits: { capacity: CAPACITY, summaryOutputLimit: 1_500 },
       http: HTTP,
     });
     expect(s.route.strategy.kind).toBe('local'); // 127.0.0.1 is not an OpenAI native host
@@ -133,7 +137,7 @@ describe('recording providers: frozen prefix, output reserve, tool use (S2, L1)'
       history,
       route: { provider: 'anthropic-compatible', model: 'glm-4.6', baseUrl: ant.url, ...KEY },
       envelope: { provider: 'anthropic-compatible', model: 'glm-4.6', system: SYSTEM, tools: TOOLS },
-      limits: { capacity: 32_000, summaryOutputLimit: SUMMARY_LIMIT },
+      limits: { capacity: CAPACITY, summaryOutputLimit: SUMMARY_LIMIT },
       http: HTTP,
     });
     expect((await s.compact()).status).toBe('compacted');
@@ -148,6 +152,7 @@ describe('recording providers: frozen prefix, output reserve, tool use (S2, L1)'
 
 describe('recording providers: impossible minimums, capacity ladder, empty summaries (L3, L5, L6)', () => {
   it('L3/L6: an impossible protocol minimum (the instructions alone exceed the allowance) fails with a budget error before any request', async () => {
+    oai.window = 1_000;
     const s = chatSession({ limits: { capacity: 1_000 } });
     const before = s.history;
     const manual = await s.compact();
@@ -226,6 +231,7 @@ describe('recording providers: impossible minimums, capacity ladder, empty summa
 
 describe('native strategies through the session (S1, O3, A4)', () => {
   it('O3: NativeStandalone (catalog trusts 127.0.0.1) replaces history with the returned items, replayed verbatim', async () => {
+    oai.window = catalogWindow('openai', 'gpt-5.4'); // no capacity given: the model's window
     const s = createCompactorSession({
       history,
       route: {
@@ -257,6 +263,7 @@ describe('native strategies through the session (S1, O3, A4)', () => {
 
   it('A4: NativeInline with a null-content compaction block falls back to a Local summary', async () => {
     ant.script.push({ kind: 'compaction-null' });
+    ant.window = 200_000;
     const s = createCompactorSession({
       history: agentSession(100_000), // over the inline compact trigger (50,000 tokens)
       route: { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: ant.url, ...KEY },

@@ -39,11 +39,12 @@ function recordingOffline(): SummaryClient & { requests: SummaryRequest[] } {
   };
 }
 
+const CAPACITY = 32_000; // the summarizers' capacity: the fake servers hold requests to it
 function make(client: SummaryClient, extra: Partial<LocalSummarizerOptions> = {}) {
   return createLocalSummarizer({
     client,
     estimator: est,
-    budgets: resolveBudgets({ capacity: 32_000 }),
+    budgets: resolveBudgets({ capacity: CAPACITY }),
     ...extra,
   });
 }
@@ -164,7 +165,7 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
 describe('createLocalSummarizer over HTTP (fake OpenAI-compatible Chat Completions)', () => {
   let srv: FakeServer;
   beforeAll(async () => {
-    srv = await startFakeOpenAI({ summaryText: templateSummary() });
+    srv = await startFakeOpenAI({ window: CAPACITY, summaryText: templateSummary() });
   });
   afterAll(() => srv.close());
   const client = () =>

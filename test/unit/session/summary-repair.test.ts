@@ -8,10 +8,13 @@ import { agentSession } from './fixtures.js';
 
 afterAll(freeEncoders);
 
+const CAPACITY = 32_000; // the sessions' capacity: the fake holds requests to it
+
 describe('session compaction with a model that drops template headings (§14)', () => {
   let srv: FakeServer;
   beforeAll(async () => {
     srv = await startFakeOpenAI({
+      window: CAPACITY,
       summaryText: '## Goal\n- fix add() in app.py\n## Commands\n- pytest -q exited 0',
     });
   });
@@ -22,7 +25,7 @@ describe('session compaction with a model that drops template headings (§14)', 
       history: agentSession(20_000),
       route: { provider: 'openai-compatible', model: 'deepseek-chat', baseUrl: srv.url, env: {} },
       http: { retries: 0, timeoutMs: 120_000 },
-      limits: { capacity: 32_000 },
+      limits: { capacity: CAPACITY },
     });
 
   it('§14: after one repair request the smaller summary is accepted; the report warns and lists the missing sections', async () => {
