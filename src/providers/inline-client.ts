@@ -64,8 +64,12 @@ export function inlineEdits(supportsContextEdits: boolean, instructions?: string
   ];
 }
 
-/** `max_tokens` must exceed an enabled thinking budget; room for the answer is added on top. */
-function maxTokensWith(thinking: Json | undefined, maxTokens: number): number {
+/**
+ * The `max_tokens` an inline request sends for an answer limit of `maxTokens`: it must exceed
+ * an enabled thinking budget, so room for the answer is added on top (A1). The caller sizes
+ * the request's input with it (L1).
+ */
+export function inlineMaxTokens(thinking: Json | undefined, maxTokens: number): number {
   const t = thinking !== null && typeof thinking === 'object' && !Array.isArray(thinking) ? thinking : {};
   const budget = t.type === 'enabled' && typeof t.budget_tokens === 'number' ? t.budget_tokens : 0;
   return budget >= maxTokens ? budget + DEFAULT_INLINE_MAX_TOKENS : maxTokens;
@@ -88,7 +92,7 @@ export function inlinePayload(
   const thinking = request.thinking ?? fields.thinking;
   const body: Record<string, Json> = {
     model: request.model,
-    max_tokens: maxTokensWith(thinking, request.maxOutputTokens ?? defaultMaxTokens),
+    max_tokens: inlineMaxTokens(thinking, request.maxOutputTokens ?? defaultMaxTokens),
     messages: conv.messages,
     context_management: {
       edits: inlineEdits(request.supportsContextEdits, request.instructions, thinkingOn(thinking)),

@@ -20,7 +20,11 @@ import type { RequestFields } from '../providers/request-fields.js';
 import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../providers/types.js';
 import { redactKnown } from '../core/redact.js';
 import { resolveSummaryInputBudget } from '../projection/budgets.js';
-import { COMPACT_TRIGGER_FLOOR, DEFAULT_INLINE_MAX_TOKENS } from '../providers/inline-client.js';
+import {
+  COMPACT_TRIGGER_FLOOR,
+  DEFAULT_INLINE_MAX_TOKENS,
+  inlineMaxTokens,
+} from '../providers/inline-client.js';
 import { boundHistoryForNative } from '../summary/bound-native.js';
 import { frozenPrefixTokens } from '../summary/request-fit.js';
 import { ActorFailureError, toActorFailure } from './actor-failure.js';
@@ -207,9 +211,14 @@ export function provideCompaction(deps: CompactionDeps, store: MessageStore) {
           const history = store.get(input.historyRef);
           // The request fits the capacity with its prefix and max_tokens (L1); one that stays under
           // the compact edit's trigger cannot compact, so it is not sent (A4: Local instead).
+          // The max_tokens actually sent counts, the caller's thinking budget included (L1, A1).
           const maxOutputTokens = inlineOutputTokens(deps.capacity);
           const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
-          const allowance = nativeAllowance(deps.capacity, frozen, maxOutputTokens ?? 0);
+          const sentMax =
+            maxOutputTokens === undefined
+              ? 0
+              : inlineMaxTokens(deps.requestFields?.thinking ?? undefined, maxOutputTokens);
+          const allowance = nativeAllowance(deps.capacity, frozen, sentMax);
           let result;
           try {
             const bounded = boundHistoryForNative(history, allowance, deps.estimator);

@@ -4,6 +4,7 @@ import type { Json } from '../../../src/messages/message.js';
 import { createCompactorSession } from '../../../src/session/index.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
+import { estimateBodyTokens, requestedOutputTokens } from '../../support/fake-window.js';
 import { agentSession, templateSummary } from '../../unit/session/fixtures.js';
 
 /**
@@ -24,6 +25,7 @@ beforeAll(async () => {
 afterAll(() => ant.close());
 beforeEach(() => {
   ant.requests.length = 0;
+  ant.window = CAPACITY;
 });
 
 async function compact(opts: { instructions?: string; requestFields?: Record<string, Json> } = {}) {
@@ -70,5 +72,27 @@ describe('Anthropic inline request (A1)', () => {
     ]);
     expect(body.max_tokens).toBeGreaterThan(8_000);
     expect(report).toMatchObject({ status: 'compacted', strategy: 'nativeInline' });
+  });
+});
+
+describe('the inline request fits the window with the thinking budget it asks for (L1, A1)', () => {
+  it("L1/A1: with the caller's thinking on, max_tokens (thinking budget plus the answer) is subtracted from the inline input, so the request fits the capacity", async () => {
+    const capacity = 100_000;
+    ant.window = capacity;
+    const thinking = { type: 'enabled', budget_tokens: 30_000 };
+    const s = createCompactorSession({
+      history: agentSession(200_000), // bounded down to the inline allowance
+      route: { provider: 'anthropic', model: 'claude-opus-4-6', baseUrl: ant.url, ...KEY },
+      limits: { capacity },
+      http: HTTP,
+      envelope: { provider: 'anthropic', model: 'claude-opus-4-6', requestFields: { thinking } },
+    });
+    const report = await s.compact();
+    expect(ant.violations).toEqual([]);
+    expect(report).toMatchObject({ status: 'compacted', strategy: 'nativeInline' });
+    const body = ant.requests[0].body;
+    expect(body.thinking).toEqual(thinking);
+    expect(body.max_tokens).toBeGreaterThan(30_000);
+    expect(estimateBodyTokens(body) + requestedOutputTokens(body)).toBeLessThanOrEqual(capacity);
   });
 });
