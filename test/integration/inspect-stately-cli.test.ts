@@ -25,7 +25,7 @@ describe('compactor run/compact --inspect=stately (compiled CLI)', () => {
   const KEY = 'sk-FAKE-stately-key-0123456789abcdef';
   let srv: FakeServer;
   beforeAll(async () => {
-    srv = await startFakeOpenAI({ summaryText: templateSummary() });
+    srv = await startFakeOpenAI({ window: 8_000, summaryText: templateSummary() }); // the runs' --capacity
   });
   afterAll(() => srv.close());
 
