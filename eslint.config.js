@@ -71,8 +71,6 @@ const SIZE_RULES = {
 const SIZE_NOT_YET_SPLIT = [
   'src/runtime/compaction-actors.ts', // runtime
   'src/runtime/create-local-summarizer.ts', // runtime
-  'src/runtime/turn-actors.ts', // runtime
-  'src/runtime/turn-runner.ts', // runtime
 ];
 
 export default tseslint.config(

@@ -9,6 +9,8 @@ export * from './compaction-actors.js';
 export * from './inspection.js';
 export * from './local-summarizer.js';
 export * from './message-store.js';
+export * from './turn-actor-deps.js';
 export * from './turn-actors.js';
 export * from './turn-runner.js';
+export * from './turn-runner-types.js';
 export * from './request-over-window.js';

@@ -1,6 +1,6 @@
 import type { LoopGuardReason } from '../../machines/index.js';
 import { UserError } from '../core/errors.js';
-import type { TurnResult } from './turn-runner.js';
+import type { TurnResult } from './turn-runner-types.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 

@@ -5,7 +5,8 @@ import {
   createLocalSummarizer,
   type LocalSummarizerWithWarnings,
 } from '../runtime/create-local-summarizer.js';
-import { createTurnRunner, type TurnRunner } from '../runtime/turn-runner.js';
+import { createTurnRunner } from '../runtime/turn-runner.js';
+import type { TurnRunner } from '../runtime/turn-runner-types.js';
 import type { CompactorSessionOptions, CompactionSettings } from './options.js';
 import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';

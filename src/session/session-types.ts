@@ -4,7 +4,7 @@ import type { AnchoredPressure } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
 import type { Budgets, Limits } from '../projection/index.js';
 import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
-import type { TurnResult } from '../runtime/turn-runner.js';
+import type { TurnResult } from '../runtime/turn-runner-types.js';
 import type { BoundaryInfo, SessionStore } from '../store/index.js';
 import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';

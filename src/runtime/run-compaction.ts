@@ -1,0 +1,53 @@
+import { createActor } from 'xstate';
+import type { CompactionOutput } from '../../machines/index.js';
+import { MessageStore } from './message-store.js';
+import { runToOutput } from './run-to-output.js';
+import { toCompactionReport } from './turn-reports.js';
+import type { TurnRunnerContext } from './turn-runner-context.js';
+import type { CompactionReport, CompactionRequest, RunOptions } from './turn-runner-types.js';
+
+/**
+ * One explicit compaction pass (manual `/compact`, a model switch) outside a turn. It is not
+ * checkpointed, and aborting stops it at once: the pass is rejected with the abort's reason.
+ */
+export async function runCompaction(
+  ctx: TurnRunnerContext,
+  request: CompactionRequest,
+  options: Omit<RunOptions, 'checkpointPath'>,
+): Promise<CompactionReport> {
+  const { deps, clock } = ctx;
+  const store = new MessageStore();
+  const historyRef = store.put(`${request.turnId}:history:input`, request.history);
+  const budgets = ctx.budgetsNow();
+  const actor = createActor(ctx.machinesFor(store).compaction, {
+    input: {
+      turnId: request.turnId,
+      mode: request.mode ?? 'manual',
+      strategy: ctx.strategy,
+      historyRef,
+      itemsBefore: request.history.length,
+      // A model switch converts even a lone native marker for the new model, so it always runs.
+      compactableItems:
+        request.mode === 'modelSwitch'
+          ? undefined
+          : deps.compaction.summarizer?.compactable?.(request.history),
+      hierarchical: deps.hierarchical,
+      budget: budgets.summaryInputBudget,
+      maxOverflowRetries: ctx.maxOverflowRetries,
+      retryBackoffMs: deps.retryBackoffMs,
+      startedAt: clock.now(),
+    },
+    inspect: deps.inspect,
+  });
+  const out = await runToOutput<CompactionOutput>(
+    actor,
+    options.signal,
+    () => {
+      actor.stop(); // stopping aborts the in-flight provider call's signal
+      return options.signal?.reason ?? new Error('compaction cancelled');
+    },
+    () => undefined,
+  );
+  actor.stop();
+  return toCompactionReport(out, store, clock);
+}

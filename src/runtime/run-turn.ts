@@ -1,0 +1,104 @@
+import { createActor, type AnyActorRef } from 'xstate';
+import type { TurnInput, TurnOutput } from '../../machines/index.js';
+import { UserError } from '../core/errors.js';
+import { loadCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
+import { MessageStore } from './message-store.js';
+import { runToOutput } from './run-to-output.js';
+import { validatePersistedSnapshot } from './validate-snapshot.js';
+import { toTurnResult } from './turn-reports.js';
+import type { TurnRunnerContext } from './turn-runner-context.js';
+import type { RunOptions, TurnRequest, TurnResult } from './turn-runner-types.js';
+
+// A fresh turn and a resumed one differ only in how the actor starts; both are driven the
+// same way, so a resumed turn checkpoints and cancels exactly like a fresh one.
+
+/** Runs the turn actor to its result, checkpointing every step when asked and cancelling on abort. */
+async function drive(
+  ctx: TurnRunnerContext,
+  store: MessageStore,
+  turnId: string,
+  startedAt: number,
+  actor: AnyActorRef,
+  options: RunOptions,
+): Promise<TurnResult> {
+  const out = await runToOutput<TurnOutput>(
+    actor,
+    options.signal,
+    () => {
+      actor.send({ type: 'turn.cancelled' });
+      return undefined;
+    },
+    () => {
+      if (options.checkpointPath)
+        saveCheckpoint(options.checkpointPath, {
+          version: 1,
+          machine: 'turn',
+          turnId,
+          startedAt,
+          snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
+          store: store.toJSON(),
+        });
+    },
+  );
+  actor.stop();
+  return toTurnResult(out, store, ctx.clock);
+}
+
+/** One turn from its request: a fresh store holding the history and the pending messages. */
+export async function runTurn(
+  ctx: TurnRunnerContext,
+  request: TurnRequest,
+  options: RunOptions,
+): Promise<TurnResult> {
+  const { deps, clock } = ctx;
+  const store = new MessageStore();
+  const historyRef = store.put(`${request.turnId}:history:input`, request.history);
+  const pendingRef =
+    request.pending && request.pending.length > 0
+      ? store.put(`${request.turnId}:pending`, request.pending)
+      : null;
+  const startedAt = clock.now();
+  const actor = createActor(ctx.machinesFor(store).turn, {
+    input: {
+      turnId: request.turnId,
+      historyRef,
+      pendingRef,
+      mode: request.mode,
+      strategy: ctx.strategy,
+      hierarchical: deps.hierarchical,
+      maxOverflowRetries: ctx.maxOverflowRetries,
+      retryBackoffMs: deps.retryBackoffMs,
+      loopGuard: request.loopGuard,
+      loopGuardPolicy: deps.loopGuardPolicy,
+      startedAt,
+    },
+    inspect: deps.inspect,
+  });
+  return ctx.guardedFits(await drive(ctx, store, request.turnId, startedAt, actor, options));
+}
+
+/** Continues a turn from its checkpoint file; it keeps checkpointing there unless told otherwise. */
+export async function resumeTurn(
+  ctx: TurnRunnerContext,
+  checkpointPath: string,
+  options: Omit<RunOptions, 'checkpointPath'> & { checkpointPath?: string },
+): Promise<TurnResult> {
+  const checkpoint: Checkpoint = loadCheckpoint(checkpointPath);
+  if (checkpoint.machine !== 'turn')
+    throw new UserError(`${checkpointPath}: checkpoint of a ${checkpoint.machine} run, not a turn`);
+  const store = MessageStore.fromJSON(checkpoint.store);
+  const machine = ctx.machinesFor(store).turn;
+  validatePersistedSnapshot(machine, checkpoint.snapshot, checkpointPath);
+  const actor = createActor(machine, {
+    snapshot: checkpoint.snapshot as never,
+    // Ignored when a snapshot is given; the persisted context already holds the input.
+    input: undefined as unknown as TurnInput,
+    inspect: ctx.deps.inspect,
+  });
+  return ctx.guardedFits(
+    await drive(ctx, store, checkpoint.turnId, checkpoint.startedAt, actor, {
+      ...options,
+      checkpointPath: options.checkpointPath ?? checkpointPath,
+    }),
+  );
+}

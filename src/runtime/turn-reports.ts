@@ -1,0 +1,50 @@
+import type { CompactionOutput, TurnOutput } from '../../machines/index.js';
+import type { MessageStore } from './message-store.js';
+import type { Clock, CompactionReport, TurnResult } from './turn-runner-types.js';
+
+// The machines report store refs and start times; callers get messages and elapsed time.
+// Elapsed time never goes below zero, even when a fake clock steps backwards.
+
+/** A compaction pass's machine output as reported to the user (S3, S4). */
+export function toCompactionReport(
+  out: CompactionOutput,
+  store: MessageStore,
+  clock: Clock,
+): CompactionReport {
+  return {
+    status: out.status,
+    mode: out.mode,
+    requestedStrategy: out.requestedStrategy,
+    strategy: out.strategy,
+    fallbackReason: out.fallbackReason,
+    itemsBefore: out.itemsBefore,
+    itemsAfter: out.itemsAfter,
+    summaryCalls: out.summaryCalls,
+    nothingToCompact: out.nothingToCompact,
+    elapsedMs: Math.max(0, clock.now() - out.startedAt),
+    failure: out.failure,
+    history: store.get(out.historyRef),
+  };
+}
+
+/** A turn's machine output as reported to the caller (H1–H6, §14). */
+export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock): TurnResult {
+  return {
+    decision: out.decision,
+    guardReason: out.guardReason,
+    strategy: out.strategy,
+    fallbackReason: out.fallbackReason,
+    summaryCalls: out.summaryCalls,
+    tokens: out.tokens,
+    clearing: out.clearing,
+    items: out.items,
+    pressureTokens: out.pressureTokens,
+    thresholdTokens: out.thresholdTokens,
+    elapsedMs: Math.max(0, clock.now() - out.startedAt),
+    advisory: out.advisory,
+    compaction: out.compaction ? toCompactionReport(out.compaction, store, clock) : null,
+    loopGuard: out.loopGuard,
+    history: store.get(out.historyRef),
+    request: out.projectionRef === null ? null : store.get(out.projectionRef),
+  };
+}

@@ -1,0 +1,56 @@
+import type { CompactionStrategy } from '../../machines/index.js';
+import { effectiveLimits } from '../projection/effective-limits.js';
+import type { Budgets } from '../projection/budgets.js';
+import { provideCompaction } from './compaction-actors.js';
+import type { MessageStore } from './message-store.js';
+import { failGuardedOverWindow } from './request-over-window.js';
+import { provideTurn } from './turn-actors.js';
+import { DEFAULT_PROJECTION } from './turn-actor-deps.js';
+import type { Clock, TurnResult, TurnRunnerDeps } from './turn-runner-types.js';
+
+/**
+ * What every run of one runner shares, resolved once from its deps so runTurn, resumeTurn and
+ * runCompaction agree on the strategy, the retries and the budgets.
+ */
+export interface TurnRunnerContext {
+  deps: TurnRunnerDeps;
+  clock: Clock;
+  strategy: CompactionStrategy;
+  maxOverflowRetries: number | undefined;
+  /** The budgets of the limits as they are now (read at each use, never cached). */
+  budgetsNow(): Budgets;
+  /** A guarded turn whose request is over the window fails instead (see request-over-window.ts). */
+  guardedFits(result: TurnResult): TurnResult;
+  /** The machines provided with actors bound to `store` (one fresh store per run). */
+  machinesFor(store: MessageStore): {
+    compaction: ReturnType<typeof provideCompaction>;
+    turn: ReturnType<typeof provideTurn>;
+  };
+}
+
+/** The route's strategy, or Local when the client that strategy needs is missing (S1). */
+function availableStrategy(deps: TurnRunnerDeps): CompactionStrategy {
+  return deps.strategy === 'nativeStandalone' && !deps.compaction.standalone
+    ? 'local'
+    : deps.strategy === 'nativeInline' && !deps.compaction.inline
+      ? 'local'
+      : (deps.strategy ?? 'local');
+}
+
+export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const strategy = availableStrategy(deps);
+  const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
+  const budgetsNow = () =>
+    (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
+  const guardedFits = (result: TurnResult): TurnResult =>
+    failGuardedOverWindow(result, budgetsNow().capacity, Math.max(0, deps.limits.reservedOutput ?? 0));
+  const machinesFor = (store: MessageStore) => {
+    const compaction = provideCompaction(
+      { capacity: budgetsNow().capacity, ...deps.compaction, estimator: deps.estimator },
+      store,
+    );
+    return { compaction, turn: provideTurn(deps, store, compaction) };
+  };
+  return { deps, clock, strategy, maxOverflowRetries, budgetsNow, guardedFits, machinesFor };
+}

@@ -1,0 +1,129 @@
+import type { InspectionEvent, Observer } from 'xstate';
+import type {
+  CompactionMode,
+  CompactionOutput,
+  CompactionStrategy,
+  Failure,
+  LoopGuardPolicy,
+  LoopGuardReason,
+  LoopGuardState,
+  PreflightAdvisory,
+  TurnDecision,
+  TurnOutput,
+} from '../../machines/index.js';
+import type { Message } from '../messages/message.js';
+import type { CompactionDeps } from './compaction-actors.js';
+import type { TurnActorDeps } from './turn-actor-deps.js';
+
+// The runner's public contract on its own, so the files that implement it (run-turn,
+// run-compaction, turn-reports) and the session import types without importing each other.
+
+/** Source of time for elapsed-ms reports (tests pass a fake). */
+export interface Clock {
+  now(): number;
+}
+
+/** An XState inspection observer, as `createActor(…, { inspect })` takes it. */
+export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** Dependencies of {@link createTurnRunner}. */
+export interface TurnRunnerDeps extends TurnActorDeps {
+  /** Clients and summarizer of the compaction strategies (the estimator comes from the top level). */
+  compaction: Omit<CompactionDeps, 'estimator'>;
+  /** S1 strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to local when its client is missing. */
+  strategy?: CompactionStrategy;
+  /** L4 two-band local summaries. */
+  hierarchical?: boolean;
+  /** L5 retries (default: `limits.routePolicy.maxOverflowRetries`, else 1). */
+  maxOverflowRetries?: number;
+  retryBackoffMs?: number;
+  loopGuardPolicy?: Partial<LoopGuardPolicy>;
+  clock?: Clock;
+  /** Inspection observer for every actor of the turn (see src/runtime/inspection.ts). */
+  inspect?: InspectOption;
+}
+
+/** One turn's request. */
+export interface TurnRequest {
+  turnId: string;
+  /** Durable session history before the turn (not modified). */
+  history: readonly Message[];
+  /** Conversation messages to sync into it first (H1). */
+  pending?: readonly Message[];
+  /** Default `automatic`. */
+  mode?: CompactionMode;
+  /** The previous turn's `result.loopGuard` (§14). */
+  loopGuard?: LoopGuardState;
+}
+
+/** Options of a run. */
+export interface RunOptions {
+  /** Aborting cancels the turn (`turn.cancelled`); in-flight actors get their signals aborted. */
+  signal?: AbortSignal;
+  /** Write a checkpoint (persisted snapshot + store) here after every step, atomically. */
+  checkpointPath?: string;
+}
+
+/** A compaction pass as reported to the user (S3, S4). */
+export interface CompactionReport {
+  status: CompactionOutput['status'];
+  mode: CompactionMode;
+  requestedStrategy: CompactionStrategy;
+  strategy: CompactionStrategy;
+  fallbackReason: CompactionOutput['fallbackReason'];
+  itemsBefore: number;
+  itemsAfter: number;
+  summaryCalls: number;
+  /** The history held nothing a summary could replace, so no provider call was made. */
+  nothingToCompact: boolean;
+  elapsedMs: number;
+  failure: Failure | null;
+  /** The history after the pass: the compacted one, or the input itself when failed/unchanged. */
+  history: readonly Message[];
+}
+
+/** What one turn did (H1–H6, §14). */
+export interface TurnResult {
+  decision: TurnDecision;
+  guardReason: LoopGuardReason | null;
+  strategy: CompactionStrategy | null;
+  fallbackReason: CompactionOutput['fallbackReason'];
+  summaryCalls: number;
+  tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
+  /** C10: cleared and protected counts of the projection (null when cancelled before clearing). */
+  clearing: TurnOutput['clearing'];
+  items: { before: number; after: number };
+  pressureTokens: number | null;
+  thresholdTokens: number | null;
+  elapsedMs: number;
+  advisory: PreflightAdvisory | null;
+  compaction: CompactionReport | null;
+  /** Feed into the next turn's request. */
+  loopGuard: LoopGuardState;
+  /** Session history after the turn (the input array itself when nothing changed, H6). */
+  history: readonly Message[];
+  /** The next request window; null only when cancelled before it was built. */
+  request: readonly Message[] | null;
+}
+
+/** Manual `/compact` (always summarizes) or another explicit pass. */
+export interface CompactionRequest {
+  turnId: string;
+  history: readonly Message[];
+  /** Default `manual`. */
+  mode?: CompactionMode;
+}
+
+/** The runner: machines interpreted with real actors. */
+export interface TurnRunner {
+  runTurn(request: TurnRequest, options?: RunOptions): Promise<TurnResult>;
+  /** Continues a turn from a checkpoint file; in-flight actors run again (finished provider calls are reused). */
+  resumeTurn(
+    checkpointPath: string,
+    options?: Omit<RunOptions, 'checkpointPath'> & { checkpointPath?: string },
+  ): Promise<TurnResult>;
+  runCompaction(
+    request: CompactionRequest,
+    options?: Omit<RunOptions, 'checkpointPath'>,
+  ): Promise<CompactionReport>;
+}
