@@ -1,13 +1,11 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
-import { sessionChart } from '../charts/session-chart.js';
 import { UserError } from '../core/errors.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
 import type { ClearingPolicy, Limits } from '../projection/index.js';
-import { sessionTimeline } from '../stats/timeline.js';
 import type { CommandContext } from './command.js';
 
 /** parseArgs option of `--chart FILE` (`stats`, `run`). */
@@ -50,6 +48,11 @@ export async function writeSessionChart(
   session: { messages: readonly Message[]; title: string },
   opts: { limits: Limits; policy?: Partial<ClearingPolicy>; estimator: Estimator },
 ): Promise<void> {
+  // The chart code loads only when a chart is asked for (`run` imports this file for its flag).
+  const [{ sessionTimeline }, { sessionChart }] = await Promise.all([
+    import('../stats/timeline.js'),
+    import('../charts/session-chart.js'),
+  ]);
   const timeline = await sessionTimeline(session.messages, opts);
   writeFileAtomic(path, sessionChart(timeline, session.title));
 }

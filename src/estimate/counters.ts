@@ -1,4 +1,5 @@
-import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { createRequire } from 'node:module';
+import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { boundedCounter } from './bounded-encode.js';
 
 /** Counts tokens in a piece of text. Pure from the caller's point of view. */
@@ -15,9 +16,15 @@ export type EncodingName = 'o200k_base' | 'cl100k_base' | 'chars';
 // so one encoder per encoding per process (T2, toolchain.md §2.4).
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 
+// tiktoken compiles its WASM as soon as it is loaded, so it is loaded with the first encoder:
+// the `chars` estimator and commands that count nothing never pay for it. Its Node build is
+// CommonJS, so a synchronous require keeps counting synchronous.
+const requireCjs = createRequire(import.meta.url);
+
 function encoderFor(name: TiktokenEncoding): Tiktoken {
   let enc = encoders.get(name);
   if (!enc) {
+    const { get_encoding } = requireCjs('tiktoken') as typeof import('tiktoken');
     enc = get_encoding(name);
     encoders.set(name, enc);
   }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError as RetryAbort } from 'p-retry';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify-error.js';
 import { ProviderError } from './errors.js';
 import { boundedCause } from './redact.js';
@@ -248,6 +248,9 @@ async function send(
   timeoutMs: number,
   dispatcher: Dispatcher | undefined,
 ) {
+  // undici (about a hundred modules) loads with the first request, not with every command:
+  // offline runs and commands that never call a provider do not pay for it.
+  const { request } = await import('undici');
   const res = await request(spec.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept, ...spec.headers },
