@@ -1,12 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSessionStore } from '../../src/store/index.js';
 import { runCompiledCli, startCli } from '../support/compiled-cli.js';
 
 const SESSION = join(import.meta.dirname, '../../examples/sessions/django__django-16560.traj.json');
-const fresh = () => mkdtempSync(join(tmpdir(), 'compactor-lock-'));
+/** A fresh working directory whose config selects the chars estimator: these tests are about the lock, not token counts. */
+const fresh = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'compactor-lock-'));
+  writeFileSync(join(dir, 'compactor.config.json'), JSON.stringify({ encoding: 'chars' }));
+  return dir;
+};
 
 describe('one writer per session directory (R2)', () => {
   it('R2: a second writer fails at once with one line naming the holder, exit 2', async () => {

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
-  createCompactorSession,
+  createCompactorSession as createSession,
+  createEstimator,
   freeEncoders,
   msg,
   openSessionRecords,
@@ -17,6 +18,11 @@ import { sessionDirs } from './fixtures.js';
 // Continuing a stored session through the package entry, as a library user would (R1, R2).
 afterAll(freeEncoders);
 const tempDir = sessionDirs();
+// These tests are about what is stored, not about token counts: the chars estimator keeps the
+// 480 KB session from being tokenized again in every test.
+const estimator = createEstimator({ encoding: 'chars' });
+const createCompactorSession: typeof createSession = (options = {}) =>
+  createSession({ estimator, ...options });
 // A real session: long enough that a manual compaction replaces its history.
 const first: Message[] = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0]!
   .messages;
