@@ -13,9 +13,14 @@ export function preflight(estimatedTokens: number, budgetTokens: number | null):
   };
 }
 
-/** Pressure of the next request: after the rebuild when there was one, else as estimated. */
+/** Pressure of the next request: after the rebuild or the fallback clearing when there was one, else as estimated. */
 function currentPressure(context: TurnContext): number | null {
-  return context.rebuilt?.pressureTokens ?? context.pressure?.pressureTokens ?? null;
+  return (
+    context.rebuilt?.pressureTokens ??
+    context.fitted?.pressureTokens ??
+    context.pressure?.pressureTokens ??
+    null
+  );
 }
 
 /**
@@ -45,6 +50,7 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
       protectedResults: context.clearing.protectedResultCount ?? 0,
       clearedInputs: context.clearing.clearedInputCount ?? 0,
     },
+    clearedToFit: context.fitted !== null,
     pressureTokens: currentPressure(context),
     thresholdTokens: context.pressure?.thresholdTokens ?? null,
     advisory:

@@ -44,6 +44,7 @@ export const turnMachine = turnSetup.createMachine({
     pressure: null,
     compaction: null,
     rebuilt: null,
+    fitted: null,
     guardReason: null,
     loopGuard: { ...INITIAL_LOOP_GUARD_STATE, ...input.loopGuard },
     loopGuardPolicy: { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuardPolicy },
@@ -113,21 +114,44 @@ export const turnMachine = turnSetup.createMachine({
             { guard: 'isBelowThreshold', target: '#turn.belowThreshold' },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'repeated-failures' } },
-              target: '#turn.guarded',
+              target: 'guarding',
               actions: { type: 'assignGuardReason', params: { reason: 'repeated-failures' } },
             },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'ineffective-pass' } },
-              target: '#turn.guarded',
+              target: 'guarding',
               actions: { type: 'assignGuardReason', params: { reason: 'ineffective-pass' } },
             },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'refilled-quickly' } },
-              target: '#turn.guarded',
+              target: 'guarding',
               actions: { type: 'assignGuardReason', params: { reason: 'refilled-quickly' } },
             },
             { target: 'compacting' },
           ],
+        },
+        guarding: {
+          description:
+            "The loop guard skipped compaction (§14); a request over the prompt budget first gets old tool results cleared by VT Code's rules (C1–C7).",
+          always: [{ guard: 'isOverPromptBudget', target: 'clearingToFit' }, { target: '#turn.guarded' }],
+        },
+        clearingToFit: {
+          description:
+            'Clears old tool results of the synced history to fit the window; a turn that still does not fit fails fast in the runner (§14).',
+          invoke: {
+            id: 'clearToFit',
+            src: 'clearToFit',
+            input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
+            onDone: {
+              target: '#turn.guarded',
+              actions: { type: 'storeFittedProjection', params: ({ event }) => event.output },
+            },
+            onError: {
+              target: '#turn.guarded',
+              description:
+                'Clearing crashed: the projection stays as it was (and the runner fails the turn if it does not fit).',
+            },
+          },
         },
         compacting: {
           description: 'Compaction of the FULL session history, not the projection (H3).',
@@ -198,7 +222,8 @@ export const turnMachine = turnSetup.createMachine({
     },
     guarded: {
       type: 'final',
-      description: 'The loop guard skipped automatic compaction; the turn continues on the projection (§14).',
+      description:
+        'The loop guard skipped automatic compaction; the turn continues on the projection, cleared to fit when it was over the window (§14).',
     },
     compacted: {
       type: 'final',

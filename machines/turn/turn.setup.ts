@@ -5,6 +5,8 @@ import { toFailure } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
 import { loopGuardReason } from './loop-guard.js';
 import type {
+  ClearToFitInput,
+  ClearToFitOutput,
   ClearToolResultsInput,
   ClearToolResultsOutput,
   EstimatePressureInput,
@@ -23,6 +25,22 @@ import type {
 } from './turn.types.js';
 
 type Report = { report: CompactionOutput };
+
+/** The context a clearing step leaves: its projection and its counts (C10). */
+function clearedProjection(params: ClearToolResultsOutput) {
+  return {
+    projectionRef: params.projectionRef,
+    projectionItems: params.itemCount,
+    clearing: {
+      tokensBefore: params.tokensBefore,
+      tokensAfter: params.tokensAfter,
+      clearedCount: params.clearedCount,
+      protectedBatchCount: params.protectedBatchCount,
+      protectedResultCount: params.protectedResultCount ?? 0,
+      clearedInputCount: params.clearedInputCount ?? 0,
+    },
+  };
+}
 
 /**
  * The turn machine's named actors, actions and guards; the chart that uses them is in
@@ -43,6 +61,7 @@ export const turnSetup = setup({
     clearToolResults: placeholder<ClearToolResultsOutput, ClearToolResultsInput>('clearToolResults'),
     estimatePressure: placeholder<EstimatePressureOutput, EstimatePressureInput>('estimatePressure'),
     compaction: compactionMachine,
+    clearToFit: placeholder<ClearToFitOutput, ClearToFitInput>('clearToFit'),
     rebuildProjection: placeholder<RebuildProjectionOutput, RebuildProjectionInput>('rebuildProjection'),
   },
   actions: {
@@ -55,17 +74,10 @@ export const turnSetup = setup({
       projectionRef: params.projectionRef,
       projectionItems: params.itemCount,
     })),
-    storeClearedProjection: assign((_, params: ClearToolResultsOutput) => ({
-      projectionRef: params.projectionRef,
-      projectionItems: params.itemCount,
-      clearing: {
-        tokensBefore: params.tokensBefore,
-        tokensAfter: params.tokensAfter,
-        clearedCount: params.clearedCount,
-        protectedBatchCount: params.protectedBatchCount,
-        protectedResultCount: params.protectedResultCount ?? 0,
-        clearedInputCount: params.clearedInputCount ?? 0,
-      },
+    storeClearedProjection: assign((_, params: ClearToolResultsOutput) => clearedProjection(params)),
+    storeFittedProjection: assign((_, params: ClearToFitOutput) => ({
+      ...clearedProjection(params),
+      fitted: { projectedTokens: params.projectedTokens, pressureTokens: params.pressureTokens },
     })),
     storePressure: assign((_, params: EstimatePressureOutput) => ({ pressure: params })),
     assignGuardReason: assign((_, params: { reason: LoopGuardReason }) => ({ guardReason: params.reason })),
@@ -94,6 +106,11 @@ export const turnSetup = setup({
     isLoopGuardTripped: ({ context }, params: { reason: LoopGuardReason }) =>
       context.mode === 'automatic' &&
       loopGuardReason(context.loopGuard, context.loopGuardPolicy) === params.reason,
+    // The next request would not fit the prompt budget (H4), so the loop guard's pass-over needs clearing (§14).
+    isOverPromptBudget: ({ context }) =>
+      context.pressure !== null &&
+      context.pressure.promptBudgetTokens !== null &&
+      context.pressure.pressureTokens > context.pressure.promptBudgetTokens,
     isCompacted: (_, params: Report) => params.report.status === 'compacted',
     isUnchanged: (_, params: Report) => params.report.status === 'unchanged',
   },

@@ -106,6 +106,17 @@ export interface ClearToolResultsOutput {
 }
 
 /** C10 counts of the request projection, as a turn reports them. */
+/** Input of the loop guard's fallback clearing: the synced history to project again. */
+export interface ClearToFitInput {
+  turnId: string;
+  historyRef: string;
+}
+/** The projection with old tool results cleared by VT Code's rules, and its pressure. */
+export interface ClearToFitOutput extends ClearToolResultsOutput {
+  projectedTokens: number;
+  pressureTokens: number;
+}
+
 export interface ClearingCounts {
   clearedResults: number;
   protectedBatches: number;
@@ -171,6 +182,8 @@ export interface TurnContext {
   pressure: EstimatePressureOutput | null;
   compaction: CompactionOutput | null;
   rebuilt: RebuildProjectionOutput | null;
+  /** Pressure after the loop guard's fallback clearing (§14), when it ran. */
+  fitted: { projectedTokens: number; pressureTokens: number } | null;
   guardReason: LoopGuardReason | null;
   loopGuard: LoopGuardState;
   loopGuardPolicy: LoopGuardPolicy;
@@ -195,6 +208,8 @@ export interface TurnOutput {
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
   /** C10: what clearing did to the projection; null when the turn was cancelled before it. */
   clearing: ClearingCounts | null;
+  /** §14: the loop guard held compaction off over the prompt budget, so old tool results were cleared to fit (`clearing` says how many). */
+  clearedToFit: boolean;
   pressureTokens: number | null;
   thresholdTokens: number | null;
   advisory: PreflightAdvisory | null;
@@ -213,4 +228,5 @@ export type ClearToolResultsLogic = PromiseActorLogic<ClearToolResultsOutput, Cl
 /** `estimatePressure` actor logic. */
 export type EstimatePressureLogic = PromiseActorLogic<EstimatePressureOutput, EstimatePressureInput>;
 /** `rebuildProjection` actor logic. */
+export type ClearToFitLogic = PromiseActorLogic<ClearToFitOutput, ClearToFitInput>;
 export type RebuildProjectionLogic = PromiseActorLogic<RebuildProjectionOutput, RebuildProjectionInput>;

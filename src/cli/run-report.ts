@@ -57,6 +57,8 @@ export interface RunJsonReport extends IoReport {
   tokens: TurnResult['tokens'];
   /** C10: cleared and protected counts of the projection. */
   clearing: TurnResult['clearing'];
+  /** §14: the loop guard held compaction off over the window, so old tool results were cleared to fit. */
+  clearedToFit: boolean;
   items: TurnResult['items'];
   /** Pressure the decision was made on: projected history after clearing + prompt prefix. */
   pressureTokens: number | null;
@@ -173,6 +175,10 @@ export function renderRunReport(r: RunJsonReport): string {
   ];
   if (r.decision === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
   if (r.decision === 'compacted') lines.push(`note: ${CACHE_NOTE}`);
+  if (r.clearedToFit)
+    lines.push(
+      'note: compaction is paused and the request was over the window, so old tool results were left out of it (the session keeps them)',
+    );
   if (r.thresholdTokens === null)
     lines.push(
       'hint: the context window is unknown, so compaction never runs; pass --capacity N or a --catalog row',

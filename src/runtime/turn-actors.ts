@@ -2,6 +2,8 @@ import { fromPromise } from 'xstate';
 import {
   turnMachine,
   type compactionMachine,
+  type ClearToFitInput,
+  type ClearToFitOutput,
   type ClearToolResultsInput,
   type ClearToolResultsOutput,
   type EstimatePressureInput,
@@ -13,6 +15,7 @@ import {
   type SyncHistoryInput,
   type SyncHistoryOutput,
 } from '../../machines/index.js';
+import type { ProjectionDiagnostics } from '../projection/index.js';
 import type { MessageStore } from './message-store.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 import { createTurnProjection, type TurnProjection } from './turn-projection.js';
@@ -48,17 +51,35 @@ const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
       messages === projection
         ? input.projectionRef
         : store.put(`${input.turnId}:projection:cleared`, messages);
+    return { projectionRef: ref, itemCount: messages.length, ...clearingCounts(diagnostics) };
+  });
+
+/** §14: the synced history projected with old tool results cleared to fit (the loop guard held compaction off). */
+const clearToFit = (store: MessageStore, tp: TurnProjection) =>
+  fromPromise<ClearToFitOutput, ClearToFitInput>(async ({ input }) => {
+    const { messages, diagnostics } = tp.projectToFit(store.get(input.historyRef));
+    const ref = store.put(`${input.turnId}:projection:fitted`, messages);
+    tp.remember(messages);
     return {
       projectionRef: ref,
       itemCount: messages.length,
-      tokensBefore: diagnostics.originalTokens,
-      tokensAfter: diagnostics.projectedTokens,
-      clearedCount: diagnostics.clearedResults,
-      protectedBatchCount: diagnostics.protectedBatches,
-      protectedResultCount: diagnostics.protectedResults,
-      clearedInputCount: diagnostics.clearedInputs,
+      ...clearingCounts(diagnostics),
+      projectedTokens: diagnostics.projectedTokens,
+      pressureTokens: tp.pressure(diagnostics.projectedTokens),
     };
   });
+
+/** The counts a clearing step reports (C10). */
+function clearingCounts(d: ProjectionDiagnostics) {
+  return {
+    tokensBefore: d.originalTokens,
+    tokensAfter: d.projectedTokens,
+    clearedCount: d.clearedResults,
+    protectedBatchCount: d.protectedBatches,
+    protectedResultCount: d.protectedResults,
+    clearedInputCount: d.clearedInputs,
+  };
+}
 
 const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<EstimatePressureOutput, EstimatePressureInput>(async ({ input }) => {
@@ -104,6 +125,7 @@ export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction
       clearToolResults: clearToolResults(store, tp),
       estimatePressure: estimatePressure(deps, store, tp),
       compaction,
+      clearToFit: clearToFit(store, tp),
       rebuildProjection: rebuildProjection(store, tp),
     },
   });

@@ -37,6 +37,7 @@ export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock)
     summaryCalls: out.summaryCalls,
     tokens: out.tokens,
     clearing: out.clearing,
+    clearedToFit: out.clearedToFit,
     items: out.items,
     pressureTokens: out.pressureTokens,
     thresholdTokens: out.thresholdTokens,

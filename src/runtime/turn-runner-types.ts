@@ -92,6 +92,8 @@ export interface TurnResult {
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
   /** C10: cleared and protected counts of the projection (null when cancelled before clearing). */
   clearing: TurnOutput['clearing'];
+  /** §14: compaction was held off by the loop guard over the window, so old tool results were cleared to fit. */
+  clearedToFit: boolean;
   items: { before: number; after: number };
   pressureTokens: number | null;
   thresholdTokens: number | null;

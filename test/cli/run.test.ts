@@ -19,6 +19,7 @@ const run = (args: string[], opts: { env?: NodeJS.ProcessEnv; stderrIsTTY?: bool
 const JSON_FIELDS = [
   'boundary',
   'capacity',
+  'clearedToFit',
   'clearing',
   'command',
   'decision',

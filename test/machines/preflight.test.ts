@@ -43,7 +43,7 @@ describe('preflight advisory (H4)', () => {
     expect(result.advisory!.percentUsed).toBeLessThan(100);
   });
 
-  it('H4/§14: a guarded turn whose request exceeds the window fails fast with a one-line error', async () => {
+  it('H4/§14: a guarded turn whose request exceeds the window even after clearing old tool results fails fast with a one-line error', async () => {
     const s = new FakeSummarizer();
     const runner = createTurnRunner({ estimator, limits, compaction: { summarizer: s } });
     const guard = { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null };

@@ -44,7 +44,8 @@ retryBudgetMs} or null offline}, decision (below-threshold | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
 tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
-protectedBatches, protectedResults, clearedInputs}, items {before, after},
+protectedBatches, protectedResults, clearedInputs}, clearedToFit (compaction
+paused over the window, so old tool results were cleared), items {before, after},
 pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens,
 capacity, elapsedMs, failure {reason, message} | null, out, outFormat, sessionDir,
 boundary, inspect.
@@ -125,6 +126,7 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     summaryCalls: result.summaryCalls,
     tokens: result.tokens,
     clearing: result.clearing,
+    clearedToFit: result.clearedToFit,
     items: result.items,
     pressureTokens: result.tokens.afterClearing === null ? null : result.tokens.afterClearing + prefix,
     finalPressureTokens: result.pressureTokens,

@@ -3,6 +3,7 @@ import { freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
 import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import { createCompactorSession } from '../../../src/session/index.js';
+import { testRunBatches } from '../../support/test-run-batches.js';
 import { isProtocolValid, isSummaryMessage } from '../../../src/summary/index.js';
 
 /**
@@ -47,39 +48,12 @@ describe('automatic compaction of a real session (django__django-16560, offline,
     expect(leads[1]).toMatch(/^Recent context \(summary\):/);
   });
 
-  /** A follow-up request answered by `batches` test runs (every 7th fails), for `turns` turns. */
-  function followUp(batches: number): Message[] {
-    const out: Message[] = [
-      msg.user(
-        'Now also document violation_error_code in docs/ref/models/constraints.txt and rerun the tests.',
-      ),
-    ];
-    for (let i = 0; i < batches; i++) {
-      const command = `python -m pytest tests/constraints -k case${i}`;
-      out.push(
-        msg.assistant('THOUGHT: next case', [
-          { id: `f${i}`, name: 'bash', arguments: JSON.stringify({ command }) },
-        ]),
-      );
-      out.push(
-        msg.tool(
-          `f${i}`,
-          `collected ${i} items\n${`output for case ${i} `.repeat(40)}\nexit code: ${i % 7 === 0 ? 1 : 0}`,
-          'bash',
-        ),
-      );
-    }
-    return out;
-  }
-
   it.each([false, true])(
     '§14: a second automatic compaction of a compacted history carries the previous summary forward (hierarchical: %s)',
     async (hierarchical) => {
-      // Preset vtcode: 60 tool batches a turn refill the window within two turns, and without
-      // clearing the §14 refill guard pauses compaction and the request overflows (issue 16).
-      const session = createCompactorSession({ history, limits, hierarchical, preset: 'vtcode' });
+      const session = createCompactorSession({ history, limits, hierarchical });
       expect((await session.runTurn()).decision).toBe('compacted');
-      const more = followUp(150);
+      const more = testRunBatches(150);
       const decisions: string[] = [];
       // Spread over turns, as an agent loop would sync them (the §14 refill guard needs turns to pass).
       for (let k = 0; k < 5 && !decisions.includes('compacted'); k++) {

@@ -3,6 +3,7 @@ import { prepared, summary } from './replies.js';
 import { TURN_CANCEL_ROWS } from './turn-cancel.oracle.js';
 import {
   FRESH_GUARD,
+  fittedProjection,
   input,
   kept,
   localPass,
@@ -186,7 +187,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     },
     replies: pipeline(pressure(8_000)),
     expect: {
-      states: [...PIPELINE, 'guarded'],
+      states: [...PIPELINE, 'working.guarding', 'guarded'],
       calls: PIPELINE_CALLS,
       output: {
         decision: 'guarded',
@@ -202,7 +203,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.01, turnsSinceCompaction: 5 } },
     replies: pipeline(pressure(8_000)),
     expect: {
-      states: [...PIPELINE, 'guarded'],
+      states: [...PIPELINE, 'working.guarding', 'guarded'],
       calls: PIPELINE_CALLS,
       output: {
         decision: 'guarded',
@@ -216,12 +217,56 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 1 } },
     replies: pipeline(pressure(8_000)),
     expect: {
-      states: [...PIPELINE, 'guarded'],
+      states: [...PIPELINE, 'working.guarding', 'guarded'],
       calls: PIPELINE_CALLS,
       output: {
         decision: 'guarded',
         guardReason: 'refilled-quickly',
         loopGuard: { turnsSinceCompaction: 2 },
+      },
+    },
+  },
+  {
+    name: '§14/C1: a guarded request over the prompt budget gets old tool results of the synced history cleared by VT Code rules to fit; no summary call',
+    input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 1 } },
+    replies: { ...pipeline(pressure(9_000)), clearToFit: [fittedProjection] },
+    expect: {
+      states: [...PIPELINE, 'working.guarding', 'working.clearingToFit', 'guarded'],
+      calls: [...PIPELINE_CALLS, 'clearToFit'],
+      inputs: { clearToFit: [{ turnId: 't1', historyRef: 't1:synced' }] },
+      output: {
+        decision: 'guarded',
+        guardReason: 'refilled-quickly',
+        clearedToFit: true,
+        summaryCalls: 0,
+        compaction: null,
+        historyRef: 't1:synced',
+        projectionRef: 't1:fitted',
+        tokens: { beforeClearing: 9_000, afterClearing: 5_000, afterCompaction: null },
+        clearing: { clearedResults: 7, protectedBatches: 2, protectedResults: 2, clearedInputs: 1 },
+        pressureTokens: 6_000,
+        advisory: { estimatedTokens: 6_000, budgetTokens: 8_000, percentUsed: 75, overBudget: false },
+        loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 2 },
+      },
+    },
+  },
+  {
+    name: '§14: a fallback clearing that crashes keeps the projection; the advisory still says it does not fit',
+    input: {
+      ...input,
+      loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+    },
+    replies: { ...pipeline(pressure(9_000)), clearToFit: [{ error: new Error('clearing crashed') }] },
+    expect: {
+      states: [...PIPELINE, 'working.guarding', 'working.clearingToFit', 'guarded'],
+      calls: [...PIPELINE_CALLS, 'clearToFit'],
+      output: {
+        decision: 'guarded',
+        guardReason: 'repeated-failures',
+        clearedToFit: false,
+        ...kept,
+        pressureTokens: 9_000,
+        advisory: { estimatedTokens: 9_000, budgetTokens: 8_000, overBudget: true },
       },
     },
   },

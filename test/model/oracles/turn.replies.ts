@@ -39,6 +39,21 @@ export const pressure = (pressureTokens: number): Reply => ({
 export const rebuiltProjection: Reply = {
   done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
 };
+/** The loop guard's fallback clearing (§14): 9,000 tokens of pressure down to 6,000. */
+export const fittedProjection: Reply = {
+  done: {
+    projectionRef: 't1:fitted',
+    itemCount: 12,
+    tokensBefore: 9_000,
+    tokensAfter: 5_000,
+    clearedCount: 7,
+    protectedBatchCount: 2,
+    protectedResultCount: 2,
+    clearedInputCount: 1,
+    projectedTokens: 5_000,
+    pressureTokens: 6_000,
+  },
+};
 export const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
 
 export const pipeline = (p: Reply) => ({
