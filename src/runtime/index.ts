@@ -6,6 +6,8 @@ export * from './actor-failure.js';
 export * from './checkpoint.js';
 export * from './create-local-summarizer.js';
 export * from './compaction-actors.js';
+export type { CompactionDeps } from './compaction-deps.js';
+export { inlineOutputTokens, withLeadingSystem } from './native-bounds.js';
 export * from './inspection.js';
 export * from './local-summarizer.js';
 export * from './message-store.js';

@@ -12,7 +12,7 @@ import type {
   TurnOutput,
 } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
-import type { CompactionDeps } from './compaction-actors.js';
+import type { CompactionDeps } from './compaction-deps.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 
 // The runner's public contract on its own, so the files that implement it (run-turn,
