@@ -61,7 +61,7 @@ describe('createCompactorSession: history and requests', () => {
     expect(headless.budgets.localTrigger).toBe(16_800);
     const native = s.prepareRequest({ interactive: true, nativeContextEdits: true });
     expect(native.diagnostics.clearingApplied).toBe(false);
-    expect(native.diagnostics.reason).toMatch(/C11/);
+    expect(native.diagnostics.reason).toMatch(/native context edits/);
     expect(s.history).toBe(history); // projection never writes back
     expect(s.history).toEqual(django);
   });
