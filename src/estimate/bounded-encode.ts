@@ -1,4 +1,5 @@
 import type { Tiktoken } from 'tiktoken';
+import { pieceCounter } from './pieces.js';
 
 /**
  * Counting in bounded pieces (T1). tiktoken splits text into pieces with a regex and runs
@@ -100,12 +101,17 @@ function tokenByteLengths(enc: Tiktoken): (token: number) => number {
   };
 }
 
-/** A counting function over one encoder, with a bounded memo of window steps. */
-export function boundedCounter(enc: Tiktoken): (text: string) => number {
+/**
+ * A counting function over one encoder, with a bounded memo of window steps. With the
+ * encoder's pre-tokenizer `pieces` pattern, ordinary text is counted by remembered pieces
+ * (pieces.ts); without it, by whole chunks.
+ */
+export function boundedCounter(enc: Tiktoken, pieces?: RegExp): (text: string) => number {
   const steps = new Map<string, Step | null>();
   const tokenBytes = tokenByteLengths(enc);
   // encode_ordinary counts special-token text such as <|endoftext|> as plain text.
   const encodeLength = (s: string): number => (s.length === 0 ? 0 : enc.encode_ordinary(s).length);
+  const ordinary = pieces ? pieceCounter(encodeLength, pieces) : encodeLength;
 
   /**
    * One window of a long unit: encode it, keep its tokens but the last few (tokens far from
@@ -146,17 +152,17 @@ export function boundedCounter(enc: Tiktoken): (text: string) => number {
   }
 
   return (text: string): number => {
-    if (text.length <= LONG_UNIT) return encodeLength(text);
+    if (text.length <= LONG_UNIT) return text.length === 0 ? 0 : ordinary(text);
     let n = 0;
     let chunkStart = 0;
     let unitStart = 0;
     for (let i = 1; i <= text.length; i++) {
       if (i < text.length && !isCut(text, i)) continue;
       if (i - unitStart > LONG_UNIT) {
-        n += encodeLength(text.slice(chunkStart, unitStart)) + countLongUnit(text, unitStart, i);
+        n += ordinary(text.slice(chunkStart, unitStart)) + countLongUnit(text, unitStart, i);
         chunkStart = i;
       } else if (i - chunkStart >= ORDINARY_CHUNK || i === text.length) {
-        n += encodeLength(text.slice(chunkStart, i));
+        n += ordinary(text.slice(chunkStart, i));
         chunkStart = i;
       }
       unitStart = i;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { boundedCounter } from './bounded-encode.js';
+import { piecePattern } from './pieces.js';
 
 /** Counts tokens in a piece of text. Pure from the caller's point of view. */
 export interface TokenCounter {
@@ -53,7 +54,7 @@ export function tiktokenCounter(name: TiktokenEncoding = 'o200k_base'): TokenCou
   } catch {
     return charsCounter;
   }
-  return { name: name as EncodingName, count: boundedCounter(enc) };
+  return { name: name as EncodingName, count: boundedCounter(enc, piecePattern(name)) };
 }
 
 /** Returns a counter for the named encoding (`chars` never loads WASM). */

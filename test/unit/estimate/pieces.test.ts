@@ -1,0 +1,98 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
+import { boundedCounter } from '../../../src/estimate/bounded-encode.js';
+import { piecePattern } from '../../../src/estimate/pieces.js';
+
+const encoders = new Map<TiktokenEncoding, Tiktoken>();
+afterAll(() => encoders.forEach((enc) => enc.free()));
+function encoder(name: TiktokenEncoding): Tiktoken {
+  if (!encoders.has(name)) encoders.set(name, get_encoding(name));
+  return encoders.get(name)!;
+}
+
+// Characters where the JS and Rust regex dialects or case folding could part ways, and
+// the usual suspects: contractions, digits, CRLF, combining marks, CJK, emoji, NEL, BOM.
+const ATOMS = [
+  "'s",
+  "'S",
+  "'ſ",
+  "'ll",
+  "'LL",
+  "'Re",
+  "'d",
+  "'t",
+  'ſ',
+  'don',
+  'The',
+  'HTTPServer',
+  'x',
+  'É',
+  'e\u0301',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u0085',
+  '\ufeff',
+  '\u00a0',
+  '\u2028',
+  '\u3000',
+  '7',
+  '12345',
+  '٣',
+  '½',
+  '.',
+  '...',
+  '/',
+  '//\n',
+  '{',
+  '});',
+  '->',
+  '_',
+  '$',
+  '#',
+  '你好',
+  'こんにちは',
+  '😀',
+  '👩‍💻',
+  '🇫🇷',
+  'Ωμέγα',
+  'Привет',
+  'مرحبا',
+  '<|endoftext|>',
+];
+
+describe('counting by remembered pieces is exact (T1)', () => {
+  it.each(['o200k_base', 'cl100k_base'] as const)(
+    'T1: %s: random texts count as encoding them whole, pieces remembered across texts',
+    (name) => {
+      const enc = encoder(name);
+      const count = boundedCounter(enc, piecePattern(name));
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...ATOMS), { maxLength: 300 }), (atoms) => {
+          const text = atoms.join('');
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+        }),
+        { numRuns: 400, seed: 15 },
+      );
+    },
+  );
+
+  it('T1: random Unicode strings count as encoding them whole (o200k_base)', () => {
+    const enc = encoder('o200k_base');
+    const count = boundedCounter(enc, piecePattern('o200k_base'));
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), (text) => {
+        expect(count(text)).toBe(enc.encode_ordinary(text).length);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it('T1: encodings without a known pattern are counted by chunks (no pattern)', () => {
+    expect(piecePattern('p50k_base')).toBeUndefined();
+    expect(piecePattern('o200k_base')?.flags).toBe('gu');
+  });
+});
