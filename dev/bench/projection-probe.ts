@@ -20,8 +20,8 @@ export interface ProbeResult {
   coldMs: number;
   /** Median per-turn projection after appending one batch, caches warm (ms). */
   warmMs: number;
-  /** Per-turn projection with a fresh estimator each turn (the naive baseline, ms). */
-  naiveMs: number;
+  /** Per-turn projection with a fresh estimator each turn (the naive baseline, ms); null when not measured. */
+  naiveMs: number | null;
   /** Projected tokens of the last request. */
   projectedTokens: number;
   /** Peak resident set size of the whole probe process (MB). */
@@ -77,7 +77,7 @@ export function probeProjection(size: number, turns: number, naiveReps: number):
     tokens,
     coldMs,
     warmMs: median(warm),
-    naiveMs: median(naive),
+    naiveMs: naive.length > 0 ? median(naive) : null,
     projectedTokens: projected.diagnostics.projectedTokens,
     peakRssMb: peakRssMb(),
   };

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { sessionCorpusDir } from './corpus.js';
+import { retentionInChildProcess } from './retention-process.js';
 import { suites } from './suites.js';
 import { renderTable } from './table.js';
 import type { BenchContext, BenchSection } from './types.js';
@@ -115,22 +116,48 @@ export async function runBench(argv: string[], io: BenchIo): Promise<number> {
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   const ctx: BenchContext = { ...args.ctx, log: (line) => io.stderr(`${line}\n`) };
-  const results: Array<{ suite: string; sections: BenchSection[] }> = [];
-  for (const suite of suites) {
-    if (args.only && !args.only.has(suite.name)) continue;
-    ctx.log(`bench: running ${suite.name}… (${elapsed()} since start)`);
-    const sections = await suite.run(ctx);
-    ctx.log(`bench: ${suite.name} done (${elapsed()} since start)`);
-    results.push({ suite: suite.name, sections });
+  const chosen = suites.filter((s) => !args.only || args.only.has(s.name));
+  // The retention pilot measures no time: beside other suites it runs in its own process.
+  const aside =
+    chosen.length > 1 && chosen.some((s) => s.name === 'retention')
+      ? settle(retentionInChildProcess(ctx))
+      : null;
+  if (aside) ctx.log(`bench: running retention in its own process beside the other suites…`);
+  const results = new Map<string, BenchSection[]>();
+  const print = (sections: BenchSection[]) => {
     for (const s of sections) {
       io.stdout(`\n## ${s.title}\n\n${renderTable(s.headers, s.rows)}\n`);
       for (const n of s.notes ?? []) io.stdout(`  ${n}\n`);
     }
+  };
+  for (const suite of chosen) {
+    if (aside && suite.name === 'retention') continue;
+    ctx.log(`bench: running ${suite.name}… (${elapsed()} since start)`);
+    results.set(suite.name, await suite.run(ctx));
+    ctx.log(`bench: ${suite.name} done (${elapsed()} since start)`);
+    print(results.get(suite.name) ?? []);
+  }
+  if (aside) {
+    ctx.log(`bench: waiting for the retention pilot… (${elapsed()} since start)`);
+    const r = await aside;
+    if (!r.ok) throw r.error;
+    ctx.log(`bench: retention done (${elapsed()} since start)`);
+    results.set('retention', r.value);
+    print(r.value);
   }
   if (args.report) {
     const { writeReport } = await import('./report.js');
-    await writeReport(args.report, results, ctx);
+    const ordered = chosen.map((suite) => ({ suite: suite.name, sections: results.get(suite.name) ?? [] }));
+    await writeReport(args.report, ordered, ctx);
   }
   ctx.log(`bench: finished in ${elapsed()}`);
   return 0;
+}
+
+/** A promise's outcome without an unhandled rejection while other work runs. */
+function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  return p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }

@@ -44,7 +44,13 @@ describe('bench report (issue 16 "done when")', () => {
       expect(await runBench(['--only', 'retention', '--synthetic', '0', '--report', join(out, 'r')], a)).toBe(
         0,
       );
-      expect(await runBench(['--only', 'speed', '--quick', '--report', join(out, 's')], a)).toBe(0);
+      // Beside another suite the pilot runs in its own process; its sections still land in the report.
+      expect(
+        await runBench(
+          ['--only', 'retention,speed', '--quick', '--synthetic', '0', '--report', join(out, 's')],
+          a,
+        ),
+      ).toBe(0);
       const report = readFileSync(join(out, 'r', 'report.md'), 'utf8');
       const speed = readFileSync(join(out, 's', 'report.md'), 'utf8');
 
@@ -75,7 +81,17 @@ describe('bench report (issue 16 "done when")', () => {
       expect(rows.some((r) => r.endsWith('| check |'))).toBe(true);
 
       expect(speed).toMatch(
-        /1,000 messages: Compactor warm [\d.]+ ms\/turn vs fastest peer \(.+?\) [\d.]+ ms\/turn: ratio [\d.]+/,
+        /1,000 messages: Compactor projectRequest, defaults \(preset compactor\) warm [\d.]+ ms\/turn vs fastest peer \(.+?\) [\d.]+ ms\/turn: ratio [\d.]+/,
+      );
+      expect(speed).toMatch(
+        /1,000 messages: Compactor projectRequest, preset vtcode \(clearing on\) warm .*: ratio [\d.]+/,
+      );
+      expect(speed.indexOf('## Per-turn projection speed')).toBeLessThan(
+        speed.indexOf('## Headline: check half'),
+      );
+      expect(table(speed, 'Headline: check half')).toContain('| policy | 32k | 128k |');
+      expect(a.err.join('')).toContain(
+        'bench: running retention in its own process beside the other suites…',
       );
       // Progress lines: one per window and policy with its firing count.
       expect(a.err.join('')).toMatch(

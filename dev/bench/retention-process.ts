@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { BenchContext, BenchSection } from './types.js';
+
+const CHILD = fileURLToPath(new URL('./retention-child.ts', import.meta.url));
+
+/** The bench options a child process receives (everything of the context but the log). */
+export const BenchOptionsSchema = z.object({
+  quick: z.boolean(),
+  corpusDir: z.string().nullable(),
+  windows: z.array(z.number().int().positive()).optional(),
+  synthetic: z.number().int().nonnegative().optional(),
+});
+
+const SectionsSchema = z.array(
+  z.object({
+    title: z.string(),
+    headers: z.array(z.string()),
+    rows: z.array(z.array(z.union([z.string(), z.number()]))),
+    notes: z.array(z.string()).optional(),
+    charts: z.array(z.object({ file: z.string(), title: z.string(), svg: z.string() })).optional(),
+  }),
+);
+
+/**
+ * Starts the retention pilot in its own Node process (tsx loader) and returns its sections
+ * when it ends. The pilot measures no time, so it can run beside the timing suites: on two
+ * cores the whole bench then takes about as long as the longer of the two halves. Its
+ * progress lines go to `ctx.log` as they come.
+ */
+export function retentionInChildProcess(ctx: BenchContext): Promise<BenchSection[]> {
+  const options: z.infer<typeof BenchOptionsSchema> = {
+    quick: ctx.quick,
+    corpusDir: ctx.corpusDir,
+    windows: ctx.windows,
+    synthetic: ctx.synthetic,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const out: string[] = [];
+  let errTail = '';
+  let partial = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => out.push(d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    errTail = (errTail + d).slice(-4_000);
+    const lines = (partial + d).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) ctx.log(line);
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) {
+        reject(
+          new Error(`retention pilot process ended with code ${code}: ${errTail.trim().split('\n').pop()}`),
+        );
+        return;
+      }
+      const last = out.join('').trim().split('\n').pop() ?? 'null';
+      resolve(SectionsSchema.parse(JSON.parse(last)));
+    });
+  });
+}
