@@ -117,6 +117,7 @@ export interface ClearToFitOutput extends ClearToolResultsOutput {
   pressureTokens: number;
 }
 
+/** What clearing did to the projection: results cleared, batches and results protected, inputs cleared. */
 export interface ClearingCounts {
   clearedResults: number;
   protectedBatches: number;
@@ -227,6 +228,7 @@ export type NormalizeProjectionLogic = PromiseActorLogic<NormalizeProjectionOutp
 export type ClearToolResultsLogic = PromiseActorLogic<ClearToolResultsOutput, ClearToolResultsInput>;
 /** `estimatePressure` actor logic. */
 export type EstimatePressureLogic = PromiseActorLogic<EstimatePressureOutput, EstimatePressureInput>;
-/** `rebuildProjection` actor logic. */
+/** `clearToFit` actor logic. */
 export type ClearToFitLogic = PromiseActorLogic<ClearToFitOutput, ClearToFitInput>;
+/** `rebuildProjection` actor logic. */
 export type RebuildProjectionLogic = PromiseActorLogic<RebuildProjectionOutput, RebuildProjectionInput>;
