@@ -58,7 +58,7 @@ export async function runTurn(
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
   const startedAt = clock.now();
-  const actor = createActor(ctx.machinesFor(store).turn, {
+  const actor = createActor(ctx.machinesFor(store, request.previousRequest ?? null).turn, {
     input: {
       turnId: request.turnId,
       historyRef,

@@ -16,6 +16,7 @@ import {
   type SyncHistoryOutput,
 } from '../../machines/index.js';
 import type { ProjectionDiagnostics } from '../projection/index.js';
+import type { Message } from '../messages/message.js';
 import type { MessageStore } from './message-store.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 import { createTurnProjection, type TurnProjection } from './turn-projection.js';
@@ -116,8 +117,13 @@ const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
  * reference and a step that changes nothing returns its input ref, so a no-op turn never
  * copies the session history (H6).
  */
-export function provideTurn(deps: TurnActorDeps, store: MessageStore, compaction: typeof compactionMachine) {
-  const tp = createTurnProjection(deps);
+export function provideTurn(
+  deps: TurnActorDeps,
+  store: MessageStore,
+  compaction: typeof compactionMachine,
+  previousRequest: readonly Message[] | null = null,
+) {
+  const tp = createTurnProjection(deps, previousRequest);
   return turnMachine.provide({
     actors: {
       syncHistory: syncHistory(store),

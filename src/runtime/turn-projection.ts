@@ -13,7 +13,7 @@ import { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from
 /**
  * The projection as one provided turn machine sees it. It is an object of its own because the
  * cache-aware threshold remembers the last request sent, and that memory belongs to one
- * machine's actors, never to another turn.
+ * machine's actors; it starts from the previous turn's request when the caller passes it.
  */
 export interface TurnProjection {
   readonly functions: ProjectionFunctions;
@@ -33,13 +33,16 @@ export interface TurnProjection {
   remember(request: readonly Message[]): void;
 }
 
-export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
+export function createTurnProjection(
+  deps: TurnActorDeps,
+  previousRequest: readonly Message[] | null = null,
+): TurnProjection {
   const p = deps.projection ?? DEFAULT_PROJECTION;
   const complete = completeClearingPolicy(deps.policy);
   const waitsForCacheBreak = complete.compactionWaitsForCacheBreak;
   const wait = { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens };
   // The previous request sent, for cache-aware compaction (is this request's prefix still cached?).
-  let lastRequest: readonly Message[] | null = null;
+  let lastRequest: readonly Message[] | null = previousRequest;
   const fitPolicy: Partial<ClearingPolicy> | undefined =
     deps.policy?.enabled === false ? deps.policy : { ...deps.policy, enabled: true, clearAtLeast: 0 };
   return {

@@ -1,4 +1,5 @@
 import type { CompactionStrategy } from '../../machines/index.js';
+import type { Message } from '../messages/message.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import type { Budgets } from '../projection/budgets.js';
 import { provideCompaction } from './compaction-actors.js';
@@ -22,7 +23,10 @@ export interface TurnRunnerContext {
   /** A guarded turn whose request is over the window fails instead (see request-over-window.ts). */
   guardedFits(result: TurnResult): TurnResult;
   /** The machines provided with actors bound to `store` (one fresh store per run). */
-  machinesFor(store: MessageStore): {
+  machinesFor(
+    store: MessageStore,
+    previousRequest?: readonly Message[] | null,
+  ): {
     compaction: ReturnType<typeof provideCompaction>;
     turn: ReturnType<typeof provideTurn>;
   };
@@ -45,12 +49,12 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
     (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const guardedFits = (result: TurnResult): TurnResult =>
     failGuardedOverWindow(result, budgetsNow().capacity, Math.max(0, deps.limits.reservedOutput ?? 0));
-  const machinesFor = (store: MessageStore) => {
+  const machinesFor = (store: MessageStore, previousRequest: readonly Message[] | null = null) => {
     const compaction = provideCompaction(
       { capacity: budgetsNow().capacity, ...deps.compaction, estimator: deps.estimator },
       store,
     );
-    return { compaction, turn: provideTurn(deps, store, compaction) };
+    return { compaction, turn: provideTurn(deps, store, compaction, previousRequest) };
   };
   return { deps, clock, strategy, maxOverflowRetries, budgetsNow, guardedFits, machinesFor };
 }

@@ -54,6 +54,12 @@ export interface TurnRequest {
   mode?: CompactionMode;
   /** The previous turn's `result.loopGuard` (§14). */
   loopGuard?: LoopGuardState;
+  /**
+   * The previous turn's `result.request` (the request sent after it): while this turn's
+   * request extends it unchanged, the prompt cache still holds it and compaction may wait
+   * (issue 16, `compactionWaitsForCacheBreak`). Without it compaction runs at the threshold.
+   */
+  previousRequest?: readonly Message[] | null;
 }
 
 /** Options of a run. */

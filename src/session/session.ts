@@ -63,6 +63,8 @@ class Session implements CompactorSession {
   // T3: the last provider-reported usage; a compaction replaces the request so it stops matching.
   private anchor: UsageAnchor | undefined;
   private guard: LoopGuardState = { ...INITIAL_LOOP_GUARD_STATE };
+  /** The request after the last turn: compaction may wait while the next one extends it (issue 16). */
+  private lastRequest: readonly Message[] | null = null;
   private busy = false;
   private turns = 0;
 
@@ -177,7 +179,12 @@ class Session implements CompactorSession {
       const restoreCheckpoint = checkpointPath ? keepCheckpoint(checkpointPath) : () => undefined;
       const result = await this.orRollback(() =>
         runner.runTurn(
-          { turnId: `turn-${++this.turns}`, history: before, mode: 'automatic', loopGuard: this.guard },
+          {
+            turnId: `turn-${++this.turns}`,
+            history: before, // mode: automatic (the default)
+            loopGuard: this.guard,
+            previousRequest: this.lastRequest,
+          },
           { signal: opts.signal, ...(checkpointPath ? { checkpointPath } : {}) },
         ),
       );
@@ -188,6 +195,7 @@ class Session implements CompactorSession {
         return { ...result, boundary: null, ...summaryWarningFields([]) };
       }
       this.guard = result.loopGuard;
+      this.lastRequest = result.request;
       if (result.compaction?.status === 'failed')
         this.log(
           `automatic compaction failed; continuing with full history: ${result.compaction.failure?.message}`,

@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
+import { createEstimator } from '../../../src/estimate/estimator.js';
+import { msg, type Message } from '../../../src/messages/message.js';
+import type { ClearingPolicy } from '../../../src/projection/index.js';
+import { createCompactorSession } from '../../../src/session/index.js';
+
+/**
+ * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with
+ * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
+ * second request extends the first unchanged, compaction waits 85 % of the way to the budget
+ * (18,000 + 5,100), at most 12,000 tokens past the threshold; both are options.
+ */
+
+afterAll(freeEncoders);
+const estimator = createEstimator({ counter: charsCounter });
+const limits = { capacity: 32_000, reservedOutput: 8_000 };
+
+/** `n` user/assistant exchanges about the repository, about 600 tokens each. */
+function exchanges(from: number, n: number): Message[] {
+  const out: Message[] = [];
+  for (let i = from; i < from + n; i++) {
+    out.push(msg.user(`Step ${i}: ${'check the parser module and report what changed. '.repeat(24)}`));
+    out.push(msg.assistant(`Step ${i} done: ${'src/parser.ts now rejects empty input. '.repeat(30)}`));
+  }
+  return out;
+}
+
+/** Two turns: the first below the threshold, the second between the threshold and the waited one. */
+async function secondTurn(policy?: Partial<ClearingPolicy>, preset?: 'vtcode') {
+  const s = createCompactorSession({
+    estimator,
+    limits,
+    history: [msg.system('You are a coding agent.'), ...exchanges(0, 20)],
+    ...(policy ? { policy } : {}),
+    ...(preset ? { preset } : {}),
+  });
+  const first = await s.runTurn();
+  expect(first.decision).toBe('below-threshold');
+  const second = await s.runTurn({ pending: exchanges(20, 13) });
+  return { first, second };
+}
+
+describe('compaction waits while the prompt cache is intact (issue 16)', () => {
+  it('H5: by default the second turn waits 85 % of the way to the prompt budget (threshold 23,100), so no summary call', async () => {
+    const { first, second } = await secondTurn();
+    expect(first.thresholdTokens).toBe(18_000); // no previous request: nothing cached yet
+    expect(second.thresholdTokens).toBe(23_100);
+    expect(second.pressureTokens!).toBeGreaterThanOrEqual(18_000);
+    expect(second.pressureTokens!).toBeLessThan(23_100);
+    expect(second.decision).toBe('below-threshold');
+    expect(second.summaryCalls).toBe(0);
+  });
+
+  it('H5: compactionWaitRatio and compactionWaitMaxTokens set how far it waits; past that the same turn compacts', async () => {
+    const byRatio = await secondTurn({ compactionWaitRatio: 0.1 });
+    expect(byRatio.second.thresholdTokens).toBe(18_600);
+    expect(byRatio.second.decision).toBe('compacted');
+    const byCap = await secondTurn({ compactionWaitMaxTokens: 500 });
+    expect(byCap.second.thresholdTokens).toBe(18_500);
+    expect(byCap.second.decision).toBe('compacted');
+  });
+
+  it('H5: preset vtcode (the seed) compacts at the threshold', async () => {
+    const { second } = await secondTurn(undefined, 'vtcode');
+    expect(second.thresholdTokens).toBe(18_000);
+    expect(second.decision).toBe('compacted');
+  });
+});
