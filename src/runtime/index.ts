@@ -5,6 +5,7 @@
 export * from './actor-failure.js';
 export * from './checkpoint.js';
 export * from './create-local-summarizer.js';
+export * from './local-summarizer-options.js';
 export * from './compaction-actors.js';
 export type { CompactionDeps } from './compaction-deps.js';
 export { inlineOutputTokens, withLeadingSystem } from './native-bounds.js';

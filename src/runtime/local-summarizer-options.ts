@@ -1,0 +1,59 @@
+import type { SummaryBand } from '../../machines/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { Budgets } from '../projection/budgets.js';
+import type { RequestFields } from '../providers/request-fields.js';
+import type { SummaryClient, ToolSchema } from '../providers/types.js';
+import type { PreparedSummary } from '../summary/prepare.js';
+import type { SummaryWarning } from '../summary/repair.js';
+import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
+
+// The public types of createLocalSummarizer, on their own so the files that implement it share
+// them without importing the factory.
+
+/** Options of {@link createLocalSummarizer}. */
+export interface LocalSummarizerOptions {
+  /** The summary client of the route (HTTP or the offline summarizer). */
+  client: SummaryClient;
+  estimator: Estimator;
+  /** `resolveBudgets(limits)`: capacity (output bounding) and continuity tail (L7) are read. */
+  budgets: Pick<Budgets, 'capacity' | 'continuityTailTokens'>;
+  /** Model named in the request (default `client.model`). */
+  model?: string;
+  /** S2 frozen system prompt; pass it only when provider and model match the parent envelope. */
+  system?: string;
+  /** S2 frozen tool catalog (sent with tool use disabled); same rule as `system`. */
+  tools?: ToolSchema[];
+  /** The caller's own request fields; the summary request forwards the cache/tier ones (O1). */
+  requestFields?: RequestFields;
+  /** L1 explicit output reserve of the summary call; also subtract it in `Limits.summaryOutputLimit`. */
+  maxOutputTokens?: number;
+  /** Custom `/compact` instructions, appended to the L8 prompt. */
+  instructions?: string;
+  /** L8 prompt version (default summary-v1). */
+  promptVersion?: string;
+  /**
+   * L4 output cap of the abstract (older) band, default VT Code's 150 (the offline summarizer
+   * answers that band in a condensed form that fits it).
+   */
+  abstractMaxOutputTokens?: number;
+  /**
+   * §14 re-injection budget (default `min(4,000, floor(capacity × 0.05))`, 4,000 for an
+   * unknown window; 0 disables). Capped by room left in the rebuilt window.
+   */
+  reinjectBudgetTokens?: number;
+  /** Output tokens the next request reserves (L7 output bounding). */
+  reserveOutput?: number;
+  /** Frozen system + tool schema tokens of the next request (L7 output bounding). */
+  prefixTokens?: number;
+}
+
+/** A fork prepared by {@link createLocalSummarizer}: the summary pipeline's fork plus its band. */
+export interface LocalFork extends PreparedFork {
+  readonly band: SummaryBand;
+  readonly prepared: PreparedSummary;
+}
+
+/** The summarizer, plus the §14 warnings of the pass it is running. */
+export interface LocalSummarizerWithWarnings extends LocalSummarizer<LocalFork> {
+  warnings(): SummaryWarning[];
+}

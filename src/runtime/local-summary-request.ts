@@ -1,0 +1,95 @@
+import type { SummaryBand } from '../../machines/index.js';
+import { BudgetError } from '../providers/errors.js';
+import type { SummaryResponse } from '../providers/types.js';
+import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../summary/diagnostics.js';
+import { toSummaryRequest } from '../summary/prepare.js';
+import { instructionsTokens as measureInstructions } from '../summary/preview.js';
+import { summarizeWithRepair } from '../summary/repair.js';
+import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
+import type { LocalFork } from './local-summarizer-options.js';
+import type { LocalSummarySettings } from './local-summary-settings.js';
+import type { SummaryPassWarnings } from './summary-pass-warnings.js';
+
+const CALL_KIND = { flat: 'flat', older: 'abstract', newer: 'detail' } as const;
+
+function isAbort(e: unknown): boolean {
+  return e instanceof Error && e.name === 'AbortError';
+}
+
+/** The abstract band's answer is capped (L4); the others get the configured or default reserve (L1). */
+function outputTokens(s: LocalSummarySettings, band: SummaryBand): number | undefined {
+  return band === 'older'
+    ? Math.min(s.abstractMax, s.opts.maxOutputTokens ?? s.abstractMax)
+    : (s.opts.maxOutputTokens ?? defaultSummaryOutputTokens(s.capacity));
+}
+
+/**
+ * Sends the fork with the given instructions (the first request or a repair request). Checked
+ * against the capacity before it leaves, so no request over the window is ever sent (L1).
+ */
+function sender(
+  s: LocalSummarySettings,
+  f: LocalFork,
+  maxOutputTokens: number | undefined,
+  signal: AbortSignal,
+) {
+  return (text: string): Promise<SummaryResponse> => {
+    const total = f.inputTokens + measureInstructions(text, s.est) + s.frozen + (maxOutputTokens ?? 0);
+    if (s.capacity !== null && total > s.capacity)
+      throw new BudgetError('summary request (input, frozen prefix and requested output)', total, s.capacity);
+    const request = toSummaryRequest(
+      { ...f.prepared, instructions: text },
+      {
+        model: s.model,
+        system: s.opts.system,
+        tools: s.opts.tools,
+        maxOutputTokens,
+        requestFields: s.opts.requestFields,
+      },
+    );
+    return s.opts.client.summarize(request, signal);
+  };
+}
+
+/**
+ * One summary call for a fork (S2 envelope, L1 output reserve). A detail or flat summary
+ * missing template sections gets one repair request and is then accepted with a warning (L8,
+ * §14). Failures carry provider, model, input tokens and budget (L6); an abort stays an abort.
+ */
+export async function requestLocalSummary(
+  s: LocalSummarySettings,
+  warnings: SummaryPassWarnings,
+  f: LocalFork,
+  band: SummaryBand,
+  signal: AbortSignal,
+): Promise<SummaryResponse> {
+  const send = sender(s, f, outputTokens(s, band), signal);
+  const attempt: SummaryAttempt = {
+    provider: s.opts.client.provider,
+    model: s.model,
+    inputTokens: f.inputTokens,
+    budget: f.prepared.budget,
+    kind: CALL_KIND[band],
+  };
+  try {
+    // The abstract band is one or two sentences by design: it has no template to repair.
+    if (band === 'older') {
+      const response = await send(f.prepared.instructions);
+      requireSummaryText(response, attempt);
+      return response;
+    }
+    const settled = await summarizeWithRepair(send, {
+      instructions: f.prepared.instructions,
+      sections: s.prompt.sections,
+      estimator: s.est,
+      signal,
+    });
+    requireSummaryText(settled.response, attempt);
+    if (settled.missingSections !== null)
+      warnings.accept(band, settled.missingSections, settled.response.text);
+    return settled.response;
+  } catch (e) {
+    if (isAbort(e) || signal.aborted) throw e;
+    throw summaryFailure(e, attempt);
+  }
+}
