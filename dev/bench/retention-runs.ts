@@ -1,4 +1,5 @@
 import type { Estimator } from '../../src/estimate/estimator.js';
+import type { CompactOnceResult } from '../../src/stats/compact-once.js';
 import type { Limits } from '../../src/projection/budgets.js';
 import { cacheTotals, sessionDollars } from '../replay/cost.js';
 import { PRICES, PRIMARY_PRICE, type PriceRow } from '../replay/prices.js';
@@ -71,16 +72,18 @@ export async function runWindow(
   log?: (line: string) => void,
 ): Promise<PolicyRun[]> {
   const runs: PolicyRun[] = [];
+  const compactions = sessions.map(() => new Map<string, CompactOnceResult>());
   for (const policy of policies) {
     const started = performance.now();
     const perSession: SessionRun[] = [];
-    for (const s of sessions) {
+    for (const [i, s] of sessions.entries()) {
       try {
         const result = await replaySession(s.messages, {
           policy,
           limits: windowLimits(window),
           estimator,
           needs: s.needs,
+          compactions: compactions[i],
         });
         perSession.push({ ok: true, result, dollars: dollarsOf(result) });
       } catch (e) {

@@ -5,7 +5,7 @@ import { isRequestHistoryValid, normalizeHistory } from '../../src/projection/no
 import type { SummaryClient } from '../../src/providers/types.js';
 import { createOfflineSummarizer } from '../../src/summary/offline/offline-summarizer.js';
 import { cacheAwareThreshold, sharedPrefixLength } from '../../src/projection/cache-aware.js';
-import { compactOnce } from '../../src/stats/compact-once.js';
+import { compactOnce, type CompactOnceResult } from '../../src/stats/compact-once.js';
 import { sharedPrefixTokens } from './cost.js';
 import { findEvidenceNeeds, type EvidenceNeeds } from './evidence.js';
 import { scoreNeeds } from './score.js';
@@ -20,6 +20,12 @@ export interface ReplayOptions {
   summarizer?: SummaryClient;
   /** Precomputed {@link findEvidenceNeeds} of the session (computed when absent). */
   needs?: EvidenceNeeds;
+  /**
+   * Compaction passes shared by the replays of one session at one window (the bench replays
+   * it under every policy). The live history at a turn depends only on where it was
+   * compacted before, so each distinct pass runs once. Used with the offline summarizer only.
+   */
+  compactions?: Map<string, CompactOnceResult>;
   /** Called with every projected request (tests inspect what was sent). */
   onRequest?: (turn: number, request: readonly Message[]) => void;
 }
@@ -174,6 +180,9 @@ export async function replaySession(
   const promptBudget =
     budgets.capacity === null ? null : Math.max(budgets.capacity - (options.limits.reservedOutput ?? 0), 0);
   let previous: readonly Message[] | null = null;
+  // Where this replay's history was compacted so far: the key of the shared compaction memo.
+  let chain = '';
+  const memo = options.summarizer ? undefined : options.compactions;
   for (const t of turnIndices(session)) {
     while (next < t) live.push(session[next++]);
     const historyTokens = est.history(live);
@@ -228,11 +237,18 @@ export async function replaySession(
 
     // One local compaction pass; null when it failed or did not shrink the history.
     async function compact(history: Message[]): Promise<Message[] | null> {
-      const r = await compactOnce(history, { estimator: est, limits: options.limits, budgets, summarizer });
+      const key = `${chain}@${t}`;
+      let r = memo?.get(key);
+      if (r === undefined) {
+        r = await compactOnce(history, { estimator: est, limits: options.limits, budgets, summarizer });
+        memo?.set(key, r);
+      }
       if (r.called) summaryCalls++;
       summaryInputTokens += r.inputTokens;
       summaryOutputTokens += r.outputTokens;
-      return r.history;
+      if (r.history === null) return null;
+      chain = key;
+      return r.history.slice(); // the live history grows in place; the memo's copy must not
     }
   }
   return { policy: options.policy.name, budgets, turns, totals: totalsOf(turns) };

@@ -1,8 +1,13 @@
 import { describe, it, expect } from '@jest/globals';
 import { textOf, type Message } from '../../../src/messages/message.js';
 import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
-import { compactorVtcodePolicy, noClearingPolicy } from '../../../dev/replay/policies/index.js';
+import {
+  compactorPolicy,
+  compactorVtcodePolicy,
+  noClearingPolicy,
+} from '../../../dev/replay/policies/index.js';
 import { replaySession, turnIndices } from '../../../dev/replay/replay.js';
+import type { CompactOnceResult } from '../../../src/stats/compact-once.js';
 import { fastEstimator, readSession } from './helpers.js';
 
 /** A session whose final answer uses an identifier from every result (so every result is needed there). */
@@ -80,5 +85,19 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     expect(requests.every((q) => isRequestHistoryValid(q))).toBe(true);
     const threshold = r.budgets.compactionThreshold ?? 0;
     expect(r.turns.filter((t) => t.summaryCalls > 0).every((t) => t.projectedTokens < threshold)).toBe(true);
+  });
+  it('H3: compaction passes shared through the memo give every policy the same replay as computing them itself', async () => {
+    const s = readSession(60);
+    const est = fastEstimator();
+    const limits = { capacity: 16_000, reservedOutput: 2_000 };
+    const memo = new Map<string, CompactOnceResult>();
+    for (const policy of [noClearingPolicy, compactorPolicy(), noClearingPolicy]) {
+      const own = await replaySession(s, { policy, limits, estimator: est });
+      const shared = await replaySession(s, { policy, limits, estimator: est, compactions: memo });
+      expect(own.totals.summaryCalls).toBeGreaterThan(0);
+      expect(JSON.stringify(shared.turns)).toBe(JSON.stringify(own.turns));
+    }
+    // Both policies compacted; the memo holds each distinct pass once.
+    expect(memo.size).toBeGreaterThan(1);
   });
 });
