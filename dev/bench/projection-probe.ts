@@ -18,14 +18,24 @@ export interface ProbeResult {
   tokens: number;
   /** First projection with an empty estimator cache (ms). */
   coldMs: number;
+  /** CPU time (user + system) of the cold projection (ms). */
+  coldCpuMs: number;
   /** Median per-turn projection after appending one batch, caches warm (ms). */
   warmMs: number;
+  /** Median CPU time of those turns (ms). */
+  warmCpuMs: number;
   /** Per-turn projection with a fresh estimator each turn (the naive baseline, ms); null when not measured. */
   naiveMs: number | null;
   /** Projected tokens of the last request. */
   projectedTokens: number;
   /** Peak resident set size of the whole probe process (MB). */
   peakRssMb: number;
+}
+
+/** CPU time (user + system) of this process so far, in ms. */
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1_000;
 }
 
 /** One appended turn: an assistant batch and its results (taken from a differently seeded session). */
@@ -52,17 +62,22 @@ export function probeProjection(size: number, turns: number, naiveReps: number):
   const est = createEstimator();
   est.text('warm up the encoder');
   let t0 = nowMs();
+  let c0 = cpuMs();
   let projected = projectRequest(history, { limits: PROBE_LIMITS, estimator: est });
   const coldMs = nowMs() - t0;
+  const coldCpuMs = cpuMs() - c0;
   const tokens = projected.diagnostics.originalTokens;
 
   const batches = appendedBatches(turns + naiveReps);
   const warm: number[] = [];
+  const warmCpu: number[] = [];
   for (let t = 0; t < turns; t++) {
     history.push(...batches[t]);
     t0 = nowMs();
+    c0 = cpuMs();
     projected = projectRequest(history, { limits: PROBE_LIMITS, estimator: est });
     warm.push(nowMs() - t0);
+    warmCpu.push(cpuMs() - c0);
   }
   const naive: number[] = [];
   for (let r = 0; r < naiveReps; r++) {
@@ -76,7 +91,9 @@ export function probeProjection(size: number, turns: number, naiveReps: number):
     messages: size,
     tokens,
     coldMs,
+    coldCpuMs,
     warmMs: median(warm),
+    warmCpuMs: median(warmCpu),
     naiveMs: naive.length > 0 ? median(naive) : null,
     projectedTokens: projected.diagnostics.projectedTokens,
     peakRssMb: peakRssMb(),

@@ -2,6 +2,7 @@ import { estimatorSuite } from './estimator-bench.js';
 import { peerSpeedSuite } from './peer-speed-bench.js';
 import { projectionSuite } from './projection-bench.js';
 import { retentionSuite } from './retention-bench.js';
+import { scaleSuite } from './scale-bench.js';
 import { startupSuite } from './startup-bench.js';
 import type { BenchSuite } from './types.js';
 
@@ -9,6 +10,7 @@ import type { BenchSuite } from './types.js';
 export const suites: BenchSuite[] = [
   estimatorSuite,
   projectionSuite,
+  scaleSuite,
   peerSpeedSuite,
   retentionSuite,
   startupSuite,
