@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { inputError } from './input-error.js';
 import { fsErrorMessage } from '../io/fs-errors.js';
+import { escapedJsonText } from './json-escape.js';
 
 /**
  * Largest session file we read: 256 MiB. The largest real transcript in the corpus is
@@ -62,6 +63,8 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES,
     if (fd !== undefined) closeSync(fd);
   }
   checkNotBinary(buf, name);
+  const escaped = escapedJsonText(buf);
+  if (escaped !== undefined) return escaped;
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(buf);
   } catch {
