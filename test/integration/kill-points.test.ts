@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSessionStore, type ThreadEvent } from '../../src/store/index.js';
@@ -17,6 +17,7 @@ import { startCli } from '../support/compiled-cli.js';
 const KILLS_PER_COMMAND = 17;
 const MAX_ATTEMPTS = 80;
 const dir = workDir('kill');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const session = agentSession(40, 1_200, 600, 10);
 canonicalFile(dir, 'session.json', session);
 
@@ -50,13 +51,13 @@ async function killLoop(
   name: string,
   args: string[],
   check: (killed: boolean) => void,
-  before: () => void = () => {},
+  afterFullRun: () => void = () => {},
 ): Promise<number> {
   const full = await timedRun(args);
+  afterFullRun();
   const rand = prng(name.length * 7919);
   let kills = 0;
   for (let i = 0; i < MAX_ATTEMPTS && kills < KILLS_PER_COMMAND; i++) {
-    before();
     const killed = await killAfter(args, rand() * full);
     if (killed) kills++;
     check(killed);
@@ -83,6 +84,7 @@ describe('kill -9 at random points (R2)', () => {
     rmSync(join(dir, 'out.json'));
 
     // run and compact on one session directory, alternately resumed after each kill.
+    // `previous` is what a reader saw after the last check (or the last uninterrupted run).
     let previous: string[] = [];
     const survives = () => {
       const now = committed('s');
