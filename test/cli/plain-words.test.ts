@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { commands } from '../../src/cli/commands/index.js';
@@ -9,8 +9,18 @@ import { requireBuild, runCompiledCli } from '../support/compiled-cli.js';
 // in the package, so a user cannot look one up: help, reports and errors say it in words.
 const RULE_ID = /\b[A-Z]\d{1,2}\b/g;
 const EXAMPLE = resolve('examples/sessions/django__django-16560.traj.json');
+/**
+ * A working directory whose config selects the chars estimator: these tests read words, not
+ * token counts, so the 480 KB sample is not tokenized by tiktoken in each of the runs.
+ */
+function wordsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'compactor-words-'));
+  writeFileSync(join(dir, 'compactor.config.json'), JSON.stringify({ encoding: 'chars' }));
+  return dir;
+}
+const shared = wordsDir();
 // The compiled CLI, as a user runs it (the bin, not the in-process main).
-const compactor = (args: string[], cwd = process.cwd()) => runCompiledCli(args, { cwd });
+const compactor = (args: string[], cwd = shared) => runCompiledCli(args, { cwd });
 
 /** The rule ids in a command's output (stdout and stderr), with the command for the failure message. */
 async function idsIn(
@@ -50,7 +60,7 @@ describe('plain words: help, reports and errors carry no rule ids', () => {
   });
 
   it('the reports of every command on a sample session name no rule id', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'compactor-words-'));
+    const cwd = wordsDir();
     const runs = [
       ['run', EXAMPLE, '--session-dir', 's'],
       ['compact', EXAMPLE],
@@ -93,7 +103,7 @@ describe('plain words: help, reports and errors carry no rule ids', () => {
   });
 
   it('error messages name no rule id', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'compactor-words-'));
+    const cwd = wordsDir();
     const bad = [
       ['frobnicate'],
       ['run', 'missing.json'],
