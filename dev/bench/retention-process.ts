@@ -26,8 +26,7 @@ const SectionsSchema = z.array(
 /**
  * Starts the retention pilot in its own Node process (tsx loader) and returns its sections
  * when it ends. The pilot measures no time, so it can run beside the timing suites: on two
- * cores the whole bench then takes about as long as the longer of the two halves. Its
- * progress lines go to `ctx.log` as they come.
+ * cores the whole bench then takes about as long as the longer of the two halves.
  */
 export function retentionInChildProcess(ctx: BenchContext): Promise<BenchSection[]> {
   const options: z.infer<typeof BenchOptionsSchema> = {
@@ -36,26 +35,18 @@ export function retentionInChildProcess(ctx: BenchContext): Promise<BenchSection
     windows: ctx.windows,
     synthetic: ctx.synthetic,
   };
+  // Progress lines go straight to this process's stderr: the timing suites beside it keep
+  // this event loop busy for minutes, and relayed lines would arrive in one late burst.
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(options)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
   const out: string[] = [];
-  let errTail = '';
-  let partial = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => out.push(d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    errTail = (errTail + d).slice(-4_000);
-    const lines = (partial + d).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) ctx.log(line);
-  });
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) {
-        reject(
-          new Error(`retention pilot process ended with code ${code}: ${errTail.trim().split('\n').pop()}`),
-        );
+        reject(new Error(`retention pilot process ended with code ${code} (its error is printed above)`));
         return;
       }
       const last = out.join('').trim().split('\n').pop() ?? 'null';
