@@ -52,4 +52,19 @@ describe('--preset and config "preset" (issue 16: defaults chosen on data, the s
     expect(cfg.err.trim().split('\n')).toHaveLength(1);
     expect(cfg.err).toMatch(/preset/);
   });
+
+  it('H5: --compaction-wait-ratio outside (0, 1) is one line naming the flag, exit 2; in range it is accepted with --compaction-wait-max', async () => {
+    for (const bad of ['1', '0', '1.5']) {
+      const r = await cli(['project', 'session.json', '--compaction-wait-ratio', bad], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(/--compaction-wait-ratio/);
+    }
+    const max = await cli(['project', 'session.json', '--compaction-wait-max', '-5'], { cwd: dir });
+    expect(max.code).toBe(2);
+    expect(max.err).toMatch(/--compaction-wait-max/);
+    expect(
+      (await project(['--compaction-wait-ratio', '0.5', '--compaction-wait-max', '4000'])).clearedResults,
+    ).toBe(0);
+  });
 });
