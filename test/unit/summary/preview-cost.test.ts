@@ -31,15 +31,18 @@ const big = Array.from(
   (_, i) => `src/m${i % 97}.ts:${i}: warning W${i % 13} in step ${i}`,
 ).join('\n');
 
+/** One build call whose tool result is the huge log. */
+const buildWithBigResult = () => [
+  msg.user('build'),
+  msg.assistant('', [{ id: 'c1', name: 'build', arguments: '{}' }]),
+  msg.tool('c1', big),
+];
+
 describe('previews of a huge tool result count its text once (L2, T2)', () => {
   it('L2: pruning a 5 MB tool result counts about its own length, not the remainder again', () => {
     const counter = meteredCounter();
     const est = createEstimator({ counter });
-    const history = [
-      msg.user('build'),
-      msg.assistant('', [{ id: 'c1', name: 'build', arguments: '{}' }]),
-      msg.tool('c1', big),
-    ];
+    const history = buildWithBigResult();
     const pruned = pruneOversizedToolOutputs(history, est);
     expect(pruned[2]).not.toBe(history[2]);
     // Once for the estimate, plus the short head/tail probes; the old remainder slice doubled it.
@@ -50,11 +53,7 @@ describe('previews of a huge tool result count its text once (L2, T2)', () => {
   it('L3: fitting a history with the huge result into a budget counts it once as well', () => {
     const counter = meteredCounter();
     const est = createEstimator({ counter });
-    const history = [
-      msg.user('build'),
-      msg.assistant('', [{ id: 'c1', name: 'build', arguments: '{}' }]),
-      msg.tool('c1', big),
-    ];
+    const history = buildWithBigResult();
     const fitted = previewToFit(history, 2_000, est);
     expect(est.history(fitted)).toBeLessThanOrEqual(2_000);
     expect(counter.counted - big.length).toBeLessThan(big.length / 5);
