@@ -6,6 +6,7 @@ const config: Config = {
   ...createDefaultEsmPreset({ tsconfig: 'tsconfig.json' }),
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
+  setupFiles: ['<rootDir>/test/support/fast-check-seed.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // Two cores: one worker per core keeps tiktoken WASM memory bounded.
   maxWorkers: 2,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
+import { wireJson } from '../../support/wire-json.js';
 import { fromModelMessages, toModelMessages } from '../../../src/adapters/ai-sdk/index.js';
 import { MessageSchema } from '../../../src/messages/message.js';
 import { structuralView } from '../support/structural-view.js';
@@ -20,7 +21,7 @@ const providerOptions = fc.option(
 const withOptions = <T extends object>(arb: fc.Arbitrary<T>) =>
   fc.tuple(arb, providerOptions).map(([p, o]) => (o === undefined ? p : { ...p, providerOptions: o }));
 
-const json: fc.Arbitrary<unknown> = fc.jsonValue();
+const json: fc.Arbitrary<unknown> = wireJson();
 const bytes = fc.uint8Array({ maxLength: 16 });
 const url = fc.webUrl().map((u) => new URL(u));
 const text = withOptions(fc.record({ type: fc.constant('text' as const), text: fc.string() }));
@@ -61,9 +62,9 @@ const toolCall = withOptions(
 );
 const output = fc.oneof(
   fc.record({ type: fc.constant('text' as const), value: fc.string() }),
-  fc.record({ type: fc.constant('json' as const), value: fc.jsonValue() }),
+  fc.record({ type: fc.constant('json' as const), value: wireJson() }),
   fc.record({ type: fc.constant('error-text' as const), value: fc.string() }),
-  fc.record({ type: fc.constant('error-json' as const), value: fc.jsonValue() }),
+  fc.record({ type: fc.constant('error-json' as const), value: wireJson() }),
   fc.record(
     { type: fc.constant('execution-denied' as const), reason: fc.string() },
     { requiredKeys: ['type'] },

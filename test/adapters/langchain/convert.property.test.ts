@@ -7,6 +7,7 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages';
 import fc from 'fast-check';
+import { wireJson } from '../../support/wire-json.js';
 import { fromBaseMessages, toBaseMessages } from '../../../src/adapters/langchain/index.js';
 import { MessageSchema } from '../../../src/messages/message.js';
 
@@ -21,7 +22,7 @@ const blocks = fc.array(
   { maxLength: 4 },
 );
 const content = fc.oneof(fc.string(), blocks);
-const kwargs = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue(), { maxKeys: 2 });
+const kwargs = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), wireJson(), { maxKeys: 2 });
 
 const message: fc.Arbitrary<BaseMessage> = fc.oneof(
   fc.record({ content: fc.string(), id }).map((f) => new SystemMessage(f)),
@@ -36,7 +37,7 @@ const message: fc.Arbitrary<BaseMessage> = fc.oneof(
         fc.record({
           id,
           name: fc.string(),
-          args: fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 3 }),
+          args: fc.dictionary(fc.string(), wireJson(), { maxKeys: 3 }),
         }),
         { maxLength: 3 },
       ),
