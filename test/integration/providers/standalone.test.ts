@@ -185,10 +185,11 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
   });
 
   it('S4: the caller AbortSignal ends the request without retries', async () => {
-    srv.script.push({ kind: 'hang' });
-    const before = srv.requests.length;
+    // Abort once the server holds the request: a fixed delay could fire before a loaded
+    // machine has sent it, and then no request would arrive at all.
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 50);
+    srv.script.push({ kind: 'hold', until: new Promise(() => undefined), onHeld: () => ac.abort() });
+    const before = srv.requests.length;
     const err = await createStandaloneClient(route, FAST)
       .compactStandalone({ model: 'gpt-5.4', input: history }, ac.signal)
       .catch((e) => e);
