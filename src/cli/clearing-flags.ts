@@ -72,4 +72,5 @@ export const CACHE_AWARE_HELP = `  --preset NAME             clearing preset: co
                             (on by default with preset compactor)
   --compaction-wait-ratio R how far it waits: R of the way from the threshold to
                             the prompt budget, 0 < R < 1 (default 0.85) …
-  --compaction-wait-max N   … but at most N tokens past the threshold (default 12000)`;
+  --compaction-wait-max N   … but at most N tokens past the threshold (default 7000),
+                            fewer in windows over 32k (3000 at 64k)`;

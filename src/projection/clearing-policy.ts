@@ -48,7 +48,10 @@ export interface ClearingPolicy {
    * threshold to the prompt budget, a number in (0, 1) (default 0.85) …
    */
   compactionWaitRatio: number;
-  /** … but at most this many tokens past the threshold (default 12,000). */
+  /**
+   * … but at most this many tokens past the threshold (default 7,000), in a prompt budget up to
+   * 24,000 tokens (a 32k window); in a larger budget proportionally fewer (3,000 at 64k).
+   */
   compactionWaitMaxTokens: number;
 }
 

@@ -15,6 +15,7 @@ export function compactorVariant(
   name: string,
   policy: Partial<ClearingPolicy>,
   description: string,
+  referenceBudget?: number,
 ): RetentionPolicy {
   const complete = completeClearingPolicy(policy);
   return {
@@ -23,7 +24,11 @@ export function compactorVariant(
     source: 'compactor',
     // The replay runs compaction itself, so it reads the complete policy's choice (the preset's default included).
     compactionWaitsForCacheBreak: complete.compactionWaitsForCacheBreak,
-    compactionWait: { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens },
+    compactionWait: {
+      ratio: complete.compactionWaitRatio,
+      maxTokens: complete.compactionWaitMaxTokens,
+      ...(referenceBudget === undefined ? {} : { referenceBudget }),
+    },
     project(history, ctx) {
       return Promise.resolve(
         projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
@@ -37,7 +42,7 @@ export function compactorPolicy(): RetentionPolicy {
   return compactorVariant(
     'compactor',
     {},
-    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact, compaction waits 85 % of the way to the prompt budget, at most 12,000 tokens past the threshold.',
+    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact, compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens past the threshold, scaled down in windows over 32k (3,000 at 64k).',
   );
 }
 

@@ -57,8 +57,9 @@ export function peerPolicies(): RetentionPolicy[] {
 /**
  * The Compactor settings the defaults are chosen from (issue 16), the seed's first (ties go to
  * it): the vtcode preset plain and with last round's best cache-aware options, the defaults
- * (compaction waits 85 % of the way to the prompt budget, at most 12,000 tokens), the previous
- * round's defaults (waiting halfway, uncapped) and the defaults with clearing on in large steps.
+ * (compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens, fewer in windows
+ * over 32k), the last two rounds' defaults (a flat 12,000-token cap; waiting halfway, uncapped)
+ * and the defaults with clearing on in large steps.
  */
 export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
@@ -74,6 +75,12 @@ export function compactorCandidates(): RetentionPolicy[] {
       ['preset vtcode', 'evidence 0.9', batch(5_000), wait],
     ),
     compactorPolicy(),
+    compactorVariant(
+      'compactor-wait-flat-12k',
+      { compactionWaitMaxTokens: 12_000 },
+      'Compactor, defaults, but compaction waits at most 12,000 tokens past the threshold whatever the window (the previous defaults).',
+      Number.POSITIVE_INFINITY,
+    ),
     variant(
       'compactor-wait-half',
       { compactionWaitRatio: 0.5, compactionWaitMaxTokens: Number.MAX_SAFE_INTEGER },

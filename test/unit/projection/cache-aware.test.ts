@@ -72,12 +72,25 @@ describe('cache-aware clearing (issue 16)', () => {
     expect(sharedPrefixLength([msg.user('x')], [msg.user('y')])).toBe(0);
     expect(sharedPrefixLength([msg.user('x')], [msg.user('x'), msg.user('y')])).toBe(1);
   });
-  it('H5: compaction waits 85 % of the way to the prompt budget, at most 12,000 tokens, only while the cached prefix is intact', () => {
+  it('H5: compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens, only while the cached prefix is intact', () => {
     // 32k window: threshold 18,000, prompt budget 24,000 → 18,000 + 5,100.
     expect(cacheAwareThreshold(18_000, 24_000, true)).toBe(23_100);
-    // 64k: 42,000 + 0.85 × 14,000 = 53,900; 128k: capped at 90,000 + 12,000.
-    expect(cacheAwareThreshold(42_000, 56_000, true)).toBe(53_900);
-    expect(cacheAwareThreshold(90_000, 120_000, true)).toBe(102_000);
+    expect(cacheAwareThreshold(18_000, 24_000, true, { ratio: 0.99, maxTokens: 7_000 })).toBe(23_940);
+    expect(cacheAwareThreshold(10_000, 24_000, true, { ratio: 0.99, maxTokens: 7_000 })).toBe(17_000);
+  });
+
+  it('H5: in a prompt budget over 24,000 tokens the cap shrinks in proportion (64k: 3,000; 128k: 1,400); referenceBudget Infinity keeps it flat', () => {
+    // 64k: 42,000 + 7,000 × 24,000 / 56,000; 128k: 90,000 + 7,000 × 24,000 / 120,000.
+    expect(cacheAwareThreshold(42_000, 56_000, true)).toBe(45_000);
+    expect(cacheAwareThreshold(90_000, 120_000, true)).toBe(91_400);
+    expect(cacheAwareThreshold(42_000, 56_000, false)).toBe(42_000);
+    // The previous defaults: a flat 12,000-token cap.
+    const flat = { ratio: 0.85, maxTokens: 12_000, referenceBudget: Number.POSITIVE_INFINITY };
+    expect(cacheAwareThreshold(42_000, 56_000, true, flat)).toBe(53_900);
+    expect(cacheAwareThreshold(90_000, 120_000, true, flat)).toBe(102_000);
+  });
+
+  it('H5: the wait options: ratio, cap, fallbacks', () => {
     // The options: halfway without a cap is the earlier default; a bad ratio falls back to 0.85.
     expect(cacheAwareThreshold(18_000, 24_000, true, { ratio: 0.5, maxTokens: 1e9 })).toBe(21_000);
     expect(cacheAwareThreshold(18_000, 24_000, true, { ratio: 0.5, maxTokens: 1_000 })).toBe(19_000);

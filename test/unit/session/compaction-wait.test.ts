@@ -9,7 +9,8 @@ import { createCompactorSession } from '../../../src/session/index.js';
  * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with
  * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
  * second request extends the first unchanged, compaction waits 85 % of the way to the budget
- * (18,000 + 5,100), at most 12,000 tokens past the threshold; both are options.
+ * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets); both
+ * are options.
  */
 
 afterAll(freeEncoders);
@@ -27,17 +28,21 @@ function exchanges(from: number, n: number): Message[] {
 }
 
 /** Two turns: the first below the threshold, the second between the threshold and the waited one. */
-async function secondTurn(policy?: Partial<ClearingPolicy>, preset?: 'vtcode') {
+async function secondTurn(
+  policy?: Partial<ClearingPolicy>,
+  preset?: 'vtcode',
+  at: { limits: typeof limits; first: number; more: number } = { limits, first: 20, more: 13 },
+) {
   const s = createCompactorSession({
     estimator,
-    limits,
-    history: [msg.system('You are a coding agent.'), ...exchanges(0, 20)],
+    limits: at.limits,
+    history: [msg.system('You are a coding agent.'), ...exchanges(0, at.first)],
     ...(policy ? { policy } : {}),
     ...(preset ? { preset } : {}),
   });
   const first = await s.runTurn();
   expect(first.decision).toBe('below-threshold');
-  const second = await s.runTurn({ pending: exchanges(20, 13) });
+  const second = await s.runTurn({ pending: exchanges(at.first, at.more) });
   return { first, second };
 }
 
@@ -59,6 +64,19 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     const byCap = await secondTurn({ compactionWaitMaxTokens: 500 });
     expect(byCap.second.thresholdTokens).toBe(18_500);
     expect(byCap.second.decision).toBe('compacted');
+  });
+
+  it('H5: in a 64k window the wait is capped at 3,000 tokens (7,000 scaled by 24,000 / 56,000), so a request that a flat cap let wait compacts', async () => {
+    const at = { limits: { capacity: 64_000, reservedOutput: 8_000 }, first: 60, more: 18 };
+    const { first, second } = await secondTurn(undefined, undefined, at);
+    expect(first.thresholdTokens).toBe(42_000);
+    expect(second.thresholdTokens).toBe(45_000);
+    expect(second.decision).toBe('compacted');
+    expect(second.summaryCalls).toBe(1);
+    // The same history stays under 53,900, where the old flat 12,000-token cap put the threshold.
+    const sent = estimator.history([msg.system('You are a coding agent.'), ...exchanges(0, 78)]);
+    expect(sent).toBeGreaterThanOrEqual(45_000);
+    expect(sent).toBeLessThan(53_900);
   });
 
   it('H5: preset vtcode (the seed) compacts at the threshold', async () => {
