@@ -86,7 +86,7 @@ export function compactorCandidates(): RetentionPolicy[] {
       { compactionWaitRatio: 0.5, compactionWaitMaxTokens: Number.MAX_SAFE_INTEGER },
       [
         'defaults',
-        'but compaction waits only halfway to the prompt budget, uncapped (the previous defaults)',
+        'but compaction waits only halfway to the prompt budget, uncapped (the defaults two rounds ago)',
       ],
     ),
     variant(
