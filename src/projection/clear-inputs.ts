@@ -2,11 +2,18 @@ import type { Estimator } from '../estimate/estimator.js';
 import { hasToolCalls, type Message, type ToolCall } from '../messages/message.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import type { Pairing } from './pairing.js';
-import { clearCallInputs, CLEARED_INPUT_PLACEHOLDER } from './stubs.js';
+import { clearCallInputs, CLEARED_INPUT_PLACEHOLDER, keepsCallAsIs } from './stubs.js';
 
 // Memoized per (message, cleared positions, mode), so a cleared call keeps its identity across
-// requests and the estimator's per-message cache hits (C7; see clear-tool-results.ts).
-const inputCache = new WeakMap<Message, Map<string, Message>>();
+// requests and the estimator's per-message cache hits (C7; see clear-tool-results.ts). One
+// cleared position (the common case) is looked up by number, not by a built string key.
+const inputCache = new WeakMap<Message, Map<string | number, Message>>();
+
+/** What clearing the inputs of replaced calls did: calls whose input went, tokens the assistant messages lost. */
+export interface ClearedInputs {
+  cleared: number;
+  savedTokens: number;
+}
 
 /**
  * C7: for each replaced result, clear the inputs of exactly the call it answered (not every
@@ -19,28 +26,37 @@ export function clearInputsOfReplaced(
   replaced: readonly number[],
   policy: ClearingPolicy,
   est: Estimator,
-): number {
-  const positionsByBatch = new Map<number, number[]>();
+): ClearedInputs {
+  // Call positions per batch, batches in order of their first replaced result. An array by
+  // batch, not a Map: this runs on every request over every cleared result (bench hot path).
+  const positionsByBatch: number[][] = new Array<number[]>(pairing.batches.length);
+  const order: number[] = [];
   for (const i of replaced) {
     const b = pairing.batchOf[i];
     if (b < 0) continue;
     const batch = pairing.batches[b];
     const pos = batch.resultCallPositions[batch.resultIndices.indexOf(i)];
-    const list = positionsByBatch.get(b);
+    const list = positionsByBatch[b];
     if (list) list.push(pos);
-    else positionsByBatch.set(b, [pos]);
+    else {
+      order.push(b);
+      positionsByBatch[b] = [pos];
+    }
   }
   let cleared = 0;
-  for (const [b, positions] of positionsByBatch) {
+  let savedTokens = 0;
+  for (const b of order) {
+    const positions = positionsByBatch[b];
     const a = pairing.batches[b].assistantIndex;
     const m = original[a];
     if (!hasToolCalls(m)) continue;
     const next = inputClearedCall(m, positions, policy.clearToolInputs, est);
     if (next === m) continue;
     out[a] = next;
+    savedTokens += est.message(m) - est.message(next);
     for (const pos of positions) if (inputsCleared(m.toolCalls[pos], next.toolCalls?.[pos])) cleared++;
   }
-  return cleared;
+  return { cleared, savedTokens };
 }
 
 /**
@@ -72,9 +88,15 @@ function memoInputs(
   positions: number[],
   clearInputs: boolean,
 ): Message {
-  // Single positions (the common case) skip the copy-and-sort.
-  const sorted = positions.length === 1 ? positions : positions.slice().sort((x, y) => x - y);
-  const key = `${clearInputs ? 1 : 0}:${sorted.join(',')}`;
+  // Most calls have small inputs and no signature: nothing changes, no lookup needed.
+  if (positions.every((pos) => keepsCallAsIs(m.toolCalls[pos], clearInputs))) return m;
+  const key =
+    positions.length === 1
+      ? positions[0] * 2 + (clearInputs ? 1 : 0)
+      : `${clearInputs ? 1 : 0}:${positions
+          .slice()
+          .sort((x, y) => x - y)
+          .join(',')}`;
   let byKey = inputCache.get(m);
   const hit = byKey?.get(key);
   if (hit) return hit;

@@ -4,7 +4,8 @@ import { resolveEvidenceBudget } from './budgets.js';
 import { clearInSteps } from './cache-aware.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import type { ProjectionDiagnostics, ToolClearingStats } from './diagnostics.js';
-import { analyzePairing, type Pairing, type ToolBatch } from './pairing.js';
+import { analyzePairing, type Pairing } from './pairing.js';
+import { countProtected, evidenceWindow, type EvidenceWindow } from './protection.js';
 import { clearInputsOfReplaced } from './clear-inputs.js';
 import { stubResult } from './stubs.js';
 
@@ -68,18 +69,15 @@ export function clearOldToolResultsWithRecentBatches(
     return b >= 0 ? protectedBatch[b] === 1 : counted.orphans.has(i);
   };
 
-  const { candidates, savings } = clearingCandidates(messages, pairing, tokens, est, isProtected);
-  let out: Message[] | null = null;
-  const replaced = clearInSteps(candidates, savings, policy.clearAtLeast);
-  for (const i of replaced)
-    (out ??= messages.slice())[i] = memoStub(messages[i], toolNameOf(messages, pairing, i));
-  const clearedInputs = out ? clearInputsOfReplaced(messages, out, pairing, replaced, policy, est) : 0;
-
+  const found = clearingCandidates(messages, pairing, tokens, est, isProtected);
+  const replaced = clearInSteps(found.candidates, found.savings, policy.clearAtLeast);
+  const stubbed = replaceWithStubs(messages, found, replaced);
+  const out = stubbed?.out ?? null;
+  const inputs = out ? clearInputsOfReplaced(messages, out, pairing, replaced, policy, est) : null;
+  // Every other message is the input's own object, so the sum changes by exactly what was saved.
+  const projectedTokens = total - (stubbed?.savedTokens ?? 0) - (inputs?.savedTokens ?? 0);
   const result = out ?? messages;
   const protectedBatches = protectedBatch.reduce((n, p) => n + p, 0);
-  const protectedResults = messages.filter((m, i) => m.role === 'tool' && isProtected(i)).length;
-  const projectedTokens = out ? sum(out.map((m) => est.message(m))) : total;
-  const replacedSet = new Set(replaced);
   return {
     messages: result,
     diagnostics: {
@@ -87,13 +85,13 @@ export function clearOldToolResultsWithRecentBatches(
       projectedTokens,
       clearedResults: replaced.length,
       protectedBatches,
-      protectedResults,
-      clearedInputs,
+      protectedResults: found.protectedResults,
+      clearedInputs: inputs?.cleared ?? 0,
       clearingApplied: true,
       evidenceBatches: evidence.count,
       evidenceTokens: evidence.tokens,
       reason: appliedReason(total, localTrigger, evidence, evidenceBudget, protectedBatches, replaced.length),
-      perTool: toolStats(messages, pairing, tokens, (i) => replacedSet.has(i)),
+      perTool: toolStats(messages, pairing, tokens, (i) => stubbed?.isReplaced[i] === 1),
     },
   };
 }
@@ -115,25 +113,59 @@ function unchangedDiagnostics(total: number, localTrigger: number, evidenceBudge
   };
 }
 
-/** Unprotected tool results whose stub is smaller, with the tokens each stub saves. */
+/**
+ * Unprotected tool results whose stub is smaller, with the tokens each stub saves and the stub
+ * itself (so the replacement pass does not look it up again); also counts protected results.
+ */
 function clearingCandidates(
   messages: readonly Message[],
   pairing: Pairing,
   tokens: readonly number[],
   est: Estimator,
   isProtected: (i: number) => boolean,
-): { candidates: number[]; savings: number[] } {
+): { candidates: number[]; savings: number[]; stubs: Message[]; protectedResults: number } {
   const candidates: number[] = [];
   const savings: number[] = [];
+  const stubs: Message[] = [];
+  let protectedResults = 0;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (m.role !== 'tool' || isProtected(i)) continue;
-    const saved = tokens[i] - est.message(memoStub(m, toolNameOf(messages, pairing, i)));
+    if (m.role !== 'tool') continue;
+    if (isProtected(i)) {
+      protectedResults++;
+      continue;
+    }
+    const stub = memoStub(m, toolNameOf(messages, pairing, i));
+    const saved = tokens[i] - est.message(stub);
     if (saved <= 0) continue; // C6: small results stay unchanged
     candidates.push(i);
     savings.push(saved);
+    stubs.push(stub);
   }
-  return { candidates, savings };
+  return { candidates, savings, stubs, protectedResults };
+}
+
+/**
+ * A copy of `messages` with the `replaced` candidates swapped for their stubs (null when none),
+ * the tokens that saves, and a flag per message index marking the replaced ones.
+ */
+function replaceWithStubs(
+  messages: readonly Message[],
+  found: { candidates: number[]; savings: number[]; stubs: Message[] },
+  replaced: readonly number[],
+): { out: Message[]; savedTokens: number; isReplaced: Uint8Array } | null {
+  if (replaced.length === 0) return null;
+  const out = messages.slice();
+  const isReplaced = new Uint8Array(messages.length);
+  let savedTokens = 0;
+  // `replaced` is a subset of the candidates in the same order: walk both for each one's stub.
+  for (let k = 0, c = 0; k < replaced.length; k++, c++) {
+    while (found.candidates[c] !== replaced[k]) c++;
+    out[replaced[k]] = found.stubs[c];
+    isReplaced[replaced[k]] = 1;
+    savedTokens += found.savings[c];
+  }
+  return { out, savedTokens, isReplaced };
 }
 
 /**
@@ -154,81 +186,6 @@ function sum(values: readonly number[]): number {
   let t = 0;
   for (const v of values) t += v;
   return t;
-}
-
-function isComplete(batch: ToolBatch): boolean {
-  return !batch.resultOfCall.includes(-1);
-}
-
-interface EvidenceWindow {
-  batches: Uint8Array;
-  count: number;
-  tokens: number;
-  /** Tokens of the first complete batch that did not fit (0 when the walk ran out of batches). */
-  stoppedAt: number;
-  /** True when the newest complete batch alone exceeds the budget (C9). */
-  newestOversized: boolean;
-}
-
-/**
- * C2: complete batches newest-first while the running total (inputs + results) stays within
- * budget. Incomplete batches (possible only on un-normalized input) are not walk steps.
- */
-function evidenceWindow(pairing: Pairing, tokens: readonly number[], budget: number): EvidenceWindow {
-  const batches = new Uint8Array(pairing.batches.length);
-  let running = 0;
-  let count = 0;
-  let stoppedAt = 0;
-  for (let b = pairing.batches.length - 1; b >= 0; b--) {
-    const batch = pairing.batches[b];
-    if (!isComplete(batch)) continue;
-    let cost = tokens[batch.assistantIndex];
-    for (const r of batch.resultIndices) cost += tokens[r];
-    if (running + cost > budget) {
-      stoppedAt = cost;
-      break; // stop before the first batch that does not fit; never skip over it
-    }
-    running += cost;
-    batches[b] = 1;
-    count++;
-  }
-  return { batches, count, tokens: running, stoppedAt, newestOversized: count === 0 && stoppedAt > 0 };
-}
-
-/**
- * C3: the newest `keepToolUses` results, each expanded to its whole batch, plus the newest
- * `keepRecentToolBatches` batches — both by originating (assistant) message order. Results
- * that match no batch count by their own position and protect only themselves (C5).
- */
-function countProtected(
-  messages: readonly Message[],
-  pairing: Pairing,
-  policy: ClearingPolicy,
-): { batches: Uint8Array; orphans: Set<number> } {
-  const batches = new Uint8Array(pairing.batches.length);
-  const orphans = new Set<number>();
-  const orphanIdx: number[] = [];
-  for (let i = 0; i < messages.length; i++)
-    if (messages[i].role === 'tool' && pairing.batchOf[i] < 0) orphanIdx.push(i);
-
-  let b = pairing.batches.length - 1;
-  let o = orphanIdx.length - 1;
-  for (let kept = 0; kept < policy.keepToolUses && (b >= 0 || o >= 0);) {
-    if (o < 0 || (b >= 0 && pairing.batches[b].assistantIndex > orphanIdx[o])) {
-      const n = pairing.batches[b].resultIndices.length;
-      if (n > 0) {
-        batches[b] = 1;
-        kept += n;
-      }
-      b--;
-    } else {
-      orphans.add(orphanIdx[o--]);
-      kept++;
-    }
-  }
-  for (let k = 0, c = pairing.batches.length - 1; k < policy.keepRecentToolBatches && c >= 0; k++, c--)
-    batches[c] = 1;
-  return { batches, orphans };
 }
 
 function toolNameOf(messages: readonly Message[], pairing: Pairing, i: number): string {

@@ -1,9 +1,11 @@
 import { hasToolCalls, type Message } from '../messages/message.js';
+import { appendSeen, ownBatch, pairingStateFor, snapshot, type PairingState } from './pairing-state.js';
 
 /**
  * Call/result pairing analysis shared by normalization (N1–N5) and clearing (C2–C7).
  * One linear pass: each call id keeps a stack of earlier unmatched calls, so a result binds
- * to the most recent earlier unmatched call with its id (N1) in O(1) amortized.
+ * to the most recent earlier unmatched call with its id (N1) in O(1) amortized. The pass is
+ * resumed, not repeated, when a history only grew since the last one (the hot path per turn).
  */
 
 /** One assistant message with tool calls plus the results bound to its calls. */
@@ -27,6 +29,9 @@ const CALL_SLOTS = 2 ** 20;
  */
 export const EMPTY_ID_CALL = -2;
 
+/** An id's entry in the open-call map once its only call was answered (keys are never negative). */
+const ANSWERED = -1;
+
 /** Why a message cannot stay where it is in a request (N2). */
 export type InvalidReason = 'missing-id' | 'not-tool-role' | 'no-earlier-call' | 'already-answered';
 
@@ -45,64 +50,56 @@ export interface Pairing {
   readonly valid: boolean;
 }
 
-/** Analyzes call/result pairing of a history (N1, N2). Pure and linear in the history length. */
+/**
+ * Analyzes call/result pairing of a history (N1, N2). Pure and linear in the history length;
+ * a history that extends one analyzed before (same message objects, new ones appended: the
+ * next turn of a session) is analyzed only from where that pass stopped (see pairing-state.ts).
+ */
 export function analyzePairing(history: readonly Message[]): Pairing {
-  const batches: ToolBatch[] = [];
-  const batchOf = new Int32Array(history.length).fill(-1);
-  const invalid = new Map<number, InvalidReason>();
-  // id → the open (batch, call position) waiting for a result, encoded as one number; an
-  // array (a stack, newest last) only when an id is reused while still open. Plain loops
-  // and no per-call tuples: this pass runs on every request (hot path, see bench).
-  const open = new Map<string, number | number[]>();
-  let unmatchedCalls = 0;
-  let emptyIdCalls = 0;
+  const state = pairingStateFor(history);
+  for (let i = state.seen.length; i < history.length; i++) addMessage(state, history[i], i);
+  return snapshot(state);
+}
 
-  for (let i = 0; i < history.length; i++) {
-    const m = history[i];
-    if (hasToolCalls(m)) {
-      const b = batches.length;
-      const resultOfCall = openBatchCalls(m.toolCalls, b, open);
-      for (const r of resultOfCall)
-        if (r === EMPTY_ID_CALL) emptyIdCalls++;
-        else unmatchedCalls++;
-      batches.push({ assistantIndex: i, resultIndices: [], resultCallPositions: [], resultOfCall });
-      batchOf[i] = b;
-      continue;
-    }
-    if (m.role !== 'tool' && m.toolCallId === undefined) continue;
-    const id = m.toolCallId;
-    if (id === undefined || id === '') {
-      invalid.set(i, 'missing-id');
-      continue;
-    }
-    if (m.role !== 'tool') {
-      invalid.set(i, 'not-tool-role');
-      continue;
-    }
-    const entry = open.get(id);
-    let key: number | undefined;
-    if (typeof entry === 'number') {
-      key = entry;
-      // Keep an empty stack behind so a second answer reads "already-answered".
-      open.set(id, []);
-    } else key = entry?.pop();
-    if (key === undefined) {
-      invalid.set(i, entry !== undefined ? 'already-answered' : 'no-earlier-call');
-      continue;
-    }
-    const b = Math.floor(key / CALL_SLOTS);
-    const pos = key - b * CALL_SLOTS;
-    const batch = batches[b];
-    batch.resultIndices.push(i);
-    batch.resultCallPositions.push(pos);
-    batch.resultOfCall[pos] = i;
-    batchOf[i] = b;
-    unmatchedCalls--;
+/** One step of the pass: message `m` at index `i` joins the analysis. */
+function addMessage(state: PairingState, m: Message, i: number): void {
+  appendSeen(state, m);
+  const { batches, invalid, open } = state;
+  if (hasToolCalls(m)) {
+    const b = batches.length;
+    const resultOfCall = openBatchCalls(m.toolCalls, b, open);
+    for (const r of resultOfCall)
+      if (r === EMPTY_ID_CALL) state.emptyIdCalls++;
+      else state.unmatchedCalls++;
+    batches.push({ assistantIndex: i, resultIndices: [], resultCallPositions: [], resultOfCall });
+    state.batchOf[i] = b;
+    return;
   }
-
-  const valid =
-    invalid.size === 0 && unmatchedCalls === 0 && emptyIdCalls === 0 && resultsFollowBatches(batches);
-  return { batches, batchOf, invalid, unmatchedCalls, emptyIdCalls, valid };
+  if (m.role !== 'tool' && m.toolCallId === undefined) return;
+  const id = m.toolCallId;
+  if (id === undefined || id === '') return void invalid.set(i, 'missing-id');
+  if (m.role !== 'tool') return void invalid.set(i, 'not-tool-role');
+  const entry = open.get(id);
+  let key: number | undefined;
+  if (typeof entry === 'number') {
+    if (entry !== ANSWERED) {
+      key = entry;
+      // Keep a marker behind so a second answer reads "already-answered".
+      open.set(id, ANSWERED);
+    }
+  } else key = entry?.pop();
+  if (key === undefined)
+    return void invalid.set(i, entry !== undefined ? 'already-answered' : 'no-earlier-call');
+  const b = Math.floor(key / CALL_SLOTS);
+  const pos = key - b * CALL_SLOTS;
+  const batch = ownBatch(state, b);
+  // Valid only when every batch's results directly follow it (in any call order).
+  if (i !== batch.assistantIndex + 1 + batch.resultIndices.length) state.misplacedResults++;
+  batch.resultIndices.push(i);
+  batch.resultCallPositions.push(pos);
+  batch.resultOfCall[pos] = i;
+  state.batchOf[i] = b;
+  state.unmatchedCalls--;
 }
 
 /**
@@ -127,17 +124,9 @@ function openBatchCalls(
     resultOfCall[pos] = -1;
     const key = b * CALL_SLOTS + pos;
     const prev = open.get(id);
-    if (prev === undefined) open.set(id, key);
+    if (prev === undefined || prev === ANSWERED) open.set(id, key);
     else if (typeof prev === 'number') open.set(id, [prev, key]);
     else prev.push(key);
   }
   return resultOfCall;
-}
-
-/** True when every batch's results directly follow its assistant message (in any call order). */
-function resultsFollowBatches(batches: readonly ToolBatch[]): boolean {
-  for (const { assistantIndex, resultIndices } of batches)
-    for (let k = 0; k < resultIndices.length; k++)
-      if (resultIndices[k] !== assistantIndex + 1 + k) return false;
-  return true;
 }

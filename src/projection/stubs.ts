@@ -28,8 +28,19 @@ export function stubResult(result: Message, tool: string): Message {
   return { ...result, content: clearedResultText(tool, result.toolCallId ?? '') };
 }
 
-function utf8Length(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
+/** True when `s` may stay on a cleared call: at most 1,024 UTF-8 bytes (C7). */
+function fitsKept(s: string): boolean {
+  // A UTF-16 unit is at most 3 UTF-8 bytes, so short strings skip the byte count.
+  return s.length * 3 <= MAX_KEPT_INPUT_BYTES || Buffer.byteLength(s, 'utf8') <= MAX_KEPT_INPUT_BYTES;
+}
+
+/** True when {@link clearCallInputs} returns `call` itself: nothing to clear and no signature to drop. */
+export function keepsCallAsIs(call: ToolCall, clearInputs: boolean): boolean {
+  if (call.thoughtSignature !== undefined) return false;
+  return (
+    !clearInputs ||
+    (fitsKept(call.arguments) && (call.freeformInput === undefined || fitsKept(call.freeformInput)))
+  );
 }
 
 /**
@@ -38,10 +49,9 @@ function utf8Length(s: string): number {
  * thought signature is dropped either way. Returns the same object when nothing changes.
  */
 export function clearCallInputs(call: ToolCall, clearInputs: boolean): ToolCall {
-  const clearArgs = clearInputs && utf8Length(call.arguments) > MAX_KEPT_INPUT_BYTES;
-  const clearFreeform =
-    clearInputs && call.freeformInput !== undefined && utf8Length(call.freeformInput) > MAX_KEPT_INPUT_BYTES;
-  if (!clearArgs && !clearFreeform && call.thoughtSignature === undefined) return call;
+  if (keepsCallAsIs(call, clearInputs)) return call;
+  const clearArgs = clearInputs && !fitsKept(call.arguments);
+  const clearFreeform = clearInputs && call.freeformInput !== undefined && !fitsKept(call.freeformInput);
   const next: ToolCall = { ...call };
   if (clearArgs) next.arguments = CLEARED_INPUT_PLACEHOLDER;
   if (clearFreeform) next.freeformInput = CLEARED_INPUT_PLACEHOLDER;
