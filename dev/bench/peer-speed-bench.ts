@@ -38,27 +38,38 @@ interface Contender {
   project: Projector;
 }
 
-/** Each contender projects the history up to a turn in its own message format (all converted up front). */
+/**
+ * Each contender projects the history up to a turn in its own message format (all converted
+ * up front, not timed), from its own copy of the session with its own token counter, so no
+ * contender's caches warm another's.
+ */
 function contenders(session: readonly Message[]): Contender[] {
-  const est = createEstimator();
   const limits = { capacity: 200_000, reservedOutput: 8_000 };
+  // Two Compactor configurations: each its own message objects (its caches are per message) and estimator.
+  const defaults = { history: session, estimator: createEstimator() };
+  const vtcode = { history: session.map((m) => ({ ...m })), estimator: createEstimator() };
   // The package's own converters (context-compactor/ai-sdk, /langchain): no second copy.
   const model = toModelMessages(session);
-  const lc = createLangChainBridge(est).toLangChain(session);
-  const count = langchainCounter(est);
+  const lcEstimator = createEstimator();
+  const lc = createLangChainBridge(lcEstimator).toLangChain(session);
+  const count = langchainCounter(lcEstimator);
   const edit = new ClearToolUsesEdit();
   const noModel = undefined as unknown as Parameters<ClearToolUsesEdit['apply']>[0]['model'];
   return [
     {
       name: 'Compactor projectRequest, defaults (preset compactor)',
       compactor: true,
-      project: (n) => projectRequest(session.slice(0, n), { limits, estimator: est }),
+      project: (n) => projectRequest(defaults.history.slice(0, n), { limits, estimator: defaults.estimator }),
     },
     {
       name: 'Compactor projectRequest, preset vtcode (clearing on)',
       compactor: true,
       project: (n) =>
-        projectRequest(session.slice(0, n), { limits, estimator: est, policy: { preset: 'vtcode' } }),
+        projectRequest(vtcode.history.slice(0, n), {
+          limits,
+          estimator: vtcode.estimator,
+          policy: { preset: 'vtcode' },
+        }),
     },
     {
       name: 'AI SDK pruneMessages (ai)',
@@ -147,7 +158,7 @@ export const peerSpeedSuite: BenchSuite = {
       }
     }
     notes.push(
-      'Same synthetic session (syntheticSession, ~530 tokens/message), same turns (the last assistant messages), same process, turns interleaved across libraries; a library whose warm turns are slow stops after 3 of them once they have used 15 s (the cold turn does not count). Each library gets the history already in its own message format (conversion not timed); token counters are cached per message for every contender. Compactor normalizes pairing and measures every message (defaults: tool results kept until compaction); with preset vtcode it also applies the evidence window and count rules of clearing; pruneMessages only drops old tool parts; trimMessages only cuts to a token budget; ClearToolUsesEdit replaces old results.',
+      'Same synthetic session (syntheticSession, ~530 tokens/message), same turns (the last assistant messages), same process, turns interleaved across libraries; a library whose warm turns are slow stops after 3 of them once they have used 15 s (the cold turn does not count). Each library gets its own copy of the history, already in its own message format (conversion not timed for any of them), and its own token counter, cached per message for every contender. The turns are consecutive turns of one session, so what Compactor remembers per session (token counts per message, the call/result pairing pass, resumed where the last turn stopped) carries over from turn to turn as in real use; the peers’ functions keep nothing between calls. Compactor normalizes pairing and measures every message (defaults: tool results kept until compaction); with preset vtcode it also applies the evidence window and count rules of clearing; pruneMessages only drops old tool parts; trimMessages only cuts to a token budget; ClearToolUsesEdit replaces old results.',
     );
     return [
       {
