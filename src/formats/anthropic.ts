@@ -10,7 +10,7 @@ import {
   userToAnthropic,
 } from './anthropic-blocks.js';
 import { inputError, placeOf, validate } from './input-error.js';
-import { parseJson } from './json-text.js';
+import { parseJson, type SessionText } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument } from './provider-envelope.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
 import { textOf } from '../messages/message.js';
@@ -53,7 +53,7 @@ function defaultGrouping(ms: readonly Message[], start: number): number {
 }
 
 /** Imports an Anthropic Messages document; thinking/redacted_thinking/compaction stay verbatim. */
-export function importAnthropic(text: string, fileName?: string): ImportResult {
+export function importAnthropic(text: SessionText, fileName?: string): ImportResult {
   const where = placeOf(fileName);
   const parsed = parseJson(text, fileName) as { system?: Json; messages?: Json[] };
   const doc = validate(AnthropicDocSchema, parsed, where);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { HistorySchema, JsonSchema, type Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
-import { parseJson } from './json-text.js';
+import { parseJson, type SessionText } from './json-text.js';
 import type { ImportResult } from './types.js';
 
 /** The marker of Compactor's own session file. */
@@ -23,7 +23,7 @@ export const CanonicalDocSchema = z.object({
 });
 
 /** Imports a canonical session document, validating every message against the D1 schema. */
-export function importCanonical(text: string, fileName?: string): ImportResult {
+export function importCanonical(text: SessionText, fileName?: string): ImportResult {
   const doc = validate(CanonicalDocSchema, parseJson(text, fileName), placeOf(fileName));
   return {
     format: 'canonical',

@@ -60,7 +60,8 @@ function isResponsesItem(v: unknown): boolean {
   return false;
 }
 
-function fromJsonDocument(doc: unknown): FormatName | undefined {
+/** The format of a parsed JSON document, when its shape is a known one. */
+export function fromJsonDocument(doc: unknown): FormatName | undefined {
   if (Array.isArray(doc)) {
     if (doc.length === 0) return 'openai-chat';
     if (doc.some(isResponsesItem)) return 'openai-responses';

@@ -20,7 +20,7 @@ function bomLength(buf: Uint8Array): number {
 }
 
 /** First byte after the BOM and ASCII white space. */
-function firstByte(buf: Uint8Array): number | undefined {
+export function firstByte(buf: Uint8Array): number | undefined {
   let i = bomLength(buf);
   while (i < buf.length && (buf[i] === 0x20 || buf[i] === 0x0a || buf[i] === 0x0d || buf[i] === 0x09)) i++;
   return buf[i];

@@ -2,6 +2,19 @@ import { clip } from '../core/text.js';
 import { inputError, placeOf } from './input-error.js';
 import { rememberRawNumbers } from './raw-numbers.js';
 
+/** A JSON document already parsed: a large file read in pieces (see read-json-pieces.ts). */
+export class JsonDocument {
+  constructor(readonly value: unknown) {}
+}
+
+/** Session text, or a large JSON document already parsed from its file. */
+export type SessionText = string | JsonDocument;
+
+/** True when the text is a JSON array (its first non-blank character is `[`). */
+export function isJsonArrayText(text: SessionText): boolean {
+  return typeof text === 'string' ? text.trimStart().startsWith('[') : Array.isArray(text.value);
+}
+
 /** One parsed line of a JSON Lines file, with its 1-based line number. */
 export interface JsonLine {
   line: number;
@@ -34,7 +47,8 @@ function parseRemembered(text: string): unknown {
 }
 
 /** Parses a whole-file JSON document; syntax errors name the file and the line and column. */
-export function parseJson(text: string, fileName?: string): unknown {
+export function parseJson(text: SessionText, fileName?: string): unknown {
+  if (text instanceof JsonDocument) return text.value;
   try {
     return parseRemembered(text);
   } catch (e) {
@@ -43,7 +57,8 @@ export function parseJson(text: string, fileName?: string): unknown {
 }
 
 /** Parses JSON or returns undefined (used where a failure means "try JSON Lines next"). */
-export function tryParseJson(text: string): unknown {
+export function tryParseJson(text: SessionText): unknown {
+  if (text instanceof JsonDocument) return text.value;
   try {
     return parseRemembered(text);
   } catch {
@@ -52,7 +67,10 @@ export function tryParseJson(text: string): unknown {
 }
 
 /** Parses JSON Lines, skipping blank lines; a bad line fails with its line number. */
-export function parseJsonLines(text: string, fileName?: string): JsonLine[] {
+export function parseJsonLines(text: SessionText, fileName?: string): JsonLine[] {
+  // Only a file whose document has a known shape is read in pieces (readSessionFile).
+  if (text instanceof JsonDocument)
+    throw inputError(placeOf(fileName), 'expected JSON Lines, found one JSON document');
   const out: JsonLine[] = [];
   let start = 0;
   let line = 0;

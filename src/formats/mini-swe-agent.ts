@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
-import { parseJson } from './json-text.js';
+import { parseJson, type SessionText } from './json-text.js';
 import { sessionIdFrom } from './swe-agent.js';
 import type { ImportResult } from './types.js';
 
@@ -31,7 +31,7 @@ export function miniAction(content: string): string | undefined {
  * Imports a mini-swe-agent trajectory: each assistant reply with exactly one bash block
  * becomes a `bash` call (`mini-<n>`), answered by the next user message (the output).
  */
-export function importMiniSweAgent(text: string, fileName?: string): ImportResult {
+export function importMiniSweAgent(text: SessionText, fileName?: string): ImportResult {
   const doc = validate(MiniTrajSchema, parseJson(text, fileName), placeOf(fileName));
   const messages: Message[] = [];
   let pending: string | undefined;

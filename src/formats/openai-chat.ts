@@ -9,7 +9,7 @@ import {
 } from '../messages/message.js';
 import { UserError } from '../core/errors.js';
 import { validate, placeOf, inputError } from './input-error.js';
-import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
+import { isJsonArrayText, parseJson, parseJsonLines, tryParseJson, type SessionText } from './json-text.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
 import type { Patch } from './residual.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
@@ -134,13 +134,12 @@ export function messageToChat(m: Message): Json {
 const buildGroup = (ms: readonly Message[]): Json[] => ms.map(messageToChat);
 
 /** Imports a Chat Completions document: a JSON array, `{messages:[…]}` or JSONL (one message a line). */
-export function importOpenAIChat(text: string, fileName?: string): ImportResult {
+export function importOpenAIChat(text: SessionText, fileName?: string): ImportResult {
   const where = placeOf(fileName);
-  const trimmed = text.trimStart();
   let shape: DocumentShape;
   let entries: Array<{ value: unknown; where: string; path: string }>;
   let envelope: Record<string, Json> | undefined;
-  if (trimmed.startsWith('[')) {
+  if (isJsonArrayText(text)) {
     shape = 'array';
     const arr = parseJson(text, fileName) as unknown[];
     entries = arr.map((value, i) => ({ value, where, path: `[${i}]` }));
@@ -155,7 +154,7 @@ export function importOpenAIChat(text: string, fileName?: string): ImportResult 
         path: `messages[${i}]`,
       }));
     } else {
-      if (trimmed === '') throw inputError(where, 'empty input');
+      if (typeof text === 'string' && text.trim() === '') throw inputError(where, 'empty input');
       shape = 'jsonl';
       entries = parseJsonLines(text, fileName).map((l) => ({
         value: l.value,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Content, ContentPart, Json, Message, ToolCall } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
-import { parseJson, parseJsonLines, tryParseJson } from './json-text.js';
+import { isJsonArrayText, parseJson, parseJsonLines, tryParseJson, type SessionText } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
 import type { ImportResult } from './types.js';
@@ -219,12 +219,12 @@ export function importedResponsesItems(m: Message): Json[] | undefined {
 }
 
 /** Imports Responses input items: a JSON array, `{input:[…]}` or JSONL (one item a line). */
-export function importOpenAIResponses(text: string, fileName?: string): ImportResult {
+export function importOpenAIResponses(text: SessionText, fileName?: string): ImportResult {
   const where = placeOf(fileName);
   let shape: DocumentShape;
   let envelope: Record<string, Json> | undefined;
   let entries: Entry[];
-  const doc = text.trimStart().startsWith('[') ? parseJson(text, fileName) : tryParseJson(text);
+  const doc = isJsonArrayText(text) ? parseJson(text, fileName) : tryParseJson(text);
   if (Array.isArray(doc)) {
     shape = 'array';
     entries = doc.map((value, i) => ({ value, where, path: `[${i}]` }));

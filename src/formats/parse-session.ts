@@ -4,26 +4,32 @@ import { importAnthropic } from './anthropic.js';
 import { importCanonical } from './canonical.js';
 import { importClaudeCode } from './claude-code.js';
 import { importCodex } from './codex.js';
-import { detectFormat } from './detect.js';
+import { detectFormat, fromJsonDocument } from './detect.js';
 import { importGeminiCli } from './gemini-cli.js';
 import { inputError, placeOf } from './input-error.js';
-import { reusingParses } from './json-text.js';
+import { reusingParses, type JsonDocument, type SessionText } from './json-text.js';
 import { importMiniSweAgent } from './mini-swe-agent.js';
 import { importOpenAIChat } from './openai-chat.js';
 import { importOpenAIResponses } from './openai-responses.js';
 import { importOpenHands } from './openhands.js';
 import { readSessionText } from './read-file.js';
+import { readJsonDocumentInPieces } from './read-json-pieces.js';
 import { importSweAgent } from './swe-agent.js';
 import { fillToolNames } from './tool-names.js';
 import { FORMAT_NAMES, type FormatName, type ImportResult } from './types.js';
 
-const IMPORTERS: Record<FormatName, (text: string, fileName?: string) => ImportResult> = {
+/** The importers of formats that are one JSON document: they also take a document read in pieces. */
+const DOCUMENT_IMPORTERS = {
   canonical: importCanonical,
   'openai-chat': importOpenAIChat,
   'openai-responses': importOpenAIResponses,
   anthropic: importAnthropic,
   'swe-agent': importSweAgent,
   'mini-swe-agent': importMiniSweAgent,
+} satisfies Partial<Record<FormatName, (text: SessionText, fileName?: string) => ImportResult>>;
+
+const IMPORTERS: Record<FormatName, (text: string, fileName?: string) => ImportResult> = {
+  ...DOCUMENT_IMPORTERS,
   openhands: importOpenHands,
   'claude-code': importClaudeCode,
   aider: importAider,
@@ -62,12 +68,37 @@ export function parseSession(
 /**
  * Reads and parses a session file (size, binary and UTF-8 checks first; see
  * {@link readSessionText}). `displayName` is how errors and the result name the file
- * (default: `path`), e.g. the path as the user typed it.
+ * (default: `path`), e.g. the path as the user typed it. A large JSON document is read in
+ * pieces, never holding its whole text (see readJsonDocumentInPieces; `piecesFrom` lowers the
+ * size from which it is, for tests); anything else is read whole.
  */
 export function readSessionFile(
   path: string,
-  opts: { from?: FormatName; displayName?: string } = {},
+  opts: { from?: FormatName; displayName?: string; piecesFrom?: number } = {},
 ): ImportResult {
   const name = opts.displayName ?? path;
+  const doc = readJsonDocumentInPieces(path, name, opts.piecesFrom);
+  const imported = doc && importDocument(doc, opts.from, name);
+  if (imported) return imported;
   return parseSession(readSessionText(path, undefined, name), { from: opts.from, fileName: name });
+}
+
+/**
+ * Imports a document read in pieces when detection would pick a document importer for it (and
+ * `from`, when given, names that format); undefined sends the file down the usual path.
+ */
+function importDocument(
+  doc: JsonDocument,
+  from: string | undefined,
+  fileName: string,
+): ImportResult | undefined {
+  const format = fromJsonDocument(doc.value);
+  const importer =
+    format !== undefined && format in DOCUMENT_IMPORTERS
+      ? DOCUMENT_IMPORTERS[format as keyof typeof DOCUMENT_IMPORTERS]
+      : undefined;
+  if (!importer || (from !== undefined && from !== format)) return undefined;
+  const result = importer(doc, fileName);
+  for (const s of result.sessions) s.messages = fillToolNames(s.messages);
+  return result;
 }

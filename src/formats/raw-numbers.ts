@@ -131,3 +131,31 @@ function restoreOne(v: unknown, path: ReadonlyArray<string | number>, text: stri
 export function stringifyWithRawNumbers(value: unknown, space?: number): string {
   return stringifyLossless(value, undefined, space) ?? 'null';
 }
+
+/**
+ * After a document was parsed in pieces (each entry and the skeleton around them remembered
+ * on their own): links the top-level containers to lossless twins built from their children's
+ * twins, so {@link withRawNumbers} of the whole document sees every raw number.
+ */
+export function linkAssembledRawNumbers(doc: unknown): void {
+  relink(doc, 2);
+}
+
+function relink(plain: unknown, depth: number): unknown {
+  if (!isContainer(plain)) return plain;
+  const own = twins.get(plain);
+  if (depth === 0) return own ?? plain;
+  // The skeleton's own twin holds its raw numbers (and entry placeholders, replaced here).
+  const base = (own ?? plain) as Record<string, unknown>;
+  const out = (Array.isArray(base) ? [...(base as unknown[])] : { ...base }) as Record<string, unknown>;
+  let changed = false;
+  for (const key of Object.keys(plain)) {
+    const child = (plain as Record<string, unknown>)[key];
+    const twin = isContainer(child) ? relink(child, depth - 1) : base[key];
+    if (twin !== child) changed = true;
+    Object.defineProperty(out, key, { value: twin, enumerable: true, writable: true, configurable: true });
+  }
+  if (changed) twins.set(plain, out);
+  else twins.delete(plain);
+  return changed ? out : plain;
+}

@@ -21,26 +21,7 @@ const SNIFF_BYTES = 64 * 1024;
  */
 export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES, displayName = path): string {
   const name = displayName;
-  let size: number;
-  try {
-    const st = statSync(path);
-    if (st.isDirectory()) throw inputError(name, 'is a directory, expected a session file');
-    // Devices, FIFOs and sockets block or never end; /proc and /sys sizes are not what reads return.
-    if (!st.isFile() || /^\/(proc|sys|dev)(\/|$)/.test(realpathSync(path)))
-      throw inputError(
-        name,
-        'not a regular file (device, FIFO, socket or system file), expected a session file',
-      );
-    size = st.size;
-  } catch (e) {
-    if (e instanceof UserError) throw e;
-    throw inputError(name, `cannot read file: ${fsErrorMessage(e)}`);
-  }
-  if (size > maxBytes)
-    throw inputError(
-      name,
-      `file is ${formatMiB(size)}, larger than the ${formatMiB(maxBytes)} limit for session files`,
-    );
+  const size = checkSessionFile(path, maxBytes, name);
   let buf: Buffer;
   let fd: number | undefined;
   try {
@@ -70,6 +51,34 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES,
   } catch {
     throw inputError(name, 'not valid UTF-8 text (binary file?)');
   }
+}
+
+/**
+ * The size of a session file after the checks every read makes first: it exists, is a regular
+ * file (not a directory, device, FIFO or system file) and is within `maxBytes` (D3).
+ */
+export function checkSessionFile(path: string, maxBytes: number, name: string): number {
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (st.isDirectory()) throw inputError(name, 'is a directory, expected a session file');
+    // Devices, FIFOs and sockets block or never end; /proc and /sys sizes are not what reads return.
+    if (!st.isFile() || /^\/(proc|sys|dev)(\/|$)/.test(realpathSync(path)))
+      throw inputError(
+        name,
+        'not a regular file (device, FIFO, socket or system file), expected a session file',
+      );
+    size = st.size;
+  } catch (e) {
+    if (e instanceof UserError) throw e;
+    throw inputError(name, `cannot read file: ${fsErrorMessage(e)}`);
+  }
+  if (size > maxBytes)
+    throw inputError(
+      name,
+      `file is ${formatMiB(size)}, larger than the ${formatMiB(maxBytes)} limit for session files`,
+    );
+  return size;
 }
 
 function checkNotBinary(buf: Uint8Array, path: string): void {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Content, Json, Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
-import { parseJson } from './json-text.js';
+import { parseJson, type SessionText } from './json-text.js';
 import type { ImportResult } from './types.js';
 
 /** SWE-agent `.traj` (SOURCES §1): `history` is imported; `trajectory[].messages` snapshots are not. */
@@ -44,7 +44,7 @@ export function actionToolName(action: string): string {
  * Imports a SWE-agent trajectory. v1 function calling keeps its call ids; v0 classic text
  * actions get synthetic ids `swe-<n>` and pair with the next user message (the observation).
  */
-export function importSweAgent(text: string, fileName?: string): ImportResult {
+export function importSweAgent(text: SessionText, fileName?: string): ImportResult {
   const where = placeOf(fileName);
   const doc = validate(TrajSchema, parseJson(text, fileName), where);
   const messages: Message[] = [];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { LoopGuardPolicy } from '../../machines/index.js';
 import { parseOptions } from '../core/parse-options.js';
+import { HistoryOptionSchema } from './history-schema.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { JsonSchema, MessageSchema, type Message } from '../messages/message.js';
+import { JsonSchema, type Message } from '../messages/message.js';
 import {
   CLEARING_PRESET_NAMES,
   ClearingPolicyOptionsSchema,
@@ -184,7 +185,7 @@ export const SessionOptionsSchema = z.object({
   startOver: z.boolean().optional(),
   storeWrites: z.enum(['immediate', 'onSuccess']).optional(),
   http: HttpOptionsSchema.optional(),
-  history: z.array(MessageSchema).optional(),
+  history: HistoryOptionSchema.optional(),
   summarizer: z
     .custom<SummaryClient>(
       (v) => typeof v === 'object' && v !== null && typeof (v as SummaryClient).summarize === 'function',

@@ -1,0 +1,156 @@
+import { linkAssembledRawNumbers, rememberRawNumbers } from './raw-numbers.js';
+
+/**
+ * Parses a large JSON document from byte chunks without ever holding its whole text (D3,
+ * memory: a 224 MB transcript held as a buffer, a string and the parsed values at once peaked
+ * over 700 MB). The scanner only finds where the entries of the document's long lists begin
+ * and end: the elements of a top-level array, or of the arrays that are members of a top-level
+ * object (`messages`, `input`, `history` …). Each entry is parsed on its own by JSON.parse, and
+ * what is left around them (the skeleton, with a `[n]` in place of entry n) is parsed last.
+ * JSON.parse does all the parsing, so values, duplicate keys, escapes and raw number texts are
+ * exactly those of parsing the whole text: a value stands where a value stood, so the whole is
+ * valid exactly when every piece and the skeleton are. Anything wrong throws; the caller then
+ * reads the file whole to report the error as before.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+
+/**
+ * Finds where strings end in one chunk with indexOf (most of a transcript's bytes are inside
+ * strings; a byte-by-byte loop was the scan's main cost). The next quote and backslash are
+ * remembered until passed, so every byte is searched once.
+ */
+class StringSkipper {
+  private quote = -1;
+  private backslash = -1;
+  constructor(private readonly chunk: Buffer) {}
+
+  /** Index of the closing quote of a string at `i` (inside it), chunk length when none, or length + 1 when the chunk ends on a backslash. */
+  toStringEnd(i: number): number {
+    const len = this.chunk.length;
+    for (;;) {
+      if (this.quote < i) this.quote = this.find(QUOTE, i);
+      if (this.backslash < i) this.backslash = this.find(BACKSLASH, i);
+      if (this.backslash >= this.quote) return this.quote;
+      i = this.backslash + 2; // skip the escaped byte
+      if (i > len) return len + 1;
+      if (i === len) return len;
+    }
+  }
+
+  private find(byte: number, from: number): number {
+    const at = this.chunk.indexOf(byte, from);
+    return at < 0 ? this.chunk.length : at;
+  }
+}
+
+export class JsonPieces {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private readonly skeleton: Buffer[] = [];
+  /** Parts of the entry being read when it spans chunks. */
+  private entryParts: Buffer[] = [];
+  private readonly entries: unknown[] = [];
+  private depth = 0;
+  private top = 0;
+  /** The open container at depth 2 (inside a top-level object) is an array. */
+  private innerArray = false;
+  private inString = false;
+  private escaped = false;
+  /** Depth at which the entry being read started, or -1 outside entries. */
+  private entryDepth = -1;
+
+  /** Scans one chunk (the caller may reuse its buffer afterwards). */
+  write(chunk: Buffer): void {
+    const len = chunk.length;
+    const skip = new StringSkipper(chunk);
+    let start = 0;
+    let { depth, inString, entryDepth } = this;
+    let i = 0;
+    if (this.escaped) i = 1;
+    this.escaped = false;
+    while (i < len) {
+      if (inString) {
+        i = skip.toStringEnd(i);
+        if (i > len) this.escaped = true; // the chunk ends inside an escape
+        if (i >= len) break;
+        inString = false;
+        i++;
+        continue;
+      }
+      const b = chunk[i]!;
+      if (b === QUOTE) inString = true;
+      else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+        if (entryDepth < 0 && this.startsEntry(depth)) {
+          this.skeleton.push(Buffer.from(chunk.subarray(start, i)));
+          start = i;
+          entryDepth = depth;
+        } else if (depth === 0) this.top = b;
+        else if (depth === 1) this.innerArray = b === OPEN_ARRAY;
+        depth++;
+      } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
+        depth--;
+        if (depth < 0) throw new Error('unbalanced JSON');
+        if (depth === entryDepth) {
+          this.endEntry(chunk.subarray(start, i + 1));
+          start = i + 1;
+          entryDepth = -1;
+        }
+      }
+      i++;
+    }
+    const rest = Buffer.from(chunk.subarray(start));
+    if (entryDepth >= 0) this.entryParts.push(rest);
+    else this.skeleton.push(rest);
+    this.depth = depth;
+    this.inString = inString;
+    this.entryDepth = entryDepth;
+  }
+
+  /** The whole document; throws when it is not one complete JSON value. */
+  end(): unknown {
+    if (this.depth !== 0 || this.inString || this.entryDepth >= 0) throw new Error('truncated JSON');
+    const text = this.decoder.decode(Buffer.concat(this.skeleton));
+    this.skeleton.length = 0;
+    const doc: unknown = JSON.parse(text);
+    rememberRawNumbers(text, doc);
+    this.fill(doc);
+    linkAssembledRawNumbers(doc);
+    return doc;
+  }
+
+  /** Entries are the containers directly inside a top-level array or a top-level object's arrays. */
+  private startsEntry(depth: number): boolean {
+    return (
+      (depth === 1 && this.top === OPEN_ARRAY) || (depth === 2 && this.top === OPEN_OBJECT && this.innerArray)
+    );
+  }
+
+  private endEntry(last: Buffer): void {
+    const bytes = this.entryParts.length === 0 ? last : Buffer.concat([...this.entryParts, last]);
+    this.entryParts = [];
+    const text = this.decoder.decode(bytes);
+    const value: unknown = JSON.parse(text);
+    rememberRawNumbers(text, value); // D2: exact number texts, per entry
+    this.skeleton.push(Buffer.from(`[${this.entries.length}]`));
+    this.entries.push(value);
+  }
+
+  /** Puts each entry back where its `[n]` stands (every array in an entry's place is one). */
+  private fill(doc: unknown): void {
+    const fillArray = (a: unknown[]): void => {
+      for (let k = 0; k < a.length; k++) {
+        const v = a[k];
+        if (Array.isArray(v)) a[k] = this.entries[v[0] as number];
+      }
+    };
+    if (Array.isArray(doc)) fillArray(doc);
+    else if (typeof doc === 'object' && doc !== null)
+      for (const v of Object.values(doc)) if (Array.isArray(v)) fillArray(v);
+    this.entries.length = 0;
+  }
+}
