@@ -70,16 +70,19 @@ function link(plain: unknown, lossless: unknown): boolean {
   return found;
 }
 
-/** Remembers the raw number texts of `text`, parsed plainly as `plain` (no-op when it holds none). */
-export function rememberRawNumbers(text: string, plain: unknown): void {
-  if (!isContainer(plain) || !hasLossyNumberLiteral(text)) return;
+/**
+ * Remembers the raw number texts of `text`, parsed plainly as `plain` (no-op when it holds
+ * none). True when it linked any.
+ */
+export function rememberRawNumbers(text: string, plain: unknown): boolean {
+  if (!isContainer(plain) || !hasLossyNumberLiteral(text)) return false;
   let lossless: unknown;
   try {
     lossless = parseLossless(text, undefined, parseNumber);
   } catch {
-    return; // e.g. duplicate keys, which JSON.parse accepts: keep the plain values
+    return false; // e.g. duplicate keys, which JSON.parse accepts: keep the plain values
   }
-  link(plain, lossless);
+  return link(plain, lossless);
 }
 
 /** The lossless twin of a parsed value (raw numbers as {@link RawNumber}), or the value itself. */

@@ -1,6 +1,7 @@
 import type { Json, Message } from '../messages/message.js';
 import { rawNumbersIn, restoreRawNumbers, type RawNumberAt } from './raw-numbers.js';
 import { applyExtrasOnly, applyPatch, diff, fingerprint, type Patch } from './residual.js';
+import { toolNamer } from './tool-names.js';
 import type { ExportFormat } from './types.js';
 
 /**
@@ -38,25 +39,31 @@ function roundTripOf(m: Message, format: ExportFormat): RoundTrip | undefined {
 
 /**
  * Marks each group's messages with their group number and stores, on the first one, what
- * the plain exporter gets wrong about the original objects.
+ * the plain exporter gets wrong about the original objects. `groups` may be made one at a time.
  */
 export function attachRoundTrip(
   format: ExportFormat,
-  groups: ImportedGroup[],
+  groups: Iterable<ImportedGroup>,
   build: GroupBuilder,
 ): Message[] {
   const out: Message[] = [];
-  groups.forEach((g, group) => {
-    if (g.messages.length === 0) return;
+  // Results are named here, in the one copy made anyway, as fillToolNames would name them after.
+  const nameOf = toolNamer();
+  let group = -1;
+  for (const g of groups) {
+    group++;
+    if (g.messages.length === 0) continue;
     const patch = diff(g.raw, build(g.messages));
     const nums = rawNumbersIn(g.raw);
     g.messages.forEach((m, i) => {
       const rt: RoundTrip = { format, group };
       if (i === 0 && patch) Object.assign(rt, { fp: fingerprint(g.messages), patch });
       if (i === 0 && nums.length > 0) rt.nums = nums;
-      out.push({ ...m, metadata: { ...(m.metadata ?? {}), roundTrip: rt as unknown as Json } });
+      const metadata = { ...(m.metadata ?? {}), roundTrip: rt as unknown as Json };
+      const toolName = nameOf(m);
+      out.push(toolName === undefined ? { ...m, metadata } : { ...m, metadata, toolName });
     });
-  });
+  }
   return out;
 }
 

@@ -1,17 +1,29 @@
 import type { Message } from '../messages/message.js';
 
 /**
+ * Follows a session's messages in order and tells, for each, the name its tool result should
+ * get: that of the most recent earlier call with its id (N1's binding rule), or undefined when
+ * it is not a tool result, already has a name, or answers no known call.
+ */
+export function toolNamer(): (m: Message) => string | undefined {
+  const names = new Map<string, string>();
+  return (m) => {
+    for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
+    if (m.role !== 'tool' || m.toolName !== undefined || m.toolCallId === undefined) return undefined;
+    return names.get(m.toolCallId);
+  };
+}
+
+/**
  * Gives each tool result without a `toolName` the name of the most recent earlier call
- * with its id (N1's binding rule), so stats and clearing can group results by tool.
+ * with its id (see {@link toolNamer}), so stats and clearing can group results by tool.
  * Messages that already have a name, or answer no known call, are returned as they are.
  */
 export function fillToolNames(messages: Message[]): Message[] {
-  const names = new Map<string, string>();
+  const nameOf = toolNamer();
   let changed = false;
   const out = messages.map((m) => {
-    for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
-    if (m.role !== 'tool' || m.toolName !== undefined || m.toolCallId === undefined) return m;
-    const name = names.get(m.toolCallId);
+    const name = nameOf(m);
     if (name === undefined) return m;
     changed = true;
     return { ...m, toolName: name };
