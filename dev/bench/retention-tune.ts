@@ -1,28 +1,52 @@
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { createEstimator } from '../../src/estimate/estimator.js';
 import { freeEncoders } from '../../src/estimate/counters.js';
 import { ClearingPolicyOptionsSchema } from '../../src/projection/options-schema.js';
 import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
+import type { WaitByCost } from '../replay/wait-by-cost.js';
 import { compactorVariant, noClearingPolicy } from '../replay/policies/index.js';
 import { loadCorpusSessions, splitSessions, syntheticLongSessions } from './corpus-sessions.js';
 import { sessionCorpusDir } from './corpus.js';
-import { costOf, recallOf, runWindow, strictlyBetter, totalTokensOf } from './retention-runs.js';
+import {
+  costOf,
+  recallOf,
+  runWindow,
+  strictlyBetter,
+  totalTokensOf,
+  type PolicyRun,
+} from './retention-runs.js';
 import { renderTable } from './table.js';
+
+const WAIT_BY_COST = z.enum(['gate', 'bound', 'gate-before-pass']);
 
 /**
  * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
  * replays one half of the retention corpus at one window under "no clearing" and the given
  * Compactor settings only, for choosing defaults without the whole pilot (the split is the
- * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas.
+ * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas, plus
+ * `referenceBudget=N` (the wait's cap unscaled up to N) and `waitByCost=gate|bound|gate-before-pass`
+ * (the expected-cost experiment, `dev/replay/wait-by-cost.ts`). `--per-session` lists the
+ * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent.
  */
-function parseVariant(text: string): Partial<ClearingPolicy> {
+function parseVariant(text: string): {
+  policy: Partial<ClearingPolicy>;
+  referenceBudget?: number;
+  waitByCost?: WaitByCost;
+} {
   const raw: Record<string, unknown> = {};
   for (const pair of text.split(',').filter(Boolean)) {
     const [key, value] = pair.split('=');
     raw[key] =
       value === 'true' ? true : value === 'false' ? false : /^[\d.]+$/.test(value) ? Number(value) : value;
   }
-  return ClearingPolicyOptionsSchema.parse(raw) as Partial<ClearingPolicy>;
+  // Two settings the policy options do not carry: the wait's reference budget and the expected-cost experiment.
+  const { referenceBudget, waitByCost, ...rest } = raw;
+  return {
+    policy: ClearingPolicyOptionsSchema.parse(rest) as Partial<ClearingPolicy>,
+    ...(referenceBudget === undefined ? {} : { referenceBudget: Number(referenceBudget) }),
+    ...(waitByCost === undefined ? {} : { waitByCost: WAIT_BY_COST.parse(waitByCost) }),
+  };
 }
 
 async function main(): Promise<void> {
@@ -33,6 +57,8 @@ async function main(): Promise<void> {
       half: { type: 'string', default: 'tuning' },
       synthetic: { type: 'string', default: '4' },
       variant: { type: 'string', multiple: true, default: [] },
+      'per-session': { type: 'boolean', default: false },
+      digits: { type: 'string', default: '2' },
     },
     strict: true,
   });
@@ -43,7 +69,11 @@ async function main(): Promise<void> {
   const half = values.half === 'check' ? halves.check : halves.tuning;
   const policies = [
     noClearingPolicy,
-    ...values.variant.map((v) => compactorVariant(v || 'defaults', parseVariant(v), v)),
+    ...values.variant.map((v) => {
+      const p = parseVariant(v);
+      const policy = compactorVariant(v || 'defaults', p.policy, v, p.referenceBudget);
+      return p.waitByCost ? { ...policy, compactionWaitByCost: p.waitByCost } : policy;
+    }),
   ];
   const window = Number(values.window);
   const started = Date.now();
@@ -52,7 +82,7 @@ async function main(): Promise<void> {
   const rows = runs.map((r) => [
     r.policy.name,
     `${(recallOf(r.totals) * 100).toFixed(1)}%`,
-    `$${costOf(r).toFixed(2)}`,
+    `$${costOf(r).toFixed(Number(values.digits))}`,
     `${(totalTokensOf(r.totals) / 1e6).toFixed(2)}M`,
     r.totals.summaryCalls,
     r.failures.length + r.totals.invalidRequests + r.totals.taskLostTurns,
@@ -66,7 +96,21 @@ async function main(): Promise<void> {
       ) +
       '\n',
   );
+  if (values['per-session']) process.stdout.write(perSessionTable(half, runs));
   freeEncoders();
+}
+
+/** Sessions where the policies' dollars differ: one row each, dollars and summary calls per policy. */
+function perSessionTable(half: readonly { name: string }[], runs: readonly PolicyRun[]): string {
+  const rows: string[][] = [];
+  half.forEach((s, i) => {
+    const cells = runs.map((r) => {
+      const run = r.perSession[i];
+      return run.ok ? `$${run.dollars[0].toFixed(2)} (${run.result.totals.summaryCalls})` : 'failed';
+    });
+    if (new Set(cells).size > 1) rows.push([s.name, ...cells]);
+  });
+  return renderTable(['session', ...runs.map((_, k) => String(k))], rows) + '\n';
 }
 
 void main();

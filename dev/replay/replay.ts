@@ -9,6 +9,7 @@ import { compactOnce, type CompactOnceResult } from '../../src/stats/compact-onc
 import { sharedPrefixTokens } from './cost.js';
 import { findEvidenceNeeds, type EvidenceNeeds } from './evidence.js';
 import { scoreNeeds } from './score.js';
+import { createWaitByCost } from './wait-by-cost.js';
 import type { PolicyContext, RetentionPolicy } from './types.js';
 
 /** Options of {@link replaySession}. */
@@ -180,6 +181,9 @@ export async function replaySession(
   const promptBudget =
     budgets.capacity === null ? null : Math.max(budgets.capacity - (options.limits.reservedOutput ?? 0), 0);
   let previous: readonly Message[] | null = null;
+  const byCost = options.policy.compactionWaitByCost
+    ? createWaitByCost(budgets, options.policy.compactionWaitByCost)
+    : undefined;
   // Where this replay's history was compacted so far: the key of the shared compaction memo.
   let chain = '';
   const memo = options.summarizer ? undefined : options.compactions;
@@ -195,15 +199,18 @@ export async function replaySession(
     let summaryOutputTokens = 0;
     let overThreshold = false;
     const intact = previous !== null && sharedPrefixLength(previous, request) === previous.length;
-    const turnThreshold = options.policy.compactionWaitsForCacheBreak
+    byCost?.request(intact, tokens + prefix);
+    const waited = options.policy.compactionWaitsForCacheBreak
       ? cacheAwareThreshold(threshold, promptBudget, intact, options.policy.compactionWait)
       : threshold;
+    const turnThreshold = byCost ? byCost.threshold(threshold, waited, tokens + prefix) : waited;
     if (turnThreshold !== null && tokens + prefix >= turnThreshold) {
       const compacted = await compact(live);
       if (compacted) {
         live = compacted;
         request = await options.policy.project(normalizeHistory(live), ctx);
         tokens = est.history(request);
+        byCost?.passed(tokens + prefix, summaryOutputTokens);
       }
       overThreshold = tokens + prefix >= turnThreshold;
     }
