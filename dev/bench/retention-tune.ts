@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { createEstimator } from '../../src/estimate/estimator.js';
 import { freeEncoders } from '../../src/estimate/counters.js';
 import { ClearingPolicyOptionsSchema } from '../../src/projection/options-schema.js';
 import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
-import type { WaitByCost } from '../replay/wait-by-cost.js';
 import { compactorVariant, noClearingPolicy } from '../replay/policies/index.js';
 import { loadCorpusSessions, splitSessions, syntheticLongSessions } from './corpus-sessions.js';
 import { sessionCorpusDir } from './corpus.js';
@@ -18,21 +16,18 @@ import {
 } from './retention-runs.js';
 import { renderTable } from './table.js';
 
-const WAIT_BY_COST = z.enum(['gate', 'bound', 'gate-before-pass']);
-
 /**
  * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
  * replays one half of the retention corpus at one window under "no clearing" and the given
  * Compactor settings only, for choosing defaults without the whole pilot (the split is the
  * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas, plus
- * `referenceBudget=N` (the wait's cap unscaled up to N) and `waitByCost=gate|bound|gate-before-pass`
- * (the expected-cost experiment, `dev/replay/wait-by-cost.ts`). `--per-session` lists the
+ * `referenceBudget=N` (the wait's cap unscaled up to N); `compactionWaitByCost=false` keeps the wait
+ * where the expected cost says it cannot pay. `--per-session` lists the
  * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent.
  */
 function parseVariant(text: string): {
   policy: Partial<ClearingPolicy>;
   referenceBudget?: number;
-  waitByCost?: WaitByCost;
 } {
   const raw: Record<string, unknown> = {};
   for (const pair of text.split(',').filter(Boolean)) {
@@ -40,12 +35,11 @@ function parseVariant(text: string): {
     raw[key] =
       value === 'true' ? true : value === 'false' ? false : /^[\d.]+$/.test(value) ? Number(value) : value;
   }
-  // Two settings the policy options do not carry: the wait's reference budget and the expected-cost experiment.
-  const { referenceBudget, waitByCost, ...rest } = raw;
+  // A setting the policy options do not carry: the wait's reference budget.
+  const { referenceBudget, ...rest } = raw;
   return {
     policy: ClearingPolicyOptionsSchema.parse(rest) as Partial<ClearingPolicy>,
     ...(referenceBudget === undefined ? {} : { referenceBudget: Number(referenceBudget) }),
-    ...(waitByCost === undefined ? {} : { waitByCost: WAIT_BY_COST.parse(waitByCost) }),
   };
 }
 
@@ -71,8 +65,7 @@ async function main(): Promise<void> {
     noClearingPolicy,
     ...values.variant.map((v) => {
       const p = parseVariant(v);
-      const policy = compactorVariant(v || 'defaults', p.policy, v, p.referenceBudget);
-      return p.waitByCost ? { ...policy, compactionWaitByCost: p.waitByCost } : policy;
+      return compactorVariant(v || 'defaults', p.policy, v, p.referenceBudget);
     }),
   ];
   const window = Number(values.window);

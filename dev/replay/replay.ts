@@ -181,9 +181,7 @@ export async function replaySession(
   const promptBudget =
     budgets.capacity === null ? null : Math.max(budgets.capacity - (options.limits.reservedOutput ?? 0), 0);
   let previous: readonly Message[] | null = null;
-  const byCost = options.policy.compactionWaitByCost
-    ? createWaitByCost(budgets, options.policy.compactionWaitByCost)
-    : undefined;
+  const byCost = options.policy.compactionWaitByCost ? createWaitByCost(budgets) : undefined;
   // Where this replay's history was compacted so far: the key of the shared compaction memo.
   let chain = '';
   const memo = options.summarizer ? undefined : options.compactions;
@@ -203,14 +201,14 @@ export async function replaySession(
     const waited = options.policy.compactionWaitsForCacheBreak
       ? cacheAwareThreshold(threshold, promptBudget, intact, options.policy.compactionWait)
       : threshold;
-    const turnThreshold = byCost ? byCost.threshold(threshold, waited, tokens + prefix) : waited;
+    const turnThreshold = byCost ? byCost.threshold(threshold, waited) : waited;
     if (turnThreshold !== null && tokens + prefix >= turnThreshold) {
       const compacted = await compact(live);
       if (compacted) {
         live = compacted;
         request = await options.policy.project(normalizeHistory(live), ctx);
         tokens = est.history(request);
-        byCost?.passed(tokens + prefix, summaryOutputTokens);
+        byCost?.passed(tokens + prefix);
       }
       overThreshold = tokens + prefix >= turnThreshold;
     }

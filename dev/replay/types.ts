@@ -2,7 +2,6 @@ import type { Estimator } from '../../src/estimate/estimator.js';
 import type { Message } from '../../src/messages/message.js';
 import type { Budgets, Limits } from '../../src/projection/budgets.js';
 import type { CompactionWait } from '../../src/projection/cache-aware.js';
-import type { WaitByCost } from './wait-by-cost.js';
 
 /** What a retention policy knows when it builds one request (the window it runs in). */
 export interface PolicyContext {
@@ -30,6 +29,6 @@ export interface RetentionPolicy {
   readonly compactionWaitsForCacheBreak?: boolean;
   /** How far it waits (default: the library's). */
   readonly compactionWait?: CompactionWait;
-  /** An experiment: the wait cut by an expected-cost model (`wait-by-cost.ts`). */
-  readonly compactionWaitByCost?: WaitByCost;
+  /** No wait where the expected-cost model says it cannot pay (`src/projection/wait-by-cost.ts`). */
+  readonly compactionWaitByCost?: boolean;
 }

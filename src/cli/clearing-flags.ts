@@ -14,6 +14,7 @@ export const CLEARING_OPTIONS = {
   'compaction-waits-for-cache-break': { type: 'boolean' },
   'compaction-wait-ratio': { type: 'string' },
   'compaction-wait-max': { type: 'string' },
+  'no-compaction-wait-by-cost': { type: 'boolean' },
 } as const;
 
 /** zod shape of {@link CLEARING_OPTIONS}, to extend a command's flag schema with. */
@@ -29,6 +30,7 @@ export const CLEARING_FLAG_SHAPE = {
     .refine((r) => r > 0 && r < 1, 'expected a number above 0 and below 1')
     .optional(),
   'compaction-wait-max': flag.nonNegInt.optional(),
+  'no-compaction-wait-by-cost': z.boolean().optional(),
 };
 
 /** Parsed clearing flags (plus `--evidence-ratio`, which the limit flags carry). */
@@ -57,6 +59,7 @@ export function clearingPolicyFrom(
     ...(flags['compaction-wait-max'] !== undefined
       ? { compactionWaitMaxTokens: flags['compaction-wait-max'] }
       : {}),
+    ...(flags['no-compaction-wait-by-cost'] ? { compactionWaitByCost: false } : {}),
     ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
   };
 }
@@ -73,4 +76,8 @@ export const CACHE_AWARE_HELP = `  --preset NAME             clearing preset: co
   --compaction-wait-ratio R how far it waits: R of the way from the threshold to
                             the prompt budget, 0 < R < 1 (default 0.85) …
   --compaction-wait-max N   … but at most N tokens past the threshold (default 7000),
-                            fewer in windows over 32k (3000 at 64k)`;
+                            fewer in windows over 32k (3000 at 64k)
+  --no-compaction-wait-by-cost
+                            wait even where the expected cost says it cannot pay
+                            (by default, in large windows compaction runs at the
+                            threshold)`;

@@ -42,6 +42,7 @@ export const CompactorConfigSchema = z
         compactionWaitsForCacheBreak: z.boolean().optional(),
         compactionWaitRatio: z.number().gt(0).lt(1).optional(),
         compactionWaitMaxTokens: nonNeg.optional(),
+        compactionWaitByCost: z.boolean().optional(),
       })
       .strict()
       .optional(),

@@ -53,6 +53,14 @@ export interface ClearingPolicy {
    * 24,000 tokens (a 32k window); in a larger budget proportionally fewer (3,000 at 64k).
    */
   compactionWaitMaxTokens: number;
+  /**
+   * No wait where the expected cost says it cannot pay: past the threshold, compaction waits
+   * only while the history has grown less since the last pass than the growth that costs least
+   * per request (cache reads against the cost of a pass, at the fastest growth of one request
+   * seen since). In large windows the threshold lies beyond it and compaction runs at the
+   * threshold. On in preset `compactor`.
+   */
+  compactionWaitByCost: boolean;
 }
 
 /** B4: the evidence window is half the local trigger. */
@@ -74,6 +82,7 @@ export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   compactionWaitsForCacheBreak: false,
   compactionWaitRatio: DEFAULT_COMPACTION_WAIT.ratio,
   compactionWaitMaxTokens: DEFAULT_COMPACTION_WAIT.maxTokens,
+  compactionWaitByCost: false,
 });
 
 /**
@@ -88,6 +97,7 @@ export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   preset: 'compactor',
   enabled: false,
   compactionWaitsForCacheBreak: true,
+  compactionWaitByCost: true,
 });
 
 /** Every preset by name. */
@@ -139,5 +149,6 @@ export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): C
       ? partial.compactionWaitRatio
       : base.compactionWaitRatio,
     compactionWaitMaxTokens: count(partial.compactionWaitMaxTokens, base.compactionWaitMaxTokens),
+    compactionWaitByCost: partial.compactionWaitByCost ?? base.compactionWaitByCost,
   };
 }

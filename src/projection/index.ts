@@ -15,3 +15,4 @@ export * from './project-request.js';
 export * from './effective-limits.js';
 export * from './options-schema.js';
 export * from './cache-aware.js';
+export * from './wait-by-cost.js';

@@ -23,6 +23,7 @@ export const ClearingPolicyOptionsSchema = z
     compactionWaitsForCacheBreak: z.boolean(),
     compactionWaitRatio: z.number().gt(0).lt(1),
     compactionWaitMaxTokens: count,
+    compactionWaitByCost: z.boolean(),
   })
   .partial();
 

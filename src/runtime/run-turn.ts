@@ -58,7 +58,8 @@ export async function runTurn(
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
   const startedAt = clock.now();
-  const actor = createActor(ctx.machinesFor(store, request.previousRequest ?? null).turn, {
+  const machines = ctx.machinesFor(store, request.previousRequest ?? null, request.cacheCycle ?? null);
+  const actor = createActor(machines.turn, {
     input: {
       turnId: request.turnId,
       historyRef,
@@ -74,7 +75,8 @@ export async function runTurn(
     },
     inspect: deps.inspect,
   });
-  return ctx.guardedFits(await drive(ctx, store, request.turnId, startedAt, actor, options));
+  const result = ctx.guardedFits(await drive(ctx, store, request.turnId, startedAt, actor, options));
+  return { ...result, cacheCycle: machines.cacheCycle() };
 }
 
 /** Continues a turn from its checkpoint file; it keeps checkpointing there unless told otherwise. */

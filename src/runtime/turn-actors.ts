@@ -16,7 +16,6 @@ import {
   type SyncHistoryOutput,
 } from '../../machines/index.js';
 import type { ProjectionDiagnostics } from '../projection/index.js';
-import type { Message } from '../messages/message.js';
 import type { MessageStore } from './message-store.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 import { createTurnProjection, type TurnProjection } from './turn-projection.js';
@@ -92,7 +91,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
     return {
       pressureTokens: tp.pressure(projectedTokens),
       projectedTokens,
-      thresholdTokens: tp.threshold(b, request, promptBudgetTokens),
+      thresholdTokens: tp.threshold(b, request, promptBudgetTokens, tp.pressure(projectedTokens)),
       promptBudgetTokens,
       summaryInputBudget: b.summaryInputBudget,
     };
@@ -103,6 +102,7 @@ const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
     const { messages, diagnostics } = tp.project(store.get(input.historyRef));
     const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);
     tp.remember(messages);
+    tp.compacted(tp.pressure(diagnostics.projectedTokens));
     return {
       projectionRef: ref,
       itemCount: messages.length,
@@ -121,9 +121,8 @@ export function provideTurn(
   deps: TurnActorDeps,
   store: MessageStore,
   compaction: typeof compactionMachine,
-  previousRequest: readonly Message[] | null = null,
+  tp: TurnProjection = createTurnProjection(deps),
 ) {
-  const tp = createTurnProjection(deps, previousRequest);
   return turnMachine.provide({
     actors: {
       syncHistory: syncHistory(store),

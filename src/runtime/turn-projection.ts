@@ -1,7 +1,13 @@
 import type { Message } from '../messages/message.js';
+import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
 import {
   cacheAwareThreshold,
   completeClearingPolicy,
+  cycleAfterPass,
+  firstCacheCycle,
+  nextCacheCycle,
+  waitCanPay,
+  type CacheCycle,
   effectiveLimits,
   sharedPrefixLength,
   type Budgets,
@@ -27,22 +33,35 @@ export interface TurnProjection {
   projectToFit(history: readonly Message[]): ProjectedRequest;
   /** Tokens the next request carries: the projection plus the frozen prefix. */
   pressure(projectedTokens: number): number;
-  /** The compaction threshold for `request`; remembers it as the last request sent. */
-  threshold(b: Budgets, request: readonly Message[], promptBudget: number | null): number | null;
+  /** The compaction threshold for `request` (of `pressure` tokens); remembers it as the last request sent. */
+  threshold(
+    b: Budgets,
+    request: readonly Message[],
+    promptBudget: number | null,
+    pressure: number,
+  ): number | null;
   /** Remembers a rebuilt projection as the last request sent. */
   remember(request: readonly Message[]): void;
+  /** A compaction pass ran; its rebuilt request has `pressure` tokens. */
+  compacted(pressure: number): void;
+  /** The prompt cache's cycle after this turn's requests (null before any), for the next turn. */
+  cacheCycle(): CacheCycle | null;
 }
 
 export function createTurnProjection(
   deps: TurnActorDeps,
   previousRequest: readonly Message[] | null = null,
+  previousCycle: CacheCycle | null = null,
 ): TurnProjection {
   const p = deps.projection ?? DEFAULT_PROJECTION;
   const complete = completeClearingPolicy(deps.policy);
   const waitsForCacheBreak = complete.compactionWaitsForCacheBreak;
+  const byCost = complete.compactionWaitByCost;
   const wait = { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens };
   // The previous request sent, for cache-aware compaction (is this request's prefix still cached?).
   let lastRequest: readonly Message[] | null = previousRequest;
+  // Since the cache was last rewritten, for the wait by expected cost (carried from turn to turn).
+  let cycle = previousCycle;
   const fitPolicy: Partial<ClearingPolicy> | undefined =
     deps.policy?.enabled === false ? deps.policy : { ...deps.policy, enabled: true, clearAtLeast: 0 };
   return {
@@ -53,15 +72,27 @@ export function createTurnProjection(
     projectToFit: (history) =>
       p.projectRequest(history, { limits: deps.limits, policy: fitPolicy, estimator: deps.estimator }),
     pressure: (projectedTokens) => projectedTokens + Math.max(0, deps.limits.prefixTokens ?? 0),
-    threshold(b, request, promptBudget) {
+    threshold(b, request, promptBudget, pressure) {
       const intact = lastRequest !== null && sharedPrefixLength(lastRequest, request) === lastRequest.length;
       lastRequest = request;
-      return waitsForCacheBreak
-        ? cacheAwareThreshold(b.compactionThreshold, promptBudget, intact, wait)
-        : b.compactionThreshold;
+      // A pass is expected to write a summary of the L1 output size and leave it with the L7 tail.
+      const summary = defaultSummaryOutputTokens(b.capacity) ?? 0;
+      cycle = nextCacheCycle(
+        cycle ?? firstCacheCycle((b.continuityTailTokens ?? 0) + summary),
+        intact,
+        pressure,
+      );
+      const threshold = b.compactionThreshold;
+      if (!waitsForCacheBreak || threshold === null) return threshold;
+      if (byCost && !waitCanPay(cycle, threshold, summary)) return threshold;
+      return cacheAwareThreshold(threshold, promptBudget, intact, wait);
     },
     remember(request) {
       lastRequest = request;
     },
+    compacted(pressure) {
+      cycle = cycleAfterPass(pressure);
+    },
+    cacheCycle: () => cycle,
   };
 }

@@ -2,11 +2,13 @@ import type { CompactionStrategy } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import type { Budgets } from '../projection/budgets.js';
+import type { CacheCycle } from '../projection/wait-by-cost.js';
 import { provideCompaction } from './compaction-actors.js';
 import type { MessageStore } from './message-store.js';
 import { failGuardedOverWindow } from './request-over-window.js';
 import { provideTurn } from './turn-actors.js';
 import { DEFAULT_PROJECTION } from './turn-actor-deps.js';
+import { createTurnProjection } from './turn-projection.js';
 import type { Clock, TurnResult, TurnRunnerDeps } from './turn-runner-types.js';
 
 /**
@@ -26,9 +28,12 @@ export interface TurnRunnerContext {
   machinesFor(
     store: MessageStore,
     previousRequest?: readonly Message[] | null,
+    cacheCycle?: CacheCycle | null,
   ): {
     compaction: ReturnType<typeof provideCompaction>;
     turn: ReturnType<typeof provideTurn>;
+    /** The prompt cache's cycle after the turn's requests, for the next turn. */
+    cacheCycle(): CacheCycle | null;
   };
 }
 
@@ -49,12 +54,17 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
     (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const guardedFits = (result: TurnResult): TurnResult =>
     failGuardedOverWindow(result, budgetsNow().capacity, Math.max(0, deps.limits.reservedOutput ?? 0));
-  const machinesFor = (store: MessageStore, previousRequest: readonly Message[] | null = null) => {
+  const machinesFor = (
+    store: MessageStore,
+    previousRequest: readonly Message[] | null = null,
+    cacheCycle: CacheCycle | null = null,
+  ) => {
     const compaction = provideCompaction(
       { capacity: budgetsNow().capacity, ...deps.compaction, estimator: deps.estimator },
       store,
     );
-    return { compaction, turn: provideTurn(deps, store, compaction, previousRequest) };
+    const tp = createTurnProjection(deps, previousRequest, cacheCycle);
+    return { compaction, turn: provideTurn(deps, store, compaction, tp), cacheCycle: tp.cacheCycle };
   };
   return { deps, clock, strategy, maxOverflowRetries, budgetsNow, guardedFits, machinesFor };
 }

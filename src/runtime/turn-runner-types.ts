@@ -12,6 +12,7 @@ import type {
   TurnOutput,
 } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
+import type { CacheCycle } from '../projection/wait-by-cost.js';
 import type { CompactionDeps } from './compaction-deps.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 
@@ -60,6 +61,11 @@ export interface TurnRequest {
    * (issue 16, `compactionWaitsForCacheBreak`). Without it compaction runs at the threshold.
    */
   previousRequest?: readonly Message[] | null;
+  /**
+   * The previous turn's `result.cacheCycle`: how the history grew since the prompt cache was
+   * last rewritten, for the wait by expected cost (`compactionWaitByCost`).
+   */
+  cacheCycle?: CacheCycle | null;
 }
 
 /** Options of a run. */
@@ -112,6 +118,8 @@ export interface TurnResult {
   history: readonly Message[];
   /** The next request window; null only when cancelled before it was built. */
   request: readonly Message[] | null;
+  /** Feed into the next turn's request with `request` (the wait by expected cost). */
+  cacheCycle?: CacheCycle | null;
 }
 
 /** Manual `/compact` (always summarizes) or another explicit pass. */

@@ -4,10 +4,13 @@ import { effectiveLimits, resolveBudgets, type ClearingPolicy, type Limits } fro
 import { createLocalSummarizer } from '../runtime/create-local-summarizer.js';
 import type { LocalSummarizerWithWarnings } from '../runtime/local-summarizer-options.js';
 import { createTurnRunner } from '../runtime/turn-runner.js';
-import type { TurnRunner } from '../runtime/turn-runner-types.js';
+import type { TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
 import type { CompactorSessionOptions, CompactionSettings } from './options.js';
 import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
+
+/** What one turn hands the next so compaction may wait while the prompt cache holds (issue 16). */
+export type CacheCarry = Pick<TurnRequest, 'previousRequest' | 'cacheCycle'>;
 
 /** What every run of one session shares. */
 export interface RunnerContext {

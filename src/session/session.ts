@@ -17,7 +17,7 @@ import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, summaryWarningFields, type SessionCompactionReport } from './report.js';
 import { resolveSessionRoute, withSummarizer } from './route.js';
-import { buildSessionRunner, type RunnerContext } from './session-runner.js';
+import { buildSessionRunner, type CacheCarry, type RunnerContext } from './session-runner.js';
 import type {
   CompactOptions,
   CompactorSession,
@@ -63,8 +63,8 @@ class Session implements CompactorSession {
   // T3: the last provider-reported usage; a compaction replaces the request so it stops matching.
   private anchor: UsageAnchor | undefined;
   private guard: LoopGuardState = { ...INITIAL_LOOP_GUARD_STATE };
-  /** The request after the last turn: compaction may wait while the next one extends it (issue 16). */
-  private lastRequest: readonly Message[] | null = null;
+  /** The request after the last turn and the cache cycle: compaction may wait while the next one extends it (issue 16). */
+  private lastTurn: CacheCarry = {};
   private busy = false;
   private turns = 0;
 
@@ -183,7 +183,7 @@ class Session implements CompactorSession {
             turnId: `turn-${++this.turns}`,
             history: before, // mode: automatic (the default)
             loopGuard: this.guard,
-            previousRequest: this.lastRequest,
+            ...this.lastTurn,
           },
           { signal: opts.signal, ...(checkpointPath ? { checkpointPath } : {}) },
         ),
@@ -195,7 +195,7 @@ class Session implements CompactorSession {
         return { ...result, boundary: null, ...summaryWarningFields([]) };
       }
       this.guard = result.loopGuard;
-      this.lastRequest = result.request;
+      this.lastTurn = { previousRequest: result.request, cacheCycle: result.cacheCycle };
       if (result.compaction?.status === 'failed')
         this.log(
           `automatic compaction failed; continuing with full history: ${result.compaction.failure?.message}`,

@@ -66,5 +66,6 @@ describe('--preset and config "preset" (issue 16: defaults chosen on data, the s
     expect(
       (await project(['--compaction-wait-ratio', '0.5', '--compaction-wait-max', '4000'])).clearedResults,
     ).toBe(0);
+    expect((await project(['--no-compaction-wait-by-cost'])).clearedResults).toBe(0);
   });
 });

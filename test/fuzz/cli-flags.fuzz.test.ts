@@ -31,7 +31,12 @@ const CLEARING = [
   '--compaction-wait-ratio',
   '--compaction-wait-max',
 ];
-const CLEARING_SWITCHES = ['--no-clear-inputs', '--no-clearing', '--compaction-waits-for-cache-break'];
+const CLEARING_SWITCHES = [
+  '--no-clear-inputs',
+  '--no-clearing',
+  '--compaction-waits-for-cache-break',
+  '--no-compaction-wait-by-cost',
+];
 const SELECT = ['--from', '--session', '--out', '--to', '--config'];
 const TURN = [
   ...SHARED_LIMITS,

@@ -24,6 +24,7 @@ export function compactorVariant(
     source: 'compactor',
     // The replay runs compaction itself, so it reads the complete policy's choice (the preset's default included).
     compactionWaitsForCacheBreak: complete.compactionWaitsForCacheBreak,
+    compactionWaitByCost: complete.compactionWaitByCost,
     compactionWait: {
       ratio: complete.compactionWaitRatio,
       maxTokens: complete.compactionWaitMaxTokens,
@@ -42,7 +43,7 @@ export function compactorPolicy(): RetentionPolicy {
   return compactorVariant(
     'compactor',
     {},
-    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact, compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens past the threshold, scaled down in windows over 32k (3,000 at 64k).',
+    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact and the expected cost says a wait can pay, compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens past the threshold, scaled down in windows over 32k (3,000 at 64k).',
   );
 }
 

@@ -75,23 +75,31 @@ export function compactorCandidates(): RetentionPolicy[] {
       ['preset vtcode', 'evidence 0.9', batch(5_000), wait],
     ),
     compactorPolicy(),
+    variant('compactor-wait-scaled-cap', { compactionWaitByCost: false }, [
+      'defaults',
+      'but the wait is not dropped where the expected cost says it cannot pay (the previous defaults)',
+    ]),
     compactorVariant(
       'compactor-wait-flat-12k',
-      { compactionWaitMaxTokens: 12_000 },
-      'Compactor, defaults, but compaction waits at most 12,000 tokens past the threshold whatever the window (the previous defaults).',
+      { compactionWaitMaxTokens: 12_000, compactionWaitByCost: false },
+      'Compactor, defaults, but compaction waits at most 12,000 tokens past the threshold whatever the window, and whether or not the expected cost says it pays (the defaults two rounds ago).',
       Number.POSITIVE_INFINITY,
     ),
     variant(
       'compactor-wait-half',
-      { compactionWaitRatio: 0.5, compactionWaitMaxTokens: Number.MAX_SAFE_INTEGER },
+      {
+        compactionWaitRatio: 0.5,
+        compactionWaitMaxTokens: Number.MAX_SAFE_INTEGER,
+        compactionWaitByCost: false,
+      },
       [
         'defaults',
-        'but compaction waits only halfway to the prompt budget, uncapped (the defaults two rounds ago)',
+        'but compaction waits only halfway to the prompt budget, uncapped, whatever the expected cost (the defaults three rounds ago)',
       ],
     ),
     variant(
       'compactor-clearing-evidence-0.9-batch-20k',
-      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 20_000 },
+      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 20_000, compactionWaitByCost: false },
       ['defaults with clearing on', 'evidence 0.9', batch(20_000), wait],
     ),
   ];

@@ -9,8 +9,8 @@ import { createCompactorSession } from '../../../src/session/index.js';
  * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with
  * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
  * second request extends the first unchanged, compaction waits 85 % of the way to the budget
- * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets); both
- * are options.
+ * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets), unless
+ * the expected cost says no wait can pay; all are options.
  */
 
 afterAll(freeEncoders);
@@ -77,6 +77,18 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     const sent = estimator.history([msg.system('You are a coding agent.'), ...exchanges(0, 78)]);
     expect(sent).toBeGreaterThanOrEqual(45_000);
     expect(sent).toBeLessThan(53_900);
+  });
+
+  it('H5: in a 200k window the expected cost rules the wait out (a pass is rarer than the cheapest cycle), so the turn compacts at the threshold; compactionWaitByCost: false keeps the 875-token wait', async () => {
+    const at = { limits: { capacity: 200_000, reservedOutput: 8_000 }, first: 236, more: 4 };
+    const { second } = await secondTurn(undefined, undefined, at);
+    expect(second.thresholdTokens).toBe(144_000);
+    expect(second.decision).toBe('compacted');
+    expect(second.summaryCalls).toBe(1);
+    const kept = await secondTurn({ compactionWaitByCost: false }, undefined, at);
+    expect(kept.second.thresholdTokens).toBe(144_875);
+    expect(kept.second.decision).toBe('below-threshold'); // 144,380 tokens: inside the wait
+    expect(kept.second.summaryCalls).toBe(0);
   });
 
   it('H5: preset vtcode (the seed) compacts at the threshold', async () => {
