@@ -68,6 +68,7 @@ export {
   type Pairing,
   type ToolBatch,
   type InvalidReason,
+  type CacheCycle,
 } from './projection/index.js';
 
 // Session formats (D2, D3).
