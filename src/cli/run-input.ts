@@ -10,7 +10,7 @@ import { checkInspectPath } from './run-inspection.js';
 import { resolvePath, sessionFileArgument, type RunFlags } from './run-options.js';
 import { outTarget, type OutTarget } from './out-file.js';
 import { inspectReport, type IoReport } from './run-report.js';
-import type { RunSession } from './run-session.js';
+import { loadRunTokenizer, type RunSession } from './run-session.js';
 
 /** The input of `run`/`compact` and its checked outputs. */
 export interface RunInput {
@@ -34,6 +34,7 @@ export function readRunInput(
 ): RunInput {
   const { path, shown } = sessionFileArgument(command, args.positionals, ctx);
   const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
+  loadRunTokenizer(flags, ctx);
   const imported = readSessionFile(path, { from, displayName: shown });
   const input = selectSession(imported, flags.session);
   const sessionDirs = flags['session-dir'] === undefined ? [] : [resolvePath(ctx, flags['session-dir'])];

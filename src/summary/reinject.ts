@@ -73,21 +73,23 @@ interface Snapshot {
  * The latest known full content of each file, newest first. Walks calls newest-first;
  * the newest touch of a path decides: a write with full content or a successful read
  * gives the content, a partial edit (str_replace, sed -i, patch) makes older content
- * stale, so that path is skipped.
+ * stale, so that path is skipped. Lazy: the caller stops after a few files, so only the
+ * recent end of a long history is walked (issue 15, memory: the whole walk of 100,000
+ * messages left about 19 MB of garbage).
  */
-function latestFileContents(history: readonly Message[]): Snapshot[] {
-  const results = new Map<string, Message>();
-  for (const m of history) if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, m);
+function* latestFileContents(history: readonly Message[]): Generator<Snapshot> {
+  const resultOf = newestResults(history);
   const decided = new Set<string>();
-  const out: Snapshot[] = [];
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history[i];
+    if (m.role === 'tool' && m.toolCallId !== undefined) resultOf.passed(m.toolCallId, m);
     if (!hasToolCalls(m)) continue;
+    const out: Snapshot[] = [];
     for (let c = m.toolCalls.length - 1; c >= 0; c--) {
       const call = m.toolCalls[c];
       const args = parseArguments(call);
       const kind = toolKind(call, args);
-      const result = results.get(call.id);
+      const result = resultOf.get(call.id);
       const resultText = result ? textOf(result.content) : '';
       const reading = readResult(result, resultText);
       const decide = (path: string, content: string | undefined, source: 'read' | 'write') => {
@@ -111,8 +113,34 @@ function latestFileContents(history: readonly Message[]): Snapshot[] {
         if (cat && reading.status === 'completed') decide(cat[1], resultText, 'read');
       }
     }
+    yield* out;
   }
-  return out;
+}
+
+/**
+ * The last tool result in the whole history with a call id, for a walk from the end: results
+ * after the walk's position are remembered as it passes them (the first one passed is the
+ * last), and only an id with none there (a result before its call, or none) looks at the
+ * whole history, once.
+ */
+function newestResults(history: readonly Message[]) {
+  const passed = new Map<string, Message>();
+  let all: Map<string, Message> | undefined;
+  return {
+    passed(id: string, m: Message): void {
+      if (!passed.has(id)) passed.set(id, m);
+    },
+    get(id: string): Message | undefined {
+      const hit = passed.get(id);
+      if (hit !== undefined) return hit;
+      if (!all) {
+        all = new Map();
+        for (const m of history)
+          if (m.role === 'tool' && m.toolCallId !== undefined) all.set(m.toolCallId, m);
+      }
+      return all.get(id);
+    },
+  };
 }
 
 /**

@@ -59,4 +59,21 @@ describe('§14 post-compaction re-injection', () => {
     expect(textOf(out[1].content).startsWith('Previous conversation summary:')).toBe(true);
     expect(out[2]).toBe(r.files[0]);
   });
+
+  it('§14: a call reads the last result with its id anywhere in the history, also one recorded before the call', () => {
+    const early: Message[] = [
+      msg.user('read e.py'),
+      msg.tool('7', 'E-EARLY', 'Read'),
+      msg.assistant('', [call('7', 'Read', { file_path: 'e.py' })]),
+      msg.assistant('', [call('8', 'Read', { file_path: 'f.py' })]),
+      msg.tool('8', 'F-FIRST', 'Read'),
+      msg.tool('8', 'F-LAST', 'Read'),
+    ];
+    const r = buildReinjection(early, { budgetTokens: 5_000, estimator: est, includeSystem: false });
+    expect(r.included.map((f) => f.path)).toEqual(['f.py', 'e.py']);
+    const text = textOf(r.files[0].content);
+    expect(text).toContain('E-EARLY');
+    expect(text).toContain('F-LAST');
+    expect(text).not.toContain('F-FIRST');
+  });
 });
