@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { jsonEqual } from '../formats/residual.js';
 import { MessageSchema, type Message } from '../messages/message.js';
+import { isPlainMessage } from './plain-message.js';
 
 /**
  * The `history` option, checked message by message against {@link MessageSchema}. zod's parse
@@ -15,6 +16,10 @@ export const HistoryOptionSchema = z.array(z.unknown()).transform((history, ctx)
   const out = new Array<Message>(history.length);
   for (let i = 0; i < history.length; i++) {
     const value = history[i];
+    if (isPlainMessage(value)) {
+      out[i] = value as Message;
+      continue;
+    }
     const parsed = MessageSchema.safeParse(value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues)
