@@ -46,30 +46,74 @@ export function completeProtocolPrefix(messages: readonly Message[], requireUser
   if (messages.length === 0) return 0;
   if (requireUserAnchor && messages[0].role !== 'user') return 0;
   let pendingStart = -1;
-  let open = new Set<string>();
+  const open = new PendingBatch();
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m.role === 'tool') {
       const id = m.toolCallId ?? '';
       if (pendingStart < 0) return i;
-      if (id === '' || !open.has(id)) return pendingStart;
-      open.delete(id);
-      if (open.size === 0) pendingStart = -1;
+      if (id === '' || !open.answer(id)) return pendingStart;
+      if (open.left === 0) pendingStart = -1;
       continue;
     }
     if (pendingStart >= 0) return pendingStart;
     if (m.toolCallId !== undefined) return i;
     if (hasToolCalls(m)) {
-      const ids = new Set<string>();
-      for (const c of m.toolCalls) {
-        if (c.id === '' || ids.has(c.id)) return i;
-        ids.add(c.id);
-      }
+      if (!open.open(m.toolCalls)) return i;
       pendingStart = i;
-      open = ids;
     }
   }
   return pendingStart >= 0 ? pendingStart : messages.length;
+}
+
+// Batches up to this size are checked by comparing ids pairwise, not with a Set per batch: a
+// 100,000-message history has tens of thousands of batches, and their Sets were about 12 MB
+// of garbage V8 kept until the process ended (issue 15, memory).
+const SMALL_BATCH = 16;
+
+/** The calls of the pending batch still waiting for their result (one per pass, reused). */
+class PendingBatch {
+  private calls: readonly { id: string }[] = [];
+  private readonly answered = new Uint8Array(SMALL_BATCH);
+  private ids: Set<string> | null = null;
+  /** Calls not answered yet. */
+  left = 0;
+
+  /** Opens a batch; false when a call id is empty or repeats an earlier one of the batch. */
+  open(calls: readonly { id: string }[]): boolean {
+    this.calls = calls;
+    this.left = calls.length;
+    this.ids = null;
+    if (calls.length > SMALL_BATCH) {
+      const ids = new Set<string>();
+      for (const c of calls) {
+        if (c.id === '' || ids.has(c.id)) return false;
+        ids.add(c.id);
+      }
+      this.ids = ids;
+      return true;
+    }
+    for (let k = 0; k < calls.length; k++) {
+      if (calls[k].id === '') return false;
+      for (let j = 0; j < k; j++) if (calls[j].id === calls[k].id) return false;
+    }
+    this.answered.fill(0);
+    return true;
+  }
+
+  /** Marks the open call with this id answered; false when no open call has it. */
+  answer(id: string): boolean {
+    if (this.ids) {
+      if (!this.ids.delete(id)) return false;
+    } else {
+      let k = 0;
+      while (k < this.calls.length && (this.answered[k] === 1 || this.calls[k].id !== id)) k++;
+      if (k === this.calls.length) return false;
+      this.answered[k] = 1;
+    }
+    this.left--;
+    return true;
+  }
 }
 
 /** True when every call is answered right after its batch and no result is orphaned. */
