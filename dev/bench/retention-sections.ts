@@ -152,15 +152,16 @@ export function firingSection(byWindow: ReadonlyMap<number, PolicyRun[]>, sessio
     rows: first.map((r0) => {
       const counts = firedCounts(r0.policy.name);
       const best = bestShare(r0.policy.name);
+      const isPeer = peers.includes(r0);
       return [
         r0.policy.name,
         ...counts.map((c) => `${c}/${sessions}`),
         pct(best),
-        best >= 1 / 3 ? 'yes' : 'NO',
+        isPeer ? (best >= 1 / 3 ? 'yes' : 'NO') : '—',
       ];
     }),
     notes: [
-      'Counted over all sessions (both halves, real and synthetic). "no-clearing" never changes a request by definition.',
+      'Counted over all sessions (both halves, real and synthetic). Fired = cleared, masked or trimmed something before compaction; compaction itself is not counted. "no-clearing" never changes a request, and Compactor\'s defaults keep tool results until compaction by design, so both show 0; the last column applies to the peers (— for the others).',
       short.length === 0
         ? `Every peer policy (${peers.length}) acts on at least a third of the sessions at some window: yes.`
         : `Every peer policy acts on at least a third of the sessions at some window: NO — ${short.join(', ')} fall short.`,
