@@ -1,5 +1,9 @@
 import type { Message } from '../messages/message.js';
 
+/** A tool result with a call id and no name. */
+const needsName = (m: Message): m is Message & { toolCallId: string } =>
+  m.role === 'tool' && m.toolName === undefined && m.toolCallId !== undefined;
+
 /**
  * Follows a session's messages in order and tells, for each, the name its tool result should
  * get: that of the most recent earlier call with its id (N1's binding rule), or undefined when
@@ -9,8 +13,7 @@ export function toolNamer(): (m: Message) => string | undefined {
   const names = new Map<string, string>();
   return (m) => {
     for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
-    if (m.role !== 'tool' || m.toolName !== undefined || m.toolCallId === undefined) return undefined;
-    return names.get(m.toolCallId);
+    return needsName(m) ? names.get(m.toolCallId) : undefined;
   };
 }
 
@@ -20,6 +23,9 @@ export function toolNamer(): (m: Message) => string | undefined {
  * Messages that already have a name, or answer no known call, are returned as they are.
  */
 export function fillToolNames(messages: Message[]): Message[] {
+  // Importers that name results themselves leave nothing to fill: no pass, no map of every
+  // call id (100,000 messages: about 4 MB of garbage, issue 15, memory).
+  if (!messages.some(needsName)) return messages;
   const nameOf = toolNamer();
   let changed = false;
   const out = messages.map((m) => {
