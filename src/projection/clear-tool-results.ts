@@ -1,4 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
+import { tokensPerMessage } from './tokens-per-message.js';
 import type { Message } from '../messages/message.js';
 import { resolveEvidenceBudget } from './budgets.js';
 import { clearInSteps } from './cache-aware.js';
@@ -47,7 +48,7 @@ export function clearOldToolResultsWithRecentBatches(
   const evidenceBudget =
     opts.evidenceBudget ?? resolveEvidenceBudget(localTrigger, policy.evidenceWindowRatio);
   const est = opts.estimator;
-  const tokens = messages.map((m) => est.message(m));
+  const tokens = tokensPerMessage(messages, est);
   const total = sum(tokens);
   const base = unchangedDiagnostics(total, localTrigger, evidenceBudget);
   const pairing = opts.pairing ?? analyzePairing(messages);
