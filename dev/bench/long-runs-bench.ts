@@ -72,7 +72,7 @@ export function longRuns(ctx: BenchContext): BenchSection {
     rows,
     notes: [
       `Goal: 10 MB of any one character class in under 5 s with no crash; slowest here ${worst.toFixed(2)} s (${ctx.quick ? 'quick run: 0.2 MB' : worst < 5 ? 'met' : 'MISSED'}). Whitespace runs were quadratic: 320,000 spaces took 101 s.`,
-      'Long runs are counted in 64-character windows (256 when a window holds too few tokens); repeated windows are remembered, so uniform runs cost little and random runs cost about what tiktoken spends on prose.',
+      'Long runs are counted in 64-character windows (256 when a window holds too few tokens); repeated windows are remembered, so uniform runs cost little and random runs pay one tokenizer call per window, several times the cost of prose (the × prose column).',
     ],
   };
 }
