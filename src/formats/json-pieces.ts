@@ -92,6 +92,8 @@ export class JsonPieces {
   private escaped = false;
   /** Depth at which the entry being read started, or -1 outside entries. */
   private entryDepth = -1;
+  /** The top-level value has closed: another one means JSON Lines, not one document. */
+  private closed = false;
 
   /** Scans one chunk (the caller may reuse its buffer afterwards). */
   write(chunk: Buffer): void {
@@ -114,6 +116,8 @@ export class JsonPieces {
       const b = chunk[i]!;
       if (b === QUOTE) inString = true;
       else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+        // Stop at once rather than scan (and parse entries of) a whole JSON Lines file.
+        if (depth === 0 && this.closed) throw new Error('more than one JSON value');
         if (entryDepth < 0 && this.startsEntry(depth)) {
           this.skeleton.append(chunk.subarray(start, i));
           start = i;
@@ -124,6 +128,7 @@ export class JsonPieces {
       } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
         depth--;
         if (depth < 0) throw new Error('unbalanced JSON');
+        if (depth === 0) this.closed = true;
         if (depth === entryDepth) {
           this.endEntry(chunk.subarray(start, i + 1));
           start = i + 1;

@@ -61,6 +61,11 @@ export function parseSession(
     const format = from !== undefined ? parseFormatName(from) : detectFormat(text, opts.fileName);
     return IMPORTERS[format](text, opts.fileName);
   });
+  return withToolNames(result);
+}
+
+/** Names tool results after the call they answer where the format does not record it. */
+function withToolNames(result: ImportResult): ImportResult {
   for (const s of result.sessions) s.messages = fillToolNames(s.messages);
   return result;
 }
@@ -98,7 +103,5 @@ function importDocument(
       ? DOCUMENT_IMPORTERS[format as keyof typeof DOCUMENT_IMPORTERS]
       : undefined;
   if (!importer || (from !== undefined && from !== format)) return undefined;
-  const result = importer(doc, fileName);
-  for (const s of result.sessions) s.messages = fillToolNames(s.messages);
-  return result;
+  return withToolNames(importer(doc, fileName));
 }

@@ -116,6 +116,14 @@ describe('a JSON session file read in pieces (D2, D3)', () => {
     expect(outcome(latin1, PIECES)).toMatch(/not valid UTF-8/);
   });
 
+  it('D3: a second top-level value (JSON Lines) stops the scan in the chunk where it starts', () => {
+    // Scanning on would parse entries of a whole JSON Lines file before it is read again whole.
+    const pieces = new JsonPieces();
+    expect(() => pieces.write(Buffer.from('{"type":"user","content":[{"a":1}]}\n{"type":'))).toThrow(
+      /more than one JSON value/,
+    );
+  });
+
   it('D3: the size cap and the regular-file check come before any read', () => {
     expect(() => readJsonDocumentInPieces(dir, 'the-dir', 0)).toThrow(/the-dir: is a directory/);
     const file = join(dir, 'capped.json');
