@@ -7,6 +7,8 @@ import {
   syntheticLongSessions,
   type CorpusSession,
 } from './corpus-sessions.js';
+import { howSureSection } from './how-sure-section.js';
+import { ResamplePlans } from './paired-bootstrap.js';
 import { chooseDefault } from './retention-choice.js';
 import { recallOf, runWindow, subsetRuns, type PolicyRun } from './retention-runs.js';
 import {
@@ -130,8 +132,17 @@ export const retentionSuite: BenchSuite = {
       choiceSection(scores, chosen, tuningRuns, checkRuns),
       firingSection(all, sessions.length),
     ];
-    for (const w of windows) sections.push(windowTable(checkRuns.get(w) ?? [], w, 'check', check.length));
-    for (const w of windows) sections.push(windowTable(tuningRuns.get(w) ?? [], w, 'tuning', tuning.length));
+    const plans = new ResamplePlans();
+    for (const [half, byWindow, n] of [
+      ['check', checkRuns, check.length],
+      ['tuning', tuningRuns, tuning.length],
+    ] as const)
+      for (const w of windows) {
+        const runs = byWindow.get(w) ?? [];
+        sections.push(windowTable(runs, w, half, n, plans));
+        const sure = howSureSection(runs, w, half, plans);
+        if (sure) sections.push(sure);
+      }
     sections.push(cacheOptionsSection(all));
     sections.push(summaryRecallSection(all, sessions));
     const main = all.get(MAIN_WINDOW) ?? all.get(windows[windows.length - 1]) ?? [];

@@ -2,6 +2,8 @@ import { scatterChart, type ScatterPoint } from './charts/scatter-chart.js';
 import { PRICES, PRIMARY_PRICE } from '../replay/prices.js';
 import type { RetentionPolicy } from '../replay/types.js';
 import type { CorpusSession, ImportFailure } from './corpus-sessions.js';
+import { compareRuns } from './how-sure-section.js';
+import { bothWithinNoise, ResamplePlans } from './paired-bootstrap.js';
 import { verdicts } from './retention-choice.js';
 import {
   cacheSplitOf,
@@ -60,12 +62,17 @@ export function corpusSection(
   };
 }
 
-function frontierLabel(r: PolicyRun, runs: readonly PolicyRun[]): string {
+function frontierLabel(r: PolicyRun, runs: readonly PolicyRun[], plans: ResamplePlans): string {
   if (r.failures.length > 0) return `no (failed on ${r.failures.length})`;
   if (r.totals.invalidRequests > 0) return 'no (invalid requests)';
   if (r.totals.taskLostTurns > 0) return 'no (task lost)';
   const by = dominators(r, runs, true);
-  return by.length === 0 ? 'yes' : `dominated by ${by.slice(0, 3).join(', ')}${by.length > 3 ? ', …' : ''}`;
+  // The strict domination stays; a dominator whose lead is inside both intervals is marked.
+  const named = by.slice(0, 3).map((name) => {
+    const o = runs.find((x) => x.policy.name === name);
+    return o && bothWithinNoise(compareRuns(o, r, plans)) ? `${name} (within noise)` : name;
+  });
+  return by.length === 0 ? 'yes' : `dominated by ${named.join(', ')}${by.length > 3 ? ', …' : ''}`;
 }
 
 /** The full table of one window and one half, with the recall-vs-cost chart. */
@@ -74,6 +81,7 @@ export function windowTable(
   window: number,
   half: string,
   sessions: number,
+  plans: ResamplePlans = new ResamplePlans(),
 ): BenchSection {
   const points: ScatterPoint[] = runs.map((r) => ({
     name: r.policy.name,
@@ -112,11 +120,11 @@ export function windowTable(
         `$${(costOf(r) / n).toFixed(3)}`,
         r.totals.summaryCalls,
         `${firedSessions(r)}/${okSessions(r)}`,
-        frontierLabel(r, runs),
+        frontierLabel(r, runs, plans),
       ];
     }),
     notes: [
-      `Window ${window.toLocaleString('en-US')}, output reserve ${RESERVED_OUTPUT.toLocaleString('en-US')}. recall = verbatim + summary-carried; summary recall = compacted needed results whose fact the offline summarizer's summary kept / compacted needed results (no real model offline). frontier = admissible (ran everywhere, 0 invalid, 0 task lost) and not dominated on recall vs ${PRIMARY_PRICE.provider} dollars.`,
+      `Window ${window.toLocaleString('en-US')}, output reserve ${RESERVED_OUTPUT.toLocaleString('en-US')}. recall = verbatim + summary-carried; summary recall = compacted needed results whose fact the offline summarizer's summary kept / compacted needed results (no real model offline). frontier = admissible (ran everywhere, 0 invalid, 0 task lost) and not dominated on recall vs ${PRIMARY_PRICE.provider} dollars; "(within noise)" after a dominating policy means its lead on both recall and cost lies inside the 95 % intervals of the "How sure" comparison (sessions resampled), so the domination may not be real.`,
     ],
     charts: [
       {

@@ -28,7 +28,7 @@ function table(report: string, titleStart: string): string {
 }
 
 describe('bench report (issue 16 "done when")', () => {
-  it('§14: --report on a corpus from COMPACTOR_CORPUS writes the 4-window sweep with firing counts, the cost columns, the tuning/check split and the speed ratio', async () => {
+  it('§14: --report on a corpus from COMPACTOR_CORPUS writes the 4-window sweep with firing counts, the cost columns, the tuning/check split, how sure each difference from the defaults is, and the speed ratio', async () => {
     const corpus = mkdtempSync(join(tmpdir(), 'bench-corpus-'));
     const out = mkdtempSync(join(tmpdir(), 'bench-out-'));
     try {
@@ -74,6 +74,20 @@ describe('bench report (issue 16 "done when")', () => {
           const t = table(report, `Retention and cost, ${half} half, window ${w} `);
           for (const col of ['cache read', 'cache write', '$ anthropic', '$ openai', '$ gemini', 'fired on'])
             expect(t.split('\n')[2]).toContain(`| ${col} |`);
+          // Issue 16: how sure each difference from the defaults is, in plain words.
+          const sure = table(
+            report,
+            `How sure: the defaults against each other setting and policy, ${half} half, window ${w}`,
+          );
+          expect(sure).toContain(
+            '| other policy | recall: defaults − other | recall (defaults) | cost: defaults − other (anthropic) | cost (defaults) | sessions |',
+          );
+          const verdict = '(better|worse|within noise)';
+          expect(sure).toMatch(
+            new RegExp(
+              `\\| no-clearing \\| [+−]?[\\d.]+ pt \\(.+ to .+\\) \\| ${verdict} \\| [+−]?\\$[\\d.]+ \\(.+ to .+\\) \\| ${verdict} \\| \\d+ \\|`,
+            ),
+          );
         }
       const split = table(report, 'Corpus and the fixed tuning/check split');
       expect(report).toContain(`Corpus: ${corpus}`);

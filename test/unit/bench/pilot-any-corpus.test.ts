@@ -31,6 +31,16 @@ describe('retention pilot on any importable corpus (§14, issue 16)', () => {
       expect(titles).toContain('Corpus and the fixed tuning/check split');
       expect(titles.some((t) => t.startsWith('Retention and cost, check half, window 32k'))).toBe(true);
       expect(titles.some((t) => t.startsWith('How often each policy fired'))).toBe(true);
+      const sure = sections.find((s) =>
+        s.title.startsWith(
+          'How sure: the defaults against each other setting and policy, check half, window 32k',
+        ),
+      )!;
+      expect(sure.rows.length).toBeGreaterThan(0);
+      for (const row of sure.rows) {
+        expect(['better', 'worse', 'within noise']).toContain(row[2]);
+        expect(['better', 'worse', 'within noise']).toContain(row[4]);
+      }
       const corpus = sections.find((s) => s.title.startsWith('Corpus'))!;
       // Every fixture format gave at least one session; the broken file is reported, not fatal.
       const sessionNames = corpus.rows.map((r) => String(r[0]));
