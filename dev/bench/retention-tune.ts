@@ -15,6 +15,7 @@ import {
   type PolicyRun,
 } from './retention-runs.js';
 import { renderTable } from './table.js';
+import { SYNTHETIC_SESSIONS } from './retention-bench.js';
 
 /**
  * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
     options: {
       window: { type: 'string', default: '32000' },
       half: { type: 'string', default: 'tuning' },
-      synthetic: { type: 'string', default: '4' },
+      synthetic: { type: 'string', default: String(SYNTHETIC_SESSIONS.full) },
       variant: { type: 'string', multiple: true, default: [] },
       'per-session': { type: 'boolean', default: false },
       digits: { type: 'string', default: '2' },

@@ -17,7 +17,7 @@ const HELP =
   `npm run bench -- [--only ${suites.map((s) => s.name).join(',')}] [--quick] [--report DIR] [--corpus DIR] [--windows 32000,64000] [--synthetic N]\n` +
   `  --corpus DIR     session corpus (default $COMPACTOR_CORPUS, else ../shared/data/sessions/raw beside the repo)\n` +
   `  --windows LIST   retention windows in tokens (default 32k,64k,128k,200k; --quick: 32k,128k)\n` +
-  `  --synthetic N    synthetic long sessions added to the corpus (default 20; --quick: 2)\n`;
+  `  --synthetic N    synthetic long sessions added to the corpus (default 100; --quick: 2)\n`;
 
 const suiteNames = suites.map((s) => s.name);
 const FlagsSchema = z.object({
