@@ -1,5 +1,6 @@
 import { PRICES, PRIMARY_PRICE } from '../replay/prices.js';
 import {
+  bothWithinNoise,
   pairedBootstrap,
   verdict,
   type Interval,
@@ -34,6 +35,27 @@ export function compareRuns(a: PolicyRun, b: PolicyRun, plans: ResamplePlans): P
     sa.map((x, i) => ({ a: x, b: sb[i] })),
     plans,
   );
+}
+
+/**
+ * `names` of policies that beat `run`, each followed by "(within noise)" when its lead on
+ * recall and on cost both lie inside their intervals (the strict comparison stays).
+ */
+export function markWithinNoise(
+  names: readonly string[],
+  run: PolicyRun,
+  runs: readonly PolicyRun[],
+  plans: ResamplePlans,
+): string[] {
+  return names.map((name) => {
+    const by = runs.find((x) => x.policy.name === name);
+    return by && withinNoise(by, run, plans) ? `${name} (within noise)` : name;
+  });
+}
+
+/** True when both the recall and the cost difference of `a` against `b` have intervals that include 0. */
+export function withinNoise(a: PolicyRun, b: PolicyRun, plans: ResamplePlans): boolean {
+  return bothWithinNoise(compareRuns(a, b, plans));
 }
 
 /** A signed number; what rounds to zero shows no sign. */

@@ -2,8 +2,8 @@ import { scatterChart, type ScatterPoint } from './charts/scatter-chart.js';
 import { PRICES, PRIMARY_PRICE } from '../replay/prices.js';
 import type { RetentionPolicy } from '../replay/types.js';
 import type { CorpusSession, ImportFailure } from './corpus-sessions.js';
-import { compareRuns } from './how-sure-section.js';
-import { bothWithinNoise, ResamplePlans } from './paired-bootstrap.js';
+import { markWithinNoise, withinNoise } from './how-sure-section.js';
+import { ResamplePlans } from './paired-bootstrap.js';
 import { verdicts } from './retention-choice.js';
 import {
   cacheSplitOf,
@@ -67,11 +67,7 @@ function frontierLabel(r: PolicyRun, runs: readonly PolicyRun[], plans: Resample
   if (r.totals.invalidRequests > 0) return 'no (invalid requests)';
   if (r.totals.taskLostTurns > 0) return 'no (task lost)';
   const by = dominators(r, runs, true);
-  // The strict domination stays; a dominator whose lead is inside both intervals is marked.
-  const named = by.slice(0, 3).map((name) => {
-    const o = runs.find((x) => x.policy.name === name);
-    return o && bothWithinNoise(compareRuns(o, r, plans)) ? `${name} (within noise)` : name;
-  });
+  const named = markWithinNoise(by.slice(0, 3), r, runs, plans);
   return by.length === 0 ? 'yes' : `dominated by ${named.join(', ')}${by.length > 3 ? ', …' : ''}`;
 }
 
@@ -183,6 +179,7 @@ export function choiceSection(
   chosen: string,
   tuning: ReadonlyMap<number, PolicyRun[]>,
   check: ReadonlyMap<number, PolicyRun[]>,
+  plans: ResamplePlans = new ResamplePlans(),
 ): BenchSection {
   const rows: Array<Array<string | number>> = [];
   for (const name of [...new Set([chosen, 'compactor', 'compactor-vtcode'])])
@@ -190,20 +187,25 @@ export function choiceSection(
       ['tuning', tuning],
       ['check', check],
     ] as const)
-      for (const v of verdicts(byWindow, name))
+      for (const v of verdicts(byWindow, name)) {
+        const runs = byWindow.get(v.window) ?? [];
+        const run = runs.find((r) => r.policy.name === name)!;
+        const none = runs.find((r) => r.policy.name === 'no-clearing')!;
         rows.push([
           name,
           half,
           k(v.window),
-          v.onFrontier ? 'yes' : `no (${v.dominatedBy.join(', ')})`,
-          v.beatsNoClearing ? 'yes' : 'no',
+          v.onFrontier ? 'yes' : `no (${markWithinNoise(v.dominatedBy, run, runs, plans).join(', ')})`,
+          v.beatsNoClearing ? `yes${withinNoise(run, none, plans) ? ' (within noise)' : ''}` : 'no',
         ]);
+      }
   return {
     title: 'Defaults chosen on the tuning half, checked on the check half',
     headers: ['setting', 'half', 'window', 'on admissible frontier', 'strictly better than no clearing'],
     rows,
     notes: [
       `Tuning scores (windows on the frontier + wins over no clearing at 32k/64k; tie: mean recall): ${scores.map((s) => `${s.name} ${s.score} (${pct(s.meanRecall)})`).join('; ')}.`,
+      '"(within noise)": the recall and cost differences behind that comparison both lie inside their 95 % intervals (see the "How sure" tables), so it may not hold on other sessions.',
       `Chosen: ${chosen}${chosen === 'compactor' ? ' (the library defaults)' : ' — NOT the library defaults'}. "compactor" is the library's defaults (preset compactor); "compactor-vtcode" is the seed's VT Code defaults (--preset vtcode).`,
     ],
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { DEFAULTS_POLICY, howSureSection } from '../../../dev/bench/how-sure-section.js';
 import { ResamplePlans } from '../../../dev/bench/paired-bootstrap.js';
 import { policyRun, type PolicyRun, type SessionRun } from '../../../dev/bench/retention-runs.js';
-import { windowTable } from '../../../dev/bench/retention-sections.js';
+import { choiceSection, windowTable } from '../../../dev/bench/retention-sections.js';
 import { PRICES } from '../../../dev/replay/prices.js';
 import { emptyTotals } from '../../../dev/replay/replay.js';
 import { resolveBudgets } from '../../../src/projection/budgets.js';
@@ -68,7 +68,7 @@ describe('how sure: the defaults against every other policy (issue 16)', () => {
     expect(section!.notes?.join(' ')).toMatch(/resampled with replacement 2,000 times/);
   });
 
-  it('issue 16: the frontier column keeps a strict domination but says when it is within noise', () => {
+  it('issue 16: the frontier column and the choice of defaults keep a strict domination but say when it is within noise', () => {
     const plans = new ResamplePlans();
     const table = windowTable([defaults, nearly, cheaper], 64_000, 'check', SESSIONS, plans);
     const frontier = Object.fromEntries(table.rows.map((r) => [r[0], r[r.length - 1]]));
@@ -76,5 +76,21 @@ describe('how sure: the defaults against every other policy (issue 16)', () => {
     expect(frontier[DEFAULTS_POLICY]).toBe('dominated by nearly-the-same (within noise), clearly-cheaper');
     expect(frontier['clearly-cheaper']).toBe('yes');
     expect(table.notes?.join(' ')).toMatch(/"\(within noise\)" after a dominating policy/);
+
+    // The choice of defaults keeps its strict verdicts too, marked the same way.
+    const noClearing = run(
+      'no-clearing',
+      (i) => base(i) - swing(i),
+      (i) => 6 + (i % 3),
+    );
+    const byWindow = new Map([[64_000, [noClearing, defaults, nearly, cheaper]]]);
+    const choice = choiceSection([], DEFAULTS_POLICY, byWindow, byWindow, plans);
+    expect(choice.rows[0]).toEqual([
+      DEFAULTS_POLICY,
+      'tuning',
+      '64k',
+      'no (nearly-the-same (within noise), clearly-cheaper)',
+      'yes (within noise)',
+    ]);
   });
 });
