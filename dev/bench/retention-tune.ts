@@ -22,7 +22,7 @@ import { SYNTHETIC_SESSIONS } from './retention-bench.js';
  * replays one half of the retention corpus at one window under "no clearing" and the given
  * Compactor settings only, for choosing defaults without the whole pilot (the split is the
  * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas, plus
- * `referenceBudget=N` (the wait's cap unscaled up to N); `compactionWaitByCost=false` keeps the wait
+ * `referenceBudget=N` (the wait's cap unscaled up to N); `compactionWaitByCost=true` drops the wait
  * where the expected cost says it cannot pay. `--per-session` lists the
  * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent.
  */

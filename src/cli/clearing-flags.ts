@@ -14,6 +14,7 @@ export const CLEARING_OPTIONS = {
   'compaction-waits-for-cache-break': { type: 'boolean' },
   'compaction-wait-ratio': { type: 'string' },
   'compaction-wait-max': { type: 'string' },
+  'compaction-wait-by-cost': { type: 'boolean' },
   'no-compaction-wait-by-cost': { type: 'boolean' },
 } as const;
 
@@ -30,6 +31,7 @@ export const CLEARING_FLAG_SHAPE = {
     .refine((r) => r > 0 && r < 1, 'expected a number above 0 and below 1')
     .optional(),
   'compaction-wait-max': flag.nonNegInt.optional(),
+  'compaction-wait-by-cost': z.boolean().optional(),
   'no-compaction-wait-by-cost': z.boolean().optional(),
 };
 
@@ -59,6 +61,8 @@ export function clearingPolicyFrom(
     ...(flags['compaction-wait-max'] !== undefined
       ? { compactionWaitMaxTokens: flags['compaction-wait-max'] }
       : {}),
+    ...(flags['compaction-wait-by-cost'] ? { compactionWaitByCost: true } : {}),
+    // The default now, but it still overrides a config that turns the wait by cost on.
     ...(flags['no-compaction-wait-by-cost'] ? { compactionWaitByCost: false } : {}),
     ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
   };
@@ -77,7 +81,8 @@ export const CACHE_AWARE_HELP = `  --preset NAME             clearing preset: co
                             the prompt budget, 0 < R < 1 (default 0.85) …
   --compaction-wait-max N   … but at most N tokens past the threshold (default 7000),
                             fewer in windows over 32k (3000 at 64k)
+  --compaction-wait-by-cost wait only where the expected cost says waiting pays
+                            (in large windows compaction then mostly runs at the
+                            threshold; off by default)
   --no-compaction-wait-by-cost
-                            wait even where the expected cost says it cannot pay
-                            (by default, in large windows compaction runs at the
-                            threshold)`;
+                            wait whatever the expected cost (the default)`;

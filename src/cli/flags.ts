@@ -20,10 +20,12 @@ export const flag = {
 };
 
 /**
- * Validates parsed flag values against a zod object schema. On failure throws a one-line
- * {@link UserError} naming the command, the flag and what is wrong.
+ * Validates parsed flag values against a zod object schema. On failure, or when a switch and
+ * its `--no-` form are both given, throws a one-line {@link UserError} naming the command, the
+ * flag and what is wrong.
  */
 export function parseFlags<S extends z.ZodType>(command: string, schema: S, values: unknown): z.infer<S> {
+  rejectContradictions(command, values);
   const r = schema.safeParse(values);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
@@ -35,4 +37,13 @@ export function parseFlags<S extends z.ZodType>(command: string, schema: S, valu
   throw new UserError(
     `${command}: ${key}: ${issue.message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ''}`,
   );
+}
+
+/** A switch given together with its `--no-` form asks for both; neither is guessed. */
+function rejectContradictions(command: string, values: unknown): void {
+  if (!values || typeof values !== 'object') return;
+  const given = values as Record<string, unknown>;
+  for (const [name, on] of Object.entries(given))
+    if (on === true && name.startsWith('no-') && given[name.slice(3)] === true)
+      throw new UserError(`${command}: --${name.slice(3)} and --${name} contradict each other; give one`);
 }

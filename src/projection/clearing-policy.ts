@@ -58,7 +58,8 @@ export interface ClearingPolicy {
    * only while the history has grown less since the last pass than the growth that costs least
    * per request (cache reads against the cost of a pass, at the fastest growth of one request
    * seen since). In large windows the threshold lies beyond it and compaction runs at the
-   * threshold. On in preset `compactor`.
+   * threshold. Off in both presets: on the retention pilot's tuning half the plain scaled cap
+   * kept the same recall for less (issue 16).
    */
   compactionWaitByCost: boolean;
 }
@@ -97,7 +98,8 @@ export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   preset: 'compactor',
   enabled: false,
   compactionWaitsForCacheBreak: true,
-  compactionWaitByCost: true,
+  // The tuning half picked the scaled cap alone over the wait by expected cost (issue 16).
+  compactionWaitByCost: false,
 });
 
 /** Every preset by name. */

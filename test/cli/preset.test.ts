@@ -1,5 +1,5 @@
 import { describe, it, expect, afterAll } from '@jest/globals';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
 
@@ -67,5 +67,39 @@ describe('--preset and config "preset" (issue 16: defaults chosen on data, the s
       (await project(['--compaction-wait-ratio', '0.5', '--compaction-wait-max', '4000'])).clearedResults,
     ).toBe(0);
     expect((await project(['--no-compaction-wait-by-cost'])).clearedResults).toBe(0);
+    expect((await project(['--compaction-wait-by-cost'])).clearedResults).toBe(0);
+  });
+
+  it('H5: --compaction-wait-by-cost with --no-compaction-wait-by-cost is one line naming both, exit 2, nothing written', async () => {
+    for (const command of ['project', 'run', 'compact']) {
+      const r = await cli(
+        [
+          command,
+          'session.json',
+          '--compaction-wait-by-cost',
+          '--no-compaction-wait-by-cost',
+          '--out',
+          'next.json',
+        ],
+        { cwd: dir },
+      );
+      expect(r.code).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(
+        new RegExp(`^compactor: ${command}: --compaction-wait-by-cost and --no-compaction-wait-by-cost`),
+      );
+      expect(existsSync(join(dir, 'next.json'))).toBe(false);
+    }
+  });
+
+  it('H5: the help names both forms of the wait by expected cost in plain words', async () => {
+    for (const command of ['project', 'run', 'compact']) {
+      const r = await cli([command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/--compaction-wait-by-cost +wait only where the expected cost says waiting pays/);
+      expect(r.out).toMatch(
+        /--no-compaction-wait-by-cost\n +wait whatever the expected cost \(the default\)/,
+      );
+    }
   });
 });

@@ -35,6 +35,7 @@ const CLEARING_SWITCHES = [
   '--no-clear-inputs',
   '--no-clearing',
   '--compaction-waits-for-cache-break',
+  '--compaction-wait-by-cost',
   '--no-compaction-wait-by-cost',
 ];
 const SELECT = ['--from', '--session', '--out', '--to', '--config'];

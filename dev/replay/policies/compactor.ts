@@ -43,7 +43,7 @@ export function compactorPolicy(): RetentionPolicy {
   return compactorVariant(
     'compactor',
     {},
-    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact and the expected cost says a wait can pay, compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens past the threshold, scaled down in windows over 32k (3,000 at 64k).',
+    'Compactor defaults (preset compactor): tool results kept until compaction; while the cached prefix is intact, compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens past the threshold, scaled down in windows over 32k (3,000 at 64k).',
   );
 }
 

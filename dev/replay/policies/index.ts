@@ -58,8 +58,9 @@ export function peerPolicies(): RetentionPolicy[] {
  * The Compactor settings the defaults are chosen from (issue 16), the seed's first (ties go to
  * it): the vtcode preset plain and with last round's best cache-aware options, the defaults
  * (compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens, fewer in windows
- * over 32k), the last two rounds' defaults (a flat 12,000-token cap; waiting halfway, uncapped)
- * and the defaults with clearing on in large steps.
+ * over 32k), earlier defaults (last session's: the same wait dropped where the expected cost says
+ * it cannot pay; a flat 12,000-token cap; waiting halfway, uncapped) and the defaults with
+ * clearing on in large steps.
  */
 export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
@@ -75,14 +76,14 @@ export function compactorCandidates(): RetentionPolicy[] {
       ['preset vtcode', 'evidence 0.9', batch(5_000), wait],
     ),
     compactorPolicy(),
-    variant('compactor-wait-scaled-cap', { compactionWaitByCost: false }, [
+    variant('compactor-wait-by-cost', { compactionWaitByCost: true }, [
       'defaults',
-      'but the wait is not dropped where the expected cost says it cannot pay (the previous defaults)',
+      'but no wait where the expected cost says it cannot pay (the defaults last session)',
     ]),
     compactorVariant(
       'compactor-wait-flat-12k',
       { compactionWaitMaxTokens: 12_000, compactionWaitByCost: false },
-      'Compactor, defaults, but compaction waits at most 12,000 tokens past the threshold whatever the window, and whether or not the expected cost says it pays (the defaults two rounds ago).',
+      'Compactor, defaults, but compaction waits at most 12,000 tokens past the threshold whatever the window, and whether or not the expected cost says it pays (an earlier default).',
       Number.POSITIVE_INFINITY,
     ),
     variant(
@@ -94,7 +95,7 @@ export function compactorCandidates(): RetentionPolicy[] {
       },
       [
         'defaults',
-        'but compaction waits only halfway to the prompt budget, uncapped, whatever the expected cost (the defaults three rounds ago)',
+        'but compaction waits only halfway to the prompt budget, uncapped, whatever the expected cost (the earliest default)',
       ],
     ),
     variant(

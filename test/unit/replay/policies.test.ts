@@ -6,6 +6,7 @@ import {
   anthropicClearToolUsesPolicy,
   ANTHROPIC_PLACEHOLDER,
   allPolicies,
+  compactorCandidates,
   compactorEvidencePolicy,
   compactorPolicy,
   compactorVtcodePolicy,
@@ -109,6 +110,22 @@ describe('re-implemented peer policies (retention pilot)', () => {
     expect(unchanged(big, await compactorVtcodePolicy().project(big, tight))).toBeLessThan(big.length);
     expect(compactorPolicy().compactionWaitsForCacheBreak).toBe(true);
     expect(compactorVtcodePolicy().compactionWaitsForCacheBreak).toBe(false);
+  });
+  it("pilot: the candidates hold the defaults (the scaled cap everywhere) once, and last session's defaults (the wait by expected cost) as compactor-wait-by-cost (issue 16)", () => {
+    const byName = new Map(compactorCandidates().map((p) => [p.name, p]));
+    expect([...byName.keys()]).toEqual([
+      'compactor-vtcode',
+      'vtcode-evidence-0.9-batch-5k-wait',
+      'compactor',
+      'compactor-wait-by-cost',
+      'compactor-wait-flat-12k',
+      'compactor-wait-half',
+      'compactor-clearing-evidence-0.9-batch-20k',
+    ]);
+    const { project: _a, description: _b, name: _c, ...defaults } = byName.get('compactor')!;
+    const { project: _d, description: _e, name: _f, ...byCost } = byName.get('compactor-wait-by-cost')!;
+    expect(defaults.compactionWaitByCost).toBe(false);
+    expect(byCost).toEqual({ ...defaults, compactionWaitByCost: true });
   });
   it('B4 pilot: the existing policies keep their names and order; the evidence variants and the defaults come last', () => {
     expect(allPolicies().map((p) => [p.name, p.source])).toEqual([

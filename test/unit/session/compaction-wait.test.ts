@@ -4,13 +4,19 @@ import { createEstimator } from '../../../src/estimate/estimator.js';
 import { msg, type Message } from '../../../src/messages/message.js';
 import type { ClearingPolicy } from '../../../src/projection/index.js';
 import { createCompactorSession } from '../../../src/session/index.js';
+import { parseArgs } from 'node:util';
+import { clearingPolicyFrom } from '../../../src/cli/clearing-flags.js';
+import { parseFlags } from '../../../src/cli/flags.js';
+import { RUN_OPTIONS, RunFlagsSchema } from '../../../src/cli/run-options.js';
+import type { CompactorConfig } from '../../../src/cli/config.js';
 
 /**
  * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with
  * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
  * second request extends the first unchanged, compaction waits 85 % of the way to the budget
- * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets), unless
- * the expected cost says no wait can pay; all are options.
+ * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets); the
+ * opt-in `compactionWaitByCost` drops the wait where the expected cost says it cannot pay. All
+ * are options.
  */
 
 afterAll(freeEncoders);
@@ -79,16 +85,50 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     expect(sent).toBeLessThan(53_900);
   });
 
-  it('H5: in a 200k window the expected cost rules the wait out (a pass is rarer than the cheapest cycle), so the turn compacts at the threshold; compactionWaitByCost: false keeps the 875-token wait', async () => {
-    const at = { limits: { capacity: 200_000, reservedOutput: 8_000 }, first: 236, more: 4 };
-    const { second } = await secondTurn(undefined, undefined, at);
+  /** 200k window: threshold 144,000; the second request (144,380 tokens) lies inside a 875-token wait. */
+  const at200k = { limits: { capacity: 200_000, reservedOutput: 8_000 }, first: 236, more: 4 };
+
+  it('H5: in a 200k window the defaults (preset compactor) wait 875 tokens past the threshold (7,000 scaled by 24,000 / 192,000), where the wait by expected cost used to run compaction at the threshold', async () => {
+    const { second } = await secondTurn(undefined, undefined, at200k);
+    expect(second.thresholdTokens).toBe(144_875);
+    expect(second.pressureTokens!).toBeGreaterThanOrEqual(144_000);
+    expect(second.decision).toBe('below-threshold'); // 144,380 tokens: inside the wait
+    expect(second.summaryCalls).toBe(0);
+    const named = await secondTurn({ preset: 'compactor' }, undefined, at200k);
+    expect(named.second.thresholdTokens).toBe(144_875);
+  });
+
+  it('H5: compactionWaitByCost: true restores the wait by expected cost: in a 200k window a pass is rarer than the cheapest cycle, so the same turn compacts at the threshold', async () => {
+    const { second } = await secondTurn({ compactionWaitByCost: true }, undefined, at200k);
     expect(second.thresholdTokens).toBe(144_000);
     expect(second.decision).toBe('compacted');
     expect(second.summaryCalls).toBe(1);
-    const kept = await secondTurn({ compactionWaitByCost: false }, undefined, at);
-    expect(kept.second.thresholdTokens).toBe(144_875);
-    expect(kept.second.decision).toBe('below-threshold'); // 144,380 tokens: inside the wait
-    expect(kept.second.summaryCalls).toBe(0);
+    // In a 32k window the same option keeps the wait: there a pass pays for itself sooner.
+    const small = await secondTurn({ compactionWaitByCost: true });
+    expect(small.second.thresholdTokens).toBe(23_100);
+    expect(small.second.decision).toBe('below-threshold');
+  });
+
+  it('H5: the CLI flag --compaction-wait-by-cost gives the session the wait by expected cost; --no-compaction-wait-by-cost (the default) overrides a config that turns it on', async () => {
+    const policy = (args: string[], config: CompactorConfig = {}) => {
+      const { values } = parseArgs({ args, options: RUN_OPTIONS, strict: true });
+      return clearingPolicyFrom(parseFlags('run', RunFlagsSchema, values), { config });
+    };
+    const gate = await secondTurn(policy(['--compaction-wait-by-cost']), undefined, at200k);
+    expect(gate.second.thresholdTokens).toBe(144_000);
+    expect(gate.second.decision).toBe('compacted');
+    for (const args of [[], ['--no-compaction-wait-by-cost']]) {
+      const waits = await secondTurn(policy(args), undefined, at200k);
+      expect(waits.second.thresholdTokens).toBe(144_875);
+    }
+    const fromConfig = { toolResultClearing: { compactionWaitByCost: true } };
+    expect(policy([], fromConfig).compactionWaitByCost).toBe(true);
+    const overridden = await secondTurn(
+      policy(['--no-compaction-wait-by-cost'], fromConfig),
+      undefined,
+      at200k,
+    );
+    expect(overridden.second.thresholdTokens).toBe(144_875);
   });
 
   it('H5: preset vtcode (the seed) compacts at the threshold', async () => {
