@@ -1,6 +1,6 @@
 /**
- * Whether a compaction wait can pay, by expected cost (issue 16, chosen on the retention
- * pilot's tuning half). Model, in units of one cached input token (Anthropic's prices: input
+ * Whether a compaction wait can pay, by expected cost (issue 16; opt-in `compactionWaitByCost`:
+ * on a larger corpus the retention pilot's tuning half picked the plain wait). Model, in units of one cached input token (Anthropic's prices: input
  * 10, cache write 12.5, output 50 times a cache read): a session grows `g` tokens a request;
  * every request re-reads the cached history, and every compaction pass costs its summary's
  * output and rewrites the history it leaves (written to the cache, and summarized again,
