@@ -89,6 +89,12 @@ describe('bench report (issue 16 "done when")', () => {
             ),
           );
         }
+      // Issue 16: the report names its pick and says whether it is the library's defaults; the
+      // previous defaults (the wait by expected cost) are scored beside them.
+      expect(report).toMatch(/Chosen: [\w.-]+( \(the library defaults\)| — NOT the library defaults)\./);
+      expect(report).toMatch(
+        /Tuning scores .*; compactor \d+ \([\d.]+%\); compactor-wait-by-cost \d+ \([\d.]+%\);/,
+      );
       const split = table(report, 'Corpus and the fixed tuning/check split');
       expect(report).toContain(`Corpus: ${corpus}`);
       const rows = split.split('\n').filter((l) => /\| (tuning|check) \|$/.test(l));
