@@ -1,7 +1,8 @@
 /**
  * Whether a compaction wait can pay, by expected cost (issue 16; opt-in `compactionWaitByCost`:
- * on a larger corpus the retention pilot's tuning half picked the plain wait). Model, in units of one cached input token (Anthropic's prices: input
- * 10, cache write 12.5, output 50 times a cache read): a session grows `g` tokens a request;
+ * on a larger corpus the retention pilot's tuning half picked the plain wait). Model, in units
+ * of one cached input token (Anthropic's prices: input 10, cache write 12.5, output 50 times a
+ * cache read): a session grows `g` tokens a request;
  * every request re-reads the cached history, and every compaction pass costs its summary's
  * output and rewrites the history it leaves (written to the cache, and summarized again,
  * uncached, by the next pass). Per request that costs `g × pass / L + start + L / 2` when the
