@@ -43,6 +43,15 @@ export function loadCorpusSessions(dir: string): { sessions: CorpusSession[]; fa
 }
 
 /**
+ * Synthetic long sessions added to the real corpus (full run, --quick). With 20 beside the 36
+ * real sessions (3 of them over 80k tokens) a peer that acts on every long session already
+ * acted on a third of the corpus (issue 16), but each half then held only 10 long sessions:
+ * at 64k the settings differed by whole summary calls per session, and an 8-cent total could
+ * flip between halves. 100 give each half about 50, at about 8 minutes of replay.
+ */
+export const SYNTHETIC_SESSIONS = { full: 100, quick: 2 };
+
+/**
  * SYNTHETIC long sessions (names start with `synthetic:`), from about 130k to about 250k
  * tokens, so every peer's trigger (up to Anthropic's 100k input tokens) is passed in each of
  * them at the 200k window (a session of 100k barely reached it and the peers did not fire).

@@ -5,6 +5,7 @@ import {
   loadCorpusSessions,
   splitSessions,
   syntheticLongSessions,
+  SYNTHETIC_SESSIONS,
   type CorpusSession,
 } from './corpus-sessions.js';
 import { howSureSection } from './how-sure-section.js';
@@ -33,14 +34,6 @@ export type { CorpusSession } from './corpus-sessions.js';
 export const SWEEP_WINDOWS = [32_000, 64_000, 128_000, 200_000];
 /** The window of the per-session dollar table and the tokens-per-turn chart. */
 export const MAIN_WINDOW = 128_000;
-/**
- * Synthetic long sessions added to the real corpus (full run, --quick). With 20 beside the 36
- * real sessions (3 of them over 80k tokens) a peer that acts on every long session already
- * acted on a third of the corpus (issue 16), but each half then held only 10 long sessions:
- * at 64k the settings differed by whole summary calls per session, and an 8-cent total could
- * flip between halves. 100 give each half about 50, at about 8 minutes of replay.
- */
-export const SYNTHETIC_SESSIONS = { full: 100, quick: 2 };
 
 function tokensPerTurn(
   runs: PolicyRun[],
@@ -127,14 +120,15 @@ export const retentionSuite: BenchSuite = {
       tuningRuns,
       candidates.map((c) => c.name),
     );
+    // One set of resample plans for the whole report: every comparison uses the same resamples.
+    const plans = new ResamplePlans();
     const sections: BenchSection[] = [
       headlineTable(checkRuns, 'check', check.length),
       policiesSection(policies),
       corpusSection(sessions, tuningNames, loaded.failures, ctx.corpusDir),
-      choiceSection(scores, chosen, tuningRuns, checkRuns),
+      choiceSection(scores, chosen, tuningRuns, checkRuns, plans),
       firingSection(all, sessions.length),
     ];
-    const plans = new ResamplePlans();
     for (const [half, byWindow, n] of [
       ['check', checkRuns, check.length],
       ['tuning', tuningRuns, tuning.length],

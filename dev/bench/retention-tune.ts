@@ -4,7 +4,12 @@ import { freeEncoders } from '../../src/estimate/counters.js';
 import { ClearingPolicyOptionsSchema } from '../../src/projection/options-schema.js';
 import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
 import { compactorVariant, noClearingPolicy } from '../replay/policies/index.js';
-import { loadCorpusSessions, splitSessions, syntheticLongSessions } from './corpus-sessions.js';
+import {
+  loadCorpusSessions,
+  splitSessions,
+  syntheticLongSessions,
+  SYNTHETIC_SESSIONS,
+} from './corpus-sessions.js';
 import { sessionCorpusDir } from './corpus.js';
 import {
   costOf,
@@ -15,7 +20,6 @@ import {
   type PolicyRun,
 } from './retention-runs.js';
 import { renderTable } from './table.js';
-import { SYNTHETIC_SESSIONS } from './retention-bench.js';
 
 /**
  * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
