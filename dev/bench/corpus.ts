@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Environment variable naming the session corpus directory (the `--corpus` flag wins). */
@@ -8,39 +8,27 @@ export const CORPUS_ENV = 'COMPACTOR_CORPUS';
 /** The repository root (two levels above dev/bench). */
 export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** Where the corpus sits inside the shared folder that CI lays out beside the repository. */
-const CORPUS_IN_SHARED = 'shared/data/sessions/raw';
-
 /**
- * The default corpus: `../shared/data/sessions/raw` beside the repository (the CI layout). A
- * git worktree sits one or more folders deeper than the main checkout, so the folders above
- * are tried next, nearest first; null when none has it.
+ * The real sessions that ship with the repository (permissively licensed, byte-identical to
+ * their sources; see `test/fixtures/sessions/ATTRIBUTION.md`). Tests always read these, so a
+ * clone needs nothing beside it.
  */
-export function defaultCorpusDir(root: string = repoRoot): string | null {
-  for (let dir = dirname(root); ; dir = dirname(dir)) {
-    const candidate = join(dir, CORPUS_IN_SHARED);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) return null;
-  }
-}
+export const BUNDLED_CORPUS_DIR = join(repoRoot, 'test/fixtures/sessions/raw');
 
 /**
  * Locates the session corpus: `--corpus DIR` (`flag`), else `$COMPACTOR_CORPUS`, else the
- * default beside the repository (`defaultCorpusDir`). Tests, benchmarks and dev scripts all
- * use this one lookup. A directory given explicitly must exist; the default may be absent
- * (null: benches skip).
+ * bundled sessions. A directory given explicitly must exist; it replaces the bundled set (lay
+ * the bundled sessions beside your own in it to add to them).
  */
-export function sessionCorpusDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export function sessionCorpusDir(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   const given = flag ?? (env[CORPUS_ENV] || undefined);
-  if (given !== undefined) {
-    const dir = resolve(given);
-    if (!existsSync(dir) || !statSync(dir).isDirectory())
-      throw new Error(
-        `corpus directory not found: ${given} (from ${flag !== undefined ? '--corpus' : CORPUS_ENV})`,
-      );
-    return dir;
-  }
-  return defaultCorpusDir();
+  if (given === undefined) return BUNDLED_CORPUS_DIR;
+  const dir = resolve(given);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new Error(
+      `corpus directory not found: ${given} (from ${flag !== undefined ? '--corpus' : CORPUS_ENV})`,
+    );
+  return dir;
 }
 
 /**

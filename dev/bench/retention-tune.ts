@@ -62,7 +62,6 @@ async function main(): Promise<void> {
     strict: true,
   });
   const dir = sessionCorpusDir(undefined);
-  if (!dir) throw new Error('corpus not found');
   const sessions = [...loadCorpusSessions(dir).sessions, ...syntheticLongSessions(Number(values.synthetic))];
   const halves = splitSessions(sessions);
   const half = values.half === 'check' ? halves.check : halves.tuning;

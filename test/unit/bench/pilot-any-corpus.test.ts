@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORPUS_ENV, defaultCorpusDir, sessionCorpusDir } from '../../../dev/bench/corpus.js';
+import { BUNDLED_CORPUS_DIR, CORPUS_ENV, sessionCorpusDir } from '../../../dev/bench/corpus.js';
 import { loadCorpusSessions } from '../../../dev/bench/corpus-sessions.js';
 import { retentionSuite, runWindow } from '../../../dev/bench/retention-bench.js';
 import { noClearingPolicy } from '../../../dev/replay/policies/index.js';
@@ -82,19 +82,10 @@ describe('retention pilot on any importable corpus (§14, issue 16)', () => {
     );
   });
 
-  it('§14: without flag or variable the corpus is ../shared beside the repository, or beside a folder above it (a worktree)', () => {
-    const top = mkdtempSync(join(tmpdir(), 'corpus-layout-'));
-    try {
-      const corpus = join(top, 'shared/data/sessions/raw');
-      mkdirSync(corpus, { recursive: true });
-      mkdirSync(join(top, 'main'));
-      mkdirSync(join(top, 'wt/branch'), { recursive: true });
-      expect(defaultCorpusDir(join(top, 'main'))).toBe(corpus);
-      expect(defaultCorpusDir(join(top, 'wt/branch'))).toBe(corpus);
-      rmSync(join(top, 'shared'), { recursive: true });
-      expect(defaultCorpusDir(join(top, 'wt/branch'))).toBeNull();
-    } finally {
-      rmSync(top, { recursive: true, force: true });
-    }
+  it('§14: without flag or variable the corpus is the real sessions bundled in the repository', () => {
+    const dir = sessionCorpusDir(undefined, {});
+    expect(dir).toBe(BUNDLED_CORPUS_DIR);
+    expect(dir.startsWith(ROOT)).toBe(true);
+    expect(loadCorpusSessions(dir).sessions.length).toBeGreaterThan(20);
   });
 });

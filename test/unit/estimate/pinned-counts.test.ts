@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { sessionCorpusDir } from '../../../dev/bench/corpus.js';
+import { BUNDLED_CORPUS_DIR } from '../../../dev/bench/corpus.js';
 import { freeEncoders } from '../../../src/estimate/counters.js';
 import { createEstimator } from '../../../src/estimate/estimator.js';
 import { readSessionFile } from '../../../src/formats/index.js';
@@ -27,22 +27,16 @@ function sessionTokens(path: string, encoding: 'o200k_base' | 'cl100k_base'): nu
   return readSessionFile(path).sessions.reduce((n, s) => n + estimator.history(s.messages), 0);
 }
 
-const corpus = sessionCorpusDir();
+const corpus = BUNDLED_CORPUS_DIR;
 
 describe('pinned session token counts (T1)', () => {
   it.each(BUNDLED)('T1: %s counts as pinned', (file, o200k, cl100k) => {
     expect([sessionTokens(file, 'o200k_base'), sessionTokens(file, 'cl100k_base')]).toEqual([o200k, cl100k]);
   });
 
-  (corpus ? it.each(SHARED) : it.skip.each(SHARED))(
-    'T1: corpus %s counts as pinned',
-    (file, o200k, cl100k) => {
-      const path = join(corpus!, file);
-      expect(existsSync(path)).toBe(true);
-      expect([sessionTokens(path, 'o200k_base'), sessionTokens(path, 'cl100k_base')]).toEqual([
-        o200k,
-        cl100k,
-      ]);
-    },
-  );
+  it.each(SHARED)('T1: corpus %s counts as pinned', (file, o200k, cl100k) => {
+    const path = join(corpus, file);
+    expect(existsSync(path)).toBe(true);
+    expect([sessionTokens(path, 'o200k_base'), sessionTokens(path, 'cl100k_base')]).toEqual([o200k, cl100k]);
+  });
 });
