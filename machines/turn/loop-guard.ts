@@ -4,8 +4,6 @@ import type { LoopGuardPolicy, LoopGuardReason, LoopGuardState, TurnDecision } f
 export function loopGuardReason(state: LoopGuardState, policy: LoopGuardPolicy): LoopGuardReason | null {
   if (state.consecutiveFailures >= policy.maxConsecutiveFailures) return 'repeated-failures';
   if (state.lastFreedRatio !== null && state.lastFreedRatio < policy.minFreedRatio) return 'ineffective-pass';
-  if (state.turnsSinceCompaction !== null && state.turnsSinceCompaction < policy.refillWithinTurns)
-    return 'refilled-quickly';
   return null;
 }
 

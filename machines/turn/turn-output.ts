@@ -13,11 +13,12 @@ export function preflight(estimatedTokens: number, budgetTokens: number | null):
   };
 }
 
-/** Pressure of the next request: after the rebuild or the fallback clearing when there was one, else as estimated. */
+/** Pressure of the next request: after fitting, the rebuild or clearing first when one ran, else as estimated. */
 function currentPressure(context: TurnContext): number | null {
   return (
-    context.rebuilt?.pressureTokens ??
     context.fitted?.pressureTokens ??
+    context.rebuilt?.pressureTokens ??
+    context.clearedFirst?.pressureTokens ??
     context.pressure?.pressureTokens ??
     null
   );
@@ -51,6 +52,13 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
       clearedInputs: context.clearing.clearedInputCount ?? 0,
     },
     clearedToFit: context.fitted !== null,
+    fit: context.fitted && {
+      tokensBefore: context.fitted.tokensBefore,
+      tokensAfter: context.fitted.projectedTokens,
+      clearedResults: context.fitted.clearedResults,
+      previewedResults: context.fitted.previewedResults,
+      droppedMessages: context.fitted.droppedMessages,
+    },
     pressureTokens: currentPressure(context),
     thresholdTokens: context.pressure?.thresholdTokens ?? null,
     advisory:

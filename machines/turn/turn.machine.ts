@@ -6,6 +6,7 @@ import { DEFAULT_LOOP_GUARD_POLICY, INITIAL_LOOP_GUARD_STATE, type TurnDecision 
 /** Final states of a turn and the decision each reports. */
 const DECISIONS = {
   belowThreshold: 'below-threshold',
+  cleared: 'cleared',
   guarded: 'guarded',
   compacted: 'compacted',
   unchanged: 'unchanged',
@@ -13,6 +14,16 @@ const DECISIONS = {
   cancelled: 'cancelled',
 } as const satisfies Record<string, TurnDecision>;
 const FINAL_STATES = Object.keys(DECISIONS) as Array<keyof typeof DECISIONS>;
+/** The outcomes a turn can settle with (every final state but the two that never settle). */
+const SETTLED = ['cleared', 'compacted', 'unchanged', 'failed', 'guarded'] as const;
+
+/** Transitions to the final state of the outcome the turn settled with. */
+function toOutcome() {
+  return SETTLED.map((outcome) => ({
+    guard: { type: 'isOutcome' as const, params: { outcome: DECISIONS[outcome] } },
+    target: `#turn.${outcome}`,
+  }));
+}
 
 /**
  * One headless turn (SPEC H1–H6, §14): sync pending messages into the live history,
@@ -45,7 +56,11 @@ export const turnMachine = turnSetup.createMachine({
     compaction: null,
     rebuilt: null,
     fitted: null,
+    clearedFirst: null,
     guardReason: null,
+    outcome: null,
+    fitTried: false,
+    minTurnsPerPass: input.minTurnsPerPass ?? 0,
     loopGuard: { ...INITIAL_LOOP_GUARD_STATE, ...input.loopGuard },
     loopGuardPolicy: { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuardPolicy },
   }),
@@ -109,49 +124,67 @@ export const turnMachine = turnSetup.createMachine({
         },
         deciding: {
           description:
-            'Below the threshold no summary call is made (H2); in automatic mode the loop guard may skip the pass (§14).',
+            'Below the threshold no summary call is made (H2). When a pass would buy only a few turns, old tool results are cleared first.',
           always: [
             { guard: 'isBelowThreshold', target: '#turn.belowThreshold' },
+            { guard: 'isPassTooShortLived', target: 'clearingFirst' },
+            { target: 'choosing' },
+          ],
+        },
+        clearingFirst: {
+          description:
+            "Large tool results in a small window: clearing old results by VT Code's rules costs no summary call; compaction runs only when that is not enough (H2).",
+          invoke: {
+            id: 'clearBeforeCompacting',
+            src: 'clearBeforeCompacting',
+            input: ({ context }) => ({
+              turnId: context.turnId,
+              historyRef: context.historyRef,
+              thresholdTokens: context.pressure?.thresholdTokens ?? null,
+            }),
+            onDone: [
+              {
+                guard: { type: 'isClearedToFit', params: ({ event }) => ({ output: event.output }) },
+                target: '#turn.cleared',
+                actions: { type: 'storeClearedFirst', params: ({ event }) => event.output },
+              },
+              {
+                guard: 'isPassUseless',
+                target: 'settling',
+                description:
+                  'The newest step alone fills the room a pass would leave, so a summary cannot help: the cleared request is made to fit instead.',
+                actions: [
+                  { type: 'storeClearedFirst', params: ({ event }) => event.output },
+                  { type: 'assignOutcome', params: { outcome: 'cleared' } },
+                ],
+              },
+              { target: 'choosing' },
+            ],
+            onError: { target: 'choosing', description: 'Clearing crashed: compaction decides as usual.' },
+          },
+        },
+        choosing: {
+          description:
+            'In automatic mode the loop guard skips passes that keep failing or make no progress (§14); otherwise compact.',
+          always: [
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'repeated-failures' } },
-              target: 'guarding',
-              actions: { type: 'assignGuardReason', params: { reason: 'repeated-failures' } },
+              target: 'settling',
+              actions: [
+                { type: 'assignGuardReason', params: { reason: 'repeated-failures' } },
+                { type: 'assignOutcome', params: { outcome: 'guarded' } },
+              ],
             },
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'ineffective-pass' } },
-              target: 'guarding',
-              actions: { type: 'assignGuardReason', params: { reason: 'ineffective-pass' } },
-            },
-            {
-              guard: { type: 'isLoopGuardTripped', params: { reason: 'refilled-quickly' } },
-              target: 'guarding',
-              actions: { type: 'assignGuardReason', params: { reason: 'refilled-quickly' } },
+              target: 'settling',
+              actions: [
+                { type: 'assignGuardReason', params: { reason: 'ineffective-pass' } },
+                { type: 'assignOutcome', params: { outcome: 'guarded' } },
+              ],
             },
             { target: 'compacting' },
           ],
-        },
-        guarding: {
-          description:
-            "The loop guard skipped compaction (§14); a request over the prompt budget first gets old tool results cleared by VT Code's rules (C1–C7).",
-          always: [{ guard: 'isOverPromptBudget', target: 'clearingToFit' }, { target: '#turn.guarded' }],
-        },
-        clearingToFit: {
-          description:
-            'Clears old tool results of the synced history to fit the window; a turn that still does not fit fails fast in the runner (§14).',
-          invoke: {
-            id: 'clearToFit',
-            src: 'clearToFit',
-            input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
-            onDone: {
-              target: '#turn.guarded',
-              actions: { type: 'storeFittedProjection', params: ({ event }) => event.output },
-            },
-            onError: {
-              target: '#turn.guarded',
-              description:
-                'Clearing crashed: the projection stays as it was (and the runner fails the turn if it does not fit).',
-            },
-          },
         },
         compacting: {
           description: 'Compaction of the FULL session history, not the projection (H3).',
@@ -178,19 +211,26 @@ export const turnMachine = turnSetup.createMachine({
               },
               {
                 guard: { type: 'isUnchanged', params: ({ event }) => ({ report: event.output }) },
-                target: '#turn.unchanged',
+                target: 'settling',
                 description: 'Nothing to gain: keep the existing projection (H3).',
-                actions: { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
+                actions: [
+                  { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
+                  { type: 'assignOutcome', params: { outcome: 'unchanged' } },
+                ],
               },
               {
-                target: '#turn.failed',
+                target: 'settling',
                 description: 'The pass failed: keep the existing projection (H3, S4).',
-                actions: { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
+                actions: [
+                  { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
+                  { type: 'assignOutcome', params: { outcome: 'failed' } },
+                ],
               },
             ],
             onError: {
-              target: '#turn.failed',
+              target: 'settling',
               description: 'The compaction actor itself crashed: keep the existing projection.',
+              actions: { type: 'assignOutcome', params: { outcome: 'failed' } },
             },
           },
         },
@@ -204,13 +244,49 @@ export const turnMachine = turnSetup.createMachine({
               historyRef: context.compaction?.historyRef ?? context.historyRef,
             }),
             onDone: {
-              target: '#turn.compacted',
-              actions: { type: 'storeRebuiltProjection', params: ({ event }) => event.output },
+              target: 'settling',
+              actions: [
+                { type: 'storeRebuiltProjection', params: ({ event }) => event.output },
+                { type: 'assignOutcome', params: { outcome: 'compacted' } },
+              ],
             },
             onError: {
-              target: '#turn.failed',
+              target: 'settling',
               description: 'Keep the old history and projection rather than a half-applied pass.',
-              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
+              actions: [
+                { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
+                { type: 'assignOutcome', params: { outcome: 'failed' } },
+              ],
+            },
+          },
+        },
+        settling: {
+          description:
+            'Whatever the outcome, a request over the prompt budget is made to fit before it is sent; pressure never fails a turn.',
+          always: [{ guard: 'isOverPromptBudget', target: 'fitting' }, ...toOutcome()],
+        },
+        fitting: {
+          description:
+            "Clears old tool results (VT Code's rules, then all but the newest call's), cuts the largest to previews, and only then leaves out the oldest exchanges after the task.",
+          invoke: {
+            id: 'fitRequest',
+            src: 'fitRequest',
+            input: ({ context }) => ({
+              turnId: context.turnId,
+              historyRef:
+                context.outcome === 'compacted'
+                  ? (context.compaction?.historyRef ?? context.historyRef)
+                  : context.historyRef,
+            }),
+            onDone: {
+              target: 'settling',
+              actions: { type: 'storeFittedRequest', params: ({ event }) => event.output },
+            },
+            onError: {
+              target: 'settling',
+              description:
+                'Fitting crashed: the projection stays as it was (the advisory says it does not fit).',
+              actions: 'markFitTried',
             },
           },
         },
@@ -220,10 +296,15 @@ export const turnMachine = turnSetup.createMachine({
       type: 'final',
       description: 'Pressure is below the threshold: no summary call; the cleared projection is sent (H2).',
     },
+    cleared: {
+      type: 'final',
+      description:
+        'Old tool results were cleared instead of a summary pass that would buy only a few turns: no summary call (H2).',
+    },
     guarded: {
       type: 'final',
       description:
-        'The loop guard skipped automatic compaction; the turn continues on the projection, cleared to fit when it was over the window (§14).',
+        'The loop guard skipped automatic compaction; the turn continues on the projection, made to fit when it was over the window (§14).',
     },
     compacted: {
       type: 'final',

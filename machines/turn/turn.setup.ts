@@ -5,12 +5,14 @@ import { toFailure } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
 import { loopGuardReason } from './loop-guard.js';
 import type {
-  ClearToFitInput,
-  ClearToFitOutput,
+  ClearBeforeCompactingInput,
+  ClearBeforeCompactingOutput,
   ClearToolResultsInput,
   ClearToolResultsOutput,
   EstimatePressureInput,
   EstimatePressureOutput,
+  FitRequestInput,
+  FitRequestOutput,
   LoopGuardReason,
   NormalizeProjectionInput,
   NormalizeProjectionOutput,
@@ -19,6 +21,7 @@ import type {
   SyncHistoryInput,
   SyncHistoryOutput,
   TurnContext,
+  TurnDecision,
   TurnEvent,
   TurnInput,
   TurnOutput,
@@ -61,7 +64,10 @@ export const turnSetup = setup({
     clearToolResults: placeholder<ClearToolResultsOutput, ClearToolResultsInput>('clearToolResults'),
     estimatePressure: placeholder<EstimatePressureOutput, EstimatePressureInput>('estimatePressure'),
     compaction: compactionMachine,
-    clearToFit: placeholder<ClearToFitOutput, ClearToFitInput>('clearToFit'),
+    clearBeforeCompacting: placeholder<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(
+      'clearBeforeCompacting',
+    ),
+    fitRequest: placeholder<FitRequestOutput, FitRequestInput>('fitRequest'),
     rebuildProjection: placeholder<RebuildProjectionOutput, RebuildProjectionInput>('rebuildProjection'),
   },
   actions: {
@@ -75,10 +81,16 @@ export const turnSetup = setup({
       projectionItems: params.itemCount,
     })),
     storeClearedProjection: assign((_, params: ClearToolResultsOutput) => clearedProjection(params)),
-    storeFittedProjection: assign((_, params: ClearToFitOutput) => ({
+    storeClearedFirst: assign((_, params: ClearBeforeCompactingOutput) => ({
       ...clearedProjection(params),
-      fitted: { projectedTokens: params.projectedTokens, pressureTokens: params.pressureTokens },
+      clearedFirst: { pressureTokens: params.pressureTokens },
     })),
+    storeFittedRequest: assign((_, params: FitRequestOutput) => {
+      const { projectionRef, itemCount, ...fitted } = params;
+      return { projectionRef, projectionItems: itemCount, fitted, fitTried: true };
+    }),
+    markFitTried: assign({ fitTried: true }),
+    assignOutcome: assign((_, params: { outcome: TurnDecision }) => ({ outcome: params.outcome })),
     storePressure: assign((_, params: EstimatePressureOutput) => ({ pressure: params })),
     assignGuardReason: assign((_, params: { reason: LoopGuardReason }) => ({ guardReason: params.reason })),
     storeCompaction: assign((_, params: Report) => ({ compaction: params.report })),
@@ -106,11 +118,33 @@ export const turnSetup = setup({
     isLoopGuardTripped: ({ context }, params: { reason: LoopGuardReason }) =>
       context.mode === 'automatic' &&
       loopGuardReason(context.loopGuard, context.loopGuardPolicy) === params.reason,
-    // The next request would not fit the prompt budget (H4), so the loop guard's pass-over needs clearing (§14).
-    isOverPromptBudget: ({ context }) =>
+    // A summary pass would buy only a few turns (large tool results in a small window): clear first.
+    isPassTooShortLived: ({ context }) =>
+      context.mode === 'automatic' &&
+      context.minTurnsPerPass > 0 &&
       context.pressure !== null &&
-      context.pressure.promptBudgetTokens !== null &&
-      context.pressure.pressureTokens > context.pressure.promptBudgetTokens,
+      context.pressure.turnsPerPass !== null &&
+      context.pressure.turnsPerPass < context.minTurnsPerPass,
+    // Clearing made a request that fits the prompt budget (the threshold when the budget is unknown).
+    isClearedToFit: ({ context }, params: { output: ClearBeforeCompactingOutput }) => {
+      const limit = context.pressure?.promptBudgetTokens ?? context.pressure?.thresholdTokens ?? null;
+      return limit !== null && params.output.pressureTokens <= limit;
+    },
+    // A pass would not leave room for even one step like the newest.
+    isPassUseless: ({ context }) =>
+      context.pressure?.turnsPerPass != null && context.pressure.turnsPerPass < 1,
+    // The request the turn would send is over the prompt budget, whatever the outcome (once: a fitted request is final).
+    isOverPromptBudget: ({ context }) => {
+      if (context.fitTried) return false;
+      const budget = context.pressure?.promptBudgetTokens ?? null;
+      const pressure =
+        context.rebuilt?.pressureTokens ??
+        context.clearedFirst?.pressureTokens ??
+        context.pressure?.pressureTokens ??
+        null;
+      return budget !== null && pressure !== null && pressure > budget;
+    },
+    isOutcome: ({ context }, params: { outcome: TurnDecision }) => context.outcome === params.outcome,
     isCompacted: (_, params: Report) => params.report.status === 'compacted',
     isUnchanged: (_, params: Report) => params.report.status === 'unchanged',
   },

@@ -11,21 +11,22 @@ export interface LoopGuardState {
   turnsSinceCompaction: number | null;
 }
 
-/** When the loop guard stops automatic compaction (§14). */
+/**
+ * When the loop guard stops automatic compaction (§14): passes that keep failing or make no
+ * progress. A window that fills again with new content is no reason: in an agent loop every
+ * pass frees room that the next tool output takes, and that is progress.
+ */
 export interface LoopGuardPolicy {
   /** Stop after this many consecutive failures (default 2). */
   maxConsecutiveFailures: number;
   /** Stop after a pass that freed less than this share (default 0.05). */
   minFreedRatio: number;
-  /** Stop when pressure is back over the threshold within this many turns of a pass (default 3). */
-  refillWithinTurns: number;
 }
 
 /** Defaults of {@link LoopGuardPolicy}. */
 export const DEFAULT_LOOP_GUARD_POLICY: Readonly<LoopGuardPolicy> = Object.freeze({
   maxConsecutiveFailures: 2,
   minFreedRatio: 0.05,
-  refillWithinTurns: 3,
 });
 
 /** A fresh session's {@link LoopGuardState}. */
@@ -36,10 +37,11 @@ export const INITIAL_LOOP_GUARD_STATE: Readonly<LoopGuardState> = Object.freeze(
 });
 
 /** Why the loop guard skipped a compaction. */
-export type LoopGuardReason = 'repeated-failures' | 'ineffective-pass' | 'refilled-quickly';
+export type LoopGuardReason = 'repeated-failures' | 'ineffective-pass';
 
 /** What a turn decided (TurnResult.decision): one per final state of the turn machine (`belowThreshold` → `below-threshold`). */
-export type TurnDecision = 'below-threshold' | 'compacted' | 'unchanged' | 'failed' | 'guarded' | 'cancelled';
+export type TurnDecision =
+  'below-threshold' | 'cleared' | 'compacted' | 'unchanged' | 'failed' | 'guarded' | 'cancelled';
 
 /** Input of one headless turn (H1–H6). Message arrays live in the runtime store under the refs. */
 export interface TurnInput {
@@ -56,6 +58,11 @@ export interface TurnInput {
   retryBackoffMs?: number;
   loopGuard?: LoopGuardState;
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
+  /**
+   * Clear old tool results instead of compacting when a summary pass would buy fewer turns than
+   * this (large tool results in a small window); 0 never clears first. Automatic mode only.
+   */
+  minTurnsPerPass?: number;
   /** Clock reading at the start (the runtime reports elapsed ms). */
   startedAt: number;
 }
@@ -105,16 +112,33 @@ export interface ClearToolResultsOutput {
   clearedInputCount?: number;
 }
 
-/** C10 counts of the request projection, as a turn reports them. */
-/** Input of the loop guard's fallback clearing: the synced history to project again. */
-export interface ClearToFitInput {
+/** Input of `clearBeforeCompacting`: the synced history to project with old tool results cleared. */
+export interface ClearBeforeCompactingInput {
+  turnId: string;
+  historyRef: string;
+  /** The pressure clearing has to get under. */
+  thresholdTokens: number | null;
+}
+/** The projection with old tool results cleared, and its pressure. */
+export interface ClearBeforeCompactingOutput extends ClearToolResultsOutput {
+  pressureTokens: number;
+}
+
+/** Input of `fitRequest`: the history the request is built from (the compacted one after a pass). */
+export interface FitRequestInput {
   turnId: string;
   historyRef: string;
 }
-/** The projection with old tool results cleared by VT Code's rules, and its pressure. */
-export interface ClearToFitOutput extends ClearToolResultsOutput {
+/** A request that fits the prompt budget, and what it took (clearing, previews, older exchanges left out). */
+export interface FitRequestOutput {
+  projectionRef: string;
+  itemCount: number;
+  tokensBefore: number;
   projectedTokens: number;
   pressureTokens: number;
+  clearedResults: number;
+  previewedResults: number;
+  droppedMessages: number;
 }
 
 /** What clearing did to the projection: results cleared, batches and results protected, inputs cleared. */
@@ -141,6 +165,8 @@ export interface EstimatePressureOutput {
   promptBudgetTokens: number | null;
   /** L1 summary input budget handed to compaction; null = unknown. */
   summaryInputBudget: number | null;
+  /** Turns of growth like the newest step that a summary pass would buy; null = unknown. */
+  turnsPerPass: number | null;
 }
 
 /** Input of `rebuildProjection` (H3): project the compacted history. */
@@ -183,9 +209,16 @@ export interface TurnContext {
   pressure: EstimatePressureOutput | null;
   compaction: CompactionOutput | null;
   rebuilt: RebuildProjectionOutput | null;
-  /** Pressure after the loop guard's fallback clearing (§14), when it ran. */
-  fitted: { projectedTokens: number; pressureTokens: number } | null;
+  /** Pressure after old tool results were cleared instead of compacting, when that ran. */
+  clearedFirst: { pressureTokens: number } | null;
+  /** How the request was made to fit the prompt budget, when it was over. */
+  fitted: Omit<FitRequestOutput, 'projectionRef' | 'itemCount'> | null;
   guardReason: LoopGuardReason | null;
+  /** The outcome the turn ends with once its request fits. */
+  outcome: TurnDecision | null;
+  /** Fitting ran (whether or not it worked): a request is fitted at most once. */
+  fitTried: boolean;
+  minTurnsPerPass: number;
   loopGuard: LoopGuardState;
   loopGuardPolicy: LoopGuardPolicy;
 }
@@ -209,8 +242,16 @@ export interface TurnOutput {
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
   /** C10: what clearing did to the projection; null when the turn was cancelled before it. */
   clearing: ClearingCounts | null;
-  /** §14: the loop guard held compaction off over the prompt budget, so old tool results were cleared to fit (`clearing` says how many). */
+  /** The request was over the prompt budget and was made to fit (`fit` says how). */
   clearedToFit: boolean;
+  /** How the request was made to fit: results cleared, cut to previews, older messages left out. */
+  fit: {
+    tokensBefore: number;
+    tokensAfter: number;
+    clearedResults: number;
+    previewedResults: number;
+    droppedMessages: number;
+  } | null;
   pressureTokens: number | null;
   thresholdTokens: number | null;
   advisory: PreflightAdvisory | null;
@@ -228,7 +269,12 @@ export type NormalizeProjectionLogic = PromiseActorLogic<NormalizeProjectionOutp
 export type ClearToolResultsLogic = PromiseActorLogic<ClearToolResultsOutput, ClearToolResultsInput>;
 /** `estimatePressure` actor logic. */
 export type EstimatePressureLogic = PromiseActorLogic<EstimatePressureOutput, EstimatePressureInput>;
-/** `clearToFit` actor logic. */
-export type ClearToFitLogic = PromiseActorLogic<ClearToFitOutput, ClearToFitInput>;
+/** `clearBeforeCompacting` actor logic. */
+export type ClearBeforeCompactingLogic = PromiseActorLogic<
+  ClearBeforeCompactingOutput,
+  ClearBeforeCompactingInput
+>;
+/** `fitRequest` actor logic. */
+export type FitRequestLogic = PromiseActorLogic<FitRequestOutput, FitRequestInput>;
 /** `rebuildProjection` actor logic. */
 export type RebuildProjectionLogic = PromiseActorLogic<RebuildProjectionOutput, RebuildProjectionInput>;

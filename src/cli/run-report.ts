@@ -57,8 +57,10 @@ export interface RunJsonReport extends IoReport {
   tokens: TurnResult['tokens'];
   /** C10: cleared and protected counts of the projection. */
   clearing: TurnResult['clearing'];
-  /** §14: the loop guard held compaction off over the window, so old tool results were cleared to fit. */
+  /** The request was over the window and was made to fit (`fit` says how). */
   clearedToFit: boolean;
+  /** How the request was made to fit: results cleared, cut to previews, older messages left out. */
+  fit: TurnResult['fit'];
   items: TurnResult['items'];
   /** Pressure the decision was made on: projected history after clearing + prompt prefix. */
   pressureTokens: number | null;
@@ -152,9 +154,13 @@ export function renderRunReport(r: RunJsonReport): string {
       ? 'threshold unknown'
       : `pressure ${n(r.pressureTokens)} ${r.pressureTokens < r.thresholdTokens ? '<' : '≥'} threshold ${n(r.thresholdTokens)}`;
   const after =
-    r.decision === 'compacted' && r.finalPressureTokens !== null
-      ? `, ${n(r.finalPressureTokens)} after compaction`
-      : '';
+    r.finalPressureTokens === null
+      ? ''
+      : r.decision === 'compacted'
+        ? `, ${n(r.finalPressureTokens)} after compaction`
+        : r.decision === 'cleared'
+          ? `, ${n(r.finalPressureTokens)} after clearing old tool results instead of a summary call`
+          : '';
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
@@ -175,9 +181,11 @@ export function renderRunReport(r: RunJsonReport): string {
   ];
   if (r.decision === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
   if (r.decision === 'compacted') lines.push(`note: ${CACHE_NOTE}`);
-  if (r.clearedToFit)
+  if (r.fit)
     lines.push(
-      'note: compaction is paused and the request was over the window, so old tool results were left out of it (the session keeps them)',
+      `note: the request was over the window, so it was made to fit: ${n(r.fit.clearedResults)} tool result(s) cleared, ` +
+        `${n(r.fit.previewedResults)} cut to previews, ${n(r.fit.droppedMessages)} older message(s) left out ` +
+        `(${n(r.fit.tokensBefore)} → ${n(r.fit.tokensAfter)} tokens; the session keeps everything)`,
     );
   if (r.thresholdTokens === null)
     lines.push(

@@ -62,6 +62,14 @@ export interface ClearingPolicy {
    * kept the same recall for less (issue 16).
    */
   compactionWaitByCost: boolean;
+  /**
+   * Clear old tool results instead of compacting when a summary pass would buy fewer turns than
+   * this: where a few tool results fill the window, a pass every other step costs a slow, lossy
+   * provider call each time, while clearing the oldest results costs none. Large windows (where a
+   * pass buys many turns) keep compacting as before. 0 never clears first. 10 in preset
+   * `compactor`, 0 in `vtcode` (which clears at its trigger anyway).
+   */
+  clearWhenPassBuysFewerTurns: number;
 }
 
 /** B4: the evidence window is half the local trigger. */
@@ -84,6 +92,7 @@ export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   compactionWaitRatio: DEFAULT_COMPACTION_WAIT.ratio,
   compactionWaitMaxTokens: DEFAULT_COMPACTION_WAIT.maxTokens,
   compactionWaitByCost: false,
+  clearWhenPassBuysFewerTurns: 0,
 });
 
 /**
@@ -98,8 +107,9 @@ export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   preset: 'compactor',
   enabled: false,
   compactionWaitsForCacheBreak: true,
-  // The tuning half picked the scaled cap alone over the wait by expected cost (issue 16).
+  // The tuning half picked the scaled cap alone over the wait by expected cost.
   compactionWaitByCost: false,
+  clearWhenPassBuysFewerTurns: 10,
 });
 
 /** Every preset by name. */
@@ -152,5 +162,6 @@ export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): C
       : base.compactionWaitRatio,
     compactionWaitMaxTokens: count(partial.compactionWaitMaxTokens, base.compactionWaitMaxTokens),
     compactionWaitByCost: partial.compactionWaitByCost ?? base.compactionWaitByCost,
+    clearWhenPassBuysFewerTurns: count(partial.clearWhenPassBuysFewerTurns, base.clearWhenPassBuysFewerTurns),
   };
 }

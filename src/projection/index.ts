@@ -16,3 +16,4 @@ export * from './effective-limits.js';
 export * from './options-schema.js';
 export * from './cache-aware.js';
 export * from './wait-by-cost.js';
+export { fitToWindow, type FittedRequest, type FitWindowOptions } from './fit-window.js';

@@ -24,6 +24,7 @@ export const ClearingPolicyOptionsSchema = z
     compactionWaitRatio: z.number().gt(0).lt(1),
     compactionWaitMaxTokens: count,
     compactionWaitByCost: z.boolean(),
+    clearWhenPassBuysFewerTurns: count,
   })
   .partial();
 

@@ -16,4 +16,4 @@ export * from './turn-actor-deps.js';
 export * from './turn-actors.js';
 export * from './turn-runner.js';
 export * from './turn-runner-types.js';
-export * from './request-over-window.js';
+export * from './window-too-small.js';

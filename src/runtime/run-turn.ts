@@ -1,10 +1,12 @@
 import { createActor, type AnyActorRef } from 'xstate';
 import type { TurnInput, TurnOutput } from '../../machines/index.js';
 import { UserError } from '../core/errors.js';
+import { completeClearingPolicy } from '../projection/clearing-policy.js';
 import { loadCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
 import { MessageStore } from './message-store.js';
 import { runToOutput } from './run-to-output.js';
 import { validatePersistedSnapshot } from './validate-snapshot.js';
+import { checkFixedPartFits } from './window-too-small.js';
 import { toTurnResult } from './turn-reports.js';
 import type { TurnRunnerContext } from './turn-runner-context.js';
 import type { RunOptions, TurnRequest, TurnResult } from './turn-runner-types.js';
@@ -57,6 +59,12 @@ export async function runTurn(
     request.pending && request.pending.length > 0
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
+  checkFixedPartFits(
+    [...request.history, ...(request.pending ?? [])],
+    deps.limits,
+    ctx.budgetsNow().capacity,
+    deps.estimator,
+  );
   const startedAt = clock.now();
   const machines = ctx.machinesFor(store, request.previousRequest ?? null, request.cacheCycle ?? null);
   const actor = createActor(machines.turn, {
@@ -71,11 +79,12 @@ export async function runTurn(
       retryBackoffMs: deps.retryBackoffMs,
       loopGuard: request.loopGuard,
       loopGuardPolicy: deps.loopGuardPolicy,
+      minTurnsPerPass: completeClearingPolicy(deps.policy).clearWhenPassBuysFewerTurns,
       startedAt,
     },
     inspect: deps.inspect,
   });
-  const result = ctx.guardedFits(await drive(ctx, store, request.turnId, startedAt, actor, options));
+  const result = await drive(ctx, store, request.turnId, startedAt, actor, options);
   return { ...result, cacheCycle: machines.cacheCycle() };
 }
 
@@ -97,10 +106,8 @@ export async function resumeTurn(
     input: undefined as unknown as TurnInput,
     inspect: ctx.deps.inspect,
   });
-  return ctx.guardedFits(
-    await drive(ctx, store, checkpoint.turnId, checkpoint.startedAt, actor, {
-      ...options,
-      checkpointPath: options.checkpointPath ?? checkpointPath,
-    }),
-  );
+  return drive(ctx, store, checkpoint.turnId, checkpoint.startedAt, actor, {
+    ...options,
+    checkpointPath: options.checkpointPath ?? checkpointPath,
+  });
 }

@@ -2,8 +2,10 @@ import { fromPromise } from 'xstate';
 import {
   turnMachine,
   type compactionMachine,
-  type ClearToFitInput,
-  type ClearToFitOutput,
+  type ClearBeforeCompactingInput,
+  type ClearBeforeCompactingOutput,
+  type FitRequestInput,
+  type FitRequestOutput,
   type ClearToolResultsInput,
   type ClearToolResultsOutput,
   type EstimatePressureInput,
@@ -54,18 +56,46 @@ const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
     return { projectionRef: ref, itemCount: messages.length, ...clearingCounts(diagnostics) };
   });
 
-/** §14: the synced history projected with old tool results cleared to fit (the loop guard held compaction off). */
-const clearToFit = (store: MessageStore, tp: TurnProjection) =>
-  fromPromise<ClearToFitOutput, ClearToFitInput>(async ({ input }) => {
-    const { messages, diagnostics } = tp.projectToFit(store.get(input.historyRef));
-    const ref = store.put(`${input.turnId}:projection:fitted`, messages);
-    tp.remember(messages);
+/** Old tool results cleared instead of a summary pass; the machine keeps it only when it gets under the threshold. */
+const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
+  fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
+    const history = store.get(input.historyRef);
+    const target = input.thresholdTokens === null ? Number.MAX_SAFE_INTEGER : input.thresholdTokens - 1;
+    const fitted = tp.fit(history, target, true);
+    const ref = store.put(`${input.turnId}:projection:cleared-first`, fitted.messages);
+    const pressureTokens = tp.pressure(fitted.projectedTokens);
+    if (input.thresholdTokens !== null && pressureTokens < input.thresholdTokens)
+      tp.remember(fitted.messages);
     return {
       projectionRef: ref,
-      itemCount: messages.length,
-      ...clearingCounts(diagnostics),
-      projectedTokens: diagnostics.projectedTokens,
-      pressureTokens: tp.pressure(diagnostics.projectedTokens),
+      itemCount: fitted.messages.length,
+      tokensBefore: deps.estimator.history(history),
+      tokensAfter: fitted.projectedTokens,
+      clearedCount: fitted.clearedResults,
+      protectedBatchCount: 0,
+      pressureTokens,
+    };
+  });
+
+/** A request over the prompt budget made to fit it, whatever the turn's outcome. */
+const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
+  fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
+    const history = store.get(input.historyRef);
+    const b = tp.budgets();
+    const reserved = Math.max(0, deps.limits.reservedOutput ?? 0);
+    const budget = b.capacity === null ? Number.MAX_SAFE_INTEGER : Math.max(b.capacity - reserved, 0);
+    const fitted = tp.fit(history, budget);
+    const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
+    tp.remember(fitted.messages);
+    return {
+      projectionRef: ref,
+      itemCount: fitted.messages.length,
+      tokensBefore: deps.estimator.history(history),
+      projectedTokens: fitted.projectedTokens,
+      pressureTokens: tp.pressure(fitted.projectedTokens),
+      clearedResults: fitted.clearedResults,
+      previewedResults: fitted.previewedResults,
+      droppedMessages: fitted.droppedMessages,
     };
   });
 
@@ -88,12 +118,14 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
     const projectedTokens = deps.estimator.history(request);
     const reserved = Math.max(0, deps.limits.reservedOutput ?? 0);
     const promptBudgetTokens = b.capacity === null ? null : Math.max(b.capacity - reserved, 0);
+    const thresholdTokens = tp.threshold(b, request, promptBudgetTokens, tp.pressure(projectedTokens));
     return {
       pressureTokens: tp.pressure(projectedTokens),
       projectedTokens,
-      thresholdTokens: tp.threshold(b, request, promptBudgetTokens, tp.pressure(projectedTokens)),
+      thresholdTokens,
       promptBudgetTokens,
       summaryInputBudget: b.summaryInputBudget,
+      turnsPerPass: tp.turnsPerPass(b, request, thresholdTokens),
     };
   });
 
@@ -130,7 +162,8 @@ export function provideTurn(
       clearToolResults: clearToolResults(store, tp),
       estimatePressure: estimatePressure(deps, store, tp),
       compaction,
-      clearToFit: clearToFit(store, tp),
+      clearBeforeCompacting: clearBeforeCompacting(deps, store, tp),
+      fitRequest: fitRequest(deps, store, tp),
       rebuildProjection: rebuildProjection(store, tp),
     },
   });

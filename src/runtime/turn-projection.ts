@@ -13,6 +13,8 @@ import {
   type Budgets,
   type ClearingPolicy,
   type ProjectedRequest,
+  fitToWindow,
+  type FittedRequest,
 } from '../projection/index.js';
 import { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn-actor-deps.js';
 
@@ -31,6 +33,16 @@ export interface TurnProjection {
    * as is when it turned clearing off.
    */
   projectToFit(history: readonly Message[]): ProjectedRequest;
+  /**
+   * The request built from `history` made to fit `pressureTokens` (the prompt budget): clearing,
+   * then previews, then older exchanges left out; with `clearingOnly`, clearing alone.
+   */
+  fit(history: readonly Message[], pressureTokens: number, clearingOnly?: boolean): FittedRequest;
+  /**
+   * How many turns of growth like the newest step of `request` a summary pass would buy: the room
+   * between what a pass leaves (summary, continuity tail, prefix) and the threshold; null when unknown.
+   */
+  turnsPerPass(b: Budgets, request: readonly Message[], threshold: number | null): number | null;
   /** Tokens the next request carries: the projection plus the frozen prefix. */
   pressure(projectedTokens: number): number;
   /** The compaction threshold for `request` (of `pressure` tokens); remembers it as the last request sent. */
@@ -62,6 +74,7 @@ export function createTurnProjection(
   let lastRequest: readonly Message[] | null = previousRequest;
   // Since the cache was last rewritten, for the wait by expected cost (carried from turn to turn).
   let cycle = previousCycle;
+  const prefix = Math.max(0, deps.limits.prefixTokens ?? 0);
   const fitPolicy: Partial<ClearingPolicy> | undefined =
     deps.policy?.enabled === false ? deps.policy : { ...deps.policy, enabled: true, clearAtLeast: 0 };
   return {
@@ -71,7 +84,16 @@ export function createTurnProjection(
       p.projectRequest(history, { limits: deps.limits, policy: deps.policy, estimator: deps.estimator }),
     projectToFit: (history) =>
       p.projectRequest(history, { limits: deps.limits, policy: fitPolicy, estimator: deps.estimator }),
-    pressure: (projectedTokens) => projectedTokens + Math.max(0, deps.limits.prefixTokens ?? 0),
+    fit: (history, pressureTokens, clearingOnly) =>
+      fitToWindow(history, {
+        budgetTokens: Math.max(0, pressureTokens - prefix),
+        limits: deps.limits,
+        policy: deps.policy,
+        estimator: deps.estimator,
+        clearingOnly,
+      }),
+    turnsPerPass: (b, request, threshold) => turnsPerPass(b, request, threshold, prefix, deps.estimator),
+    pressure: (projectedTokens) => projectedTokens + prefix,
     threshold(b, request, promptBudget, pressure) {
       const intact = lastRequest !== null && sharedPrefixLength(lastRequest, request) === lastRequest.length;
       lastRequest = request;
@@ -95,4 +117,30 @@ export function createTurnProjection(
     },
     cacheCycle: () => cycle,
   };
+}
+
+/** See {@link TurnProjection.turnsPerPass}. */
+function turnsPerPass(
+  b: Budgets,
+  request: readonly Message[],
+  threshold: number | null,
+  prefix: number,
+  est: TurnActorDeps['estimator'],
+): number | null {
+  if (threshold === null || b.capacity === null) return null;
+  const step = newestStepTokens(request, est);
+  if (step <= 0) return null;
+  const left = (b.continuityTailTokens ?? 0) + (defaultSummaryOutputTokens(b.capacity) ?? 0) + prefix;
+  // A window too small for a pass to leave room at all says nothing about steps.
+  return left >= threshold ? null : (threshold - left) / step;
+}
+
+/**
+ * Tokens of the newest step of an agent loop: the last message that is not a tool result, with
+ * the tool results after it (an assistant call and its outputs, or one user message).
+ */
+function newestStepTokens(request: readonly Message[], est: TurnActorDeps['estimator']): number {
+  let i = request.length - 1;
+  while (i >= 0 && request[i].role === 'tool') i--;
+  return i < 0 ? 0 : est.history(request.slice(i));
 }

@@ -38,6 +38,7 @@ export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock)
     tokens: out.tokens,
     clearing: out.clearing,
     clearedToFit: out.clearedToFit,
+    fit: out.fit,
     items: out.items,
     pressureTokens: out.pressureTokens,
     thresholdTokens: out.thresholdTokens,

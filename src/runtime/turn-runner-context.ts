@@ -5,11 +5,10 @@ import type { Budgets } from '../projection/budgets.js';
 import type { CacheCycle } from '../projection/wait-by-cost.js';
 import { provideCompaction } from './compaction-actors.js';
 import type { MessageStore } from './message-store.js';
-import { failGuardedOverWindow } from './request-over-window.js';
 import { provideTurn } from './turn-actors.js';
 import { DEFAULT_PROJECTION } from './turn-actor-deps.js';
 import { createTurnProjection } from './turn-projection.js';
-import type { Clock, TurnResult, TurnRunnerDeps } from './turn-runner-types.js';
+import type { Clock, TurnRunnerDeps } from './turn-runner-types.js';
 
 /**
  * What every run of one runner shares, resolved once from its deps so runTurn, resumeTurn and
@@ -22,8 +21,6 @@ export interface TurnRunnerContext {
   maxOverflowRetries: number | undefined;
   /** The budgets of the limits as they are now (read at each use, never cached). */
   budgetsNow(): Budgets;
-  /** A guarded turn whose request is over the window fails instead (see request-over-window.ts). */
-  guardedFits(result: TurnResult): TurnResult;
   /** The machines provided with actors bound to `store` (one fresh store per run). */
   machinesFor(
     store: MessageStore,
@@ -52,8 +49,6 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
   const budgetsNow = () =>
     (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
-  const guardedFits = (result: TurnResult): TurnResult =>
-    failGuardedOverWindow(result, budgetsNow().capacity, Math.max(0, deps.limits.reservedOutput ?? 0));
   const machinesFor = (
     store: MessageStore,
     previousRequest: readonly Message[] | null = null,
@@ -66,5 +61,5 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
     const tp = createTurnProjection(deps, previousRequest, cacheCycle);
     return { compaction, turn: provideTurn(deps, store, compaction, tp), cacheCycle: tp.cacheCycle };
   };
-  return { deps, clock, strategy, maxOverflowRetries, budgetsNow, guardedFits, machinesFor };
+  return { deps, clock, strategy, maxOverflowRetries, budgetsNow, machinesFor };
 }

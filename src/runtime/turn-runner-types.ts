@@ -104,8 +104,10 @@ export interface TurnResult {
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
   /** C10: cleared and protected counts of the projection (null when cancelled before clearing). */
   clearing: TurnOutput['clearing'];
-  /** §14: compaction was held off by the loop guard over the window, so old tool results were cleared to fit. */
+  /** The request was over the prompt budget and was made to fit (`fit` says how). */
   clearedToFit: boolean;
+  /** How the request was made to fit: results cleared, cut to previews, older messages left out. */
+  fit: TurnOutput['fit'];
   items: { before: number; after: number };
   pressureTokens: number | null;
   thresholdTokens: number | null;

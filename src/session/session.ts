@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { anchoredPressure, usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
+import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
-import { effectiveLimits, projectRequest, resolveBudgets, type Limits } from '../projection/index.js';
+import { effectiveLimits, resolveBudgets, type Limits } from '../projection/index.js';
 import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
 import {
   createCacheHealthMonitor,
@@ -27,6 +27,7 @@ import type {
   SessionTurnResult,
 } from './session-types.js';
 import { openStoredHistory, type StoredHistory } from './stored-history.js';
+import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
 
 const CompactOptionsSchema = z.strictObject({
@@ -65,6 +66,8 @@ class Session implements CompactorSession {
   private guard: LoopGuardState = { ...INITIAL_LOOP_GUARD_STATE };
   /** The request after the last turn and the cache cycle: compaction may wait while the next one extends it (issue 16). */
   private lastTurn: CacheCarry = {};
+  /** The request the last turn built, and the history it was built from (see prepareRequest). */
+  private lastRequest: TurnRequestMemo | undefined;
   private busy = false;
   private turns = 0;
 
@@ -144,20 +147,15 @@ class Session implements CompactorSession {
   }
 
   prepareRequest(opts: PrepareRequestOptions = {}): PreparedRequest {
-    const limits = this.limits;
-    const projected = projectRequest(this.live, {
-      limits,
+    return prepareNextRequest({
+      history: this.live,
+      limits: this.limits,
       policy: this.data.policy,
       estimator: this.estimator,
-      interactive: opts.interactive,
-      nativeContextEdits: opts.nativeContextEdits,
+      anchor: this.anchor,
+      lastTurn: this.lastRequest,
+      options: opts,
     });
-    return {
-      messages: projected.messages,
-      diagnostics: projected.diagnostics,
-      budgets: projected.budgets,
-      pressure: anchoredPressure(projected.messages, this.estimator, limits.prefixTokens ?? 0, this.anchor),
-    };
   }
 
   recordUsage(usage: CacheUsage, request: readonly Message[]): CacheUsageVerdict {
@@ -196,6 +194,7 @@ class Session implements CompactorSession {
       }
       this.guard = result.loopGuard;
       this.lastTurn = { previousRequest: result.request, cacheCycle: result.cacheCycle };
+      const turnRequest = result.request;
       if (result.compaction?.status === 'failed')
         this.log(
           `automatic compaction failed; continuing with full history: ${result.compaction.failure?.message}`,
@@ -220,6 +219,7 @@ class Session implements CompactorSession {
           : undefined,
       );
       const local = compacted && result.compaction!.strategy === 'local';
+      this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
       return { ...result, boundary, ...summaryWarningFields(local ? summarizer.warnings() : []) };
     });
   }

@@ -151,7 +151,8 @@ async function projectCall(
   advanceSyncPoint(state, messages, sessionDir, id);
   return {
     conversationId: id,
-    messages: session.prepareRequest().messages,
+    // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
+    messages: turn.request ?? session.prepareRequest().messages,
     compacted: turn.decision === 'compacted',
     session,
   };

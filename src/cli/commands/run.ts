@@ -40,12 +40,13 @@ compaction (exit 1) nothing is written to --out and no boundary is recorded.
 
 JSON fields (--json): command "run", file, format, session, route {name, kind, model,
 baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
-retryBudgetMs} or null offline}, decision (below-threshold | compacted |
+retryBudgetMs} or null offline}, decision (below-threshold | cleared | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
 tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
-protectedBatches, protectedResults, clearedInputs}, clearedToFit (compaction
-paused over the window, so old tool results were cleared), items {before, after},
+protectedBatches, protectedResults, clearedInputs}, clearedToFit (the request was
+over the window and was made to fit), fit {tokensBefore, tokensAfter, clearedResults,
+previewedResults, droppedMessages} | null, items {before, after},
 pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens,
 capacity, elapsedMs, failure {reason, message} | null, out, outFormat, sessionDir,
 boundary, inspect.
@@ -127,6 +128,7 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     tokens: result.tokens,
     clearing: result.clearing,
     clearedToFit: result.clearedToFit,
+    fit: result.fit,
     items: result.items,
     pressureTokens: result.tokens.afterClearing === null ? null : result.tokens.afterClearing + prefix,
     finalPressureTokens: result.pressureTokens,

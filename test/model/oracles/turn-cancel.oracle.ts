@@ -1,4 +1,5 @@
 import type { OracleRow, Reply } from '../../support/oracle.js';
+import { prepared, summary } from './replies.js';
 import {
   cleared,
   FRESH_GUARD,
@@ -19,10 +20,11 @@ function cancelWhile(
   actor: string,
   replies: Record<string, readonly Reply[]>,
   calls: string[],
+  extraInput: Record<string, unknown> = {},
 ): OracleRow {
   return {
     name: `H1: turn.cancelled while ${states.at(-1)} aborts the in-flight ${actor} and ends the turn cancelled`,
-    input,
+    input: { ...input, ...extraInput },
     replies: { ...replies, [actor]: ['hang'] },
     send: { type: 'turn.cancelled' },
     expect: {
@@ -53,15 +55,32 @@ export const TURN_CANCEL_ROWS: readonly OracleRow[] = [
     ['syncHistory', 'normalizeProjection', 'clearToolResults'],
   ),
   cancelWhile(
-    [...PIPELINE, 'working.compacting'],
+    [...PIPELINE, 'working.choosing', 'working.compacting'],
     'prepareSummaryInput',
     pipeline(pressure(8_000)),
     PIPELINE_CALLS,
   ),
   cancelWhile(
-    [...PIPELINE, 'working.compacting', 'working.rebuildingProjection'],
+    [...PIPELINE, 'working.choosing', 'working.compacting', 'working.rebuildingProjection'],
     'rebuildProjection',
     { ...pipeline(pressure(8_000)), ...localPass },
     [...PIPELINE_CALLS, ...LOCAL_CALLS],
+  ),
+  cancelWhile(
+    [...PIPELINE, 'working.clearingFirst'],
+    'clearBeforeCompacting',
+    pipeline(pressure(8_000, 2)),
+    PIPELINE_CALLS,
+    { minTurnsPerPass: 10 },
+  ),
+  cancelWhile(
+    [...PIPELINE, 'working.choosing', 'working.compacting', 'working.settling', 'working.fitting'],
+    'fitRequest',
+    {
+      ...pipeline(pressure(9_000)),
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [summary({ empty: true, summaryTokens: 0 })],
+    },
+    [...PIPELINE_CALLS, 'prepareSummaryInput', 'requestSummary'],
   ),
 ];

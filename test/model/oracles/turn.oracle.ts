@@ -2,8 +2,11 @@ import type { OracleRow } from '../../support/oracle.js';
 import { prepared, summary } from './replies.js';
 import { TURN_CANCEL_ROWS } from './turn-cancel.oracle.js';
 import {
+  clearedFirst,
+  COMPACTING,
+  FIT,
   FRESH_GUARD,
-  fittedProjection,
+  fittedRequest,
   input,
   kept,
   localPass,
@@ -51,7 +54,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     input,
     replies: { ...pipeline(pressure(8_000)), ...localPass, rebuildProjection: [rebuiltProjection] },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'working.rebuildingProjection', 'compacted'],
+      states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'compacted'],
       calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
       inputs: {
         syncHistory: [{ historyRef: 't1:history', pendingRef: 't1:pending' }],
@@ -86,7 +89,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       rebuildHistory: [{ done: { historyRef: 't1:compacted', itemCount: 14, shrank: false } }],
     },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'unchanged'],
+      states: [...COMPACTING, 'working.settling', 'unchanged'],
       calls: [...PIPELINE_CALLS, ...LOCAL_CALLS],
       output: {
         decision: 'unchanged',
@@ -105,7 +108,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       requestSummary: [summary({ empty: true, summaryTokens: 0 })],
     },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'failed'],
+      states: [...COMPACTING, 'working.settling', 'failed'],
       calls: [...PIPELINE_CALLS, 'prepareSummaryInput', 'requestSummary'],
       output: {
         decision: 'failed',
@@ -118,20 +121,26 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'H4: a request over the prompt budget is reported, never blocked: the turn still ends with a request',
+    name: 'H4/§14: a request over the prompt budget after a failed pass is made to fit before it is sent; the turn still ends with a request',
     input,
     replies: {
       ...pipeline(pressure(9_000)),
       prepareSummaryInput: [prepared(1_600)],
       requestSummary: [summary({ followsTemplate: false })],
+      fitRequest: [fittedRequest],
     },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'failed'],
-      calls: [...PIPELINE_CALLS, 'prepareSummaryInput', 'requestSummary'],
+      states: [...COMPACTING, 'working.settling', 'working.fitting', 'working.settling', 'failed'],
+      calls: [...PIPELINE_CALLS, 'prepareSummaryInput', 'requestSummary', 'fitRequest'],
+      inputs: { fitRequest: [{ turnId: 't1', historyRef: 't1:synced' }] },
       output: {
         decision: 'failed',
-        projectionRef: 't1:cleared',
-        advisory: { estimatedTokens: 9_000, budgetTokens: 8_000, percentUsed: 113, overBudget: true },
+        historyRef: 't1:synced',
+        projectionRef: 't1:fitted',
+        clearedToFit: true,
+        fit: FIT,
+        pressureTokens: 6_000,
+        advisory: { estimatedTokens: 6_000, budgetTokens: 8_000, percentUsed: 75, overBudget: false },
       },
     },
   },
@@ -144,7 +153,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       rebuildProjection: [{ error: new Error('projection failed') }],
     },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'working.rebuildingProjection', 'failed'],
+      states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'failed'],
       calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
       output: {
         decision: 'failed',
@@ -168,7 +177,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       compaction: [{ error: new Error('unexpected compaction crash') }],
     },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'failed'],
+      states: [...COMPACTING, 'working.settling', 'failed'],
       calls: [...PIPELINE_CALLS, 'compaction'],
       output: {
         decision: 'failed',
@@ -187,7 +196,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     },
     replies: pipeline(pressure(8_000)),
     expect: {
-      states: [...PIPELINE, 'working.guarding', 'guarded'],
+      states: [...PIPELINE, 'working.choosing', 'working.settling', 'guarded'],
       calls: PIPELINE_CALLS,
       output: {
         decision: 'guarded',
@@ -203,7 +212,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.01, turnsSinceCompaction: 5 } },
     replies: pipeline(pressure(8_000)),
     expect: {
-      states: [...PIPELINE, 'working.guarding', 'guarded'],
+      states: [...PIPELINE, 'working.choosing', 'working.settling', 'guarded'],
       calls: PIPELINE_CALLS,
       output: {
         decision: 'guarded',
@@ -213,61 +222,213 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: '§14: pressure back over the threshold one turn after a pass: the loop guard skips compaction',
+    name: '§14: pressure back over the threshold one turn after an effective pass is not thrash: compaction runs again',
     input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 1 } },
-    replies: pipeline(pressure(8_000)),
+    replies: { ...pipeline(pressure(8_000)), ...localPass, rebuildProjection: [rebuiltProjection] },
     expect: {
-      states: [...PIPELINE, 'working.guarding', 'guarded'],
-      calls: PIPELINE_CALLS,
+      states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'compacted'],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
       output: {
-        decision: 'guarded',
-        guardReason: 'refilled-quickly',
-        loopGuard: { turnsSinceCompaction: 2 },
+        decision: 'compacted',
+        guardReason: null,
+        summaryCalls: 1,
+        loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.625, turnsSinceCompaction: 0 },
       },
     },
   },
   {
-    name: '§14/C1: a guarded request over the prompt budget gets old tool results of the synced history cleared by VT Code rules to fit; no summary call',
-    input: { ...input, loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 1 } },
-    replies: { ...pipeline(pressure(9_000)), clearToFit: [fittedProjection] },
-    expect: {
-      states: [...PIPELINE, 'working.guarding', 'working.clearingToFit', 'guarded'],
-      calls: [...PIPELINE_CALLS, 'clearToFit'],
-      inputs: { clearToFit: [{ turnId: 't1', historyRef: 't1:synced' }] },
-      output: {
-        decision: 'guarded',
-        guardReason: 'refilled-quickly',
-        clearedToFit: true,
-        summaryCalls: 0,
-        compaction: null,
-        historyRef: 't1:synced',
-        projectionRef: 't1:fitted',
-        tokens: { beforeClearing: 9_000, afterClearing: 5_000, afterCompaction: null },
-        clearing: { clearedResults: 7, protectedBatches: 2, protectedResults: 2, clearedInputs: 1 },
-        pressureTokens: 6_000,
-        advisory: { estimatedTokens: 6_000, budgetTokens: 8_000, percentUsed: 75, overBudget: false },
-        loopGuard: { consecutiveFailures: 0, lastFreedRatio: 0.4, turnsSinceCompaction: 2 },
-      },
-    },
-  },
-  {
-    name: '§14: a fallback clearing that crashes keeps the projection; the advisory still says it does not fit',
+    name: '§14/C1: a guarded request over the prompt budget is made to fit (clearing, then previews); no summary call, no error',
     input: {
       ...input,
       loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
     },
-    replies: { ...pipeline(pressure(9_000)), clearToFit: [{ error: new Error('clearing crashed') }] },
+    replies: { ...pipeline(pressure(9_000)), fitRequest: [fittedRequest] },
     expect: {
-      states: [...PIPELINE, 'working.guarding', 'working.clearingToFit', 'guarded'],
-      calls: [...PIPELINE_CALLS, 'clearToFit'],
+      states: [
+        ...PIPELINE,
+        'working.choosing',
+        'working.settling',
+        'working.fitting',
+        'working.settling',
+        'guarded',
+      ],
+      calls: [...PIPELINE_CALLS, 'fitRequest'],
+      inputs: { fitRequest: [{ turnId: 't1', historyRef: 't1:synced' }] },
+      output: {
+        decision: 'guarded',
+        guardReason: 'repeated-failures',
+        clearedToFit: true,
+        fit: FIT,
+        summaryCalls: 0,
+        compaction: null,
+        historyRef: 't1:synced',
+        projectionRef: 't1:fitted',
+        tokens: { beforeClearing: 9_000, afterClearing: 7_000, afterCompaction: null },
+        pressureTokens: 6_000,
+        advisory: { estimatedTokens: 6_000, budgetTokens: 8_000, percentUsed: 75, overBudget: false },
+        loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+      },
+    },
+  },
+  {
+    name: '§14: fitting that crashes keeps the projection; the advisory still says it does not fit',
+    input: {
+      ...input,
+      loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+    },
+    replies: { ...pipeline(pressure(9_000)), fitRequest: [{ error: new Error('fitting crashed') }] },
+    expect: {
+      states: [
+        ...PIPELINE,
+        'working.choosing',
+        'working.settling',
+        'working.fitting',
+        'working.settling',
+        'guarded',
+      ],
+      calls: [...PIPELINE_CALLS, 'fitRequest'],
       output: {
         decision: 'guarded',
         guardReason: 'repeated-failures',
         clearedToFit: false,
+        fit: null,
         ...kept,
         pressureTokens: 9_000,
         advisory: { estimatedTokens: 9_000, budgetTokens: 8_000, overBudget: true },
       },
+    },
+  },
+  {
+    name: 'H3/§14: a compacted history whose projection is still over the prompt budget is made to fit from the compacted history',
+    input,
+    replies: {
+      ...pipeline(pressure(8_000)),
+      ...localPass,
+      rebuildProjection: [
+        {
+          done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 8_500, pressureTokens: 9_500 },
+        },
+      ],
+      fitRequest: [fittedRequest],
+    },
+    expect: {
+      states: [
+        ...COMPACTING,
+        'working.rebuildingProjection',
+        'working.settling',
+        'working.fitting',
+        'working.settling',
+        'compacted',
+      ],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection', 'fitRequest'],
+      inputs: { fitRequest: [{ historyRef: 't1:compacted' }] },
+      output: {
+        decision: 'compacted',
+        historyRef: 't1:compacted',
+        projectionRef: 't1:fitted',
+        clearedToFit: true,
+        pressureTokens: 6_000,
+        advisory: { overBudget: false },
+      },
+    },
+  },
+  {
+    name: 'H2/§14: when a summary pass would buy fewer turns than asked, old tool results are cleared first; under the threshold no summary call',
+    input: { ...input, minTurnsPerPass: 10 },
+    replies: { ...pipeline(pressure(8_000, 2)), clearBeforeCompacting: [clearedFirst(5_000)] },
+    expect: {
+      states: [...PIPELINE, 'working.clearingFirst', 'cleared'],
+      calls: [...PIPELINE_CALLS, 'clearBeforeCompacting'],
+      inputs: { clearBeforeCompacting: [{ turnId: 't1', historyRef: 't1:synced', thresholdTokens: 6_000 }] },
+      output: {
+        decision: 'cleared',
+        summaryCalls: 0,
+        compaction: null,
+        historyRef: 't1:synced',
+        projectionRef: 't1:cleared-first',
+        pressureTokens: 5_000,
+        clearing: { clearedResults: 5 },
+        advisory: { estimatedTokens: 5_000, budgetTokens: 8_000, overBudget: false },
+        loopGuard: FRESH_GUARD,
+      },
+    },
+  },
+  {
+    name: 'H2/H3: clearing first that cannot fit the prompt budget leaves the decision to compaction of the full history',
+    input: { ...input, minTurnsPerPass: 10 },
+    replies: {
+      ...pipeline(pressure(9_000, 2)),
+      clearBeforeCompacting: [clearedFirst(8_500)],
+      ...localPass,
+      rebuildProjection: [rebuiltProjection],
+    },
+    expect: {
+      states: [
+        ...PIPELINE,
+        'working.clearingFirst',
+        'working.choosing',
+        'working.compacting',
+        'working.rebuildingProjection',
+        'working.settling',
+        'compacted',
+      ],
+      calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', ...LOCAL_CALLS, 'rebuildProjection'],
+      inputs: { prepareSummaryInput: [{ historyRef: 't1:synced' }] },
+      output: { decision: 'compacted', projectionRef: 't1:rebuilt', summaryCalls: 1 },
+    },
+  },
+  {
+    name: '§14: when the newest step alone fills what a pass would leave, no summary call: the cleared request is made to fit',
+    input: { ...input, minTurnsPerPass: 10 },
+    replies: {
+      ...pipeline(pressure(9_500, 0.5)),
+      clearBeforeCompacting: [clearedFirst(8_500)],
+      fitRequest: [fittedRequest],
+    },
+    expect: {
+      states: [
+        ...PIPELINE,
+        'working.clearingFirst',
+        'working.settling',
+        'working.fitting',
+        'working.settling',
+        'cleared',
+      ],
+      calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', 'fitRequest'],
+      inputs: { fitRequest: [{ historyRef: 't1:synced' }] },
+      output: {
+        decision: 'cleared',
+        summaryCalls: 0,
+        compaction: null,
+        projectionRef: 't1:fitted',
+        clearedToFit: true,
+        fit: FIT,
+        pressureTokens: 6_000,
+      },
+    },
+  },
+  {
+    name: '§14: clearing first that crashes leaves the decision to the loop guard and compaction',
+    input: {
+      ...input,
+      minTurnsPerPass: 10,
+      loopGuard: { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null },
+    },
+    replies: { ...pipeline(pressure(8_000, 2)), clearBeforeCompacting: [{ error: new Error('boom') }] },
+    expect: {
+      states: [...PIPELINE, 'working.clearingFirst', 'working.choosing', 'working.settling', 'guarded'],
+      calls: [...PIPELINE_CALLS, 'clearBeforeCompacting'],
+      output: { decision: 'guarded', guardReason: 'repeated-failures', ...kept },
+    },
+  },
+  {
+    name: 'H2: a pass that buys enough turns is not replaced by clearing: compaction runs',
+    input: { ...input, minTurnsPerPass: 10 },
+    replies: { ...pipeline(pressure(8_000, 12)), ...localPass, rebuildProjection: [rebuiltProjection] },
+    expect: {
+      states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'compacted'],
+      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
+      output: { decision: 'compacted' },
     },
   },
   {
@@ -279,7 +440,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     },
     replies: { ...pipeline(pressure(8_000)), ...localPass, rebuildProjection: [rebuiltProjection] },
     expect: {
-      states: [...PIPELINE, 'working.compacting', 'working.rebuildingProjection', 'compacted'],
+      states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'compacted'],
       calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
       inputs: { rebuildHistory: [{ mode: 'recovery' }] },
       output: { decision: 'compacted', guardReason: null, loopGuard: { consecutiveFailures: 0 } },

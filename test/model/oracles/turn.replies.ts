@@ -26,34 +26,56 @@ export const cleared: Reply = {
     protectedBatchCount: 2,
   },
 };
-/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
-export const pressure = (pressureTokens: number): Reply => ({
+/**
+ * Pressure against a 6,000-token threshold and an 8,000-token prompt budget; a summary pass
+ * would buy `turnsPerPass` turns of growth like the newest step (default 20).
+ */
+export const pressure = (pressureTokens: number, turnsPerPass = 20): Reply => ({
   done: {
     pressureTokens,
     projectedTokens: pressureTokens - 1_000,
     thresholdTokens: 6_000,
     promptBudgetTokens: 8_000,
     summaryInputBudget: 5_000,
+    turnsPerPass,
   },
 });
 export const rebuiltProjection: Reply = {
   done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
 };
-/** The loop guard's fallback clearing (§14): 9,000 tokens of pressure down to 6,000. */
-export const fittedProjection: Reply = {
+/** A request over the prompt budget made to fit: 9,000 tokens of history down to 5,000 (6,000 of pressure). */
+export const fittedRequest: Reply = {
   done: {
     projectionRef: 't1:fitted',
     itemCount: 12,
     tokensBefore: 9_000,
-    tokensAfter: 5_000,
-    clearedCount: 7,
-    protectedBatchCount: 2,
-    protectedResultCount: 2,
-    clearedInputCount: 1,
     projectedTokens: 5_000,
     pressureTokens: 6_000,
+    clearedResults: 7,
+    previewedResults: 1,
+    droppedMessages: 0,
   },
 };
+/** What `fitRequest` reports for {@link fittedRequest}. */
+export const FIT = {
+  tokensBefore: 9_000,
+  tokensAfter: 5_000,
+  clearedResults: 7,
+  previewedResults: 1,
+  droppedMessages: 0,
+};
+/** Old tool results cleared instead of a summary pass, down to `pressureTokens`. */
+export const clearedFirst = (pressureTokens: number): Reply => ({
+  done: {
+    projectionRef: 't1:cleared-first',
+    itemCount: 12,
+    tokensBefore: 9_000,
+    tokensAfter: pressureTokens - 1_000,
+    clearedCount: 5,
+    protectedBatchCount: 0,
+    pressureTokens,
+  },
+});
 export const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
 
 export const pipeline = (p: Reply) => ({
@@ -75,6 +97,8 @@ export const PIPELINE = [
   'working.estimating',
   'working.deciding',
 ];
+/** Past the threshold, on to the loop guard and compaction. */
+export const COMPACTING = [...PIPELINE, 'working.choosing', 'working.compacting'];
 export const PIPELINE_CALLS = ['syncHistory', 'normalizeProjection', 'clearToolResults', 'estimatePressure'];
 export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory'];
 /** History and projection as they were before the pass (H3). */
