@@ -28,6 +28,7 @@ const JSON_FIELDS = [
   'fallbackReason',
   'file',
   'finalPressureTokens',
+  'fit',
   'format',
   'guardReason',
   'inspect',

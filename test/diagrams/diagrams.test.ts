@@ -28,7 +28,7 @@ describe('diagrams/ is generated from the machines', () => {
     const files = await renderDiagrams();
     const turn = files.get('turn.dot')!;
     expect(turn).toMatch(
-      /"turn\.working\.deciding" -> "turn\.working\.compacting" \[label="always" style=dashed\]/,
+      /"turn\.working\.choosing" -> "turn\.working\.compacting" \[label="always" style=dashed\]/,
     );
     expect(turn).toContain('always [isBelowThreshold]');
     expect(files.get('capacity-retry.mmd')).toContain('after retryBackoff');

@@ -151,7 +151,7 @@ describe('recording providers: frozen prefix, output reserve, tool use (S2, L1)'
 });
 
 describe('recording providers: impossible minimums, capacity ladder, empty summaries (L3, L5, L6)', () => {
-  it('L3/L6: an impossible protocol minimum (the instructions alone exceed the allowance) fails with a budget error before any request', async () => {
+  it('L3/L6/§14: an impossible protocol minimum (the instructions alone exceed the allowance) fails with a budget error before any request; a turn says the window cannot hold the fixed part', async () => {
     oai.window = 1_000;
     const s = chatSession({ limits: { capacity: 1_000 } });
     const before = s.history;
@@ -161,9 +161,8 @@ describe('recording providers: impossible minimums, capacity ladder, empty summa
     expect(manual.rootCause).toMatch(
       /^summary budget exhausted: summary input budget \(instructions alone\) needs \d+ tokens but only \d+ are available/,
     );
-    const turn = await s.runTurn();
-    expect(turn.decision).toBe('failed');
-    expect(turn.summaryCalls).toBe(0);
+    // An automatic turn cannot even build a request that fits: one configuration error first.
+    await expect(s.runTurn()).rejects.toThrow(/cannot hold even the fixed part of a request/);
     expect(oai.requests).toHaveLength(0);
     expect(s.history).toBe(before);
   });
