@@ -5,14 +5,14 @@ import { UserError } from '../core/errors.js';
 export const flag = {
   nonNegInt: z
     .string()
-    .regex(/^\d+$/, 'expected a non-negative integer')
+    .regex(/^\d+$/, 'expected a whole number, 0 or more')
     .transform((s) => Number(s))
-    .refine((n) => Number.isSafeInteger(n), 'integer too large'),
+    .refine((n) => Number.isSafeInteger(n), 'number too large'),
   posInt: z
     .string()
-    .regex(/^\d+$/, 'expected a positive integer')
+    .regex(/^\d+$/, 'expected a positive whole number')
     .transform((s) => Number(s))
-    .refine((n) => Number.isSafeInteger(n) && n > 0, 'expected a positive integer'),
+    .refine((n) => Number.isSafeInteger(n) && n > 0, 'expected a positive whole number'),
   ratio: z
     .string()
     .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a number between 0 and 1')

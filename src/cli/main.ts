@@ -17,6 +17,32 @@ const COMMON_OPTIONS = {
   config: { type: 'string' },
 } as const;
 
+/**
+ * Joins `--flag -5` into `--flag=-5` for flags that take a value. Node's parser would take the
+ * dash for a forgotten value and stop with "argument is ambiguous"; joined, the value reaches the
+ * flag's own check, which says in plain words what the flag expects. Nothing after `--` changes.
+ */
+function joinDashValues(args: string[], options: Record<string, { type: string }>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') return [...out, ...args.slice(i)];
+    const name = arg.startsWith('--') ? arg.slice(2) : '';
+    const next = args[i + 1];
+    if (Object.hasOwn(options, name) && options[name].type === 'string' && /^-[\d.]/.test(next ?? '')) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** A command's bare flags (e.g. `--inspect` alone) in the `--flag=value` form they stand for. */
+function withBareFlagValues(command: Command, args: string[]): string[] {
+  const bare = command.bareFlagValues;
+  return bare ? args.map((a) => (Object.hasOwn(bare, a) ? bare[a] : a)) : args;
+}
+
 function topHelp(list: Array<[string, string]>): string {
   const width = Math.max(...list.map(([n]) => n.length), 4);
   return [
@@ -61,11 +87,10 @@ export async function main(
     if (command.abortable) io.interrupts?.claim();
     let parsed;
     try {
+      const options = { ...command.options, ...COMMON_OPTIONS };
       parsed = parseArgs({
-        args: rest.map((a) =>
-          command.bareFlagValues && Object.hasOwn(command.bareFlagValues, a) ? command.bareFlagValues[a] : a,
-        ),
-        options: { ...command.options, ...COMMON_OPTIONS },
+        args: joinDashValues(withBareFlagValues(command, rest), options),
+        options,
         allowPositionals: true,
         strict: true,
       });

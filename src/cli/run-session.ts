@@ -7,6 +7,7 @@ import { createEstimator } from '../estimate/estimator.js';
 import { requestEnvelopeOf, type ImportedSession } from '../formats/index.js';
 import { RouteError } from '../providers/errors.js';
 import {
+  checkRouteProvider,
   createCompactorSession,
   StoredSessionConflictError,
   type CompactorSession,
@@ -137,7 +138,16 @@ function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): Sessi
     return { provider, ...(flags.model !== undefined ? { model: flags.model } : {}) };
   }
   const model = flags.model ?? cfg.model;
-  if (model === undefined) throw new UserError(`${command}: --model is required for provider "${provider}"`);
+  if (model === undefined) {
+    // A misspelt provider is the thing to fix first: name it and the known ones before asking for a model.
+    const catalog = flags.catalog === undefined ? undefined : resolvePath(ctx, flags.catalog);
+    try {
+      checkRouteProvider(provider, catalog);
+    } catch (e) {
+      throw cliError(command, e);
+    }
+    throw new UserError(`${command}: --model is required for provider "${provider}"`);
+  }
   const route: SessionRouteOptions = { provider, model, env: ctx.env };
   const baseUrl = flags['base-url'] ?? cfg.baseUrl;
   const apiKeyEnv = flags['api-key-env'] ?? cfg.apiKeyEnv;

@@ -167,13 +167,9 @@ function withV1(baseUrl: string): string {
   return /\/v1$/.test(new URL(baseUrl).pathname.replace(/\/+$/, '')) ? baseUrl : `${baseUrl}/v1`;
 }
 
-/**
- * Resolves a route. Throws {@link RouteError} for an unknown provider, a missing base URL
- * (compatible kinds without a preset) or a missing key on a non-local host.
- */
-export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.env): ResolvedRoute {
-  const user = spec.catalogFile ? loadCatalogFile(spec.catalogFile) : {};
-  const name = spec.provider.trim().toLowerCase();
+/** The bundled preset and the catalog entry of a provider name; throws when neither declares it. */
+function knownProvider(provider: string, user: CatalogFile) {
+  const name = provider.trim().toLowerCase();
   // Own keys only: `constructor` or `__proto__` must not resolve to Object's members.
   const override = user.providers && Object.hasOwn(user.providers, name) ? user.providers[name] : undefined;
   const bundled: ProviderPreset | undefined = Object.hasOwn(PROVIDER_PRESETS, name)
@@ -181,9 +177,27 @@ export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.e
     : undefined;
   if (!bundled && !override?.kind) {
     throw new RouteError(
-      `unknown provider "${spec.provider}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}; or declare it in a catalog file with a kind)`,
+      `unknown provider "${provider}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}; or declare it in a catalog file with a kind)`,
     );
   }
+  return { name, override, bundled };
+}
+
+/**
+ * Throws {@link RouteError} when neither the bundled presets nor the catalog file declare
+ * `provider`, so a caller can name an unknown provider before asking for anything else.
+ */
+export function checkProviderKnown(provider: string, catalogFile?: string): void {
+  knownProvider(provider, catalogFile ? loadCatalogFile(catalogFile) : {});
+}
+
+/**
+ * Resolves a route. Throws {@link RouteError} for an unknown provider, a missing base URL
+ * (compatible kinds without a preset) or a missing key on a non-local host.
+ */
+export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.env): ResolvedRoute {
+  const user = spec.catalogFile ? loadCatalogFile(spec.catalogFile) : {};
+  const { name, override, bundled } = knownProvider(spec.provider, user);
   const kind = (override?.kind ?? bundled?.kind) as ProviderKind;
   const base = bundled ?? PROVIDER_PRESETS[kind];
   // Like the official SDKs, OPENAI_BASE_URL / ANTHROPIC_BASE_URL replace the preset's default.

@@ -38,6 +38,7 @@ export {
   type ParentRoute,
 } from './parent-context.js';
 export {
+  checkRouteProvider,
   resolveSessionRoute,
   OFFLINE_CONTEXT_WINDOW,
   type SessionRoute,

@@ -1,5 +1,5 @@
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
-import { resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
+import { checkProviderKnown, resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
 import { RouteError } from '../providers/errors.js';
 import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
@@ -121,10 +121,22 @@ function offlineRoute(options: SessionRouteOptions, estimator: Estimator | undef
   };
 }
 
-/** A provider route from the catalog; its errors also name the offline route among the known ones. */
-function catalogRoute(options: SessionRouteOptions & { model: string }): ResolvedRoute {
+/** Runs a catalog lookup; its errors also name the offline route among the known providers. */
+function namingOffline<T>(lookup: () => T): T {
   try {
-    return resolveRoute(
+    return lookup();
+  } catch (e) {
+    // The catalog does not know the embedded route; name it among the known providers.
+    if (e instanceof RouteError)
+      throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
+    throw e;
+  }
+}
+
+/** A provider route from the catalog. */
+function catalogRoute(options: SessionRouteOptions & { model: string }): ResolvedRoute {
+  return namingOffline(() =>
+    resolveRoute(
       {
         provider: options.provider,
         model: options.model,
@@ -133,13 +145,17 @@ function catalogRoute(options: SessionRouteOptions & { model: string }): Resolve
         catalogFile: options.catalogFile,
       },
       options.env ?? process.env,
-    );
-  } catch (e) {
-    // The catalog does not know the embedded route; name it among the known providers.
-    if (e instanceof RouteError)
-      throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
-    throw e;
-  }
+    ),
+  );
+}
+
+/**
+ * Throws {@link RouteError} (naming the known providers, offline among them) when `provider` is
+ * neither the offline route, a bundled one nor declared in the catalog file.
+ */
+export function checkRouteProvider(provider: string, catalogFile?: string): void {
+  if (provider.trim().toLowerCase() === OFFLINE_PROVIDER) return;
+  namingOffline(() => checkProviderKnown(provider, catalogFile));
 }
 
 /**

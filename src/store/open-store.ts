@@ -147,7 +147,7 @@ export class OpenStore implements SessionStore {
     checkName('boundary', id);
     const b = this.boundaries.get(id);
     if (!b)
-      throw new UserError(`${this.eventsFile}: no compaction boundary '${id}' (see listBoundaries / --json)`);
+      throw new UserError(`${this.eventsFile}: no compaction boundary '${id}' (listBoundaries() lists them)`);
     return readArtifact(this.dir, b);
   }
 

@@ -93,6 +93,30 @@ describe('compactor plan', () => {
     expect((await run(['plan'])).out).toMatch(/^capacity\s+unknown/m);
   });
 
+  it('B1: a reserved output that uses up the capacity is warned about in plain words (text and --json)', async () => {
+    const limits = ['plan', '--capacity', '1000', '--reserved-output', '2000'];
+    const text = await run(limits);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^history budget\s+0/m);
+    expect(text.out).toContain(
+      'warning: the reserved output (2,000) and prefix (0) leave no room for history in a capacity of 1,000; lower --reserved-output or --prefix-tokens, or raise --capacity\n',
+    );
+    const json = JSON.parse((await run([...limits, '--json'])).out) as {
+      historyBudget: number;
+      warnings: string[];
+    };
+    expect(json.historyBudget).toBe(0);
+    expect(json.warnings).toEqual([
+      'the reserved output (2,000) and prefix (0) leave no room for history in a capacity of 1,000; lower --reserved-output or --prefix-tokens, or raise --capacity',
+    ]);
+    // Limits that leave room for history print no warning and no warnings field.
+    const fine = await run(['plan', '--capacity', '32000', '--reserved-output', '4000']);
+    expect(fine.out).not.toContain('warning');
+    expect(JSON.parse((await run(['plan', '--capacity', '32000', '--json'])).out)).not.toHaveProperty(
+      'warnings',
+    );
+  });
+
   it('D3: bad flags give one-line errors and exit 2', async () => {
     for (const args of [
       ['plan', '--capacity', 'lots'],

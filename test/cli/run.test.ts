@@ -237,8 +237,8 @@ describe('compactor run (offline, the default route)', () => {
 
 describe('compactor run: bad flags and routes exit 2 with one line', () => {
   const cases: Array<[string, string[], RegExp]> = [
-    ['non-numeric capacity', ['--capacity', 'abc'], /--capacity: expected a non-negative integer/],
-    ['zero threshold', ['--threshold', '0'], /--threshold: expected a positive integer/],
+    ['non-numeric capacity', ['--capacity', 'abc'], /--capacity: expected a positive whole number/],
+    ['zero threshold', ['--threshold', '0'], /--threshold: expected a positive whole number/],
     ['unknown flag', ['--bogus'], /Unknown option '--bogus'/],
     [
       'unknown provider',

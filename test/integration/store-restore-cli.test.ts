@@ -71,6 +71,15 @@ describe('compactor restore (R1)', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/no compaction boundary 'compact-000099'/);
     expect(bad.err.trim().split('\n')).toHaveLength(1);
+    // The CLI names its own way to list the boundaries, not a library method.
+    expect(bad.err).toContain(`\`compactor restore ${dir}\` lists them`);
+    expect(bad.err).not.toMatch(/listBoundaries/);
+    const noDir = await cli(['restore', dir, '--at', 'compact-000004', '--out', 'missing-dir/x.json'], dir);
+    expect(noDir).toEqual({
+      code: 2,
+      out: '',
+      err: `compactor: restore: --out: no such directory ${join(dir, 'missing-dir')}\n`,
+    });
     const missing = await cli(['restore', join(dir, 'nope'), '--at', 'x'], dir);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/no such session directory/);

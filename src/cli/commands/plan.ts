@@ -22,7 +22,7 @@ export const LIMIT_OPTIONS = {
 
 /** zod shape of {@link LIMIT_OPTIONS}; errors name the flag. */
 export const LimitFlagsSchema = z.object({
-  capacity: flag.nonNegInt.optional(),
+  capacity: flag.posInt.optional(),
   'session-ceiling': flag.nonNegInt.optional(),
   'reserved-output': flag.nonNegInt.optional(),
   'prefix-tokens': flag.nonNegInt.optional(),
@@ -98,6 +98,18 @@ export function budgetsJson(b: Budgets, limits: Limits): Budgets & { evidenceWin
 const fmt = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleString('en-US'));
 
 /**
+ * Plain warnings about limits that cannot work: a known capacity that the reserved output and
+ * the prefix use up leaves a history budget of 0, so every request would be over budget.
+ */
+export function budgetWarnings(b: Budgets, limits: Limits): string[] {
+  if (b.capacity === null || b.historyBudget === null || b.historyBudget > 0) return [];
+  return [
+    `the reserved output (${fmt(limits.reservedOutput ?? 0)}) and prefix (${fmt(limits.prefixTokens ?? 0)}) ` +
+      `leave no room for history in a capacity of ${fmt(b.capacity)}; lower --reserved-output or --prefix-tokens, or raise --capacity`,
+  ];
+}
+
+/**
  * The human-readable budget table with the formula behind each line, in words a user can
  * follow without the spec (B1–B4, H5, L1, L7).
  */
@@ -141,7 +153,8 @@ ${evidenceRatioHelp()}
   --config FILE         config file (default ./compactor.config.json; flags win)
   --json                print the budgets as JSON: capacity, historyBudget, localTrigger,
                         evidenceBudget, compactionThreshold, summaryInputBudget,
-                        continuityTailTokens (+ evidenceWindowRatio when opted in)
+                        continuityTailTokens (+ evidenceWindowRatio when opted in,
+                        + warnings when the limits leave no room for history)
 
 Example:
   compactor plan --capacity 32000 --reserved-output 4000 --prefix-tokens 2000`;
@@ -153,13 +166,14 @@ export const command: Command = {
   options: { ...LIMIT_OPTIONS },
   run(args: ParsedArgs, ctx: CommandContext) {
     if (args.positionals.length > 0)
-      throw new UserError(`compactor plan: unexpected argument '${args.positionals[0]}'`);
+      throw new UserError(`plan: unexpected argument '${args.positionals[0]}'`);
     const limits = limitsFrom(parseFlags('plan', LimitFlagsSchema, args.values), ctx);
     const budgets = resolveBudgets(limits);
+    const warnings = budgetWarnings(budgets, limits);
     ctx.stdout.write(
       args.values.json
-        ? `${JSON.stringify(budgetsJson(budgets, limits), null, 2)}\n`
-        : `${renderBudgets(budgets, limits)}\n`,
+        ? `${JSON.stringify({ ...budgetsJson(budgets, limits), ...(warnings.length > 0 ? { warnings } : {}) }, null, 2)}\n`
+        : `${[renderBudgets(budgets, limits), ...warnings.map((w) => `warning: ${w}`)].join('\n')}\n`,
     );
     return Promise.resolve(0);
   },

@@ -1,20 +1,11 @@
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
-import { UserError } from '../../core/errors.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
-import { writeFileAtomic } from '../../io/atomic-write.js';
+import { outTarget, writeOut } from '../out-file.js';
 import { createEstimator, type Estimator } from '../../estimate/estimator.js';
 import type { Message } from '../../messages/message.js';
-import {
-  defaultExportFormat,
-  exportSession,
-  parseExportFormat,
-  parseFormatName,
-  readSessionFile,
-  selectSession,
-} from '../../formats/index.js';
+import { parseExportFormat, parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 import {
   completeClearingPolicy,
   leadingSystemCount,
@@ -118,8 +109,8 @@ Input and output:
                    prefixTokens, budgets, perTool
 
 Example:
-  compactor project examples/sessions/django__django-16560.traj.json --capacity 32000 \\
-    --keep-recent-batches 0 --out projected.json`;
+  compactor project examples/sessions/django__django-16560.traj.json --preset vtcode \\
+    --capacity 32000 --out projected.json`;
 
 /** `compactor project`: project one session and report what clearing did. */
 export const command: Command = {
@@ -136,12 +127,13 @@ export const command: Command = {
   run(args: ParsedArgs, ctx: CommandContext) {
     const { path: file } = singlePositional('project', args.positionals, ctx);
     const flags = parseFlags('project', ProjectFlagsSchema, args.values);
-    const out = flags.out === undefined ? undefined : resolve(ctx.cwd, flags.out);
-    if (out === file) throw new UserError(`project: --out must differ from the input file ${file}`);
     const from = flags.from === undefined ? undefined : parseFormatName(flags.from);
-    const to = flags.to === undefined ? undefined : parseExportFormat(flags.to);
+    if (flags.to !== undefined) parseExportFormat(flags.to);
 
     const imported = readSessionFile(file, { from });
+    // Checked before the projection, so a missing directory or the input itself as --out is a
+    // one-line error and not a failure at the last step.
+    const target = outTarget('project', ctx, flags.out, flags.to, { path: file, format: imported.format });
     const session = selectSession(imported, flags.session);
     const estimator = createEstimator({ encoding: ctx.config.encoding });
     const limits = limitsFrom(flags, ctx);
@@ -155,12 +147,7 @@ export const command: Command = {
       leadingSystemAsPrefix: true,
     });
 
-    let written: string | undefined;
-    if (out !== undefined) {
-      const format = to ?? defaultExportFormat(imported.format);
-      writeFileAtomic(out, exportSession(result.messages, format, { meta: session.meta, id: session.id }));
-      written = format;
-    }
+    if (target) writeOut(target, result.messages, session);
     if (flags.json) {
       const { perTool, ...rest } = result.diagnostics;
       const report = {
@@ -173,13 +160,13 @@ export const command: Command = {
         prefixTokens: limits.prefixTokens,
         budgets: result.budgets,
         perTool,
-        ...(out !== undefined ? { out, outFormat: written } : {}),
+        ...(target ? { out: target.path, outFormat: target.format } : {}),
       };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
       const full = completeClearingPolicy(policy);
       ctx.stdout.write(`${renderReport(file, imported.format, session.id, result, full)}\n`);
-      if (out !== undefined) ctx.stdout.write(`wrote ${out} (${written})\n`);
+      if (target) ctx.stdout.write(`wrote ${target.path} (${target.format})\n`);
     }
     return Promise.resolve(0);
   },

@@ -1,10 +1,13 @@
-import { basename, isAbsolute, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { z } from 'zod';
 import type { Command } from '../command.js';
 import { UserError } from '../../core/errors.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
 import { writeFileAtomic } from '../../io/atomic-write.js';
+import { checkOutputPath } from '../../io/output-path.js';
+import { fsError } from '../../io/fs-errors.js';
+import { resolvePath } from '../run-options.js';
 import { exportSession, parseExportFormat } from '../../formats/index.js';
 import { openSessionRecords } from '../../session/index.js';
 
@@ -58,17 +61,20 @@ Examples (the run writes boundary compact-000293):
             ctx.stdout.write(`${b.id}  ${b.at}  ${b.reason}/${b.strategy}  ${b.before} → ${b.after} items\n`);
         return 0;
       }
-      const messages = store.restoreAt(flags.at);
+      if (!boundaries.some((b) => b.id === flags.at))
+        throw new UserError(
+          `restore: no compaction boundary '${flags.at}' in ${dirArg}; \`compactor restore ${dirArg}\` lists them`,
+        );
       const to = flags.to !== undefined ? parseExportFormat(flags.to) : 'canonical';
+      const outPath = flags.out === undefined ? undefined : resolvePath(ctx, flags.out);
+      if (outPath !== undefined) checkOutputPath('restore: --out', outPath, { sessionDirs: [dir] });
+      const messages = store.restoreAt(flags.at);
       const text = exportSession(messages, to, { id: `${basename(dir)}@${flags.at}` });
-      if (flags.out !== undefined) {
-        const outPath = isAbsolute(flags.out) ? flags.out : resolve(ctx.cwd, flags.out);
+      if (outPath !== undefined) {
         try {
           writeFileAtomic(outPath, text);
         } catch (e) {
-          throw new UserError(
-            `${flags.out}: cannot write output (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
-          );
+          throw fsError(flags.out!, 'write output', e);
         }
       }
       if (flags.json)
