@@ -174,7 +174,7 @@ export const estimatorSuite: BenchSuite = {
     const corpus = loadCorpus(ctx);
     const sections: BenchSection[] = [];
     if (corpus.length > 0) sections.push(throughput(ctx, corpus));
-    else ctx.log('estimator: session corpus not found; skipping corpus sections');
+    else ctx.log('estimator: no session files in the corpus; skipping corpus sections');
     sections.push(growingSession(ctx));
     if (corpus.length > 0) sections.push(fallbackError(corpus));
     sections.push(longRuns(ctx));

@@ -101,7 +101,7 @@ const fmt = (n: number | null): string => (n === null ? 'unknown' : n.toLocaleSt
  * Plain warnings about limits that cannot work: a known capacity that the reserved output and
  * the prefix use up leaves a history budget of 0, so every request would be over budget.
  */
-export function budgetWarnings(b: Budgets, limits: Limits): string[] {
+function budgetWarnings(b: Budgets, limits: Limits): string[] {
   if (b.capacity === null || b.historyBudget === null || b.historyBudget > 0) return [];
   return [
     `the reserved output (${fmt(limits.reservedOutput ?? 0)}) and prefix (${fmt(limits.prefixTokens ?? 0)}) ` +
