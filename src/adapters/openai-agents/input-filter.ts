@@ -2,7 +2,12 @@ import type { CallModelInputFilter, CallModelInputFilterArgs, Model, ModelInputD
 import { parseOptions } from '../../core/parse-options.js';
 import type { SummaryClient } from '../../providers/types.js';
 import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
-import { createConversations, type Conversations } from '../shared/conversations.js';
+import {
+  createConversations,
+  type ConversationProjection,
+  type Conversations,
+} from '../shared/conversations.js';
+import { recordProviderUsage } from '../shared/usage.js';
 import { fromAgentInputItems, toAgentInputItems } from './convert.js';
 import { agentsSummarizer } from './summarizer.js';
 
@@ -40,6 +45,70 @@ function toolsOf(agent: CallModelInputFilterArgs['agent']) {
   });
 }
 
+/** The run's usage so far, as the SDK keeps it on its run context. */
+interface RunUsage {
+  requests?: number;
+  inputTokens?: number;
+  inputTokensDetails?: Array<Record<string, number>>;
+  requestUsageEntries?: Array<{ inputTokens?: number; inputTokensDetails?: Record<string, number> }>;
+}
+
+const cachedOf = (details: readonly Record<string, number>[] | undefined): number =>
+  (details ?? []).reduce((sum, d) => sum + (typeof d?.cached_tokens === 'number' ? d.cached_tokens : 0), 0);
+
+/**
+ * Records each model response's usage into the conversation its request came from. The filter
+ * only sees the input, so the usage is read from the run's totals when the agent next acts on
+ * a response (a tool call, or its final output): whatever the totals grew by since is that
+ * response's. Requests are matched to their run by the run's context object (or the agent).
+ */
+function usageRecorder() {
+  const pending = new WeakMap<object, ConversationProjection>();
+  const seen = new WeakMap<
+    object,
+    { requests: number; inputTokens: number; cached: number; entries: number }
+  >();
+  const hooked = new WeakSet<object>();
+
+  function flush(key: object, runContext: { usage?: RunUsage } | undefined): void {
+    const usage = runContext?.usage;
+    const call = pending.get(key);
+    if (usage === undefined || runContext === undefined) return;
+    const before = seen.get(runContext) ?? { requests: 0, inputTokens: 0, cached: 0, entries: 0 };
+    const now = {
+      requests: usage.requests ?? 0,
+      inputTokens: usage.inputTokens ?? 0,
+      cached: cachedOf(usage.inputTokensDetails),
+      entries: usage.requestUsageEntries?.length ?? 0,
+    };
+    seen.set(runContext, now);
+    if (call === undefined || now.requests <= before.requests) return;
+    pending.delete(key);
+    const entry = now.entries > before.entries ? usage.requestUsageEntries?.[now.entries - 1] : undefined;
+    if (entry !== undefined)
+      recordProviderUsage(call, entry.inputTokens, entry.inputTokensDetails?.cached_tokens);
+    else recordProviderUsage(call, now.inputTokens - before.inputTokens, now.cached - before.cached);
+  }
+
+  return {
+    /** Remembers the request a model call is about to send and listens to its agent once. */
+    sent(args: CallModelInputFilterArgs, projection: ConversationProjection): void {
+      const { agent, context } = args;
+      pending.set(keyOf(context, agent), projection);
+      if (hooked.has(agent)) return;
+      hooked.add(agent);
+      const on = (runContext: { context?: unknown; usage?: RunUsage }) =>
+        flush(keyOf(runContext.context, agent), runContext);
+      agent.on('agent_tool_start', on as never);
+      agent.on('agent_end', on as never);
+    },
+  };
+}
+
+/** Which run a model call belongs to: the caller's context object when there is one, else the agent. */
+const keyOf = (context: unknown, agent: object): object =>
+  typeof context === 'object' && context !== null ? context : agent;
+
 /**
  * A `callModelInputFilter` for the OpenAI Agents SDK's `run()` (`run(agent, input, {
  * callModelInputFilter: compactorInputFilter(options) })`): every model call receives
@@ -55,6 +124,7 @@ export function compactorInputFilter(options: CompactorInputFilterOptions = {}):
   parseOptions(SessionOptionsSchema, rest, 'compactorInputFilter: options');
   const client = summaryClientOf(summarizer);
   const conversations = createConversations({ ...rest, ...(client ? { summarizer: client } : {}) });
+  const usage = usageRecorder();
   const filter = async (args: CallModelInputFilterArgs): Promise<ModelInputData> => {
     const { modelData, agent } = args;
     const id = typeof conversationId === 'function' ? conversationId(args) : conversationId;
@@ -65,6 +135,7 @@ export function compactorInputFilter(options: CompactorInputFilterOptions = {}):
       messages: fromAgentInputItems(modelData.input),
       ...(typeof agent.model === 'string' && agent.model !== '' ? { model: { id: agent.model } } : {}),
     });
+    usage.sent(args, projection);
     return { ...modelData, input: toAgentInputItems(projection.messages) };
   };
   return Object.assign(filter, { conversations });
