@@ -1,9 +1,10 @@
 import type { LanguageModel, LanguageModelMiddleware } from 'ai';
-import { parseOptions } from '../../core/parse-options.js';
 import type { SummaryClient } from '../../providers/types.js';
-import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
+import type { CompactorSessionOptions } from '../../session/index.js';
 import {
   createConversations,
+  parseAdapterOptions,
+  type ConversationOptions,
   type ConversationProjection,
   type Conversations,
 } from '../shared/conversations.js';
@@ -25,7 +26,8 @@ function recordUsage(call: ConversationProjection | undefined, usage: unknown): 
 }
 
 /** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
-export interface CompactorMiddlewareOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+export interface CompactorMiddlewareOptions
+  extends Omit<CompactorSessionOptions, 'summarizer' | 'history'>, ConversationOptions {
   /** Who writes summaries: any AI SDK model (`{ model }`) or a summary client; default the offline summarizer. */
   summarizer?: { model: LanguageModel } | SummaryClient;
 }
@@ -66,12 +68,12 @@ export function summaryClientOf(
  * Generate and stream calls are treated alike.
  *
  * A conversation is named by `providerOptions: { compactor: { conversationId } }` on the call,
- * else by its first message; its state (compaction boundary, summary, cache health) lives in
+ * else by its system prompt and first message; its state (compaction boundary, summary, cache health) lives in
  * memory, or under `sessionDir/<id>` when `sessionDir` is given.
  */
 export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): CompactorMiddleware {
   const { summarizer, ...rest } = options;
-  parseOptions(SessionOptionsSchema, rest, 'compactorMiddleware: options');
+  parseAdapterOptions(rest, 'compactorMiddleware: options');
   const client = summaryClientOf(summarizer);
   const conversations = createConversations({ ...rest, ...(client ? { summarizer: client } : {}) });
   // The projection each transformed call was built from, to record its usage against.

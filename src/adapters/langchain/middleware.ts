@@ -1,15 +1,20 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { parseOptions } from '../../core/parse-options.js';
 import type { SummaryClient } from '../../providers/types.js';
-import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
-import { createConversations, type Conversations } from '../shared/conversations.js';
+import type { CompactorSessionOptions } from '../../session/index.js';
+import {
+  createConversations,
+  parseAdapterOptions,
+  type ConversationOptions,
+  type Conversations,
+} from '../shared/conversations.js';
 import { fromBaseMessages, toBaseMessages } from './convert.js';
 import { recordProviderUsage } from '../shared/usage.js';
 import { agents, functionCalling } from './peers.js';
 import { langchainSummarizer } from './summarizer.js';
 
 /** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
-export interface CompactorMiddlewareOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+export interface CompactorMiddlewareOptions
+  extends Omit<CompactorSessionOptions, 'summarizer' | 'history'>, ConversationOptions {
   /** Who writes summaries: any LangChain chat model (`{ model }`) or a summary client; default the offline summarizer. */
   summarizer?: { model: BaseChatModel } | SummaryClient;
 }
@@ -60,12 +65,12 @@ function usageOf(response: unknown): { input?: unknown; cached?: unknown } {
 /**
  * A `createAgent` middleware that projects the messages the model sees (pairing repaired, old
  * tool results cleared, the conversation compacted near the window) while the agent's state keeps
- * the full history. A conversation is the run's `thread_id`, else its first message; with
+ * the full history. A conversation is the run's `thread_id`, else its system prompt and first message; with
  * `sessionDir` its state is stored under `sessionDir/<id>`.
  */
 export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
   const { summarizer, ...rest } = options;
-  parseOptions(SessionOptionsSchema, rest, 'compactorMiddleware: options');
+  parseAdapterOptions(rest, 'compactorMiddleware: options');
   const client =
     summarizer === undefined
       ? undefined

@@ -1,9 +1,10 @@
 import type { CallModelInputFilter, CallModelInputFilterArgs, Model, ModelInputData } from '@openai/agents';
-import { parseOptions } from '../../core/parse-options.js';
 import type { SummaryClient } from '../../providers/types.js';
-import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
+import type { CompactorSessionOptions } from '../../session/index.js';
 import {
   createConversations,
+  parseAdapterOptions,
+  type ConversationOptions,
   type ConversationProjection,
   type Conversations,
 } from '../shared/conversations.js';
@@ -12,12 +13,14 @@ import { fromAgentInputItems, toAgentInputItems } from './convert.js';
 import { agentsSummarizer } from './summarizer.js';
 
 /** Options of {@link compactorInputFilter}: `createCompactorSession`'s, plus a summarizer model and a conversation id. */
-export interface CompactorInputFilterOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+export interface CompactorInputFilterOptions
+  extends Omit<CompactorSessionOptions, 'summarizer' | 'history'>, ConversationOptions {
   /** Who writes summaries: any Agents SDK `Model` (`{ model }`) or a summary client; default the offline summarizer. */
   summarizer?: { model: Model; modelName?: string } | SummaryClient;
   /**
    * Names the conversation of a model call: a fixed id, or a function of the filter's
-   * arguments (e.g. from your run context); default: derived from the first input item.
+   * arguments; default: the run context's `conversationId` when it has one, else derived from
+   * the instructions and the first input item.
    */
   conversationId?: string | ((args: CallModelInputFilterArgs) => string | undefined);
 }
@@ -105,6 +108,12 @@ function usageRecorder() {
   };
 }
 
+/** `conversationId` of the run's context (`run(agent, input, { context: { conversationId } })`), when it has one. */
+function contextIdOf(context: unknown): string | undefined {
+  const id = (context as { conversationId?: unknown } | null | undefined)?.conversationId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 /** Which run a model call belongs to: the caller's context object when there is one, else the agent. */
 const keyOf = (context: unknown, agent: object): object =>
   typeof context === 'object' && context !== null ? context : agent;
@@ -116,18 +125,21 @@ const keyOf = (context: unknown, agent: object): object =>
  * compacted when it nears the window, reasoning items kept with the items that follow them.
  * The run's own history and the caller's input are never changed; instructions pass through.
  *
- * A conversation is named by the `conversationId` option, else by its first input item; its
+ * A conversation is named by the `conversationId` option, else by the run context's
+ * `conversationId`, else by its instructions and first input item; its
  * state lives in memory, or under `sessionDir/<id>` when `sessionDir` is given.
  */
 export function compactorInputFilter(options: CompactorInputFilterOptions = {}): CompactorInputFilter {
   const { summarizer, conversationId, ...rest } = options;
-  parseOptions(SessionOptionsSchema, rest, 'compactorInputFilter: options');
+  parseAdapterOptions(rest, 'compactorInputFilter: options');
   const client = summaryClientOf(summarizer);
   const conversations = createConversations({ ...rest, ...(client ? { summarizer: client } : {}) });
   const usage = usageRecorder();
   const filter = async (args: CallModelInputFilterArgs): Promise<ModelInputData> => {
     const { modelData, agent } = args;
-    const id = typeof conversationId === 'function' ? conversationId(args) : conversationId;
+    const id =
+      (typeof conversationId === 'function' ? conversationId(args) : conversationId) ??
+      contextIdOf(args.context);
     const projection = await conversations.project({
       ...(id !== undefined ? { conversationId: id } : {}),
       ...(modelData.instructions ? { system: modelData.instructions } : {}),
