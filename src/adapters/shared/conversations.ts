@@ -148,7 +148,8 @@ export function createConversations(options: CompactorSessionOptions & Conversat
   }
 
   return {
-    project(call) {
+    // Async so that a bad stored sync point rejects like any other failure of the call.
+    async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
       state.active++;

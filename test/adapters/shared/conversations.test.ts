@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, run, setTracingDisabled } from '@openai/agents';
@@ -91,28 +91,33 @@ describe('conversations behave like chats', () => {
     expect(readdirSync(branches[0]).length).toBeGreaterThan(0);
   });
 
-  it('H1/C1: without sessionDir a fork keeps the compaction boundary of the shared prefix', async () => {
-    const real = loadRealSession();
-    const conversations = createConversations({ limits: { capacity: 8_000 } });
-    const call = (messages: ReturnType<typeof fullConversation>) =>
-      conversations.project({ conversationId: 'loop', system: real.system, messages });
-    // The loop runs until its first compaction; the chat then goes on from there.
-    let steps = 0;
-    while (!(await call(fullConversation(real, ++steps))).compacted) expect(steps).toBeLessThan(40);
-    const done = fullConversation(real, steps);
-    await call([...done, msg.user('now run the tests')]);
-    const old = conversations.session('loop')!;
-    const summary = old.history[0];
-    expect(old.history.length).toBeLessThan(done.length); // the prefix is compacted
+  for (const stored of [false, true])
+    it(`H1/C1: ${stored ? 'with' : 'without'} sessionDir a fork keeps the compaction boundary of the shared prefix`, async () => {
+      const real = loadRealSession();
+      const conversations = createConversations({
+        limits: { capacity: 8_000 },
+        ...(stored ? { sessionDir: tempDir() } : {}),
+      });
+      const call = (messages: ReturnType<typeof fullConversation>) =>
+        conversations.project({ conversationId: 'loop', system: real.system, messages });
+      // The loop runs until its first compaction; the chat then goes on from there.
+      let steps = 0;
+      while (!(await call(fullConversation(real, ++steps))).compacted) expect(steps).toBeLessThan(40);
+      const done = fullConversation(real, steps);
+      await call([...done, msg.user('now run the tests')]);
+      const old = conversations.session('loop')!;
+      const summary = old.history[0];
+      expect(old.history.length).toBeLessThan(done.length); // the prefix is compacted
 
-    await call([...done, msg.user('now write the docs')]);
-    const fork = conversations.session('loop')!;
-    expect(fork).not.toBe(old);
-    expect(fork.history[0]).toEqual(summary);
-    expect(fork.history.length).toBe(old.history.length);
-    expect(textOf(fork.history.at(-1)!.content)).toBe('now write the docs');
-    conversations.close();
-  });
+      await call([...done, msg.user('now write the docs')]);
+      const fork = conversations.session('loop')!;
+      expect(fork).not.toBe(old);
+      expect(fork.history[0]).toEqual(summary);
+      expect(fork.history.length).toBe(old.history.length);
+      expect(textOf(fork.history.at(-1)!.content)).toBe('now write the docs');
+      expect(conversations.branches('loop')).toHaveLength(stored ? 2 : 0);
+      conversations.close();
+    });
 
   it('H1: a conversation without a framework id is named by its system prompt and first message', async () => {
     const hi = [msg.user('hi')];
@@ -180,6 +185,19 @@ describe('conversations behave like chats', () => {
     expect(existsSync(join(sessionDir, 'gone.sync.json'))).toBe(false);
     await conversations.project({ conversationId: 'gone', messages: [msg.user('z')] });
     expect(conversations.session('gone')!.history).toHaveLength(1);
+    conversations.close();
+  });
+
+  it('a damaged sync point under sessionDir is a one-line error naming the file', async () => {
+    const sessionDir = tempDir();
+    writeFileSync(join(sessionDir, 'broken.sync.json'), '{"synced": "many"}');
+    const conversations = createConversations({ sessionDir });
+    const error = await conversations.project({ conversationId: 'broken', messages: [msg.user('x')] }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(/broken\.sync\.json is not a conversation sync point/);
+    expect(error?.message.split('\n')).toHaveLength(1);
     conversations.close();
   });
 
