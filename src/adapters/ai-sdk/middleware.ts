@@ -1,18 +1,33 @@
 import type { LanguageModel, LanguageModelMiddleware } from 'ai';
-import { parseOptions } from '../../core/parse-options.js';
-import type { Message } from '../../messages/message.js';
 import type { SummaryClient } from '../../providers/types.js';
-import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
-import { createConversations, type Conversations } from '../shared/conversations.js';
+import type { CompactorSessionOptions } from '../../session/index.js';
+import {
+  createConversations,
+  parseAdapterOptions,
+  type ConversationOptions,
+  type ConversationProjection,
+  type Conversations,
+} from '../shared/conversations.js';
+import { recordProviderUsage } from '../shared/usage.js';
 import { fromAiMessages, toAiMessages } from './convert.js';
 import { aiSdkSummarizer } from './summarizer.js';
 
 type TransformArgs = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0];
 type CallOptions = TransformArgs['params'];
 type Prompt = CallOptions['prompt'];
+type WrapStream = NonNullable<LanguageModelMiddleware['wrapStream']>;
+type StreamPart = Awaited<ReturnType<WrapStream>>['stream'] extends ReadableStream<infer P> ? P : never;
+
+/** The input part of an AI SDK usage report, recorded into the call's conversation. */
+function recordUsage(call: ConversationProjection | undefined, usage: unknown): void {
+  const input = (usage as { inputTokens?: { total?: unknown; cacheRead?: unknown } } | undefined)
+    ?.inputTokens;
+  if (call !== undefined) recordProviderUsage(call, input?.total, input?.cacheRead);
+}
 
 /** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
-export interface CompactorMiddlewareOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+export interface CompactorMiddlewareOptions
+  extends Omit<CompactorSessionOptions, 'summarizer' | 'history'>, ConversationOptions {
   /** Who writes summaries: any AI SDK model (`{ model }`) or a summary client; default the offline summarizer. */
   summarizer?: { model: LanguageModel } | SummaryClient;
 }
@@ -27,6 +42,15 @@ export type CompactorMiddleware = LanguageModelMiddleware & {
 function conversationIdOf(params: CallOptions): string | undefined {
   const id = (params.providerOptions?.compactor as { conversationId?: unknown } | undefined)?.conversationId;
   return typeof id === 'string' ? id : undefined;
+}
+
+/** The call's tools as the provider receives them (name, description, input schema). */
+function toolsOf(params: CallOptions) {
+  return (params.tools ?? []).map((t) =>
+    t.type === 'function'
+      ? { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.inputSchema }
+      : { name: t.name },
+  );
 }
 
 /** Normalizes the summarizer option into a summary client (or none: the route's default). */
@@ -44,15 +68,16 @@ export function summaryClientOf(
  * Generate and stream calls are treated alike.
  *
  * A conversation is named by `providerOptions: { compactor: { conversationId } }` on the call,
- * else by its first message; its state (compaction boundary, summary, cache health) lives in
+ * else by its system prompt and first message; its state (compaction boundary, summary, cache health) lives in
  * memory, or under `sessionDir/<id>` when `sessionDir` is given.
  */
 export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): CompactorMiddleware {
   const { summarizer, ...rest } = options;
-  parseOptions(SessionOptionsSchema, rest, 'compactorMiddleware: options');
+  parseAdapterOptions(rest, 'compactorMiddleware: options');
   const client = summaryClientOf(summarizer);
   const conversations = createConversations({ ...rest, ...(client ? { summarizer: client } : {}) });
-  const sent = new WeakMap<object, { id: string; messages: readonly Message[] }>();
+  // The projection each transformed call was built from, to record its usage against.
+  const sent = new WeakMap<object, ConversationProjection>();
 
   return {
     specificationVersion: 'v4',
@@ -65,19 +90,10 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): C
         .slice(0, lead)
         .map((m) => m.content as string)
         .join('\n\n');
-      const tools = (params.tools ?? []).map((t) =>
-        t.type === 'function'
-          ? {
-              name: t.name,
-              ...(t.description ? { description: t.description } : {}),
-              parameters: t.inputSchema,
-            }
-          : { name: t.name },
-      );
       const projection = await conversations.project({
         conversationId: conversationIdOf(params),
         ...(lead > 0 ? { system } : {}),
-        tools,
+        tools: toolsOf(params),
         messages: fromAiMessages(prompt.slice(lead) as never),
         model: { provider: model.provider, id: model.modelId },
       });
@@ -86,23 +102,29 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): C
         ...(toAiMessages(projection.messages, true) as unknown as Prompt),
       ];
       const next = { ...params, prompt: projected };
-      sent.set(next, { id: projection.conversationId, messages: projection.messages });
+      sent.set(next, projection);
       return next;
     },
-    // The provider's usage feeds the conversation's cache health and pressure anchor (S5, T3).
+    // The provider's usage feeds the conversation's cache health and pressure anchor.
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
-      const call = sent.get(params);
-      const input = result.usage?.inputTokens;
-      if (call !== undefined && typeof input?.total === 'number')
-        conversations.session(call.id)?.recordUsage(
-          {
-            inputTokens: input.total,
-            ...(typeof input.cacheRead === 'number' ? { cachedInputTokens: input.cacheRead } : {}),
-          },
-          call.messages,
-        );
+      recordUsage(sent.get(params), result.usage);
       return result;
+    },
+    // A stream reports its usage in its finish part; the parts pass through unchanged.
+    async wrapStream({ doStream, params }) {
+      const result = await doStream();
+      const call = sent.get(params);
+      if (call === undefined) return result;
+      const stream = result.stream.pipeThrough(
+        new TransformStream<StreamPart, StreamPart>({
+          transform(part, controller) {
+            if (part.type === 'finish') recordUsage(call, part.usage);
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { ...result, stream };
     },
   };
 }

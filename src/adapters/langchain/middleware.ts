@@ -1,14 +1,20 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { parseOptions } from '../../core/parse-options.js';
 import type { SummaryClient } from '../../providers/types.js';
-import { SessionOptionsSchema, type CompactorSessionOptions } from '../../session/index.js';
-import { createConversations, type Conversations } from '../shared/conversations.js';
+import type { CompactorSessionOptions } from '../../session/index.js';
+import {
+  createConversations,
+  parseAdapterOptions,
+  type ConversationOptions,
+  type Conversations,
+} from '../shared/conversations.js';
 import { fromBaseMessages, toBaseMessages } from './convert.js';
-import { agents } from './peers.js';
+import { recordProviderUsage } from '../shared/usage.js';
+import { agents, functionCalling } from './peers.js';
 import { langchainSummarizer } from './summarizer.js';
 
 /** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
-export interface CompactorMiddlewareOptions extends Omit<CompactorSessionOptions, 'summarizer' | 'history'> {
+export interface CompactorMiddlewareOptions
+  extends Omit<CompactorSessionOptions, 'summarizer' | 'history'>, ConversationOptions {
   /** Who writes summaries: any LangChain chat model (`{ model }`) or a summary client; default the offline summarizer. */
   summarizer?: { model: BaseChatModel } | SummaryClient;
 }
@@ -23,14 +29,48 @@ function modelOf(model: unknown): { provider?: string; id: string } | undefined 
 }
 
 /**
+ * A tool as the provider receives it — name, description and the parameters' JSON schema — so
+ * the fixed prefix counts what the model is really sent. A tool LangChain cannot convert keeps
+ * what it says of itself.
+ */
+function toolSchemaOf(t: unknown) {
+  const tool = t as { name?: unknown; description?: unknown };
+  const name = typeof tool.name === 'string' ? tool.name : 'tool';
+  try {
+    const fn = (
+      functionCalling.convertToOpenAITool(t as never) as unknown as { function?: Record<string, unknown> }
+    ).function;
+    if (fn !== undefined)
+      return {
+        name: typeof fn.name === 'string' ? fn.name : name,
+        ...(typeof fn.description === 'string' ? { description: fn.description } : {}),
+        ...(fn.parameters !== undefined ? { parameters: fn.parameters } : {}),
+      };
+  } catch {
+    // Not a function tool (a provider's built-in tool): its name and description below.
+  }
+  return { name, ...(typeof tool.description === 'string' ? { description: tool.description } : {}) };
+}
+
+/** The input counts of a model response's `usage_metadata`, when the provider reported any. */
+function usageOf(response: unknown): { input?: unknown; cached?: unknown } {
+  const usage = (
+    response as
+      | { usage_metadata?: { input_tokens?: unknown; input_token_details?: { cache_read?: unknown } } }
+      | undefined
+  )?.usage_metadata;
+  return { input: usage?.input_tokens, cached: usage?.input_token_details?.cache_read };
+}
+
+/**
  * A `createAgent` middleware that projects the messages the model sees (pairing repaired, old
  * tool results cleared, the conversation compacted near the window) while the agent's state keeps
- * the full history. A conversation is the run's `thread_id`, else its first message; with
+ * the full history. A conversation is the run's `thread_id`, else its system prompt and first message; with
  * `sessionDir` its state is stored under `sessionDir/<id>`.
  */
 export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
   const { summarizer, ...rest } = options;
-  parseOptions(SessionOptionsSchema, rest, 'compactorMiddleware: options');
+  parseAdapterOptions(rest, 'compactorMiddleware: options');
   const client =
     summarizer === undefined
       ? undefined
@@ -45,13 +85,7 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
     name: 'CompactorMiddleware',
     wrapModelCall: async (request, handler) => {
       const system = request.systemMessage?.text ?? request.systemPrompt ?? '';
-      const tools = (request.tools ?? []).map((t) => {
-        const tool = t as { name?: unknown; description?: unknown };
-        return {
-          name: typeof tool.name === 'string' ? tool.name : 'tool',
-          ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
-        };
-      });
+      const tools = (request.tools ?? []).map(toolSchemaOf);
       const threadId = (request.runtime as { configurable?: { thread_id?: unknown } } | undefined)
         ?.configurable?.thread_id;
       const model = modelOf(request.model);
@@ -62,7 +96,11 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
         messages: fromBaseMessages(request.messages),
         ...(model ? { model } : {}),
       });
-      return handler({ ...request, messages: toBaseMessages(projection.messages) });
+      const response = await handler({ ...request, messages: toBaseMessages(projection.messages) });
+      // The provider's usage feeds the conversation's cache health and pressure anchor.
+      const { input, cached } = usageOf(response);
+      recordProviderUsage(projection, input, cached);
+      return response;
     },
   });
   return Object.assign(middleware, { conversations });

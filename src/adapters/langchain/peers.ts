@@ -7,3 +7,8 @@ export const messages = await loadPeer(
   'langchain',
 );
 export const agents = await loadPeer(() => import('langchain'), 'langchain', 'langchain');
+export const functionCalling = await loadPeer(
+  () => import('@langchain/core/utils/function_calling'),
+  '@langchain/core',
+  'langchain',
+);

@@ -1,16 +1,32 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
+import { parseOptions } from '../../core/parse-options.js';
 import { lookupModel } from '../../providers/catalog.js';
 import {
   createCompactorSession,
   type CompactorSession,
   type CompactorSessionOptions,
   type RequestEnvelope,
+  SessionOptionsSchema,
 } from '../../session/index.js';
-import { advanceSyncPoint, conversationDir, hashOf, readSyncPoint, type SyncPoint } from './sync-point.js';
+import {
+  advanceSyncPoint,
+  branchName,
+  conversationDir,
+  dirName,
+  hashOf,
+  messageHash,
+  readSyncPoint,
+  saveSyncPoint,
+  syncFile,
+  type SyncPoint,
+} from './sync-point.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
-  /** The caller's conversation id; default: derived from the first message (see {@link conversationIdOf}). */
+  /** The conversation's id from the caller or framework; default: derived from the system prompt and first message (see {@link conversationIdOf}). */
   conversationId?: string;
   /** The request's system prompt: never compacted, counted as prefix. */
   system?: string;
@@ -36,25 +52,58 @@ export interface ConversationProjection {
 /** Per-conversation Compactor state shared by the framework adapters. */
 export interface Conversations {
   project(call: ConversationCall): Promise<ConversationProjection>;
-  /** The session of a conversation seen before. */
+  /** The session of a conversation seen before (and still in memory). */
   session(conversationId: string): CompactorSession | undefined;
+  /**
+   * Forgets a conversation: its session is closed and, with `sessionDir`, its stored branches
+   * and sync point are removed, so the id starts a new conversation when seen again.
+   */
+  delete(conversationId: string): Promise<void>;
+  /** The store directories of a conversation's branches under `sessionDir`, oldest first (the last is current). */
+  branches(conversationId: string): string[];
   /** Closes every session (their stores, when `sessionDir` is set). */
   close(): void;
+}
+
+/** What the adapters add to `createCompactorSession`'s options. */
+export interface ConversationOptions {
+  /**
+   * How many conversations stay open in memory (default 1,000); the least recently used idle
+   * one is closed beyond that. With `sessionDir` it is reopened from its store when seen again;
+   * without, it starts over. Servers with many chats set this to what their memory allows.
+   */
+  maxConversations?: number;
+}
+
+export const ConversationOptionsSchema = z.object({
+  maxConversations: z.number().int().positive().optional(),
+});
+
+const DEFAULT_MAX_CONVERSATIONS = 1_000;
+
+/** Validates an adapter's options (the session's and {@link ConversationOptions}) as one object. */
+export function parseAdapterOptions(options: unknown, where: string): void {
+  parseOptions(SessionOptionsSchema.extend(ConversationOptionsSchema.shape), options, where);
 }
 
 interface State extends SyncPoint {
   session: CompactorSession;
   /** Calls of one conversation run one at a time. */
   queue: Promise<unknown>;
+  /** Calls queued or running: a busy conversation is never evicted. */
+  active: number;
 }
 
 /**
- * A conversation's id: the caller's, else derived from its first message (the user's goal),
- * so every call of one agent loop lands in the same state without any configuration.
+ * A conversation's id: the caller's (or the framework's), else derived from the system prompt
+ * and the first message, so every call of one agent loop lands in the same state without any
+ * configuration while two chats that open alike under different instructions stay apart.
  */
-export function conversationIdOf(messages: readonly Message[], given?: string): string {
+export function conversationIdOf(messages: readonly Message[], given?: string, system?: string): string {
   if (given !== undefined && given !== '') return given;
-  return messages.length === 0 ? 'empty' : `c-${hashOf(messages[0]).slice(0, 16)}`;
+  return messages.length === 0 && !system
+    ? 'empty'
+    : `c-${hashOf([system ?? '', messages[0] ?? null]).slice(0, 16)}`;
 }
 
 /** The model's window from the bundled catalog, by the framework's provider name and model id. */
@@ -70,38 +119,55 @@ export function catalogCapacity(model: ConversationCall['model']): number | unde
  * takes); with `options.sessionDir` each conversation is stored durably in a subdirectory named
  * after its id, so a restarted process continues where it left off.
  */
-export function createConversations(options: CompactorSessionOptions): Conversations {
+export function createConversations(options: CompactorSessionOptions & ConversationOptions): Conversations {
+  const { maxConversations = DEFAULT_MAX_CONVERSATIONS, ...sessionOptions } = options;
+  // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
-  const { sessionDir } = options;
+  const { sessionDir } = sessionOptions;
 
-  function opened(id: string, call: ConversationCall): State {
-    const state = openConversation(id, call, options);
+  function remember(id: string, state: State): State {
+    states.delete(id);
     states.set(id, state);
+    for (const [old, s] of states) {
+      if (states.size <= maxConversations) break;
+      if (s.active > 0 || old === id) continue;
+      s.session.close();
+      states.delete(old);
+    }
     return state;
   }
 
-  /** The conversation's state, opened on first sight and started over when the framework rewrote it. */
+  /** The conversation's state, opened on first sight and forked when the framework rewrote it. */
   function stateOf(id: string, call: ConversationCall): State {
-    const state = states.get(id) ?? opened(id, call);
-    if (!isRewritten(state, call.messages)) return state;
-    // A durable conversation cannot start over: its store already holds the old history.
-    if (sessionDir !== undefined)
-      throw new Error(
-        `compactor: conversation ${id} was rewritten (its earlier messages changed); give it a new conversation id`,
-      );
-    state.session.close();
-    return opened(id, call);
+    const state = states.get(id) ?? openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
+    if (!isRewritten(state, call.messages)) return remember(id, state);
+    const fork = forkConversation(id, state, call, sessionOptions);
+    // The old branch closes once a call still running on it has finished; the fork waits for that.
+    fork.queue = state.queue.then(() => state.session.close());
+    return remember(id, fork);
   }
 
   return {
-    project(call) {
-      const id = conversationIdOf(call.messages, call.conversationId);
+    // Async so that a bad stored sync point rejects like any other failure of the call.
+    async project(call) {
+      const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
+      state.active++;
       const run = state.queue.then(() => projectCall(id, state, call, sessionDir));
-      state.queue = run.catch(() => undefined);
+      state.queue = run.catch(() => undefined).finally(() => state.active--);
       return run;
     },
     session: (id) => states.get(id)?.session,
+    async delete(id) {
+      const state = states.get(id);
+      if (state !== undefined) {
+        await state.queue;
+        state.session.close();
+        if (states.get(id) === state) states.delete(id);
+      }
+      removeConversation(sessionDir, id);
+    },
+    branches: (id) => conversationBranches(sessionDir, id),
     close() {
       for (const s of states.values()) s.session.close();
       states.clear();
@@ -111,7 +177,7 @@ export function createConversations(options: CompactorSessionOptions): Conversat
 
 /**
  * A list shorter than what was synced, or a different message at the sync point, is a
- * rewritten conversation: it starts over rather than mix two histories.
+ * rewritten conversation (an edited or regenerated message): it forks rather than mix two histories.
  */
 function isRewritten(state: State, messages: readonly Message[]): boolean {
   return (
@@ -120,17 +186,103 @@ function isRewritten(state: State, messages: readonly Message[]): boolean {
   );
 }
 
-/** A new session for a conversation (resuming its store and sync point under `sessionDir`). */
-function openConversation(id: string, call: ConversationCall, options: CompactorSessionOptions): State {
+/** A session for a conversation's branch (resuming its store under `sessionDir`), from `point`. */
+function openConversation(
+  id: string,
+  call: ConversationCall,
+  options: CompactorSessionOptions,
+  point: SyncPoint,
+  history?: readonly Message[],
+): State {
   const { sessionDir, history: _history, ...shared } = options;
   const capacity = options.limits?.capacity ?? catalogCapacity(call.model);
-  const dir = conversationDir(sessionDir, id);
+  const dir = conversationDir(sessionDir, id, point.branch);
   const session = createCompactorSession({
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
+    ...(history !== undefined ? { history } : {}),
     limits: { ...options.limits, ...(capacity !== undefined ? { capacity } : {}) },
   });
-  return { session, ...readSyncPoint(sessionDir, id), queue: Promise.resolve() };
+  return { session, ...point, queue: Promise.resolve(), active: 0 };
+}
+
+/**
+ * A new branch for a rewritten conversation, from the longest prefix it shares with what was
+ * synced. When the messages after that prefix are still verbatim at the end of the session's
+ * history, the branch starts from that history without them, so an earlier compaction (its
+ * summary and boundary) carries over; otherwise the branch starts from the framework's list.
+ * With `sessionDir` the branch gets its own store directory; the old one stays as it was.
+ */
+function forkConversation(
+  id: string,
+  old: State,
+  call: ConversationCall,
+  options: CompactorSessionOptions,
+): State {
+  const { sessionDir } = options;
+  const shared = commonPrefix(old.hashes, call.messages);
+  const dropped = old.synced - shared;
+  const live = old.session.history;
+  const tail = live.slice(live.length - dropped).map(messageHash);
+  const keeps =
+    shared > 0 &&
+    old.hashes.length === old.synced &&
+    live.length > dropped &&
+    tail.every((h, i) => h === old.hashes[shared + i]);
+  const branch = sessionDir === undefined ? old.branch : nextBranch(sessionDir, id, old.branch);
+  const point: SyncPoint = keeps
+    ? {
+        synced: shared,
+        lastHash: hashOf(call.messages[shared - 1]),
+        hashes: old.hashes.slice(0, shared),
+        branch,
+      }
+    : { synced: 0, lastHash: '', hashes: [], branch };
+  const state = openConversation(
+    id,
+    call,
+    options,
+    point,
+    keeps ? live.slice(0, live.length - dropped) : undefined,
+  );
+  saveSyncPoint(point, sessionDir, id);
+  return state;
+}
+
+/** How many leading messages of `messages` match the synced hashes. */
+function commonPrefix(hashes: readonly string[], messages: readonly Message[]): number {
+  let n = 0;
+  while (n < hashes.length && n < messages.length && hashes[n] === messageHash(messages[n])) n++;
+  return n;
+}
+
+/** The first branch number after `current` whose store directory is not taken. */
+function nextBranch(sessionDir: string, id: string, current: number): number {
+  let branch = current + 1;
+  while (existsSync(join(sessionDir, branchName(id, branch)))) branch++;
+  return branch;
+}
+
+/** The conversation's branch directories that exist, oldest first. */
+function conversationBranches(sessionDir: string | undefined, id: string): string[] {
+  if (sessionDir === undefined || !existsSync(sessionDir)) return [];
+  const base = dirName(id);
+  const number = (name: string) => (name === base ? 0 : Number(name.slice(`${base}.fork-`.length)));
+  return readdirSync(sessionDir)
+    .filter(
+      (name) =>
+        name === base ||
+        (/^\d+$/.test(name.slice(`${base}.fork-`.length)) && name.startsWith(`${base}.fork-`)),
+    )
+    .sort((a, b) => number(a) - number(b))
+    .map((name) => join(sessionDir, name));
+}
+
+/** Removes a conversation's stored branches and sync point. */
+function removeConversation(sessionDir: string | undefined, id: string): void {
+  for (const dir of conversationBranches(sessionDir, id)) rmSync(dir, { recursive: true, force: true });
+  const file = syncFile(sessionDir, id);
+  if (file !== undefined) rmSync(file, { force: true });
 }
 
 /** One call: the new messages go through the session's turn; the projected request comes back. */

@@ -3,5 +3,6 @@ export {
   conversationIdOf,
   type Conversations,
   type ConversationCall,
+  type ConversationOptions,
   type ConversationProjection,
 } from './conversations.js';

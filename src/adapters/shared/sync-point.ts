@@ -1,48 +1,93 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 
 /**
  * How far a conversation's session has followed the framework's message list, and where that
  * is kept. A framework resends the whole conversation on every call; the sync point says
- * which messages are new, and the hash of the last synced message tells a rewritten list from
- * a longer one. With a session directory the sync point is saved beside the conversation's
- * store, so a restarted process continues where it left off.
+ * which messages are new, and the hashes of the synced messages tell a longer list from an
+ * edited one and how much of an edited one is still shared. With a session directory the sync
+ * point is saved beside the conversation's store, so a restarted process continues where it
+ * left off.
  */
 export interface SyncPoint {
   /** How many of the framework's messages the session already holds (or has compacted). */
   synced: number;
   /** Hash of the last synced message: a different one means the framework's list was rewritten. */
   lastHash: string;
+  /** Short hashes of every synced message, in order (empty when a saved point predates them). */
+  hashes: string[];
+  /** Which branch of the conversation is current: 0 the first, each edit that forks adds one. */
+  branch: number;
 }
 
 /** A stable hash of any JSON value (a message, usually). */
 export const hashOf = (value: unknown): string =>
   createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
+/** The short hash kept per synced message. */
+export const messageHash = (value: unknown): string => hashOf(value).slice(0, 16);
+
 /** A directory name for an id: itself when plainly safe, else a hash. */
-function dirName(id: string): string {
+export function dirName(id: string): string {
   return /^[A-Za-z0-9._-]{1,80}$/.test(id) && !/^\.+$/.test(id) ? id : `h-${hashOf(id).slice(0, 24)}`;
 }
 
-/** The conversation's store directory under `sessionDir` (created), or undefined without one. */
-export function conversationDir(sessionDir: string | undefined, id: string): string | undefined {
+/** The directory name of one branch of a conversation: the first keeps the plain name. */
+export const branchName = (id: string, branch: number): string =>
+  branch === 0 ? dirName(id) : `${dirName(id)}.fork-${branch}`;
+
+/** The store directory of a conversation's branch under `sessionDir` (created), or undefined without one. */
+export function conversationDir(sessionDir: string | undefined, id: string, branch = 0): string | undefined {
   if (sessionDir === undefined) return undefined;
   mkdirSync(sessionDir, { recursive: true });
-  return join(sessionDir, dirName(id));
+  return join(sessionDir, branchName(id, branch));
 }
 
-function syncFile(sessionDir: string | undefined, id: string): string | undefined {
+export function syncFile(sessionDir: string | undefined, id: string): string | undefined {
   return sessionDir === undefined ? undefined : join(sessionDir, `${dirName(id)}.sync.json`);
 }
+
+const SavedSyncPointSchema = z.object({
+  synced: z.number().int().nonnegative(),
+  lastHash: z.string(),
+  hashes: z.array(z.string()).optional(),
+  branch: z.number().int().nonnegative().optional(),
+});
 
 /** The saved sync point of a conversation, or the start when none was saved. */
 export function readSyncPoint(sessionDir: string | undefined, id: string): SyncPoint {
   const file = syncFile(sessionDir, id);
-  if (file === undefined || !existsSync(file)) return { synced: 0, lastHash: '' };
-  const saved = JSON.parse(readFileSync(file, 'utf8')) as SyncPoint;
-  return { synced: saved.synced, lastHash: saved.lastHash };
+  if (file === undefined || !existsSync(file)) return { synced: 0, lastHash: '', hashes: [], branch: 0 };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    raw = undefined;
+  }
+  const parsed = SavedSyncPointSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new Error(`compactor: ${file} is not a conversation sync point (not JSON, or a field is missing)`);
+  const saved = parsed.data;
+  const hashes = saved.hashes?.length === saved.synced ? saved.hashes : [];
+  return { synced: saved.synced, lastHash: saved.lastHash, hashes, branch: saved.branch ?? 0 };
+}
+
+/** Saves a sync point (when there is a session directory). */
+export function saveSyncPoint(point: SyncPoint, sessionDir: string | undefined, id: string): void {
+  const file = syncFile(sessionDir, id);
+  if (file !== undefined)
+    writeFileAtomic(
+      file,
+      JSON.stringify({
+        synced: point.synced,
+        lastHash: point.lastHash,
+        hashes: point.hashes,
+        branch: point.branch,
+      }),
+    );
 }
 
 /** Moves the sync point to the end of `messages` and saves it (when there is a session directory). */
@@ -52,9 +97,11 @@ export function advanceSyncPoint(
   sessionDir: string | undefined,
   id: string,
 ): void {
+  // Hashes of a point saved before they were kept cannot be recovered: they stay empty.
+  if (point.hashes.length === point.synced)
+    point.hashes = [...point.hashes, ...messages.slice(point.synced).map(messageHash)];
+  else point.hashes = [];
   point.synced = messages.length;
   point.lastHash = messages.length > 0 ? hashOf(messages[messages.length - 1]) : '';
-  const file = syncFile(sessionDir, id);
-  if (file !== undefined)
-    writeFileAtomic(file, JSON.stringify({ synced: point.synced, lastHash: point.lastHash }));
+  saveSyncPoint(point, sessionDir, id);
 }

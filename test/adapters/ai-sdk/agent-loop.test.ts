@@ -13,6 +13,7 @@ import { compactorMiddleware } from '../../../src/adapters/ai-sdk/index.js';
 import { fromAiMessages } from '../../../src/adapters/ai-sdk/convert.js';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { createOfflineSummarizer } from '../../../src/summary/index.js';
+import { streamOf } from '../support/ai-sdk-stream.js';
 import { promptFacts, type PromptFacts } from '../support/prompt-checks.js';
 import { fullConversation, loadRealSession } from '../support/real-session.js';
 
@@ -80,26 +81,7 @@ function agentModel(): MockLanguageModelV4 {
     },
     doStream: async () => {
       const r = reply();
-      const chunks = [
-        ...r.content.map((c) =>
-          c.type === 'text'
-            ? [
-                { type: 'text-start' as const, id: 't' },
-                { type: 'text-delta' as const, id: 't', delta: c.text },
-                { type: 'text-end' as const, id: 't' },
-              ]
-            : [c],
-        ),
-      ].flat();
-      return {
-        stream: new ReadableStream({
-          start(controller) {
-            for (const chunk of chunks) controller.enqueue(chunk);
-            controller.enqueue({ type: 'finish', finishReason: { unified: r.finish, raw: r.finish }, usage });
-            controller.close();
-          },
-        }),
-      };
+      return { stream: streamOf(r.content, r.finish, usage) };
     },
   });
 }
