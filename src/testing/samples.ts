@@ -1,0 +1,44 @@
+import type { Reply } from './path-types.js';
+
+/*
+ * One sample answer per kind of outcome an invoked actor can give. The graph walk combines
+ * them wherever the machine allows; more samples would only repeat the same paths.
+ */
+
+/** `prepareSummaryInput` finished: the fork holds `inputTokens`. */
+export const prepared = (inputTokens: number): Reply => ({
+  done: { inputTokens },
+  as: `prepared ${inputTokens}`,
+});
+
+/** `requestSummary` finished with a summary (fields overridable). */
+export const summary = (as: string, extra: Record<string, unknown> = {}): Reply => ({
+  as,
+  done: {
+    summaryRef: 't1:summary',
+    summaryTokens: 120,
+    inputTokens: 1_600,
+    finishReason: 'stop',
+    followsTemplate: true,
+    empty: false,
+    ...extra,
+  },
+});
+
+/** The provider rejected a request of `inputTokens` for context capacity. */
+export const tooLong = (inputTokens: number): Reply => ({
+  as: `too long ${inputTokens}`,
+  error: { kind: 'capacity', inputTokens, message: 'context_length_exceeded' },
+});
+
+/** Any other provider failure. */
+export const providerError = (message: string): Reply => ({
+  as: 'provider error',
+  error: { kind: 'provider', message },
+});
+
+/** A failure before any provider call: the input cannot fit the budget. */
+export const budgetError = (message: string): Reply => ({
+  as: 'budget error',
+  error: { kind: 'budget', message },
+});
