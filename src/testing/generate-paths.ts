@@ -80,7 +80,9 @@ function judged(oracle: Oracle, name: string, input: unknown, steps: PathStep[])
   try {
     return oracle(input, steps);
   } catch (error) {
-    throw new Error(`${name}: the rules do not allow this path: ${(error as Error).message}`);
+    throw new Error(`${name}: the rules do not allow this path: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 

@@ -1,7 +1,8 @@
-import { capacityRetryMachine } from '../../machines/index.js';
+import { capacityRetryMachine, hierarchicalSummaryMachine } from '../../machines/index.js';
 import type { PathModel } from './generate-paths.js';
 import { capacityRetryOracle } from './oracles/capacity-retry.js';
-import { budgetError, prepared, providerError, summary, tooLong } from './samples.js';
+import { hierarchicalSummaryOracle } from './oracles/hierarchical-summary.js';
+import { bandOutcome, budgetError, prepared, providerError, summary, tooLong } from './samples.js';
 
 const turn = { turnId: 't1', historyRef: 't1:history' };
 
@@ -28,4 +29,22 @@ export const capacityRetryModel: PathModel = {
     ],
   },
   oracle: capacityRetryOracle,
+};
+
+/** The two-band summary: the child ladders answer as a whole (their own paths cover them). */
+export const hierarchicalSummaryModel: PathModel = {
+  machine: hierarchicalSummaryMachine,
+  inputs: { 'known window': { ...turn, budget: 2_000 } },
+  replies: {
+    prepareBands: [
+      { as: 'bands ready', done: { older: { inputTokens: 600 }, newer: { inputTokens: 700 } } },
+      budgetError('newer band needs 900 tokens but only 500 are available'),
+    ],
+    capacityRetry: [
+      bandOutcome('done', 't1:band', 2),
+      bandOutcome('exhausted', 't1:band'),
+      bandOutcome('failed', 't1:band'),
+    ],
+  },
+  oracle: hierarchicalSummaryOracle,
 };

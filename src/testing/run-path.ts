@@ -134,8 +134,11 @@ export async function runPath(
       const here = leafPath(snapshot.value);
       if (snapshot.status !== 'active') fail(path, `step ${i + 1}: the machine already ended in ${here}`);
       if (step.kind === 'reply') steps.push({ ...step, reply: await answer(path, i, step, calls, here) });
-      else if (step.kind === 'send') (steps.push(step), actor.send(step.event));
-      else (steps.push(step), await waitOut(path, i, actor, clock, here));
+      else {
+        steps.push(step);
+        if (step.kind === 'send') actor.send(step.event);
+        else await waitOut(path, i, actor, clock, here);
+      }
     }
     await tick();
     const final = actor.getSnapshot() as AnyMachineSnapshot;

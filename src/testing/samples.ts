@@ -42,3 +42,25 @@ export const budgetError = (message: string): Reply => ({
   as: 'budget error',
   error: { kind: 'budget', message },
 });
+
+/** A band's capacity-retry ladder ended with `status` after `calls` provider calls. */
+export const bandOutcome = (status: 'done' | 'failed' | 'exhausted', ref: string, calls = 1): Reply => ({
+  as: `${status} ${ref}`,
+  done: {
+    status,
+    summaryRefs: status === 'done' ? [ref] : [],
+    summaryTokens: status === 'done' ? 40 : 0,
+    inputTokens: 600,
+    truncated: false,
+    followsTemplate: true,
+    calls,
+    budget: 2_000,
+    failure:
+      status === 'done'
+        ? null
+        : {
+            reason: status === 'exhausted' ? 'capacity-exhausted' : 'provider-error',
+            message: `${ref} failed`,
+          },
+  },
+});

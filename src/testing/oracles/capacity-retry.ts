@@ -80,8 +80,10 @@ export function capacityRetryOracle(input: unknown, steps: readonly PathStep[]):
   for (const step of steps) {
     if (w.here === 'preparing') prepared(w, w.reply(step, 'prepareSummaryInput'));
     else if (w.here === 'requesting') answered(w, w.reply(step, 'requestSummary'), retries);
-    else if (w.here === 'backingOff') (w.wait(step), w.go('preparing'));
-    else throw new Error(`the run already ended in ${w.here}`);
+    else if (w.here === 'backingOff') {
+      w.wait(step);
+      w.go('preparing');
+    } else throw new Error(`the run already ended in ${w.here}`);
   }
   const f = w.facts;
   return w.verdict(
