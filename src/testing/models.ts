@@ -1,8 +1,18 @@
-import { capacityRetryMachine, hierarchicalSummaryMachine } from '../../machines/index.js';
+import { capacityRetryMachine, compactionMachine, hierarchicalSummaryMachine } from '../../machines/index.js';
 import type { PathModel } from './generate-paths.js';
 import { capacityRetryOracle } from './oracles/capacity-retry.js';
+import { compactionOracle } from './oracles/compaction.js';
 import { hierarchicalSummaryOracle } from './oracles/hierarchical-summary.js';
-import { bandOutcome, budgetError, prepared, providerError, summary, tooLong } from './samples.js';
+import {
+  bandOutcome,
+  budgetError,
+  historyWindow,
+  summaryOutcome,
+  prepared,
+  providerError,
+  summary,
+  tooLong,
+} from './samples.js';
 
 const turn = { turnId: 't1', historyRef: 't1:history' };
 
@@ -47,4 +57,49 @@ export const hierarchicalSummaryModel: PathModel = {
     ],
   },
   oracle: hierarchicalSummaryOracle,
+};
+
+const pass = { ...turn, mode: 'automatic', itemsBefore: 20, budget: 2_000, startedAt: 0 };
+
+/** One compaction pass: every strategy, its fallbacks, every summary verdict and rebuild. */
+export const compactionModel: PathModel = {
+  machine: compactionMachine,
+  inputs: {
+    standalone: { ...pass, strategy: 'nativeStandalone', nativeBudget: 8_000, retryBackoffMs: 100 },
+    inline: { ...pass, strategy: 'nativeInline' },
+    local: { ...pass, strategy: 'local' },
+    'local, two bands': { ...pass, strategy: 'local', hierarchical: true },
+    'local, nothing to compact': { ...pass, strategy: 'local', compactableItems: 0 },
+  },
+  replies: {
+    compactStandalone: [
+      historyWindow('t1:native', 4, true),
+      historyWindow('t1:native', 20, false),
+      tooLong(9_000),
+      providerError('HTTP 400 invalid_request_error'),
+    ],
+    compactInline: [
+      { as: 'compacted', done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } },
+      { as: 'below trigger', done: { kind: 'fallback', reason: 'below-trigger' } },
+      { as: 'no compaction', done: { kind: 'fallback', reason: 'no-compaction' } },
+      providerError('compact edit unsupported'),
+    ],
+    capacityRetry: [
+      summaryOutcome('summary'),
+      summaryOutcome('cut-off summary', { truncated: true }),
+      summaryOutcome('template-less summary', { followsTemplate: false }),
+      summaryOutcome('summary larger than input', { summaryTokens: 2_000 }),
+      bandOutcome('exhausted', 't1:summary', 2),
+    ],
+    hierarchicalSummary: [
+      summaryOutcome('two bands', { summaryRefs: ['t1:older', 't1:newer'], calls: 2 }),
+      bandOutcome('failed', 't1:bands', 0),
+    ],
+    rebuildHistory: [
+      historyWindow('t1:compacted', 6, true),
+      historyWindow('t1:compacted', 22, false),
+      providerError('store write failed'),
+    ],
+  },
+  oracle: compactionOracle,
 };

@@ -64,3 +64,26 @@ export const bandOutcome = (status: 'done' | 'failed' | 'exhausted', ref: string
           },
   },
 });
+
+/** A summary ladder's outcome with a summary (fields overridable). */
+export const summaryOutcome = (as: string, extra: Record<string, unknown> = {}): Reply => ({
+  as,
+  done: {
+    status: 'done',
+    summaryRefs: ['t1:summary'],
+    summaryTokens: 120,
+    inputTokens: 1_600,
+    truncated: false,
+    followsTemplate: true,
+    calls: 1,
+    budget: 2_000,
+    failure: null,
+    ...extra,
+  },
+});
+
+/** A history window a strategy produced. */
+export const historyWindow = (historyRef: string, itemCount: number, shrank: boolean): Reply => ({
+  as: `${itemCount} items${shrank ? '' : ', no saving'}`,
+  done: { historyRef, itemCount, shrank },
+});

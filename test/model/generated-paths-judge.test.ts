@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createMachine, type AnyStateMachine } from 'xstate';
 import { generatePaths, type PathModel } from '../../src/testing/generate-paths.js';
-import { capacityRetryModel, hierarchicalSummaryModel } from '../../src/testing/models.js';
+import { capacityRetryModel, compactionModel, hierarchicalSummaryModel } from '../../src/testing/models.js';
 import { runPath } from '../../src/testing/run-path.js';
 
 /*
@@ -40,6 +40,7 @@ describe('a machine change the oracle does not expect fails the generated paths'
   it('the unchanged machines pass (the check below is not vacuous)', async () => {
     expect(await judgedWrong(capacityRetryModel, capacityRetryModel.machine)).toEqual([]);
     expect(await judgedWrong(hierarchicalSummaryModel, hierarchicalSummaryModel.machine)).toEqual([]);
+    expect(await judgedWrong(compactionModel, compactionModel.machine)).toEqual([]);
   });
 
   it('L5: a capacity rejection that retries at once, skipping the pause, is judged wrong', async () => {
@@ -72,5 +73,12 @@ describe('a machine change the oracle does not expect fails the generated paths'
     const wrong = await judgedWrong(hierarchicalSummaryModel, machine);
     expect(wrong).toHaveLength(1);
     expect(wrong[0]).toMatch(/states\[2\]: expected "exhausted", got "failed"/);
+  });
+
+  it('A4: an inline reply "below the trigger" counted as a provider call is judged wrong', async () => {
+    const machine = compactionModel.machine.provide({ guards: { isInlineBelowTrigger: () => false } });
+    const wrong = await judgedWrong(compactionModel, machine);
+    expect(wrong.length).toBeGreaterThan(0);
+    expect(wrong.every((m) => /below trigger/.test(m) && /summaryCalls/.test(m))).toBe(true);
   });
 });
