@@ -1,7 +1,14 @@
-import { capacityRetryMachine, compactionMachine, hierarchicalSummaryMachine } from '../../machines/index.js';
+import {
+  capacityRetryMachine,
+  compactionMachine,
+  hierarchicalSummaryMachine,
+  turnMachine,
+} from '../../machines/index.js';
 import type { PathModel } from './generate-paths.js';
+import type { Reply } from './path-types.js';
 import { capacityRetryOracle } from './oracles/capacity-retry.js';
 import { compactionOracle } from './oracles/compaction.js';
+import { turnOracle } from './oracles/turn.js';
 import { hierarchicalSummaryOracle } from './oracles/hierarchical-summary.js';
 import {
   bandOutcome,
@@ -102,4 +109,103 @@ export const compactionModel: PathModel = {
     ],
   },
   oracle: compactionOracle,
+};
+
+const turnInput = { ...turn, pendingRef: 't1:pending', strategy: 'local', startedAt: 0 };
+
+/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
+const pressure = (as: string, pressureTokens: number, thresholdTokens: number | null = 6_000): Reply => ({
+  as,
+  done: {
+    pressureTokens,
+    projectedTokens: pressureTokens - 1_000,
+    thresholdTokens,
+    promptBudgetTokens: thresholdTokens === null ? null : 8_000,
+    summaryInputBudget: thresholdTokens === null ? null : 5_000,
+  },
+});
+
+/** What a compaction pass reports to the turn. */
+const report = (status: string, summaryCalls: number): Reply => ({
+  as: status,
+  done: {
+    status,
+    mode: 'automatic',
+    requestedStrategy: 'local',
+    strategy: 'local',
+    fallbackReason: null,
+    itemsBefore: 12,
+    itemsAfter: status === 'compacted' ? 5 : 12,
+    historyRef: status === 'compacted' ? 't1:compacted' : 't1:synced',
+    summaryCalls,
+    nothingToCompact: false,
+    summaryTokens: status === 'compacted' ? 120 : 0,
+    startedAt: 0,
+    failure:
+      status === 'failed' ? { reason: 'empty-summary', message: 'provider returned an empty summary' } : null,
+  },
+});
+
+const projection = (as: string, projectionRef: string, extra: Record<string, unknown> = {}): Reply => ({
+  as,
+  done: {
+    projectionRef,
+    itemCount: 12,
+    tokensBefore: 9_000,
+    tokensAfter: 7_000,
+    clearedCount: 3,
+    protectedBatchCount: 2,
+    ...extra,
+  },
+});
+
+/**
+ * One headless turn: the compaction pass answers as a whole (its own paths cover it); each
+ * loop-guard memory trips one rule, and a recovery pass is not stopped by it.
+ */
+export const turnModel: PathModel = {
+  machine: turnMachine,
+  inputs: {
+    'fresh session': turnInput,
+    'after two failed passes': { ...turnInput, loopGuard: { consecutiveFailures: 2 } },
+    'after an ineffective pass': { ...turnInput, loopGuard: { lastFreedRatio: 0.01 } },
+    'one turn after a pass': { ...turnInput, loopGuard: { turnsSinceCompaction: 1 } },
+    'recovery after two failed passes': {
+      ...turnInput,
+      mode: 'recovery',
+      loopGuard: { consecutiveFailures: 2 },
+    },
+  },
+  replies: {
+    syncHistory: [{ as: 'synced', done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } }],
+    normalizeProjection: [
+      { as: 'normalized', done: { projectionRef: 't1:normalized', itemCount: 12, changed: true } },
+    ],
+    clearToolResults: [projection('cleared', 't1:cleared')],
+    estimatePressure: [
+      pressure('below threshold', 4_000),
+      pressure('over threshold', 7_500),
+      pressure('over the prompt budget', 9_000),
+      pressure('unknown capacity', 9_000, null),
+    ],
+    compaction: [
+      report('compacted', 1),
+      report('unchanged', 1),
+      report('failed', 1),
+      providerError('compaction crashed'),
+    ],
+    rebuildProjection: [
+      {
+        as: 'rebuilt',
+        done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
+      },
+      providerError('projection store write failed'),
+    ],
+    clearToFit: [
+      projection('cleared to fit', 't1:fitted', { projectedTokens: 5_000, pressureTokens: 6_000 }),
+      providerError('clearing crashed'),
+    ],
+  },
+  sends: { 'turn.cancelled': [{ type: 'turn.cancelled' }] },
+  oracle: turnOracle,
 };

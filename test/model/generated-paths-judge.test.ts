@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { createMachine, type AnyStateMachine } from 'xstate';
 import { generatePaths, type PathModel } from '../../src/testing/generate-paths.js';
-import { capacityRetryModel, compactionModel, hierarchicalSummaryModel } from '../../src/testing/models.js';
+import {
+  capacityRetryModel,
+  compactionModel,
+  hierarchicalSummaryModel,
+  turnModel,
+} from '../../src/testing/models.js';
 import { runPath } from '../../src/testing/run-path.js';
 
 /*
@@ -41,6 +46,7 @@ describe('a machine change the oracle does not expect fails the generated paths'
     expect(await judgedWrong(capacityRetryModel, capacityRetryModel.machine)).toEqual([]);
     expect(await judgedWrong(hierarchicalSummaryModel, hierarchicalSummaryModel.machine)).toEqual([]);
     expect(await judgedWrong(compactionModel, compactionModel.machine)).toEqual([]);
+    expect(await judgedWrong(turnModel, turnModel.machine)).toEqual([]);
   });
 
   it('L5: a capacity rejection that retries at once, skipping the pause, is judged wrong', async () => {
@@ -80,5 +86,25 @@ describe('a machine change the oracle does not expect fails the generated paths'
     const wrong = await judgedWrong(compactionModel, machine);
     expect(wrong.length).toBeGreaterThan(0);
     expect(wrong.every((m) => /below trigger/.test(m) && /summaryCalls/.test(m))).toBe(true);
+  });
+
+  it('§14: a loop guard that also stops recovery passes (and forgets its other rules) is judged wrong', async () => {
+    const machine = turnModel.machine.provide({
+      guards: {
+        isLoopGuardTripped: ({ context }: any, params: { reason: string }) =>
+          params.reason === 'repeated-failures' && context.loopGuard.consecutiveFailures >= 2,
+      },
+    });
+    const wrong = await judgedWrong(turnModel, machine);
+    expect(wrong.length).toBeGreaterThan(0);
+    expect(wrong.filter((m) => m.includes('turn: recovery after two failed passes')).length).toBeGreaterThan(
+      0,
+    );
+  });
+
+  it('§14: a guarded request over the prompt budget left uncleared is judged wrong', async () => {
+    const machine = turnModel.machine.provide({ guards: { isOverPromptBudget: () => false } });
+    const wrong = await judgedWrong(turnModel, machine);
+    expect(wrong.join('\n')).toMatch(/over the prompt budget/);
   });
 });

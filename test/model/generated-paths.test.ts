@@ -1,10 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import { generatePaths, type PathModel } from '../../src/testing/generate-paths.js';
-import { capacityRetryModel, compactionModel, hierarchicalSummaryModel } from '../../src/testing/models.js';
+import {
+  capacityRetryModel,
+  compactionModel,
+  hierarchicalSummaryModel,
+  turnModel,
+} from '../../src/testing/models.js';
 import { runPath } from '../../src/testing/run-path.js';
 import { allStateIds, allTransitionKeys } from '../support/graph-helpers.js';
 
-const MODELS: PathModel[] = [capacityRetryModel, hierarchicalSummaryModel, compactionModel];
+const MODELS: PathModel[] = [capacityRetryModel, hierarchicalSummaryModel, compactionModel, turnModel];
 
 describe.each(MODELS)('paths generated from the $machine.id graph (L3–L7, H1–H6)', (model) => {
   const paths = generatePaths(model);
