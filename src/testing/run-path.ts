@@ -3,6 +3,7 @@ import {
   fromPromise,
   SimulatedClock,
   type AnyActorLogic,
+  type AnyActorRef,
   type AnyMachineSnapshot,
   type AnyStateMachine,
 } from 'xstate';
@@ -39,8 +40,10 @@ interface Call {
   actor: string;
   input: unknown;
   signal: AbortSignal;
-  answer: Promise<Reply>;
-  settle?: (reply: Reply) => void;
+  /** Your actor's own answer, when you gave one for this actor. */
+  own: Promise<Reply> | null;
+  /** Hands the answer to the machine; held back until the runner reaches the call's step. */
+  release: (reply: Reply) => void;
   done: boolean;
 }
 
@@ -60,26 +63,22 @@ function providedMachine(
   for (const name of Object.keys(machine.implementations.actors)) {
     const own = options.actors?.[name];
     actors[name] = fromPromise<unknown, unknown>(({ input, signal, self }) => {
-      const call: Call = {
-        actor: self.id,
-        input,
-        signal,
-        answer: Promise.resolve({ done: undefined }),
-        done: false,
-      };
-      if (own) {
-        const expected = expectedOf.get(self.id)?.shift();
-        call.answer = own(input, { signal, expected }).then(
-          (done): Reply => ({ done }),
-          (error: unknown): Reply => ({ error }),
-        );
-      } else call.answer = new Promise<Reply>((resolve) => (call.settle = resolve));
-      calls.push(call);
-      return call.answer.then((r) => ('done' in r ? r.done : Promise.reject(r.error)));
+      const expected = expectedOf.get(self.id)?.shift();
+      let release!: (reply: Reply) => void;
+      const gate = new Promise<Reply>((resolve) => (release = resolve));
+      const answered = own?.(input, { signal, expected }).then(
+        (done): Reply => ({ done }),
+        (error: unknown): Reply => ({ error }),
+      );
+      calls.push({ actor: self.id, input, signal, own: answered ?? null, release, done: false });
+      return gate.then((r) => ('done' in r ? r.done : Promise.reject(r.error)));
     });
   }
   return machine.provide({ actors } as never);
 }
+
+/** A value for an error message: an Error by its message, anything else as JSON. */
+const shown = (value: unknown) => (value instanceof Error ? value.message : JSON.stringify(value));
 
 function fail(path: MachinePath, message: string): never {
   throw new Error(`${path.name}\n  ${message}`);
@@ -96,14 +95,45 @@ async function answer(
   const call = calls.find((c) => !c.done && !c.signal.aborted && c.actor === step.actor);
   if (!call) fail(path, `step ${i + 1}: the machine waits in ${here} and did not call ${step.actor}`);
   call.done = true;
-  call.settle?.(step.reply);
-  const real = await call.answer;
+  const real = call.own ? await call.own : step.reply;
   if ('done' in real !== 'done' in step.reply)
     fail(
       path,
-      `step ${i + 1}: ${step.actor} ${'done' in real ? 'finished' : 'failed'} where the path needs it to ${'done' in step.reply ? 'finish' : 'fail'}: ${JSON.stringify('done' in real ? real.done : String(real.error))}`,
+      `step ${i + 1}: ${step.actor} ${'done' in real ? 'finished' : 'failed'} where the path needs it to ${'done' in step.reply ? 'finish' : 'fail'}: ${shown('done' in real ? real.done : real.error)}`,
     );
+  call.release(real);
   return real;
+}
+
+/**
+ * Gives the machine the path's steps one at a time, recording what really happened; stops
+ * early when the machine ends (your own actor may have led it elsewhere).
+ */
+async function drive(path: MachinePath, actor: AnyActorRef, calls: Call[], clock: SimulatedClock) {
+  const steps: PathStep[] = [];
+  for (const [i, step] of path.steps.entries()) {
+    await tick();
+    const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
+    const here = leafPath(snapshot.value);
+    if (snapshot.status !== 'active') break;
+    if (step.kind === 'reply') steps.push({ ...step, reply: await answer(path, i, step, calls, here) });
+    else {
+      steps.push(step);
+      if (step.kind === 'send') actor.send(step.event);
+      else await waitOut(path, i, actor, clock, here);
+    }
+  }
+  await tick();
+  return steps;
+}
+
+/** The oracle's verdict on what happened; steps the rules do not allow fail the path. */
+function verdictOn(path: MachinePath, oracle: Oracle, steps: PathStep[]): Expected {
+  try {
+    return oracle(path.input, steps);
+  } catch (error) {
+    return fail(path, `the rules do not allow what happened: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -111,7 +141,7 @@ async function answer(
  * for real), the simulated clock runs out each wait, and the oracle judges the steps that
  * happened. Throws a plain Error naming the path and the first difference.
  */
-export async function runPath(
+export async function runPathOn(
   machine: AnyStateMachine,
   path: MachinePath,
   oracle: Oracle,
@@ -125,32 +155,14 @@ export async function runPath(
     clock,
     inspect: recorder(record),
   });
-  const steps: PathStep[] = [];
   actor.start();
   try {
-    for (const [i, step] of path.steps.entries()) {
-      await tick();
-      const snapshot = actor.getSnapshot() as AnyMachineSnapshot;
-      const here = leafPath(snapshot.value);
-      if (snapshot.status !== 'active') fail(path, `step ${i + 1}: the machine already ended in ${here}`);
-      if (step.kind === 'reply') steps.push({ ...step, reply: await answer(path, i, step, calls, here) });
-      else {
-        steps.push(step);
-        if (step.kind === 'send') actor.send(step.event);
-        else await waitOut(path, i, actor, clock, here);
-      }
-    }
-    await tick();
+    const steps = await drive(path, actor, calls, clock);
     const final = actor.getSnapshot() as AnyMachineSnapshot;
     if (final.status !== 'done')
       fail(path, `after the last step the machine still waits in ${leafPath(final.value)}`);
-    const run = {
-      ...record,
-      calls: calls.map((c) => c.actor),
-      steps,
-      output: final.output,
-      expected: oracle(path.input, steps),
-    };
+    const expected = verdictOn(path, oracle, steps);
+    const run = { ...record, calls: calls.map((c) => c.actor), steps, output: final.output, expected };
     judge(path, run);
     return run;
   } finally {
@@ -162,7 +174,7 @@ export async function runPath(
 async function waitOut(
   path: MachinePath,
   i: number,
-  actor: { getSnapshot(): unknown },
+  actor: AnyActorRef,
   clock: SimulatedClock,
   here: string,
 ) {
@@ -183,6 +195,6 @@ function judge(path: MachinePath, run: PathRun): void {
     differenceOf(run.states, e.states, 'states') ??
     differenceOf(run.calls, e.calls, 'calls') ??
     differenceOf(run.output, e.output, 'output') ??
-    differenceOf(e.states, path.expected.states, 'states of the path (your actors led elsewhere)');
+    differenceOf(e.states, path.expected.states, 'states the path needs (your actors led elsewhere)');
   if (problem !== null) fail(path, problem);
 }

@@ -6,7 +6,7 @@ import {
   hierarchicalSummaryModel,
   turnModel,
 } from '../../src/testing/models.js';
-import { runPath } from '../../src/testing/run-path.js';
+import { runPathOn as runPath } from '../../src/testing/run-path.js';
 import { allStateIds, allTransitionKeys } from '../support/graph-helpers.js';
 
 const MODELS: PathModel[] = [capacityRetryModel, hierarchicalSummaryModel, compactionModel, turnModel];
