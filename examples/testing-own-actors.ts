@@ -21,7 +21,7 @@ interface HttpAnswer {
 }
 
 /** Sends one summary request; `expected` is only there for a test's stand-in provider. */
-type Post = (request: { budget: number | null }, expected: Reply | undefined) => Promise<HttpAnswer>;
+export type Post = (request: { budget: number | null }, expected: Reply | undefined) => Promise<HttpAnswer>;
 
 /** Your summarizer: the provider's answer in the shape the ladder expects. */
 export function mySummarizer(post: Post): OwnActor {
