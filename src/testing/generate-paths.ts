@@ -52,8 +52,8 @@ function eventsAt(model: PathModel, snapshot: AnyMachineSnapshot): EventObject[]
   });
 }
 
-/** A graph event as a path step. */
-function stepOf(event: EventObject): PathStep {
+/** A graph event (or one a machine received) as a path step. */
+export function stepOf(event: EventObject): PathStep {
   const actorEvent = /^xstate\.(done|error)\.actor\.(.+)$/.exec(event.type);
   if (actorEvent) {
     const e = event as EventObject & { output?: unknown; error?: unknown };

@@ -1,4 +1,10 @@
-import type { AnyMachineSnapshot, AnyTransitionDefinition, InspectionEvent, StateValue } from 'xstate';
+import type {
+  AnyMachineSnapshot,
+  AnyTransitionDefinition,
+  EventObject,
+  InspectionEvent,
+  StateValue,
+} from 'xstate';
 
 /** What an inspected run went through. */
 export interface RunRecord {
@@ -7,6 +13,8 @@ export interface RunRecord {
   /** Transition keys and state ids taken by every machine in the system (for coverage). */
   transitions: Set<string>;
   stateIds: Set<string>;
+  /** Events the root machine received (actor answers, timers, sends), when asked for. */
+  rootEvents?: EventObject[];
 }
 
 /** `{ working: 'syncing' }` → `working.syncing`. */
@@ -44,6 +52,7 @@ export function recorder(run: RunRecord): (e: InspectionEvent) => void {
     if (run.states.at(-1) !== path) run.states.push(path);
   };
   return (e) => {
+    if (e.type === '@xstate.event' && e.actorRef.sessionId === e.rootId) run.rootEvents?.push(e.event);
     const snapshot = (e as { snapshot?: AnyMachineSnapshot }).snapshot;
     const machineId = snapshot?.machine?.id;
     if (snapshot === undefined || machineId === undefined) return;

@@ -12,7 +12,6 @@ import {
 import { deferred, settle, type Deferred } from './deferred.js';
 import { leafPath, recorder } from '../../src/testing/record-run.js';
 
-
 /** What a fake actor does when it is invoked: finish with an output, fail, or never settle. */
 export type Reply = { done: unknown } | { error: unknown } | 'hang';
 
@@ -66,6 +65,8 @@ export interface OracleRun {
   /** Transition keys and state ids taken by every machine in the system (coverage). */
   transitions: Set<string>;
   stateIds: Set<string>;
+  /** Events the root machine received: the row as steps, for the generated paths' oracles. */
+  rootEvents: EventObject[];
   /** The actor that was waited on when the run crashed, and those a restore invoked again. */
   crashedCall?: string;
   reinvoked: string[];
@@ -156,6 +157,7 @@ export async function runRow(
     output: undefined,
     transitions: new Set(),
     stateIds: new Set(),
+    rootEvents: [],
     reinvoked: [],
   };
   const inspect = recorder(run);
