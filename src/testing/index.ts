@@ -15,3 +15,4 @@ export {
 } from './paths.js';
 export type { Expected, MachinePath, PathStep, Reply } from './path-types.js';
 export type { OwnActor, PathRun, RunPathOptions } from './run-path.js';
+export type { RunRecord } from './record-run.js';
