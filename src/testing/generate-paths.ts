@@ -56,14 +56,13 @@ function eventsAt(model: PathModel, snapshot: AnyMachineSnapshot): EventObject[]
 export function stepOf(event: EventObject): PathStep {
   const actorEvent = /^xstate\.(done|error)\.actor\.(.+)$/.exec(event.type);
   if (actorEvent) {
-    const e = event as EventObject & { output?: unknown; error?: unknown };
+    const e = event as EventObject & { output?: unknown; error?: unknown; as?: string };
     const reply: Reply = actorEvent[1] === 'done' ? { done: e.output } : { error: e.error };
-    const as = (e as { as?: string }).as;
-    if (as !== undefined) reply.as = as;
+    if (e.as !== undefined) reply.as = e.as;
     return { kind: 'reply', actor: actorEvent[2]!, reply };
   }
   if (event.type.startsWith('xstate.after.')) return { kind: 'wait' };
-  return { kind: 'send', event: event as PathStep & { type: string } as never };
+  return { kind: 'send', event: { ...event } };
 }
 
 /** Short label of a step for a path's name. */

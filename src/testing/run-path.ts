@@ -20,7 +20,7 @@ export type OwnActor = (
   context: { signal: AbortSignal; expected: Reply | undefined },
 ) => Promise<unknown>;
 
-/** Options of {@link runPath}. */
+/** Options of `runPath`. */
 export interface RunPathOptions {
   /** Your own actors by name; every other actor answers as the path says. */
   actors?: Readonly<Record<string, OwnActor>>;
