@@ -7,7 +7,11 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   setupFiles: ['<rootDir>/test/support/fast-check-seed.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The testing entry's example runs against the source in the repository's own tests.
+    '^context-compactor/testing$': '<rootDir>/src/testing/index.ts',
+  },
   // Two cores: one worker per core keeps tiktoken WASM memory bounded.
   maxWorkers: 2,
   // Tests bound their own work (counts, sizes, output they wait for), never a clock: a fixed

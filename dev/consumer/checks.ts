@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { sh, shAsync } from './shell.js';
 import type { PackageJson } from './tarball.js';
 
@@ -139,4 +139,21 @@ export function lintPackage(places: Places, tarball: string): string[] {
     `publint --strict: ${publint.stdout.trim().split('\n').pop()}`,
     `attw --profile esm-only: no problems for ${entries} (node16 from ESM, bundler)`,
   ];
+}
+
+/**
+ * (i) The README's "Testing your own actors" example (examples/testing-own-actors.ts, compiled
+ * by esbuild: Node 20 runs no TypeScript) run in the consumer project against the installed
+ * `context-compactor/testing`: every capacity-retry path with the example's own summarizer.
+ */
+export async function runTestingExample(places: Places, node: string): Promise<string> {
+  const source = readFileSync(join(places.repoRoot, 'examples', 'testing-own-actors.ts'), 'utf8');
+  const { code } = await transform(source, { loader: 'ts', format: 'esm', target: 'node20' });
+  mkdirSync(join(places.app, 'examples'), { recursive: true });
+  writeFileSync(join(places.app, 'examples', 'testing-own-actors.js'), code);
+  const out = sh(node, [join('examples', 'testing-own-actors.js')], { cwd: places.app }).stdout.trim();
+  const m = /^all (\d+) capacity-retry paths passed with mySummarizer$/m.exec(out);
+  if (!m || Number(m[1]) === 0)
+    throw new Error(`examples/testing-own-actors.ts printed:\n${out.slice(-600)}`);
+  return out;
 }

@@ -10,6 +10,7 @@ import {
   installNode,
   lintPackage,
   runBin,
+  runTestingExample,
   typecheck,
   type Places,
 } from './checks.js';
@@ -26,7 +27,8 @@ import { pack, tarballProblems, type PackageJson } from './tarball.js';
  * pass; (e) the tarball holds no tests, fixtures or dev code; (f) (a) again under Node 24
  * (the `node` npm package); (g) each framework adapter in its own fresh project with only
  * that framework installed, running the README's example for it under Node 20 and 24; (h) the repository's
- * adapter tests under Node 24. Exit code 1 when any check fails.
+ * adapter tests under Node 24; (i) the README's example of testing your own actors with
+ * `context-compactor/testing`. Exit code 1 when any check fails.
  */
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixtureDir = fileURLToPath(new URL('./app/', import.meta.url));
@@ -107,6 +109,9 @@ try {
       importEntries(places, process.execPath),
     );
     await step(`(a) node ${process.version}: the installed bin`, () => runBin(places, pkg, process.execPath));
+    await step(`(i) node ${process.version}: examples/testing-own-actors.ts from the tarball`, () =>
+      runTestingExample(places, process.execPath),
+    );
     // The slow, independent steps overlap: two tsc runs and the other Node installs.
     const nodes = new Map<number, string>();
     const withFramework = new Map<string, string>();

@@ -8,11 +8,9 @@ import {
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
-  type InspectionEvent,
-  type StateValue,
 } from 'xstate';
 import { deferred, settle, type Deferred } from './deferred.js';
-import { activeStateIds, transitionKey } from './graph-helpers.js';
+import { leafPath, recorder } from '../../src/testing/record-run.js';
 
 /** What a fake actor does when it is invoked: finish with an output, fail, or never settle. */
 export type Reply = { done: unknown } | { error: unknown } | 'hang';
@@ -67,6 +65,8 @@ export interface OracleRun {
   /** Transition keys and state ids taken by every machine in the system (coverage). */
   transitions: Set<string>;
   stateIds: Set<string>;
+  /** Events the root machine received: the row as steps, for the generated paths' oracles. */
+  rootEvents: EventObject[];
   /** The actor that was waited on when the run crashed, and those a restore invoked again. */
   crashedCall?: string;
   reinvoked: string[];
@@ -79,13 +79,6 @@ export interface RunRowOptions {
    * snapshot, round-trip it through JSON, stop it, restore it and continue.
    */
   crashIn?: string;
-}
-
-/** `{ working: 'syncing' }` → `working.syncing`. */
-export function leafPath(value: StateValue): string {
-  if (typeof value === 'string') return value;
-  const [key, child] = Object.entries(value)[0]!;
-  return child === undefined ? key : `${key}.${leafPath(child as StateValue)}`;
 }
 
 function isMachine(logic: AnyActorLogic): logic is AnyStateMachine {
@@ -119,33 +112,6 @@ function fakeActors(row: OracleRow): { fake: (src: string) => AnyActorLogic; cal
       return call.deferred.promise;
     });
   return { fake, calls };
-}
-
-/**
- * An inspection observer that records, into `run`, the root machine's states in order
- * (transient ones included) and the transitions and states of every machine in the system.
- */
-function recorder(run: OracleRun): (e: InspectionEvent) => void {
-  const push = (path: string) => {
-    if (run.states.at(-1) !== path) run.states.push(path);
-  };
-  return (e) => {
-    const snapshot = (e as { snapshot?: AnyMachineSnapshot }).snapshot;
-    const machineId = snapshot?.machine?.id;
-    if (snapshot === undefined || machineId === undefined) return;
-    const root = e.actorRef.sessionId === e.rootId;
-    if (e.type === '@xstate.microstep') {
-      for (const t of e._transitions) {
-        run.transitions.add(transitionKey(t));
-        run.stateIds.add(t.source.id); // transient sources never show in a settled snapshot
-        if (root && run.states.length === 0) push(t.source.id.slice(machineId.length + 1));
-      }
-      if (root && e._transitions.length > 0) push(leafPath(snapshot.value));
-    } else if (e.type === '@xstate.snapshot' && root && run.states.length === 0)
-      push(leafPath(snapshot.value));
-    if (e.type === '@xstate.microstep' || e.type === '@xstate.snapshot')
-      for (const id of activeStateIds(machineId, snapshot.value)) run.stateIds.add(id);
-  };
 }
 
 /** Settles a pending call with its scripted reply, or fails naming where the run got stuck. */
@@ -191,6 +157,7 @@ export async function runRow(
     output: undefined,
     transitions: new Set(),
     stateIds: new Set(),
+    rootEvents: [],
     reinvoked: [],
   };
   const inspect = recorder(run);

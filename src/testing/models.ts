@@ -1,0 +1,211 @@
+import {
+  capacityRetryMachine,
+  compactionMachine,
+  hierarchicalSummaryMachine,
+  turnMachine,
+} from '../../machines/index.js';
+import type { PathModel } from './generate-paths.js';
+import type { Reply } from './path-types.js';
+import { capacityRetryOracle } from './oracles/capacity-retry.js';
+import { compactionOracle } from './oracles/compaction.js';
+import { turnOracle } from './oracles/turn.js';
+import { hierarchicalSummaryOracle } from './oracles/hierarchical-summary.js';
+import {
+  bandOutcome,
+  budgetError,
+  historyWindow,
+  summaryOutcome,
+  prepared,
+  providerError,
+  summary,
+  tooLong,
+} from './samples.js';
+
+const turn = { turnId: 't1', historyRef: 't1:history' };
+
+/** The capacity-retry ladder: a fitting and a non-shrinking retry, every summary outcome. */
+export const capacityRetryModel: PathModel = {
+  machine: capacityRetryMachine,
+  inputs: {
+    'one retry': { ...turn, band: 'flat', budget: 2_000, retryBackoffMs: 250 },
+    'no retries': { ...turn, band: 'flat', budget: 2_000, maxOverflowRetries: 0 },
+    'unknown window': { ...turn, band: 'flat', budget: null },
+  },
+  replies: {
+    prepareSummaryInput: [
+      prepared(1_600),
+      prepared(800),
+      budgetError('summary input needs 50 tokens, 4 available'),
+    ],
+    requestSummary: [
+      summary('summary'),
+      summary('empty summary', { summaryTokens: 0, empty: true }),
+      summary('cut-off summary', { finishReason: 'length' }),
+      tooLong(1_600),
+      providerError('HTTP 500 from provider'),
+    ],
+  },
+  oracle: capacityRetryOracle,
+};
+
+/** The two-band summary: the child ladders answer as a whole (their own paths cover them). */
+export const hierarchicalSummaryModel: PathModel = {
+  machine: hierarchicalSummaryMachine,
+  inputs: { 'known window': { ...turn, budget: 2_000 } },
+  replies: {
+    prepareBands: [
+      { as: 'bands ready', done: { older: { inputTokens: 600 }, newer: { inputTokens: 700 } } },
+      budgetError('newer band needs 900 tokens but only 500 are available'),
+    ],
+    capacityRetry: [
+      bandOutcome('done', 't1:band', 2),
+      bandOutcome('exhausted', 't1:band'),
+      bandOutcome('failed', 't1:band'),
+    ],
+  },
+  oracle: hierarchicalSummaryOracle,
+};
+
+const pass = { ...turn, mode: 'automatic', itemsBefore: 20, budget: 2_000, startedAt: 0 };
+
+/** One compaction pass: every strategy, its fallbacks, every summary verdict and rebuild. */
+export const compactionModel: PathModel = {
+  machine: compactionMachine,
+  inputs: {
+    standalone: { ...pass, strategy: 'nativeStandalone', nativeBudget: 8_000, retryBackoffMs: 100 },
+    inline: { ...pass, strategy: 'nativeInline' },
+    local: { ...pass, strategy: 'local' },
+    'local, two bands': { ...pass, strategy: 'local', hierarchical: true },
+    'local, nothing to compact': { ...pass, strategy: 'local', compactableItems: 0 },
+  },
+  replies: {
+    compactStandalone: [
+      historyWindow('t1:native', 4, true),
+      historyWindow('t1:native', 20, false),
+      tooLong(9_000),
+      providerError('HTTP 400 invalid_request_error'),
+    ],
+    compactInline: [
+      { as: 'compacted', done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } },
+      { as: 'below trigger', done: { kind: 'fallback', reason: 'below-trigger' } },
+      { as: 'no compaction', done: { kind: 'fallback', reason: 'no-compaction' } },
+      providerError('compact edit unsupported'),
+    ],
+    capacityRetry: [
+      summaryOutcome('summary'),
+      summaryOutcome('cut-off summary', { truncated: true }),
+      summaryOutcome('template-less summary', { followsTemplate: false }),
+      summaryOutcome('summary larger than input', { summaryTokens: 2_000 }),
+      bandOutcome('exhausted', 't1:summary', 2),
+    ],
+    hierarchicalSummary: [
+      summaryOutcome('two bands', { summaryRefs: ['t1:older', 't1:newer'], calls: 2 }),
+      bandOutcome('failed', 't1:bands', 0),
+    ],
+    rebuildHistory: [
+      historyWindow('t1:compacted', 6, true),
+      historyWindow('t1:compacted', 22, false),
+      providerError('store write failed'),
+    ],
+  },
+  oracle: compactionOracle,
+};
+
+const turnInput = { ...turn, pendingRef: 't1:pending', strategy: 'local', startedAt: 0 };
+
+/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
+const pressure = (as: string, pressureTokens: number, thresholdTokens: number | null = 6_000): Reply => ({
+  as,
+  done: {
+    pressureTokens,
+    projectedTokens: pressureTokens - 1_000,
+    thresholdTokens,
+    promptBudgetTokens: thresholdTokens === null ? null : 8_000,
+    summaryInputBudget: thresholdTokens === null ? null : 5_000,
+  },
+});
+
+/** What a compaction pass reports to the turn. */
+const report = (status: string, summaryCalls: number): Reply => ({
+  as: status,
+  done: {
+    status,
+    mode: 'automatic',
+    requestedStrategy: 'local',
+    strategy: 'local',
+    fallbackReason: null,
+    itemsBefore: 12,
+    itemsAfter: status === 'compacted' ? 5 : 12,
+    historyRef: status === 'compacted' ? 't1:compacted' : 't1:synced',
+    summaryCalls,
+    nothingToCompact: false,
+    summaryTokens: status === 'compacted' ? 120 : 0,
+    startedAt: 0,
+    failure:
+      status === 'failed' ? { reason: 'empty-summary', message: 'provider returned an empty summary' } : null,
+  },
+});
+
+const projection = (as: string, projectionRef: string, extra: Record<string, unknown> = {}): Reply => ({
+  as,
+  done: {
+    projectionRef,
+    itemCount: 12,
+    tokensBefore: 9_000,
+    tokensAfter: 7_000,
+    clearedCount: 3,
+    protectedBatchCount: 2,
+    ...extra,
+  },
+});
+
+/**
+ * One headless turn: the compaction pass answers as a whole (its own paths cover it); each
+ * loop-guard memory trips one rule, and a recovery pass is not stopped by it.
+ */
+export const turnModel: PathModel = {
+  machine: turnMachine,
+  inputs: {
+    'fresh session': turnInput,
+    'after two failed passes': { ...turnInput, loopGuard: { consecutiveFailures: 2 } },
+    'after an ineffective pass': { ...turnInput, loopGuard: { lastFreedRatio: 0.01 } },
+    'one turn after a pass': { ...turnInput, loopGuard: { turnsSinceCompaction: 1 } },
+    'recovery after two failed passes': {
+      ...turnInput,
+      mode: 'recovery',
+      loopGuard: { consecutiveFailures: 2 },
+    },
+  },
+  replies: {
+    syncHistory: [{ as: 'synced', done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } }],
+    normalizeProjection: [
+      { as: 'normalized', done: { projectionRef: 't1:normalized', itemCount: 12, changed: true } },
+    ],
+    clearToolResults: [projection('cleared', 't1:cleared')],
+    estimatePressure: [
+      pressure('below threshold', 4_000),
+      pressure('over threshold', 7_500),
+      pressure('over the prompt budget', 9_000),
+      pressure('unknown capacity', 9_000, null),
+    ],
+    compaction: [
+      report('compacted', 1),
+      report('unchanged', 1),
+      report('failed', 1),
+      providerError('compaction crashed'),
+    ],
+    rebuildProjection: [
+      {
+        as: 'rebuilt',
+        done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
+      },
+      providerError('projection store write failed'),
+    ],
+    clearToFit: [
+      projection('cleared to fit', 't1:fitted', { projectedTokens: 5_000, pressureTokens: 6_000 }),
+      providerError('clearing crashed'),
+    ],
+  },
+  sends: { 'turn.cancelled': [{ type: 'turn.cancelled' }] },
+  oracle: turnOracle,
+};

@@ -1,0 +1,159 @@
+import type { Expected, PathStep, Reply } from '../path-types.js';
+import { thrown, Walk } from './walk.js';
+
+/*
+ * What one compaction pass must do, from the rules: run the route's strategy on the full
+ * history. NativeStandalone's window is used as returned; a capacity rejection is retried
+ * after the pause (at most maxOverflowRetries times, default 1), any other failure falls back
+ * to the Local summary. NativeInline falls back to Local when compaction does not fire, the
+ * edit is rejected or the request fails (under the trigger no inline call is counted). Local
+ * with nothing before the kept context is unchanged without a call; otherwise it summarizes
+ * (flat or two bands), rejects a cut-off, template-less or larger-than-input summary, and
+ * rebuilds. A pass whose new history is not smaller in items or tokens is unchanged; a failed
+ * or unchanged pass reports the history untouched.
+ */
+
+export interface CompactionRunInput {
+  strategy: 'nativeStandalone' | 'nativeInline' | 'local';
+  historyRef: string;
+  itemsBefore: number;
+  hierarchical?: boolean;
+  compactableItems?: number;
+  maxOverflowRetries?: number;
+  retryBackoffMs?: number;
+}
+
+interface Window {
+  historyRef: string;
+  itemCount: number;
+  shrank?: boolean;
+}
+
+interface Facts {
+  strategy: string;
+  fallbackReason: string | null;
+  nativeAttempt: number;
+  summaryCalls: number;
+  nothingToCompact: boolean;
+  result: Window | null;
+  failure: Record<string, unknown> | null;
+}
+
+/** Enters the Local summary: nothing to compact, two bands or one. */
+function toLocal(w: Walk<Facts>, input: CompactionRunInput, reason: string | null): void {
+  w.facts.strategy = 'local';
+  if (input.strategy !== 'local') w.facts.fallbackReason = reason;
+  if (input.compactableItems === 0) {
+    w.facts.nothingToCompact = true;
+    return w.go('local.choosingShape', 'unchanged');
+  }
+  w.go(
+    'local.choosingShape',
+    input.hierarchical ? 'local.summarizingHierarchically' : 'local.summarizingFlat',
+  );
+}
+
+/** A new history is in: compacted when it has fewer items or saves tokens. */
+function checkShrink(w: Walk<Facts>, input: CompactionRunInput, result: Window | null): void {
+  w.facts.result = result;
+  const shrank = result !== null && (result.shrank === true || result.itemCount < input.itemsBefore);
+  w.go('checkingShrink', shrank ? 'compacted' : 'unchanged');
+}
+
+function standalone(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  w.facts.summaryCalls += 1;
+  const failed = thrown(r);
+  if (!failed) return checkShrink(w, input, (r as { done: Window }).done);
+  if (failed.kind === 'capacity' && w.facts.nativeAttempt < (input.maxOverflowRetries ?? 1)) {
+    w.facts.nativeAttempt += 1;
+    return w.go('nativeStandaloneBackoff');
+  }
+  toLocal(w, input, 'standalone-error');
+}
+
+function inline(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  const failed = thrown(r);
+  const out = failed ? null : (r as { done: { kind: string; reason?: string } & Window }).done;
+  if (out?.kind === 'fallback' && out.reason === 'below-trigger') return toLocal(w, input, 'below-trigger');
+  w.facts.summaryCalls += 1;
+  if (out === null) return toLocal(w, input, 'inline-error');
+  if (out.kind === 'fallback') return toLocal(w, input, out.reason ?? null);
+  checkShrink(w, input, { historyRef: out.historyRef, itemCount: out.itemCount, shrank: out.shrank });
+}
+
+/** The summary's verdict: a bad summary fails the pass before any rebuild. */
+function summarized(w: Walk<Facts>, r: Reply): void {
+  const outcome = (r as { done: Record<string, any> }).done;
+  w.facts.summaryCalls += outcome.calls as number;
+  if (outcome.status !== 'done') return ((w.facts.failure = outcome.failure), w.go('failed'));
+  const rejected = outcome.truncated
+    ? 'summary-truncated'
+    : outcome.followsTemplate === false
+      ? 'summary-template-less'
+      : outcome.summaryTokens > outcome.inputTokens
+        ? 'summary-larger-than-input'
+        : null;
+  if (rejected) return ((w.facts.failure = { reason: rejected }), w.go('local.validatingSummary', 'failed'));
+  w.go('local.validatingSummary', 'local.rebuildingHistory');
+}
+
+function rebuilt(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  const failed = thrown(r);
+  if (!failed) return checkShrink(w, input, (r as { done: Window }).done);
+  w.facts.failure = { reason: 'rebuild-error' };
+  w.go('failed');
+}
+
+/** Reads one step where the walk is. */
+function step(w: Walk<Facts>, input: CompactionRunInput, s: PathStep): void {
+  switch (w.here) {
+    case 'nativeStandalone':
+      return standalone(w, input, w.reply(s, 'compactStandalone'));
+    case 'nativeStandaloneBackoff':
+      w.wait(s);
+      return w.go('nativeStandalone');
+    case 'nativeInline':
+      return inline(w, input, w.reply(s, 'compactInline'));
+    case 'local.summarizingFlat':
+      return summarized(w, w.reply(s, 'capacityRetry'));
+    case 'local.summarizingHierarchically':
+      return summarized(w, w.reply(s, 'hierarchicalSummary'));
+    case 'local.rebuildingHistory':
+      return rebuilt(w, input, w.reply(s, 'rebuildHistory'));
+    default:
+      throw new Error(`the run already ended in ${w.here}`);
+  }
+}
+
+/** The compaction oracle: input and steps → states, calls, output. */
+export function compactionOracle(input: unknown, steps: readonly PathStep[]): Expected {
+  const given = input as CompactionRunInput;
+  const w = new Walk<Facts>('resolvingStrategy', {
+    strategy: given.strategy,
+    fallbackReason: null,
+    nativeAttempt: 0,
+    summaryCalls: 0,
+    nothingToCompact: false,
+    result: null,
+    failure: null,
+  });
+  if (given.strategy === 'local') toLocal(w, given, null);
+  else w.go(given.strategy);
+  for (const s of steps) step(w, given, s);
+  const f = w.facts;
+  const result = w.here === 'compacted' ? f.result : null;
+  return w.verdict(
+    ['compacted', 'unchanged', 'failed'],
+    {
+      status: w.here,
+      strategy: f.strategy,
+      fallbackReason: f.fallbackReason,
+      historyRef: result?.historyRef ?? given.historyRef,
+      itemsAfter: result?.itemCount ?? given.itemsBefore,
+      summaryCalls: f.summaryCalls,
+      nothingToCompact: f.nothingToCompact,
+      failure: f.failure,
+    },
+    given.retryBackoffMs ?? 0,
+  );
+}

@@ -1,0 +1,181 @@
+import type { Expected, PathStep, Reply } from '../path-types.js';
+import { thrown, Walk } from './walk.js';
+
+/*
+ * What one headless turn must do, from the rules: sync pending messages into the history,
+ * normalize and clear the projection, estimate pressure, then decide. Below the threshold (or
+ * with no threshold) no summary call is made. An automatic pass the loop guard stops is
+ * skipped; a skipped request over the prompt budget first gets old tool results cleared to
+ * fit. Otherwise the full history is compacted and the projection rebuilt; a failed or
+ * unchanged pass keeps history and projection. A cancel ends the turn from any working step.
+ *
+ * TURN_RULES holds every rule a change to the turn may touch; the walk below only follows it.
+ */
+
+/** The loop guard's memory and policy as a turn's input gives them. */
+interface GuardMemory {
+  consecutiveFailures?: number;
+  lastFreedRatio?: number | null;
+  turnsSinceCompaction?: number | null;
+}
+
+export interface TurnRunInput {
+  historyRef: string;
+  mode?: string;
+  loopGuard?: GuardMemory;
+}
+
+interface Pressure {
+  pressureTokens: number;
+  thresholdTokens: number | null;
+  promptBudgetTokens: number | null;
+}
+
+export const TURN_RULES = {
+  /** The working steps before the decision, each waiting on one actor, in order. */
+  pipeline: [
+    ['working.syncing', 'syncHistory'],
+    ['working.normalizing', 'normalizeProjection'],
+    ['working.clearing', 'clearToolResults'],
+    ['working.estimating', 'estimatePressure'],
+  ] as const,
+  belowThreshold: (p: Pressure) => p.thresholdTokens === null || p.pressureTokens < p.thresholdTokens,
+  /** Why the loop guard skips an automatic pass, checked in this order; null = it does not. */
+  loopGuard(memory: GuardMemory): string | null {
+    if ((memory.consecutiveFailures ?? 0) >= 2) return 'repeated-failures';
+    const freed = memory.lastFreedRatio ?? null;
+    if (freed !== null && freed < 0.05) return 'ineffective-pass';
+    const since = memory.turnsSinceCompaction ?? null;
+    if (since !== null && since < 3) return 'refilled-quickly';
+    return null;
+  },
+  /** After the guard skips a pass: the states passed and the actor that clears to fit, if any. */
+  whenGuarded: (p: Pressure) =>
+    p.promptBudgetTokens !== null && p.pressureTokens > p.promptBudgetTokens
+      ? { states: ['working.guarding', 'working.clearingToFit'], actor: 'clearToFit' }
+      : { states: ['working.guarding', 'guarded'], actor: null },
+  /** The final state each decision is reported from. */
+  decisions: {
+    belowThreshold: 'below-threshold',
+    guarded: 'guarded',
+    compacted: 'compacted',
+    unchanged: 'unchanged',
+    failed: 'failed',
+    cancelled: 'cancelled',
+  } as Record<string, string>,
+};
+
+interface Facts {
+  historyRef: string;
+  projectionRef: string | null;
+  pressure: Pressure | null;
+  guardReason: string | null;
+  report: Record<string, any> | null;
+  pressureAfter: number | null;
+  clearedToFit: boolean;
+}
+
+const doneOf = (r: Reply) => (r as { done: Record<string, any> }).done;
+
+function decide(w: Walk<Facts>, input: TurnRunInput): void {
+  const p = w.facts.pressure!;
+  if (TURN_RULES.belowThreshold(p)) return w.go('working.deciding', 'belowThreshold');
+  const reason =
+    (input.mode ?? 'automatic') === 'automatic' ? TURN_RULES.loopGuard(input.loopGuard ?? {}) : null;
+  if (reason === null) return w.go('working.deciding', 'working.compacting');
+  w.facts.guardReason = reason;
+  w.go('working.deciding', ...TURN_RULES.whenGuarded(p).states);
+}
+
+/** The compaction pass answered (or crashed). */
+function compacted(w: Walk<Facts>, r: Reply): void {
+  if (thrown(r)) return w.go('failed');
+  const report = doneOf(r);
+  w.facts.report = report;
+  if (report.status === 'compacted') return w.go('working.rebuildingProjection');
+  w.go(report.status === 'unchanged' ? 'unchanged' : 'failed');
+}
+
+function rebuilt(w: Walk<Facts>, r: Reply): void {
+  if (thrown(r)) return w.go('failed');
+  const out = doneOf(r);
+  w.facts.projectionRef = out.projectionRef;
+  w.facts.pressureAfter = out.pressureTokens;
+  w.go('compacted');
+}
+
+function fitted(w: Walk<Facts>, r: Reply): void {
+  if (!thrown(r)) {
+    const out = doneOf(r);
+    w.facts.projectionRef = out.projectionRef;
+    w.facts.pressureAfter = out.pressureTokens;
+    w.facts.clearedToFit = true;
+  }
+  w.go('guarded');
+}
+
+/** Reads one step of a pipeline state: the actor's answer stored where it belongs. */
+function piped(w: Walk<Facts>, input: TurnRunInput, at: number, r: Reply): void {
+  const out = doneOf(r);
+  if (at === 0) w.facts.historyRef = out.historyRef;
+  else if (at === 1 || at === 2) w.facts.projectionRef = out.projectionRef;
+  else w.facts.pressure = out as Pressure;
+  const next = TURN_RULES.pipeline[at + 1];
+  if (next) w.go(next[0]);
+  else decide(w, input);
+}
+
+/** The actor the turn waits on where the walk is, or null. */
+function waitingOn(w: Walk<Facts>): string | null {
+  const inPipeline = TURN_RULES.pipeline.find(([state]) => state === w.here);
+  if (inPipeline) return inPipeline[1];
+  if (w.here === 'working.compacting') return 'compaction';
+  if (w.here === 'working.rebuildingProjection') return 'rebuildProjection';
+  const guarded = w.facts.pressure && TURN_RULES.whenGuarded(w.facts.pressure);
+  return guarded?.actor && w.here === guarded.states.at(-1) ? guarded.actor : null;
+}
+
+function step(w: Walk<Facts>, input: TurnRunInput, s: PathStep): void {
+  const actor = waitingOn(w);
+  if (actor === null) throw new Error(`the run already ended in ${w.here}`);
+  if (s.kind === 'send' && s.event.type === 'turn.cancelled') {
+    w.calls.push(actor);
+    return w.go('cancelled');
+  }
+  const r = w.reply(s, actor);
+  const at = TURN_RULES.pipeline.findIndex(([state]) => state === w.here);
+  if (at >= 0) return piped(w, input, at, r);
+  if (actor === 'compaction') return compacted(w, r);
+  if (actor === 'rebuildProjection') return rebuilt(w, r);
+  fitted(w, r);
+}
+
+/** The turn oracle: input and steps → states, calls, output. */
+export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected {
+  const given = input as TurnRunInput;
+  const w = new Walk<Facts>(TURN_RULES.pipeline[0][0], {
+    historyRef: given.historyRef,
+    projectionRef: null,
+    pressure: null,
+    guardReason: null,
+    report: null,
+    pressureAfter: null,
+    clearedToFit: false,
+  });
+  for (const s of steps) step(w, given, s);
+  const f = w.facts;
+  const decision = TURN_RULES.decisions[w.here];
+  const failures = given.loopGuard?.consecutiveFailures ?? 0;
+  return w.verdict(Object.keys(TURN_RULES.decisions), {
+    decision,
+    guardReason: f.guardReason,
+    summaryCalls: f.report?.summaryCalls ?? 0,
+    historyRef: w.here === 'compacted' ? f.report!.historyRef : f.historyRef,
+    projectionRef: f.projectionRef,
+    clearedToFit: f.clearedToFit,
+    pressureTokens: f.pressureAfter ?? f.pressure?.pressureTokens ?? null,
+    loopGuard: {
+      consecutiveFailures: decision === 'compacted' ? 0 : decision === 'failed' ? failures + 1 : failures,
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import { generatePaths, type PathModel } from './generate-paths.js';
+import { capacityRetryModel, compactionModel, hierarchicalSummaryModel, turnModel } from './models.js';
+import type { MachinePath } from './path-types.js';
+import { runPathOn, type PathRun, type RunPathOptions } from './run-path.js';
+
+/*
+ * Every machine's paths, walked from its graph once when this module loads (a few tens of
+ * milliseconds), and the runner that drives one of them.
+ */
+
+const MODELS: Readonly<Record<string, PathModel>> = Object.fromEntries(
+  [capacityRetryModel, hierarchicalSummaryModel, compactionModel, turnModel].map((m) => [m.machine.id, m]),
+);
+
+/** The capacity-retry ladder's paths (actors: prepareSummaryInput, requestSummary). */
+export const capacityRetryPaths: readonly MachinePath[] = generatePaths(capacityRetryModel);
+/** The two-band summary's paths (actors: prepareBands, capacityRetry). */
+export const hierarchicalSummaryPaths: readonly MachinePath[] = generatePaths(hierarchicalSummaryModel);
+/** One compaction pass's paths (actors: compactStandalone, compactInline, capacityRetry, hierarchicalSummary, rebuildHistory). */
+export const compactionPaths: readonly MachinePath[] = generatePaths(compactionModel);
+/** One turn's paths (actors: syncHistory, normalizeProjection, clearToolResults, estimatePressure, compaction, clearToFit, rebuildProjection). */
+export const turnPaths: readonly MachinePath[] = generatePaths(turnModel);
+
+/**
+ * Drives the real machine of `path` along it: the actors you give answer for real, every other
+ * actor answers as the path says; the rules judge what happened. Resolves with the run, or
+ * throws a plain Error naming the path and the first difference.
+ */
+export function runPath(path: MachinePath, options: RunPathOptions = {}): Promise<PathRun> {
+  const model = MODELS[path.machine];
+  if (model === undefined) throw new Error(`no machine named "${path.machine}" has paths`);
+  const unknown = Object.keys(options.actors ?? {}).filter(
+    (name) => !(name in model.machine.implementations.actors),
+  );
+  if (unknown.length > 0)
+    throw new Error(
+      `${path.machine} invokes no actor named ${unknown.join(', ')} (it invokes ${Object.keys(model.machine.implementations.actors).join(', ')})`,
+    );
+  return runPathOn(model.machine, path, model.oracle, options);
+}
