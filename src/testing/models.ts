@@ -113,8 +113,16 @@ export const compactionModel: PathModel = {
 
 const turnInput = { ...turn, pendingRef: 't1:pending', strategy: 'local', startedAt: 0 };
 
-/** Pressure against a 6,000-token threshold and an 8,000-token prompt budget. */
-const pressure = (as: string, pressureTokens: number, thresholdTokens: number | null = 6_000): Reply => ({
+/**
+ * Pressure against a 6,000-token threshold and an 8,000-token prompt budget; a summary pass
+ * would buy `turnsPerPass` steps like the newest.
+ */
+const pressure = (
+  as: string,
+  pressureTokens: number,
+  thresholdTokens: number | null = 6_000,
+  turnsPerPass: number | null = 20,
+): Reply => ({
   as,
   done: {
     pressureTokens,
@@ -122,6 +130,7 @@ const pressure = (as: string, pressureTokens: number, thresholdTokens: number | 
     thresholdTokens,
     promptBudgetTokens: thresholdTokens === null ? null : 8_000,
     summaryInputBudget: thresholdTokens === null ? null : 5_000,
+    turnsPerPass: thresholdTokens === null ? null : turnsPerPass,
   },
 });
 
@@ -170,6 +179,7 @@ export const turnModel: PathModel = {
     'after two failed passes': { ...turnInput, loopGuard: { consecutiveFailures: 2 } },
     'after an ineffective pass': { ...turnInput, loopGuard: { lastFreedRatio: 0.01 } },
     'one turn after a pass': { ...turnInput, loopGuard: { turnsSinceCompaction: 1 } },
+    'small window with large tool results': { ...turnInput, minTurnsPerPass: 10 },
     'recovery after two failed passes': {
       ...turnInput,
       mode: 'recovery',
@@ -187,6 +197,13 @@ export const turnModel: PathModel = {
       pressure('over threshold', 7_500),
       pressure('over the prompt budget', 9_000),
       pressure('unknown capacity', 9_000, null),
+      pressure('a pass buys few steps', 7_500, 6_000, 2),
+      pressure('a pass buys no step', 9_000, 6_000, 0.5),
+    ],
+    clearBeforeCompacting: [
+      projection('cleared to fit', 't1:cleared-first', { pressureTokens: 5_000 }),
+      projection('cleared, still over the budget', 't1:cleared-first', { pressureTokens: 8_500 }),
+      providerError('clearing crashed'),
     ],
     compaction: [
       report('compacted', 1),
@@ -201,9 +218,21 @@ export const turnModel: PathModel = {
       },
       providerError('projection store write failed'),
     ],
-    clearToFit: [
-      projection('cleared to fit', 't1:fitted', { projectedTokens: 5_000, pressureTokens: 6_000 }),
-      providerError('clearing crashed'),
+    fitRequest: [
+      {
+        as: 'fitted',
+        done: {
+          projectionRef: 't1:fitted',
+          itemCount: 12,
+          tokensBefore: 9_000,
+          projectedTokens: 5_000,
+          pressureTokens: 6_000,
+          clearedResults: 7,
+          previewedResults: 1,
+          droppedMessages: 0,
+        },
+      },
+      providerError('fitting crashed'),
     ],
   },
   sends: { 'turn.cancelled': [{ type: 'turn.cancelled' }] },

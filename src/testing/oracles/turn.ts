@@ -4,10 +4,13 @@ import { thrown, Walk } from './walk.js';
 /*
  * What one headless turn must do, from the rules: sync pending messages into the history,
  * normalize and clear the projection, estimate pressure, then decide. Below the threshold (or
- * with no threshold) no summary call is made. An automatic pass the loop guard stops is
- * skipped; a skipped request over the prompt budget first gets old tool results cleared to
- * fit. Otherwise the full history is compacted and the projection rebuilt; a failed or
- * unchanged pass keeps history and projection. A cancel ends the turn from any working step.
+ * with no threshold) no summary call is made. Where a summary pass would buy fewer steps than
+ * the policy asks, old tool results are cleared first: a request that then fits needs no
+ * summary call, and when the newest step alone fills what a pass would leave, compaction is
+ * not tried either. An automatic pass the loop guard stops is skipped. Otherwise the full
+ * history is compacted and the projection rebuilt; a failed or unchanged pass keeps history
+ * and projection. Whatever the outcome, a request still over the prompt budget is made to fit
+ * once before the turn ends. A cancel ends the turn from any working step.
  *
  * TURN_RULES holds every rule a change to the turn may touch; the walk below only follows it.
  */
@@ -23,12 +26,14 @@ export interface TurnRunInput {
   historyRef: string;
   mode?: string;
   loopGuard?: GuardMemory;
+  minTurnsPerPass?: number;
 }
 
 interface Pressure {
   pressureTokens: number;
   thresholdTokens: number | null;
   promptBudgetTokens: number | null;
+  turnsPerPass?: number | null;
 }
 
 export const TURN_RULES = {
@@ -40,23 +45,33 @@ export const TURN_RULES = {
     ['working.estimating', 'estimatePressure'],
   ] as const,
   belowThreshold: (p: Pressure) => p.thresholdTokens === null || p.pressureTokens < p.thresholdTokens,
+  /** Clear old tool results first: an automatic pass would buy fewer steps than asked. */
+  clearFirst: (p: Pressure, input: TurnRunInput) =>
+    (input.mode ?? 'automatic') === 'automatic' &&
+    (input.minTurnsPerPass ?? 0) > 0 &&
+    p.turnsPerPass != null &&
+    p.turnsPerPass < (input.minTurnsPerPass ?? 0),
+  /** The cleared request fits (the prompt budget, else the threshold). */
+  clearedFits: (p: Pressure, after: number) => {
+    const limit = p.promptBudgetTokens ?? p.thresholdTokens;
+    return limit !== null && after <= limit;
+  },
+  /** A pass could not leave room for one more step like the newest. */
+  passUseless: (p: Pressure) => p.turnsPerPass != null && p.turnsPerPass < 1,
   /** Why the loop guard skips an automatic pass, checked in this order; null = it does not. */
   loopGuard(memory: GuardMemory): string | null {
     if ((memory.consecutiveFailures ?? 0) >= 2) return 'repeated-failures';
     const freed = memory.lastFreedRatio ?? null;
     if (freed !== null && freed < 0.05) return 'ineffective-pass';
-    const since = memory.turnsSinceCompaction ?? null;
-    if (since !== null && since < 3) return 'refilled-quickly';
     return null;
   },
-  /** After the guard skips a pass: the states passed and the actor that clears to fit, if any. */
-  whenGuarded: (p: Pressure) =>
-    p.promptBudgetTokens !== null && p.pressureTokens > p.promptBudgetTokens
-      ? { states: ['working.guarding', 'working.clearingToFit'], actor: 'clearToFit' }
-      : { states: ['working.guarding', 'guarded'], actor: null },
+  /** The request must be made to fit before it is sent. */
+  overBudget: (p: Pressure, current: number) =>
+    p.promptBudgetTokens !== null && current > p.promptBudgetTokens,
   /** The final state each decision is reported from. */
   decisions: {
     belowThreshold: 'below-threshold',
+    cleared: 'cleared',
     guarded: 'guarded',
     compacted: 'compacted',
     unchanged: 'unchanged',
@@ -73,6 +88,8 @@ interface Facts {
   report: Record<string, any> | null;
   pressureAfter: number | null;
   clearedToFit: boolean;
+  outcome: string | null;
+  fitTried: boolean;
 }
 
 const doneOf = (r: Reply) => (r as { done: Record<string, any> }).done;
@@ -80,38 +97,70 @@ const doneOf = (r: Reply) => (r as { done: Record<string, any> }).done;
 function decide(w: Walk<Facts>, input: TurnRunInput): void {
   const p = w.facts.pressure!;
   if (TURN_RULES.belowThreshold(p)) return w.go('working.deciding', 'belowThreshold');
+  if (TURN_RULES.clearFirst(p, input)) return w.go('working.deciding', 'working.clearingFirst');
+  w.go('working.deciding');
+  choose(w, input);
+}
+
+function choose(w: Walk<Facts>, input: TurnRunInput): void {
   const reason =
     (input.mode ?? 'automatic') === 'automatic' ? TURN_RULES.loopGuard(input.loopGuard ?? {}) : null;
-  if (reason === null) return w.go('working.deciding', 'working.compacting');
+  if (reason === null) return w.go('working.choosing', 'working.compacting');
   w.facts.guardReason = reason;
-  w.go('working.deciding', ...TURN_RULES.whenGuarded(p).states);
+  w.go('working.choosing');
+  settle(w, 'guarded');
+}
+
+/** Ends the turn with `outcome`, making its request fit first when it is over the budget. */
+function settle(w: Walk<Facts>, outcome: string): void {
+  w.facts.outcome = outcome;
+  w.go('working.settling');
+  const current = w.facts.pressureAfter ?? w.facts.pressure!.pressureTokens;
+  if (!w.facts.fitTried && TURN_RULES.overBudget(w.facts.pressure!, current)) return w.go('working.fitting');
+  w.go(outcome);
+}
+
+function clearedFirst(w: Walk<Facts>, input: TurnRunInput, r: Reply): void {
+  const p = w.facts.pressure!;
+  if (thrown(r)) return choose(w, input);
+  const out = doneOf(r);
+  if (TURN_RULES.clearedFits(p, out.pressureTokens)) {
+    w.facts.projectionRef = out.projectionRef;
+    w.facts.pressureAfter = out.pressureTokens;
+    return w.go('cleared');
+  }
+  if (!TURN_RULES.passUseless(p)) return choose(w, input);
+  w.facts.projectionRef = out.projectionRef;
+  w.facts.pressureAfter = out.pressureTokens;
+  settle(w, 'cleared');
 }
 
 /** The compaction pass answered (or crashed). */
 function compacted(w: Walk<Facts>, r: Reply): void {
-  if (thrown(r)) return w.go('failed');
+  if (thrown(r)) return settle(w, 'failed');
   const report = doneOf(r);
   w.facts.report = report;
   if (report.status === 'compacted') return w.go('working.rebuildingProjection');
-  w.go(report.status === 'unchanged' ? 'unchanged' : 'failed');
+  settle(w, report.status === 'unchanged' ? 'unchanged' : 'failed');
 }
 
 function rebuilt(w: Walk<Facts>, r: Reply): void {
-  if (thrown(r)) return w.go('failed');
+  if (thrown(r)) return settle(w, 'failed');
   const out = doneOf(r);
   w.facts.projectionRef = out.projectionRef;
   w.facts.pressureAfter = out.pressureTokens;
-  w.go('compacted');
+  settle(w, 'compacted');
 }
 
 function fitted(w: Walk<Facts>, r: Reply): void {
+  w.facts.fitTried = true;
   if (!thrown(r)) {
     const out = doneOf(r);
     w.facts.projectionRef = out.projectionRef;
     w.facts.pressureAfter = out.pressureTokens;
     w.facts.clearedToFit = true;
   }
-  w.go('guarded');
+  settle(w, w.facts.outcome!);
 }
 
 /** Reads one step of a pipeline state: the actor's answer stored where it belongs. */
@@ -125,14 +174,18 @@ function piped(w: Walk<Facts>, input: TurnRunInput, at: number, r: Reply): void 
   else decide(w, input);
 }
 
+/** The actor each waiting state waits on (besides the pipeline's). */
+const WAITS: Record<string, string> = {
+  'working.clearingFirst': 'clearBeforeCompacting',
+  'working.compacting': 'compaction',
+  'working.rebuildingProjection': 'rebuildProjection',
+  'working.fitting': 'fitRequest',
+};
+
 /** The actor the turn waits on where the walk is, or null. */
 function waitingOn(w: Walk<Facts>): string | null {
   const inPipeline = TURN_RULES.pipeline.find(([state]) => state === w.here);
-  if (inPipeline) return inPipeline[1];
-  if (w.here === 'working.compacting') return 'compaction';
-  if (w.here === 'working.rebuildingProjection') return 'rebuildProjection';
-  const guarded = w.facts.pressure && TURN_RULES.whenGuarded(w.facts.pressure);
-  return guarded?.actor && w.here === guarded.states.at(-1) ? guarded.actor : null;
+  return inPipeline ? inPipeline[1] : (WAITS[w.here] ?? null);
 }
 
 function step(w: Walk<Facts>, input: TurnRunInput, s: PathStep): void {
@@ -145,6 +198,7 @@ function step(w: Walk<Facts>, input: TurnRunInput, s: PathStep): void {
   const r = w.reply(s, actor);
   const at = TURN_RULES.pipeline.findIndex(([state]) => state === w.here);
   if (at >= 0) return piped(w, input, at, r);
+  if (actor === 'clearBeforeCompacting') return clearedFirst(w, input, r);
   if (actor === 'compaction') return compacted(w, r);
   if (actor === 'rebuildProjection') return rebuilt(w, r);
   fitted(w, r);
@@ -161,6 +215,8 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
     report: null,
     pressureAfter: null,
     clearedToFit: false,
+    outcome: null,
+    fitTried: false,
   });
   for (const s of steps) step(w, given, s);
   const f = w.facts;
