@@ -53,7 +53,14 @@ export interface RunJsonReport extends IoReport {
   strategy: TurnResult['strategy'];
   /** A4: why NativeInline fell back to Local. */
   fallbackReason: TurnResult['fallbackReason'];
+  /** Every provider request of the compaction, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests: a summary lacked template sections and was asked for again. */
+  repairRequests: number;
+  /** Summaries accepted without every template section, one line each. */
+  warnings: string[];
+  /** The template sections those summaries lack. */
+  missingSections: string[];
   tokens: TurnResult['tokens'];
   /** C10: cleared and protected counts of the projection. */
   clearing: TurnResult['clearing'];
@@ -79,7 +86,14 @@ export interface CompactJsonReport extends IoReport {
   strategy: CompactionReport['strategy'];
   requestedStrategy: CompactionReport['requestedStrategy'];
   fallbackReason: CompactionReport['fallbackReason'];
+  /** Every provider request of the pass, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests: a summary lacked template sections and was asked for again. */
+  repairRequests: number;
+  /** Summaries accepted without every template section, one line each. */
+  warnings: string[];
+  /** The template sections those summaries lack. */
+  missingSections: string[];
   /** The history held nothing a summary could replace: no provider call was made. */
   nothingToCompact: boolean;
   items: { before: number; after: number };
@@ -144,6 +158,34 @@ function strategyText(ran: string | null, route: RouteReport, fallback: string |
   return `${ran}${fell}`;
 }
 
+/** What a report says about its summaries: the calls, any repair request, and accepted gaps. */
+interface SummaryFacts {
+  strategy: string | null;
+  route: RouteReport;
+  fallbackReason: string | null;
+  summaryCalls: number;
+  repairRequests: number;
+  warnings: string[];
+}
+
+/** `strategy: local; summary calls: 2 (1 repair request)`, then a line per repair and warning. */
+function summaryLines(r: SummaryFacts): string[] {
+  const repairs = r.repairRequests === 1 ? '1 repair request' : `${r.repairRequests} repair requests`;
+  const lines = [
+    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}${
+      r.repairRequests > 0 ? ` (${repairs})` : ''
+    }`,
+  ];
+  if (r.repairRequests > 0)
+    lines.push(
+      r.warnings.length === 0
+        ? 'summary: repaired — the first answer lacked template sections, so it was asked for again and the new answer has them all'
+        : 'summary: repaired — the first answer lacked template sections and was asked for again, but the answer kept still lacks some',
+    );
+  for (const w of r.warnings) lines.push(`warning: ${w}`);
+  return lines;
+}
+
 /** Human rendering of {@link RunJsonReport}. */
 export function renderRunReport(r: RunJsonReport): string {
   const t = r.tokens;
@@ -170,7 +212,7 @@ export function renderRunReport(r: RunJsonReport): string {
         ]
       : []),
     `items: ${n(r.items.before)} → ${n(r.items.after)}`,
-    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
+    ...summaryLines(r),
     `elapsed: ${seconds(r.elapsedMs)}`,
   ];
   if (r.decision === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
@@ -193,7 +235,7 @@ export function renderCompactReport(r: CompactJsonReport): string {
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
     ...timeLimitLines(r.route),
     `${r.mode} compaction ${r.status} in ${seconds(r.elapsedMs)}: ${n(r.items.before)} → ${n(r.items.after)} context items (${n(r.tokens.before)} → ${n(r.tokens.after)} tokens)`,
-    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
+    ...summaryLines(r),
   ];
   if (r.status === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
   if (r.nothingToCompact) lines.push(nothingToCompactLine(r.items.before));

@@ -32,9 +32,11 @@ const JSON_FIELDS = [
   'guardReason',
   'inspect',
   'items',
+  'missingSections',
   'out',
   'outFormat',
   'pressureTokens',
+  'repairRequests',
   'route',
   'session',
   'sessionDir',
@@ -42,6 +44,7 @@ const JSON_FIELDS = [
   'summaryCalls',
   'thresholdTokens',
   'tokens',
+  'warnings',
 ];
 
 describe('compactor run (offline, the default route)', () => {

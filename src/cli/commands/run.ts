@@ -42,8 +42,9 @@ JSON fields (--json): command "run", file, format, session, route {name, kind, m
 baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
 retryBudgetMs} or null offline}, decision (below-threshold | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
-(no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
-tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
+(no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls
+(every provider request, repair requests included), repairRequests, warnings and
+missingSections (summaries accepted without every template section), tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
 protectedBatches, protectedResults, clearedInputs}, clearedToFit (compaction
 paused over the window, so old tool results were cleared), items {before, after},
 pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens,
@@ -124,6 +125,9 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     strategy: result.strategy,
     fallbackReason: result.fallbackReason,
     summaryCalls: result.summaryCalls,
+    repairRequests: result.repairRequests,
+    warnings: result.warnings,
+    missingSections: result.missingSections,
     tokens: result.tokens,
     clearing: result.clearing,
     clearedToFit: result.clearedToFit,
