@@ -22,9 +22,13 @@ export interface RouteReport {
   model: string;
   baseUrl: string | null;
   apiKeyEnv: string | null;
+  /** Environment variable the base URL came from (`OPENAI_BASE_URL`); null when it did not. */
+  baseUrlEnv: string | null;
   /** S1 strategy of the route and why it was chosen. */
   strategy: string;
   strategyReason: string;
+  /** The host that made a provider with a native endpoint summarize locally (a proxy); else null. */
+  offNativeHost: string | null;
   /** Provider time limits: per request, retries, all attempts of one call (null offline). */
   http: { timeoutMs: number; retries: number; retryBudgetMs: number } | null;
 }
@@ -112,8 +116,10 @@ export function routeReport(route: CompactorSession['route']): RouteReport {
     model: route.model,
     baseUrl: route.baseUrl,
     apiKeyEnv: route.apiKeyEnv,
+    baseUrlEnv: route.baseUrlEnv,
     strategy: route.strategy.kind,
     strategyReason: route.strategy.reason,
+    offNativeHost: route.strategy.offNativeHost ?? null,
     http: route.http,
   };
 }
@@ -124,6 +130,20 @@ function timeLimitLines(route: RouteReport): string[] {
   if (h === null) return [];
   return [
     `time limits: ${spokenDuration(h.timeoutMs)} per request, ${h.retries === 0 ? 'one attempt' : `up to ${h.retries + 1} attempts`}, ${spokenDuration(h.retryBudgetMs)} per provider call`,
+  ];
+}
+
+/**
+ * One plain line when a proxy or gateway base URL turned native compaction into a Local
+ * summary, naming how to trust the host again: `nativeHosts` in a catalog file.
+ */
+function nativeHostLines(route: RouteReport): string[] {
+  const host = route.offNativeHost;
+  if (host === null) return [];
+  const from = route.baseUrlEnv !== null ? ` (from ${route.baseUrlEnv})` : '';
+  const catalog = JSON.stringify({ providers: { [route.name]: { nativeHosts: [host] } } });
+  return [
+    `note: ${route.name} summarizes locally because its base URL${from} is on ${host}, not on a host of its native compaction endpoint; if ${host} serves that endpoint, list it under nativeHosts in a catalog file, ${catalog}, and pass --catalog FILE`,
   ];
 }
 
@@ -200,6 +220,7 @@ export function renderRunReport(r: RunJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    ...nativeHostLines(r.route),
     ...timeLimitLines(r.route),
     `decision: ${r.decision}${r.guardReason ? ` (${r.guardReason})` : ''} — ${versus}${after} (capacity ${n(r.capacity)})`,
     `tokens: ${n(t.beforeClearing)} before clearing → ${n(t.afterClearing)} after clearing${
@@ -233,6 +254,7 @@ export function renderCompactReport(r: CompactJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    ...nativeHostLines(r.route),
     ...timeLimitLines(r.route),
     `${r.mode} compaction ${r.status} in ${seconds(r.elapsedMs)}: ${n(r.items.before)} → ${n(r.items.after)} context items (${n(r.tokens.before)} → ${n(r.tokens.after)} tokens)`,
     ...summaryLines(r),

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rmSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
 import { summarySections } from '../../src/summary/index.js';
-import { agentSession, canonicalFile, templateSummary, workDir } from '../cli/run-cli-support.js';
+import { fakeOpenAIWorkspace } from '../cli/run-cli-support.js';
 import { runCompiledCli } from '../support/compiled-cli.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
 
 /**
  * `compactor compact` and `compactor run` as processes against a Chat Completions server on
@@ -13,16 +10,7 @@ import { startFakeOpenAI } from '../support/fake-openai.js';
  */
 
 const KEY = 'sk-FAKE-repair-key-0123456789abcdef';
-const dir = workDir('repaired-summary');
-canonicalFile(dir, 'session.json', agentSession(30, 1_600, 900, 3));
-let srv: FakeServer;
-beforeAll(async () => {
-  srv = await startFakeOpenAI({ window: 8_000, summaryText: templateSummary() });
-});
-afterAll(async () => {
-  await srv.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, srv: server } = fakeOpenAIWorkspace('repaired-summary');
 
 const [goal, ...rest] = summarySections();
 // Only the first heading: every other template section is missing.
@@ -32,7 +20,7 @@ const missing = rest.map((h) => h.replace(/^#+\s*/, ''));
 function cli(command: 'compact' | 'run', json: boolean) {
   return runCompiledCli(
     [
-      ...[command, 'session.json', '--provider', 'openai-compatible', '--base-url', srv.url],
+      ...[command, 'session.json', '--provider', 'openai-compatible', '--base-url', server().url],
       ...['--api-key-env', 'FAKE_KEY', '--model', 'local-model', '--capacity', '8000'],
       ...(json ? ['--json'] : []),
     ],
@@ -42,12 +30,12 @@ function cli(command: 'compact' | 'run', json: boolean) {
 
 describe('a summary that needed the repair request is reported (§14, L8)', () => {
   it('L8: compact --json counts both provider requests and says one was a repair; the repaired summary has no warnings', async () => {
-    srv.requests.length = 0;
-    srv.script.push({ kind: 'summary-text', text: partial });
+    server().requests.length = 0;
+    server().script.push({ kind: 'summary-text', text: partial });
     const r = await cli('compact', true);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(srv.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
     expect(JSON.parse(r.out)).toMatchObject({
       status: 'compacted',
       strategy: 'local',
@@ -59,12 +47,12 @@ describe('a summary that needed the repair request is reported (§14, L8)', () =
   });
 
   it('L8: compact text report says summary calls: 2, that the summary was repaired, and lists what it still lacks', async () => {
-    srv.requests.length = 0;
-    srv.script.push({ kind: 'summary-text', text: partial }, { kind: 'summary-text', text: partial });
+    server().requests.length = 0;
+    server().script.push({ kind: 'summary-text', text: partial }, { kind: 'summary-text', text: partial });
     const r = await cli('compact', false);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(srv.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
     expect(r.out).toMatch(/^strategy: local; summary calls: 2 \(1 repair request\)$/m);
     expect(r.out).toMatch(/^summary: repaired — .*still lacks some$/m);
     const warning = r.out.split('\n').find((l) => l.startsWith('warning: '));
@@ -74,12 +62,12 @@ describe('a summary that needed the repair request is reported (§14, L8)', () =
   });
 
   it('L8: run --json carries the repair request, the warnings and the missing sections', async () => {
-    srv.requests.length = 0;
-    srv.script.push({ kind: 'summary-text', text: partial }, { kind: 'summary-text', text: partial });
+    server().requests.length = 0;
+    server().script.push({ kind: 'summary-text', text: partial }, { kind: 'summary-text', text: partial });
     const r = await cli('run', true);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(srv.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
     const j = JSON.parse(r.out) as {
       summaryCalls: number;
       repairRequests: number;
@@ -92,11 +80,11 @@ describe('a summary that needed the repair request is reported (§14, L8)', () =
   });
 
   it('L8: run text report counts 2 summary calls and says the summary was repaired', async () => {
-    srv.requests.length = 0;
-    srv.script.push({ kind: 'summary-text', text: partial });
+    server().requests.length = 0;
+    server().script.push({ kind: 'summary-text', text: partial });
     const r = await cli('run', false);
     expect(r.code).toBe(0);
-    expect(srv.requests).toHaveLength(2);
+    expect(server().requests).toHaveLength(2);
     expect(r.out).toMatch(/^strategy: local; summary calls: 2 \(1 repair request\)$/m);
     expect(r.out).toMatch(/^summary: repaired — .*has them all$/m);
     expect(r.out).not.toMatch(/^warning: /m);

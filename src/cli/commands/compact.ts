@@ -45,8 +45,8 @@ ${RUN_FLAGS_HELP}
 the budgets; manual compaction always runs.
 
 JSON fields (--json): command "compact", file, format, session, route {name, kind, model,
-baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
-retryBudgetMs} or null offline}, status (compacted | unchanged | failed),
+baseUrl, apiKeyEnv, baseUrlEnv, strategy, strategyReason, offNativeHost, http
+{timeoutMs, retries, retryBudgetMs} or null offline}, status (compacted | unchanged | failed),
 mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls (every
 provider request, repair requests included), repairRequests, warnings and
 missingSections (summaries accepted without every template section),

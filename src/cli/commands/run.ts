@@ -39,12 +39,13 @@ ${CHART_HELP}
 compaction (exit 1) nothing is written to --out and no boundary is recorded.
 
 JSON fields (--json): command "run", file, format, session, route {name, kind, model,
-baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
-retryBudgetMs} or null offline}, decision (below-threshold | compacted |
+baseUrl, apiKeyEnv, baseUrlEnv, strategy, strategyReason, offNativeHost, http
+{timeoutMs, retries, retryBudgetMs} or null offline}, decision (below-threshold | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls
 (every provider request, repair requests included), repairRequests, warnings and
-missingSections (summaries accepted without every template section), tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
+missingSections (summaries accepted without every template section), tokens
+{beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
 protectedBatches, protectedResults, clearedInputs}, clearedToFit (compaction
 paused over the window, so old tool results were cleared), items {before, after},
 pressureTokens (the decision's), finalPressureTokens (next request), thresholdTokens,
