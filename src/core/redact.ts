@@ -49,6 +49,6 @@ const KEY_PREFIX = /^(?:sk|pk|rk|xai|gsk|ghp|hf)[-_]|^AIza/;
  * True for a token shaped like a key rather than a word: at least 8 characters with a digit or
  * a masking `*`, or a known key prefix. Plain words such as `Incorrect` or `missing` are not.
  */
-export function looksLikeKey(token: string): boolean {
+function looksLikeKey(token: string): boolean {
   return token.length >= 8 && (/[0-9*]/.test(token) || KEY_PREFIX.test(token));
 }

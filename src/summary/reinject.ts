@@ -7,8 +7,6 @@ import { previewText } from './preview.js';
 import { isSummaryMessage } from './rebuild.js';
 import { REINJECTION_METADATA_KIND } from './summary-message.js';
 
-export { REINJECTION_METADATA_KIND };
-
 /** Ceiling of the default §14 re-injection budget, and the default when the window is unknown. */
 export const REINJECT_BUDGET_MAX_TOKENS = 4_000;
 
