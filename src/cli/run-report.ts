@@ -22,9 +22,13 @@ export interface RouteReport {
   model: string;
   baseUrl: string | null;
   apiKeyEnv: string | null;
+  /** Environment variable the base URL came from (`OPENAI_BASE_URL`); null when it did not. */
+  baseUrlEnv: string | null;
   /** S1 strategy of the route and why it was chosen. */
   strategy: string;
   strategyReason: string;
+  /** The host that made a provider with a native endpoint summarize locally (a proxy); else null. */
+  offNativeHost: string | null;
   /** Provider time limits: per request, retries, all attempts of one call (null offline). */
   http: { timeoutMs: number; retries: number; retryBudgetMs: number } | null;
 }
@@ -53,7 +57,14 @@ export interface RunJsonReport extends IoReport {
   strategy: TurnResult['strategy'];
   /** A4: why NativeInline fell back to Local. */
   fallbackReason: TurnResult['fallbackReason'];
+  /** Every provider request of the compaction, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests: a summary lacked template sections and was asked for again. */
+  repairRequests: number;
+  /** Summaries accepted without every template section, one line each. */
+  warnings: string[];
+  /** The template sections those summaries lack. */
+  missingSections: string[];
   tokens: TurnResult['tokens'];
   /** C10: cleared and protected counts of the projection. */
   clearing: TurnResult['clearing'];
@@ -81,7 +92,14 @@ export interface CompactJsonReport extends IoReport {
   strategy: CompactionReport['strategy'];
   requestedStrategy: CompactionReport['requestedStrategy'];
   fallbackReason: CompactionReport['fallbackReason'];
+  /** Every provider request of the pass, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests: a summary lacked template sections and was asked for again. */
+  repairRequests: number;
+  /** Summaries accepted without every template section, one line each. */
+  warnings: string[];
+  /** The template sections those summaries lack. */
+  missingSections: string[];
   /** The history held nothing a summary could replace: no provider call was made. */
   nothingToCompact: boolean;
   items: { before: number; after: number };
@@ -100,8 +118,10 @@ export function routeReport(route: CompactorSession['route']): RouteReport {
     model: route.model,
     baseUrl: route.baseUrl,
     apiKeyEnv: route.apiKeyEnv,
+    baseUrlEnv: route.baseUrlEnv,
     strategy: route.strategy.kind,
     strategyReason: route.strategy.reason,
+    offNativeHost: route.strategy.offNativeHost ?? null,
     http: route.http,
   };
 }
@@ -112,6 +132,20 @@ function timeLimitLines(route: RouteReport): string[] {
   if (h === null) return [];
   return [
     `time limits: ${spokenDuration(h.timeoutMs)} per request, ${h.retries === 0 ? 'one attempt' : `up to ${h.retries + 1} attempts`}, ${spokenDuration(h.retryBudgetMs)} per provider call`,
+  ];
+}
+
+/**
+ * One plain line when a proxy or gateway base URL turned native compaction into a Local
+ * summary, naming how to trust the host again: `nativeHosts` in a catalog file.
+ */
+function nativeHostLines(route: RouteReport): string[] {
+  const host = route.offNativeHost;
+  if (host === null) return [];
+  const from = route.baseUrlEnv !== null ? ` (from ${route.baseUrlEnv})` : '';
+  const catalog = JSON.stringify({ providers: { [route.name]: { nativeHosts: [host] } } });
+  return [
+    `note: ${route.name} summarizes locally because its base URL${from} is on ${host}, not on a host of its native compaction endpoint; if ${host} serves that endpoint, list it under nativeHosts in a catalog file, ${catalog}, and pass --catalog FILE`,
   ];
 }
 
@@ -146,6 +180,34 @@ function strategyText(ran: string | null, route: RouteReport, fallback: string |
   return `${ran}${fell}`;
 }
 
+/** What a report says about its summaries: the calls, any repair request, and accepted gaps. */
+interface SummaryFacts {
+  strategy: string | null;
+  route: RouteReport;
+  fallbackReason: string | null;
+  summaryCalls: number;
+  repairRequests: number;
+  warnings: string[];
+}
+
+/** `strategy: local; summary calls: 2 (1 repair request)`, then a line per repair and warning. */
+function summaryLines(r: SummaryFacts): string[] {
+  const repairs = r.repairRequests === 1 ? '1 repair request' : `${r.repairRequests} repair requests`;
+  const lines = [
+    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}${
+      r.repairRequests > 0 ? ` (${repairs})` : ''
+    }`,
+  ];
+  if (r.repairRequests > 0)
+    lines.push(
+      r.warnings.length === 0
+        ? 'summary: repaired — the first answer lacked template sections, so it was asked for again and the new answer has them all'
+        : 'summary: repaired — the first answer lacked template sections and was asked for again, but the answer kept still lacks some',
+    );
+  for (const w of r.warnings) lines.push(`warning: ${w}`);
+  return lines;
+}
+
 /** Human rendering of {@link RunJsonReport}. */
 export function renderRunReport(r: RunJsonReport): string {
   const t = r.tokens;
@@ -164,6 +226,7 @@ export function renderRunReport(r: RunJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    ...nativeHostLines(r.route),
     ...timeLimitLines(r.route),
     `decision: ${r.decision}${r.guardReason ? ` (${r.guardReason})` : ''} — ${versus}${after} (capacity ${n(r.capacity)})`,
     `tokens: ${n(t.beforeClearing)} before clearing → ${n(t.afterClearing)} after clearing${
@@ -176,7 +239,7 @@ export function renderRunReport(r: RunJsonReport): string {
         ]
       : []),
     `items: ${n(r.items.before)} → ${n(r.items.after)}`,
-    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
+    ...summaryLines(r),
     `elapsed: ${seconds(r.elapsedMs)}`,
   ];
   if (r.decision === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
@@ -199,9 +262,10 @@ export function renderCompactReport(r: CompactJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,
     `route: ${r.route.name} / ${r.route.model} — ${r.route.strategyReason}`,
+    ...nativeHostLines(r.route),
     ...timeLimitLines(r.route),
     `${r.mode} compaction ${r.status} in ${seconds(r.elapsedMs)}: ${n(r.items.before)} → ${n(r.items.after)} context items (${n(r.tokens.before)} → ${n(r.tokens.after)} tokens)`,
-    `strategy: ${strategyText(r.strategy, r.route, r.fallbackReason)}; summary calls: ${r.summaryCalls}`,
+    ...summaryLines(r),
   ];
   if (r.status === 'failed') lines.push(`failure: ${failureLine(r.failure)}; history unchanged`);
   if (r.nothingToCompact) lines.push(nothingToCompactLine(r.items.before));

@@ -39,6 +39,27 @@ const ChatMessageSchema = z.looseObject({
 });
 type ChatMessage = z.infer<typeof ChatMessageSchema>;
 
+/**
+ * Gemini's OpenAI-compatible endpoint signs each call in `extra_content.google.thought_signature`.
+ * It becomes the call's `thoughtSignature`, so clearing the call's result can drop it and the
+ * exporter writes it back only for calls that still have it.
+ */
+function thoughtSignatureOf(call: Record<string, unknown>): string | undefined {
+  const extra = call.extra_content;
+  if (typeof extra !== 'object' || extra === null) return undefined;
+  const google = (extra as Record<string, unknown>).google;
+  if (typeof google !== 'object' || google === null) return undefined;
+  const signature = (google as Record<string, unknown>).thought_signature;
+  return typeof signature === 'string' ? signature : undefined;
+}
+
+/** The Chat Completions form of a call's signature, written where Gemini reads it. */
+function signatureToChat(c: ToolCall): Record<string, Json> {
+  return c.thoughtSignature === undefined
+    ? {}
+    : { extra_content: { google: { thought_signature: c.thoughtSignature } } };
+}
+
 function partFromChat(p: Record<string, unknown>, where: string, path: string): ContentPart | undefined {
   if (p.type === 'text') return { type: 'text', text: validate(TextPartSchema, p, where, path).text };
   if (p.type === 'image_url' && typeof p.image_url === 'object' && p.image_url !== null) {
@@ -84,8 +105,12 @@ export function messageFromChat(m: ChatMessage, where: string, path: string): Me
       return { role: 'tool', content, toolCallId: m.tool_call_id };
     case 'assistant': {
       const calls: ToolCall[] = (m.tool_calls ?? []).map((c, i) => {
-        if (c.function) return { id: c.id, name: c.function.name, arguments: c.function.arguments };
-        if (c.custom) return { id: c.id, name: c.custom.name, arguments: '', freeformInput: c.custom.input };
+        const signature = thoughtSignatureOf(c);
+        const signed = signature === undefined ? {} : { thoughtSignature: signature };
+        if (c.function)
+          return { id: c.id, name: c.function.name, arguments: c.function.arguments, ...signed };
+        if (c.custom)
+          return { id: c.id, name: c.custom.name, arguments: '', freeformInput: c.custom.input, ...signed };
         throw inputError(where, `${path}.tool_calls[${i}].function: required`);
       });
       return calls.length > 0
@@ -130,8 +155,18 @@ export function messageToChat(m: Message): Json {
       if (calls.length > 0)
         out.tool_calls = calls.map((c): Json =>
           c.freeformInput !== undefined
-            ? { id: c.id, type: 'custom', custom: { name: c.name, input: c.freeformInput } }
-            : { id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } },
+            ? {
+                id: c.id,
+                type: 'custom',
+                custom: { name: c.name, input: c.freeformInput },
+                ...signatureToChat(c),
+              }
+            : {
+                id: c.id,
+                type: 'function',
+                function: { name: c.name, arguments: c.arguments },
+                ...signatureToChat(c),
+              },
         );
       return out;
     }
@@ -219,8 +254,8 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 /**
  * A changed message (e.g. a cleared call's arguments) keeps its tool calls' unknown keys from
- * the residual, above all Gemini's `extra_content.google.thought_signature`: Gemini rejects a
- * follow-up whose calls lost their signatures (wire-formats §2, C7).
+ * the residual. The thought signature is not among them: it lives on the canonical call, so a
+ * call whose result was cleared goes out without it and a kept call with it.
  */
 function restoreCallExtras(built: Json[], patch: Patch): Json[] {
   if ('replace' in patch) return built;

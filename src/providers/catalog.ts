@@ -125,6 +125,8 @@ export interface ResolvedRoute extends Route {
   nativeHosts: string[];
   /** Name of the env var the key came from (safe to print). */
   apiKeyEnv?: string;
+  /** Name of the env var the base URL came from (`OPENAI_BASE_URL`), when it did. */
+  baseUrlEnv?: string;
   /** The API key, or undefined for keyless local servers. Never serialized. */
   apiKey: () => string | undefined;
 }
@@ -203,6 +205,7 @@ export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.e
   // Like the official SDKs, OPENAI_BASE_URL / ANTHROPIC_BASE_URL replace the preset's default.
   const fromEnv = bundled?.baseUrlEnv ? env[bundled.baseUrlEnv]?.trim() || undefined : undefined;
   const given = (spec.baseUrl ?? override?.baseUrl ?? fromEnv ?? base.baseUrl)?.replace(/\/+$/, '');
+  const urlFromEnv = fromEnv !== undefined && spec.baseUrl === undefined && override?.baseUrl === undefined;
   if (!given) throw new RouteError(`provider "${spec.provider}" needs a base URL (--base-url)`);
   try {
     new URL(given);
@@ -239,6 +242,7 @@ export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.e
     ...(entry?.maxOutputTokens !== undefined ? { maxOutputTokens: entry.maxOutputTokens } : {}),
     ...(entry?.nativeCompaction !== undefined ? { nativeCompaction: entry.nativeCompaction } : {}),
     ...(apiKeyEnv ? { apiKeyEnv } : {}),
+    ...(urlFromEnv ? { baseUrlEnv: bundled?.baseUrlEnv } : {}),
   };
   return route;
 }

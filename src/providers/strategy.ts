@@ -20,6 +20,11 @@ export interface StrategyRoute extends Route {
 export interface StrategyChoice {
   kind: StrategyKind;
   reason: string;
+  /**
+   * Set when a provider with a native compaction endpoint summarizes locally only because its
+   * base URL is on another host (a proxy or gateway): that host, so reports can say how to trust it.
+   */
+  offNativeHost?: string;
 }
 
 function hostOf(url: string | undefined): string | undefined {
@@ -69,6 +74,8 @@ export function selectStrategy(route: StrategyRoute): StrategyChoice {
   const host = hostOf(route.baseUrl ?? preset?.baseUrl);
   const trusted = route.nativeHosts ?? preset?.nativeHosts ?? [];
   const local = (reason: string): StrategyChoice => ({ kind: 'local', reason });
+  const offHost = (reason: string): StrategyChoice =>
+    host ? { kind: 'local', reason, offNativeHost: host } : local(reason);
   if (route.nativeCompaction === false) return local(`catalog disables native compaction for ${route.model}`);
 
   switch (kind) {
@@ -76,20 +83,20 @@ export function selectStrategy(route: StrategyRoute): StrategyChoice {
     case 'openresponses':
       return onHost(host, trusted)
         ? { kind: 'nativeStandalone', reason: `${kind} Responses model on ${host}: POST /responses/compact` }
-        : local(`${kind} route on ${host ?? 'unknown host'} is not a native Responses endpoint`);
+        : offHost(`${kind} route on ${host ?? 'unknown host'} is not a native Responses endpoint`);
     case 'vercel':
       if (!route.model.startsWith('openai/'))
         return local(`Vercel AI Gateway model ${route.model} is not openai/*`);
       return onHost(host, trusted)
         ? { kind: 'nativeStandalone', reason: `Vercel AI Gateway openai/* route on ${host}` }
-        : local(`Vercel route on ${host ?? 'unknown host'} is not the gateway endpoint`);
+        : offHost(`Vercel route on ${host ?? 'unknown host'} is not the gateway endpoint`);
     case 'xai':
       if (!isXaiCompactModel(route.model) && route.nativeCompaction !== true) {
         return local(`xAI model ${route.model} is not on the compaction allowlist`);
       }
       return onHost(host, trusted)
         ? { kind: 'nativeStandalone', reason: `allow-listed xAI model on ${host}` }
-        : local(`xAI route on ${host ?? 'unknown host'} is not the xAI API host`);
+        : offHost(`xAI route on ${host ?? 'unknown host'} is not the xAI API host`);
     case 'anthropic':
       return isAnthropicInlineModel(route.model)
         ? { kind: 'nativeInline', reason: `Anthropic ${route.model} supports compact_20260112` }

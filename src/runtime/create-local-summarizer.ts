@@ -60,6 +60,7 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
       return passWarnings.accepted(text) || templateProblem(text, s.prompt.sections, s.est) === null;
     },
     warnings: () => passWarnings.list(),
+    repairRequests: () => passWarnings.repairRequests(),
     rebuild: (history, summaries) => rebuildLocal(s, history, summaries),
   };
 }

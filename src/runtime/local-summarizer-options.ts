@@ -56,4 +56,6 @@ export interface LocalFork extends PreparedFork {
 /** The summarizer, plus the §14 warnings of the pass it is running. */
 export interface LocalSummarizerWithWarnings extends LocalSummarizer<LocalFork> {
   warnings(): SummaryWarning[];
+  /** Repair requests sent in the current pass: provider requests beyond one per summary. */
+  repairRequests(): number;
 }

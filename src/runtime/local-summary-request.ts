@@ -78,7 +78,14 @@ export async function requestLocalSummary(
       requireSummaryText(response, attempt);
       return response;
     }
-    const settled = await summarizeWithRepair(send, {
+    // Every request after the first is a repair request, counted even when it fails.
+    let sent = 0;
+    const counted = (text: string) => {
+      if (sent > 0) warnings.countRepairs(1);
+      sent++;
+      return send(text);
+    };
+    const settled = await summarizeWithRepair(counted, {
       instructions: f.prepared.instructions,
       sections: s.prompt.sections,
       estimator: s.est,

@@ -9,10 +9,25 @@ import { summaryWarning, type SummaryWarning } from '../summary/repair.js';
 export class SummaryPassWarnings {
   private readonly warned = new Map<SummaryBand, SummaryWarning>();
   private readonly acceptedTexts = new Set<string>();
+  private repairs = 0;
 
-  /** A new pass (both bands prepared afresh) starts without warnings. */
+  /** A new pass (both bands prepared afresh) starts without warnings or repair requests. */
   clear(): void {
     this.warned.clear();
+    this.repairs = 0;
+  }
+
+  /**
+   * Counts repair requests sent in this pass. The machines count one call per summary, so
+   * these are the provider requests they do not see; a retried band keeps its count, since
+   * the requests were made.
+   */
+  countRepairs(n: number): void {
+    this.repairs += n;
+  }
+
+  repairRequests(): number {
+    return this.repairs;
   }
 
   /** A band re-bounded for a retry drops that band's warning. */

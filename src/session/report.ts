@@ -2,9 +2,10 @@ import type { CompactionMode, CompactionStrategy, Failure } from '../../machines
 import { redactSecrets } from '../core/redact.js';
 import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
-import type { CompactionReport } from '../runtime/index.js';
+import type { CompactionReport, TurnResult } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
 import type { SummaryWarning } from '../summary/repair.js';
+import type { SessionTurnResult } from './session-types.js';
 
 /** S3: every successful compaction tells the user the prompt cache may be colder next time. */
 export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
@@ -24,7 +25,10 @@ export interface SessionCompactionReport {
   /** Context items (messages and opaque provider items, not tokens) before and after. */
   itemsBefore: number;
   itemsAfter: number;
+  /** Provider requests of the pass, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests: a summary missed template sections and was asked for again. */
+  repairRequests: number;
   /** The history held nothing a summary could replace, so no provider call was made. */
   nothingToCompact: boolean;
   /** Whether the summary/inline request reused the parent envelope (S2). */
@@ -67,6 +71,53 @@ export function summaryWarningFields(warnings: readonly SummaryWarning[]): {
   return { warnings: warnings.map((w) => w.message), missingSections: [...missing] };
 }
 
+/** What a pass's Local summarizer tells the report beyond the runtime's counts. */
+export interface SummaryPassSource {
+  /** Repair requests sent: provider requests the runtime, counting one per summary, does not see. */
+  repairRequests(): number;
+  /** Summaries accepted without every template section. */
+  warnings(): readonly SummaryWarning[];
+}
+
+/**
+ * A turn's result as the session reports it: repair requests counted among its provider
+ * requests (the runtime counts one per summary), and the §14 warning fields.
+ */
+export function sessionTurnResult(
+  result: TurnResult,
+  boundary: BoundaryInfo | null,
+  summarizer: SummaryPassSource,
+  /** Whether the turn compacted with a Local summary, the only kind the warnings describe. */
+  localSummary: boolean,
+): SessionTurnResult {
+  const repairRequests = summarizer.repairRequests();
+  const compaction = result.compaction && {
+    ...result.compaction,
+    summaryCalls: result.compaction.summaryCalls + repairRequests,
+  };
+  return {
+    ...result,
+    compaction,
+    ...requestCounts(result.summaryCalls, repairRequests),
+    boundary,
+    ...summaryWarningFields(localSummary ? summarizer.warnings() : []),
+  };
+}
+
+/** Every provider request of a pass (the runtime counts one per summary) and how many were repairs. */
+function requestCounts(summaryCalls: number, repairRequests: number) {
+  return { summaryCalls: summaryCalls + repairRequests, repairRequests };
+}
+
+/** A pass's request counts, and its §14 warnings when it compacted with a Local summary. */
+function summaryPassFields(r: CompactionReport, source: SummaryPassSource | undefined) {
+  const local = r.status === 'compacted' && r.strategy === 'local';
+  return {
+    ...requestCounts(r.summaryCalls, source?.repairRequests() ?? 0),
+    ...summaryWarningFields(local ? (source?.warnings() ?? []) : []),
+  };
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -78,8 +129,8 @@ export interface DescribeContext {
   /** The model in use after a model switch (for the S4 message). */
   model: string;
   previousModel?: string;
-  /** §14: summaries of this pass accepted without every template section. */
-  summaryWarnings?: readonly SummaryWarning[];
+  /** The Local summarizer of the pass: its repair requests and §14 warnings. */
+  summarizer?: SummaryPassSource;
 }
 
 /** Plain words for a pass that found nothing to compact (no provider call was made). */
@@ -104,12 +155,11 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
     elapsedMs: r.elapsedMs,
     itemsBefore: r.itemsBefore,
     itemsAfter: r.status === 'compacted' ? r.itemsAfter : r.itemsBefore,
-    summaryCalls: r.summaryCalls,
+    ...summaryPassFields(r, ctx.summarizer),
     nothingToCompact: r.nothingToCompact,
     usedParentContext: ctx.usedParentContext,
     failure: r.failure,
     boundary: ctx.boundary,
-    ...summaryWarningFields(r.status === 'compacted' ? (ctx.summaryWarnings ?? []) : []),
   };
   if (r.status === 'compacted')
     return {

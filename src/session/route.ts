@@ -43,6 +43,8 @@ export interface SessionRoute {
   wire: string | null;
   /** Environment variable the key came from (a name, safe to print); null when none. */
   apiKeyEnv: string | null;
+  /** Environment variable the base URL came from (`OPENAI_BASE_URL`); null when it did not. */
+  baseUrlEnv: string | null;
   /** Model window from the catalog (32,000 for offline); null when unknown. */
   contextWindow: number | null;
   /** S1 strategy and why. */
@@ -84,6 +86,7 @@ export function resolveSessionRoute(
     baseUrl: route.baseUrl,
     wire: route.wire,
     apiKeyEnv: route.apiKeyEnv ?? null,
+    baseUrlEnv: route.baseUrlEnv ?? null,
     contextWindow: route.contextWindow ?? null,
     strategy: clients.strategy,
     http: httpLimits(http),
@@ -110,6 +113,7 @@ function offlineRoute(options: SessionRouteOptions, estimator: Estimator | undef
     baseUrl: null,
     wire: null,
     apiKeyEnv: null,
+    baseUrlEnv: null,
     contextWindow: OFFLINE_CONTEXT_WINDOW,
     strategy: { kind: 'local', reason: 'the embedded offline summarizer (no network) is a Local route' },
     http: null,

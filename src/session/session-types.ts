@@ -54,6 +54,11 @@ export interface SessionTurnOptions {
 /** A turn's result plus the durable boundary it recorded (R1). */
 export interface SessionTurnResult extends TurnResult {
   boundary: BoundaryInfo | null;
+  /**
+   * Of `summaryCalls` (every provider request of the turn's compaction), the repair requests:
+   * a summary missed template sections and was asked for again.
+   */
+  repairRequests: number;
   /** §14: summaries of this turn's compaction accepted without every template section. */
   warnings: string[];
   /** §14: the template sections they lack. */

@@ -15,7 +15,7 @@ import {
 import { sessionLimits } from './limits.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
-import { describeCompaction, summaryWarningFields, type SessionCompactionReport } from './report.js';
+import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
 import { resolveSessionRoute, withSummarizer } from './route.js';
 import { buildSessionRunner, type CacheCarry, type RunnerContext } from './session-runner.js';
 import type {
@@ -190,7 +190,7 @@ class Session implements CompactorSession {
         // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept (R2).
         this.rollback();
         restoreCheckpoint();
-        return { ...result, boundary: null, ...summaryWarningFields([]) };
+        return sessionTurnResult(result, null, summarizer, false);
       }
       this.guard = result.loopGuard;
       this.lastTurn = { previousRequest: result.request, cacheCycle: result.cacheCycle };
@@ -201,7 +201,7 @@ class Session implements CompactorSession {
         );
       if (result.decision === 'failed') {
         this.rollback();
-        return { ...result, boundary: null, ...summaryWarningFields([]) };
+        return sessionTurnResult(result, null, summarizer, false);
       }
       // A refused commit (--out cannot be written) keeps nothing either, the checkpoint included (R1).
       await this.orRollback(async () => {
@@ -220,7 +220,7 @@ class Session implements CompactorSession {
       );
       const local = compacted && result.compaction!.strategy === 'local';
       this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
-      return { ...result, boundary, ...summaryWarningFields(local ? summarizer.warnings() : []) };
+      return sessionTurnResult(result, boundary, summarizer, local);
     });
   }
 
@@ -249,7 +249,7 @@ class Session implements CompactorSession {
           strategy: report.strategy,
           itemsBefore: report.itemsBefore,
           itemsAfter: report.itemsAfter,
-          summaryCalls: report.summaryCalls,
+          summaryCalls: report.summaryCalls + summarizer.repairRequests(),
           failure: report.failure,
         });
       let boundary: BoundaryInfo | null = null;
@@ -273,7 +273,7 @@ class Session implements CompactorSession {
         boundary,
         model: this.ctx.route.model,
         previousModel: o.previousModel,
-        summaryWarnings: report.strategy === 'local' ? summarizer.warnings() : [],
+        summarizer,
       });
     });
   }

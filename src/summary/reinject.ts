@@ -5,9 +5,7 @@ import { commandOf, parseArguments, pathsOfCall, readResult, toolKind } from './
 import { shellFiles } from './offline/shell.js';
 import { previewText } from './preview.js';
 import { isSummaryMessage } from './rebuild.js';
-
-/** Metadata kind of the re-injected files message. */
-export const REINJECTION_METADATA_KIND = 'compaction-reinjection';
+import { REINJECTION_METADATA_KIND } from './summary-message.js';
 
 /** Ceiling of the default §14 re-injection budget, and the default when the window is unknown. */
 export const REINJECT_BUDGET_MAX_TOKENS = 4_000;

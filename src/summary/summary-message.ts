@@ -13,6 +13,14 @@ export const SUMMARY_PREFIX = 'Previous conversation summary:\n';
 /** Metadata marking messages Compactor wrote during a rebuild (re-compaction finds them). */
 export const SUMMARY_METADATA_KIND = 'compaction-summary';
 
+/** Metadata kind of the re-injected files message a rebuild adds after the summary. */
+export const REINJECTION_METADATA_KIND = 'compaction-reinjection';
+
+/** True for the re-injected files message: context Compactor added, not a request of the user. */
+export function isReinjectionMessage(m: Message): boolean {
+  return m.metadata?.kind === REINJECTION_METADATA_KIND;
+}
+
 /** Headers of the two band messages in a hierarchical rebuild (L4). */
 export const ABSTRACT_HEADER = 'Earlier context (abstract):\n';
 export const DETAIL_HEADER = 'Recent context (summary):\n';

@@ -204,6 +204,11 @@ describe('compactor compact against provider fakes', () => {
     expect(srv.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
     for (const text of [r.out, r.err, ...filesUnder(join(dir, store)).map((f) => f.text)])
       expect(text).not.toContain(KEY);
-    expect(readFileSync(join(dir, store, 'inspect.jsonl'), 'utf8')).toContain('[REDACTED]');
+    // The provider's words stay; only the key they echo is replaced (S4).
+    expect(j.failure.message).toContain('invalid_api_key: Incorrect API key provided: [REDACTED]');
+    // The inspection log bounds each string at 200 characters, which here ends inside the marker.
+    expect(readFileSync(join(dir, store, 'inspect.jsonl'), 'utf8')).toContain(
+      'Incorrect API key provided: [REDACTE',
+    );
   });
 });

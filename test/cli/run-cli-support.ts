@@ -3,11 +3,14 @@
  * captured streams, a synthetic agent session written as a canonical file, and a summary
  * text that follows the L8 template (fake providers return it, so §14 validation passes).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll } from '@jest/globals';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msg, type Message } from '../../src/messages/message.js';
 import { summarySections } from '../../src/summary/index.js';
+import type { FakeServer } from '../support/fake-http.js';
+import { startFakeOpenAI } from '../support/fake-openai.js';
 
 /** In-process CLI call with captured streams (see test/support/cli.ts). */
 export { runCli as cli } from '../support/cli.js';
@@ -81,4 +84,22 @@ export function filesUnder(dir: string): Array<{ path: string; text: string }> {
     else out.push({ path: p, text: readFileSync(p, 'utf8') });
   }
   return out;
+}
+
+/**
+ * A working directory holding `session.json` (an agent session with follow-up users) and a
+ * fake OpenAI-family server on 127.0.0.1 answering in the template, for the suite's lifetime.
+ */
+export function fakeOpenAIWorkspace(prefix: string): { dir: string; srv: () => FakeServer } {
+  const dir = workDir(prefix);
+  canonicalFile(dir, 'session.json', agentSession(30, 1_600, 900, 3));
+  let srv: FakeServer | undefined;
+  beforeAll(async () => {
+    srv = await startFakeOpenAI({ window: 8_000, summaryText: templateSummary() });
+  });
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { dir, srv: () => srv! };
 }

@@ -33,9 +33,11 @@ const JSON_FIELDS = [
   'guardReason',
   'inspect',
   'items',
+  'missingSections',
   'out',
   'outFormat',
   'pressureTokens',
+  'repairRequests',
   'route',
   'session',
   'sessionDir',
@@ -43,6 +45,7 @@ const JSON_FIELDS = [
   'summaryCalls',
   'thresholdTokens',
   'tokens',
+  'warnings',
 ];
 
 describe('compactor run (offline, the default route)', () => {

@@ -45,9 +45,11 @@ ${RUN_FLAGS_HELP}
 the budgets; manual compaction always runs.
 
 JSON fields (--json): command "compact", file, format, session, route {name, kind, model,
-baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
-retryBudgetMs} or null offline}, status (compacted | unchanged | failed),
-mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls,
+baseUrl, apiKeyEnv, baseUrlEnv, strategy, strategyReason, offNativeHost, http
+{timeoutMs, retries, retryBudgetMs} or null offline}, status (compacted | unchanged | failed),
+mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls (every
+provider request, repair requests included), repairRequests, warnings and
+missingSections (summaries accepted without every template section),
 items {before, after}, tokens {before, after}, elapsedMs, failure {reason, message} | null,
 note (the prompt-cache note on success), out, outFormat, sessionDir, boundary, inspect.
 
@@ -118,6 +120,9 @@ function compactReport(
     requestedStrategy: result.requestedStrategy,
     fallbackReason: result.fallbackReason,
     summaryCalls: result.summaryCalls,
+    repairRequests: result.repairRequests,
+    warnings: result.warnings,
+    missingSections: result.missingSections,
     nothingToCompact: result.nothingToCompact,
     items: { before: result.itemsBefore, after: result.itemsAfter },
     tokens: { before: estimator.history(before), after: estimator.history(run.session.history) },

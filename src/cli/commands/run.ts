@@ -39,11 +39,13 @@ ${CHART_HELP}
 compaction (exit 1) nothing is written to --out and no boundary is recorded.
 
 JSON fields (--json): command "run", file, format, session, route {name, kind, model,
-baseUrl, apiKeyEnv, strategy, strategyReason, http {timeoutMs, retries,
-retryBudgetMs} or null offline}, decision (below-threshold | cleared | compacted |
+baseUrl, apiKeyEnv, baseUrlEnv, strategy, strategyReason, offNativeHost, http
+{timeoutMs, retries, retryBudgetMs} or null offline}, decision (below-threshold | cleared | compacted |
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
-(no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls,
-tokens {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
+(no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls
+(every provider request, repair requests included), repairRequests, warnings and
+missingSections (summaries accepted without every template section), tokens
+{beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
 protectedBatches, protectedResults, clearedInputs}, clearedToFit (the request was
 over the window and was made to fit), fit {tokensBefore, tokensAfter, clearedResults,
 previewedResults, droppedMessages} | null, items {before, after},
@@ -125,6 +127,9 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     strategy: result.strategy,
     fallbackReason: result.fallbackReason,
     summaryCalls: result.summaryCalls,
+    repairRequests: result.repairRequests,
+    warnings: result.warnings,
+    missingSections: result.missingSections,
     tokens: result.tokens,
     clearing: result.clearing,
     clearedToFit: result.clearedToFit,

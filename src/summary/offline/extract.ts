@@ -1,6 +1,6 @@
 import { hasToolCalls, textOf, type Message } from '../../messages/message.js';
 import { oneLine } from '../../core/text.js';
-import { isSummaryMessage, summaryBody } from '../summary-message.js';
+import { isReinjectionMessage, isSummaryMessage, summaryBody } from '../summary-message.js';
 import { emptyFactLog, foldKey, note, type FactLog, type SessionFacts } from './facts.js';
 import { collectSourceFacts, type OutputSource } from './output-facts.js';
 import { aiderEdits } from './plan-edits.js';
@@ -26,6 +26,8 @@ function onUser(walk: Walk, log: FactLog, m: Message, index: number): void {
       walk.carried.set(k, [...(walk.carried.get(k) ?? []), ...v]);
     return;
   }
+  // The files a rebuild re-injected are context, not something the user asked for.
+  if (isReinjectionMessage(m)) return;
   const trimmed = textOf(m.content).trim();
   if (trimmed === '' || /^<command-(?:message|name)>/.test(trimmed)) return;
   if (walk.goal === '') walk.goal = trimmed;

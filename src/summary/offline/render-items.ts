@@ -129,15 +129,23 @@ function carriedPriority(section: SectionKey, line: string): number {
 type Add = (section: SectionKey, text: string, rank: number, priority?: number) => void;
 
 function addGoal(facts: SessionFacts, options: RenderOptions, carried: readonly string[], add: Add): void {
+  // After an earlier summary the goal is carried; the newest request is what the user wants now.
+  const latest =
+    carried.length > 0 && facts.laterRequests.length > 0
+      ? facts.laterRequests.reduce((a, b) => (b.last > a.last ? b : a))
+      : undefined;
   if (facts.goal !== '') {
     const goal = previewText(facts.goal, options.goalTokens ?? 600, options.estimator).replace(/\n+/g, ' ');
     // A retained copy of the first request restates the carried goal: say it once.
     const head = goal.slice(0, SAME_GOAL_CHARS);
     const restated = carried.some((l) => l.replace(/^-\s*/, '').slice(0, SAME_GOAL_CHARS) === head);
-    if (!restated) add('goal', `- ${carried.length > 0 ? 'Latest request: ' : ''}${goal}`, Infinity);
+    if (!restated && carried.length === 0) add('goal', `- ${goal}`, Infinity);
+    else if (!restated && latest === undefined) add('goal', `- Latest request: ${goal}`, Infinity);
+    else if (!restated) add('goal', `- Later request: ${goal}`, 0, LATER_REQUEST_PRIORITY);
   }
   for (const r of facts.laterRequests)
-    add('goal', `- Later request: ${r.text}${times(r.count)}`, r.last, LATER_REQUEST_PRIORITY);
+    if (r === latest) add('goal', `- Latest request: ${r.text}${times(r.count)}`, Infinity);
+    else add('goal', `- Later request: ${r.text}${times(r.count)}`, r.last, LATER_REQUEST_PRIORITY);
 }
 
 function addChecks(facts: SessionFacts, add: Add): void {
