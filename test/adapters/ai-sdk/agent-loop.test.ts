@@ -9,6 +9,7 @@ import {
   type ModelMessage,
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
+import { streamOfReply, type TestModelReply } from '../../../dev/loops/ai-sdk-reply.js';
 import { compactorMiddleware } from '../../../src/adapters/ai-sdk/index.js';
 import { fromAiMessages } from '../../../src/adapters/ai-sdk/convert.js';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
@@ -56,7 +57,7 @@ function summaryModel(): MockLanguageModelV4 {
 /** The agent model: step n replays the real session's n-th tool call, then it answers. */
 function agentModel(): MockLanguageModelV4 {
   let step = 0;
-  const reply = () => {
+  const reply = (): TestModelReply => {
     const n = step++;
     if (n >= STEPS)
       return {

@@ -1,0 +1,42 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { loopRunner } from '../../dev/loops/framework-loops.js';
+import {
+  LOOP_KINDS,
+  LOOP_STEPS,
+  OVERSIZED_AT,
+  OVERSIZED_BASE,
+  cellLabel,
+  contractBreaches,
+  runLoopCell,
+  type LoopCell,
+} from '../../dev/loops/loop-matrix.js';
+import { freeAuditEncoder } from '../../dev/loops/prompt-audit.js';
+import { freeEncoders } from '../../src/estimate/index.js';
+
+afterAll(() => {
+  freeAuditEncoder();
+  freeEncoders();
+});
+
+/**
+ * A slice of the agent-loop matrix (the whole of it runs in `npm run bench -- --only loops`):
+ * each framework and mode, 30 read_file steps of source text, the adapter configured only with
+ * `limits: { capacity }`. Every prompt the model receives is counted with tiktoken o200k.
+ * Expected to fail until requests are fitted to the window where they leave the library.
+ */
+const slice = (kind: LoopCell['kind']): LoopCell[] => [
+  { kind, window: 8_000, resultTokens: 4_000 },
+  { kind, window: 8_000, resultTokens: OVERSIZED_BASE, oversizedAt: OVERSIZED_AT },
+  { kind, window: 16_000, resultTokens: 8_000 },
+  { kind, window: 32_000, resultTokens: 2_000 },
+];
+
+describe('agent-loop matrix slice: every prompt of every framework loop fits its window', () => {
+  for (const kind of LOOP_KINDS)
+    for (const cell of slice(kind))
+      it(`H1/C1/N1: ${kind.framework} ${kind.mode}, window ${cellLabel(cell)}: the loop finishes; every prompt fits, is paired and states the task`, async () => {
+        const outcome = await runLoopCell(cell, loopRunner(kind));
+        expect(contractBreaches(outcome)).toEqual([]);
+        expect(outcome.modelCalls).toBe(LOOP_STEPS + 1);
+      });
+});
