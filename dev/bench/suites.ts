@@ -1,4 +1,5 @@
 import { estimatorSuite } from './estimator-bench.js';
+import { loopsSuite } from './loops-bench.js';
 import { peerSpeedSuite } from './peer-speed-bench.js';
 import { projectionSuite } from './projection-bench.js';
 import { retentionSuite } from './retention-bench.js';
@@ -14,4 +15,5 @@ export const suites: BenchSuite[] = [
   peerSpeedSuite,
   retentionSuite,
   startupSuite,
+  loopsSuite,
 ];
