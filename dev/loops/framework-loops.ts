@@ -1,11 +1,18 @@
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
-import { Agent, run, setTracingDisabled, tool as agentsTool, type AgentInputItem } from '@openai/agents';
-import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents/testing';
+import {
+  Agent,
+  OpenAIResponsesModel,
+  run,
+  setTracingDisabled,
+  tool as agentsTool,
+  type AgentInputItem,
+} from '@openai/agents';
 import { generateText, jsonSchema, stepCountIs, streamText, tool as aiTool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent, tool as langchainTool } from 'langchain';
+import OpenAI from 'openai';
 import { z } from 'zod';
 import { compactorMiddleware as aiSdkMiddleware } from '../../src/adapters/ai-sdk/index.js';
 import { compactorMiddleware as langchainMiddleware } from '../../src/adapters/langchain/index.js';
@@ -20,6 +27,7 @@ import {
   type LoopScript,
 } from './loop-matrix.js';
 import { streamOfReply, type TestModelReply } from './ai-sdk-reply.js';
+import { startFakeResponses } from './fake-responses.js';
 import { textsOf, type SeenMessage, type SeenPrompt } from './prompt-audit.js';
 
 setTracingDisabled(true); // offline: no trace exporter
@@ -196,36 +204,38 @@ function langchainLoop(mode: 'invoke' | 'stream'): LoopRunner {
   };
 }
 
-// ---- OpenAI Agents SDK: run() with the SDK's scripted test model --------------------------------
+// ---- OpenAI Agents SDK: run() with the SDK's OpenAI Responses model against a fake server -------
 
-/** An Agents SDK model request in plain pieces. */
-function seenAgents(request: {
-  systemInstructions?: string;
-  input: string | AgentInputItem[];
-  tools: unknown;
-}): SeenPrompt {
+/** A Responses request body as it went over the wire, in plain pieces. */
+function seenResponsesWire(body: Record<string, unknown>): SeenPrompt {
   const seen: SeenPrompt = {
-    system: request.systemInstructions ? [request.systemInstructions] : [],
+    system: typeof body.instructions === 'string' ? [body.instructions] : [],
     messages: [],
-    tools: JSON.stringify(request.tools ?? []),
+    tools: JSON.stringify(body.tools ?? []),
   };
   const items =
-    typeof request.input === 'string'
-      ? [{ role: 'user', content: request.input } as AgentInputItem]
-      : request.input;
-  for (const item of items) {
-    const i = item as Record<string, unknown>;
+    typeof body.input === 'string'
+      ? [{ role: 'user', content: body.input }]
+      : (body.input as Array<Record<string, unknown>>);
+  for (const i of items) {
     if (i.type === 'function_call')
       seen.messages.push({
         role: 'assistant',
         texts: [],
-        calls: [{ id: String(i.callId), name: String(i.name), arguments: String(i.arguments) }],
+        calls: [{ id: String(i.call_id), name: String(i.name), arguments: String(i.arguments) }],
       });
-    else if (i.type === 'function_call_result')
-      seen.messages.push({ role: 'tool', texts: textsOf(i.output), calls: [], answers: String(i.callId) });
+    else if (i.type === 'function_call_output')
+      seen.messages.push({ role: 'tool', texts: textsOf(i.output), calls: [], answers: String(i.call_id) });
+    else if (i.type === 'reasoning')
+      seen.messages.push({ role: 'assistant', texts: textsOf(i.summary), calls: [] });
     else
       seen.messages.push({
-        role: i.role === 'system' ? 'system' : i.role === 'assistant' ? 'assistant' : 'user',
+        role:
+          i.role === 'system' || i.role === 'developer'
+            ? 'system'
+            : i.role === 'assistant'
+              ? 'assistant'
+              : 'user',
         texts: textsOf(i.content),
         calls: [],
       });
@@ -235,45 +245,52 @@ function seenAgents(request: {
 
 function agentsLoop(mode: 'run' | 'stream'): LoopRunner {
   return async (script: LoopScript) => {
-    const steps = Array.from({ length: script.steps + 1 }, (_, n) =>
-      modelResponder((call) => {
-        script.seen(seenAgents(call.request as never));
-        if (n >= script.steps) return [assistantMessage(FINAL_ANSWER)];
-        const s = script.step(n);
-        return [
-          assistantMessage(s.thought, { id: `msg_${n}` }),
-          functionCall(READ_FILE.name, JSON.stringify({ path: s.path }), {
-            callId: `call-${n}`,
-            id: `fc_${n}`,
-          }),
-        ];
-      }),
-    );
-    let reads = 0;
-    const agent = new Agent({
-      name: 'reviewer',
-      instructions: SYSTEM,
-      model: new ScriptedModel(steps),
-      tools: [
-        agentsTool({
+    let step = 0;
+    const server = await startFakeResponses((body) => {
+      script.seen(seenResponsesWire(body));
+      const n = step++;
+      if (n >= script.steps) return [{ type: 'message', text: FINAL_ANSWER }];
+      const s = script.step(n);
+      return [
+        { type: 'message', text: s.thought },
+        {
+          type: 'function_call',
+          callId: `call-${n}`,
           name: READ_FILE.name,
-          description: READ_FILE.description,
-          parameters: readFileInput,
-          execute: () => script.read(reads++),
-        }),
-      ],
+          arguments: JSON.stringify({ path: s.path }),
+        },
+      ];
     });
-    const options = {
-      callModelInputFilter: compactorInputFilter({ limits: { capacity: script.capacity } }),
-      maxTurns: script.steps + 5,
-    };
-    const input: AgentInputItem[] = [{ role: 'user', content: TASK }];
-    if (mode === 'run') return String((await run(agent, input, options)).finalOutput ?? '');
-    const result = await run(agent, input, { ...options, stream: true });
-    for await (const _event of result) void _event;
-    await result.completed;
-    if (result.error) throw result.error;
-    return String(result.finalOutput ?? '');
+    try {
+      const client = new OpenAI({ apiKey: 'sk-loop-test', baseURL: server.url, maxRetries: 0 });
+      let reads = 0;
+      const agent = new Agent({
+        name: 'reviewer',
+        instructions: SYSTEM,
+        model: new OpenAIResponsesModel(client, 'gpt-4.1'),
+        tools: [
+          agentsTool({
+            name: READ_FILE.name,
+            description: READ_FILE.description,
+            parameters: readFileInput,
+            execute: () => script.read(reads++),
+          }),
+        ],
+      });
+      const options = {
+        callModelInputFilter: compactorInputFilter({ limits: { capacity: script.capacity } }),
+        maxTurns: script.steps + 5,
+      };
+      const input: AgentInputItem[] = [{ role: 'user', content: TASK }];
+      if (mode === 'run') return String((await run(agent, input, options)).finalOutput ?? '');
+      const result = await run(agent, input, { ...options, stream: true });
+      for await (const _event of result) void _event;
+      await result.completed;
+      if (result.error) throw result.error;
+      return String(result.finalOutput ?? '');
+    } finally {
+      await server.close();
+    }
   };
 }
 
