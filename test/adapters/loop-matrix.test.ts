@@ -28,7 +28,6 @@ const slice = (kind: LoopCell['kind']): LoopCell[] => [
   { kind, window: 8_000, resultTokens: 4_000 },
   { kind, window: 8_000, resultTokens: OVERSIZED_BASE, oversizedAt: OVERSIZED_AT },
   { kind, window: 16_000, resultTokens: 8_000 },
-  { kind, window: 32_000, resultTokens: 2_000 },
 ];
 
 describe('agent-loop matrix slice: every prompt of every framework loop fits its window', () => {
