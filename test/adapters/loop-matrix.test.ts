@@ -25,12 +25,13 @@ afterAll(() => {
  * Expected to fail until requests are fitted to the window where they leave the library.
  */
 const slice = (kind: LoopCell['kind']): LoopCell[] => [
+  { kind, window: 8_000, resultTokens: 2_000 },
   { kind, window: 8_000, resultTokens: 4_000 },
   { kind, window: 8_000, resultTokens: OVERSIZED_BASE, oversizedAt: OVERSIZED_AT },
   { kind, window: 16_000, resultTokens: 8_000 },
 ];
 
-describe('agent-loop matrix slice: every prompt of every framework loop fits its window', () => {
+describe('agent-loop matrix slice (fails until every request is fitted to its window): every prompt of every framework loop fits', () => {
   for (const kind of LOOP_KINDS)
     for (const cell of slice(kind))
       it(`H1/C1/N1: ${kind.framework} ${kind.mode}, window ${cellLabel(cell)}: the loop finishes; every prompt fits, is paired and states the task`, async () => {
