@@ -44,6 +44,7 @@ export const loopsSuite: BenchSuite = {
   name: 'loops',
   async run(ctx) {
     const sections: BenchSection[] = [];
+    const overview: Array<Array<string | number>> = [];
     const breaches: string[] = [];
     for (const kind of LOOP_KINDS) {
       const outcomes: LoopOutcome[] = [];
@@ -56,6 +57,17 @@ export const loopsSuite: BenchSuite = {
         );
       }
       const held = outcomes.filter((o) => contractBreaches(o).length === 0).length;
+      const worst = outcomes.reduce((a, o) =>
+        o.largestPrompt / o.budget > a.largestPrompt / a.budget ? o : a,
+      );
+      overview.push([
+        `${kind.framework} ${kind.mode}`,
+        `${held} of ${outcomes.length}`,
+        outcomes.filter((o) => !o.finished).length,
+        outcomes.filter((o) => o.overBudget > 0).length,
+        `${Math.round((100 * worst.largestPrompt) / worst.budget)}% (${cellLabel(worst.cell)})`,
+        Math.max(...outcomes.map((o) => o.summariesPer10)).toFixed(1),
+      ]);
       const errors = [...new Set(outcomes.flatMap((o) => (o.error ? [o.error] : [])))];
       sections.push({
         title: `Agent loops: ${kind.framework} ${kind.mode}`,
@@ -75,6 +87,21 @@ export const loopsSuite: BenchSuite = {
         ],
       });
     }
+    sections.unshift({
+      title: 'Agent loops: overview',
+      headers: [
+        'framework, mode',
+        'loops that held',
+        'loops that threw',
+        'loops with prompts over the window',
+        'largest prompt / window',
+        'most summaries per 10 steps',
+      ],
+      rows: overview,
+      notes: [
+        'A loop holds when it finishes and every prompt its model received fits the window (capacity less the default output reserve), answers every tool call and states the task.',
+      ],
+    });
     ctx.log(`loops: ${breaches.length === 0 ? 'every loop held' : `${breaches.length} breaches`}`);
     freeAuditEncoder();
     return sections;
