@@ -30,7 +30,9 @@ function row(o: LoopOutcome): Array<string | number> {
     o.finished ? 'yes' : `threw at call ${o.modelCalls + 1}`,
     `${int(o.largestPrompt)} / ${int(o.budget)} (${Math.round((100 * o.largestPrompt) / o.budget)}%)`,
     `${o.overBudget} of ${o.modelCalls}`,
-    o.summariesPer10.toFixed(1),
+    o.summariesPer10 === null
+      ? `${o.summaries} in ${Math.max(0, o.modelCalls - 1)} steps`
+      : o.summariesPer10.toFixed(1),
     o.badPairing + o.taskMissing === 0 ? 'ok' : `${o.badPairing} unpaired, ${o.taskMissing} without task`,
   ];
 }
@@ -66,7 +68,10 @@ export const loopsSuite: BenchSuite = {
         outcomes.filter((o) => !o.finished).length,
         outcomes.filter((o) => o.overBudget > 0).length,
         `${Math.round((100 * worst.largestPrompt) / worst.budget)}% (${cellLabel(worst.cell)})`,
-        Math.max(...outcomes.map((o) => o.summariesPer10)).toFixed(1),
+        Math.max(
+          0,
+          ...outcomes.flatMap((o) => (o.summariesPer10 === null ? [] : [o.summariesPer10])),
+        ).toFixed(1),
       ]);
       const errors = [...new Set(outcomes.flatMap((o) => (o.error ? [o.error] : [])))];
       sections.push({
@@ -95,7 +100,7 @@ export const loopsSuite: BenchSuite = {
         'loops that threw',
         'loops with prompts over the window',
         'largest prompt / window',
-        'most summaries per 10 steps',
+        'most summaries per 10 steps (loops of 10 steps or more)',
       ],
       rows: overview,
       notes: [

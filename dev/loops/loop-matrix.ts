@@ -78,8 +78,8 @@ export interface LoopOutcome {
   taskMissing: number;
   /** Distinct summaries the model was shown (one per compaction that reached it). */
   summaries: number;
-  /** Summaries per 10 tool steps. */
-  summariesPer10: number;
+  /** Summaries per 10 tool steps; null when the loop stopped before 10 steps (too few to say). */
+  summariesPer10: number | null;
 }
 
 /** The output reserve a new user gets by default with only `limits: { capacity }`. */
@@ -114,7 +114,7 @@ export async function runLoopCell(cell: LoopCell, runner: LoopRunner): Promise<L
     error = `${(e as Error).name}: ${String((e as Error).message).split('\n')[0]}`;
   }
   const summaries = new Set(audits.flatMap((a) => a.summaries));
-  const toolSteps = Math.max(1, Math.min(LOOP_STEPS, audits.length - 1));
+  const toolSteps = Math.min(LOOP_STEPS, audits.length - 1);
   return {
     cell,
     budget,
@@ -126,7 +126,7 @@ export async function runLoopCell(cell: LoopCell, runner: LoopRunner): Promise<L
     badPairing: audits.filter((a) => !a.pairingValid).length,
     taskMissing: audits.filter((a) => !a.taskPresent).length,
     summaries: summaries.size,
-    summariesPer10: (summaries.size * 10) / toolSteps,
+    summariesPer10: toolSteps >= 10 ? (summaries.size * 10) / toolSteps : null,
   };
 }
 
