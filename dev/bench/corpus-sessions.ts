@@ -69,6 +69,32 @@ export function syntheticLongSessions(count: number): CorpusSession[] {
   });
 }
 
+/**
+ * Sessions of SYNTHETIC large reads (names start with `synthetic:reads-`): every result a file
+ * of 2,000–8,000 tokens, so two or three fill an 8k or 16k window (where agent loops with
+ * ordinary source files overflowed). About 40k to 120k tokens each: few turns, so they are
+ * cheap to replay.
+ */
+export const SYNTHETIC_READ_SESSIONS = { full: 20, quick: 2 };
+
+/** See {@link SYNTHETIC_READ_SESSIONS}. */
+export function syntheticLargeReadSessions(count: number): CorpusSession[] {
+  return Array.from({ length: count }, (_, k) => {
+    const tokens = Math.round(40_000 + (80_000 * k) / Math.max(1, count - 1));
+    const messages = syntheticAgentSession({
+      targetChars: tokens * 4,
+      seed: 5_000 + k,
+      readTokens: [2_000, 8_000],
+    });
+    return {
+      name: `synthetic:reads-${String(k + 1).padStart(2, '0')}-${Math.round(tokens / 1000)}k`,
+      messages,
+      needs: findEvidenceNeeds(messages),
+      synthetic: true,
+    };
+  });
+}
+
 /** FNV-1a of a name: a fixed, order-independent split key. */
 function fnv(text: string): number {
   let h = 0x811c9dc5;

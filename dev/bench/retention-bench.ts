@@ -4,7 +4,9 @@ import { compactorCandidates, peerPolicies } from '../replay/policies/index.js';
 import {
   loadCorpusSessions,
   splitSessions,
+  syntheticLargeReadSessions,
   syntheticLongSessions,
+  SYNTHETIC_READ_SESSIONS,
   SYNTHETIC_SESSIONS,
   type CorpusSession,
 } from './corpus-sessions.js';
@@ -30,8 +32,8 @@ import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 export * from './retention-runs.js';
 export type { CorpusSession } from './corpus-sessions.js';
 
-/** The sweep's windows (issue 16: every policy must fire somewhere). */
-export const SWEEP_WINDOWS = [32_000, 64_000, 128_000, 200_000];
+/** The sweep's windows (every policy must fire somewhere; 8k and 16k where a few large results fill the window). */
+export const SWEEP_WINDOWS = [8_000, 16_000, 32_000, 64_000, 128_000, 200_000];
 /** The window of the per-session dollar table and the tokens-per-turn chart. */
 export const MAIN_WINDOW = 128_000;
 
@@ -94,7 +96,15 @@ export const retentionSuite: BenchSuite = {
     }
     const loaded = loadCorpusSessions(ctx.corpusDir);
     const synthetic = ctx.synthetic ?? (ctx.quick ? SYNTHETIC_SESSIONS.quick : SYNTHETIC_SESSIONS.full);
-    const sessions = [...loaded.sessions, ...syntheticLongSessions(synthetic)];
+    const reads = Math.min(
+      synthetic,
+      ctx.quick ? SYNTHETIC_READ_SESSIONS.quick : SYNTHETIC_READ_SESSIONS.full,
+    );
+    const sessions = [
+      ...loaded.sessions,
+      ...syntheticLongSessions(synthetic),
+      ...syntheticLargeReadSessions(reads),
+    ];
     const names = sessions.map((s) => s.name);
     const { tuning, check } = splitSessions(sessions);
     const tuningNames = new Set(tuning.map((s) => s.name));

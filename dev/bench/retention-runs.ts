@@ -1,5 +1,4 @@
 import type { Estimator } from '../../src/estimate/estimator.js';
-import type { CompactOnceResult } from '../../src/stats/compact-once.js';
 import type { Limits } from '../../src/projection/budgets.js';
 import { cacheTotals, sessionDollars } from '../replay/cost.js';
 import { PRICES, PRIMARY_PRICE, type PriceRow } from '../replay/prices.js';
@@ -7,12 +6,15 @@ import { emptyTotals, replaySession, type ReplayResult, type ReplayTotals } from
 import type { RetentionPolicy } from '../replay/types.js';
 import type { CorpusSession } from './corpus-sessions.js';
 
-/** The output reserved from every window. */
-export const RESERVED_OUTPUT = 8_000;
+/** The output reserved from every window of 32k and more … */
+const RESERVED_OUTPUT = 8_000;
 
-/** Limits of one window in the pilot (no separate prompt prefix: system prompts are in the histories). */
+/**
+ * Limits of one window in the pilot (no separate prompt prefix: system prompts are in the
+ * histories). Small windows reserve a quarter of the window for output, so 8k still has a prompt budget.
+ */
 export function windowLimits(window: number): Limits {
-  return { capacity: window, reservedOutput: RESERVED_OUTPUT };
+  return { capacity: window, reservedOutput: Math.min(RESERVED_OUTPUT, Math.floor(window / 4)) };
 }
 
 /** One session under one policy: its replay, or the error that stopped it. */
@@ -72,18 +74,16 @@ export async function runWindow(
   log?: (line: string) => void,
 ): Promise<PolicyRun[]> {
   const runs: PolicyRun[] = [];
-  const compactions = sessions.map(() => new Map<string, CompactOnceResult>());
   for (const policy of policies) {
     const started = performance.now();
     const perSession: SessionRun[] = [];
-    for (const [i, s] of sessions.entries()) {
+    for (const s of sessions) {
       try {
         const result = await replaySession(s.messages, {
           policy,
           limits: windowLimits(window),
           estimator,
           needs: s.needs,
-          compactions: compactions[i],
         });
         perSession.push({ ok: true, result, dollars: dollarsOf(result) });
       } catch (e) {
@@ -126,6 +126,11 @@ export function subsetRuns(
 /** Recall of needed evidence: verbatim plus compacted results the summary still carries (1 when nothing was needed). */
 export function recallOf(t: ReplayTotals): number {
   return t.needed === 0 ? 1 : (t.present + t.summaryRecalled) / t.needed;
+}
+
+/** Summary calls per 10 turns (agent steps): what compaction costs in calls, comparable across windows. */
+export function summaryCallsPer10(t: ReplayTotals): number {
+  return t.turns === 0 ? 0 : (10 * t.summaryCalls) / t.turns;
 }
 
 /** Recall counting only results present verbatim. */

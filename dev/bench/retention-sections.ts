@@ -13,7 +13,8 @@ import {
   isAdmissible,
   okSessions,
   recallOf,
-  RESERVED_OUTPUT,
+  summaryCallsPer10,
+  windowLimits,
   totalTokensOf,
   verbatimRecallOf,
   type PolicyRun,
@@ -56,7 +57,7 @@ export function corpusSection(
       tuning.has(s.name) ? 'tuning' : 'check',
     ]),
     notes: [
-      `Corpus: ${corpusDir} (set with --corpus DIR or COMPACTOR_CORPUS). ${sessions.filter((s) => !s.synthetic).length} real sessions and ${sessions.filter((s) => s.synthetic).length} synthetic long sessions (dev/bench/synthetic-agent-session.ts), split by a hash of the session name, real and synthetic separately.`,
+      `Corpus: ${corpusDir} (set with --corpus DIR or COMPACTOR_CORPUS). ${sessions.filter((s) => !s.synthetic).length} real sessions and ${sessions.filter((s) => s.synthetic).length} synthetic sessions (dev/bench/synthetic-agent-session.ts: long ones, and ones whose every result is a 2,000–8,000-token file read), split by a hash of the session name, real and synthetic separately.`,
       ...failures.map((f) => `Could not import ${f.file}: ${f.error}`),
     ],
   };
@@ -98,6 +99,7 @@ export function windowTable(
       ...PRICES.map((p) => `$ ${p.provider}`),
       '$/session (anthropic)',
       'summary calls',
+      'summary calls / 10 turns',
       'fired on',
       'frontier',
     ],
@@ -115,12 +117,13 @@ export function windowTable(
         ...r.dollars.map(usd),
         `$${(costOf(r) / n).toFixed(3)}`,
         r.totals.summaryCalls,
+        summaryCallsPer10(r.totals).toFixed(2),
         `${firedSessions(r)}/${okSessions(r)}`,
         frontierLabel(r, runs, plans),
       ];
     }),
     notes: [
-      `Window ${window.toLocaleString('en-US')}, output reserve ${RESERVED_OUTPUT.toLocaleString('en-US')}. recall = verbatim + summary-carried; summary recall = compacted needed results whose fact the offline summarizer's summary kept / compacted needed results (no real model offline). frontier = admissible (ran everywhere, 0 invalid, 0 task lost) and not dominated on recall vs ${PRIMARY_PRICE.provider} dollars; "(within noise)" after a dominating policy means its lead on both recall and cost lies inside the 95 % intervals of the "How sure" comparison (sessions resampled), so the domination may not be real.`,
+      `Window ${window.toLocaleString('en-US')}, output reserve ${(windowLimits(window).reservedOutput ?? 0).toLocaleString('en-US')}. Compactor settings replay through the session API (a createCompactorSession turn per step, offline summarizer); the other policies build each request with their own rule and compact with the same session's compaction pass. recall = verbatim + summary-carried; summary recall = compacted needed results whose fact the offline summarizer's summary kept / compacted needed results (no real model offline). frontier = admissible (ran everywhere, 0 invalid, 0 task lost) and not dominated on recall vs ${PRIMARY_PRICE.provider} dollars; "(within noise)" after a dominating policy means its lead on both recall and cost lies inside the 95 % intervals of the "How sure" comparison (sessions resampled), so the domination may not be real.`,
     ],
     charts: [
       {
@@ -296,7 +299,7 @@ export function headlineTable(
     ...['compactor', 'compactor-vtcode'].flatMap((n) => compactor.filter((r) => r.policy.name === n)),
   ];
   return {
-    title: `Headline: ${half} half, every window (${sessions} sessions; recall, tokens, ${PRIMARY_PRICE.provider} dollars; * = on the admissible frontier)`,
+    title: `Headline: ${half} half, every window (${sessions} sessions; recall, tokens, ${PRIMARY_PRICE.provider} dollars, summary calls per 10 turns; * = on the admissible frontier)`,
     headers: ['policy', ...windows.map(k)],
     rows: shown.map((r0) => [
       r0.policy.name,
@@ -306,7 +309,7 @@ export function headlineTable(
         if (!r) return '—';
         const star = isAdmissible(r) && dominators(r, runs, true).length === 0 ? ' *' : '';
         const admissible = isAdmissible(r) ? '' : ' (inadmissible)';
-        return `${pct(recallOf(r.totals))}, ${(totalTokensOf(r.totals) / 1e6).toFixed(2)}M, ${usd(costOf(r))}${star}${admissible}`;
+        return `${pct(recallOf(r.totals))}, ${(totalTokensOf(r.totals) / 1e6).toFixed(2)}M, ${usd(costOf(r))}, ${summaryCallsPer10(r.totals).toFixed(2)}/10${star}${admissible}`;
       }),
     ]),
     notes: [

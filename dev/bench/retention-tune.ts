@@ -25,27 +25,19 @@ import { renderTable } from './table.js';
  * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
  * replays one half of the retention corpus at one window under "no clearing" and the given
  * Compactor settings only, for choosing defaults without the whole pilot (the split is the
- * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas, plus
- * `referenceBudget=N` (the wait's cap unscaled up to N); `compactionWaitByCost=true` drops the wait
- * where the expected cost says it cannot pay. `--per-session` lists the
+ * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas (each runs
+ * through the session API); `compactionWaitByCost=true` drops the wait where the expected
+ * cost says it cannot pay. `--per-session` lists the
  * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent.
  */
-function parseVariant(text: string): {
-  policy: Partial<ClearingPolicy>;
-  referenceBudget?: number;
-} {
+function parseVariant(text: string): Partial<ClearingPolicy> {
   const raw: Record<string, unknown> = {};
   for (const pair of text.split(',').filter(Boolean)) {
     const [key, value] = pair.split('=');
     raw[key] =
       value === 'true' ? true : value === 'false' ? false : /^[\d.]+$/.test(value) ? Number(value) : value;
   }
-  // A setting the policy options do not carry: the wait's reference budget.
-  const { referenceBudget, ...rest } = raw;
-  return {
-    policy: ClearingPolicyOptionsSchema.parse(rest) as Partial<ClearingPolicy>,
-    ...(referenceBudget === undefined ? {} : { referenceBudget: Number(referenceBudget) }),
-  };
+  return ClearingPolicyOptionsSchema.parse(raw) as Partial<ClearingPolicy>;
 }
 
 async function main(): Promise<void> {
@@ -67,10 +59,7 @@ async function main(): Promise<void> {
   const half = values.half === 'check' ? halves.check : halves.tuning;
   const policies = [
     noClearingPolicy,
-    ...values.variant.map((v) => {
-      const p = parseVariant(v);
-      return compactorVariant(v || 'defaults', p.policy, v, p.referenceBudget);
-    }),
+    ...values.variant.map((v) => compactorVariant(v || 'defaults', parseVariant(v), v)),
   ];
   const window = Number(values.window);
   const started = Date.now();

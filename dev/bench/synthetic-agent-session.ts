@@ -25,10 +25,15 @@ export interface SyntheticAgentOptions {
   /** Stop once the session holds about this many characters (≈ 4 per token). */
   targetChars: number;
   seed: number;
+  /**
+   * Make every result a file read of about this many tokens, [min, max] (2,000–8,000 is an
+   * ordinary source file): sessions where a few results fill a small window.
+   */
+  readTokens?: readonly [number, number];
 }
 
 /** A deterministic synthetic agent session (see the module comment). */
-export function syntheticAgentSession({ targetChars, seed }: SyntheticAgentOptions): Message[] {
+export function syntheticAgentSession({ targetChars, seed, readTokens }: SyntheticAgentOptions): Message[] {
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const ident = () =>
@@ -61,7 +66,7 @@ export function syntheticAgentSession({ targetChars, seed }: SyntheticAgentOptio
         calls.push({ ...old, id: `call_${++callId}` });
         continue;
       }
-      const name = pick(['read_file', 'read_file', 'grep', 'run_tests']);
+      const name = readTokens ? 'read_file' : pick(['read_file', 'read_file', 'grep', 'run_tests']);
       const args =
         name === 'grep'
           ? { pattern: ident(), path: `src/${pick(DIRS)}` }
@@ -70,7 +75,11 @@ export function syntheticAgentSession({ targetChars, seed }: SyntheticAgentOptio
     }
     push(msg.assistant(reference(results, rand), calls));
     for (const c of calls) {
-      const idents = Array.from({ length: 4 + Math.floor(rand() * 40) }, ident);
+      // A read of one identifier is four lines, about 50 tokens.
+      const count = readTokens
+        ? Math.round((readTokens[0] + rand() * (readTokens[1] - readTokens[0])) / 50)
+        : 4 + Math.floor(rand() * 40);
+      const idents = Array.from({ length: count }, ident);
       push(msg.tool(c.id, resultText(c.name, idents, rand), c.name));
       fresh.push({ call: c, idents });
     }

@@ -1,16 +1,13 @@
 import type { Estimator } from '../../src/estimate/estimator.js';
 import { textOf, type Message } from '../../src/messages/message.js';
 import { resolveBudgets, type Budgets, type Limits } from '../../src/projection/budgets.js';
-import { isRequestHistoryValid, normalizeHistory } from '../../src/projection/normalize.js';
+import { isRequestHistoryValid } from '../../src/projection/normalize.js';
 import type { SummaryClient } from '../../src/providers/types.js';
-import { createOfflineSummarizer } from '../../src/summary/offline/offline-summarizer.js';
-import { cacheAwareThreshold, sharedPrefixLength } from '../../src/projection/cache-aware.js';
-import { compactOnce, type CompactOnceResult } from '../../src/stats/compact-once.js';
 import { sharedPrefixTokens } from './cost.js';
 import { findEvidenceNeeds, type EvidenceNeeds } from './evidence.js';
 import { scoreNeeds } from './score.js';
-import { createWaitByCost } from './wait-by-cost.js';
-import type { PolicyContext, RetentionPolicy } from './types.js';
+import { baselineDriver, productDriver } from './drivers.js';
+import type { RetentionPolicy } from './types.js';
 
 /** Options of {@link replaySession}. */
 export interface ReplayOptions {
@@ -21,12 +18,6 @@ export interface ReplayOptions {
   summarizer?: SummaryClient;
   /** Precomputed {@link findEvidenceNeeds} of the session (computed when absent). */
   needs?: EvidenceNeeds;
-  /**
-   * Compaction passes shared by the replays of one session at one window (the bench replays
-   * it under every policy). The live history at a turn depends only on where it was
-   * compacted before, so each distinct pass runs once. Used with the offline summarizer only.
-   */
-  compactions?: Map<string, CompactOnceResult>;
   /** Called with every projected request (tests inspect what was sent). */
   onRequest?: (turn: number, request: readonly Message[]) => void;
 }
@@ -43,7 +34,7 @@ export interface TurnRecord {
   summaryCalls: number;
   /** Estimated input tokens of those summary calls. */
   summaryInputTokens: number;
-  /** Compaction was needed but could not bring the request under the threshold (or failed). */
+  /** Compaction ran but could not bring the request under the threshold (or failed). */
   overThreshold: boolean;
   /** Request is protocol-valid (every call answered right after its batch, nothing orphaned). */
   valid: boolean;
@@ -54,7 +45,7 @@ export interface TurnRecord {
   rereadTokens: number;
   /** The session's first user message (the task) is in the request verbatim (true when there is none yet). */
   taskKept: boolean;
-  /** The policy changed the request at this turn (before any compaction). */
+  /** The policy cleared or pruned something in the request at this turn (compaction aside). */
   acted: boolean;
   /** Tokens of the longest message prefix this request shares with the previous one (the cache hit). */
   prefixTokens: number;
@@ -153,13 +144,12 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
 }
 
 /**
- * Replays a recorded session turn by turn through request assembly (H1): the live history
- * receives every recorded message before the turn, is normalized (N1–N5, as every agent
- * repairs pairing before sending), and the policy builds the request. When the request's
- * pressure (tokens + prompt prefix) reaches the compaction threshold (H5), the FULL live
- * history is compacted with the summary pipeline (L1–L3 prepare, the summary client, L7
- * rebuild) and the request is rebuilt from the new history (H3); an unhelpful or failed
- * pass keeps the history. Each request is validated and scored against the evidence needs.
+ * Replays a recorded session turn by turn (H1): before every recorded assistant message the
+ * messages recorded since the last one reach the policy's driver, which returns the request
+ * sent. Compactor settings run the product itself (a `createCompactorSession` turn per
+ * step); the baselines build their request with their own rule and compact with the
+ * product's compaction pass (see `drivers.ts`). Each request is validated and scored
+ * against the evidence needs.
  */
 export async function replaySession(
   session: readonly Message[],
@@ -167,94 +157,52 @@ export async function replaySession(
 ): Promise<ReplayResult> {
   const est = options.estimator;
   const budgets = resolveBudgets(options.limits);
-  const ctx: PolicyContext = { estimator: est, limits: options.limits, budgets };
   const needs = options.needs ?? findEvidenceNeeds(session);
-  const summarizer = options.summarizer ?? createOfflineSummarizer({ estimator: est });
-  const prefix = Math.max(0, options.limits.prefixTokens ?? 0);
-  const threshold = budgets.compactionThreshold;
+  const driverOptions = { limits: options.limits, estimator: est, summarizer: options.summarizer };
+  const driver = options.policy.clearing
+    ? productDriver(options.policy.clearing, driverOptions)
+    : baselineDriver(options.policy, driverOptions);
 
   const taskIndex = session.findIndex((m) => m.role === 'user');
   const taskText = taskIndex < 0 ? undefined : textOf(session[taskIndex].content);
-  let live: Message[] = [];
   let next = 0;
   const turns: TurnRecord[] = [];
-  const promptBudget =
-    budgets.capacity === null ? null : Math.max(budgets.capacity - (options.limits.reservedOutput ?? 0), 0);
   let previous: readonly Message[] | null = null;
-  const byCost = options.policy.compactionWaitByCost ? createWaitByCost(budgets) : undefined;
-  // Where this replay's history was compacted so far: the key of the shared compaction memo.
-  let chain = '';
-  const memo = options.summarizer ? undefined : options.compactions;
-  for (const t of turnIndices(session)) {
-    while (next < t) live.push(session[next++]);
-    const historyTokens = est.history(live);
-    const normalized = normalizeHistory(live);
-    let request = await options.policy.project(normalized, ctx);
-    let tokens = est.history(request);
-    const acted = request.length !== normalized.length || tokens !== est.history(normalized);
-    let summaryCalls = 0;
-    let summaryInputTokens = 0;
-    let summaryOutputTokens = 0;
-    let overThreshold = false;
-    const intact = previous !== null && sharedPrefixLength(previous, request) === previous.length;
-    byCost?.request(intact, tokens + prefix);
-    const waited = options.policy.compactionWaitsForCacheBreak
-      ? cacheAwareThreshold(threshold, promptBudget, intact, options.policy.compactionWait)
-      : threshold;
-    const turnThreshold = byCost ? byCost.threshold(threshold, waited) : waited;
-    if (turnThreshold !== null && tokens + prefix >= turnThreshold) {
-      const compacted = await compact(live);
-      if (compacted) {
-        live = compacted;
-        request = await options.policy.project(normalizeHistory(live), ctx);
-        tokens = est.history(request);
-        byCost?.passed(tokens + prefix);
-      }
-      overThreshold = tokens + prefix >= turnThreshold;
-    }
-    options.onRequest?.(t, request);
+  try {
+    for (const t of turnIndices(session)) {
+      // The agent's message of the previous step joins the history with this step's messages.
+      const step = await driver.turn(session.slice(next, t));
+      next = t;
+      const request = step.request;
+      options.onRequest?.(t, request);
 
-    const need = needs.get(t) ?? [];
-    const score = scoreNeeds(need, session, request, est);
-    const prefixTokens = sharedPrefixTokens(previous, request, est);
-    // A snapshot: a policy may return the live history itself, which grows before the next
-    // turn, and the cache only holds what was actually sent.
-    previous = request.slice();
-    turns.push({
-      turn: t,
-      historyTokens,
-      projectedTokens: tokens,
-      summaryCalls,
-      summaryInputTokens,
-      overThreshold,
-      valid: isRequestHistoryValid(request),
-      needed: need.length,
-      ...score,
-      acted,
-      prefixTokens,
-      outputTokens: est.message(session[t]),
-      summaryOutputTokens,
-      taskKept:
-        taskIndex < 0 ||
-        taskIndex > t ||
-        request.some((m) => m.role === 'user' && textOf(m.content) === taskText),
-    });
-
-    // One local compaction pass; null when it failed or did not shrink the history.
-    async function compact(history: Message[]): Promise<Message[] | null> {
-      const key = `${chain}@${t}`;
-      let r = memo?.get(key);
-      if (r === undefined) {
-        r = await compactOnce(history, { estimator: est, limits: options.limits, budgets, summarizer });
-        memo?.set(key, r);
-      }
-      if (r.called) summaryCalls++;
-      summaryInputTokens += r.inputTokens;
-      summaryOutputTokens += r.outputTokens;
-      if (r.history === null) return null;
-      chain = key;
-      return r.history.slice(); // the live history grows in place; the memo's copy must not
+      const need = needs.get(t) ?? [];
+      const score = scoreNeeds(need, session, request, est);
+      const prefixTokens = sharedPrefixTokens(previous, request, est);
+      // A snapshot: the cache only holds what was actually sent.
+      previous = request.slice();
+      turns.push({
+        turn: t,
+        historyTokens: step.historyTokens,
+        projectedTokens: est.history(request),
+        summaryCalls: step.summary.calls,
+        summaryInputTokens: step.summary.inputTokens,
+        overThreshold: step.overThreshold,
+        valid: isRequestHistoryValid(request),
+        needed: need.length,
+        ...score,
+        acted: step.acted,
+        prefixTokens,
+        outputTokens: est.message(session[t]),
+        summaryOutputTokens: step.summary.outputTokens,
+        taskKept:
+          taskIndex < 0 ||
+          taskIndex > t ||
+          request.some((m) => m.role === 'user' && textOf(m.content) === taskText),
+      });
     }
+  } finally {
+    driver.close();
   }
   return { policy: options.policy.name, budgets, turns, totals: totalsOf(turns) };
 }

@@ -1,7 +1,7 @@
 import type { Estimator } from '../../src/estimate/estimator.js';
 import type { Message } from '../../src/messages/message.js';
 import type { Budgets, Limits } from '../../src/projection/budgets.js';
-import type { CompactionWait } from '../../src/projection/cache-aware.js';
+import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
 
 /** What a retention policy knows when it builds one request (the window it runs in). */
 export interface PolicyContext {
@@ -25,10 +25,9 @@ export interface RetentionPolicy {
   readonly description: string;
   readonly source: PolicySource;
   project(history: readonly Message[], ctx: PolicyContext): Promise<readonly Message[]>;
-  /** Compaction waits for a turn whose prefix changes anyway (cache-aware, Compactor option). */
-  readonly compactionWaitsForCacheBreak?: boolean;
-  /** How far it waits (default: the library's). */
-  readonly compactionWait?: CompactionWait;
-  /** No wait where the expected-cost model says it cannot pay (`src/projection/wait-by-cost.ts`). */
-  readonly compactionWaitByCost?: boolean;
+  /**
+   * A Compactor setting: the clearing policy a `createCompactorSession` gets. The replay then
+   * runs the product itself and `project` only serves tests of the projection.
+   */
+  readonly clearing?: Partial<ClearingPolicy>;
 }

@@ -50,7 +50,7 @@ export async function writeSessionChart(
 ): Promise<void> {
   // The chart code loads only when a chart is asked for (`run` imports this file for its flag).
   const [{ sessionTimeline }, { sessionChart }] = await Promise.all([
-    import('../stats/timeline.js'),
+    import('./session-timeline.js'),
     import('../charts/session-chart.js'),
   ]);
   const timeline = await sessionTimeline(session.messages, opts);

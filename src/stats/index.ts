@@ -6,10 +6,4 @@ export {
   type LargestResult,
   type StatsOptions,
 } from './session-stats.js';
-export {
-  sessionTimeline,
-  type SessionTimeline,
-  type TimelineTurn,
-  type TimelineOptions,
-} from './timeline.js';
-export { compactOnce, type CompactOnceResult, type CompactOnceOptions } from './compact-once.js';
+export type { SessionTimeline, TimelineTurn } from './timeline.js';

@@ -1,5 +1,5 @@
 import { projectRequest } from '../../../src/projection/project-request.js';
-import { completeClearingPolicy, type ClearingPolicy } from '../../../src/projection/clearing-policy.js';
+import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js';
 import type { RetentionPolicy } from '../types.js';
 
 /** Every policy's baseline: the history as it is (after pairing repair), nothing cleared. */
@@ -10,26 +10,20 @@ export const noClearingPolicy: RetentionPolicy = {
   project: (history) => Promise.resolve(history),
 };
 
-/** A named Compactor setting: the library's projection with `policy` over its preset (default `compactor`). */
+/**
+ * A named Compactor setting: `policy` over its preset (default `compactor`), replayed through
+ * a `createCompactorSession` with that policy; `project` is the library's projection alone.
+ */
 export function compactorVariant(
   name: string,
   policy: Partial<ClearingPolicy>,
   description: string,
-  referenceBudget?: number,
 ): RetentionPolicy {
-  const complete = completeClearingPolicy(policy);
   return {
     name,
     description,
     source: 'compactor',
-    // The replay runs compaction itself, so it reads the complete policy's choice (the preset's default included).
-    compactionWaitsForCacheBreak: complete.compactionWaitsForCacheBreak,
-    compactionWaitByCost: complete.compactionWaitByCost,
-    compactionWait: {
-      ratio: complete.compactionWaitRatio,
-      maxTokens: complete.compactionWaitMaxTokens,
-      ...(referenceBudget === undefined ? {} : { referenceBudget }),
-    },
+    clearing: policy,
     project(history, ctx) {
       return Promise.resolve(
         projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,

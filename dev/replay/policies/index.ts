@@ -59,8 +59,8 @@ export function peerPolicies(): RetentionPolicy[] {
  * it): the vtcode preset plain and with last round's best cache-aware options, the defaults
  * (compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens, fewer in windows
  * over 32k), earlier defaults (last session's: the same wait dropped where the expected cost says
- * it cannot pay; a flat 12,000-token cap; waiting halfway, uncapped) and the defaults with
- * clearing on in large steps.
+ * it cannot pay; waiting halfway, uncapped) and the defaults with clearing on in large steps.
+ * Each runs through the session API, so only settings a session can take are candidates.
  */
 export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
@@ -80,12 +80,6 @@ export function compactorCandidates(): RetentionPolicy[] {
       'defaults',
       'but no wait where the expected cost says it cannot pay (the defaults last session)',
     ]),
-    compactorVariant(
-      'compactor-wait-flat-12k',
-      { compactionWaitMaxTokens: 12_000, compactionWaitByCost: false },
-      'Compactor, defaults, but compaction waits at most 12,000 tokens past the threshold whatever the window, and whether or not the expected cost says it pays (an earlier default).',
-      Number.POSITIVE_INFINITY,
-    ),
     variant(
       'compactor-wait-half',
       {

@@ -28,7 +28,7 @@ function table(report: string, titleStart: string): string {
 }
 
 describe('bench report (issue 16 "done when")', () => {
-  it('§14: --report on a corpus from COMPACTOR_CORPUS writes the 4-window sweep with firing counts, the cost columns, the tuning/check split, how sure each difference from the defaults is, and the speed ratio', async () => {
+  it('§14: --report on a corpus from COMPACTOR_CORPUS writes the 6-window sweep (8k to 200k) with firing counts, the cost columns, summary calls per 10 turns, the tuning/check split, how sure each difference from the defaults is, and the speed ratio', async () => {
     const corpus = mkdtempSync(join(tmpdir(), 'bench-corpus-'));
     const out = mkdtempSync(join(tmpdir(), 'bench-out-'));
     try {
@@ -54,25 +54,38 @@ describe('bench report (issue 16 "done when")', () => {
       const report = readFileSync(join(out, 'r', 'report.md'), 'utf8');
       const speed = readFileSync(join(out, 's', 'report.md'), 'utf8');
 
-      expect(SWEEP_WINDOWS).toEqual([32_000, 64_000, 128_000, 200_000]);
+      expect(SWEEP_WINDOWS).toEqual([8_000, 16_000, 32_000, 64_000, 128_000, 200_000]);
       const firing = table(report, 'How often each policy fired');
-      expect(firing).toContain('| policy | 32k | 64k | 128k | 200k | best share | ≥ 1/3 somewhere |');
+      expect(firing).toContain(
+        '| policy | 8k | 16k | 32k | 64k | 128k | 200k | best share | ≥ 1/3 somewhere |',
+      );
       const n = table(report, 'Corpus and the fixed tuning/check split')
         .split('\n')
         .filter((l) => /\| (tuning|check) \|$/.test(l)).length;
       for (const p of ['anthropic-clear', 'langchain-clear', 'opencode-prune', 'gemini-mask', 'ai-sdk-prune'])
-        expect(firing).toMatch(new RegExp(`\\| ${p} (\\| \\d+/${n} ){4}\\| [\\d.]+% \\| (yes|NO) \\|`));
+        expect(firing).toMatch(new RegExp(`\\| ${p} (\\| \\d+/${n} ){6}\\| [\\d.]+% \\| (yes|NO) \\|`));
       // The one-third goal is the peers'; the defaults keep tool results until compaction by design.
       for (const p of ['no-clearing', 'compactor'])
-        expect(firing).toMatch(new RegExp(`\\| ${p} (\\| \\d+/${n} ){4}\\| [\\d.]+% \\| — \\|`));
+        expect(firing).toMatch(new RegExp(`\\| ${p} (\\| \\d+/${n} ){6}\\| [\\d.]+% \\| — \\|`));
       expect(report).toMatch(
         /Every peer policy .*acts on at least a third of the sessions at some window: (yes|NO)/,
       );
-      expect(table(report, 'Headline: check half')).toContain('| policy | 32k | 64k | 128k | 200k |');
-      for (const w of ['32k', '64k', '128k', '200k'])
+      const headline = table(report, 'Headline: check half');
+      expect(headline).toContain('| policy | 8k | 16k | 32k | 64k | 128k | 200k |');
+      // Each cell ends with the summary calls per 10 turns.
+      expect(headline).toMatch(/\| compactor \|( [\d.]+%, [\d.]+M, \$[\d.]+, [\d.]+\/10( \*)?[^|]* \|){6}/);
+      for (const w of ['8k', '16k', '32k', '64k', '128k', '200k'])
         for (const half of ['check', 'tuning']) {
           const t = table(report, `Retention and cost, ${half} half, window ${w} `);
-          for (const col of ['cache read', 'cache write', '$ anthropic', '$ openai', '$ gemini', 'fired on'])
+          for (const col of [
+            'cache read',
+            'cache write',
+            '$ anthropic',
+            '$ openai',
+            '$ gemini',
+            'summary calls / 10 turns',
+            'fired on',
+          ])
             expect(t.split('\n')[2]).toContain(`| ${col} |`);
           // Issue 16: how sure each difference from the defaults is, in plain words.
           const sure = table(

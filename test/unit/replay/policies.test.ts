@@ -108,8 +108,8 @@ describe('re-implemented peer policies (retention pilot)', () => {
     const tight = contextFor({ capacity: 128_000, reservedOutput: 8_000 });
     expect(await compactorPolicy().project(big, tight)).toEqual(big);
     expect(unchanged(big, await compactorVtcodePolicy().project(big, tight))).toBeLessThan(big.length);
-    expect(compactorPolicy().compactionWaitsForCacheBreak).toBe(true);
-    expect(compactorVtcodePolicy().compactionWaitsForCacheBreak).toBe(false);
+    expect(compactorPolicy().clearing).toEqual({});
+    expect(compactorVtcodePolicy().clearing).toEqual({ preset: 'vtcode' });
   });
   it("pilot: the candidates hold the defaults (the scaled cap everywhere) once, and last session's defaults (the wait by expected cost) as compactor-wait-by-cost (issue 16)", () => {
     const byName = new Map(compactorCandidates().map((p) => [p.name, p]));
@@ -118,14 +118,12 @@ describe('re-implemented peer policies (retention pilot)', () => {
       'vtcode-evidence-0.9-batch-5k-wait',
       'compactor',
       'compactor-wait-by-cost',
-      'compactor-wait-flat-12k',
       'compactor-wait-half',
       'compactor-clearing-evidence-0.9-batch-20k',
     ]);
-    const { project: _a, description: _b, name: _c, ...defaults } = byName.get('compactor')!;
-    const { project: _d, description: _e, name: _f, ...byCost } = byName.get('compactor-wait-by-cost')!;
-    expect(defaults.compactionWaitByCost).toBe(false);
-    expect(byCost).toEqual({ ...defaults, compactionWaitByCost: true });
+    // Each is a policy handed to a session: the defaults add nothing, the other sets the gate.
+    expect(byName.get('compactor')!.clearing).toEqual({});
+    expect(byName.get('compactor-wait-by-cost')!.clearing).toEqual({ compactionWaitByCost: true });
   });
   it('B4 pilot: the existing policies keep their names and order; the evidence variants and the defaults come last', () => {
     expect(allPolicies().map((p) => [p.name, p.source])).toEqual([

@@ -7,7 +7,7 @@ import {
   noClearingPolicy,
 } from '../../../dev/replay/policies/index.js';
 import { replaySession, turnIndices } from '../../../dev/replay/replay.js';
-import type { CompactOnceResult } from '../../../src/stats/compact-once.js';
+import { createCompactorSession } from '../../../src/session/index.js';
 import { fastEstimator, readSession } from './helpers.js';
 
 /** A session whose final answer uses an identifier from every result (so every result is needed there). */
@@ -86,18 +86,31 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     const threshold = r.budgets.compactionThreshold ?? 0;
     expect(r.turns.filter((t) => t.summaryCalls > 0).every((t) => t.projectedTokens < threshold)).toBe(true);
   });
-  it('H3: compaction passes shared through the memo give every policy the same replay as computing them itself', async () => {
+  it('H3: a Compactor setting replays through the session API: every request is the one createCompactorSession sends for the same steps', async () => {
     const s = readSession(60);
     const est = fastEstimator();
     const limits = { capacity: 16_000, reservedOutput: 2_000 };
-    const memo = new Map<string, CompactOnceResult>();
-    for (const policy of [noClearingPolicy, compactorPolicy(), noClearingPolicy]) {
-      const own = await replaySession(s, { policy, limits, estimator: est });
-      const shared = await replaySession(s, { policy, limits, estimator: est, compactions: memo });
-      expect(own.totals.summaryCalls).toBeGreaterThan(0);
-      expect(JSON.stringify(shared.turns)).toBe(JSON.stringify(own.turns));
+    const replayed: Array<readonly Message[]> = [];
+    const r = await replaySession(s, {
+      policy: compactorPolicy(),
+      limits,
+      estimator: est,
+      onRequest: (_, req) => replayed.push(req),
+    });
+    expect(r.totals.summaryCalls).toBeGreaterThan(0);
+
+    const session = createCompactorSession({ limits, estimator: est });
+    const sent: Array<readonly Message[]> = [];
+    let calls = 0;
+    let next = 0;
+    for (const t of turnIndices(s)) {
+      const turn = await session.runTurn({ pending: s.slice(next, t) });
+      next = t;
+      sent.push(turn.request ?? []);
+      calls += turn.summaryCalls;
     }
-    // Both policies compacted; the memo holds each distinct pass once.
-    expect(memo.size).toBeGreaterThan(1);
+    session.close();
+    expect(replayed).toEqual(sent);
+    expect(r.totals.summaryCalls).toBe(calls);
   });
 });

@@ -1,0 +1,160 @@
+import type { Estimator } from '../../src/estimate/estimator.js';
+import type { Message } from '../../src/messages/message.js';
+import { resolveBudgets, type Limits } from '../../src/projection/budgets.js';
+import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
+import { normalizeHistory } from '../../src/projection/normalize.js';
+import type { SummaryClient, SummaryRequest } from '../../src/providers/types.js';
+import { createCompactorSession, type CompactorSession } from '../../src/session/index.js';
+import type { SessionLimits } from '../../src/session/options.js';
+import { createOfflineSummarizer } from '../../src/summary/offline/offline-summarizer.js';
+import type { RetentionPolicy } from './types.js';
+
+/** Summary calls of one step and their estimated input and output tokens. */
+export interface SummaryCount {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What one replayed step sent. */
+export interface ReplayStep {
+  request: readonly Message[];
+  /** Tokens of the live history before anything was cleared or compacted at this step. */
+  historyTokens: number;
+  /** Clearing or the policy's own rule changed the request. */
+  acted: boolean;
+  /** Compaction ran and the request still reached the compaction threshold. */
+  overThreshold: boolean;
+  summary: SummaryCount;
+}
+
+/** Feeds a recorded session to one policy, step by step. */
+export interface ReplayDriver {
+  /** The messages recorded since the last step in, the request of this step out. */
+  turn(newMessages: readonly Message[]): Promise<ReplayStep>;
+  close(): void;
+}
+
+/** Options shared by the drivers. */
+export interface DriverOptions {
+  limits: Limits;
+  estimator: Estimator;
+  /** Summary client (default: the offline summarizer). */
+  summarizer?: SummaryClient;
+}
+
+/**
+ * Wraps a summary client so every call is counted with the replay's estimator (the summary
+ * calls cost money in the bench's price model, so their sizes are needed, not only their count).
+ */
+function countingSummarizer(inner: SummaryClient, est: Estimator) {
+  let count: SummaryCount = { calls: 0, inputTokens: 0, outputTokens: 0 };
+  const client: SummaryClient = {
+    provider: inner.provider,
+    model: inner.model,
+    async summarize(request: SummaryRequest, signal?: AbortSignal) {
+      count.calls++;
+      count.inputTokens += est.history(request.messages) + est.text(request.instructions);
+      const response = await inner.summarize(request, signal);
+      count.outputTokens += est.text(response.text);
+      return response;
+    },
+  };
+  return {
+    client,
+    /** The calls since the last take. */
+    take(): SummaryCount {
+      const taken = count;
+      count = { calls: 0, inputTokens: 0, outputTokens: 0 };
+      return taken;
+    },
+  };
+}
+
+function sessionLimitsOf(limits: Limits): SessionLimits {
+  const out: SessionLimits = {};
+  if (limits.capacity !== undefined) out.capacity = limits.capacity;
+  if (limits.reservedOutput !== undefined) out.reservedOutput = limits.reservedOutput;
+  if (limits.prefixTokens !== undefined) out.prefixTokens = limits.prefixTokens;
+  if (limits.trigger !== undefined) out.trigger = limits.trigger;
+  if (limits.threshold !== undefined) out.threshold = limits.threshold;
+  return out;
+}
+
+function openSession(
+  options: DriverOptions,
+  policy: Partial<ClearingPolicy> | undefined,
+): { session: CompactorSession; take: () => SummaryCount } {
+  const est = options.estimator;
+  const counting = countingSummarizer(options.summarizer ?? createOfflineSummarizer({ estimator: est }), est);
+  const session = createCompactorSession({
+    limits: sessionLimitsOf(options.limits),
+    ...(policy ? { policy } : {}),
+    estimator: est,
+    summarizer: counting.client,
+  });
+  return { session, take: counting.take };
+}
+
+/**
+ * A Compactor setting replayed through the product: one `createCompactorSession` turn per
+ * step with the new messages as `pending`, and the turn's request as what was sent, so the
+ * replay measures what an agent using the library would send (clearing, compaction and its
+ * re-injection, summary validation, the loop guard and the cache-aware wait included).
+ */
+export function productDriver(policy: Partial<ClearingPolicy>, options: DriverOptions): ReplayDriver {
+  const est = options.estimator;
+  const { session, take } = openSession(options, policy);
+  const prefix = Math.max(0, options.limits.prefixTokens ?? 0);
+  return {
+    async turn(newMessages) {
+      const historyTokens = est.history(session.history) + est.history(newMessages);
+      const r = await session.runTurn({ pending: newMessages });
+      const request = r.request ?? session.history;
+      const compacted = r.compaction !== null;
+      return {
+        request,
+        historyTokens,
+        acted: (r.clearing?.clearedResults ?? 0) > 0 || (r.clearing?.clearedInputs ?? 0) > 0,
+        overThreshold:
+          compacted && r.thresholdTokens !== null && est.history(request) + prefix >= r.thresholdTokens,
+        summary: take(),
+      };
+    },
+    close: () => session.close(),
+  };
+}
+
+/**
+ * A baseline or a peer's rule (not a Compactor setting): the policy builds every request from
+ * the normalized history itself; when the request reaches the compaction threshold the
+ * history is compacted by the product's compaction pass (`session.compact`, automatic mode)
+ * and the request is built again from the compacted history (H3, H5). The threshold is the
+ * plain one: the cache-aware wait is a Compactor setting.
+ */
+export function baselineDriver(policy: RetentionPolicy, options: DriverOptions): ReplayDriver {
+  const est = options.estimator;
+  const { session, take } = openSession(options, undefined);
+  const budgets = resolveBudgets(options.limits);
+  const ctx = { estimator: est, limits: options.limits, budgets };
+  const prefix = Math.max(0, options.limits.prefixTokens ?? 0);
+  const threshold = budgets.compactionThreshold;
+  return {
+    async turn(newMessages) {
+      if (newMessages.length > 0) session.append(...newMessages);
+      const historyTokens = est.history(session.history);
+      const normalized = normalizeHistory(session.history);
+      let request = await policy.project(normalized, ctx);
+      const acted = request.length !== normalized.length || est.history(request) !== est.history(normalized);
+      let overThreshold = false;
+      if (threshold !== null && est.history(request) + prefix >= threshold) {
+        const report = await session.compact({ mode: 'automatic' });
+        if (report.status === 'compacted')
+          request = await policy.project(normalizeHistory(session.history), ctx);
+        overThreshold = est.history(request) + prefix >= threshold;
+      }
+      return { request, historyTokens, acted, overThreshold, summary: take() };
+    },
+    close: () => session.close(),
+  };
+}
