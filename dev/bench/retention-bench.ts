@@ -96,10 +96,9 @@ export const retentionSuite: BenchSuite = {
     }
     const loaded = loadCorpusSessions(ctx.corpusDir);
     const synthetic = ctx.synthetic ?? (ctx.quick ? SYNTHETIC_SESSIONS.quick : SYNTHETIC_SESSIONS.full);
-    const reads = Math.min(
-      synthetic,
-      ctx.quick ? SYNTHETIC_READ_SESSIONS.quick : SYNTHETIC_READ_SESSIONS.full,
-    );
+    const readsDefault = ctx.quick ? SYNTHETIC_READ_SESSIONS.quick : SYNTHETIC_READ_SESSIONS.full;
+    // --synthetic N bounds both kinds (0: the real corpus alone).
+    const reads = ctx.synthetic === undefined ? readsDefault : Math.min(ctx.synthetic, readsDefault);
     const sessions = [
       ...loaded.sessions,
       ...syntheticLongSessions(synthetic),

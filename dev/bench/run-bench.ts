@@ -16,8 +16,8 @@ export interface BenchIo {
 const HELP =
   `npm run bench -- [--only ${suites.map((s) => s.name).join(',')}] [--quick] [--report DIR] [--corpus DIR] [--windows 32000,64000] [--synthetic N]\n` +
   `  --corpus DIR     session corpus (default $COMPACTOR_CORPUS, else ../shared/data/sessions/raw beside the repo)\n` +
-  `  --windows LIST   retention windows in tokens (default 32k,64k,128k,200k; --quick: 32k,128k)\n` +
-  `  --synthetic N    synthetic long sessions added to the corpus (default 100; --quick: 2)\n`;
+  `  --windows LIST   retention windows in tokens (default 8k,16k,32k,64k,128k,200k; --quick: 32k,128k)\n` +
+  `  --synthetic N    synthetic long sessions added to the corpus (default 12, plus 20 large-read ones, at most N; --quick: 2 and 2)\n`;
 
 const suiteNames = suites.map((s) => s.name);
 const FlagsSchema = z.object({
