@@ -53,6 +53,7 @@ export {
   nothingToCompactLine,
   type SessionCompactionReport,
   type DescribeContext,
+  type SummaryPassSource,
 } from './report.js';
 // Observers a caller can hand to `inspect` (a JSONL log, the Stately inspector).
 export { createJsonlInspector } from '../runtime/inspection.js';

@@ -9,6 +9,8 @@ import { deferred, settle } from '../support/deferred.js';
 import { estimator, FakeSummarizer } from '../machines/fake-summarizer.js';
 
 const limits = { capacity: 2_000, reservedOutput: 200 };
+// A window this small leaves a pass little room, so the defaults would clear instead of calling the summarizer.
+const policy = { clearWhenPassBuysFewerTurns: 0 };
 
 function session(rounds: number): Message[] {
   const h: Message[] = [msg.system('You are a coding agent.')];
@@ -28,7 +30,7 @@ async function midSummaryCheckpoint(dir: string): Promise<string> {
   const s = new FakeSummarizer();
   s.gate = deferred<void>().promise;
   const controller = new AbortController();
-  const run = createTurnRunner({ estimator, limits, compaction: { summarizer: s } }).runTurn(
+  const run = createTurnRunner({ estimator, limits, policy, compaction: { summarizer: s } }).runTurn(
     { turnId: 'cp', history: session(10) },
     { signal: controller.signal, checkpointPath: live },
   );
