@@ -16,6 +16,7 @@ export const CLEARING_OPTIONS = {
   'compaction-wait-max': { type: 'string' },
   'compaction-wait-by-cost': { type: 'boolean' },
   'no-compaction-wait-by-cost': { type: 'boolean' },
+  'clear-when-pass-buys-fewer': { type: 'string' },
 } as const;
 
 /** zod shape of {@link CLEARING_OPTIONS}, to extend a command's flag schema with. */
@@ -33,6 +34,7 @@ export const CLEARING_FLAG_SHAPE = {
   'compaction-wait-max': flag.nonNegInt.optional(),
   'compaction-wait-by-cost': z.boolean().optional(),
   'no-compaction-wait-by-cost': z.boolean().optional(),
+  'clear-when-pass-buys-fewer': flag.nonNegInt.optional(),
 };
 
 /** Parsed clearing flags (plus `--evidence-ratio`, which the limit flags carry). */
@@ -65,13 +67,22 @@ export function clearingPolicyFrom(
     // The default now, but it still overrides a config that turns the wait by cost on.
     ...(flags['no-compaction-wait-by-cost'] ? { compactionWaitByCost: false } : {}),
     ...(flags['evidence-ratio'] !== undefined ? { evidenceWindowRatio: flags['evidence-ratio'] } : {}),
+    ...(flags['clear-when-pass-buys-fewer'] !== undefined
+      ? { clearWhenPassBuysFewerTurns: flags['clear-when-pass-buys-fewer'] }
+      : {}),
   };
 }
 
 /** Help lines of the cache-aware clearing flags (shared by every command that takes clearing flags). */
 export const CACHE_AWARE_HELP = `  --preset NAME             clearing preset: compactor (default: keep tool results
                             until compaction, which waits while the prompt cache is
-                            intact) or vtcode (VT Code's clearing from 40,000 tokens)
+                            intact, and clear them instead where a summary would
+                            buy few steps) or vtcode (VT Code's clearing from 40,000
+                            tokens)
+  --clear-when-pass-buys-fewer N
+                            clear old tool results instead of compacting when a
+                            summary would buy fewer than N steps like the newest
+                            (default 10 with preset compactor; 0: never)
   --clear-at-least N        clear only in steps that free at least N tokens, so the
                             request prefix stays cached between steps (default 0: off)
   --compaction-waits-for-cache-break

@@ -43,6 +43,7 @@ export const CompactorConfigSchema = z
         compactionWaitRatio: z.number().gt(0).lt(1).optional(),
         compactionWaitMaxTokens: nonNeg.optional(),
         compactionWaitByCost: z.boolean().optional(),
+        clearWhenPassBuysFewerTurns: nonNeg.optional(),
       })
       .strict()
       .optional(),
