@@ -43,7 +43,10 @@ export interface TurnRecord {
   present: number;
   /** Tokens of needed results that were not present (what re-reading them would cost). */
   rereadTokens: number;
-  /** The session's first user message (the task) is in the request verbatim (true when there is none yet). */
+  /**
+   * The session's first user message (the task) is in the request, verbatim or restated by a
+   * summary that starts it the same way (true when there is none yet).
+   */
   taskKept: boolean;
   /** The policy cleared or pruned something in the request at this turn (compaction aside). */
   acted: boolean;
@@ -71,7 +74,7 @@ export interface ReplayTotals {
   rereadTokens: number;
   invalidRequests: number;
   overThresholdTurns: number;
-  /** Turns whose request no longer held the task message verbatim. */
+  /** Turns whose request held neither the task message nor a summary restating its start. */
   taskLostTurns: number;
   /** Turns at which the policy changed the request. */
   actedTurns: number;
@@ -165,6 +168,7 @@ export async function replaySession(
 
   const taskIndex = session.findIndex((m) => m.role === 'user');
   const taskText = taskIndex < 0 ? undefined : textOf(session[taskIndex].content);
+  const lead = taskText === undefined ? '' : taskLead(taskText);
   let next = 0;
   const turns: TurnRecord[] = [];
   let previous: readonly Message[] | null = null;
@@ -195,14 +199,25 @@ export async function replaySession(
         prefixTokens,
         outputTokens: est.message(session[t]),
         summaryOutputTokens: step.summary.outputTokens,
-        taskKept:
-          taskIndex < 0 ||
-          taskIndex > t ||
-          request.some((m) => m.role === 'user' && textOf(m.content) === taskText),
+        taskKept: taskIndex < 0 || taskIndex > t || hasTask(request, taskText, lead),
       });
     }
   } finally {
     driver.close();
   }
   return { policy: options.policy.name, budgets, turns, totals: totalsOf(turns) };
+}
+
+/** The start of a task as a summary restates it: its first 80 characters, whitespace folded. */
+function taskLead(task: string): string {
+  return task.replace(/\s+/g, ' ').trim().slice(0, 80);
+}
+
+/** The task is in `request`: its message verbatim, or a non-tool message (a summary) that restates its start. */
+function hasTask(request: readonly Message[], task: string | undefined, lead: string): boolean {
+  if (request.some((m) => m.role === 'user' && textOf(m.content) === task)) return true;
+  return (
+    lead !== '' &&
+    request.some((m) => m.role !== 'tool' && textOf(m.content).replace(/\s+/g, ' ').includes(lead))
+  );
 }

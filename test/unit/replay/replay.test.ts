@@ -86,6 +86,38 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     const threshold = r.budgets.compactionThreshold ?? 0;
     expect(r.turns.filter((t) => t.summaryCalls > 0).every((t) => t.projectedTokens < threshold)).toBe(true);
   });
+  it('§14: a summary that restates a long task keeps it; a policy that drops the task message without a summary loses it', async () => {
+    // A task too long to stay verbatim in an 8k window once the history is summarized.
+    const verbatim: boolean[] = [];
+    const base = readSession(40);
+    const task = base.findIndex((m) => m.role === 'user');
+    const long =
+      'Fix the flaky parser. ' + 'It drops trailing comments in nested blocks on long input. '.repeat(120);
+    const s = base.map((m, i) => (i === task ? { ...m, content: long } : m));
+    const summarized = await replaySession(s, {
+      policy: noClearingPolicy,
+      limits: { capacity: 8_000, reservedOutput: 1_000 },
+      estimator: fastEstimator(),
+      onRequest: (t, req) => {
+        if (t > task) verbatim.push(req.some((m) => textOf(m.content) === long));
+      },
+    });
+    expect(summarized.totals.summaryCalls).toBeGreaterThan(0);
+    expect(verbatim).toContain(false);
+    expect(summarized.totals.taskLostTurns).toBe(0);
+    // A policy that leaves the task message out and has no summary to restate it loses it every turn.
+    const dropped = await replaySession(s, {
+      policy: {
+        name: 'drop-task',
+        description: 'leaves the task message out',
+        source: 'baseline',
+        project: async (history) => history.filter((_, i) => i !== task),
+      },
+      limits: { capacity: 1_000_000 },
+      estimator: fastEstimator(),
+    });
+    expect(dropped.totals.taskLostTurns).toBe(dropped.turns.length);
+  });
   it('H3: a Compactor setting replays through the session API: every request is the one createCompactorSession sends for the same steps', async () => {
     const s = readSession(60);
     const est = fastEstimator();
