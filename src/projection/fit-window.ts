@@ -28,8 +28,6 @@ export interface FittedRequest {
   previewedResults: number;
   /** Older messages left out whole, a call always with its results. */
   droppedMessages: number;
-  /** The first step that made it fit, or `none` when even the last one could not. */
-  step: 'clearing' | 'clearing-all' | 'previews' | 'dropping' | 'none';
 }
 
 // An evidence window this small holds no batch: only the count rule protects results.
@@ -51,9 +49,22 @@ export function fitToWindow(history: readonly Message[], opts: FitWindowOptions)
     return { messages: p.messages, cleared: p.diagnostics.clearedResults };
   };
 
+  const done = (
+    messages: readonly Message[],
+    cleared: number,
+    previewed = 0,
+    dropped = 0,
+  ): FittedRequest => ({
+    messages,
+    projectedTokens: est.history(messages),
+    clearedResults: cleared,
+    previewedResults: previewed,
+    droppedMessages: dropped,
+  });
+
   const own = project({ ...opts.policy, enabled: true, clearAtLeast: 0 });
-  if (fits(own.messages)) return done(own.messages, 'clearing', own.cleared, 0, 0, est);
-  const { messages: all, cleared: clearedAll } = project({
+  if (fits(own.messages)) return done(own.messages, own.cleared);
+  const all = project({
     ...opts.policy,
     enabled: true,
     clearAtLeast: 0,
@@ -61,38 +72,11 @@ export function fitToWindow(history: readonly Message[], opts: FitWindowOptions)
     keepRecentToolBatches: 0,
     evidenceWindowRatio: NO_EVIDENCE_WINDOW,
   });
-  if (fits(all) || opts.clearingOnly)
-    return done(all, fits(all) ? 'clearing-all' : 'none', clearedAll, 0, 0, est);
-  const previewed = previewLargestResults(all, opts.budgetTokens, est);
-  if (fits(previewed.messages))
-    return done(previewed.messages, 'previews', clearedAll, previewed.count, 0, est);
+  if (opts.clearingOnly || fits(all.messages)) return done(all.messages, all.cleared);
+  const previewed = previewLargestResults(all.messages, opts.budgetTokens, est);
+  if (fits(previewed.messages)) return done(previewed.messages, all.cleared, previewed.count);
   const dropped = dropOldest(previewed.messages, opts.budgetTokens, est);
-  return done(
-    dropped.messages,
-    fits(dropped.messages) ? 'dropping' : 'none',
-    clearedAll,
-    previewed.count,
-    dropped.count,
-    est,
-  );
-}
-
-function done(
-  messages: readonly Message[],
-  step: FittedRequest['step'],
-  clearedResults: number,
-  previewedResults: number,
-  droppedMessages: number,
-  est: Estimator,
-): FittedRequest {
-  return {
-    messages,
-    projectedTokens: est.history(messages),
-    clearedResults,
-    previewedResults,
-    droppedMessages,
-    step,
-  };
+  return done(dropped.messages, all.cleared, previewed.count, dropped.count);
 }
 
 /** The note a cut tool result starts with, so the model knows it saw only part of it. */

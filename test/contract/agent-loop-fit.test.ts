@@ -2,12 +2,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { freeEncoders } from '../../src/estimate/index.js';
 import { msg, type Message } from '../../src/messages/message.js';
 import { createCompactorSession } from '../../src/session/index.js';
+import { freeAuditEncoder } from '../../dev/loops/prompt-audit.js';
 import {
-  freeLoopEncoder,
-  hasTask,
+  auditRequest,
   loopTable,
-  pairingProblems,
-  promptTokens,
   readStep,
   SYSTEM,
   TASK,
@@ -25,7 +23,7 @@ import {
 
 afterAll(() => {
   freeEncoders();
-  freeLoopEncoder();
+  freeAuditEncoder();
 });
 
 const STEPS = 30;
@@ -53,11 +51,11 @@ async function runLoop(
     summaryCalls: 0,
   };
   const check = (request: readonly Message[]) => {
-    const tokens = promptTokens(request);
-    row.largestPrompt = Math.max(row.largestPrompt, tokens);
-    if (tokens > window) row.overWindow++;
-    if (pairingProblems(request).length > 0) row.pairingProblems++;
-    if (!hasTask(request)) row.missingTask++;
+    const audit = auditRequest(request);
+    row.largestPrompt = Math.max(row.largestPrompt, audit.tokens);
+    if (audit.tokens > window) row.overWindow++;
+    if (!audit.pairingValid) row.pairingProblems++;
+    if (!audit.taskPresent) row.missingTask++;
   };
   try {
     let pending: Message[] = [msg.user(TASK)];
