@@ -24,7 +24,7 @@ function clampInt(value: number | undefined, fallback: number, max: number): num
   return Math.min(max, Math.max(0, Math.floor(value)));
 }
 
-/** L5: halve a known budget; with an unknown window derive it from the failing attempt. */
+/** Halve a known budget; with an unknown window derive it from the failing attempt. */
 function nextRetryBudget(budget: number | null, rejectedInputTokens: number): number {
   const base = budget ?? rejectedInputTokens;
   return Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET);
@@ -40,7 +40,7 @@ export type Prepared = { inputTokens: number };
 export type Thrown = { error: unknown };
 
 /**
- * The capacity-retry ladder shared by flat and hierarchical summaries (SPEC L5, L6): prepare
+ * The capacity-retry ladder shared by flat and hierarchical summaries: prepare
  * the fork for the current budget, request a summary, and on a capacity rejection retry with a
  * halved budget only while retries remain and the new fork is strictly smaller.
  */
@@ -60,7 +60,8 @@ export const capacityRetryMachine = setup({
   actions: {
     storePreparedSize: assign((_, params: Prepared) => ({ inputTokens: params.inputTokens })),
     recordCannotShrink: assign(({ context }, params: Prepared) => ({
-      // S4: the provider's rejection stays in the bounded message, not only the token counts.
+      // The provider's rejection stays in the bounded message, not only the token counts, so a
+      // failure report can show its cause.
       failure: toFailure(
         'cannot-shrink',
         `a retry cannot shrink the summary input (${params.inputTokens} >= ${context.rejectedInputTokens} tokens)` +

@@ -9,7 +9,7 @@ import type {
   SummaryOutcome,
 } from '../shared/summary.types.js';
 
-/** Default retries after a capacity rejection (P1 `maxOverflowRetries`). */
+/** Default retries after a capacity rejection (the route policy's `maxOverflowRetries`). */
 export const DEFAULT_MAX_OVERFLOW_RETRIES = 1;
 /** Upper bound on retries whatever the route says, so the ladder stays finite and graphable. */
 export const MAX_OVERFLOW_RETRIES_CAP = 4;
@@ -18,13 +18,13 @@ export const MIN_RETRY_BUDGET = 4;
 /** Longest wait between rungs. */
 export const MAX_RETRY_BACKOFF_MS = 60_000;
 
-/** Input of the capacity-retry ladder (L5). */
+/** Input of the capacity-retry ladder. */
 export interface CapacityRetryInput {
   turnId: string;
   /** Ref of the full history being compacted (the runtime re-prepares forks from it). */
   historyRef: string;
   band: SummaryBand;
-  /** Summary input budget of the first attempt; null = unknown window (first fork verbatim, L1). */
+  /** Summary input budget of the first attempt; null = unknown window (the first fork is sent verbatim). */
   budget: number | null;
   /** Retries after a capacity rejection; default 1, capped at {@link MAX_OVERFLOW_RETRIES_CAP}. */
   maxOverflowRetries?: number;
@@ -47,7 +47,7 @@ export interface CapacityRetryContext {
   inputTokens: number | null;
   /** Size of the fork the provider rejected for capacity (a retry must be strictly smaller). */
   rejectedInputTokens: number | null;
-  /** The provider's capacity error (bounded), kept for the report when the retry is skipped (S4). */
+  /** The provider's capacity error (bounded), kept for the report when the retry is skipped. */
   rejection?: string | null;
   summary: RequestSummaryOutput | null;
   failure: Failure | null;
@@ -59,7 +59,7 @@ export type CapacityRetryEvent = { type: 'capacityRetry.noop' };
 /** Output: see {@link SummaryOutcome}. */
 export type CapacityRetryOutput = SummaryOutcome;
 
-/** `prepareSummaryInput`: bound the fork; throws `{ kind: 'budget' }` when impossible (L3). */
+/** `prepareSummaryInput`: bound the fork; throws `{ kind: 'budget' }` when impossible. */
 export type PrepareSummaryInputLogic = PromiseActorLogic<PrepareSummaryInputOutput, PrepareSummaryInputInput>;
 /** `requestSummary`: one provider call; throws `{ kind: 'capacity', inputTokens }` on a capacity rejection. */
 export type RequestSummaryLogic = PromiseActorLogic<RequestSummaryOutput, RequestSummaryInput>;

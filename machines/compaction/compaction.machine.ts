@@ -28,7 +28,7 @@ function inlineResult(output: CompactInlineOutput): CompactedHistory | null {
 }
 
 /**
- * One compaction pass (SPEC S1–S5, A4, L4–L7, §14): run the route's strategy on the FULL
+ * One compaction pass: run the route's strategy on the FULL
  * history; NativeInline falls back to Local; Local summarizes through the capacity-retry
  * ladder (or two bands), rejects bad summaries and rebuilds the history. A pass that fails
  * or does not shrink the history reports the original history ref unchanged.

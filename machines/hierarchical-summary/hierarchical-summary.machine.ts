@@ -51,9 +51,9 @@ function combine(
 }
 
 /**
- * Hierarchical summary (SPEC L4): prepare and validate both bands before spending either
+ * Hierarchical summary: prepare and validate both bands before spending either
  * call, then summarize the older band and the newer band, each through the capacity-retry
- * ladder (one L5 contract for flat and hierarchical). A band that runs out of capacity
+ * ladder (the same halve-and-retry rule as a flat summary). A band that runs out of capacity
  * retries ends the whole summary as `exhausted`; any other band failure as `failed`.
  */
 export const hierarchicalSummaryMachine = setup({

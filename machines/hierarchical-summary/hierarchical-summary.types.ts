@@ -2,7 +2,7 @@ import type { PromiseActorLogic } from 'xstate';
 import type { Failure } from '../shared/failure.js';
 import type { SummaryOutcome } from '../shared/summary.types.js';
 
-/** Input of the two-band summary (L4). */
+/** Input of the two-band summary. */
 export interface HierarchicalSummaryInput {
   turnId: string;
   historyRef: string;
@@ -12,7 +12,7 @@ export interface HierarchicalSummaryInput {
   retryBackoffMs?: number;
 }
 
-/** Input of `prepareBands`: split, prune and bound both bands before any call (L4). */
+/** Input of `prepareBands`: split, prune and bound both bands before any call. */
 export interface PrepareBandsInput {
   turnId: string;
   historyRef: string;

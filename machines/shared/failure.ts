@@ -6,7 +6,7 @@
 
 /**
  * What an actor implementation may report in a thrown error's `kind` field. `empty-summary`
- * is a provider answer with no text (L6): a failure of its own, never retried.
+ * is a provider answer with no text: a failure of its own, never retried.
  */
 export type ActorFailureKind = 'capacity' | 'budget' | 'provider' | 'empty-summary';
 
@@ -14,11 +14,11 @@ export type ActorFailureKind = 'capacity' | 'budget' | 'provider' | 'empty-summa
 export interface ActorFailureShape {
   kind?: ActorFailureKind;
   message?: string;
-  /** Input tokens of the failing attempt (L5: the unknown-window retry budget derives from it). */
+  /** Input tokens of the failing attempt (with an unknown window the retry budget is half of it). */
   inputTokens?: number;
 }
 
-/** Why a summary or a compaction failed (SPEC L5, L6, S4, §14). */
+/** Why a summary or a compaction failed. */
 export type FailureReason =
   | 'budget'
   | 'capacity-exhausted'
@@ -39,7 +39,7 @@ export interface Failure {
   budget?: number | null;
 }
 
-/** Longest failure message kept in context (S4: bounded root cause). */
+/** Longest failure message kept in context (a failure shows a bounded root cause). */
 export const MAX_FAILURE_MESSAGE_CHARS = 300;
 
 function bounded(text: string): string {
@@ -62,7 +62,7 @@ export function failureInputTokensOf(error: unknown): number | undefined {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : undefined;
 }
 
-/** The failure reason of an actor error that is not a capacity rejection (L6: empty stays empty). */
+/** The failure reason of an actor error that is no capacity rejection (an empty summary stays empty). */
 export function nonCapacityReasonOf(error: unknown): FailureReason {
   const kind = failureKindOf(error);
   return kind === 'budget' ? 'budget' : kind === 'empty-summary' ? 'empty-summary' : 'provider-error';

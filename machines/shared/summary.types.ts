@@ -5,10 +5,10 @@
  */
 import type { Failure } from './failure.js';
 
-/** Which fork a summary call is for: the flat summary or one of the two hierarchical bands (L4). */
+/** Which fork a summary call is for: the flat summary or one of the two hierarchical bands. */
 export type SummaryBand = 'flat' | 'older' | 'newer';
 
-/** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown window, L1). */
+/** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown window: sent verbatim). */
 export interface PrepareSummaryInputInput {
   turnId: string;
   /** Ref of the full history being compacted. */
@@ -38,11 +38,11 @@ export interface RequestSummaryOutput {
   summaryRef: string;
   summaryTokens: number;
   inputTokens: number;
-  /** `length` = cut off by the output limit (§14 rejects it). */
+  /** `length` = cut off by the output limit (such a summary is rejected). */
   finishReason: 'stop' | 'length' | 'other';
-  /** Whether the summary follows the summary template (§14 rejects template-less summaries). */
+  /** Whether the summary follows the summary template (a template-less summary is rejected). */
   followsTemplate: boolean;
-  /** Trimmed text is empty (L6: fails at once, never retried). */
+  /** Trimmed text is empty (fails at once, never retried). */
   empty: boolean;
 }
 
@@ -55,9 +55,9 @@ export interface SummaryOutcome {
   inputTokens: number;
   truncated: boolean;
   followsTemplate: boolean;
-  /** Provider summary calls actually made (L4: zero when preparation fails). */
+  /** Provider summary calls actually made (zero when preparing either band fails). */
   calls: number;
-  /** The budget of the last attempt (halved by the ladder, L5). */
+  /** The budget of the last attempt (halved by the capacity-retry ladder). */
   budget: number | null;
   failure: Failure | null;
 }

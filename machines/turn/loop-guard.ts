@@ -1,6 +1,6 @@
 import type { LoopGuardPolicy, LoopGuardReason, LoopGuardState, TurnDecision } from './turn.types.js';
 
-/** Which §14 rule, if any, stops an automatic pass now. Rules are checked in this order. */
+/** Which loop or thrash guard, if any, stops an automatic pass now. Guards are checked in this order. */
 export function loopGuardReason(state: LoopGuardState, policy: LoopGuardPolicy): LoopGuardReason | null {
   if (state.consecutiveFailures >= policy.maxConsecutiveFailures) return 'repeated-failures';
   if (state.lastFreedRatio !== null && state.lastFreedRatio < policy.minFreedRatio) return 'ineffective-pass';

@@ -1,7 +1,7 @@
 import { nextLoopGuardState } from './loop-guard.js';
 import type { PreflightAdvisory, TurnContext, TurnDecision, TurnOutput } from './turn.types.js';
 
-/** H4: how much of the prompt budget the next request uses; it reports, it never blocks. */
+/** Preflight: how much of the prompt budget the next request uses; it reports, it never blocks. */
 export function preflight(estimatedTokens: number, budgetTokens: number | null): PreflightAdvisory {
   if (budgetTokens === null || budgetTokens <= 0)
     return { estimatedTokens, budgetTokens, percentUsed: null, overBudget: false };
@@ -26,8 +26,8 @@ function currentPressure(context: TurnContext): number | null {
 
 /**
  * What a turn that ended in the final state `decision` reports. Only a compacted turn hands
- * back the compacted history; every other outcome keeps the synced history and projection
- * (H3). A cancelled turn neither reports an advisory nor ages the loop guard.
+ * back the compacted history; every other outcome keeps the synced history and projection.
+ * A cancelled turn neither reports an advisory nor ages the loop guard.
  */
 export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOutput {
   const compacted = decision === 'compacted' ? context.compaction : null;

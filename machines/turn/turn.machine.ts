@@ -26,11 +26,11 @@ function toOutcome() {
 }
 
 /**
- * One headless turn (SPEC H1–H6, §14): sync pending messages into the live history,
+ * One headless turn: sync pending messages into the live history,
  * normalize and clear the projection, estimate pressure, then either stop below the
  * threshold (no summary call), let the loop guard skip the pass, or compact the FULL history
  * and rebuild the projection. Each outcome is a final state; failed or unchanged passes keep
- * the existing projection, and every outcome but a cancel reports the advisory preflight (H4).
+ * the existing projection, and every outcome but a cancel reports the advisory preflight.
  * `turn.cancelled` stops any working state and aborts its actor.
  */
 export const turnMachine = turnSetup.createMachine({

@@ -29,7 +29,7 @@ import type {
 
 type Report = { report: CompactionOutput };
 
-/** The context a clearing step leaves: its projection and its counts (C10). */
+/** The context a clearing step leaves: its projection and its counts. */
 function clearedProjection(params: ClearToolResultsOutput) {
   return {
     projectionRef: params.projectionRef,

@@ -1,7 +1,7 @@
 import type { PromiseActorLogic } from 'xstate';
 import type { CompactionMode, CompactionOutput, CompactionStrategy } from '../compaction/compaction.types.js';
 
-/** Loop and thrash guard memory carried from turn to turn (SPEC §14). */
+/** Loop and thrash guard memory carried from turn to turn. */
 export interface LoopGuardState {
   /** Automatic passes that failed in a row (reset by any successful pass). */
   consecutiveFailures: number;
@@ -12,7 +12,7 @@ export interface LoopGuardState {
 }
 
 /**
- * When the loop guard stops automatic compaction (§14): passes that keep failing or make no
+ * When the loop guard stops automatic compaction: passes that keep failing or make no
  * progress. A window that fills again with new content is no reason: in an agent loop every
  * pass frees room that the next tool output takes, and that is progress.
  */
@@ -43,14 +43,14 @@ export type LoopGuardReason = 'repeated-failures' | 'ineffective-pass';
 export type TurnDecision =
   'below-threshold' | 'cleared' | 'compacted' | 'unchanged' | 'failed' | 'guarded' | 'cancelled';
 
-/** Input of one headless turn (H1–H6). Message arrays live in the runtime store under the refs. */
+/** Input of one headless turn. Message arrays live in the runtime store under the refs. */
 export interface TurnInput {
   turnId: string;
   /** Ref of the durable session history before this turn. */
   historyRef: string;
   /** Ref of pending conversation messages to sync into it; null when there are none. */
   pendingRef: string | null;
-  /** Default `automatic`; other modes bypass the loop guard (vtcode-notes §3). */
+  /** Default `automatic`; other modes bypass the loop guard. */
   mode?: CompactionMode;
   strategy: CompactionStrategy;
   hierarchical?: boolean;
@@ -73,14 +73,14 @@ export interface SyncHistoryInput {
   historyRef: string;
   pendingRef: string | null;
 }
-/** Output of `syncHistory`: the live history (the same ref when nothing was pending, H6). */
+/** Output of `syncHistory`: the live history (the same ref when nothing was pending: no copy). */
 export interface SyncHistoryOutput {
   historyRef: string;
   itemCount: number;
   syncedCount: number;
 }
 
-/** Input of `normalizeProjection` (N1–N5): the projection is derived from the history, never written back. */
+/** Input of `normalizeProjection`: the projection is derived from the history, never written back. */
 export interface NormalizeProjectionInput {
   turnId: string;
   historyRef: string;
@@ -89,16 +89,16 @@ export interface NormalizeProjectionInput {
 export interface NormalizeProjectionOutput {
   projectionRef: string;
   itemCount: number;
-  /** False on the fast path (already valid, N5). */
+  /** False on the fast path (already valid, returned as is). */
   changed: boolean;
 }
 
-/** Input of `clearToolResults` (C1–C11). */
+/** Input of `clearToolResults`. */
 export interface ClearToolResultsInput {
   turnId: string;
   projectionRef: string;
 }
-/** Output of `clearToolResults` with the C10 diagnostics. */
+/** Output of `clearToolResults` with the clearing diagnostics (estimates and counts). */
 export interface ClearToolResultsOutput {
   projectionRef: string;
   itemCount: number;
@@ -106,9 +106,9 @@ export interface ClearToolResultsOutput {
   tokensAfter: number;
   clearedCount: number;
   protectedBatchCount: number;
-  /** Tool results protected (C10). */
+  /** Tool results protected. */
   protectedResultCount?: number;
-  /** Calls whose inputs became the placeholder (C7, C10). */
+  /** Calls whose inputs became the placeholder. */
   clearedInputCount?: number;
 }
 
@@ -154,22 +154,22 @@ export interface EstimatePressureInput {
   turnId: string;
   projectionRef: string;
 }
-/** Output of `estimatePressure` (H1, H5, B1–B4, L1). */
+/** Output of `estimatePressure`. */
 export interface EstimatePressureOutput {
   /** Projected history + prompt overhead. */
   pressureTokens: number;
   projectedTokens: number;
-  /** H5 threshold; null = unknown capacity and no explicit threshold (never compacts). */
+  /** Compaction threshold; null = unknown capacity and no explicit threshold (never compacts). */
   thresholdTokens: number | null;
   /** Effective capacity minus reserved output; null when unknown (preflight budget). */
   promptBudgetTokens: number | null;
-  /** L1 summary input budget handed to compaction; null = unknown. */
+  /** Local summary input budget handed to compaction; null = unknown. */
   summaryInputBudget: number | null;
   /** Turns of growth like the newest step that a summary pass would buy; null = unknown. */
   turnsPerPass: number | null;
 }
 
-/** Input of `rebuildProjection` (H3): project the compacted history. */
+/** Input of `rebuildProjection`: project the compacted history. */
 export interface RebuildProjectionInput {
   turnId: string;
   historyRef: string;
@@ -182,7 +182,7 @@ export interface RebuildProjectionOutput {
   pressureTokens: number;
 }
 
-/** H4: preflight advisory; it reports, it never blocks. */
+/** Preflight advisory: it reports, it never blocks. */
 export interface PreflightAdvisory {
   estimatedTokens: number;
   budgetTokens: number | null;
@@ -240,7 +240,7 @@ export interface TurnOutput {
   projectionRef: string | null;
   items: { before: number; after: number };
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
-  /** C10: what clearing did to the projection; null when the turn was cancelled before it. */
+  /** Clearing diagnostics: what clearing did to the projection; null when the turn was cancelled before it. */
   clearing: ClearingCounts | null;
   /** The request was over the prompt budget and was made to fit (`fit` says how). */
   clearedToFit: boolean;
