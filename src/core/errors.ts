@@ -2,7 +2,7 @@ import { oneLine } from './text.js';
 
 /**
  * An error the user caused (bad file, bad flag, bad config). The CLI prints its message
- * as one line, no stack, and exits with {@link UserError.exitCode} (2 by default, D3).
+ * as one line, no stack, and exits with {@link UserError.exitCode} (2 by default).
  */
 export class UserError extends Error {
   readonly exitCode: number;

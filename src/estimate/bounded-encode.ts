@@ -2,7 +2,7 @@ import type { Tiktoken } from 'tiktoken';
 import { pieceCounter } from './pieces.js';
 
 /**
- * Counting in bounded pieces (T1). tiktoken splits text into pieces with a regex and runs
+ * Counting in bounded pieces. tiktoken splits text into pieces with a regex and runs
  * BPE on each piece in time quadratic in the piece's length; one whitespace run or one
  * whitespace-free run is one piece, so 320,000 spaces took 101 s and multi-megabyte runs
  * crashed the WASM encoder or overflowed the stack. Here every encode call gets at most

@@ -14,7 +14,7 @@ export interface TokenCounter {
 export type EncodingName = 'o200k_base' | 'cl100k_base' | 'chars';
 
 // Each get_encoding costs 100–300 ms and ~18 MB of WASM memory that GC never returns,
-// so one encoder per encoding per process (T2, toolchain.md §2.4).
+// so one encoder per encoding per process.
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 
 // tiktoken compiles its WASM as soon as it is loaded, so it is loaded with the first encoder:

@@ -2,17 +2,17 @@ import type { History, Message } from '../messages/message.js';
 import { counterFor, type EncodingName, type TokenCounter } from './counters.js';
 import { createTextCache } from './text-cache.js';
 
-/** VT Code's constants (T1): per message, per tool call, per image or file part. */
+/** VT Code's constants: per message, per tool call, per image or file part. */
 export const MESSAGE_OVERHEAD = 4;
 export const TOOL_CALL_OVERHEAD = 20;
 export const MEDIA_PART_TOKENS = 1_000;
 
-/** Estimates tokens of messages and histories, caching per message (T2). */
+/** Estimates tokens of messages and histories, caching per message. */
 export interface Estimator {
   readonly encoding: EncodingName;
   /** Tokens of a bare string (no message overhead). */
   text(text: string): number;
-  /** Tokens of one message, overheads included; opaque provider items are not counted (T1). */
+  /** Tokens of one message, overheads included; opaque provider items are not counted. */
   message(m: Message): number;
   /** Sum of {@link Estimator.message} over a history. */
   history(h: History): number;

@@ -2,7 +2,7 @@ import type { EncodingName } from './counters.js';
 import { createTextCache } from './text-cache.js';
 
 /**
- * Counting by pre-tokenizer pieces (T1, T2). tiktoken splits text with a regex and runs BPE
+ * Counting by pre-tokenizer pieces. tiktoken splits text with a regex and runs BPE
  * on each piece separately, so a text's count is the sum of its pieces' counts. Pieces repeat
  * (words, identifiers, numbers, indentation): remembering each piece's count makes a large
  * tool result cost one regex pass and map look-ups instead of BPE on every piece (a 50 MB log

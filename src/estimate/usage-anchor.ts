@@ -2,7 +2,7 @@ import type { History, Message } from '../messages/message.js';
 import type { Estimator } from './estimator.js';
 
 /**
- * What the provider reported for the previous request (T3): its input tokens, and which
+ * What the provider reported for the previous request: its input tokens, and which
  * messages of the request it counted (the first `messageCount` of the request, ending with
  * `lastMessage`, checked by identity; `messages` are all of them, in order).
  */
@@ -31,7 +31,7 @@ export function usageAnchor(request: History, inputTokens: number): UsageAnchor 
 }
 
 /**
- * Pressure of `request` (T3): when it continues the previously sent request (the anchor's
+ * Pressure of `request`: when it continues the previously sent request (the anchor's
  * last message at the same place), the provider's reported input tokens — which already
  * include system prompt and tool schemas — plus the local estimate of the messages added
  * since, re-estimating every anchored message the projection has since replaced (clearing

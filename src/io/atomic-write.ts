@@ -3,9 +3,9 @@ import { dirname, basename, join } from 'node:path';
 import { processAlive } from './process-alive.js';
 
 /**
- * Writes a file atomically (R2): write a temp file in the same directory, fsync it,
+ * Writes a file atomically: write a temp file in the same directory, fsync it,
  * rename it over the target, fsync the directory. A crash leaves the old file or the
- * new one, never a torn one, and a failed write leaves no partial output (D3).
+ * new one, never a torn one, and a failed write leaves no partial output.
  */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const dir = dirname(path);

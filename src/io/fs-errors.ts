@@ -1,6 +1,6 @@
 import { UserError } from '../core/errors.js';
 
-// Plain words for the file-system errors a user can cause or fix (D3).
+// Plain words for the file-system errors a user can cause or fix.
 const CAUSES: Record<string, string> = {
   ENOENT: 'no such file or directory',
   EACCES: 'permission denied',

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { UserError } from '../core/errors.js';
 
-// Files of a session directory that no output may replace (R2).
+// Files of a session directory that no output may replace.
 const STORE_NAMES = new Set(['events.jsonl', 'events.jsonl.corrupt', 'lock', 'lock.break']);
 const STORE_DIRS = new Set(['artifacts', 'snapshots', 'previous']);
 
@@ -30,7 +30,7 @@ function isStoreFile(p: string, sessionDirs: string[]): boolean {
 }
 
 /**
- * Checks an output path before any work is done or committed (D3, R2): its directory
+ * Checks an output path before any work is done or committed: its directory
  * exists, it is not a directory, and neither it nor the file a symbolic link there leads
  * to is one of the inputs or a session directory's store files. `label` names it in the
  * one-line error (e.g. "run: --out").

@@ -3,7 +3,7 @@ import { UserError } from '../core/errors.js';
 import { fsErrorMessage } from './fs-errors.js';
 
 /**
- * Reads an input file only when it is a regular file of bounded size (D3): a device
+ * Reads an input file only when it is a regular file of bounded size: a device
  * (`/dev/urandom`), a FIFO or a socket would block or never end, and `/proc`/`/sys` files
  * report a size that is not what reading returns. The size cap is checked from the open
  * file's own metadata before reading, and reading stops at that size even if the file grows.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The canonical message model (SPEC D1). Every importer produces it, every exporter
+ * The canonical message model. Every importer produces it, every exporter
  * consumes it, and every algorithm (projection, clearing, compaction) works on it.
  * Provider-specific opaque items ride along verbatim in `reasoningDetails`.
  */

@@ -8,7 +8,7 @@ import { mulDivFloor, satSub, toCount } from './saturating.js';
 
 /**
  * Token limits of one request route. Every field is optional; 0, negative or NaN means
- * "not set" (a session ceiling of 0 is "automatic", B1).
+ * "not set" (a session ceiling of 0 is "automatic": the provider limit alone).
  */
 export interface Limits {
   /** The model's context window (the same name as the session's `limits.capacity`). */
@@ -27,49 +27,55 @@ export interface Limits {
   configuredTrigger?: number;
   /**
    * Opt-in evidence window ratio (`policy.evidenceWindowRatio`); a value outside
-   * (0, 1] is "not set", which keeps B4's 0.5.
+   * (0, 1] is "not set", which keeps the default 0.5 (half the local trigger).
    */
   evidenceWindowRatio?: number;
-  /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget (H5). */
+  /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget. */
   threshold?: number;
   /** @deprecated Old name of {@link Limits.threshold}, read only when `threshold` is absent. */
   compactionThreshold?: number;
-  /** Route tuning (P1); missing fields take the defaults. */
+  /** Route tuning; missing fields take the defaults. */
   routePolicy?: Partial<RoutePolicy>;
-  /** Explicit output limit of the summary call, subtracted from the summary input budget (L1). */
+  /** Explicit output limit of the summary call, subtracted from the summary input budget. */
   summaryOutputLimit?: number;
-  /** Tokens of the summary instructions, which also consume the summary input budget (L1). */
+  /** Tokens of the summary instructions, which also consume the summary input budget. */
   summaryInstructionsTokens?: number;
 }
 
 /** Every budget derived from {@link Limits}; `null` means "unknown" (capacity unknown). */
 export interface Budgets {
-  /** B1: min of the positive provider limit and positive session ceiling. */
+  /** Capacity: min of the positive provider limit and positive session ceiling. */
   capacity: number | null;
-  /** B2: capacity − reserved output − prefix, saturating. */
+  /** History budget: capacity − reserved output − prefix, saturating. */
   historyBudget: number | null;
-  /** B3: effective local clearing trigger (always ≥ 1). */
+  /** Effective local clearing trigger (always ≥ 1). */
   localTrigger: number;
-  /** B4: floor(localTrigger / 2), the evidence window of clearing (C2); floor(localTrigger × ratio) when opted in. */
+  /**
+   * Evidence budget: floor(localTrigger / 2), the evidence window of clearing; floor(localTrigger ×
+   * ratio) when opted in.
+   */
   evidenceBudget: number;
-  /** H5: pressure at which compaction runs; null when neither capacity nor an explicit value is known. */
+  /**
+   * Compaction threshold: pressure at which compaction runs; null when neither capacity nor an
+   * explicit value is known.
+   */
   compactionThreshold: number | null;
-  /** L1: input allowance of a local summary call; null = unknown (first fork verbatim). */
+  /** Input allowance of a local summary call; null = unknown (first fork verbatim). */
   summaryInputBudget: number | null;
-  /** L7: continuity tail target after a local summary. */
+  /** Continuity tail target after a local summary. */
   continuityTailTokens: number | null;
 }
 
-/** Default compaction trigger as a percentage of the prompt budget (H5). */
+/** Default compaction trigger as a percentage of the prompt budget. */
 export const DEFAULT_COMPACTION_PERCENT = 75;
-/** L1 safety headroom: floor(window / 8) + 512. */
+/** Safety headroom of a local summary call: floor(window / 8) + 512. */
 export const SUMMARY_HEADROOM_DENOMINATOR = 8;
 export const SUMMARY_HEADROOM_FIXED_TOKENS = 512;
-/** L7 continuity tail bounds. */
+/** Continuity tail bounds (the recent messages kept verbatim after a local summary). */
 export const CONTINUITY_TAIL_MAX_TOKENS = 20_000;
 export const CONTINUITY_TAIL_MIN_TOKENS = 1_024;
 
-/** B1: the smaller positive of provider limit and session ceiling; null when neither is set. */
+/** Capacity: the smaller positive of provider limit and session ceiling; null when neither is set. */
 export function resolveCapacity(providerLimit?: number, sessionCeiling?: number): number | null {
   const p = toCount(providerLimit);
   const s = toCount(sessionCeiling);
@@ -79,14 +85,17 @@ export function resolveCapacity(providerLimit?: number, sessionCeiling?: number)
   return null;
 }
 
-/** B3: `min(configured, max(1, floor(historyBudget × 3/5)))`; unknown budget keeps the configured trigger. */
+/**
+ * Local trigger: `min(configured, max(1, floor(historyBudget × 3/5)))`; unknown budget keeps the
+ * configured trigger.
+ */
 export function resolveLocalTrigger(configuredTrigger: number, historyBudget: number | null): number {
   if (historyBudget === null) return configuredTrigger;
   return Math.min(configuredTrigger, Math.max(1, mulDivFloor(historyBudget, 3, 5)));
 }
 
 /**
- * B4: the evidence budget, `floor(localTrigger × ratio)`; the default ratio 0.5 gives exactly
+ * The evidence budget, `floor(localTrigger × ratio)`; the default ratio 0.5 gives exactly
  * `floor(localTrigger / 2)`. The ratio is read as the decimal it prints as (0.29 is 29/100), so
  * `floor(100 × 0.29)` is 29, not the 28 of binary floating point; a ratio outside (0, 1] (or NaN)
  * means "not set" and keeps 0.5. Saturating: the result is a safe integer in [0, localTrigger].
@@ -112,8 +121,9 @@ function decimalFraction(value: number): { numerator: bigint; denominator: bigin
 }
 
 /**
- * H5: 75 % of `max(capacity − reserved, 1)` (at least 1); an explicit threshold wins, capped at
- * that prompt budget; a route `thresholdRatio` below 1 can only lower it (P1).
+ * Compaction threshold: 75 % of `max(capacity − reserved, 1)` (at least 1); an explicit threshold
+ * wins, capped at
+ * that prompt budget; a route `thresholdRatio` below 1 can only lower it.
  */
 export function resolveCompactionThreshold(
   capacity: number | null,
@@ -131,7 +141,10 @@ export function resolveCompactionThreshold(
   return t;
 }
 
-/** L1: window − (floor(window/8) + 512) − prefix − summary output limit − instructions, saturating. */
+/**
+ * Summary input allowance: window − (floor(window/8) + 512) − prefix − output limit − instructions,
+ * saturating.
+ */
 export function resolveSummaryInputBudget(
   capacity: number | null,
   prefixTokens: number,
@@ -145,7 +158,10 @@ export function resolveSummaryInputBudget(
   return b;
 }
 
-/** L7: `min(20,000, floor(window × retainRatio))`, at least 1,024; null when the window is unknown. */
+/**
+ * Continuity tail: `min(20,000, floor(window × retainRatio))`, at least 1,024; null when the window
+ * is unknown.
+ */
 export function resolveContinuityTail(capacity: number | null, retainRatio: number): number | null {
   if (capacity === null) return null;
   const scaled = Math.floor(capacity * retainRatio);
@@ -153,8 +169,8 @@ export function resolveContinuityTail(capacity: number | null, retainRatio: numb
 }
 
 /**
- * Resolves every budget of a request route (B1–B4, H5, L1, L7, P1); `limits.evidenceWindowRatio`
- * (opt-in, default 0.5) scales the B4 evidence budget. Pure; all arithmetic
+ * Resolves every budget of a request route; `limits.evidenceWindowRatio`
+ * (opt-in, default 0.5) scales the evidence budget. Pure; all arithmetic
  * saturates, so absurd inputs (0, negative, NaN, 1e300) give bounded, non-negative results.
  */
 export function resolveBudgets(limits: Limits): Budgets {

@@ -1,7 +1,7 @@
 import type { Message } from '../messages/message.js';
 
 /**
- * Prompt-cache awareness (issue 16): providers cache the longest prefix a request shares with
+ * Prompt-cache awareness: providers cache the longest prefix a request shares with
  * the previous one, so every change to an early message makes the next request pay full price
  * for everything after it. These helpers let clearing change the prefix rarely (in steps that
  * free at least `clearAtLeast` tokens) and let compaction wait for a turn whose prefix changes
@@ -53,7 +53,7 @@ export function sharedPrefixLength(previous: readonly Message[] | null, request:
   return i;
 }
 
-/** How far compaction waits while the cache is intact (issue 16, chosen on the pilot's tuning half). */
+/** How far compaction waits while the cache is intact (chosen on the retention pilot's tuning half). */
 export interface CompactionWait {
   /** Share of the way from the threshold to the prompt budget, in (0, 1). */
   ratio: number;

@@ -5,7 +5,7 @@ import type { Pairing } from './pairing.js';
 import { clearCallInputs, CLEARED_INPUT_PLACEHOLDER, keepsCallAsIs } from './stubs.js';
 
 // Memoized per (message, cleared positions, mode), so a cleared call keeps its identity across
-// requests and the estimator's per-message cache hits (C7; see clear-tool-results.ts). One
+// requests and the estimator's per-message cache hits (see clear-tool-results.ts). One
 // cleared position (the common case) is looked up by number, not by a built string key.
 const inputCache = new WeakMap<Message, Map<string | number, Message>>();
 
@@ -16,7 +16,7 @@ export interface ClearedInputs {
 }
 
 /**
- * C7: for each replaced result, clear the inputs of exactly the call it answered (not every
+ * For each replaced result, clear the inputs of exactly the call it answered (not every
  * call sharing its id). An assistant message is never replaced by a costlier one.
  */
 export function clearInputsOfReplaced(
@@ -60,7 +60,7 @@ export function clearInputsOfReplaced(
 }
 
 /**
- * C7: the assistant message with the inputs of the calls at `positions` cleared, unless that
+ * The assistant message with the inputs of the calls at `positions` cleared, unless that
  * would raise its estimate (an estimator may price the placeholder above a padded input):
  * then the inputs stay and only the signatures go, which never costs tokens.
  */

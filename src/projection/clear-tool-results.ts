@@ -14,9 +14,12 @@ import { stubResult } from './stubs.js';
 export interface ClearToolResultsOptions {
   estimator: Estimator;
   policy?: Partial<ClearingPolicy>;
-  /** Effective trigger (B3); defaults to `policy.triggerTokens` (at least 1). */
+  /** Effective trigger; defaults to `policy.triggerTokens` (at least 1). */
   localTrigger?: number;
-  /** Evidence window budget (B4); defaults to `floor(localTrigger × policy.evidenceWindowRatio)` (ratio 0.5 = `/ 2`). */
+  /**
+   * Evidence window budget; defaults to `floor(localTrigger × policy.evidenceWindowRatio)` (ratio
+   * 0.5 = `/ 2`).
+   */
   evidenceBudget?: number;
   /** `analyzePairing(messages)` when the caller already computed it (saves a linear pass per request). */
   pairing?: Pairing;
@@ -34,7 +37,7 @@ export interface ClearToolResultsResult {
 const stubCache = new WeakMap<Message, { tool: string; stub: Message }>();
 
 /**
- * Local tool-result clearing (C1–C9) on a request projection. When the history reaches the
+ * Local tool-result clearing on a request projection. When the history reaches the
  * trigger, every tool result outside the protected set (evidence window ∪ count rule) is
  * replaced by a short JSON stub if that is smaller, and large inputs of the replaced calls
  * become a placeholder. Never mutates its input; unchanged messages are reused as is.
@@ -138,7 +141,7 @@ function clearingCandidates(
     }
     const stub = memoStub(m, toolNameOf(messages, pairing, i));
     const saved = tokens[i] - est.message(stub);
-    if (saved <= 0) continue; // C6: small results stay unchanged
+    if (saved <= 0) continue; // small results stay unchanged: a stub must be smaller
     candidates.push(i);
     savings.push(saved);
     stubs.push(stub);
@@ -170,7 +173,7 @@ function replaceWithStubs(
 }
 
 /**
- * The plain clearing API (C4): {@link clearOldToolResultsWithRecentBatches} with
+ * The plain clearing API: {@link clearOldToolResultsWithRecentBatches} with
  * `keepRecentToolBatches = 0`; the evidence window and the keep-tool-uses rule still apply.
  */
 export function clearOldToolResults(
@@ -215,7 +218,7 @@ function appliedReason(
   protectedBatches: number,
   cleared: number,
 ): string {
-  // The reason a report prints, one part per clearing rule in play (C1, C2, C9, C3).
+  // The reason a report prints, one part per clearing rule in play.
   const parts = [`trigger reached: ${total} ≥ ${trigger} tokens`];
   parts.push(`evidence window kept ${evidence.count} batch(es), ${evidence.tokens} of ${budget} tokens`);
   if (evidence.newestOversized)

@@ -1,34 +1,37 @@
 /**
- * The `toolResultClearing` policy (SPEC §5): local, request-only clearing of old tool
+ * The `toolResultClearing` policy: local, request-only clearing of old tool
  * results. Two named presets: `compactor` (the defaults, chosen on the retention pilot's
- * tuning half) and `vtcode` (the seed's VT Code defaults, SPEC §5 as written).
+ * tuning half) and `vtcode` (VT Code's own defaults).
  */
 
 import { DEFAULT_COMPACTION_WAIT } from './cache-aware.js';
 
 /** Names of the clearing presets. */
 export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
-/** A clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults). */
+/** A clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults). */
 export type ClearingPresetName = (typeof CLEARING_PRESET_NAMES)[number];
 
-/** Local tool-result clearing settings (SPEC §5). */
+/** Local tool-result clearing settings. */
 export interface ClearingPolicy {
   /** The preset the other fields start from (default `compactor`). */
   preset: ClearingPresetName;
   /** `false` turns local clearing off entirely. */
   enabled: boolean;
-  /** Configured trigger; the effective one is capped by the history budget (B3). */
+  /** Configured trigger; the effective one is capped by the history budget. */
   triggerTokens: number;
-  /** Newest results kept, each expanded to its whole batch (C3a). */
+  /** Newest results kept, each expanded to its whole batch. */
   keepToolUses: number;
-  /** Newest assistant tool-call messages kept with their batches (C3b); 0 disables (C4). */
+  /**
+   * Newest assistant tool-call messages kept with their batches; 0 disables (the evidence window
+   * still applies).
+   */
   keepRecentToolBatches: number;
-  /** Replace large inputs of cleared calls with a JSON placeholder (C7). */
+  /** Replace large inputs of cleared calls with a JSON placeholder. */
   clearToolInputs: boolean;
   /**
    * Opt-in: evidence budget = floor(local trigger × ratio), a number in (0, 1]. The default
-   * 0.5 is SPEC B4 (floor(local trigger / 2)); other values are an experiment measured by the
-   * retention pilot (`compactor-evidence-*` policies), not part of the SPEC.
+   * 0.5 is VT Code's rule (floor(local trigger / 2)); other values are an experiment measured by
+   * the retention pilot (`compactor-evidence-*` policies).
    */
   evidenceWindowRatio: number;
   /**
@@ -59,7 +62,7 @@ export interface ClearingPolicy {
    * per request (cache reads against the cost of a pass, at the fastest growth of one request
    * seen since). In large windows the threshold lies beyond it and compaction runs at the
    * threshold. Off in both presets: on the retention pilot's tuning half the plain scaled cap
-   * kept the same recall for less (issue 16).
+   * kept the same recall for less.
    */
   compactionWaitByCost: boolean;
   /**
@@ -72,11 +75,11 @@ export interface ClearingPolicy {
   clearWhenPassBuysFewerTurns: number;
 }
 
-/** B4: the evidence window is half the local trigger. */
+/** The evidence window is half the local trigger. */
 export const DEFAULT_EVIDENCE_WINDOW_RATIO = 0.5;
 
 /**
- * The seed's VT Code defaults (preset `vtcode`): enabled, trigger 40,000, keep 2 tool uses and
+ * VT Code's own defaults (preset `vtcode`): enabled, trigger 40,000, keep 2 tool uses and
  * 2 recent batches, clear inputs, clear everything eligible at once, compact at the threshold.
  */
 export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
@@ -137,7 +140,7 @@ export function isEvidenceWindowRatio(value: unknown): value is number {
 
 /**
  * Fills a partial policy from its preset (default `compactor`); counts are coerced to non-negative integers and an
- * evidence window ratio outside (0, 1] (or NaN) falls back to the B4 default 0.5.
+ * evidence window ratio outside (0, 1] (or NaN) falls back to the default 0.5.
  */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
   const count = (v: number | undefined, d: number): number =>

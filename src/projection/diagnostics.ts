@@ -10,7 +10,7 @@ export interface ToolClearingStats {
 }
 
 /**
- * Per-request diagnostics of the projection (C10). The protection and evidence counts are 0
+ * Per-request diagnostics of the projection. The protection and evidence counts are 0
  * when clearing did not run (below trigger, disabled, or native edits).
  */
 export interface ProjectionDiagnostics {
@@ -18,23 +18,23 @@ export interface ProjectionDiagnostics {
   originalTokens: number;
   /** Estimated tokens of the projected messages. */
   projectedTokens: number;
-  /** Results replaced by a stub (C6). */
+  /** Results replaced by a stub. */
   clearedResults: number;
-  /** Batches protected by the evidence window or the count rule (C5). */
+  /** Batches protected by the evidence window or the count rule. */
   protectedBatches: number;
   /** Tool results protected (batch members and count-protected unmatched results). */
   protectedResults: number;
-  /** Calls whose arguments or freeform input became the placeholder (C7). */
+  /** Calls whose arguments or freeform input became the placeholder. */
   clearedInputs: number;
-  /** Effective clearing trigger (B3). */
+  /** Effective clearing trigger. */
   localTrigger: number;
-  /** Evidence window budget (B4). */
+  /** Evidence window budget. */
   evidenceBudget: number;
-  /** True when the trigger was reached and the clearing pass ran (C1). */
+  /** True when the trigger was reached and the clearing pass ran. */
   clearingApplied: boolean;
   /** One line: why clearing ran or not, and what protected what. */
   reason: string;
-  /** Batches inside the evidence window (C2). */
+  /** Batches inside the evidence window. */
   evidenceBatches: number;
   /** Tokens of those batches (assistant inputs + results). */
   evidenceTokens: number;

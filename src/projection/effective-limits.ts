@@ -4,7 +4,7 @@ import { completeClearingPolicy, isEvidenceWindowRatio, type ClearingPolicy } fr
 /**
  * The limits a request is actually budgeted with: the configured trigger is
  * `limits.trigger`, else the clearing policy's `triggerTokens`; the evidence
- * window ratio is `limits.evidenceWindowRatio`, else the policy's (B4: 0.5). Every place
+ * window ratio is `limits.evidenceWindowRatio`, else the policy's (default 0.5). Every place
  * that reports or uses budgets goes through this, so diagnostics match the projection.
  */
 export function effectiveLimits(limits: Limits, policy?: Partial<ClearingPolicy>): Limits {

@@ -1,5 +1,5 @@
 /**
- * Request projection (SPEC §3–§5): pure functions that turn durable session history into
+ * Request projection: pure functions that turn durable session history into
  * the messages sent on the next request. No I/O, no XState.
  */
 export * from './budgets.js';

@@ -1,21 +1,21 @@
 import { hasToolCalls, type Message } from '../messages/message.js';
 import { analyzePairing, EMPTY_ID_CALL, type Pairing } from './pairing.js';
 
-/** Content of the synthetic result for a call that has none (N3), as in VT Code. */
+/** Content of the synthetic result for a call that has none, as in VT Code. */
 export const CANCELED_RESULT_TEXT =
   'canceled: no tool result was recorded; this bounded placeholder preserves the tool-call protocol.';
 
-/** True when a history can be sent as is: every call answered right after its batch, nothing orphaned (N1–N4). */
+/** True when a history can be sent as is: every call answered right after its batch, nothing orphaned. */
 export function isRequestHistoryValid(history: readonly Message[]): boolean {
   return analyzePairing(history).valid;
 }
 
 /**
- * Repairs call/result pairing of a request projection (N1–N5). Results bind to the most
- * recent earlier unmatched call with their id (N1); invalid results are dropped (N2);
- * unanswered calls get a synthetic cancellation result (N3); results are re-emitted right
- * after their batch, so messages that sat between move after it (N4). A valid history is
- * returned as the same object (N5). Never mutates its input; unchanged messages are reused.
+ * Repairs call/result pairing of a request projection. Results bind to the most
+ * recent earlier unmatched call with their id; invalid results are dropped;
+ * unanswered calls get a synthetic cancellation result; results are re-emitted right
+ * after their batch, so messages that sat between move after it. A valid history is
+ * returned as the same object. Never mutates its input; unchanged messages are reused.
  */
 export function normalizeHistory(history: readonly Message[]): readonly Message[] {
   return normalizeWithPairing(history).messages;

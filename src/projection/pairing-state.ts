@@ -4,7 +4,7 @@ import type { InvalidReason, Pairing, ToolBatch } from './pairing.js';
 /**
  * The running state of a pairing pass, kept between requests. A session's next request is
  * its last one plus a few messages, so resuming the pass where it stopped makes the per-turn
- * cost follow the new messages instead of the whole history (issue 16, the bench's speed
+ * cost follow the new messages instead of the whole history (the bench's speed
  * suite). Like the estimator's cache, this treats messages as immutable values: a message
  * object is never changed in place once it was part of a request.
  */

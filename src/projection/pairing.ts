@@ -2,9 +2,9 @@ import { hasToolCalls, type Message } from '../messages/message.js';
 import { appendSeen, ownBatch, pairingStateFor, snapshot, type PairingState } from './pairing-state.js';
 
 /**
- * Call/result pairing analysis shared by normalization (N1–N5) and clearing (C2–C7).
+ * Call/result pairing analysis shared by normalization and clearing.
  * One linear pass: each call id keeps a stack of earlier unmatched calls, so a result binds
- * to the most recent earlier unmatched call with its id (N1) in O(1) amortized. The pass is
+ * to the most recent earlier unmatched call with its id in O(1) amortized. The pass is
  * resumed, not repeated, when a history only grew since the last one (the hot path per turn).
  */
 
@@ -32,7 +32,7 @@ export const EMPTY_ID_CALL = -2;
 /** An id's entry in the open-call map once its only call was answered (keys are never negative). */
 const ANSWERED = -1;
 
-/** Why a message cannot stay where it is in a request (N2). */
+/** Why a message cannot stay where it is in a request. */
 export type InvalidReason = 'missing-id' | 'not-tool-role' | 'no-earlier-call' | 'already-answered';
 
 /** Pairing of a whole history. */
@@ -40,9 +40,9 @@ export interface Pairing {
   readonly batches: ToolBatch[];
   /** Per message index: index into {@link batches} of the batch it belongs to (assistant or result), else -1. */
   readonly batchOf: Int32Array;
-  /** Messages to drop from a request (N2), by index. */
+  /** Messages to drop from a request, by index. */
   readonly invalid: Map<number, InvalidReason>;
-  /** Number of calls with no bound result (N3). */
+  /** Number of calls with no bound result. */
   readonly unmatchedCalls: number;
   /** Number of calls with an empty or in-batch repeated id (dropped from a request; see {@link EMPTY_ID_CALL}). */
   readonly emptyIdCalls: number;
@@ -51,7 +51,7 @@ export interface Pairing {
 }
 
 /**
- * Analyzes call/result pairing of a history (N1, N2). Pure and linear in the history length;
+ * Analyzes call/result pairing of a history. Pure and linear in the history length;
  * a history that extends one analyzed before (same message objects, new ones appended: the
  * next turn of a session) is analyzed only from where that pass stopped (see pairing-state.ts).
  */
@@ -106,7 +106,7 @@ function addMessage(state: PairingState, m: Message, i: number): void {
 /**
  * `list` with `value` appended. A push grows an array by at least 16 slots, and a long session
  * has tens of thousands of batches with a result or two each (100,000 messages: 14 MB of
- * empty slots, issue 15, memory), so short lists are copied to their exact length instead.
+ * empty slots), so short lists are copied to their exact length instead.
  */
 function appended(list: number[], value: number): number[] {
   if (list.length >= SHORT_LIST) {

@@ -14,13 +14,13 @@ export interface ProjectRequestOptions {
   limits: Limits;
   policy?: Partial<ClearingPolicy>;
   estimator: Estimator;
-  /** Interactive request (C11); headless (the default) always uses local clearing. */
+  /** Interactive request; headless (the default) always uses local clearing. */
   interactive?: boolean;
-  /** The request carries Anthropic native context edits (C11); only honoured when interactive. */
+  /** The request carries Anthropic native context edits; only honoured when interactive. */
   nativeContextEdits?: boolean;
   /**
    * The history's leading system messages are the prompt prefix already counted in
-   * `limits.prefixTokens` (B2): they pass through unchanged and are not counted again as history.
+   * `limits.prefixTokens`: they pass through unchanged and are not counted again as history.
    */
   leadingSystemAsPrefix?: boolean;
 }
@@ -33,10 +33,10 @@ export interface ProjectedRequest {
 }
 
 /**
- * Builds the request projection from durable history (H1 steps 2–3): normalize pairing
- * (N1–N5), then apply local tool-result clearing (C1–C11) against the resolved budgets
- * (B1–B4). The configured trigger is `limits.trigger`, else `policy.triggerTokens`;
- * likewise the evidence window ratio is `limits.evidenceWindowRatio`, else the policy's (B4 0.5).
+ * Builds the request projection from durable history (the turn's normalize and clear steps):
+ * repair tool-call pairing, then apply local tool-result clearing against the resolved budgets.
+ * The configured trigger is `limits.trigger`, else `policy.triggerTokens`;
+ * likewise the evidence window ratio is `limits.evidenceWindowRatio`, else the policy's (0.5).
  * Never mutates `history`; returns it as is when it is valid and nothing is cleared.
  * Bad options throw one `CompactorOptionsError`.
  */
@@ -66,7 +66,7 @@ function projectHistory(history: readonly Message[], opts: ProjectRequestOptions
   const policy = completeClearingPolicy(opts.policy);
   const budgets = resolveBudgets(effectiveLimits(opts.limits, policy));
   const { messages: normalized, pairing } = normalizeWithPairing(history);
-  // C11: native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
+  // Native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
   const native = opts.interactive === true && opts.nativeContextEdits === true;
   const cleared = clearOldToolResultsWithRecentBatches(normalized, {
     estimator: opts.estimator,
@@ -79,7 +79,7 @@ function projectHistory(history: readonly Message[], opts: ProjectRequestOptions
     ...cleared.diagnostics,
     originalTokens:
       normalized === history ? cleared.diagnostics.originalTokens : opts.estimator.history(history),
-    // Anthropic clears on its side when the request asks it to, so ours would clear twice (C11).
+    // Anthropic clears on its side when the request asks it to, so ours would clear twice.
     reason: native
       ? "skipped: the request carries Anthropic's native context edits, which clear old tool results on the provider's side"
       : cleared.diagnostics.reason,

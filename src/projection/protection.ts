@@ -2,7 +2,7 @@ import type { Message } from '../messages/message.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import type { Pairing, ToolBatch } from './pairing.js';
 
-/** Which tool batches clearing must keep (C2 evidence window, C3 count rule). */
+/** Which tool batches clearing must keep (the evidence window and the count rule). */
 
 function isComplete(batch: ToolBatch): boolean {
   return !batch.resultOfCall.includes(-1);
@@ -14,12 +14,12 @@ export interface EvidenceWindow {
   tokens: number;
   /** Tokens of the first complete batch that did not fit (0 when the walk ran out of batches). */
   stoppedAt: number;
-  /** True when the newest complete batch alone exceeds the budget (C9). */
+  /** True when the newest complete batch alone exceeds the budget. */
   newestOversized: boolean;
 }
 
 /**
- * C2: complete batches newest-first while the running total (inputs + results) stays within
+ * Evidence window: complete batches newest-first while the running total (inputs + results) stays within
  * budget. Incomplete batches (possible only on un-normalized input) are not walk steps.
  */
 export function evidenceWindow(pairing: Pairing, tokens: readonly number[], budget: number): EvidenceWindow {
@@ -44,9 +44,9 @@ export function evidenceWindow(pairing: Pairing, tokens: readonly number[], budg
 }
 
 /**
- * C3: the newest `keepToolUses` results, each expanded to its whole batch, plus the newest
+ * Count rule: the newest `keepToolUses` results, each expanded to its whole batch, plus the newest
  * `keepRecentToolBatches` batches — both by originating (assistant) message order. Results
- * that match no batch count by their own position and protect only themselves (C5).
+ * that match no batch count by their own position and protect only themselves.
  */
 export function countProtected(
   messages: readonly Message[],

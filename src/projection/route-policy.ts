@@ -1,16 +1,16 @@
 /**
- * Per-route compaction tuning (P1): VT Code's `CompactionRoutePolicy`. Routes are matched by
+ * Per-route compaction tuning: VT Code's `CompactionRoutePolicy`. Routes are matched by
  * provider and model substring in a table that starts empty, so every route gets the
  * defaults until one demonstrates a need.
  */
 
-/** How compaction behaves on one provider/model route (P1). */
+/** How compaction behaves on one provider/model route. */
 export interface RoutePolicy {
   /** Caps the compaction threshold at `floor(capacity × ratio)`; only values below 1 have an effect. */
   thresholdRatio: number;
-  /** Fraction of the window kept as continuity tail after a local summary (L7). */
+  /** Fraction of the window kept as continuity tail after a local summary. */
   retainRatio: number;
-  /** Capacity-error retries of a summary call (L5). */
+  /** Capacity-error retries of a summary call. */
   maxOverflowRetries: number;
 }
 
@@ -31,7 +31,7 @@ export const DEFAULT_ROUTE_POLICY: Readonly<RoutePolicy> = Object.freeze({
   maxOverflowRetries: 1,
 });
 
-/** The built-in route table; intentionally empty (P1). */
+/** The built-in route table; intentionally empty. */
 export const ROUTE_POLICIES: readonly RoutePolicyEntry[] = Object.freeze([]);
 
 /** Fills a partial policy with defaults, clamping ratios into [0, 1] and retries to a non-negative integer. */
@@ -50,7 +50,7 @@ export function completeRoutePolicy(partial: Partial<RoutePolicy> = {}): RoutePo
 }
 
 /**
- * Resolves the policy for a route (P1): the first table entry whose provider and model
+ * Resolves the policy for a route: the first table entry whose provider and model
  * substrings both occur (case-insensitively) wins; no match gives the defaults.
  */
 export function resolveRoutePolicy(

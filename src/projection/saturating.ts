@@ -1,5 +1,5 @@
 /**
- * Saturating token arithmetic (B2). Token counts are non-negative safe integers; inputs that
+ * Saturating token arithmetic. Token counts are non-negative safe integers; inputs that
  * are negative, NaN or fractional are coerced instead of leaking into budgets, and results
  * never wrap or go below zero.
  */

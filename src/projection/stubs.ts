@@ -1,17 +1,20 @@
 import type { Message, ToolCall } from '../messages/message.js';
 
-/** Inputs up to this many UTF-8 bytes stay intact on a cleared call (C7). */
+/** Inputs up to this many UTF-8 bytes stay intact on a cleared call. */
 export const MAX_KEPT_INPUT_BYTES = 1_024;
 
-/** Valid JSON that replaces a large input of a cleared call (C7); OpenAI sends arguments verbatim, so never prose. */
+/**
+ * Valid JSON that replaces a large input of a cleared call; OpenAI sends arguments verbatim, so
+ * never prose.
+ */
 export const CLEARED_INPUT_PLACEHOLDER = '{"cleared":"tool_input"}';
 
 const STUB_NOTE =
   'Older tool result cleared to bound context growth. Full output remains in session logs; re-run the tool if raw bytes are needed.';
 
 /**
- * The stub text of a cleared result (C6): valid JSON naming the tool and call id. It depends
- * only on those two, so stubbing a stub yields the same text (C8).
+ * The stub text of a cleared result: valid JSON naming the tool and call id. It depends
+ * only on those two, so stubbing a stub yields the same text.
  */
 export function clearedResultText(tool: string, toolCallId: string): string {
   return JSON.stringify({
@@ -28,7 +31,7 @@ export function stubResult(result: Message, tool: string): Message {
   return { ...result, content: clearedResultText(tool, result.toolCallId ?? '') };
 }
 
-/** True when `s` may stay on a cleared call: at most 1,024 UTF-8 bytes (C7). */
+/** True when `s` may stay on a cleared call: at most 1,024 UTF-8 bytes. */
 function fitsKept(s: string): boolean {
   // A UTF-16 unit is at most 3 UTF-8 bytes, so short strings skip the byte count.
   return s.length * 3 <= MAX_KEPT_INPUT_BYTES || Buffer.byteLength(s, 'utf8') <= MAX_KEPT_INPUT_BYTES;
@@ -44,7 +47,7 @@ export function keepsCallAsIs(call: ToolCall, clearInputs: boolean): boolean {
 }
 
 /**
- * The input-cleared form of a call whose result was replaced (C7): arguments and freeform
+ * The input-cleared form of a call whose result was replaced: arguments and freeform
  * input over 1,024 bytes become {@link CLEARED_INPUT_PLACEHOLDER} when `clearInputs`; the
  * thought signature is dropped either way. Returns the same object when nothing changes.
  */

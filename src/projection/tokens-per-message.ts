@@ -8,7 +8,7 @@ import type { Message } from '../messages/message.js';
 // estimator's own cache, this treats messages as immutable values.
 const lastCounted = new WeakMap<Estimator, { messages: readonly Message[]; tokens: readonly number[] }>();
 
-/** Tokens of each message of `messages`, as `est.message` counts them (T2). */
+/** Tokens of each message of `messages`, as `est.message` counts them. */
 export function tokensPerMessage(messages: readonly Message[], est: Estimator): readonly number[] {
   const last = lastCounted.get(est);
   const tokens: number[] = [];

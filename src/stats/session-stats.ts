@@ -30,7 +30,7 @@ export interface SessionStats {
   byRole: Record<Role, number>;
   toolCalls: number;
   toolResults: number;
-  /** Calls answered by a result (binding rule N1: most recent earlier unmatched call with the id). */
+  /** Calls answered by a result (binding rule: most recent earlier unmatched call with the id). */
   pairedCalls: number;
   /** Calls with no result. */
   unmatchedCalls: number;

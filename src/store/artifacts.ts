@@ -9,7 +9,7 @@ export const EVENTS_FILE = 'events.jsonl';
 export const ARTIFACTS_DIR = 'artifacts';
 export const SNAPSHOTS_DIR = 'snapshots';
 
-/** The full live history just before boundary `b` (R1), read and checked from its artifact. */
+/** The full live history just before boundary `b`, read and checked from its artifact. */
 export function readArtifact(dir: string, b: CompactBoundary): Message[] {
   const file = artifactFile(dir, b.id, b.artifact);
   let raw: unknown;

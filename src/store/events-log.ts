@@ -4,7 +4,7 @@ import { commitLine, frameLine } from './frame.js';
 import type { LoadedLog } from './load-event-log.js';
 
 /**
- * Writing the append-only `events.jsonl` (R1–R2). Each write is one `write` of whole framed
+ * Writing the append-only `events.jsonl`. Each write is one `write` of whole framed
  * lines (see frame.ts) ending in a commit line, followed by `fsync`: an acknowledged write
  * survives a crash, and a write cut short by a crash leaves an uncommitted tail that
  * loading (load-event-log.ts) detects. A writer moves that tail aside into
@@ -86,7 +86,7 @@ export class EventLog {
    * Appends events as framed lines in one write, ending with a commit line unless
    * `commit` is false (then {@link EventLog.commit} or {@link EventLog.rollback} follows),
    * then fsyncs (the durability point). A write or fsync that fails (ENOSPC, EIO)
-   * truncates the file back to where it was before rethrowing (R2), so the caller's
+   * truncates the file back to where it was before rethrowing, so the caller's
    * sequence numbers stay in step with the file.
    */
   append(events: readonly ThreadEvent[], commit = true): void {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MessageSchema } from '../messages/message.js';
 
 /**
- * Canonical thread events (R1), one JSON object per line of `events.jsonl`. They are
+ * Canonical thread events, one JSON object per line of `events.jsonl`. They are
  * append-only: clearing and normalization never rewrite them; only a compaction boundary
  * changes what the live history is, and the full history before it goes to an artifact.
  */
@@ -23,7 +23,7 @@ export const MessageAppendedSchema = z.object({
   message: MessageSchema,
 });
 
-/** Validates a recorded compaction strategy (S1). */
+/** Validates a recorded compaction strategy. */
 export const StrategySchema = z.enum(['local', 'nativeStandalone', 'nativeInline']);
 /** Validates how a recorded compaction was produced (local pipeline or provider). */
 export const CompactionModeSchema = z.enum(['local', 'provider']);
@@ -34,7 +34,7 @@ export const CompactBoundarySchema = z.object({
   type: z.literal('thread.compact_boundary'),
   /** Boundary id, also the artifact's file stem. */
   id: z.string().regex(NAME_PATTERN),
-  /** Context items before and after (S3: items, not tokens). */
+  /** Context items before and after (items, not tokens). */
   before: z.number().int().nonnegative(),
   after: z.number().int().nonnegative(),
   mode: CompactionModeSchema,
@@ -54,7 +54,7 @@ export const ThreadEventSchema = z.discriminatedUnion('type', [MessageAppendedSc
 export type CompactBoundary = z.infer<typeof CompactBoundarySchema>;
 /** One event of the durable log: a message appended, or a compaction boundary. */
 export type ThreadEvent = z.infer<typeof ThreadEventSchema>;
-/** The strategy a recorded compaction used (S1). */
+/** The strategy a recorded compaction used. */
 export type Strategy = z.infer<typeof StrategySchema>;
 /** How a recorded compaction was produced: by the local pipeline or by the provider. */
 export type CompactionMode = z.infer<typeof CompactionModeSchema>;

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 
 /**
- * Record framing for `events.jsonl` (R2). Every line is one JSON object whose last field is
+ * Record framing for `events.jsonl`. Every line is one JSON object whose last field is
  * a CRC-32 of the object without it, so a line cut short or garbled by a crash is detected
  * instead of read as a smaller record. A write of several events ends with a commit line
  * (`{"commit":SEQ,…}`); events after the last commit line belong to a write that never

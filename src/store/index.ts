@@ -1,4 +1,4 @@
-/** The durable session store (SPEC R1–R2). */
+/** The durable session store. */
 export {
   openSessionStore,
   EVENTS_FILE,

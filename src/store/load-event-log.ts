@@ -5,7 +5,7 @@ import { ThreadEventSchema, type ThreadEvent } from './events.js';
 import { readFrame, type Frame } from './frame.js';
 
 /**
- * Reading `events.jsonl` back (R1–R2). Only events followed by a commit line count: a write
+ * Reading `events.jsonl` back. Only events followed by a commit line count: a write
  * cut short by a crash leaves an uncommitted tail, which loading leaves out with one
  * warning (the writer, events-log.ts, moves it aside). A damaged line before the last commit
  * is an error naming the file and line.

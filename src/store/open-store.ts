@@ -50,7 +50,7 @@ export class OpenStore implements SessionStore {
     this.replay();
   }
 
-  /** An artifact without its boundary event was written by a writer killed before it (R2). */
+  /** An artifact without its boundary event was written by a writer killed before it. */
   reportOrphanArtifacts(): void {
     const artifactsDir = join(this.dir, ARTIFACTS_DIR);
     if (!existsSync(artifactsDir)) return;

@@ -6,7 +6,7 @@ import { fsError } from '../io/fs-errors.js';
 import { processAlive } from '../io/process-alive.js';
 
 /**
- * The exclusive writer lock of a session directory (R2). A writer creates `lock` with
+ * The exclusive writer lock of a session directory. A writer creates `lock` with
  * O_EXCL and writes who holds it (pid, host, start time); a second writer finds it and fails
  * at once naming the holder, or waits for it. A lock whose process is gone (same host, no
  * such pid) is stale and is broken, under a second O_EXCL file so two breakers cannot

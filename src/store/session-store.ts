@@ -12,7 +12,7 @@ import { ARTIFACTS_DIR, EVENTS_FILE, SNAPSHOTS_DIR } from './artifacts.js';
 import { acquireSessionLock, type LockOptions, type SessionLock } from './session-lock.js';
 
 /**
- * The durable session store (R1–R2). A session directory holds:
+ * The durable session store. A session directory holds:
  *
  * - `events.jsonl` — canonical thread events, append-only, fsynced per append;
  * - `artifacts/<boundary-id>.json` — the full live history before each compaction,
@@ -29,7 +29,7 @@ export { EVENTS_FILE, ARTIFACTS_DIR, SNAPSHOTS_DIR } from './artifacts.js';
 /** Where `startOver` moves an earlier session's records. */
 export const PREVIOUS_DIR = 'previous';
 
-/** What to record for one compaction (R1). */
+/** What to record for one compaction. */
 export interface CompactionRecord {
   /** The live history that was compacted (goes to the artifact in full). */
   before: readonly Message[];
