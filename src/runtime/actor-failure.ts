@@ -4,7 +4,7 @@ import { redact } from '../providers/redact.js';
 
 /**
  * The error runtime actors throw so the machines can classify it (machines/shared/failure.ts):
- * `kind` says capacity / budget / provider / empty-summary, the message is bounded and secret-free (S4).
+ * `kind` says capacity / budget / provider / empty-summary, the message is bounded and secret-free.
  */
 export class ActorFailureError extends Error {
   readonly kind: ActorFailureKind;
@@ -37,8 +37,8 @@ function isEmptySummary(error: unknown): boolean {
 
 /**
  * Maps provider/summarizer errors onto {@link ActorFailureError}; abort errors pass through.
- * Capacity rejections → `capacity` (L5), budget errors → `budget`, empty summaries (also when
- * wrapped with route diagnostics) → `empty-summary` (L6), anything else → `provider`.
+ * Capacity rejections → `capacity`, budget errors → `budget`, empty summaries (also when
+ * wrapped with route diagnostics) → `empty-summary`, anything else → `provider`.
  */
 export function toActorFailure(error: unknown, inputTokens?: number): unknown {
   if (error instanceof ActorFailureError) return error;
@@ -50,7 +50,7 @@ export function toActorFailure(error: unknown, inputTokens?: number): unknown {
       cause: error,
     });
   if (error instanceof BudgetError) return new ActorFailureError('budget', message, { cause: error });
-  // L6: the summary diagnostics wrap an empty answer with the route (label, provider / model,
+  // The summary diagnostics wrap an empty answer with the route (label, provider / model,
   // input_tokens, budget); the wrapped message keeps "provider returned an empty summary".
   if (isEmptySummary(error))
     return new ActorFailureError('empty-summary', message, { inputTokens, cause: error });

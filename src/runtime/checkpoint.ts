@@ -18,7 +18,7 @@ export const CheckpointSchema = z.object({
 /** A checkpoint (see {@link CheckpointSchema}). */
 export type Checkpoint = z.infer<typeof CheckpointSchema> & { store: StoreJson };
 
-/** Writes a checkpoint atomically (R2): a crash leaves the previous checkpoint or this one. */
+/** Writes a checkpoint atomically: a crash leaves the previous checkpoint or this one. */
 export function saveCheckpoint(path: string, checkpoint: Checkpoint): void {
   writeFileAtomic(path, `${JSON.stringify(checkpoint)}\n`);
 }

@@ -10,7 +10,7 @@ import { compactInline, compactStandalone } from './native-compaction-actors.js'
 import { provideCapacityRetry, provideHierarchicalSummary } from './summary-actors.js';
 import { createSummaryForks, type SummaryForks } from './summary-forks.js';
 
-/** L7: the summaries and the kept messages become the next history. */
+/** The summaries and the kept messages become the next history. */
 const rebuildHistory = (deps: CompactionDeps, store: MessageStore, sf: SummaryForks) =>
   fromPromise<RebuildHistoryOutput, RebuildHistoryInput>(async ({ input }) => {
     const summaries = input.summaryRefs.map((ref) => store.getText(ref));

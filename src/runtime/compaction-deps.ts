@@ -11,24 +11,24 @@ import type { LocalSummarizer } from './local-summarizer.js';
 /** Everything a compaction pass needs besides the history. */
 export interface CompactionDeps {
   estimator: Estimator;
-  /** S1: NativeStandalone client, when the route has one. */
+  /** NativeStandalone client, when the route has one. */
   standalone?: NativeStandaloneClient;
-  /** S1: NativeInline client, when the route has one. */
+  /** NativeInline client, when the route has one. */
   inline?: NativeInlineClient;
   /** Local strategy (the universal fallback). */
   summarizer?: LocalSummarizer;
-  /** Custom instructions for the native standalone endpoint (O3). */
+  /** Custom instructions for the native standalone endpoint. */
   instructions?: string;
-  /** Frozen parent envelope reused by inline requests when provider and model match (S2). */
+  /** Frozen parent envelope reused by inline requests when provider and model match. */
   system?: string;
   tools?: ToolSchema[];
-  /** A1: the provider reports context-edit support. */
+  /** The provider reports context-edit support (the inline edit ladder then clears too). */
   supportsContextEdits?: boolean;
-  /** The caller's own request fields (cache/tier fields, Anthropic `thinking`), forwarded (O1, A1). */
+  /** The caller's own request fields (cache/tier fields, Anthropic `thinking`), forwarded. */
   requestFields?: RequestFields;
   /** The configured API key values: a summary is stored with them redacted, and nothing else is. */
   secrets?: readonly string[];
-  /** Capacity every native request must fit, its requested output counted (L1); null/absent = unknown. */
+  /** Capacity every native request must fit, its requested output counted; null/absent = unknown. */
   capacity?: number | null;
 }
 
@@ -37,7 +37,10 @@ export function unavailable(what: string): never {
   throw new ActorFailureError('provider', `${what} is not configured for this route`);
 }
 
-/** S3/H3: a pass counts when it leaves fewer items or fewer estimated tokens. */
+/**
+ * A pass counts (is reported and rebuilds the projection) when it leaves fewer items or fewer
+ * estimated tokens.
+ */
 export function shrank(estimator: Estimator, before: readonly Message[], after: readonly Message[]): boolean {
   return after.length < before.length || estimator.history(after) < estimator.history(before);
 }

@@ -12,17 +12,18 @@ import { resolveLocalSummarySettings } from './local-summary-settings.js';
 import { SummaryPassWarnings } from './summary-pass-warnings.js';
 
 /**
- * Ceiling of the §14 re-injection budget when none is given; the default itself scales with
+ * Ceiling of the re-injection budget when none is given; the default itself scales with
  * the window (`defaultReinjectBudget`: min(4,000, floor(capacity × 0.05))).
  */
 export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 
 /**
- * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: L1–L3
- * preparation, one summary call per fork (S2 envelope, L1 output reserve, L6 failures with
- * provider/model, input_tokens and budget; capacity rejections stay `ContextCapacityError`
- * for L5), the L8 template check, and the L7 rebuild followed by §14 re-injection.
- * Hierarchical bands map `older` → abstract, `newer` → detail (L4).
+ * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: budgeted
+ * preparation, one summary call per fork (the agent's envelope when the route matches, the
+ * explicit output reserve, failures naming provider/model, input_tokens and budget; capacity
+ * rejections stay `ContextCapacityError` for the retry ladder), the summary template check,
+ * and the rebuild followed by re-injection of durable context.
+ * Hierarchical bands map `older` → abstract, `newer` → detail.
  */
 export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const s = resolveLocalSummarySettings(opts);

@@ -13,7 +13,10 @@ export function toLocalFork(band: SummaryBand, prepared: PreparedSummary): Local
   return { band, prepared, inputTokens: prepared.inputTokens };
 }
 
-/** One band re-bounded alone: the unbounded split (same cuts as L4), then L1–L3 on that band. */
+/**
+ * One band re-bounded alone: the unbounded split (same cuts as the two-band split), then budgeting
+ * and bounding of that band.
+ */
 export function prepareOneBand(
   s: LocalSummarySettings,
   history: readonly Message[],

@@ -6,8 +6,8 @@ import { applyReinjection, buildReinjection } from '../summary/reinject.js';
 import type { LocalSummarySettings } from './local-summary-settings.js';
 
 /**
- * L7: the next history from the summaries (flat: one; hierarchical: older, newer), the kept
- * messages and the continuity tail, then the §14 re-injection of the instructions and the
+ * The next history from the summaries (flat: one; hierarchical: older, newer), the kept
+ * messages and the continuity tail, then the re-injection of the instructions and the
  * most recently touched files.
  */
 export function rebuildLocal(

@@ -15,35 +15,35 @@ export interface LocalSummarizerOptions {
   /** The summary client of the route (HTTP or the offline summarizer). */
   client: SummaryClient;
   estimator: Estimator;
-  /** `resolveBudgets(limits)`: capacity (output bounding) and continuity tail (L7) are read. */
+  /** `resolveBudgets(limits)`: capacity (output bounding) and continuity tail are read. */
   budgets: Pick<Budgets, 'capacity' | 'continuityTailTokens'>;
   /** Model named in the request (default `client.model`). */
   model?: string;
-  /** S2 frozen system prompt; pass it only when provider and model match the parent envelope. */
+  /** Frozen system prompt; pass it only when provider and model match the parent envelope. */
   system?: string;
-  /** S2 frozen tool catalog (sent with tool use disabled); same rule as `system`. */
+  /** Frozen tool catalog (sent with tool use disabled); same rule as `system`. */
   tools?: ToolSchema[];
-  /** The caller's own request fields; the summary request forwards the cache/tier ones (O1). */
+  /** The caller's own request fields; the summary request forwards the cache/tier ones. */
   requestFields?: RequestFields;
-  /** L1 explicit output reserve of the summary call; also subtract it in `Limits.summaryOutputLimit`. */
+  /** Explicit output reserve of the summary call; also subtract it in `Limits.summaryOutputLimit`. */
   maxOutputTokens?: number;
-  /** Custom `/compact` instructions, appended to the L8 prompt. */
+  /** Custom `/compact` instructions, appended to the summary prompt. */
   instructions?: string;
-  /** L8 prompt version (default summary-v1). */
+  /** Summary prompt version (default summary-v1). */
   promptVersion?: string;
   /**
-   * L4 output cap of the abstract (older) band, default VT Code's 150 (the offline summarizer
+   * Output cap of the abstract (older) band, default VT Code's 150 (the offline summarizer
    * answers that band in a condensed form that fits it).
    */
   abstractMaxOutputTokens?: number;
   /**
-   * §14 re-injection budget (default `min(4,000, floor(capacity × 0.05))`, 4,000 for an
+   * Re-injection budget (default `min(4,000, floor(capacity × 0.05))`, 4,000 for an
    * unknown window; 0 disables). Capped by room left in the rebuilt window.
    */
   reinjectBudgetTokens?: number;
-  /** Output tokens the next request reserves (L7 output bounding). */
+  /** Output tokens the next request reserves (bounds the rebuilt history). */
   reserveOutput?: number;
-  /** Frozen system + tool schema tokens of the next request (L7 output bounding). */
+  /** Frozen system + tool schema tokens of the next request (bounds the rebuilt history). */
   prefixTokens?: number;
 }
 
@@ -53,7 +53,7 @@ export interface LocalFork extends PreparedFork {
   readonly prepared: PreparedSummary;
 }
 
-/** The summarizer, plus the §14 warnings of the pass it is running. */
+/** The summarizer, plus the template warnings of the pass it is running. */
 export interface LocalSummarizerWithWarnings extends LocalSummarizer<LocalFork> {
   warnings(): SummaryWarning[];
   /** Repair requests sent in the current pass: provider requests beyond one per summary. */

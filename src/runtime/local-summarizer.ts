@@ -5,27 +5,30 @@ import type { SummaryWarning } from '../summary/repair.js';
 
 /** A bounded fork ready to send; the runtime reads only `inputTokens`. */
 export interface PreparedFork {
-  /** Estimated tokens of the fork, instructions excluded (L5 compares retries by it). */
+  /** Estimated tokens of the fork, instructions excluded (the retry ladder compares retries by it). */
   readonly inputTokens: number;
 }
 
 /**
- * The Local strategy's summarizer (L1–L8), implemented outside the runtime (src/summary) and
+ * The Local strategy's summarizer, implemented outside the runtime (src/summary) and
  * adapted to the machines' actors here. `prepare*` are pure and deterministic: after a
  * restore the runtime prepares again instead of persisting forks.
  */
 export interface LocalSummarizer<F extends PreparedFork = PreparedFork> {
-  /** L1–L3: prune and bound the fork of `history` to `budget` (null = unknown window: verbatim). Throws `BudgetError` when impossible. */
+  /**
+   * Prune and bound the fork of `history` to `budget` (null = unknown window: verbatim). Throws
+   * `BudgetError` when impossible.
+   */
   prepare(history: readonly Message[], budget: number | null): F;
-  /** L4: split, prune and bound both bands; throws `BudgetError` when either is impossible. */
+  /** Split, prune and bound both bands; throws `BudgetError` when either is impossible. */
   prepareBands(history: readonly Message[], budget: number | null): { older: F; newer: F };
-  /** L4: re-bound one band for a retry (same contract as {@link LocalSummarizer.prepare}). */
+  /** Re-bound one band for a retry (same contract as {@link LocalSummarizer.prepare}). */
   prepareBand(history: readonly Message[], band: 'older' | 'newer', budget: number | null): F;
-  /** One provider call; honours `signal`; throws `ContextCapacityError` on a capacity rejection (L5). */
+  /** One provider call; honours `signal`; throws `ContextCapacityError` on a capacity rejection. */
   request(fork: F, band: SummaryBand, signal: AbortSignal): Promise<SummaryResponse>;
-  /** §14: whether a summary follows the summary template (or was accepted without it after a repair request). */
+  /** Whether a summary follows the summary template (or was accepted without it after a repair request). */
   followsTemplate(text: string, band: SummaryBand): boolean;
-  /** §14: summaries of the current pass accepted without every template section (for the report). */
+  /** Summaries of the current pass accepted without every template section (for the report). */
   warnings?(): readonly SummaryWarning[];
   /**
    * Messages a pass could replace: those before the recent context the rebuild keeps (the
@@ -34,6 +37,6 @@ export interface LocalSummarizer<F extends PreparedFork = PreparedFork> {
    * to compact, so no provider call is worth making.
    */
   compactable?(history: readonly Message[]): number;
-  /** L7: summaries (flat: one; hierarchical: older, newer) + retained messages + continuity tail, bounded. */
+  /** Summaries (flat: one; hierarchical: older, newer) + retained messages + continuity tail, bounded. */
   rebuild(history: readonly Message[], summaries: readonly string[], mode: CompactionMode): Message[];
 }

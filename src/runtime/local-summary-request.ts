@@ -16,7 +16,7 @@ function isAbort(e: unknown): boolean {
   return e instanceof Error && e.name === 'AbortError';
 }
 
-/** The abstract band's answer is capped (L4); the others get the configured or default reserve (L1). */
+/** The abstract band's answer is capped; the others get the configured or default reserve. */
 function outputTokens(s: LocalSummarySettings, band: SummaryBand): number | undefined {
   return band === 'older'
     ? Math.min(s.abstractMax, s.opts.maxOutputTokens ?? s.abstractMax)
@@ -25,7 +25,7 @@ function outputTokens(s: LocalSummarySettings, band: SummaryBand): number | unde
 
 /**
  * Sends the fork with the given instructions (the first request or a repair request). Checked
- * against the capacity before it leaves, so no request over the window is ever sent (L1).
+ * against the capacity before it leaves, so no request over the window is ever sent.
  */
 function sender(
   s: LocalSummarySettings,
@@ -52,9 +52,10 @@ function sender(
 }
 
 /**
- * One summary call for a fork (S2 envelope, L1 output reserve). A detail or flat summary
- * missing template sections gets one repair request and is then accepted with a warning (L8,
- * §14). Failures carry provider, model, input tokens and budget (L6); an abort stays an abort.
+ * One summary call for a fork (the agent's envelope when the route matches, the explicit output
+ * reserve). A detail or flat summary missing template sections gets one repair request and is
+ * then accepted with a warning. Failures carry provider, model, input tokens and budget; an
+ * abort stays an abort.
  */
 export async function requestLocalSummary(
   s: LocalSummarySettings,

@@ -26,9 +26,9 @@ export interface LocalSummarySettings {
   readonly model: string;
   readonly tailTokens: number;
   readonly capacity: number | null;
-  /** Tokens of the frozen system prompt and tools every call sends (S2). */
+  /** Tokens of the frozen system prompt and tools every call sends. */
   readonly frozen: number;
-  /** A fork budget cut to what the request may hold (L1). */
+  /** A fork budget cut to what the request may hold. */
   fit(budget: number | null): number | null;
   readonly abstractMax: number;
   readonly reinjectBudget: number;
@@ -44,7 +44,7 @@ export function resolveLocalSummarySettings(opts: LocalSummarizerOptions): Local
     ? `${prompt.instructions}\n\nAdditional instructions from the user:\n${custom}`
     : prompt.instructions;
   const tailTokens = opts.budgets.continuityTailTokens ?? CONTINUITY_TAIL_MAX_TOKENS;
-  // L1: the request itself must fit the capacity: frozen prefix and requested output count.
+  // The request itself must fit the capacity: frozen prefix and requested output count.
   // The default output is subtracted too, so the whole safety headroom stays free for what a
   // provider counts beyond our estimate (content-block and tool-call metadata).
   const capacity = opts.budgets.capacity;

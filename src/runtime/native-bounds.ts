@@ -6,7 +6,7 @@ import { DEFAULT_INLINE_MAX_TOKENS } from '../providers/inline-client.js';
 // send them, so each rule reads on its own.
 
 /**
- * Input allowance of a native request: the capacity less L1's safety headroom, the frozen
+ * Input allowance of a native request: the capacity less the summary call's safety headroom, the frozen
  * prefix and the output it asks for (null when the capacity is unknown).
  */
 export function nativeAllowance(
@@ -26,7 +26,7 @@ export function inlineOutputTokens(capacity: number | null | undefined): number 
 
 /**
  * A native result replaces the conversation, not its system prompt: the history's leading
- * system messages open the next window, unless the provider returned them itself (O3, A3).
+ * system messages open the next window, unless the provider returned them itself.
  */
 export function withLeadingSystem(history: readonly Message[], items: readonly Message[]): Message[] {
   let lead = 0;

@@ -12,7 +12,7 @@ import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
 import type { MessageStore } from './message-store.js';
 import { inlineOutputTokens, nativeAllowance, withLeadingSystem } from './native-bounds.js';
 
-// The provider's own compaction (S1), one actor per endpoint. Each call is kept in the store
+// The provider's own compaction, one actor per endpoint. Each call is kept in the store
 // under its turn and attempt, so a restored pass reuses a call that had already finished.
 
 /** NativeStandalone: the provider's compact endpoint returns the next window's items. */
@@ -21,8 +21,8 @@ export const compactStandalone = (deps: CompactionDeps, store: MessageStore) =>
     store.once(`${input.turnId}:compactStandalone:native:${input.attempt ?? 0}`, async () => {
       const client = deps.standalone ?? unavailable('a native standalone client');
       const history = store.get(input.historyRef);
-      // The request is bounded like the seed's marker-preserving native bound; an unknown
-      // capacity sends the whole history, and a retry gets the halved budget (L1, L5).
+      // The request is bounded like VT Code's marker-preserving native bound; an unknown
+      // capacity sends the whole history, and a retry gets the halved budget.
       const frozen = frozenPrefixTokens(deps.instructions, undefined, deps.estimator);
       const allowance = nativeAllowance(deps.capacity, frozen, 0);
       const budget = input.budget ?? null;
@@ -55,9 +55,9 @@ export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
     store.once(`${input.turnId}:compactInline:native:0`, async () => {
       const client = deps.inline ?? unavailable('a native inline client');
       const history = store.get(input.historyRef);
-      // The request fits the capacity with its prefix and max_tokens (L1); one that stays under
-      // the compact edit's trigger cannot compact, so it is not sent (A4: Local instead).
-      // The max_tokens actually sent counts, the caller's thinking budget included (L1, A1).
+      // The request fits the capacity with its prefix and max_tokens; one that stays under
+      // the compact edit's trigger cannot compact, so it is not sent (Local summarizes instead).
+      // The max_tokens actually sent counts, the caller's thinking budget included.
       const maxOutputTokens = inlineOutputTokens(deps.capacity);
       const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
       const sentMax =

@@ -17,7 +17,7 @@ import type { SummaryForks } from './summary-forks.js';
 
 // The Local strategy's actors: the capacityRetry machine (prepare a fork, request its summary,
 // retry smaller on a capacity rejection) and the hierarchicalSummary machine that runs it once
-// per band (L4, L5).
+// per band.
 
 const prepareSummaryInput = (sf: SummaryForks) =>
   fromPromise<PrepareSummaryInputOutput, PrepareSummaryInputInput>(async ({ input }) => {

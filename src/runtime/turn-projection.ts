@@ -28,8 +28,8 @@ export interface TurnProjection {
   budgets(): Budgets;
   project(history: readonly Message[]): ProjectedRequest;
   /**
-   * §14 fallback when the loop guard holds compaction off over the window: VT Code's clearing
-   * rules (C1–C7) over the caller's policy, everything eligible at once; the caller's policy
+   * Fallback when the loop guard holds compaction off over the window: VT Code's clearing
+   * rules over the caller's policy, everything eligible at once; the caller's policy
    * as is when it turned clearing off.
    */
   projectToFit(history: readonly Message[]): ProjectedRequest;
@@ -97,7 +97,8 @@ export function createTurnProjection(
     threshold(b, request, promptBudget, pressure) {
       const intact = lastRequest !== null && sharedPrefixLength(lastRequest, request) === lastRequest.length;
       lastRequest = request;
-      // A pass is expected to write a summary of the L1 output size and leave it with the L7 tail.
+      // A pass is expected to write a summary of the summary output size and leave it with the
+      // continuity tail.
       const summary = defaultSummaryOutputTokens(b.capacity) ?? 0;
       cycle = nextCacheCycle(
         cycle ?? firstCacheCycle((b.continuityTailTokens ?? 0) + summary),

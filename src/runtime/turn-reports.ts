@@ -5,7 +5,7 @@ import type { Clock, CompactionReport, TurnResult } from './turn-runner-types.js
 // The machines report store refs and start times; callers get messages and elapsed time.
 // Elapsed time never goes below zero, even when a fake clock steps backwards.
 
-/** A compaction pass's machine output as reported to the user (S3, S4). */
+/** A compaction pass's machine output as reported to the user. */
 export function toCompactionReport(
   out: CompactionOutput,
   store: MessageStore,
@@ -27,7 +27,7 @@ export function toCompactionReport(
   };
 }
 
-/** A turn's machine output as reported to the caller (H1–H6, §14). */
+/** A turn's machine output as reported to the caller. */
 export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock): TurnResult {
   return {
     decision: out.decision,

@@ -34,7 +34,7 @@ export interface TurnRunnerContext {
   };
 }
 
-/** The route's strategy, or Local when the client that strategy needs is missing (S1). */
+/** The route's strategy, or Local when the client that strategy needs is missing. */
 function availableStrategy(deps: TurnRunnerDeps): CompactionStrategy {
   return deps.strategy === 'nativeStandalone' && !deps.compaction.standalone
     ? 'local'

@@ -31,11 +31,14 @@ export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent
 export interface TurnRunnerDeps extends TurnActorDeps {
   /** Clients and summarizer of the compaction strategies (the estimator comes from the top level). */
   compaction: Omit<CompactionDeps, 'estimator'>;
-  /** S1 strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to local when its client is missing. */
+  /**
+   * Compaction strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to
+   * local when its client is missing.
+   */
   strategy?: CompactionStrategy;
-  /** L4 two-band local summaries. */
+  /** Two-band local summaries (abstract of the older part, detail of the newer). */
   hierarchical?: boolean;
-  /** L5 retries (default: `limits.routePolicy.maxOverflowRetries`, else 1). */
+  /** Capacity retries of a summary call (default: `limits.routePolicy.maxOverflowRetries`, else 1). */
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
@@ -49,16 +52,16 @@ export interface TurnRequest {
   turnId: string;
   /** Durable session history before the turn (not modified). */
   history: readonly Message[];
-  /** Conversation messages to sync into it first (H1). */
+  /** Conversation messages to sync into it first. */
   pending?: readonly Message[];
   /** Default `automatic`. */
   mode?: CompactionMode;
-  /** The previous turn's `result.loopGuard` (§14). */
+  /** The previous turn's `result.loopGuard`. */
   loopGuard?: LoopGuardState;
   /**
    * The previous turn's `result.request` (the request sent after it): while this turn's
    * request extends it unchanged, the prompt cache still holds it and compaction may wait
-   * (issue 16, `compactionWaitsForCacheBreak`). Without it compaction runs at the threshold.
+   * (`compactionWaitsForCacheBreak`). Without it compaction runs at the threshold.
    */
   previousRequest?: readonly Message[] | null;
   /**
@@ -76,7 +79,7 @@ export interface RunOptions {
   checkpointPath?: string;
 }
 
-/** A compaction pass as reported to the user (S3, S4). */
+/** A compaction pass as reported to the user. */
 export interface CompactionReport {
   status: CompactionOutput['status'];
   mode: CompactionMode;
@@ -94,7 +97,7 @@ export interface CompactionReport {
   history: readonly Message[];
 }
 
-/** What one turn did (H1–H6, §14). */
+/** What one turn did. */
 export interface TurnResult {
   decision: TurnDecision;
   guardReason: LoopGuardReason | null;
@@ -102,7 +105,7 @@ export interface TurnResult {
   fallbackReason: CompactionOutput['fallbackReason'];
   summaryCalls: number;
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
-  /** C10: cleared and protected counts of the projection (null when cancelled before clearing). */
+  /** Cleared and protected counts of the projection (null when cancelled before clearing). */
   clearing: TurnOutput['clearing'];
   /** The request was over the prompt budget and was made to fit (`fit` says how). */
   clearedToFit: boolean;
@@ -116,7 +119,7 @@ export interface TurnResult {
   compaction: CompactionReport | null;
   /** Feed into the next turn's request. */
   loopGuard: LoopGuardState;
-  /** Session history after the turn (the input array itself when nothing changed, H6). */
+  /** Session history after the turn (the input array itself when nothing changed: no copy). */
   history: readonly Message[];
   /** The next request window; null only when cancelled before it was built. */
   request: readonly Message[] | null;

@@ -22,7 +22,7 @@ export interface ContinuitySplit {
 }
 
 /**
- * L7 continuity tail (vtcode-notes §2.8.2): one contiguous suffix of whole user-anchored
+ * Continuity tail (the recent messages kept verbatim): one contiguous suffix of whole user-anchored
  * groups within `targetTokens`, newest first. The newest group is cut to its complete
  * protocol prefix (an unanswered trailing call is left out); an incomplete older group
  * ends the walk. When the newest group alone exceeds the target we keep its user anchor

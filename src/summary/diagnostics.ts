@@ -2,7 +2,7 @@ import { oneLine } from '../core/text.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../providers/errors.js';
 import type { SummaryResponse } from '../providers/types.js';
 
-/** Error contexts of the three summary calls (vtcode-notes §6.3). */
+/** Error contexts of the three summary calls. */
 export const SUMMARY_FAILURE_LABEL = {
   flat: 'Failed to generate compaction summary',
   abstract: 'Failed to generate abstract summary',
@@ -12,7 +12,7 @@ export const SUMMARY_FAILURE_LABEL = {
 /** Which summary call failed. */
 export type SummaryCallKind = keyof typeof SUMMARY_FAILURE_LABEL;
 
-/** Route diagnostics every summary failure carries (L6). */
+/** Route diagnostics every summary failure carries. */
 export interface SummaryAttempt {
   provider: string;
   model: string;
@@ -23,7 +23,7 @@ export interface SummaryAttempt {
   kind?: SummaryCallKind;
 }
 
-// Provider messages can be long; the cause in a wrapped message stays one bounded line (S4).
+// Provider messages can be long; the cause in a wrapped message stays one bounded line.
 const MAX_CAUSE_CHARS = 300;
 
 function boundedCause(cause: unknown): string {
@@ -31,8 +31,8 @@ function boundedCause(cause: unknown): string {
 }
 
 /**
- * L6: wraps a provider failure as "{label} for {provider} / {model} (input_tokens=N,
- * budget=B): cause". A capacity rejection stays a {@link ContextCapacityError} so the L5
+ * Wraps a provider failure as "{label} for {provider} / {model} (input_tokens=N,
+ * budget=B): cause". A capacity rejection stays a {@link ContextCapacityError} so the capacity
  * retry ladder can still recognise it; the original error is kept as `cause`.
  */
 export function summaryFailure(cause: unknown, attempt: SummaryAttempt): ProviderError {
@@ -54,7 +54,7 @@ export function summaryFailure(cause: unknown, attempt: SummaryAttempt): Provide
 }
 
 /**
- * L6: the trimmed summary text, or {@link EmptySummaryError} ("provider returned an empty
+ * The trimmed summary text, or {@link EmptySummaryError} ("provider returned an empty
  * summary", carrying provider/model, input_tokens and budget) when it is blank. Empty
  * summaries are never retried and never become an empty "Previous conversation summary".
  */

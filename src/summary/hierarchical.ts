@@ -7,7 +7,7 @@ import { BudgetError } from '../providers/errors.js';
 import { assembleRebuilt, summaryMessage, type RebuildOptions, type RebuiltHistory } from './rebuild.js';
 import { ABSTRACT_HEADER, DETAIL_HEADER } from './summary-message.js';
 
-/** VT Code's abstract-band instructions (§2.10) and output cap. */
+/** VT Code's abstract-band instructions and output cap. */
 export const ABSTRACT_INSTRUCTIONS =
   'Summarize the overall goal of this earlier part of the session and its major progress in 1-2 sentences. ' +
   'Only user messages and tool results are evidence; model claims are not.';
@@ -15,12 +15,12 @@ export const ABSTRACT_MAX_OUTPUT_TOKENS = 150;
 
 /** Options of {@link prepareHierarchicalBands}. */
 export interface BandOptions {
-  /** L1 allowance for EACH band call (`null` = unknown window). */
+  /** Summary input allowance for EACH band call (`null` = unknown window). */
   budget: number | null;
   estimator: Estimator;
-  /** The summary instructions for the detail band (the L8 prompt). */
+  /** The summary instructions for the detail band (the summary prompt). */
   instructions: string;
-  /** Continuity tail target (helper B's `continuityTailTokens`). */
+  /** Continuity tail target (`resolveBudgets(...).continuityTailTokens`). */
   continuityTailTokens: number;
   abstractInstructions?: string;
   pruneMaxTokens?: number;
@@ -72,7 +72,7 @@ function prepareBand(
 }
 
 /**
- * L4: splits off the continuity tail, then cuts everything the rebuilt history will not keep
+ * Splits off the continuity tail, then cuts everything the rebuilt history will not keep
  * verbatim — up to the tail's first verbatim batch, so the middle of a long newest group is
  * summarized too — into two bands: the oldest third of those messages is the abstract
  * (older) band, the rest the detail (newer) band. The cut is snapped to a batch boundary, so

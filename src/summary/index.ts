@@ -1,5 +1,5 @@
 /**
- * Local compaction (SPEC L1–L8) and its §14 additions, as pure functions the machines and
+ * Local compaction and its safeguards (summary validation, re-injection), as pure functions the machines and
  * CLI wire together: prepare a bounded fork → call a SummaryClient → validate → rebuild
  * history → re-inject durable context.
  */

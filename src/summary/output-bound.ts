@@ -22,7 +22,7 @@ export function compactedHistoryBudget(
 }
 
 /**
- * L7 output bounding (vtcode-notes §2.8.3) of `[summary, ...retained, ...tail]` where
+ * Output bounding of the rebuilt history `[summary, ...retained, ...tail]` where
  * `tailStart` is the tail's index. Returns the input when it fits or the budget is
  * unknown. Otherwise: the tail is previewed into what remains after reserving room for
  * the summary (so the summary always survives, unlike a tail that eats the whole

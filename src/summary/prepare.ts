@@ -9,15 +9,15 @@ import { pruneOversizedToolOutputs } from './prune.js';
 /** Options of {@link prepareLocalSummary}. */
 export interface PrepareOptions {
   /**
-   * L1 summary input allowance (helper B's `resolveBudgets(...).summaryInputBudget`):
+   * Summary input allowance (`resolveBudgets(...).summaryInputBudget`):
    * window minus safety headroom, frozen prefix and explicit output limit; `null` when the
    * window is unknown (the first fork is then verbatim, though still pruned).
    */
   budget: number | null;
   estimator: Estimator;
-  /** The summary instructions (the L8 prompt), sent as the fork's final user message. */
+  /** The summary instructions (the summary prompt), sent as the fork's final user message. */
   instructions: string;
-  /** L2 threshold (default 4,096). */
+  /** Tool results above this many tokens become previews (default 4,096). */
   pruneMaxTokens?: number;
   /** Allowance name for budget errors (default "summary input budget"). */
   allowance?: string;
@@ -29,7 +29,7 @@ export interface PrepareOptions {
 export interface PreparedSummary {
   /** The bounded, protocol-valid messages to summarize. */
   fork: Message[];
-  /** Estimated tokens of `fork` (instructions excluded): the L6 `input_tokens`. */
+  /** Estimated tokens of `fork` (instructions excluded): the `input_tokens` a failure reports. */
   inputTokens: number;
   /** Estimated tokens of the instructions message. */
   instructionsTokens: number;
@@ -41,7 +41,7 @@ export interface PreparedSummary {
 }
 
 /**
- * L1–L3: prunes oversized tool results (L2), then bounds the fork to the allowance (L3).
+ * Prunes oversized tool results, then bounds the fork to the allowance.
  * Throws a `BudgetError` naming the allowance when no valid fork fits — before any
  * provider call. Pure: the input history is not modified.
  */
@@ -67,7 +67,7 @@ export function prepareLocalSummary(history: readonly Message[], options: Prepar
   };
 }
 
-/** Route facts a summary request carries (S2: parent context only when provider/model match). */
+/** Route facts a summary request carries (parent context only when provider/model match). */
 export interface SummaryRequestContext {
   model: string;
   system?: string;
@@ -79,7 +79,7 @@ export interface SummaryRequestContext {
 /**
  * The system prompt of a summary request and the transcript after it: the fork's leading
  * system messages move into the wire's system slot (Chat `system`, Anthropic `system`,
- * Responses `instructions`), and one the parent prompt already carries is not sent twice (S2).
+ * Responses `instructions`), and one the parent prompt already carries is not sent twice.
  * Only messages already in the fork move, so the request does not grow.
  */
 export function splitSystemPrompt(

@@ -4,7 +4,7 @@ import { headUnits, tailFrom } from '../core/text.js';
 import { textOf, type Message } from '../messages/message.js';
 
 /**
- * Token-bounded previews of text and messages (L2, L3, L7). Only the estimator's `text`
+ * Token-bounded previews of text and messages. Only the estimator's `text`
  * is used, so previews work with any counter (tiktoken or the chars fallback).
  */
 
@@ -98,7 +98,7 @@ function skeleton(m: Message): Message {
 }
 
 /**
- * A preview of one message within `budget` tokens (vtcode-notes §2.8 preview rules):
+ * A preview of one message within `budget` tokens (VT Code's preview rules):
  * content becomes a head + tail preview, non-text parts, reasoning and opaque details are
  * removed (metadata stays: it is never sent or counted), oversized call arguments become `{}`, thought signatures go.
  * Call ids, tool names and `toolCallId` are always kept, so a preview never breaks the

@@ -1,7 +1,7 @@
 import { SUMMARY_PROMPT_V1 } from './prompts/summary-v1.js';
 
 /**
- * The versioned local summary prompt (L8), kept as a string module under prompts/ so the
+ * The versioned local summary prompt, kept as a string module under prompts/ so the
  * package works when bundled. The headings between `<template>` tags are the
  * section contract shared by provider prompts, the offline summarizer and validation.
  */

@@ -1,10 +1,10 @@
 import { hasToolCalls, type Message } from '../messages/message.js';
 
 /**
- * User-anchored protocol groups (SPEC §0, vtcode-notes §1.3) and the protocol-validity
+ * User-anchored protocol groups and the protocol-validity
  * checks every summary-side selection relies on: a selection is built from whole groups,
  * whole complete prefixes of groups, or whole units, so a call is never separated from
- * its results (peers.md §4 pain point 4).
+ * its results (a pain point of several peer agents).
  */
 
 /** A half-open index range `[start, end)` into a history. */
@@ -68,7 +68,7 @@ export function completeProtocolPrefix(messages: readonly Message[], requireUser
 
 // Batches up to this size are checked by comparing ids pairwise, not with a Set per batch: a
 // 100,000-message history has tens of thousands of batches, and their Sets were about 12 MB
-// of garbage V8 kept until the process ended (issue 15, memory).
+// of garbage V8 kept until the process ended.
 const SMALL_BATCH = 16;
 
 /** The calls of the pending batch still waiting for their result (one per pass, reused). */

@@ -2,7 +2,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
 import { previewMessage } from './preview.js';
 
-/** VT Code's `TOOL_RESULT_PRUNE_TARGET_TOKENS` (L2). */
+/** VT Code's `TOOL_RESULT_PRUNE_TARGET_TOKENS`. */
 export const TOOL_RESULT_PRUNE_TOKENS = 4_096;
 
 /** Options of {@link pruneOversizedToolOutputs}. */
@@ -12,7 +12,7 @@ export interface PruneOptions {
 }
 
 /**
- * L2: replaces every tool result estimated above `maxTokens` with a head + tail preview of
+ * Replaces every tool result estimated above `maxTokens` with a head + tail preview of
  * at most `maxTokens` tokens, keeping its `toolCallId` and tool name so groups stay
  * protocol-valid and one huge dump cannot evict whole turns from the summary fork. Other
  * messages are returned as the same objects; when nothing is pruned the input array

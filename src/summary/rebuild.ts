@@ -8,14 +8,14 @@ import { SUMMARY_METADATA_KIND, SUMMARY_PREFIX } from './summary-message.js';
 
 export { isSummaryMessage, SUMMARY_PREFIX } from './summary-message.js';
 
-/** VT Code defaults for retained messages (§2.8.1). */
+/** VT Code defaults for retained messages. */
 export const DEFAULT_RETAINED_MESSAGES = 4;
 export const DEFAULT_RETAINED_TOKENS = 20_000;
 
 /** Options of {@link rebuildHistory}. */
 export interface RebuildOptions {
   estimator: Estimator;
-  /** Continuity tail target: `min(20,000, window × retainRatio)`, floor 1,024 (helper B's budgets). */
+  /** Continuity tail target: `min(20,000, window × retainRatio)`, floor 1,024 (from `resolveBudgets`). */
   continuityTailTokens: number;
   /** Usable context window; `null` = unknown (no output bounding). */
   capacity: number | null;
@@ -29,7 +29,7 @@ export interface RebuildOptions {
   retainedTokens?: number;
 }
 
-/** A rebuilt history and what went into it (S3 counts, diagnostics). */
+/** A rebuilt history and what went into it (item counts for the report, diagnostics). */
 export interface RebuiltHistory {
   history: Message[];
   /** Estimated tokens of `history`. */
@@ -48,7 +48,7 @@ export interface RebuiltHistory {
 
 /**
  * A summary as the user message that opens a rebuilt history. Throws
- * {@link EmptySummaryError} for blank text (L6: never an empty "Previous conversation
+ * {@link EmptySummaryError} for blank text (never an empty "Previous conversation
  * summary").
  */
 export function summaryMessage(text: string, header = SUMMARY_PREFIX): Message {
@@ -58,7 +58,7 @@ export function summaryMessage(text: string, header = SUMMARY_PREFIX): Message {
 }
 
 /**
- * L7: rebuilds live history after a local summary: the summary as a user message
+ * Rebuilds live history after a local summary: the summary as a user message
  * ("Previous conversation summary:\n…"), the retained messages (retention scoring over
  * the history before the tail), and the continuity tail of whole protocol groups or
  * batches; then bounds the result to the context (output bounding). Works from the

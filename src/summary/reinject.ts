@@ -7,17 +7,17 @@ import { previewText } from './preview.js';
 import { isSummaryMessage } from './rebuild.js';
 import { REINJECTION_METADATA_KIND } from './summary-message.js';
 
-/** Ceiling of the default §14 re-injection budget, and the default when the window is unknown. */
+/** Ceiling of the default re-injection budget, and the default when the window is unknown. */
 export const REINJECT_BUDGET_MAX_TOKENS = 4_000;
 
 /** Share of the context window the default re-injection budget may take. */
 export const REINJECT_BUDGET_WINDOW_RATIO = 0.05;
 
 /**
- * §14 default re-injection budget: `min(4,000, floor(capacity × 0.05))` — 800 at 16k, 1,600
+ * Default re-injection budget: `min(4,000, floor(capacity × 0.05))` — 800 at 16k, 1,600
  * at 32k, the full 4,000 from 80k — or 4,000 when the window is unknown. A fixed 4,000 would
  * take a quarter of a 16k window right after compacting, so the context would refill within
- * a turn or two and the §14 loop guard would stop automatic compaction.
+ * a turn or two and the loop guard (context refills too fast) would stop automatic compaction.
  */
 export function defaultReinjectBudget(capacity: number | null): number {
   if (capacity === null) return REINJECT_BUDGET_MAX_TOKENS;
@@ -72,7 +72,7 @@ interface Snapshot {
  * the newest touch of a path decides: a write with full content or a successful read
  * gives the content, a partial edit (str_replace, sed -i, patch) makes older content
  * stale, so that path is skipped. Lazy: the caller stops after a few files, so only the
- * recent end of a long history is walked (issue 15, memory: the whole walk of 100,000
+ * recent end of a long history is walked (the whole walk of 100,000
  * messages left about 19 MB of garbage).
  */
 function* latestFileContents(history: readonly Message[]): Generator<Snapshot> {
@@ -142,7 +142,7 @@ function newestResults(history: readonly Message[]) {
 }
 
 /**
- * §14 post-compaction re-injection: the frozen leading system messages (instructions) and
+ * Post-compaction re-injection of durable context: the frozen leading system messages (instructions) and
  * the latest contents of the most recently touched files, newest first, within
  * `budgetTokens`. The system messages come first and are previewed if they alone exceed
  * the budget; each file is whole when it fits, else previewed once into what remains (if

@@ -3,7 +3,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import type { SummaryResponse } from '../providers/types.js';
 import { validateSummary } from './validate.js';
 
-/** A summary accepted although it misses template sections (§14, after one repair request). */
+/** A summary accepted although it misses template sections (after one repair request). */
 export interface SummaryWarning {
   band: SummaryBand;
   /** Template headings the accepted summary lacks (or holds only placeholders under). */
@@ -60,7 +60,7 @@ const isAbort = (e: unknown, signal: AbortSignal): boolean =>
   signal.aborted || (e instanceof Error && e.name === 'AbortError');
 
 /**
- * §14 as a robust client does it: a summary that misses template headings gets ONE repair
+ * Template repair, as a robust client does it: a summary that misses template headings gets ONE repair
  * request quoting the validation error. A repaired summary that follows the template wins;
  * otherwise the non-empty, complete answer (the repair's, else the first) is accepted with
  * the missing sections listed. Empty and truncated answers are never accepted here: a cut-off

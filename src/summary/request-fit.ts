@@ -3,7 +3,8 @@ import { resolveSummaryInputBudget } from '../projection/budgets.js';
 import type { ToolSchema } from '../providers/types.js';
 
 /**
- * L1 for the request actually sent: whatever budget the caller resolved, a summary request
+ * The summary input budget for the request actually sent: whatever budget the caller resolved, a
+ * summary request
  * must fit the capacity with its frozen prefix (system prompt + tool schemas) and the output
  * it asks for counted.
  */
@@ -11,7 +12,7 @@ import type { ToolSchema } from '../providers/types.js';
 /** Largest summary output asked for when no explicit limit is set. */
 export const DEFAULT_SUMMARY_OUTPUT_CAP = 8_192;
 
-/** Estimated tokens of the frozen parent prefix a summary request carries (S2). */
+/** Estimated tokens of the frozen parent prefix a summary request carries. */
 export function frozenPrefixTokens(
   system: string | undefined,
   tools: readonly ToolSchema[] | undefined,
@@ -24,7 +25,7 @@ export function frozenPrefixTokens(
 
 /**
  * Output asked for when none is configured: `min(8,192, floor(capacity / 8))`, which stays
- * inside L1's safety headroom (`floor(capacity / 8) + 512`), so the input allowance need not
+ * inside the summary call's safety headroom (`floor(capacity / 8) + 512`), so the input allowance need not
  * shrink for it. Unknown capacity: the provider's default.
  */
 export function defaultSummaryOutputTokens(capacity: number | null): number | undefined {
@@ -33,7 +34,7 @@ export function defaultSummaryOutputTokens(capacity: number | null): number | un
     : Math.max(1, Math.min(DEFAULT_SUMMARY_OUTPUT_CAP, Math.floor(capacity / 8)));
 }
 
-/** L1 input allowance of the request itself (null when the capacity is unknown). */
+/** Summary input allowance of the request itself (null when the capacity is unknown). */
 export function summaryRequestAllowance(
   capacity: number | null,
   frozen: number,

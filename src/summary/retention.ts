@@ -16,7 +16,7 @@ export interface RetentionOptions {
 const CRITICAL = ['error', 'failed', 'failure', 'panic', 'bug', 'broken', 'regression'];
 const CORRECTION = ['no,', 'wrong', 'actually', 'fix', 'instead', 'should be', "don't"];
 
-/** vtcode-notes §2.8.1 importance of a user message: errors > corrections > the rest. */
+/** VT Code's importance of a user message: errors > corrections > the rest. */
 export function userImportance(text: string): number {
   const t = text.toLowerCase();
   if (CRITICAL.some((w) => t.includes(w))) return 3;
@@ -39,7 +39,7 @@ interface Candidate {
 }
 
 /**
- * L7 retained messages (vtcode-notes §2.8.1 retention scoring), chosen from the history
+ * Retained messages of a rebuilt history (VT Code's retention scoring), chosen from the history
  * before the continuity tail, returned in history order.
  *
  * Phase 1 scores non-empty user messages by importance + recency (`index / total`) and

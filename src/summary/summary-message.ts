@@ -2,12 +2,12 @@ import { textOf, type Message } from '../messages/message.js';
 import { isNativeSummary } from '../providers/opaque-items.js';
 
 /**
- * How Compactor marks the summary messages it writes into a rebuilt history (L7, L4), so a
+ * How Compactor marks the summary messages it writes into a rebuilt history, so a
  * later pass recognises them: retention never keeps one beside the new summary, bounding
  * pins the latest into the fork, and the offline summarizer carries it forward.
  */
 
-/** The text every local summary message starts with (L7). */
+/** The text every local summary message starts with. */
 export const SUMMARY_PREFIX = 'Previous conversation summary:\n';
 
 /** Metadata marking messages Compactor wrote during a rebuild (re-compaction finds them). */
@@ -21,7 +21,7 @@ export function isReinjectionMessage(m: Message): boolean {
   return m.metadata?.kind === REINJECTION_METADATA_KIND;
 }
 
-/** Headers of the two band messages in a hierarchical rebuild (L4). */
+/** Headers of the two band messages in a hierarchical rebuild. */
 export const ABSTRACT_HEADER = 'Earlier context (abstract):\n';
 export const DETAIL_HEADER = 'Recent context (summary):\n';
 
@@ -34,7 +34,7 @@ export const SUMMARY_HEADERS = [SUMMARY_PREFIX, ABSTRACT_HEADER, DETAIL_HEADER] 
  */
 export function isSummaryMessage(m: Message): boolean {
   if (m.metadata?.kind === SUMMARY_METADATA_KIND) return true;
-  // A native compaction marker carrying its summary text counts as the latest summary (A3).
+  // A native compaction marker carrying its summary text counts as the latest summary.
   if (isNativeSummary(m)) return textOf(m.content).trim() !== '';
   if (m.role !== 'user') return false;
   const text = textOf(m.content);

@@ -2,7 +2,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import type { SummaryResponse } from '../providers/types.js';
 import { summarySections } from './prompt.js';
 
-/** Which §14 check rejected a summary. */
+/** Which summary check rejected a summary. */
 export type SummaryCheck = 'empty' | 'template' | 'truncated' | 'larger-than-input';
 
 /** Result of {@link validateSummary}. */
@@ -41,7 +41,7 @@ function inlineHeading(line: string): { key: string; rest: string } | undefined 
 }
 
 /**
- * §14: rejects a summary that is empty, cut off by the output limit, missing the template
+ * Rejects a summary that is empty, cut off by the output limit, missing the template
  * (a required section absent, or every section only a placeholder such as "(none)"), or
  * not smaller than its input. The caller keeps history untouched on rejection. Checks run
  * in that order; the first failure is reported.

@@ -41,7 +41,7 @@ function onUser(walk: Walk, log: FactLog, m: Message, index: number): void {
 /** Walks the fork once: user text, assistant calls, and each result bound to its call. */
 function walkFork(messages: readonly Message[], log: FactLog): Walk {
   const walk: Walk = { goal: '', carried: new Map(), calls: [], resultOf: new Map() };
-  // Calls by id, newest last, so a result binds to the latest earlier unanswered call (N1).
+  // Calls by id, newest last, so a result binds to the latest earlier unanswered call.
   const open = new Map<string, ForkCall[]>();
   const answered = new Set<ForkCall>();
   messages.forEach((m, index) => {

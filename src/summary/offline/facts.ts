@@ -2,7 +2,7 @@ import type { SourceFacts } from './output-facts.js';
 import type { CallStatus } from './tool-calls.js';
 
 /**
- * Facts the offline summarizer extracts from a fork (§14): the goal, user restrictions,
+ * Facts the offline summarizer extracts from a fork: the goal, user restrictions,
  * every command with its exit code and status, files read and modified, errors, pending
  * approvals and session ids, the latest plan, and the key facts of tool output. Only user
  * messages, tool results and exit codes count as evidence; assistant text appears only as

@@ -25,7 +25,7 @@ export interface OfflineSummarizerOptions {
 }
 
 /**
- * The output cap: the requested one, and below the input's size (§14: a summary must be
+ * The output cap: the requested one, and below the input's size (a summary must be
  * smaller than what it replaces) once the input is at least twice the template's floor.
  * A smaller input could only get headings; it gets the full account, and validation
  * rejects it as larger than its input.
@@ -35,15 +35,15 @@ function outputCap(requested: number, inputTokens: number, floor: number): numbe
 }
 
 /**
- * §14: the embedded offline summarizer, a {@link SummaryClient} that needs no network and
+ * The embedded offline summarizer, a {@link SummaryClient} that needs no network and
  * is deterministic (same request → byte-identical summary). It reads the fork and writes
- * the L8 sections: goal and user restrictions, checks by status, every command with its
+ * the summary template's sections: goal and user restrictions, checks by status, every command with its
  * exit code (repeats folded), files read and modified, de-duplicated errors, pending
  * approvals and session ids, and the plan. Assistant text is quoted only as an unverified
  * claim. The output never exceeds `maxOutputTokens`: whole lines are left out by priority
  * and each section states how many it omitted, so it always finishes with `stop` — except
  * when the headings alone do not fit, where it returns the cut text with `length` (which
- * §14 validation then rejects). A previous Compactor summary inside the fork is carried
+ * summary validation then rejects). A previous Compactor summary inside the fork is carried
  * forward section by section rather than summarized again. The hierarchical abstract band
  * (its request carries `ABSTRACT_INSTRUCTIONS`), or any output cap below the full template's
  * floor, gets the condensed rendering of `render-abstract.ts` (goal, outcomes, failing
@@ -73,7 +73,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
         ),
         headings: prompt.sections,
       };
-      // L4: the abstract band (or a cap too small for the full template) gets the condensed form.
+      // The abstract band (or a cap too small for the full template) gets the condensed form.
       const abstract =
         (request.instructions ?? '').trim().startsWith(ABSTRACT_INSTRUCTIONS) ||
         render.maxOutputTokens < floor;

@@ -6,8 +6,8 @@ import { SECTION_KEYS, type RenderedSummary, type SectionKey } from './render.js
 
 /**
  * The condensed rendering the offline summarizer uses for the hierarchical abstract band
- * (L4: VT Code caps that call at 150 output tokens) and for any output cap too small for the
- * full L8 template: the goal, key outcomes (completed checks), failing checks and files
+ * (VT Code caps that call at 150 output tokens) and for any output cap too small for the
+ * full summary template: the goal, key outcomes (completed checks), failing checks and files
  * modified, under the template's own headings and in its order, with empty sections left
  * out. Whole items are dropped by priority (goal, failing checks, files modified, outcomes;
  * newest first inside each) until the text fits, so it ends with `stop` unless not even the

@@ -3,7 +3,7 @@ import type { SessionFacts } from './facts.js';
 import { itemsOf, SECTION_KEYS, type Item, type RenderOptions } from './render-items.js';
 
 /**
- * Writes extracted facts in the L8 section layout within an output budget. Items are
+ * Writes extracted facts in the summary template's section layout within an output budget. Items are
  * whole bullet lines; when the budget is short, lower-priority and older items are left
  * out first and each section says how many it omitted, so the output is never cut
  * mid-line. Failures, modified files, restrictions and pending items outrank the key facts

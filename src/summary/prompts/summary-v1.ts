@@ -1,4 +1,4 @@
-// Compactor local summary prompt, version 1 (L8). A module rather than a data file, so the
+// Compactor local summary prompt, version 1. A module rather than a data file, so the
 // package also works when bundled. The section list between the template tags is the
 // contract that summary validation and the offline summarizer share; change it only by
 // adding summary-v2.ts.
