@@ -8,7 +8,7 @@
 // Library API (sessions).
 export * from './session/index.js';
 
-// Canonical message model (D1).
+// Canonical message model.
 export {
   MessageSchema,
   HistorySchema,
@@ -28,7 +28,7 @@ export {
   type Json,
 } from './messages/message.js';
 
-// Token estimation (T1–T3).
+// Token estimation.
 export {
   createEstimator,
   freeEncoders,
@@ -39,7 +39,7 @@ export {
   type AnchoredPressure,
 } from './estimate/index.js';
 
-// Request projection (N, B, C, P).
+// Request projection (pairing repair, budgets, tool-result clearing, route policy).
 export {
   projectRequest,
   normalizeHistory,
@@ -71,7 +71,7 @@ export {
   type CacheCycle,
 } from './projection/index.js';
 
-// Session formats (D2, D3).
+// Session formats.
 export {
   readSessionFile,
   parseSession,
@@ -85,7 +85,7 @@ export {
   type ExportOptions,
 } from './formats/index.js';
 
-// Machines interpreted with real actors (H, S, L).
+// Machines interpreted with real actors (turn, compaction strategies, local summary).
 export {
   createTurnRunner,
   createLocalSummarizer,
@@ -118,7 +118,7 @@ export type {
   TurnDecision,
 } from '../machines/index.js';
 
-// Summaries (L, §14).
+// Summaries (local summary, validation, re-injection).
 export {
   createOfflineSummarizer,
   OFFLINE_PROVIDER,
@@ -135,7 +135,7 @@ export {
   type SummaryWarning,
 } from './summary/index.js';
 
-// Providers (S1, O, A).
+// Providers (strategy choice, OpenAI standalone, Anthropic inline).
 export {
   resolveRoute,
   selectStrategy,
@@ -176,7 +176,7 @@ export {
   type RequestFields,
 } from './providers/index.js';
 
-// Durable store (R1, R2).
+// Durable store.
 export {
   openSessionStore,
   loadEventLog,

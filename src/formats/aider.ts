@@ -4,7 +4,7 @@ import { sessionIdFrom } from './swe-agent.js';
 import type { ImportedSession, ImportResult } from './types.js';
 
 /**
- * aider chat history markdown (SOURCES §7). `#### ` lines are user input, `> ` lines are
+ * aider chat history markdown. `#### ` lines are user input, `> ` lines are
  * tool/system output, everything else is the assistant reply. aider has no call ids, so
  * each output block gets a synthetic call (`aider-<n>`): attached to the assistant reply
  * it follows, else to an empty synthetic assistant message (`metadata.synthetic`).

@@ -3,7 +3,7 @@ import type { Content, ContentPart, Json, Message, ToolCall } from '../messages/
 import { inputError, validate } from './input-error.js';
 
 /**
- * Anthropic Messages content blocks ↔ canonical messages (SPEC D1–D2). Shared by the
+ * Anthropic Messages content blocks ↔ canonical messages. Shared by the
  * Anthropic importer and the Claude Code importer (whose lines carry API messages).
  */
 const BlockSchema = z.looseObject({ type: z.string() });
@@ -190,7 +190,7 @@ export function userToAnthropic(ms: readonly Message[]): Json {
   return { role: 'user', content: blocks };
 }
 
-/** Throws the D3 error for a block list that is not a list of typed blocks. */
+/** Throws the one-line input error for a block list that is not a list of typed blocks. */
 export function checkContent(value: unknown, where: string, path: string): string | Block[] {
   const r = AnthropicContentSchema.safeParse(value);
   if (!r.success) {

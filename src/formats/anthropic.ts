@@ -16,7 +16,7 @@ import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.
 import { textOf } from '../messages/message.js';
 import type { ImportResult } from './types.js';
 
-/** Anthropic Messages request: `{system?, messages:[{role, content}]}` (SPEC D2). */
+/** Anthropic Messages request: `{system?, messages:[{role, content}]}`. */
 const AnthropicMessageSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: z.unknown(),

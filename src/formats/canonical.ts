@@ -12,7 +12,7 @@ export const CANONICAL_VERSION = 1;
 /**
  * Compactor's canonical session document:
  * `{"format":"compactor.canonical","version":1,"id"?:string,"meta"?:{…},"messages":[Message…]}`
- * where each message is the D1 model (src/messages/message.ts), metadata included.
+ * where each message is the canonical message model (src/messages/message.ts), metadata included.
  */
 export const CanonicalDocSchema = z.object({
   format: z.literal(CANONICAL_FORMAT),
@@ -22,7 +22,7 @@ export const CanonicalDocSchema = z.object({
   messages: HistorySchema,
 });
 
-/** Imports a canonical session document, validating every message against the D1 schema. */
+/** Imports a canonical session document, validating every message against the message schema. */
 export function importCanonical(text: SessionText, fileName?: string): ImportResult {
   const doc = validate(CanonicalDocSchema, parseJson(text, fileName), placeOf(fileName));
   return {

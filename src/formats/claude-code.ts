@@ -5,7 +5,7 @@ import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
 import type { ImportedSession, ImportResult } from './types.js';
 
-/** Claude Code transcript JSONL (SOURCES §4). */
+/** Claude Code transcript JSONL. */
 const LineSchema = z.looseObject({ type: z.string() });
 const TurnSchema = z.looseObject({
   type: z.enum(['user', 'assistant']),

@@ -5,7 +5,7 @@ import { parseJsonLines } from './json-text.js';
 import { itemsToGroups } from './openai-responses.js';
 import type { ImportResult } from './types.js';
 
-/** OpenAI Codex CLI rollout JSONL (SOURCES §5): `{timestamp, type, payload}` per line. */
+/** OpenAI Codex CLI rollout JSONL: `{timestamp, type, payload}` per line. */
 const LineSchema = z.looseObject({
   timestamp: z.string().optional(),
   type: z.string(),

@@ -101,7 +101,7 @@ function fromJsonLine(v: unknown): FormatName | undefined {
 
 /**
  * Detects an input's format from its content (and file name as a hint). Throws a
- * one-line UserError when nothing matches (D3).
+ * one-line UserError when nothing matches.
  */
 export function detectFormat(text: string, fileName?: string): FormatName {
   const where = placeOf(fileName);

@@ -19,7 +19,7 @@ export interface ExportOptions {
 
 /**
  * Serializes messages in a provider format or the canonical one. A provider import
- * exported to the same format gives back equivalent JSON, unknown fields included (D2).
+ * exported to the same format gives back equivalent JSON, unknown fields included.
  */
 export function exportSession(
   messages: readonly Message[],

@@ -4,7 +4,7 @@ import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
 import type { ImportedSession, ImportResult } from './types.js';
 
-/** Gemini CLI `--output-format stream-json` (SOURCES §6): one event a line. */
+/** Gemini CLI `--output-format stream-json`: one event a line. */
 const EventSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('init'), session_id: z.string().optional(), model: z.string().optional() }),
   z.looseObject({

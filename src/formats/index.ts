@@ -1,5 +1,5 @@
 /**
- * Importers, exporters and format detection (SPEC D2–D3). Everything other modules need
+ * Importers, exporters and format detection. Everything other modules need
  * from src/formats is exported here.
  */
 export type { FormatName, ExportFormat, ImportedSession, ImportResult } from './types.js';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { UserError } from '../core/errors.js';
 
 /**
- * Builds the one-line D3 error for bad input: `<where>: <what>`, where `where` names the
+ * Builds the one-line error for bad input: `<where>: <what>`, where `where` names the
  * file (when known) and the line or entry. Never carries a stack to the user.
  */
 export function inputError(where: string, what: string): UserError {

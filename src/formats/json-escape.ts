@@ -1,7 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 
 /**
- * A large JSON session file as a one-byte string (D3, memory). V8 stores a string with any
+ * A large JSON session file as a one-byte string (memory). V8 stores a string with any
  * character above U+00FF at two bytes per character, so a 224 MB transcript with one em dash
  * became a 448 MB string next to its 224 MB buffer. Writing every non-ASCII character as a
  * JSON `\uXXXX` escape gives a string that parses to the same values at one byte a character.

@@ -1,8 +1,8 @@
 import { linkAssembledRawNumbers, rememberRawNumbers } from './raw-numbers.js';
 
 /**
- * Parses a large JSON document from byte chunks without ever holding its whole text (D3,
- * memory: a 224 MB transcript held as a buffer, a string and the parsed values at once peaked
+ * Parses a large JSON document from byte chunks without ever holding its whole text
+ * (memory: a 224 MB transcript held as a buffer, a string and the parsed values at once peaked
  * over 700 MB). The scanner only finds where the entries of the document's long lists begin
  * and end: the elements of a top-level array, or of the arrays that are members of a top-level
  * object (`messages`, `input`, `history` …). Each entry is parsed on its own by JSON.parse, and
@@ -167,7 +167,7 @@ export class JsonPieces {
     this.entryParts = [];
     const text = this.decoder.decode(bytes);
     const value: unknown = JSON.parse(text);
-    if (rememberRawNumbers(text, value)) this.rawNumbers = true; // D2: exact number texts, per entry
+    if (rememberRawNumbers(text, value)) this.rawNumbers = true; // exact number texts, per entry
     this.skeleton.appendAscii(`[${this.entries.length}]`);
     this.entries.push(value);
   }

@@ -41,7 +41,7 @@ export function reusingParses<T>(work: () => T): T {
 function parseRemembered(text: string): unknown {
   if (memo !== null && memo.text === text) return memo.value;
   const value: unknown = JSON.parse(text);
-  rememberRawNumbers(text, value); // D2: exact number texts for round trips
+  rememberRawNumbers(text, value); // exact number texts for round trips
   if (memoOn) memo = { text, value };
   return value;
 }

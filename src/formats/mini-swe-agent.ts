@@ -5,7 +5,7 @@ import { parseJson, type SessionText } from './json-text.js';
 import { sessionIdFrom } from './swe-agent.js';
 import type { ImportResult } from './types.js';
 
-/** mini-swe-agent `.traj.json` (SOURCES §2, `trajectory_format: mini-swe-agent-1`). */
+/** mini-swe-agent `.traj.json` (`trajectory_format: mini-swe-agent-1`). */
 const MiniTrajSchema = z.looseObject({
   trajectory_format: z.string().optional(),
   instance_id: z.string().optional(),

@@ -22,7 +22,7 @@ import type { Patch } from './residual.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
 import type { ImportResult } from './types.js';
 
-/** OpenAI Chat Completions messages (SPEC D2). Unknown keys pass through to the residual. */
+/** OpenAI Chat Completions messages. Unknown keys pass through to the residual. */
 const PartSchema = z.looseObject({ type: z.string() });
 const TextPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ToolCallSchema = z.looseObject({
@@ -232,7 +232,7 @@ function* chatGroups(e: ChatEntries): Generator<ImportedGroup> {
     const m = validate(ChatMessageSchema, value, where, path);
     yield { raw: [value as Json], messages: [messageFromChat(m, where, path || 'message')] };
     // Each entry goes once converted, so a full GC during the import can free it: holding all
-    // 100,000 raw entries to the end put a 100,000-message run's peak about 15 MB higher (issue 15, memory).
+    // 100,000 raw entries to the end put a 100,000-message run's peak about 15 MB higher.
     if (e.owned) e.values[i] = undefined;
   }
 }

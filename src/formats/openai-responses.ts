@@ -6,7 +6,7 @@ import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from '
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
 import type { ImportResult } from './types.js';
 
-/** OpenAI Responses input items (SPEC D2). Opaque items (reasoning, compaction …) ride in reasoningDetails. */
+/** OpenAI Responses input items. Opaque items (reasoning, compaction …) ride in reasoningDetails. */
 const ItemSchema = z.looseObject({ type: z.string().optional(), role: z.string().optional() });
 const PartSchema = z.looseObject({ type: z.string() });
 const MessageItemSchema = z.looseObject({
@@ -146,7 +146,7 @@ function reasoningSummaryText(summary: unknown): string {
  * Groups items into canonical messages: an assistant turn gathers opaque items, at most
  * one assistant message and the calls after it; every other item is its own message.
  */
-// Raw items are the parsed values themselves (not the zod copies): their raw number texts are known (D2).
+// Raw items are the parsed values themselves (not the zod copies): their raw number texts are known.
 export function itemsToGroups(entries: readonly Entry[]): ImportedGroup[] {
   const groups: ImportedGroup[] = [];
   let turn: { raw: Json[]; m: Message; hasMessage: boolean } | undefined;

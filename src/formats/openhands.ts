@@ -4,7 +4,7 @@ import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines, type JsonLine } from './json-text.js';
 import type { ImportedSession, ImportResult } from './types.js';
 
-/** OpenHands output.jsonl (SOURCES §3): one task per line, 2025 event stream or 2024 flat history. */
+/** OpenHands output.jsonl: one task per line, 2025 event stream or 2024 flat history. */
 const LineSchema = z.looseObject({
   instance_id: z.string().optional(),
   issue: z.looseObject({ owner: z.unknown(), repo: z.unknown(), number: z.unknown() }).optional(),

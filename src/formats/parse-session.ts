@@ -44,8 +44,8 @@ export function parseFormatName(value: string): FormatName {
 }
 
 /**
- * Parses session text in the given or detected format (SPEC D2). Every error is a
- * one-line UserError naming the file, line or entry, and field (D3). Tool results get
+ * Parses session text in the given or detected format. Every error is a
+ * one-line UserError naming the file, line or entry, and field. Tool results get
  * the name of the call they answer when the format does not record it.
  */
 export function parseSession(

@@ -30,7 +30,7 @@ export function writeDocument(
   shape: DocumentShape,
   envelope: Record<string, Json> = {},
 ): string {
-  const json = stringifyWithRawNumbers; // D2: raw number texts written back as they were
+  const json = stringifyWithRawNumbers; // raw number texts written back as they were
   if (shape === 'jsonl') return items.map((i) => json(i)).join('\n') + (items.length ? '\n' : '');
   if (shape === 'array') return `${json(items, 2)}\n`;
   const doc: Record<string, Json> = {};
@@ -49,7 +49,7 @@ export function writeDocument(
 /** The envelope of an object document: every top-level key, with the list key as a placeholder. */
 export function envelopeOf(doc: Record<string, unknown>, listKey: string): Record<string, Json> {
   const env: Record<string, Json> = {};
-  const exact = withRawNumbers(doc); // D2: `"temperature": 1.0` stays 1.0
+  const exact = withRawNumbers(doc); // round trips: `"temperature": 1.0` stays 1.0
   for (const [k, v] of Object.entries(exact)) env[k] = k === listKey ? null : (v as Json);
   return env;
 }

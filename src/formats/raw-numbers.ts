@@ -2,7 +2,7 @@ import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless 
 import type { Json } from '../messages/message.js';
 
 /**
- * Number literals whose text JSON.parse would not give back (D2): `1.0` reads as 1, `2.50` as
+ * Number literals whose text JSON.parse would not give back: `1.0` reads as 1, `2.50` as
  * 2.5, `1e5` as 100000, and integers beyond 2^53 lose digits. Provider files are parsed twice
  * when they may hold such a literal: once plainly (what importers read) and once losslessly;
  * the lossless twin of each parsed object is remembered, and round-trip residuals record where

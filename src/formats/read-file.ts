@@ -8,7 +8,7 @@ import { escapedJsonText } from './json-escape.js';
  * Largest session file we read: 256 MiB. The largest real transcript in the corpus is
  * 2 MB; the limit keeps one file well under V8's ~512 MiB string ceiling and leaves heap
  * room for JSON.parse (which needs several times the text size), so a huge or runaway
- * file fails fast with a one-line error instead of an out-of-memory crash (D3).
+ * file fails fast with a one-line error instead of an out-of-memory crash.
  */
 export const MAX_SESSION_FILE_BYTES = 256 * 1024 * 1024;
 
@@ -55,7 +55,7 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES,
 
 /**
  * The size of a session file after the checks every read makes first: it exists, is a regular
- * file (not a directory, device, FIFO or system file) and is within `maxBytes` (D3).
+ * file (not a directory, device, FIFO or system file) and is within `maxBytes`.
  */
 export function checkSessionFile(path: string, maxBytes: number, name: string): number {
   let size: number;

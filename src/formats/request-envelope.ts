@@ -4,10 +4,10 @@ import type { ToolSchema } from '../providers/types.js';
 import type { ImportedSession } from './types.js';
 
 /**
- * What a provider request file says about the request it was (S2): the wire protocol it was
+ * What a provider request file says about the request it was: the wire protocol it was
  * written in, its model, its system prompt (the file's leading system messages) and its
  * ordered tool catalog, and its top-level request fields (cache key, service tier, thinking …)
- * to forward (O1). Transcripts carry no envelope.
+ * to forward. Transcripts carry no envelope.
  */
 export interface FileRequestEnvelope {
   wire: 'chat' | 'responses' | 'messages';

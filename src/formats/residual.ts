@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Json, Message } from '../messages/message.js';
 
 /**
- * Round-trip residuals (SPEC D2: unknown provider fields survive byte for byte).
+ * Round-trip residuals (unknown provider fields survive byte for byte).
  *
  * An importer converts provider objects to canonical messages, then rebuilds the provider
  * objects from those messages with the exporter and stores the difference (a {@link Patch})

@@ -14,7 +14,7 @@ export interface RoundTrip {
   group: number;
   fp?: string;
   patch?: Patch;
-  /** D2: number literals whose text JSON.parse loses (`1.0`, big integers), by path in the group. */
+  /** Number literals whose text JSON.parse loses (`1.0`, big integers), by path in the group. */
   nums?: RawNumberAt[];
 }
 

@@ -4,7 +4,7 @@ import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
 import type { ImportResult } from './types.js';
 
-/** SWE-agent `.traj` (SOURCES §1): `history` is imported; `trajectory[].messages` snapshots are not. */
+/** SWE-agent `.traj`: `history` is imported; `trajectory[].messages` snapshots are not. */
 const HistoryEntrySchema = z.looseObject({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
   content: z.union([z.string(), z.array(z.looseObject({ type: z.string(), text: z.string().optional() }))]),

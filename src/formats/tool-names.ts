@@ -6,7 +6,7 @@ const needsName = (m: Message): m is Message & { toolCallId: string } =>
 
 /**
  * Follows a session's messages in order and tells, for each, the name its tool result should
- * get: that of the most recent earlier call with its id (N1's binding rule), or undefined when
+ * get: that of the most recent earlier call with its id (the pairing's binding rule), or undefined when
  * it is not a tool result, already has a name, or answers no known call.
  */
 export function toolNamer(): (m: Message) => string | undefined {
@@ -24,7 +24,7 @@ export function toolNamer(): (m: Message) => string | undefined {
  */
 export function fillToolNames(messages: Message[]): Message[] {
   // Importers that name results themselves leave nothing to fill: no pass, no map of every
-  // call id (100,000 messages: about 4 MB of garbage, issue 15, memory).
+  // call id (100,000 messages: about 4 MB of garbage).
   if (!messages.some(needsName)) return messages;
   const nameOf = toolNamer();
   let changed = false;

@@ -1,6 +1,6 @@
 import type { Message } from '../messages/message.js';
 
-/** Every input format the importers understand (SPEC D2). */
+/** Every input format the importers understand. */
 export type FormatName =
   | 'canonical'
   | 'openai-chat'

@@ -9,7 +9,7 @@ import {
 import type { ToolSchema } from './types.js';
 
 /**
- * Canonical messages ⇄ Anthropic Messages content blocks (wire-formats §3.2, A3).
+ * Canonical messages ⇄ Anthropic Messages content blocks.
  * The latest compaction block is replayed raw as the first Anthropic message; messages
  * before it are summarised by it and are not sent; at most one compaction block goes out.
  * Assistant blocks are rebuilt in the order compaction, thinking, text, tool_use.
@@ -82,7 +82,7 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
   /** Thinking (from `items`), text, then tool_use blocks of one assistant message. */
   const assistantBlocks = (m: Message, items: readonly JsonObject[]): Json[] => {
     const blocks: Json[] = items.filter(isAnthropicThinking);
-    // A native marker's text is its block's summary: the block itself carries it (A3).
+    // A native marker's text is its block's summary: the block itself carries it.
     const text = isNativeSummary(m) ? '' : textOf(m.content);
     if (text.length > 0) blocks.push({ type: 'text', text });
     for (const c of m.toolCalls ?? []) {
@@ -95,7 +95,7 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
   let leading = true;
   history.forEach((m, i) => {
     if (leading && m.role === 'system') {
-      // A history system message the given system prompt already carries is not sent twice (S2).
+      // A history system message the given system prompt already carries is not sent twice.
       const text = textOf(m.content);
       if (!systemTexts.some((t) => t.includes(text))) systemTexts.push(text);
       return;

@@ -4,8 +4,8 @@ import type { Usage } from './types.js';
 
 /**
  * Anthropic transport details shared by the inline and summary clients: auth and version
- * headers, beta headers derived from the payload (A2: never set by callers), and usage
- * aggregation over iterations (A5).
+ * headers, beta headers derived from the payload (never set by callers), and usage
+ * aggregation over iterations.
  */
 
 export const ANTHROPIC_VERSION = '2023-06-01';
@@ -19,7 +19,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 /**
  * Betas a Messages payload needs: `compact-2026-01-12` when an edit type starts with
  * `compact_` or any content block is a compaction block; `context-management-2025-06-27`
- * when an edit clears tool uses or thinking (vtcode-notes §5.2).
+ * when an edit clears tool uses or thinking.
  */
 export function betasForPayload(body: Record<string, unknown>): string[] {
   const betas = new Set<string>();
@@ -58,7 +58,7 @@ function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
-/** A5: sum recognized iterations; top-level usage only when there is no iteration data. */
+/** Usage: sum recognized iterations; top-level usage only when there is no iteration data. */
 export function aggregateAnthropicUsage(usage: unknown): Usage | undefined {
   if (!isObj(usage)) return undefined;
   const iterations = Array.isArray(usage.iterations)

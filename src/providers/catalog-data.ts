@@ -6,7 +6,7 @@
 /** Wire protocol a provider kind speaks (which summary client it gets). */
 export type WireApi = 'responses' | 'chat' | 'messages';
 
-/** The provider kinds of the brief; presets below map friendly names onto them. */
+/** The provider kinds Compactor speaks; presets below map friendly names onto them. */
 export const PROVIDER_KINDS = [
   'openai',
   'openresponses',
@@ -30,7 +30,7 @@ export interface ProviderPreset {
   baseUrlEnv?: string;
   /** Summary wire protocol. */
   wire: WireApi;
-  /** Hosts on which this provider's native compaction endpoint is trusted (S1 host gates). */
+  /** Hosts on which this provider's native compaction endpoint is trusted (off-host routes use Local). */
   nativeHosts: string[];
 }
 
@@ -121,16 +121,19 @@ export interface ModelEntry {
   contextWindow?: number;
   maxOutputTokens?: number;
   encoding?: 'o200k_base' | 'cl100k_base';
-  /** false disables native compaction for this model even where S1 would allow it; true adds an xAI model to the allowlist. */
+  /**
+   * false disables native compaction for this model even where the strategy rules would allow it;
+   * true adds an xAI model to the allowlist.
+   */
   nativeCompaction?: boolean;
-  /** Anthropic context-edit support (A1). */
+  /** Anthropic context-edit support. */
   supportsContextEdits?: boolean;
-  /** The route only answers with SSE; summary clients stream and fold (wire-formats §7). */
+  /** The route only answers with SSE; summary clients stream and fold. */
   streamingOnly?: boolean;
 }
 
 export const BUNDLED_MODELS: readonly ModelEntry[] = [
-  // OpenAI (tiktoken model map, wire-formats §6.1)
+  // OpenAI (tiktoken's model map)
   {
     provider: '*',
     model: 'gpt-5*',
@@ -182,7 +185,7 @@ export const BUNDLED_MODELS: readonly ModelEntry[] = [
     maxOutputTokens: 131_072,
     encoding: 'o200k_base',
   },
-  // Anthropic (Claude has no tiktoken encoding; o200k_base is the estimate, wire-formats §6.2)
+  // Anthropic (Claude has no tiktoken encoding; o200k_base is the estimate)
   {
     provider: '*',
     model: 'claude-opus-4*',
@@ -266,7 +269,7 @@ export const BUNDLED_MODELS: readonly ModelEntry[] = [
     maxOutputTokens: 16_384,
     encoding: 'o200k_base',
   },
-  // Others (usage-anchored; o200k_base estimate with margin, wire-formats §6.3)
+  // Others (usage-anchored; o200k_base estimate with margin)
   {
     provider: '*',
     model: 'deepseek-chat',
@@ -297,7 +300,10 @@ export const BUNDLED_MODELS: readonly ModelEntry[] = [
   },
 ];
 
-/** xAI models served by `POST /v1/responses/compact` (S1 allowlist; extend via catalog `nativeCompaction: true`). */
+/**
+ * xAI models served by `POST /v1/responses/compact` (the allowlist; extend via catalog
+ * `nativeCompaction: true`).
+ */
 export const XAI_COMPACT_MODELS: readonly string[] = [
   'grok-4',
   'grok-4-fast',

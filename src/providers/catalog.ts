@@ -14,7 +14,7 @@ import type { Route } from './types.js';
 
 /**
  * Provider registry and model catalog: resolves `{ provider, model, baseUrl?, apiKeyEnv?,
- * catalogFile? }` plus the environment into a {@link ResolvedRoute} (S1 facts, budgets'
+ * catalogFile? }` plus the environment into a {@link ResolvedRoute} (strategy facts, budgets'
  * context window, tokenizer, capabilities, and the API key kept out of any serialization).
  */
 
@@ -110,7 +110,7 @@ export function lookupModel(
 
 /** A route ready for the clients. `apiKey` is a closure, so JSON/inspect/toString never show it. */
 export interface ResolvedRoute extends Route {
-  /** Provider kind (S1); `provider` holds the same value. */
+  /** Provider kind; `provider` holds the same value. */
   kind: ProviderKind;
   /** Name the user chose (a kind or a preset such as `openrouter`); used in messages. */
   label: string;
@@ -121,7 +121,7 @@ export interface ResolvedRoute extends Route {
   /** Catalog verdict on native compaction, when the catalog has one. */
   nativeCompaction?: boolean;
   streamingOnly: boolean;
-  /** Hosts trusted for native compaction on this route (S1 host gates). */
+  /** Hosts trusted for native compaction on this route (off-host routes use Local). */
   nativeHosts: string[];
   /** Name of the env var the key came from (safe to print). */
   apiKeyEnv?: string;
@@ -132,7 +132,7 @@ export interface ResolvedRoute extends Route {
 }
 
 /**
- * Context-edit support (A1): the Anthropic provider has it unless the catalog says no;
+ * Context-edit support: the Anthropic provider has it unless the catalog says no;
  * Anthropic-compatible endpoints only when a provider-specific catalog row says yes.
  */
 function contextEdits(kind: ProviderKind, entry: ModelEntry | undefined): boolean {

@@ -2,7 +2,7 @@ import { textOf, type Json, type Message } from '../messages/message.js';
 import type { ToolSchema } from './types.js';
 
 /**
- * Canonical messages → OpenAI Chat Completions messages (wire-formats §2.1), used by the
+ * Canonical messages → OpenAI Chat Completions messages, used by the
  * Local summary client on Chat-compatible routes. Opaque provider items are not sent
  * (Chat has no slot for them); tool calls and results keep their pairing.
  */
@@ -54,7 +54,10 @@ export function toChatMessages(messages: readonly Message[]): Json[] {
   return out;
 }
 
-/** Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`, S2). */
+/**
+ * Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`, so the summary call
+ * cannot use tools).
+ */
 export function toChatTools(tools: readonly ToolSchema[]): Json[] {
   return tools.map((t) => ({
     type: 'function',

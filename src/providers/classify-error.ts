@@ -4,10 +4,10 @@ import { boundedCause } from './redact.js';
 /**
  * Turns a provider error (HTTP error body, SSE error event, failed response) into a
  * bounded, secret-free {@link ProviderError}, recognising context-capacity rejections
- * across providers (wire-formats §2.4, §3.8) as {@link ContextCapacityError}.
+ * across providers as {@link ContextCapacityError}.
  */
 
-/** Who was called; carried into every error (L6: provider / model). */
+/** Who was called; carried into every error (provider / model). */
 export interface CallSite {
   provider: string;
   model: string;
@@ -23,7 +23,7 @@ export interface ErrorFacts {
   message?: string;
 }
 
-/** Overflow texts seen across providers (wire-formats §2.4, PI-OVF list). */
+/** Overflow texts seen across providers (context-overflow messages of each API). */
 const CAPACITY_PATTERNS: readonly RegExp[] = [
   /prompt is too long/i,
   /input is too long for requested model/i,
@@ -93,7 +93,7 @@ export function errorFactsFromBody(status: number | undefined, bodyText: string)
   }
 }
 
-/** Classification order (wire-formats §2.4): HTTP status → error.code → error.type → message regex. */
+/** Classification order: HTTP status → error.code → error.type → message regex. */
 export function isContextCapacity(f: ErrorFacts): boolean {
   if (f.status === 413) return true;
   if (f.code === 'context_length_exceeded') return true;
@@ -102,7 +102,7 @@ export function isContextCapacity(f: ErrorFacts): boolean {
   return CAPACITY_PATTERNS.some((re) => re.test(m));
 }
 
-/** Input tokens stated by an overflow message, when it states them (L5). */
+/** Input tokens stated by an overflow message, when it states them. */
 export function inputTokensFromMessage(message: string | undefined): number | undefined {
   if (!message) return undefined;
   for (const re of INPUT_TOKEN_PATTERNS) {
@@ -126,7 +126,7 @@ const TRANSIENT = /overloaded|server_error|rate_limit|api_error|timeout/i;
 /**
  * Whether an error is worth another attempt, judged by its HTTP status and by its code, which
  * providers send as a string (`rate_limit_exceeded`) or a number (OpenRouter `{"code":429}`
- * inside a 200 stream, vLLM `"code": 503`): a numeric code is read like a status (S4).
+ * inside a 200 stream, vLLM `"code": 503`): a numeric code is read like a status.
  */
 export function isRetryableFacts(f: ErrorFacts): boolean {
   if (f.status !== undefined && isRetryableStatus(f.status)) return true;
@@ -135,13 +135,13 @@ export function isRetryableFacts(f: ErrorFacts): boolean {
   return TRANSIENT.test(`${f.type ?? ''} ${code}`);
 }
 
-/** Builds the one error a caller sees, with a bounded cause and no body dump (S4). */
+/** Builds the one error a caller sees, with a bounded cause and no body dump. */
 export function providerErrorFrom(
   site: CallSite,
   facts: ErrorFacts,
   extra: Partial<ProviderErrorInfo> = {},
 ): ProviderError {
-  // The code comes from the provider's body too: bounded and scrubbed like the cause (S4).
+  // The code comes from the provider's body too: bounded and scrubbed like the cause.
   const rawCode = facts.code ?? facts.type;
   const code = rawCode ? boundedCause(rawCode, site.secrets, MAX_CODE_CHARS) : undefined;
   const info: ProviderErrorInfo = {

@@ -1,5 +1,5 @@
 /**
- * Provider errors. Messages are bounded and secret-free (S4): provider, model, status,
+ * Provider errors. Messages are bounded and secret-free: provider, model, status,
  * code and a short cause; never the whole JSON body.
  */
 export interface ProviderErrorInfo {
@@ -7,9 +7,9 @@ export interface ProviderErrorInfo {
   model: string;
   status?: number;
   code?: string;
-  /** Input tokens of the failing attempt, when the provider or the caller knows them (L5). */
+  /** Input tokens of the failing attempt, when the provider or the caller knows them. */
   inputTokens?: number;
-  /** Budget used for the failing attempt, when bounded (L6). */
+  /** Budget used for the failing attempt, when bounded. */
   budget?: number;
   retryable?: boolean;
 }
@@ -24,7 +24,7 @@ export class ProviderError extends Error {
   }
 }
 
-/** The provider rejected the request because the input exceeds the model context (L5). */
+/** The provider rejected the request because the input exceeds the model context. */
 export class ContextCapacityError extends ProviderError {
   constructor(message: string, info: ProviderErrorInfo, options?: { cause?: unknown }) {
     super(message, { ...info, retryable: false }, options);
@@ -32,7 +32,7 @@ export class ContextCapacityError extends ProviderError {
   }
 }
 
-/** The provider returned an empty summary (L6). */
+/** The provider returned an empty summary. */
 export class EmptySummaryError extends ProviderError {
   constructor(info: ProviderErrorInfo) {
     super('provider returned an empty summary', info);
@@ -40,7 +40,7 @@ export class EmptySummaryError extends ProviderError {
   }
 }
 
-/** A budget made the request impossible before any provider call (L3, L6). */
+/** A budget made the request impossible before any provider call. */
 export class BudgetError extends Error {
   readonly allowance: string;
   readonly needed: number;

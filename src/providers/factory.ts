@@ -6,7 +6,7 @@ import { selectStrategy, type StrategyChoice } from './strategy.js';
 import { createSummaryClient } from './summary-clients.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from './types.js';
 
-/** The clients one route needs: the S1 strategy, always a Local summary client, and the native one. */
+/** The clients one route needs: the route's strategy, always a Local summary client, and the native one. */
 export interface ProviderClients {
   strategy: StrategyChoice;
   summary: SummaryClient;
@@ -15,7 +15,7 @@ export interface ProviderClients {
 }
 
 /**
- * Builds the clients for a resolved route. `summary` always exists (Local fallback, A4);
+ * Builds the clients for a resolved route. `summary` always exists (inline falls back to Local);
  * `standalone` exists for NativeStandalone routes and `inline` for NativeInline routes.
  */
 export function createProviderClients(route: ResolvedRoute, opts: HttpOptions = {}): ProviderClients {

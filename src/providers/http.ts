@@ -288,7 +288,7 @@ export function postJson(spec: PostSpec, opts: HttpOptions = {}, signal?: AbortS
 
 /**
  * POSTs and consumes an SSE stream with `consume`, which folds the events into one value
- * (streaming-only routes, wire-formats §7). A stream that ends early is retried as transient.
+ * (streaming-only routes). A stream that ends early is retried as transient.
  */
 export function postSse<T>(
   spec: PostSpec,

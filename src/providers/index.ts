@@ -1,4 +1,7 @@
-/** Public surface of the provider layer (S1, O1–O3, A1–A5, L5/L6 error facts). */
+/**
+ * Public surface of the provider layer: strategy choice, the native clients, the summary clients
+ * and their error facts.
+ */
 export * from './types.js';
 export * from './errors.js';
 export { PROVIDER_KINDS, PROVIDER_PRESETS, BUNDLED_MODELS, XAI_COMPACT_MODELS } from './catalog-data.js';

@@ -14,12 +14,12 @@ import { foldMessagesStream } from './stream-accumulators.js';
 import type { InlineCompactRequest, InlineCompactResult, NativeInlineClient } from './types.js';
 
 /**
- * NativeInline (A1–A5): one Anthropic Messages request carrying the context-management
+ * NativeInline: one Anthropic Messages request carrying the context-management
  * edit ladder with `pause_after_compaction`. A usable compaction block becomes an
  * assistant marker message holding the raw block; anything else is a fallback to Local.
  */
 
-/** Edit ladder constants (A1). */
+/** Edit ladder constants. */
 export const CLEAR_THINKING_KEEP_TURNS = 2;
 export const CLEAR_TOOL_USES_TRIGGER = 100_000;
 export const CLEAR_TOOL_USES_KEEP = 3;
@@ -34,7 +34,7 @@ export function thinkingOn(thinking: Json | undefined): boolean {
 }
 
 /**
- * A1: the ladder in order; the two clearing edits only with context-edit support, and
+ * The edit ladder in order; the two clearing edits only with context-edit support, and
  * `clear_thinking` only when the request has thinking on (the API rejects it otherwise).
  */
 export function inlineEdits(supportsContextEdits: boolean, instructions?: string, thinking = false): Json[] {
@@ -66,8 +66,8 @@ export function inlineEdits(supportsContextEdits: boolean, instructions?: string
 
 /**
  * The `max_tokens` an inline request sends for an answer limit of `maxTokens`: it must exceed
- * an enabled thinking budget, so room for the answer is added on top (A1). The caller sizes
- * the request's input with it (L1).
+ * an enabled thinking budget, so room for the answer is added on top. The caller sizes
+ * the request's input with it.
  */
 export function inlineMaxTokens(thinking: Json | undefined, maxTokens: number): number {
   const t = thinking !== null && typeof thinking === 'object' && !Array.isArray(thinking) ? thinking : {};
@@ -134,7 +134,7 @@ function interpret(json: unknown, site: CallSite): InlineCompactResult {
   if (typeof block.content !== 'string' || block.content.trim() === '') {
     return { kind: 'fallback', reason: 'null-content', detail: 'compaction block has no summary content' };
   }
-  // A3: the raw block (signature, cache_control, unknown fields) rides in reasoningDetails; its
+  // The raw block (signature, cache_control, unknown fields) rides in reasoningDetails; its
   // summary text is the content, so a Local pass on another model keeps the compacted state.
   const marker: Message = {
     role: 'assistant',

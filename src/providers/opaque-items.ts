@@ -1,15 +1,15 @@
 import type { Json, Message } from '../messages/message.js';
 
 /**
- * Helpers for opaque provider items in `reasoningDetails` (D1). An entry may be a JSON
- * object or a JSON string holding one (vtcode-notes §1.1); both are read the same way and
+ * Helpers for opaque provider items in `reasoningDetails`. An entry may be a JSON
+ * object or a JSON string holding one; both are read the same way and
  * replayed exactly as stored.
  */
 
 /**
  * Metadata key of a native compaction marker whose text content is the readable summary of
  * its opaque block (an Anthropic compaction block's `content`). Strategies that cannot replay
- * the block send the text instead; the Anthropic replay sends the block alone (A3).
+ * the block send the text instead; the Anthropic replay sends the block alone.
  */
 export const NATIVE_SUMMARY_KEY = 'nativeSummary';
 

@@ -1,7 +1,7 @@
 import { redactKnown, redactSecrets } from '../core/redact.js';
 import { oneLine } from '../core/text.js';
 
-/** Longest provider error text kept in a {@link ProviderError} message (S4: bounded cause). */
+/** Longest provider error text kept in a {@link ProviderError} message (a bounded cause). */
 export const MAX_CAUSE_CHARS = 300;
 
 /**

@@ -3,7 +3,7 @@ import type { Json } from '../messages/message.js';
 /**
  * Top-level fields of the caller's own provider request (cache keys, service tier, safety
  * identifier, Anthropic `thinking` …) that Compactor forwards on every request it builds on
- * the caller's behalf (O1), each endpoint taking only the fields its API accepts. Fields that
+ * the caller's behalf, each endpoint taking only the fields its API accepts. Fields that
  * change what is generated (temperature, tools, stream …) are never forwarded: Compactor sets
  * those itself.
  */
@@ -15,11 +15,11 @@ export type FieldEndpoint = 'chat' | 'responses' | 'compact' | 'messages' | 'inl
 const OPENAI_CACHE = ['prompt_cache_key', 'prompt_cache_options', 'prompt_cache_retention', 'service_tier'];
 const ANTHROPIC = ['cache_control', 'service_tier', 'metadata', 'inference_geo'];
 
-/** Which caller fields each endpoint takes (wire-formats §1.2, §1.7, §2.1; Messages params). */
+/** Which caller fields each endpoint takes (Responses, compact, Chat Completions and Messages params). */
 const FORWARDED: Record<FieldEndpoint, readonly string[]> = {
   chat: [...OPENAI_CACHE, 'safety_identifier', 'user'],
   responses: [...OPENAI_CACHE, 'safety_identifier', 'user'],
-  // O1: /responses/compact takes the cache and tier fields only.
+  // /responses/compact takes the cache and tier fields only.
   compact: OPENAI_CACHE,
   messages: ANTHROPIC,
   // The inline request is a generate request of the caller's conversation: its thinking config stays.

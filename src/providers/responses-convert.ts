@@ -4,9 +4,9 @@ import { textOf, type Json, type Message } from '../messages/message.js';
 import { asItem, itemsOf, isResponsesOpaque, type JsonObject } from './opaque-items.js';
 
 /**
- * Canonical messages ⇄ OpenAI Responses items (wire-formats §1.3). Opaque items in
+ * Canonical messages ⇄ OpenAI Responses items. Opaque items in
  * `reasoningDetails` (encrypted reasoning, compaction items) are emitted verbatim before
- * their message; items that came back from `/responses/compact` replay byte for byte (O3).
+ * their message; items that came back from `/responses/compact` replay byte for byte.
  */
 
 /** Metadata key holding the raw Responses item a canonical message was built from. */
@@ -125,7 +125,7 @@ export function toResponsesInput(messages: readonly Message[]): Json[] {
 const OutputItemSchema = z.looseObject({ type: z.string().optional() });
 
 /**
- * Converts returned output items to canonical messages (vtcode-notes §5.1): messages keep
+ * Converts returned output items to canonical messages: messages keep
  * their raw item for verbatim replay; function calls/outputs become tool protocol
  * messages; compaction and every other item become opaque assistant messages.
  */

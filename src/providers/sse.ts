@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 
 /**
- * Server-sent events framing (wire-formats §7) by `eventsource-parser`: `event:` and `data:`
+ * Server-sent events framing by `eventsource-parser`: `event:` and `data:`
  * lines, blank-line separated, comments ignored, multi-line data joined with `\n`. Works on any
  * async iterable of byte chunks (an undici response body).
  */

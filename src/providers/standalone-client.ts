@@ -15,7 +15,7 @@ import type {
 } from './types.js';
 
 /**
- * NativeStandalone (O1–O3): a synchronous JSON `POST {base}/responses/compact` on OpenAI,
+ * NativeStandalone: a synchronous JSON `POST {base}/responses/compact` on OpenAI,
  * OpenResponses, Vercel AI Gateway and xAI. The payload carries only the allowed fields;
  * the returned items become canonical messages that replay verbatim; no local bounding.
  */
@@ -31,7 +31,10 @@ const CompactResponseSchema = z.looseObject({
   usage: UsageSchema.nullish(),
 });
 
-/** O1/O2: the exact body: `model`, `input`, and only the optional fields that are set. */
+/**
+ * The exact body: `model`, `input`, and only the optional fields that are set (never `stream` or
+ * `store`).
+ */
 export function compactPayload(request: StandaloneCompactRequest): Record<string, Json> {
   const body: Record<string, Json> = { model: request.model, input: toResponsesInput(request.input) };
   if (request.instructions !== undefined && request.instructions.trim() !== '')
@@ -41,7 +44,7 @@ export function compactPayload(request: StandaloneCompactRequest): Record<string
   if (request.promptCacheOptions !== undefined)
     body.prompt_cache_options = request.promptCacheOptions as Json;
   if (request.promptCacheRetention !== undefined) body.prompt_cache_retention = request.promptCacheRetention;
-  // The caller's own cache/tier fields, where the explicit ones above left them unset (O1).
+  // The caller's own cache/tier fields, where the explicit ones above left them unset.
   for (const [k, v] of Object.entries(forwardedFields(request.requestFields, 'compact')))
     if (!(k in body)) body[k] = v;
   return body;
@@ -59,7 +62,7 @@ export function responsesUsage(u: z.infer<typeof UsageSchema> | null | undefined
   };
 }
 
-/** Creates the standalone client for a route (the caller checked S1 with selectStrategy). */
+/** Creates the standalone client for a route (the caller checked the strategy with selectStrategy). */
 export function createStandaloneClient(route: ResolvedRoute, opts: HttpOptions = {}): NativeStandaloneClient {
   const site = siteOf(route);
   return {
@@ -71,7 +74,7 @@ export function createStandaloneClient(route: ResolvedRoute, opts: HttpOptions =
     ): Promise<StandaloneCompactResult> {
       const s = { ...site, model: request.model };
       const payload = compactPayload(request);
-      // Nothing to compact: no call, history unchanged (vtcode-notes §5.1).
+      // Nothing to compact: no call, history unchanged.
       if ((payload.input as Json[]).length === 0) return { items: [...request.input] };
       const json = await postJson(
         { url: `${route.baseUrl}/responses/compact`, headers: bearerHeaders(route), body: payload, site: s },

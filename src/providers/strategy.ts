@@ -2,7 +2,7 @@ import { PROVIDER_PRESETS, XAI_COMPACT_MODELS } from './catalog-data.js';
 import type { Route, StrategyKind } from './types.js';
 
 /**
- * Strategy selection (S1): NativeStandalone for OpenAI Responses, OpenResponses, Vercel
+ * Strategy selection: NativeStandalone for OpenAI Responses, OpenResponses, Vercel
  * AI Gateway `openai/*` routes on the gateway host and allow-listed xAI models on the xAI
  * host; NativeInline for Anthropic Claude Opus 4.x and Sonnet 4.6+; Local for everything
  * else, including off-allowlist and off-host routes. Order: standalone, inline, local.
@@ -16,7 +16,7 @@ export interface StrategyRoute extends Route {
   nativeCompaction?: boolean;
 }
 
-/** The chosen strategy and a one-line reason (for diagnostics and S3 reports). */
+/** The chosen strategy and a one-line reason (for diagnostics and compaction reports). */
 export interface StrategyChoice {
   kind: StrategyKind;
   reason: string;
@@ -52,7 +52,7 @@ export function isXaiCompactModel(model: string): boolean {
 
 /**
  * Claude Opus 4.x (and later Opus), Sonnet 4.6+ (and Sonnet 5+), plus the Fable/Mythos
- * families listed as compaction-capable (wire-formats §3.5). Accepts `anthropic/` prefixes
+ * families listed as compaction-capable. Accepts `anthropic/` prefixes
  * and dated suffixes; older Sonnet/Haiku/Claude 3 do not qualify.
  */
 export function isAnthropicInlineModel(model: string): boolean {
@@ -67,7 +67,7 @@ export function isAnthropicInlineModel(model: string): boolean {
   return major >= 5;
 }
 
-/** Picks the strategy for a route exactly as S1 describes. */
+/** Picks the strategy for a route: native where the route is on an allowlist and host, else Local. */
 export function selectStrategy(route: StrategyRoute): StrategyChoice {
   const kind = route.provider;
   const preset = PROVIDER_PRESETS[kind];

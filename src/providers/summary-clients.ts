@@ -17,7 +17,7 @@ import type { SseEvent } from './sse.js';
 import type { SummaryClient, SummaryRequest, SummaryResponse, Usage } from './types.js';
 
 /**
- * Local summary clients (L5, L6, S2) over Chat Completions, Anthropic Messages and
+ * Local summary clients over Chat Completions, Anthropic Messages and
  * Responses. The tool catalog is listed with tool use disabled; the instructions go last
  * as a user message; streaming-only routes are folded into one response; an empty summary
  * is an {@link EmptySummaryError}; a cut-off summary reports `finishReason: 'length'`.

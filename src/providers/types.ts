@@ -8,7 +8,7 @@ import type { RequestFields } from './request-fields.js';
  * in src/runtime adapt them.
  */
 
-/** A tool schema as listed in the frozen request envelope (S2: listed, but tool use disabled). */
+/** A tool schema as listed in the frozen request envelope (listed, but tool use disabled). */
 export interface ToolSchema {
   name: string;
   description?: string;
@@ -16,23 +16,23 @@ export interface ToolSchema {
   parameters?: unknown;
 }
 
-/** The three strategies of S1. */
+/** The three compaction strategies, one per route. */
 export type StrategyKind = 'nativeStandalone' | 'nativeInline' | 'local';
 
-/** One-shot summary request (Local strategy, L1–L8). */
+/** One-shot summary request (Local strategy). */
 export interface SummaryRequest {
   model: string;
-  /** Frozen parent system prompt, reused only when provider and model match (S2). */
+  /** Frozen parent system prompt, reused only when provider and model match. */
   system?: string;
-  /** Frozen tool catalog, sent with tool use disabled (S2). */
+  /** Frozen tool catalog, sent with tool use disabled. */
   tools?: ToolSchema[];
   /** The bounded fork to summarize, protocol-valid. */
   messages: Message[];
-  /** Summary instructions (the L8 prompt), sent as the final user message. */
+  /** Summary instructions (the summary prompt), sent as the final user message. */
   instructions: string;
-  /** Explicit output reserve for the summary, when the route sets one (L1). */
+  /** Explicit output reserve for the summary, when the route sets one. */
   maxOutputTokens?: number;
-  /** The caller's own request fields; the wire forwards the cache/tier ones it accepts (O1). */
+  /** The caller's own request fields; the wire forwards the cache/tier ones it accepts. */
   requestFields?: RequestFields;
 }
 
@@ -46,7 +46,7 @@ export interface Usage {
 /** What a summary call returned: the summary text, why generation stopped, and usage when reported. */
 export interface SummaryResponse {
   text: string;
-  /** `length` means the output limit cut the summary (§14: such a summary is rejected). */
+  /** `length` means the output limit cut the summary (such a summary is rejected). */
   finishReason: 'stop' | 'length' | 'other';
   usage?: Usage;
 }
@@ -58,7 +58,7 @@ export interface SummaryClient {
   summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse>;
 }
 
-/** NativeStandalone (O1–O3): `POST {base}/responses/compact`. */
+/** NativeStandalone: `POST {base}/responses/compact`. */
 export interface StandaloneCompactRequest {
   model: string;
   input: Message[];
@@ -67,7 +67,7 @@ export interface StandaloneCompactRequest {
   promptCacheKey?: string;
   promptCacheRetention?: string;
   promptCacheOptions?: unknown;
-  /** The caller's own request fields; the cache/tier ones are forwarded (O1). */
+  /** The caller's own request fields; the cache/tier ones are forwarded. */
   requestFields?: RequestFields;
 }
 /** What a NativeStandalone compaction returned. */
@@ -76,7 +76,7 @@ export interface StandaloneCompactResult {
   items: Message[];
   usage?: Usage;
 }
-/** A provider client that compacts with `POST /responses/compact` (NativeStandalone, O1–O3). */
+/** A provider client that compacts with `POST /responses/compact` (NativeStandalone). */
 export interface NativeStandaloneClient {
   readonly provider: string;
   readonly model: string;
@@ -86,25 +86,25 @@ export interface NativeStandaloneClient {
   ): Promise<StandaloneCompactResult>;
 }
 
-/** NativeInline (A1–A5): a generate request carrying the context-management edit ladder. */
+/** NativeInline: a generate request carrying the context-management edit ladder. */
 export interface InlineCompactRequest {
   model: string;
   system?: string;
   tools?: ToolSchema[];
   messages: Message[];
-  /** Whether the provider reports context-edit support (A1: clearing edits only then). */
+  /** Whether the provider reports context-edit support (the clearing edits are sent only then). */
   supportsContextEdits: boolean;
   maxOutputTokens?: number;
-  /** Custom compaction instructions, sent in the compact edit's `instructions` (A1). */
+  /** Custom compaction instructions, sent in the compact edit's `instructions`. */
   instructions?: string;
-  /** The caller's own request fields: cache/tier fields and its `thinking` config are kept (O1, A1). */
+  /** The caller's own request fields: cache/tier fields and its `thinking` config are kept. */
   requestFields?: RequestFields;
 }
-/** What a NativeInline request returned: the compacted messages, or why it fell back to Local (A4). */
+/** What a NativeInline request returned: the compacted messages, or why it fell back to Local. */
 export type InlineCompactResult =
   | { kind: 'compacted'; messages: Message[]; usage?: Usage }
   | { kind: 'fallback'; reason: 'no-compaction' | 'rejected-edit' | 'null-content'; detail?: string };
-/** A provider client that compacts inside a generate request (NativeInline, A1–A5). */
+/** A provider client that compacts inside a generate request (NativeInline). */
 export interface NativeInlineClient {
   readonly provider: string;
   readonly model: string;
