@@ -16,7 +16,7 @@ const nonNeg = z.number().int().nonnegative();
 export const CompactorConfigSchema = z
   .object({
     encoding: z.enum(['o200k_base', 'cl100k_base', 'chars']).optional(),
-    // Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults).
+    // Clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults).
     preset: z.enum(CLEARING_PRESET_NAMES).optional(),
     limits: z
       .object({
@@ -35,9 +35,9 @@ export const CompactorConfigSchema = z
         keepToolUses: nonNeg.optional(),
         keepRecentToolBatches: nonNeg.optional(),
         clearToolInputs: z.boolean().optional(),
-        // Opt-in, outside SPEC B4 (whose 0.5 is the default); 0 would disable the evidence window.
+        // Opt-in, beside VT Code's rule (whose 0.5 is the default); 0 would disable the evidence window.
         evidenceWindowRatio: z.number().gt(0).lte(1).optional(),
-        // Cache-aware clearing (issue 16): clear in steps of at least N tokens; compaction waits for a cache break.
+        // Cache-aware clearing: clear in steps of at least N tokens; compaction waits for a cache break.
         clearAtLeast: nonNeg.optional(),
         compactionWaitsForCacheBreak: z.boolean().optional(),
         compactionWaitRatio: z.number().gt(0).lt(1).optional(),

@@ -37,7 +37,7 @@ export function outTarget(
   return { path, format };
 }
 
-/** Writes messages to `--out` atomically (R2): the old file or the new one, never a torn one. */
+/** Writes messages to `--out` atomically: the old file or the new one, never a torn one. */
 export function writeOut(target: OutTarget, messages: readonly Message[], session: ImportedSession): void {
   try {
     writeFileAtomic(

@@ -24,7 +24,7 @@ export interface RunInput {
 
 /**
  * Reads FILE (the selected session) and checks every output before the session opens its
- * store, so nothing is committed when an output could not be written (R1, D3).
+ * store, so nothing is committed when an output could not be written.
  */
 export function readRunInput(
   command: string,

@@ -12,7 +12,7 @@ type Failure = NonNullable<SessionCompactionReport['failure']>;
  * short human renderings of the same fields. No message content, no keys.
  */
 
-/** S3: what the user is told after a successful pass. */
+/** What the user is told after a successful pass. */
 export const CACHE_NOTE = 'the next request may reuse less of the provider prompt cache';
 
 /** Route facts shown in both reports. */
@@ -24,7 +24,7 @@ export interface RouteReport {
   apiKeyEnv: string | null;
   /** Environment variable the base URL came from (`OPENAI_BASE_URL`); null when it did not. */
   baseUrlEnv: string | null;
-  /** S1 strategy of the route and why it was chosen. */
+  /** Compaction strategy of the route and why it was chosen. */
   strategy: string;
   strategyReason: string;
   /** The host that made a provider with a native endpoint summarize locally (a proxy); else null. */
@@ -55,7 +55,7 @@ export interface RunJsonReport extends IoReport {
   guardReason: TurnResult['guardReason'];
   /** Strategy that ran (null when no compaction ran). */
   strategy: TurnResult['strategy'];
-  /** A4: why NativeInline fell back to Local. */
+  /** Why NativeInline fell back to Local. */
   fallbackReason: TurnResult['fallbackReason'];
   /** Every provider request of the compaction, repair requests included. */
   summaryCalls: number;
@@ -66,7 +66,7 @@ export interface RunJsonReport extends IoReport {
   /** The template sections those summaries lack. */
   missingSections: string[];
   tokens: TurnResult['tokens'];
-  /** C10: cleared and protected counts of the projection. */
+  /** Cleared and protected counts of the projection. */
   clearing: TurnResult['clearing'];
   /** The request was over the window and was made to fit (`fit` says how). */
   clearedToFit: boolean;
@@ -106,7 +106,7 @@ export interface CompactJsonReport extends IoReport {
   tokens: { before: number; after: number };
   elapsedMs: number;
   failure: Failure | null;
-  /** S3 cache note on success, null otherwise. */
+  /** Cache note on success, null otherwise. */
   note: string | null;
 }
 
@@ -157,7 +157,7 @@ export function inspectReport(target: InspectTarget | null): string | null {
 const n = (v: number | null): string => (v === null ? 'unknown' : v.toLocaleString('en-US'));
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 
-/** One line naming a failure: reason and its bounded, already-redacted message (S4). */
+/** One line naming a failure: reason and its bounded, already-redacted message. */
 export function failureLine(f: Failure | null): string {
   if (f === null) return 'compaction failed';
   return `compaction failed (${f.reason}): ${f.message}`;
@@ -257,7 +257,7 @@ export function renderRunReport(r: RunJsonReport): string {
   return [...lines, ...ioLines(r)].join('\n');
 }
 
-/** Human rendering of {@link CompactJsonReport} (S3 on success, S4 on failure). */
+/** Human rendering of {@link CompactJsonReport} (what it did on success, the bounded cause on failure). */
 export function renderCompactReport(r: CompactJsonReport): string {
   const lines = [
     `${r.file} (${r.format}, session ${r.session})`,

@@ -34,9 +34,9 @@ export interface RunSession {
 /**
  * Builds the one {@link CompactorSession} a `run` or `compact` drives: the route from flags
  * over config `provider`, limits and clearing from flags over config, the input file's
- * request envelope (the session decides whether it may be reused, S2), the input's messages
+ * request envelope (the session decides whether it may be reused), the input's messages
  * as history, and `--session-dir` as the store: a session already there is continued
- * unless `--new`, and nothing is committed until the run succeeds (R1). Flag, route and
+ * unless `--new`, and nothing is committed until the run succeeds. Flag, route and
  * store problems are one-line errors (exit 2).
  */
 export function openRunSession(
@@ -80,7 +80,7 @@ export function openRunSession(
 /**
  * Loads the tokenizer the run will count with when it is known before the route is built (the
  * configured encoding, or the offline provider's default), so it is loaded before the input is
- * read: a 100,000-message run then peaked about 15 MB lower (issue 15, memory). Provider
+ * read: a 100,000-message run then peaked about 15 MB lower. Provider
  * routes take their encoding from the model catalog and load it later, as before.
  */
 export function loadRunTokenizer(flags: RunFlags, ctx: CommandContext): void {

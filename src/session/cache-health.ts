@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseOptions } from '../core/parse-options.js';
 
 /**
- * The prompt-cache health monitor (S5). It watches how much of each request's input the
+ * The prompt-cache health monitor. It watches how much of each request's input the
  * provider served from its prompt cache, keeps a streak of consecutive low-reuse requests
  * and raises an alert when the streak gets long. A successful compaction (manual,
  * automatic, recovery, targeted, model switch) resets ONLY the streak — the compaction is
@@ -72,17 +72,17 @@ export interface CacheUsageVerdict {
 /** What happened to a compaction pass, as the monitor sees it. */
 export type CompactionOutcome = 'compacted' | 'unchanged' | 'failed';
 
-/** The monitor (S5). */
+/** The monitor. */
 export interface CacheHealthMonitor {
   /** Records one request's usage; throws on negative or non-integer counts. */
   recordUsage(usage: CacheUsage): CacheUsageVerdict;
-  /** S5: only `compacted` resets the streak; `unchanged` and `failed` change nothing. */
+  /** Only `compacted` resets the low-reuse streak; `unchanged` and `failed` change nothing. */
   onCompaction(outcome: CompactionOutcome): void;
   /** A copy of the current state. */
   state(): CacheHealthState;
 }
 
-/** Creates a {@link CacheHealthMonitor} (S5). */
+/** Creates a {@link CacheHealthMonitor}. */
 export function createCacheHealthMonitor(options: CacheHealthOptions = {}): CacheHealthMonitor {
   const o = parseOptions(CacheHealthOptionsSchema, options, 'cacheHealth');
   const lowReuseRatio = o.lowReuseRatio ?? 0.5;

@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../io/atomic-write.js';
 
 /**
  * The turn checkpoint as it is before a turn; the returned function puts it back (or removes
- * the one the turn wrote), so a cancelled turn leaves the session directory as it was (R2).
+ * the one the turn wrote), so a cancelled turn leaves the session directory as it was.
  */
 export function keepCheckpoint(path: string): () => void {
   const dirExisted = existsSync(dirname(path));

@@ -7,7 +7,7 @@ import { isPlainMessage } from './plain-message.js';
  * The `history` option, checked message by message against {@link MessageSchema}. zod's parse
  * copies every object, and `z.array(MessageSchema)` holds each message's copy and parse state
  * until the whole array is done: beside the caller's own 100,000 messages that cost 50 MB
- * (issue 15, memory). Here each message is parsed alone (its copy is garbage at once); one
+ * of memory. Here each message is parsed alone (its copy is garbage at once); one
  * that parses to an equal value (nothing to drop) is kept as given, and only one with keys the
  * schema drops is replaced by its parsed copy. Result and error paths are those of
  * `z.array(MessageSchema)`.

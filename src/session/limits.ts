@@ -4,7 +4,10 @@ import type { CompactionSettings, SessionLimits } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
 
-/** Estimated prompt overhead of an envelope: system prompt + tool schemas (B2 prefix). */
+/**
+ * Estimated prompt overhead of an envelope: system prompt + tool schemas (the prefix the history
+ * budget subtracts).
+ */
 export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator: Estimator): number {
   if (!envelope) return 0;
   let n = envelope.system ? estimator.text(envelope.system) : 0;
@@ -15,7 +18,7 @@ export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator:
 /**
  * The projection {@link Limits} of a session: the capacity is `limits.capacity`, else
  * the route's catalog window (32,000 offline); the prefix is `limits.prefixTokens`, else
- * estimated from the envelope; the route policy is the P1 table entry with the session's
+ * estimated from the envelope; the route policy is the route table's entry with the session's
  * `compaction` overrides on top.
  */
 export function sessionLimits(

@@ -25,31 +25,31 @@ const count = z.number().int().nonnegative();
 export interface SessionLimits {
   /** Model window; overrides the catalog's (offline default: 32,000). */
   capacity?: number;
-  /** Session cap on the window; 0 = automatic (B1). */
+  /** Session cap on the window; 0 = automatic. */
   sessionCeiling?: number;
   /** Output tokens reserved from the window for the agent's own requests (default 0). */
   reservedOutput?: number;
   /** System prompt + tool schema tokens; default: estimated from the envelope, else 0. */
   prefixTokens?: number;
-  /** Configured clearing trigger (B3; default `policy.triggerTokens`, 40,000). */
+  /** Configured clearing trigger (capped by the history budget; default `policy.triggerTokens`, 40,000). */
   trigger?: number;
-  /** Explicit compaction threshold (H5; capped at the prompt budget). */
+  /** Explicit compaction threshold (wins over the 75 % default; capped at the prompt budget). */
   threshold?: number;
-  /** Explicit summary output limit (L1: sent as max tokens and subtracted from the summary input budget). */
+  /** Explicit summary output limit (sent as max tokens and subtracted from the summary input budget). */
   summaryOutputLimit?: number;
 }
 
-/** Compaction tuning (P1, L5, §14). */
+/** Compaction tuning. */
 export interface CompactionSettings {
-  /** P1: only values below 1 lower the threshold. */
+  /** Route threshold ratio: only values below 1 lower the threshold. */
   thresholdRatio?: number;
-  /** P1/L7 continuity tail share of the window (default 0.16). */
+  /** Continuity tail share of the window (default 0.16). */
   retainRatio?: number;
-  /** L5 capacity retries (default 1). */
+  /** Capacity retries of a summary call (default 1). */
   maxOverflowRetries?: number;
-  /** §14 re-injection budget after a local summary (default min(4,000, floor(capacity × 0.05)); 0 disables). */
+  /** Re-injection budget after a local summary (default min(4,000, floor(capacity × 0.05)); 0 disables). */
   reinjectBudgetTokens?: number;
-  /** L8 prompt version (default summary-v1). */
+  /** Summary prompt version (default summary-v1). */
   promptVersion?: string;
   /** Wait between capacity retries in ms (machine default when absent). */
   retryBackoffMs?: number;
@@ -61,18 +61,18 @@ export interface CompactorSessionOptions {
   route?: SessionRouteOptions;
   limits?: SessionLimits;
   /**
-   * Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults); the
+   * Clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults); the
    * same as `policy.preset`, which wins when both are given.
    */
   preset?: ClearingPresetName;
-  /** Tool-result clearing policy (§5); missing fields take the preset's values. */
+  /** Tool-result clearing policy; missing fields take the preset's values. */
   policy?: Partial<ClearingPolicy>;
   compaction?: CompactionSettings;
-  /** L4 two-band local summaries. */
+  /** Two-band local summaries (abstract of the older part, detail of the newer). */
   hierarchical?: boolean;
-  /** The active request envelope (S2 parent context, prefix tokens); see `session.setEnvelope`. */
+  /** The active request envelope (parent context for summaries, prefix tokens); see `session.setEnvelope`. */
   envelope?: RequestEnvelope;
-  /** Durable store directory (R1–R2): history is loaded from it and every change is written to it. */
+  /** Durable store directory: history is loaded from it and every change is written to it. */
   sessionDir?: string;
   /** How the session waits when another writer holds `sessionDir` (default: fail at once, naming it). */
   storeLock?: LockOptions;
@@ -107,7 +107,7 @@ export interface CompactorSessionOptions {
   cacheHealth?: CacheHealthOptions;
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
   clock?: Clock;
-  /** Debug log for the bounded, secret-redacted failure chain (S4). */
+  /** Debug log for the bounded, secret-redacted failure chain. */
   log?: (line: string) => void;
   /**
    * Summarizes with this client instead of the route's (a framework model wrapped by an

@@ -23,18 +23,18 @@ export interface RequestEnvelope {
   /**
    * Top-level fields of the agent's own provider request (`prompt_cache_key`, `service_tier`,
    * `safety_identifier`, Anthropic `thinking` …): forwarded on the requests Compactor builds
-   * for the same provider, each endpoint taking the ones its API accepts (O1).
+   * for the same provider, each endpoint taking the ones its API accepts.
    */
   requestFields?: Record<string, Json>;
 }
 
-/** The frozen parent prefix a summary or inline request may reuse (S2). */
+/** The frozen parent prefix a summary or inline request may reuse. */
 export interface ParentContext {
   system?: string;
   tools?: ToolSchema[];
 }
 
-/** The compaction route as far as S2 is concerned. */
+/** The compaction route as far as reusing the parent context is concerned. */
 export interface ParentRoute {
   provider: string;
   label: string;
@@ -44,7 +44,7 @@ export interface ParentRoute {
 }
 
 /**
- * S2: the envelope's system prompt and tool catalog are reused only when the request went to
+ * The envelope's system prompt and tool catalog are reused only when the request went to
  * the compaction route's model (so the provider's prompt cache can serve the prefix): same
  * model, and the same provider (kind or preset name) or, for an envelope that only knows its
  * wire protocol, the route's wire. A model switch or a missing envelope leaves parent context
@@ -65,7 +65,7 @@ export function parentContextFor(
 
 /**
  * The envelope's request fields when it was made for the compaction route's provider (or,
- * for a request file, written in the route's wire), whatever the model (O1).
+ * for a request file, written in the route's wire), whatever the model.
  */
 export function requestFieldsFor(
   envelope: RequestEnvelope | undefined,

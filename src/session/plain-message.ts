@@ -4,7 +4,7 @@
  * would succeed and return an equal copy, which the history check then drops anyway. Anything
  * else (false) goes through MessageSchema as before. zod copies every object it parses: for
  * 100,000 imported messages those copies were about 24 MB that V8 kept until the process
- * ended (issue 15, memory).
+ * ended.
  */
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);

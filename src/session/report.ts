@@ -7,18 +7,18 @@ import type { BoundaryInfo } from '../store/index.js';
 import type { SummaryWarning } from '../summary/repair.js';
 import type { SessionTurnResult } from './session-types.js';
 
-/** S3: every successful compaction tells the user the prompt cache may be colder next time. */
+/** Every successful compaction tells the user the prompt cache may be colder next time. */
 export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
 
-/** Longest root cause shown to the user (S4). */
+/** Longest root cause shown to the user. */
 export const MAX_ROOT_CAUSE_CHARS = 240;
 
-/** What `session.compact()` reports (S3 on success, S4 on failure). */
+/** What `session.compact()` reports (time, mode and item counts on success; a bounded cause on failure). */
 export interface SessionCompactionReport {
   status: CompactionReport['status'];
   mode: CompactionMode;
   requestedStrategy: CompactionStrategy;
-  /** The strategy that produced the result (Local after an A4 fallback). */
+  /** The strategy that produced the result (Local after an inline fallback). */
   strategy: CompactionStrategy;
   fallbackReason: CompactionReport['fallbackReason'];
   elapsedMs: number;
@@ -31,27 +31,27 @@ export interface SessionCompactionReport {
   repairRequests: number;
   /** The history held nothing a summary could replace, so no provider call was made. */
   nothingToCompact: boolean;
-  /** Whether the summary/inline request reused the parent envelope (S2). */
+  /** Whether the summary/inline request reused the parent envelope. */
   usedParentContext: boolean;
   /** One user-facing line. */
   message: string;
-  /** S3 cache note on success; null otherwise. */
+  /** Cache note on success; null otherwise. */
   cacheNote: string | null;
-  /** S4: bounded, secret-free root cause (no provider JSON body); null on success. */
+  /** Bounded, secret-free root cause (no provider JSON body); null on success. */
   rootCause: string | null;
   failure: Failure | null;
-  /** S4: after a failed model switch, a note to send with the full history; null otherwise. */
+  /** After a failed model switch, a note to send with the full history; null otherwise. */
   resumeNote: Message | null;
-  /** R1: the recorded boundary when a store is attached and the pass compacted. */
+  /** The recorded boundary when a store is attached and the pass compacted. */
   boundary: BoundaryInfo | null;
-  /** §14: one line per summary accepted without every template section (after one repair request). */
+  /** One line per summary accepted without every template section (after one repair request). */
   warnings: string[];
-  /** §14: the template sections those summaries lack (empty when every summary followed the template). */
+  /** The template sections those summaries lack (empty when every summary followed the template). */
   missingSections: string[];
 }
 
 /**
- * S4 root cause: one line, secrets removed, anything from the first JSON object or array
+ * Root cause of a failure: one line, secrets removed, anything from the first JSON object or array
  * on cut off (providers' bodies never reach the user twice), at most 240 characters.
  */
 export function rootCauseOf(message: string): string {
@@ -61,7 +61,7 @@ export function rootCauseOf(message: string): string {
   return clip(text, MAX_ROOT_CAUSE_CHARS);
 }
 
-/** §14 report fields: the warning lines and the union of missing sections, in template order. */
+/** Template report fields: the warning lines and the union of missing sections, in template order. */
 export function summaryWarningFields(warnings: readonly SummaryWarning[]): {
   warnings: string[];
   missingSections: string[];
@@ -81,7 +81,7 @@ export interface SummaryPassSource {
 
 /**
  * A turn's result as the session reports it: repair requests counted among its provider
- * requests (the runtime counts one per summary), and the §14 warning fields.
+ * requests (the runtime counts one per summary), and the template warning fields.
  */
 export function sessionTurnResult(
   result: TurnResult,
@@ -109,7 +109,7 @@ function requestCounts(summaryCalls: number, repairRequests: number) {
   return { summaryCalls: summaryCalls + repairRequests, repairRequests };
 }
 
-/** A pass's request counts, and its §14 warnings when it compacted with a Local summary. */
+/** A pass's request counts, and its template warnings when it compacted with a Local summary. */
 function summaryPassFields(r: CompactionReport, source: SummaryPassSource | undefined) {
   const local = r.status === 'compacted' && r.strategy === 'local';
   return {
@@ -126,10 +126,10 @@ function seconds(ms: number): string {
 export interface DescribeContext {
   usedParentContext: boolean;
   boundary: BoundaryInfo | null;
-  /** The model in use after a model switch (for the S4 message). */
+  /** The model in use after a model switch (for the failure note). */
   model: string;
   previousModel?: string;
-  /** The Local summarizer of the pass: its repair requests and §14 warnings. */
+  /** The Local summarizer of the pass: its repair requests and template warnings. */
   summarizer?: SummaryPassSource;
 }
 
@@ -144,7 +144,7 @@ function unchangedLine(r: CompactionReport): string {
     : `Compaction (${r.mode}) left the history unchanged (${r.itemsBefore} context items).`;
 }
 
-/** Turns a runtime {@link CompactionReport} into the user-facing S3/S4 report. */
+/** Turns a runtime {@link CompactionReport} into the user-facing success or failure report. */
 export function describeCompaction(r: CompactionReport, ctx: DescribeContext): SessionCompactionReport {
   const base = {
     status: r.status,

@@ -15,7 +15,7 @@ import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../sum
  */
 export const OFFLINE_CONTEXT_WINDOW = 32_000;
 
-/** Where summaries and native compactions go (resolved with the provider catalog, S1). */
+/** Where summaries and native compactions go (resolved with the provider catalog). */
 export interface SessionRouteOptions {
   /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
   provider: string;
@@ -47,11 +47,11 @@ export interface SessionRoute {
   baseUrlEnv: string | null;
   /** Model window from the catalog (32,000 for offline); null when unknown. */
   contextWindow: number | null;
-  /** S1 strategy and why. */
+  /** Compaction strategy of the route and why. */
   strategy: StrategyChoice;
   /** Provider time limits in force (per request, retries, all attempts); null offline (no network). */
   http: HttpLimits | null;
-  /** A1: the provider reports context-edit support. */
+  /** The provider reports context-edit support (the inline edit ladder then clears too). */
   supportsContextEdits: boolean;
   encoding: 'o200k_base' | 'cl100k_base';
   /** The token estimator: the one the caller gave, else one for the route's encoding. */
@@ -65,7 +65,7 @@ export interface SessionRoute {
 
 /**
  * Resolves a session route: `offline` gets {@link createOfflineSummarizer} and the Local
- * strategy; anything else goes through `resolveRoute` → `createProviderClients` (S1).
+ * strategy; anything else goes through `resolveRoute` → `createProviderClients`.
  * Without an `estimator` the route's own encoding is used. Throws {@link RouteError} (one
  * line, never a key) for unknown providers, missing keys or a missing model.
  */

@@ -9,7 +9,7 @@ import type { CompactorSessionOptions, CompactionSettings } from './options.js';
 import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
 
-/** What one turn hands the next so compaction may wait while the prompt cache holds (issue 16). */
+/** What one turn hands the next so compaction may wait while the prompt cache holds. */
 export type CacheCarry = Pick<TurnRequest, 'previousRequest' | 'cacheCycle'>;
 
 /** What every run of one session shares. */
@@ -25,7 +25,7 @@ export interface RunnerContext {
 /** A runner for one turn or compaction, and the summarizer it uses. */
 export interface SessionRunner {
   runner: TurnRunner;
-  /** The summary/inline request reuses the agent's system prompt and tools (S2). */
+  /** The summary/inline request reuses the agent's system prompt and tools. */
   parent: boolean;
   summarizer: LocalSummarizerWithWarnings;
 }
@@ -33,8 +33,8 @@ export interface SessionRunner {
 /**
  * Wires the machines for one run: the Local summarizer over the route's summary client and
  * the turn runner with the route's native clients. The envelope's system prompt and tools
- * travel only when the one parent-context rule allows it (S2); its request fields when it
- * went to the route's provider (O1).
+ * travel only when the one parent-context rule allows it; its request fields when it
+ * went to the route's provider.
  */
 export function buildSessionRunner(
   ctx: RunnerContext,

@@ -13,19 +13,19 @@ import type { SessionRoute } from './route.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
 export interface PrepareRequestOptions {
-  /** Interactive request (C11); headless requests always clear locally. */
+  /** Interactive request; headless requests always clear locally. */
   interactive?: boolean;
-  /** The interactive request carries Anthropic native context edits, so local clearing is skipped (C11). */
+  /** The interactive request carries Anthropic native context edits, so local clearing is skipped. */
   nativeContextEdits?: boolean;
 }
 
-/** The next request's messages, with C10 diagnostics and the budgets they were computed with. */
+/** The next request's messages, with clearing diagnostics and the budgets they were computed with. */
 export interface PreparedRequest {
   messages: readonly Message[];
   diagnostics: ProjectionDiagnostics;
   budgets: Budgets;
   /**
-   * Pressure of this request (T3): anchored on the usage the provider reported for the last
+   * Pressure of this request: anchored on the usage the provider reported for the last
    * request recorded with {@link CompactorSession.recordUsage} plus the local estimate of
    * what came after, or prefix + local estimate when there is no usable anchor.
    */
@@ -34,7 +34,7 @@ export interface PreparedRequest {
 
 /** Options of {@link CompactorSession.runTurn}. */
 export interface SessionTurnOptions {
-  /** New conversation messages to sync into history first (H1); validated and stored durably. */
+  /** New conversation messages to sync into history first; validated and stored durably. */
   pending?: readonly Message[];
   /**
    * Aborting cancels the turn (decision `cancelled`; the provider request in flight is
@@ -46,12 +46,12 @@ export interface SessionTurnOptions {
    * Called when the turn did not fail, before anything of it is committed to the store (its
    * boundary and, with `storeWrites: 'onSuccess'`, the messages held back). Write the
    * caller's own outputs here: if it throws, nothing of the turn is committed and the error
-   * propagates (R1).
+   * propagates.
    */
   beforeCommit?: (result: TurnResult) => void | Promise<void>;
 }
 
-/** A turn's result plus the durable boundary it recorded (R1). */
+/** A turn's result plus the durable boundary it recorded. */
 export interface SessionTurnResult extends TurnResult {
   boundary: BoundaryInfo | null;
   /**
@@ -59,9 +59,9 @@ export interface SessionTurnResult extends TurnResult {
    * a summary missed template sections and was asked for again.
    */
   repairRequests: number;
-  /** §14: summaries of this turn's compaction accepted without every template section. */
+  /** Summaries of this turn's compaction accepted without every template section. */
   warnings: string[];
-  /** §14: the template sections they lack. */
+  /** The template sections they lack. */
   missingSections: string[];
 }
 
@@ -76,9 +76,9 @@ export interface CompactionToCommit {
 export interface CompactOptions {
   /** Default `manual` (always summarizes). */
   mode?: CompactionMode;
-  /** Custom instructions appended to the summary prompt (and sent to native endpoints, O3). */
+  /** Custom instructions appended to the summary prompt (and sent to native endpoints). */
   instructions?: string;
-  /** For `modelSwitch`: the model used before, named in the S4 message. */
+  /** For `modelSwitch`: the model used before, named in the failure note. */
   previousModel?: string;
   /** Aborting rejects the call with the signal's reason; history stays unchanged. */
   signal?: AbortSignal;
@@ -90,7 +90,7 @@ export interface CompactOptions {
 export interface CompactorSession {
   /** The live session history (replaced, never mutated, by compaction). */
   readonly history: readonly Message[];
-  /** The resolved compaction route: provider, model, S1 strategy, window. */
+  /** The resolved compaction route: provider, model, strategy, window. */
   readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline' | 'estimator' | 'secrets'>>;
   /** The token estimator every count of this session uses (the route's encoding unless given). */
   readonly estimator: Estimator;
@@ -98,28 +98,31 @@ export interface CompactorSession {
   readonly limits: Limits;
   /** `resolveBudgets(effectiveLimits(limits, policy))`: the budgets requests are projected with. */
   readonly budgets: Budgets;
-  /** S5 prompt-cache health monitor; feed it each request's usage. */
+  /** Prompt-cache health monitor; feed it each request's usage. */
   readonly cacheHealth: CacheHealthMonitor;
   /** The durable store, when `sessionDir` was given. */
   readonly store: SessionStore | null;
   /** How many messages the store had recorded when the session opened (0: a new session or no store). */
   readonly resumedFrom: number;
-  /** Loop-guard memory carried between turns (§14). */
+  /** Loop-guard memory carried between turns. */
   readonly loopGuard: LoopGuardState;
   /**
    * Records the usage the provider reported for `request` (the messages actually sent):
-   * feeds the S5 cache-health monitor and anchors the next {@link PreparedRequest.pressure} (T3).
+   * feeds the cache-health monitor and anchors the next {@link PreparedRequest.pressure}.
    */
   recordUsage(usage: CacheUsage, request: readonly Message[]): CacheUsageVerdict;
   /** Appends messages (validated with MessageSchema; written to the store when there is one). */
   append(...messages: Message[]): void;
-  /** Sets or clears the active request envelope (S2 parent context; prefix tokens). */
+  /** Sets or clears the active request envelope (parent context for summaries; prefix tokens). */
   setEnvelope(envelope: RequestEnvelope | undefined): void;
-  /** The next request: normalization + clearing (N, C) with C10 diagnostics and C11 gating. */
+  /**
+   * The next request: pairing repair + clearing, with diagnostics; interactive requests with native
+   * edits skip local clearing.
+   */
   prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
-  /** One headless turn in automatic mode (H1–H6); a compaction replaces history and is recorded (R1). */
+  /** One headless turn in automatic mode; a compaction replaces history and is recorded. */
   runTurn(options?: SessionTurnOptions): Promise<SessionTurnResult>;
-  /** An explicit compaction pass (S3 report on success, S4 on failure). */
+  /** An explicit compaction pass (reports what it did, or a bounded cause on failure). */
   compact(options?: CompactOptions): Promise<SessionCompactionReport>;
   /** Closes the store (messages still held back are dropped) and releases its lock. */
   close(): void;

@@ -61,10 +61,14 @@ class Session implements CompactorSession {
   private readonly log: (line: string) => void;
   private live: readonly Message[];
   private envelope: RequestEnvelope | undefined;
-  // T3: the last provider-reported usage; a compaction replaces the request so it stops matching.
+  // The last provider-reported usage anchors pressure; a compaction replaces the request so it
+  // stops matching.
   private anchor: UsageAnchor | undefined;
   private guard: LoopGuardState = { ...INITIAL_LOOP_GUARD_STATE };
-  /** The request after the last turn and the cache cycle: compaction may wait while the next one extends it (issue 16). */
+  /**
+   * The request after the last turn and the cache cycle: compaction may wait while the next one
+   * extends it.
+   */
   private lastTurn: CacheCarry = {};
   /** The request the last turn built, and the history it was built from (see prepareRequest). */
   private lastRequest: TurnRequestMemo | undefined;
@@ -166,11 +170,11 @@ class Session implements CompactorSession {
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
     return this.exclusive('runTurn', async () => {
-      // Pending messages are conversation facts: stored before the turn may compact them (H1).
+      // Pending messages are conversation facts: stored before the turn may compact them.
       this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
       const { runner, summarizer } = buildSessionRunner(this.ctx, this.limits, this.envelope, 'automatic');
-      // With a store every step is checkpointed, so a killed turn can be resumed (R2).
+      // With a store every step is checkpointed, so a killed turn can be resumed.
       const checkpointPath = this.stored
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
@@ -187,7 +191,7 @@ class Session implements CompactorSession {
         ),
       );
       if (result.decision === 'cancelled') {
-        // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept (R2).
+        // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept.
         this.rollback();
         restoreCheckpoint();
         return sessionTurnResult(result, null, summarizer, false);
@@ -203,7 +207,7 @@ class Session implements CompactorSession {
         this.rollback();
         return sessionTurnResult(result, null, summarizer, false);
       }
-      // A refused commit (--out cannot be written) keeps nothing either, the checkpoint included (R1).
+      // A refused commit (--out cannot be written) keeps nothing either, the checkpoint included.
       await this.orRollback(async () => {
         try {
           await opts.beforeCommit?.(result);
@@ -259,7 +263,7 @@ class Session implements CompactorSession {
         this.rollback();
         this.log(`${mode} compaction failed (${report.failure?.reason}): ${report.failure?.message}`);
       } else {
-        // Saved only once the commit is allowed: a refused --out leaves the directory as it was (R1).
+        // Saved only once the commit is allowed: a refused --out leaves the directory as it was.
         await this.orRollback(async () => opts.beforeCommit?.({ status, history: report.history }));
         saveReport();
         const compacted = status === 'compacted';
@@ -283,7 +287,10 @@ class Session implements CompactorSession {
     this.stored?.store.close();
   }
 
-  /** R1: commits held messages and a compaction's boundary; a compaction replaces live history and resets the S5 streak. */
+  /**
+   * Commits held messages and a compaction's boundary; a compaction replaces live history and
+   * resets the low-cache-reuse streak.
+   */
   private commit(compaction?: {
     before: readonly Message[];
     after: readonly Message[];

@@ -17,7 +17,7 @@ import {
 } from '../store/index.js';
 
 /**
- * A session directory as a session uses it (R1–R2): opened under its writer lock, an
+ * A session directory as a session uses it: opened under its writer lock, an
  * earlier session continued (or moved aside), and the messages a session adds written at
  * once or held back until a run succeeds.
  */
@@ -160,7 +160,7 @@ function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory 
         store.commit();
         return null;
       }
-      // The boundary event commits every message appended before it (R1).
+      // The boundary event commits every message appended before it.
       return store.recordCompaction({
         before: compaction.before,
         after: compaction.after,

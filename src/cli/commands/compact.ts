@@ -62,7 +62,7 @@ Examples (the first two need no network or key):
   OPENAI_API_KEY=… compactor compact $S --provider openai --model gpt-5.4 \\
     --session-dir .compactor/s1`;
 
-/** `compactor compact`: the manual /compact over a session file (S1–S4, R1). */
+/** `compactor compact`: the manual /compact over a session file. */
 export const command: Command = {
   name: 'compact',
   help,

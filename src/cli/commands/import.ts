@@ -32,7 +32,7 @@ export function fileArgument(
   return singlePositional(command, args.positionals, ctx);
 }
 
-/** `compactor import`: converts a session file to a provider format or the canonical one (SPEC D2–D3). */
+/** `compactor import`: converts a session file to a provider format or the canonical one. */
 export const command: Command = {
   name: 'import',
   help: `Usage: compactor import FILE [--from FORMAT] [--to FORMAT] [--out FILE] [--session ID]

@@ -27,7 +27,7 @@ export const LimitFlagsSchema = z.object({
   'reserved-output': flag.nonNegInt.optional(),
   'prefix-tokens': flag.nonNegInt.optional(),
   trigger: flag.posInt.optional(),
-  // 0 is rejected: it would turn the evidence window (C2) off rather than resize it.
+  // 0 is rejected: it would turn the evidence window off rather than resize it.
   'evidence-ratio': flag.ratio.refine((r) => r > 0, 'expected a number above 0 and at most 1').optional(),
 });
 export type LimitFlags = z.infer<typeof LimitFlagsSchema>;
@@ -74,7 +74,7 @@ export function limitsFrom(flags: LimitFlags, ctx: CommandContext): Limits {
   };
 }
 
-/** The opted-in evidence window ratio, or undefined when B4's default is in force. */
+/** The opted-in evidence window ratio, or undefined when the default (half the trigger) is in force. */
 function optedInRatio(ratio: number | undefined): number | undefined {
   return isEvidenceWindowRatio(ratio) && ratio !== DEFAULT_EVIDENCE_WINDOW_RATIO ? ratio : undefined;
 }
@@ -88,7 +88,7 @@ function evidenceFormula(ratio: number | undefined): string {
 
 /**
  * The `--json` report: the budgets as they are, plus `evidenceWindowRatio` only when opted in,
- * so the default output keeps exactly its B1–L7 fields.
+ * so the default output keeps exactly its budget fields.
  */
 export function budgetsJson(b: Budgets, limits: Limits): Budgets & { evidenceWindowRatio?: number } {
   const r = optedInRatio(limits.evidenceWindowRatio);
@@ -111,7 +111,7 @@ function budgetWarnings(b: Budgets, limits: Limits): string[] {
 
 /**
  * The human-readable budget table with the formula behind each line, in words a user can
- * follow without the spec (B1–B4, H5, L1, L7).
+ * follow without reading the code.
  */
 export function renderBudgets(b: Budgets, limits: Limits): string {
   const reserved = limits.reservedOutput ?? 0;
@@ -159,7 +159,7 @@ ${evidenceRatioHelp()}
 Example:
   compactor plan --capacity 32000 --reserved-output 4000 --prefix-tokens 2000`;
 
-/** `compactor plan`: resolve and print budgets (B1–B4, H5, L1, L7). */
+/** `compactor plan`: resolve and print budgets. */
 export const command: Command = {
   name: 'plan',
   help,

@@ -139,7 +139,7 @@ export const command: Command = {
     const limits = limitsFrom(flags, ctx);
     limits.prefixTokens ??= leadingSystemTokens(session.messages, estimator);
     const policy = clearingPolicyFrom(flags, ctx);
-    // B2: the leading system messages are the prefix; they are not counted again as history.
+    // The leading system messages are the prefix; they are not counted again as history.
     const result = projectRequest(session.messages, {
       limits,
       policy,

@@ -18,7 +18,7 @@ const FlagsSchema = z.object({
   json: z.boolean().optional(),
 });
 
-/** `compactor restore`: recovers the full history from before any compaction (R1). */
+/** `compactor restore`: recovers the full history from before any compaction. */
 export const command: Command = {
   name: 'restore',
   help: `Usage: compactor restore DIR [--at BOUNDARY] [--to FORMAT] [--out FILE] [--config FILE] [--json]

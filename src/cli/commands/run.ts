@@ -65,7 +65,7 @@ Examples (the first two need no network or key; ollama needs a local server):
   ANTHROPIC_API_KEY=… compactor run $S --provider anthropic --model claude-sonnet-4-6
   compactor run $S --provider ollama --model qwen3:8b --capacity 32768`;
 
-/** `compactor run`: one headless automatic turn over a session file (H1–H6, S1–S4, R1). */
+/** `compactor run`: one headless automatic turn over a session file. */
 export const command: Command = {
   name: 'run',
   help,
