@@ -45,7 +45,7 @@ export function loadCorpusSessions(dir: string): { sessions: CorpusSession[]; fa
 /**
  * Synthetic long sessions added to the real corpus (full run, --quick). With 20 beside the 36
  * real sessions (3 of them over 80k tokens) a peer that acts on every long session already
- * acted on a third of the corpus (issue 16), but each half then held only 10 long sessions:
+ * acted on a third of the corpus, but each half then held only 10 long sessions:
  * at 64k the settings differed by whole summary calls per session, and an 8-cent total could
  * flip between halves. 100 gave each half about 50 at about 8 minutes of replay while the
  * bench replayed a hand-written compaction that shared its passes between policies; replayed

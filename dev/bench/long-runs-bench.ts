@@ -19,7 +19,7 @@ const EMOJI = Array.from({ length: 50 }, (_, i) => String.fromCodePoint(0x1f600 
 const LETTERS = [...'abcdefghijklmnopqrstuvwxyz'];
 const WORDS = ['the ', 'budget ', 'session ', 'request ', 'keeps ', 'within ', 'window. ', 'tool ', '\n'];
 
-/** Texts of one character class (issue 15 item 6); each makes about `bytes` UTF-8 bytes. */
+/** Texts of one character class; each makes about `bytes` UTF-8 bytes. */
 function cases(bytes: number): Array<[string, () => string]> {
   return [
     ['spaces', () => ' '.repeat(bytes)],

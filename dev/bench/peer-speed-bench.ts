@@ -132,7 +132,7 @@ async function measure(
   }));
 }
 
-/** Per-turn projection speed of Compactor beside the peers' real libraries, same sessions, same run (issue 16). */
+/** Per-turn projection speed of Compactor beside the peers' real libraries, same sessions, same run. */
 export const peerSpeedSuite: BenchSuite = {
   name: 'speed',
   async run(ctx: BenchContext) {

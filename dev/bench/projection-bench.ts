@@ -43,7 +43,10 @@ function runProbe(args: string[]): unknown {
   return JSON.parse(out.stdout.trim().split('\n').pop() ?? 'null');
 }
 
-/** Issue 15 item 7: from 10,000 to 50,000 messages (5×) cold and warm projection may grow at most this much. */
+/**
+ * The linearity goal: from 10,000 to 50,000 messages (5×) cold and warm projection may grow at most
+ * this much.
+ */
 export const LINEARITY_GOAL = 5.5;
 
 type ProbeResult = z.infer<typeof ProbeResultSchema>;

@@ -86,7 +86,7 @@ function tokensPerTurn(
   };
 }
 
-/** Retention pilot: recall, tokens and dollars per policy, 4-window sweep, tuning/check split (issue 16). */
+/** Retention pilot: recall, tokens and dollars per policy, 4-window sweep, tuning/check split. */
 export const retentionSuite: BenchSuite = {
   name: 'retention',
   async run(ctx: BenchContext) {

@@ -33,7 +33,7 @@ export function verdicts(byWindow: ReadonlyMap<number, PolicyRun[]>, name: strin
 /**
  * Picks the default among the Compactor settings on the tuning half: most windows on the
  * admissible frontier plus most required wins over "no clearing" (32k, 64k); ties go to the
- * higher mean recall, then to the earlier setting (the seed's defaults come first).
+ * higher mean recall, then to the earlier setting (VT Code's defaults come first).
  */
 export function chooseDefault(
   byWindow: ReadonlyMap<number, PolicyRun[]>,

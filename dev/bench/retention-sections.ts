@@ -149,7 +149,7 @@ export function firingSection(byWindow: ReadonlyMap<number, PolicyRun[]>, sessio
       return r ? firedSessions(r) : 0;
     });
   const bestShare = (name: string) => Math.max(...firedCounts(name)) / Math.max(1, sessions);
-  // The peers' rules and Compactor's clearing settings must act somewhere (issue 16 item 2);
+  // The peers' rules and Compactor's clearing settings must act somewhere;
   // no-clearing never acts and the defaults keep tool results by design.
   const peers = first.filter((r) => r.policy.source === 'library' || r.policy.source === 'reimplemented');
   const short = peers.filter((r) => bestShare(r.policy.name) < 1 / 3).map((r) => r.policy.name);
@@ -176,7 +176,7 @@ export function firingSection(byWindow: ReadonlyMap<number, PolicyRun[]>, sessio
   };
 }
 
-/** The default chosen on the tuning half and how it and the seed's defaults do on both halves. */
+/** The default chosen on the tuning half and how it and VT Code's defaults do on both halves. */
 export function choiceSection(
   scores: Array<{ name: string; score: number; meanRecall: number }>,
   chosen: string,
@@ -214,7 +214,10 @@ export function choiceSection(
   };
 }
 
-/** The measured effect of each Compactor setting against the seed's defaults (preset vtcode), per window, all sessions. */
+/**
+ * The measured effect of each Compactor setting against VT Code's defaults (preset vtcode), per
+ * window, all sessions.
+ */
 export function cacheOptionsSection(byWindow: ReadonlyMap<number, PolicyRun[]>): BenchSection {
   const rows: Array<Array<string | number>> = [];
   for (const [w, runs] of byWindow) {

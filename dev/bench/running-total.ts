@@ -2,7 +2,7 @@ import type { History, Message } from '../../src/messages/message.js';
 import type { Estimator } from '../../src/estimate/estimator.js';
 
 /**
- * Running token total of an append-only history (T2). When the history handed in is the
+ * Running token total of an append-only history. When the history handed in is the
  * one seen last time plus new messages at the end (checked in O(1) by the identity of the
  * last message seen), only the new messages are estimated, so a turn costs O(new
  * messages), not O(history). Anything else (a copy, a compaction) falls back to a full

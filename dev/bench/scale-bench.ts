@@ -12,7 +12,7 @@ import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 const BIN = fileURLToPath(new URL('../../dist/src/bin/compactor.js', import.meta.url));
 const USAGE = fileURLToPath(new URL('./child-usage.mjs', import.meta.url));
 
-/** Issue 15 item 7: a 100,000-message `run` below this peak RSS (MB) … */
+/** The scale goal: a 100,000-message `run` below this peak RSS (MB) … */
 export const RUN_RSS_GOAL_MB = 500;
 /** … and a 50 MB tool result through `run` in under this many seconds. */
 export const BIG_RESULT_GOAL_S = 10;
@@ -137,7 +137,7 @@ function scale(ctx: BenchContext): BenchSection {
   }
 }
 
-/** Memory and time of `compactor run` at scale (issue 15 item 7). */
+/** Memory and time of `compactor run` at scale. */
 export const scaleSuite: BenchSuite = {
   name: 'scale',
   run(ctx) {

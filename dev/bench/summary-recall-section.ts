@@ -23,7 +23,7 @@ const cell = (c: Carried) =>
   c.compacted === 0 ? '—' : `${c.carried}/${c.compacted} (${((100 * c.carried) / c.compacted).toFixed(1)}%)`;
 
 /**
- * Summary recall on its own (issue 16 item 5): for every window and every policy that
+ * Summary recall on its own: for every window and every policy that
  * compacted a result a later turn needed, how many of those results the summary still
  * carried (the path, identifier, code or error line the turn used), real and synthetic
  * sessions apart. The policies' recall already counts these as recalled.

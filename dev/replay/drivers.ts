@@ -129,7 +129,7 @@ export function productDriver(policy: Partial<ClearingPolicy>, options: DriverOp
  * A baseline or a peer's rule (not a Compactor setting): the policy builds every request from
  * the normalized history itself; when the request reaches the compaction threshold the
  * history is compacted by the product's compaction pass (`session.compact`, automatic mode)
- * and the request is built again from the compacted history (H3, H5). The threshold is the
+ * and the request is built again from the compacted history. The threshold is the
  * plain one: the cache-aware wait is a Compactor setting.
  */
 export function baselineDriver(policy: RetentionPolicy, options: DriverOptions): ReplayDriver {

@@ -2,7 +2,7 @@ import { textOf, type Json, type Message, type ToolCall } from '../../src/messag
 import { commandOf, parseArguments, toolKind } from '../../src/summary/offline/tool-calls.js';
 
 /**
- * The evidence metric of the retention pilot (SPEC §14 "retention-quality evaluation").
+ * The evidence metric of the retention pilot (how much needed evidence a policy keeps per token).
  *
  * A **turn** is each assistant message of a recorded session: the request sent just before
  * it holds everything recorded earlier. A tool result R is **needed at turn t** when the

@@ -147,7 +147,7 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
 }
 
 /**
- * Replays a recorded session turn by turn (H1): before every recorded assistant message the
+ * Replays a recorded session turn by turn: before every recorded assistant message the
  * messages recorded since the last one reach the policy's driver, which returns the request
  * sent. Compactor settings run the product itself (a `createCompactorSession` turn per
  * step); the baselines build their request with their own rule and compact with the

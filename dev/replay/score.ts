@@ -16,7 +16,7 @@ export interface NeedScore {
 }
 
 /**
- * Scores one request against its turn's needs (SPEC §14 recall). A result that was
+ * Scores one request against its turn's needs (recall). A result that was
  * compacted counts as recalled through the summary when a summary message in the request
  * contains, verbatim, one of the specific facts the agent used from it; a re-read (no fact)
  * or a cleared stub never does.

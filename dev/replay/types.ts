@@ -7,7 +7,7 @@ import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
 export interface PolicyContext {
   estimator: Estimator;
   limits: Limits;
-  /** Budgets resolved from {@link PolicyContext.limits} (B1–B4, H5, L1, L7). */
+  /** Budgets resolved from {@link PolicyContext.limits}. */
   budgets: Budgets;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Fake Anthropic Messages server: `POST /v1/messages`, JSON and SSE, with context
- * management and threshold compaction blocks (wire-formats §3, §7.2).
+ * management and threshold compaction blocks.
  *
  * Usage:
  *   const srv = await startFakeAnthropic({ window: 8_000, script: [{ kind: 'compaction-null' }] });
@@ -42,7 +42,7 @@ const err = (type: string, message: string) => ({
   request_id: 'req_fake',
 });
 
-/** The real API's rejection of `clear_thinking` without thinking on (wire-formats §3.4). */
+/** The real API's rejection of `clear_thinking` without thinking on. */
 const CLEAR_THINKING_REJECTED =
   'context_management.edits.0: `clear_thinking_20251015` strategy requires `thinking` to be enabled or adaptive';
 
@@ -89,7 +89,7 @@ function respond(
       ),
     );
   }
-  // Like the real API: clear_thinking needs thinking on (wire-formats §3.4, §8).
+  // Like the real API: clear_thinking needs thinking on.
   const thinkingOn = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
   const clearThinkingWithoutThinking = edits.some((e) => String(e?.type).startsWith('clear_thinking_'));
   if ((clearThinkingWithoutThinking && !thinkingOn) || fault?.kind === 'rejected-edit')

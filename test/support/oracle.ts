@@ -16,12 +16,12 @@ import { leafPath, recorder } from '../../src/testing/record-run.js';
 export type Reply = { done: unknown } | { error: unknown } | 'hang';
 
 /**
- * One row of an oracle table: a situation from the seed or SPEC, written by hand, and what
- * must happen. The rows never look at the machine's own definition, so a machine that drifts
- * from the seed disagrees with them.
+ * One row of an oracle table: a situation from VT Code's behaviour or the rules in
+ * docs/architecture.md, written by hand, and what must happen. The rows never look at the
+ * machine's own definition, so a machine that drifts from that behaviour disagrees with them.
  */
 export interface OracleRow {
-  /** Test name; cites the SPEC ids the row checks. */
+  /** Test name; cites the rule ids the row checks (glossed in docs/architecture.md). */
   name: string;
   input: unknown;
   /**

@@ -59,7 +59,7 @@ const { readSessionFile, createEstimator, projectRequest } = await import(pkg.na
 const [session] = readSessionFile(sessionFile).sessions;
 const projected = projectRequest(session.messages, {
   limits: { capacity: 64_000, trigger: 20_000 },
-  // The seed's clearing (the default preset keeps tool results until compaction).
+  // VT Code's clearing (the default preset keeps tool results until compaction).
   policy: { preset: 'vtcode' },
   estimator: createEstimator(),
 });

@@ -12,7 +12,7 @@ export const ANTHROPIC_PLACEHOLDER = '[cleared]';
 const memo = new WeakMap<Message, Message>();
 
 /**
- * Anthropic context editing `clear_tool_uses` with its defaults (peers.md §2.6): once the
+ * Anthropic context editing `clear_tool_uses` with its defaults: once the
  * input (history + prompt prefix) reaches 100,000 tokens, every tool result except the 3
  * most recent is replaced by a placeholder; inputs are kept (`clear_tool_inputs` off),
  * no `clear_at_least`. Written from the documented constants (the server code is closed).

@@ -42,7 +42,7 @@ export function compactorPolicy(): RetentionPolicy {
 }
 
 /**
- * The seed's VT Code defaults (preset `vtcode`), or with `keepRecentToolBatches` overridden:
+ * VT Code's own defaults (preset `vtcode`), or with `keepRecentToolBatches` overridden:
  * the bounded retention pilot compares settings 2 (default) and 0.
  */
 export function compactorVtcodePolicy(keepRecentToolBatches?: number): RetentionPolicy {
@@ -60,7 +60,7 @@ export function compactorVtcodePolicy(keepRecentToolBatches?: number): Retention
 
 /**
  * The vtcode preset with the opt-in `evidenceWindowRatio` (evidence budget = floor(local trigger × ratio)
- * instead of B4's / 2): the pilot measures where wider windows land.
+ * instead of the default / 2): the pilot measures where wider windows land.
  */
 export function compactorEvidencePolicy(evidenceWindowRatio: number): RetentionPolicy {
   return compactorVariant(

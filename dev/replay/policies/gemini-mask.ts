@@ -26,7 +26,7 @@ function maskedSnippet(m: Message): Message {
 }
 
 /**
- * Gemini CLI-style masking (peers.md §2.2, from its constants): scanning backwards, tool
+ * Gemini CLI-style masking (written from its constants): scanning backwards, tool
  * outputs within the newest 50,000 tokens are protected; older ones are prunable; when
  * they add up to at least 30,000 tokens, each is replaced by a tagged snippet with a short
  * head/tail preview (only where that is smaller). Runs every turn, independent of any

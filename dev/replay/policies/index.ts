@@ -55,7 +55,7 @@ export function peerPolicies(): RetentionPolicy[] {
 }
 
 /**
- * The Compactor settings the defaults are chosen from (issue 16), the seed's first (ties go to
+ * The Compactor settings the defaults are chosen from, VT Code's first (ties go to
  * it): the vtcode preset plain and with last round's best cache-aware options, the defaults
  * (compaction waits 85 % of the way to the prompt budget, at most 7,000 tokens, fewer in windows
  * over 32k), earlier defaults (last session's: the same wait dropped where the expected cost says

@@ -8,7 +8,7 @@ import type { RetentionPolicy } from '../types.js';
 export const KEEP_LAST_MESSAGES = 20;
 
 /**
- * Naive truncation baseline: once history reaches the local trigger (B3, the same point
+ * Naive truncation baseline: once history reaches the local trigger (the same point
  * where Compactor starts clearing), send the leading system messages plus the last N
  * messages, with the cut moved forward past tool results so no result loses its call.
  */

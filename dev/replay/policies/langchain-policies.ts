@@ -28,7 +28,7 @@ export const langchainClearToolUsesPolicy: RetentionPolicy = {
 
 /**
  * LangChain's real `trimMessages` as a token-budget window: keep the system message and the
- * newest messages that fit in the local trigger (B3, where Compactor starts clearing), the
+ * newest messages that fit in the local trigger (where Compactor starts clearing), the
  * kept part starting on a human or AI message so no tool result loses its call.
  */
 export const langchainTrimPolicy: RetentionPolicy = {

@@ -15,7 +15,7 @@ export const OPENCODE_SKIPPED_USER_TURNS = 2;
 const memo = new WeakMap<Message, Message>();
 
 /**
- * opencode-style pruning (peers.md §2.1, written from its constants): walk backwards,
+ * opencode-style pruning (written from its constants): walk backwards,
  * skipping everything in the two most recent user turns and stopping at a previous
  * summary; accumulate tool-output tokens; outputs beyond the first 40,000 are prunable;
  * prune them all only when together they reach 20,000 tokens. Note: an agent session

@@ -11,7 +11,7 @@ export const VTCODE_EARLIER_KEEP = 2;
 const memo = new WeakMap<Message, Message>();
 
 /**
- * VT Code's per-result clearing before complete-batch retention (seed: the pilot's
+ * VT Code's per-result clearing before complete-batch retention (the pilot's
  * predecessor): once history reaches 40,000 tokens, every result except the newest 2 is
  * replaced by the same JSON stub Compactor uses, when the stub is smaller.
  */
