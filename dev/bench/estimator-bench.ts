@@ -167,7 +167,10 @@ function fallbackError(corpus: Array<{ file: string; messages: Message[] }>): Be
   };
 }
 
-/** Estimator benchmarks (issue: foundation, item 8). */
+/**
+ * Estimator benchmarks: throughput on the corpus, a growing session, the chars fallback's error
+ * against tiktoken, and long runs of one character class.
+ */
 export const estimatorSuite: BenchSuite = {
   name: 'estimator',
   async run(ctx) {

@@ -21,7 +21,7 @@ export interface ProjectionFunctions {
   resolveBudgets(limits: Limits): Budgets;
 }
 
-/** The real projection functions (N, B, C). */
+/** The real projection functions (pairing repair, budgets, tool-result clearing). */
 export const DEFAULT_PROJECTION: ProjectionFunctions = { normalizeHistory, projectRequest, resolveBudgets };
 
 /** What the turn's own actors need. */
