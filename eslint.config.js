@@ -3,6 +3,7 @@
 // the layers of src/ only point down (docs/architecture.md draws the picture).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import plainComments from './eslint-rules/plain-comments.js';
 
 // The layers of src/, bottom first. A folder may import its own layer and every layer above
 // it in this table, never one below. machines/ (outside src/) sits with the bottom layer.
@@ -60,6 +61,9 @@ const layerConfigs = [
   ...Object.entries(ROOT_FILES).map(([file, layer]) => ({ files: [file], rules: layerRules(layer, file) })),
 ];
 
+// Where comments must be plain words: shipped code, machines, dev tools and test helpers.
+const PLAIN_COMMENT_FILES = ['src', 'machines', 'dev', 'test/support'].map((d) => `${d}/**/*.{ts,js,mjs}`);
+
 // Small files with one job, short functions (project guide: ~300 lines a file, ~60 a
 // function). Blank lines and comments do not count: explaining why is never penalised.
 const SIZE_RULES = {
@@ -80,6 +84,13 @@ export default tseslint.config(
   },
   ...layerConfigs,
   { files: ['src/**/*.ts'], rules: SIZE_RULES },
+  // Comments say what they mean: no rule ids (those stay in test names) and no pointers into
+  // documents outside the repository (eslint-rules/plain-comments.js).
+  {
+    files: PLAIN_COMMENT_FILES,
+    plugins: { local: plainComments },
+    rules: { 'local/plain-comments': 'error' },
+  },
   {
     files: ['machines/**/*.ts'],
     rules: {

@@ -4,8 +4,8 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 
 // Every string in src/ may reach a user (help, a report, an error, a log line). A rule id of
-// the spec (N1, C10, H1 …) standing in one is a word the user cannot look up; code comments
-// may cite the id in parentheses after their sentence, strings never.
+// the behaviour rules (N1, C10, H1 …) standing in one is a word the user cannot look up.
+// Comments are kept free of rule ids by the lint rule local/plain-comments (plain-comments.test.ts).
 const RULE_ID = /\b[A-Z]\d{1,2}\b/;
 const SRC = join(process.cwd(), 'src');
 
@@ -37,7 +37,7 @@ function idsInStrings(name: string, text: string): string[] {
 }
 
 describe('plain words in the source', () => {
-  it('no string in src/ names a rule id (comments may, in parentheses)', () => {
+  it('no string in src/ names a rule id (comments are checked by the lint rule)', () => {
     const files = sourceFiles(SRC);
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((f) => idsInStrings(relative(process.cwd(), f), readFileSync(f, 'utf8')));
