@@ -1,12 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { ESLint } from 'eslint';
+import { lintMessages } from '../../support/lint-probe.js';
 
-// Lints source text as if it sat at `filePath`, with the project's own eslint.config.js.
-const eslint = new ESLint({ cwd: process.cwd() });
-async function restricted(filePath: string, source: string): Promise<string[]> {
-  const [result] = await eslint.lintText(source, { filePath });
-  return result.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
-}
+const restricted = (filePath: string, source: string) =>
+  lintMessages('no-restricted-imports', filePath, source);
 
 describe('layers point down (eslint no-restricted-imports)', () => {
   it('a lower layer importing a higher one is an error naming both layers', async () => {

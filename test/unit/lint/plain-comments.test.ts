@@ -1,13 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { ESLint } from 'eslint';
+import { lintMessages } from '../../support/lint-probe.js';
 
-// Lints source text as if it sat at `filePath`, with the project's own eslint.config.js, and
-// returns what the plain-comments rule says about it.
-const eslint = new ESLint({ cwd: process.cwd() });
-async function plain(filePath: string, source: string): Promise<string[]> {
-  const [result] = await eslint.lintText(source, { filePath });
-  return result.messages.filter((m) => m.ruleId === 'local/plain-comments').map((m) => m.message);
-}
+// What the plain-comments rule says about source text sitting at `filePath`.
+const plain = (filePath: string, source: string) => lintMessages('local/plain-comments', filePath, source);
 
 describe('comments in plain words (eslint local/plain-comments)', () => {
   it('a rule id in a comment is an error naming the id, wherever it stands in the comment', async () => {
