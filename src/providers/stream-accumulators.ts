@@ -5,8 +5,8 @@ import { truncatedStream } from './http.js';
 import type { SseEvent } from './sse.js';
 
 /**
- * Fold SSE streams into the same JSON shapes the non-streaming endpoints return
- *, so streaming-only routes share one response parser. Error events
+ * Fold SSE streams into the same JSON shapes the non-streaming endpoints return,
+ * so streaming-only routes share one response parser. Error events
  * mid-stream become classified ProviderErrors; a stream that ends without its terminal
  * event is a (retryable) truncation error; unknown events and `ping` are ignored.
  */
