@@ -167,10 +167,7 @@ function fallbackError(corpus: Array<{ file: string; messages: Message[] }>): Be
   };
 }
 
-/**
- * Estimator benchmarks: throughput on the corpus, a growing session, the chars fallback's error
- * against tiktoken, and long runs of one character class.
- */
+/** Estimator benchmarks: corpus throughput, a growing session, the fallback's error, long runs. */
 export const estimatorSuite: BenchSuite = {
   name: 'estimator',
   async run(ctx) {

@@ -43,10 +43,7 @@ function runProbe(args: string[]): unknown {
   return JSON.parse(out.stdout.trim().split('\n').pop() ?? 'null');
 }
 
-/**
- * The linearity goal: from 10,000 to 50,000 messages (5×) cold and warm projection may grow at most
- * this much.
- */
+/** Linearity goal: from 10,000 to 50,000 messages (5×) cold and warm projection may grow at most this much. */
 export const LINEARITY_GOAL = 5.5;
 
 type ProbeResult = z.infer<typeof ProbeResultSchema>;

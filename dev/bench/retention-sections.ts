@@ -214,10 +214,7 @@ export function choiceSection(
   };
 }
 
-/**
- * The measured effect of each Compactor setting against VT Code's defaults (preset vtcode), per
- * window, all sessions.
- */
+/** The measured effect of each Compactor setting against VT Code's defaults (preset vtcode), per window, all sessions. */
 export function cacheOptionsSection(byWindow: ReadonlyMap<number, PolicyRun[]>): BenchSection {
   const rows: Array<Array<string | number>> = [];
   for (const [w, runs] of byWindow) {

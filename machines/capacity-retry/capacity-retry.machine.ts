@@ -60,8 +60,7 @@ export const capacityRetryMachine = setup({
   actions: {
     storePreparedSize: assign((_, params: Prepared) => ({ inputTokens: params.inputTokens })),
     recordCannotShrink: assign(({ context }, params: Prepared) => ({
-      // The provider's rejection stays in the bounded message, not only the token counts, so a
-      // failure report can show its cause.
+      // The provider's rejection stays in the bounded failure message, not only the token counts.
       failure: toFailure(
         'cannot-shrink',
         `a retry cannot shrink the summary input (${params.inputTokens} >= ${context.rejectedInputTokens} tokens)` +

@@ -47,9 +47,8 @@ export const compactionSetup = setup({
   actions: {
     countNativeCall: assign(({ context }) => ({ summaryCalls: context.summaryCalls + 1 })),
     markNothingToCompact: assign({ nothingToCompact: true }),
-    // The capacity-retry rule for the standalone endpoint: a capacity rejection halves the
-    // native budget (an unknown window derives it from the rejected request), like the Local
-    // ladder.
+    // The capacity retry on the standalone endpoint: a capacity rejection halves the native budget
+    // (an unknown window derives it from the rejected request), like the Local ladder.
     halveNativeBudget: assign(({ context }, params: Thrown) => {
       const rejected = failureInputTokensOf(params.error) ?? context.nativeBudget ?? 0;
       const base = context.nativeBudget === null ? rejected : Math.min(context.nativeBudget, rejected);

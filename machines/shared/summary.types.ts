@@ -8,7 +8,7 @@ import type { Failure } from './failure.js';
 /** Which fork a summary call is for: the flat summary or one of the two hierarchical bands. */
 export type SummaryBand = 'flat' | 'older' | 'newer';
 
-/** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown window: sent verbatim). */
+/** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown: verbatim). */
 export interface PrepareSummaryInputInput {
   turnId: string;
   /** Ref of the full history being compacted. */

@@ -240,7 +240,7 @@ export interface TurnOutput {
   projectionRef: string | null;
   items: { before: number; after: number };
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
-  /** Clearing diagnostics: what clearing did to the projection; null when the turn was cancelled before it. */
+  /** Clearing diagnostics of the projection; null when the turn was cancelled before clearing. */
   clearing: ClearingCounts | null;
   /** The request was over the prompt budget and was made to fit (`fit` says how). */
   clearedToFit: boolean;

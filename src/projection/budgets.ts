@@ -50,15 +50,9 @@ export interface Budgets {
   historyBudget: number | null;
   /** Effective local clearing trigger (always ≥ 1). */
   localTrigger: number;
-  /**
-   * Evidence budget: floor(localTrigger / 2), the evidence window of clearing; floor(localTrigger ×
-   * ratio) when opted in.
-   */
+  /** Evidence window of clearing: floor(localTrigger / 2); floor(localTrigger × ratio) when opted in. */
   evidenceBudget: number;
-  /**
-   * Compaction threshold: pressure at which compaction runs; null when neither capacity nor an
-   * explicit value is known.
-   */
+  /** Compaction threshold; null when neither capacity nor an explicit value is known. */
   compactionThreshold: number | null;
   /** Input allowance of a local summary call; null = unknown (first fork verbatim). */
   summaryInputBudget: number | null;
@@ -85,10 +79,7 @@ export function resolveCapacity(providerLimit?: number, sessionCeiling?: number)
   return null;
 }
 
-/**
- * Local trigger: `min(configured, max(1, floor(historyBudget × 3/5)))`; unknown budget keeps the
- * configured trigger.
- */
+/** Local trigger: `min(configured, max(1, floor(historyBudget × 3/5)))`; unknown budget: configured. */
 export function resolveLocalTrigger(configuredTrigger: number, historyBudget: number | null): number {
   if (historyBudget === null) return configuredTrigger;
   return Math.min(configuredTrigger, Math.max(1, mulDivFloor(historyBudget, 3, 5)));
@@ -122,8 +113,7 @@ function decimalFraction(value: number): { numerator: bigint; denominator: bigin
 
 /**
  * Compaction threshold: 75 % of `max(capacity − reserved, 1)` (at least 1); an explicit threshold
- * wins, capped at
- * that prompt budget; a route `thresholdRatio` below 1 can only lower it.
+ * wins, capped at that prompt budget; a route `thresholdRatio` below 1 can only lower it.
  */
 export function resolveCompactionThreshold(
   capacity: number | null,
@@ -141,10 +131,7 @@ export function resolveCompactionThreshold(
   return t;
 }
 
-/**
- * Summary input allowance: window − (floor(window/8) + 512) − prefix − output limit − instructions,
- * saturating.
- */
+/** Summary input: window − (floor(window/8) + 512) − prefix − output limit − instructions, saturating. */
 export function resolveSummaryInputBudget(
   capacity: number | null,
   prefixTokens: number,
@@ -158,10 +145,7 @@ export function resolveSummaryInputBudget(
   return b;
 }
 
-/**
- * Continuity tail: `min(20,000, floor(window × retainRatio))`, at least 1,024; null when the window
- * is unknown.
- */
+/** Continuity tail: `min(20,000, floor(window × retainRatio))`, at least 1,024; null when unknown. */
 export function resolveContinuityTail(capacity: number | null, retainRatio: number): number | null {
   if (capacity === null) return null;
   const scaled = Math.floor(capacity * retainRatio);

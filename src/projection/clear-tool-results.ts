@@ -16,10 +16,7 @@ export interface ClearToolResultsOptions {
   policy?: Partial<ClearingPolicy>;
   /** Effective trigger; defaults to `policy.triggerTokens` (at least 1). */
   localTrigger?: number;
-  /**
-   * Evidence window budget; defaults to `floor(localTrigger × policy.evidenceWindowRatio)` (ratio
-   * 0.5 = `/ 2`).
-   */
+  /** Evidence window budget; defaults to `floor(localTrigger × policy.evidenceWindowRatio)` (ratio 0.5 = `/ 2`). */
   evidenceBudget?: number;
   /** `analyzePairing(messages)` when the caller already computed it (saves a linear pass per request). */
   pairing?: Pairing;

@@ -21,10 +21,7 @@ export interface ClearingPolicy {
   triggerTokens: number;
   /** Newest results kept, each expanded to its whole batch. */
   keepToolUses: number;
-  /**
-   * Newest assistant tool-call messages kept with their batches; 0 disables (the evidence window
-   * still applies).
-   */
+  /** Newest assistant tool-call messages kept with their batches; 0 disables (evidence window stays). */
   keepRecentToolBatches: number;
   /** Replace large inputs of cleared calls with a JSON placeholder. */
   clearToolInputs: boolean;

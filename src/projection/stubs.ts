@@ -3,10 +3,7 @@ import type { Message, ToolCall } from '../messages/message.js';
 /** Inputs up to this many UTF-8 bytes stay intact on a cleared call. */
 export const MAX_KEPT_INPUT_BYTES = 1_024;
 
-/**
- * Valid JSON that replaces a large input of a cleared call; OpenAI sends arguments verbatim, so
- * never prose.
- */
+/** Valid JSON that replaces a large input of a cleared call; OpenAI sends arguments verbatim, so never prose. */
 export const CLEARED_INPUT_PLACEHOLDER = '{"cleared":"tool_input"}';
 
 const STUB_NOTE =

@@ -121,10 +121,7 @@ export interface ModelEntry {
   contextWindow?: number;
   maxOutputTokens?: number;
   encoding?: 'o200k_base' | 'cl100k_base';
-  /**
-   * false disables native compaction for this model even where the strategy rules would allow it;
-   * true adds an xAI model to the allowlist.
-   */
+  /** false disables native compaction for this model even where its route allows it; true adds an xAI model to the allowlist. */
   nativeCompaction?: boolean;
   /** Anthropic context-edit support. */
   supportsContextEdits?: boolean;
@@ -300,10 +297,7 @@ export const BUNDLED_MODELS: readonly ModelEntry[] = [
   },
 ];
 
-/**
- * xAI models served by `POST /v1/responses/compact` (the allowlist; extend via catalog
- * `nativeCompaction: true`).
- */
+/** xAI models served by `POST /v1/responses/compact` (allowlist; extend via catalog `nativeCompaction: true`). */
 export const XAI_COMPACT_MODELS: readonly string[] = [
   'grok-4',
   'grok-4-fast',

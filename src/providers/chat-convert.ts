@@ -54,10 +54,7 @@ export function toChatMessages(messages: readonly Message[]): Json[] {
   return out;
 }
 
-/**
- * Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`, so the summary call
- * cannot use tools).
- */
+/** Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`: the summary uses no tools). */
 export function toChatTools(tools: readonly ToolSchema[]): Json[] {
   return tools.map((t) => ({
     type: 'function',

@@ -1,7 +1,4 @@
-/**
- * Public surface of the provider layer: strategy choice, the native clients, the summary clients
- * and their error facts.
- */
+/** Public surface of the provider layer: strategy choice, native and summary clients, their errors. */
 export * from './types.js';
 export * from './errors.js';
 export { PROVIDER_KINDS, PROVIDER_PRESETS, BUNDLED_MODELS, XAI_COMPACT_MODELS } from './catalog-data.js';

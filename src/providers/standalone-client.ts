@@ -31,10 +31,7 @@ const CompactResponseSchema = z.looseObject({
   usage: UsageSchema.nullish(),
 });
 
-/**
- * The exact body: `model`, `input`, and only the optional fields that are set (never `stream` or
- * `store`).
- */
+/** The exact body: `model`, `input`, and only the optional fields that are set (never `stream`). */
 export function compactPayload(request: StandaloneCompactRequest): Record<string, Json> {
   const body: Record<string, Json> = { model: request.model, input: toResponsesInput(request.input) };
   if (request.instructions !== undefined && request.instructions.trim() !== '')

@@ -37,10 +37,7 @@ export function unavailable(what: string): never {
   throw new ActorFailureError('provider', `${what} is not configured for this route`);
 }
 
-/**
- * A pass counts (is reported and rebuilds the projection) when it leaves fewer items or fewer
- * estimated tokens.
- */
+/** A pass counts (it rebuilds the projection) when it leaves fewer items or fewer estimated tokens. */
 export function shrank(estimator: Estimator, before: readonly Message[], after: readonly Message[]): boolean {
   return after.length < before.length || estimator.history(after) < estimator.history(before);
 }

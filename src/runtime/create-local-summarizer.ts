@@ -19,11 +19,10 @@ export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 
 /**
  * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: budgeted
- * preparation, one summary call per fork (the agent's envelope when the route matches, the
- * explicit output reserve, failures naming provider/model, input_tokens and budget; capacity
- * rejections stay `ContextCapacityError` for the retry ladder), the summary template check,
- * and the rebuild followed by re-injection of durable context.
- * Hierarchical bands map `older` → abstract, `newer` → detail.
+ * preparation, one summary call per fork (agent's envelope if the route matches, explicit output
+ * reserve, failures naming provider/model, input_tokens and budget; capacity rejections stay
+ * `ContextCapacityError` for the retry ladder), the template check, and the rebuild followed by
+ * re-injection of durable context. Hierarchical bands map `older` → abstract, `newer` → detail.
  */
 export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const s = resolveLocalSummarySettings(opts);

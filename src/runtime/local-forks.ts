@@ -13,10 +13,7 @@ export function toLocalFork(band: SummaryBand, prepared: PreparedSummary): Local
   return { band, prepared, inputTokens: prepared.inputTokens };
 }
 
-/**
- * One band re-bounded alone: the unbounded split (same cuts as the two-band split), then budgeting
- * and bounding of that band.
- */
+/** One band re-bounded alone: the two-band split's cuts, then pruning and bounding of that band. */
 export function prepareOneBand(
   s: LocalSummarySettings,
   history: readonly Message[],

@@ -15,10 +15,7 @@ export interface PreparedFork {
  * restore the runtime prepares again instead of persisting forks.
  */
 export interface LocalSummarizer<F extends PreparedFork = PreparedFork> {
-  /**
-   * Prune and bound the fork of `history` to `budget` (null = unknown window: verbatim). Throws
-   * `BudgetError` when impossible.
-   */
+  /** Prune and bound the fork of `history` to `budget` (null = unknown window: verbatim). Throws `BudgetError` when impossible. */
   prepare(history: readonly Message[], budget: number | null): F;
   /** Split, prune and bound both bands; throws `BudgetError` when either is impossible. */
   prepareBands(history: readonly Message[], budget: number | null): { older: F; newer: F };

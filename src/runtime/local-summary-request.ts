@@ -52,10 +52,9 @@ function sender(
 }
 
 /**
- * One summary call for a fork (the agent's envelope when the route matches, the explicit output
- * reserve). A detail or flat summary missing template sections gets one repair request and is
- * then accepted with a warning. Failures carry provider, model, input tokens and budget; an
- * abort stays an abort.
+ * One summary call for a fork (agent's envelope if the route matches, explicit output reserve). A
+ * detail or flat summary missing template sections gets one repair request and is then accepted
+ * with a warning. Failures carry provider, model, input tokens and budget; an abort stays an abort.
  */
 export async function requestLocalSummary(
   s: LocalSummarySettings,

@@ -12,10 +12,7 @@ export class MessageStore {
   private readonly texts = new Map<string, string>();
   private readonly results = new Map<string, unknown>();
 
-  /**
-   * Stores `messages` under `ref` (by reference: no copy, so a no-op turn copies nothing) and
-   * returns `ref`.
-   */
+  /** Stores `messages` under `ref` (by reference: a no-op turn copies nothing) and returns `ref`. */
   put(ref: string, messages: readonly Message[]): string {
     this.messages.set(ref, messages);
     return ref;

@@ -97,8 +97,7 @@ export function createTurnProjection(
     threshold(b, request, promptBudget, pressure) {
       const intact = lastRequest !== null && sharedPrefixLength(lastRequest, request) === lastRequest.length;
       lastRequest = request;
-      // A pass is expected to write a summary of the summary output size and leave it with the
-      // continuity tail.
+      // A pass is expected to write a summary of the default output size and keep the continuity tail.
       const summary = defaultSummaryOutputTokens(b.capacity) ?? 0;
       cycle = nextCacheCycle(
         cycle ?? firstCacheCycle((b.continuityTailTokens ?? 0) + summary),

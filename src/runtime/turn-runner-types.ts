@@ -31,10 +31,7 @@ export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent
 export interface TurnRunnerDeps extends TurnActorDeps {
   /** Clients and summarizer of the compaction strategies (the estimator comes from the top level). */
   compaction: Omit<CompactionDeps, 'estimator'>;
-  /**
-   * Compaction strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to
-   * local when its client is missing.
-   */
+  /** Strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to local when its client is missing. */
   strategy?: CompactionStrategy;
   /** Two-band local summaries (abstract of the older part, detail of the newer). */
   hierarchical?: boolean;

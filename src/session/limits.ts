@@ -4,10 +4,7 @@ import type { CompactionSettings, SessionLimits } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
 
-/**
- * Estimated prompt overhead of an envelope: system prompt + tool schemas (the prefix the history
- * budget subtracts).
- */
+/** Estimated prompt overhead of an envelope: system prompt + tool schemas (the history budget's prefix). */
 export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator: Estimator): number {
   if (!envelope) return 0;
   let n = envelope.system ? estimator.text(envelope.system) : 0;

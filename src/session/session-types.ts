@@ -115,10 +115,7 @@ export interface CompactorSession {
   append(...messages: Message[]): void;
   /** Sets or clears the active request envelope (parent context for summaries; prefix tokens). */
   setEnvelope(envelope: RequestEnvelope | undefined): void;
-  /**
-   * The next request: pairing repair + clearing, with diagnostics; interactive requests with native
-   * edits skip local clearing.
-   */
+  /** The next request: pairing repair + clearing (none with native edits when interactive), with diagnostics. */
   prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
   /** One headless turn in automatic mode; a compaction replaces history and is recorded. */
   runTurn(options?: SessionTurnOptions): Promise<SessionTurnResult>;

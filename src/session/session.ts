@@ -61,14 +61,10 @@ class Session implements CompactorSession {
   private readonly log: (line: string) => void;
   private live: readonly Message[];
   private envelope: RequestEnvelope | undefined;
-  // The last provider-reported usage anchors pressure; a compaction replaces the request so it
-  // stops matching.
+  // Last provider-reported usage, the pressure anchor; a compaction replaces the request so it stops matching.
   private anchor: UsageAnchor | undefined;
   private guard: LoopGuardState = { ...INITIAL_LOOP_GUARD_STATE };
-  /**
-   * The request after the last turn and the cache cycle: compaction may wait while the next one
-   * extends it.
-   */
+  /** The request after the last turn and the cache cycle: compaction may wait while the next one extends it. */
   private lastTurn: CacheCarry = {};
   /** The request the last turn built, and the history it was built from (see prepareRequest). */
   private lastRequest: TurnRequestMemo | undefined;
@@ -287,10 +283,7 @@ class Session implements CompactorSession {
     this.stored?.store.close();
   }
 
-  /**
-   * Commits held messages and a compaction's boundary; a compaction replaces live history and
-   * resets the low-cache-reuse streak.
-   */
+  /** Commits held messages and a compaction's boundary; a compaction replaces live history and resets the cache streak. */
   private commit(compaction?: {
     before: readonly Message[];
     after: readonly Message[];

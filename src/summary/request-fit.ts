@@ -3,10 +3,9 @@ import { resolveSummaryInputBudget } from '../projection/budgets.js';
 import type { ToolSchema } from '../providers/types.js';
 
 /**
- * The summary input budget for the request actually sent: whatever budget the caller resolved, a
- * summary request
- * must fit the capacity with its frozen prefix (system prompt + tool schemas) and the output
- * it asks for counted.
+ * The summary input budget for the request actually sent: whatever budget the caller resolved,
+ * a summary request must fit the capacity with its frozen prefix (system prompt + tool schemas)
+ * and the output it asks for counted.
  */
 
 /** Largest summary output asked for when no explicit limit is set. */
