@@ -3,11 +3,11 @@ import type { Message } from '../messages/message.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import type { Budgets } from '../projection/budgets.js';
 import type { CacheCycle } from '../projection/wait-by-cost.js';
-import { provideCompaction } from './compaction-actors.js';
+import { provideCompaction } from './compaction/compaction.implementations.js';
 import type { MessageStore } from './message-store.js';
-import { provideTurn } from './turn-actors.js';
-import { DEFAULT_PROJECTION } from './turn-actor-deps.js';
-import { createTurnProjection } from './turn-projection.js';
+import { provideTurn } from './turn/turn.implementations.js';
+import { DEFAULT_PROJECTION } from './turn/turn-actor-deps.js';
+import { createTurnProjection } from './turn/turn-projection.js';
 import type { Clock, TurnRunnerDeps } from './turn-runner-types.js';
 
 /**

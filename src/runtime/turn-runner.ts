@@ -1,5 +1,5 @@
-import { runCompaction } from './run-compaction.js';
-import { resumeTurn, runTurn } from './run-turn.js';
+import { runCompaction } from './compaction/run-compaction.js';
+import { resumeTurn, runTurn } from './turn/run-turn.js';
 import { createTurnRunnerContext } from './turn-runner-context.js';
 import type { TurnRunner, TurnRunnerDeps } from './turn-runner-types.js';
 

@@ -1,8 +1,8 @@
-import type { Message } from '../messages/message.js';
-import { prepareHierarchicalBands, rebuildHierarchicalHistory } from '../summary/hierarchical.js';
-import { compactedHistoryBudget } from '../summary/output-bound.js';
-import { rebuildHistory } from '../summary/rebuild.js';
-import { applyReinjection, buildReinjection } from '../summary/reinject.js';
+import type { Message } from '../../messages/message.js';
+import { prepareHierarchicalBands, rebuildHierarchicalHistory } from '../../summary/hierarchical.js';
+import { compactedHistoryBudget } from '../../summary/output-bound.js';
+import { rebuildHistory } from '../../summary/rebuild.js';
+import { applyReinjection, buildReinjection } from '../../summary/reinject.js';
 import type { LocalSummarySettings } from './local-summary-settings.js';
 
 /**

@@ -16,9 +16,9 @@ import {
   type RebuildProjectionOutput,
   type SyncHistoryInput,
   type SyncHistoryOutput,
-} from '../../machines/index.js';
-import type { ProjectionDiagnostics } from '../projection/index.js';
-import type { MessageStore } from './message-store.js';
+} from '../../../machines/index.js';
+import type { ProjectionDiagnostics } from '../../projection/index.js';
+import type { MessageStore } from '../message-store.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 import { createTurnProjection, type TurnProjection } from './turn-projection.js';
 

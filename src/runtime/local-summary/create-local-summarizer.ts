@@ -1,9 +1,9 @@
-import { prepareHierarchicalBands, type HierarchicalBands } from '../summary/hierarchical.js';
-import { splitContinuityTail } from '../summary/continuity.js';
-import { isSummaryMessage } from '../summary/summary-message.js';
-import { prepareLocalSummary } from '../summary/prepare.js';
-import { REINJECT_BUDGET_MAX_TOKENS } from '../summary/reinject.js';
-import { templateProblem } from '../summary/repair.js';
+import { prepareHierarchicalBands, type HierarchicalBands } from '../../summary/hierarchical.js';
+import { splitContinuityTail } from '../../summary/continuity.js';
+import { isSummaryMessage } from '../../summary/summary-message.js';
+import { prepareLocalSummary } from '../../summary/prepare.js';
+import { REINJECT_BUDGET_MAX_TOKENS } from '../../summary/reinject.js';
+import { templateProblem } from '../../summary/repair.js';
 import { prepareOneBand, toLocalFork } from './local-forks.js';
 import { rebuildLocal } from './local-rebuild.js';
 import type { LocalSummarizerOptions, LocalSummarizerWithWarnings } from './local-summarizer-options.js';

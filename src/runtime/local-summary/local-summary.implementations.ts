@@ -8,11 +8,11 @@ import {
   type PrepareSummaryInputOutput,
   type RequestSummaryInput,
   type RequestSummaryOutput,
-} from '../../machines/index.js';
-import { redactKnown } from '../core/redact.js';
-import { toActorFailure } from './actor-failure.js';
-import type { CompactionDeps } from './compaction-deps.js';
-import type { MessageStore } from './message-store.js';
+} from '../../../machines/index.js';
+import { redactKnown } from '../../core/redact.js';
+import { toActorFailure } from '../actor-failure.js';
+import type { CompactionDeps } from '../compaction/compaction-deps.js';
+import type { MessageStore } from '../message-store.js';
 import type { SummaryForks } from './summary-forks.js';
 
 // The Local strategy's actors: the capacityRetry machine (prepare a fork, request its summary,

@@ -1,10 +1,10 @@
 import { createActor } from 'xstate';
-import type { CompactionOutput } from '../../machines/index.js';
-import { MessageStore } from './message-store.js';
-import { runToOutput } from './run-to-output.js';
-import { toCompactionReport } from './turn-reports.js';
-import type { TurnRunnerContext } from './turn-runner-context.js';
-import type { CompactionReport, CompactionRequest, RunOptions } from './turn-runner-types.js';
+import type { CompactionOutput } from '../../../machines/index.js';
+import { MessageStore } from '../message-store.js';
+import { runToOutput } from '../run-to-output.js';
+import { toCompactionReport } from '../turn-reports.js';
+import type { TurnRunnerContext } from '../turn-runner-context.js';
+import type { CompactionReport, CompactionRequest, RunOptions } from '../turn-runner-types.js';
 
 /**
  * One explicit compaction pass (manual `/compact`, a model switch) outside a turn. It is not

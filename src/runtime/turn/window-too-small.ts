@@ -1,6 +1,6 @@
-import { UserError } from '../core/errors.js';
-import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../messages/message.js';
+import { UserError } from '../../core/errors.js';
+import type { Estimator } from '../../estimate/estimator.js';
+import type { Message } from '../../messages/message.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 

@@ -1,5 +1,5 @@
-import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../messages/message.js';
+import type { Estimator } from '../../estimate/estimator.js';
+import type { Message } from '../../messages/message.js';
 import {
   normalizeHistory,
   projectRequest,
@@ -9,7 +9,7 @@ import {
   type Limits,
   type ProjectedRequest,
   type ProjectRequestOptions,
-} from '../projection/index.js';
+} from '../../projection/index.js';
 
 // Kept apart from the actors so the runner and the actors share one definition of what the
 // turn needs without importing each other.

@@ -1,15 +1,15 @@
 import { createActor, type AnyActorRef } from 'xstate';
-import type { TurnInput, TurnOutput } from '../../machines/index.js';
-import { UserError } from '../core/errors.js';
-import { completeClearingPolicy } from '../projection/clearing-policy.js';
-import { loadCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
-import { MessageStore } from './message-store.js';
-import { runToOutput } from './run-to-output.js';
-import { validatePersistedSnapshot } from './validate-snapshot.js';
+import type { TurnInput, TurnOutput } from '../../../machines/index.js';
+import { UserError } from '../../core/errors.js';
+import { completeClearingPolicy } from '../../projection/clearing-policy.js';
+import { loadCheckpoint, saveCheckpoint, type Checkpoint } from '../checkpoint.js';
+import { MessageStore } from '../message-store.js';
+import { runToOutput } from '../run-to-output.js';
+import { validatePersistedSnapshot } from '../validate-snapshot.js';
 import { checkFixedPartFits } from './window-too-small.js';
-import { toTurnResult } from './turn-reports.js';
-import type { TurnRunnerContext } from './turn-runner-context.js';
-import type { RunOptions, TurnRequest, TurnResult } from './turn-runner-types.js';
+import { toTurnResult } from '../turn-reports.js';
+import type { TurnRunnerContext } from '../turn-runner-context.js';
+import type { RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
 
 // A fresh turn and a resumed one differ only in how the actor starts; both are driven the
 // same way, so a resumed turn checkpoints and cancels exactly like a fresh one.

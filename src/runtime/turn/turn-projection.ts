@@ -1,5 +1,5 @@
-import type { Message } from '../messages/message.js';
-import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
+import type { Message } from '../../messages/message.js';
+import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import {
   cacheAwareThreshold,
   completeClearingPolicy,
@@ -15,7 +15,7 @@ import {
   type ProjectedRequest,
   fitToWindow,
   type FittedRequest,
-} from '../projection/index.js';
+} from '../../projection/index.js';
 import { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn-actor-deps.js';
 
 /**

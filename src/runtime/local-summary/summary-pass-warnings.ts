@@ -1,5 +1,5 @@
-import type { SummaryBand } from '../../machines/index.js';
-import { summaryWarning, type SummaryWarning } from '../summary/repair.js';
+import type { SummaryBand } from '../../../machines/index.js';
+import { summaryWarning, type SummaryWarning } from '../../summary/repair.js';
 
 /**
  * §14: the summaries of the current pass accepted without the full template, by band, and

@@ -3,13 +3,13 @@ import type {
   CompactInlineOutput,
   CompactStandaloneOutput,
   NativeCompactInput,
-} from '../../machines/index.js';
-import { COMPACT_TRIGGER_FLOOR, inlineMaxTokens } from '../providers/inline-client.js';
-import { boundHistoryForNative } from '../summary/bound-native.js';
-import { frozenPrefixTokens } from '../summary/request-fit.js';
-import { toActorFailure } from './actor-failure.js';
+} from '../../../machines/index.js';
+import { COMPACT_TRIGGER_FLOOR, inlineMaxTokens } from '../../providers/inline-client.js';
+import { boundHistoryForNative } from '../../summary/bound-native.js';
+import { frozenPrefixTokens } from '../../summary/request-fit.js';
+import { toActorFailure } from '../actor-failure.js';
 import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
-import type { MessageStore } from './message-store.js';
+import type { MessageStore } from '../message-store.js';
 import { inlineOutputTokens, nativeAllowance, withLeadingSystem } from './native-bounds.js';
 
 // The provider's own compaction (S1), one actor per endpoint. Each call is kept in the store

@@ -1,8 +1,8 @@
-import type { SummaryBand } from '../../machines/index.js';
-import type { Message } from '../messages/message.js';
-import { BudgetError } from '../providers/errors.js';
-import { prepareHierarchicalBands } from '../summary/hierarchical.js';
-import { prepareLocalSummary, type PreparedSummary } from '../summary/prepare.js';
+import type { SummaryBand } from '../../../machines/index.js';
+import type { Message } from '../../messages/message.js';
+import { BudgetError } from '../../providers/errors.js';
+import { prepareHierarchicalBands } from '../../summary/hierarchical.js';
+import { prepareLocalSummary, type PreparedSummary } from '../../summary/prepare.js';
 import type { LocalFork } from './local-summarizer-options.js';
 import type { LocalSummarySettings } from './local-summary-settings.js';
 

@@ -3,12 +3,12 @@ import {
   compactionMachine,
   type RebuildHistoryInput,
   type RebuildHistoryOutput,
-} from '../../machines/index.js';
+} from '../../../machines/index.js';
 import { shrank, type CompactionDeps } from './compaction-deps.js';
-import type { MessageStore } from './message-store.js';
-import { compactInline, compactStandalone } from './native-compaction-actors.js';
-import { provideCapacityRetry, provideHierarchicalSummary } from './summary-actors.js';
-import { createSummaryForks, type SummaryForks } from './summary-forks.js';
+import type { MessageStore } from '../message-store.js';
+import { compactInline, compactStandalone } from './native-actors.js';
+import { provideCapacityRetry, provideHierarchicalSummary } from '../local-summary/local-summary.implementations.js';
+import { createSummaryForks, type SummaryForks } from '../local-summary/summary-forks.js';
 
 /** L7: the summaries and the kept messages become the next history. */
 const rebuildHistory = (deps: CompactionDeps, store: MessageStore, sf: SummaryForks) =>

@@ -1,7 +1,7 @@
-import type { PrepareSummaryInputInput } from '../../machines/index.js';
-import { unavailable, type CompactionDeps } from './compaction-deps.js';
+import type { PrepareSummaryInputInput } from '../../../machines/index.js';
+import { unavailable, type CompactionDeps } from '../compaction/compaction-deps.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
-import type { MessageStore } from './message-store.js';
+import type { MessageStore } from '../message-store.js';
 
 /**
  * The Local strategy's prepared forks for one provided compaction machine, keyed by turn, band
