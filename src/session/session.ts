@@ -29,6 +29,7 @@ import type {
 import { openStoredHistory, type StoredHistory } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
+import { SessionBusyError } from '../core/errors.js';
 
 const CompactOptionsSchema = z.strictObject({
   mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -135,7 +136,8 @@ class Session implements CompactorSession {
   }
 
   append(...messages: Message[]): void {
-    if (this.busy) throw new Error('compactor session is busy; append must wait for the running turn');
+    if (this.busy)
+      throw new SessionBusyError('compactor session is busy; append must wait for the running turn');
     this.appendValidated(this.validated(messages, 'append: message'));
   }
 
@@ -314,7 +316,9 @@ class Session implements CompactorSession {
 
   private async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
     if (this.busy)
-      throw new Error(`compactor session is busy; ${what} must wait for the running turn or compaction`);
+      throw new SessionBusyError(
+        `compactor session is busy; ${what} must wait for the running turn or compaction`,
+      );
     this.busy = true;
     try {
       return await fn();

@@ -1,7 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
-import { BudgetError } from '../providers/errors.js';
+import { BudgetError, NothingToSummarizeError } from '../core/errors.js';
 import { previewMessage, previewToFit } from './preview.js';
 import { isSummaryMessage } from './summary-message.js';
 import {
@@ -43,19 +43,6 @@ export interface BoundedFork {
 }
 
 const DEFAULT_ALLOWANCE = 'summary input budget';
-
-/**
- * A pre-dispatch failure (L3) whose cause is not an exhausted allowance: the history holds no
- * protocol-complete group (empty, or only orphan results), so there is no fork to send. Still a
- * {@link BudgetError} so callers treat it as one, but its message says what happened (L6).
- */
-export class NothingToSummarizeError extends BudgetError {
-  constructor(allowance: string, historyLength: number, available: number) {
-    super(allowance, 0, available);
-    this.name = 'NothingToSummarizeError';
-    this.message = `nothing to summarize: none of the history's ${historyLength} message(s) forms a complete protocol group for the ${allowance}`;
-  }
-}
 
 /** Minimum tokens each message costs however hard it is previewed. */
 function minimumTokens(messages: readonly Message[], est: Estimator): number {

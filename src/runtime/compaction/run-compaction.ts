@@ -5,6 +5,7 @@ import { runToOutput } from '../run-to-output.js';
 import { toCompactionReport } from '../turn-reports.js';
 import type { TurnRunnerContext } from '../turn-runner-context.js';
 import type { CompactionReport, CompactionRequest, RunOptions } from '../turn-runner-types.js';
+import { CancelledError } from '../../core/errors.js';
 
 /**
  * One explicit compaction pass (manual `/compact`, a model switch) outside a turn. It is not
@@ -44,7 +45,7 @@ export async function runCompaction(
     options.signal,
     () => {
       actor.stop(); // stopping aborts the in-flight provider call's signal
-      return options.signal?.reason ?? new Error('compaction cancelled');
+      return options.signal?.reason ?? new CancelledError('compaction cancelled');
     },
     () => undefined,
   );

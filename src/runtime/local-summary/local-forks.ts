@@ -1,6 +1,6 @@
 import type { SummaryBand } from '../../../machines/index.js';
 import type { Message } from '../../messages/message.js';
-import { BudgetError } from '../../providers/errors.js';
+import { BudgetError } from '../../core/errors.js';
 import { prepareHierarchicalBands } from '../../summary/hierarchical.js';
 import { prepareLocalSummary, type PreparedSummary } from '../../summary/prepare.js';
 import type { LocalFork } from './local-summarizer-options.js';

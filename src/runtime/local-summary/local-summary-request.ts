@@ -1,5 +1,5 @@
 import type { SummaryBand } from '../../../machines/index.js';
-import { BudgetError } from '../../providers/errors.js';
+import { BudgetError } from '../../core/errors.js';
 import type { SummaryResponse } from '../../providers/types.js';
 import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../../summary/diagnostics.js';
 import { toSummaryRequest } from '../../summary/prepare.js';

@@ -1,5 +1,6 @@
 import type { Expected, PathStep, Reply } from '../path-types.js';
 import { thrown, Walk } from './walk.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What one compaction pass must do, from the rules: run the route's strategy on the full
@@ -121,7 +122,7 @@ function step(w: Walk<Facts>, input: CompactionRunInput, s: PathStep): void {
     case 'local.rebuildingHistory':
       return rebuilt(w, input, w.reply(s, 'rebuildHistory'));
     default:
-      throw new Error(`the run already ended in ${w.here}`);
+      throw new ModelPathError(`the run already ended in ${w.here}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Expected, PathStep, Reply } from '../path-types.js';
 import { thrown, Walk } from './walk.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What one headless turn must do, from the rules: sync pending messages into the history,
@@ -190,7 +191,7 @@ function waitingOn(w: Walk<Facts>): string | null {
 
 function step(w: Walk<Facts>, input: TurnRunInput, s: PathStep): void {
   const actor = waitingOn(w);
-  if (actor === null) throw new Error(`the run already ended in ${w.here}`);
+  if (actor === null) throw new ModelPathError(`the run already ended in ${w.here}`);
   if (s.kind === 'send' && s.event.type === 'turn.cancelled') {
     w.calls.push(actor);
     return w.go('cancelled');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
 import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { RouteError } from '../../../src/providers/errors.js';
+import { RouteError } from '../../../src/core/errors.js';
 import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../../../src/session/index.js';
 import { openSessionStore } from '../../../src/store/index.js';
 import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '../../../src/summary/index.js';
