@@ -75,8 +75,12 @@ export const compactionSetup = setup({
     })),
   },
   guards: {
-    isNativeStandalone: ({ context }) => context.requestedStrategy === 'nativeStandalone',
-    isNativeInline: ({ context }) => context.requestedStrategy === 'nativeInline',
+    isNativeStandalone: ({ context }) =>
+      context.requestedStrategy === 'nativeStandalone' && context.nativeClients.standalone,
+    isNativeInline: ({ context }) =>
+      context.requestedStrategy === 'nativeInline' && context.nativeClients.inline,
+    // A native strategy was asked for, but the route has no client for it (checked after both above).
+    isNativeClientMissing: ({ context }) => context.requestedStrategy !== 'local',
     hasNothingToCompact: ({ context }) => context.compactableItems === 0,
     isInlineBelowTrigger: (_, params: { output: CompactInlineOutput }) =>
       params.output.kind === 'fallback' && params.output.reason === 'below-trigger',

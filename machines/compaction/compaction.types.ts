@@ -14,7 +14,22 @@ export type CompactionStrategy = 'nativeStandalone' | 'nativeInline' | 'local';
  * was made; `standalone-error` = the standalone endpoint failed (after its capacity retries).
  */
 export type InlineFallbackReason =
-  'no-compaction' | 'rejected-edit' | 'null-content' | 'inline-error' | 'below-trigger' | 'standalone-error';
+  | 'no-compaction'
+  | 'rejected-edit'
+  | 'null-content'
+  | 'inline-error'
+  | 'below-trigger'
+  | 'standalone-error'
+  | 'no-client';
+
+/**
+ * Which native clients the route has. A native strategy whose client is missing runs the Local
+ * summary instead (fallback reason `no-client`), which works everywhere.
+ */
+export interface NativeClients {
+  standalone: boolean;
+  inline: boolean;
+}
 
 /** Input of one compaction pass. */
 export interface CompactionInput {
@@ -22,6 +37,8 @@ export interface CompactionInput {
   mode: CompactionMode;
   /** Strategy chosen for the route (S1), resolved by the runtime's strategy selector. */
   strategy: CompactionStrategy;
+  /** Which native clients the route has; absent = both (the machine picks Local for a missing one). */
+  nativeClients?: NativeClients;
   /** Ref of the FULL session history (H3), never the projection. */
   historyRef: string;
   /** Context items in that history (S3 reports before/after item counts). */
@@ -94,6 +111,7 @@ export interface CompactionContext {
   mode: CompactionMode;
   requestedStrategy: CompactionStrategy;
   strategy: CompactionStrategy;
+  nativeClients: NativeClients;
   hierarchical: boolean;
   budget: number | null;
   maxOverflowRetries: number | undefined;

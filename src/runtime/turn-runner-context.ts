@@ -1,4 +1,4 @@
-import type { CompactionStrategy } from '../../machines/index.js';
+import type { CompactionStrategy, NativeClients } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import type { Budgets } from '../projection/budgets.js';
@@ -17,7 +17,10 @@ import type { Clock, TurnRunnerDeps } from './turn-runner-types.js';
 export interface TurnRunnerContext {
   deps: TurnRunnerDeps;
   clock: Clock;
+  /** The route's strategy, as asked for. */
   strategy: CompactionStrategy;
+  /** Which native clients the route has (the machines decide what a missing one means). */
+  nativeClients: NativeClients;
   maxOverflowRetries: number | undefined;
   /** The budgets of the limits as they are now (read at each use, never cached). */
   budgetsNow(): Budgets;
@@ -34,18 +37,11 @@ export interface TurnRunnerContext {
   };
 }
 
-/** The route's strategy, or Local when the client that strategy needs is missing (S1). */
-function availableStrategy(deps: TurnRunnerDeps): CompactionStrategy {
-  return deps.strategy === 'nativeStandalone' && !deps.compaction.standalone
-    ? 'local'
-    : deps.strategy === 'nativeInline' && !deps.compaction.inline
-      ? 'local'
-      : (deps.strategy ?? 'local');
-}
-
 export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   const clock = deps.clock ?? { now: () => Date.now() };
-  const strategy = availableStrategy(deps);
+  const strategy = deps.strategy ?? 'local';
+  // Facts for the compaction machine, which picks Local when the strategy's client is missing.
+  const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
   const budgetsNow = () =>
     (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
@@ -61,5 +57,5 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
     const tp = createTurnProjection(deps, previousRequest, cacheCycle);
     return { compaction, turn: provideTurn(deps, store, compaction, tp), cacheCycle: tp.cacheCycle };
   };
-  return { deps, clock, strategy, maxOverflowRetries, budgetsNow, machinesFor };
+  return { deps, clock, strategy, nativeClients, maxOverflowRetries, budgetsNow, machinesFor };
 }

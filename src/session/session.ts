@@ -29,7 +29,7 @@ import type {
 import { openStoredHistory, type StoredHistory } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
-import { SessionBusyError } from '../core/errors.js';
+import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 
 const CompactOptionsSchema = z.strictObject({
   mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -187,7 +187,12 @@ class Session implements CompactorSession {
           },
           { signal: opts.signal, ...(checkpointPath ? { checkpointPath } : {}) },
         ),
-      );
+      ).catch((e: unknown) => {
+        // A window too small for the fixed part of a request is a configuration error found
+        // during the turn: like any refused turn it leaves no checkpoint to resume.
+        if (WindowTooSmallError.isInstance(e)) restoreCheckpoint();
+        throw e;
+      });
       if (result.decision === 'cancelled') {
         // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept (R2).
         this.rollback();

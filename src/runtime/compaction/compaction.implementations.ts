@@ -7,7 +7,10 @@ import {
 import { shrank, type CompactionDeps } from './compaction-deps.js';
 import type { MessageStore } from '../message-store.js';
 import { compactInline, compactStandalone } from './native-actors.js';
-import { provideCapacityRetry, provideHierarchicalSummary } from '../local-summary/local-summary.implementations.js';
+import {
+  provideCapacityRetry,
+  provideHierarchicalSummary,
+} from '../local-summary/local-summary.implementations.js';
 import { createSummaryForks, type SummaryForks } from '../local-summary/summary-forks.js';
 
 /** L7: the summaries and the kept messages become the next history. */

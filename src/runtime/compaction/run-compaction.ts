@@ -25,6 +25,7 @@ export async function runCompaction(
       turnId: request.turnId,
       mode: request.mode ?? 'manual',
       strategy: ctx.strategy,
+      nativeClients: ctx.nativeClients,
       historyRef,
       itemsBefore: request.history.length,
       // A model switch converts even a lone native marker for the new model, so it always runs.

@@ -6,7 +6,6 @@ import { loadCheckpoint, saveCheckpoint, type Checkpoint } from '../checkpoint.j
 import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { validatePersistedSnapshot } from '../validate-snapshot.js';
-import { checkFixedPartFits } from './window-too-small.js';
 import { toTurnResult } from '../turn-reports.js';
 import type { TurnRunnerContext } from '../turn-runner-context.js';
 import type { RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
@@ -59,12 +58,6 @@ export async function runTurn(
     request.pending && request.pending.length > 0
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
-  checkFixedPartFits(
-    [...request.history, ...(request.pending ?? [])],
-    deps.limits,
-    ctx.budgetsNow().capacity,
-    deps.estimator,
-  );
   const startedAt = clock.now();
   const machines = ctx.machinesFor(store, request.previousRequest ?? null, request.cacheCycle ?? null);
   const actor = createActor(machines.turn, {
@@ -74,6 +67,7 @@ export async function runTurn(
       pendingRef,
       mode: request.mode,
       strategy: ctx.strategy,
+      nativeClients: ctx.nativeClients,
       hierarchical: deps.hierarchical,
       maxOverflowRetries: ctx.maxOverflowRetries,
       retryBackoffMs: deps.retryBackoffMs,

@@ -21,6 +21,7 @@ import type { ProjectionDiagnostics } from '../../projection/index.js';
 import type { MessageStore } from '../message-store.js';
 import type { TurnActorDeps } from './turn-actor-deps.js';
 import { createTurnProjection, type TurnProjection } from './turn-projection.js';
+import { measureFixedPart } from './window-too-small.js';
 
 // One factory per actor of the turn machine, so each reads on its own; provideTurn only wires them.
 
@@ -126,6 +127,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
       promptBudgetTokens,
       summaryInputBudget: b.summaryInputBudget,
       turnsPerPass: tp.turnsPerPass(b, request, thresholdTokens),
+      fixedPart: measureFixedPart(request, deps.limits, b.capacity, deps.estimator),
     };
   });
 

@@ -4,7 +4,7 @@ import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What one compaction pass must do, from the rules: run the route's strategy on the full
- * history. NativeStandalone's window is used as returned; a capacity rejection is retried
+ * history; a native strategy whose client the route lacks runs Local instead. NativeStandalone's window is used as returned; a capacity rejection is retried
  * after the pause (at most maxOverflowRetries times, default 1), any other failure falls back
  * to the Local summary. NativeInline falls back to Local when compaction does not fire, the
  * edit is rejected or the request fails (under the trigger no inline call is counted). Local
@@ -16,6 +16,7 @@ import { ModelPathError } from '../../core/errors.js';
 
 export interface CompactionRunInput {
   strategy: 'nativeStandalone' | 'nativeInline' | 'local';
+  nativeClients?: { standalone: boolean; inline: boolean };
   historyRef: string;
   itemsBefore: number;
   hierarchical?: boolean;
@@ -138,7 +139,10 @@ export function compactionOracle(input: unknown, steps: readonly PathStep[]): Ex
     result: null,
     failure: null,
   });
+  const clients = given.nativeClients ?? { standalone: true, inline: true };
+  const hasClient = given.strategy === 'nativeStandalone' ? clients.standalone : clients.inline;
   if (given.strategy === 'local') toLocal(w, given, null);
+  else if (!hasClient) toLocal(w, given, 'no-client');
   else w.go(given.strategy);
   for (const s of steps) step(w, given, s);
   const f = w.facts;

@@ -198,6 +198,32 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
+    name: 'S1: NativeStandalone asked for but the route has no standalone client: the machine runs Local (no-client), no native call',
+    input: { ...standalone, nativeClients: { standalone: false, inline: true } },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'rebuildHistory'],
+      output: {
+        status: 'compacted',
+        requestedStrategy: 'nativeStandalone',
+        strategy: 'local',
+        fallbackReason: 'no-client',
+        summaryCalls: 1,
+      },
+    },
+  },
+  {
+    name: 'S1: NativeInline asked for without an inline client runs Local (no-client)',
+    input: { ...inline, nativeClients: { standalone: true, inline: false } },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'rebuildHistory'],
+      output: { requestedStrategy: 'nativeInline', strategy: 'local', fallbackReason: 'no-client' },
+    },
+  },
+  {
     name: 'L5/L7: Local flat: one summary, rebuilt as summary + retained messages (20 → 6)',
     input: local,
     replies: { ...oneSummary, rebuildHistory: [rebuilt] },
