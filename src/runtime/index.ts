@@ -6,13 +6,18 @@ export * from './actor-failure.js';
 export * from './checkpoint.js';
 export * from './local-summary/create-local-summarizer.js';
 export * from './local-summary/local-summarizer-options.js';
-export * from './compaction/compaction.implementations.js';
+export {
+  createCompactionImplementations,
+  provideCompaction,
+  inlineOutputTokens,
+  withLeadingSystem,
+  type CompactionImplementationsDeps,
+} from './compaction/compaction.implementations.js';
 export type { CompactionDeps } from './compaction/compaction-deps.js';
-export { inlineOutputTokens, withLeadingSystem } from './compaction/native-bounds.js';
 export * from './inspection.js';
 export * from './local-summary/local-summarizer.js';
 export * from './message-store.js';
-export * from './turn/turn-actor-deps.js';
+export { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn/turn-projection.js';
 export * from './turn/turn.implementations.js';
 export * from './turn-runner.js';
 export * from './turn-runner-types.js';

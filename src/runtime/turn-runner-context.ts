@@ -6,8 +6,7 @@ import type { CacheCycle } from '../projection/wait-by-cost.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import type { MessageStore } from './message-store.js';
 import { provideTurn } from './turn/turn.implementations.js';
-import { DEFAULT_PROJECTION } from './turn/turn-actor-deps.js';
-import { createTurnProjection } from './turn/turn-projection.js';
+import { createTurnProjection, DEFAULT_PROJECTION } from './turn/turn-projection.js';
 import type { Clock, TurnRunnerDeps } from './turn-runner-types.js';
 
 /**
@@ -50,12 +49,15 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
     previousRequest: readonly Message[] | null = null,
     cacheCycle: CacheCycle | null = null,
   ) => {
-    const compaction = provideCompaction(
-      { capacity: budgetsNow().capacity, ...deps.compaction, estimator: deps.estimator },
+    const compaction = provideCompaction({
+      capacity: budgetsNow().capacity,
+      ...deps.compaction,
+      estimator: deps.estimator,
       store,
-    );
-    const tp = createTurnProjection(deps, previousRequest, cacheCycle);
-    return { compaction, turn: provideTurn(deps, store, compaction, tp), cacheCycle: tp.cacheCycle };
+    });
+    const turnProjection = createTurnProjection(deps, previousRequest, cacheCycle);
+    const turn = provideTurn({ ...deps, store, compaction, turnProjection });
+    return { compaction, turn, cacheCycle: turnProjection.cacheCycle };
   };
   return { deps, clock, strategy, nativeClients, maxOverflowRetries, budgetsNow, machinesFor };
 }

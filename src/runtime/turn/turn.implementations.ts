@@ -19,8 +19,7 @@ import {
 } from '../../../machines/index.js';
 import type { ProjectionDiagnostics } from '../../projection/index.js';
 import type { MessageStore } from '../message-store.js';
-import type { TurnActorDeps } from './turn-actor-deps.js';
-import { createTurnProjection, type TurnProjection } from './turn-projection.js';
+import { createTurnProjection, type TurnActorDeps, type TurnProjection } from './turn-projection.js';
 import { measureFixedPart } from './window-too-small.js';
 
 // One factory per actor of the turn machine, so each reads on its own; provideTurn only wires them.
@@ -145,19 +144,25 @@ const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
     };
   });
 
+/** What the turn machine's actors work with during one run. */
+export interface TurnImplementationsDeps extends TurnActorDeps {
+  /** The run's message store (histories and projections by ref). */
+  store: MessageStore;
+  /** The compaction machine, already provided for this run. */
+  compaction: typeof compactionMachine;
+  /** The projection with its memory of the last request sent (default: a fresh one). */
+  turnProjection?: TurnProjection;
+}
+
 /**
- * Provides the turn machine: its projection actors over the store, and `compaction` (the
- * compaction machine already provided by {@link provideCompaction}). Arrays are stored by
- * reference and a step that changes nothing returns its input ref, so a no-op turn never
- * copies the session history (H6).
+ * Actor implementations for the turn machine, for `turnMachine.provide`: its projection actors
+ * over the store, and `compaction`. Arrays are stored by reference and a step that changes
+ * nothing returns its input ref, so a no-op turn never copies the session history (H6).
  */
-export function provideTurn(
-  deps: TurnActorDeps,
-  store: MessageStore,
-  compaction: typeof compactionMachine,
-  tp: TurnProjection = createTurnProjection(deps),
-) {
-  return turnMachine.provide({
+export function createTurnImplementations(deps: TurnImplementationsDeps) {
+  const { store, compaction } = deps;
+  const tp = deps.turnProjection ?? createTurnProjection(deps);
+  return {
     actors: {
       syncHistory: syncHistory(store),
       normalizeProjection: normalizeProjection(store, tp),
@@ -168,5 +173,9 @@ export function provideTurn(
       fitRequest: fitRequest(deps, store, tp),
       rebuildProjection: rebuildProjection(store, tp),
     },
-  });
+  };
 }
+
+/** The turn machine provided for one run. */
+export const provideTurn = (deps: TurnImplementationsDeps) =>
+  turnMachine.provide(createTurnImplementations(deps));
