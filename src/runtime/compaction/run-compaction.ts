@@ -3,7 +3,7 @@ import type { CompactionOutput } from '../../../machines/index.js';
 import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { toCompactionReport } from '../turn-reports.js';
-import type { TurnRunnerContext } from '../turn-runner-context.js';
+import type { TurnRunnerContext } from '../turn-runner.js';
 import type { CompactionReport, CompactionRequest, RunOptions } from '../turn-runner-types.js';
 import { CancelledError } from '../../core/errors.js';
 

@@ -7,7 +7,7 @@ import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { validatePersistedSnapshot } from '../validate-snapshot.js';
 import { toTurnResult } from '../turn-reports.js';
-import type { TurnRunnerContext } from '../turn-runner-context.js';
+import type { TurnRunnerContext } from '../turn-runner.js';
 import type { RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
 
 // A fresh turn and a resumed one differ only in how the actor starts; both are driven the
