@@ -1,15 +1,25 @@
-import { prepareHierarchicalBands, type HierarchicalBands } from '../../summary/hierarchical.js';
+import type { SummaryBand } from '../../../machines/index.js';
+import { BudgetError } from '../../core/errors.js';
+import type { Message } from '../../messages/message.js';
+import {
+  prepareHierarchicalBands,
+  rebuildHierarchicalHistory,
+  type HierarchicalBands,
+} from '../../summary/hierarchical.js';
 import { splitContinuityTail } from '../../summary/continuity.js';
+import { compactedHistoryBudget } from '../../summary/output-bound.js';
 import { isSummaryMessage } from '../../summary/summary-message.js';
-import { prepareLocalSummary } from '../../summary/prepare.js';
-import { REINJECT_BUDGET_MAX_TOKENS } from '../../summary/reinject.js';
+import { prepareLocalSummary, type PreparedSummary } from '../../summary/prepare.js';
+import { rebuildHistory } from '../../summary/rebuild.js';
+import { applyReinjection, buildReinjection, REINJECT_BUDGET_MAX_TOKENS } from '../../summary/reinject.js';
 import { templateProblem } from '../../summary/repair.js';
-import { prepareOneBand, toLocalFork } from './local-forks.js';
-import { rebuildLocal } from './local-rebuild.js';
-import type { LocalSummarizerOptions, LocalSummarizerWithWarnings } from './local-summarizer-options.js';
-import { requestLocalSummary } from './local-summary-request.js';
-import { resolveLocalSummarySettings } from './local-summary-settings.js';
-import { SummaryPassWarnings } from './summary-pass-warnings.js';
+import type {
+  LocalFork,
+  LocalSummarizerOptions,
+  LocalSummarizerWithWarnings,
+} from './local-summarizer-options.js';
+import { requestLocalSummary, SummaryPassWarnings } from './local-summary-request.js';
+import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
 
 /**
  * Ceiling of the §14 re-injection budget when none is given; the default itself scales with
@@ -63,4 +73,70 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     repairRequests: () => passWarnings.repairRequests(),
     rebuild: (history, summaries) => rebuildLocal(s, history, summaries),
   };
+}
+
+// Preparing the forks the summaries are asked for, and rebuilding the history from them.
+
+const BAND_ALLOWANCE = { older: 'abstract band input budget', newer: 'detail band input budget' } as const;
+
+/** The runtime reads only `inputTokens`; the band and the prepared summary travel with it. */
+function toLocalFork(band: SummaryBand, prepared: PreparedSummary): LocalFork {
+  return { band, prepared, inputTokens: prepared.inputTokens };
+}
+
+/** One band re-bounded alone: the unbounded split (same cuts as L4), then L1–L3 on that band. */
+function prepareOneBand(
+  s: LocalSummarySettings,
+  history: readonly Message[],
+  band: 'older' | 'newer',
+  budget: number | null,
+) {
+  const split = prepareHierarchicalBands(history, s.bandOptions(null));
+  const base = band === 'older' ? split.abstract : split.detail;
+  if (base.fork.length > 0)
+    return prepareLocalSummary(base.fork, {
+      budget,
+      estimator: s.est,
+      instructions: base.instructions,
+      allowance: BAND_ALLOWANCE[band],
+      includeLeading: true,
+    });
+  if (budget !== null && base.instructionsTokens > budget)
+    throw new BudgetError(BAND_ALLOWANCE[band], base.instructionsTokens, budget);
+  return { ...base, budget };
+}
+
+/**
+ * L7: the next history from the summaries (flat: one; hierarchical: older, newer), the kept
+ * messages and the continuity tail, then the §14 re-injection of the instructions and the
+ * most recently touched files.
+ */
+function rebuildLocal(
+  s: LocalSummarySettings,
+  history: readonly Message[],
+  summaries: readonly string[],
+): Message[] {
+  const { rebuildOptions, reinjectBudget } = s;
+  const rebuilt =
+    summaries.length === 2
+      ? rebuildHierarchicalHistory(
+          prepareHierarchicalBands(history, s.bandOptions(null)),
+          summaries[0],
+          summaries[1],
+          rebuildOptions,
+        )
+      : rebuildHistory(history, summaries[0] ?? '', rebuildOptions);
+  if (reinjectBudget === 0) return rebuilt.history;
+  // Re-injection only uses room the rebuilt window has left, so the next request still fits.
+  const window = compactedHistoryBudget(
+    rebuildOptions.capacity,
+    rebuildOptions.reserveOutput,
+    rebuildOptions.prefixTokens,
+  );
+  const room = window === null ? reinjectBudget : Math.min(reinjectBudget, window - rebuilt.tokens);
+  if (room <= 0) return rebuilt.history;
+  return applyReinjection(
+    rebuilt.history,
+    buildReinjection(history, { budgetTokens: room, estimator: s.est }),
+  );
 }
