@@ -7,7 +7,7 @@
 import { Interrupted, type InterruptSignal } from '../core/errors.js';
 import { exitCodeOf } from './exit-codes.js';
 
-export { Interrupted, type InterruptSignal };
+export { Interrupted };
 
 /** What the dispatcher hands a command about interrupts. */
 export interface Interrupts {
