@@ -166,7 +166,7 @@ export const compactionMachine = compactionSetup.createMachine({
       states: {
         choosingShape: {
           description:
-            'Nothing before the kept recent context: unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical (L4).',
+            'Nothing before the kept recent context (and no model switch): unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical (L4).',
           always: [
             {
               guard: 'hasNothingToCompact',

@@ -82,6 +82,12 @@ export const compactionModel: PathModel = {
     local: { ...pass, strategy: 'local' },
     'local, two bands': { ...pass, strategy: 'local', hierarchical: true },
     'local, nothing to compact': { ...pass, strategy: 'local', compactableItems: 0 },
+    'model switch, nothing to compact': {
+      ...pass,
+      mode: 'modelSwitch',
+      strategy: 'local',
+      compactableItems: 0,
+    },
   },
   replies: {
     compactStandalone: [

@@ -28,11 +28,7 @@ export async function runCompaction(
       nativeClients: ctx.nativeClients,
       historyRef,
       itemsBefore: request.history.length,
-      // A model switch converts even a lone native marker for the new model, so it always runs.
-      compactableItems:
-        request.mode === 'modelSwitch'
-          ? undefined
-          : deps.compaction.summarizer?.compactable?.(request.history),
+      compactableItems: deps.compaction.summarizer?.compactable?.(request.history),
       hierarchical: deps.hierarchical,
       budget: budgets.summaryInputBudget,
       maxOverflowRetries: ctx.maxOverflowRetries,

@@ -8,7 +8,7 @@ import { ModelPathError } from '../../core/errors.js';
  * after the pause (at most maxOverflowRetries times, default 1), any other failure falls back
  * to the Local summary. NativeInline falls back to Local when compaction does not fire, the
  * edit is rejected or the request fails (under the trigger no inline call is counted). Local
- * with nothing before the kept context is unchanged without a call; otherwise it summarizes
+ * with nothing before the kept context is unchanged without a call (a model switch still runs); otherwise it summarizes
  * (flat or two bands), rejects a cut-off, template-less or larger-than-input summary, and
  * rebuilds. A pass whose new history is not smaller in items or tokens is unchanged; a failed
  * or unchanged pass reports the history untouched.
@@ -16,6 +16,7 @@ import { ModelPathError } from '../../core/errors.js';
 
 export interface CompactionRunInput {
   strategy: 'nativeStandalone' | 'nativeInline' | 'local';
+  mode?: string;
   nativeClients?: { standalone: boolean; inline: boolean };
   historyRef: string;
   itemsBefore: number;
@@ -45,7 +46,7 @@ interface Facts {
 function toLocal(w: Walk<Facts>, input: CompactionRunInput, reason: string | null): void {
   w.facts.strategy = 'local';
   if (input.strategy !== 'local') w.facts.fallbackReason = reason;
-  if (input.compactableItems === 0) {
+  if (input.compactableItems === 0 && input.mode !== 'modelSwitch') {
     w.facts.nothingToCompact = true;
     return w.go('local.choosingShape', 'unchanged');
   }

@@ -112,6 +112,16 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
+    name: 'S3: a model switch summarizes even when nothing precedes the kept context (the machine decides, not the runner)',
+    input: { ...local, mode: 'modelSwitch', compactableItems: 0 },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'rebuildHistory'],
+      output: { status: 'compacted', nothingToCompact: false, summaryCalls: 1 },
+    },
+  },
+  {
     name: 'A4: a history under the inline trigger goes to Local without counting an inline call (issue 13 item 11)',
     input: inline,
     replies: {
