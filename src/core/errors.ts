@@ -16,6 +16,8 @@ const FAMILY = 'context-compactor.error';
 /** The registry symbol that marks instances of the class named `name` (the base: `FAMILY`). */
 const markOf = (name?: string): symbol => Symbol.for(name === undefined ? FAMILY : `${FAMILY}.${name}`);
 
+const FAMILY_MARK = markOf();
+
 /** True when `x` carries the mark `marker` (set by a class of any copy of this package). */
 function hasMark(x: unknown, marker: symbol): boolean {
   return typeof x === 'object' && x !== null && (x as Record<symbol, unknown>)[marker] === true;
@@ -24,13 +26,15 @@ function hasMark(x: unknown, marker: symbol): boolean {
 /** The base of every error the library throws. */
 export class CompactorError extends Error {
   /** The mark of this class; each subclass declares its own. */
-  static readonly marker: symbol = markOf();
+  static readonly marker: symbol = FAMILY_MARK;
   /** Stable machine-readable kind, e.g. `invalid-input`, `provider`, `window-too-small`. */
   readonly code: string;
 
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    // The name comes from the class's mark, not from the class itself, so it survives minifiers.
+    const { marker } = new.target as unknown as { marker: symbol };
+    this.name = marker === FAMILY_MARK ? 'CompactorError' : marker.description!.slice(FAMILY.length + 1);
     this.code = code;
     // Mark the instance with the mark of its class and of every class above it.
     for (let c: unknown = new.target; c !== Error && c; c = Object.getPrototypeOf(c)) {
