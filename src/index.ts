@@ -197,13 +197,21 @@ export {
 } from './store/index.js';
 export { CompactionModeSchema, StrategySchema } from './store/events.js';
 
-// Errors.
+// Errors: one family under CompactorError (check with `CompactorError.isInstance(e)` and `e.code`).
 export {
+  CompactorError,
+  UserError,
+  CompactorOptionsError,
+  StoredSessionConflictError,
+  WindowTooSmallError,
+  SessionBusyError,
   ProviderError,
   ContextCapacityError,
   EmptySummaryError,
   BudgetError,
+  NothingToSummarizeError,
   RouteError,
+  ActorFailureError,
+  PeerDependencyError,
   type ProviderErrorInfo,
-} from './providers/errors.js';
-export { UserError, CompactorOptionsError } from './core/errors.js';
+} from './core/errors.js';

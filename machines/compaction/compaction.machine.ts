@@ -42,6 +42,7 @@ export const compactionMachine = compactionSetup.createMachine({
     mode: input.mode,
     requestedStrategy: input.strategy,
     strategy: input.strategy,
+    nativeClients: input.nativeClients ?? { standalone: true, inline: true },
     hierarchical: input.hierarchical ?? false,
     budget: input.budget,
     maxOverflowRetries: input.maxOverflowRetries,
@@ -61,10 +62,17 @@ export const compactionMachine = compactionSetup.createMachine({
   }),
   states: {
     resolvingStrategy: {
-      description: 'Routes to the strategy chosen for this provider/model (S1).',
+      description:
+        'Routes to the strategy chosen for this provider/model (S1); a native strategy whose client the route lacks runs Local.',
       always: [
         { guard: 'isNativeStandalone', target: 'nativeStandalone' },
         { guard: 'isNativeInline', target: 'nativeInline' },
+        {
+          guard: 'isNativeClientMissing',
+          target: 'local',
+          description: 'No client for the native strategy: the Local summary works everywhere (S1).',
+          actions: { type: 'fallBackToLocal', params: { reason: 'no-client' } },
+        },
         { target: 'local' },
       ],
     },
@@ -158,7 +166,7 @@ export const compactionMachine = compactionSetup.createMachine({
       states: {
         choosingShape: {
           description:
-            'Nothing before the kept recent context: unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical (L4).',
+            'Nothing before the kept recent context (and no model switch): unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical (L4).',
           always: [
             {
               guard: 'hasNothingToCompact',

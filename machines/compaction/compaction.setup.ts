@@ -75,9 +75,14 @@ export const compactionSetup = setup({
     })),
   },
   guards: {
-    isNativeStandalone: ({ context }) => context.requestedStrategy === 'nativeStandalone',
-    isNativeInline: ({ context }) => context.requestedStrategy === 'nativeInline',
-    hasNothingToCompact: ({ context }) => context.compactableItems === 0,
+    isNativeStandalone: ({ context }) =>
+      context.requestedStrategy === 'nativeStandalone' && context.nativeClients.standalone,
+    isNativeInline: ({ context }) =>
+      context.requestedStrategy === 'nativeInline' && context.nativeClients.inline,
+    // A native strategy was asked for, but the route has no client for it (checked after both above).
+    isNativeClientMissing: ({ context }) => context.requestedStrategy !== 'local',
+    // A model switch converts even a lone native marker for the new model, so it always runs.
+    hasNothingToCompact: ({ context }) => context.compactableItems === 0 && context.mode !== 'modelSwitch',
     isInlineBelowTrigger: (_, params: { output: CompactInlineOutput }) =>
       params.output.kind === 'fallback' && params.output.reason === 'below-trigger',
     retryableNativeCapacity: ({ context }, params: Thrown) =>

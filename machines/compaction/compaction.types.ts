@@ -2,33 +2,50 @@ import type { PromiseActorLogic } from 'xstate';
 import type { Failure } from '../shared/failure.js';
 import type { SummaryOutcome } from '../shared/summary.types.js';
 
-/** Why compaction runs. Manual and model switch always summarize. */
+/** Why compaction runs (S2, S4, vtcode-notes §3). Manual and model switch always summarize. */
 export type CompactionMode = 'manual' | 'automatic' | 'recovery' | 'targeted' | 'modelSwitch';
 
-/** The three compaction strategies, one per route (mirrors `StrategyKind` in src/providers/types.ts). */
+/** The three strategies of S1 (mirrors `StrategyKind` in src/providers/types.ts). */
 export type CompactionStrategy = 'nativeStandalone' | 'nativeInline' | 'local';
 
 /**
- * Why a native strategy fell back to Local: `inline-error` = the inline request itself
+ * Why a native strategy fell back to Local (A4): `inline-error` = the inline request itself
  * failed; `below-trigger` = the history is under the compact edit's trigger, so no inline call
  * was made; `standalone-error` = the standalone endpoint failed (after its capacity retries).
  */
 export type InlineFallbackReason =
-  'no-compaction' | 'rejected-edit' | 'null-content' | 'inline-error' | 'below-trigger' | 'standalone-error';
+  | 'no-compaction'
+  | 'rejected-edit'
+  | 'null-content'
+  | 'inline-error'
+  | 'below-trigger'
+  | 'standalone-error'
+  | 'no-client';
+
+/**
+ * Which native clients the route has. A native strategy whose client is missing runs the Local
+ * summary instead (fallback reason `no-client`), which works everywhere.
+ */
+export interface NativeClients {
+  standalone: boolean;
+  inline: boolean;
+}
 
 /** Input of one compaction pass. */
 export interface CompactionInput {
   turnId: string;
   mode: CompactionMode;
-  /** Strategy chosen for the route, resolved by the runtime's strategy selector. */
+  /** Strategy chosen for the route (S1), resolved by the runtime's strategy selector. */
   strategy: CompactionStrategy;
-  /** Ref of the FULL session history, never the projection. */
+  /** Which native clients the route has; absent = both (the machine picks Local for a missing one). */
+  nativeClients?: NativeClients;
+  /** Ref of the FULL session history (H3), never the projection. */
   historyRef: string;
-  /** Context items in that history (the report after a pass shows before/after item counts). */
+  /** Context items in that history (S3 reports before/after item counts). */
   itemsBefore: number;
-  /** Local only: two-band summary instead of a flat one. */
+  /** Local only: two-band summary (L4) instead of a flat one. */
   hierarchical?: boolean;
-  /** Local summary input budget; null = unknown window. */
+  /** Local summary input budget (L1); null = unknown window. */
   budget: number | null;
   /**
    * Messages a Local pass could replace (those before the kept recent context); 0 = nothing to
@@ -39,7 +56,7 @@ export interface CompactionInput {
   nativeBudget?: number | null;
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
-  /** Clock reading when the pass started; the runtime turns it into elapsed ms. */
+  /** Clock reading when the pass started; the runtime turns it into elapsed ms (S3). */
   startedAt: number;
 }
 
@@ -65,15 +82,15 @@ export interface NativeCompactInput {
   budget?: number | null;
 }
 
-/** Output of `compactStandalone`: the provider's window, canonical as returned. */
+/** Output of `compactStandalone` (O1–O3): the provider's window, canonical as returned. */
 export type CompactStandaloneOutput = CompactedHistory;
 
-/** Output of `compactInline`: a compacted window or a reason to fall back to Local. */
+/** Output of `compactInline` (A1–A4): a compacted window or a reason to fall back to Local. */
 export type CompactInlineOutput =
   | ({ kind: 'compacted' } & CompactedHistory)
   | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error'> };
 
-/** Input of `rebuildHistory`: summary + retained messages + continuity tail. */
+/** Input of `rebuildHistory` (L7): summary + retained messages + continuity tail. */
 export interface RebuildHistoryInput {
   turnId: string;
   historyRef: string;
@@ -94,6 +111,7 @@ export interface CompactionContext {
   mode: CompactionMode;
   requestedStrategy: CompactionStrategy;
   strategy: CompactionStrategy;
+  nativeClients: NativeClients;
   hierarchical: boolean;
   budget: number | null;
   maxOverflowRetries: number | undefined;
@@ -115,7 +133,7 @@ export interface CompactionContext {
 /** No external events: cancellation is the parent stopping this actor. */
 export type CompactionEvent = { type: 'compaction.noop' };
 
-/** What a pass reports. On failure or no-op `historyRef` is the untouched input. */
+/** What a pass reports (S3, S4). On failure or no-op `historyRef` is the untouched input. */
 export interface CompactionOutput {
   status: CompactionStatus;
   mode: CompactionMode;

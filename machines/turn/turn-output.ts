@@ -75,6 +75,7 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
             context.pressure?.pressureTokens ?? null,
             context.rebuilt?.pressureTokens ?? null,
           ),
+    fixedPart: context.pressure?.fixedPart ?? null,
     startedAt: context.startedAt,
   };
 }

@@ -12,6 +12,7 @@ const DECISIONS = {
   unchanged: 'unchanged',
   failed: 'failed',
   cancelled: 'cancelled',
+  windowTooSmall: 'window-too-small',
 } as const satisfies Record<string, TurnDecision>;
 const FINAL_STATES = Object.keys(DECISIONS) as Array<keyof typeof DECISIONS>;
 /** The outcomes a turn can settle with (every final state but the two that never settle). */
@@ -41,6 +42,7 @@ export const turnMachine = turnSetup.createMachine({
     turnId: input.turnId,
     mode: input.mode ?? 'automatic',
     strategy: input.strategy,
+    nativeClients: input.nativeClients ?? { standalone: true, inline: true },
     hierarchical: input.hierarchical ?? false,
     maxOverflowRetries: input.maxOverflowRetries,
     retryBackoffMs: input.retryBackoffMs,
@@ -124,8 +126,9 @@ export const turnMachine = turnSetup.createMachine({
         },
         deciding: {
           description:
-            'Below the threshold no summary call is made (H2). When a pass would buy only a few turns, old tool results are cleared first.',
+            'A window smaller than the fixed part of a request ends the turn. Below the threshold no summary call is made (H2). When a pass would buy only a few turns, old tool results are cleared first.',
           always: [
+            { guard: 'isWindowTooSmall', target: '#turn.windowTooSmall' },
             { guard: 'isBelowThreshold', target: '#turn.belowThreshold' },
             { guard: 'isPassTooShortLived', target: 'clearingFirst' },
             { target: 'choosing' },
@@ -195,6 +198,7 @@ export const turnMachine = turnSetup.createMachine({
               turnId: context.turnId,
               mode: context.mode,
               strategy: context.strategy,
+              nativeClients: context.nativeClients,
               historyRef: context.historyRef,
               itemsBefore: context.itemsBefore,
               hierarchical: context.hierarchical,
@@ -317,6 +321,11 @@ export const turnMachine = turnSetup.createMachine({
     failed: {
       type: 'final',
       description: 'Compaction or the rebuild failed; history and projection stay as they were (H3, S4).',
+    },
+    windowTooSmall: {
+      type: 'final',
+      description:
+        'The system prompt, tools, task and reserved output alone exceed the window: a configuration problem, reported before any request is sent.',
     },
     cancelled: {
       type: 'final',

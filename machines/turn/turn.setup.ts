@@ -111,6 +111,11 @@ export const turnSetup = setup({
     })),
   },
   guards: {
+    // The fixed part of a request alone is larger than the window: no projection or pass can help.
+    isWindowTooSmall: ({ context }) => {
+      const f = context.pressure?.fixedPart;
+      return f !== undefined && f.capacity !== null && f.prefix + f.task + f.reserved > f.capacity;
+    },
     isBelowThreshold: ({ context }) =>
       context.pressure === null ||
       context.pressure.thresholdTokens === null ||

@@ -1,5 +1,10 @@
 import type { PromiseActorLogic } from 'xstate';
-import type { CompactionMode, CompactionOutput, CompactionStrategy } from '../compaction/compaction.types.js';
+import type {
+  CompactionMode,
+  CompactionOutput,
+  CompactionStrategy,
+  NativeClients,
+} from '../compaction/compaction.types.js';
 
 /** Loop and thrash guard memory carried from turn to turn. */
 export interface LoopGuardState {
@@ -41,7 +46,26 @@ export type LoopGuardReason = 'repeated-failures' | 'ineffective-pass';
 
 /** What a turn decided (TurnResult.decision): one per final state of the turn machine (`belowThreshold` → `below-threshold`). */
 export type TurnDecision =
-  'below-threshold' | 'cleared' | 'compacted' | 'unchanged' | 'failed' | 'guarded' | 'cancelled';
+  | 'below-threshold'
+  | 'cleared'
+  | 'compacted'
+  | 'unchanged'
+  | 'failed'
+  | 'guarded'
+  | 'cancelled'
+  | 'window-too-small';
+
+/**
+ * The part of every request no projection can shrink, in tokens — the system prompt and tool
+ * schemas (`prefix`), the task (the first user message) and the room kept for the answer — and
+ * the window it must fit (`capacity`, null when unknown).
+ */
+export interface FixedPart {
+  prefix: number;
+  task: number;
+  reserved: number;
+  capacity: number | null;
+}
 
 /** Input of one headless turn. Message arrays live in the runtime store under the refs. */
 export interface TurnInput {
@@ -53,6 +77,8 @@ export interface TurnInput {
   /** Default `automatic`; other modes bypass the loop guard. */
   mode?: CompactionMode;
   strategy: CompactionStrategy;
+  /** Which native clients the route has; absent = both (compaction picks Local for a missing one). */
+  nativeClients?: NativeClients;
   hierarchical?: boolean;
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
@@ -167,6 +193,8 @@ export interface EstimatePressureOutput {
   summaryInputBudget: number | null;
   /** Turns of growth like the newest step that a summary pass would buy; null = unknown. */
   turnsPerPass: number | null;
+  /** What no projection can shrink, and the window; absent = not measured (it is taken to fit). */
+  fixedPart?: FixedPart;
 }
 
 /** Input of `rebuildProjection`: project the compacted history. */
@@ -195,6 +223,7 @@ export interface TurnContext {
   turnId: string;
   mode: CompactionMode;
   strategy: CompactionStrategy;
+  nativeClients: NativeClients;
   hierarchical: boolean;
   maxOverflowRetries: number | undefined;
   retryBackoffMs: number | undefined;
@@ -258,6 +287,8 @@ export interface TurnOutput {
   compaction: CompactionOutput | null;
   /** Pass this into the next turn's input. */
   loopGuard: LoopGuardState;
+  /** What no projection can shrink, when measured; it did not fit the window when `decision` is `window-too-small`. */
+  fixedPart: FixedPart | null;
   startedAt: number;
 }
 

@@ -4,21 +4,10 @@
  * ended at once, as without a handler. A second signal always ends the process at once.
  */
 
-export type InterruptSignal = 'SIGINT' | 'SIGTERM';
+import { Interrupted, type InterruptSignal } from '../core/errors.js';
+import { exitCodeOf } from './exit-codes.js';
 
-/** The reason an interrupted command's signal carries. */
-export class Interrupted extends Error {
-  readonly signalName: InterruptSignal;
-  constructor(signalName: InterruptSignal) {
-    super(`interrupted by ${signalName}`);
-    this.name = 'Interrupted';
-    this.signalName = signalName;
-  }
-  /** 128 + the signal number, as shells report it: 130 (SIGINT), 143 (SIGTERM). */
-  get exitCode(): number {
-    return this.signalName === 'SIGINT' ? 130 : 143;
-  }
-}
+export { Interrupted };
 
 /** What the dispatcher hands a command about interrupts. */
 export interface Interrupts {
@@ -30,7 +19,7 @@ export interface Interrupts {
 
 /** Throws the interruption when `signal` was aborted by one (call before recording anything). */
 export function throwIfInterrupted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted && signal.reason instanceof Interrupted) throw signal.reason;
+  if (signal?.aborted && Interrupted.isInstance(signal.reason)) throw signal.reason;
 }
 
 /** The one line an interrupted run prints. */
@@ -53,7 +42,7 @@ export function watchInterrupts(
     const reason = new Interrupted(name);
     if (!claimed || controller.signal.aborted) {
       stderr.write(`compactor: ${reason.message}\n`);
-      exit(reason.exitCode);
+      exit(exitCodeOf(reason));
       return;
     }
     controller.abort(reason);

@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { UserError } from '../core/errors.js';
 import { oneLine } from '../core/text.js';
 import { redactSecrets } from '../core/redact.js';
+import { userExitCodeOf } from './exit-codes.js';
 import { Interrupted, interruptedLine, type Interrupts } from './interrupt.js';
 
 // Only small, dependency-free modules are imported above: `--version` and `--help` load
@@ -124,13 +125,14 @@ export async function main(
 
 /** Prints the one line for a failed or interrupted command and returns its exit code. */
 function reportFailure(e: unknown, stderr: NodeJS.WritableStream, env: NodeJS.ProcessEnv): number {
-  if (e instanceof Interrupted) {
+  const code = userExitCodeOf(e);
+  if (Interrupted.isInstance(e)) {
     stderr.write(`${interruptedLine(e)}\n`);
-    return e.exitCode;
+    return code ?? 1;
   }
-  if (e instanceof UserError) {
-    stderr.write(`compactor: ${redactSecrets(oneLine(e.message, 600), env)}\n`);
-    return e.exitCode;
+  if (code !== undefined) {
+    stderr.write(`compactor: ${redactSecrets(oneLine((e as Error).message, 600), env)}\n`);
+    return code;
   }
   const err = e as Error;
   stderr.write(`compactor: internal error: ${redactSecrets(oneLine(err?.message ?? String(e)), env)}\n`);

@@ -5,7 +5,7 @@ import { redactSecrets } from '../core/redact.js';
 import { counterFor } from '../estimate/counters.js';
 import { createEstimator } from '../estimate/estimator.js';
 import { requestEnvelopeOf, type ImportedSession } from '../formats/index.js';
-import { RouteError } from '../providers/errors.js';
+import { RouteError } from '../core/errors.js';
 import {
   checkRouteProvider,
   createCompactorSession,
@@ -109,8 +109,8 @@ function httpOptionsFrom(
 
 /** The session's errors in the words of the command's flags. */
 function cliError(command: string, e: unknown): unknown {
-  if (e instanceof RouteError) return new UserError(`${command}: ${e.message}`);
-  if (e instanceof StoredSessionConflictError)
+  if (RouteError.isInstance(e)) return new UserError(`${command}: ${e.message}`);
+  if (StoredSessionConflictError.isInstance(e))
     return new UserError(
       `${command}: --session-dir: ${e.dir} ${e.problem}${
         e.problem.startsWith('already')

@@ -1,4 +1,5 @@
 import { linkAssembledRawNumbers, rememberRawNumbers } from './raw-numbers.js';
+import { UserError } from '../core/errors.js';
 
 /**
  * Parses a large JSON document from byte chunks without ever holding its whole text
@@ -117,7 +118,7 @@ export class JsonPieces {
       if (b === QUOTE) inString = true;
       else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
         // Stop at once rather than scan (and parse entries of) a whole JSON Lines file.
-        if (depth === 0 && this.closed) throw new Error('more than one JSON value');
+        if (depth === 0 && this.closed) throw new UserError('more than one JSON value');
         if (entryDepth < 0 && this.startsEntry(depth)) {
           this.skeleton.append(chunk.subarray(start, i));
           start = i;
@@ -127,7 +128,7 @@ export class JsonPieces {
         depth++;
       } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
         depth--;
-        if (depth < 0) throw new Error('unbalanced JSON');
+        if (depth < 0) throw new UserError('unbalanced JSON');
         if (depth === 0) this.closed = true;
         if (depth === entryDepth) {
           this.endEntry(chunk.subarray(start, i + 1));
@@ -146,7 +147,7 @@ export class JsonPieces {
 
   /** The whole document; throws when it is not one complete JSON value. */
   end(): unknown {
-    if (this.depth !== 0 || this.inString || this.entryDepth >= 0) throw new Error('truncated JSON');
+    if (this.depth !== 0 || this.inString || this.entryDepth >= 0) throw new UserError('truncated JSON');
     const text = this.decoder.decode(this.skeleton.bytes());
     const doc: unknown = JSON.parse(text);
     if (rememberRawNumbers(text, doc)) this.rawNumbers = true;

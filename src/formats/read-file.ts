@@ -38,7 +38,7 @@ export function readSessionText(path: string, maxBytes = MAX_SESSION_FILE_BYTES,
     }
     buf = buf.subarray(0, off);
   } catch (e) {
-    if (e instanceof UserError) throw e;
+    if (UserError.isInstance(e)) throw e;
     throw inputError(name, `cannot read file: ${fsErrorMessage(e)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
@@ -70,7 +70,7 @@ export function checkSessionFile(path: string, maxBytes: number, name: string): 
       );
     size = st.size;
   } catch (e) {
-    if (e instanceof UserError) throw e;
+    if (UserError.isInstance(e)) throw e;
     throw inputError(name, `cannot read file: ${fsErrorMessage(e)}`);
   }
   if (size > maxBytes)

@@ -32,6 +32,6 @@ export function fsErrorMessage(e: unknown): string {
 
 /** A one-line UserError (exit 2) naming the path and the cause: "PATH: cannot write: …". */
 export function fsError(path: string, action: string, e: unknown): UserError {
-  if (e instanceof UserError) return e;
+  if (UserError.isInstance(e)) return e;
   return new UserError(`${path}: cannot ${action}: ${fsErrorMessage(e)}`);
 }

@@ -38,7 +38,7 @@ export function readRegularFile(path: string, what: string, maxBytes: number, di
     }
     return buf.subarray(0, off);
   } catch (e) {
-    if (e instanceof UserError) throw e;
+    if (UserError.isInstance(e)) throw e;
     throw new UserError(`${displayName}: cannot read ${what}: ${fsErrorMessage(e)}`);
   } finally {
     if (fd !== undefined) closeSync(fd);

@@ -5,6 +5,7 @@ import {
 } from './clearing-policy.js';
 import { completeRoutePolicy, type RoutePolicy } from './route-policy.js';
 import { mulDivFloor, satSub, toCount } from './saturating.js';
+import { InternalError } from '../core/errors.js';
 
 /**
  * Token limits of one request route. Every field is optional; 0, negative or NaN means
@@ -102,7 +103,7 @@ export function resolveEvidenceBudget(localTrigger: number, ratio?: number): num
 /** The exact decimal fraction of a positive number's shortest round-trip text ("0.29", "1e-7"). */
 function decimalFraction(value: number): { numerator: bigint; denominator: bigint } {
   const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(value));
-  if (m === null) throw new RangeError(`not a finite positive number: ${value}`);
+  if (m === null) throw new InternalError(`not a finite positive number: ${value}`);
   const fraction = m[2] ?? '';
   const scale = fraction.length - Number(m[3] ?? 0);
   const digits = BigInt(m[1] + fraction);

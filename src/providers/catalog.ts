@@ -9,7 +9,7 @@ import {
   type ProviderPreset,
   type WireApi,
 } from './catalog-data.js';
-import { RouteError } from './errors.js';
+import { RouteError } from '../core/errors.js';
 import type { Route } from './types.js';
 
 /**

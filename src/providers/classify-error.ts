@@ -1,4 +1,4 @@
-import { ContextCapacityError, ProviderError, type ProviderErrorInfo } from './errors.js';
+import { ContextCapacityError, ProviderError, type ProviderErrorInfo } from '../core/errors.js';
 import { boundedCause } from './redact.js';
 
 /**

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError as RetryAbort } from 'p-retry';
 import type { Dispatcher } from 'undici';
 import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify-error.js';
-import { ProviderError } from './errors.js';
+import { ProviderError, RetryableProviderError } from '../core/errors.js';
 import { boundedCause } from './redact.js';
 import { parseSse, type SseEvent } from './sse.js';
 import { HTTP_DEFAULTS, spokenDuration, startWaitingTicker, type WaitingInfo } from './http-limits.js';
@@ -49,11 +49,6 @@ export interface PostSpec {
 
 const DEFAULTS = HTTP_DEFAULTS;
 
-/** Error carrying a server-requested delay, used only between attempts. */
-class RetryableHttpError extends ProviderError {
-  retryAfterMs?: number;
-}
-
 /** `retry-after-ms` (float ms) wins over `retry-after` (seconds or HTTP date). */
 export function retryAfterMs(
   headers: Record<string, string | string[] | undefined>,
@@ -90,7 +85,7 @@ function transportError(
   caller: AbortSignal | undefined,
   timeoutMs: number,
 ): Error {
-  if (err instanceof ProviderError) return err;
+  if (ProviderError.isInstance(err)) return err;
   if (caller?.aborted) {
     return new RetryAbort(
       new ProviderError(`${site.provider}/${site.model}: request aborted`, {
@@ -108,7 +103,7 @@ function transportError(
     e?.code === 'UND_ERR_BODY_TIMEOUT' ||
     (e?.name === 'AbortError' && !caller?.aborted);
   if (timedOut) {
-    return new RetryableHttpError(
+    return new RetryableProviderError(
       `${site.provider}/${site.model}: request timed out after ${spokenDuration(timeoutMs)}`,
       {
         provider: site.provider,
@@ -119,7 +114,7 @@ function transportError(
     );
   }
   const code = e?.code && NETWORK_CODES.has(e.code) ? e.code : undefined;
-  return new RetryableHttpError(
+  return new RetryableProviderError(
     `${site.provider}/${site.model}: connection failed${code ? ` (${code})` : ''}: ${boundedCause(e?.message ?? String(err), site.secrets, 160)}`,
     { provider: site.provider, model: site.model, code: code ?? 'network', retryable: true },
   );
@@ -138,7 +133,7 @@ async function throwHttpError(res: Dispatcher.ResponseData, site: CallSite): Pro
   const retryable = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined;
   const err = providerErrorFrom(site, facts, retryable === undefined ? {} : { retryable });
   if (err.info.retryable) {
-    const r = new RetryableHttpError(err.message, err.info);
+    const r = new RetryableProviderError(err.message, err.info);
     r.retryAfterMs = retryAfterMs(res.headers);
     throw r;
   }
@@ -179,7 +174,7 @@ async function runAttempt<T>(ladder: Ladder, n: number, attempt: AttemptFn<T>): 
     return await attempt(AbortSignal.any(signals), timeoutMs);
   } catch (err) {
     if (err instanceof RetryAbort) throw err;
-    if (err instanceof ProviderError && !err.info.retryable) throw new RetryAbort(err);
+    if (ProviderError.isInstance(err) && !err.info.retryable) throw new RetryAbort(err);
     throw transportError(err, site, caller, timeoutMs);
   } finally {
     stopTicker();
@@ -190,12 +185,12 @@ async function runAttempt<T>(ladder: Ladder, n: number, attempt: AttemptFn<T>): 
 function finalError(ladder: Ladder, made: number, err: unknown): Error {
   const { o } = ladder;
   // Drop the retry-only subclass so callers see plain ProviderError/ContextCapacityError.
-  if (err instanceof RetryableHttpError)
+  if (RetryableProviderError.isInstance(err))
     return new ProviderError(
       `${err.message} (gave up after ${made} of ${ladder.attempts} attempts in ${spokenDuration(Date.now() - ladder.started)}; limits: ${spokenDuration(o.timeoutMs)} per request, ${spokenDuration(o.retryBudgetMs)} in all)`,
       err.info,
     );
-  if (err instanceof ProviderError) return err;
+  if (ProviderError.isInstance(err)) return err;
   const mapped = transportError(err, ladder.site, ladder.caller, o.timeoutMs);
   return mapped instanceof RetryAbort
     ? (mapped as RetryAbort & { originalError: Error }).originalError
@@ -230,7 +225,7 @@ async function withRetry<T>(
         opts.onRetry?.(`attempt ${attemptNumber} failed: ${boundedCause(error.message, site.secrets)}`),
       // Server-requested delay first (capped, and never past the budget); p-retry's own bounded backoff follows.
       shouldRetry: async ({ error }) => {
-        const wait = (error as RetryableHttpError).retryAfterMs;
+        const wait = (error as RetryableProviderError).retryAfterMs;
         if (wait !== undefined && wait > 0)
           await sleep(Math.max(0, Math.min(wait, o.retryAfterCapMs, left())), undefined, { signal: caller });
         return left() > 0;
@@ -308,7 +303,7 @@ export function postSse<T>(
 
 /** Error for a stream that closed before its terminal event (Codex: transport error). */
 export function truncatedStream(site: CallSite, what: string): ProviderError {
-  return new RetryableHttpError(`${site.provider}/${site.model}: stream closed before ${what}`, {
+  return new RetryableProviderError(`${site.provider}/${site.model}: stream closed before ${what}`, {
     provider: site.provider,
     model: site.model,
     code: 'stream_truncated',

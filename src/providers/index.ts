@@ -1,6 +1,13 @@
 /** Public surface of the provider layer: strategy choice, native and summary clients, their errors. */
 export * from './types.js';
-export * from './errors.js';
+export {
+  ProviderError,
+  ContextCapacityError,
+  EmptySummaryError,
+  BudgetError,
+  RouteError,
+  type ProviderErrorInfo,
+} from '../core/errors.js';
 export { PROVIDER_KINDS, PROVIDER_PRESETS, BUNDLED_MODELS, XAI_COMPACT_MODELS } from './catalog-data.js';
 export type { ProviderKind, ProviderPreset, ModelEntry, WireApi } from './catalog-data.js';
 export { resolveRoute, lookupModel, loadCatalogFile, isLocalUrl, CatalogFileSchema } from './catalog.js';

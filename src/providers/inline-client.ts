@@ -4,7 +4,7 @@ import { aggregateAnthropicUsage, anthropicHeaders } from './anthropic-headers.j
 import { toAnthropicConversation, toAnthropicTools } from './anthropic-convert.js';
 import type { ResolvedRoute } from './catalog.js';
 import type { CallSite } from './classify-error.js';
-import { ContextCapacityError, ProviderError } from './errors.js';
+import { ContextCapacityError, ProviderError } from '../core/errors.js';
 import { postJson, postSse, type HttpOptions } from './http.js';
 import { siteOf } from './openai-headers.js';
 import { NATIVE_SUMMARY_KEY } from './opaque-items.js';
@@ -116,7 +116,7 @@ const MessageResponseSchema = z.looseObject({
 
 /** A 400 that rejects the edit ladder itself (unsupported edit, missing beta, thinking off). */
 export function isRejectedEdit(err: unknown): boolean {
-  if (!(err instanceof ProviderError) || err instanceof ContextCapacityError || err.info.status !== 400)
+  if (!ProviderError.isInstance(err) || ContextCapacityError.isInstance(err) || err.info.status !== 400)
     return false;
   return /context_management|clear_thinking|clear_tool_uses|compact_2026|compaction/i.test(err.message);
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CallSite } from './classify-error.js';
-import { ProviderError } from './errors.js';
+import { ProviderError } from '../core/errors.js';
 
 /**
  * Validates a provider response with zod (every external input is validated). A shape

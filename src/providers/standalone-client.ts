@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Json } from '../messages/message.js';
 import type { ResolvedRoute } from './catalog.js';
-import { ProviderError } from './errors.js';
+import { ProviderError } from '../core/errors.js';
 import { postJson, type HttpOptions } from './http.js';
 import { bearerHeaders, siteOf } from './openai-headers.js';
 import { parseResponse } from './parse-response.js';

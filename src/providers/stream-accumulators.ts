@@ -1,6 +1,6 @@
 import type { Json } from '../messages/message.js';
 import { errorFactsFromJson, isRetryableFacts, providerErrorFrom, type CallSite } from './classify-error.js';
-import { ProviderError } from './errors.js';
+import { ProviderError } from '../core/errors.js';
 import { truncatedStream } from './http.js';
 import type { SseEvent } from './sse.js';
 

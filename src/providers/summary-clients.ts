@@ -5,7 +5,7 @@ import { toAnthropicConversation, toAnthropicTools } from './anthropic-convert.j
 import type { ResolvedRoute } from './catalog.js';
 import { toChatMessages, toChatTools } from './chat-convert.js';
 import type { CallSite } from './classify-error.js';
-import { EmptySummaryError } from './errors.js';
+import { EmptySummaryError } from '../core/errors.js';
 import { postJson, postSse, type HttpOptions, type PostSpec } from './http.js';
 import { bearerHeaders, siteOf } from './openai-headers.js';
 import { parseResponse } from './parse-response.js';

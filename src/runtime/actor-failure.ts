@@ -1,25 +1,5 @@
-import type { ActorFailureKind } from '../../machines/index.js';
-import { BudgetError, ContextCapacityError, EmptySummaryError } from '../providers/errors.js';
+import { ActorFailureError, BudgetError, ContextCapacityError, EmptySummaryError } from '../core/errors.js';
 import { redact } from '../providers/redact.js';
-
-/**
- * The error runtime actors throw so the machines can classify it (machines/shared/failure.ts):
- * `kind` says capacity / budget / provider / empty-summary, the message is bounded and secret-free.
- */
-export class ActorFailureError extends Error {
-  readonly kind: ActorFailureKind;
-  readonly inputTokens?: number;
-  constructor(
-    kind: ActorFailureKind,
-    message: string,
-    options: { inputTokens?: number; cause?: unknown } = {},
-  ) {
-    super(message, { cause: options.cause });
-    this.name = 'ActorFailureError';
-    this.kind = kind;
-    if (options.inputTokens !== undefined) this.inputTokens = options.inputTokens;
-  }
-}
 
 // How deep a `cause` chain is searched (wrappers nest one or two levels; cycles stop here).
 const MAX_CAUSE_DEPTH = 8;
@@ -28,7 +8,7 @@ const MAX_CAUSE_DEPTH = 8;
 function isEmptySummary(error: unknown): boolean {
   let e: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH; depth++) {
-    if (e instanceof EmptySummaryError) return true;
+    if (EmptySummaryError.isInstance(e)) return true;
     if (!(e instanceof Error)) return false;
     e = e.cause;
   }
@@ -37,20 +17,20 @@ function isEmptySummary(error: unknown): boolean {
 
 /**
  * Maps provider/summarizer errors onto {@link ActorFailureError}; abort errors pass through.
- * Capacity rejections → `capacity`, budget errors → `budget`, empty summaries (also when
- * wrapped with route diagnostics) → `empty-summary`, anything else → `provider`.
+ * Capacity rejections → `capacity` (L5), budget errors → `budget`, empty summaries (also when
+ * wrapped with route diagnostics) → `empty-summary` (L6), anything else → `provider`.
  */
 export function toActorFailure(error: unknown, inputTokens?: number): unknown {
-  if (error instanceof ActorFailureError) return error;
+  if (ActorFailureError.isInstance(error)) return error;
   if (error instanceof Error && error.name === 'AbortError') return error;
   const message = redact(error instanceof Error ? error.message : String(error));
-  if (error instanceof ContextCapacityError)
+  if (ContextCapacityError.isInstance(error))
     return new ActorFailureError('capacity', message, {
       inputTokens: error.info.inputTokens ?? inputTokens,
       cause: error,
     });
-  if (error instanceof BudgetError) return new ActorFailureError('budget', message, { cause: error });
-  // The summary diagnostics wrap an empty answer with the route (label, provider / model,
+  if (BudgetError.isInstance(error)) return new ActorFailureError('budget', message, { cause: error });
+  // L6: the summary diagnostics wrap an empty answer with the route (label, provider / model,
   // input_tokens, budget); the wrapped message keeps "provider returned an empty summary".
   if (isEmptySummary(error))
     return new ActorFailureError('empty-summary', message, { inputTokens, cause: error });

@@ -4,16 +4,21 @@
  */
 export * from './actor-failure.js';
 export * from './checkpoint.js';
-export * from './create-local-summarizer.js';
-export * from './local-summarizer-options.js';
-export * from './compaction-actors.js';
-export type { CompactionDeps } from './compaction-deps.js';
-export { inlineOutputTokens, withLeadingSystem } from './native-bounds.js';
+export * from './local-summary/create-local-summarizer.js';
+export * from './local-summary/local-summarizer-options.js';
+export {
+  createCompactionImplementations,
+  provideCompaction,
+  inlineOutputTokens,
+  withLeadingSystem,
+  type CompactionImplementationsDeps,
+} from './compaction/compaction.implementations.js';
+export type { CompactionDeps } from './compaction/compaction-deps.js';
 export * from './inspection.js';
-export * from './local-summarizer.js';
+export * from './local-summary/local-summarizer.js';
 export * from './message-store.js';
-export * from './turn-actor-deps.js';
-export * from './turn-actors.js';
+export { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn/turn-projection.js';
+export * from './turn/turn.implementations.js';
 export * from './turn-runner.js';
 export * from './turn-runner-types.js';
-export * from './window-too-small.js';
+export * from './turn/window-too-small.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
+import { InternalError } from '../core/errors.js';
 
 /**
  * Holds the message arrays and summary texts the machines refer to by string ref, plus the
@@ -21,7 +22,7 @@ export class MessageStore {
   /** The messages under `ref`; throws when the ref is unknown (a wiring bug, not user input). */
   get(ref: string): readonly Message[] {
     const m = this.messages.get(ref);
-    if (m === undefined) throw new Error(`message store has no entry "${ref}"`);
+    if (m === undefined) throw new InternalError(`message store has no entry "${ref}"`);
     return m;
   }
 
@@ -34,7 +35,7 @@ export class MessageStore {
   /** A stored summary text; throws when unknown. */
   getText(ref: string): string {
     const t = this.texts.get(ref);
-    if (t === undefined) throw new Error(`message store has no text "${ref}"`);
+    if (t === undefined) throw new InternalError(`message store has no text "${ref}"`);
     return t;
   }
 

@@ -1,11 +1,12 @@
 import type { CompactionOutput, TurnOutput } from '../../machines/index.js';
+import { WindowTooSmallError } from '../core/errors.js';
 import type { MessageStore } from './message-store.js';
 import type { Clock, CompactionReport, TurnResult } from './turn-runner-types.js';
 
 // The machines report store refs and start times; callers get messages and elapsed time.
 // Elapsed time never goes below zero, even when a fake clock steps backwards.
 
-/** A compaction pass's machine output as reported to the user. */
+/** A compaction pass's machine output as reported to the user (S3, S4). */
 export function toCompactionReport(
   out: CompactionOutput,
   store: MessageStore,
@@ -27,8 +28,13 @@ export function toCompactionReport(
   };
 }
 
-/** A turn's machine output as reported to the caller. */
+/**
+ * A turn's machine output as reported to the caller (H1–H6, §14); a turn that ended because
+ * the window cannot hold the fixed part of a request becomes the error that says so.
+ */
 export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock): TurnResult {
+  if (out.decision === 'window-too-small' && out.fixedPart?.capacity != null)
+    throw new WindowTooSmallError(out.fixedPart, out.fixedPart.capacity);
   return {
     decision: out.decision,
     guardReason: out.guardReason,

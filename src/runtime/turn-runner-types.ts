@@ -13,8 +13,8 @@ import type {
 } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
 import type { CacheCycle } from '../projection/wait-by-cost.js';
-import type { CompactionDeps } from './compaction-deps.js';
-import type { TurnActorDeps } from './turn-actor-deps.js';
+import type { CompactionDeps } from './compaction/compaction-deps.js';
+import type { TurnActorDeps } from './turn/turn-projection.js';
 
 // The runner's public contract on its own, so the files that implement it (run-turn,
 // run-compaction, turn-reports) and the session import types without importing each other.

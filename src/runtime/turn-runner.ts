@@ -1,7 +1,68 @@
-import { runCompaction } from './run-compaction.js';
-import { resumeTurn, runTurn } from './run-turn.js';
-import { createTurnRunnerContext } from './turn-runner-context.js';
-import type { TurnRunner, TurnRunnerDeps } from './turn-runner-types.js';
+import type { CompactionStrategy, NativeClients } from '../../machines/index.js';
+import type { Message } from '../messages/message.js';
+import { effectiveLimits } from '../projection/effective-limits.js';
+import type { Budgets } from '../projection/budgets.js';
+import type { CacheCycle } from '../projection/wait-by-cost.js';
+import { provideCompaction } from './compaction/compaction.implementations.js';
+import { runCompaction } from './compaction/run-compaction.js';
+import type { MessageStore } from './message-store.js';
+import { resumeTurn, runTurn } from './turn/run-turn.js';
+import { provideTurn } from './turn/turn.implementations.js';
+import { createTurnProjection, DEFAULT_PROJECTION } from './turn/turn-projection.js';
+import type { Clock, TurnRunner, TurnRunnerDeps } from './turn-runner-types.js';
+
+/**
+ * What every run of one runner shares, resolved once from its deps so runTurn, resumeTurn and
+ * runCompaction agree on the strategy, the retries and the budgets.
+ */
+export interface TurnRunnerContext {
+  deps: TurnRunnerDeps;
+  clock: Clock;
+  /** The route's strategy, as asked for. */
+  strategy: CompactionStrategy;
+  /** Which native clients the route has (the machines decide what a missing one means). */
+  nativeClients: NativeClients;
+  maxOverflowRetries: number | undefined;
+  /** The budgets of the limits as they are now (read at each use, never cached). */
+  budgetsNow(): Budgets;
+  /** The machines provided with actors bound to `store` (one fresh store per run). */
+  machinesFor(
+    store: MessageStore,
+    previousRequest?: readonly Message[] | null,
+    cacheCycle?: CacheCycle | null,
+  ): {
+    compaction: ReturnType<typeof provideCompaction>;
+    turn: ReturnType<typeof provideTurn>;
+    /** The prompt cache's cycle after the turn's requests, for the next turn. */
+    cacheCycle(): CacheCycle | null;
+  };
+}
+
+function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
+  const clock = deps.clock ?? { now: () => Date.now() };
+  const strategy = deps.strategy ?? 'local';
+  // Facts for the compaction machine, which picks Local when the strategy's client is missing.
+  const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
+  const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
+  const budgetsNow = () =>
+    (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
+  const machinesFor = (
+    store: MessageStore,
+    previousRequest: readonly Message[] | null = null,
+    cacheCycle: CacheCycle | null = null,
+  ) => {
+    const compaction = provideCompaction({
+      capacity: budgetsNow().capacity,
+      ...deps.compaction,
+      estimator: deps.estimator,
+      store,
+    });
+    const turnProjection = createTurnProjection(deps, previousRequest, cacheCycle);
+    const turn = provideTurn({ ...deps, store, compaction, turnProjection });
+    return { compaction, turn, cacheCycle: turnProjection.cacheCycle };
+  };
+  return { deps, clock, strategy, nativeClients, maxOverflowRetries, budgetsNow, machinesFor };
+}
 
 /**
  * Creates a turn runner. The machines are provided once per run with actors bound to a fresh

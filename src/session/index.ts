@@ -12,7 +12,8 @@ export type {
   SessionTurnOptions,
   SessionTurnResult,
 } from './session-types.js';
-export { openSessionRecords, StoredSessionConflictError, type StoreWrites } from './stored-history.js';
+export { openSessionRecords, type StoreWrites } from './stored-history.js';
+export { StoredSessionConflictError } from '../core/errors.js';
 export {
   SessionOptionsSchema,
   type CompactorSessionOptions,

@@ -1,6 +1,6 @@
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
 import { checkProviderKnown, resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
-import { RouteError } from '../providers/errors.js';
+import { RouteError } from '../core/errors.js';
 import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
 import { httpLimits, type HttpLimits } from '../providers/http-limits.js';
@@ -131,7 +131,7 @@ function namingOffline<T>(lookup: () => T): T {
     return lookup();
   } catch (e) {
     // The catalog does not know the embedded route; name it among the known providers.
-    if (e instanceof RouteError)
+    if (RouteError.isInstance(e))
       throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
     throw e;
   }

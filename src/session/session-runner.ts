@@ -1,8 +1,8 @@
 import type { CompactionMode } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { effectiveLimits, resolveBudgets, type ClearingPolicy, type Limits } from '../projection/index.js';
-import { createLocalSummarizer } from '../runtime/create-local-summarizer.js';
-import type { LocalSummarizerWithWarnings } from '../runtime/local-summarizer-options.js';
+import { createLocalSummarizer } from '../runtime/local-summary/create-local-summarizer.js';
+import type { LocalSummarizerWithWarnings } from '../runtime/local-summary/local-summarizer-options.js';
 import { createTurnRunner } from '../runtime/turn-runner.js';
 import type { TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
 import type { CompactorSessionOptions, CompactionSettings } from './options.js';

@@ -29,6 +29,7 @@ import type {
 import { openStoredHistory, type StoredHistory } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
+import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 
 const CompactOptionsSchema = z.strictObject({
   mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -135,7 +136,8 @@ class Session implements CompactorSession {
   }
 
   append(...messages: Message[]): void {
-    if (this.busy) throw new Error('compactor session is busy; append must wait for the running turn');
+    if (this.busy)
+      throw new SessionBusyError('compactor session is busy; append must wait for the running turn');
     this.appendValidated(this.validated(messages, 'append: message'));
   }
 
@@ -185,7 +187,12 @@ class Session implements CompactorSession {
           },
           { signal: opts.signal, ...(checkpointPath ? { checkpointPath } : {}) },
         ),
-      );
+      ).catch((e: unknown) => {
+        // A window too small for the fixed part of a request is a configuration error found
+        // during the turn: like any refused turn it leaves no checkpoint to resume.
+        if (WindowTooSmallError.isInstance(e)) restoreCheckpoint();
+        throw e;
+      });
       if (result.decision === 'cancelled') {
         // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept.
         this.rollback();
@@ -314,7 +321,9 @@ class Session implements CompactorSession {
 
   private async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
     if (this.busy)
-      throw new Error(`compactor session is busy; ${what} must wait for the running turn or compaction`);
+      throw new SessionBusyError(
+        `compactor session is busy; ${what} must wait for the running turn or compaction`,
+      );
     this.busy = true;
     try {
       return await fn();

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import type { CompactionMode } from '../../machines/index.js';
-import { CompactorOptionsError } from '../core/errors.js';
+import { StoredSessionConflictError } from '../core/errors.js';
 import { jsonEqual } from '../formats/residual.js';
 import type { Message } from '../messages/message.js';
 import {
@@ -39,21 +39,6 @@ export interface StoredHistoryOptions {
   /** The caller's history: it must start with the messages the store recorded. */
   history?: readonly Message[];
   writes: StoreWrites;
-}
-
-/**
- * The directory holds a different session, or other files and no session: continuing would
- * fork or bury someone's records. `dir` and `problem` let a front end name its own flags.
- */
-export class StoredSessionConflictError extends CompactorOptionsError {
-  readonly dir: string;
-  readonly problem: string;
-  constructor(dir: string, problem: string, hint: string) {
-    super('createCompactorSession: options.sessionDir', `${dir} ${problem}; ${hint}`);
-    this.name = 'StoredSessionConflictError';
-    this.dir = dir;
-    this.problem = problem;
-  }
 }
 
 /** An open store with the session's rules for adding, committing and dropping messages. */

@@ -2,6 +2,7 @@ import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, wri
 import type { ThreadEvent } from './events.js';
 import { commitLine, frameLine } from './frame.js';
 import type { LoadedLog } from './load-event-log.js';
+import { InternalError } from '../core/errors.js';
 
 /**
  * Writing the append-only `events.jsonl`. Each write is one `write` of whole framed
@@ -148,6 +149,6 @@ export class EventLog {
 
 function readChunk(fd: number, buf: Buffer, off: number, position: number): number {
   const n = readSync(fd, buf, off, buf.length - off, position);
-  if (n === 0) throw new Error('event log shrank while being repaired');
+  if (n === 0) throw new InternalError('event log shrank while being repaired');
   return n;
 }

@@ -1,7 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
-import { BudgetError } from '../providers/errors.js';
+import { BudgetError, NothingToSummarizeError } from '../core/errors.js';
 import { previewMessage, previewToFit } from './preview.js';
 import { isSummaryMessage } from './summary-message.js';
 import {
@@ -44,19 +44,6 @@ export interface BoundedFork {
 
 const DEFAULT_ALLOWANCE = 'summary input budget';
 
-/**
- * A pre-dispatch failure whose cause is not an exhausted allowance: the history holds no
- * protocol-complete group (empty, or only orphan results), so there is no fork to send. Still a
- * {@link BudgetError} so callers treat it as one, but its message says what happened.
- */
-export class NothingToSummarizeError extends BudgetError {
-  constructor(allowance: string, historyLength: number, available: number) {
-    super(allowance, 0, available);
-    this.name = 'NothingToSummarizeError';
-    this.message = `nothing to summarize: none of the history's ${historyLength} message(s) forms a complete protocol group for the ${allowance}`;
-  }
-}
-
 /** Minimum tokens each message costs however hard it is previewed. */
 function minimumTokens(messages: readonly Message[], est: Estimator): number {
   let n = 0;
@@ -95,7 +82,7 @@ function spanPrefix(history: readonly Message[], span: Span): number {
 export const MIN_PREVIEW_ROOM_TOKENS = 64;
 
 /**
- * Bounds a (pruned) history for the summary fork: complete recent protocol groups OR
+ * L3: bounds a (pruned) history for the summary fork: complete recent protocol groups OR
  * bounded previews. Walks groups newest-first, taking each complete group whole while it
  * fits; the first group that does not fit whole goes in as bounded previews of what the
  * rest of the allowance can hold (its user anchor and newest batches, extended to older
@@ -110,7 +97,7 @@ export const MIN_PREVIEW_ROOM_TOKENS = 64;
  * The result is always protocol-valid (no orphan results, no calls without results): the
  * newest group is cut to its complete prefix, an incomplete older group ends the walk, and
  * previews keep every call with its results and every id. An unknown budget (`null`) keeps
- * the history verbatim when it is already valid (the first fork is sent verbatim), else the
+ * the history verbatim when it is already valid (L1: the first fork is verbatim), else the
  * valid complete groups.
  */
 export function boundHistoryForSummary(history: readonly Message[], options: BoundOptions): BoundedFork {
@@ -142,7 +129,7 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
   const pin = latestSummaryRun(history);
   if (isProtocolValid(history) && est.history(history) <= room) out = finish(history.slice(), 'verbatim');
   else if (pin !== null) {
-    // The latest earlier summary leads the fork (within half the room), so a second
+    // §14: the latest earlier summary leads the fork (within half the room), so a second
     // compaction carries it forward; what came after it is bounded in the rest.
     const lead = history.slice(pin.start, pin.end);
     const half = Math.floor(room / 2);

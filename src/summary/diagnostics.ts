@@ -1,5 +1,5 @@
 import { oneLine } from '../core/text.js';
-import { ContextCapacityError, EmptySummaryError, ProviderError } from '../providers/errors.js';
+import { ContextCapacityError, EmptySummaryError, ProviderError } from '../core/errors.js';
 import type { SummaryResponse } from '../providers/types.js';
 
 /** Error contexts of the three summary calls. */
@@ -42,13 +42,13 @@ export function summaryFailure(cause: unknown, attempt: SummaryAttempt): Provide
     `${label} for ${attempt.provider} / ${attempt.model} ` +
     `(input_tokens=${attempt.inputTokens}, budget=${budget}): ${boundedCause(cause)}`;
   const info = {
-    ...(cause instanceof ProviderError ? cause.info : {}),
+    ...(ProviderError.isInstance(cause) ? cause.info : {}),
     provider: attempt.provider,
     model: attempt.model,
     inputTokens: attempt.inputTokens,
     ...(attempt.budget === null ? {} : { budget: attempt.budget }),
   };
-  return cause instanceof ContextCapacityError
+  return ContextCapacityError.isInstance(cause)
     ? new ContextCapacityError(message, info, { cause })
     : new ProviderError(message, info, { cause });
 }

@@ -3,7 +3,7 @@ import type { Message } from '../messages/message.js';
 import { splitContinuityTail } from './continuity.js';
 import { prepareLocalSummary, type PreparedSummary } from './prepare.js';
 import { instructionsTokens as measureInstructions } from './preview.js';
-import { BudgetError } from '../providers/errors.js';
+import { BudgetError } from '../core/errors.js';
 import { assembleRebuilt, summaryMessage, type RebuildOptions, type RebuiltHistory } from './rebuild.js';
 import { ABSTRACT_HEADER, DETAIL_HEADER } from './summary-message.js';
 

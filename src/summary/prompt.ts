@@ -1,4 +1,5 @@
 import { SUMMARY_PROMPT_V1 } from './prompts/summary-v1.js';
+import { InternalError } from '../core/errors.js';
 
 /**
  * The versioned local summary prompt, kept as a string module under prompts/ so the
@@ -24,7 +25,7 @@ const cache = new Map<string, SummaryPrompt>();
 export function parseTemplateSections(text: string): string[] {
   const open = text.indexOf('<template>');
   const close = text.indexOf('</template>');
-  if (open < 0 || close < open) throw new Error('summary prompt has no <template> block');
+  if (open < 0 || close < open) throw new InternalError('summary prompt has no <template> block');
   return text
     .slice(open + '<template>'.length, close)
     .split('\n')
@@ -41,7 +42,7 @@ export function loadSummaryPrompt(version: string = DEFAULT_SUMMARY_PROMPT_VERSI
   const hit = cache.get(version);
   if (hit) return hit;
   const raw = Object.hasOwn(PROMPT_TEXTS, version) ? PROMPT_TEXTS[version] : undefined;
-  if (raw === undefined) throw new Error(`unknown summary prompt version '${version}'`);
+  if (raw === undefined) throw new InternalError(`unknown summary prompt version '${version}'`);
   const instructions = raw.trim();
   const prompt: SummaryPrompt = { version, instructions, sections: parseTemplateSections(instructions) };
   cache.set(version, prompt);

@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { msg, type Message } from '../messages/message.js';
-import { EmptySummaryError } from '../providers/errors.js';
+import { EmptySummaryError } from '../core/errors.js';
 import { splitContinuityTail } from './continuity.js';
 import { boundCompactedHistory, compactedHistoryBudget } from './output-bound.js';
 import { collectRetainedMessages } from './retention.js';

@@ -7,6 +7,7 @@ import {
 import { getSimplePaths } from 'xstate/graph';
 import type { MachinePath, Oracle, PathStep, Reply } from './path-types.js';
 import { leafPath } from './record-run.js';
+import { ModelPathError } from '../core/errors.js';
 
 /**
  * What the graph walk may do with one machine: the inputs it starts from, and the answers
@@ -79,7 +80,7 @@ function judged(oracle: Oracle, name: string, input: unknown, steps: PathStep[])
   try {
     return oracle(input, steps);
   } catch (error) {
-    throw new Error(`${name}: the rules do not allow this path: ${(error as Error).message}`, {
+    throw new ModelPathError(`${name}: the rules do not allow this path: ${(error as Error).message}`, {
       cause: error,
     });
   }

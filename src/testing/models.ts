@@ -74,9 +74,20 @@ export const compactionModel: PathModel = {
   inputs: {
     standalone: { ...pass, strategy: 'nativeStandalone', nativeBudget: 8_000, retryBackoffMs: 100 },
     inline: { ...pass, strategy: 'nativeInline' },
+    'standalone without its client': {
+      ...pass,
+      strategy: 'nativeStandalone',
+      nativeClients: { standalone: false, inline: true },
+    },
     local: { ...pass, strategy: 'local' },
     'local, two bands': { ...pass, strategy: 'local', hierarchical: true },
     'local, nothing to compact': { ...pass, strategy: 'local', compactableItems: 0 },
+    'model switch, nothing to compact': {
+      ...pass,
+      mode: 'modelSwitch',
+      strategy: 'local',
+      compactableItems: 0,
+    },
   },
   replies: {
     compactStandalone: [
@@ -122,6 +133,7 @@ const pressure = (
   pressureTokens: number,
   thresholdTokens: number | null = 6_000,
   turnsPerPass: number | null = 20,
+  extra: Record<string, unknown> = {},
 ): Reply => ({
   as,
   done: {
@@ -131,6 +143,7 @@ const pressure = (
     promptBudgetTokens: thresholdTokens === null ? null : 8_000,
     summaryInputBudget: thresholdTokens === null ? null : 5_000,
     turnsPerPass: thresholdTokens === null ? null : turnsPerPass,
+    ...extra,
   },
 });
 
@@ -199,6 +212,9 @@ export const turnModel: PathModel = {
       pressure('unknown capacity', 9_000, null),
       pressure('a pass buys few steps', 7_500, 6_000, 2),
       pressure('a pass buys no step', 9_000, 6_000, 0.5),
+      pressure('the window cannot hold the prompt, task and reserved output', 4_000, 6_000, 20, {
+        fixedPart: { prefix: 7_000, task: 1_500, reserved: 2_000, capacity: 10_000 },
+      }),
     ],
     clearBeforeCompacting: [
       projection('cleared to fit', 't1:cleared-first', { pressureTokens: 5_000 }),

@@ -2,6 +2,7 @@ import { generatePaths, type PathModel } from './generate-paths.js';
 import { capacityRetryModel, compactionModel, hierarchicalSummaryModel, turnModel } from './models.js';
 import type { MachinePath } from './path-types.js';
 import { runPathOn, type PathRun, type RunPathOptions } from './run-path.js';
+import { ModelPathError } from '../core/errors.js';
 
 /*
  * Every machine's paths, walked from its graph once when this module loads (a few tens of
@@ -28,12 +29,12 @@ export const turnPaths: readonly MachinePath[] = generatePaths(turnModel);
  */
 export function runPath(path: MachinePath, options: RunPathOptions = {}): Promise<PathRun> {
   const model = MODELS[path.machine];
-  if (model === undefined) throw new Error(`no machine named "${path.machine}" has paths`);
+  if (model === undefined) throw new ModelPathError(`no machine named "${path.machine}" has paths`);
   const unknown = Object.keys(options.actors ?? {}).filter(
     (name) => !(name in model.machine.implementations.actors),
   );
   if (unknown.length > 0)
-    throw new Error(
+    throw new ModelPathError(
       `${path.machine} invokes no actor named ${unknown.join(', ')} (it invokes ${Object.keys(model.machine.implementations.actors).join(', ')})`,
     );
   return runPathOn(model.machine, path, model.oracle, options);

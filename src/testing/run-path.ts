@@ -10,6 +10,7 @@ import {
 import { differenceOf } from './match.js';
 import type { Expected, MachinePath, Oracle, PathStep, Reply } from './path-types.js';
 import { leafPath, recorder, type RunRecord } from './record-run.js';
+import { ModelPathError } from '../core/errors.js';
 
 /**
  * Your own implementation of an actor a machine invokes. `expected` is the answer the path
@@ -81,7 +82,7 @@ function providedMachine(
 const shown = (value: unknown) => (value instanceof Error ? value.message : JSON.stringify(value));
 
 function fail(path: MachinePath, message: string): never {
-  throw new Error(`${path.name}\n  ${message}`);
+  throw new ModelPathError(`${path.name}\n  ${message}`);
 }
 
 /** Answers the pending call of a reply step and returns what was really answered. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { Interrupted, watchInterrupts } from '../../src/cli/interrupt.js';
 import { sink } from '../support/cli.js';
 
@@ -28,7 +29,7 @@ describe('interrupt handling of the CLI process (R2)', () => {
     proc.emit('SIGINT');
     expect(exits).toEqual([]);
     expect(w.signal.reason).toBeInstanceOf(Interrupted);
-    expect((w.signal.reason as Interrupted).exitCode).toBe(130);
+    expect(exitCodeOf(w.signal.reason as Interrupted)).toBe(130);
     proc.emit('SIGINT');
     expect(exits).toEqual([130]);
     w.dispose();

@@ -273,6 +273,23 @@ describe('compactor run: bad flags and routes exit 2 with one line', () => {
     expect(existsSync(join(dir, 'never-created'))).toBe(false);
   });
 
+  it('§14: a window too small for the task is one line, exit 2, and the session keeps no turn checkpoint', async () => {
+    const task = 'Fix the failing date parser test; it breaks on leap years and on time zones. '.repeat(4);
+    canonicalFile(dir, 'long-task.json', [
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: task },
+    ]);
+    const r = await cli(['run', 'long-task.json', '--capacity', '40', '--session-dir', 'too-small'], {
+      cwd: dir,
+    });
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(
+      /^compactor: the context window of 40 tokens cannot hold even the fixed part of a request [^\n]+\n$/,
+    );
+    expect(existsSync(join(dir, 'too-small', 'snapshots', 'turn.json'))).toBe(false);
+  });
+
   it('a missing FILE and extra arguments are one-line errors', async () => {
     expect((await cli(['run'], { cwd: dir })).err).toBe(
       'compactor: run: missing FILE (see compactor run --help)\n',

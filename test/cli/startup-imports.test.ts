@@ -26,6 +26,7 @@ const START_UP = new Set([
   'dist/src/cli/run-main.js',
   'dist/src/cli/main.js',
   'dist/src/cli/interrupt.js',
+  'dist/src/cli/exit-codes.js',
   'dist/src/cli/commands/index.js',
   'dist/src/version.js',
   'dist/src/core/errors.js',

@@ -1,7 +1,7 @@
 import { charsCounter } from '../../src/estimate/counters.js';
 import { createEstimator, type Estimator } from '../../src/estimate/estimator.js';
 import { msg, type Message } from '../../src/messages/message.js';
-import { BudgetError, ContextCapacityError } from '../../src/providers/errors.js';
+import { BudgetError, ContextCapacityError } from '../../src/core/errors.js';
 import type { SummaryResponse } from '../../src/providers/types.js';
 import type { LocalSummarizer, PreparedFork } from '../../src/runtime/index.js';
 import type { CompactionMode, SummaryBand } from '../../machines/index.js';

@@ -195,6 +195,23 @@ describe('turn runner with the real projection functions', () => {
     expect(result.summaryCalls).toBe(1);
   });
 
+  it('S1: a native strategy whose client the route lacks runs Local; the machine reports why (no-client)', async () => {
+    const s = new FakeSummarizer();
+    const history = session(3);
+    const report = await runner(s, {
+      strategy: 'nativeStandalone',
+      compaction: { summarizer: s },
+    }).runCompaction({ turnId: 'nc1', history });
+    expect(report).toMatchObject({
+      status: 'compacted',
+      requestedStrategy: 'nativeStandalone',
+      strategy: 'local',
+      fallbackReason: 'no-client',
+      summaryCalls: 1,
+    });
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('S3: manual /compact always summarizes, even far below the threshold', async () => {
     const s = new FakeSummarizer();
     const history = session(3);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-write.js';
+import { UserError } from '../../core/errors.js';
 
 /**
  * How far a conversation's session has followed the framework's message list, and where that
@@ -69,7 +70,9 @@ export function readSyncPoint(sessionDir: string | undefined, id: string): SyncP
   }
   const parsed = SavedSyncPointSchema.safeParse(raw);
   if (!parsed.success)
-    throw new Error(`compactor: ${file} is not a conversation sync point (not JSON, or a field is missing)`);
+    throw new UserError(
+      `compactor: ${file} is not a conversation sync point (not JSON, or a field is missing)`,
+    );
   const saved = parsed.data;
   const hashes = saved.hashes?.length === saved.synced ? saved.hashes : [];
   return { synced: saved.synced, lastHash: saved.lastHash, hashes, branch: saved.branch ?? 0 };

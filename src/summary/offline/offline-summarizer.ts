@@ -5,6 +5,7 @@ import { extractSessionFacts } from './extract.js';
 import { ABSTRACT_INSTRUCTIONS } from '../hierarchical.js';
 import { renderAbstract } from './render-abstract.js';
 import { fullTemplateFloorTokens, renderSummary, SECTION_KEYS } from './render.js';
+import { InternalError, CancelledError } from '../../core/errors.js';
 
 /** Provider name the offline summarizer reports. */
 export const OFFLINE_PROVIDER = 'offline';
@@ -53,7 +54,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
   const estimator = options.estimator ?? createEstimator();
   const prompt = loadSummaryPrompt(options.promptVersion);
   if (prompt.sections.length !== SECTION_KEYS.length)
-    throw new Error(
+    throw new InternalError(
       `summary prompt ${prompt.version} has ${prompt.sections.length} sections; the offline summarizer expects ${SECTION_KEYS.length}`,
     );
   const floor = fullTemplateFloorTokens(prompt.sections, estimator);
@@ -61,7 +62,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
     provider: OFFLINE_PROVIDER,
     model: OFFLINE_MODEL,
     summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse> {
-      if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+      if (signal?.aborted) return Promise.reject(signal.reason ?? new CancelledError('aborted'));
       const facts = extractSessionFacts(request.messages);
       const inputTokens = estimator.history(request.messages);
       const render = {

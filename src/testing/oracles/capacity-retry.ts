@@ -1,5 +1,6 @@
 import type { Expected, PathStep, Reply } from '../path-types.js';
 import { thrown, Walk } from './walk.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What the capacity-retry ladder must do, written from the rules (not from the machine):
@@ -83,7 +84,7 @@ export function capacityRetryOracle(input: unknown, steps: readonly PathStep[]):
     else if (w.here === 'backingOff') {
       w.wait(step);
       w.go('preparing');
-    } else throw new Error(`the run already ended in ${w.here}`);
+    } else throw new ModelPathError(`the run already ended in ${w.here}`);
   }
   const f = w.facts;
   return w.verdict(

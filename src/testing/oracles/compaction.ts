@@ -1,13 +1,14 @@
 import type { Expected, PathStep, Reply } from '../path-types.js';
 import { thrown, Walk } from './walk.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What one compaction pass must do, from the rules: run the route's strategy on the full
- * history. NativeStandalone's window is used as returned; a capacity rejection is retried
+ * history; a native strategy whose client the route lacks runs Local instead. NativeStandalone's window is used as returned; a capacity rejection is retried
  * after the pause (at most maxOverflowRetries times, default 1), any other failure falls back
  * to the Local summary. NativeInline falls back to Local when compaction does not fire, the
  * edit is rejected or the request fails (under the trigger no inline call is counted). Local
- * with nothing before the kept context is unchanged without a call; otherwise it summarizes
+ * with nothing before the kept context is unchanged without a call (a model switch still runs); otherwise it summarizes
  * (flat or two bands), rejects a cut-off, template-less or larger-than-input summary, and
  * rebuilds. A pass whose new history is not smaller in items or tokens is unchanged; a failed
  * or unchanged pass reports the history untouched.
@@ -15,6 +16,8 @@ import { thrown, Walk } from './walk.js';
 
 export interface CompactionRunInput {
   strategy: 'nativeStandalone' | 'nativeInline' | 'local';
+  mode?: string;
+  nativeClients?: { standalone: boolean; inline: boolean };
   historyRef: string;
   itemsBefore: number;
   hierarchical?: boolean;
@@ -43,7 +46,7 @@ interface Facts {
 function toLocal(w: Walk<Facts>, input: CompactionRunInput, reason: string | null): void {
   w.facts.strategy = 'local';
   if (input.strategy !== 'local') w.facts.fallbackReason = reason;
-  if (input.compactableItems === 0) {
+  if (input.compactableItems === 0 && input.mode !== 'modelSwitch') {
     w.facts.nothingToCompact = true;
     return w.go('local.choosingShape', 'unchanged');
   }
@@ -121,7 +124,7 @@ function step(w: Walk<Facts>, input: CompactionRunInput, s: PathStep): void {
     case 'local.rebuildingHistory':
       return rebuilt(w, input, w.reply(s, 'rebuildHistory'));
     default:
-      throw new Error(`the run already ended in ${w.here}`);
+      throw new ModelPathError(`the run already ended in ${w.here}`);
   }
 }
 
@@ -137,7 +140,10 @@ export function compactionOracle(input: unknown, steps: readonly PathStep[]): Ex
     result: null,
     failure: null,
   });
+  const clients = given.nativeClients ?? { standalone: true, inline: true };
+  const hasClient = given.strategy === 'nativeStandalone' ? clients.standalone : clients.inline;
   if (given.strategy === 'local') toLocal(w, given, null);
+  else if (!hasClient) toLocal(w, given, 'no-client');
   else w.go(given.strategy);
   for (const s of steps) step(w, given, s);
   const f = w.facts;

@@ -1,5 +1,6 @@
 import type { Expected, PathStep, Reply } from '../path-types.js';
 import { thrown, Walk } from './walk.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What a two-band summary must do, from the rules: prepare and validate both bands before
@@ -40,7 +41,7 @@ export function hierarchicalSummaryOracle(_input: unknown, steps: readonly PathS
       w.facts.failure = failed ? { reason: 'budget', message: failed.message } : null;
       w.go(failed ? 'failed' : 'summarizingOlderBand');
     } else if (BAND_STATES.includes(w.here)) bandDone(w, w.reply(step, 'capacityRetry'));
-    else throw new Error(`the run already ended in ${w.here}`);
+    else throw new ModelPathError(`the run already ended in ${w.here}`);
   }
   const { bands, failure } = w.facts;
   return w.verdict(['done', 'failed', 'exhausted'], {

@@ -1,16 +1,18 @@
 import type { Expected, PathStep, Reply } from '../path-types.js';
 import { thrown, Walk } from './walk.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What one headless turn must do, from the rules: sync pending messages into the history,
- * normalize and clear the projection, estimate pressure, then decide. Below the threshold (or
- * with no threshold) no summary call is made. Where a summary pass would buy fewer steps than
- * the policy asks, old tool results are cleared first: a request that then fits needs no
- * summary call, and when the newest step alone fills what a pass would leave, compaction is
- * not tried either. An automatic pass the loop guard stops is skipped. Otherwise the full
- * history is compacted and the projection rebuilt; a failed or unchanged pass keeps history
- * and projection. Whatever the outcome, a request still over the prompt budget is made to fit
- * once before the turn ends. A cancel ends the turn from any working step.
+ * normalize and clear the projection, estimate pressure, then decide. A window smaller than
+ * what no projection can shrink (prompt, tools, task, reserved output) ends the turn at once.
+ * Below the threshold (or with no threshold) no summary call is made. Where a summary pass
+ * would buy fewer steps than the policy asks, old tool results are cleared first: a request
+ * that then fits needs no summary call, and when the newest step alone fills what a pass would
+ * leave, compaction is not tried either. An automatic pass the loop guard stops is skipped.
+ * Otherwise the full history is compacted and the projection rebuilt; a failed or unchanged
+ * pass keeps history and projection. Whatever the outcome, a request still over the prompt
+ * budget is made to fit once before the turn ends. A cancel ends the turn from any working step.
  *
  * TURN_RULES holds every rule a change to the turn may touch; the walk below only follows it.
  */
@@ -30,6 +32,7 @@ export interface TurnRunInput {
 }
 
 interface Pressure {
+  fixedPart?: { prefix: number; task: number; reserved: number; capacity: number | null };
   pressureTokens: number;
   thresholdTokens: number | null;
   promptBudgetTokens: number | null;
@@ -44,6 +47,9 @@ export const TURN_RULES = {
     ['working.clearing', 'clearToolResults'],
     ['working.estimating', 'estimatePressure'],
   ] as const,
+  /** The system prompt, tools, task and reserved output alone exceed the window: the turn ends. */
+  windowTooSmall: ({ fixedPart: f }: Pressure) =>
+    f !== undefined && f.capacity !== null && f.prefix + f.task + f.reserved > f.capacity,
   belowThreshold: (p: Pressure) => p.thresholdTokens === null || p.pressureTokens < p.thresholdTokens,
   /** Clear old tool results first: an automatic pass would buy fewer steps than asked. */
   clearFirst: (p: Pressure, input: TurnRunInput) =>
@@ -77,6 +83,7 @@ export const TURN_RULES = {
     unchanged: 'unchanged',
     failed: 'failed',
     cancelled: 'cancelled',
+    windowTooSmall: 'window-too-small',
   } as Record<string, string>,
 };
 
@@ -96,6 +103,7 @@ const doneOf = (r: Reply) => (r as { done: Record<string, any> }).done;
 
 function decide(w: Walk<Facts>, input: TurnRunInput): void {
   const p = w.facts.pressure!;
+  if (TURN_RULES.windowTooSmall(p)) return w.go('working.deciding', 'windowTooSmall');
   if (TURN_RULES.belowThreshold(p)) return w.go('working.deciding', 'belowThreshold');
   if (TURN_RULES.clearFirst(p, input)) return w.go('working.deciding', 'working.clearingFirst');
   w.go('working.deciding');
@@ -190,7 +198,7 @@ function waitingOn(w: Walk<Facts>): string | null {
 
 function step(w: Walk<Facts>, input: TurnRunInput, s: PathStep): void {
   const actor = waitingOn(w);
-  if (actor === null) throw new Error(`the run already ended in ${w.here}`);
+  if (actor === null) throw new ModelPathError(`the run already ended in ${w.here}`);
   if (s.kind === 'send' && s.event.type === 'turn.cancelled') {
     w.calls.push(actor);
     return w.go('cancelled');

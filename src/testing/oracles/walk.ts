@@ -1,4 +1,5 @@
 import type { Expected, PathStep } from '../path-types.js';
+import { ModelPathError } from '../../core/errors.js';
 
 /**
  * A small helper for writing an oracle as "in this state, this step leads there": the oracle
@@ -23,7 +24,7 @@ export class Walk<Facts> {
   /** The step as an actor answer from `actor`, or an error saying what the rules expected. */
   reply(step: PathStep, actor: string): { done: unknown } | { error: unknown } {
     if (step.kind !== 'reply' || step.actor !== actor)
-      throw new Error(`in ${this.here} only ${actor} can answer, not ${describe(step)}`);
+      throw new ModelPathError(`in ${this.here} only ${actor} can answer, not ${describe(step)}`);
     this.calls.push(actor);
     return step.reply;
   }
@@ -31,12 +32,13 @@ export class Walk<Facts> {
   /** The step as a wait, or an error. */
   wait(step: PathStep): void {
     if (step.kind !== 'wait')
-      throw new Error(`in ${this.here} the run waits, it does not see ${describe(step)}`);
+      throw new ModelPathError(`in ${this.here} the run waits, it does not see ${describe(step)}`);
   }
 
   /** The verdict, once every step is read. */
   verdict(finals: readonly string[], output: Record<string, unknown>, waitMs?: number): Expected {
-    if (!finals.includes(this.here)) throw new Error(`the steps end in ${this.here}, which is not an end`);
+    if (!finals.includes(this.here))
+      throw new ModelPathError(`the steps end in ${this.here}, which is not an end`);
     return { states: this.states, calls: this.calls, output, ...(waitMs === undefined ? {} : { waitMs }) };
   }
 }

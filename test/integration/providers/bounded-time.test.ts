@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { msg } from '../../../src/messages/message.js';
 import { resolveRoute } from '../../../src/providers/catalog.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
-import { ProviderError } from '../../../src/providers/errors.js';
+import { ProviderError } from '../../../src/core/errors.js';
 import { HTTP_DEFAULTS, httpLimits, type WaitingInfo } from '../../../src/providers/http-limits.js';
 import { createStandaloneClient } from '../../../src/providers/standalone-client.js';
 import { createCompactorSession, CompactorOptionsError } from '../../../src/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
-import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/providers/errors.js';
+import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/core/errors.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
 import { createSummaryClient } from '../../../src/providers/summary-clients.js';
 import type { SummaryRequest, ToolSchema } from '../../../src/providers/types.js';

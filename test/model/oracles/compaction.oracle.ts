@@ -112,6 +112,16 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
+    name: 'S3: a model switch summarizes even when nothing precedes the kept context (the machine decides, not the runner)',
+    input: { ...local, mode: 'modelSwitch', compactableItems: 0 },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'rebuildHistory'],
+      output: { status: 'compacted', nothingToCompact: false, summaryCalls: 1 },
+    },
+  },
+  {
     name: 'A4: a history under the inline trigger goes to Local without counting an inline call (issue 13 item 11)',
     input: inline,
     replies: {
@@ -195,6 +205,32 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
         summaryCalls: 2,
         failure: null,
       },
+    },
+  },
+  {
+    name: 'S1: NativeStandalone asked for but the route has no standalone client: the machine runs Local (no-client), no native call',
+    input: { ...standalone, nativeClients: { standalone: false, inline: true } },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'rebuildHistory'],
+      output: {
+        status: 'compacted',
+        requestedStrategy: 'nativeStandalone',
+        strategy: 'local',
+        fallbackReason: 'no-client',
+        summaryCalls: 1,
+      },
+    },
+  },
+  {
+    name: 'S1: NativeInline asked for without an inline client runs Local (no-client)',
+    input: { ...inline, nativeClients: { standalone: true, inline: false } },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'rebuildHistory'],
+      output: { requestedStrategy: 'nativeInline', strategy: 'local', fallbackReason: 'no-client' },
     },
   },
   {

@@ -30,6 +30,37 @@ import {
 /** The turn oracle (H1–H6, §14). */
 export const TURN_ORACLE: readonly OracleRow[] = [
   {
+    name: '§14: a window that cannot hold the prompt, tools, task and reserved output ends the turn in windowTooSmall: no summary call, no fitting',
+    input,
+    replies: pipeline(
+      pressure(4_000, 20, { fixedPart: { prefix: 7_000, task: 1_500, reserved: 2_000, capacity: 10_000 } }),
+    ),
+    expect: {
+      states: [...PIPELINE, 'windowTooSmall'],
+      calls: PIPELINE_CALLS,
+      output: {
+        decision: 'window-too-small',
+        summaryCalls: 0,
+        compaction: null,
+        clearedToFit: false,
+        fixedPart: { prefix: 7_000, task: 1_500, reserved: 2_000, capacity: 10_000 },
+        loopGuard: FRESH_GUARD,
+      },
+    },
+  },
+  {
+    name: '§14: a fixed part that fits the window exactly goes on to the usual decision',
+    input,
+    replies: pipeline(
+      pressure(4_000, 20, { fixedPart: { prefix: 6_500, task: 1_500, reserved: 2_000, capacity: 10_000 } }),
+    ),
+    expect: {
+      states: [...PIPELINE, 'belowThreshold'],
+      calls: PIPELINE_CALLS,
+      output: { decision: 'below-threshold', summaryCalls: 0 },
+    },
+  },
+  {
     name: 'H2: pressure below the threshold after clearing: no summary call, the cleared projection is the request',
     input,
     replies: pipeline(pressure(4_000)),

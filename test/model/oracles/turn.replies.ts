@@ -30,7 +30,11 @@ export const cleared: Reply = {
  * Pressure against a 6,000-token threshold and an 8,000-token prompt budget; a summary pass
  * would buy `turnsPerPass` turns of growth like the newest step (default 20).
  */
-export const pressure = (pressureTokens: number, turnsPerPass = 20): Reply => ({
+export const pressure = (
+  pressureTokens: number,
+  turnsPerPass = 20,
+  extra: Record<string, unknown> = {},
+): Reply => ({
   done: {
     pressureTokens,
     projectedTokens: pressureTokens - 1_000,
@@ -38,6 +42,7 @@ export const pressure = (pressureTokens: number, turnsPerPass = 20): Reply => ({
     promptBudgetTokens: 8_000,
     summaryInputBudget: 5_000,
     turnsPerPass,
+    ...extra,
   },
 });
 export const rebuiltProjection: Reply = {

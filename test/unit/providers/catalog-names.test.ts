@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { resolveRoute } from '../../../src/providers/catalog.js';
-import { RouteError } from '../../../src/providers/errors.js';
+import { RouteError } from '../../../src/core/errors.js';
 
 // Names that exist on every plain object's prototype chain.
 const PROTOTYPE_NAMES = ['constructor', '__proto__'];

@@ -1,14 +1,14 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
 import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { RouteError } from '../../../src/providers/errors.js';
+import { RouteError } from '../../../src/core/errors.js';
 import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../../../src/session/index.js';
 import { openSessionStore } from '../../../src/store/index.js';
 import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '../../../src/summary/index.js';
-import { UserError } from '../../../src/core/errors.js';
+import { UserError, WindowTooSmallError } from '../../../src/core/errors.js';
 import { agentSession, sessionDirs } from './fixtures.js';
 
 afterAll(freeEncoders);
@@ -133,6 +133,19 @@ describe('createCompactorSession: turns and compaction', () => {
     expect(r.decision).toBe('below-threshold');
     expect(r.summaryCalls).toBe(0);
     expect(s.history).toBe(before);
+  });
+
+  it('§14: a window too small for the fixed part of a request refuses the turn with WindowTooSmallError and leaves no checkpoint', async () => {
+    const dir = tempDir();
+    const s = createCompactorSession({
+      sessionDir: dir,
+      limits: { capacity: 2_000, reservedOutput: 200, prefixTokens: 1_900 },
+    });
+    s.append(msg.system('You are a coding agent.'), msg.user('Fix the failing test.'));
+    const e = await s.runTurn().catch((x: unknown) => x);
+    expect(WindowTooSmallError.isInstance(e)).toBe(true);
+    expect((e as WindowTooSmallError).code).toBe('window-too-small');
+    expect(existsSync(join(dir, 'snapshots', 'turn.json'))).toBe(false);
   });
 
   it('H1/H3/R1: pending messages are stored first; a compacting turn replaces history, writes the full-history artifact and a boundary', async () => {

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { BudgetError } from '../../../src/providers/errors.js';
+import { BudgetError } from '../../../src/core/errors.js';
 import type { SummaryClient, SummaryRequest, SummaryResponse } from '../../../src/providers/types.js';
 import {
   boundHistoryForSummary,

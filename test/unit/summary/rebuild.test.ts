@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
 import { msg, textOf } from '../../../src/messages/message.js';
-import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/providers/errors.js';
+import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/core/errors.js';
 import {
   collectRetainedMessages,
   isProtocolValid,

@@ -1,9 +1,9 @@
-import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../messages/message.js';
-import type { RequestFields } from '../providers/request-fields.js';
-import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../providers/types.js';
-import { ActorFailureError } from './actor-failure.js';
-import type { LocalSummarizer } from './local-summarizer.js';
+import type { Estimator } from '../../estimate/estimator.js';
+import type { Message } from '../../messages/message.js';
+import type { RequestFields } from '../../providers/request-fields.js';
+import type { NativeInlineClient, NativeStandaloneClient, ToolSchema } from '../../providers/types.js';
+import { ActorFailureError } from '../../core/errors.js';
+import type { LocalSummarizer } from '../local-summary/local-summarizer.js';
 
 // What the compaction actors share, apart from the actors themselves, so the native and the
 // summary actors can live in files of their own.

@@ -1,15 +1,15 @@
-import type { Estimator } from '../estimate/estimator.js';
-import { CONTINUITY_TAIL_MAX_TOKENS } from '../projection/budgets.js';
-import { ABSTRACT_MAX_OUTPUT_TOKENS, type BandOptions } from '../summary/hierarchical.js';
-import { loadSummaryPrompt, type SummaryPrompt } from '../summary/prompt.js';
-import type { RebuildOptions } from '../summary/rebuild.js';
-import { defaultReinjectBudget } from '../summary/reinject.js';
+import type { Estimator } from '../../estimate/estimator.js';
+import { CONTINUITY_TAIL_MAX_TOKENS } from '../../projection/budgets.js';
+import { ABSTRACT_MAX_OUTPUT_TOKENS, type BandOptions } from '../../summary/hierarchical.js';
+import { loadSummaryPrompt, type SummaryPrompt } from '../../summary/prompt.js';
+import type { RebuildOptions } from '../../summary/rebuild.js';
+import { defaultReinjectBudget } from '../../summary/reinject.js';
 import {
   defaultSummaryOutputTokens,
   fitBudget,
   frozenPrefixTokens,
   summaryRequestAllowance,
-} from '../summary/request-fit.js';
+} from '../../summary/request-fit.js';
 import type { LocalSummarizerOptions } from './local-summarizer-options.js';
 
 /**

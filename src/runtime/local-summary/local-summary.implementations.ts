@@ -1,19 +1,46 @@
 import { fromPromise } from 'xstate';
 import {
-  capacityRetryMachine,
-  hierarchicalSummaryMachine,
+  type capacityRetryMachine,
   type PrepareBandsInput,
   type PrepareBandsOutput,
   type PrepareSummaryInputInput,
   type PrepareSummaryInputOutput,
   type RequestSummaryInput,
   type RequestSummaryOutput,
-} from '../../machines/index.js';
-import { redactKnown } from '../core/redact.js';
-import { toActorFailure } from './actor-failure.js';
-import type { CompactionDeps } from './compaction-deps.js';
-import type { MessageStore } from './message-store.js';
-import type { SummaryForks } from './summary-forks.js';
+} from '../../../machines/index.js';
+import { redactKnown } from '../../core/redact.js';
+import { toActorFailure } from '../actor-failure.js';
+import { unavailable, type CompactionDeps } from '../compaction/compaction-deps.js';
+import type { MessageStore } from '../message-store.js';
+import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
+
+/**
+ * The Local strategy's prepared forks for one provided compaction machine, keyed by turn, band
+ * and attempt. Preparing is pure and deterministic, so forks are never persisted: after a
+ * restore the map is empty and a fork is prepared again when its summary is requested.
+ */
+export interface SummaryForks {
+  readonly forks: Map<string, PreparedFork>;
+  /** The Local summarizer; a route without one fails as a provider failure. */
+  summarizer(): LocalSummarizer;
+  key(i: { turnId: string; band: string; attempt: number }): string;
+  prepare(i: PrepareSummaryInputInput): PreparedFork;
+}
+
+export function createSummaryForks(deps: CompactionDeps & { store: MessageStore }): SummaryForks {
+  const { store } = deps;
+  const summarizer = (): LocalSummarizer => deps.summarizer ?? unavailable('a local summarizer');
+  return {
+    forks: new Map<string, PreparedFork>(),
+    summarizer,
+    key: (i) => `${i.turnId}:${i.band}:${i.attempt}`,
+    prepare(i) {
+      const history = store.get(i.historyRef);
+      const s = summarizer();
+      return i.band === 'flat' ? s.prepare(history, i.budget) : s.prepareBand(history, i.band, i.budget);
+    },
+  };
+}
 
 // The Local strategy's actors: the capacityRetry machine (prepare a fork, request its summary,
 // retry smaller on a capacity rejection) and the hierarchicalSummary machine that runs it once
@@ -60,13 +87,20 @@ const requestSummary = (deps: CompactionDeps, store: MessageStore, sf: SummaryFo
     }),
   );
 
-export function provideCapacityRetry(deps: CompactionDeps, store: MessageStore, sf: SummaryForks) {
-  return capacityRetryMachine.provide({
+/** What the Local summary's actors work with during one run: the compaction deps, the store and the forks. */
+export interface LocalSummaryImplementationsDeps extends CompactionDeps {
+  store: MessageStore;
+  forks: SummaryForks;
+}
+
+/** Actor implementations for the capacityRetry machine, for `capacityRetryMachine.provide`. */
+export function createCapacityRetryImplementations(deps: LocalSummaryImplementationsDeps) {
+  return {
     actors: {
-      prepareSummaryInput: prepareSummaryInput(sf),
-      requestSummary: requestSummary(deps, store, sf),
+      prepareSummaryInput: prepareSummaryInput(deps.forks),
+      requestSummary: requestSummary(deps, deps.store, deps.forks),
     },
-  });
+  };
 }
 
 /** Both bands are prepared at once (attempt 0); a retry re-bounds one band in capacityRetry. */
@@ -86,12 +120,14 @@ const prepareBands = (store: MessageStore, sf: SummaryForks) =>
     };
   });
 
-export function provideHierarchicalSummary(
-  store: MessageStore,
-  sf: SummaryForks,
-  capacityRetry: ReturnType<typeof provideCapacityRetry>,
+/**
+ * Actor implementations for the hierarchicalSummary machine, for
+ * `hierarchicalSummaryMachine.provide`; `capacityRetry` is that machine already provided.
+ */
+export function createHierarchicalSummaryImplementations(
+  deps: LocalSummaryImplementationsDeps & { capacityRetry: typeof capacityRetryMachine },
 ) {
-  return hierarchicalSummaryMachine.provide({
-    actors: { prepareBands: prepareBands(store, sf), capacityRetry },
-  });
+  return {
+    actors: { prepareBands: prepareBands(deps.store, deps.forks), capacityRetry: deps.capacityRetry },
+  };
 }

@@ -1,5 +1,5 @@
-import type { Message } from '../messages/message.js';
-import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
+import type { Message } from '../../messages/message.js';
+import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import {
   cacheAwareThreshold,
   completeClearingPolicy,
@@ -15,8 +15,31 @@ import {
   type ProjectedRequest,
   fitToWindow,
   type FittedRequest,
-} from '../projection/index.js';
-import { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn-actor-deps.js';
+  normalizeHistory,
+  projectRequest,
+  resolveBudgets,
+  type Limits,
+  type ProjectRequestOptions,
+} from '../../projection/index.js';
+import type { Estimator } from '../../estimate/estimator.js';
+
+/** The pure projection functions the turn uses (default: src/projection). */
+export interface ProjectionFunctions {
+  normalizeHistory(history: readonly Message[]): readonly Message[];
+  projectRequest(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest;
+  resolveBudgets(limits: Limits): Budgets;
+}
+
+/** The real projection functions (N, B, C). */
+export const DEFAULT_PROJECTION: ProjectionFunctions = { normalizeHistory, projectRequest, resolveBudgets };
+
+/** What the turn's own actors need. */
+export interface TurnActorDeps {
+  estimator: Estimator;
+  limits: Limits;
+  policy?: Partial<ClearingPolicy>;
+  projection?: ProjectionFunctions;
+}
 
 /**
  * The projection as one provided turn machine sees it. It is an object of its own because the

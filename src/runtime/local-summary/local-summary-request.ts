@@ -1,14 +1,13 @@
-import type { SummaryBand } from '../../machines/index.js';
-import { BudgetError } from '../providers/errors.js';
-import type { SummaryResponse } from '../providers/types.js';
-import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../summary/diagnostics.js';
-import { toSummaryRequest } from '../summary/prepare.js';
-import { instructionsTokens as measureInstructions } from '../summary/preview.js';
-import { summarizeWithRepair } from '../summary/repair.js';
-import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
+import type { SummaryBand } from '../../../machines/index.js';
+import { BudgetError } from '../../core/errors.js';
+import type { SummaryResponse } from '../../providers/types.js';
+import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../../summary/diagnostics.js';
+import { toSummaryRequest } from '../../summary/prepare.js';
+import { instructionsTokens as measureInstructions } from '../../summary/preview.js';
+import { summarizeWithRepair, summaryWarning, type SummaryWarning } from '../../summary/repair.js';
+import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import type { LocalFork } from './local-summarizer-options.js';
 import type { LocalSummarySettings } from './local-summary-settings.js';
-import type { SummaryPassWarnings } from './summary-pass-warnings.js';
 
 const CALL_KIND = { flat: 'flat', older: 'abstract', newer: 'detail' } as const;
 
@@ -98,5 +97,53 @@ export async function requestLocalSummary(
   } catch (e) {
     if (isAbort(e) || signal.aborted) throw e;
     throw summaryFailure(e, attempt);
+  }
+}
+
+/**
+ * §14: the summaries of the current pass accepted without the full template, by band, and
+ * their texts. Kept per summarizer so the report can name them, and so a summary accepted
+ * after a repair request still counts as following the template.
+ */
+export class SummaryPassWarnings {
+  private readonly warned = new Map<SummaryBand, SummaryWarning>();
+  private readonly acceptedTexts = new Set<string>();
+  private repairs = 0;
+
+  /** A new pass (both bands prepared afresh) starts without warnings or repair requests. */
+  clear(): void {
+    this.warned.clear();
+    this.repairs = 0;
+  }
+
+  /**
+   * Counts repair requests sent in this pass. The machines count one call per summary, so
+   * these are the provider requests they do not see; a retried band keeps its count, since
+   * the requests were made.
+   */
+  countRepairs(n: number): void {
+    this.repairs += n;
+  }
+
+  repairRequests(): number {
+    return this.repairs;
+  }
+
+  /** A band re-bounded for a retry drops that band's warning. */
+  forget(band: SummaryBand): void {
+    this.warned.delete(band);
+  }
+
+  accept(band: SummaryBand, missingSections: string[], text: string): void {
+    this.warned.set(band, summaryWarning(band, missingSections));
+    this.acceptedTexts.add(text.trim());
+  }
+
+  accepted(text: string): boolean {
+    return this.acceptedTexts.has(text.trim());
+  }
+
+  list(): SummaryWarning[] {
+    return [...this.warned.values()];
   }
 }

@@ -1,7 +1,7 @@
-import type { CompactionMode, SummaryBand } from '../../machines/index.js';
-import type { Message } from '../messages/message.js';
-import type { SummaryResponse } from '../providers/types.js';
-import type { SummaryWarning } from '../summary/repair.js';
+import type { CompactionMode, SummaryBand } from '../../../machines/index.js';
+import type { Message } from '../../messages/message.js';
+import type { SummaryResponse } from '../../providers/types.js';
+import type { SummaryWarning } from '../../summary/repair.js';
 
 /** A bounded fork ready to send; the runtime reads only `inputTokens`. */
 export interface PreparedFork {

@@ -1,15 +1,13 @@
 import { createActor, type AnyActorRef } from 'xstate';
-import type { TurnInput, TurnOutput } from '../../machines/index.js';
-import { UserError } from '../core/errors.js';
-import { completeClearingPolicy } from '../projection/clearing-policy.js';
-import { loadCheckpoint, saveCheckpoint, type Checkpoint } from './checkpoint.js';
-import { MessageStore } from './message-store.js';
-import { runToOutput } from './run-to-output.js';
-import { validatePersistedSnapshot } from './validate-snapshot.js';
-import { checkFixedPartFits } from './window-too-small.js';
-import { toTurnResult } from './turn-reports.js';
-import type { TurnRunnerContext } from './turn-runner-context.js';
-import type { RunOptions, TurnRequest, TurnResult } from './turn-runner-types.js';
+import type { TurnInput, TurnOutput } from '../../../machines/index.js';
+import { UserError } from '../../core/errors.js';
+import { completeClearingPolicy } from '../../projection/clearing-policy.js';
+import { loadCheckpoint, saveCheckpoint, validatePersistedSnapshot, type Checkpoint } from '../checkpoint.js';
+import { MessageStore } from '../message-store.js';
+import { runToOutput } from '../run-to-output.js';
+import { toTurnResult } from '../turn-reports.js';
+import type { TurnRunnerContext } from '../turn-runner.js';
+import type { RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
 
 // A fresh turn and a resumed one differ only in how the actor starts; both are driven the
 // same way, so a resumed turn checkpoints and cancels exactly like a fresh one.
@@ -59,12 +57,6 @@ export async function runTurn(
     request.pending && request.pending.length > 0
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
-  checkFixedPartFits(
-    [...request.history, ...(request.pending ?? [])],
-    deps.limits,
-    ctx.budgetsNow().capacity,
-    deps.estimator,
-  );
   const startedAt = clock.now();
   const machines = ctx.machinesFor(store, request.previousRequest ?? null, request.cacheCycle ?? null);
   const actor = createActor(machines.turn, {
@@ -74,6 +66,7 @@ export async function runTurn(
       pendingRef,
       mode: request.mode,
       strategy: ctx.strategy,
+      nativeClients: ctx.nativeClients,
       hierarchical: deps.hierarchical,
       maxOverflowRetries: ctx.maxOverflowRetries,
       retryBackoffMs: deps.retryBackoffMs,

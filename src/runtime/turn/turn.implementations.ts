@@ -16,15 +16,15 @@ import {
   type RebuildProjectionOutput,
   type SyncHistoryInput,
   type SyncHistoryOutput,
-} from '../../machines/index.js';
-import type { ProjectionDiagnostics } from '../projection/index.js';
-import type { MessageStore } from './message-store.js';
-import type { TurnActorDeps } from './turn-actor-deps.js';
-import { createTurnProjection, type TurnProjection } from './turn-projection.js';
+} from '../../../machines/index.js';
+import type { ProjectionDiagnostics } from '../../projection/index.js';
+import type { MessageStore } from '../message-store.js';
+import { createTurnProjection, type TurnActorDeps, type TurnProjection } from './turn-projection.js';
+import { measureFixedPart } from './window-too-small.js';
 
 // One factory per actor of the turn machine, so each reads on its own; provideTurn only wires them.
 
-/** The turn's first step: the pending messages appended to the history (the input ref itself when none). */
+/** H1: the pending messages appended to the history (the input ref itself when none). */
 const syncHistory = (store: MessageStore) =>
   fromPromise<SyncHistoryOutput, SyncHistoryInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
@@ -99,7 +99,7 @@ const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection
     };
   });
 
-/** The counts a clearing step reports. */
+/** The counts a clearing step reports (C10). */
 function clearingCounts(d: ProjectionDiagnostics) {
   return {
     tokensBefore: d.originalTokens,
@@ -126,6 +126,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
       promptBudgetTokens,
       summaryInputBudget: b.summaryInputBudget,
       turnsPerPass: tp.turnsPerPass(b, request, thresholdTokens),
+      fixedPart: measureFixedPart(request, deps.limits, b.capacity, deps.estimator),
     };
   });
 
@@ -143,19 +144,25 @@ const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
     };
   });
 
+/** What the turn machine's actors work with during one run. */
+export interface TurnImplementationsDeps extends TurnActorDeps {
+  /** The run's message store (histories and projections by ref). */
+  store: MessageStore;
+  /** The compaction machine, already provided for this run. */
+  compaction: typeof compactionMachine;
+  /** The projection with its memory of the last request sent (default: a fresh one). */
+  turnProjection?: TurnProjection;
+}
+
 /**
- * Provides the turn machine: its projection actors over the store, and `compaction` (the
- * compaction machine already provided by {@link provideCompaction}). Arrays are stored by
- * reference and a step that changes nothing returns its input ref, so a no-op turn never
- * copies the session history.
+ * Actor implementations for the turn machine, for `turnMachine.provide`: its projection actors
+ * over the store, and `compaction`. Arrays are stored by reference and a step that changes
+ * nothing returns its input ref, so a no-op turn never copies the session history (H6).
  */
-export function provideTurn(
-  deps: TurnActorDeps,
-  store: MessageStore,
-  compaction: typeof compactionMachine,
-  tp: TurnProjection = createTurnProjection(deps),
-) {
-  return turnMachine.provide({
+export function createTurnImplementations(deps: TurnImplementationsDeps) {
+  const { store, compaction } = deps;
+  const tp = deps.turnProjection ?? createTurnProjection(deps);
+  return {
     actors: {
       syncHistory: syncHistory(store),
       normalizeProjection: normalizeProjection(store, tp),
@@ -166,5 +173,9 @@ export function provideTurn(
       fitRequest: fitRequest(deps, store, tp),
       rebuildProjection: rebuildProjection(store, tp),
     },
-  });
+  };
 }
+
+/** The turn machine provided for one run. */
+export const provideTurn = (deps: TurnImplementationsDeps) =>
+  turnMachine.provide(createTurnImplementations(deps));

@@ -1,10 +1,11 @@
 import { createActor } from 'xstate';
-import type { CompactionOutput } from '../../machines/index.js';
-import { MessageStore } from './message-store.js';
-import { runToOutput } from './run-to-output.js';
-import { toCompactionReport } from './turn-reports.js';
-import type { TurnRunnerContext } from './turn-runner-context.js';
-import type { CompactionReport, CompactionRequest, RunOptions } from './turn-runner-types.js';
+import type { CompactionOutput } from '../../../machines/index.js';
+import { MessageStore } from '../message-store.js';
+import { runToOutput } from '../run-to-output.js';
+import { toCompactionReport } from '../turn-reports.js';
+import type { TurnRunnerContext } from '../turn-runner.js';
+import type { CompactionReport, CompactionRequest, RunOptions } from '../turn-runner-types.js';
+import { CancelledError } from '../../core/errors.js';
 
 /**
  * One explicit compaction pass (manual `/compact`, a model switch) outside a turn. It is not
@@ -24,13 +25,10 @@ export async function runCompaction(
       turnId: request.turnId,
       mode: request.mode ?? 'manual',
       strategy: ctx.strategy,
+      nativeClients: ctx.nativeClients,
       historyRef,
       itemsBefore: request.history.length,
-      // A model switch converts even a lone native marker for the new model, so it always runs.
-      compactableItems:
-        request.mode === 'modelSwitch'
-          ? undefined
-          : deps.compaction.summarizer?.compactable?.(request.history),
+      compactableItems: deps.compaction.summarizer?.compactable?.(request.history),
       hierarchical: deps.hierarchical,
       budget: budgets.summaryInputBudget,
       maxOverflowRetries: ctx.maxOverflowRetries,
@@ -44,7 +42,7 @@ export async function runCompaction(
     options.signal,
     () => {
       actor.stop(); // stopping aborts the in-flight provider call's signal
-      return options.signal?.reason ?? new Error('compaction cancelled');
+      return options.signal?.reason ?? new CancelledError('compaction cancelled');
     },
     () => undefined,
   );

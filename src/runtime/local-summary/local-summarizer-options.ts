@@ -1,10 +1,10 @@
-import type { SummaryBand } from '../../machines/index.js';
-import type { Estimator } from '../estimate/estimator.js';
-import type { Budgets } from '../projection/budgets.js';
-import type { RequestFields } from '../providers/request-fields.js';
-import type { SummaryClient, ToolSchema } from '../providers/types.js';
-import type { PreparedSummary } from '../summary/prepare.js';
-import type { SummaryWarning } from '../summary/repair.js';
+import type { SummaryBand } from '../../../machines/index.js';
+import type { Estimator } from '../../estimate/estimator.js';
+import type { Budgets } from '../../projection/budgets.js';
+import type { RequestFields } from '../../providers/request-fields.js';
+import type { SummaryClient, ToolSchema } from '../../providers/types.js';
+import type { PreparedSummary } from '../../summary/prepare.js';
+import type { SummaryWarning } from '../../summary/repair.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
 
 // The public types of createLocalSummarizer, on their own so the files that implement it share

@@ -1,0 +1,193 @@
+import { fromPromise } from 'xstate';
+import {
+  capacityRetryMachine,
+  compactionMachine,
+  hierarchicalSummaryMachine,
+  type CompactInlineOutput,
+  type CompactStandaloneOutput,
+  type NativeCompactInput,
+  type RebuildHistoryInput,
+  type RebuildHistoryOutput,
+} from '../../../machines/index.js';
+import { textOf, type Message } from '../../messages/message.js';
+import { resolveSummaryInputBudget } from '../../projection/budgets.js';
+import {
+  COMPACT_TRIGGER_FLOOR,
+  DEFAULT_INLINE_MAX_TOKENS,
+  inlineMaxTokens,
+} from '../../providers/inline-client.js';
+import { boundHistoryForNative } from '../../summary/bound-native.js';
+import { frozenPrefixTokens } from '../../summary/request-fit.js';
+import { toActorFailure } from '../actor-failure.js';
+import type { MessageStore } from '../message-store.js';
+import {
+  createCapacityRetryImplementations,
+  createHierarchicalSummaryImplementations,
+  createSummaryForks,
+  type SummaryForks,
+} from '../local-summary/local-summary.implementations.js';
+import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
+
+// The sizes of native compaction requests.
+
+/**
+ * Input allowance of a native request: the capacity less L1's safety headroom, the frozen
+ * prefix and the output it asks for (null when the capacity is unknown).
+ */
+export function nativeAllowance(
+  capacity: number | null | undefined,
+  frozen: number,
+  output: number,
+): number | null {
+  if (capacity === undefined || capacity === null) return null;
+  return Math.max(0, resolveSummaryInputBudget(capacity, frozen, output, 0) ?? 0);
+}
+
+/** `max_tokens` of an inline request: the client's default, never above an eighth of the capacity. */
+export function inlineOutputTokens(capacity: number | null | undefined): number | undefined {
+  if (capacity === undefined || capacity === null) return undefined;
+  return Math.max(1, Math.min(DEFAULT_INLINE_MAX_TOKENS, Math.floor(capacity / 8)));
+}
+
+/**
+ * A native result replaces the conversation, not its system prompt: the history's leading
+ * system messages open the next window, unless the provider returned them itself (O3, A3).
+ */
+export function withLeadingSystem(history: readonly Message[], items: readonly Message[]): Message[] {
+  let lead = 0;
+  while (lead < history.length && history[lead].role === 'system') lead++;
+  const same = (a: Message, b: Message | undefined) =>
+    b !== undefined && b.role === 'system' && textOf(b.content) === textOf(a.content);
+  if (lead === 0 || history.slice(0, lead).every((m, i) => same(m, items[i]))) return [...items];
+  return [...history.slice(0, lead), ...items];
+}
+
+// The provider's own compaction (S1), one actor per endpoint. Each call is kept in the store
+// under its turn and attempt, so a restored pass reuses a call that had already finished.
+
+/** NativeStandalone: the provider's compact endpoint returns the next window's items. */
+export const compactStandalone = (deps: CompactionDeps, store: MessageStore) =>
+  fromPromise<CompactStandaloneOutput, NativeCompactInput>(({ input, signal }) =>
+    store.once(`${input.turnId}:compactStandalone:native:${input.attempt ?? 0}`, async () => {
+      const client = deps.standalone ?? unavailable('a native standalone client');
+      const history = store.get(input.historyRef);
+      // The request is bounded like the seed's marker-preserving native bound; an unknown
+      // capacity sends the whole history, and a retry gets the halved budget (L1, L5).
+      const frozen = frozenPrefixTokens(deps.instructions, undefined, deps.estimator);
+      const allowance = nativeAllowance(deps.capacity, frozen, 0);
+      const budget = input.budget ?? null;
+      const limit = allowance === null ? budget : budget === null ? allowance : Math.min(allowance, budget);
+      let sent: number | undefined;
+      try {
+        const bounded = boundHistoryForNative(history, limit, deps.estimator);
+        sent = bounded.inputTokens;
+        const result = await client.compactStandalone(
+          {
+            model: client.model,
+            input: bounded.messages,
+            instructions: deps.instructions,
+            requestFields: deps.requestFields,
+          },
+          signal,
+        );
+        const next = withLeadingSystem(history, result.items);
+        const ref = store.put(`${input.turnId}:history:native`, next);
+        return { historyRef: ref, itemCount: next.length, shrank: shrank(deps.estimator, history, next) };
+      } catch (e) {
+        throw toActorFailure(e, sent);
+      }
+    }),
+  );
+
+/** NativeInline: a request with the compact context edit; the provider may decline (fallback). */
+export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
+  fromPromise<CompactInlineOutput, NativeCompactInput>(({ input, signal }) =>
+    store.once(`${input.turnId}:compactInline:native:0`, async () => {
+      const client = deps.inline ?? unavailable('a native inline client');
+      const history = store.get(input.historyRef);
+      // The request fits the capacity with its prefix and max_tokens (L1); one that stays under
+      // the compact edit's trigger cannot compact, so it is not sent (A4: Local instead).
+      // The max_tokens actually sent counts, the caller's thinking budget included (L1, A1).
+      const maxOutputTokens = inlineOutputTokens(deps.capacity);
+      const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
+      const sentMax =
+        maxOutputTokens === undefined
+          ? 0
+          : inlineMaxTokens(deps.requestFields?.thinking ?? undefined, maxOutputTokens);
+      const allowance = nativeAllowance(deps.capacity, frozen, sentMax);
+      let result;
+      try {
+        const bounded = boundHistoryForNative(history, allowance, deps.estimator);
+        if (bounded.inputTokens + frozen < COMPACT_TRIGGER_FLOOR)
+          return { kind: 'fallback', reason: 'below-trigger' };
+        result = await client.compactInline(
+          {
+            model: client.model,
+            system: deps.system,
+            tools: deps.tools,
+            messages: bounded.messages,
+            supportsContextEdits: deps.supportsContextEdits ?? true,
+            instructions: deps.instructions,
+            requestFields: deps.requestFields,
+            ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+          },
+          signal,
+        );
+      } catch (e) {
+        throw toActorFailure(e);
+      }
+      if (result.kind === 'fallback') return { kind: 'fallback', reason: result.reason };
+      const next = withLeadingSystem(history, result.messages);
+      const ref = store.put(`${input.turnId}:history:inline`, next);
+      return {
+        kind: 'compacted',
+        historyRef: ref,
+        itemCount: next.length,
+        shrank: shrank(deps.estimator, history, next),
+      };
+    }),
+  );
+
+/** L7: the summaries and the kept messages become the next history. */
+const rebuildHistory = (deps: CompactionDeps, store: MessageStore, sf: SummaryForks) =>
+  fromPromise<RebuildHistoryOutput, RebuildHistoryInput>(async ({ input }) => {
+    const summaries = input.summaryRefs.map((ref) => store.getText(ref));
+    const before = store.get(input.historyRef);
+    const rebuilt = sf.summarizer().rebuild(before, summaries, input.mode);
+    const ref = store.put(`${input.turnId}:history:compacted`, rebuilt);
+    return { historyRef: ref, itemCount: rebuilt.length, shrank: shrank(deps.estimator, before, rebuilt) };
+  });
+
+/** What the compaction machine's actors work with during one run. */
+export interface CompactionImplementationsDeps extends CompactionDeps {
+  /** The run's message store (histories and summaries by ref). */
+  store: MessageStore;
+}
+
+/**
+ * Actor implementations for the compaction machine, for `compactionMachine.provide`: the native
+ * endpoints, the Local summary (the capacityRetry and hierarchicalSummary machines provided
+ * with their own implementations) and the rebuild. Provider calls are keyed by turn, actor,
+ * band and attempt in the store, so a restored pass reuses a call that had already finished.
+ */
+export function createCompactionImplementations(deps: CompactionImplementationsDeps) {
+  const { store } = deps;
+  const forks = createSummaryForks(deps);
+  const capacityRetry = capacityRetryMachine.provide(createCapacityRetryImplementations({ ...deps, forks }));
+  const hierarchicalSummary = hierarchicalSummaryMachine.provide(
+    createHierarchicalSummaryImplementations({ ...deps, forks, capacityRetry }),
+  );
+  return {
+    actors: {
+      compactStandalone: compactStandalone(deps, store),
+      compactInline: compactInline(deps, store),
+      capacityRetry,
+      hierarchicalSummary,
+      rebuildHistory: rebuildHistory(deps, store, forks),
+    },
+  };
+}
+
+/** The compaction machine provided for one run. */
+export const provideCompaction = (deps: CompactionImplementationsDeps) =>
+  compactionMachine.provide(createCompactionImplementations(deps));

@@ -1,0 +1,142 @@
+import type { SummaryBand } from '../../../machines/index.js';
+import { BudgetError } from '../../core/errors.js';
+import type { Message } from '../../messages/message.js';
+import {
+  prepareHierarchicalBands,
+  rebuildHierarchicalHistory,
+  type HierarchicalBands,
+} from '../../summary/hierarchical.js';
+import { splitContinuityTail } from '../../summary/continuity.js';
+import { compactedHistoryBudget } from '../../summary/output-bound.js';
+import { isSummaryMessage } from '../../summary/summary-message.js';
+import { prepareLocalSummary, type PreparedSummary } from '../../summary/prepare.js';
+import { rebuildHistory } from '../../summary/rebuild.js';
+import { applyReinjection, buildReinjection, REINJECT_BUDGET_MAX_TOKENS } from '../../summary/reinject.js';
+import { templateProblem } from '../../summary/repair.js';
+import type {
+  LocalFork,
+  LocalSummarizerOptions,
+  LocalSummarizerWithWarnings,
+} from './local-summarizer-options.js';
+import { requestLocalSummary, SummaryPassWarnings } from './local-summary-request.js';
+import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
+
+/**
+ * Ceiling of the §14 re-injection budget when none is given; the default itself scales with
+ * the window (`defaultReinjectBudget`: min(4,000, floor(capacity × 0.05))).
+ */
+export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
+
+/**
+ * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: L1–L3
+ * preparation, one summary call per fork (S2 envelope, L1 output reserve, L6 failures with
+ * provider/model, input_tokens and budget; capacity rejections stay `ContextCapacityError`
+ * for L5), the L8 template check, and the L7 rebuild followed by §14 re-injection.
+ * Hierarchical bands map `older` → abstract, `newer` → detail (L4).
+ */
+export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
+  const s = resolveLocalSummarySettings(opts);
+  const passWarnings = new SummaryPassWarnings();
+  return {
+    compactable(history) {
+      const { verbatimStart } = splitContinuityTail(history, s.tailTokens, s.est);
+      return history.slice(0, verbatimStart).filter((m) => m.role !== 'system' && !isSummaryMessage(m))
+        .length;
+    },
+    prepare(history, budget) {
+      passWarnings.clear();
+      return toLocalFork(
+        'flat',
+        prepareLocalSummary(history, {
+          budget: s.fit(budget),
+          estimator: s.est,
+          instructions: s.instructions,
+        }),
+      );
+    },
+    prepareBands(history, budget) {
+      passWarnings.clear();
+      const bands: HierarchicalBands = prepareHierarchicalBands(history, s.bandOptions(s.fit(budget)));
+      return { older: toLocalFork('older', bands.abstract), newer: toLocalFork('newer', bands.detail) };
+    },
+    prepareBand(history, band, budget) {
+      passWarnings.forget(band);
+      return toLocalFork(band, prepareOneBand(s, history, band, s.fit(budget)));
+    },
+    request: (f, band, signal) => requestLocalSummary(s, passWarnings, f, band, signal),
+    followsTemplate(text, band) {
+      // The abstract band is one or two sentences by design (ABSTRACT_INSTRUCTIONS): no template.
+      if (band === 'older') return text.trim() !== '';
+      return passWarnings.accepted(text) || templateProblem(text, s.prompt.sections, s.est) === null;
+    },
+    warnings: () => passWarnings.list(),
+    repairRequests: () => passWarnings.repairRequests(),
+    rebuild: (history, summaries) => rebuildLocal(s, history, summaries),
+  };
+}
+
+// Preparing the forks the summaries are asked for, and rebuilding the history from them.
+
+const BAND_ALLOWANCE = { older: 'abstract band input budget', newer: 'detail band input budget' } as const;
+
+/** The runtime reads only `inputTokens`; the band and the prepared summary travel with it. */
+function toLocalFork(band: SummaryBand, prepared: PreparedSummary): LocalFork {
+  return { band, prepared, inputTokens: prepared.inputTokens };
+}
+
+/** One band re-bounded alone: the unbounded split (same cuts as L4), then L1–L3 on that band. */
+function prepareOneBand(
+  s: LocalSummarySettings,
+  history: readonly Message[],
+  band: 'older' | 'newer',
+  budget: number | null,
+) {
+  const split = prepareHierarchicalBands(history, s.bandOptions(null));
+  const base = band === 'older' ? split.abstract : split.detail;
+  if (base.fork.length > 0)
+    return prepareLocalSummary(base.fork, {
+      budget,
+      estimator: s.est,
+      instructions: base.instructions,
+      allowance: BAND_ALLOWANCE[band],
+      includeLeading: true,
+    });
+  if (budget !== null && base.instructionsTokens > budget)
+    throw new BudgetError(BAND_ALLOWANCE[band], base.instructionsTokens, budget);
+  return { ...base, budget };
+}
+
+/**
+ * L7: the next history from the summaries (flat: one; hierarchical: older, newer), the kept
+ * messages and the continuity tail, then the §14 re-injection of the instructions and the
+ * most recently touched files.
+ */
+function rebuildLocal(
+  s: LocalSummarySettings,
+  history: readonly Message[],
+  summaries: readonly string[],
+): Message[] {
+  const { rebuildOptions, reinjectBudget } = s;
+  const rebuilt =
+    summaries.length === 2
+      ? rebuildHierarchicalHistory(
+          prepareHierarchicalBands(history, s.bandOptions(null)),
+          summaries[0],
+          summaries[1],
+          rebuildOptions,
+        )
+      : rebuildHistory(history, summaries[0] ?? '', rebuildOptions);
+  if (reinjectBudget === 0) return rebuilt.history;
+  // Re-injection only uses room the rebuilt window has left, so the next request still fits.
+  const window = compactedHistoryBudget(
+    rebuildOptions.capacity,
+    rebuildOptions.reserveOutput,
+    rebuildOptions.prefixTokens,
+  );
+  const room = window === null ? reinjectBudget : Math.min(reinjectBudget, window - rebuilt.tokens);
+  if (room <= 0) return rebuilt.history;
+  return applyReinjection(
+    rebuilt.history,
+    buildReinjection(history, { budgetTokens: room, estimator: s.est }),
+  );
+}

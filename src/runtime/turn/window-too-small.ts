@@ -1,0 +1,37 @@
+import type { FixedPart } from '../../../machines/index.js';
+import { WindowTooSmallError } from '../../core/errors.js';
+import type { Estimator } from '../../estimate/estimator.js';
+import type { Message } from '../../messages/message.js';
+
+/**
+ * The part of every request built from `history` that no projection can shrink — the system
+ * prompt and tool schemas, the task (the first user message) and the room kept for the answer —
+ * and the window it must fit. The turn machine decides from it; callers outside a turn check it
+ * with {@link checkFixedPartFits}.
+ */
+export function measureFixedPart(
+  history: readonly Message[],
+  limits: { prefixTokens?: number; reservedOutput?: number },
+  capacity: number | null,
+  est: Estimator,
+): FixedPart {
+  const task = history.find((m) => m.role === 'user');
+  return {
+    prefix: Math.max(0, limits.prefixTokens ?? 0),
+    task: task ? est.message(task) : 0,
+    reserved: Math.max(0, limits.reservedOutput ?? 0),
+    capacity,
+  };
+}
+
+/** Throws {@link WindowTooSmallError} when the fixed part of a request built from `history` exceeds `capacity`. */
+export function checkFixedPartFits(
+  history: readonly Message[],
+  limits: { prefixTokens?: number; reservedOutput?: number },
+  capacity: number | null,
+  est: Estimator,
+): void {
+  if (capacity === null) return;
+  const parts = measureFixedPart(history, limits, capacity, est);
+  if (parts.prefix + parts.task + parts.reserved > capacity) throw new WindowTooSmallError(parts, capacity);
+}
