@@ -77,7 +77,6 @@ function sessionLimitsOf(limits: Limits): SessionLimits {
   if (limits.reservedOutput !== undefined) out.reservedOutput = limits.reservedOutput;
   if (limits.prefixTokens !== undefined) out.prefixTokens = limits.prefixTokens;
   if (limits.trigger !== undefined) out.trigger = limits.trigger;
-  if (limits.threshold !== undefined) out.threshold = limits.threshold;
   return out;
 }
 
@@ -89,6 +88,7 @@ function openSession(
   const counting = countingSummarizer(options.summarizer ?? createOfflineSummarizer({ estimator: est }), est);
   const session = createCompactorSession({
     limits: sessionLimitsOf(options.limits),
+    ...(options.limits.threshold !== undefined ? { compaction: { threshold: options.limits.threshold } } : {}),
     ...(policy ? { policy } : {}),
     estimator: est,
     summarizer: counting.client,

@@ -3,60 +3,26 @@ import { readRegularText } from '../io/read-regular.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
-import { HTTP_LIMITS_SHAPE } from '../providers/http-limits.js';
-import { CLEARING_PRESET_NAMES } from '../projection/index.js';
+import { firstIssue } from '../core/parse-options.js';
+import { HTTP } from '../providers/http-limits.js';
+import { CLEARING, CLEARING_PRESET_NAMES, COMPACTION, LIMITS } from '../projection/index.js';
 
 const nonNeg = z.number().int().nonnegative();
 
 /**
  * `compactor.config.json` (optional, in the working directory or named by --config).
  * Every section is optional; unknown keys are errors so typos do not pass silently.
- * Command-line flags override these values.
+ * Command-line flags override these values. The `limits`, `toolResultClearing`, `compaction`
+ * and `http` sections are the library options of the same names, read from their tables.
  */
 export const CompactorConfigSchema = z
   .object({
     encoding: z.enum(['o200k_base', 'cl100k_base', 'chars']).optional(),
     // Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults).
     preset: z.enum(CLEARING_PRESET_NAMES).optional(),
-    limits: z
-      .object({
-        capacity: nonNeg.optional(),
-        sessionCeiling: nonNeg.optional(),
-        reservedOutput: nonNeg.optional(),
-        prefixTokens: nonNeg.optional(),
-        trigger: nonNeg.optional(),
-      })
-      .strict()
-      .optional(),
-    toolResultClearing: z
-      .object({
-        enabled: z.boolean().optional(),
-        triggerTokens: nonNeg.optional(),
-        keepToolUses: nonNeg.optional(),
-        keepRecentToolBatches: nonNeg.optional(),
-        clearToolInputs: z.boolean().optional(),
-        // Opt-in, outside SPEC B4 (whose 0.5 is the default); 0 would disable the evidence window.
-        evidenceWindowRatio: z.number().gt(0).lte(1).optional(),
-        // Cache-aware clearing (issue 16): clear in steps of at least N tokens; compaction waits for a cache break.
-        clearAtLeast: nonNeg.optional(),
-        compactionWaitsForCacheBreak: z.boolean().optional(),
-        compactionWaitRatio: z.number().gt(0).lt(1).optional(),
-        compactionWaitMaxTokens: nonNeg.optional(),
-        compactionWaitByCost: z.boolean().optional(),
-        clearWhenPassBuysFewerTurns: nonNeg.optional(),
-      })
-      .strict()
-      .optional(),
-    compaction: z
-      .object({
-        threshold: nonNeg.optional(),
-        thresholdRatio: z.number().gt(0).lte(1).optional(),
-        retainRatio: z.number().gte(0).lte(1).optional(),
-        maxOverflowRetries: nonNeg.optional(),
-        reinjectBudgetTokens: nonNeg.optional(),
-      })
-      .strict()
-      .optional(),
+    limits: LIMITS.configSchema.optional(),
+    toolResultClearing: CLEARING.configSchema.optional(),
+    compaction: COMPACTION.configSchema.optional(),
     provider: z
       .object({
         kind: z.string().optional(),
@@ -69,8 +35,7 @@ export const CompactorConfigSchema = z
       })
       .strict()
       .optional(),
-    // Provider time limits, the library's `http` option (--timeout, --retries, --retry-budget).
-    http: z.object(HTTP_LIMITS_SHAPE).strict().optional(),
+    http: HTTP.configSchema.optional(),
     // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
     inspect: z
       .object({
@@ -102,9 +67,8 @@ export function loadConfig(cwd: string, explicitPath?: string): CompactorConfig 
   }
   const r = CompactorConfigSchema.safeParse(raw);
   if (!r.success) {
-    const issue = r.error.issues[0];
-    const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new UserError(`${path}: ${where}: ${issue.message}`);
+    const { field, message } = firstIssue(r.error);
+    throw new UserError(`${path}: ${field || '(root)'}: ${message}`);
   }
   return r.data;
 }

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
-import { CACHE_AWARE_HELP, CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
+import { CLEARING_FLAG_SHAPE, CLEARING_HELP, CLEARING_OPTIONS, LIMIT_OPTIONS } from './settings-flags.js';
 import {
   INSPECT_FLAG_SHAPE,
   INSPECT_FLAGS_HELP,
@@ -12,9 +12,9 @@ import {
 } from './inspect-flags.js';
 import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } from './reliability-flags.js';
 
-export { clearingPolicyFrom } from './clearing-flags.js';
-import { flag } from './flags.js';
-import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema } from './commands/plan.js';
+export { clearingPolicyFrom } from './settings-flags.js';
+import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './commands/plan.js';
+import { COMPACTION } from '../projection/index.js';
 
 /**
  * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,
@@ -30,7 +30,7 @@ export const RUN_OPTIONS = {
   catalog: { type: 'string' },
   ...LIMIT_OPTIONS,
   ...CLEARING_OPTIONS,
-  threshold: { type: 'string' },
+  ...COMPACTION.flagOptions,
   hierarchical: { type: 'boolean' },
   from: { type: 'string' },
   session: { type: 'string' },
@@ -55,7 +55,7 @@ export const RunFlagsSchema = LimitFlagsSchema.extend({
     .optional(),
   catalog: path.optional(),
   ...CLEARING_FLAG_SHAPE,
-  threshold: flag.posInt.optional(),
+  ...COMPACTION.flagShape,
   hierarchical: z.boolean().optional(),
   from: z.string().optional(),
   session: z.string().min(1, 'expected a session id or index').optional(),
@@ -84,18 +84,12 @@ Limits (config "limits"; capacity defaults to the model's window from the catalo
 32,000 for offline):
 ${LIMIT_FLAGS_HELP}
                         (default 0: the session's own system messages count as history)
-  --threshold N         explicit compaction threshold in tokens (default 75 % of
-                        capacity − reserved output)
 
 Clearing (config "toolResultClearing"):
-  --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
-  --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
-  --no-clear-inputs         keep large inputs of cleared calls
-  --no-clearing             turn local clearing off
-${evidenceRatioHelp(26)}
-${CACHE_AWARE_HELP}
+${CLEARING_HELP}
 
-Compaction:
+Compaction (config "compaction"):
+${COMPACTION.help(20)}
   --hierarchical      summarize in two bands: a short abstract of the older part and a
                       detailed summary of the newer part
 

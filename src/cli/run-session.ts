@@ -15,16 +15,18 @@ import {
   type SessionRouteOptions,
 } from '../session/index.js';
 import { OFFLINE_PROVIDER } from '../summary/index.js';
-import { limitsFrom } from './commands/plan.js';
 import { createRunInspection, type RunInspection } from './run-inspection.js';
-import { clearingPolicyFrom, inspectTarget, resolvePath, type RunFlags } from './run-options.js';
-import { httpLimitsFrom, storeOptionsFrom } from './reliability-flags.js';
+import { inspectTarget, resolvePath, type RunFlags } from './run-options.js';
+import { settingsFrom } from './settings-flags.js';
+import { storeOptionsFrom } from './reliability-flags.js';
 import { progressIntervalMs, waitingLine } from './progress.js';
 
 /** A session built from `run`/`compact` flags, plus the CLI's own progress and inspection sinks. */
 export interface RunSession {
   session: CompactorSession;
   inspection: RunInspection;
+  /** The settings the session was given (flags over config). */
+  settings: Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction'>;
   /** The `--session-dir` directory (resolved), or null. */
   sessionDir: string | null;
   /** Stops progress and inspection, closes the store (idempotent). */
@@ -48,10 +50,11 @@ export function openRunSession(
   const sessionDir =
     flags['session-dir'] === undefined ? null : sessionDirFrom(command, ctx, flags['session-dir']);
   const inspection = createRunInspection(command, ctx, inspectTarget(command, flags, ctx) ?? null);
+  const settings = sessionSettingsFrom(flags, ctx);
   const options: CompactorSessionOptions = {
     route: routeFrom(command, flags, ctx),
     ...(ctx.config.encoding ? { estimator: createEstimator({ encoding: ctx.config.encoding }) } : {}),
-    ...sessionSettingsFrom(flags, ctx),
+    ...settings,
     hierarchical: flags.hierarchical === true,
     envelope: requestEnvelopeOf(input),
     history: input.messages,
@@ -69,6 +72,7 @@ export function openRunSession(
   return {
     session,
     inspection,
+    settings,
     sessionDir,
     close() {
       void inspection.close();
@@ -98,7 +102,7 @@ function httpOptionsFrom(
   const interval = progressIntervalMs(ctx.env);
   const progress = inspection.progress;
   return {
-    ...httpLimitsFrom(flags, ctx.config),
+    ...settingsFrom(flags, ctx.config).http,
     onRetry: (note) => progress.note(`retrying: ${redactSecrets(note, ctx.env)}`),
     // A terminal shows the wait on the progress line; a pipe or log file gets a line each time.
     onWaiting: (w) =>
@@ -158,30 +162,14 @@ function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): Sessi
 }
 
 /**
- * Limits, clearing policy and compaction tuning: flags over config. The prompt prefix
- * defaults to 0 (the file's own system messages count as history, not as a prefix).
+ * Limits, clearing policy and compaction tuning: each table's flags over its config section,
+ * passed to the session as they are. The prompt prefix defaults to 0 (the file's own system
+ * messages count as history, not as a prefix).
  */
 function sessionSettingsFrom(
   flags: RunFlags,
   ctx: CommandContext,
 ): Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction'> {
-  const l = limitsFrom(flags, ctx);
-  const tuning = ctx.config.compaction ?? {};
-  return {
-    limits: {
-      capacity: l.providerLimit,
-      sessionCeiling: l.sessionCeiling,
-      reservedOutput: l.reservedOutput,
-      prefixTokens: l.prefixTokens ?? 0,
-      trigger: l.configuredTrigger,
-      threshold: flags.threshold ?? l.compactionThreshold,
-    },
-    policy: clearingPolicyFrom(flags, ctx),
-    compaction: {
-      thresholdRatio: tuning.thresholdRatio,
-      retainRatio: tuning.retainRatio,
-      maxOverflowRetries: tuning.maxOverflowRetries,
-      reinjectBudgetTokens: tuning.reinjectBudgetTokens,
-    },
-  };
+  const { limits, policy, compaction } = settingsFrom(flags, ctx.config);
+  return { limits: { prefixTokens: 0, ...limits }, policy, compaction };
 }

@@ -44,7 +44,7 @@ export {
   type SessionRoute,
   type SessionRouteOptions,
 } from './route.js';
-export { sessionLimits, envelopeTokens } from './limits.js';
+export { resolveConfig, envelopeTokens, type SessionConfig } from './config.js';
 export {
   describeCompaction,
   rootCauseOf,

@@ -7,8 +7,12 @@ import { JsonSchema, type Message } from '../messages/message.js';
 import {
   CLEARING_PRESET_NAMES,
   ClearingPolicyOptionsSchema,
+  COMPACTION,
+  LIMITS,
   type ClearingPolicy,
   type ClearingPresetName,
+  type CompactionSettings,
+  type SessionLimits,
 } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import { HttpOptionsSchema } from '../providers/http-limits.js';
@@ -19,54 +23,23 @@ import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRouteOptions } from './route.js';
 
-const count = z.number().int().nonnegative();
 
-/** Token limits of a session (same names as `compactor.config.json` `limits`). */
-export interface SessionLimits {
-  /** Model window; overrides the catalog's (offline default: 32,000). */
-  capacity?: number;
-  /** Session cap on the window; 0 = automatic (B1). */
-  sessionCeiling?: number;
-  /** Output tokens reserved from the window for the agent's own requests (default 0). */
-  reservedOutput?: number;
-  /** System prompt + tool schema tokens; default: estimated from the envelope, else 0. */
-  prefixTokens?: number;
-  /** Configured clearing trigger (B3; default `policy.triggerTokens`, 40,000). */
-  trigger?: number;
-  /** Explicit compaction threshold (H5; capped at the prompt budget). */
-  threshold?: number;
-  /** Explicit summary output limit (L1: sent as max tokens and subtracted from the summary input budget). */
-  summaryOutputLimit?: number;
-}
-
-/** Compaction tuning (P1, L5, §14). */
-export interface CompactionSettings {
-  /** P1: only values below 1 lower the threshold. */
-  thresholdRatio?: number;
-  /** P1/L7 continuity tail share of the window (default 0.16). */
-  retainRatio?: number;
-  /** L5 capacity retries (default 1). */
-  maxOverflowRetries?: number;
-  /** §14 re-injection budget after a local summary (default min(4,000, floor(capacity × 0.05)); 0 disables). */
-  reinjectBudgetTokens?: number;
-  /** L8 prompt version (default summary-v1). */
-  promptVersion?: string;
-  /** Wait between capacity retries in ms (machine default when absent). */
-  retryBackoffMs?: number;
-}
+export type { CompactionSettings, SessionLimits };
 
 /** Options of `createCompactorSession`. */
 export interface CompactorSessionOptions {
   /** Summary/compaction route (default `{ provider: 'offline' }`). */
   route?: SessionRouteOptions;
+  /** Token limits (see `LIMITS`). */
   limits?: SessionLimits;
   /**
    * Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults); the
    * same as `policy.preset`, which wins when both are given.
    */
   preset?: ClearingPresetName;
-  /** Tool-result clearing policy (§5); missing fields take the preset's values. */
+  /** Tool-result clearing policy; missing fields take the preset's values (see `CLEARING`). */
   policy?: Partial<ClearingPolicy>;
+  /** Compaction tuning, the explicit threshold included (see `COMPACTION`). */
   compaction?: CompactionSettings;
   /** L4 two-band local summaries. */
   hierarchical?: boolean;
@@ -143,32 +116,10 @@ export const SessionOptionsSchema = z.object({
         .optional(),
     })
     .optional(),
-  limits: z
-    .strictObject({
-      capacity: count.optional(),
-      sessionCeiling: count.optional(),
-      reservedOutput: count.optional(),
-      prefixTokens: count.optional(),
-      trigger: count.optional(),
-      threshold: count.optional(),
-      summaryOutputLimit: z.number().int().positive().optional(),
-    })
-    .optional(),
+  limits: LIMITS.schema.optional(),
   preset: z.enum(CLEARING_PRESET_NAMES).optional(),
   policy: ClearingPolicyOptionsSchema.optional(),
-  compaction: z
-    .strictObject({
-      thresholdRatio: z.number().gt(0).lte(1).optional(),
-      retainRatio: z.number().gte(0).lte(1).optional(),
-      maxOverflowRetries: count.optional(),
-      reinjectBudgetTokens: count.optional(),
-      promptVersion: z
-        .string()
-        .regex(/^summary-v\d+$/)
-        .optional(),
-      retryBackoffMs: count.optional(),
-    })
-    .optional(),
+  compaction: COMPACTION.schema.optional(),
   hierarchical: z.boolean().optional(),
   envelope: z
     .strictObject({

@@ -14,12 +14,13 @@ import {
   type ProjectedRequest,
 } from '../../projection/index.js';
 import {
-  CACHE_AWARE_HELP,
   CLEARING_FLAG_SHAPE,
+  CLEARING_HELP,
   CLEARING_OPTIONS,
   clearingPolicyFrom,
-} from '../clearing-flags.js';
-import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
+  LIMIT_OPTIONS,
+} from '../settings-flags.js';
+import { LIMIT_FLAGS_HELP, LimitFlagsSchema, limitsFrom } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
   ...CLEARING_FLAG_SHAPE,
@@ -87,13 +88,8 @@ ${LIMIT_FLAGS_HELP}
                         (default: the estimated tokens of the session's leading
                         system messages)
 
-Clearing flags (config toolResultClearing):
-  --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
-  --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
-  --no-clear-inputs         keep large inputs of cleared calls
-  --no-clearing             turn local clearing off (normalization still runs)
-${evidenceRatioHelp(26)}
-${CACHE_AWARE_HELP}
+Clearing flags (config toolResultClearing; normalization runs even with --no-clearing):
+${CLEARING_HELP}
 
 Input and output:
   --from FORMAT    input format (default: detected)

@@ -5,7 +5,7 @@ import { msg, type Message } from '../../../src/messages/message.js';
 import type { ClearingPolicy } from '../../../src/projection/index.js';
 import { createCompactorSession } from '../../../src/session/index.js';
 import { parseArgs } from 'node:util';
-import { clearingPolicyFrom } from '../../../src/cli/clearing-flags.js';
+import { clearingPolicyFrom } from '../../../src/cli/settings-flags.js';
 import { parseFlags } from '../../../src/cli/flags.js';
 import { RUN_OPTIONS, RunFlagsSchema } from '../../../src/cli/run-options.js';
 import type { CompactorConfig } from '../../../src/cli/config.js';
