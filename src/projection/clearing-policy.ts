@@ -211,16 +211,21 @@ export function isEvidenceWindowRatio(value: unknown): value is number {
 }
 
 /**
- * Fills a partial policy from its preset (default `compactor`): a field its row's schema
- * rejects (only possible past the zod option checks) takes the preset's value.
+ * Fills a partial policy from its preset (default `compactor`). Past the zod option checks a
+ * field may still be off: a token count is made a whole number of 0 or more, anything else its
+ * row's schema rejects takes the preset's value.
  */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
   const preset = isClearingPreset(partial.preset) ? partial.preset : DEFAULT_CLEARING_POLICY.preset;
   const base = CLEARING_PRESETS[preset];
   const out: Record<string, unknown> = {};
   for (const [key, row] of Object.entries(CLEARING_SETTINGS)) {
-    const given = row.schema.safeParse((partial as Record<string, unknown>)[key]);
-    out[key] = given.success ? given.data : base[key as keyof ClearingPolicy];
+    const fallback = base[key as keyof ClearingPolicy];
+    let value = (partial as Record<string, unknown>)[key];
+    if (Number.isInteger(fallback) && typeof value === 'number' && !Number.isNaN(value))
+      value = Math.max(0, Math.floor(Math.min(value, Number.MAX_SAFE_INTEGER)));
+    const given = row.schema.safeParse(value);
+    out[key] = given.success ? given.data : fallback;
   }
   return { ...(out as ClearingPolicy), preset };
 }

@@ -7,9 +7,9 @@ import { createEstimator, type Estimator } from '../../estimate/estimator.js';
 import type { Message } from '../../messages/message.js';
 import { parseExportFormat, parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 import {
-  completeClearingPolicy,
   leadingSystemCount,
   projectRequest,
+  resolveSettings,
   type ClearingPolicy,
   type ProjectedRequest,
 } from '../../projection/index.js';
@@ -17,10 +17,10 @@ import {
   CLEARING_FLAG_SHAPE,
   CLEARING_HELP,
   CLEARING_OPTIONS,
-  clearingPolicyFrom,
   LIMIT_OPTIONS,
+  settingsFrom,
 } from '../settings-flags.js';
-import { LIMIT_FLAGS_HELP, LimitFlagsSchema, limitsFrom } from './plan.js';
+import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
   ...CLEARING_FLAG_SHAPE,
@@ -132,9 +132,9 @@ export const command: Command = {
     const target = outTarget('project', ctx, flags.out, flags.to, { path: file, format: imported.format });
     const session = selectSession(imported, flags.session);
     const estimator = createEstimator({ encoding: ctx.config.encoding });
-    const limits = limitsFrom(flags, ctx);
-    limits.prefixTokens ??= leadingSystemTokens(session.messages, estimator);
-    const policy = clearingPolicyFrom(flags, ctx);
+    const { limits, policy } = resolveSettings(settingsFrom(flags, ctx.config), {
+      prefixTokens: leadingSystemTokens(session.messages, estimator),
+    });
     // B2: the leading system messages are the prefix; they are not counted again as history.
     const result = projectRequest(session.messages, {
       limits,
@@ -160,8 +160,7 @@ export const command: Command = {
       };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
-      const full = completeClearingPolicy(policy);
-      ctx.stdout.write(`${renderReport(file, imported.format, session.id, result, full)}\n`);
+      ctx.stdout.write(`${renderReport(file, imported.format, session.id, result, policy)}\n`);
       if (target) ctx.stdout.write(`wrote ${target.path} (${target.format})\n`);
     }
     return Promise.resolve(0);
