@@ -17,21 +17,34 @@ const nonNeg = z.number().int().nonnegative();
  */
 export const CompactorConfigSchema = z
   .object({
-    encoding: z.enum(['o200k_base', 'cl100k_base', 'chars']).optional(),
-    // Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults).
-    preset: z.enum(CLEARING_PRESET_NAMES).optional(),
+    encoding: z
+      .enum(['o200k_base', 'cl100k_base', 'chars'])
+      .optional()
+      .describe("Token counting: a tiktoken encoding or `chars` (default: the route's)."),
+    preset: z
+      .enum(CLEARING_PRESET_NAMES)
+      .optional()
+      .describe('Clearing preset (`--preset`): `compactor` (default) or `vtcode`; see Tool-result clearing.'),
     limits: LIMITS.configSchema.optional(),
     toolResultClearing: CLEARING.configSchema.optional(),
     compaction: COMPACTION.configSchema.optional(),
     provider: z
       .object({
-        kind: z.string().optional(),
-        model: z.string().optional(),
-        baseUrl: z.string().url().optional(),
+        kind: z
+          .string()
+          .optional()
+          .describe('Provider (`--provider`; library `route.provider`); default `offline`.'),
+        model: z.string().optional().describe('Model id (`--model`; library `route.model`).'),
+        baseUrl: z
+          .string()
+          .url()
+          .optional()
+          .describe('Endpoint base (`--base-url`; library `route.baseUrl`).'),
         apiKeyEnv: z
           .string()
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .optional(),
+          .optional()
+          .describe('Environment variable holding the key (`--api-key-env`; library `route.apiKeyEnv`).'),
       })
       .strict()
       .optional(),
@@ -39,8 +52,18 @@ export const CompactorConfigSchema = z
     // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
     inspect: z
       .object({
-        port: nonNeg.max(65_535).optional(),
-        waitSeconds: z.number().gte(0).lte(3_600).optional(),
+        port: nonNeg
+          .max(65_535)
+          .optional()
+          .describe(
+            'Port of the Stately inspector relay on 127.0.0.1 (`--inspect-port`); 0 takes a free one.',
+          ),
+        waitSeconds: z
+          .number()
+          .gte(0)
+          .lte(3_600)
+          .optional()
+          .describe('How long a run waits for the inspector to connect (`--inspect-wait`); default 10.'),
       })
       .strict()
       .optional(),

@@ -69,8 +69,10 @@ export interface Setting<S extends z.ZodType = z.ZodType> {
 
 export type SettingsTable = Record<string, Setting>;
 
-/** The values of a table: every key present, typed by its schema. */
-export type SettingsOf<T extends SettingsTable> = { -readonly [K in keyof T]: z.output<T[K]['schema']> };
+/** The values of a settings table (such as `LIMIT_SETTINGS`): every key present, typed by its row's schema. */
+export type SettingsOf<T> = {
+  -readonly [K in keyof T]: T[K] extends { schema: infer S extends z.ZodType } ? z.output<S> : never;
+};
 
 type Shape<T extends SettingsTable> = { [K in keyof T]: T[K]['schema'] };
 
@@ -139,36 +141,39 @@ export function settingsGroup<const T extends SettingsTable>(
     configSchema: z.strictObject(configShape) as unknown as SettingsGroup<T>['configSchema'],
     flagOptions,
     flagShape,
-    fromFlags(flags) {
-      const out: Record<string, unknown> = {};
-      for (const [k, s] of Object.entries(settings)) {
-        const f = s.flag;
-        if (!f) continue;
-        if (isValueFlag(f)) {
-          if (flags[f.name] !== undefined) out[k] = flags[f.name];
-        } else {
-          // The off form wins: it overrides a config that turns the setting on.
-          if (f.on !== undefined && flags[f.on] === true) out[k] = true;
-          if (f.off !== undefined && flags[f.off] === true) out[k] = false;
-        }
-      }
-      return out as Partial<SettingsOf<T>>;
-    },
-    help(width = 24, only) {
-      const lines: string[] = [];
-      for (const [k, s] of Object.entries(settings)) {
-        if (only && !only.includes(k)) continue;
-        const f = s.flag;
-        if (!f) continue;
-        if (isValueFlag(f)) lines.push(...helpEntry(`--${f.name} ${f.arg}`, f.help, width));
-        else {
-          if (f.on !== undefined) lines.push(...helpEntry(`--${f.on}`, f.onHelp ?? s.doc, width));
-          if (f.off !== undefined) lines.push(...helpEntry(`--${f.off}`, f.offHelp ?? s.doc, width));
-        }
-      }
-      return lines.join('\n');
-    },
+    fromFlags: (flags) => valuesFromFlags(settings, flags) as Partial<SettingsOf<T>>,
+    help: (width = 24, only) => flagHelp(settings, width, only as readonly string[] | undefined),
   };
+}
+
+/** The settings the given flag values set; a switch's off form wins over its on form. */
+function valuesFromFlags(settings: SettingsTable, flags: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, s] of Object.entries(settings)) {
+    const f = s.flag;
+    if (!f) continue;
+    if (isValueFlag(f)) {
+      if (flags[f.name] !== undefined) out[k] = flags[f.name];
+    } else {
+      if (f.on !== undefined && flags[f.on] === true) out[k] = true;
+      if (f.off !== undefined && flags[f.off] === true) out[k] = false;
+    }
+  }
+  return out;
+}
+
+function flagHelp(settings: SettingsTable, width: number, only: readonly string[] | undefined): string {
+  const lines: string[] = [];
+  for (const [k, s] of Object.entries(settings)) {
+    const f = s.flag;
+    if (!f || (only && !only.includes(k))) continue;
+    if (isValueFlag(f)) lines.push(...helpEntry(`--${f.name} ${f.arg}`, f.help, width));
+    else {
+      if (f.on !== undefined) lines.push(...helpEntry(`--${f.on}`, f.onHelp ?? s.doc, width));
+      if (f.off !== undefined) lines.push(...helpEntry(`--${f.off}`, f.offHelp ?? s.doc, width));
+    }
+  }
+  return lines.join('\n');
 }
 
 /** The help text's right edge. */

@@ -27,7 +27,7 @@ const waitRatio = z
  * `vtcode` preset's differences are below), meaning and flag. The library's `policy`, the
  * config's `toolResultClearing`, the clearing flags and their help all come from here.
  */
-export const CLEARING = settingsGroup('Tool-result clearing', 'toolResultClearing', {
+export const CLEARING_SETTINGS = {
   preset: {
     schema: z.enum(CLEARING_PRESET_NAMES),
     default: 'compactor',
@@ -161,10 +161,10 @@ export const CLEARING = settingsGroup('Tool-result clearing', 'toolResultClearin
       help: 'clear old tool results instead of compacting when a summary would buy fewer than N steps like the newest (default 10 with preset compactor; 0: never)',
     },
   },
-});
+} as const;
 
-/** The clearing table's rows. */
-export const CLEARING_SETTINGS = CLEARING.settings;
+/** Tool-result clearing: the table and everything derived from it. */
+export const CLEARING = settingsGroup('Tool-result clearing', 'toolResultClearing', CLEARING_SETTINGS);
 
 /** Local tool-result clearing settings, every field filled in. */
 export type ClearingPolicy = SettingsOf<typeof CLEARING_SETTINGS>;

@@ -13,7 +13,8 @@ import { DEFAULT_ROUTE_POLICY, type RoutePolicy } from './route-policy.js';
 const count = z.number().int().nonnegative();
 const ratio = z.number().gte(0).lte(1);
 
-export const LIMITS = settingsGroup('Limits', 'limits', {
+/** The token limits of a session, one row each (the library's `limits`, config `limits`). */
+export const LIMIT_SETTINGS = {
   capacity: {
     schema: count,
     defaultText: "the model's window from the catalog (offline: 32,000)",
@@ -74,9 +75,13 @@ export const LIMITS = settingsGroup('Limits', 'limits', {
     defaultText: 'automatic (a share of the window)',
     doc: 'Output limit of a summary call, sent as its max tokens and subtracted from the summary input budget.',
   },
-});
+} as const;
 
-export const COMPACTION = settingsGroup('Compaction', 'compaction', {
+/** The limits table and everything derived from it. */
+export const LIMITS = settingsGroup('Limits', 'limits', LIMIT_SETTINGS);
+
+/** The compaction settings, one row each (the library's `compaction`, config `compaction`). */
+export const COMPACTION_SETTINGS = {
   threshold: {
     schema: count,
     defaultText: '75 % of capacity − reserved output',
@@ -118,12 +123,15 @@ export const COMPACTION = settingsGroup('Compaction', 'compaction', {
     defaultText: 'the capacity-retry machine default',
     doc: 'Wait between capacity retries, in milliseconds.',
   },
-});
+} as const;
 
-/** Token limits of a session (all optional; see {@link LIMITS}). */
-export type SessionLimits = Partial<SettingsOf<typeof LIMITS.settings>>;
-/** Compaction tuning of a session (all optional; see {@link COMPACTION}). */
-export type CompactionSettings = Partial<SettingsOf<typeof COMPACTION.settings>>;
+/** The compaction table and everything derived from it. */
+export const COMPACTION = settingsGroup('Compaction', 'compaction', COMPACTION_SETTINGS);
+
+/** Token limits of a session (all optional; see {@link LIMIT_SETTINGS}). */
+export type SessionLimits = Partial<SettingsOf<typeof LIMIT_SETTINGS>>;
+/** Compaction tuning of a session (all optional; see {@link COMPACTION_SETTINGS}). */
+export type CompactionSettings = Partial<SettingsOf<typeof COMPACTION_SETTINGS>>;
 
 /** The settings a session or a command is given (all optional). */
 export interface SettingsInput {
@@ -132,8 +140,12 @@ export interface SettingsInput {
   compaction?: CompactionSettings;
 }
 
-/** What the settings resolve to: the projection's limits, the whole clearing policy and the budgets. */
-export interface ResolvedSettings {
+/**
+ * The one resolved configuration of a session (or a command): the projection's limits, the
+ * whole clearing policy, the compaction settings and the budgets, read as they are by the
+ * runner, the actors and the reports.
+ */
+export interface SessionConfig {
   /** Projection limits with the effective trigger, evidence ratio, threshold and route policy in them. */
   limits: Limits;
   policy: ClearingPolicy;
@@ -151,7 +163,7 @@ export interface ResolvedSettings {
 export function resolveSettings(
   input: SettingsInput,
   route: { contextWindow?: number | null; prefixTokens?: number; routePolicy?: RoutePolicy } = {},
-): ResolvedSettings {
+): SessionConfig {
   const l = input.limits ?? {};
   const c = input.compaction ?? {};
   const policy = completeClearingPolicy(input.policy);

@@ -31,7 +31,7 @@ const fn = <F extends (...args: never[]) => unknown>() =>
   z.custom<F>((v) => typeof v === 'function', 'expected a function');
 
 /** The provider call settings, one row each: the library's `http` option, config `http`, the flags. */
-export const HTTP = settingsGroup('Provider time limits', 'http', {
+export const HTTP_SETTINGS = {
   timeoutMs: {
     schema: ms(DAY_MS),
     default: 120_000,
@@ -101,16 +101,19 @@ export const HTTP = settingsGroup('Provider time limits', 'http', {
     doc: 'Called every `progressIntervalMs` while a request is in flight.',
     libraryOnly: true,
   },
-});
+} as const;
 
-/** Options of provider calls (all optional; see {@link HTTP}). */
-export type HttpOptions = Partial<SettingsOf<typeof HTTP.settings>>;
+/** The provider call table and everything derived from it. */
+export const HTTP = settingsGroup('Provider time limits', 'http', HTTP_SETTINGS);
+
+/** Options of provider calls (all optional; see {@link HTTP_SETTINGS}). */
+export type HttpOptions = Partial<SettingsOf<typeof HTTP_SETTINGS>>;
 
 /** zod schema of the library option `http` (numbers bounded, callbacks functions, no unknown keys). */
 export const HttpOptionsSchema = HTTP.schema;
 
 /** The defaults of the plain-number settings. */
-export const HTTP_DEFAULTS = defaultsOf(HTTP.settings) as Required<
+export const HTTP_DEFAULTS = defaultsOf(HTTP_SETTINGS) as Required<
   Pick<
     HttpOptions,
     | 'timeoutMs'

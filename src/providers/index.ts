@@ -21,5 +21,12 @@ export { isContextCapacity, inputTokensFromMessage, errorFactsFromBody } from '.
 export type { HttpOptions } from './http.js';
 export { redact } from './redact.js';
 export { forwardedFields, type RequestFields, type FieldEndpoint } from './request-fields.js';
-export { HTTP_DEFAULTS, HTTP, HttpOptionsSchema, httpLimits, spokenDuration } from './http-limits.js';
+export {
+  HTTP_DEFAULTS,
+  HTTP,
+  HTTP_SETTINGS,
+  HttpOptionsSchema,
+  httpLimits,
+  spokenDuration,
+} from './http-limits.js';
 export type { HttpLimits, WaitingInfo } from './http-limits.js';

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { resolveRoutePolicy, resolveSettings, type ResolvedSettings } from '../projection/index.js';
+import { resolveRoutePolicy, resolveSettings, type SessionConfig } from '../projection/index.js';
 import type { CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
@@ -12,15 +12,11 @@ export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator:
   return n;
 }
 
-/**
- * The session's one resolved configuration: limits, the whole clearing policy, compaction
- * settings and the budgets, computed once here and read as they are by the runner, the
- * actors and the reports. It depends on the envelope only when the prefix is estimated, so
- * the session resolves it again when the envelope changes.
- */
-export type SessionConfig = ResolvedSettings;
+export type { SessionConfig };
 
 /**
+ * The session's one resolved configuration, computed here. It depends on the envelope only
+ * when the prefix is estimated, so the session resolves it again when the envelope changes.
  * Resolves validated options (the top-level `preset` folded into `policy`) against the route
  * (its catalog window and route policy) and the envelope (the estimated prefix).
  */

@@ -49,7 +49,6 @@ export {
   describeCompaction,
   rootCauseOf,
   CACHE_NOTE,
-  MAX_ROOT_CAUSE_CHARS,
   nothingToCompactLine,
   type SessionCompactionReport,
   type DescribeContext,

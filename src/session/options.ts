@@ -23,7 +23,6 @@ import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRouteOptions } from './route.js';
 
-
 export type { CompactionSettings, SessionLimits };
 
 /** Options of `createCompactorSession`. */

@@ -1,4 +1,9 @@
-import type { CompactionMode, CompactionStrategy, Failure } from '../../machines/index.js';
+import {
+  MAX_FAILURE_MESSAGE_CHARS,
+  type CompactionMode,
+  type CompactionStrategy,
+  type Failure,
+} from '../../machines/index.js';
 import { redactSecrets } from '../core/redact.js';
 import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
@@ -9,9 +14,6 @@ import type { SessionTurnResult } from './session-types.js';
 
 /** S3: every successful compaction tells the user the prompt cache may be colder next time. */
 export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
-
-/** Longest root cause shown to the user (S4). */
-export const MAX_ROOT_CAUSE_CHARS = 240;
 
 /** What `session.compact()` reports (S3 on success, S4 on failure). */
 export interface SessionCompactionReport {
@@ -52,13 +54,13 @@ export interface SessionCompactionReport {
 
 /**
  * S4 root cause: one line, secrets removed, anything from the first JSON object or array
- * on cut off (providers' bodies never reach the user twice), at most 240 characters.
+ * on cut off (providers' bodies never reach the user twice), at most MAX_FAILURE_MESSAGE_CHARS characters.
  */
 export function rootCauseOf(message: string): string {
   let text = redactSecrets(message).replace(/\s+/g, ' ').trim();
   const body = text.search(/[[{]\s*"/);
   if (body >= 0) text = `${text.slice(0, body).trimEnd()} …`;
-  return clip(text, MAX_ROOT_CAUSE_CHARS);
+  return clip(text, MAX_FAILURE_MESSAGE_CHARS);
 }
 
 /** §14 report fields: the warning lines and the union of missing sections, in template order. */
