@@ -89,9 +89,9 @@ Clearing (config "toolResultClearing"):
 ${CLEARING_HELP}
 
 Compaction (config "compaction"):
-${COMPACTION.help(20)}
-  --hierarchical      summarize in two bands: a short abstract of the older part and a
-                      detailed summary of the newer part
+${COMPACTION.help(26)}
+  --hierarchical            summarize in two bands: a short abstract of the older part
+                            and a detailed summary of the newer part
 
 Input and output:
   --from FORMAT       input format (default: detected)

@@ -6,7 +6,6 @@
 
 import { z } from 'zod';
 import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/settings.js';
-import { DEFAULT_COMPACTION_WAIT } from './cache-aware.js';
 
 /** Names of the clearing presets. */
 export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
@@ -17,10 +16,6 @@ export type ClearingPresetName = (typeof CLEARING_PRESET_NAMES)[number];
 export const DEFAULT_EVIDENCE_WINDOW_RATIO = 0.5;
 
 const count = z.number().int().nonnegative();
-const waitRatio = z
-  .number()
-  .gt(0, 'expected a number above 0 and below 1')
-  .lt(1, 'expected a number above 0 and below 1');
 
 /**
  * The tool-result clearing settings, one row each: schema, default (preset `compactor`; the
@@ -105,50 +100,6 @@ export const CLEARING_SETTINGS = {
       help: 'clear only in steps that free at least N tokens, so the request prefix stays cached between steps (default 0: off)',
     },
   },
-  compactionWaitsForCacheBreak: {
-    schema: z.boolean(),
-    default: true,
-    defaultText: '`true` (`vtcode`: `false`)',
-    doc: 'Put compaction off while the cached request prefix is intact; it runs at the threshold on a turn whose prefix changes anyway.',
-    flag: {
-      on: 'compaction-waits-for-cache-break',
-      onHelp: 'put compaction off while the cached prefix is intact (on by default with preset compactor)',
-    },
-  },
-  compactionWaitRatio: {
-    schema: waitRatio,
-    default: DEFAULT_COMPACTION_WAIT.ratio,
-    doc: 'How far compaction waits: this share of the way from the threshold to the prompt budget, in (0, 1).',
-    flag: {
-      name: 'compaction-wait-ratio',
-      arg: 'R',
-      parse: flagValue.ratio,
-      help: 'how far it waits: R of the way from the threshold to the prompt budget, 0 < R < 1 (default 0.85) …',
-    },
-  },
-  compactionWaitMaxTokens: {
-    schema: count,
-    default: DEFAULT_COMPACTION_WAIT.maxTokens,
-    doc: 'At most this many tokens past the threshold in a 32k window, proportionally fewer in larger ones (3,000 at 64k).',
-    flag: {
-      name: 'compaction-wait-max',
-      arg: 'N',
-      parse: flagValue.nonNegInt,
-      help: '… but at most N tokens past the threshold (default 7000), fewer in windows over 32k (3000 at 64k)',
-    },
-  },
-  compactionWaitByCost: {
-    schema: z.boolean(),
-    default: false,
-    doc: 'Wait only where the expected cost says waiting pays (in large windows compaction then mostly runs at the threshold).',
-    flag: {
-      on: 'compaction-wait-by-cost',
-      onHelp:
-        'wait only where the expected cost says waiting pays (in large windows compaction then mostly runs at the threshold; off by default)',
-      off: 'no-compaction-wait-by-cost',
-      offHelp: 'wait whatever the expected cost (the default)',
-    },
-  },
   clearWhenPassBuysFewerTurns: {
     schema: count,
     default: 10,
@@ -188,7 +139,6 @@ export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
   ...DEFAULT_CLEARING_POLICY,
   preset: 'vtcode',
   enabled: true,
-  compactionWaitsForCacheBreak: false,
   clearWhenPassBuysFewerTurns: 0,
 });
 

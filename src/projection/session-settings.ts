@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { flagValue, settingsGroup, type SettingsOf } from '../core/settings.js';
+import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/settings.js';
 import { resolveBudgets, type Budgets, type Limits } from './budgets.js';
-import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
+import { completeClearingPolicy, type ClearingPolicy, type ClearingPresetName } from './clearing-policy.js';
+import { DEFAULT_COMPACTION_WAIT } from './cache-aware.js';
 import { DEFAULT_ROUTE_POLICY, type RoutePolicy } from './route-policy.js';
 
 /**
@@ -123,6 +124,53 @@ export const COMPACTION_SETTINGS = {
     defaultText: 'the capacity-retry machine default',
     doc: 'Wait between capacity retries, in milliseconds.',
   },
+  waitsForCacheBreak: {
+    schema: z.boolean(),
+    default: true,
+    defaultText: '`true` (`vtcode`: `false`)',
+    doc: 'Put compaction off while the cached request prefix is intact; it runs at the threshold on a turn whose prefix changes anyway.',
+    flag: {
+      on: 'compaction-waits-for-cache-break',
+      onHelp: 'put compaction off while the cached prefix is intact (on by default with preset compactor)',
+    },
+  },
+  waitRatio: {
+    schema: z
+      .number()
+      .gt(0, 'expected a number above 0 and below 1')
+      .lt(1, 'expected a number above 0 and below 1'),
+    default: DEFAULT_COMPACTION_WAIT.ratio,
+    doc: 'How far compaction waits: this share of the way from the threshold to the prompt budget, in (0, 1).',
+    flag: {
+      name: 'compaction-wait-ratio',
+      arg: 'R',
+      parse: flagValue.ratio,
+      help: 'how far it waits: R of the way from the threshold to the prompt budget, 0 < R < 1 (default 0.85) …',
+    },
+  },
+  waitMaxTokens: {
+    schema: count,
+    default: DEFAULT_COMPACTION_WAIT.maxTokens,
+    doc: 'At most this many tokens past the threshold in a 32k window, proportionally fewer in larger ones (3,000 at 64k).',
+    flag: {
+      name: 'compaction-wait-max',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: '… but at most N tokens past the threshold (default 7000), fewer in windows over 32k (3000 at 64k)',
+    },
+  },
+  waitByCost: {
+    schema: z.boolean(),
+    default: false,
+    doc: 'Wait only where the expected cost says waiting pays (in large windows compaction then mostly runs at the threshold).',
+    flag: {
+      on: 'compaction-wait-by-cost',
+      onHelp:
+        'wait only where the expected cost says waiting pays (in large windows compaction then mostly runs at the threshold; off by default)',
+      off: 'no-compaction-wait-by-cost',
+      offHelp: 'wait whatever the expected cost (the default)',
+    },
+  },
 } as const;
 
 /** The compaction table and everything derived from it. */
@@ -132,6 +180,33 @@ export const COMPACTION = settingsGroup('Compaction', 'compaction', COMPACTION_S
 export type SessionLimits = Partial<SettingsOf<typeof LIMIT_SETTINGS>>;
 /** Compaction tuning of a session (all optional; see {@link COMPACTION_SETTINGS}). */
 export type CompactionSettings = Partial<SettingsOf<typeof COMPACTION_SETTINGS>>;
+
+/** How far compaction waits while the prompt cache holds: the wait rows, every field filled in. */
+export type CompactionWaitSettings = Pick<
+  SettingsOf<typeof COMPACTION_SETTINGS>,
+  'waitsForCacheBreak' | 'waitRatio' | 'waitMaxTokens' | 'waitByCost'
+>;
+
+/** Where a clearing preset's compaction defaults differ from the rows' (preset `compactor`). */
+const PRESET_WAIT: Record<ClearingPresetName, Partial<CompactionWaitSettings>> = {
+  compactor: {},
+  // VT Code compacts at the threshold.
+  vtcode: { waitsForCacheBreak: false },
+};
+
+/** Fills the wait settings from the preset's defaults; a value its row's schema rejects takes the default. */
+export function completeCompactionWait(
+  partial: Partial<CompactionWaitSettings> = {},
+  preset: ClearingPresetName = 'compactor',
+): CompactionWaitSettings {
+  const base = { ...defaultsOf(COMPACTION_SETTINGS), ...PRESET_WAIT[preset] } as CompactionWaitSettings;
+  const out: Record<string, unknown> = {};
+  for (const key of ['waitsForCacheBreak', 'waitRatio', 'waitMaxTokens', 'waitByCost'] as const) {
+    const given = COMPACTION_SETTINGS[key].schema.safeParse(partial[key]);
+    out[key] = given.success ? given.data : base[key];
+  }
+  return out as CompactionWaitSettings;
+}
 
 /** The settings a session or a command is given (all optional). */
 export interface SettingsInput {
@@ -149,7 +224,8 @@ export interface SessionConfig {
   /** Projection limits with the effective trigger, evidence ratio, threshold and route policy in them. */
   limits: Limits;
   policy: ClearingPolicy;
-  compaction: CompactionSettings;
+  /** The compaction settings as given, the wait filled in from the preset. */
+  compaction: CompactionSettings & CompactionWaitSettings;
   /** Computed once, from `limits`. */
   budgets: Budgets;
 }
@@ -182,5 +258,6 @@ export function resolveSettings(
     routePolicy,
     summaryOutputLimit: l.summaryOutputLimit,
   };
-  return { limits, policy, compaction: c, budgets: resolveBudgets(limits) };
+  const compaction = { ...c, ...completeCompactionWait(c, policy.preset) };
+  return { limits, policy, compaction, budgets: resolveBudgets(limits) };
 }

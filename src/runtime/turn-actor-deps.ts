@@ -6,6 +6,7 @@ import {
   resolveBudgets,
   type Budgets,
   type ClearingPolicy,
+  type CompactionWaitSettings,
   type Limits,
   type ProjectedRequest,
   type ProjectRequestOptions,
@@ -29,5 +30,7 @@ export interface TurnActorDeps {
   estimator: Estimator;
   limits: Limits;
   policy?: Partial<ClearingPolicy>;
+  /** How far compaction waits while the prompt cache holds (missing fields: the preset's). */
+  compactionWait?: Partial<CompactionWaitSettings>;
   projection?: ProjectionFunctions;
 }

@@ -3,6 +3,7 @@ import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
 import {
   cacheAwareThreshold,
   completeClearingPolicy,
+  completeCompactionWait,
   cycleAfterPass,
   firstCacheCycle,
   nextCacheCycle,
@@ -66,10 +67,10 @@ export function createTurnProjection(
   previousCycle: CacheCycle | null = null,
 ): TurnProjection {
   const p = deps.projection ?? DEFAULT_PROJECTION;
-  const complete = completeClearingPolicy(deps.policy);
-  const waitsForCacheBreak = complete.compactionWaitsForCacheBreak;
-  const byCost = complete.compactionWaitByCost;
-  const wait = { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens };
+  const settings = completeCompactionWait(deps.compactionWait, completeClearingPolicy(deps.policy).preset);
+  const waitsForCacheBreak = settings.waitsForCacheBreak;
+  const byCost = settings.waitByCost;
+  const wait = { ratio: settings.waitRatio, maxTokens: settings.waitMaxTokens };
   // The previous request sent, for cache-aware compaction (is this request's prefix still cached?).
   let lastRequest: readonly Message[] | null = previousRequest;
   // Since the cache was last rewritten, for the wait by expected cost (carried from turn to turn).

@@ -65,6 +65,7 @@ export function buildSessionRunner(
     estimator,
     limits,
     policy,
+    compactionWait: settings,
     strategy: route.strategy.kind,
     hierarchical: ctx.hierarchical,
     retryBackoffMs: settings.retryBackoffMs,

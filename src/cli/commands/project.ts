@@ -9,6 +9,7 @@ import { parseExportFormat, parseFormatName, readSessionFile, selectSession } fr
 import {
   leadingSystemCount,
   projectRequest,
+  COMPACTION,
   resolveSettings,
   type ClearingPolicy,
   type ProjectedRequest,
@@ -24,6 +25,7 @@ import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
   ...CLEARING_FLAG_SHAPE,
+  ...COMPACTION.flagShape,
   from: z.string().optional(),
   session: z.string().optional(),
   out: z.string().min(1, 'expected a file path').optional(),
@@ -91,6 +93,10 @@ ${LIMIT_FLAGS_HELP}
 Clearing flags (config toolResultClearing; normalization runs even with --no-clearing):
 ${CLEARING_HELP}
 
+Compaction flags (config compaction; accepted so one flag set serves every command, they
+shape run and compact, not this projection):
+${COMPACTION.help(26)}
+
 Input and output:
   --from FORMAT    input format (default: detected)
   --session ID     session id or 0-based index when the file holds several
@@ -115,6 +121,7 @@ export const command: Command = {
   options: {
     ...LIMIT_OPTIONS,
     ...CLEARING_OPTIONS,
+    ...COMPACTION.flagOptions,
     from: { type: 'string' },
     session: { type: 'string' },
     out: { type: 'string' },

@@ -6,7 +6,13 @@ import { CompactorConfigSchema } from '../../../src/cli/config.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS } from '../../../src/cli/run-options.js';
 import { settingsFrom } from '../../../src/cli/settings-flags.js';
 import { flagValue, settingsGroup } from '../../../src/core/settings.js';
-import { CLEARING, COMPACTION, LIMITS, completeClearingPolicy } from '../../../src/projection/index.js';
+import {
+  CLEARING,
+  COMPACTION,
+  LIMITS,
+  completeClearingPolicy,
+  completeCompactionWait,
+} from '../../../src/projection/index.js';
 import { HTTP } from '../../../src/providers/http-limits.js';
 import { createCompactorSession } from '../../../src/session/index.js';
 
@@ -70,7 +76,13 @@ describe('settings tables: one row gives the option, the config key, the flag an
 
   it('flags win over the config file, section by section, and land in the library options unchanged', () => {
     const s = settingsFrom(
-      { capacity: 9_000, 'keep-tool-uses': 4, threshold: 5_000, timeout: 2_000 },
+      {
+        capacity: 9_000,
+        'keep-tool-uses': 4,
+        threshold: 5_000,
+        timeout: 2_000,
+        'compaction-wait-by-cost': true,
+      },
       {
         preset: 'vtcode',
         limits: { capacity: 1_000, reservedOutput: 100 },
@@ -82,7 +94,7 @@ describe('settings tables: one row gives the option, the config key, the flag an
     expect(s).toEqual({
       limits: { capacity: 9_000, reservedOutput: 100 },
       policy: { preset: 'vtcode', keepToolUses: 4, clearAtLeast: 50 },
-      compaction: { retainRatio: 0.2, threshold: 5_000 },
+      compaction: { retainRatio: 0.2, threshold: 5_000, waitByCost: true },
       http: { retries: 1, timeoutMs: 2_000 },
     });
   });
@@ -93,12 +105,10 @@ describe('settings tables: one row gives the option, the config key, the flag an
     const differ = Object.keys(compactor).filter(
       (k) => compactor[k as keyof typeof compactor] !== vtcode[k as keyof typeof vtcode],
     );
-    expect(differ.sort()).toEqual([
-      'clearWhenPassBuysFewerTurns',
-      'compactionWaitsForCacheBreak',
-      'enabled',
-      'preset',
-    ]);
+    expect(differ.sort()).toEqual(['clearWhenPassBuysFewerTurns', 'enabled', 'preset']);
+    // The preset also sets where compaction waits: VT Code compacts at the threshold.
+    expect(completeCompactionWait({}, 'compactor').waitsForCacheBreak).toBe(true);
+    expect(completeCompactionWait({}, 'vtcode').waitsForCacheBreak).toBe(false);
     for (const [k, row] of Object.entries(CLEARING.settings))
       expect(compactor[k as keyof typeof compactor]).toBe(row.default);
   });
@@ -110,6 +120,11 @@ describe('settings tables: one row gives the option, the config key, the flag an
       preset: 'vtcode',
     });
     expect(s.config.policy).toEqual(completeClearingPolicy({ preset: 'vtcode' }));
+    expect(s.config.compaction).toMatchObject({
+      threshold: 9_000,
+      waitsForCacheBreak: false,
+      waitRatio: 0.85,
+    });
     expect(s.config.budgets).toBe(s.budgets);
     expect(s.budgets).toMatchObject({ capacity: 20_000, compactionThreshold: 9_000 });
     s.close();
