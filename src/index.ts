@@ -59,6 +59,7 @@ export {
   LIMIT_SETTINGS,
   CLEARING_SETTINGS,
   COMPACTION_SETTINGS,
+  type CompactionWaitSettings,
   type Limits,
   type Budgets,
   type ClearingPolicy,
