@@ -12,7 +12,6 @@ import {
 } from './inspect-flags.js';
 import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } from './reliability-flags.js';
 
-export { clearingPolicyFrom } from './settings-flags.js';
 import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './commands/plan.js';
 import { COMPACTION } from '../projection/index.js';
 

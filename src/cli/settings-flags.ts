@@ -1,7 +1,5 @@
-import { z } from 'zod';
 import {
   CLEARING,
-  CLEARING_PRESET_NAMES,
   COMPACTION,
   LIMITS,
   type ClearingPolicy,
@@ -28,11 +26,7 @@ export const LIMIT_FLAG_SHAPE = {
 
 /** parseArgs options and zod shape of the clearing flags (`project`, `run`, `compact`). */
 export const CLEARING_OPTIONS = CLEARING.flagOptions;
-export const CLEARING_FLAG_SHAPE = {
-  ...CLEARING.flagShape,
-  // The preset's error lists the names.
-  preset: z.enum(CLEARING_PRESET_NAMES).optional(),
-};
+export const CLEARING_FLAG_SHAPE = CLEARING.flagShape;
 
 /** Help of the clearing flags (every command that takes them). */
 export const CLEARING_HELP = CLEARING.help(26);
@@ -58,12 +52,4 @@ export function settingsFrom(
     compaction: { ...config.compaction, ...COMPACTION.fromFlags(flags) },
     http: { ...config.http, ...HTTP.fromFlags(flags) },
   };
-}
-
-/** Clearing policy: the preset (flag, else config), config `toolResultClearing`, the clearing flags on top. */
-export function clearingPolicyFrom(
-  flags: Record<string, unknown>,
-  ctx: { config: CompactorConfig },
-): Partial<ClearingPolicy> {
-  return settingsFrom(flags, ctx.config).policy;
 }
