@@ -24,7 +24,7 @@ export const LIMIT_SETTINGS = {
       name: 'capacity',
       arg: 'N',
       parse: flagValue.posInt,
-      help: 'model context window in tokens (default: the catalog window, 32000 offline)',
+      help: 'model context window in tokens',
     },
   },
   sessionCeiling: {
