@@ -10,6 +10,7 @@ import { CompactorConfigSchema } from '../src/cli/config.js';
 import type { Setting, SettingsGroup, SettingsTable } from '../src/core/settings.js';
 import { CLEARING, COMPACTION, LIMITS } from '../src/projection/index.js';
 import { HTTP } from '../src/providers/http-limits.js';
+import { ROUTE } from '../src/session/index.js';
 
 export const CONFIGURATION_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -18,10 +19,8 @@ const GROUPS: readonly SettingsGroup<SettingsTable>[] = [
   CLEARING as unknown as SettingsGroup<SettingsTable>,
   COMPACTION as unknown as SettingsGroup<SettingsTable>,
   HTTP as unknown as SettingsGroup<SettingsTable>,
+  ROUTE as unknown as SettingsGroup<SettingsTable>,
 ];
-
-/** The library option that holds a group: the clearing table is the session's `policy`. */
-const LIBRARY_OPTION: Record<string, string> = { toolResultClearing: 'policy' };
 
 function flagOf(s: Setting): string {
   const f = s.flag;
@@ -42,15 +41,14 @@ function defaultOf(s: Setting): string {
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
 function groupSection(g: SettingsGroup<SettingsTable>): string {
-  const option = LIBRARY_OPTION[g.key] ?? g.key;
   const rows = Object.entries(g.settings).map(
     ([key, s]) =>
-      `| \`${key}\` | ${s.libraryOnly ? 'library only' : `\`${g.key}.${key}\``} | ${flagOf(s)} | ${cell(defaultOf(s))} | ${cell(s.doc)} |`,
+      `| \`${key}\` | ${s.libraryOnly ? '—' : `\`${g.section}.${s.configKey ?? key}\``} | ${flagOf(s)} | ${cell(defaultOf(s))} | ${cell(s.doc)} |`,
   );
   return [
     `## ${g.title}`,
     '',
-    `Library option \`${option}\`; config-file section \`${g.key}\`.`,
+    `Library option \`${g.option}\`; config-file section \`${g.section}\`.`,
     '',
     '| Setting | Config key | Flag | Default | Meaning |',
     '| --- | --- | --- | --- | --- |',
@@ -60,7 +58,7 @@ function groupSection(g: SettingsGroup<SettingsTable>): string {
 
 /** The config-file keys outside the settings tables, from the schema's own descriptions. */
 function otherKeys(): string {
-  const tables = new Set(GROUPS.map((g) => g.key));
+  const tables = new Set(GROUPS.map((g) => g.section));
   const rows: string[] = [];
   const describe = (path: string, schema: z.ZodType): void => {
     const inner = (schema as z.ZodOptional<z.ZodType>).unwrap?.() ?? schema;

@@ -6,14 +6,15 @@ import { UserError } from '../core/errors.js';
 import { firstIssue } from '../core/parse-options.js';
 import { HTTP } from '../providers/http-limits.js';
 import { CLEARING, CLEARING_PRESET_NAMES, COMPACTION, LIMITS } from '../projection/index.js';
+import { ROUTE } from '../session/index.js';
 
 const nonNeg = z.number().int().nonnegative();
 
 /**
  * `compactor.config.json` (optional, in the working directory or named by --config).
  * Every section is optional; unknown keys are errors so typos do not pass silently.
- * Command-line flags override these values. The `limits`, `toolResultClearing`, `compaction`
- * and `http` sections are the library options of the same names, read from their tables.
+ * Command-line flags override these values. The `limits`, `toolResultClearing`, `compaction`,
+ * `http` and `provider` (the library's `route`) sections are read from their tables.
  */
 export const CompactorConfigSchema = z
   .object({
@@ -28,26 +29,7 @@ export const CompactorConfigSchema = z
     limits: LIMITS.configSchema.optional(),
     toolResultClearing: CLEARING.configSchema.optional(),
     compaction: COMPACTION.configSchema.optional(),
-    provider: z
-      .object({
-        kind: z
-          .string()
-          .optional()
-          .describe('Provider (`--provider`; library `route.provider`); default `offline`.'),
-        model: z.string().optional().describe('Model id (`--model`; library `route.model`).'),
-        baseUrl: z
-          .string()
-          .url()
-          .optional()
-          .describe('Endpoint base (`--base-url`; library `route.baseUrl`).'),
-        apiKeyEnv: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .optional()
-          .describe('Environment variable holding the key (`--api-key-env`; library `route.apiKeyEnv`).'),
-      })
-      .strict()
-      .optional(),
+    provider: ROUTE.configSchema.optional(),
     http: HTTP.configSchema.optional(),
     // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
     inspect: z

@@ -14,6 +14,7 @@ import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } f
 
 import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './commands/plan.js';
 import { COMPACTION } from '../projection/index.js';
+import { ROUTE } from '../session/index.js';
 
 /**
  * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,
@@ -22,11 +23,7 @@ import { COMPACTION } from '../projection/index.js';
 
 /** node:util parseArgs options of `run` (and, plus `instructions`, of `compact`). */
 export const RUN_OPTIONS = {
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  'api-key-env': { type: 'string' },
-  catalog: { type: 'string' },
+  ...ROUTE.flagOptions,
   ...LIMIT_OPTIONS,
   ...CLEARING_OPTIONS,
   ...COMPACTION.flagOptions,
@@ -45,14 +42,7 @@ const path = z.string().min(1, 'expected a file path');
 
 /** zod schema of {@link RUN_OPTIONS}; errors name the flag. */
 export const RunFlagsSchema = LimitFlagsSchema.extend({
-  provider: z.string().min(1, 'expected a provider name').optional(),
-  model: z.string().min(1, 'expected a model id').optional(),
-  'base-url': z.url('expected a URL').optional(),
-  'api-key-env': z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
-    .optional(),
-  catalog: path.optional(),
+  ...ROUTE.flagShape,
   ...CLEARING_FLAG_SHAPE,
   ...COMPACTION.flagShape,
   hierarchical: z.boolean().optional(),
@@ -70,14 +60,7 @@ export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
 /** Flag help shared by both commands (route, limits, clearing, I/O). */
 export const RUN_FLAGS_HELP = `Route (config "provider"; flags win):
-  --provider NAME     offline (default: embedded, deterministic, no network), openai,
-                      openresponses, vercel, xai, anthropic, openai-compatible,
-                      anthropic-compatible, or a preset: openrouter, deepseek, gemini,
-                      groq, mistral, ollama, vllm
-  --model M           model id (required except for offline)
-  --base-url URL      endpoint base (ends before /chat/completions, /responses, /messages)
-  --api-key-env NAME  environment variable holding the key (keys never appear in output)
-  --catalog FILE      user model catalog (context windows, provider overrides)
+${ROUTE.help(20)}
 
 Limits (config "limits"; capacity defaults to the model's window from the catalog,
 32,000 for offline):

@@ -12,6 +12,8 @@ import {
   StoredSessionConflictError,
   type CompactorSession,
   type CompactorSessionOptions,
+  ROUTE,
+  ROUTE_SETTINGS,
   type SessionRouteOptions,
 } from '../session/index.js';
 import { OFFLINE_PROVIDER } from '../summary/index.js';
@@ -88,7 +90,8 @@ export function openRunSession(
  * routes take their encoding from the model catalog and load it later, as before.
  */
 export function loadRunTokenizer(flags: RunFlags, ctx: CommandContext): void {
-  const provider = (flags.provider ?? ctx.config.provider?.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  const given = { ...ROUTE.fromConfig(ctx.config.provider), ...ROUTE.fromFlags(flags) };
+  const provider = (given.provider ?? OFFLINE_PROVIDER).trim().toLowerCase();
   const encoding = ctx.config.encoding ?? (provider === OFFLINE_PROVIDER ? 'o200k_base' : undefined);
   if (encoding !== undefined) counterFor(encoding);
 }
@@ -132,19 +135,22 @@ function sessionDirFrom(command: string, ctx: CommandContext, flag: string): str
   return dir;
 }
 
-/** `--provider/--model/--base-url/--api-key-env/--catalog` over config `provider` (offline by default). */
+/** The route flags over config `provider` (offline by default). */
 function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): SessionRouteOptions {
-  const cfg = ctx.config.provider ?? {};
-  const provider = (flags.provider ?? cfg.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  const fromFlags = ROUTE.fromFlags(flags);
+  const given = { ...ROUTE.fromConfig(ctx.config.provider), ...fromFlags };
+  const provider = (given.provider ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  const catalog = given.catalogFile === undefined ? undefined : resolvePath(ctx, given.catalogFile);
   if (provider === OFFLINE_PROVIDER) {
-    for (const f of ['base-url', 'api-key-env', 'catalog'] as const)
-      if (flags[f] !== undefined) throw new UserError(`${command}: --${f}: not used by the offline provider`);
-    return { provider, ...(flags.model !== undefined ? { model: flags.model } : {}) };
+    for (const f of ['baseUrl', 'apiKeyEnv', 'catalogFile'] as const)
+      if (fromFlags[f] !== undefined) {
+        const flag = ROUTE_SETTINGS[f].flag.name;
+        throw new UserError(`${command}: --${flag}: not used by the offline provider`);
+      }
+    return { provider, ...(fromFlags.model !== undefined ? { model: fromFlags.model } : {}) };
   }
-  const model = flags.model ?? cfg.model;
-  if (model === undefined) {
+  if (given.model === undefined) {
     // A misspelt provider is the thing to fix first: name it and the known ones before asking for a model.
-    const catalog = flags.catalog === undefined ? undefined : resolvePath(ctx, flags.catalog);
     try {
       checkRouteProvider(provider, catalog);
     } catch (e) {
@@ -152,12 +158,10 @@ function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): Sessi
     }
     throw new UserError(`${command}: --model is required for provider "${provider}"`);
   }
-  const route: SessionRouteOptions = { provider, model, env: ctx.env };
-  const baseUrl = flags['base-url'] ?? cfg.baseUrl;
-  const apiKeyEnv = flags['api-key-env'] ?? cfg.apiKeyEnv;
-  if (baseUrl !== undefined) route.baseUrl = baseUrl;
-  if (apiKeyEnv !== undefined) route.apiKeyEnv = apiKeyEnv;
-  if (flags.catalog !== undefined) route.catalogFile = resolvePath(ctx, flags.catalog);
+  const route: SessionRouteOptions = { provider, model: given.model, env: ctx.env };
+  if (given.baseUrl !== undefined) route.baseUrl = given.baseUrl;
+  if (given.apiKeyEnv !== undefined) route.apiKeyEnv = given.apiKeyEnv;
+  if (catalog !== undefined) route.catalogFile = catalog;
   return route;
 }
 

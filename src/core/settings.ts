@@ -65,6 +65,8 @@ export interface Setting<S extends z.ZodType = z.ZodType> {
   flag?: ValueFlag | SwitchFlag;
   /** Not a config-file key (library option only, such as a callback). */
   libraryOnly?: boolean;
+  /** The key in the config-file section when it differs from the library's. */
+  configKey?: string;
 }
 
 export type SettingsTable = Record<string, Setting>;
@@ -89,17 +91,28 @@ function isValueFlag(f: ValueFlag | SwitchFlag): f is ValueFlag {
 export interface SettingsGroup<T extends SettingsTable> {
   /** The group's name in the reference. */
   title: string;
-  /** The config-file section (`limits`, `toolResultClearing` …) and library option name. */
-  key: string;
+  /** The library option that holds the group (`limits`, `policy` …). */
+  option: string;
+  /** The config-file section (`limits`, `toolResultClearing` …). */
+  section: string;
   settings: T;
   /** Partial values, no unknown keys: the library option and (without `libraryOnly` rows) the config section. */
   schema: z.ZodObject<{ [K in keyof T]: z.ZodOptional<T[K]['schema']> }, z.core.$strict>;
   /** The config-file section: `schema` without the library-only rows. */
-  configSchema: z.ZodObject<{ [K in ConfigKey<T>]: z.ZodOptional<T[K]['schema']> }, z.core.$strict>;
+  configSchema: z.ZodObject<
+    {
+      [K in ConfigKey<T> as T[K] extends { configKey: infer C extends string } ? C : K]: z.ZodOptional<
+        T[K]['schema']
+      >;
+    },
+    z.core.$strict
+  >;
   /** node:util parseArgs options of the group's flags. */
   flagOptions: Record<string, { type: 'string' | 'boolean' }>;
   /** zod shape of the flags (strings in, setting values out); errors name the flag. */
   flagShape: Record<string, z.ZodType>;
+  /** The settings a config-file section sets, under the library's names. */
+  fromConfig(section: Record<string, unknown> | undefined): Partial<SettingsOf<T>>;
   /** The settings the given flag values set (only those given). */
   fromFlags(flags: Record<string, unknown>): Partial<SettingsOf<T>>;
   /** Help lines of the flags (of the `only` rows when given), the text `width` columns after a two-space indent. */
@@ -109,7 +122,7 @@ export interface SettingsGroup<T extends SettingsTable> {
 /** Builds a {@link SettingsGroup} from its table. */
 export function settingsGroup<const T extends SettingsTable>(
   title: string,
-  key: string,
+  names: { option: string; section?: string },
   settings: T,
 ): SettingsGroup<T> {
   const shape = Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.schema])) as Shape<T>;
@@ -117,7 +130,7 @@ export function settingsGroup<const T extends SettingsTable>(
   const configShape = Object.fromEntries(
     Object.entries(settings)
       .filter(([, s]) => !s.libraryOnly)
-      .map(([k, s]) => [k, s.schema.optional()]),
+      .map(([k, s]) => [s.configKey ?? k, s.schema.optional()]),
   );
   const flagOptions: Record<string, { type: 'string' | 'boolean' }> = {};
   const flagShape: Record<string, z.ZodType> = {};
@@ -135,12 +148,19 @@ export function settingsGroup<const T extends SettingsTable>(
   }
   return {
     title,
-    key,
+    option: names.option,
+    section: names.section ?? names.option,
     settings,
     schema: schema as SettingsGroup<T>['schema'],
     configSchema: z.strictObject(configShape) as unknown as SettingsGroup<T>['configSchema'],
     flagOptions,
     flagShape,
+    fromConfig: (section = {}) =>
+      Object.fromEntries(
+        Object.entries(settings)
+          .filter(([k, s]) => !s.libraryOnly && section[s.configKey ?? k] !== undefined)
+          .map(([k, s]) => [k, section[s.configKey ?? k]]),
+      ) as Partial<SettingsOf<T>>,
     fromFlags: (flags) => valuesFromFlags(settings, flags) as Partial<SettingsOf<T>>,
     help: (width = 24, only) => flagHelp(settings, width, only as readonly string[] | undefined),
   };

@@ -115,7 +115,11 @@ export const CLEARING_SETTINGS = {
 } as const;
 
 /** Tool-result clearing: the table and everything derived from it. */
-export const CLEARING = settingsGroup('Tool-result clearing', 'toolResultClearing', CLEARING_SETTINGS);
+export const CLEARING = settingsGroup(
+  'Tool-result clearing',
+  { option: 'policy', section: 'toolResultClearing' },
+  CLEARING_SETTINGS,
+);
 
 /** Local tool-result clearing settings, every field filled in. */
 export type ClearingPolicy = SettingsOf<typeof CLEARING_SETTINGS>;

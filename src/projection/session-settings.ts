@@ -79,7 +79,7 @@ export const LIMIT_SETTINGS = {
 } as const;
 
 /** The limits table and everything derived from it. */
-export const LIMITS = settingsGroup('Limits', 'limits', LIMIT_SETTINGS);
+export const LIMITS = settingsGroup('Limits', { option: 'limits' }, LIMIT_SETTINGS);
 
 /** The compaction settings, one row each (the library's `compaction`, config `compaction`). */
 export const COMPACTION_SETTINGS = {
@@ -174,7 +174,7 @@ export const COMPACTION_SETTINGS = {
 } as const;
 
 /** The compaction table and everything derived from it. */
-export const COMPACTION = settingsGroup('Compaction', 'compaction', COMPACTION_SETTINGS);
+export const COMPACTION = settingsGroup('Compaction', { option: 'compaction' }, COMPACTION_SETTINGS);
 
 /** Token limits of a session (all optional; see {@link LIMIT_SETTINGS}). */
 export type SessionLimits = Partial<SettingsOf<typeof LIMIT_SETTINGS>>;

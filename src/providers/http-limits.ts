@@ -104,7 +104,7 @@ export const HTTP_SETTINGS = {
 } as const;
 
 /** The provider call table and everything derived from it. */
-export const HTTP = settingsGroup('Provider time limits', 'http', HTTP_SETTINGS);
+export const HTTP = settingsGroup('Provider time limits', { option: 'http' }, HTTP_SETTINGS);
 
 /** Options of provider calls (all optional; see {@link HTTP_SETTINGS}). */
 export type HttpOptions = Partial<SettingsOf<typeof HTTP_SETTINGS>>;

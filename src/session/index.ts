@@ -45,6 +45,7 @@ export {
   type SessionRouteOptions,
 } from './route.js';
 export { resolveConfig, envelopeTokens, type SessionConfig } from './config.js';
+export { ROUTE, ROUTE_SETTINGS } from './route-settings.js';
 export {
   describeCompaction,
   rootCauseOf,

@@ -22,6 +22,7 @@ import type { LockOptions } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRouteOptions } from './route.js';
+import { ROUTE } from './route-settings.js';
 
 export type { CompactionSettings, SessionLimits };
 
@@ -96,25 +97,7 @@ const ToolSchemaSchema = z.strictObject({
 
 /** Zod schema of the plain-data part of {@link CompactorSessionOptions}. */
 export const SessionOptionsSchema = z.object({
-  route: z
-    .strictObject({
-      provider: z.string().min(1),
-      model: z.string().min(1).optional(),
-      baseUrl: z.url().optional(),
-      apiKeyEnv: z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-        .optional(),
-      catalogFile: z.string().min(1).optional(),
-      // process.env is not a plain object, so it is copied before the record check.
-      env: z
-        .preprocess(
-          (v) => (v !== null && typeof v === 'object' ? { ...v } : v),
-          z.record(z.string(), z.string().optional()),
-        )
-        .optional(),
-    })
-    .optional(),
+  route: ROUTE.schema.required({ provider: true }).optional(),
   limits: LIMITS.schema.optional(),
   preset: z.enum(CLEARING_PRESET_NAMES).optional(),
   policy: ClearingPolicyOptionsSchema.optional(),

@@ -14,9 +14,9 @@ import {
   completeCompactionWait,
 } from '../../../src/projection/index.js';
 import { HTTP } from '../../../src/providers/http-limits.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { createCompactorSession, ROUTE } from '../../../src/session/index.js';
 
-const GROUPS = [LIMITS, CLEARING, COMPACTION, HTTP] as const;
+const GROUPS = [LIMITS, CLEARING, COMPACTION, HTTP, ROUTE] as const;
 
 describe('settings tables: one row gives the option, the config key, the flag and its help', () => {
   it('docs/configuration.md is what `npm run docs:config` writes from the tables (run it after changing a table)', () => {
@@ -24,20 +24,24 @@ describe('settings tables: one row gives the option, the config key, the flag an
   });
 
   it('a new row is a library option, a config key, a flag with help, and a flag-over-config value', () => {
-    const g = settingsGroup('Demo', 'demo', {
-      stepTokens: {
-        schema: z.number().int().nonnegative(),
-        default: 5,
-        doc: 'Demo step.',
-        flag: { name: 'step-tokens', arg: 'N', parse: flagValue.nonNegInt, help: 'demo step in tokens' },
+    const g = settingsGroup(
+      'Demo',
+      { option: 'demo' },
+      {
+        stepTokens: {
+          schema: z.number().int().nonnegative(),
+          default: 5,
+          doc: 'Demo step.',
+          flag: { name: 'step-tokens', arg: 'N', parse: flagValue.nonNegInt, help: 'demo step in tokens' },
+        },
+        loud: {
+          schema: z.boolean(),
+          default: false,
+          doc: 'Demo switch.',
+          flag: { on: 'loud', off: 'no-loud' },
+        },
       },
-      loud: {
-        schema: z.boolean(),
-        default: false,
-        doc: 'Demo switch.',
-        flag: { on: 'loud', off: 'no-loud' },
-      },
-    });
+    );
     expect(g.schema.parse({ stepTokens: 3 })).toEqual({ stepTokens: 3 });
     expect(() => g.schema.parse({ stepTokn: 3 })).toThrow();
     expect(g.configSchema.parse({ loud: true })).toEqual({ loud: true });
@@ -66,11 +70,11 @@ describe('settings tables: one row gives the option, the config key, the flag an
       const keys = Object.keys(g.configSchema.shape);
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) {
-        const bad = CompactorConfigSchema.safeParse({ [g.key]: { [key]: 'not a value' } });
+        const bad = CompactorConfigSchema.safeParse({ [g.section]: { [key]: null } });
         expect(bad.success).toBe(false);
-        expect(bad.error?.issues[0].path).toEqual([g.key, key]);
+        expect(bad.error?.issues[0].path).toEqual([g.section, key]);
       }
-      expect(CompactorConfigSchema.safeParse({ [g.key]: { nope: 1 } }).success).toBe(false);
+      expect(CompactorConfigSchema.safeParse({ [g.section]: { nope: 1 } }).success).toBe(false);
     }
   });
 
