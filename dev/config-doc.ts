@@ -11,6 +11,7 @@ import type { Setting, SettingsGroup, SettingsTable } from '../src/core/settings
 import { CLEARING, COMPACTION, LIMITS } from '../src/projection/index.js';
 import { HTTP } from '../src/providers/http-limits.js';
 import { ROUTE } from '../src/session/index.js';
+import { INSPECT } from '../src/cli/inspect-flags.js';
 
 export const CONFIGURATION_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -20,6 +21,7 @@ const GROUPS: readonly SettingsGroup<SettingsTable>[] = [
   COMPACTION as unknown as SettingsGroup<SettingsTable>,
   HTTP as unknown as SettingsGroup<SettingsTable>,
   ROUTE as unknown as SettingsGroup<SettingsTable>,
+  INSPECT as unknown as SettingsGroup<SettingsTable>,
 ];
 
 function flagOf(s: Setting): string {
@@ -48,7 +50,9 @@ function groupSection(g: SettingsGroup<SettingsTable>): string {
   return [
     `## ${g.title}`,
     '',
-    `Library option \`${g.option}\`; config-file section \`${g.section}\`.`,
+    g.option === undefined
+      ? `Command line only; config-file section \`${g.section}\`.`
+      : `Library option \`${g.option}\`; config-file section \`${g.section}\`.`,
     '',
     '| Setting | Config key | Flag | Default | Meaning |',
     '| --- | --- | --- | --- | --- |',

@@ -7,8 +7,7 @@ import { firstIssue } from '../core/parse-options.js';
 import { HTTP } from '../providers/http-limits.js';
 import { CLEARING, CLEARING_PRESET_NAMES, COMPACTION, LIMITS } from '../projection/index.js';
 import { ROUTE } from '../session/index.js';
-
-const nonNeg = z.number().int().nonnegative();
+import { INSPECT } from './inspect-flags.js';
 
 /**
  * `compactor.config.json` (optional, in the working directory or named by --config).
@@ -31,24 +30,7 @@ export const CompactorConfigSchema = z
     compaction: COMPACTION.configSchema.optional(),
     provider: ROUTE.configSchema.optional(),
     http: HTTP.configSchema.optional(),
-    // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
-    inspect: z
-      .object({
-        port: nonNeg
-          .max(65_535)
-          .optional()
-          .describe(
-            'Port of the Stately inspector relay on 127.0.0.1 (`--inspect-port`); 0 takes a free one.',
-          ),
-        waitSeconds: z
-          .number()
-          .gte(0)
-          .lte(3_600)
-          .optional()
-          .describe('How long a run waits for the inspector to connect (`--inspect-wait`); default 10.'),
-      })
-      .strict()
-      .optional(),
+    inspect: INSPECT.configSchema.optional(),
   })
   .strict();
 export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;

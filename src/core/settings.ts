@@ -91,8 +91,8 @@ function isValueFlag(f: ValueFlag | SwitchFlag): f is ValueFlag {
 export interface SettingsGroup<T extends SettingsTable> {
   /** The group's name in the reference. */
   title: string;
-  /** The library option that holds the group (`limits`, `policy` …). */
-  option: string;
+  /** The library option that holds the group (`limits`, `policy` …); none for a CLI-only group. */
+  option: string | undefined;
   /** The config-file section (`limits`, `toolResultClearing` …). */
   section: string;
   settings: T;
@@ -122,7 +122,7 @@ export interface SettingsGroup<T extends SettingsTable> {
 /** Builds a {@link SettingsGroup} from its table. */
 export function settingsGroup<const T extends SettingsTable>(
   title: string,
-  names: { option: string; section?: string },
+  names: { option: string; section?: string } | { option?: undefined; section: string },
   settings: T,
 ): SettingsGroup<T> {
   const shape = Object.fromEntries(Object.entries(settings).map(([k, s]) => [k, s.schema])) as Shape<T>;
@@ -149,7 +149,7 @@ export function settingsGroup<const T extends SettingsTable>(
   return {
     title,
     option: names.option,
-    section: names.section ?? names.option,
+    section: names.section ?? (names.option as string),
     settings,
     schema: schema as SettingsGroup<T>['schema'],
     configSchema: z.strictObject(configShape) as unknown as SettingsGroup<T>['configSchema'],

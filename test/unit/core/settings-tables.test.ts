@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CONFIGURATION_DOC, renderConfigurationDoc } from '../../../dev/config-doc.js';
 import { CompactorConfigSchema } from '../../../src/cli/config.js';
+import { INSPECT } from '../../../src/cli/inspect-flags.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS } from '../../../src/cli/run-options.js';
 import { settingsFrom } from '../../../src/cli/settings-flags.js';
 import { flagValue, settingsGroup } from '../../../src/core/settings.js';
@@ -16,7 +17,7 @@ import {
 import { HTTP } from '../../../src/providers/http-limits.js';
 import { createCompactorSession, ROUTE } from '../../../src/session/index.js';
 
-const GROUPS = [LIMITS, CLEARING, COMPACTION, HTTP, ROUTE] as const;
+const GROUPS = [LIMITS, CLEARING, COMPACTION, HTTP, ROUTE, INSPECT] as const;
 
 describe('settings tables: one row gives the option, the config key, the flag and its help', () => {
   it('docs/configuration.md is what `npm run docs:config` writes from the tables (run it after changing a table)', () => {
