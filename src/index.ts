@@ -39,7 +39,10 @@ export {
   type AnchoredPressure,
 } from './estimate/index.js';
 
-// Request projection (pairing repair, budgets, tool-result clearing, route policy).
+// The settings tables every option type is read from.
+export type { SettingsOf } from './core/settings.js';
+
+// Request projection (N, B, C, P).
 export {
   projectRequest,
   normalizeHistory,
@@ -53,6 +56,10 @@ export {
   CLEARING_PRESET_NAMES,
   DEFAULT_EVIDENCE_WINDOW_RATIO,
   DEFAULT_ROUTE_POLICY,
+  LIMIT_SETTINGS,
+  CLEARING_SETTINGS,
+  COMPACTION_SETTINGS,
+  type CompactionWaitSettings,
   type Limits,
   type Budgets,
   type ClearingPolicy,
@@ -160,6 +167,7 @@ export {
   type HttpLimits,
   type WaitingInfo,
   HTTP_DEFAULTS,
+  HTTP_SETTINGS,
   httpLimits,
   type StrategyRoute,
   type Route,

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import { createEstimator } from '../../src/estimate/estimator.js';
 import { freeEncoders } from '../../src/estimate/counters.js';
-import { ClearingPolicyOptionsSchema } from '../../src/projection/options-schema.js';
-import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
+import { z } from 'zod';
+import { CLEARING, COMPACTION } from '../../src/projection/index.js';
+import type { CompactorSetting } from '../replay/types.js';
 import { compactorVariant, noClearingPolicy } from '../replay/policies/index.js';
 import {
   loadCorpusSessions,
@@ -22,22 +23,25 @@ import {
 import { renderTable } from './table.js';
 
 /**
- * `npm run bench:tune -- --window 32000 --half tuning --variant 'compactionWaitRatio=0.25' …`:
+ * `npm run bench:tune -- --window 32000 --half tuning --variant 'waitRatio=0.25' …`:
  * replays one half of the retention corpus at one window under "no clearing" and the given
  * Compactor settings only, for choosing defaults without the whole pilot (the split is the
- * pilot's). A variant is `key=value` pairs of a clearing policy, joined by commas (each runs
- * through the session API); `compactionWaitByCost=true` drops the wait where the expected
+ * pilot's). A variant is `key=value` pairs of clearing and compaction settings, joined by commas (each runs
+ * through the session API); `waitByCost=true` drops the wait where the expected
  * cost says it cannot pay. `--per-session` lists the
  * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent.
  */
-function parseVariant(text: string): Partial<ClearingPolicy> {
+function parseVariant(text: string): CompactorSetting {
   const raw: Record<string, unknown> = {};
   for (const pair of text.split(',').filter(Boolean)) {
     const [key, value] = pair.split('=');
     raw[key] =
       value === 'true' ? true : value === 'false' ? false : /^[\d.]+$/.test(value) ? Number(value) : value;
   }
-  return ClearingPolicyOptionsSchema.parse(raw) as Partial<ClearingPolicy>;
+  return z
+    .strictObject({ ...CLEARING.schema.shape, ...COMPACTION.schema.shape })
+    .partial()
+    .parse(raw);
 }
 
 async function main(): Promise<void> {

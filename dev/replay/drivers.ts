@@ -1,13 +1,13 @@
 import type { Estimator } from '../../src/estimate/estimator.js';
 import type { Message } from '../../src/messages/message.js';
 import { resolveBudgets, type Limits } from '../../src/projection/budgets.js';
-import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
 import { normalizeHistory } from '../../src/projection/normalize.js';
 import type { SummaryClient, SummaryRequest } from '../../src/providers/types.js';
 import { createCompactorSession, type CompactorSession } from '../../src/session/index.js';
 import type { SessionLimits } from '../../src/session/options.js';
 import { createOfflineSummarizer } from '../../src/summary/offline/offline-summarizer.js';
-import type { RetentionPolicy } from './types.js';
+import { sessionSettingsOf } from './policies/compactor.js';
+import type { CompactorSetting, RetentionPolicy } from './types.js';
 
 /** Summary calls of one step and their estimated input and output tokens. */
 export interface SummaryCount {
@@ -77,19 +77,22 @@ function sessionLimitsOf(limits: Limits): SessionLimits {
   if (limits.reservedOutput !== undefined) out.reservedOutput = limits.reservedOutput;
   if (limits.prefixTokens !== undefined) out.prefixTokens = limits.prefixTokens;
   if (limits.trigger !== undefined) out.trigger = limits.trigger;
-  if (limits.threshold !== undefined) out.threshold = limits.threshold;
   return out;
 }
 
 function openSession(
   options: DriverOptions,
-  policy: Partial<ClearingPolicy> | undefined,
+  setting: CompactorSetting | undefined,
 ): { session: CompactorSession; take: () => SummaryCount } {
   const est = options.estimator;
   const counting = countingSummarizer(options.summarizer ?? createOfflineSummarizer({ estimator: est }), est);
   const session = createCompactorSession({
     limits: sessionLimitsOf(options.limits),
-    ...(policy ? { policy } : {}),
+    ...sessionSettingsOf(setting ?? {}),
+    compaction: {
+      ...sessionSettingsOf(setting ?? {}).compaction,
+      ...(options.limits.threshold !== undefined ? { threshold: options.limits.threshold } : {}),
+    },
     estimator: est,
     summarizer: counting.client,
   });
@@ -102,7 +105,7 @@ function openSession(
  * replay measures what an agent using the library would send (clearing, compaction and its
  * re-injection, summary validation, the loop guard and the cache-aware wait included).
  */
-export function productDriver(policy: Partial<ClearingPolicy>, options: DriverOptions): ReplayDriver {
+export function productDriver(policy: CompactorSetting, options: DriverOptions): ReplayDriver {
   const est = options.estimator;
   const { session, take } = openSession(options, policy);
   const prefix = Math.max(0, options.limits.prefixTokens ?? 0);

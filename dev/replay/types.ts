@@ -2,6 +2,10 @@ import type { Estimator } from '../../src/estimate/estimator.js';
 import type { Message } from '../../src/messages/message.js';
 import type { Budgets, Limits } from '../../src/projection/budgets.js';
 import type { ClearingPolicy } from '../../src/projection/clearing-policy.js';
+import type { CompactionWaitSettings } from '../../src/projection/session-settings.js';
+
+/** A Compactor setting under test: clearing settings and the compaction wait, in one flat record. */
+export type CompactorSetting = Partial<ClearingPolicy> & Partial<CompactionWaitSettings>;
 
 /** What a retention policy knows when it builds one request (the window it runs in). */
 export interface PolicyContext {
@@ -26,8 +30,8 @@ export interface RetentionPolicy {
   readonly source: PolicySource;
   project(history: readonly Message[], ctx: PolicyContext): Promise<readonly Message[]>;
   /**
-   * A Compactor setting: the clearing policy a `createCompactorSession` gets. The replay then
-   * runs the product itself and `project` only serves tests of the projection.
+   * A Compactor setting: the clearing policy and compaction wait a `createCompactorSession`
+   * gets. The replay then runs the product itself and `project` only serves tests of the projection.
    */
-  readonly clearing?: Partial<ClearingPolicy>;
+  readonly clearing?: CompactorSetting;
 }

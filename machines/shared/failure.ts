@@ -39,7 +39,7 @@ export interface Failure {
   budget?: number | null;
 }
 
-/** Longest failure message kept in context (a failure shows a bounded root cause). */
+/** Longest error text anywhere: a failure kept in context, a provider's cause, a root cause shown to the user. */
 export const MAX_FAILURE_MESSAGE_CHARS = 300;
 
 function bounded(text: string): string {

@@ -5,7 +5,7 @@ import { UserError } from '../core/errors.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
-import type { ClearingPolicy, Limits } from '../projection/index.js';
+import type { SettingsInput } from '../projection/index.js';
 import type { CommandContext } from './command.js';
 
 /** parseArgs option of `--chart FILE` (`stats`, `run`). */
@@ -46,7 +46,7 @@ export function chartTarget(command: string, ctx: Pick<CommandContext, 'cwd'>, f
 export async function writeSessionChart(
   path: string,
   session: { messages: readonly Message[]; title: string },
-  opts: { limits: Limits; policy?: Partial<ClearingPolicy>; estimator: Estimator },
+  opts: SettingsInput & { estimator: Estimator },
 ): Promise<void> {
   // The chart code loads only when a chart is asked for (`run` imports this file for its flag).
   const [{ sessionTimeline }, { sessionChart }] = await Promise.all([

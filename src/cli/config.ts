@@ -3,82 +3,34 @@ import { readRegularText } from '../io/read-regular.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
-import { HTTP_LIMITS_SHAPE } from '../providers/http-limits.js';
-import { CLEARING_PRESET_NAMES } from '../projection/index.js';
-
-const nonNeg = z.number().int().nonnegative();
+import { firstIssue } from '../core/parse-options.js';
+import { HTTP } from '../providers/http-limits.js';
+import { CLEARING, CLEARING_PRESET_NAMES, COMPACTION, LIMITS } from '../projection/index.js';
+import { ROUTE } from '../session/index.js';
+import { INSPECT } from './inspect-flags.js';
 
 /**
  * `compactor.config.json` (optional, in the working directory or named by --config).
  * Every section is optional; unknown keys are errors so typos do not pass silently.
- * Command-line flags override these values.
+ * Command-line flags override these values. The `limits`, `toolResultClearing`, `compaction`,
+ * `http` and `provider` (the library's `route`) sections are read from their tables.
  */
 export const CompactorConfigSchema = z
   .object({
-    encoding: z.enum(['o200k_base', 'cl100k_base', 'chars']).optional(),
-    // Clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults).
-    preset: z.enum(CLEARING_PRESET_NAMES).optional(),
-    limits: z
-      .object({
-        capacity: nonNeg.optional(),
-        sessionCeiling: nonNeg.optional(),
-        reservedOutput: nonNeg.optional(),
-        prefixTokens: nonNeg.optional(),
-        trigger: nonNeg.optional(),
-      })
-      .strict()
-      .optional(),
-    toolResultClearing: z
-      .object({
-        enabled: z.boolean().optional(),
-        triggerTokens: nonNeg.optional(),
-        keepToolUses: nonNeg.optional(),
-        keepRecentToolBatches: nonNeg.optional(),
-        clearToolInputs: z.boolean().optional(),
-        // Opt-in, beside VT Code's rule (whose 0.5 is the default); 0 would disable the evidence window.
-        evidenceWindowRatio: z.number().gt(0).lte(1).optional(),
-        // Cache-aware clearing: clear in steps of at least N tokens; compaction waits for a cache break.
-        clearAtLeast: nonNeg.optional(),
-        compactionWaitsForCacheBreak: z.boolean().optional(),
-        compactionWaitRatio: z.number().gt(0).lt(1).optional(),
-        compactionWaitMaxTokens: nonNeg.optional(),
-        compactionWaitByCost: z.boolean().optional(),
-        clearWhenPassBuysFewerTurns: nonNeg.optional(),
-      })
-      .strict()
-      .optional(),
-    compaction: z
-      .object({
-        threshold: nonNeg.optional(),
-        thresholdRatio: z.number().gt(0).lte(1).optional(),
-        retainRatio: z.number().gte(0).lte(1).optional(),
-        maxOverflowRetries: nonNeg.optional(),
-        reinjectBudgetTokens: nonNeg.optional(),
-      })
-      .strict()
-      .optional(),
-    provider: z
-      .object({
-        kind: z.string().optional(),
-        model: z.string().optional(),
-        baseUrl: z.string().url().optional(),
-        apiKeyEnv: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .optional(),
-      })
-      .strict()
-      .optional(),
-    // Provider time limits, the library's `http` option (--timeout, --retries, --retry-budget).
-    http: z.object(HTTP_LIMITS_SHAPE).strict().optional(),
-    // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
-    inspect: z
-      .object({
-        port: nonNeg.max(65_535).optional(),
-        waitSeconds: z.number().gte(0).lte(3_600).optional(),
-      })
-      .strict()
-      .optional(),
+    encoding: z
+      .enum(['o200k_base', 'cl100k_base', 'chars'])
+      .optional()
+      .describe("Token counting: a tiktoken encoding or `chars` (default: the route's)."),
+    preset: z
+      .enum(CLEARING_PRESET_NAMES)
+      .optional()
+      .describe('Clearing preset (`--preset`): `compactor` (default) or `vtcode`; see Tool-result clearing.'),
+    limits: LIMITS.configSchema.optional(),
+    toolResultClearing: CLEARING.configSchema.optional(),
+    compaction: COMPACTION.configSchema.optional(),
+    provider: ROUTE.configSchema.optional(),
+    http: HTTP.configSchema.optional(),
+    inspect: INSPECT.configSchema.optional(),
   })
   .strict();
 export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;
@@ -102,9 +54,8 @@ export function loadConfig(cwd: string, explicitPath?: string): CompactorConfig 
   }
   const r = CompactorConfigSchema.safeParse(raw);
   if (!r.success) {
-    const issue = r.error.issues[0];
-    const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    throw new UserError(`${path}: ${where}: ${issue.message}`);
+    const { field, message } = firstIssue(r.error);
+    throw new UserError(`${path}: ${field || '(root)'}: ${message}`);
   }
   return r.data;
 }

@@ -1,23 +1,10 @@
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
+import { firstIssue } from '../core/parse-options.js';
+import { flagValue } from '../core/settings.js';
 
 /** zod helpers for CLI flag values (parseArgs gives strings; these coerce and bound them). */
-export const flag = {
-  nonNegInt: z
-    .string()
-    .regex(/^\d+$/, 'expected a whole number, 0 or more')
-    .transform((s) => Number(s))
-    .refine((n) => Number.isSafeInteger(n), 'number too large'),
-  posInt: z
-    .string()
-    .regex(/^\d+$/, 'expected a positive whole number')
-    .transform((s) => Number(s))
-    .refine((n) => Number.isSafeInteger(n) && n > 0, 'expected a positive whole number'),
-  ratio: z
-    .string()
-    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a number between 0 and 1')
-    .transform((s) => Number(s)),
-};
+export const flag = flagValue;
 
 /**
  * Validates parsed flag values against a zod object schema. On failure, or when a switch and
@@ -28,14 +15,13 @@ export function parseFlags<S extends z.ZodType>(command: string, schema: S, valu
   rejectContradictions(command, values);
   const r = schema.safeParse(values);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const key = issue.path.length > 0 ? `--${String(issue.path[0])}` : 'flags';
+  const { key, message } = firstIssue(r.error);
   const got =
-    issue.path.length > 0 && values && typeof values === 'object'
-      ? (values as Record<string, unknown>)[String(issue.path[0])]
+    key !== undefined && values && typeof values === 'object'
+      ? (values as Record<string, unknown>)[String(key)]
       : undefined;
   throw new UserError(
-    `${command}: ${key}: ${issue.message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ''}`,
+    `${command}: ${key !== undefined ? `--${String(key)}` : 'flags'}: ${message}${got !== undefined ? ` (got ${JSON.stringify(got)})` : ''}`,
   );
 }
 

@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import type { CommandContext } from './command.js';
 import { singlePositional } from './positional.js';
-import { CACHE_AWARE_HELP, CLEARING_FLAG_SHAPE, CLEARING_OPTIONS } from './clearing-flags.js';
+import { CLEARING_FLAG_SHAPE, CLEARING_HELP, CLEARING_OPTIONS, LIMIT_OPTIONS } from './settings-flags.js';
 import {
   INSPECT_FLAG_SHAPE,
   INSPECT_FLAGS_HELP,
@@ -12,9 +12,9 @@ import {
 } from './inspect-flags.js';
 import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } from './reliability-flags.js';
 
-export { clearingPolicyFrom } from './clearing-flags.js';
-import { flag } from './flags.js';
-import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema } from './commands/plan.js';
+import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './commands/plan.js';
+import { COMPACTION } from '../projection/index.js';
+import { ROUTE } from '../session/index.js';
 
 /**
  * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,
@@ -23,14 +23,10 @@ import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema } 
 
 /** node:util parseArgs options of `run` (and, plus `instructions`, of `compact`). */
 export const RUN_OPTIONS = {
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  'api-key-env': { type: 'string' },
-  catalog: { type: 'string' },
+  ...ROUTE.flagOptions,
   ...LIMIT_OPTIONS,
   ...CLEARING_OPTIONS,
-  threshold: { type: 'string' },
+  ...COMPACTION.flagOptions,
   hierarchical: { type: 'boolean' },
   from: { type: 'string' },
   session: { type: 'string' },
@@ -46,16 +42,9 @@ const path = z.string().min(1, 'expected a file path');
 
 /** zod schema of {@link RUN_OPTIONS}; errors name the flag. */
 export const RunFlagsSchema = LimitFlagsSchema.extend({
-  provider: z.string().min(1, 'expected a provider name').optional(),
-  model: z.string().min(1, 'expected a model id').optional(),
-  'base-url': z.url('expected a URL').optional(),
-  'api-key-env': z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
-    .optional(),
-  catalog: path.optional(),
+  ...ROUTE.flagShape,
   ...CLEARING_FLAG_SHAPE,
-  threshold: flag.posInt.optional(),
+  ...COMPACTION.flagShape,
   hierarchical: z.boolean().optional(),
   from: z.string().optional(),
   session: z.string().min(1, 'expected a session id or index').optional(),
@@ -71,33 +60,20 @@ export type RunFlags = z.infer<typeof RunFlagsSchema>;
 
 /** Flag help shared by both commands (route, limits, clearing, I/O). */
 export const RUN_FLAGS_HELP = `Route (config "provider"; flags win):
-  --provider NAME     offline (default: embedded, deterministic, no network), openai,
-                      openresponses, vercel, xai, anthropic, openai-compatible,
-                      anthropic-compatible, or a preset: openrouter, deepseek, gemini,
-                      groq, mistral, ollama, vllm
-  --model M           model id (required except for offline)
-  --base-url URL      endpoint base (ends before /chat/completions, /responses, /messages)
-  --api-key-env NAME  environment variable holding the key (keys never appear in output)
-  --catalog FILE      user model catalog (context windows, provider overrides)
+${ROUTE.help(20)}
 
 Limits (config "limits"; capacity defaults to the model's window from the catalog,
 32,000 for offline):
 ${LIMIT_FLAGS_HELP}
                         (default 0: the session's own system messages count as history)
-  --threshold N         explicit compaction threshold in tokens (default 75 % of
-                        capacity − reserved output)
 
 Clearing (config "toolResultClearing"):
-  --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
-  --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
-  --no-clear-inputs         keep large inputs of cleared calls
-  --no-clearing             turn local clearing off
-${evidenceRatioHelp(26)}
-${CACHE_AWARE_HELP}
+${CLEARING_HELP}
 
-Compaction:
-  --hierarchical      summarize in two bands: a short abstract of the older part and a
-                      detailed summary of the newer part
+Compaction (config "compaction"):
+${COMPACTION.help(26)}
+  --hierarchical            summarize in two bands: a short abstract of the older part
+                            and a detailed summary of the newer part
 
 Input and output:
   --from FORMAT       input format (default: detected)

@@ -12,19 +12,23 @@ import {
   StoredSessionConflictError,
   type CompactorSession,
   type CompactorSessionOptions,
+  ROUTE,
+  ROUTE_SETTINGS,
   type SessionRouteOptions,
 } from '../session/index.js';
 import { OFFLINE_PROVIDER } from '../summary/index.js';
-import { limitsFrom } from './commands/plan.js';
 import { createRunInspection, type RunInspection } from './run-inspection.js';
-import { clearingPolicyFrom, inspectTarget, resolvePath, type RunFlags } from './run-options.js';
-import { httpLimitsFrom, storeOptionsFrom } from './reliability-flags.js';
+import { inspectTarget, resolvePath, type RunFlags } from './run-options.js';
+import { settingsFrom } from './settings-flags.js';
+import { storeOptionsFrom } from './reliability-flags.js';
 import { progressIntervalMs, waitingLine } from './progress.js';
 
 /** A session built from `run`/`compact` flags, plus the CLI's own progress and inspection sinks. */
 export interface RunSession {
   session: CompactorSession;
   inspection: RunInspection;
+  /** The settings the session was given (flags over config). */
+  settings: Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction'>;
   /** The `--session-dir` directory (resolved), or null. */
   sessionDir: string | null;
   /** Stops progress and inspection, closes the store (idempotent). */
@@ -48,10 +52,11 @@ export function openRunSession(
   const sessionDir =
     flags['session-dir'] === undefined ? null : sessionDirFrom(command, ctx, flags['session-dir']);
   const inspection = createRunInspection(command, ctx, inspectTarget(command, flags, ctx) ?? null);
+  const settings = sessionSettingsFrom(flags, ctx);
   const options: CompactorSessionOptions = {
     route: routeFrom(command, flags, ctx),
     ...(ctx.config.encoding ? { estimator: createEstimator({ encoding: ctx.config.encoding }) } : {}),
-    ...sessionSettingsFrom(flags, ctx),
+    ...settings,
     hierarchical: flags.hierarchical === true,
     envelope: requestEnvelopeOf(input),
     history: input.messages,
@@ -69,6 +74,7 @@ export function openRunSession(
   return {
     session,
     inspection,
+    settings,
     sessionDir,
     close() {
       void inspection.close();
@@ -84,7 +90,8 @@ export function openRunSession(
  * routes take their encoding from the model catalog and load it later, as before.
  */
 export function loadRunTokenizer(flags: RunFlags, ctx: CommandContext): void {
-  const provider = (flags.provider ?? ctx.config.provider?.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  const given = { ...ROUTE.fromConfig(ctx.config.provider), ...ROUTE.fromFlags(flags) };
+  const provider = (given.provider ?? OFFLINE_PROVIDER).trim().toLowerCase();
   const encoding = ctx.config.encoding ?? (provider === OFFLINE_PROVIDER ? 'o200k_base' : undefined);
   if (encoding !== undefined) counterFor(encoding);
 }
@@ -98,7 +105,7 @@ function httpOptionsFrom(
   const interval = progressIntervalMs(ctx.env);
   const progress = inspection.progress;
   return {
-    ...httpLimitsFrom(flags, ctx.config),
+    ...settingsFrom(flags, ctx.config).http,
     onRetry: (note) => progress.note(`retrying: ${redactSecrets(note, ctx.env)}`),
     // A terminal shows the wait on the progress line; a pipe or log file gets a line each time.
     onWaiting: (w) =>
@@ -128,19 +135,22 @@ function sessionDirFrom(command: string, ctx: CommandContext, flag: string): str
   return dir;
 }
 
-/** `--provider/--model/--base-url/--api-key-env/--catalog` over config `provider` (offline by default). */
+/** The route flags over config `provider` (offline by default). */
 function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): SessionRouteOptions {
-  const cfg = ctx.config.provider ?? {};
-  const provider = (flags.provider ?? cfg.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  const fromFlags = ROUTE.fromFlags(flags);
+  const given = { ...ROUTE.fromConfig(ctx.config.provider), ...fromFlags };
+  const provider = (given.provider ?? OFFLINE_PROVIDER).trim().toLowerCase();
+  const catalog = given.catalogFile === undefined ? undefined : resolvePath(ctx, given.catalogFile);
   if (provider === OFFLINE_PROVIDER) {
-    for (const f of ['base-url', 'api-key-env', 'catalog'] as const)
-      if (flags[f] !== undefined) throw new UserError(`${command}: --${f}: not used by the offline provider`);
-    return { provider, ...(flags.model !== undefined ? { model: flags.model } : {}) };
+    for (const f of ['baseUrl', 'apiKeyEnv', 'catalogFile'] as const)
+      if (fromFlags[f] !== undefined) {
+        const flag = ROUTE_SETTINGS[f].flag.name;
+        throw new UserError(`${command}: --${flag}: not used by the offline provider`);
+      }
+    return { provider, ...(fromFlags.model !== undefined ? { model: fromFlags.model } : {}) };
   }
-  const model = flags.model ?? cfg.model;
-  if (model === undefined) {
+  if (given.model === undefined) {
     // A misspelt provider is the thing to fix first: name it and the known ones before asking for a model.
-    const catalog = flags.catalog === undefined ? undefined : resolvePath(ctx, flags.catalog);
     try {
       checkRouteProvider(provider, catalog);
     } catch (e) {
@@ -148,40 +158,22 @@ function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): Sessi
     }
     throw new UserError(`${command}: --model is required for provider "${provider}"`);
   }
-  const route: SessionRouteOptions = { provider, model, env: ctx.env };
-  const baseUrl = flags['base-url'] ?? cfg.baseUrl;
-  const apiKeyEnv = flags['api-key-env'] ?? cfg.apiKeyEnv;
-  if (baseUrl !== undefined) route.baseUrl = baseUrl;
-  if (apiKeyEnv !== undefined) route.apiKeyEnv = apiKeyEnv;
-  if (flags.catalog !== undefined) route.catalogFile = resolvePath(ctx, flags.catalog);
+  const route: SessionRouteOptions = { provider, model: given.model, env: ctx.env };
+  if (given.baseUrl !== undefined) route.baseUrl = given.baseUrl;
+  if (given.apiKeyEnv !== undefined) route.apiKeyEnv = given.apiKeyEnv;
+  if (catalog !== undefined) route.catalogFile = catalog;
   return route;
 }
 
 /**
- * Limits, clearing policy and compaction tuning: flags over config. The prompt prefix
- * defaults to 0 (the file's own system messages count as history, not as a prefix).
+ * Limits, clearing policy and compaction tuning: each table's flags over its config section,
+ * passed to the session as they are. The prompt prefix defaults to 0 (the file's own system
+ * messages count as history, not as a prefix).
  */
 function sessionSettingsFrom(
   flags: RunFlags,
   ctx: CommandContext,
 ): Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction'> {
-  const l = limitsFrom(flags, ctx);
-  const tuning = ctx.config.compaction ?? {};
-  return {
-    limits: {
-      capacity: l.providerLimit,
-      sessionCeiling: l.sessionCeiling,
-      reservedOutput: l.reservedOutput,
-      prefixTokens: l.prefixTokens ?? 0,
-      trigger: l.configuredTrigger,
-      threshold: flags.threshold ?? l.compactionThreshold,
-    },
-    policy: clearingPolicyFrom(flags, ctx),
-    compaction: {
-      thresholdRatio: tuning.thresholdRatio,
-      retainRatio: tuning.retainRatio,
-      maxOverflowRetries: tuning.maxOverflowRetries,
-      reinjectBudgetTokens: tuning.reinjectBudgetTokens,
-    },
-  };
+  const { limits, policy, compaction } = settingsFrom(flags, ctx.config);
+  return { limits: { prefixTokens: 0, ...limits }, policy, compaction };
 }

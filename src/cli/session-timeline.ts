@@ -1,13 +1,11 @@
 import type { Estimator } from '../estimate/estimator.js';
 import type { Message } from '../messages/message.js';
-import type { ClearingPolicy, Limits } from '../projection/index.js';
+import type { SettingsInput } from '../projection/index.js';
 import { createCompactorSession } from '../session/index.js';
 import type { SessionTimeline, TimelineTurn } from '../stats/timeline.js';
 
 /** Options of {@link sessionTimeline}. */
-export interface TimelineOptions {
-  limits: Limits;
-  policy?: Partial<ClearingPolicy>;
+export interface TimelineOptions extends SettingsInput {
   estimator: Estimator;
 }
 
@@ -22,21 +20,10 @@ export async function sessionTimeline(
   opts: TimelineOptions,
 ): Promise<SessionTimeline> {
   const est = opts.estimator;
-  const l = opts.limits;
-  // The session takes the current names only; the CLI may still fill the older ones.
-  const named = {
-    capacity: l.capacity ?? l.providerLimit,
-    sessionCeiling: l.sessionCeiling,
-    reservedOutput: l.reservedOutput,
-    prefixTokens: l.prefixTokens,
-    trigger: l.trigger ?? l.configuredTrigger,
-    threshold: l.threshold ?? l.compactionThreshold,
-    summaryOutputLimit: l.summaryOutputLimit,
-  };
-  const limits = Object.fromEntries(Object.entries(named).filter(([, v]) => v !== undefined));
   const session = createCompactorSession({
-    limits,
+    ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.policy ? { policy: opts.policy } : {}),
+    ...(opts.compaction ? { compaction: opts.compaction } : {}),
     estimator: est,
     route: { provider: 'offline' },
   });

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { UserError } from '../core/errors.js';
+import { firstIssue } from '../core/parse-options.js';
 
 /**
  * Builds the one-line error for bad input: `<where>: <what>`, where `where` names the
@@ -7,16 +8,6 @@ import { UserError } from '../core/errors.js';
  */
 export function inputError(where: string, what: string): UserError {
   return new UserError(`${where}: ${what}`);
-}
-
-/** Formats a zod path as `messages[3].content[0].text`. */
-export function formatPath(path: readonly PropertyKey[], base = ''): string {
-  let out = base;
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
 }
 
 /**
@@ -31,9 +22,8 @@ export function validate<S extends z.ZodType>(
 ): z.infer<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const field = formatPath(issue.path, base) || '(top level)';
-  throw inputError(where, `${field}: ${issue.message}`);
+  const { field, message } = firstIssue(r.error, base);
+  throw inputError(where, `${field || '(top level)'}: ${message}`);
 }
 
 /** Names a place in an input: `file.json` or `<input>`, plus an optional detail such as `line 4`. */

@@ -14,8 +14,6 @@ import { InternalError } from '../core/errors.js';
 export interface Limits {
   /** The model's context window (the same name as the session's `limits.capacity`). */
   capacity?: number;
-  /** @deprecated Old name of {@link Limits.capacity}, read only when `capacity` is absent. */
-  providerLimit?: number;
   /** A user/session cap on the window; 0 = automatic (capacity alone). */
   sessionCeiling?: number;
   /** Output tokens reserved from the window (the request's max output). Default 0. */
@@ -24,8 +22,6 @@ export interface Limits {
   prefixTokens?: number;
   /** Configured clearing trigger (`limits.trigger`, else `policy.triggerTokens`); default 40,000. */
   trigger?: number;
-  /** @deprecated Old name of {@link Limits.trigger}, read only when `trigger` is absent. */
-  configuredTrigger?: number;
   /**
    * Opt-in evidence window ratio (`policy.evidenceWindowRatio`); a value outside
    * (0, 1] is "not set", which keeps the default 0.5 (half the local trigger).
@@ -33,9 +29,7 @@ export interface Limits {
   evidenceWindowRatio?: number;
   /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget. */
   threshold?: number;
-  /** @deprecated Old name of {@link Limits.threshold}, read only when `threshold` is absent. */
-  compactionThreshold?: number;
-  /** Route tuning; missing fields take the defaults. */
+  /** Route tuning (P1); missing fields take the defaults. */
   routePolicy?: Partial<RoutePolicy>;
   /** Explicit output limit of the summary call, subtracted from the summary input budget. */
   summaryOutputLimit?: number;
@@ -159,12 +153,11 @@ export function resolveContinuityTail(capacity: number | null, retainRatio: numb
  * saturates, so absurd inputs (0, negative, NaN, 1e300) give bounded, non-negative results.
  */
 export function resolveBudgets(limits: Limits): Budgets {
-  const capacity = resolveCapacity(limits.capacity ?? limits.providerLimit, limits.sessionCeiling);
+  const capacity = resolveCapacity(limits.capacity, limits.sessionCeiling);
   const reserved = toCount(limits.reservedOutput);
   const prefix = toCount(limits.prefixTokens);
   const route = completeRoutePolicy(limits.routePolicy);
-  const configured =
-    toCount(limits.trigger ?? limits.configuredTrigger) || DEFAULT_CLEARING_POLICY.triggerTokens;
+  const configured = toCount(limits.trigger) || DEFAULT_CLEARING_POLICY.triggerTokens;
 
   const historyBudget = capacity === null ? null : satSub(satSub(capacity, reserved), prefix);
   const localTrigger = resolveLocalTrigger(configured, historyBudget);
@@ -176,7 +169,7 @@ export function resolveBudgets(limits: Limits): Budgets {
     compactionThreshold: resolveCompactionThreshold(
       capacity,
       reserved,
-      toCount(limits.threshold ?? limits.compactionThreshold),
+      toCount(limits.threshold),
       route.thresholdRatio,
     ),
     summaryInputBudget: resolveSummaryInputBudget(

@@ -4,96 +4,125 @@
  * tuning half) and `vtcode` (VT Code's own defaults).
  */
 
-import { DEFAULT_COMPACTION_WAIT } from './cache-aware.js';
+import { z } from 'zod';
+import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/settings.js';
 
 /** Names of the clearing presets. */
 export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
 /** A clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults). */
 export type ClearingPresetName = (typeof CLEARING_PRESET_NAMES)[number];
 
-/** Local tool-result clearing settings. */
-export interface ClearingPolicy {
-  /** The preset the other fields start from (default `compactor`). */
-  preset: ClearingPresetName;
-  /** `false` turns local clearing off entirely. */
-  enabled: boolean;
-  /** Configured trigger; the effective one is capped by the history budget. */
-  triggerTokens: number;
-  /** Newest results kept, each expanded to its whole batch. */
-  keepToolUses: number;
-  /** Newest assistant tool-call messages kept with their batches; 0 disables (evidence window stays). */
-  keepRecentToolBatches: number;
-  /** Replace large inputs of cleared calls with a JSON placeholder. */
-  clearToolInputs: boolean;
-  /**
-   * Opt-in: evidence budget = floor(local trigger × ratio), a number in (0, 1]. The default
-   * 0.5 is VT Code's rule (floor(local trigger / 2)); other values are an experiment measured by
-   * the retention pilot (`compactor-evidence-*` policies).
-   */
-  evidenceWindowRatio: number;
-  /**
-   * Cache-aware batching: clearing moves only in steps that free at least this many tokens
-   * (like Anthropic's `clear_at_least`), so the request prefix stays byte-identical, and
-   * cached, between steps. 0 (the default) clears every eligible result at once.
-   */
-  clearAtLeast: number;
-  /**
-   * Cache-aware compaction: while a request extends the previous one unchanged, compaction
-   * waits (see `compactionWaitRatio`); it runs at the threshold on a turn whose prefix
-   * changes anyway. On in preset `compactor`, off in `vtcode`.
-   */
-  compactionWaitsForCacheBreak: boolean;
-  /**
-   * How far compaction waits while the cache is intact: this share of the way from the
-   * threshold to the prompt budget, a number in (0, 1) (default 0.85) …
-   */
-  compactionWaitRatio: number;
-  /**
-   * … but at most this many tokens past the threshold (default 7,000), in a prompt budget up to
-   * 24,000 tokens (a 32k window); in a larger budget proportionally fewer (3,000 at 64k).
-   */
-  compactionWaitMaxTokens: number;
-  /**
-   * No wait where the expected cost says it cannot pay: past the threshold, compaction waits
-   * only while the history has grown less since the last pass than the growth that costs least
-   * per request (cache reads against the cost of a pass, at the fastest growth of one request
-   * seen since). In large windows the threshold lies beyond it and compaction runs at the
-   * threshold. Off in both presets: on the retention pilot's tuning half the plain scaled cap
-   * kept the same recall for less.
-   */
-  compactionWaitByCost: boolean;
-  /**
-   * Clear old tool results instead of compacting when a summary pass would buy fewer turns than
-   * this: where a few tool results fill the window, a pass every other step costs a slow, lossy
-   * provider call each time, while clearing the oldest results costs none. Large windows (where a
-   * pass buys many turns) keep compacting as before. 0 never clears first. 10 in preset
-   * `compactor`, 0 in `vtcode` (which clears at its trigger anyway).
-   */
-  clearWhenPassBuysFewerTurns: number;
-}
-
-/** The evidence window is half the local trigger. */
+/** B4: the evidence window is half the local trigger. */
 export const DEFAULT_EVIDENCE_WINDOW_RATIO = 0.5;
 
+const count = z.number().int().nonnegative();
+
 /**
- * VT Code's own defaults (preset `vtcode`): enabled, trigger 40,000, keep 2 tool uses and
- * 2 recent batches, clear inputs, clear everything eligible at once, compact at the threshold.
+ * The tool-result clearing settings, one row each: schema, default (preset `compactor`; the
+ * `vtcode` preset's differences are below), meaning and flag. The library's `policy`, the
+ * config's `toolResultClearing`, the clearing flags and their help all come from here.
  */
-export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
-  preset: 'vtcode',
-  enabled: true,
-  triggerTokens: 40_000,
-  keepToolUses: 2,
-  keepRecentToolBatches: 2,
-  clearToolInputs: true,
-  evidenceWindowRatio: DEFAULT_EVIDENCE_WINDOW_RATIO,
-  clearAtLeast: 0,
-  compactionWaitsForCacheBreak: false,
-  compactionWaitRatio: DEFAULT_COMPACTION_WAIT.ratio,
-  compactionWaitMaxTokens: DEFAULT_COMPACTION_WAIT.maxTokens,
-  compactionWaitByCost: false,
-  clearWhenPassBuysFewerTurns: 0,
-});
+export const CLEARING_SETTINGS = {
+  preset: {
+    schema: z.enum(CLEARING_PRESET_NAMES),
+    default: 'compactor',
+    doc: "The preset the other clearing settings start from: `compactor` keeps tool results until compaction and lets compaction wait while the prompt cache is intact; `vtcode` is VT Code's clearing from the trigger, compaction at the threshold. In the config file it is the top-level `preset`.",
+    libraryOnly: true,
+    flag: {
+      name: 'preset',
+      arg: 'NAME',
+      parse: z.string(),
+      help: "clearing preset: compactor (default: keep tool results until compaction, which waits while the prompt cache is intact, and clear them instead where a summary would buy few steps) or vtcode (VT Code's clearing from 40,000 tokens)",
+    },
+  },
+  enabled: {
+    schema: z.boolean(),
+    default: false,
+    defaultText: '`false` (`vtcode`: `true`)',
+    doc: 'Local clearing of old tool results on or off.',
+    flag: { off: 'no-clearing', offHelp: 'turn local clearing off' },
+  },
+  triggerTokens: {
+    schema: count,
+    default: 40_000,
+    doc: 'Configured clearing trigger, capped at 3/5 of the history budget; `limits.trigger` wins over it.',
+  },
+  keepToolUses: {
+    schema: count,
+    default: 2,
+    doc: 'Newest tool results kept, each with its whole batch.',
+    flag: {
+      name: 'keep-tool-uses',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: 'newest results kept, each with its whole batch (default 2)',
+    },
+  },
+  keepRecentToolBatches: {
+    schema: count,
+    default: 2,
+    doc: 'Newest tool-call batches kept; 0 disables this rule.',
+    flag: {
+      name: 'keep-recent-batches',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: 'newest tool-call batches kept (default 2; 0 disables)',
+    },
+  },
+  clearToolInputs: {
+    schema: z.boolean(),
+    default: true,
+    doc: 'Replace large inputs of cleared calls with a short placeholder.',
+    flag: { off: 'no-clear-inputs', offHelp: 'keep large inputs of cleared calls' },
+  },
+  evidenceWindowRatio: {
+    schema: z
+      .number()
+      .gt(0, 'expected a number above 0 and at most 1')
+      .lte(1, 'expected a number above 0 and at most 1'),
+    default: DEFAULT_EVIDENCE_WINDOW_RATIO,
+    doc: 'Opt-in: the evidence window is this share of the local trigger, a number in (0, 1].',
+    flag: {
+      name: 'evidence-ratio',
+      arg: 'R',
+      parse: flagValue.ratio,
+      help: 'opt-in: evidence window = R × local trigger, 0 < R ≤ 1 (default 0.5)',
+    },
+  },
+  clearAtLeast: {
+    schema: count,
+    default: 0,
+    doc: 'Clear only in steps that free at least this many tokens, so the request prefix stays cached between steps; 0 clears everything eligible at once.',
+    flag: {
+      name: 'clear-at-least',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: 'clear only in steps that free at least N tokens, so the request prefix stays cached between steps (default 0: off)',
+    },
+  },
+  clearWhenPassBuysFewerTurns: {
+    schema: count,
+    default: 10,
+    defaultText: '10 (`vtcode`: 0)',
+    doc: 'Clear old tool results instead of compacting when a summary pass would buy fewer turns than this; 0 never clears first.',
+    flag: {
+      name: 'clear-when-pass-buys-fewer',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: 'clear old tool results instead of compacting when a summary would buy fewer than N steps like the newest (default 10 with preset compactor; 0: never)',
+    },
+  },
+} as const;
+
+/** Tool-result clearing: the table and everything derived from it. */
+export const CLEARING = settingsGroup(
+  'Tool-result clearing',
+  { option: 'policy', section: 'toolResultClearing' },
+  CLEARING_SETTINGS,
+);
+
+/** Local tool-result clearing settings, every field filled in. */
+export type ClearingPolicy = SettingsOf<typeof CLEARING_SETTINGS>;
 
 /**
  * The defaults (preset `compactor`): with a prompt cache, every clearing step rewrites the
@@ -102,14 +131,19 @@ export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
  * intact kept more evidence for fewer dollars. Clearing stays one option away
  * (`enabled: true` keeps VT Code's rules, or preset `vtcode`).
  */
-export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
-  ...VTCODE_CLEARING_POLICY,
-  preset: 'compactor',
-  enabled: false,
-  compactionWaitsForCacheBreak: true,
-  // The tuning half picked the scaled cap alone over the wait by expected cost.
-  compactionWaitByCost: false,
-  clearWhenPassBuysFewerTurns: 10,
+export const DEFAULT_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze(
+  defaultsOf(CLEARING_SETTINGS) as ClearingPolicy,
+);
+
+/**
+ * VT Code's defaults (preset `vtcode`): enabled, trigger 40,000, keep 2 tool uses and 2 recent
+ * batches, clear inputs, clear everything eligible at once, compact at the threshold.
+ */
+export const VTCODE_CLEARING_POLICY: Readonly<ClearingPolicy> = Object.freeze({
+  ...DEFAULT_CLEARING_POLICY,
+  preset: 'vtcode',
+  enabled: true,
+  clearWhenPassBuysFewerTurns: 0,
 });
 
 /** Every preset by name. */
@@ -125,43 +159,27 @@ export function isClearingPreset(value: unknown): value is ClearingPresetName {
   return typeof value === 'string' && Object.hasOwn(CLEARING_PRESETS, value);
 }
 
-/** True for a usable compaction wait ratio: a number in (0, 1). */
-export function isCompactionWaitRatio(value: unknown): value is number {
-  return typeof value === 'number' && value > 0 && value < 1;
-}
-
 /** True for a usable evidence window ratio: a finite number in (0, 1]. */
 export function isEvidenceWindowRatio(value: unknown): value is number {
-  return typeof value === 'number' && value > 0 && value <= 1;
+  return CLEARING_SETTINGS.evidenceWindowRatio.schema.safeParse(value).success;
 }
 
 /**
- * Fills a partial policy from its preset (default `compactor`); counts are coerced to non-negative integers and an
- * evidence window ratio outside (0, 1] (or NaN) falls back to the default 0.5.
+ * Fills a partial policy from its preset (default `compactor`). Past the zod option checks a
+ * field may still be off: a token count is made a whole number of 0 or more, anything else its
+ * row's schema rejects takes the preset's value.
  */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
-  const count = (v: number | undefined, d: number): number =>
-    v === undefined || Number.isNaN(v) ? d : Math.max(0, Math.floor(Math.min(v, Number.MAX_SAFE_INTEGER)));
-  // An unknown name (only possible past the zod schemas) falls back like the other fields.
   const preset = isClearingPreset(partial.preset) ? partial.preset : DEFAULT_CLEARING_POLICY.preset;
   const base = CLEARING_PRESETS[preset];
-  return {
-    preset,
-    enabled: partial.enabled ?? base.enabled,
-    triggerTokens: count(partial.triggerTokens, base.triggerTokens),
-    keepToolUses: count(partial.keepToolUses, base.keepToolUses),
-    keepRecentToolBatches: count(partial.keepRecentToolBatches, base.keepRecentToolBatches),
-    clearToolInputs: partial.clearToolInputs ?? base.clearToolInputs,
-    evidenceWindowRatio: isEvidenceWindowRatio(partial.evidenceWindowRatio)
-      ? partial.evidenceWindowRatio
-      : DEFAULT_EVIDENCE_WINDOW_RATIO,
-    clearAtLeast: count(partial.clearAtLeast, base.clearAtLeast),
-    compactionWaitsForCacheBreak: partial.compactionWaitsForCacheBreak ?? base.compactionWaitsForCacheBreak,
-    compactionWaitRatio: isCompactionWaitRatio(partial.compactionWaitRatio)
-      ? partial.compactionWaitRatio
-      : base.compactionWaitRatio,
-    compactionWaitMaxTokens: count(partial.compactionWaitMaxTokens, base.compactionWaitMaxTokens),
-    compactionWaitByCost: partial.compactionWaitByCost ?? base.compactionWaitByCost,
-    clearWhenPassBuysFewerTurns: count(partial.clearWhenPassBuysFewerTurns, base.clearWhenPassBuysFewerTurns),
-  };
+  const out: Record<string, unknown> = {};
+  for (const [key, row] of Object.entries(CLEARING_SETTINGS)) {
+    const fallback = base[key as keyof ClearingPolicy];
+    let value = (partial as Record<string, unknown>)[key];
+    if (Number.isInteger(fallback) && typeof value === 'number' && !Number.isNaN(value))
+      value = Math.max(0, Math.floor(Math.min(value, Number.MAX_SAFE_INTEGER)));
+    const given = row.schema.safeParse(value);
+    out[key] = given.success ? given.data : fallback;
+  }
+  return { ...(out as ClearingPolicy), preset };
 }

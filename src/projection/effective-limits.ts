@@ -11,7 +11,7 @@ export function effectiveLimits(limits: Limits, policy?: Partial<ClearingPolicy>
   const p = completeClearingPolicy(policy);
   return {
     ...limits,
-    trigger: (limits.trigger ?? limits.configuredTrigger) || p.triggerTokens,
+    trigger: limits.trigger || p.triggerTokens,
     evidenceWindowRatio: isEvidenceWindowRatio(limits.evidenceWindowRatio)
       ? limits.evidenceWindowRatio
       : p.evidenceWindowRatio,

@@ -14,6 +14,7 @@ export { inputClearedCall } from './clear-inputs.js';
 export * from './project-request.js';
 export * from './effective-limits.js';
 export * from './options-schema.js';
+export * from './session-settings.js';
 export * from './cache-aware.js';
 export * from './wait-by-cost.js';
 export { fitToWindow, type FittedRequest, type FitWindowOptions } from './fit-window.js';

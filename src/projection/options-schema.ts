@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Estimator } from '../estimate/estimator.js';
-import { CLEARING_PRESET_NAMES } from './clearing-policy.js';
+import { CLEARING } from './clearing-policy.js';
 
 /**
  * zod schemas of the projection options. The names are the library's one vocabulary: the
@@ -10,37 +10,18 @@ import { CLEARING_PRESET_NAMES } from './clearing-policy.js';
 const count = z.number().int().nonnegative();
 
 /** A partial tool-result clearing policy (the session's `policy`, the config's `toolResultClearing`). */
-export const ClearingPolicyOptionsSchema = z
-  .strictObject({
-    preset: z.enum(CLEARING_PRESET_NAMES),
-    enabled: z.boolean(),
-    triggerTokens: count,
-    keepToolUses: count,
-    keepRecentToolBatches: count,
-    clearToolInputs: z.boolean(),
-    evidenceWindowRatio: z.number().gt(0).lte(1),
-    clearAtLeast: count,
-    compactionWaitsForCacheBreak: z.boolean(),
-    compactionWaitRatio: z.number().gt(0).lt(1),
-    compactionWaitMaxTokens: count,
-    compactionWaitByCost: z.boolean(),
-    clearWhenPassBuysFewerTurns: count,
-  })
-  .partial();
+export const ClearingPolicyOptionsSchema = CLEARING.schema;
 
-/** {@link Limits} as a caller passes them (deprecated aliases accepted). */
+/** {@link Limits} as a caller passes them. */
 export const LimitsSchema = z.strictObject({
   capacity: count.optional(),
-  providerLimit: count.optional(),
   sessionCeiling: count.optional(),
   reservedOutput: count.optional(),
   prefixTokens: count.optional(),
   trigger: count.optional(),
-  configuredTrigger: count.optional(),
   // Outside (0, 1] means "not set" here (the policy's ratio applies), so 0 is allowed.
   evidenceWindowRatio: z.number().optional(),
   threshold: count.optional(),
-  compactionThreshold: count.optional(),
   routePolicy: z
     .strictObject({
       thresholdRatio: z.number().gt(0).lte(1),

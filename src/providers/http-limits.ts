@@ -1,24 +1,6 @@
+import type { Dispatcher } from 'undici';
 import { z } from 'zod';
-
-/**
- * Time limits of provider calls: how long one request may take, how many attempts one call
- * gets and how long all of them together may take. A hung provider used to block for about
- * 40 minutes (600 s × 4 attempts); with these defaults one call ends within 300 s.
- */
-export const HTTP_DEFAULTS = {
-  /** One request (headers and body). */
-  timeoutMs: 120_000,
-  /** Retries after the first attempt. */
-  retries: 3,
-  /** Wall time of one call: every attempt and every wait between attempts. */
-  retryBudgetMs: 300_000,
-  minRetryDelayMs: 500,
-  maxRetryDelayMs: 8_000,
-  /** Cap on a server-requested `retry-after` wait. */
-  retryAfterCapMs: 60_000,
-  /** How often `onWaiting` hears about a request still in flight. */
-  progressIntervalMs: 15_000,
-} as const;
+import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/settings.js';
 
 /** What `onWaiting` is told while a request is in flight. */
 export interface WaitingInfo {
@@ -38,30 +20,111 @@ export interface HttpLimits {
   retryBudgetMs: number;
 }
 
+/**
+ * Time limits of provider calls: how long one request may take, how many attempts one call
+ * gets and how long all of them together may take. A hung provider used to block for about
+ * 40 minutes (600 s × 4 attempts); with these defaults one call ends within 300 s.
+ */
 const ms = (max: number) => z.number().int().positive().max(max);
+const DAY_MS = 86_400_000;
+const fn = <F extends (...args: never[]) => unknown>() =>
+  z.custom<F>((v) => typeof v === 'function', 'expected a function');
 
-/** zod shape of the plain-number HTTP options (config `http` and the library's `http`). */
-export const HTTP_LIMITS_SHAPE = {
-  timeoutMs: ms(86_400_000).optional(),
-  retries: z.number().int().nonnegative().max(20).optional(),
-  retryBudgetMs: ms(86_400_000).optional(),
-};
+/** The provider call settings, one row each: the library's `http` option, config `http`, the flags. */
+export const HTTP_SETTINGS = {
+  timeoutMs: {
+    schema: ms(DAY_MS),
+    default: 120_000,
+    doc: 'One provider request (headers and body) may take this many milliseconds.',
+    flag: {
+      name: 'timeout',
+      arg: 'SECONDS',
+      parse: flagValue.secondsAsMs,
+      help: 'one provider request may take this long (default 120)',
+    },
+  },
+  retries: {
+    schema: z.number().int().nonnegative().max(20, 'at most 20'),
+    default: 3,
+    doc: 'Retries of a failed request (timeouts, resets, 429, 5xx) after the first attempt.',
+    flag: {
+      name: 'retries',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: 'retries of a failed request: timeouts, resets, 429, 5xx (default 3)',
+    },
+  },
+  retryBudgetMs: {
+    schema: ms(DAY_MS),
+    default: 300_000,
+    doc: 'Wall time of one call in milliseconds: every attempt and every wait between attempts.',
+    flag: {
+      name: 'retry-budget',
+      arg: 'SECONDS',
+      parse: flagValue.secondsAsMs,
+      help: 'all attempts of one provider call together, waits included (default 300); while waiting, stderr gets a line every 15 s when it is not a terminal',
+    },
+  },
+  minRetryDelayMs: {
+    schema: z.number().int().nonnegative(),
+    default: 500,
+    doc: 'First wait between attempts, in milliseconds.',
+  },
+  maxRetryDelayMs: {
+    schema: z.number().int().nonnegative(),
+    default: 8_000,
+    doc: 'Longest wait between attempts, in milliseconds.',
+  },
+  retryAfterCapMs: {
+    schema: z.number().int().nonnegative(),
+    default: 60_000,
+    doc: 'Cap on a server-requested `retry-after` wait, in milliseconds.',
+  },
+  progressIntervalMs: {
+    schema: ms(DAY_MS),
+    default: 15_000,
+    doc: 'How often `onWaiting` hears about a request still in flight, in milliseconds.',
+  },
+  dispatcher: {
+    schema: z.custom<Dispatcher>((v) => typeof v === 'object' && v !== null, 'expected an undici dispatcher'),
+    defaultText: 'the global one',
+    doc: 'undici dispatcher (agent or proxy) for provider requests.',
+    libraryOnly: true,
+  },
+  onRetry: {
+    schema: fn<(note: string) => void>(),
+    doc: 'Called once per failed attempt with a redacted one-line note.',
+    libraryOnly: true,
+  },
+  onWaiting: {
+    schema: fn<(info: WaitingInfo) => void>(),
+    doc: 'Called every `progressIntervalMs` while a request is in flight.',
+    libraryOnly: true,
+  },
+} as const;
 
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function');
+/** The provider call table and everything derived from it. */
+export const HTTP = settingsGroup('Provider time limits', { option: 'http' }, HTTP_SETTINGS);
+
+/** Options of provider calls (all optional; see {@link HTTP_SETTINGS}). */
+export type HttpOptions = Partial<SettingsOf<typeof HTTP_SETTINGS>>;
 
 /** zod schema of the library option `http` (numbers bounded, callbacks functions, no unknown keys). */
-export const HttpOptionsSchema = z.strictObject({
-  ...HTTP_LIMITS_SHAPE,
-  minRetryDelayMs: z.number().int().nonnegative().optional(),
-  maxRetryDelayMs: z.number().int().nonnegative().optional(),
-  retryAfterCapMs: z.number().int().nonnegative().optional(),
-  progressIntervalMs: ms(86_400_000).optional(),
-  dispatcher: z
-    .custom((v) => typeof v === 'object' && v !== null, 'expected an undici dispatcher')
-    .optional(),
-  onRetry: fn.optional(),
-  onWaiting: fn.optional(),
-});
+export const HttpOptionsSchema = HTTP.schema;
+
+/** The defaults of the plain-number settings. */
+export const HTTP_DEFAULTS = defaultsOf(HTTP_SETTINGS) as Required<
+  Pick<
+    HttpOptions,
+    | 'timeoutMs'
+    | 'retries'
+    | 'retryBudgetMs'
+    | 'minRetryDelayMs'
+    | 'maxRetryDelayMs'
+    | 'retryAfterCapMs'
+    | 'progressIntervalMs'
+  >
+>;
 
 /** The limits in force for `opts` (defaults filled in). */
 export function httpLimits(opts: Partial<HttpLimits> = {}): HttpLimits {

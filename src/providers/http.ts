@@ -5,7 +5,16 @@ import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify
 import { ProviderError, RetryableProviderError } from '../core/errors.js';
 import { boundedCause } from './redact.js';
 import { parseSse, type SseEvent } from './sse.js';
-import { HTTP_DEFAULTS, spokenDuration, startWaitingTicker, type WaitingInfo } from './http-limits.js';
+import {
+  HTTP_DEFAULTS,
+  spokenDuration,
+  startWaitingTicker,
+  type HttpOptions,
+  type WaitingInfo,
+} from './http-limits.js';
+
+/** Transport knobs. Tests pass tiny delays; production uses the defaults ({@link HTTP_DEFAULTS}). */
+export type { HttpOptions };
 
 /**
  * The one HTTP layer every provider client uses: JSON POST (or SSE POST) over undici with
@@ -14,30 +23,6 @@ import { HTTP_DEFAULTS, spokenDuration, startWaitingTicker, type WaitingInfo } f
  * `retry-after-ms` then `retry-after`, and every failure surfaced once as a bounded,
  * secret-free {@link ProviderError}. Error bodies are always consumed to free sockets.
  */
-
-/** Transport knobs. Tests pass tiny delays; production uses the defaults ({@link HTTP_DEFAULTS}). */
-export interface HttpOptions {
-  /** Per-attempt timeout in ms (headers and body). Default 120,000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt. Default 3. */
-  retries?: number;
-  /** Wall time of one call in ms: all attempts and the waits between them. Default 300,000. */
-  retryBudgetMs?: number;
-  /** First backoff delay in ms. Default 500. */
-  minRetryDelayMs?: number;
-  /** Largest backoff delay in ms. Default 8,000. */
-  maxRetryDelayMs?: number;
-  /** Cap on a server-requested `retry-after` wait in ms. Default 60,000. */
-  retryAfterCapMs?: number;
-  /** undici dispatcher (agent/proxy); default is the global one. */
-  dispatcher?: Dispatcher;
-  /** Called once per failed attempt with a redacted one-line note (for debug logs). */
-  onRetry?: (note: string) => void;
-  /** Called every `progressIntervalMs` while a request is in flight (progress lines). */
-  onWaiting?: (info: WaitingInfo) => void;
-  /** Interval of `onWaiting` in ms. Default 15,000. */
-  progressIntervalMs?: number;
-}
 
 /** A POST to one provider endpoint. */
 export interface PostSpec {

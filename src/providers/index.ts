@@ -30,7 +30,8 @@ export { redact } from './redact.js';
 export { forwardedFields, type RequestFields, type FieldEndpoint } from './request-fields.js';
 export {
   HTTP_DEFAULTS,
-  HTTP_LIMITS_SHAPE,
+  HTTP,
+  HTTP_SETTINGS,
   HttpOptionsSchema,
   httpLimits,
   spokenDuration,

@@ -1,8 +1,6 @@
 import { redactKnown, redactSecrets } from '../core/redact.js';
 import { oneLine } from '../core/text.js';
-
-/** Longest provider error text kept in a {@link ProviderError} message (a bounded cause). */
-export const MAX_CAUSE_CHARS = 300;
+import { MAX_FAILURE_MESSAGE_CHARS } from '../../machines/index.js';
 
 /**
  * Removes secrets from provider-facing text: every explicitly known secret (the route's
@@ -17,7 +15,7 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
 export function boundedCause(
   text: string,
   secrets: readonly (string | undefined)[] = [],
-  max = MAX_CAUSE_CHARS,
+  max = MAX_FAILURE_MESSAGE_CHARS,
 ): string {
   return oneLine(redact(text, secrets), max);
 }

@@ -58,12 +58,12 @@ export interface TurnRequest {
   /**
    * The previous turn's `result.request` (the request sent after it): while this turn's
    * request extends it unchanged, the prompt cache still holds it and compaction may wait
-   * (`compactionWaitsForCacheBreak`). Without it compaction runs at the threshold.
+   * (`compaction.waitsForCacheBreak`). Without it compaction runs at the threshold.
    */
   previousRequest?: readonly Message[] | null;
   /**
    * The previous turn's `result.cacheCycle`: how the history grew since the prompt cache was
-   * last rewritten, for the wait by expected cost (`compactionWaitByCost`).
+   * last rewritten, for the wait by expected cost (`compaction.waitByCost`).
    */
   cacheCycle?: CacheCycle | null;
 }

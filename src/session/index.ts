@@ -45,12 +45,12 @@ export {
   type SessionRoute,
   type SessionRouteOptions,
 } from './route.js';
-export { sessionLimits, envelopeTokens } from './limits.js';
+export { resolveConfig, envelopeTokens, type SessionConfig } from './config.js';
+export { ROUTE, ROUTE_SETTINGS } from './route-settings.js';
 export {
   describeCompaction,
   rootCauseOf,
   CACHE_NOTE,
-  MAX_ROOT_CAUSE_CHARS,
   nothingToCompactLine,
   type SessionCompactionReport,
   type DescribeContext,

@@ -1,15 +1,9 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { anchoredPressure, type UsageAnchor } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
-import {
-  effectiveLimits,
-  fitToWindow,
-  projectRequest,
-  resolveBudgets,
-  type ClearingPolicy,
-  type Limits,
-} from '../projection/index.js';
+import { fitToWindow, projectRequest } from '../projection/index.js';
 import { checkFixedPartFits } from '../runtime/index.js';
+import type { SessionConfig } from './config.js';
 import type { PrepareRequestOptions, PreparedRequest } from './session-types.js';
 
 /** The request the last turn built, and the history it was built from. */
@@ -26,14 +20,14 @@ export interface TurnRequestMemo {
  */
 export function prepareNextRequest(args: {
   history: readonly Message[];
-  limits: Limits;
-  policy: Partial<ClearingPolicy> | undefined;
+  config: SessionConfig;
   estimator: Estimator;
   anchor: UsageAnchor | undefined;
   lastTurn: TurnRequestMemo | undefined;
   options: PrepareRequestOptions;
 }): PreparedRequest {
-  const { history, limits, policy, estimator, options } = args;
+  const { history, config, estimator, options } = args;
+  const { limits, policy } = config;
   const projected = projectRequest(history, {
     limits,
     policy,
@@ -45,7 +39,7 @@ export function prepareNextRequest(args: {
   const messages =
     plain && args.lastTurn?.history === history
       ? args.lastTurn.request
-      : fitted(history, projected.messages, limits, policy, estimator);
+      : fitted(history, projected.messages, config, estimator);
   return {
     messages,
     diagnostics: projected.diagnostics,
@@ -57,11 +51,10 @@ export function prepareNextRequest(args: {
 function fitted(
   history: readonly Message[],
   projection: readonly Message[],
-  limits: Limits,
-  policy: Partial<ClearingPolicy> | undefined,
+  { limits, policy, budgets }: SessionConfig,
   estimator: Estimator,
 ): readonly Message[] {
-  const { capacity } = resolveBudgets(effectiveLimits(limits, policy));
+  const { capacity } = budgets;
   if (capacity === null) return projection;
   checkFixedPartFits(history, limits, capacity, estimator);
   const budget = Math.max(0, capacity - (limits.reservedOutput ?? 0) - (limits.prefixTokens ?? 0));

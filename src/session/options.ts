@@ -7,8 +7,12 @@ import { JsonSchema, type Message } from '../messages/message.js';
 import {
   CLEARING_PRESET_NAMES,
   ClearingPolicyOptionsSchema,
+  COMPACTION,
+  LIMITS,
   type ClearingPolicy,
   type ClearingPresetName,
+  type CompactionSettings,
+  type SessionLimits,
 } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import { HttpOptionsSchema } from '../providers/http-limits.js';
@@ -18,55 +22,24 @@ import type { LockOptions } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRouteOptions } from './route.js';
+import { ROUTE } from './route-settings.js';
 
-const count = z.number().int().nonnegative();
-
-/** Token limits of a session (same names as `compactor.config.json` `limits`). */
-export interface SessionLimits {
-  /** Model window; overrides the catalog's (offline default: 32,000). */
-  capacity?: number;
-  /** Session cap on the window; 0 = automatic. */
-  sessionCeiling?: number;
-  /** Output tokens reserved from the window for the agent's own requests (default 0). */
-  reservedOutput?: number;
-  /** System prompt + tool schema tokens; default: estimated from the envelope, else 0. */
-  prefixTokens?: number;
-  /** Configured clearing trigger (capped by the history budget; default `policy.triggerTokens`, 40,000). */
-  trigger?: number;
-  /** Explicit compaction threshold (wins over the 75 % default; capped at the prompt budget). */
-  threshold?: number;
-  /** Explicit summary output limit (sent as max tokens and subtracted from the summary input budget). */
-  summaryOutputLimit?: number;
-}
-
-/** Compaction tuning. */
-export interface CompactionSettings {
-  /** Route threshold ratio: only values below 1 lower the threshold. */
-  thresholdRatio?: number;
-  /** Continuity tail share of the window (default 0.16). */
-  retainRatio?: number;
-  /** Capacity retries of a summary call (default 1). */
-  maxOverflowRetries?: number;
-  /** Re-injection budget after a local summary (default min(4,000, floor(capacity × 0.05)); 0 disables). */
-  reinjectBudgetTokens?: number;
-  /** Summary prompt version (default summary-v1). */
-  promptVersion?: string;
-  /** Wait between capacity retries in ms (machine default when absent). */
-  retryBackoffMs?: number;
-}
+export type { CompactionSettings, SessionLimits };
 
 /** Options of `createCompactorSession`. */
 export interface CompactorSessionOptions {
   /** Summary/compaction route (default `{ provider: 'offline' }`). */
   route?: SessionRouteOptions;
+  /** Token limits (see `LIMITS`). */
   limits?: SessionLimits;
   /**
    * Clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults); the
    * same as `policy.preset`, which wins when both are given.
    */
   preset?: ClearingPresetName;
-  /** Tool-result clearing policy; missing fields take the preset's values. */
+  /** Tool-result clearing policy; missing fields take the preset's values (see `CLEARING`). */
   policy?: Partial<ClearingPolicy>;
+  /** Compaction tuning, the explicit threshold included (see `COMPACTION`). */
   compaction?: CompactionSettings;
   /** Two-band local summaries (abstract of the older part, detail of the newer). */
   hierarchical?: boolean;
@@ -124,51 +97,11 @@ const ToolSchemaSchema = z.strictObject({
 
 /** Zod schema of the plain-data part of {@link CompactorSessionOptions}. */
 export const SessionOptionsSchema = z.object({
-  route: z
-    .strictObject({
-      provider: z.string().min(1),
-      model: z.string().min(1).optional(),
-      baseUrl: z.url().optional(),
-      apiKeyEnv: z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-        .optional(),
-      catalogFile: z.string().min(1).optional(),
-      // process.env is not a plain object, so it is copied before the record check.
-      env: z
-        .preprocess(
-          (v) => (v !== null && typeof v === 'object' ? { ...v } : v),
-          z.record(z.string(), z.string().optional()),
-        )
-        .optional(),
-    })
-    .optional(),
-  limits: z
-    .strictObject({
-      capacity: count.optional(),
-      sessionCeiling: count.optional(),
-      reservedOutput: count.optional(),
-      prefixTokens: count.optional(),
-      trigger: count.optional(),
-      threshold: count.optional(),
-      summaryOutputLimit: z.number().int().positive().optional(),
-    })
-    .optional(),
+  route: ROUTE.schema.required({ provider: true }).optional(),
+  limits: LIMITS.schema.optional(),
   preset: z.enum(CLEARING_PRESET_NAMES).optional(),
   policy: ClearingPolicyOptionsSchema.optional(),
-  compaction: z
-    .strictObject({
-      thresholdRatio: z.number().gt(0).lte(1).optional(),
-      retainRatio: z.number().gte(0).lte(1).optional(),
-      maxOverflowRetries: count.optional(),
-      reinjectBudgetTokens: count.optional(),
-      promptVersion: z
-        .string()
-        .regex(/^summary-v\d+$/)
-        .optional(),
-      retryBackoffMs: count.optional(),
-    })
-    .optional(),
+  compaction: COMPACTION.schema.optional(),
   hierarchical: z.boolean().optional(),
   envelope: z
     .strictObject({

@@ -1,4 +1,9 @@
-import type { CompactionMode, CompactionStrategy, Failure } from '../../machines/index.js';
+import {
+  MAX_FAILURE_MESSAGE_CHARS,
+  type CompactionMode,
+  type CompactionStrategy,
+  type Failure,
+} from '../../machines/index.js';
 import { redactSecrets } from '../core/redact.js';
 import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
@@ -10,10 +15,7 @@ import type { SessionTurnResult } from './session-types.js';
 /** Every successful compaction tells the user the prompt cache may be colder next time. */
 export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
 
-/** Longest root cause shown to the user. */
-export const MAX_ROOT_CAUSE_CHARS = 240;
-
-/** What `session.compact()` reports (time, mode and item counts on success; a bounded cause on failure). */
+/** What `session.compact()` reports (S3 on success, S4 on failure). */
 export interface SessionCompactionReport {
   status: CompactionReport['status'];
   mode: CompactionMode;
@@ -51,14 +53,14 @@ export interface SessionCompactionReport {
 }
 
 /**
- * Root cause of a failure: one line, secrets removed, anything from the first JSON object or array
- * on cut off (providers' bodies never reach the user twice), at most 240 characters.
+ * S4 root cause: one line, secrets removed, anything from the first JSON object or array
+ * on cut off (providers' bodies never reach the user twice), at most MAX_FAILURE_MESSAGE_CHARS characters.
  */
 export function rootCauseOf(message: string): string {
   let text = redactSecrets(message).replace(/\s+/g, ' ').trim();
   const body = text.search(/[[{]\s*"/);
   if (body >= 0) text = `${text.slice(0, body).trimEnd()} …`;
-  return clip(text, MAX_ROOT_CAUSE_CHARS);
+  return clip(text, MAX_FAILURE_MESSAGE_CHARS);
 }
 
 /** Template report fields: the warning lines and the union of missing sections, in template order. */

@@ -7,6 +7,7 @@ import { httpLimits, type HttpLimits } from '../providers/http-limits.js';
 import type { StrategyChoice } from '../providers/strategy.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
+import type { SessionRouteOptions } from './route-settings.js';
 
 /**
  * Context window assumed for the offline route when neither `limits.capacity` nor a
@@ -15,20 +16,7 @@ import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../sum
  */
 export const OFFLINE_CONTEXT_WINDOW = 32_000;
 
-/** Where summaries and native compactions go (resolved with the provider catalog). */
-export interface SessionRouteOptions {
-  /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
-  provider: string;
-  /** Model id; required except for `offline`. */
-  model?: string;
-  baseUrl?: string;
-  /** Name of the environment variable holding the API key (never the key itself). */
-  apiKeyEnv?: string;
-  /** A user catalog file (provider overrides, model rows, trusted native hosts). */
-  catalogFile?: string;
-  /** Environment to read the key from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-}
+export type { SessionRouteOptions };
 
 /** A resolved route with its clients. */
 export interface SessionRoute {

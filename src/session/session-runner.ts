@@ -1,11 +1,11 @@
 import type { CompactionMode } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { effectiveLimits, resolveBudgets, type ClearingPolicy, type Limits } from '../projection/index.js';
 import { createLocalSummarizer } from '../runtime/local-summary/create-local-summarizer.js';
 import type { LocalSummarizerWithWarnings } from '../runtime/local-summary/local-summarizer-options.js';
 import { createTurnRunner } from '../runtime/turn-runner.js';
 import type { TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
-import type { CompactorSessionOptions, CompactionSettings } from './options.js';
+import type { SessionConfig } from './config.js';
+import type { CompactorSessionOptions } from './options.js';
 import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
 
@@ -16,8 +16,8 @@ export type CacheCarry = Pick<TurnRequest, 'previousRequest' | 'cacheCycle'>;
 export interface RunnerContext {
   route: SessionRoute;
   estimator: Estimator;
-  policy: Partial<ClearingPolicy> | undefined;
-  settings: CompactionSettings;
+  /** Resolved once; again when the envelope changes. */
+  config: SessionConfig;
   hierarchical: boolean | undefined;
   options: Pick<CompactorSessionOptions, 'loopGuardPolicy' | 'clock' | 'inspect'>;
 }
@@ -38,18 +38,18 @@ export interface SessionRunner {
  */
 export function buildSessionRunner(
   ctx: RunnerContext,
-  limits: Limits,
   envelope: RequestEnvelope | undefined,
   mode: CompactionMode,
   instructions?: string,
 ): SessionRunner {
-  const { route, estimator, settings } = ctx;
+  const { route, estimator } = ctx;
+  const { limits, policy, compaction: settings, budgets } = ctx.config;
   const parent = parentContextFor(envelope, route, mode);
   const requestFields = requestFieldsFor(envelope, route);
   const summarizer = createLocalSummarizer({
     client: route.summary,
     estimator,
-    budgets: resolveBudgets(effectiveLimits(limits, ctx.policy)),
+    budgets,
     model: route.model,
     system: parent?.system,
     tools: parent?.tools,
@@ -64,7 +64,8 @@ export function buildSessionRunner(
   const runner = createTurnRunner({
     estimator,
     limits,
-    policy: ctx.policy,
+    policy,
+    compactionWait: settings,
     strategy: route.strategy.kind,
     hierarchical: ctx.hierarchical,
     retryBackoffMs: settings.retryBackoffMs,

@@ -10,6 +10,7 @@ import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionCompactionReport } from './report.js';
 import type { SessionRoute } from './route.js';
+import type { SessionConfig } from './config.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
 export interface PrepareRequestOptions {
@@ -94,9 +95,15 @@ export interface CompactorSession {
   readonly route: Readonly<Omit<SessionRoute, 'summary' | 'standalone' | 'inline' | 'estimator' | 'secrets'>>;
   /** The token estimator every count of this session uses (the route's encoding unless given). */
   readonly estimator: Estimator;
-  /** The projection limits in force (depend on the envelope when prefix tokens are estimated). */
+  /**
+   * The one resolved configuration: limits, the whole clearing policy, compaction settings and
+   * the budgets, resolved from the options once (again when the envelope changes, since the
+   * prefix may be estimated from it).
+   */
+  readonly config: SessionConfig;
+  /** `config.limits`: the projection limits in force. */
   readonly limits: Limits;
-  /** `resolveBudgets(effectiveLimits(limits, policy))`: the budgets requests are projected with. */
+  /** `config.budgets`: the budgets requests are projected with. */
   readonly budgets: Budgets;
   /** Prompt-cache health monitor; feed it each request's usage. */
   readonly cacheHealth: CacheHealthMonitor;

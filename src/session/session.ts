@@ -4,7 +4,7 @@ import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } fr
 import type { Estimator } from '../estimate/estimator.js';
 import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
-import { effectiveLimits, resolveBudgets, type Limits } from '../projection/index.js';
+import type { Limits } from '../projection/index.js';
 import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
 import {
   createCacheHealthMonitor,
@@ -12,7 +12,7 @@ import {
   type CacheUsage,
   type CacheUsageVerdict,
 } from './cache-health.js';
-import { sessionLimits } from './limits.js';
+import { resolveConfig, type SessionConfig } from './config.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
@@ -73,12 +73,7 @@ class Session implements CompactorSession {
   private turns = 0;
 
   constructor(options: CompactorSessionOptions) {
-    const parsed = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
-    // The top-level preset is shorthand for policy.preset (which wins when both are given).
-    const data =
-      parsed.preset === undefined
-        ? parsed
-        : { ...parsed, policy: { preset: parsed.preset, ...parsed.policy } };
+    const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
     const route = withSummarizer(
       resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http),
       options.summarizer,
@@ -88,8 +83,7 @@ class Session implements CompactorSession {
     this.ctx = {
       route,
       estimator: route.estimator,
-      policy: data.policy,
-      settings: data.compaction ?? {},
+      config: resolveConfig(data, route, data.envelope, route.estimator),
       hierarchical: data.hierarchical,
       options,
     };
@@ -116,17 +110,14 @@ class Session implements CompactorSession {
     const { summary: _s, standalone: _n, inline: _i, estimator: _e, secrets: _k, ...facts } = this.ctx.route;
     return facts;
   }
+  get config(): SessionConfig {
+    return this.ctx.config;
+  }
   get limits(): Limits {
-    return sessionLimits(
-      this.data.limits ?? {},
-      this.ctx.settings,
-      this.ctx.route,
-      this.envelope,
-      this.estimator,
-    );
+    return this.ctx.config.limits;
   }
   get budgets() {
-    return resolveBudgets(effectiveLimits(this.limits, this.data.policy));
+    return this.ctx.config.budgets;
   }
   get store() {
     return this.stored?.store ?? null;
@@ -146,13 +137,13 @@ class Session implements CompactorSession {
       next === undefined
         ? undefined
         : parseOrThrow(SessionOptionsSchema.shape.envelope, next, 'setEnvelope: envelope');
+    this.ctx.config = resolveConfig(this.data, this.ctx.route, this.envelope, this.estimator);
   }
 
   prepareRequest(opts: PrepareRequestOptions = {}): PreparedRequest {
     return prepareNextRequest({
       history: this.live,
-      limits: this.limits,
-      policy: this.data.policy,
+      config: this.ctx.config,
       estimator: this.estimator,
       anchor: this.anchor,
       lastTurn: this.lastRequest,
@@ -171,8 +162,8 @@ class Session implements CompactorSession {
       // Pending messages are conversation facts: stored before the turn may compact them.
       this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
-      const { runner, summarizer } = buildSessionRunner(this.ctx, this.limits, this.envelope, 'automatic');
-      // With a store every step is checkpointed, so a killed turn can be resumed.
+      const { runner, summarizer } = buildSessionRunner(this.ctx, this.envelope, 'automatic');
+      // With a store every step is checkpointed, so a killed turn can be resumed (R2).
       const checkpointPath = this.stored
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
@@ -238,7 +229,6 @@ class Session implements CompactorSession {
       const before = this.live;
       const { runner, parent, summarizer } = buildSessionRunner(
         this.ctx,
-        this.limits,
         this.envelope,
         mode,
         o.instructions,

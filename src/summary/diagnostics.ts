@@ -1,6 +1,7 @@
 import { oneLine } from '../core/text.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../core/errors.js';
 import type { SummaryResponse } from '../providers/types.js';
+import { MAX_FAILURE_MESSAGE_CHARS } from '../../machines/index.js';
 
 /** Error contexts of the three summary calls. */
 export const SUMMARY_FAILURE_LABEL = {
@@ -24,10 +25,9 @@ export interface SummaryAttempt {
 }
 
 // Provider messages can be long; the cause in a wrapped message stays one bounded line.
-const MAX_CAUSE_CHARS = 300;
 
 function boundedCause(cause: unknown): string {
-  return oneLine(cause instanceof Error ? cause.message : String(cause), MAX_CAUSE_CHARS);
+  return oneLine(cause instanceof Error ? cause.message : String(cause), MAX_FAILURE_MESSAGE_CHARS);
 }
 
 /**

@@ -42,7 +42,7 @@ describe('plain one-line errors for bad flags and paths (D3)', () => {
       ['project', SESSION, '--keep-tool-uses', '-2'],
       'project: --keep-tool-uses: expected a whole number, 0 or more (got "-2")',
     ],
-    [['run', SESSION, '--retries', '-3'], 'run: --retries: expected a whole number (got "-3")'],
+    [['run', SESSION, '--retries', '-3'], 'run: --retries: expected a whole number, 0 or more (got "-3")'],
     [
       ['stats', SESSION, '--capacity', '-5'],
       'stats: --capacity: expected a positive whole number (got "-5")',

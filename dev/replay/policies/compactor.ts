@@ -1,6 +1,19 @@
 import { projectRequest } from '../../../src/projection/project-request.js';
-import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js';
-import type { RetentionPolicy } from '../types.js';
+import { CLEARING_SETTINGS, type ClearingPolicy } from '../../../src/projection/clearing-policy.js';
+import type { CompactionWaitSettings } from '../../../src/projection/session-settings.js';
+import type { CompactorSetting, RetentionPolicy } from '../types.js';
+
+/** A flat setting as the session takes it: the clearing keys are its `policy`, the rest its `compaction`. */
+export function sessionSettingsOf(setting: CompactorSetting): {
+  policy: Partial<ClearingPolicy>;
+  compaction: Partial<CompactionWaitSettings>;
+} {
+  const policy: Record<string, unknown> = {};
+  const compaction: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(setting))
+    (Object.hasOwn(CLEARING_SETTINGS, k) ? policy : compaction)[k] = v;
+  return { policy, compaction };
+}
 
 /** Every policy's baseline: the history as it is (after pairing repair), nothing cleared. */
 export const noClearingPolicy: RetentionPolicy = {
@@ -16,7 +29,7 @@ export const noClearingPolicy: RetentionPolicy = {
  */
 export function compactorVariant(
   name: string,
-  policy: Partial<ClearingPolicy>,
+  policy: CompactorSetting,
   description: string,
 ): RetentionPolicy {
   return {
@@ -26,7 +39,11 @@ export function compactorVariant(
     clearing: policy,
     project(history, ctx) {
       return Promise.resolve(
-        projectRequest(history, { limits: ctx.limits, policy, estimator: ctx.estimator }).messages,
+        projectRequest(history, {
+          limits: ctx.limits,
+          policy: sessionSettingsOf(policy).policy,
+          estimator: ctx.estimator,
+        }).messages,
       );
     },
   };

@@ -1,5 +1,4 @@
-import type { ClearingPolicy } from '../../../src/projection/clearing-policy.js';
-import type { RetentionPolicy } from '../types.js';
+import type { CompactorSetting, RetentionPolicy } from '../types.js';
 import { aiSdkPrunePolicy } from './ai-sdk-prune.js';
 import { anthropicClearToolUsesPolicy } from './anthropic-clear-tool-uses.js';
 import {
@@ -66,26 +65,26 @@ export function compactorCandidates(): RetentionPolicy[] {
   const batch = (n: number) =>
     `clear in steps of at least ${n.toLocaleString('en-US')} tokens (clearAtLeast)`;
   const wait = 'compaction waits for a cache break';
-  const variant = (name: string, policy: Partial<ClearingPolicy>, what: string[]) =>
+  const variant = (name: string, policy: CompactorSetting, what: string[]) =>
     compactorVariant(name, policy, `Compactor, ${what.join(', ')}.`);
   return [
     compactorVtcodePolicy(),
     variant(
       'vtcode-evidence-0.9-batch-5k-wait',
-      { preset: 'vtcode', evidenceWindowRatio: 0.9, clearAtLeast: 5_000, compactionWaitsForCacheBreak: true },
+      { preset: 'vtcode', evidenceWindowRatio: 0.9, clearAtLeast: 5_000, waitsForCacheBreak: true },
       ['preset vtcode', 'evidence 0.9', batch(5_000), wait],
     ),
     compactorPolicy(),
-    variant('compactor-wait-by-cost', { compactionWaitByCost: true }, [
+    variant('compactor-wait-by-cost', { waitByCost: true }, [
       'defaults',
       'but no wait where the expected cost says it cannot pay (the defaults last session)',
     ]),
     variant(
       'compactor-wait-half',
       {
-        compactionWaitRatio: 0.5,
-        compactionWaitMaxTokens: Number.MAX_SAFE_INTEGER,
-        compactionWaitByCost: false,
+        waitRatio: 0.5,
+        waitMaxTokens: Number.MAX_SAFE_INTEGER,
+        waitByCost: false,
       },
       [
         'defaults',
@@ -94,7 +93,7 @@ export function compactorCandidates(): RetentionPolicy[] {
     ),
     variant(
       'compactor-clearing-evidence-0.9-batch-20k',
-      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 20_000, compactionWaitByCost: false },
+      { enabled: true, evidenceWindowRatio: 0.9, clearAtLeast: 20_000, waitByCost: false },
       ['defaults with clearing on', 'evidence 0.9', batch(20_000), wait],
     ),
   ];

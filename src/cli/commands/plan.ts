@@ -1,77 +1,28 @@
 import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { UserError } from '../../core/errors.js';
-import { flag, parseFlags } from '../flags.js';
+import { parseFlags } from '../flags.js';
 import {
+  CLEARING,
   DEFAULT_EVIDENCE_WINDOW_RATIO,
   isEvidenceWindowRatio,
+  LIMITS,
   resolveBudgets,
+  resolveSettings,
   type Budgets,
   type Limits,
 } from '../../projection/index.js';
+import { LIMIT_FLAG_SHAPE, LIMIT_OPTIONS, settingsFrom } from '../settings-flags.js';
 
-/** The limit flags shared by `plan` and `project` (node:util parseArgs options). */
-export const LIMIT_OPTIONS = {
-  capacity: { type: 'string' },
-  'session-ceiling': { type: 'string' },
-  'reserved-output': { type: 'string' },
-  'prefix-tokens': { type: 'string' },
-  trigger: { type: 'string' },
-  'evidence-ratio': { type: 'string' },
-} as const;
+/** zod schema of the limit flags (with `--evidence-ratio`); errors name the flag. */
+export const LimitFlagsSchema = z.object(LIMIT_FLAG_SHAPE);
 
-/** zod shape of {@link LIMIT_OPTIONS}; errors name the flag. */
-export const LimitFlagsSchema = z.object({
-  capacity: flag.posInt.optional(),
-  'session-ceiling': flag.nonNegInt.optional(),
-  'reserved-output': flag.nonNegInt.optional(),
-  'prefix-tokens': flag.nonNegInt.optional(),
-  trigger: flag.posInt.optional(),
-  // 0 is rejected: it would turn the evidence window off rather than resize it.
-  'evidence-ratio': flag.ratio.refine((r) => r > 0, 'expected a number above 0 and at most 1').optional(),
-});
-export type LimitFlags = z.infer<typeof LimitFlagsSchema>;
+/** Help of the limit flags (`--prefix-tokens` last: each command appends its own default on the next line). */
+export const LIMIT_FLAGS_HELP = LIMITS.help(22);
 
-// --prefix-tokens comes last: each command appends its own default on the next line.
-export const LIMIT_FLAGS_HELP = `  --capacity N          model context window in tokens (config limits.capacity)
-  --session-ceiling N   session cap on the window; 0 = no cap (config limits.sessionCeiling)
-  --reserved-output N   output tokens reserved from the window (config limits.reservedOutput;
-                        default 0)
-  --trigger N           configured clearing trigger (config limits.trigger or
-                        toolResultClearing.triggerTokens; default 40000)
-  --prefix-tokens N     system prompt + tool schema tokens (config limits.prefixTokens)`;
-
-/** Help of `--evidence-ratio` (plan, project, run, compact), its text starting `width` after the indent. */
-export function evidenceRatioHelp(width = 22): string {
-  const indent = ' '.repeat(2 + width);
-  return `  ${'--evidence-ratio R'.padEnd(width)}opt-in: evidence window = R × local trigger, 0 < R ≤ 1
-${indent}(config toolResultClearing.evidenceWindowRatio; default 0.5)`;
-}
-
-/**
- * Limits from flags over config (`limits`, `toolResultClearing.triggerTokens` and
- * `.evidenceWindowRatio`, `compaction`).
- */
-export function limitsFrom(flags: LimitFlags, ctx: CommandContext): Limits {
-  const cfg = ctx.config.limits ?? {};
-  const compaction = ctx.config.compaction ?? {};
-  const routePolicy = {
-    ...(compaction.thresholdRatio !== undefined ? { thresholdRatio: compaction.thresholdRatio } : {}),
-    ...(compaction.retainRatio !== undefined ? { retainRatio: compaction.retainRatio } : {}),
-    ...(compaction.maxOverflowRetries !== undefined
-      ? { maxOverflowRetries: compaction.maxOverflowRetries }
-      : {}),
-  };
-  return {
-    providerLimit: flags.capacity ?? cfg.capacity,
-    sessionCeiling: flags['session-ceiling'] ?? cfg.sessionCeiling,
-    reservedOutput: flags['reserved-output'] ?? cfg.reservedOutput,
-    prefixTokens: flags['prefix-tokens'] ?? cfg.prefixTokens,
-    configuredTrigger: flags.trigger ?? cfg.trigger ?? ctx.config.toolResultClearing?.triggerTokens,
-    evidenceWindowRatio: flags['evidence-ratio'] ?? ctx.config.toolResultClearing?.evidenceWindowRatio,
-    compactionThreshold: compaction.threshold,
-    routePolicy,
-  };
+/** Limits from flags over config: `limits`, `toolResultClearing`, `compaction`. */
+export function limitsFrom(flags: Record<string, unknown>, ctx: CommandContext): Limits {
+  return resolveSettings(settingsFrom(flags, ctx.config)).limits;
 }
 
 /** The opted-in evidence window ratio, or undefined when the default (half the trigger) is in force. */
@@ -149,7 +100,7 @@ compaction.threshold, .thresholdRatio and .retainRatio also shape the output.
 Flags:
 ${LIMIT_FLAGS_HELP}
                         (default 0)
-${evidenceRatioHelp()}
+${CLEARING.help(22, ['evidenceWindowRatio'])}
   --config FILE         config file (default ./compactor.config.json; flags win)
   --json                print the budgets as JSON: capacity, historyBudget, localTrigger,
                         evidenceBudget, compactionThreshold, summaryInputBudget,

@@ -7,22 +7,25 @@ import { createEstimator, type Estimator } from '../../estimate/estimator.js';
 import type { Message } from '../../messages/message.js';
 import { parseExportFormat, parseFormatName, readSessionFile, selectSession } from '../../formats/index.js';
 import {
-  completeClearingPolicy,
   leadingSystemCount,
   projectRequest,
+  COMPACTION,
+  resolveSettings,
   type ClearingPolicy,
   type ProjectedRequest,
 } from '../../projection/index.js';
 import {
-  CACHE_AWARE_HELP,
   CLEARING_FLAG_SHAPE,
+  CLEARING_HELP,
   CLEARING_OPTIONS,
-  clearingPolicyFrom,
-} from '../clearing-flags.js';
-import { evidenceRatioHelp, LIMIT_FLAGS_HELP, LIMIT_OPTIONS, LimitFlagsSchema, limitsFrom } from './plan.js';
+  LIMIT_OPTIONS,
+  settingsFrom,
+} from '../settings-flags.js';
+import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './plan.js';
 
 const ProjectFlagsSchema = LimitFlagsSchema.extend({
   ...CLEARING_FLAG_SHAPE,
+  ...COMPACTION.flagShape,
   from: z.string().optional(),
   session: z.string().optional(),
   out: z.string().min(1, 'expected a file path').optional(),
@@ -87,13 +90,12 @@ ${LIMIT_FLAGS_HELP}
                         (default: the estimated tokens of the session's leading
                         system messages)
 
-Clearing flags (config toolResultClearing):
-  --keep-tool-uses N        newest results kept, each with its whole batch (default 2)
-  --keep-recent-batches N   newest tool-call batches kept (default 2; 0 disables)
-  --no-clear-inputs         keep large inputs of cleared calls
-  --no-clearing             turn local clearing off (normalization still runs)
-${evidenceRatioHelp(26)}
-${CACHE_AWARE_HELP}
+Clearing flags (config toolResultClearing; normalization runs even with --no-clearing):
+${CLEARING_HELP}
+
+Compaction flags (config compaction; accepted so one flag set serves every command, they
+shape run and compact, not this projection):
+${COMPACTION.help(26)}
 
 Input and output:
   --from FORMAT    input format (default: detected)
@@ -119,6 +121,7 @@ export const command: Command = {
   options: {
     ...LIMIT_OPTIONS,
     ...CLEARING_OPTIONS,
+    ...COMPACTION.flagOptions,
     from: { type: 'string' },
     session: { type: 'string' },
     out: { type: 'string' },
@@ -136,10 +139,10 @@ export const command: Command = {
     const target = outTarget('project', ctx, flags.out, flags.to, { path: file, format: imported.format });
     const session = selectSession(imported, flags.session);
     const estimator = createEstimator({ encoding: ctx.config.encoding });
-    const limits = limitsFrom(flags, ctx);
-    limits.prefixTokens ??= leadingSystemTokens(session.messages, estimator);
-    const policy = clearingPolicyFrom(flags, ctx);
-    // The leading system messages are the prefix; they are not counted again as history.
+    const { limits, policy } = resolveSettings(settingsFrom(flags, ctx.config), {
+      prefixTokens: leadingSystemTokens(session.messages, estimator),
+    });
+    // B2: the leading system messages are the prefix; they are not counted again as history.
     const result = projectRequest(session.messages, {
       limits,
       policy,
@@ -164,8 +167,7 @@ export const command: Command = {
       };
       ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     } else {
-      const full = completeClearingPolicy(policy);
-      ctx.stdout.write(`${renderReport(file, imported.format, session.id, result, full)}\n`);
+      ctx.stdout.write(`${renderReport(file, imported.format, session.id, result, policy)}\n`);
       if (target) ctx.stdout.write(`wrote ${target.path} (${target.format})\n`);
     }
     return Promise.resolve(0);

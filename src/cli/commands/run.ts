@@ -10,7 +10,6 @@ import {
   chartTarget,
   writeSessionChart,
 } from '../chart-flag.js';
-import { clearingPolicyFrom } from '../clearing-flags.js';
 import { RUN_FLAGS_HELP, RUN_OPTIONS, RunFlagsSchema } from '../run-options.js';
 import { failureLine, renderRunReport, routeReport, type RunJsonReport } from '../run-report.js';
 import { ioReport, readRunInput, type RunInput } from '../run-input.js';
@@ -98,8 +97,8 @@ export const command: Command = {
             title: `${io.shown} — tokens per turn (window ${run.session.budgets.capacity ?? '?'})`,
           },
           {
-            limits: run.session.limits,
-            policy: clearingPolicyFrom(flags, ctx),
+            ...run.settings,
+            limits: { ...run.settings.limits, capacity: run.session.limits.capacity },
             estimator: run.session.estimator,
           },
         );

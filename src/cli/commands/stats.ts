@@ -8,8 +8,7 @@ import {
   writeSessionChart,
 } from '../chart-flag.js';
 import { flag, parseFlags } from '../flags.js';
-import { CLEARING_FLAG_SHAPE, clearingPolicyFrom } from '../clearing-flags.js';
-import { limitsFrom } from './plan.js';
+import { CLEARING_FLAG_SHAPE, settingsFrom } from '../settings-flags.js';
 import { fileArgument } from './import.js';
 import { createEstimator } from '../../estimate/estimator.js';
 import {
@@ -137,15 +136,15 @@ Examples:
     if (flags.chart !== undefined) {
       if (sessions.length !== 1)
         throw new UserError('stats: --chart: draws one session; pick it with --session ID');
-      const limits = limitsFrom({}, ctx);
-      limits.providerLimit = flags.capacity ?? limits.providerLimit ?? OFFLINE_CONTEXT_WINDOW;
+      const settings = settingsFrom({ preset: flags.preset }, ctx.config);
+      const capacity = flags.capacity ?? settings.limits.capacity ?? OFFLINE_CONTEXT_WINDOW;
       await writeSessionChart(
         chartTarget('stats', ctx, flags.chart),
         {
           messages: sessions[0].messages,
-          title: `${shown} — tokens per turn (window ${limits.providerLimit.toLocaleString('en-US')})`,
+          title: `${shown} — tokens per turn (window ${capacity.toLocaleString('en-US')})`,
         },
-        { limits, policy: clearingPolicyFrom({ preset: flags.preset }, ctx), estimator },
+        { ...settings, limits: { ...settings.limits, capacity }, estimator },
       );
     }
     const stats = sessions.map((s) => ({

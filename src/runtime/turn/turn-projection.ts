@@ -3,6 +3,7 @@ import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import {
   cacheAwareThreshold,
   completeClearingPolicy,
+  completeCompactionWait,
   cycleAfterPass,
   firstCacheCycle,
   nextCacheCycle,
@@ -12,6 +13,7 @@ import {
   sharedPrefixLength,
   type Budgets,
   type ClearingPolicy,
+  type CompactionWaitSettings,
   type ProjectedRequest,
   fitToWindow,
   type FittedRequest,
@@ -38,6 +40,8 @@ export interface TurnActorDeps {
   estimator: Estimator;
   limits: Limits;
   policy?: Partial<ClearingPolicy>;
+  /** How far compaction waits while the prompt cache holds (missing fields: the preset's). */
+  compactionWait?: Partial<CompactionWaitSettings>;
   projection?: ProjectionFunctions;
 }
 
@@ -89,10 +93,10 @@ export function createTurnProjection(
   previousCycle: CacheCycle | null = null,
 ): TurnProjection {
   const p = deps.projection ?? DEFAULT_PROJECTION;
-  const complete = completeClearingPolicy(deps.policy);
-  const waitsForCacheBreak = complete.compactionWaitsForCacheBreak;
-  const byCost = complete.compactionWaitByCost;
-  const wait = { ratio: complete.compactionWaitRatio, maxTokens: complete.compactionWaitMaxTokens };
+  const settings = completeCompactionWait(deps.compactionWait, completeClearingPolicy(deps.policy).preset);
+  const waitsForCacheBreak = settings.waitsForCacheBreak;
+  const byCost = settings.waitByCost;
+  const wait = { ratio: settings.waitRatio, maxTokens: settings.waitMaxTokens };
   // The previous request sent, for cache-aware compaction (is this request's prefix still cached?).
   let lastRequest: readonly Message[] | null = previousRequest;
   // Since the cache was last rewritten, for the wait by expected cost (carried from turn to turn).

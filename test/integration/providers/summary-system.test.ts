@@ -61,7 +61,7 @@ async function summarize(wire: Wire, system?: string) {
   const s = createLocalSummarizer({
     client: createSummaryClient(route, FAST),
     estimator: est,
-    budgets: resolveBudgets({ providerLimit: PROVIDER_LIMIT }),
+    budgets: resolveBudgets({ capacity: PROVIDER_LIMIT }),
     model: route.model,
     ...(system !== undefined ? { system } : {}),
   });

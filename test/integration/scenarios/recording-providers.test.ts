@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { MAX_FAILURE_MESSAGE_CHARS } from '../../../machines/index.js';
 import { join } from 'node:path';
 import { freeEncoders } from '../../../src/estimate/index.js';
 import { readSessionFile } from '../../../src/formats/index.js';
@@ -224,7 +225,7 @@ describe('recording providers: impossible minimums, capacity ladder, empty summa
     expect(r.rootCause).toContain('bad request: field x');
     expect(r.rootCause).not.toContain('TRACE-123');
     expect(r.rootCause).not.toContain('{');
-    expect(r.rootCause!.length).toBeLessThanOrEqual(240);
+    expect(r.rootCause!.length).toBeLessThanOrEqual(MAX_FAILURE_MESSAGE_CHARS);
   });
 });
 

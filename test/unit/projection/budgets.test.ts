@@ -99,14 +99,14 @@ describe('budgets: compaction threshold (H5, P1)', () => {
   });
   it('H5: an explicit threshold wins, capped at the prompt budget', () => {
     const base = { capacity: 32_000, reservedOutput: 4_000 };
-    expect(resolveBudgets({ ...base, compactionThreshold: 10_000 }).compactionThreshold).toBe(10_000);
-    expect(resolveBudgets({ ...base, compactionThreshold: 30_000 }).compactionThreshold).toBe(28_000);
+    expect(resolveBudgets({ ...base, threshold: 10_000 }).compactionThreshold).toBe(10_000);
+    expect(resolveBudgets({ ...base, threshold: 30_000 }).compactionThreshold).toBe(28_000);
   });
   it('H5: reserve larger than capacity leaves a prompt budget of 1', () => {
     expect(resolveBudgets({ capacity: 100, reservedOutput: 4_096 }).compactionThreshold).toBe(1);
   });
   it('H5: unknown capacity → explicit threshold as is, else null', () => {
-    expect(resolveBudgets({ compactionThreshold: 5_000 }).compactionThreshold).toBe(5_000);
+    expect(resolveBudgets({ threshold: 5_000 }).compactionThreshold).toBe(5_000);
     expect(resolveBudgets({}).compactionThreshold).toBeNull();
   });
   it('P1: a route thresholdRatio below 1 only lowers the threshold', () => {

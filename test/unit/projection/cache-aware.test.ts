@@ -4,6 +4,7 @@ import {
   cacheAwareThreshold,
   clearInSteps,
   completeClearingPolicy,
+  completeCompactionWait,
   sharedPrefixLength,
 } from '../../../src/projection/index.js';
 import { clearOldToolResultsWithRecentBatches } from './vtcode-preset.js';
@@ -32,14 +33,15 @@ describe('cache-aware clearing (issue 16)', () => {
       preset: 'compactor',
       enabled: false,
       clearAtLeast: 0,
-      compactionWaitsForCacheBreak: true,
     });
+    expect(completeCompactionWait({}, 'compactor').waitsForCacheBreak).toBe(true);
     expect(completeClearingPolicy({ preset: 'vtcode' })).toMatchObject({
       preset: 'vtcode',
       enabled: true,
       clearAtLeast: 0,
-      compactionWaitsForCacheBreak: false,
     });
+    expect(completeCompactionWait({}, 'vtcode').waitsForCacheBreak).toBe(false);
+    expect(completeCompactionWait({ waitsForCacheBreak: true }, 'vtcode').waitsForCacheBreak).toBe(true);
     expect(completeClearingPolicy({ clearAtLeast: 2_500.7 }).clearAtLeast).toBe(2_500);
   });
   it('C1: clearInSteps clears the candidates whose running savings fit under the last whole step', () => {

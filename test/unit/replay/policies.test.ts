@@ -123,7 +123,7 @@ describe('re-implemented peer policies (retention pilot)', () => {
     ]);
     // Each is a policy handed to a session: the defaults add nothing, the other sets the gate.
     expect(byName.get('compactor')!.clearing).toEqual({});
-    expect(byName.get('compactor-wait-by-cost')!.clearing).toEqual({ compactionWaitByCost: true });
+    expect(byName.get('compactor-wait-by-cost')!.clearing).toEqual({ waitByCost: true });
   });
   it('B4 pilot: the existing policies keep their names and order; the evidence variants and the defaults come last', () => {
     expect(allPolicies().map((p) => [p.name, p.source])).toEqual([

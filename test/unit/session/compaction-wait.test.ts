@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
 import { createEstimator } from '../../../src/estimate/estimator.js';
 import { msg, type Message } from '../../../src/messages/message.js';
-import type { ClearingPolicy } from '../../../src/projection/index.js';
+import type { ClearingPolicy, CompactionSettings } from '../../../src/projection/index.js';
 import { createCompactorSession } from '../../../src/session/index.js';
 import { parseArgs } from 'node:util';
-import { clearingPolicyFrom } from '../../../src/cli/clearing-flags.js';
+import { settingsFrom } from '../../../src/cli/settings-flags.js';
 import { parseFlags } from '../../../src/cli/flags.js';
 import { RUN_OPTIONS, RunFlagsSchema } from '../../../src/cli/run-options.js';
 import type { CompactorConfig } from '../../../src/cli/config.js';
@@ -15,7 +15,7 @@ import type { CompactorConfig } from '../../../src/cli/config.js';
  * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
  * second request extends the first unchanged, compaction waits 85 % of the way to the budget
  * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets); the
- * opt-in `compactionWaitByCost` drops the wait where the expected cost says it cannot pay. All
+ * opt-in `compaction.waitByCost` drops the wait where the expected cost says it cannot pay. All
  * are options.
  */
 
@@ -35,7 +35,7 @@ function exchanges(from: number, n: number): Message[] {
 
 /** Two turns: the first below the threshold, the second between the threshold and the waited one. */
 async function secondTurn(
-  policy?: Partial<ClearingPolicy>,
+  settings: { policy?: Partial<ClearingPolicy>; compaction?: CompactionSettings } = {},
   preset?: 'vtcode',
   at: { limits: typeof limits; first: number; more: number } = { limits, first: 20, more: 13 },
 ) {
@@ -43,7 +43,7 @@ async function secondTurn(
     estimator,
     limits: at.limits,
     history: [msg.system('You are a coding agent.'), ...exchanges(0, at.first)],
-    ...(policy ? { policy } : {}),
+    ...settings,
     ...(preset ? { preset } : {}),
   });
   const first = await s.runTurn();
@@ -63,11 +63,11 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     expect(second.summaryCalls).toBe(0);
   });
 
-  it('H5: compactionWaitRatio and compactionWaitMaxTokens set how far it waits; past that the same turn compacts', async () => {
-    const byRatio = await secondTurn({ compactionWaitRatio: 0.1 });
+  it('H5: compaction.waitRatio and compaction.waitMaxTokens set how far it waits; past that the same turn compacts', async () => {
+    const byRatio = await secondTurn({ compaction: { waitRatio: 0.1 } });
     expect(byRatio.second.thresholdTokens).toBe(18_600);
     expect(byRatio.second.decision).toBe('compacted');
-    const byCap = await secondTurn({ compactionWaitMaxTokens: 500 });
+    const byCap = await secondTurn({ compaction: { waitMaxTokens: 500 } });
     expect(byCap.second.thresholdTokens).toBe(18_500);
     expect(byCap.second.decision).toBe('compacted');
   });
@@ -94,17 +94,17 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     expect(second.pressureTokens!).toBeGreaterThanOrEqual(144_000);
     expect(second.decision).toBe('below-threshold'); // 144,380 tokens: inside the wait
     expect(second.summaryCalls).toBe(0);
-    const named = await secondTurn({ preset: 'compactor' }, undefined, at200k);
+    const named = await secondTurn({ policy: { preset: 'compactor' } }, undefined, at200k);
     expect(named.second.thresholdTokens).toBe(144_875);
   });
 
-  it('H5: compactionWaitByCost: true restores the wait by expected cost: in a 200k window a pass is rarer than the cheapest cycle, so the same turn compacts at the threshold', async () => {
-    const { second } = await secondTurn({ compactionWaitByCost: true }, undefined, at200k);
+  it('H5: compaction.waitByCost: true restores the wait by expected cost: in a 200k window a pass is rarer than the cheapest cycle, so the same turn compacts at the threshold', async () => {
+    const { second } = await secondTurn({ compaction: { waitByCost: true } }, undefined, at200k);
     expect(second.thresholdTokens).toBe(144_000);
     expect(second.decision).toBe('compacted');
     expect(second.summaryCalls).toBe(1);
     // In a 32k window the same option keeps the wait: there a pass pays for itself sooner.
-    const small = await secondTurn({ compactionWaitByCost: true });
+    const small = await secondTurn({ compaction: { waitByCost: true } });
     expect(small.second.thresholdTokens).toBe(23_100);
     expect(small.second.decision).toBe('below-threshold');
   });
@@ -112,7 +112,8 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
   it('H5: the CLI flag --compaction-wait-by-cost gives the session the wait by expected cost; --no-compaction-wait-by-cost (the default) overrides a config that turns it on', async () => {
     const policy = (args: string[], config: CompactorConfig = {}) => {
       const { values } = parseArgs({ args, options: RUN_OPTIONS, strict: true });
-      return clearingPolicyFrom(parseFlags('run', RunFlagsSchema, values), { config });
+      const { policy: p, compaction } = settingsFrom(parseFlags('run', RunFlagsSchema, values), config);
+      return { policy: p, compaction };
     };
     const gate = await secondTurn(policy(['--compaction-wait-by-cost']), undefined, at200k);
     expect(gate.second.thresholdTokens).toBe(144_000);
@@ -121,8 +122,8 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
       const waits = await secondTurn(policy(args), undefined, at200k);
       expect(waits.second.thresholdTokens).toBe(144_875);
     }
-    const fromConfig = { toolResultClearing: { compactionWaitByCost: true } };
-    expect(policy([], fromConfig).compactionWaitByCost).toBe(true);
+    const fromConfig = { compaction: { waitByCost: true } };
+    expect(policy([], fromConfig).compaction.waitByCost).toBe(true);
     const overridden = await secondTurn(
       policy(['--no-compaction-wait-by-cost'], fromConfig),
       undefined,

@@ -274,7 +274,7 @@ describe('every summary request fits the declared window (L1, fake Anthropic wit
     );
     const system = `${SYSTEM} ${'Follow the repository conventions and keep changes small. '.repeat(700)}`;
     // The caller's budget ignores the prefix (as a run without --prefix-tokens does).
-    const budgets = resolveBudgets({ providerLimit: 20_000 });
+    const budgets = resolveBudgets({ capacity: 20_000 });
     const s = make(client, { system, tools: TOOLS, budgets });
     const long = agentSession(60_000);
     const r = await s.request(s.prepare(long, budgets.summaryInputBudget), 'flat', signal);

@@ -33,9 +33,9 @@ describe('the history option (D1, issue 15 memory)', () => {
     const bad = [msg.user('ok'), { role: 'robot', content: 'x' }] as unknown as Message[];
     expect(() => createCompactorSession({ history: bad })).toThrow(CompactorOptionsError);
     expect(() => createCompactorSession({ history: bad })).toThrow(
-      /options\.history\.1\.role: Invalid option/,
+      /options\.history\[1\]\.role: Invalid option/,
     );
     const noContent = [{ role: 'user' }] as unknown as Message[];
-    expect(() => createCompactorSession({ history: noContent })).toThrow(/options\.history\.0\.content: /);
+    expect(() => createCompactorSession({ history: noContent })).toThrow(/options\.history\[0\]\.content: /);
   });
 });

@@ -61,12 +61,9 @@ describe('one option vocabulary, one options error', () => {
       estimator,
     });
     expect(r.budgets).toMatchObject({ capacity: 10_000, localTrigger: 3_000, compactionThreshold: 5_000 });
-    // The old names still work (deprecated aliases) and mean the same thing.
-    const old = projectRequest(history, {
-      limits: { providerLimit: 10_000, configuredTrigger: 3_000, compactionThreshold: 5_000 },
-      estimator,
-    });
-    expect(old.budgets).toEqual(r.budgets);
+    // The old names are gone: a typo-proof schema rejects them rather than reading them.
+    const old = { limits: { providerLimit: 10_000 }, estimator } as never;
+    expect(optionsError(() => projectRequest(history, old))).toMatch(/options\.limits: .*providerLimit/);
   });
 
   it('B1: every session limit is a projectRequest limit of the same name', () => {

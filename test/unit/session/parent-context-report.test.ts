@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parentContextFor, rootCauseOf, MAX_ROOT_CAUSE_CHARS } from '../../../src/session/index.js';
+import { MAX_FAILURE_MESSAGE_CHARS } from '../../../machines/index.js';
+import { parentContextFor, rootCauseOf } from '../../../src/session/index.js';
 import { SYSTEM, TOOLS } from './fixtures.js';
 
 const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat', wire: 'chat' };
@@ -42,7 +43,7 @@ describe('S4 root cause', () => {
       'header Authorization: Bearer [REDACTED]',
     );
     const long = rootCauseOf('x'.repeat(1_000));
-    expect(long).toHaveLength(MAX_ROOT_CAUSE_CHARS);
+    expect(long).toHaveLength(MAX_FAILURE_MESSAGE_CHARS);
     expect(long.endsWith('…')).toBe(true);
     expect(rootCauseOf('line one\n  line two')).toBe('line one line two');
   });

@@ -1,0 +1,41 @@
+import type { Estimator } from '../estimate/estimator.js';
+import { resolveRoutePolicy, resolveSettings, type SessionConfig } from '../projection/index.js';
+import type { CompactorSessionOptions } from './options.js';
+import type { RequestEnvelope } from './parent-context.js';
+import type { SessionRoute } from './route.js';
+
+/** Estimated prompt overhead of an envelope: system prompt + tool schemas (B2 prefix). */
+export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator: Estimator): number {
+  if (!envelope) return 0;
+  let n = envelope.system ? estimator.text(envelope.system) : 0;
+  if (envelope.tools && envelope.tools.length > 0) n += estimator.text(JSON.stringify(envelope.tools));
+  return n;
+}
+
+export type { SessionConfig };
+
+/**
+ * The session's one resolved configuration, computed here. It depends on the envelope only
+ * when the prefix is estimated, so the session resolves it again when the envelope changes.
+ * Resolves validated options (the top-level `preset` folded into `policy`) against the route
+ * (its catalog window and route policy) and the envelope (the estimated prefix).
+ */
+export function resolveConfig(
+  options: Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction' | 'preset'>,
+  route: Pick<SessionRoute, 'provider' | 'model' | 'contextWindow'>,
+  envelope: RequestEnvelope | undefined,
+  estimator: Estimator,
+): SessionConfig {
+  // The top-level preset is shorthand for policy.preset (which wins when both are given).
+  const policy =
+    options.preset === undefined ? options.policy : { preset: options.preset, ...options.policy };
+  return resolveSettings(
+    { limits: options.limits, policy, compaction: options.compaction },
+    {
+      contextWindow: route.contextWindow,
+      prefixTokens:
+        options.limits?.prefixTokens === undefined ? envelopeTokens(envelope, estimator) : undefined,
+      routePolicy: resolveRoutePolicy(route.provider, route.model),
+    },
+  );
+}
