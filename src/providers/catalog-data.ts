@@ -3,8 +3,9 @@
  * a user catalog file (see catalog.ts) can override or extend every entry.
  */
 
-/** Wire protocol a provider kind speaks (which summary client it gets). */
-export type WireApi = 'responses' | 'chat' | 'messages';
+import type { WireApi } from './dialects.js';
+
+export type { WireApi };
 
 /** The provider kinds of the brief; presets below map friendly names onto them. */
 export const PROVIDER_KINDS = [

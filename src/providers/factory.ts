@@ -1,7 +1,6 @@
 import type { ResolvedRoute } from './catalog.js';
 import type { HttpOptions } from './http.js';
-import { createInlineClient } from './inline-client.js';
-import { createStandaloneClient } from './standalone-client.js';
+import { nativeDialectFor } from './dialects.js';
 import { selectStrategy, type StrategyChoice } from './strategy.js';
 import { createSummaryClient } from './summary-clients.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from './types.js';
@@ -21,8 +20,10 @@ export interface ProviderClients {
 export function createProviderClients(route: ResolvedRoute, opts: HttpOptions = {}): ProviderClients {
   const strategy = selectStrategy(route);
   const summary = createSummaryClient(route, opts);
-  if (strategy.kind === 'nativeStandalone')
-    return { strategy, summary, standalone: createStandaloneClient(route, opts) };
-  if (strategy.kind === 'nativeInline') return { strategy, summary, inline: createInlineClient(route, opts) };
+  // The dialect serving the chosen native strategy builds its client; the summary wire may differ.
+  const native = nativeDialectFor(strategy.kind)?.native;
+  if (native?.strategy === 'nativeStandalone')
+    return { strategy, summary, standalone: native.client(route, opts) };
+  if (native?.strategy === 'nativeInline') return { strategy, summary, inline: native.client(route, opts) };
   return { strategy, summary };
 }

@@ -1,6 +1,6 @@
 import { textOf, type Message } from '../messages/message.js';
 import { resolveSummaryInputBudget } from '../projection/budgets.js';
-import { DEFAULT_INLINE_MAX_TOKENS } from '../providers/inline-client.js';
+import { DEFAULT_INLINE_MAX_TOKENS } from '../providers/anthropic/inline-client.js';
 
 // The sizes and the result shape of native compaction requests, apart from the actors that
 // send them, so each rule reads on its own.

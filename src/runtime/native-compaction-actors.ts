@@ -4,7 +4,7 @@ import type {
   CompactStandaloneOutput,
   NativeCompactInput,
 } from '../../machines/index.js';
-import { COMPACT_TRIGGER_FLOOR, inlineMaxTokens } from '../providers/inline-client.js';
+import { COMPACT_TRIGGER_FLOOR, inlineMaxTokens } from '../providers/anthropic/inline-client.js';
 import { boundHistoryForNative } from '../summary/bound-native.js';
 import { frozenPrefixTokens } from '../summary/request-fit.js';
 import { toActorFailure } from './actor-failure.js';

@@ -1,79 +1,19 @@
-import type { Json } from '../messages/message.js';
-import { errorFactsFromJson, isRetryableFacts, providerErrorFrom, type CallSite } from './classify-error.js';
-import { ProviderError } from './errors.js';
-import { truncatedStream } from './http.js';
-import type { SseEvent } from './sse.js';
+import type { Json } from '../../messages/message.js';
+import type { CallSite } from '../classify-error.js';
+import { truncatedStream } from '../http.js';
+import {
+  eventData,
+  isEventObject as isObj,
+  streamError,
+  type EventObject as Obj,
+  type SseEvent,
+} from '../sse.js';
 
 /**
- * Fold SSE streams into the same JSON shapes the non-streaming endpoints return
- * (wire-formats §7), so streaming-only routes share one response parser. Error events
- * mid-stream become classified ProviderErrors; a stream that ends without its terminal
- * event is a (retryable) truncation error; unknown events and `ping` are ignored.
+ * Folds an Anthropic Messages stream into the `Message` object the non-streaming endpoint
+ * returns. Error events mid-stream become classified errors; a stream that ends before
+ * `message_stop` is a (retryable) truncation error; `ping` and unknown events are ignored.
  */
-
-type Obj = { [k: string]: Json };
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function parseData(site: CallSite, ev: SseEvent): Obj | undefined {
-  try {
-    const v = JSON.parse(ev.data) as Json;
-    return isObj(v) ? v : undefined;
-  } catch {
-    throw new ProviderError(
-      `${site.provider}/${site.model}: stream event ${ev.event ?? 'data'} is not valid JSON`,
-      {
-        provider: site.provider,
-        model: site.model,
-        code: 'malformed_json',
-        retryable: false,
-      },
-    );
-  }
-}
-
-/** An error event after the 200: retryable when its type or code (string or number) says transient. */
-function streamError(site: CallSite, payload: Obj): ProviderError {
-  const facts = errorFactsFromJson(payload);
-  return providerErrorFrom(site, facts, { retryable: isRetryableFacts(facts) });
-}
-
-/** OpenAI Responses stream → a `Response` object (`output`, `usage`, `status`, `incomplete_details`). */
-export async function foldResponsesStream(site: CallSite, events: AsyncIterable<SseEvent>): Promise<Obj> {
-  const items: Json[] = [];
-  const text: string[] = [];
-  for await (const ev of events) {
-    if (ev.data === '[DONE]') break;
-    const d = parseData(site, ev);
-    if (!d) continue;
-    const type = typeof d.type === 'string' ? d.type : ev.event;
-    if (type === 'error' || (d.error !== undefined && d.error !== null && type !== 'response.failed'))
-      throw streamError(site, d);
-    if (type === 'response.output_item.done' && typeof d.output_index === 'number' && isObj(d.item)) {
-      items[d.output_index] = d.item;
-    } else if (type === 'response.output_text.delta' && typeof d.delta === 'string') {
-      text.push(d.delta);
-    } else if (type === 'response.failed') {
-      throw streamError(site, d);
-    } else if ((type === 'response.completed' || type === 'response.incomplete') && isObj(d.response)) {
-      const r = d.response;
-      const output =
-        Array.isArray(r.output) && r.output.length > 0 ? r.output : items.filter((x) => x !== undefined);
-      // Deltas only fill in when no authoritative item carried the text.
-      if (output.length === 0 && text.length > 0) {
-        output.push({
-          type: 'message',
-          role: 'assistant',
-          content: [{ type: 'output_text', text: text.join('') }],
-        });
-      }
-      return { ...r, output };
-    }
-  }
-  throw truncatedStream(site, 'response.completed');
-}
 
 /** Appends one content_block_delta to its block; tool input JSON collects in `partialJson` until the block stops. */
 function applyBlockDelta(b: Obj, delta: Obj, i: number, partialJson: Map<number, string>): void {
@@ -97,7 +37,7 @@ export async function foldMessagesStream(site: CallSite, events: AsyncIterable<S
   const blocks: Obj[] = [];
   const partialJson = new Map<number, string>();
   for await (const ev of events) {
-    const d = parseData(site, ev);
+    const d = eventData(site, ev);
     if (!d) continue;
     const type = typeof d.type === 'string' ? d.type : ev.event;
     switch (type) {
@@ -145,32 +85,4 @@ export async function foldMessagesStream(site: CallSite, events: AsyncIterable<S
     }
   }
   throw truncatedStream(site, 'message_stop');
-}
-
-/** Chat Completions stream → a `chat.completion` object (one choice, text only). */
-export async function foldChatStream(site: CallSite, events: AsyncIterable<SseEvent>): Promise<Obj> {
-  let content = '';
-  let finish: Json = null;
-  let usage: Json = null;
-  let sawDone = false;
-  for await (const ev of events) {
-    if (ev.data.trim() === '[DONE]') {
-      sawDone = true;
-      break;
-    }
-    const d = parseData(site, ev);
-    if (!d) continue;
-    if (d.error !== undefined && d.error !== null) throw streamError(site, d);
-    if (isObj(d.usage)) usage = d.usage;
-    const choice = Array.isArray(d.choices) && isObj(d.choices[0]) ? d.choices[0] : undefined;
-    if (!choice) continue;
-    if (isObj(choice.delta) && typeof choice.delta.content === 'string') content += choice.delta.content;
-    if (typeof choice.finish_reason === 'string') finish = choice.finish_reason;
-  }
-  if (!sawDone && finish === null) throw truncatedStream(site, 'data: [DONE]');
-  return {
-    object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
-    usage,
-  };
 }

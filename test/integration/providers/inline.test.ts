@@ -4,7 +4,7 @@ import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog
 import { ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
 import { createProviderClients } from '../../../src/providers/factory.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
-import { createInlineClient } from '../../../src/providers/inline-client.js';
+import { createInlineClient } from '../../../src/providers/anthropic/inline-client.js';
 import type { ToolSchema } from '../../../src/providers/types.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';

@@ -4,8 +4,8 @@ import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog
 import { ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
 import { createProviderClients } from '../../../src/providers/factory.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
-import { createStandaloneClient } from '../../../src/providers/standalone-client.js';
-import { toResponsesInput } from '../../../src/providers/responses-convert.js';
+import { createStandaloneClient } from '../../../src/providers/openai-responses/compact-client.js';
+import { toResponsesInput } from '../../../src/providers/openai-responses/convert.js';
 import type { FakeServer } from '../../support/fake-http.js';
 import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
 import { catalogWindow } from '../../support/fake-window.js';
