@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { command as importCommand } from '../../../src/cli/commands/import.js';
 import { detectIn, type Detectable } from '../../../src/formats/detect.js';
 import { detectFormat, FORMAT_NAMES, formatNamed } from '../../../src/formats/registry.js';
 
@@ -14,6 +15,11 @@ describe('importers register their own detection (D2)', () => {
       expect(typeof format.import).toBe('function');
       expect(format.detect.length).toBeGreaterThan(0);
     }
+  });
+
+  it('`compactor import --help` lists the registered formats, in their order', () => {
+    const listed = /--from FORMAT\s+([\s\S]*?)\n\s+--to/.exec(importCommand.help)?.[1];
+    expect(listed?.split(/,\s+/)).toEqual([...FORMAT_NAMES]);
   });
 
   it('a format known only by its own line rule is detected from its JSON Lines', () => {
