@@ -39,8 +39,8 @@ export interface WireDialect {
   read(json: unknown, site: CallSite): SummaryResponse;
   /** Folds this wire's event stream into the JSON the non-streaming endpoint returns. */
   fold(site: CallSite, events: AsyncIterable<SseEvent>): Promise<unknown>;
-  /** Canonical history (and a system prompt) in this wire's message form. */
-  convert(history: readonly Message[], system?: string): unknown;
+  /** Canonical history in this wire's message form. */
+  convert(history: readonly Message[]): unknown;
   /** The wire's native compaction, when it has one. */
   native?: NativeCompaction;
 }

@@ -52,6 +52,6 @@ export const anthropicDialect: WireDialect = {
     return { text, finishReason, ...(usage ? { usage } : {}) };
   },
   fold: foldMessagesStream,
-  convert: toAnthropicConversation,
+  convert: (history) => toAnthropicConversation(history),
   native: { strategy: 'nativeInline', client: createInlineClient },
 };

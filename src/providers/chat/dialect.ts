@@ -176,6 +176,5 @@ export const chatDialect: WireDialect = {
     };
   },
   fold: foldChatStream,
-  convert: (history, system) =>
-    toChatMessages(system ? [{ role: 'system', content: system }, ...history] : history),
+  convert: toChatMessages,
 };

@@ -113,7 +113,6 @@ export const openaiResponsesDialect: WireDialect = {
     return { text, finishReason, ...(usage ? { usage } : {}) };
   },
   fold: foldResponsesStream,
-  convert: (history, system) =>
-    toResponsesInput(system ? [{ role: 'system', content: system }, ...history] : history),
+  convert: toResponsesInput,
   native: { strategy: 'nativeStandalone', client: createStandaloneClient },
 };

@@ -36,14 +36,10 @@ describe('providers by dialect (S1)', () => {
   });
 
   it('each dialect converts history with its own wire converter', () => {
-    const history = [msg.user('Run the tests.'), msg.assistant('They pass.')];
-    expect(DIALECTS.chat.convert(history, 'SYS')).toEqual(
-      toChatMessages([{ role: 'system', content: 'SYS' }, ...history]),
-    );
-    expect(DIALECTS.responses.convert(history, 'SYS')).toEqual(
-      toResponsesInput([{ role: 'system', content: 'SYS' }, ...history]),
-    );
-    expect(DIALECTS.messages.convert(history, 'SYS')).toEqual(toAnthropicConversation(history, 'SYS'));
+    const history = [msg.system('SYS'), msg.user('Run the tests.'), msg.assistant('They pass.')];
+    expect(DIALECTS.chat.convert(history)).toEqual(toChatMessages(history));
+    expect(DIALECTS.responses.convert(history)).toEqual(toResponsesInput(history));
+    expect(DIALECTS.messages.convert(history)).toEqual(toAnthropicConversation(history));
   });
 
   it('the native client comes from the dialect serving the strategy, not from the summary wire', () => {
