@@ -1,7 +1,7 @@
 import { inputError, placeOf } from './input-error.js';
 import { reusingParses, type JsonDocument } from './json-text.js';
 import { readSessionText } from './read-file.js';
-import { readJsonDocumentInPieces } from './read-json-pieces.js';
+import { readJsonDocumentInPieces } from './json-pieces.js';
 import { detectFormat, formatNamed, fromJsonDocument, parseFormatName, type FormatName } from './registry.js';
 import { fillToolNames } from './tool-names.js';
 import type { ImportResult } from './types.js';
