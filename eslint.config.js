@@ -60,10 +60,11 @@ const layerConfigs = [
   ...Object.entries(ROOT_FILES).map(([file, layer]) => ({ files: [file], rules: layerRules(layer, file) })),
 ];
 
-// Small files with one job, short functions (project guide: ~300 lines a file, ~60 a
-// function). Blank lines and comments do not count: explaining why is never penalised.
+// Files hold one concept, functions stay short (~450 lines a file, what one concept needs
+// rather than forcing splits; ~60 a function). Blank lines and comments do not count:
+// explaining why is never penalised.
 const SIZE_RULES = {
-  'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+  'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }],
   'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
 };
 
