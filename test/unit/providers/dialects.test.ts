@@ -42,6 +42,21 @@ describe('providers by dialect (S1)', () => {
     expect(DIALECTS.messages.convert(history)).toEqual(toAnthropicConversation(history));
   });
 
+  it('every native rule in the catalog names a strategy a registered dialect serves', () => {
+    const rules = Object.entries(PROVIDER_PRESETS).flatMap(([name, p]) =>
+      p.native ? [[name, p.native] as const] : [],
+    );
+    expect(rules.map(([name]) => name).sort()).toEqual([
+      'anthropic',
+      'openai',
+      'openresponses',
+      'vercel',
+      'xai',
+    ]);
+    for (const [name, rule] of rules)
+      expect([name, nativeDialectFor(rule.strategy)?.native?.strategy]).toEqual([name, rule.strategy]);
+  });
+
   it('the native client comes from the dialect serving the strategy, not from the summary wire', () => {
     expect(nativeDialectFor('nativeStandalone')).toBe(DIALECTS.responses);
     expect(nativeDialectFor('nativeInline')).toBe(DIALECTS.messages);
