@@ -7,9 +7,7 @@ export { resolveRoute, lookupModel, loadCatalogFile, isLocalUrl, CatalogFileSche
 export type { ResolvedRoute, RouteSpec, CatalogFile } from './catalog.js';
 export { selectStrategy, isAnthropicInlineModel, isXaiCompactModel } from './strategy.js';
 export type { StrategyChoice, StrategyRoute } from './strategy.js';
-export { createProviderClients } from './factory.js';
-export type { ProviderClients } from './factory.js';
-export { createSummaryClient } from './summary-clients.js';
+export { createProviderClients, createSummaryClient, type ProviderClients } from './clients.js';
 export { createStandaloneClient, compactPayload } from './openai-responses/compact-client.js';
 export { createInlineClient, inlineEdits, inlinePayload, isRejectedEdit } from './anthropic/inline-client.js';
 export type { InlineRequestExtras } from './anthropic/inline-client.js';

@@ -1,7 +1,7 @@
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
 import { checkProviderKnown, resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
 import { RouteError } from '../providers/errors.js';
-import { createProviderClients } from '../providers/factory.js';
+import { createProviderClients } from '../providers/clients.js';
 import type { HttpOptions } from '../providers/http.js';
 import { httpLimits, type HttpLimits } from '../providers/http-limits.js';
 import type { StrategyChoice } from '../providers/strategy.js';

@@ -6,7 +6,7 @@ import { msg, type Message } from '../../src/messages/message.js';
 import { resolveRoute } from '../../src/providers/catalog.js';
 import { createInlineClient } from '../../src/providers/anthropic/inline-client.js';
 import { createStandaloneClient } from '../../src/providers/openai-responses/compact-client.js';
-import { createSummaryClient } from '../../src/providers/summary-clients.js';
+import { createSummaryClient } from '../../src/providers/clients.js';
 import type { ToolSchema } from '../../src/providers/types.js';
 import type { FakeServer } from '../support/fake-http.js';
 import { useFakeProviders } from '../support/fake-providers.js';

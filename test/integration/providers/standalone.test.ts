@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
 import { ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
-import { createProviderClients } from '../../../src/providers/factory.js';
+import { createProviderClients } from '../../../src/providers/clients.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
 import { createStandaloneClient } from '../../../src/providers/openai-responses/compact-client.js';
 import { toResponsesInput } from '../../../src/providers/openai-responses/convert.js';

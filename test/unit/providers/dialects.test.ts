@@ -8,7 +8,7 @@ import { PROVIDER_PRESETS } from '../../../src/providers/catalog-data.js';
 import { loadCatalogFile, resolveRoute } from '../../../src/providers/catalog.js';
 import { toChatMessages } from '../../../src/providers/chat/dialect.js';
 import { DIALECTS, nativeDialectFor, WIRE_APIS } from '../../../src/providers/dialects.js';
-import { createProviderClients } from '../../../src/providers/factory.js';
+import { createProviderClients } from '../../../src/providers/clients.js';
 import { toResponsesInput } from '../../../src/providers/openai-responses/convert.js';
 
 // Each wire dialect is one object the catalog points at by its `wire` name; these tests hold the

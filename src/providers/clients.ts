@@ -1,9 +1,39 @@
 import type { ResolvedRoute } from './catalog.js';
-import { siteOf } from './dialect.js';
-import { dialectOf } from './dialects.js';
-import { EmptySummaryError } from './errors.js';
 import { postJson, postSse, type HttpOptions, type PostSpec } from './http.js';
-import type { SummaryClient, SummaryRequest, SummaryResponse } from './types.js';
+import { siteOf } from './dialect.js';
+import { dialectOf, nativeDialectFor } from './dialects.js';
+import { EmptySummaryError } from './errors.js';
+import { selectStrategy, type StrategyChoice } from './strategy.js';
+import type {
+  NativeInlineClient,
+  NativeStandaloneClient,
+  SummaryClient,
+  SummaryRequest,
+  SummaryResponse,
+} from './types.js';
+
+/** The clients one route needs: the S1 strategy, always a Local summary client, and the native one. */
+export interface ProviderClients {
+  strategy: StrategyChoice;
+  summary: SummaryClient;
+  standalone?: NativeStandaloneClient;
+  inline?: NativeInlineClient;
+}
+
+/**
+ * Builds the clients for a resolved route. `summary` always exists (Local fallback, A4);
+ * `standalone` exists for NativeStandalone routes and `inline` for NativeInline routes.
+ */
+export function createProviderClients(route: ResolvedRoute, opts: HttpOptions = {}): ProviderClients {
+  const strategy = selectStrategy(route);
+  const summary = createSummaryClient(route, opts);
+  // The dialect serving the chosen native strategy builds its client; the summary wire may differ.
+  const native = nativeDialectFor(strategy.kind)?.native;
+  if (native?.strategy === 'nativeStandalone')
+    return { strategy, summary, standalone: native.client(route, opts) };
+  if (native?.strategy === 'nativeInline') return { strategy, summary, inline: native.client(route, opts) };
+  return { strategy, summary };
+}
 
 /**
  * The Local summary client, one for every wire: the route's dialect builds the body and
