@@ -5,7 +5,8 @@ export { PROVIDER_KINDS, PROVIDER_PRESETS, BUNDLED_MODELS, XAI_COMPACT_MODELS } 
 export type { ProviderKind, ProviderPreset, ModelEntry, WireApi } from './catalog-data.js';
 export { resolveRoute, lookupModel, loadCatalogFile, isLocalUrl, CatalogFileSchema } from './catalog.js';
 export type { ResolvedRoute, RouteSpec, CatalogFile } from './catalog.js';
-export { selectStrategy, isAnthropicInlineModel, isXaiCompactModel } from './strategy.js';
+export { selectStrategy } from './strategy.js';
+export { isAnthropicInlineModel, isXaiCompactModel } from './catalog-data.js';
 export type { StrategyChoice, StrategyRoute } from './strategy.js';
 export { createProviderClients, createSummaryClient, type ProviderClients } from './clients.js';
 export { createStandaloneClient, compactPayload } from './openai-responses/compact-client.js';

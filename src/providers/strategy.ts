@@ -1,7 +1,5 @@
-import { isAnthropicInlineModel, isXaiCompactModel, PROVIDER_PRESETS } from './catalog-data.js';
+import { PROVIDER_PRESETS } from './catalog-data.js';
 import type { Route, StrategyKind } from './types.js';
-
-export { isAnthropicInlineModel, isXaiCompactModel };
 
 /**
  * Strategy selection (S1): NativeStandalone for OpenAI Responses, OpenResponses, Vercel
