@@ -1,7 +1,7 @@
 import type { Message, ToolCall } from '../messages/message.js';
 import { inputError, placeOf } from './input-error.js';
 import { sessionIdFrom } from './swe-agent.js';
-import type { ImportedSession, ImportResult } from './types.js';
+import type { ImportedSession, ImportResult, SessionFormat } from './types.js';
 
 /**
  * aider chat history markdown. `#### ` lines are user input, `> ` lines are
@@ -151,3 +151,18 @@ export function importAider(text: string, fileName?: string): ImportResult {
     throw inputError(placeOf(fileName), 'no aider chat found (no "#### " user lines)');
   return { format: 'aider', file: fileName, sessions };
 }
+
+/** aider chat history: its markdown header, `####` user turns in a `.md` file, or its HTML export. */
+function looksLikeAider(text: string, fileName?: string): boolean {
+  const start = text.slice(0, 65536);
+  if (/^# aider chat started at /m.test(start)) return true;
+  if (/\.md$/i.test(fileName ?? '') && /^#### /m.test(text)) return true;
+  return /<div class="chat-transcript"/.test(start) && /^#### /m.test(text);
+}
+
+/** aider's markdown chat history. */
+export const aiderFormat: SessionFormat<'aider'> = {
+  name: 'aider',
+  detect: [{ kind: 'text', order: 10, test: looksLikeAider }],
+  import: importAider,
+};

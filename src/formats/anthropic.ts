@@ -14,7 +14,8 @@ import { parseJson, type SessionText } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument } from './provider-envelope.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
 import { textOf } from '../messages/message.js';
-import type { ImportResult } from './types.js';
+import { messagesDocumentFormat } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** Anthropic Messages request: `{system?, messages:[{role, content}]}`. */
 const AnthropicMessageSchema = z.looseObject({
@@ -134,3 +135,11 @@ export function exportAnthropic(messages: readonly Message[], meta?: Record<stri
     envelope,
   );
 }
+
+/** Anthropic Messages: `{role, content}` messages with Anthropic blocks, or a request with `system`/`max_tokens`. */
+export const anthropicFormat: SessionFormat<'anthropic'> = {
+  name: 'anthropic',
+  detect: [{ kind: 'document', order: 60, test: (doc) => messagesDocumentFormat(doc) === 'anthropic' }],
+  import: importAnthropic,
+  importDocument: importAnthropic,
+};

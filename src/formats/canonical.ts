@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { HistorySchema, JsonSchema, type Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
-import type { ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** The marker of Compactor's own session file. */
 export const CANONICAL_FORMAT = 'compactor.canonical';
@@ -42,3 +43,11 @@ export function exportCanonical(messages: readonly Message[], opts: { id?: strin
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
+
+/** The canonical format: a document that names itself. */
+export const canonicalFormat: SessionFormat<'canonical'> = {
+  name: 'canonical',
+  detect: [{ kind: 'document', order: 10, test: (doc) => isObj(doc) && doc.format === CANONICAL_FORMAT }],
+  import: importCanonical,
+  importDocument: importCanonical,
+};

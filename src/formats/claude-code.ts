@@ -3,7 +3,8 @@ import type { Json, Message } from '../messages/message.js';
 import { assistantFromContent, checkContent, userFromContent } from './anthropic-blocks.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
-import type { ImportedSession, ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportedSession, ImportResult, SessionFormat } from './types.js';
 
 /** Claude Code transcript JSONL. */
 const LineSchema = z.looseObject({ type: z.string() });
@@ -183,3 +184,28 @@ function taskCallsByPrompt(messages: readonly Message[]): Map<string, string> {
     }
   return out;
 }
+
+const CLAUDE_LINE_TYPES = new Set([
+  'user',
+  'assistant',
+  'summary',
+  'file-history-snapshot',
+  'system',
+  'queue-operation',
+]);
+
+/** Claude Code transcripts: typed lines carrying a `uuid`, `sessionId` or `leafUuid`. */
+export const claudeCodeFormat: SessionFormat<'claude-code'> = {
+  name: 'claude-code',
+  detect: [
+    {
+      kind: 'line',
+      order: 30,
+      test: (v) =>
+        isObj(v) &&
+        CLAUDE_LINE_TYPES.has(String(v.type)) &&
+        ('uuid' in v || 'sessionId' in v || 'leafUuid' in v),
+    },
+  ],
+  import: importClaudeCode,
+};

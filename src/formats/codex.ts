@@ -3,7 +3,8 @@ import type { Json, Message } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
 import { itemsToGroups } from './openai-responses.js';
-import type { ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** OpenAI Codex CLI rollout JSONL: `{timestamp, type, payload}` per line. */
 const LineSchema = z.looseObject({
@@ -117,3 +118,18 @@ export function importCodex(text: string, fileName?: string): ImportResult {
     sessions: [{ id: String(meta.sessionId ?? 'main'), messages: withExit, meta }],
   };
 }
+
+const CODEX_LINE_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
+
+/** Codex CLI rollouts: typed lines with a `payload`. */
+export const codexFormat: SessionFormat<'codex'> = {
+  name: 'codex',
+  detect: [
+    {
+      kind: 'line',
+      order: 20,
+      test: (v) => isObj(v) && CODEX_LINE_TYPES.has(String(v.type)) && isObj(v.payload),
+    },
+  ],
+  import: importCodex,
+};

@@ -1,6 +1,32 @@
 import { inputError, placeOf } from './input-error.js';
 import { firstLines, parseJson, tryParseJson } from './json-text.js';
-import type { FormatName } from './types.js';
+
+/**
+ * Format detection from content. Each importer lists its own detection rules beside its parser
+ * (the `detect` of its {@link SessionFormat}); this file runs them and holds the shape checks
+ * that more than one format's rules read. Rules of one kind run across all formats in
+ * ascending `order`; the first that matches names the format.
+ */
+
+/** One way an importer recognises its input. */
+export type DetectionRule =
+  /** The raw text (and file name), checked before any JSON parse. */
+  | { kind: 'text'; order: number; test: (text: string, fileName?: string) => boolean }
+  /** A whole JSON document. */
+  | { kind: 'document'; order: number; test: (doc: unknown) => boolean }
+  /** One line of JSON Lines (the first 20 are tried, in file order). */
+  | { kind: 'line'; order: number; test: (value: unknown) => boolean };
+
+/** What detection needs of a format: its name and its rules. */
+export interface Detectable<N extends string = string> {
+  name: N;
+  detect: readonly DetectionRule[];
+}
+
+type Obj = Record<string, unknown>;
+
+/** A JSON object (not null, not an array). */
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const RESPONSES_ITEM_TYPES = new Set([
   'message',
@@ -20,19 +46,13 @@ const ANTHROPIC_BLOCK_TYPES = new Set([
   'redacted_thinking',
   'compaction',
 ]);
-const CLAUDE_LINE_TYPES = new Set([
-  'user',
-  'assistant',
-  'summary',
-  'file-history-snapshot',
-  'system',
-  'queue-operation',
-]);
-const GEMINI_EVENT_TYPES = new Set(['init', 'message', 'tool_use', 'tool_result', 'result']);
-const CODEX_LINE_TYPES = new Set(['session_meta', 'turn_context', 'response_item', 'event_msg', 'compacted']);
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** An OpenAI Responses item: a known item type, or any typed value without a role. */
+export function isResponsesItem(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  if (typeof v.type === 'string') return RESPONSES_ITEM_TYPES.has(v.type) || !('role' in v);
+  return false;
+}
 
 function hasAnthropicBlocks(messages: unknown[]): boolean {
   return messages.some(
@@ -44,7 +64,7 @@ function hasAnthropicBlocks(messages: unknown[]): boolean {
 }
 
 /** Chat vs Anthropic for a list of `{role, content}` messages. */
-function messagesFormat(messages: unknown[], doc?: Obj): FormatName {
+function messagesFormat(messages: unknown[], doc?: Obj): 'anthropic' | 'openai-chat' {
   if (
     doc &&
     ('system' in doc || 'max_tokens' in doc) &&
@@ -54,72 +74,54 @@ function messagesFormat(messages: unknown[], doc?: Obj): FormatName {
   return hasAnthropicBlocks(messages) ? 'anthropic' : 'openai-chat';
 }
 
-function isResponsesItem(v: unknown): boolean {
-  if (!isObj(v)) return false;
-  if (typeof v.type === 'string') return RESPONSES_ITEM_TYPES.has(v.type) || !('role' in v);
-  return false;
-}
-
-/** The format of a parsed JSON document, when its shape is a known one. */
-export function fromJsonDocument(doc: unknown): FormatName | undefined {
+/**
+ * For a document of `{role, content}` messages (a bare list, or a request with `messages`):
+ * whether it reads as Chat Completions or Anthropic Messages; undefined for other documents.
+ */
+export function messagesDocumentFormat(doc: unknown): 'anthropic' | 'openai-chat' | undefined {
   if (Array.isArray(doc)) {
     if (doc.length === 0) return 'openai-chat';
-    if (doc.some(isResponsesItem)) return 'openai-responses';
-    if (doc.every((m) => isObj(m) && typeof m.role === 'string')) return messagesFormat(doc);
-    return undefined;
+    return doc.every((m) => isObj(m) && typeof m.role === 'string') ? messagesFormat(doc) : undefined;
   }
-  if (!isObj(doc)) return undefined;
-  if (doc.format === 'compactor.canonical') return 'canonical';
-  if (typeof doc.trajectory_format === 'string' && doc.trajectory_format.startsWith('mini-swe-agent'))
-    return 'mini-swe-agent';
-  if (Array.isArray(doc.history) && (Array.isArray(doc.trajectory) || 'environment' in doc))
-    return 'swe-agent';
-  if (Array.isArray(doc.history) && ('instance_id' in doc || 'issue' in doc || 'instruction' in doc))
-    return 'openhands';
-  if (Array.isArray(doc.messages)) {
-    if ('info' in doc && doc.messages.some((m) => isObj(m) && 'extra' in m)) return 'mini-swe-agent';
-    return messagesFormat(doc.messages, doc);
-  }
-  if (Array.isArray(doc.input)) return 'openai-responses';
-  return undefined;
+  return isObj(doc) && Array.isArray(doc.messages) ? messagesFormat(doc.messages, doc) : undefined;
 }
 
-function fromJsonLine(v: unknown): FormatName | undefined {
-  if (!isObj(v)) return undefined;
-  if (Array.isArray(v.history)) return 'openhands';
-  if (CODEX_LINE_TYPES.has(String(v.type)) && isObj(v.payload)) return 'codex';
-  if (CLAUDE_LINE_TYPES.has(String(v.type)) && ('uuid' in v || 'sessionId' in v || 'leafUuid' in v))
-    return 'claude-code';
-  if (GEMINI_EVENT_TYPES.has(String(v.type)) && !('payload' in v) && !('call_id' in v)) {
-    if (v.type === 'message' && !('role' in v)) return undefined;
-    return 'gemini-cli';
-  }
-  if (typeof v.role === 'string' && !('type' in v)) return 'openai-chat';
-  if (isResponsesItem(v) || (v.type === 'message' && 'role' in v)) return 'openai-responses';
-  return undefined;
+/** The rules of one kind across `formats`, in the order they run. */
+function rulesOf<K extends DetectionRule['kind']>(formats: readonly Detectable[], kind: K) {
+  return formats
+    .flatMap((f) => f.detect.filter((r) => r.kind === kind).map((rule) => ({ name: f.name, rule })))
+    .sort((a, b) => a.rule.order - b.rule.order) as {
+    name: string;
+    rule: Extract<DetectionRule, { kind: K }>;
+  }[];
+}
+
+/** The format of a parsed JSON document, when one of `formats` knows its shape. */
+export function documentFormatIn(formats: readonly Detectable[], doc: unknown): string | undefined {
+  return rulesOf(formats, 'document').find(({ rule }) => rule.test(doc))?.name;
+}
+
+function lineFormatIn(formats: readonly Detectable[], value: unknown): string | undefined {
+  return rulesOf(formats, 'line').find(({ rule }) => rule.test(value))?.name;
 }
 
 /**
- * Detects an input's format from its content (and file name as a hint). Throws a
- * one-line UserError when nothing matches.
+ * Detects an input's format among `formats` from its content (and file name as a hint).
+ * Throws a one-line UserError when nothing matches.
  */
-export function detectFormat(text: string, fileName?: string): FormatName {
+export function detectIn(formats: readonly Detectable[], text: string, fileName?: string): string {
   const where = placeOf(fileName);
   const head = text.slice(0, 4096).trimStart();
   if (head === '') throw inputError(where, 'empty input, nothing to import');
-  if (
-    /^# aider chat started at /m.test(text.slice(0, 65536)) ||
-    (/\.md$/i.test(fileName ?? '') && /^#### /m.test(text))
-  )
-    return 'aider';
-  if (/<div class="chat-transcript"/.test(text.slice(0, 65536)) && /^#### /m.test(text)) return 'aider';
+  const byText = rulesOf(formats, 'text').find(({ rule }) => rule.test(text, fileName));
+  if (byText) return byText.name;
   if (head.startsWith('[') || head.startsWith('{')) {
     const doc = tryParseJson(text);
     if (doc !== undefined) {
-      const f = fromJsonDocument(doc);
+      const f = documentFormatIn(formats, doc);
       if (f) return f;
       // A one-line JSONL file parses as a single document too.
-      const line = fromJsonLine(doc);
+      const line = lineFormatIn(formats, doc);
       if (line) return line;
       throw inputError(
         where,
@@ -131,7 +133,7 @@ export function detectFormat(text: string, fileName?: string): FormatName {
       const v = tryParseJson(l);
       if (v === undefined) continue;
       anyLine = true;
-      const f = fromJsonLine(v);
+      const f = lineFormatIn(formats, v);
       if (f) return f;
     }
     // Not JSON Lines either: report the document's own syntax error (line and column).

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Json, Message } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
-import type { ImportedSession, ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportedSession, ImportResult, SessionFormat } from './types.js';
 
 /** Gemini CLI `--output-format stream-json`: one event a line. */
 const EventSchema = z.discriminatedUnion('type', [
@@ -107,3 +108,23 @@ export function importGeminiCli(text: string, fileName?: string): ImportResult {
   if (out.length === 0) throw inputError(placeOf(fileName), 'no Gemini CLI events');
   return { format: 'gemini-cli', file: fileName, sessions: out };
 }
+
+const GEMINI_EVENT_TYPES = new Set(['init', 'message', 'tool_use', 'tool_result', 'result']);
+
+/** Gemini CLI stream events: typed lines without Codex's `payload` or a Responses `call_id`. */
+export const geminiCliFormat: SessionFormat<'gemini-cli'> = {
+  name: 'gemini-cli',
+  detect: [
+    {
+      kind: 'line',
+      order: 40,
+      test: (v) =>
+        isObj(v) &&
+        GEMINI_EVENT_TYPES.has(String(v.type)) &&
+        !('payload' in v) &&
+        !('call_id' in v) &&
+        (v.type !== 'message' || 'role' in v),
+    },
+  ],
+  import: importGeminiCli,
+};

@@ -2,10 +2,10 @@
  * Importers, exporters and format detection. Everything other modules need
  * from src/formats is exported here.
  */
-export type { FormatName, ExportFormat, ImportedSession, ImportResult } from './types.js';
-export { FORMAT_NAMES, EXPORT_FORMATS } from './types.js';
-export { detectFormat } from './detect.js';
-export { parseSession, readSessionFile, parseFormatName } from './parse-session.js';
+export type { ExportFormat, ImportedSession, ImportResult } from './types.js';
+export { EXPORT_FORMATS } from './types.js';
+export { FORMAT_NAMES, detectFormat, parseFormatName, type FormatName } from './registry.js';
+export { parseSession, readSessionFile } from './parse-session.js';
 export { selectSession } from './select-session.js';
 export {
   exportSession,

@@ -2,7 +2,7 @@ import { clip } from '../core/text.js';
 import { inputError, placeOf } from './input-error.js';
 import { rememberRawNumbers } from './raw-numbers.js';
 
-/** A JSON document already parsed: a large file read in pieces (see read-json-pieces.ts). */
+/** A JSON document already parsed: a large file read in pieces (see json-pieces.ts). */
 export class JsonDocument {
   constructor(readonly value: unknown) {}
 }

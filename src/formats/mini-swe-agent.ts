@@ -3,7 +3,8 @@ import type { Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
 import { sessionIdFrom } from './swe-agent.js';
-import type { ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** mini-swe-agent `.traj.json` (`trajectory_format: mini-swe-agent-1`). */
 const MiniTrajSchema = z.looseObject({
@@ -75,3 +76,29 @@ export function importMiniSweAgent(text: SessionText, fileName?: string): Import
     sessions: [{ id: doc.instance_id ?? sessionIdFrom(fileName, 'mini-swe-agent'), messages, meta }],
   };
 }
+
+/** mini-swe-agent trajectories: named by `trajectory_format`, or `info` beside messages with `extra`. */
+export const miniSweAgentFormat: SessionFormat<'mini-swe-agent'> = {
+  name: 'mini-swe-agent',
+  detect: [
+    {
+      kind: 'document',
+      order: 20,
+      test: (doc) =>
+        isObj(doc) &&
+        typeof doc.trajectory_format === 'string' &&
+        doc.trajectory_format.startsWith('mini-swe-agent'),
+    },
+    {
+      kind: 'document',
+      order: 50,
+      test: (doc) =>
+        isObj(doc) &&
+        Array.isArray(doc.messages) &&
+        'info' in doc &&
+        doc.messages.some((m) => isObj(m) && 'extra' in m),
+    },
+  ],
+  import: importMiniSweAgent,
+  importDocument: importMiniSweAgent,
+};

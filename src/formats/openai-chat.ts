@@ -20,7 +20,8 @@ import {
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
 import type { Patch } from './residual.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
-import type { ImportResult } from './types.js';
+import { isObj as isJsonObject, messagesDocumentFormat } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** OpenAI Chat Completions messages. Unknown keys pass through to the residual. */
 const PartSchema = z.looseObject({ type: z.string() });
@@ -311,3 +312,14 @@ export function exportOpenAIChat(messages: readonly Message[], meta?: Record<str
   const p = providerMetaFor(meta, 'openai-chat');
   return writeDocument(items, 'messages', p?.shape ?? 'object', p?.envelope);
 }
+
+/** Chat Completions: `{role, content}` messages (a list or a request) without Anthropic's marks. */
+export const openaiChatFormat: SessionFormat<'openai-chat'> = {
+  name: 'openai-chat',
+  detect: [
+    { kind: 'document', order: 60, test: (doc) => messagesDocumentFormat(doc) === 'openai-chat' },
+    { kind: 'line', order: 50, test: (v) => isJsonObject(v) && typeof v.role === 'string' && !('type' in v) },
+  ],
+  import: importOpenAIChat,
+  importDocument: importOpenAIChat,
+};

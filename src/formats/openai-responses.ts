@@ -4,7 +4,8 @@ import { inputError, placeOf, validate } from './input-error.js';
 import { isJsonArrayText, parseJson, parseJsonLines, tryParseJson, type SessionText } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument, type DocumentShape } from './provider-envelope.js';
 import { attachRoundTrip, exportGroups, type ImportedGroup } from './round-trip.js';
-import type { ImportResult } from './types.js';
+import { isObj, isResponsesItem } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** OpenAI Responses input items. Opaque items (reasoning, compaction …) ride in reasoningDetails. */
 const ItemSchema = z.looseObject({ type: z.string().optional(), role: z.string().optional() });
@@ -258,3 +259,25 @@ export function exportOpenAIResponses(messages: readonly Message[], meta?: Recor
   const p = providerMetaFor(meta, 'openai-responses');
   return writeDocument(items, 'input', p?.shape ?? 'object', p?.envelope);
 }
+
+/**
+ * A Responses line: an item, or a message with a role. A bare `message` event with neither a
+ * role, a payload nor a call id is a cut-short Gemini CLI event, not a Responses item.
+ */
+function isResponsesLine(v: unknown): boolean {
+  if (!isObj(v)) return false;
+  if (v.type === 'message') return 'role' in v || 'payload' in v || 'call_id' in v;
+  return isResponsesItem(v);
+}
+
+/** OpenAI Responses: a list with items, a request with `input`, or item lines. */
+export const openaiResponsesFormat: SessionFormat<'openai-responses'> = {
+  name: 'openai-responses',
+  detect: [
+    { kind: 'document', order: 55, test: (doc) => Array.isArray(doc) && doc.some(isResponsesItem) },
+    { kind: 'document', order: 70, test: (doc) => isObj(doc) && Array.isArray(doc.input) },
+    { kind: 'line', order: 60, test: isResponsesLine },
+  ],
+  import: importOpenAIResponses,
+  importDocument: importOpenAIResponses,
+};

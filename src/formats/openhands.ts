@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Json, Message, ToolCall } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines, type JsonLine } from './json-text.js';
-import type { ImportedSession, ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportedSession, ImportResult, SessionFormat } from './types.js';
 
 /** OpenHands output.jsonl: one task per line, 2025 event stream or 2024 flat history. */
 const LineSchema = z.looseObject({
@@ -192,3 +193,20 @@ export function importOpenHands(text: string, fileName?: string): ImportResult {
   if (lines.length === 0) throw inputError(placeOf(fileName), 'empty input');
   return { format: 'openhands', file: fileName, sessions: lines.map((l) => sessionOf(l, fileName)) };
 }
+
+/** OpenHands evaluation output: a `history` beside the task (`instance_id`, `issue` or `instruction`). */
+export const openHandsFormat: SessionFormat<'openhands'> = {
+  name: 'openhands',
+  detect: [
+    {
+      kind: 'document',
+      order: 40,
+      test: (doc) =>
+        isObj(doc) &&
+        Array.isArray(doc.history) &&
+        ('instance_id' in doc || 'issue' in doc || 'instruction' in doc),
+    },
+    { kind: 'line', order: 10, test: (v) => isObj(v) && Array.isArray(v.history) },
+  ],
+  import: importOpenHands,
+};

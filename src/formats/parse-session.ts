@@ -1,47 +1,10 @@
-import { UserError } from '../core/errors.js';
-import { importAider } from './aider.js';
-import { importAnthropic } from './anthropic.js';
-import { importCanonical } from './canonical.js';
-import { importClaudeCode } from './claude-code.js';
-import { importCodex } from './codex.js';
-import { detectFormat, fromJsonDocument } from './detect.js';
-import { importGeminiCli } from './gemini-cli.js';
 import { inputError, placeOf } from './input-error.js';
-import { reusingParses, type JsonDocument, type SessionText } from './json-text.js';
-import { importMiniSweAgent } from './mini-swe-agent.js';
-import { importOpenAIChat } from './openai-chat.js';
-import { importOpenAIResponses } from './openai-responses.js';
-import { importOpenHands } from './openhands.js';
+import { reusingParses, type JsonDocument } from './json-text.js';
 import { readSessionText } from './read-file.js';
-import { readJsonDocumentInPieces } from './read-json-pieces.js';
-import { importSweAgent } from './swe-agent.js';
+import { readJsonDocumentInPieces } from './json-pieces.js';
+import { detectFormat, formatNamed, fromJsonDocument, parseFormatName, type FormatName } from './registry.js';
 import { fillToolNames } from './tool-names.js';
-import { FORMAT_NAMES, type FormatName, type ImportResult } from './types.js';
-
-/** The importers of formats that are one JSON document: they also take a document read in pieces. */
-const DOCUMENT_IMPORTERS = {
-  canonical: importCanonical,
-  'openai-chat': importOpenAIChat,
-  'openai-responses': importOpenAIResponses,
-  anthropic: importAnthropic,
-  'swe-agent': importSweAgent,
-  'mini-swe-agent': importMiniSweAgent,
-} satisfies Partial<Record<FormatName, (text: SessionText, fileName?: string) => ImportResult>>;
-
-const IMPORTERS: Record<FormatName, (text: string, fileName?: string) => ImportResult> = {
-  ...DOCUMENT_IMPORTERS,
-  openhands: importOpenHands,
-  'claude-code': importClaudeCode,
-  aider: importAider,
-  codex: importCodex,
-  'gemini-cli': importGeminiCli,
-};
-
-/** Checks a `--from` value. */
-export function parseFormatName(value: string): FormatName {
-  if ((FORMAT_NAMES as readonly string[]).includes(value)) return value as FormatName;
-  throw new UserError(`unknown format '${value}' (expected one of: ${FORMAT_NAMES.join(', ')})`);
-}
+import type { ImportResult } from './types.js';
 
 /**
  * Parses session text in the given or detected format. Every error is a
@@ -59,7 +22,7 @@ export function parseSession(
   // Detection and the importer parse the same text; the second parse reuses the first.
   const result = reusingParses(() => {
     const format = from !== undefined ? parseFormatName(from) : detectFormat(text, opts.fileName);
-    return IMPORTERS[format](text, opts.fileName);
+    return formatNamed(format).import(text, opts.fileName);
   });
   return withToolNames(result);
 }
@@ -98,10 +61,7 @@ function importDocument(
   fileName: string,
 ): ImportResult | undefined {
   const format = fromJsonDocument(doc.value);
-  const importer =
-    format !== undefined && format in DOCUMENT_IMPORTERS
-      ? DOCUMENT_IMPORTERS[format as keyof typeof DOCUMENT_IMPORTERS]
-      : undefined;
+  const importer = format === undefined ? undefined : formatNamed(format).importDocument;
   if (!importer || (from !== undefined && from !== format)) return undefined;
   return withToolNames(importer(doc, fileName));
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { Content, Json, Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
-import type { ImportResult } from './types.js';
+import { isObj } from './detect.js';
+import type { ImportResult, SessionFormat } from './types.js';
 
 /** SWE-agent `.traj`: `history` is imported; `trajectory[].messages` snapshots are not. */
 const HistoryEntrySchema = z.looseObject({
@@ -100,3 +101,18 @@ export function sessionIdFrom(fileName: string | undefined, fallback: string): s
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
   return base.replace(/\.(traj\.json|traj|jsonl|json|md)$/i, '') || fallback;
 }
+
+/** SWE-agent trajectories: a `history` with a `trajectory` or an `environment`. */
+export const sweAgentFormat: SessionFormat<'swe-agent'> = {
+  name: 'swe-agent',
+  detect: [
+    {
+      kind: 'document',
+      order: 30,
+      test: (doc) =>
+        isObj(doc) && Array.isArray(doc.history) && (Array.isArray(doc.trajectory) || 'environment' in doc),
+    },
+  ],
+  import: importSweAgent,
+  importDocument: importSweAgent,
+};

@@ -1,33 +1,10 @@
 import type { Message } from '../messages/message.js';
+import type { Detectable } from './detect.js';
+import type { JsonDocument } from './json-text.js';
+import type { FormatName } from './registry.js';
 
-/** Every input format the importers understand. */
-export type FormatName =
-  | 'canonical'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic'
-  | 'swe-agent'
-  | 'mini-swe-agent'
-  | 'openhands'
-  | 'claude-code'
-  | 'aider'
-  | 'codex'
-  | 'gemini-cli';
-
-/** All format names, in the order `--help` lists them. */
-export const FORMAT_NAMES: readonly FormatName[] = [
-  'canonical',
-  'openai-chat',
-  'openai-responses',
-  'anthropic',
-  'swe-agent',
-  'mini-swe-agent',
-  'openhands',
-  'claude-code',
-  'aider',
-  'codex',
-  'gemini-cli',
-];
+/** Every input format the importers understand: the names in the registry. */
+export type { FormatName };
 
 /** The formats a session can be written back to. */
 export type ExportFormat = 'canonical' | 'openai-chat' | 'openai-responses' | 'anthropic';
@@ -52,4 +29,14 @@ export interface ImportResult {
   format: FormatName;
   file?: string;
   sessions: ImportedSession[];
+}
+
+/**
+ * One input format: its name, how to recognise it (rules beside its parser, run by detect.ts)
+ * and its importer. The registry lists every format.
+ */
+export interface SessionFormat<N extends string = string> extends Detectable<N> {
+  import(text: string, fileName?: string): ImportResult;
+  /** Formats that are one JSON document also import one already read in pieces from a large file. */
+  importDocument?(doc: JsonDocument, fileName?: string): ImportResult;
 }

@@ -3,8 +3,9 @@
  * a user catalog file (see catalog.ts) can override or extend every entry.
  */
 
-/** Wire protocol a provider kind speaks (which summary client it gets). */
-export type WireApi = 'responses' | 'chat' | 'messages';
+import type { WireApi } from './dialects.js';
+
+export type { WireApi };
 
 /** The provider kinds Compactor speaks; presets below map friendly names onto them. */
 export const PROVIDER_KINDS = [
@@ -32,7 +33,40 @@ export interface ProviderPreset {
   wire: WireApi;
   /** Hosts on which this provider's native compaction endpoint is trusted (off-host routes use Local). */
   nativeHosts: string[];
+  /** How routes of this kind compact natively, when they can; others summarize locally. */
+  native?: NativeRule;
 }
+
+/** What the strategy rule knows of a route when it words its reason. */
+export interface NativeRouteFacts {
+  kind: string;
+  model: string;
+  /** Host of the base URL, when it has one. */
+  host?: string;
+}
+
+/**
+ * A provider kind's native compaction: the strategy it offers, whether a model qualifies, and
+ * (for endpoints that only the provider's own hosts serve) the host gate. Each gate words the
+ * reason reports show.
+ */
+export interface NativeRule {
+  strategy: 'nativeStandalone' | 'nativeInline';
+  /** Why the model does not qualify, or undefined when it does (`nativeCompaction` is the catalog's verdict). */
+  modelGate?: (model: string, nativeCompaction: boolean | undefined) => string | undefined;
+  /** The reason when the route qualifies. */
+  chosen: (route: NativeRouteFacts) => string;
+  /** With a host gate: the reason when the base URL is not on a trusted host. */
+  offHost?: (route: NativeRouteFacts) => string;
+}
+
+/** The Responses compaction endpoint on the provider's own hosts (OpenAI, OpenResponses). */
+const RESPONSES_COMPACT: NativeRule = {
+  strategy: 'nativeStandalone',
+  chosen: ({ kind, host }) => `${kind} Responses model on ${host}: POST /responses/compact`,
+  offHost: ({ kind, host }) =>
+    `${kind} route on ${host ?? 'unknown host'} is not a native Responses endpoint`,
+};
 
 export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
   openai: {
@@ -42,6 +76,7 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     baseUrlEnv: 'OPENAI_BASE_URL',
     wire: 'responses',
     nativeHosts: ['api.openai.com'],
+    native: RESPONSES_COMPACT,
   },
   openresponses: {
     kind: 'openresponses',
@@ -49,6 +84,7 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     apiKeyEnv: 'OPENRESPONSES_API_KEY',
     wire: 'responses',
     nativeHosts: ['api.openai.com', 'api.openresponses.com'],
+    native: RESPONSES_COMPACT,
   },
   vercel: {
     kind: 'vercel',
@@ -56,6 +92,13 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     apiKeyEnv: 'AI_GATEWAY_API_KEY',
     wire: 'chat',
     nativeHosts: ['vercel.sh'],
+    native: {
+      strategy: 'nativeStandalone',
+      modelGate: (model) =>
+        model.startsWith('openai/') ? undefined : `Vercel AI Gateway model ${model} is not openai/*`,
+      chosen: ({ host }) => `Vercel AI Gateway openai/* route on ${host}`,
+      offHost: ({ host }) => `Vercel route on ${host ?? 'unknown host'} is not the gateway endpoint`,
+    },
   },
   xai: {
     kind: 'xai',
@@ -63,6 +106,15 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     apiKeyEnv: 'XAI_API_KEY',
     wire: 'chat',
     nativeHosts: ['api.x.ai'],
+    native: {
+      strategy: 'nativeStandalone',
+      modelGate: (model, nativeCompaction) =>
+        isXaiCompactModel(model) || nativeCompaction === true
+          ? undefined
+          : `xAI model ${model} is not on the compaction allowlist`,
+      chosen: ({ host }) => `allow-listed xAI model on ${host}`,
+      offHost: ({ host }) => `xAI route on ${host ?? 'unknown host'} is not the xAI API host`,
+    },
   },
   anthropic: {
     kind: 'anthropic',
@@ -71,6 +123,14 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
     baseUrlEnv: 'ANTHROPIC_BASE_URL',
     wire: 'messages',
     nativeHosts: [],
+    native: {
+      strategy: 'nativeInline',
+      modelGate: (model) =>
+        isAnthropicInlineModel(model)
+          ? undefined
+          : `Anthropic model ${model} does not support native compaction`,
+      chosen: ({ model }) => `Anthropic ${model} supports compact_20260112`,
+    },
   },
   'openai-compatible': { kind: 'openai-compatible', wire: 'chat', nativeHosts: [] },
   'anthropic-compatible': { kind: 'anthropic-compatible', wire: 'messages', nativeHosts: [] },
@@ -309,3 +369,28 @@ export const XAI_COMPACT_MODELS: readonly string[] = [
   'grok-4.6',
   'grok-code-fast-1',
 ];
+
+/** xAI allowlist: exact ids, optionally with a date/version suffix (`grok-4-0709`). */
+export function isXaiCompactModel(model: string): boolean {
+  const m = model.toLowerCase();
+  return XAI_COMPACT_MODELS.some(
+    (id) => m === id || new RegExp(`^${id.replace(/\./g, '\\.')}-\\d{4}(-\\d{2}-\\d{2})?$`).test(m),
+  );
+}
+
+/**
+ * Claude Opus 4.x (and later Opus), Sonnet 4.6+ (and Sonnet 5+), plus the Fable/Mythos
+ * families listed as compaction-capable (wire-formats §3.5). Accepts `anthropic/` prefixes
+ * and dated suffixes; older Sonnet/Haiku/Claude 3 do not qualify.
+ */
+export function isAnthropicInlineModel(model: string): boolean {
+  const m = model.toLowerCase().replace(/^anthropic\//, '');
+  const fam = /^claude-(opus|sonnet|fable|mythos)-(\d+)(?:[-.](\d{1,2}))?(?:$|-)/.exec(m);
+  if (!fam) return false;
+  const [, family, majorS, minorS] = fam;
+  const major = Number(majorS);
+  const minor = minorS === undefined ? 0 : Number(minorS);
+  if (family === 'opus') return major >= 4;
+  if (family === 'sonnet') return major > 4 || (major === 4 && minor >= 6);
+  return major >= 5;
+}

@@ -9,6 +9,7 @@ import {
   type ProviderPreset,
   type WireApi,
 } from './catalog-data.js';
+import { WIRE_APIS } from './dialects.js';
 import { RouteError } from '../core/errors.js';
 import type { Route } from './types.js';
 
@@ -36,7 +37,7 @@ const ProviderOverrideSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
     .optional(),
-  wire: z.enum(['responses', 'chat', 'messages']).optional(),
+  wire: z.enum(WIRE_APIS).optional(),
   /** Extra hosts trusted for native compaction (e.g. 127.0.0.1 for a fake server). */
   nativeHosts: z.array(z.string().min(1)).optional(),
 });

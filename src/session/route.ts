@@ -1,20 +1,15 @@
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
 import { checkProviderKnown, resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
 import { RouteError } from '../core/errors.js';
-import { createProviderClients } from '../providers/factory.js';
+import { createProviderClients } from '../providers/clients.js';
 import type { HttpOptions } from '../providers/http.js';
 import { httpLimits, type HttpLimits } from '../providers/http-limits.js';
 import type { StrategyChoice } from '../providers/strategy.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
-import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../summary/index.js';
+import { offlineProvider, OFFLINE_CONTEXT_WINDOW } from '../providers/offline/offline-provider.js';
 import type { SessionRouteOptions } from './route-settings.js';
 
-/**
- * Context window assumed for the offline route when neither `limits.capacity` nor a
- * catalog row says otherwise: the smallest window current agent models ship with, so
- * budgets derived from it are safe for any of them.
- */
-export const OFFLINE_CONTEXT_WINDOW = 32_000;
+export { OFFLINE_CONTEXT_WINDOW };
 
 export type { SessionRouteOptions };
 
@@ -52,8 +47,8 @@ export interface SessionRoute {
 }
 
 /**
- * Resolves a session route: `offline` gets {@link createOfflineSummarizer} and the Local
- * strategy; anything else goes through `resolveRoute` → `createProviderClients`.
+ * Resolves a session route: `offline` gets the embedded offline summarizer and the Local
+ * strategy; anything else goes through `resolveRoute` → `createProviderClients` (S1).
  * Without an `estimator` the route's own encoding is used. Throws {@link RouteError} (one
  * line, never a key) for unknown providers, missing keys or a missing model.
  */
@@ -62,7 +57,7 @@ export function resolveSessionRoute(
   estimator: Estimator | undefined,
   http: HttpOptions = {},
 ): SessionRoute {
-  if (options.provider.trim().toLowerCase() === OFFLINE_PROVIDER) return offlineRoute(options, estimator);
+  if (offlineProvider.isNamed(options.provider)) return offlineRoute(options, estimator);
   if (options.model === undefined || options.model.trim() === '')
     throw new RouteError(`route.model is required for provider "${options.provider}"`);
   const route = catalogRoute({ ...options, model: options.model });
@@ -95,20 +90,20 @@ export function resolveSessionRoute(
 function offlineRoute(options: SessionRouteOptions, estimator: Estimator | undefined): SessionRoute {
   const est = estimator ?? createEstimator();
   return {
-    provider: OFFLINE_PROVIDER,
-    label: OFFLINE_PROVIDER,
-    model: options.model ?? OFFLINE_MODEL,
+    provider: offlineProvider.name,
+    label: offlineProvider.name,
+    model: options.model ?? offlineProvider.model,
     baseUrl: null,
     wire: null,
     apiKeyEnv: null,
     baseUrlEnv: null,
-    contextWindow: OFFLINE_CONTEXT_WINDOW,
-    strategy: { kind: 'local', reason: 'the embedded offline summarizer (no network) is a Local route' },
+    contextWindow: offlineProvider.contextWindow,
+    strategy: offlineProvider.strategy,
     http: null,
     supportsContextEdits: false,
     encoding: est.encoding === 'cl100k_base' ? 'cl100k_base' : 'o200k_base',
     estimator: est,
-    summary: createOfflineSummarizer({ estimator: est }),
+    summary: offlineProvider.summaryClient(est),
     secrets: () => [],
   };
 }
@@ -119,8 +114,8 @@ function namingOffline<T>(lookup: () => T): T {
     return lookup();
   } catch (e) {
     // The catalog does not know the embedded route; name it among the known providers.
-    if (RouteError.isInstance(e))
-      throw new RouteError(e.message.replace('(known: ', `(known: ${OFFLINE_PROVIDER}, `));
+    if (e instanceof RouteError)
+      throw new RouteError(e.message.replace('(known: ', `(known: ${offlineProvider.name}, `));
     throw e;
   }
 }
@@ -146,7 +141,7 @@ function catalogRoute(options: SessionRouteOptions & { model: string }): Resolve
  * neither the offline route, a bundled one nor declared in the catalog file.
  */
 export function checkRouteProvider(provider: string, catalogFile?: string): void {
-  if (provider.trim().toLowerCase() === OFFLINE_PROVIDER) return;
+  if (offlineProvider.isNamed(provider)) return;
   namingOffline(() => checkProviderKnown(provider, catalogFile));
 }
 

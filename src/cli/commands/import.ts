@@ -9,11 +9,23 @@ import { fsError } from '../../io/fs-errors.js';
 import {
   defaultExportFormat,
   exportSession,
+  FORMAT_NAMES,
   parseExportFormat,
   parseFormatName,
   readSessionFile,
   selectSession,
 } from '../../formats/index.js';
+
+/** The registry's format names for `--from`, wrapped at 64 columns under the flag's text. */
+function formatNamesHelp(): string {
+  const lines: string[] = [];
+  for (const name of FORMAT_NAMES) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 2 + name.length <= 64) lines[last] += `, ${name}`;
+    else lines.push(name);
+  }
+  return lines.join(',\n                  ');
+}
 
 const FlagsSchema = z.object({
   from: z.string().optional(),
@@ -40,8 +52,7 @@ export const command: Command = {
 
 Reads a session (format detected, or --from), picks one session and writes its messages.
 
-  --from FORMAT   canonical, openai-chat, openai-responses, anthropic, swe-agent,
-                  mini-swe-agent, openhands, claude-code, aider, codex, gemini-cli
+  --from FORMAT   ${formatNamesHelp()}
   --to FORMAT     openai-chat | anthropic | responses | canonical
                   (default: provider formats keep their format, transcripts → canonical)
   --out FILE      write there atomically instead of stdout

@@ -15,7 +15,7 @@ import {
   COMPACT_TRIGGER_FLOOR,
   DEFAULT_INLINE_MAX_TOKENS,
   inlineMaxTokens,
-} from '../../providers/inline-client.js';
+} from '../../providers/anthropic/inline-client.js';
 import { boundHistoryForNative } from '../../summary/bound-native.js';
 import { frozenPrefixTokens } from '../../summary/request-fit.js';
 import { toActorFailure } from '../actor-failure.js';

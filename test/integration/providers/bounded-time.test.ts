@@ -4,7 +4,7 @@ import { resolveRoute } from '../../../src/providers/catalog.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
 import { ProviderError } from '../../../src/core/errors.js';
 import { HTTP_DEFAULTS, httpLimits, type WaitingInfo } from '../../../src/providers/http-limits.js';
-import { createStandaloneClient } from '../../../src/providers/standalone-client.js';
+import { createStandaloneClient } from '../../../src/providers/openai-responses/compact-client.js';
 import { createCompactorSession, CompactorOptionsError } from '../../../src/index.js';
 import { deferred } from '../../support/deferred.js';
 import { useFakeProviders } from '../../support/fake-providers.js';

@@ -4,7 +4,7 @@ import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveBudgets } from '../../../src/projection/index.js';
 import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
-import { createSummaryClient } from '../../../src/providers/summary-clients.js';
+import { createSummaryClient } from '../../../src/providers/clients.js';
 import { createLocalSummarizer } from '../../../src/runtime/index.js';
 import { useFakeProviders } from '../../support/fake-providers.js';
 

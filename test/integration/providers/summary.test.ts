@@ -3,7 +3,7 @@ import { msg, type Message } from '../../../src/messages/message.js';
 import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/core/errors.js';
 import type { HttpOptions } from '../../../src/providers/http.js';
-import { createSummaryClient } from '../../../src/providers/summary-clients.js';
+import { createSummaryClient } from '../../../src/providers/clients.js';
 import type { SummaryRequest, ToolSchema } from '../../../src/providers/types.js';
 import type { Fault, OverflowShape } from '../../support/fake-http.js';
 import { useFakeProviders } from '../../support/fake-providers.js';

@@ -4,7 +4,7 @@ import { textOf, type Message } from '../../../src/messages/message.js';
 import { resolveBudgets } from '../../../src/projection/index.js';
 import { resolveRoute } from '../../../src/providers/catalog.js';
 import { BudgetError, ContextCapacityError, ProviderError } from '../../../src/core/errors.js';
-import { createSummaryClient } from '../../../src/providers/summary-clients.js';
+import { createSummaryClient } from '../../../src/providers/clients.js';
 import type { SummaryClient, SummaryRequest } from '../../../src/providers/types.js';
 import { createLocalSummarizer, type LocalSummarizerOptions } from '../../../src/runtime/index.js';
 import {

@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import type { Json, Message } from '../messages/message.js';
-import { aggregateAnthropicUsage, anthropicHeaders } from './anthropic-headers.js';
-import { toAnthropicConversation, toAnthropicTools } from './anthropic-convert.js';
-import type { ResolvedRoute } from './catalog.js';
-import type { CallSite } from './classify-error.js';
-import { ContextCapacityError, ProviderError } from '../core/errors.js';
-import { postJson, postSse, type HttpOptions } from './http.js';
-import { siteOf } from './openai-headers.js';
-import { NATIVE_SUMMARY_KEY } from './opaque-items.js';
-import { parseResponse } from './parse-response.js';
-import { forwardedFields } from './request-fields.js';
-import { foldMessagesStream } from './stream-accumulators.js';
-import type { InlineCompactRequest, InlineCompactResult, NativeInlineClient } from './types.js';
+import type { Json, Message } from '../../messages/message.js';
+import { aggregateAnthropicUsage, anthropicHeaders } from './headers.js';
+import { toAnthropicConversation, toAnthropicTools } from './convert.js';
+import type { ResolvedRoute } from '../catalog.js';
+import type { CallSite } from '../classify-error.js';
+import { ContextCapacityError, ProviderError } from '../../core/errors.js';
+import { postJson, postSse, type HttpOptions } from '../http.js';
+import { siteOf } from '../dialect.js';
+import { NATIVE_SUMMARY_KEY } from '../opaque-items.js';
+import { parseResponse } from '../dialect.js';
+import { forwardedFields } from '../request-fields.js';
+import { foldMessagesStream } from './stream.js';
+import type { InlineCompactRequest, InlineCompactResult, NativeInlineClient } from '../types.js';
 
 /**
  * NativeInline: one Anthropic Messages request carrying the context-management

@@ -1,6 +1,6 @@
-import type { Json } from '../messages/message.js';
-import type { ResolvedRoute } from './catalog.js';
-import type { Usage } from './types.js';
+import type { Json } from '../../messages/message.js';
+import type { ResolvedRoute } from '../catalog.js';
+import type { Usage } from '../types.js';
 
 /**
  * Anthropic transport details shared by the inline and summary clients: auth and version

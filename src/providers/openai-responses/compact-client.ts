@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import type { Json } from '../messages/message.js';
-import type { ResolvedRoute } from './catalog.js';
-import { ProviderError } from '../core/errors.js';
-import { postJson, type HttpOptions } from './http.js';
-import { bearerHeaders, siteOf } from './openai-headers.js';
-import { parseResponse } from './parse-response.js';
-import { forwardedFields } from './request-fields.js';
-import { fromResponsesOutput, toResponsesInput } from './responses-convert.js';
+import type { Json } from '../../messages/message.js';
+import type { ResolvedRoute } from '../catalog.js';
+import { ProviderError } from '../../core/errors.js';
+import { postJson, type HttpOptions } from '../http.js';
+import { bearerHeaders, siteOf } from '../dialect.js';
+import { parseResponse } from '../dialect.js';
+import { forwardedFields } from '../request-fields.js';
+import { fromResponsesOutput, toResponsesInput } from './convert.js';
 import type {
   NativeStandaloneClient,
   StandaloneCompactRequest,
   StandaloneCompactResult,
   Usage,
-} from './types.js';
+} from '../types.js';
 
 /**
  * NativeStandalone: a synchronous JSON `POST {base}/responses/compact` on OpenAI,

@@ -1,12 +1,12 @@
-import { textOf, type Json, type Message } from '../messages/message.js';
+import { textOf, type Json, type Message } from '../../messages/message.js';
 import {
   isAnthropicCompaction,
   isAnthropicThinking,
   isNativeSummary,
   itemsOf,
   type JsonObject,
-} from './opaque-items.js';
-import type { ToolSchema } from './types.js';
+} from '../opaque-items.js';
+import type { ToolSchema } from '../types.js';
 
 /**
  * Canonical messages ⇄ Anthropic Messages content blocks.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { importedResponsesItems } from '../formats/index.js';
-import { textOf, type Json, type Message } from '../messages/message.js';
-import { asItem, itemsOf, isResponsesOpaque, type JsonObject } from './opaque-items.js';
+import { importedResponsesItems } from '../../formats/index.js';
+import { textOf, type Json, type Message } from '../../messages/message.js';
+import { asItem, itemsOf, isResponsesOpaque, type JsonObject } from '../opaque-items.js';
 
 /**
  * Canonical messages ⇄ OpenAI Responses items. Opaque items in
