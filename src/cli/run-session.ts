@@ -6,13 +6,13 @@ import { counterFor } from '../estimate/counters.js';
 import { createEstimator } from '../estimate/estimator.js';
 import { requestEnvelopeOf, type ImportedSession } from '../formats/index.js';
 import { RouteError } from '../providers/errors.js';
+import type { RouteOptions } from '../providers/catalog.js';
 import {
   checkRouteProvider,
   createCompactorSession,
   StoredSessionConflictError,
   type CompactorSession,
   type CompactorSessionOptions,
-  type SessionRouteOptions,
 } from '../session/index.js';
 import { OFFLINE_PROVIDER } from '../summary/index.js';
 import { limitsFrom } from './commands/plan.js';
@@ -129,7 +129,7 @@ function sessionDirFrom(command: string, ctx: CommandContext, flag: string): str
 }
 
 /** `--provider/--model/--base-url/--api-key-env/--catalog` over config `provider` (offline by default). */
-function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): SessionRouteOptions {
+function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): RouteOptions {
   const cfg = ctx.config.provider ?? {};
   const provider = (flags.provider ?? cfg.kind ?? OFFLINE_PROVIDER).trim().toLowerCase();
   if (provider === OFFLINE_PROVIDER) {
@@ -148,7 +148,7 @@ function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): Sessi
     }
     throw new UserError(`${command}: --model is required for provider "${provider}"`);
   }
-  const route: SessionRouteOptions = { provider, model, env: ctx.env };
+  const route: RouteOptions = { provider, model, env: ctx.env };
   const baseUrl = flags['base-url'] ?? cfg.baseUrl;
   const apiKeyEnv = flags['api-key-env'] ?? cfg.apiKeyEnv;
   if (baseUrl !== undefined) route.baseUrl = baseUrl;

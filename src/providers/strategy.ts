@@ -8,14 +8,6 @@ import type { Route, StrategyKind } from './types.js';
  * else, including off-allowlist and off-host routes. Order: standalone, inline, local.
  */
 
-/** Route facts selectStrategy reads; a {@link ResolvedRoute} satisfies it. */
-export interface StrategyRoute extends Route {
-  /** Hosts trusted for native compaction; defaults to the provider's official hosts. */
-  nativeHosts?: readonly string[];
-  /** Catalog verdict: false forces Local; true adds an xAI model to the allowlist. */
-  nativeCompaction?: boolean;
-}
-
 /** The chosen strategy and a one-line reason (for diagnostics and S3 reports). */
 export interface StrategyChoice {
   kind: StrategyKind;
@@ -68,7 +60,7 @@ export function isAnthropicInlineModel(model: string): boolean {
 }
 
 /** Picks the strategy for a route exactly as S1 describes. */
-export function selectStrategy(route: StrategyRoute): StrategyChoice {
+export function selectStrategy(route: Route): StrategyChoice {
   const kind = route.provider;
   const preset = PROVIDER_PRESETS[kind];
   const host = hostOf(route.baseUrl ?? preset?.baseUrl);

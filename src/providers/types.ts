@@ -121,4 +121,8 @@ export interface Route {
   contextWindow?: number;
   /** Model max output tokens, when known. */
   maxOutputTokens?: number;
+  /** Hosts trusted for native compaction; defaults to the provider's official hosts. */
+  nativeHosts?: readonly string[];
+  /** Catalog verdict: false forces Local; true adds an xAI model to the allowlist. */
+  nativeCompaction?: boolean;
 }

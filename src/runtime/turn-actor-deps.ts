@@ -29,5 +29,4 @@ export interface TurnActorDeps {
   estimator: Estimator;
   limits: Limits;
   policy?: Partial<ClearingPolicy>;
-  projection?: ProjectionFunctions;
 }

@@ -65,7 +65,7 @@ export function createTurnProjection(
   previousRequest: readonly Message[] | null = null,
   previousCycle: CacheCycle | null = null,
 ): TurnProjection {
-  const p = deps.projection ?? DEFAULT_PROJECTION;
+  const p = DEFAULT_PROJECTION;
   const complete = completeClearingPolicy(deps.policy);
   const waitsForCacheBreak = complete.compactionWaitsForCacheBreak;
   const byCost = complete.compactionWaitByCost;

@@ -47,8 +47,7 @@ export function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext
   const clock = deps.clock ?? { now: () => Date.now() };
   const strategy = availableStrategy(deps);
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
-  const budgetsNow = () =>
-    (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
+  const budgetsNow = () => DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const machinesFor = (
     store: MessageStore,
     previousRequest: readonly Message[] | null = null,

@@ -35,14 +35,12 @@ export {
   type RequestEnvelope,
   type RequestWire,
   type ParentContext,
-  type ParentRoute,
 } from './parent-context.js';
 export {
   checkRouteProvider,
   resolveSessionRoute,
   OFFLINE_CONTEXT_WINDOW,
   type SessionRoute,
-  type SessionRouteOptions,
 } from './route.js';
 export { sessionLimits, envelopeTokens } from './limits.js';
 export {

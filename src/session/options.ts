@@ -17,7 +17,7 @@ import type { Clock, InspectOption } from '../runtime/index.js';
 import type { LockOptions } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
-import type { SessionRouteOptions } from './route.js';
+import type { RouteOptions } from '../providers/catalog.js';
 
 const count = z.number().int().nonnegative();
 
@@ -58,7 +58,7 @@ export interface CompactionSettings {
 /** Options of `createCompactorSession`. */
 export interface CompactorSessionOptions {
   /** Summary/compaction route (default `{ provider: 'offline' }`). */
-  route?: SessionRouteOptions;
+  route?: RouteOptions;
   limits?: SessionLimits;
   /**
    * Clearing preset: `compactor` (the defaults) or `vtcode` (the seed's VT Code defaults); the

@@ -1,5 +1,10 @@
 import { createEstimator, type Estimator } from '../estimate/estimator.js';
-import { checkProviderKnown, resolveRoute, type ResolvedRoute } from '../providers/catalog.js';
+import {
+  checkProviderKnown,
+  resolveRoute,
+  type ResolvedRoute,
+  type RouteOptions,
+} from '../providers/catalog.js';
 import { RouteError } from '../providers/errors.js';
 import { createProviderClients } from '../providers/factory.js';
 import type { HttpOptions } from '../providers/http.js';
@@ -14,21 +19,6 @@ import { createOfflineSummarizer, OFFLINE_MODEL, OFFLINE_PROVIDER } from '../sum
  * budgets derived from it are safe for any of them.
  */
 export const OFFLINE_CONTEXT_WINDOW = 32_000;
-
-/** Where summaries and native compactions go (resolved with the provider catalog, S1). */
-export interface SessionRouteOptions {
-  /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
-  provider: string;
-  /** Model id; required except for `offline`. */
-  model?: string;
-  baseUrl?: string;
-  /** Name of the environment variable holding the API key (never the key itself). */
-  apiKeyEnv?: string;
-  /** A user catalog file (provider overrides, model rows, trusted native hosts). */
-  catalogFile?: string;
-  /** Environment to read the key from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-}
 
 /** A resolved route with its clients. */
 export interface SessionRoute {
@@ -70,7 +60,7 @@ export interface SessionRoute {
  * line, never a key) for unknown providers, missing keys or a missing model.
  */
 export function resolveSessionRoute(
-  options: SessionRouteOptions,
+  options: RouteOptions,
   estimator: Estimator | undefined,
   http: HttpOptions = {},
 ): SessionRoute {
@@ -104,7 +94,7 @@ export function resolveSessionRoute(
 }
 
 /** The embedded offline summarizer: no network, no key, the Local strategy. */
-function offlineRoute(options: SessionRouteOptions, estimator: Estimator | undefined): SessionRoute {
+function offlineRoute(options: RouteOptions, estimator: Estimator | undefined): SessionRoute {
   const est = estimator ?? createEstimator();
   return {
     provider: OFFLINE_PROVIDER,
@@ -138,7 +128,7 @@ function namingOffline<T>(lookup: () => T): T {
 }
 
 /** A provider route from the catalog. */
-function catalogRoute(options: SessionRouteOptions & { model: string }): ResolvedRoute {
+function catalogRoute(options: RouteOptions & { model: string }): ResolvedRoute {
   return namingOffline(() =>
     resolveRoute(
       {
