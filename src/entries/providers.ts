@@ -22,7 +22,6 @@ export {
   type RouteOptions,
   type ProviderClients,
   type StrategyChoice,
-  type StrategyKind,
   type SummaryClient,
   type SummaryRequest,
   type SummaryResponse,

@@ -1,5 +1,6 @@
 import { PROVIDER_PRESETS, XAI_COMPACT_MODELS } from './catalog-data.js';
-import type { Route, StrategyKind } from './types.js';
+import type { CompactionStrategy } from '../../machines/index.js';
+import type { Route } from './types.js';
 
 /**
  * Strategy selection (S1): NativeStandalone for OpenAI Responses, OpenResponses, Vercel
@@ -10,7 +11,7 @@ import type { Route, StrategyKind } from './types.js';
 
 /** The chosen strategy and a one-line reason (for diagnostics and S3 reports). */
 export interface StrategyChoice {
-  kind: StrategyKind;
+  kind: CompactionStrategy;
   reason: string;
   /**
    * Set when a provider with a native compaction endpoint summarizes locally only because its

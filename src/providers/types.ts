@@ -16,9 +16,6 @@ export interface ToolSchema {
   parameters?: unknown;
 }
 
-/** The three strategies of S1. */
-export type StrategyKind = 'nativeStandalone' | 'nativeInline' | 'local';
-
 /** One-shot summary request (Local strategy, L1–L8). */
 export interface SummaryRequest {
   model: string;

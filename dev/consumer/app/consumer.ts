@@ -10,9 +10,14 @@ import {
   type SessionCompactionReport,
 } from 'context-compactor';
 import { readSessionFile } from 'context-compactor/formats';
-import { compactionMachine, turnMachine, type Failure } from 'context-compactor/machines';
+import {
+  compactionMachine,
+  turnMachine,
+  type CompactionStrategy,
+  type Failure,
+} from 'context-compactor/machines';
 import { createEstimator, projectRequest, type ProjectedRequest } from 'context-compactor/projection';
-import { OFFLINE_CONTEXT_WINDOW, type StrategyKind } from 'context-compactor/providers';
+import { OFFLINE_CONTEXT_WINDOW } from 'context-compactor/providers';
 import { openSessionStore, type SessionStore } from 'context-compactor/store';
 
 const sessionFile = process.argv[2];
@@ -39,7 +44,7 @@ const report: SessionCompactionReport = await session.compact({
 session.close();
 
 const noFailure: Failure | undefined = undefined;
-const strategy: StrategyKind = session.route.strategy.kind;
+const strategy: CompactionStrategy = session.route.strategy.kind;
 const openStore: (dir: string) => SessionStore = openSessionStore;
 console.log(
   JSON.stringify({

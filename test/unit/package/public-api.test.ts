@@ -99,6 +99,7 @@ describe('public API of the package entries (emitted declarations)', () => {
       'StrategyRoute',
       'ParentRoute',
       'RouteSpec',
+      'StrategyKind',
     ])
       expect(names).not.toContain(alias);
     // Across the library's entries a name means one thing (each framework adapter has its own
