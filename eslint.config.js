@@ -16,7 +16,7 @@ const LAYERS = [
     folders: ['estimate', 'formats', 'projection', 'summary', 'providers', 'store', 'io', 'stats', 'charts'],
   },
   { layer: 'runtime', folders: ['runtime'] },
-  { layer: 'session', folders: ['session'] },
+  { layer: 'session', folders: ['session', 'entries'] },
   { layer: 'front ends', folders: ['cli', 'adapters', 'bin', 'testing'] },
 ];
 const ROOT_FILES = { 'src/*.ts': 'session', 'src/version.ts': 'core' };

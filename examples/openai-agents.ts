@@ -12,7 +12,8 @@
  */
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents/testing';
-import { createEstimator, msg } from 'context-compactor';
+import { msg } from 'context-compactor';
+import { createEstimator } from 'context-compactor/projection';
 import { compactorInputFilter, fromAgentInputItems } from 'context-compactor/openai-agents';
 import { z } from 'zod';
 import { loadRealSession } from './real-session.js';

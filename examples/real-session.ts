@@ -2,7 +2,8 @@
  * The real session the adapter examples replay (examples/sessions/django__django-16560.traj.json):
  * the user's task and the agent's tool calls whose outputs say something, with those outputs.
  */
-import { readSessionFile, textOf, type ToolCall } from 'context-compactor';
+import { textOf, type ToolCall } from 'context-compactor';
+import { readSessionFile } from 'context-compactor/formats';
 
 export interface ReplayStep {
   thought: string;

@@ -1,24 +1,35 @@
 /**
- * Compactor's package entry (`import … from 'context-compactor'`): the session API for embedding
- * Compactor in an agent loop, and the building blocks under it — the canonical message
- * model, token estimation, request projection, session formats, the machine runner, the
- * summarizers, provider clients and the durable store.
+ * Compactor's package entry (`import … from 'context-compactor'`): a session to embed in an
+ * agent loop, the message model it speaks, the errors it throws and the types its options and
+ * results are made of. The building blocks under the session have their own entries:
+ * `context-compactor/projection`, `/providers`, `/store`, `/formats`, `/machines` and `/testing`.
  */
 
-// Library API (sessions).
-export * from './session/index.js';
+// The session.
+export { createCompactorSession } from './session/session.js';
+export type {
+  CompactorSession,
+  CompactOptions,
+  CompactionToCommit,
+  PrepareRequestOptions,
+  PreparedRequest,
+  SessionTurnOptions,
+  SessionTurnResult,
+} from './session/session-types.js';
+export type { CompactorSessionOptions, SessionLimits, CompactionSettings } from './session/options.js';
+export type { SessionRoute } from './session/route.js';
+export type { RouteOptions } from './providers/catalog.js';
+export type { RequestEnvelope } from './session/parent-context.js';
+export type { SessionCompactionReport } from './session/report.js';
+export type { CacheHealthState, CacheUsage } from './session/cache-health.js';
+export { openSessionRecords, type StoreWrites } from './session/stored-history.js';
+export { createJsonlInspector } from './runtime/inspection.js';
 
-// Canonical message model.
+// The message model.
 export {
   MessageSchema,
-  HistorySchema,
-  RoleSchema,
-  ContentPartSchema,
-  ToolCallSchema,
-  ContentSchema,
   msg,
   textOf,
-  hasToolCalls,
   type Message,
   type History,
   type ToolCall,
@@ -27,185 +38,9 @@ export {
   type Role,
   type Json,
 } from './messages/message.js';
+export type { ToolSchema } from './providers/types.js';
 
-// Token estimation.
-export {
-  createEstimator,
-  freeEncoders,
-  type Estimator,
-  type EstimatorOptions,
-  type EncodingName,
-  type TokenCounter,
-  type AnchoredPressure,
-} from './estimate/index.js';
-
-// The settings tables every option type is read from.
-export type { SettingsOf } from './core/settings.js';
-
-// Request projection (N, B, C, P).
-export {
-  projectRequest,
-  normalizeHistory,
-  clearOldToolResults,
-  clearOldToolResultsWithRecentBatches,
-  resolveBudgets,
-  resolveEvidenceBudget,
-  effectiveLimits,
-  resolveRoutePolicy,
-  DEFAULT_CLEARING_POLICY,
-  CLEARING_PRESET_NAMES,
-  DEFAULT_EVIDENCE_WINDOW_RATIO,
-  DEFAULT_ROUTE_POLICY,
-  LIMIT_SETTINGS,
-  CLEARING_SETTINGS,
-  COMPACTION_SETTINGS,
-  type CompactionWaitSettings,
-  type Limits,
-  type Budgets,
-  type ClearingPolicy,
-  type ClearingPresetName,
-  type RoutePolicy,
-  type ProjectedRequest,
-  type ProjectRequestOptions,
-  type ProjectionDiagnostics,
-  type ClearToolResultsOptions,
-  type ClearToolResultsResult,
-  type RoutePolicyEntry,
-  type ToolClearingStats,
-  type Pairing,
-  type ToolBatch,
-  type InvalidReason,
-  type CacheCycle,
-} from './projection/index.js';
-
-// Session formats.
-export {
-  readSessionFile,
-  parseSession,
-  exportSession,
-  detectFormat,
-  selectSession,
-  type FormatName,
-  type ExportFormat,
-  type ImportedSession,
-  type ImportResult,
-  type ExportOptions,
-} from './formats/index.js';
-
-// Machines interpreted with real actors (turn, compaction strategies, local summary).
-export {
-  createTurnRunner,
-  createLocalSummarizer,
-  DEFAULT_REINJECT_BUDGET_TOKENS,
-  type TurnRunner,
-  type TurnRunnerDeps,
-  type TurnRequest,
-  type TurnResult,
-  type CompactionReport,
-  type CompactionRequest,
-  type RunOptions,
-  type LocalSummarizer,
-  type LocalSummarizerOptions,
-  type LocalFork,
-  type PreparedFork,
-  type Clock,
-  type InspectOption,
-  type TurnActorDeps,
-  type CompactionDeps,
-  type ProjectionFunctions,
-  type LocalSummarizerWithWarnings,
-} from './runtime/index.js';
-export type {
-  CompactionMode,
-  CompactionStrategy,
-  Failure,
-  FailureReason,
-  LoopGuardState,
-  LoopGuardPolicy,
-  TurnDecision,
-} from '../machines/index.js';
-
-// Summaries (local summary, validation, re-injection).
-export {
-  createOfflineSummarizer,
-  OFFLINE_PROVIDER,
-  OFFLINE_MODEL,
-  validateSummary,
-  loadSummaryPrompt,
-  type OfflineSummarizerOptions,
-  type PreparedSummary,
-  type ValidateOptions,
-  type SummaryValidation,
-  type SummaryPrompt,
-  type SummaryCheck,
-  type BoundMode,
-  type SummaryWarning,
-} from './summary/index.js';
-
-// Providers (strategy choice, OpenAI standalone, Anthropic inline).
-export {
-  resolveRoute,
-  selectStrategy,
-  createProviderClients,
-  createSummaryClient,
-  createStandaloneClient,
-  createInlineClient,
-  loadCatalogFile,
-  type ResolvedRoute,
-  type RouteSpec,
-  type ProviderClients,
-  type StrategyChoice,
-  type StrategyKind,
-  type SummaryClient,
-  type SummaryRequest,
-  type SummaryResponse,
-  type NativeStandaloneClient,
-  type NativeInlineClient,
-  type ToolSchema,
-  type Usage,
-  type HttpOptions,
-  type HttpLimits,
-  type WaitingInfo,
-  HTTP_DEFAULTS,
-  HTTP_SETTINGS,
-  httpLimits,
-  type StrategyRoute,
-  type Route,
-  type ProviderKind,
-  type WireApi,
-  type CatalogFile,
-  type StandaloneCompactRequest,
-  type StandaloneCompactResult,
-  type InlineCompactRequest,
-  type InlineCompactResult,
-  type InlineRequestExtras,
-  PROVIDER_KINDS,
-  CatalogFileSchema,
-  type RequestFields,
-} from './providers/index.js';
-
-// Durable store.
-export {
-  openSessionStore,
-  loadEventLog,
-  type SessionStore,
-  type CompactionRecord,
-  type BoundaryInfo,
-  type ThreadEvent,
-  type CompactBoundary,
-  type OpenOptions,
-  type LockOptions,
-  type LoadedLog,
-  type LogWarning,
-  ThreadEventSchema,
-  CompactBoundarySchema,
-  // The store's own names would clash with the machines' CompactionMode (why compaction ran).
-  type CompactionMode as RecordedCompactionMode,
-  type Strategy as RecordedStrategy,
-} from './store/index.js';
-export { CompactionModeSchema, StrategySchema } from './store/events.js';
-
-// Errors: one family under CompactorError (check with `CompactorError.isInstance(e)` and `e.code`).
+// Errors.
 export {
   CompactorError,
   UserError,
@@ -215,11 +50,5 @@ export {
   SessionBusyError,
   ProviderError,
   ContextCapacityError,
-  EmptySummaryError,
-  BudgetError,
-  NothingToSummarizeError,
   RouteError,
-  ActorFailureError,
-  PeerDependencyError,
-  type ProviderErrorInfo,
 } from './core/errors.js';

@@ -119,8 +119,6 @@ export interface ResolvedRoute extends Route {
   wire: WireApi;
   encoding: 'o200k_base' | 'cl100k_base';
   supportsContextEdits: boolean;
-  /** Catalog verdict on native compaction, when the catalog has one. */
-  nativeCompaction?: boolean;
   streamingOnly: boolean;
   /** Hosts trusted for native compaction on this route (off-host routes use Local). */
   nativeHosts: string[];
@@ -142,13 +140,23 @@ function contextEdits(kind: ProviderKind, entry: ModelEntry | undefined): boolea
   return false;
 }
 
-/** Input of {@link resolveRoute}, matching the CLI flags `--provider/--model/--base-url/--api-key-env`. */
-export interface RouteSpec {
+/**
+ * Where summaries and native compactions go, as the caller names it (a session's `route`, the
+ * CLI's `--provider/--model/--base-url/--api-key-env/--catalog`); resolved with the catalog.
+ */
+export interface RouteOptions {
+  /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
   provider: string;
-  model: string;
+  /** Model id; required except for `offline`. */
+  model?: string;
+  /** Endpoint base URL; default: the provider's. */
   baseUrl?: string;
+  /** Name of the environment variable holding the API key (never the key itself). */
   apiKeyEnv?: string;
+  /** A user catalog file (provider overrides, model rows, trusted native hosts). */
   catalogFile?: string;
+  /** Environment to read the key from (default `process.env`). */
+  env?: Record<string, string | undefined>;
 }
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
@@ -198,7 +206,10 @@ export function checkProviderKnown(provider: string, catalogFile?: string): void
  * Resolves a route. Throws {@link RouteError} for an unknown provider, a missing base URL
  * (compatible kinds without a preset) or a missing key on a non-local host.
  */
-export function resolveRoute(spec: RouteSpec, env: NodeJS.ProcessEnv = process.env): ResolvedRoute {
+export function resolveRoute(
+  spec: RouteOptions & { model: string },
+  env: NodeJS.ProcessEnv = spec.env ?? process.env,
+): ResolvedRoute {
   const user = spec.catalogFile ? loadCatalogFile(spec.catalogFile) : {};
   const { name, override, bundled } = knownProvider(spec.provider, user);
   const kind = (override?.kind ?? bundled?.kind) as ProviderKind;

@@ -11,7 +11,7 @@ export {
 export { PROVIDER_KINDS, PROVIDER_PRESETS, BUNDLED_MODELS, XAI_COMPACT_MODELS } from './catalog-data.js';
 export type { ProviderKind, ProviderPreset, ModelEntry, WireApi } from './catalog-data.js';
 export { resolveRoute, lookupModel, loadCatalogFile, isLocalUrl, CatalogFileSchema } from './catalog.js';
-export type { ResolvedRoute, RouteSpec, CatalogFile } from './catalog.js';
+export type { ResolvedRoute, RouteOptions, CatalogFile } from './catalog.js';
 export { selectStrategy } from './strategy.js';
 export { isAnthropicInlineModel, isXaiCompactModel } from './catalog-data.js';
 export type { StrategyChoice, StrategyRoute } from './strategy.js';

@@ -1,5 +1,6 @@
 import { PROVIDER_PRESETS } from './catalog-data.js';
-import type { Route, StrategyKind } from './types.js';
+import type { CompactionStrategy } from '../../machines/index.js';
+import type { Route } from './types.js';
 
 /**
  * Strategy selection: NativeStandalone for OpenAI Responses, OpenResponses, Vercel
@@ -18,7 +19,7 @@ export interface StrategyRoute extends Route {
 
 /** The chosen strategy and a one-line reason (for diagnostics and compaction reports). */
 export interface StrategyChoice {
-  kind: StrategyKind;
+  kind: CompactionStrategy;
   reason: string;
   /**
    * Set when a provider with a native compaction endpoint summarizes locally only because its

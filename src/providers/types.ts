@@ -16,9 +16,6 @@ export interface ToolSchema {
   parameters?: unknown;
 }
 
-/** The three compaction strategies, one per route. */
-export type StrategyKind = 'nativeStandalone' | 'nativeInline' | 'local';
-
 /** One-shot summary request (Local strategy). */
 export interface SummaryRequest {
   model: string;
@@ -121,4 +118,8 @@ export interface Route {
   contextWindow?: number;
   /** Model max output tokens, when known. */
   maxOutputTokens?: number;
+  /** Hosts trusted for native compaction; defaults to the provider's official hosts. */
+  nativeHosts?: readonly string[];
+  /** Catalog verdict: false forces Local; true adds an xAI model to the allowlist. */
+  nativeCompaction?: boolean;
 }

@@ -36,7 +36,6 @@ export {
   type RequestEnvelope,
   type RequestWire,
   type ParentContext,
-  type ParentRoute,
 } from './parent-context.js';
 export {
   checkRouteProvider,

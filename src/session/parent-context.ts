@@ -1,6 +1,7 @@
 import type { CompactionMode } from '../../machines/index.js';
 import type { Json } from '../messages/message.js';
 import type { ToolSchema } from '../providers/types.js';
+import type { SessionRoute } from './route.js';
 
 /** Wire protocols a request can be written in (a request file says which one it used). */
 export type RequestWire = 'chat' | 'responses' | 'messages';
@@ -34,14 +35,8 @@ export interface ParentContext {
   tools?: ToolSchema[];
 }
 
-/** The compaction route as far as reusing the parent context is concerned. */
-export interface ParentRoute {
-  provider: string;
-  label: string;
-  model: string;
-  /** Wire protocol of the route's requests; null for offline. */
-  wire: string | null;
-}
+/** The fields of the compaction route that decide whether the parent prefix is reused. */
+type ParentRoute = Pick<SessionRoute, 'provider' | 'label' | 'model' | 'wire'>;
 
 /**
  * The envelope's system prompt and tool catalog are reused only when the request went to

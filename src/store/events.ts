@@ -26,7 +26,7 @@ export const MessageAppendedSchema = z.object({
 /** Validates a recorded compaction strategy. */
 export const StrategySchema = z.enum(['local', 'nativeStandalone', 'nativeInline']);
 /** Validates how a recorded compaction was produced (local pipeline or provider). */
-export const CompactionModeSchema = z.enum(['local', 'provider']);
+export const CompactionOriginSchema = z.enum(['local', 'provider']) satisfies z.ZodType<CompactionOrigin>;
 
 /** Validates a compaction boundary event of `events.jsonl`. */
 export const CompactBoundarySchema = z.object({
@@ -37,7 +37,7 @@ export const CompactBoundarySchema = z.object({
   /** Context items before and after (items, not tokens). */
   before: z.number().int().nonnegative(),
   after: z.number().int().nonnegative(),
-  mode: CompactionModeSchema,
+  mode: CompactionOriginSchema,
   /** Why it ran: manual, auto, recovery, model-switch, targeted … */
   reason: z.string().min(1),
   strategy: StrategySchema,
@@ -54,10 +54,8 @@ export const ThreadEventSchema = z.discriminatedUnion('type', [MessageAppendedSc
 export type CompactBoundary = z.infer<typeof CompactBoundarySchema>;
 /** One event of the durable log: a message appended, or a compaction boundary. */
 export type ThreadEvent = z.infer<typeof ThreadEventSchema>;
-/** The strategy a recorded compaction used. */
-export type Strategy = z.infer<typeof StrategySchema>;
 /** How a recorded compaction was produced: by the local pipeline or by the provider. */
-export type CompactionMode = z.infer<typeof CompactionModeSchema>;
+export type CompactionOrigin = 'local' | 'provider';
 
 /** The artifact written before each boundary: the full live history it replaced. */
 export const ArtifactSchema = z.object({

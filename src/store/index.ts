@@ -20,6 +20,5 @@ export {
   ArtifactSchema,
   type ThreadEvent,
   type CompactBoundary,
-  type Strategy,
-  type CompactionMode,
+  type CompactionOrigin,
 } from './events.js';

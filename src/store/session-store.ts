@@ -4,7 +4,8 @@ import { fsError } from '../io/fs-errors.js';
 import { UserError } from '../core/errors.js';
 import { fsyncDir } from '../io/atomic-write.js';
 import type { Message } from '../messages/message.js';
-import { type CompactionMode, type Strategy, type ThreadEvent } from './events.js';
+import type { CompactionStrategy } from '../../machines/index.js';
+import { type CompactionOrigin, type ThreadEvent } from './events.js';
 import { CORRUPT_SUFFIX } from './events-log.js';
 import type { LogWarning } from './load-event-log.js';
 import { OpenStore } from './open-store.js';
@@ -35,9 +36,9 @@ export interface CompactionRecord {
   before: readonly Message[];
   /** The new live history. */
   after: readonly Message[];
-  mode: CompactionMode;
+  mode: CompactionOrigin;
   reason: string;
-  strategy: Strategy;
+  strategy: CompactionStrategy;
 }
 
 /** A boundary as listed (without its history). */
@@ -47,9 +48,9 @@ export interface BoundaryInfo {
   at: string;
   before: number;
   after: number;
-  mode: CompactionMode;
+  mode: CompactionOrigin;
   reason: string;
-  strategy: Strategy;
+  strategy: CompactionStrategy;
   /** Artifact path relative to the session directory. */
   artifact: string;
 }

@@ -1,18 +1,24 @@
 // A TypeScript consumer of the installed package: type-checked under a strict nodenext
-// and a strict bundler tsconfig, bundled with esbuild, and run. It uses both entries.
+// and a strict bundler tsconfig, bundled with esbuild, and run. It uses the root entry and
+// every building-block entry (formats, machines, projection, providers, store).
 // Usage (bundled): node consumer.mjs SESSION_FILE. Prints one JSON line.
 import {
   createCompactorSession,
-  createEstimator,
   msg,
-  projectRequest,
-  readSessionFile,
   type CompactorSessionOptions,
   type Message,
-  type ProjectedRequest,
   type SessionCompactionReport,
 } from 'context-compactor';
-import { compactionMachine, turnMachine, type Failure } from 'context-compactor/machines';
+import { readSessionFile } from 'context-compactor/formats';
+import {
+  compactionMachine,
+  turnMachine,
+  type CompactionStrategy,
+  type Failure,
+} from 'context-compactor/machines';
+import { createEstimator, projectRequest, type ProjectedRequest } from 'context-compactor/projection';
+import { OFFLINE_CONTEXT_WINDOW } from 'context-compactor/providers';
+import { openSessionStore, type SessionStore } from 'context-compactor/store';
 
 const sessionFile = process.argv[2];
 if (sessionFile === undefined) throw new Error('usage: consumer SESSION_FILE');
@@ -38,6 +44,8 @@ const report: SessionCompactionReport = await session.compact({
 session.close();
 
 const noFailure: Failure | undefined = undefined;
+const strategy: CompactionStrategy = session.route.strategy.kind;
+const openStore: (dir: string) => SessionStore = openSessionStore;
 console.log(
   JSON.stringify({
     projection: {
@@ -48,5 +56,8 @@ console.log(
     compacted: report.message,
     machines: [compactionMachine.id, turnMachine.id],
     failure: noFailure ?? null,
+    strategy,
+    offlineWindow: OFFLINE_CONTEXT_WINDOW,
+    store: typeof openStore,
   }),
 );

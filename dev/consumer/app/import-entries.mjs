@@ -55,7 +55,8 @@ for (const key of Object.keys(pkg.exports)) {
 
 // A small projection of a bundled session: tool-result clearing must shrink it.
 const sessionFile = process.argv[2];
-const { readSessionFile, createEstimator, projectRequest } = await import(pkg.name);
+const { readSessionFile } = await import(`${pkg.name}/formats`);
+const { createEstimator, projectRequest } = await import(`${pkg.name}/projection`);
 const [session] = readSessionFile(sessionFile).sessions;
 const projected = projectRequest(session.messages, {
   limits: { capacity: 64_000, trigger: 20_000 },

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { freeEncoders } from '../../../src/estimate/index.js';
 import { msg, textOf, type Message } from '../../../src/messages/message.js';
 import { toAnthropicConversation, toResponsesInput } from '../../../src/providers/index.js';
-import { createCompactorSession, type SessionRouteOptions } from '../../../src/session/index.js';
+import { createCompactorSession } from '../../../src/session/index.js';
+import type { RouteOptions } from '../../../src/providers/catalog.js';
 import { closeAll, type FakeServer } from '../../support/fake-http.js';
 import { startFakeAnthropic } from '../../support/fake-anthropic.js';
 import { startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
@@ -51,13 +52,13 @@ beforeEach(() => {
   }
 });
 
-async function compacted(route: SessionRouteOptions, start: Message[] = history) {
+async function compacted(route: RouteOptions, start: Message[] = history) {
   const s = createCompactorSession({ history: start, route, limits: { capacity: CAPACITY }, http: HTTP });
   const r = await s.compact();
   expect(r.status).toBe('compacted');
   return s.history;
 }
-const anthropic: SessionRouteOptions = {
+const anthropic: RouteOptions = {
   provider: 'anthropic',
   model: 'claude-opus-4-6',
   baseUrl: '',

@@ -78,6 +78,40 @@ describe('public API of the package entries (emitted declarations)', () => {
     expect(publicApi.length).toBeGreaterThan(50);
   });
 
+  it('the root entry stays small: the session, the message model, the errors (at most 40 names)', () => {
+    const root = publicApi.filter((e) => e.entry === '.').map((e) => e.name);
+    expect(root.length).toBeLessThanOrEqual(40);
+    expect(root).toEqual(expect.arrayContaining(['createCompactorSession', 'msg', 'Message', 'UserError']));
+    // Building blocks live under their own entries, report texts nowhere.
+    const subpaths = ['./projection', './providers', './store', './formats', './machines', './testing'];
+    expect(entries.map((e) => e.key)).toEqual(expect.arrayContaining(subpaths));
+    const everywhere = publicApi.map((e) => e.name);
+    for (const name of ['nothingToCompactLine', 'CACHE_NOTE', 'MAX_ROOT_CAUSE_CHARS', 'ProjectionFunctions'])
+      expect(everywhere).not.toContain(name);
+  });
+
+  it('one name per concept: no entry exports two types under names that mean the same', () => {
+    const names = new Set(publicApi.map((e) => e.name));
+    // CompactionMode is why a compaction ran; how a stored one was produced is CompactionOrigin.
+    for (const alias of [
+      'RecordedCompactionMode',
+      'RecordedStrategy',
+      'StrategyRoute',
+      'ParentRoute',
+      'RouteSpec',
+      'StrategyKind',
+    ])
+      expect(names).not.toContain(alias);
+    // Across the library's entries a name means one thing (each framework adapter has its own
+    // `compactorMiddleware` on purpose: a user imports one of them).
+    const library = publicApi.filter(
+      (e) => !['./ai-sdk', './langchain', './openai-agents'].includes(e.entry),
+    );
+    const byName = new Map<string, Set<ts.Symbol>>();
+    for (const e of library) byName.set(e.name, (byName.get(e.name) ?? new Set()).add(e.symbol));
+    expect([...byName].filter(([, symbols]) => symbols.size > 1).map(([name]) => name)).toEqual([]);
+  });
+
   it('every exported function, class, constant and type has a doc comment (shown on hover)', () => {
     const undocumented = publicApi
       .filter((e) => e.symbol.getDocumentationComment(checker).length === 0)

@@ -4,15 +4,14 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
   createCompactorSession as createSession,
-  createEstimator,
-  freeEncoders,
   msg,
   openSessionRecords,
-  readSessionFile,
   StoredSessionConflictError,
   type Message,
-  type SummaryClient,
 } from '../../../src/index.js';
+import { createEstimator, freeEncoders } from '../../../src/entries/projection.js';
+import { readSessionFile } from '../../../src/entries/formats.js';
+import type { SummaryClient } from '../../../src/entries/providers.js';
 import { sessionDirs } from './fixtures.js';
 
 // Continuing a stored session through the package entry, as a library user would (R1, R2).

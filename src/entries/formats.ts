@@ -1,0 +1,24 @@
+/**
+ * `context-compactor/formats`: reads agent session files (provider request formats, agent
+ * transcripts, the canonical document) into the message model, and writes them back.
+ */
+export {
+  readSessionFile,
+  parseSession,
+  exportSession,
+  detectFormat,
+  selectSession,
+  type FormatName,
+  type ExportFormat,
+  type ImportedSession,
+  type ImportResult,
+  type ExportOptions,
+} from '../formats/index.js';
+// The schemas that validate the message model every format is read into.
+export {
+  HistorySchema,
+  RoleSchema,
+  ContentPartSchema,
+  ContentSchema,
+  ToolCallSchema,
+} from '../messages/message.js';

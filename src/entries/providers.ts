@@ -1,0 +1,61 @@
+/**
+ * `context-compactor/providers`: where summaries and native compactions go — the provider
+ * catalog and route resolution, the strategy each route gets, the provider clients, the
+ * offline summarizer and summary checks, and the provider errors.
+ */
+export {
+  resolveRoute,
+  selectStrategy,
+  createProviderClients,
+  createSummaryClient,
+  createStandaloneClient,
+  createInlineClient,
+  loadCatalogFile,
+  CatalogFileSchema,
+  PROVIDER_KINDS,
+  HTTP_DEFAULTS,
+  httpLimits,
+  BudgetError,
+  EmptySummaryError,
+  type ProviderErrorInfo,
+  type ResolvedRoute,
+  type RouteOptions,
+  type ProviderClients,
+  type StrategyChoice,
+  type SummaryClient,
+  type SummaryRequest,
+  type SummaryResponse,
+  type NativeStandaloneClient,
+  type NativeInlineClient,
+  type Usage,
+  type HttpOptions,
+  type HttpLimits,
+  type WaitingInfo,
+  type Route,
+  type ProviderKind,
+  type WireApi,
+  type CatalogFile,
+  type StandaloneCompactRequest,
+  type StandaloneCompactResult,
+  type InlineCompactRequest,
+  type InlineCompactResult,
+  type InlineRequestExtras,
+  type RequestFields,
+} from '../providers/index.js';
+export {
+  createOfflineSummarizer,
+  OFFLINE_PROVIDER,
+  OFFLINE_MODEL,
+  validateSummary,
+  loadSummaryPrompt,
+  type OfflineSummarizerOptions,
+  type PreparedSummary,
+  type ValidateOptions,
+  type SummaryValidation,
+  type SummaryPrompt,
+  type SummaryCheck,
+  type BoundMode,
+  type SummaryWarning,
+} from '../summary/index.js';
+export { OFFLINE_CONTEXT_WINDOW } from '../session/route.js';
+export type { RequestWire } from '../session/parent-context.js';

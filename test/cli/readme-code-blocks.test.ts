@@ -1,0 +1,148 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { runCli } from '../support/cli.js';
+
+// The README's code, as a user would copy it: every TypeScript block type-checks against the
+// package (its emitted declarations, so `npm run build` first), the library and testing blocks
+// run, and every shell line that needs no key or network runs with exit code 0.
+const repoRoot = join(import.meta.dirname, '../..');
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+const dir = mkdtempSync(join(tmpdir(), 'compactor-readme-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The fenced blocks of one language, in order. */
+function blocks(lang: string): string[] {
+  return [...readme.matchAll(new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```', 'gm'))].map((m) => m[1]);
+}
+
+/** Type errors of each block, compiled as its own module inside the repository (so the
+ * package's own name resolves through its `exports`, as in a project that installed it). */
+function typeErrors(sources: string[]): string[] {
+  const files = new Map(sources.map((text, i) => [join(repoRoot, `readme-block-${i + 1}.ts`), text]));
+  const options: ts.CompilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ['lib.es2022.d.ts'],
+    types: ['node'],
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+  };
+  const host = ts.createCompilerHost(options);
+  const { fileExists, readFile, getSourceFile } = host;
+  host.fileExists = (f) => files.has(f) || fileExists.call(host, f);
+  host.readFile = (f) => files.get(f) ?? readFile.call(host, f);
+  host.getSourceFile = (f, lang, ...rest) => {
+    const text = files.get(f);
+    return text === undefined
+      ? getSourceFile.call(host, f, lang, ...rest)
+      : ts.createSourceFile(f, text, lang);
+  };
+  const program = ts.createProgram([...files.keys()], options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .filter((d) => d.file && files.has(d.file.fileName))
+    .map((d) => {
+      const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+      const block = d.file!.fileName.replace(/^.*readme-block-/, 'block ').replace(/\.ts$/, '');
+      return `${block}, line ${line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+    });
+}
+
+/** Runs one block with tsx from a project that has the package installed (a link to this one). */
+async function runBlock(source: string): Promise<string> {
+  const project = join(dir, 'project');
+  if (!existsSync(project)) {
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    writeFileSync(join(project, 'package.json'), '{ "type": "module" }');
+    symlinkSync(repoRoot, join(project, 'node_modules', 'context-compactor'), 'dir');
+  }
+  const file = join(project, `block-${Math.random().toString(36).slice(2)}.ts`);
+  writeFileSync(file, source);
+  const tsx = join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const { stdout } = await promisify(execFile)(process.execPath, [tsx, file], { cwd: project });
+  return stdout;
+}
+
+/** The shell lines a user can run offline: `compactor …` without a provider or a key. */
+function offlineCommands(): string[][] {
+  return blocks('sh')
+    .flatMap((b) => b.split('\n'))
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .map((line) => line.split('&&').pop()!.trim().replace(/^npx /, ''))
+    .filter((line) => line.startsWith('compactor ') && !/--provider|\w+=/.test(line))
+    .map((line) => line.split(/\s+/).slice(1));
+}
+
+describe("the README's code blocks", () => {
+  const tsBlocks = blocks('ts');
+
+  it('the README stays a page for users (at most 300 lines; details live in docs/)', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+  });
+
+  it('every TypeScript block type-checks against the package, as written', () => {
+    expect(tsBlocks.length).toBeGreaterThanOrEqual(5);
+    expect(typeErrors(tsBlocks)).toEqual([]);
+  });
+
+  it('D1/H2: the library block runs offline and says what the session did', async () => {
+    const library = tsBlocks.find((b) => b.includes('createCompactorSession('))!;
+    const out = await runBlock(library);
+    expect(out).toMatch(/^sending 2 messages, \d+ tokens$/m);
+    expect(out).toMatch(/^below-threshold$/m);
+    expect(out).toMatch(/^Nothing to compact: all 3 context items are recent enough/m);
+  });
+
+  it('the testing block drives every capacity-retry path with its own summarizer', async () => {
+    const testing = tsBlocks.find((b) => b.includes("from 'context-compactor/testing'"))!;
+    expect(await runBlock(testing)).toMatch(/^\d{2,} paths passed$/m);
+  });
+
+  it('N1: every offline shell line runs as written (exit code 0), in order', async () => {
+    const commands = offlineCommands();
+    expect(commands.map((c) => c[0])).toEqual(
+      expect.arrayContaining(['stats', 'plan', 'project', 'run', 'restore']),
+    );
+    mkdirSync(join(dir, 'cwd'), { recursive: true });
+    for (const args of commands) {
+      // Input paths are relative to the repository; a copy at the same place keeps the
+      // repository free of the commands' output files.
+      for (const a of args.filter((x) => x.startsWith('examples/'))) {
+        mkdirSync(join(dir, 'cwd', dirname(a)), { recursive: true });
+        copyFileSync(join(repoRoot, a), join(dir, 'cwd', a));
+      }
+      const r = await runCli(args, { cwd: join(dir, 'cwd') });
+      expect({ args, code: r.code, err: r.err }).toEqual({ args, code: 0, err: '' });
+    }
+  });
+
+  it('N1: the project example clears old tool results (it names its preset) and writes the projection', async () => {
+    const args = offlineCommands().find((c) => c[0] === 'project')!;
+    // A change of the default preset cannot silently turn it into a run where nothing is cleared.
+    expect(args).toContain('--preset');
+    mkdirSync(join(dir, 'project-cwd', 'examples/sessions'), { recursive: true });
+    copyFileSync(join(repoRoot, args[1]), join(dir, 'project-cwd', args[1]));
+    const r = await runCli(args, { cwd: join(dir, 'project-cwd') });
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/; reached, clearing ran$/m);
+    expect(Number(/cleared: (\d+) result\(s\)/.exec(r.out)?.[1])).toBeGreaterThan(0);
+    expect(r.out).not.toMatch(/\(0% smaller\)/);
+    expect(existsSync(join(dir, 'project-cwd', args[args.indexOf('--out') + 1]))).toBe(true);
+  });
+});
