@@ -71,6 +71,24 @@ export const CompactorConfigSchema = z
       .optional(),
     // Provider time limits, the library's `http` option (--timeout, --retries, --retry-budget).
     http: z.object(HTTP_LIMITS_SHAPE).strict().optional(),
+    // `compactor serve`: the same settings as its flags (flags win).
+    serve: z
+      .object({
+        host: z.string().min(1).optional(),
+        port: nonNeg.max(65_535).optional(),
+        dataDir: z.string().min(1).optional(),
+        anthropicUpstream: z.string().url().optional(),
+        openaiUpstream: z.string().url().optional(),
+        capacity: z.number().int().positive().optional(),
+        authTokenEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional(),
+        summarizer: z.enum(['offline']).optional(),
+        maxBodyBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
     // --inspect=stately: the relay's port on 127.0.0.1 and how long a run waits for a viewer.
     inspect: z
       .object({
