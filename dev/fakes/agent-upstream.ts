@@ -73,12 +73,24 @@ export function fakeSummary(goal: string): string {
     .join('\n\n');
 }
 
-function isSummaryRequest(body: any): boolean {
+/** The text of a request's last item when it is a user's own message (not a tool result). */
+function lastUserText(protocol: WireProtocol, body: any): string {
+  const items: any[] =
+    protocol === 'openai-responses' ? (Array.isArray(body?.input) ? body.input : []) : (body?.messages ?? []);
+  const last = items.at(-1);
+  if (last?.role !== 'user') return '';
+  const parts: any[] = typeof last.content === 'string' ? [{ text: last.content }] : (last.content ?? []);
+  return parts.map((p) => (typeof p?.text === 'string' && p.type !== 'tool_result' ? p.text : '')).join('\n');
+}
+
+// A summary request turns tools off or leaves them out, or ends with the summary instructions
+// (only the last user message is looked at: tool results may quote the instructions' source).
+function isSummaryRequest(protocol: WireProtocol, body: any): boolean {
   const tools = body?.tools;
   if (!Array.isArray(tools) || tools.length === 0) return true;
   const choice = body.tool_choice;
   if (choice === 'none' || choice?.type === 'none') return true;
-  return JSON.stringify(body).includes(SUMMARY_MARKER);
+  return lastUserText(protocol, body).includes(SUMMARY_MARKER);
 }
 
 /** The id of the latest tool result in a request, in its protocol's shape. */
@@ -385,7 +397,7 @@ export async function startAgentUpstream(
         });
       let answered: AgentTurn['answered'];
       let reply: Reply;
-      if (isSummaryRequest(body)) {
+      if (isSummaryRequest(protocol, body)) {
         answered = 'summary';
         reply = { text: fakeSummary(script.goal) };
       } else {
