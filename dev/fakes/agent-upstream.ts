@@ -126,8 +126,7 @@ function pieces(s: string): string[] {
   return [s.slice(0, a), s.slice(a, b), s.slice(b)].filter((p) => p !== '');
 }
 
-function anthropicAnswer(body: any, reply: Reply, res: ServerResponse): void {
-  const input = estimateBodyTokens(body);
+function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
   const content: any[] = [{ type: 'text', text: reply.text }];
   if (reply.call)
     content.push({
@@ -187,8 +186,7 @@ function anthropicAnswer(body: any, reply: Reply, res: ServerResponse): void {
   sendSse(res, events);
 }
 
-function chatAnswer(body: any, reply: Reply, res: ServerResponse): void {
-  const input = estimateBodyTokens(body);
+function chatAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
   const usage = { prompt_tokens: input, completion_tokens: 30, total_tokens: input + 30 };
   const finish = reply.call ? 'tool_calls' : 'stop';
   const toolCalls = reply.call
@@ -270,8 +268,7 @@ function chatAnswer(body: any, reply: Reply, res: ServerResponse): void {
   sendSse(res, events);
 }
 
-function responsesAnswer(body: any, reply: Reply, res: ServerResponse): void {
-  const input = estimateBodyTokens(body);
+function responsesAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
   const key = reply.call?.id ?? 'final';
   const message = {
     id: `msg_${key}`,
@@ -380,8 +377,13 @@ const PATHS: Record<string, WireProtocol> = {
 
 /** Starts the fake agent model on 127.0.0.1 (a random port). */
 export async function startAgentUpstream(
-  options: FakeWindowOptions & { script: AgentScript },
+  options: FakeWindowOptions & {
+    script: AgentScript;
+    /** Report input tokens counted with tiktoken (default); off, a fixed count (a load test's upstream stays cheap). */
+    countUsage?: boolean;
+  },
 ): Promise<AgentUpstream> {
+  const count = options.countUsage === false ? () => 1_000 : estimateBodyTokens;
   const { script } = options;
   const turns: AgentTurn[] = [];
   const server = await startFakeServer(
@@ -389,7 +391,7 @@ export async function startAgentUpstream(
       const path = req.path.split('?')[0];
       const body = req.body ?? {};
       if (req.method === 'POST' && path === '/v1/messages/count_tokens')
-        return sendJson(res, 200, { input_tokens: estimateBodyTokens(body) });
+        return sendJson(res, 200, { input_tokens: count(body) });
       const protocol = req.method === 'POST' ? PATHS[path] : undefined;
       if (!protocol)
         return sendJson(res, 404, {
@@ -416,9 +418,10 @@ export async function startAgentUpstream(
               };
       }
       turns.push({ protocol, answered, request: req });
-      if (protocol === 'anthropic') anthropicAnswer(body, reply, res);
-      else if (protocol === 'openai-chat') chatAnswer(body, reply, res);
-      else responsesAnswer(body, reply, res);
+      const input = count(body);
+      if (protocol === 'anthropic') anthropicAnswer(body, reply, res, input);
+      else if (protocol === 'openai-chat') chatAnswer(body, reply, res, input);
+      else responsesAnswer(body, reply, res, input);
     },
     [],
     { window: options.window },
