@@ -1,8 +1,25 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  CLAUDE_CODE_PACKAGE,
+  claudeCodeArgs,
+  claudeCodeEnv,
+  ensureClaudeCode,
+  runClaudeCode,
+} from '../clients/agent-cli.js';
 import { runHttpLoop } from '../clients/http-loop.js';
-import { auditTurns, loopScript } from '../clients/tool-loop.js';
+import {
+  auditTurns,
+  LOOP_ANSWER,
+  LOOP_SYSTEM,
+  LOOP_TASK,
+  loopScript,
+  writeLoopFiles,
+} from '../clients/tool-loop.js';
 import { startAgentUpstream, type AgentTurn, type AgentUpstream } from '../fakes/agent-upstream.js';
 import { estimateBodyTokens } from '../fakes/fake-window.js';
 import { sourceText } from '../loops/source-text.js';
@@ -365,6 +382,83 @@ async function savings(ctx: BenchContext): Promise<BenchSection> {
   };
 }
 
+/** Claude Code from npm, headless, reading files through the proxy at a 16k window, and directly. */
+async function agentCli(ctx: BenchContext): Promise<BenchSection> {
+  const steps = ctx.quick ? 8 : 32;
+  const window = 16_000;
+  const title = `Claude Code (${CLAUDE_CODE_PACKAGE}) headless: a ${steps}-step Read loop at a ${window / 1000}k window`;
+  const headers = [
+    'path',
+    'finished',
+    'requests',
+    'largest request',
+    'over the window',
+    'pairing and task kept',
+    'wall s',
+  ];
+  let claude: string;
+  try {
+    claude = await ensureClaudeCode();
+  } catch (e) {
+    return { title, headers, rows: [], notes: [`Not run: ${(e as Error).message.split('\n')[0]}`] };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'compactor-bench-claude-'));
+  const files = join(dir, 'repo');
+  writeLoopFiles(files, steps, 4_000);
+  const rows: Array<Array<string | number>> = [];
+  try {
+    for (const through of ['direct', 'compactor serve'] as const) {
+      const upstream = await startAgentUpstream({
+        window: 'unchecked-overflow-test', // the direct run is expected to outgrow it; counted below
+        script: loopScript(steps, {
+          name: 'Read',
+          args: (n) => ({ file_path: join(files, `file-${n}.txt`) }),
+        }),
+      });
+      const proxy =
+        through === 'direct'
+          ? null
+          : await startServer({ port: 0, capacity: window, anthropicUpstream: upstream.anthropicUrl });
+      try {
+        const started = performance.now();
+        const run = await runClaudeCode(claude, claudeCodeArgs(LOOP_TASK, LOOP_SYSTEM, 'claude-sonnet-4-5'), {
+          cwd: files,
+          env: claudeCodeEnv(proxy?.url ?? upstream.anthropicUrl, join(dir, `home-${through}`), {
+            CLAUDE_CODE_MAX_OUTPUT_TOKENS: '4000',
+            MAX_THINKING_TOKENS: '0',
+          }),
+        });
+        const wall = (performance.now() - started) / 1000;
+        const audit = auditTurns(upstream.turns, window);
+        rows.push([
+          through,
+          run.result?.result === LOOP_ANSWER ? 'yes' : `NO (exit ${run.code})`,
+          audit.requests + audit.summaries,
+          audit.largest,
+          audit.overWindow,
+          audit.badPairing + audit.taskMissing === 0 ? 'yes' : 'NO',
+          wall,
+        ]);
+      } finally {
+        await proxy?.close();
+        await upstream.close();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  ctx.log('bench: serve with Claude Code done');
+  return {
+    title,
+    headers,
+    rows,
+    notes: [
+      `\`claude -p … --output-format json --bare --tools Read\` with ANTHROPIC_BASE_URL at the fake model (direct) or at \`compactor serve --capacity ${window}\`; ${steps} files of ~4k tokens (5k with its line numbers), offline (telemetry, error reports, update checks and other traffic off).`,
+      'Requests counted with tiktoken o200k plus the output they ask for; the direct run shows what the proxy keeps from reaching the model.',
+    ],
+  };
+}
+
 export const serveSuite: BenchSuite = {
   name: 'serve',
   async run(ctx) {
@@ -376,7 +470,8 @@ export const serveSuite: BenchSuite = {
     try {
       const load = await latency(ctx, upstream);
       const saved = await savings(ctx);
-      return [load, saved];
+      const cli = await agentCli(ctx);
+      return [load, saved, cli];
     } finally {
       await upstream.close();
     }
