@@ -299,7 +299,7 @@ async function savings(ctx: BenchContext): Promise<BenchSection> {
   const windows: Array<number | undefined> = ctx.quick
     ? [undefined, 16_000]
     : [undefined, 64_000, 32_000, 16_000];
-  const run = async (capacity: number | 'passthrough') => {
+  const run = async (capacity: number | undefined | 'passthrough') => {
     const upstream = await startAgentUpstream({
       window: capacity === 'passthrough' ? 'unchecked-overflow-test' : 200_000,
       script: loopScript(steps),
