@@ -5,6 +5,7 @@ import {
   type Conversations,
 } from '../adapters/shared/conversations.js';
 import { UserError } from '../core/errors.js';
+import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
@@ -21,6 +22,8 @@ export interface CompactingContext {
   upstreamUrl(protocol: ProtocolName, pathAndQuery: string): string;
   capacity?: number;
   maxBodyBytes: number;
+  /** The clearing settings the server was started with (over {@link clearingFor}'s). */
+  policy?: Partial<ClearingPolicy>;
   /** What each session's last request did, for the sessions endpoint. */
   lastRequests: Map<string, LastRequest>;
 }
@@ -37,6 +40,22 @@ export interface LastRequest {
 
 /** Header naming the session of a request (sent by the client, returned by the proxy). */
 export const SESSION_HEADER = 'x-compactor-session';
+
+/**
+ * How the proxy clears old tool results unless told otherwise: rarely and a lot at a time.
+ * Every clearing step changes the request's prefix, and so costs the provider's prompt cache;
+ * clearing everything but the newest result once at least three quarters of the window can be
+ * freed keeps consecutive requests identical up to their new messages for several turns. In
+ * large windows that much is rarely clearable before compaction, which then does the work.
+ */
+export function clearingFor(capacity: number): Partial<ClearingPolicy> {
+  return {
+    enabled: true,
+    keepToolUses: 1,
+    keepRecentToolBatches: 1,
+    clearAtLeast: Math.floor(capacity * 0.75),
+  };
+}
 
 /** A request the proxy cannot serve, answered in the protocol's error shape. */
 class Refused extends Error {
@@ -87,11 +106,8 @@ export async function handleCompacting(
     const { text, parsed } = await readParsed(req, protocol, ctx.maxBodyBytes);
     const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
     const skip =
-      parsed.passthrough ??
-      (capacity === undefined
-        ? `unknown model "${parsed.model}" and no --capacity: the window is not known`
-        : undefined);
-    if (skip !== undefined) {
+      parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
+    if (parsed.passthrough !== undefined || capacity === undefined) {
       await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
       return 'passthrough';
     }
@@ -102,6 +118,7 @@ export async function handleCompacting(
       tools: parsed.envelope.tools,
       messages: parsed.messages,
       model: { id: parsed.model },
+      policy: { ...clearingFor(capacity), ...ctx.policy },
       ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
     });
     ctx.index.update(id, parsed.messages, parsed.prefix);

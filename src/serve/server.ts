@@ -51,8 +51,9 @@ interface ServerParts extends CompactingContext {
 }
 
 function serverParts(o: ResolvedServeOptions): ServerParts {
+  const { policy, ...shared } = o.session;
   const conversations = createConversations({
-    ...o.session,
+    ...shared,
     limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
     ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
     ...(o.http ? { http: o.http } : {}),
@@ -67,6 +68,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     upstreamUrl: (protocol: ProtocolName, path: string) =>
       upstreamUrlOf(protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream, path),
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
+    ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
     lastRequests: new Map<string, LastRequest>(),
   };
