@@ -8,6 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import {
+  handleCommonFault,
   sendJson,
   sendSse,
   startFakeServer,
@@ -189,7 +190,7 @@ function responses(req: RecordedRequest, res: ServerResponse, t: Turn): void {
 export function startFakeAgentUpstream(opts: FakeWindowOptions): Promise<FakeServer> {
   return startFakeServer(
     (req, fault, res) => {
-      if (fault?.kind === 'status') return sendJson(res, fault.status, fault.body ?? {}, fault.headers);
+      if (handleCommonFault(fault, res)) return;
       const auth = header(req, 'authorization') ?? header(req, 'x-api-key');
       if (auth === undefined) return sendJson(res, 401, { error: { message: 'no credentials' } });
       if (req.method === 'GET' && req.path === '/v1/models')
