@@ -58,7 +58,7 @@ export function clearingFor(capacity: number): Partial<ClearingPolicy> {
 }
 
 /** A request the proxy cannot serve, answered in the protocol's error shape. */
-class Refused extends Error {
+export class Refused extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -67,8 +67,26 @@ class Refused extends Error {
   }
 }
 
+/**
+ * Runs `work`; a problem with the request itself (e.g. its system prompt and tools alone do
+ * not fit the window) is the client's to fix: a 400 saying what, not a server error.
+ */
+export async function refusingUserErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof UserError) throw new Refused(400, `compactor: ${e.message}`);
+    throw e;
+  }
+}
+
 /** Reads a body and turns the failures into answers the client understands. */
-async function readParsed(req: IncomingMessage, protocol: ProtocolName, limit: number) {
+export async function readParsed(
+  req: IncomingMessage,
+  protocol: ProtocolName,
+  limit: number,
+  countTokens = false,
+) {
   let body: Buffer;
   try {
     body = await readBody(req, limit);
@@ -78,7 +96,7 @@ async function readParsed(req: IncomingMessage, protocol: ProtocolName, limit: n
   }
   const text = body.toString('utf8');
   try {
-    return { text, parsed: parseRequest(protocol, text) };
+    return { text, parsed: parseRequest(protocol, text, countTokens) };
   } catch (e) {
     if (e instanceof UserError) throw new Refused(400, `compactor: malformed request: ${e.message}`);
     throw e;
@@ -112,15 +130,17 @@ export async function handleCompacting(
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
-    const projection = await ctx.conversations.project({
-      conversationId: id,
-      system: parsed.envelope.system,
-      tools: parsed.envelope.tools,
-      messages: parsed.messages,
-      model: { id: parsed.model },
-      policy: { ...clearingFor(capacity), ...ctx.policy },
-      ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
-    });
+    const projection = await refusingUserErrors(() =>
+      ctx.conversations.project({
+        conversationId: id,
+        system: parsed.envelope.system,
+        tools: parsed.envelope.tools,
+        messages: parsed.messages,
+        model: { id: parsed.model },
+        policy: { ...clearingFor(capacity), ...ctx.policy },
+        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+      }),
+    );
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
     const body = writeRequest(parsed, projection.messages);
@@ -167,7 +187,7 @@ function recordProjection(
 }
 
 /** Sends a body upstream with the client's headers and relays the answer with `extra` headers. */
-async function forward(
+export async function forward(
   ctx: CompactingContext,
   protocol: ProtocolName,
   req: IncomingMessage,

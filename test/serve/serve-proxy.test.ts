@@ -8,6 +8,7 @@ import { startServer, type RunningServer, type ServeOptions } from '../../src/se
 import { freeEncoders } from '../../src/estimate/index.js';
 import { startFakeAgentUpstream } from '../support/fake-agent-upstream.js';
 import type { FakeServer } from '../support/fake-http.js';
+import { estimateBodyTokens } from '../support/fake-window.js';
 
 afterAll(() => freeEncoders());
 
@@ -210,6 +211,49 @@ describe('compactor serve: what happened is visible', () => {
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(filesUnder(dataDir).length).toBeGreaterThan(0);
     for (const text of [shown, metrics, ...filesUnder(dataDir)]) expect(text).not.toContain(KEY);
+  });
+});
+
+describe('compactor serve: token counts', () => {
+  it('counts what it would send: POST /v1/messages/count_tokens gets the request fitted to the window', async () => {
+    const { server, upstream } = await setup({ capacity: 4_000 });
+    upstream.window = 4_000;
+    const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
+    for (let step = 0; step < 6; step++)
+      messages.push(
+        { role: 'assistant', content: [{ type: 'tool_use', id: `t${step}`, name: 'read', input: {} }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: `t${step}`,
+              content: `file ${step}: ${'lorem ipsum dolor sit amet '.repeat(300)}`,
+            },
+          ],
+        },
+      );
+    const body = { model: 'claude-sonnet-4-6', system: 'You review code.', messages };
+    const client = new Anthropic({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
+    const counted = await client.messages.countTokens(body as Anthropic.MessageCountTokensParams);
+    expect(upstream.requests[0].path).toBe('/v1/messages/count_tokens');
+    expect(counted.input_tokens).toBeLessThanOrEqual(4_000);
+    // As the client holds it, the conversation would not fit.
+    expect(estimateBodyTokens(body)).toBeGreaterThan(6_000);
+  });
+
+  it('a request whose system prompt alone is larger than the window is a 400 saying so', async () => {
+    const { server, upstream } = await setup({ capacity: 2_000 });
+    const res = await post(
+      server,
+      '/v1/messages',
+      anthropicBody({ system: 'You review code. '.repeat(600) }),
+    );
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(body.error.message).toMatch(/^compactor: .*window/);
+    expect(upstream.requests).toHaveLength(0);
   });
 });
 

@@ -195,6 +195,8 @@ export function startFakeAgentUpstream(opts: FakeWindowOptions): Promise<FakeSer
       if (auth === undefined) return sendJson(res, 401, { error: { message: 'no credentials' } });
       if (req.method === 'GET' && req.path === '/v1/models')
         return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }] });
+      if (req.method === 'POST' && req.path === '/v1/messages/count_tokens')
+        return sendJson(res, 200, { input_tokens: estimateBodyTokens(req.body) });
       const t = turnOf(req);
       if (req.method === 'POST' && req.path === '/v1/messages') return anthropic(req, res, t);
       if (req.method === 'POST' && req.path === '/v1/chat/completions') return chat(req, res, t);
