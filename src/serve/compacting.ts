@@ -108,7 +108,9 @@ function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: Session
   const header = req.headers[SESSION_HEADER];
   const given = Array.isArray(header) ? header[0] : header;
   if (given !== undefined && given.trim() !== '') return given.trim();
-  return parsed.clientSessionId ?? index.find(parsed.messages, parsed.prefix);
+  if (parsed.clientSessionId !== undefined)
+    return index.place(parsed.clientSessionId, parsed.messages, parsed.prefix);
+  return index.find(parsed.messages, parsed.prefix);
 }
 
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */

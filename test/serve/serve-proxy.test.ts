@@ -98,6 +98,33 @@ describe('compactor serve: sessions', () => {
     ).toBe('safety-3');
   });
 
+  it('a side request under the same client id but with another opening gets a session of its own', async () => {
+    const { server } = await setup({ capacity: WINDOW });
+    const id = async (body: unknown) =>
+      (await post(server, '/v1/messages', body)).headers.get('x-compactor-session');
+    const metadata = { user_id: 'user_abc_session_1' };
+    const main = anthropicBody({ metadata });
+    expect(await id(main)).toBe('user_abc_session_1');
+    const title = anthropicBody({
+      metadata,
+      system: 'Write a five-word title.',
+      messages: [{ role: 'user', content: 'fix the test' }],
+    });
+    const titleSession = await id(title);
+    expect(titleSession).toMatch(/^user_abc_session_1~[0-9a-f]{8}$/);
+    const next = anthropicBody({
+      metadata,
+      messages: [
+        ...main.messages,
+        { role: 'assistant', content: 'Done.' },
+        { role: 'user', content: 'Thanks.' },
+      ],
+    });
+    expect(await id(next)).toBe('user_abc_session_1');
+    const state = (await (await fetch(`${server.url}/compactor/sessions/user_abc_session_1`)).json()) as any;
+    expect(state).toMatchObject({ messages: 3, branches: 1 });
+  });
+
   it('without an id, a request continuing a stored history lands in that session, also after a restart', async () => {
     const dataDir = tempDir();
     const first = await setup({ capacity: WINDOW, dataDir });
