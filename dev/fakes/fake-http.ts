@@ -68,6 +68,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** Parsed JSON body (undefined when the body was not JSON). */
   body: any;
+  /** The body exactly as it arrived (for byte-level checks). */
+  raw: string;
 }
 
 /**
@@ -182,6 +184,7 @@ export async function startFakeServer(
         path: req.url ?? '',
         headers: req.headers,
         body,
+        raw,
       };
       requests.push(rec);
       const over =

@@ -5,6 +5,7 @@ import {
   type Conversations,
 } from '../adapters/shared/conversations.js';
 import { UserError } from '../core/errors.js';
+import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
@@ -21,6 +22,8 @@ export interface CompactingContext {
   upstreamUrl(protocol: ProtocolName, pathAndQuery: string): string;
   capacity?: number;
   maxBodyBytes: number;
+  /** The clearing settings the server was started with (over {@link clearingFor}'s). */
+  policy?: Partial<ClearingPolicy>;
   /** What each session's last request did, for the sessions endpoint. */
   lastRequests: Map<string, LastRequest>;
 }
@@ -38,8 +41,24 @@ export interface LastRequest {
 /** Header naming the session of a request (sent by the client, returned by the proxy). */
 export const SESSION_HEADER = 'x-compactor-session';
 
+/**
+ * How the proxy clears old tool results unless told otherwise: rarely and a lot at a time.
+ * Every clearing step changes the request's prefix, and so costs the provider's prompt cache;
+ * clearing everything but the newest result once at least three quarters of the window can be
+ * freed keeps consecutive requests identical up to their new messages for several turns. In
+ * large windows that much is rarely clearable before compaction, which then does the work.
+ */
+export function clearingFor(capacity: number): Partial<ClearingPolicy> {
+  return {
+    enabled: true,
+    keepToolUses: 1,
+    keepRecentToolBatches: 1,
+    clearAtLeast: Math.floor(capacity * 0.75),
+  };
+}
+
 /** A request the proxy cannot serve, answered in the protocol's error shape. */
-class Refused extends Error {
+export class Refused extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -48,8 +67,26 @@ class Refused extends Error {
   }
 }
 
+/**
+ * Runs `work`; a problem with the request itself (e.g. its system prompt and tools alone do
+ * not fit the window) is the client's to fix: a 400 saying what, not a server error.
+ */
+export async function refusingUserErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof UserError) throw new Refused(400, `compactor: ${e.message}`);
+    throw e;
+  }
+}
+
 /** Reads a body and turns the failures into answers the client understands. */
-async function readParsed(req: IncomingMessage, protocol: ProtocolName, limit: number) {
+export async function readParsed(
+  req: IncomingMessage,
+  protocol: ProtocolName,
+  limit: number,
+  countTokens = false,
+) {
   let body: Buffer;
   try {
     body = await readBody(req, limit);
@@ -59,7 +96,7 @@ async function readParsed(req: IncomingMessage, protocol: ProtocolName, limit: n
   }
   const text = body.toString('utf8');
   try {
-    return { text, parsed: parseRequest(protocol, text) };
+    return { text, parsed: parseRequest(protocol, text, countTokens) };
   } catch (e) {
     if (e instanceof UserError) throw new Refused(400, `compactor: malformed request: ${e.message}`);
     throw e;
@@ -71,7 +108,9 @@ function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: Session
   const header = req.headers[SESSION_HEADER];
   const given = Array.isArray(header) ? header[0] : header;
   if (given !== undefined && given.trim() !== '') return given.trim();
-  return parsed.clientSessionId ?? index.find(parsed.messages, parsed.prefix);
+  if (parsed.clientSessionId !== undefined)
+    return index.place(parsed.clientSessionId, parsed.messages, parsed.prefix);
+  return index.find(parsed.messages, parsed.prefix);
 }
 
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
@@ -87,23 +126,23 @@ export async function handleCompacting(
     const { text, parsed } = await readParsed(req, protocol, ctx.maxBodyBytes);
     const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
     const skip =
-      parsed.passthrough ??
-      (capacity === undefined
-        ? `unknown model "${parsed.model}" and no --capacity: the window is not known`
-        : undefined);
-    if (skip !== undefined) {
+      parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
+    if (parsed.passthrough !== undefined || capacity === undefined) {
       await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
-    const projection = await ctx.conversations.project({
-      conversationId: id,
-      system: parsed.envelope.system,
-      tools: parsed.envelope.tools,
-      messages: parsed.messages,
-      model: { id: parsed.model },
-      ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
-    });
+    const projection = await refusingUserErrors(() =>
+      ctx.conversations.project({
+        conversationId: id,
+        system: parsed.envelope.system,
+        tools: parsed.envelope.tools,
+        messages: parsed.messages,
+        model: { id: parsed.model },
+        policy: { ...clearingFor(capacity), ...ctx.policy },
+        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+      }),
+    );
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
     const body = writeRequest(parsed, projection.messages);
@@ -150,7 +189,7 @@ function recordProjection(
 }
 
 /** Sends a body upstream with the client's headers and relays the answer with `extra` headers. */
-async function forward(
+export async function forward(
   ctx: CompactingContext,
   protocol: ProtocolName,
   req: IncomingMessage,

@@ -42,6 +42,8 @@ const AnthropicRequest = z.looseObject({
   metadata: z.looseObject({ user_id: z.string().nullish() }).nullish(),
 });
 
+const CountTokensRequest = AnthropicRequest.extend({ max_tokens: z.number().int().positive().optional() });
+
 const ChatRequest = z.looseObject({
   model: z.string().min(1),
   messages: z.array(z.unknown()).min(1),
@@ -107,8 +109,11 @@ function split(
   };
 }
 
-/** Reads a request body of `protocol`; malformed bodies throw a one-line {@link UserError}. */
-export function parseRequest(protocol: ProtocolName, text: string): ParsedRequest {
+/**
+ * Reads a request body of `protocol`; malformed bodies throw a one-line {@link UserError}. A
+ * token count (`countTokens`) is a Messages request without `max_tokens`.
+ */
+export function parseRequest(protocol: ProtocolName, text: string, countTokens = false): ParsedRequest {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -116,7 +121,7 @@ export function parseRequest(protocol: ProtocolName, text: string): ParsedReques
     throw new UserError(`${WHERE} is not JSON (${(e as Error).message})`);
   }
   if (protocol === 'anthropic') {
-    const b = check(AnthropicRequest, body);
+    const b = check(countTokens ? CountTokensRequest : AnthropicRequest, body);
     return {
       protocol,
       model: b.model,

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type RequestListener, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { createConversations } from '../adapters/shared/conversations.js';
 import { httpLimits } from '../providers/http-limits.js';
-import { handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
+import { handleCountTokens } from './count-tokens.js';
+import { Refused, handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
 import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
 import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
@@ -38,6 +39,7 @@ function isAnthropicRequest(req: IncomingMessage, path: string): boolean {
 /** The status and one-line message a failed request is answered with. */
 function failureAnswer(e: unknown): [number, string] {
   if (e instanceof BodyTooLarge) return [413, `compactor: ${e.message}`];
+  if (e instanceof Refused) return [e.status, e.message];
   const code = (e as { code?: string } | undefined)?.code ?? '';
   const message = (e as Error | undefined)?.message ?? String(e);
   if (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code))
@@ -51,8 +53,9 @@ interface ServerParts extends CompactingContext {
 }
 
 function serverParts(o: ResolvedServeOptions): ServerParts {
+  const { policy, ...shared } = o.session;
   const conversations = createConversations({
-    ...o.session,
+    ...shared,
     limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
     ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
     ...(o.http ? { http: o.http } : {}),
@@ -67,6 +70,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     upstreamUrl: (protocol: ProtocolName, path: string) =>
       upstreamUrlOf(protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream, path),
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
+    ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
     lastRequests: new Map<string, LastRequest>(),
   };
@@ -101,6 +105,8 @@ async function route(
     else sendJsonText(res, 200, JSON.stringify(state, null, 2));
     return ['other', 'session'];
   }
+  if (method === 'POST' && path === '/v1/messages/count_tokens')
+    return ['anthropic', await handleCountTokens(p, req, res, signal)];
   const protocol = protocolOfPath(method, path);
   if (protocol !== undefined) return [protocol, await handleCompacting(p, protocol, req, res, signal)];
   // Every other path (model lists, token counts …) goes to the upstream as it came.

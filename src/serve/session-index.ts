@@ -13,8 +13,13 @@ export interface SessionIndex {
   find(messages: readonly Message[], prefix: readonly Message[]): string;
   /** Remembers what a session holds after a request. */
   update(id: string, messages: readonly Message[], prefix: readonly Message[]): void;
-  /** Every session seen (in this process or stored under the data directory). */
-  ids(): string[];
+  /**
+   * The session for an id the client sends in its body (`metadata.user_id`, `prompt_cache_key`
+   * …): that id, unless the session under it opened differently. A client sends the same id
+   * with side requests of another conversation (a title, a summary of its own); each such
+   * conversation gets a session of its own, `ID~HASH`, rather than forking the main one.
+   */
+  place(id: string, messages: readonly Message[], prefix: readonly Message[]): string;
 }
 
 const SYNC_SUFFIX = '.sync.json';
@@ -57,6 +62,15 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
     update(id, messages, prefix) {
       known.set(id, { hashes: messages.map(messageHash), fixed: hashOf(prefix) });
     },
-    ids: () => [...known.keys()],
+    place(id, messages, prefix) {
+      const fixed = hashOf(prefix);
+      const first = messages.length > 0 ? messageHash(messages[0]) : '';
+      const stored = known.get(id);
+      const sameOpening =
+        stored === undefined ||
+        ((stored.hashes.length === 0 || stored.hashes[0] === first) &&
+          (stored.fixed === undefined || stored.fixed === fixed));
+      return sameOpening ? id : `${id}~${hashOf([fixed, first]).slice(0, 8)}`;
+    },
   };
 }

@@ -41,6 +41,8 @@ export interface ConversationCall {
    * its client asks for). Used when the conversation's session is opened.
    */
   limits?: CompactorSessionOptions['limits'];
+  /** Clearing policy of this conversation's session, over the shared one (used when it is opened). */
+  policy?: CompactorSessionOptions['policy'];
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -208,6 +210,7 @@ function openConversation(
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
     ...(history !== undefined ? { history } : {}),
+    ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
     limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
   });
   return { session, ...point, queue: Promise.resolve(), active: 0 };

@@ -78,6 +78,7 @@ Clearing (config "preset" and "toolResultClearing"), as for compactor run:
   --clear-at-least N and the compaction wait flags (see compactor run --help)
 
 When it is ready it prints one line on stderr: compactor: serving on http://HOST:PORT
+(with --json also {"url": "http://HOST:PORT"} on stdout).
 Ctrl-C or SIGTERM stops taking requests, finishes the ones in flight, then exits.`;
 
 /** The server's options: flags over config "serve" (and the clearing settings of run). */
@@ -123,12 +124,14 @@ export const command: Command = {
       throw e;
     });
     ctx.stderr.write(`compactor: serving on ${server.url}\n`);
+    if (args.values.json === true) ctx.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
     // Runs until Ctrl-C or SIGTERM; then requests in flight finish before the process ends.
     await new Promise<void>((resolve) => {
       if (ctx.signal === undefined) return;
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    ctx.stderr.write('compactor: stopping: no new requests; finishing those in flight\n');
     await server.close();
     ctx.stderr.write('compactor: stopped serving\n');
     return 0;
