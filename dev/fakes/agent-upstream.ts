@@ -42,7 +42,10 @@ export interface AgentScript {
 
 export type WireProtocol = 'anthropic' | 'openai-chat' | 'openai-responses';
 
-/** One request the fake answered, with what it answered. */
+/**
+ * One request the fake answered, with what it answered. Its response id ends in `t<n>`, n its
+ * index in `turns`, so a client's turn maps back to the request it answered.
+ */
 export interface AgentTurn {
   protocol: WireProtocol;
   /** The step it answered with a tool call, `'final'`, or `'summary'`. */
@@ -115,6 +118,8 @@ export function nextStep(protocol: WireProtocol, body: any): number {
 }
 
 interface Reply {
+  /** Ends the response id. */
+  key: string;
   text: string;
   call?: { id: string; name: string; arguments: string };
 }
@@ -143,7 +148,7 @@ function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, input: nu
     cache_read_input_tokens: 0,
   };
   const message = {
-    id: `msg_${reply.call?.id ?? 'final'}`,
+    id: `msg_${reply.key}`,
     type: 'message',
     role: 'assistant',
     model: body.model,
@@ -198,7 +203,7 @@ function chatAnswer(body: any, reply: Reply, res: ServerResponse, input: number)
         },
       ]
     : undefined;
-  const id = `chatcmpl-${reply.call?.id ?? 'final'}`;
+  const id = `chatcmpl-${reply.key}`;
   if (body.stream !== true)
     return sendJson(res, 200, {
       id,
@@ -269,7 +274,7 @@ function chatAnswer(body: any, reply: Reply, res: ServerResponse, input: number)
 }
 
 function responsesAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
-  const key = reply.call?.id ?? 'final';
+  const key = reply.key;
   const message = {
     id: `msg_${key}`,
     type: 'message',
@@ -399,16 +404,18 @@ export async function startAgentUpstream(
         });
       let answered: AgentTurn['answered'];
       let reply: Reply;
+      const key = `t${turns.length}`; // the index in `turns`
       if (isSummaryRequest(protocol, body)) {
         answered = 'summary';
-        reply = { text: fakeSummary(script.goal) };
+        reply = { key, text: fakeSummary(script.goal) };
       } else {
         const n = nextStep(protocol, body);
         answered = n >= script.steps ? 'final' : n;
         reply =
           n >= script.steps
-            ? { text: script.finalAnswer }
+            ? { key, text: script.finalAnswer }
             : {
+                key,
                 text: stepThought(n),
                 call: {
                   id: stepCallId(protocol, n),

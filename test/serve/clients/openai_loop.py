@@ -48,13 +48,14 @@ def chat_turn(messages):
         r = client.chat.completions.create(model=cfg["model"], messages=messages, tools=tools)
         m = r.choices[0].message
         calls = [{"id": c.id, "name": c.function.name, "arguments": c.function.arguments} for c in m.tool_calls or []]
-        return m.content or "", calls, {"finish": r.choices[0].finish_reason, "usage": r.usage.prompt_tokens}
-    text, calls, finish, usage, chunks = "", {}, None, None, 0
+        return m.content or "", calls, {"id": r.id, "finish": r.choices[0].finish_reason, "usage": r.usage.prompt_tokens}
+    text, calls, finish, usage, chunks, ids = "", {}, None, None, 0, set()
     stream = client.chat.completions.create(
         model=cfg["model"], messages=messages, tools=tools, stream=True, stream_options={"include_usage": True}
     )
     for chunk in stream:
         chunks += 1
+        ids.add(chunk.id)
         if chunk.usage is not None:
             usage = chunk.usage.prompt_tokens
         for choice in chunk.choices:
@@ -66,8 +67,8 @@ def chat_turn(messages):
                 c["arguments"] += (d.function.arguments or "") if d.function else ""
             finish = choice.finish_reason or finish
     calls = [calls[i] for i in sorted(calls)]
-    intact = finish is not None and all(is_json(c["arguments"]) for c in calls)
-    return text, calls, {"finish": finish, "usage": usage, "chunks": chunks, "intact": intact}
+    intact = finish is not None and len(ids) == 1 and all(is_json(c["arguments"]) for c in calls)
+    return text, calls, {"id": ids.pop() if ids else None, "finish": finish, "usage": usage, "chunks": chunks, "intact": intact}
 
 
 def chat_loop():
@@ -94,7 +95,7 @@ def responses_turn(items):
     args = dict(model=cfg["model"], instructions=cfg["system"], input=items, tools=tools)
     if not cfg["stream"]:
         r = client.responses.create(**args)
-        return r, {"usage": r.usage.input_tokens}
+        return r, {"id": r.id, "usage": r.usage.input_tokens}
     deltas, args_deltas, done_text, done_args, final, events = {}, {}, {}, {}, None, 0
     for event in client.responses.create(**args, stream=True):
         events += 1
@@ -116,7 +117,8 @@ def responses_turn(items):
             intact = intact and done_text.get(item.id) == "".join(p.text for p in item.content)
         elif item.type == "function_call":
             intact = intact and done_args.get(item.id) == item.arguments
-    return final, {"usage": final.usage.input_tokens if final.usage else None, "events": events, "intact": intact}
+    usage = final.usage.input_tokens if final.usage else None
+    return final, {"id": final.id, "usage": usage, "events": events, "intact": intact}
 
 
 def responses_loop():

@@ -36,6 +36,8 @@ const LOOPS = [
 ] as const;
 
 interface PyTurn {
+  /** The response id: the fake ends it in `t<n>`, n the index of the upstream request it answered. */
+  id: string;
   text: string;
   calls: { id: string; name: string; arguments: string }[];
   usage: number | null;
@@ -146,7 +148,12 @@ suite(`the Python openai package through compactor serve${python3 ? '' : ' (skip
     '$api stream=$stream: the usage the client sees is that of what was really sent',
     ({ api, stream }) => {
       const { turns } = outcomes.get(`${api} ${stream ? 'stream' : 'plain'}`)!;
-      const sent = turnsOf(api, stream).map((t) => estimateBodyTokens(t.request.body));
+      const answered = turns.slice(0, -1).map((t) => upstream.turns[Number(/t(\d+)$/.exec(t.id)?.[1])]);
+      expect(answered.map((t) => t?.answered)).toEqual([
+        ...Array.from({ length: STEPS }, (_, n) => n),
+        'final',
+      ]);
+      const sent = answered.map((t) => estimateBodyTokens(t.request.body));
       expect(turns.slice(0, -1).map((t) => t.usage)).toEqual(sent);
       // The history the client resent grew past the window; what reached the model did not.
       expect(Math.max(...sent)).toBeLessThan(WINDOW);
