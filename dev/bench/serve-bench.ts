@@ -8,8 +8,11 @@ import {
   CLAUDE_CODE_PACKAGE,
   claudeCodeArgs,
   claudeCodeEnv,
+  CODEX_PACKAGE,
+  codexRun,
   ensureClaudeCode,
-  runClaudeCode,
+  ensureCodex,
+  runAgentCli,
 } from '../clients/agent-cli.js';
 import { runHttpLoop } from '../clients/http-loop.js';
 import {
@@ -382,79 +385,125 @@ async function savings(ctx: BenchContext): Promise<BenchSection> {
   };
 }
 
-/** Claude Code from npm, headless, reading files through the proxy at a 16k window, and directly. */
-async function agentCli(ctx: BenchContext): Promise<BenchSection> {
+/** One agent CLI run: how to install it, the tool call the fake model makes, and how to start it. */
+interface AgentCliCase {
+  name: string;
+  protocol: 'anthropic' | 'openai';
+  install(): Promise<string>;
+  tool(files: string): { name: string; args(n: number): Record<string, unknown> };
+  /** Command, arguments and environment for a run against `baseUrl` (Anthropic: without `/v1`). */
+  start(
+    installed: string,
+    baseUrl: string,
+    home: string,
+  ): { command: string; args: string[]; env: NodeJS.ProcessEnv };
+  finished(run: Awaited<ReturnType<typeof runAgentCli>>): boolean;
+}
+
+const AGENT_CLIS: AgentCliCase[] = [
+  {
+    name: `Claude Code (${CLAUDE_CODE_PACKAGE})`,
+    protocol: 'anthropic',
+    install: () => ensureClaudeCode(),
+    tool: (files) => ({ name: 'Read', args: (n) => ({ file_path: join(files, `file-${n}.txt`) }) }),
+    start: (claude, baseUrl, home) => ({
+      command: claude,
+      args: claudeCodeArgs(LOOP_TASK, LOOP_SYSTEM, 'claude-sonnet-4-5'),
+      // Its default output limit (32k) alone is more than the window.
+      env: claudeCodeEnv(baseUrl, home, { CLAUDE_CODE_MAX_OUTPUT_TOKENS: '4000', MAX_THINKING_TOKENS: '0' }),
+    }),
+    finished: (run) => run.result?.result === LOOP_ANSWER,
+  },
+  {
+    name: `Codex (${CODEX_PACKAGE})`,
+    protocol: 'openai',
+    install: () => ensureCodex(),
+    tool: () => ({ name: 'exec_command', args: (n) => ({ cmd: `cat file-${n}.txt` }) }),
+    start: (codex, baseUrl, home) => {
+      const { args, env } = codexRun(LOOP_TASK, 'gpt-5', baseUrl, home);
+      return { command: process.execPath, args: [codex, ...args], env };
+    },
+    finished: (run) => run.code === 0 && run.stdout.trim().endsWith(LOOP_ANSWER),
+  },
+];
+
+/** The agent CLIs from npm, headless, reading files through the proxy at a 16k window, and directly. */
+async function agentClis(ctx: BenchContext): Promise<BenchSection> {
   const steps = ctx.quick ? 8 : 32;
   const window = 16_000;
-  const title = `Claude Code (${CLAUDE_CODE_PACKAGE}) headless: a ${steps}-step Read loop at a ${window / 1000}k window`;
-  const headers = [
-    'path',
-    'finished',
-    'requests',
-    'largest request',
-    'over the window',
-    'pairing and task kept',
-    'wall s',
-  ];
-  let claude: string;
-  try {
-    claude = await ensureClaudeCode();
-  } catch (e) {
-    return { title, headers, rows: [], notes: [`Not run: ${(e as Error).message.split('\n')[0]}`] };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'compactor-bench-claude-'));
+  const rows: Array<Array<string | number>> = [];
+  const notes: string[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'compactor-bench-agents-'));
   const files = join(dir, 'repo');
   writeLoopFiles(files, steps, 4_000);
-  const rows: Array<Array<string | number>> = [];
   try {
-    for (const through of ['direct', 'compactor serve'] as const) {
-      const upstream = await startAgentUpstream({
-        window: 'unchecked-overflow-test', // the direct run is expected to outgrow it; counted below
-        script: loopScript(steps, {
-          name: 'Read',
-          args: (n) => ({ file_path: join(files, `file-${n}.txt`) }),
-        }),
-      });
-      const proxy =
-        through === 'direct'
-          ? null
-          : await startServer({ port: 0, capacity: window, anthropicUpstream: upstream.anthropicUrl });
+    for (const cli of AGENT_CLIS) {
+      let installed: string;
       try {
-        const started = performance.now();
-        const run = await runClaudeCode(claude, claudeCodeArgs(LOOP_TASK, LOOP_SYSTEM, 'claude-sonnet-4-5'), {
-          cwd: files,
-          env: claudeCodeEnv(proxy?.url ?? upstream.anthropicUrl, join(dir, `home-${through}`), {
-            CLAUDE_CODE_MAX_OUTPUT_TOKENS: '4000',
-            MAX_THINKING_TOKENS: '0',
-          }),
-        });
-        const wall = (performance.now() - started) / 1000;
-        const audit = auditTurns(upstream.turns, window);
-        rows.push([
-          through,
-          run.result?.result === LOOP_ANSWER ? 'yes' : `NO (exit ${run.code})`,
-          audit.requests + audit.summaries,
-          audit.largest,
-          audit.overWindow,
-          audit.badPairing + audit.taskMissing === 0 ? 'yes' : 'NO',
-          wall,
-        ]);
-      } finally {
-        await proxy?.close();
-        await upstream.close();
+        installed = await cli.install();
+      } catch (e) {
+        notes.push(`${cli.name} not run: ${(e as Error).message.split('\n')[0]}`);
+        continue;
       }
+      for (const through of ['direct', 'compactor serve'] as const) {
+        const upstream = await startAgentUpstream({
+          window: 'unchecked-overflow-test', // the direct run is expected to outgrow it; counted below
+          script: loopScript(steps, cli.tool(files)),
+        });
+        const direct = cli.protocol === 'anthropic' ? upstream.anthropicUrl : upstream.url;
+        const proxy =
+          through === 'direct'
+            ? null
+            : await startServer({
+                port: 0,
+                capacity: window,
+                anthropicUpstream: upstream.anthropicUrl,
+                openaiUpstream: upstream.url,
+              });
+        const base = proxy ? (cli.protocol === 'anthropic' ? proxy.url : `${proxy.url}/v1`) : direct;
+        try {
+          const { command, args, env } = cli.start(installed, base, join(dir, `home-${rows.length}`));
+          const started = performance.now();
+          const run = await runAgentCli(command, args, { cwd: files, env });
+          const wall = (performance.now() - started) / 1000;
+          const audit = auditTurns(upstream.turns, window);
+          rows.push([
+            cli.name,
+            through,
+            cli.finished(run) ? 'yes' : `NO (exit ${run.code})`,
+            audit.requests + audit.summaries,
+            audit.largest,
+            audit.overWindow,
+            audit.badPairing + audit.taskMissing === 0 ? 'yes' : 'NO',
+            wall,
+          ]);
+        } finally {
+          await proxy?.close();
+          await upstream.close();
+        }
+      }
+      ctx.log(`bench: serve with ${cli.name} done`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  ctx.log('bench: serve with Claude Code done');
   return {
-    title,
-    headers,
+    title: `Agent CLIs from npm, headless: a ${steps}-step file-reading loop at a ${window / 1000}k window`,
+    headers: [
+      'agent',
+      'path',
+      'finished',
+      'requests',
+      'largest request',
+      'over the window',
+      'pairing and task kept',
+      'wall s',
+    ],
     rows,
     notes: [
-      `\`claude -p … --output-format json --bare --tools Read\` with ANTHROPIC_BASE_URL at the fake model (direct) or at \`compactor serve --capacity ${window}\`; ${steps} files of ~4k tokens (5k with its line numbers), offline (telemetry, error reports, update checks and other traffic off).`,
-      'Requests counted with tiktoken o200k plus the output they ask for; the direct run shows what the proxy keeps from reaching the model.',
+      ...notes,
+      `\`claude -p … --output-format json --bare --tools Read\` (ANTHROPIC_BASE_URL) and \`codex exec -c openai_base_url=…\` (gpt-5, its own exec_command tool running cat), pointed at the fake model (direct) or at \`compactor serve --capacity ${window}\`; ${steps} files of ~4k tokens; offline (a dummy key, telemetry, analytics and update checks off).`,
+      'Requests counted with tiktoken o200k over every string of the body (metadata included) plus the output they ask for; the direct runs show what the proxy keeps from reaching the model.',
     ],
   };
 }
@@ -470,7 +519,7 @@ export const serveSuite: BenchSuite = {
     try {
       const load = await latency(ctx, upstream);
       const saved = await savings(ctx);
-      const cli = await agentCli(ctx);
+      const cli = await agentClis(ctx);
       return [load, saved, cli];
     } finally {
       await upstream.close();

@@ -5,44 +5,87 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 /*
- * Claude Code, the agent CLI driven headless through the proxy: installed from npm on first use
- * into a cache directory outside the repository (it is a few hundred megabytes, and no
- * dependency of the package), then reused.
+ * The agent CLIs driven headless through the proxy, Claude Code and Codex: installed from npm
+ * on first use into a cache directory outside the repository (a few hundred megabytes each,
+ * and no dependency of the package), then reused.
  */
 
 /** The Claude Code release the agent-CLI test and the bench run. */
 export const CLAUDE_CODE_PACKAGE = '@anthropic-ai/claude-code@2.1.332';
 
-function cacheDir(env: NodeJS.ProcessEnv): string {
-  const version = CLAUDE_CODE_PACKAGE.split('@').pop() ?? '';
+/** The Codex release the agent-CLI test runs. */
+export const CODEX_PACKAGE = '@openai/codex@0.171.0';
+
+function cacheDir(pkg: string, env: NodeJS.ProcessEnv): string {
+  const [, name, version] = /^@[^/]+\/([^@]+)@(.+)$/.exec(pkg) ?? [];
   return join(
     env.COMPACTOR_AGENT_CLI_DIR ?? join(homedir(), '.cache', 'context-compactor', 'agent-cli'),
-    `claude-code-${version}`,
+    `${name}-${version}`,
   );
+}
+
+/** Installs `pkg` into its cache directory (no-op when `installed` is there already). */
+async function installOnce(pkg: string, dir: string, installed: string): Promise<string> {
+  if (existsSync(installed)) return installed;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
+  await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--no-save', pkg], {
+    cwd: dir,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (!existsSync(installed)) throw new Error(`${pkg} installed nothing at ${installed}`);
+  return installed;
 }
 
 /** The `claude` executable, installing the pinned release first when it is missing. */
 export async function ensureClaudeCode(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const dir = cacheDir(env);
+  const dir = cacheDir(CLAUDE_CODE_PACKAGE, env);
   // The wrapper package copies the platform's native binary over its placeholder in a
   // postinstall script; the platform package's own binary works whether or not that ran.
-  const native = join(
+  const platform = `claude-code-${process.platform}-${process.arch}`;
+  return installOnce(
+    CLAUDE_CODE_PACKAGE,
     dir,
-    'node_modules',
-    '@anthropic-ai',
-    `claude-code-${process.platform}-${process.arch}`,
-    'claude',
+    join(dir, 'node_modules', '@anthropic-ai', platform, 'claude'),
   );
-  if (existsSync(native)) return native;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-  await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--no-save', CLAUDE_CODE_PACKAGE], {
-    cwd: dir,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (!existsSync(native))
-    throw new Error(`${CLAUDE_CODE_PACKAGE} installed no binary for ${process.platform}-${process.arch}`);
-  return native;
+}
+
+/** Codex's launcher script (run with node; it finds its platform's native binary itself), installing it first when missing. */
+export async function ensureCodex(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const dir = cacheDir(CODEX_PACKAGE, env);
+  return installOnce(CODEX_PACKAGE, dir, join(dir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'));
+}
+
+/**
+ * `codex exec` against a local endpoint: the base URL as config (Codex 0.171 does not read
+ * OPENAI_BASE_URL), a dummy key, a Codex home of its own (it must exist), and no analytics.
+ */
+export function codexRun(
+  prompt: string,
+  model: string,
+  baseUrl: string,
+  home: string,
+): { args: string[]; env: NodeJS.ProcessEnv } {
+  mkdirSync(join(home, 'codex'), { recursive: true });
+  return {
+    args: [
+      'exec',
+      '--skip-git-repo-check',
+      '-m',
+      model,
+      '-c',
+      `openai_base_url="${baseUrl}"`,
+      '-c',
+      'analytics.enabled=false',
+      prompt,
+    ],
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      CODEX_HOME: join(home, 'codex'),
+      OPENAI_API_KEY: 'sk-test-not-a-real-key',
+    },
+  };
 }
 
 /**
@@ -87,14 +130,14 @@ export function claudeCodeArgs(prompt: string, system: string, model: string): s
   ];
 }
 
-/** Runs one headless `claude -p` to its end (no standard input) and parses its JSON result. */
-export function runClaudeCode(
-  claude: string,
+/** Runs one headless agent CLI to its end (no standard input); `result` is its stdout parsed as JSON, if it is. */
+export function runAgentCli(
+  command: string,
   args: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ code: number | null; result: Record<string, unknown> | null; stderr: string }> {
+): Promise<{ code: number | null; result: Record<string, unknown> | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(claude, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -105,9 +148,9 @@ export function runClaudeCode(
       try {
         result = JSON.parse(stdout) as Record<string, unknown>;
       } catch {
-        stderr += `\n(stdout was not JSON: ${stdout.slice(0, 200)})`;
+        // Not JSON (Codex prints text): the caller reads stdout.
       }
-      resolve({ code, result, stderr });
+      resolve({ code, result, stdout, stderr });
     });
   });
 }

@@ -7,7 +7,7 @@ import {
   claudeCodeArgs,
   claudeCodeEnv,
   ensureClaudeCode,
-  runClaudeCode,
+  runAgentCli,
 } from '../../../dev/clients/agent-cli.js';
 import {
   auditTurns,
@@ -41,7 +41,7 @@ suite(
     let dir: string;
     let upstream: AgentUpstream;
     let proxy: RunningServer;
-    let run: Awaited<ReturnType<typeof runClaudeCode>>;
+    let run: Awaited<ReturnType<typeof runAgentCli>>;
 
     beforeAll(async () => {
       const claude = await ensureClaudeCode();
@@ -61,7 +61,7 @@ suite(
         CLAUDE_CODE_MAX_OUTPUT_TOKENS: '4000',
         MAX_THINKING_TOKENS: '0',
       });
-      run = await runClaudeCode(claude, claudeCodeArgs(LOOP_TASK, LOOP_SYSTEM, 'claude-sonnet-4-5'), {
+      run = await runAgentCli(claude, claudeCodeArgs(LOOP_TASK, LOOP_SYSTEM, 'claude-sonnet-4-5'), {
         cwd: files,
         env,
       });
