@@ -300,6 +300,18 @@ describe('compactor serve: safe by default', () => {
     expect(upstream.requests[0].headers['x-compactor-token']).toBeUndefined();
   });
 
+  it('refuses to start when an upstream is the server itself (the base URL already points at the proxy)', async () => {
+    const taken = await startServer({ port: 0 });
+    const port = new URL(taken.url).port;
+    await taken.close();
+    await expect(
+      startServer({ port: Number(port), env: { ANTHROPIC_BASE_URL: `http://localhost:${port}` } }),
+    ).rejects.toThrow(/the Anthropic upstream http:\/\/localhost:\d+ is this server itself/);
+    // The port is free again: nothing was left listening.
+    const again = await startServer({ port: Number(port) });
+    started.push(again);
+  });
+
   it('refuses a body over the limit with 413 and malformed requests with 400, each in its protocol shape with one line', async () => {
     const { server, upstream } = await setup({ capacity: WINDOW, maxBodyBytes: 2_000 });
     const big = await post(server, '/v1/messages', anthropicBody({ system: 'x'.repeat(3_000) }));
