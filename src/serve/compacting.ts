@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transform } from 'node:stream';
+import { recordProviderUsage } from '../adapters/shared/usage.js';
 import {
   catalogCapacity,
   type ConversationProjection,
@@ -11,6 +13,7 @@ import { errorBody, parseRequest, writeRequest, type ParsedRequest, type Protoco
 import type { SessionIndex } from './session-index.js';
 import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
+import { usageTap } from './usage-tap.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -148,12 +151,17 @@ export async function handleCompacting(
     const body = writeRequest(parsed, projection.messages);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
-    await forward(ctx, protocol, req, res, body, signal, {
+    // The provider's own count of what was sent anchors the session's next estimate.
+    const tap = usageTap(parsed.stream, (usage) => {
+      if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
+    });
+    const headers = {
       [SESSION_HEADER]: id,
       'x-compactor-tokens-before': String(counts.tokensBefore),
       'x-compactor-tokens-after': String(counts.tokensAfter),
       'x-compactor-compacted': String(projection.compacted),
-    });
+    };
+    await forward(ctx, protocol, req, res, body, signal, headers, tap);
     return 'projected';
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
@@ -197,6 +205,7 @@ export async function forward(
   body: string,
   signal: AbortSignal,
   extra: Record<string, string>,
+  tap?: Transform,
 ): Promise<void> {
   const headers = forwardedHeaders(req.headers);
   headers['content-type'] = 'application/json';
@@ -206,5 +215,6 @@ export async function forward(
     signal,
   );
   if (upstream.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(upstream.status) });
-  await relayResponse(res, upstream, extra);
+  // Only a successful answer's usage describes the request that was sent.
+  await relayResponse(res, upstream, extra, upstream.status === 200 ? tap : undefined);
 }

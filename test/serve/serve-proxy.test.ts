@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
 import { freeEncoders } from '../../src/estimate/index.js';
 import { startFakeAgentUpstream } from '../support/fake-agent-upstream.js';
+import { startFakeAnthropic } from '../support/fake-anthropic.js';
 import type { FakeServer } from '../support/fake-http.js';
 import { estimateBodyTokens } from '../support/fake-window.js';
 
@@ -224,6 +225,35 @@ describe('compactor serve: what happened is visible', () => {
     expect(metrics).toMatch(/compactor_tokens_before_total\{protocol="openai-chat"\} [1-9]/);
     expect(metrics).toMatch(/compactor_request_duration_seconds_count\{protocol="openai-chat"\} [1-9]/);
     expect((await fetch(`${server.url}/compactor/sessions/nobody`)).status).toBe(404);
+  });
+
+  it("records the provider's usage of what was sent (JSON and streamed) in the session", async () => {
+    const fake = await startFakeAnthropic({ window: 200_000 });
+    const server = await startServer({ port: 0, capacity: 200_000, anthropicUpstream: fake.url });
+    started.push(fake, server);
+    const client = new Anthropic({
+      apiKey: KEY,
+      baseURL: server.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-api-key': KEY },
+    });
+    const params = anthropicBody() as Anthropic.MessageCreateParamsNonStreaming;
+    const options = { headers: { 'x-compactor-session': 'usage' } };
+    await client.messages.create(params, options);
+    const cache = async () =>
+      ((await (await fetch(`${server.url}/compactor/sessions/usage`)).json()) as any).cacheHealth;
+    // The fake reports 21,000 new input tokens and 500 read from the cache.
+    expect(await cache()).toMatchObject({
+      requests: 1,
+      totalInputTokens: 21_500,
+      totalCachedInputTokens: 500,
+    });
+    await client.messages.stream(params, options).finalMessage();
+    expect(await cache()).toMatchObject({
+      requests: 2,
+      totalInputTokens: 43_000,
+      totalCachedInputTokens: 1_000,
+    });
   });
 
   it('never writes the client credential to the store, the sessions endpoint or the metrics', async () => {
