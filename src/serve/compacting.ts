@@ -14,6 +14,7 @@ import type { SessionIndex } from './session-index.js';
 import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
+import { withSummaryContext } from './upstream-summarizer.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -116,6 +117,39 @@ function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: Session
   return index.find(parsed.messages, parsed.prefix);
 }
 
+/** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */
+function projectRequest(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  parsed: ParsedRequest,
+  id: string,
+  capacity: number,
+  signal: AbortSignal,
+): Promise<ConversationProjection> {
+  const { protocol } = parsed;
+  const summaryContext = {
+    protocol,
+    model: parsed.model,
+    url: ctx.upstreamUrl(protocol, req.url ?? '/'),
+    headers: forwardedHeaders(req.headers),
+    upstream: ctx.upstream,
+    signal,
+  };
+  return refusingUserErrors(() =>
+    withSummaryContext(summaryContext, () =>
+      ctx.conversations.project({
+        conversationId: id,
+        system: parsed.envelope.system,
+        tools: parsed.envelope.tools,
+        messages: parsed.messages,
+        model: { id: parsed.model },
+        policy: { ...clearingFor(capacity), ...ctx.policy },
+        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+      }),
+    ),
+  );
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -135,17 +169,7 @@ export async function handleCompacting(
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
-    const projection = await refusingUserErrors(() =>
-      ctx.conversations.project({
-        conversationId: id,
-        system: parsed.envelope.system,
-        tools: parsed.envelope.tools,
-        messages: parsed.messages,
-        model: { id: parsed.model },
-        policy: { ...clearingFor(capacity), ...ctx.policy },
-        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
-      }),
-    );
+    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
     const body = writeRequest(parsed, projection.messages);

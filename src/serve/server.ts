@@ -12,6 +12,7 @@ import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } fro
 import { createSessionIndex } from './session-index.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
+import { upstreamSummarizer } from './upstream-summarizer.js';
 
 /** A running proxy. */
 export interface RunningServer {
@@ -82,6 +83,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
     ...(o.http ? { http: o.http } : {}),
     ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+    ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
   });
   return {
     options: o,
