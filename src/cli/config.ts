@@ -84,7 +84,7 @@ export const CompactorConfigSchema = z
           .string()
           .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
           .optional(),
-        summarizer: z.enum(['offline']).optional(),
+        summarizer: z.enum(['upstream', 'offline']).optional(),
         maxBodyBytes: z.number().int().positive().optional(),
       })
       .strict()

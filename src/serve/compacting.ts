@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transform } from 'node:stream';
+import { recordProviderUsage } from '../adapters/shared/usage.js';
 import {
   catalogCapacity,
   type ConversationProjection,
@@ -11,6 +13,8 @@ import { errorBody, parseRequest, writeRequest, type ParsedRequest, type Protoco
 import type { SessionIndex } from './session-index.js';
 import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
+import { usageTap } from './usage-tap.js';
+import { withSummaryContext } from './upstream-summarizer.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -113,6 +117,39 @@ function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: Session
   return index.find(parsed.messages, parsed.prefix);
 }
 
+/** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */
+function projectRequest(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  parsed: ParsedRequest,
+  id: string,
+  capacity: number,
+  signal: AbortSignal,
+): Promise<ConversationProjection> {
+  const { protocol } = parsed;
+  const summaryContext = {
+    protocol,
+    model: parsed.model,
+    url: ctx.upstreamUrl(protocol, req.url ?? '/'),
+    headers: forwardedHeaders(req.headers),
+    upstream: ctx.upstream,
+    signal,
+  };
+  return refusingUserErrors(() =>
+    withSummaryContext(summaryContext, () =>
+      ctx.conversations.project({
+        conversationId: id,
+        system: parsed.envelope.system,
+        tools: parsed.envelope.tools,
+        messages: parsed.messages,
+        model: { id: parsed.model },
+        policy: { ...clearingFor(capacity), ...ctx.policy },
+        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+      }),
+    ),
+  );
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -132,28 +169,23 @@ export async function handleCompacting(
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
-    const projection = await refusingUserErrors(() =>
-      ctx.conversations.project({
-        conversationId: id,
-        system: parsed.envelope.system,
-        tools: parsed.envelope.tools,
-        messages: parsed.messages,
-        model: { id: parsed.model },
-        policy: { ...clearingFor(capacity), ...ctx.policy },
-        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
-      }),
-    );
+    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
     const body = writeRequest(parsed, projection.messages);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
-    await forward(ctx, protocol, req, res, body, signal, {
+    // The provider's own count of what was sent anchors the session's next estimate.
+    const tap = usageTap(parsed.stream, (usage) => {
+      if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
+    });
+    const headers = {
       [SESSION_HEADER]: id,
       'x-compactor-tokens-before': String(counts.tokensBefore),
       'x-compactor-tokens-after': String(counts.tokensAfter),
       'x-compactor-compacted': String(projection.compacted),
-    });
+    };
+    await forward(ctx, protocol, req, res, body, signal, headers, tap);
     return 'projected';
   } catch (e) {
     if (!(e instanceof Refused)) throw e;
@@ -197,6 +229,7 @@ export async function forward(
   body: string,
   signal: AbortSignal,
   extra: Record<string, string>,
+  tap?: Transform,
 ): Promise<void> {
   const headers = forwardedHeaders(req.headers);
   headers['content-type'] = 'application/json';
@@ -206,5 +239,6 @@ export async function forward(
     signal,
   );
   if (upstream.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(upstream.status) });
-  await relayResponse(res, upstream, extra);
+  // Only a successful answer's usage describes the request that was sent.
+  await relayResponse(res, upstream, extra, upstream.status === 200 ? tap : undefined);
 }

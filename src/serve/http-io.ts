@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { UpstreamResponse } from './upstream.js';
 
@@ -52,15 +53,17 @@ export function sendJsonText(
 
 /**
  * Passes the upstream's answer to the client as it arrives (a stream event by event), with
- * `extra` headers added. Resolves when the client has it all.
+ * `extra` headers added, through `tap` when given. Resolves when the client has it all.
  */
 export async function relayResponse(
   res: ServerResponse,
   upstream: UpstreamResponse,
   extra: Record<string, string>,
+  tap?: Transform,
 ): Promise<void> {
   res.writeHead(upstream.status, { ...upstream.headers, ...extra });
   // Each event is written as it comes: no buffering between the upstream and the client.
   res.flushHeaders();
-  await pipeline(upstream.body, res);
+  if (tap) await pipeline(upstream.body, tap, res);
+  else await pipeline(upstream.body, res);
 }

@@ -19,6 +19,11 @@ export interface ServeOptions {
   capacity?: number;
   /** A token clients must send in `x-compactor-token` (the value, not the variable's name). */
   authToken?: string;
+  /**
+   * Who writes summaries: `upstream` (default: the request's own model through its own
+   * upstream, with the client's credentials) or `offline` (the embedded summarizer, no calls).
+   */
+  summarizer?: 'upstream' | 'offline';
   /** Largest request body accepted, in bytes (default 32 MiB). */
   maxBodyBytes?: number;
   /** Upstream time limits (default those of `compactor run`). */
@@ -41,6 +46,7 @@ const ServeOptionsSchema = z.strictObject({
   openaiUpstream: url.optional(),
   capacity: z.number().int().positive().optional(),
   authToken: z.string().min(1).optional(),
+  summarizer: z.enum(['upstream', 'offline']).optional(),
   maxBodyBytes: z.number().int().positive().optional(),
   http: z.strictObject(HTTP_LIMITS_SHAPE).optional(),
   env: z.record(z.string(), z.string().optional()).optional(),
@@ -69,6 +75,7 @@ export interface ResolvedServeOptions {
   openaiUpstream: string;
   capacity?: number;
   authToken?: string;
+  summarizer: 'upstream' | 'offline';
   maxBodyBytes: number;
   http: ServeOptions['http'];
   session: NonNullable<ServeOptions['session']>;
@@ -96,6 +103,7 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     openaiUpstream: o.openaiUpstream ?? fromEnv('OPENAI_BASE_URL') ?? OPENAI_DEFAULT,
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(o.authToken !== undefined ? { authToken: o.authToken } : {}),
+    summarizer: o.summarizer ?? 'upstream',
     maxBodyBytes: o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     http: o.http,
     session: o.session ?? {},

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createConversations } from '../adapters/shared/conversations.js';
+import { UserError } from '../core/errors.js';
 import { httpLimits } from '../providers/http-limits.js';
 import { handleCountTokens } from './count-tokens.js';
 import { Refused, handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
@@ -11,6 +12,7 @@ import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } fro
 import { createSessionIndex } from './session-index.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
+import { upstreamSummarizer } from './upstream-summarizer.js';
 
 /** A running proxy. */
 export interface RunningServer {
@@ -47,6 +49,27 @@ function failureAnswer(e: unknown): [number, string] {
   return [500, `compactor: ${message}`];
 }
 
+const LOCAL_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
+
+/**
+ * An upstream that is this server itself (a shell that already points ANTHROPIC_BASE_URL or
+ * OPENAI_BASE_URL at the proxy starts it): every request would come back forever.
+ */
+function selfUpstream(o: ResolvedServeOptions, port: number): string | undefined {
+  const own = (url: string) => {
+    const u = new URL(url);
+    const p = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    return p === port && (LOCAL_NAMES.has(u.hostname) || u.hostname === o.host);
+  };
+  for (const [name, url, variable] of [
+    ['Anthropic', o.anthropicUpstream, 'ANTHROPIC_BASE_URL'],
+    ['OpenAI', o.openaiUpstream, 'OPENAI_BASE_URL'],
+  ] as const)
+    if (own(url))
+      return `serve: the ${name} upstream ${url} is this server itself (is ${variable} set to the proxy in this shell?); give --${name.toLowerCase()}-upstream`;
+  return undefined;
+}
+
 /** Everything one server's requests share. */
 interface ServerParts extends CompactingContext {
   options: ResolvedServeOptions;
@@ -60,6 +83,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
     ...(o.http ? { http: o.http } : {}),
     ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+    ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
   });
   return {
     options: o,
@@ -170,6 +194,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     });
   });
   const { port } = server.address() as AddressInfo;
+  const loop = selfUpstream(o, port);
+  if (loop !== undefined) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    parts.conversations.close();
+    await parts.upstream.close();
+    throw new UserError(loop);
+  }
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   let closing: Promise<void> | undefined;
   return {

@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/serve/index.js';
 import { freeEncoders } from '../../src/estimate/index.js';
 import { startFakeAgentUpstream } from '../support/fake-agent-upstream.js';
+import { startFakeAnthropic } from '../support/fake-anthropic.js';
 import type { FakeServer } from '../support/fake-http.js';
 import { estimateBodyTokens } from '../support/fake-window.js';
 
@@ -72,6 +73,39 @@ function filesUnder(dir: string): string[] {
     .map((f) => join(dir, f))
     .filter((f) => statSync(f).isFile())
     .map((f) => readFileSync(f, 'utf8'));
+}
+
+/** Sends a growing chat tool loop (1,000-token results) until a request compacts; returns what each answer said. */
+async function growUntilCompacted(server: RunningServer, headers: Record<string, string> = {}) {
+  const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
+  const seen: Array<{ before: number; after: number; compacted: string | null; status: number }> = [];
+  for (let step = 0; step < 12 && !seen.some((s) => s.compacted === 'true'); step++) {
+    messages.push(
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: `c${step}`,
+        content: `file ${step}: ${'lorem ipsum dolor '.repeat(150)}`,
+      },
+    );
+    const res = await post(
+      server,
+      '/v1/chat/completions',
+      { model: 'gpt-4o', max_tokens: 256, messages },
+      headers,
+    );
+    seen.push({
+      status: res.status,
+      before: Number(res.headers.get('x-compactor-tokens-before')),
+      after: Number(res.headers.get('x-compactor-tokens-after')),
+      compacted: res.headers.get('x-compactor-compacted'),
+    });
+  }
+  return seen;
 }
 
 describe('compactor serve: sessions', () => {
@@ -178,36 +212,8 @@ describe('compactor serve: what happened is visible', () => {
       session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
     });
     upstream.window = 4_000;
-    const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
-    const seen: Array<{ before: number; after: number; compacted: string | null }> = [];
-    for (let step = 0; step < 12 && !seen.some((s) => s.compacted === 'true'); step++) {
-      messages.push(
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read', arguments: '{}' } }],
-        },
-        {
-          role: 'tool',
-          tool_call_id: `c${step}`,
-          content: `file ${step}: ${'lorem ipsum dolor '.repeat(150)}`,
-        },
-      );
-      const res = await post(
-        server,
-        '/v1/chat/completions',
-        { model: 'gpt-4o', max_tokens: 256, messages },
-        {
-          'x-compactor-session': 'visible',
-        },
-      );
-      expect(res.status).toBe(200);
-      seen.push({
-        before: Number(res.headers.get('x-compactor-tokens-before')),
-        after: Number(res.headers.get('x-compactor-tokens-after')),
-        compacted: res.headers.get('x-compactor-compacted'),
-      });
-    }
+    const seen = await growUntilCompacted(server, { 'x-compactor-session': 'visible' });
+    expect(seen.every((s) => s.status === 200)).toBe(true);
     const compacting = seen.find((s) => s.compacted === 'true');
     expect(compacting).toBeDefined();
     expect(compacting!.after).toBeLessThan(compacting!.before);
@@ -224,6 +230,54 @@ describe('compactor serve: what happened is visible', () => {
     expect(metrics).toMatch(/compactor_tokens_before_total\{protocol="openai-chat"\} [1-9]/);
     expect(metrics).toMatch(/compactor_request_duration_seconds_count\{protocol="openai-chat"\} [1-9]/);
     expect((await fetch(`${server.url}/compactor/sessions/nobody`)).status).toBe(404);
+    // The summary was written by the request's own model, through its upstream, with the client's credential.
+    const summaryCalls = upstream.requests.filter((r) => r.raw.includes('You are writing a checkpoint'));
+    expect(summaryCalls.length).toBeGreaterThanOrEqual(1);
+    expect(
+      summaryCalls.every((r) => r.headers.authorization === `Bearer ${KEY}` && r.body.model === 'gpt-4o'),
+    ).toBe(true);
+    expect(state.strategy).toBe('local');
+  });
+
+  it("records the provider's usage of what was sent (JSON and streamed) in the session", async () => {
+    const fake = await startFakeAnthropic({ window: 200_000 });
+    const server = await startServer({ port: 0, capacity: 200_000, anthropicUpstream: fake.url });
+    started.push(fake, server);
+    const client = new Anthropic({
+      apiKey: KEY,
+      baseURL: server.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-api-key': KEY },
+    });
+    const params = anthropicBody() as Anthropic.MessageCreateParamsNonStreaming;
+    const options = { headers: { 'x-compactor-session': 'usage' } };
+    await client.messages.create(params, options);
+    const cache = async () =>
+      ((await (await fetch(`${server.url}/compactor/sessions/usage`)).json()) as any).cacheHealth;
+    // The fake reports 21,000 new input tokens and 500 read from the cache.
+    expect(await cache()).toMatchObject({
+      requests: 1,
+      totalInputTokens: 21_500,
+      totalCachedInputTokens: 500,
+    });
+    await client.messages.stream(params, options).finalMessage();
+    expect(await cache()).toMatchObject({
+      requests: 2,
+      totalInputTokens: 43_000,
+      totalCachedInputTokens: 1_000,
+    });
+  });
+
+  it('with --summarizer offline, compaction makes no upstream call', async () => {
+    const { server, upstream } = await setup({
+      capacity: 4_000,
+      summarizer: 'offline',
+      session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
+    });
+    upstream.window = 4_000;
+    const seen = await growUntilCompacted(server);
+    expect(seen.some((s) => s.compacted === 'true')).toBe(true);
+    expect(upstream.requests.filter((r) => r.raw.includes('You are writing a checkpoint'))).toEqual([]);
   });
 
   it('never writes the client credential to the store, the sessions endpoint or the metrics', async () => {
@@ -298,6 +352,18 @@ describe('compactor serve: safe by default', () => {
     const ok = await post(server, '/v1/chat/completions', chatBody(), { 'x-compactor-token': 'let-me-in' });
     expect(ok.status).toBe(200);
     expect(upstream.requests[0].headers['x-compactor-token']).toBeUndefined();
+  });
+
+  it('refuses to start when an upstream is the server itself (the base URL already points at the proxy)', async () => {
+    const taken = await startServer({ port: 0 });
+    const port = new URL(taken.url).port;
+    await taken.close();
+    await expect(
+      startServer({ port: Number(port), env: { ANTHROPIC_BASE_URL: `http://localhost:${port}` } }),
+    ).rejects.toThrow(/the Anthropic upstream http:\/\/localhost:\d+ is this server itself/);
+    // The port is free again: nothing was left listening.
+    const again = await startServer({ port: Number(port) });
+    started.push(again);
   });
 
   it('refuses a body over the limit with 413 and malformed requests with 400, each in its protocol shape with one line', async () => {

@@ -18,6 +18,7 @@ import {
   type RecordedRequest,
 } from './fake-http.js';
 import { estimateBodyTokens } from './fake-window.js';
+import { summarySections } from '../../src/summary/index.js';
 
 export const FINAL_TEXT = 'Done: every file was read.';
 
@@ -186,6 +187,29 @@ function responses(req: RecordedRequest, res: ServerResponse, t: Turn): void {
   sendSse(res, events);
 }
 
+/** The proxy's summary requests end with the summary prompt. */
+const SUMMARY_PROMPT_START = 'You are writing a checkpoint of an agent session';
+
+/** The text of the first user message of a request in any of the three shapes. */
+function firstUserText(body: any): string {
+  const list: any[] = body.messages ?? body.input ?? [];
+  const first = list.find((m) => m?.role === 'user');
+  const content = first?.content;
+  if (typeof content === 'string') return content;
+  return Array.isArray(content) ? content.map((c: any) => c?.text ?? '').join('') : '';
+}
+
+/** A summary request's answer: every template section, the goal restated from the first user message. */
+function summaryTurn(req: RecordedRequest): Turn | undefined {
+  if (!req.raw.includes(SUMMARY_PROMPT_START)) return undefined;
+  const goal = firstUserText(req.body)
+    .replace(/^Previous conversation summary:\n/, '')
+    .replace(/^## Goal\n/, '');
+  const rest = summarySections().slice(1);
+  const text = [`## Goal\n${goal.split('\n## ')[0]}`, ...rest.map((s) => `## ${s}\n(none)`)].join('\n');
+  return { ...turnOf(req), final: true, thought: text };
+}
+
 /** Starts the fake; its `url` ends in `/v1`. */
 export function startFakeAgentUpstream(opts: FakeWindowOptions): Promise<FakeServer> {
   return startFakeServer(
@@ -197,7 +221,7 @@ export function startFakeAgentUpstream(opts: FakeWindowOptions): Promise<FakeSer
         return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }] });
       if (req.method === 'POST' && req.path === '/v1/messages/count_tokens')
         return sendJson(res, 200, { input_tokens: estimateBodyTokens(req.body) });
-      const t = turnOf(req);
+      const t = summaryTurn(req) ?? turnOf(req);
       if (req.method === 'POST' && req.path === '/v1/messages') return anthropic(req, res, t);
       if (req.method === 'POST' && req.path === '/v1/chat/completions') return chat(req, res, t);
       if (req.method === 'POST' && req.path === '/v1/responses') return responses(req, res, t);

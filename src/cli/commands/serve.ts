@@ -36,7 +36,7 @@ const ServeFlagsSchema = z.object({
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable')
     .optional(),
-  summarizer: z.enum(['offline']).optional(),
+  summarizer: z.enum(['upstream', 'offline']).optional(),
   'max-body-bytes': flag.posInt.optional(),
   timeout: RELIABILITY_FLAG_SHAPE.timeout,
   retries: RELIABILITY_FLAG_SHAPE.retries,
@@ -67,7 +67,9 @@ Flags (config "serve" has the same keys in camelCase; flags win):
   --capacity N                the window every request is fitted to (default: the catalog's
                               window for the request's model; unknown models pass unchanged)
   --auth-token-env NAME       clients must send the value of $NAME in x-compactor-token
-  --summarizer offline        how summaries are written (offline: the embedded summarizer)
+  --summarizer NAME           who writes summaries: upstream (default: the request's own
+                              model through its upstream, with the client's credentials)
+                              or offline (the embedded summarizer, no provider calls)
   --max-body-bytes N          largest request body accepted (default 32 MiB)
   --timeout SECONDS           one upstream request may take this long (default 120)
   --retries N                 retries of a failed upstream request: resets, 429, 5xx (default 3)
@@ -99,6 +101,7 @@ function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptions {
     openaiUpstream: pick(flags['openai-upstream'], c.openaiUpstream),
     capacity: pick(flags.capacity, c.capacity),
     authToken: token,
+    summarizer: pick(flags.summarizer, c.summarizer),
     maxBodyBytes: pick(flags['max-body-bytes'], c.maxBodyBytes),
     http: httpLimitsFrom(flags, ctx.config),
     env: ctx.env,
