@@ -17,14 +17,17 @@ const LAYERS = [
   },
   { layer: 'runtime', folders: ['runtime'] },
   { layer: 'session', folders: ['session', 'entries'] },
-  { layer: 'front ends', folders: ['cli', 'adapters', 'bin', 'testing'] },
+  { layer: 'front ends', folders: ['cli', 'adapters', 'serve', 'bin', 'testing'] },
 ];
 const ROOT_FILES = { 'src/*.ts': 'session', 'src/version.ts': 'core' };
 // Nothing but the bin and the CLI itself imports the CLI (framework adapters neither).
 const CLI_IMPORTERS = ['cli', 'bin'];
-// The CLI is a thin adapter over createCompactorSession (the one composition root): it reaches
-// the machines, the runtime and the store only through src/session.
-const VIA_SESSION = { cli: ['runtime', 'store', 'machines'] };
+// The CLI and the proxy are thin front ends over createCompactorSession (the one composition
+// root): they reach the machines, the runtime and the store only through src/session.
+const VIA_SESSION = {
+  cli: ['runtime', 'store', 'machines'],
+  serve: ['runtime', 'store', 'machines'],
+};
 // Development code (benchmarks, replay, diagram rendering) and tests are never shipped.
 const NEVER_FROM_SRC = ['dev', 'test'];
 

@@ -4,6 +4,7 @@ import { peerSpeedSuite } from './peer-speed-bench.js';
 import { projectionSuite } from './projection-bench.js';
 import { retentionSuite } from './retention-bench.js';
 import { scaleSuite } from './scale-bench.js';
+import { serveSuite } from './serve-bench.js';
 import { startupSuite } from './startup-bench.js';
 import type { BenchSuite } from './types.js';
 
@@ -16,4 +17,5 @@ export const suites: BenchSuite[] = [
   retentionSuite,
   startupSuite,
   loopsSuite,
+  serveSuite,
 ];

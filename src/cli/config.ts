@@ -31,6 +31,24 @@ export const CompactorConfigSchema = z
     provider: ROUTE.configSchema.optional(),
     http: HTTP.configSchema.optional(),
     inspect: INSPECT.configSchema.optional(),
+    // `compactor serve`: the same settings as its flags (flags win).
+    serve: z
+      .object({
+        host: z.string().min(1).optional(),
+        port: z.number().int().nonnegative().max(65_535).optional(),
+        dataDir: z.string().min(1).optional(),
+        anthropicUpstream: z.string().url().optional(),
+        openaiUpstream: z.string().url().optional(),
+        capacity: z.number().int().positive().optional(),
+        authTokenEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+          .optional(),
+        summarizer: z.enum(['upstream', 'offline']).optional(),
+        maxBodyBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;

@@ -36,6 +36,13 @@ export interface ConversationCall {
   messages: readonly Message[];
   /** The model's id (and provider name), to look its window up in the catalog when `limits.capacity` is absent. */
   model?: { provider?: string; id: string };
+  /**
+   * Limits of this conversation's session, over the shared ones (a proxy reserves the output
+   * its client asks for). Used when the conversation's session is opened.
+   */
+  limits?: CompactorSessionOptions['limits'];
+  /** Clearing policy of this conversation's session, over the shared one (used when it is opened). */
+  policy?: CompactorSessionOptions['policy'];
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -45,6 +52,8 @@ export interface ConversationProjection {
   messages: readonly Message[];
   /** This call compacted the conversation. */
   compacted: boolean;
+  /** Provider requests this call's compaction made (0 without one, and for the offline summarizer's none). */
+  summaryCalls: number;
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
 }
@@ -201,7 +210,8 @@ function openConversation(
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
     ...(history !== undefined ? { history } : {}),
-    limits: { ...options.limits, ...(capacity !== undefined ? { capacity } : {}) },
+    ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
+    limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
   });
   return { session, ...point, queue: Promise.resolve(), active: 0 };
 }
@@ -306,6 +316,7 @@ async function projectCall(
     // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
     messages: turn.request ?? session.prepareRequest().messages,
     compacted: turn.decision === 'compacted',
+    summaryCalls: turn.summaryCalls,
     session,
   };
 }

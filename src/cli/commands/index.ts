@@ -42,4 +42,8 @@ export const commands: Record<string, CommandEntry> = {
     summary: 'manual /compact: always summarize a session now and report items before/after',
     load: async () => (await import('./compact.js')).command,
   },
+  serve: {
+    summary: 'a compacting HTTP proxy: point any agent at it instead of the Anthropic or OpenAI API',
+    load: async () => (await import('./serve.js')).command,
+  },
 };

@@ -1,0 +1,388 @@
+/**
+ * Core of the fake provider servers (real node:http on 127.0.0.1, random port).
+ *
+ * Every request is recorded (method, path, lower-cased headers, parsed JSON body) so tests
+ * can assert exact payloads and headers. Each request consumes the next entry of the
+ * server's `script` (a queue of {@link Fault}s; `undefined` or `{kind:'ok'}` = normal
+ * answer), so failures are injected per request in order.
+ *
+ * Used through the provider-specific servers: fake-openai.ts (Responses, /responses/compact,
+ * Chat Completions; also the xAI flavour) and fake-anthropic.ts (Messages).
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { windowViolation } from './fake-window.js';
+
+/** Overflow body shapes, one per provider (wire-formats §1.9, §2.4, §3.8). */
+export type OverflowShape =
+  | 'openai-responses'
+  | 'openai-chat'
+  | 'deepseek'
+  | 'vllm'
+  | 'gemini'
+  | 'openrouter'
+  | 'groq'
+  | 'xai'
+  | 'anthropic'
+  | 'anthropic-413';
+
+/** Context overflow delivered inside a 200 stream (wire-formats §1.9, §7). */
+export type StreamOverflowShape =
+  'responses-nested' | 'responses-flat' | 'responses-failed' | 'anthropic' | 'chat';
+
+/** One scripted behaviour for one request. */
+export type Fault =
+  | { kind: 'ok' }
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+  | { kind: 'rate-limit'; retryAfter?: string; retryAfterMs?: string }
+  | { kind: 'server-error'; status?: number }
+  | { kind: 'hang' }
+  /**
+   * Answers normally once `until` settles (the test decides when); `onHeld` runs when the
+   * request arrived, `onClosed` when its connection closed (answered, or the client aborted).
+   */
+  | { kind: 'hold'; until: Promise<unknown>; onHeld?: () => void; onClosed?: () => void }
+  | { kind: 'reset' }
+  | { kind: 'malformed-json' }
+  | { kind: 'bad-shape' }
+  | { kind: 'truncated-stream' }
+  | {
+      kind: 'stream-error';
+      errorType?: string;
+      /** Chat only: the `error.code` (OpenRouter sends numbers). */ code?: number | string;
+    }
+  | { kind: 'empty-summary' }
+  /** The summary (generate) answer carries this text instead of the server's default. */
+  | { kind: 'summary-text'; text: string }
+  | { kind: 'length' }
+  | { kind: 'overflow'; shape: OverflowShape }
+  | { kind: 'stream-overflow'; shape: StreamOverflowShape }
+  | { kind: 'compaction-null' }
+  | { kind: 'no-compaction' }
+  | { kind: 'rejected-edit' };
+
+/** What the server saw. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body (undefined when the body was not JSON). */
+  body: any;
+  /** The body exactly as it arrived (for byte-level checks). */
+  raw: string;
+}
+
+/**
+ * The context window a fake server holds every request to (dev/fakes/fake-window.ts), required of every
+ * test that starts one (issue 13 item 14): the window the test's session or CLI is configured
+ * with. `UNCHECKED_OVERFLOW_TEST` is the named opt-out for a test whose client must send an
+ * oversized request on purpose; each use says why next to it.
+ */
+export type DeclaredWindow = number | typeof UNCHECKED_OVERFLOW_TEST;
+export const UNCHECKED_OVERFLOW_TEST = 'unchecked-overflow-test';
+
+/** What every fake server factory requires: the window it holds requests to. */
+export interface FakeWindowOptions {
+  window: DeclaredWindow;
+}
+
+/** A running fake server. `url` is the base URL (ends in `/v1`). */
+export interface FakeServer {
+  url: string;
+  requests: RecordedRequest[];
+  /**
+   * The window requests are checked against; a test that configures its session with another
+   * capacity than the file's default sets it to that capacity before the session sends.
+   */
+  window: DeclaredWindow;
+  /** Remaining scripted faults; push more at any time. */
+  script: (Fault | undefined)[];
+  /** Requests that exceeded the declared window (see dev/fakes/fake-window.ts); `close()` rejects when any. */
+  violations: string[];
+  close(): Promise<void>;
+}
+
+/** Handler for one request, given its scripted fault (undefined = normal). */
+export type FakeHandler = (req: RecordedRequest, fault: Fault | undefined, res: ServerResponse) => void;
+
+/** Sends a JSON response. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+/** One SSE frame; `event` omitted for data-only (Chat Completions) streams. */
+export interface FakeSseEvent {
+  event?: string;
+  data: unknown;
+}
+
+/** Sends an SSE stream; with `truncateAfter`, stops after that many frames without a terminal event. */
+export function sendSse(res: ServerResponse, events: FakeSseEvent[], truncateAfter?: number): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const frames = truncateAfter === undefined ? events : events.slice(0, truncateAfter);
+  for (const e of frames) {
+    const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
+    res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${data}\n\n`);
+  }
+  res.end();
+}
+
+/** Handles the faults every provider shares; returns true when the response was sent. */
+export function handleCommonFault(fault: Fault | undefined, res: ServerResponse): boolean {
+  if (!fault) return false;
+  switch (fault.kind) {
+    case 'status':
+      sendJson(res, fault.status, fault.body ?? {}, fault.headers);
+      return true;
+    case 'server-error':
+      sendJson(res, fault.status ?? 500, {
+        error: { message: 'The server had an error', type: 'server_error', param: null, code: null },
+      });
+      return true;
+    case 'hang':
+      return true; // never answer; the client's timeout or abort must end it
+    case 'reset':
+      res.socket?.destroy();
+      return true;
+    case 'malformed-json':
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"id":"resp_1","output":[{"type":"message"');
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Starts a fake server on 127.0.0.1 with a random port. */
+export async function startFakeServer(
+  handler: FakeHandler,
+  script: (Fault | undefined)[] = [],
+  options: FakeWindowOptions,
+): Promise<FakeServer> {
+  const requests: RecordedRequest[] = [];
+  const violations: string[] = [];
+  const state = { script: [...script], window: options.window };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        raw,
+      };
+      requests.push(rec);
+      const over =
+        state.window === UNCHECKED_OVERFLOW_TEST ? null : windowViolation(rec.path, body, state.window);
+      if (over !== null) {
+        violations.push(over);
+        sendJson(res, 400, { error: { type: 'fake_window_exceeded', message: over } });
+        return;
+      }
+      const fault = state.script.shift();
+      const answer = (f: Fault | undefined) => {
+        try {
+          handler(rec, f?.kind === 'ok' ? undefined : f, res);
+        } catch (e) {
+          sendJson(res, 500, { error: { message: `fake server bug: ${(e as Error).message}` } });
+        }
+      };
+      if (fault?.kind === 'hold') {
+        const { onClosed } = fault;
+        if (onClosed) res.on('close', () => onClosed());
+        fault.onHeld?.();
+        // The client may have gone (abort, timeout) by then: answering a closed socket is harmless.
+        void fault.until.then(
+          () => !res.destroyed && answer(undefined),
+          () => !res.destroyed && answer(undefined),
+        );
+      } else answer(fault);
+    });
+  });
+  // No server-side idle timeout: on a loaded machine the client's keep-alive timer can fire
+  // late and reuse a socket the server has just closed (ECONNRESET). The client closes idle
+  // sockets itself, and close() ends all connections.
+  server.keepAliveTimeout = 0;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const fake: FakeServer = {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    violations,
+    get script() {
+      return state.script;
+    },
+    set script(v) {
+      state.script = v;
+    },
+    get window() {
+      return state.window;
+    },
+    set window(v) {
+      state.window = v;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => {
+          if (e) reject(e);
+          else if (violations.length > 0) reject(new Error(violations.join('\n')));
+          else resolve();
+        });
+      }),
+  };
+  return fake;
+}
+
+/**
+ * Closes every server even when one reports window violations (a rejected close() must not
+ * leave the others listening, which kept jest from exiting), then rejects with all of them.
+ */
+export async function closeAll(...servers: (FakeServer | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(servers.map((s) => s?.close()));
+  const errors = results.flatMap((r) =>
+    r.status === 'rejected' ? [String((r.reason as Error).message)] : [],
+  );
+  if (errors.length > 0) throw new Error(errors.join('\n'));
+}
+
+/** Error bodies for context overflow in each provider's real shape. */
+export function overflowBody(shape: OverflowShape): { status: number; body: unknown } {
+  switch (shape) {
+    case 'openai-responses':
+      return {
+        status: 400,
+        body: {
+          error: {
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+            message:
+              'Your input exceeds the context window of this model. Please adjust your input and try again.',
+            param: 'input',
+          },
+        },
+      };
+    case 'openai-chat':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message:
+              "This model's maximum context length is 4097 tokens. However, your messages resulted in 4294 tokens. Please reduce the length of the messages.",
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        },
+      };
+    case 'deepseek':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message:
+              "This model's maximum context length is 131072 tokens. However, you requested 131134 tokens (122942 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.",
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_request_error',
+          },
+        },
+      };
+    case 'vllm':
+      return {
+        status: 400,
+        body: {
+          object: 'error',
+          message:
+            "This model's maximum context length is 32768 tokens. However, you requested 41648 tokens (37552 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+      };
+    case 'gemini':
+      return {
+        status: 400,
+        body: [
+          {
+            error: {
+              code: 400,
+              message:
+                'The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).',
+              status: 'INVALID_ARGUMENT',
+              details: [],
+            },
+          },
+        ],
+      };
+    case 'openrouter':
+      return {
+        status: 400,
+        body: {
+          error: {
+            code: 400,
+            message:
+              'This endpoint\'s maximum context length is 32768 tokens. However, you requested about 42832 tokens (42832 of text input). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
+          },
+        },
+      };
+    case 'groq':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: 'Please reduce the length of the messages or completion.',
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        },
+      };
+    case 'xai':
+      return {
+        status: 400,
+        body: {
+          code: 'Client specified an invalid argument',
+          error: "This model's maximum prompt length is 131072 but the request contains 136973 tokens.",
+        },
+      };
+    case 'anthropic':
+      return {
+        status: 400,
+        body: {
+          type: 'error',
+          error: {
+            type: 'invalid_request_error',
+            message: 'prompt is too long: 219898 tokens > 200000 maximum',
+          },
+          request_id: 'req_fake',
+        },
+      };
+    case 'anthropic-413':
+      return {
+        status: 413,
+        body: {
+          type: 'error',
+          error: {
+            type: 'request_too_large',
+            message: 'Request exceeds the maximum allowed number of bytes.',
+          },
+        },
+      };
+  }
+}

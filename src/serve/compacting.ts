@@ -1,0 +1,244 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transform } from 'node:stream';
+import { recordProviderUsage } from '../adapters/shared/usage.js';
+import {
+  catalogCapacity,
+  type ConversationProjection,
+  type Conversations,
+} from '../adapters/shared/conversations.js';
+import { UserError } from '../core/errors.js';
+import type { ClearingPolicy } from '../projection/index.js';
+import type { ServeMetrics } from './metrics.js';
+import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
+import type { SessionIndex } from './session-index.js';
+import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
+import { forwardedHeaders, type Upstream } from './upstream.js';
+import { usageTap } from './usage-tap.js';
+import { withSummaryContext } from './upstream-summarizer.js';
+
+/** What the compacting handler works with (one per server). */
+export interface CompactingContext {
+  conversations: Conversations;
+  index: SessionIndex;
+  metrics: ServeMetrics;
+  upstream: Upstream;
+  /** The upstream URL for a request path of a protocol. */
+  upstreamUrl(protocol: ProtocolName, pathAndQuery: string): string;
+  capacity?: number;
+  maxBodyBytes: number;
+  /** The clearing settings the server was started with (over {@link clearingFor}'s). */
+  policy?: Partial<ClearingPolicy>;
+  /** What each session's last request did, for the sessions endpoint. */
+  lastRequests: Map<string, LastRequest>;
+}
+
+/** What a session's last request did (shown by `GET /compactor/sessions/:id`). */
+export interface LastRequest {
+  protocol: ProtocolName;
+  model: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  compacted: boolean;
+  at: string;
+}
+
+/** Header naming the session of a request (sent by the client, returned by the proxy). */
+export const SESSION_HEADER = 'x-compactor-session';
+
+/**
+ * How the proxy clears old tool results unless told otherwise: rarely and a lot at a time.
+ * Every clearing step changes the request's prefix, and so costs the provider's prompt cache;
+ * clearing everything but the newest result once at least three quarters of the window can be
+ * freed keeps consecutive requests identical up to their new messages for several turns. In
+ * large windows that much is rarely clearable before compaction, which then does the work.
+ */
+export function clearingFor(capacity: number): Partial<ClearingPolicy> {
+  return {
+    enabled: true,
+    keepToolUses: 1,
+    keepRecentToolBatches: 1,
+    clearAtLeast: Math.floor(capacity * 0.75),
+  };
+}
+
+/** A request the proxy cannot serve, answered in the protocol's error shape. */
+export class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs `work`; a problem with the request itself (e.g. its system prompt and tools alone do
+ * not fit the window) is the client's to fix: a 400 saying what, not a server error.
+ */
+export async function refusingUserErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof UserError) throw new Refused(400, `compactor: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Reads a body and turns the failures into answers the client understands. */
+export async function readParsed(
+  req: IncomingMessage,
+  protocol: ProtocolName,
+  limit: number,
+  countTokens = false,
+) {
+  let body: Buffer;
+  try {
+    body = await readBody(req, limit);
+  } catch (e) {
+    if (e instanceof BodyTooLarge) throw new Refused(413, `compactor: ${e.message}`);
+    throw e;
+  }
+  const text = body.toString('utf8');
+  try {
+    return { text, parsed: parseRequest(protocol, text, countTokens) };
+  } catch (e) {
+    if (e instanceof UserError) throw new Refused(400, `compactor: malformed request: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The session a request belongs to: the client's header, an id it already sends, else its history. */
+function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: SessionIndex): string {
+  const header = req.headers[SESSION_HEADER];
+  const given = Array.isArray(header) ? header[0] : header;
+  if (given !== undefined && given.trim() !== '') return given.trim();
+  if (parsed.clientSessionId !== undefined)
+    return index.place(parsed.clientSessionId, parsed.messages, parsed.prefix);
+  return index.find(parsed.messages, parsed.prefix);
+}
+
+/** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */
+function projectRequest(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  parsed: ParsedRequest,
+  id: string,
+  capacity: number,
+  signal: AbortSignal,
+): Promise<ConversationProjection> {
+  const { protocol } = parsed;
+  const summaryContext = {
+    protocol,
+    model: parsed.model,
+    url: ctx.upstreamUrl(protocol, req.url ?? '/'),
+    headers: forwardedHeaders(req.headers),
+    upstream: ctx.upstream,
+    signal,
+  };
+  return refusingUserErrors(() =>
+    withSummaryContext(summaryContext, () =>
+      ctx.conversations.project({
+        conversationId: id,
+        system: parsed.envelope.system,
+        tools: parsed.envelope.tools,
+        messages: parsed.messages,
+        model: { id: parsed.model },
+        policy: { ...clearingFor(capacity), ...ctx.policy },
+        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+      }),
+    ),
+  );
+}
+
+/** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
+export async function handleCompacting(
+  ctx: CompactingContext,
+  protocol: ProtocolName,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<string> {
+  const started = process.hrtime.bigint();
+  try {
+    const { text, parsed } = await readParsed(req, protocol, ctx.maxBodyBytes);
+    const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
+    const skip =
+      parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
+    if (parsed.passthrough !== undefined || capacity === undefined) {
+      await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
+      return 'passthrough';
+    }
+    const id = sessionIdOf(req, parsed, ctx.index);
+    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
+    ctx.index.update(id, parsed.messages, parsed.prefix);
+    const counts = recordProjection(ctx, id, parsed, projection);
+    const body = writeRequest(parsed, projection.messages);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
+    // The provider's own count of what was sent anchors the session's next estimate.
+    const tap = usageTap(parsed.stream, (usage) => {
+      if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
+    });
+    const headers = {
+      [SESSION_HEADER]: id,
+      'x-compactor-tokens-before': String(counts.tokensBefore),
+      'x-compactor-tokens-after': String(counts.tokensAfter),
+      'x-compactor-compacted': String(projection.compacted),
+    };
+    await forward(ctx, protocol, req, res, body, signal, headers, tap);
+    return 'projected';
+  } catch (e) {
+    if (!(e instanceof Refused)) throw e;
+    sendJsonText(res, e.status, errorBody(protocol, e.status, e.message));
+    return `refused-${e.status}`;
+  }
+}
+
+/** Counts what a projection did (metrics, the session's last request) and returns its token counts. */
+function recordProjection(
+  ctx: CompactingContext,
+  id: string,
+  parsed: ParsedRequest,
+  projection: ConversationProjection,
+): LastRequest {
+  const { session } = projection;
+  const fixed = session.limits.prefixTokens ?? 0;
+  const last: LastRequest = {
+    protocol: parsed.protocol,
+    model: parsed.model,
+    tokensBefore: fixed + session.estimator.history(parsed.messages),
+    tokensAfter: fixed + session.estimator.history(projection.messages),
+    compacted: projection.compacted,
+    at: new Date().toISOString(),
+  };
+  const labels = { protocol: parsed.protocol };
+  ctx.metrics.tokensBefore.inc(labels, last.tokensBefore);
+  ctx.metrics.tokensAfter.inc(labels, last.tokensAfter);
+  if (projection.compacted) ctx.metrics.compactions.inc(labels);
+  if (projection.summaryCalls > 0) ctx.metrics.summaryCalls.inc(labels, projection.summaryCalls);
+  ctx.lastRequests.set(id, last);
+  return last;
+}
+
+/** Sends a body upstream with the client's headers and relays the answer with `extra` headers. */
+export async function forward(
+  ctx: CompactingContext,
+  protocol: ProtocolName,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: string,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+  tap?: Transform,
+): Promise<void> {
+  const headers = forwardedHeaders(req.headers);
+  headers['content-type'] = 'application/json';
+  const upstream = await ctx.upstream.send(
+    ctx.upstreamUrl(protocol, req.url ?? '/'),
+    { method: 'POST', headers, body },
+    signal,
+  );
+  if (upstream.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(upstream.status) });
+  // Only a successful answer's usage describes the request that was sent.
+  await relayResponse(res, upstream, extra, upstream.status === 200 ? tap : undefined);
+}

@@ -1,0 +1,222 @@
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createConversations } from '../adapters/shared/conversations.js';
+import { UserError } from '../core/errors.js';
+import { httpLimits } from '../providers/http-limits.js';
+import { handleCountTokens } from './count-tokens.js';
+import { Refused, handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
+import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
+import { createServeMetrics, type ServeMetrics } from './metrics.js';
+import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
+import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
+import { createSessionIndex } from './session-index.js';
+import { sessionState } from './sessions-endpoint.js';
+import { createUpstream, forwardedHeaders } from './upstream.js';
+import { upstreamSummarizer } from './upstream-summarizer.js';
+
+/** A running proxy. */
+export interface RunningServer {
+  /** Where it listens: `http://HOST:PORT` (the port it got when asked for 0). */
+  url: string;
+  /** Stops taking requests, lets the ones in flight finish, then closes every session. */
+  close(): Promise<void>;
+}
+
+/** The upstream URL of a request path: the client's path below the upstream's base (`/v1` once). */
+function upstreamUrlOf(base: string, pathAndQuery: string): string {
+  const trimmed = base.replace(/\/+$/, '');
+  const under = pathAndQuery.startsWith('/v1/') || pathAndQuery === '/v1';
+  return under && trimmed.endsWith('/v1') ? trimmed + pathAndQuery.slice(3) : trimmed + pathAndQuery;
+}
+
+/** Anthropic clients send their key in `x-api-key` and a version header; everything else is OpenAI-shaped. */
+function isAnthropicRequest(req: IncomingMessage, path: string): boolean {
+  return (
+    errorProtocolOfPath(path) === 'anthropic' ||
+    req.headers['anthropic-version'] !== undefined ||
+    req.headers['x-api-key'] !== undefined
+  );
+}
+
+/** The status and one-line message a failed request is answered with. */
+function failureAnswer(e: unknown): [number, string] {
+  if (e instanceof BodyTooLarge) return [413, `compactor: ${e.message}`];
+  if (e instanceof Refused) return [e.status, e.message];
+  const code = (e as { code?: string } | undefined)?.code ?? '';
+  const message = (e as Error | undefined)?.message ?? String(e);
+  if (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code))
+    return [502, `compactor: the upstream did not answer (${message})`];
+  return [500, `compactor: ${message}`];
+}
+
+const LOCAL_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
+
+/**
+ * An upstream that is this server itself (a shell that already points ANTHROPIC_BASE_URL or
+ * OPENAI_BASE_URL at the proxy starts it): every request would come back forever.
+ */
+function selfUpstream(o: ResolvedServeOptions, port: number): string | undefined {
+  const own = (url: string) => {
+    const u = new URL(url);
+    const p = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    return p === port && (LOCAL_NAMES.has(u.hostname) || u.hostname === o.host);
+  };
+  for (const [name, url, variable] of [
+    ['Anthropic', o.anthropicUpstream, 'ANTHROPIC_BASE_URL'],
+    ['OpenAI', o.openaiUpstream, 'OPENAI_BASE_URL'],
+  ] as const)
+    if (own(url))
+      return `serve: the ${name} upstream ${url} is this server itself (is ${variable} set to the proxy in this shell?); give --${name.toLowerCase()}-upstream`;
+  return undefined;
+}
+
+/** Everything one server's requests share. */
+interface ServerParts extends CompactingContext {
+  options: ResolvedServeOptions;
+}
+
+function serverParts(o: ResolvedServeOptions): ServerParts {
+  const { policy, ...shared } = o.session;
+  const conversations = createConversations({
+    ...shared,
+    limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
+    ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
+    ...(o.http ? { http: o.http } : {}),
+    ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+    ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
+  });
+  return {
+    options: o,
+    conversations,
+    index: createSessionIndex(o.dataDir),
+    metrics: createServeMetrics(),
+    upstream: createUpstream(httpLimits(o.http ?? {})),
+    upstreamUrl: (protocol: ProtocolName, path: string) =>
+      upstreamUrlOf(protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream, path),
+    ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
+    ...(policy !== undefined ? { policy } : {}),
+    maxBodyBytes: o.maxBodyBytes,
+    lastRequests: new Map<string, LastRequest>(),
+  };
+}
+
+/** Answers one request; resolves to the protocol and outcome it is counted under. */
+async function route(
+  p: ServerParts,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<[string, string]> {
+  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const method = req.method ?? 'GET';
+  const token = p.options.authToken;
+  if (token !== undefined && req.headers['x-compactor-token'] !== token) {
+    const shape = errorProtocolOfPath(path);
+    sendJsonText(res, 401, errorBody(shape, 401, 'compactor: missing or wrong x-compactor-token header'));
+    return ['other', 'unauthorized'];
+  }
+  if (method === 'GET' && path === '/metrics') {
+    const text = await p.metrics.registry.metrics();
+    res.writeHead(200, { 'content-type': p.metrics.registry.contentType }).end(text);
+    return ['other', 'metrics'];
+  }
+  const sessionPath = /^\/compactor\/sessions\/([^/]+)$/.exec(path);
+  if (method === 'GET' && sessionPath) {
+    const id = decodeURIComponent(sessionPath[1]);
+    const state = sessionState(p.conversations, id, p.lastRequests.get(id));
+    if (state === undefined)
+      sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
+    else sendJsonText(res, 200, JSON.stringify(state, null, 2));
+    return ['other', 'session'];
+  }
+  if (method === 'POST' && path === '/v1/messages/count_tokens')
+    return ['anthropic', await handleCountTokens(p, req, res, signal)];
+  const protocol = protocolOfPath(method, path);
+  if (protocol !== undefined) return [protocol, await handleCompacting(p, protocol, req, res, signal)];
+  // Every other path (model lists, token counts …) goes to the upstream as it came.
+  const target = p.upstreamUrl(isAnthropicRequest(req, path) ? 'anthropic' : 'openai-chat', req.url ?? '/');
+  const hasBody = method !== 'GET' && method !== 'HEAD';
+  const headers = forwardedHeaders(req.headers);
+  const body = hasBody ? await readBody(req, p.maxBodyBytes) : undefined;
+  const answer = await p.upstream.send(target, { method, headers, ...(body ? { body } : {}) }, signal);
+  await relayResponse(res, answer, {});
+  return ['other', 'forwarded'];
+}
+
+/** Counts a request that failed and answers it in its protocol's error shape. */
+function answerFailure(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
+  metrics.requests.inc({ protocol: shape, outcome: 'failed' });
+  const [status, message] = failureAnswer(e);
+  if (status === 502) metrics.upstreamErrors.inc({ protocol: shape, status: 'none' });
+  sendJsonText(res, status, errorBody(shape, status, message));
+}
+
+/** The request listener, and the requests it is serving (a close waits for them). */
+function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Promise<void>> } {
+  const inFlight = new Set<Promise<void>>();
+  const handle: RequestListener = (req, res) => {
+    const started = process.hrtime.bigint();
+    const aborted = new AbortController();
+    // The client went away before its answer was complete: the upstream request stops too.
+    res.on('close', () => {
+      if (!res.writableFinished) aborted.abort();
+    });
+    const done = route(p, req, res, aborted.signal)
+      .then(([protocol, outcome]) => {
+        p.metrics.requests.inc({ protocol, outcome });
+        p.metrics.requestSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
+      })
+      .catch((e: unknown) => answerFailure(p.metrics, req, res, e))
+      .finally(() => inFlight.delete(done));
+    inFlight.add(done);
+  };
+  return { handle, inFlight };
+}
+
+/**
+ * Starts `compactor serve`: a proxy in front of Anthropic- and OpenAI-shaped upstreams that
+ * keeps every conversation it sees in a session, fits each request to the model's window and
+ * forwards it. Resolves once it listens.
+ */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const o = resolveServeOptions(options);
+  const parts = serverParts(o);
+  const { handle, inFlight } = listener(parts);
+  const server = createServer(handle);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const loop = selfUpstream(o, port);
+  if (loop !== undefined) {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    parts.conversations.close();
+    await parts.upstream.close();
+    throw new UserError(loop);
+  }
+  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // Requests already being served finish; their connections close once they have.
+        while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+        server.closeAllConnections();
+        await stopped;
+        parts.conversations.close();
+        await parts.upstream.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { GOAL_LINE, TASK } from '../../dev/loops/loop-matrix.js';
+import { auditPrompt, freeAuditEncoder } from '../../dev/loops/prompt-audit.js';
+import { startServer } from '../../src/serve/index.js';
+import { freeEncoders } from '../../src/estimate/index.js';
+import { FINAL_TEXT, startFakeAgentUpstream } from '../support/fake-agent-upstream.js';
+import type { RecordedRequest } from '../support/fake-http.js';
+import {
+  conversationOf,
+  runClientLoop,
+  seenPromptOf,
+  type ClientLoop,
+  type ServeProtocol,
+} from '../support/serve-client-loops.js';
+
+afterAll(() => {
+  freeAuditEncoder();
+  freeEncoders();
+});
+
+const WINDOW = 16_000;
+const STEPS = 30;
+const RESULT_TOKENS = 4_000;
+const MAX_TOKENS = 1_024;
+const KEY = 'sk-test-serve-loop-credential';
+const MODELS: Record<ServeProtocol, string> = {
+  anthropic: 'claude-sonnet-4-6',
+  'openai-chat': 'gpt-4o',
+  'openai-responses': 'gpt-4o',
+};
+
+const loopOf = (r: RecordedRequest) => r.headers['x-test-loop'];
+
+/**
+ * Where consecutive requests of a loop stop sharing their prefix: the indices of requests
+ * whose conversation list does not start with the previous one's, byte for byte up to the end
+ * of its last message.
+ */
+function prefixBreaks(protocol: ServeProtocol, requests: RecordedRequest[]): number[] {
+  const breaks: number[] = [];
+  for (let i = 1; i < requests.length; i++) {
+    const before = conversationOf(protocol, requests[i - 1].body).map((m) => JSON.stringify(m));
+    const after = conversationOf(protocol, requests[i].body).map((m) => JSON.stringify(m));
+    // Byte for byte: the two bodies agree up to the point where the previous one closes its list.
+    const a = requests[i - 1].raw;
+    const b = requests[i].raw;
+    let common = 0;
+    while (common < a.length && a[common] === b[common]) common++;
+    const shared = before.every((m, k) => after[k] === m) && /^\s*\]/.test(a.slice(common));
+    if (!shared) breaks.push(i);
+  }
+  return breaks;
+}
+
+describe('compactor serve: 30-step tool loops of the official clients at a 16k window', () => {
+  for (const protocol of ['anthropic', 'openai-chat', 'openai-responses'] as const)
+    for (const stream of [false, true])
+      it(`H1/C1/N1: ${protocol} ${stream ? 'streaming' : 'JSON'}: two loops in parallel finish; every upstream request fits, is paired, keeps the task and belongs to its own session`, async () => {
+        const upstream = await startFakeAgentUpstream({ window: WINDOW });
+        const server = await startServer({
+          port: 0,
+          capacity: WINDOW,
+          anthropicUpstream: upstream.url,
+          openaiUpstream: upstream.url,
+          http: { retries: 0 },
+        });
+        try {
+          const base = {
+            protocol,
+            stream,
+            proxy: server.url,
+            steps: STEPS,
+            resultTokens: RESULT_TOKENS,
+            model: MODELS[protocol],
+            maxTokens: MAX_TOKENS,
+            apiKey: KEY,
+          };
+          const loops: ClientLoop[] = [
+            { ...base, loop: 'A', task: TASK, identify: 'client-field' },
+            { ...base, loop: 'B', task: `${TASK}\nStart with the providers.`, identify: 'history' },
+          ];
+          const results = await Promise.all(loops.map(runClientLoop));
+          for (const [i, r] of results.entries()) {
+            expect(r.finalText).toBe(FINAL_TEXT);
+            expect(r.streamProblems).toEqual([]);
+            expect(r.sessions.size).toBeLessThanOrEqual(1);
+            if (i === 1 && r.sessions.size > 0)
+              expect([...r.sessions][0]).not.toBe([...results[0].sessions][0]);
+          }
+          for (const l of loops) {
+            const other = l.loop === 'A' ? 'B' : 'A';
+            const requests = upstream.requests.filter((r) => loopOf(r) === l.loop);
+            expect(requests).toHaveLength(STEPS + 1);
+            const audits = requests.map((r) => auditPrompt(seenPromptOf(protocol, r.body), GOAL_LINE));
+            const largest = Math.max(...audits.map((a) => a.tokens));
+            expect(largest + MAX_TOKENS).toBeLessThanOrEqual(WINDOW);
+            expect(audits.filter((a) => !a.pairingValid)).toEqual([]);
+            expect(audits.filter((a) => !a.taskPresent)).toEqual([]);
+            expect(requests.filter((r) => r.raw.includes(`call_${other}_`))).toEqual([]);
+            // The client's own credential reached the upstream with every request.
+            const credential = (r: RecordedRequest) =>
+              String(r.headers.authorization ?? r.headers['x-api-key']);
+            expect(requests.filter((r) => !credential(r).endsWith(KEY))).toEqual([]);
+            // The prefix changes only where the projection changes (a clearing step or a
+            // compaction), and those are rare: at most every other request.
+            const breaks = prefixBreaks(protocol, requests);
+            const summaries = new Set(audits.flatMap((a) => a.summaries)).size;
+            console.log(
+              `${protocol} ${stream ? 'stream' : 'json'} loop ${l.loop}: largest prompt ${largest} tokens, ${breaks.length} prefix changes in ${STEPS} steps, ${summaries} summaries`,
+            );
+            const cleared = (r: RecordedRequest) => r.raw.split('tool_result_clearing').length - 1;
+            const projectionChanged = (i: number) =>
+              cleared(requests[i]) > cleared(requests[i - 1]) ||
+              audits[i].summaries.join() !== audits[i - 1].summaries.join();
+            expect(breaks.filter((i) => !projectionChanged(i))).toEqual([]);
+            expect(breaks.length).toBeLessThanOrEqual(STEPS / 2);
+          }
+        } finally {
+          await server.close();
+          await upstream.close();
+        }
+      });
+});
