@@ -179,8 +179,14 @@ export {
 // Durable store (R1, R2).
 export {
   openSessionStore,
+  fileStore,
+  memoryStore,
   loadEventLog,
   type SessionStore,
+  type FileSessionStore,
+  type SessionStoreSource,
+  type MemoryStore,
+  type MemoryRecords,
   type CompactionRecord,
   type BoundaryInfo,
   type ThreadEvent,

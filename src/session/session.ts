@@ -26,7 +26,7 @@ import type {
   SessionTurnOptions,
   SessionTurnResult,
 } from './session-types.js';
-import { openStoredHistory, type StoredHistory } from './stored-history.js';
+import { openStoredHistory, storeSource, type StoredHistory } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
 
@@ -95,10 +95,10 @@ class Session implements CompactorSession {
     this.cacheHealth = createCacheHealthMonitor(options.cacheHealth);
     this.log = options.log ?? (() => undefined);
     this.envelope = data.envelope;
-    this.stored = data.sessionDir
+    const source = storeSource(options);
+    this.stored = source
       ? openStoredHistory({
-          dir: data.sessionDir,
-          lock: options.storeLock,
+          source,
           startOver: data.startOver,
           history: data.history,
           writes: data.storeWrites ?? 'immediate',
@@ -171,7 +171,7 @@ class Session implements CompactorSession {
       const before = this.live;
       const { runner, summarizer } = buildSessionRunner(this.ctx, this.limits, this.envelope, 'automatic');
       // With a store every step is checkpointed, so a killed turn can be resumed (R2).
-      const checkpointPath = this.stored
+      const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
       const restoreCheckpoint = checkpointPath ? keepCheckpoint(checkpointPath) : () => undefined;
