@@ -16,7 +16,7 @@ import { sessionLimits } from './limits.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
-import { resolveSessionRoute, withSummarizer } from './route.js';
+import { resolveSessionRoute, withSummarizer, type SessionRoute } from './route.js';
 import { buildSessionRunner, type CacheCarry, type RunnerContext } from './session-runner.js';
 import type {
   CompactOptions,
@@ -50,8 +50,11 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
   return new Session(options);
 }
 
-/** The one composition root of the library and the CLI (see {@link CompactorSession}). */
-class Session implements CompactorSession {
+/**
+ * The one composition root of the library and the CLI (see {@link CompactorSession}). A host
+ * that runs sessions durably passes `wrapProviderClients` to record every provider call.
+ */
+export class Session implements CompactorSession {
   readonly estimator: Estimator;
   readonly cacheHealth: CacheHealthMonitor;
   readonly resumedFrom: number;
@@ -71,17 +74,15 @@ class Session implements CompactorSession {
   private busy = false;
   private turns = 0;
 
-  constructor(options: CompactorSessionOptions) {
+  constructor(options: CompactorSessionOptions, wrapProviderClients = (route: SessionRoute) => route) {
     const parsed = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
     // The top-level preset is shorthand for policy.preset (which wins when both are given).
     const data =
       parsed.preset === undefined
         ? parsed
         : { ...parsed, policy: { preset: parsed.preset, ...parsed.policy } };
-    const route = withSummarizer(
-      resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http),
-      options.summarizer,
-    );
+    const base = resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http);
+    const route = wrapProviderClients(withSummarizer(base, options.summarizer));
     this.data = data;
     this.estimator = route.estimator;
     this.ctx = {
