@@ -47,17 +47,17 @@ const artifactKey = (boundary: string) => `artifact:${boundary}`;
 type StoredRecords = Omit<MemoryRecords, 'artifacts'>;
 
 const AppendInput = z.strictObject({ messages: z.array(MessageSchema) });
-const TurnInput = z.strictObject({ pending: z.array(MessageSchema).optional() }).optional();
+const TurnInput = z.strictObject({ pending: z.array(MessageSchema).optional() }).nullish();
 const CompactInput = z
   .strictObject({
     mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
     instructions: z.string().optional(),
     previousModel: z.string().min(1).optional(),
   })
-  .optional();
+  .nullish();
 const PrepareInput = z
   .strictObject({ interactive: z.boolean().optional(), nativeContextEdits: z.boolean().optional() })
-  .optional();
+  .nullish();
 const RestoreInput = z.strictObject({ boundary: z.string().min(1) });
 
 /** What `runTurn` answers: the turn's outcome and the next request to send. */
@@ -83,7 +83,7 @@ export interface ObjectSessionState {
 
 /** Reading a handler's input, opening the session from state and saving what a run committed. */
 function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSessionOptions) {
-  /** Input checked against `schema`; a bad one fails the call for good (a retry cannot fix it). */
+  /** Input checked against `schema` (no body and `null` alike); a bad one fails the call for good. */
   const input = <T>(schema: z.ZodType<T>, value: unknown, where: string): T => {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
