@@ -143,12 +143,15 @@ export class RestateServer {
     await this.start();
   }
 
-  /** Registers a deployment reached over HTTP/1.1 (request-response, so a balancer can spread it). */
-  async register(uri: string): Promise<void> {
+  /**
+   * Registers a deployment; over HTTP/1.1 (request-response) by default, so a balancer can
+   * spread calls over workers. The latest deployment serves new calls.
+   */
+  async register(uri: string, http1 = true): Promise<void> {
     const res = await fetch(`${this.admin}/deployments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ uri, use_http_11: true, force: true }),
+      body: JSON.stringify({ uri, use_http_11: http1, force: true }),
     });
     if (!res.ok) throw new Error(`registering ${uri}: ${res.status} ${await res.text()}`);
   }

@@ -4,7 +4,8 @@
  * Runs under Node 24 (the SDK needs 22 or newer). The session route comes from the
  * environment: WORKER_ROUTE (JSON route options, default offline) and WORKER_CAPACITY.
  * WORKER_BENCH_STEPS=1 adds the object `benchSteps`, whose `run(n)` records n empty steps
- * (the benchmark's cost of one recorded step).
+ * (the benchmark's cost of one recorded step). WORKER_HTTP2=1 serves HTTP/2 instead (one
+ * worker per deployment; register without --use-http1.1).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,7 +31,13 @@ if (process.env.WORKER_BENCH_STEPS === '1') {
     }),
   );
 }
-const server = createServer(served.handler({ bidirectional: false }));
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
-});
+if (process.env.WORKER_HTTP2 === '1') {
+  // HTTP/2, one stream per call: recorded steps are acknowledged on the open stream.
+  const port = await served.listen(0);
+  process.stdout.write(`listening ${port}\n`);
+} else {
+  const server = createServer(served.handler({ bidirectional: false }));
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`listening ${(server.address() as AddressInfo).port}\n`);
+  });
+}
