@@ -1,8 +1,9 @@
 /**
  * `context-compactor/restate`: Compactor sessions as a Restate virtual object, so a session
  * outlives the machine it started on (see the README's "Durable sessions on Restate").
- * Needs Node 22 or newer and the optional peer dependency `@restatedev/restate-sdk`; both are
- * checked when the object or endpoint is created, with a one-line error naming what is missing.
+ * The object and endpoint need Node 22 or newer and the optional peer dependency
+ * `@restatedev/restate-sdk` (checked when they are created, with a one-line error naming what
+ * is missing); `restateStore`, a client over the ingress, runs anywhere.
  */
 export {
   compactorSession,
@@ -13,4 +14,5 @@ export {
   type ObjectTurnResult,
   type ObjectSessionState,
 } from './session-object.js';
+export { restateStore, type RestateStore, type RestateStoreOptions } from './restate-store.js';
 export { MIN_NODE_MAJOR, type RestateEndpoint, type ServiceDefinition } from './sdk.js';

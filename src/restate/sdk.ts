@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { UserError } from '../core/errors.js';
 
 /**
  * The part of `@restatedev/restate-sdk` this entry uses, and the one place that loads it.
@@ -73,4 +74,14 @@ export function restateSdk(): RestateSdk {
     );
   }
   return loaded;
+}
+
+/** A user error (bad options, bad input, damaged state) fails the call for good: a retry cannot fix it. */
+export function terminalOnUserError<T>(sdk: RestateSdk, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof UserError) throw new sdk.TerminalError(e.message, { errorCode: 400 });
+    throw e;
+  }
 }

@@ -1,15 +1,16 @@
 import { z } from 'zod';
-import { UserError } from '../core/errors.js';
 import { MessageSchema, type Message } from '../messages/message.js';
 import { Session } from '../session/session.js';
 import type { CompactorSessionOptions } from '../session/options.js';
-import { memoryStore, type BoundaryInfo, type MemoryRecords, type MemoryStore } from '../store/index.js';
+import { memoryStore, type BoundaryInfo, type MemoryStore } from '../store/index.js';
 import { journaledClients } from './journaled-clients.js';
+import { artifactKey, RECORDS_KEY, storeHandlers, type StoredRecords } from './store-handlers.js';
 import {
   restateSdk,
   type ObjectContext,
   type ObjectSharedContext,
   type RestateEndpoint,
+  terminalOnUserError,
   type RestateSdk,
   type ServiceDefinition,
 } from './sdk.js';
@@ -39,12 +40,6 @@ export interface CompactorSessionObjectOptions {
   /** Route, limits, policy … of the sessions (default: the offline route). */
   session?: ObjectSessionOptions;
 }
-
-/** Object state keys: the records without artifacts, and one key per pre-compaction history. */
-const RECORDS_KEY = 'records';
-const artifactKey = (boundary: string) => `artifact:${boundary}`;
-
-type StoredRecords = Omit<MemoryRecords, 'artifacts'>;
 
 const AppendInput = z.strictObject({ messages: z.array(MessageSchema) });
 const TurnInput = z.strictObject({ pending: z.array(MessageSchema).optional() }).nullish();
@@ -123,6 +118,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
   return sdk.object({
     name,
     handlers: {
+      ...storeHandlers(sdk, name, input),
       append: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const { messages } = input(AppendInput, raw, 'append');
         const { session, store } = await open(ctx);
@@ -178,16 +174,6 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
 /** An endpoint serving the object: `endpoint().listen(9080)`, or `.bind(...)` more services first. */
 export function endpoint(options: CompactorSessionObjectOptions = {}): RestateEndpoint {
   return restateSdk().endpoint().bind(compactorSession(options));
-}
-
-/** A session that cannot be opened (bad options, damaged state) fails the call for good. */
-function terminalOnUserError<T>(sdk: RestateSdk, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof UserError) throw new sdk.TerminalError(e.message, { errorCode: 400 });
-    throw e;
-  }
 }
 
 /** Plain JSON data (what the ingress answers). */

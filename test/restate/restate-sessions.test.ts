@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Message } from '../../src/messages/message.js';
-import type { ObjectSessionState, ObjectTurnResult } from '../../src/restate/index.js';
+import { msg, type Message } from '../../src/messages/message.js';
+import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '../../src/restate/index.js';
+import { createCompactorSession } from '../../src/session/index.js';
 import type { BoundaryInfo } from '../../src/store/index.js';
 import { isSummaryMessage } from '../../src/summary/index.js';
 import { deferred } from '../support/deferred.js';
@@ -148,8 +149,30 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual(history);
   });
 
+  it('R1/R2: restateStore keeps a session run in this process in the object; a second writer is refused, the object continues the session', async () => {
+    const key = 'store-client';
+    const history = agentSteps(key, STEPS);
+    const [mine, other] = await Promise.all([0, 1].map(() => restateStore({ ingress: server.ingress, key })));
+    const s = createCompactorSession({ store: mine, history, limits: { capacity: CAPACITY } });
+    expect((await s.compact()).status).toBe('compacted');
+    await mine.save();
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.history).toEqual(s.history);
+    expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual(history);
+    // Loaded before the first writer saved: its records would overwrite the compaction.
+    createCompactorSession({ store: other, history: [msg.user('another writer')] });
+    await expect(other.save()).rejects.toThrow(/: 409 .*another writer holds it$/);
+    const turn = await call<ObjectTurnResult>(key, 'runTurn', { pending: agentSteps(key, 1, 200, STEPS) });
+    expect(turn.historyLength).toBe(s.history.length + 4);
+    const reloaded = createCompactorSession({ store: await restateStore({ ingress: server.ingress, key }) });
+    expect(reloaded.history).toEqual((await call<ObjectSessionState>(key, 'state')).history);
+    await expect(restateStore({ ingress: 'not a url', key })).rejects.toThrow(
+      /^restateStore: options\.ingress: /,
+    );
+  });
+
   it('a restart of the Restate server loses nothing committed, and sessions go on after it', async () => {
-    const keys = ['concurrent-0', 'concurrent-19', 'one-writer', 'killed-mid-summary'];
+    const keys = ['concurrent-0', 'concurrent-19', 'one-writer', 'killed-mid-summary', 'store-client'];
     const before = await Promise.all(keys.map((k) => call<ObjectSessionState>(k, 'state')));
     await server.restart();
     const after = await Promise.all(keys.map((k) => call<ObjectSessionState>(k, 'state')));
