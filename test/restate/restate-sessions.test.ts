@@ -98,6 +98,9 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     }
     // Both workers ran turns: each one's fake provider got summary requests.
     expect(summaryRequests().every((n) => n > 0)).toBe(true);
+    // Over HTTP/1.1 a recorded step ends the request and Restate calls the handler again, which
+    // replays the turn up to the step: one request per compaction means replays read the
+    // recorded summary back instead of sending it again.
     expect(summaryRequests().reduce((a, b) => a + b)).toBe(20);
   });
 
