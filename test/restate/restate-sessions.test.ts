@@ -152,6 +152,22 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual(history);
   });
 
+  it('L6/S4: a failed summary call is recorded too: the retried run takes the same failure path without sending it again', async () => {
+    const key = 'summary-refused';
+    await call(key, 'append', { messages: agentSteps(key, STEPS) });
+    const before = summaryRequests();
+    for (const f of fakes)
+      f.script.push({ kind: 'status', status: 400, body: { error: { message: 'bad request' } } });
+    const turn = await call<ObjectTurnResult>(key, 'runTurn');
+    const sent = summaryRequests().map((n, i) => n - before[i]!);
+    expect(sent.reduce((a, b) => a + b)).toBe(1);
+    expect(turn.boundary).toBeNull();
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.boundaries).toEqual([]);
+    expect(state.messagesRecorded).toBe(4 * STEPS);
+    for (const f of fakes) f.script.length = 0; // the other worker's fault was never used
+  });
+
   it('R1/R2: restateStore keeps a session run in this process in the object; a second writer is refused, the object continues the session', async () => {
     const key = 'store-client';
     const history = agentSteps(key, STEPS);
