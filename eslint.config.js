@@ -16,7 +16,7 @@ const LAYERS = [
   },
   { layer: 'runtime', folders: ['runtime'] },
   { layer: 'session', folders: ['session'] },
-  { layer: 'front ends', folders: ['cli', 'adapters', 'bin', 'testing'] },
+  { layer: 'front ends', folders: ['cli', 'adapters', 'bin', 'testing', 'restate'] },
 ];
 const ROOT_FILES = { 'src/*.ts': 'session', 'src/version.ts': 'core' };
 // Nothing but the bin and the CLI itself imports the CLI (framework adapters neither).
