@@ -17,7 +17,7 @@ const LAYERS = [
   },
   { layer: 'runtime', folders: ['runtime'] },
   { layer: 'session', folders: ['session', 'entries'] },
-  { layer: 'front ends', folders: ['cli', 'adapters', 'serve', 'bin', 'testing'] },
+  { layer: 'front ends', folders: ['cli', 'adapters', 'serve', 'bin', 'testing', 'restate'] },
 ];
 const ROOT_FILES = { 'src/*.ts': 'session', 'src/version.ts': 'core' };
 // Nothing but the bin and the CLI itself imports the CLI (framework adapters neither).

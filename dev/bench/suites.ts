@@ -2,6 +2,7 @@ import { estimatorSuite } from './estimator-bench.js';
 import { loopsSuite } from './loops-bench.js';
 import { peerSpeedSuite } from './peer-speed-bench.js';
 import { projectionSuite } from './projection-bench.js';
+import { restateSuite } from './restate-bench.js';
 import { retentionSuite } from './retention-bench.js';
 import { scaleSuite } from './scale-bench.js';
 import { serveSuite } from './serve-bench.js';
@@ -18,4 +19,5 @@ export const suites: BenchSuite[] = [
   startupSuite,
   loopsSuite,
   serveSuite,
+  restateSuite,
 ];

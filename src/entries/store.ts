@@ -4,10 +4,16 @@
  */
 export {
   openSessionStore,
+  fileStore,
+  memoryStore,
   loadEventLog,
   ThreadEventSchema,
   CompactBoundarySchema,
   type SessionStore,
+  type FileSessionStore,
+  type SessionStoreSource,
+  type MemoryStore,
+  type MemoryRecords,
   type CompactionRecord,
   type BoundaryInfo,
   type ThreadEvent,

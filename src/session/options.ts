@@ -18,7 +18,7 @@ import type { HttpOptions } from '../providers/http.js';
 import { HttpOptionsSchema } from '../providers/http-limits.js';
 import type { SummaryClient } from '../providers/types.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
-import type { LockOptions } from '../store/index.js';
+import type { LockOptions, SessionStoreSource } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRouteOptions } from './route.js';
@@ -47,6 +47,11 @@ export interface CompactorSessionOptions {
   envelope?: RequestEnvelope;
   /** Durable store directory: history is loaded from it and every change is written to it. */
   sessionDir?: string;
+  /**
+   * Where the session's records live when not in a `sessionDir`: a store source such as
+   * `memoryStore()` or `restateStore(...)` from `context-compactor/restate`.
+   */
+  store?: SessionStoreSource;
   /** How the session waits when another writer holds `sessionDir` (default: fail at once, naming it). */
   storeLock?: LockOptions;
   /**
@@ -115,6 +120,12 @@ export const SessionOptionsSchema = z.object({
     .refine((e) => e.provider !== undefined || e.wire !== undefined, 'expected a provider or a wire')
     .optional(),
   sessionDir: z.string().min(1).optional(),
+  store: z
+    .custom<SessionStoreSource>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as SessionStoreSource).open === 'function',
+      'expected a session store source with an open(options) method',
+    )
+    .optional(),
   startOver: z.boolean().optional(),
   storeWrites: z.enum(['immediate', 'onSuccess']).optional(),
   http: HttpOptionsSchema.optional(),

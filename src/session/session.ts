@@ -16,7 +16,7 @@ import { resolveConfig, type SessionConfig } from './config.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
-import { resolveSessionRoute, withSummarizer } from './route.js';
+import { resolveSessionRoute, withSummarizer, type SessionRoute } from './route.js';
 import { buildSessionRunner, type CacheCarry, type RunnerContext } from './session-runner.js';
 import type {
   CompactOptions,
@@ -26,7 +26,7 @@ import type {
   SessionTurnOptions,
   SessionTurnResult,
 } from './session-types.js';
-import { openStoredHistory, type StoredHistory } from './stored-history.js';
+import { openStoredHistory, storeSource, type StoredHistory } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
@@ -51,8 +51,11 @@ export function createCompactorSession(options: CompactorSessionOptions = {}): C
   return new Session(options);
 }
 
-/** The one composition root of the library and the CLI (see {@link CompactorSession}). */
-class Session implements CompactorSession {
+/**
+ * The one composition root of the library and the CLI (see {@link CompactorSession}). A host
+ * that runs sessions durably passes `wrapProviderClients` to record every provider call.
+ */
+export class Session implements CompactorSession {
   readonly estimator: Estimator;
   readonly cacheHealth: CacheHealthMonitor;
   readonly resumedFrom: number;
@@ -72,12 +75,10 @@ class Session implements CompactorSession {
   private busy = false;
   private turns = 0;
 
-  constructor(options: CompactorSessionOptions) {
+  constructor(options: CompactorSessionOptions, wrapProviderClients = (route: SessionRoute) => route) {
     const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
-    const route = withSummarizer(
-      resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http),
-      options.summarizer,
-    );
+    const base = resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http);
+    const route = wrapProviderClients(withSummarizer(base, options.summarizer));
     this.data = data;
     this.estimator = route.estimator;
     this.ctx = {
@@ -90,10 +91,10 @@ class Session implements CompactorSession {
     this.cacheHealth = createCacheHealthMonitor(options.cacheHealth);
     this.log = options.log ?? (() => undefined);
     this.envelope = data.envelope;
-    this.stored = data.sessionDir
+    const source = storeSource(options);
+    this.stored = source
       ? openStoredHistory({
-          dir: data.sessionDir,
-          lock: options.storeLock,
+          source,
           startOver: data.startOver,
           history: data.history,
           writes: data.storeWrites ?? 'immediate',
@@ -164,7 +165,7 @@ class Session implements CompactorSession {
       const before = this.live;
       const { runner, summarizer } = buildSessionRunner(this.ctx, this.envelope, 'automatic');
       // With a store every step is checkpointed, so a killed turn can be resumed (R2).
-      const checkpointPath = this.stored
+      const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
       const restoreCheckpoint = checkpointPath ? keepCheckpoint(checkpointPath) : () => undefined;

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import type { CompactionMode } from '../../machines/index.js';
-import { StoredSessionConflictError } from '../core/errors.js';
+import { CompactorOptionsError, StoredSessionConflictError } from '../core/errors.js';
+import type { CompactorSessionOptions } from './options.js';
 import { jsonEqual } from '../formats/residual.js';
 import type { Message } from '../messages/message.js';
 import {
@@ -8,12 +9,13 @@ import {
   CORRUPT_SUFFIX,
   EVENTS_FILE,
   LOCK_FILE,
+  fileStore,
   openSessionStore,
   PREVIOUS_DIR,
   SNAPSHOTS_DIR,
   type BoundaryInfo,
-  type LockOptions,
   type SessionStore,
+  type SessionStoreSource,
 } from '../store/index.js';
 
 /**
@@ -21,6 +23,19 @@ import {
  * earlier session continued (or moved aside), and the messages a session adds written at
  * once or held back until a run succeeds.
  */
+
+/** Where the session keeps its records: the given store, a session directory, or nowhere. */
+export function storeSource(options: CompactorSessionOptions): SessionStoreSource | undefined {
+  if (options.store && options.sessionDir !== undefined)
+    throw new CompactorOptionsError(
+      'createCompactorSession: options.store',
+      'give a store or a sessionDir, not both',
+    );
+  if (options.store) return options.store;
+  return options.sessionDir === undefined
+    ? undefined
+    : fileStore(options.sessionDir, { lock: options.storeLock });
+}
 
 /** When messages added to a store are written (see `CompactorSessionOptions.storeWrites`). */
 export type StoreWrites = 'immediate' | 'onSuccess';
@@ -32,8 +47,7 @@ export function openSessionRecords(dir: string): SessionStore {
 
 /** How to open the store. */
 export interface StoredHistoryOptions {
-  dir: string;
-  lock?: LockOptions;
+  source: SessionStoreSource;
   /** Move a session already in `dir` to `previous/<time>/` and start anew. */
   startOver?: boolean;
   /** The caller's history: it must start with the messages the store recorded. */
@@ -84,17 +98,17 @@ const OWN_FILES = [
 ];
 
 /**
- * Opens `dir` for writing. A directory that holds a session is continued when the caller's
+ * Opens the store for writing. A store that holds a session is continued when the caller's
  * history starts with every message it recorded (the same session, grown since): only the
  * new messages are added, and the live history is the stored one (after earlier
  * compactions) plus them. `startOver` moves the old records aside first.
  */
 export function openStoredHistory(options: StoredHistoryOptions): StoredHistory {
-  const store = openSessionStore(options.dir, { lock: options.lock, startOver: options.startOver });
+  const store = options.source.open({ startOver: options.startOver });
   try {
     const given = options.history ?? [];
     const recorded = store.events().flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
-    checkContinues(options.dir, store, recorded, given);
+    checkContinues(store, recorded, given);
     const stored = storedHistory(store, options.writes);
     stored.add(given.slice(recorded.length));
     stored.history = store.loadHistory();
@@ -106,13 +120,13 @@ export function openStoredHistory(options: StoredHistoryOptions): StoredHistory 
   }
 }
 
-function checkContinues(
-  dir: string,
-  store: SessionStore,
-  recorded: readonly Message[],
-  given: readonly Message[],
-): void {
-  if (store.events().length === 0 && readdirSync(dir).some((f) => !OWN_FILES.includes(f)))
+function checkContinues(store: SessionStore, recorded: readonly Message[], given: readonly Message[]): void {
+  const dir = store.dir ?? 'the session store';
+  if (
+    store.dir !== undefined &&
+    store.events().length === 0 &&
+    readdirSync(store.dir).some((f) => !OWN_FILES.includes(f))
+  )
     throw new StoredSessionConflictError(
       dir,
       'holds other files and no session',

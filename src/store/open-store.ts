@@ -10,14 +10,51 @@ import { loadEventLog, type LogWarning } from './load-event-log.js';
 import type { SessionLock } from './session-lock.js';
 import type { BoundaryInfo, CompactionRecord, SessionStore } from './session-store.js';
 
-function checkName(kind: string, name: string): void {
+export function checkName(kind: string, name: string): void {
   if (!NAME_PATTERN.test(name))
     throw new UserError(`invalid ${kind} name '${name}' (letters, digits, _ . - only)`);
 }
 
-function toInfo(e: CompactBoundary): BoundaryInfo {
+/** A boundary as listed: its event without the history. */
+export function toInfo(e: CompactBoundary): BoundaryInfo {
   const { id, seq, at, before, after, mode, reason, strategy, artifact } = e;
   return { id, seq, at, before, after, mode, reason, strategy, artifact };
+}
+
+/** The live history the events leave (the last boundary's plus later messages); fills `boundaries`. */
+export function replayEvents(
+  events: readonly ThreadEvent[],
+  boundaries: Map<string, CompactBoundary>,
+): Message[] {
+  boundaries.clear();
+  let live: Message[] = [];
+  for (const e of events) {
+    if (e.type === 'message.appended') live.push(e.message);
+    else {
+      boundaries.set(e.id, e);
+      live = e.history.slice();
+    }
+  }
+  return live;
+}
+
+/** The boundary event for compaction `record` at position `seq` of the log. */
+export function boundaryEvent(seq: number, at: string, record: CompactionRecord): CompactBoundary {
+  const id = `compact-${String(seq).padStart(6, '0')}`;
+  const { before, after, mode, reason, strategy } = record;
+  return {
+    type: 'thread.compact_boundary',
+    seq,
+    at,
+    id,
+    before: before.length,
+    after: after.length,
+    mode,
+    reason,
+    strategy,
+    artifact: `${ARTIFACTS_DIR}/${id}.json`,
+    history: after.slice(),
+  };
 }
 
 /**
@@ -64,15 +101,7 @@ export class OpenStore implements SessionStore {
   }
 
   private replay(): void {
-    this.boundaries.clear();
-    this.live = [];
-    for (const e of this.loaded) {
-      if (e.type === 'message.appended') this.live.push(e.message);
-      else {
-        this.boundaries.set(e.id, e);
-        this.live = e.history.slice();
-      }
-    }
+    this.live = replayEvents(this.loaded, this.boundaries);
   }
 
   private stamp(): string {
@@ -105,33 +134,16 @@ export class OpenStore implements SessionStore {
   }
 
   recordCompaction(record: CompactionRecord): BoundaryInfo {
-    const seq = this.loaded.length + 1;
-    const id = `compact-${String(seq).padStart(6, '0')}`;
-    const artifact = `${ARTIFACTS_DIR}/${id}.json`;
-    const at = this.stamp();
+    const event = boundaryEvent(this.loaded.length + 1, this.stamp(), record);
     mkdirSync(join(this.dir, ARTIFACTS_DIR), { recursive: true });
     writeFileAtomic(
-      join(this.dir, artifact),
-      `${JSON.stringify({ version: 1, boundaryId: id, createdAt: at, messages: record.before })}\n`,
+      join(this.dir, event.artifact),
+      `${JSON.stringify({ version: 1, boundaryId: event.id, createdAt: event.at, messages: record.before })}\n`,
     );
-    const { before, after, mode, reason, strategy } = record;
-    const event: CompactBoundary = {
-      type: 'thread.compact_boundary',
-      seq,
-      at,
-      id,
-      before: before.length,
-      after: after.length,
-      mode,
-      reason,
-      strategy,
-      artifact,
-      history: after.slice(),
-    };
     this.log.append([event]);
     this.loaded.push(event);
-    this.boundaries.set(id, event);
-    this.live = after.slice();
+    this.boundaries.set(event.id, event);
+    this.live = record.after.slice();
     return toInfo(event);
   }
 

@@ -56,11 +56,14 @@ export interface BoundaryInfo {
 }
 
 /**
- * An open session store. A writer (opened with `create`) holds the directory's lock until
- * {@link SessionStore.close}, so a second writer fails or waits instead of forking the log.
+ * An open session store: what a session needs from wherever its records live. A writer holds
+ * the session's exclusive-writer lease (a directory's lock file, or the one-writer-per-key
+ * rule of a durable-execution server) until {@link SessionStore.close}, so a second writer
+ * fails or waits instead of forking the log.
  */
 export interface SessionStore {
-  readonly dir: string;
+  /** The session directory of a file store (turn checkpoints are written beside it); absent elsewhere. */
+  readonly dir?: string;
   /**
    * Appends messages to the live history (one event each, one fsync for the batch). With
    * `commit: false` they stay pending until {@link SessionStore.commit} or the next
@@ -88,6 +91,24 @@ export interface SessionStore {
   close(): void;
 }
 
+/** A session directory opened with {@link openSessionStore}. */
+export interface FileSessionStore extends SessionStore {
+  readonly dir: string;
+}
+
+/**
+ * Where a session keeps its records. `open` returns the store as the session's one writer
+ * (it throws when another writer holds the session); `startOver` moves earlier records aside.
+ */
+export interface SessionStoreSource {
+  open(options: { startOver?: boolean }): SessionStore;
+}
+
+/** The default source: a session directory on this machine, guarded by its lock file. */
+export function fileStore(dir: string, options: { lock?: LockOptions } = {}): SessionStoreSource {
+  return { open: ({ startOver }) => openSessionStore(dir, { lock: options.lock, startOver }) };
+}
+
 /** Options of {@link openSessionStore}. */
 export interface OpenOptions {
   /** Create the directory if missing (default true). Read-only callers pass false. */
@@ -107,7 +128,7 @@ const STALE_TEMP = /^\..+\.tmp$/;
  * Opens (and with `create`, initialises) a session directory, loading and validating its
  * events. Throws a one-line {@link UserError} naming file and line for a damaged log.
  */
-export function openSessionStore(dir: string, options: OpenOptions = {}): SessionStore {
+export function openSessionStore(dir: string, options: OpenOptions = {}): FileSessionStore {
   const create = options.create ?? true;
   const now = options.now ?? (() => new Date());
   prepareDir(dir, create);
@@ -171,7 +192,7 @@ function openLocked(
   create: boolean,
   now: () => Date,
   lock: SessionLock | undefined,
-): SessionStore {
+): FileSessionStore {
   if (create) {
     try {
       mkdirSync(join(dir, ARTIFACTS_DIR), { recursive: true });

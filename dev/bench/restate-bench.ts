@@ -1,0 +1,187 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCompactorSession } from '../../src/session/index.js';
+import {
+  RestateServer,
+  restateInstall,
+  startBalancer,
+  startWorker,
+  stopWorker,
+  type RestateInstall,
+} from '../restate/harness.js';
+import { agentSteps } from '../restate/sessions.js';
+import { median, nowMs } from './timing.js';
+import type { BenchContext, BenchSection, BenchSuite } from './types.js';
+
+/**
+ * Sessions on the file store (in this process) against sessions on Restate (a real server,
+ * two Node 24 workers behind a balancer, calls over the ingress): turns per second and turn
+ * latency at 1, 10 and 100 sessions driven at once, and the cost of one recorded step.
+ * Every session starts from the same 5-step history and each turn adds one step; the route
+ * is offline, so no provider time is in the numbers.
+ */
+
+const START_STEPS = 5;
+const CAPACITY = 32_000;
+
+interface Run {
+  store: string;
+  sessions: number;
+  latencies: number[];
+  wallMs: number;
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** Drives `sessions` sessions at once, `turns` turns each; `turn(i, t)` runs turn t of session i. */
+async function drive(
+  store: string,
+  sessions: number,
+  turns: number,
+  turn: (i: number, t: number) => Promise<void>,
+): Promise<Run> {
+  const latencies: number[] = [];
+  const t0 = nowMs();
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, i) => {
+      for (let t = 0; t < turns; t++) {
+        const start = nowMs();
+        await turn(i, t);
+        latencies.push(nowMs() - start);
+      }
+    }),
+  );
+  return { store, sessions, latencies, wallMs: nowMs() - t0 };
+}
+
+async function fileStoreRun(sessions: number, turns: number): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), 'compactor-bench-file-'));
+  try {
+    const open = Array.from({ length: sessions }, (_, i) =>
+      createCompactorSession({
+        sessionDir: join(dir, `s${i}`),
+        history: agentSteps(`file-${i}`, START_STEPS),
+        limits: { capacity: CAPACITY },
+      }),
+    );
+    const run = await drive('file store', sessions, turns, async (i, t) => {
+      await open[i]!.runTurn({ pending: agentSteps(`file-${i}`, 1, 2_000, START_STEPS + t) });
+    });
+    for (const s of open) s.close();
+    return run;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function restateRuns(
+  install: RestateInstall,
+  counts: number[],
+  turns: number,
+  log: (l: string) => void,
+) {
+  const server = new RestateServer(install);
+  const workers = [];
+  let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
+  try {
+    await server.start();
+    const env = { WORKER_CAPACITY: String(CAPACITY), WORKER_BENCH_STEPS: '1' };
+    workers.push(...(await Promise.all([startWorker(install, env), startWorker(install, env)])));
+    balancer = await startBalancer(workers.map((w) => w.port));
+    await server.register(balancer.url);
+    const runs: Run[] = [];
+    for (const sessions of counts) {
+      log(`bench: restate, ${sessions} sessions`);
+      const key = (i: number) => `bench-${sessions}-${i}`;
+      await Promise.all(
+        Array.from({ length: sessions }, (_, i) =>
+          server.call('compactorSession', key(i), 'append', { messages: agentSteps(key(i), START_STEPS) }),
+        ),
+      );
+      runs.push(
+        await drive('Restate', sessions, turns, async (i, t) => {
+          await server.call('compactorSession', key(i), 'runTurn', {
+            pending: agentSteps(key(i), 1, 2_000, START_STEPS + t),
+          });
+        }),
+      );
+    }
+    const stepMs = await stepCost(server);
+    // The same step served over HTTP/2 by one more worker, registered last so it takes the calls.
+    const h2 = await startWorker(install, { ...env, WORKER_HTTP2: '1' });
+    workers.push(h2);
+    await server.register(`http://127.0.0.1:${h2.port}`, false);
+    return { runs, stepMs, stepMsHttp2: await stepCost(server) };
+  } finally {
+    await balancer?.close();
+    await Promise.all(workers.map((w) => stopWorker(w)));
+    await server.dispose();
+  }
+}
+
+/** One recorded step: a handler with 50 steps against one with none, median of 7 rounds each. */
+async function stepCost(server: RestateServer): Promise<number> {
+  const STEPS = 50;
+  const timed = async (n: number) => {
+    const t0 = nowMs();
+    await server.call('benchSteps', 'k', 'run', n);
+    return nowMs() - t0;
+  };
+  await timed(1); // warm the connection and the object
+  const empty: number[] = [];
+  const full: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    empty.push(await timed(0));
+    full.push(await timed(STEPS));
+  }
+  return (median(full) - median(empty)) / STEPS;
+}
+
+async function runRestateBench(ctx: BenchContext): Promise<BenchSection[]> {
+  const install = restateInstall();
+  if (!install) {
+    ctx.log(
+      'bench: restate skipped: no Restate install (set COMPACTOR_RESTATE_HOME; .ci/run shows how to make one)',
+    );
+    return [];
+  }
+  const counts = ctx.quick ? [1, 10] : [1, 10, 100];
+  const turns = ctx.quick ? 2 : 5;
+  const file: Run[] = [];
+  await fileStoreRun(1, 1); // load the tokenizer and warm the code before anything is timed
+  for (const n of counts) {
+    ctx.log(`bench: file store, ${n} sessions`);
+    file.push(await fileStoreRun(n, turns));
+  }
+  const { runs, stepMs, stepMsHttp2 } = await restateRuns(install, counts, turns, ctx.log);
+  const rows = [...file, ...runs]
+    .sort((a, b) => a.sessions - b.sessions || a.store.localeCompare(b.store))
+    .map((r) => [
+      r.store,
+      r.sessions,
+      r.latencies.length,
+      (r.latencies.length / r.wallMs) * 1000,
+      median(r.latencies),
+      percentile(r.latencies, 99),
+    ]);
+  return [
+    {
+      title: 'Sessions on the file store vs on Restate (two workers)',
+      headers: ['store', 'sessions at once', 'turns', 'turns/s', 'p50 turn ms', 'p99 turn ms'],
+      rows,
+      notes: [
+        `Each session starts from ${START_STEPS} tool steps; each turn adds one (2,000-character result) and runs a turn; window ${CAPACITY} tokens, offline route; ${turns} turns per session.`,
+        `File store: createCompactorSession with a sessionDir per session, in this process (${process.version}). Restate: restate-server from npm, two Node 24 workers behind a TCP balancer, every turn a call over the ingress that reads the session from object state, runs the turn and writes it back.`,
+        `One recorded step (ctx.run of an empty action, the wrapper of every provider call): ${stepMs.toFixed(2)} ms over HTTP/1.1, where each step ends the request and Restate calls again with the journal (the handler replays up to it); ${stepMsHttp2.toFixed(2)} ms over HTTP/2 (one worker), where the step is acknowledged on the open stream. A handler with 50 steps against one with none, median of 7.`,
+        'With few turns p99 is the slowest turn. The machine is shared; compare rows of one run.',
+      ],
+    },
+  ];
+}
+
+/** `npm run bench -- --only restate`: needs the Restate install the Restate tests use. */
+export const restateSuite: BenchSuite = { name: 'restate', run: runRestateBench };

@@ -1,0 +1,182 @@
+import { z } from 'zod';
+import { MessageSchema, type Message } from '../messages/message.js';
+import { Session } from '../session/session.js';
+import type { CompactorSessionOptions } from '../session/options.js';
+import { memoryStore, type BoundaryInfo, type MemoryStore } from '../store/index.js';
+import { journaledClients } from './journaled-clients.js';
+import { artifactKey, RECORDS_KEY, storeHandlers, type StoredRecords } from './store-handlers.js';
+import {
+  restateSdk,
+  type ObjectContext,
+  type ObjectSharedContext,
+  type RestateEndpoint,
+  terminalOnUserError,
+  type RestateSdk,
+  type ServiceDefinition,
+} from './sdk.js';
+
+/**
+ * The Restate virtual object `compactorSession`: one object per session id. Restate runs at
+ * most one exclusive handler (`append`, `runTurn`, `compact`) per id at a time, on whichever
+ * worker it picks, so a session is never written by two workers at once; the shared ones
+ * (`prepareRequest`, `state`, `restore`) only read. The session's records live in the
+ * object's state, so any worker continues it; every provider call of a turn is a recorded
+ * step, so a turn retried after its worker died never pays for a summary twice.
+ */
+
+/** The default object name, the first path segment of its ingress URLs. */
+export const OBJECT_NAME = 'compactorSession';
+
+/** Session options of every session the object runs; history and store live in the object. */
+export type ObjectSessionOptions = Omit<
+  CompactorSessionOptions,
+  'history' | 'store' | 'sessionDir' | 'storeLock' | 'startOver' | 'storeWrites'
+>;
+
+/** Options of {@link compactorSession} and {@link endpoint}. */
+export interface CompactorSessionObjectOptions {
+  /** Object name (default `compactorSession`). */
+  name?: string;
+  /** Route, limits, policy … of the sessions (default: the offline route). */
+  session?: ObjectSessionOptions;
+}
+
+const AppendInput = z.strictObject({ messages: z.array(MessageSchema) });
+const TurnInput = z.strictObject({ pending: z.array(MessageSchema).optional() }).nullish();
+const CompactInput = z
+  .strictObject({
+    mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
+    instructions: z.string().optional(),
+    previousModel: z.string().min(1).optional(),
+  })
+  .nullish();
+const PrepareInput = z
+  .strictObject({ interactive: z.boolean().optional(), nativeContextEdits: z.boolean().optional() })
+  .nullish();
+const RestoreInput = z.strictObject({ boundary: z.string().min(1) });
+
+/** What `runTurn` answers: the turn's outcome and the next request to send. */
+export interface ObjectTurnResult {
+  decision: string;
+  strategy: string | null;
+  summaryCalls: number;
+  items: { before: number; after: number };
+  boundary: BoundaryInfo | null;
+  /** Messages in the session's live history after the turn. */
+  historyLength: number;
+  /** The next request window (null only when the turn did not build one). */
+  request: readonly Message[] | null;
+}
+
+/** What `state` answers. */
+export interface ObjectSessionState {
+  history: Message[];
+  boundaries: BoundaryInfo[];
+  /** Messages ever appended (compactions do not lower it). */
+  messagesRecorded: number;
+}
+
+/** Reading a handler's input, opening the session from state and saving what a run committed. */
+function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSessionOptions) {
+  /** Input checked against `schema` (no body and `null` alike); a bad one fails the call for good. */
+  const input = <T>(schema: z.ZodType<T>, value: unknown, where: string): T => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.map(String).join('.');
+    throw new sdk.TerminalError(`${name}/${where}: input${path ? `.${path}` : ''}: ${issue.message}`, {
+      errorCode: 400,
+    });
+  };
+
+  /** The session as its records left it, with provider calls recorded as steps of `ctx`. */
+  const open = async (ctx: ObjectSharedContext) => {
+    const records = (await ctx.get<StoredRecords>(RECORDS_KEY)) ?? { events: [], snapshots: {} };
+    const store = memoryStore({ ...records, artifacts: {} }, `${name}/${ctx.key}: state`);
+    const session = terminalOnUserError(
+      sdk,
+      () => new Session({ ...sessionOptions, store }, (route) => journaledClients(ctx, route)),
+    );
+    return { session, store };
+  };
+
+  /** Writes what the run committed: new pre-compaction histories first, then the records. */
+  const save = (ctx: ObjectContext, store: MemoryStore) => {
+    const { artifacts, ...records } = store.records();
+    for (const [boundary, history] of Object.entries(artifacts)) ctx.set(artifactKey(boundary), history);
+    ctx.set(RECORDS_KEY, records);
+  };
+  return { input, open, save };
+}
+
+/** The virtual object, to bind to an endpoint: `restate.endpoint().bind(compactorSession())`. */
+export function compactorSession(options: CompactorSessionObjectOptions = {}): ServiceDefinition {
+  const sdk = restateSdk();
+  const name = options.name ?? OBJECT_NAME;
+  const { input, open, save } = sessionAccess(sdk, name, options.session ?? {});
+  const { exclusive, shared } = sdk.handlers.object;
+  return sdk.object({
+    name,
+    handlers: {
+      ...storeHandlers(sdk, name, input),
+      append: exclusive(async (ctx: ObjectContext, raw: unknown) => {
+        const { messages } = input(AppendInput, raw, 'append');
+        const { session, store } = await open(ctx);
+        session.append(...messages);
+        save(ctx, store);
+        return { historyLength: session.history.length };
+      }),
+      runTurn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
+        const { pending } = input(TurnInput, raw, 'runTurn') ?? {};
+        const { session, store } = await open(ctx);
+        const result = await session.runTurn({ pending });
+        save(ctx, store);
+        return {
+          decision: result.decision,
+          strategy: result.strategy,
+          summaryCalls: result.summaryCalls,
+          items: result.items,
+          boundary: result.boundary,
+          historyLength: session.history.length,
+          request: result.request,
+        };
+      }),
+      compact: exclusive(async (ctx: ObjectContext, raw: unknown) => {
+        const opts = input(CompactInput, raw, 'compact') ?? {};
+        const { session, store } = await open(ctx);
+        const report = await session.compact(opts);
+        save(ctx, store);
+        return plain(report);
+      }),
+      prepareRequest: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
+        const opts = input(PrepareInput, raw, 'prepareRequest') ?? {};
+        const { session } = await open(ctx);
+        return plain(session.prepareRequest(opts));
+      }),
+      state: shared(async (ctx: ObjectSharedContext): Promise<ObjectSessionState> => {
+        const { session, store } = await open(ctx);
+        const messagesRecorded = store.events().filter((e) => e.type === 'message.appended').length;
+        return { history: [...session.history], boundaries: store.listBoundaries(), messagesRecorded };
+      }),
+      restore: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
+        const { boundary } = input(RestoreInput, raw, 'restore');
+        const history = await ctx.get<Message[]>(artifactKey(boundary));
+        if (history === null)
+          throw new sdk.TerminalError(`${name}/${ctx.key}: no compaction boundary '${boundary}'`, {
+            errorCode: 404,
+          });
+        return history;
+      }),
+    },
+  });
+}
+
+/** An endpoint serving the object: `endpoint().listen(9080)`, or `.bind(...)` more services first. */
+export function endpoint(options: CompactorSessionObjectOptions = {}): RestateEndpoint {
+  return restateSdk().endpoint().bind(compactorSession(options));
+}
+
+/** Plain JSON data (what the ingress answers). */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}

@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { msg, type Message } from '../../src/messages/message.js';
+import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '../../src/restate/index.js';
+import { createCompactorSession } from '../../src/session/index.js';
+import type { BoundaryInfo } from '../../src/store/index.js';
+import { isSummaryMessage } from '../../src/summary/index.js';
+import { deferred } from '../support/deferred.js';
+import type { FakeServer } from '../support/fake-http.js';
+import { startFakeOpenAI } from '../support/fake-openai.js';
+import {
+  RestateServer,
+  restateInstall,
+  startBalancer,
+  startWorker,
+  stopWorker,
+  type Worker,
+} from '../../dev/restate/harness.js';
+import { agentSteps, templateSummary } from '../../dev/restate/sessions.js';
+
+/**
+ * Sessions on a real Restate server (from npm, offline) served by two Node 24 worker
+ * processes behind a balancer, each worker with its own fake provider on 127.0.0.1 (so a
+ * summary request tells which worker sent it). Runs where the install exists (`.ci/run`
+ * makes it and sets COMPACTOR_RESTATE_REQUIRED, so there a missing install fails).
+ */
+
+const install = restateInstall();
+if (!install && process.env.COMPACTOR_RESTATE_REQUIRED)
+  throw new Error('the Restate install is missing (COMPACTOR_RESTATE_HOME); .ci/run makes it');
+const describeWithRestate = install ? describe : describe.skip;
+
+const CAPACITY = 32_000;
+/** 30 tool steps of 2,000 characters are over the threshold of a 32,000-token window. */
+const STEPS = 30;
+const OBJECT = 'compactorSession';
+
+describeWithRestate('durable sessions on Restate: two workers, one server', () => {
+  let server: RestateServer;
+  let fakes: FakeServer[];
+  let workers: Worker[];
+  let balancer: Awaited<ReturnType<typeof startBalancer>>;
+  const call = <T>(key: string, handler: string, body?: unknown) =>
+    server.call<T>(OBJECT, key, handler, body);
+
+  beforeAll(async () => {
+    fakes = await Promise.all(
+      [0, 1].map(() => startFakeOpenAI({ window: CAPACITY, summaryText: templateSummary() })),
+    );
+    server = new RestateServer(install!);
+    await server.start();
+    workers = await Promise.all(
+      fakes.map((f) =>
+        startWorker(install!, {
+          WORKER_ROUTE: JSON.stringify({
+            provider: 'openai-compatible',
+            model: 'deepseek-chat',
+            baseUrl: f.url,
+            env: {},
+          }),
+          WORKER_CAPACITY: String(CAPACITY),
+        }),
+      ),
+    );
+    balancer = await startBalancer(workers.map((w) => w.port));
+    await server.register(balancer.url);
+  });
+
+  afterAll(async () => {
+    await balancer?.close();
+    await Promise.all((workers ?? []).map((w) => stopWorker(w)));
+    await server?.dispose();
+    await Promise.all((fakes ?? []).map((f) => f.close()));
+  });
+
+  const summaryRequests = () =>
+    fakes.map((f) => f.requests.filter((r) => r.path.endsWith('/chat/completions')).length);
+
+  it('20 sessions driven at once: every turn compacts once, both workers serve, every message is kept', async () => {
+    const keys = Array.from({ length: 20 }, (_, i) => `concurrent-${i}`);
+    const results = await Promise.all(
+      keys.map(async (key) => {
+        await call(key, 'append', { messages: agentSteps(key, STEPS) });
+        const first = await call<ObjectTurnResult>(key, 'runTurn');
+        const second = await call<ObjectTurnResult>(key, 'runTurn', {
+          pending: agentSteps(key, 1, 200, STEPS),
+        });
+        return { key, first, second, state: await call<ObjectSessionState>(key, 'state') };
+      }),
+    );
+    for (const { key, first, second, state } of results) {
+      expect(first).toMatchObject({ decision: 'compacted', strategy: 'local', summaryCalls: 1 });
+      expect(second.decision).not.toBe('compacted');
+      expect(state.boundaries).toHaveLength(1);
+      expect(state.messagesRecorded).toBe(4 * (STEPS + 1));
+      expect(state.history.filter(isSummaryMessage)).toHaveLength(1);
+      // The step after the compaction is in the live history, in order.
+      expect(state.history.slice(-4)).toEqual(agentSteps(key, 1, 200, STEPS));
+    }
+    // Both workers ran turns: each one's fake provider got summary requests.
+    expect(summaryRequests().every((n) => n > 0)).toBe(true);
+    // Over HTTP/1.1 a recorded step ends the request and Restate calls the handler again, which
+    // replays the turn up to the step: one request per compaction means replays read the
+    // recorded summary back instead of sending it again.
+    expect(summaryRequests().reduce((a, b) => a + b)).toBe(20);
+  });
+
+  it('one session is never written by two workers at once: 16 appends and 4 turns sent together lose nothing', async () => {
+    const key = 'one-writer';
+    const messages = agentSteps(key, 4);
+    await Promise.all([
+      ...messages.map((m) => call(key, 'append', { messages: [m] })),
+      ...[0, 1, 2, 3].map(() => call(key, 'runTurn')),
+    ]);
+    const state = await call<ObjectSessionState>(key, 'state');
+    // A second writer would read the records before the first wrote them, and one append would be lost.
+    expect(state.messagesRecorded).toBe(16);
+    const sorted = (list: readonly Message[]) => list.map((m) => JSON.stringify(m)).sort();
+    expect(sorted(state.history)).toEqual(sorted(messages));
+  });
+
+  it('a worker killed (SIGKILL) in the middle of a summary call: the turn completes on the other worker, one summary committed, no message lost', async () => {
+    const key = 'killed-mid-summary';
+    const history = agentSteps(key, STEPS);
+    await call(key, 'append', { messages: history });
+    const arrived = deferred<number>();
+    const release = deferred<void>();
+    const before = summaryRequests();
+    // Whichever worker sends the summary first is held there; a retry elsewhere is answered.
+    fakes.forEach((f, i) =>
+      f.script.push({ kind: 'hold', until: release.promise, onHeld: () => arrived.resolve(i) }),
+    );
+    const turn = call<ObjectTurnResult>(key, 'runTurn');
+    const victim = await Promise.race([
+      arrived.promise,
+      turn.then((r) =>
+        Promise.reject(new Error(`the turn ended without a summary call: ${JSON.stringify(r)}`)),
+      ),
+    ]);
+    await stopWorker(workers[victim]!, 'SIGKILL');
+    release.resolve();
+    const result = await turn;
+
+    expect(result).toMatchObject({ decision: 'compacted', summaryCalls: 1 });
+    const sent = summaryRequests().map((n, i) => n - before[i]!);
+    expect(sent[victim]).toBe(1); // the request the dead worker never saw answered
+    expect(sent[1 - victim]).toBe(1); // the retry's request, on the other worker
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.boundaries).toHaveLength(1);
+    expect(state.history.filter(isSummaryMessage)).toHaveLength(1);
+    expect(state.messagesRecorded).toBe(history.length);
+    // The full history before the compaction is kept and restorable.
+    expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual(history);
+  });
+
+  it('L6/S4: a failed summary call is recorded too: the retried run takes the same failure path without sending it again', async () => {
+    const key = 'summary-refused';
+    await call(key, 'append', { messages: agentSteps(key, STEPS) });
+    const before = summaryRequests();
+    for (const f of fakes)
+      f.script.push({ kind: 'status', status: 400, body: { error: { message: 'bad request' } } });
+    const turn = await call<ObjectTurnResult>(key, 'runTurn');
+    const sent = summaryRequests().map((n, i) => n - before[i]!);
+    expect(sent.reduce((a, b) => a + b)).toBe(1);
+    expect(turn.boundary).toBeNull();
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.boundaries).toEqual([]);
+    expect(state.messagesRecorded).toBe(4 * STEPS);
+    for (const f of fakes) f.script.length = 0; // the other worker's fault was never used
+  });
+
+  it('R1/R2: restateStore keeps a session run in this process in the object; a second writer is refused, the object continues the session', async () => {
+    const key = 'store-client';
+    const history = agentSteps(key, STEPS);
+    const [mine, other] = await Promise.all([0, 1].map(() => restateStore({ ingress: server.ingress, key })));
+    const s = createCompactorSession({ store: mine, history, limits: { capacity: CAPACITY } });
+    expect((await s.compact()).status).toBe('compacted');
+    await mine.save();
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.history).toEqual(s.history);
+    expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual(history);
+    // Loaded before the first writer saved: its records would overwrite the compaction.
+    createCompactorSession({ store: other, history: [msg.user('another writer')] });
+    await expect(other.save()).rejects.toThrow(/: 409 .*another writer holds it$/);
+    const turn = await call<ObjectTurnResult>(key, 'runTurn', { pending: agentSteps(key, 1, 200, STEPS) });
+    expect(turn.historyLength).toBe(s.history.length + 4);
+    const reloaded = createCompactorSession({ store: await restateStore({ ingress: server.ingress, key }) });
+    expect(reloaded.history).toEqual((await call<ObjectSessionState>(key, 'state')).history);
+    await expect(restateStore({ ingress: 'not a url', key })).rejects.toThrow(
+      /^restateStore: options\.ingress: /,
+    );
+  });
+
+  it('a restart of the Restate server loses nothing committed, and sessions go on after it', async () => {
+    const keys = ['concurrent-0', 'concurrent-19', 'one-writer', 'killed-mid-summary', 'store-client'];
+    const before = await Promise.all(keys.map((k) => call<ObjectSessionState>(k, 'state')));
+    await server.restart();
+    const after = await Promise.all(keys.map((k) => call<ObjectSessionState>(k, 'state')));
+    expect(after).toEqual(before);
+    const boundaries: BoundaryInfo[] = after[0]!.boundaries;
+    expect(await call<Message[]>(keys[0]!, 'restore', { boundary: boundaries[0]!.id })).toHaveLength(
+      4 * STEPS,
+    );
+    const turn = await call<ObjectTurnResult>(keys[0]!, 'runTurn', {
+      pending: agentSteps(keys[0]!, 1, 200, 99),
+    });
+    expect(turn.historyLength).toBe(before[0]!.history.length + 4);
+  });
+
+  it('bad input is refused for good with a one-line error naming the handler and field', async () => {
+    await expect(call('bad', 'append', { messages: [{ role: 'robot', content: 'x' }] })).rejects.toThrow(
+      /400 .*compactorSession\/append: input\.messages\.0\.role: /,
+    );
+    await expect(call('bad', 'runTurn', { pending: 'x' })).rejects.toThrow(/400 .*runTurn: input\.pending: /);
+    await expect(call('bad', 'restore', { boundary: 'compact-000001' })).rejects.toThrow(
+      /404 .*no compaction boundary/,
+    );
+  });
+});
