@@ -64,6 +64,19 @@ const layerConfigs = [
 // Where comments must be plain words: shipped code, machines, dev tools and test helpers.
 const PLAIN_COMMENT_FILES = ['src', 'machines', 'dev', 'test/support'].map((d) => `${d}/**/*.{ts,js,mjs}`);
 
+// Tests name the code they check by the aliases of tsconfig.json ("paths"), so a test file can
+// move without its imports changing: no relative climb out of test/ into the code, and none from
+// a test into test/support/.
+const TEST_IMPORTS = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const CODE_BY_ALIAS = {
+  regex: '^(?:\\.\\./)+(?:src|machines|dev)(?:/|$)',
+  message: 'tests import the code by its alias (#src/…, #machines/…, #dev/…), not by a relative path.',
+};
+const SUPPORT_BY_ALIAS = {
+  regex: '^(?:\\.\\./)+support(?:/|$)',
+  message: 'tests import helpers from test/support/ as #support/…, not by a relative path.',
+};
+
 // Small files with one job, short functions (project guide: ~300 lines a file, ~60 a
 // function). Blank lines and comments do not count: explaining why is never penalised.
 const SIZE_RULES = {
@@ -83,6 +96,8 @@ export default tseslint.config(
     },
   },
   ...layerConfigs,
+  { files: ['test/**/*.ts'], rules: TEST_IMPORTS([CODE_BY_ALIAS, SUPPORT_BY_ALIAS]) },
+  { files: ['test/support/**/*.ts'], rules: TEST_IMPORTS([CODE_BY_ALIAS]) },
   { files: ['src/**/*.ts'], rules: SIZE_RULES },
   // Comments say what they mean: no rule ids (those stay in test names) and no pointers into
   // documents outside the repository (eslint-rules/plain-comments.js).

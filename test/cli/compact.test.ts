@@ -1,12 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportSession, readSessionFile } from '../../src/formats/index.js';
-import { openSessionStore } from '../../src/store/index.js';
-import { startFakeOpenAI, FAKE_ENCRYPTED } from '../support/fake-openai.js';
-import { catalogWindow } from '../support/fake-window.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { agentSession, canonicalFile, cli, filesUnder, templateSummary, workDir } from './run-cli-support.js';
+import { exportSession, readSessionFile } from '#src/formats/index.js';
+import { openSessionStore } from '#src/store/index.js';
+import { startFakeOpenAI, FAKE_ENCRYPTED } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
+import type { FakeServer } from '#support/fake-http.js';
+import {
+  agentSession,
+  canonicalFile,
+  cli,
+  filesUnder,
+  templateSummary,
+  workDir,
+} from '#support/cli-sessions.js';
 
 const dir = workDir('compact');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

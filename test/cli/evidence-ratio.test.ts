@@ -1,8 +1,8 @@
 import { describe, it, expect, afterAll } from '@jest/globals';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '../../src/messages/message.js';
-import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+import type { Message } from '#src/messages/message.js';
+import { agentSession, canonicalFile, cli, workDir } from '#support/cli-sessions.js';
 
 // The evidence window matters only where clearing runs: the seed's VT Code preset.
 const dir = workDir('evidence-ratio', { encoding: 'chars', preset: 'vtcode' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
-import { Interrupted, watchInterrupts } from '../../src/cli/interrupt.js';
-import { sink } from '../support/cli.js';
+import { Interrupted, watchInterrupts } from '#src/cli/interrupt.js';
+import { sink } from '#support/cli.js';
 
 /** A process stand-in that only emits signals (the real one would be killed by them). */
 function signals() {

@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { commands } from '../../src/cli/commands/index.js';
-import { requireBuild, runCompiledCli } from '../support/compiled-cli.js';
+import { commands } from '#src/cli/commands/index.js';
+import { requireBuild, runCompiledCli } from '#support/compiled-cli.js';
 
 // A rule id of the spec (N1, C10, H1–H6, S2 …) standing in text a user reads. The spec is not
 // in the package, so a user cannot look one up: help, reports and errors say it in words.

@@ -1,7 +1,7 @@
 import { describe, it, expect, afterAll } from '@jest/globals';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+import { agentSession, canonicalFile, cli, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('preset');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { runCli } from '#support/cli.js';
 
 const repoRoot = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'compactor-readme-project-'));

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets } from '../../src/core/redact.js';
-import { msg, textOf } from '../../src/messages/message.js';
-import { rootCauseOf } from '../../src/session/report.js';
-import { openSessionStore } from '../../src/store/index.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import { agentSession, canonicalFile, cli, templateSummary, workDir } from './run-cli-support.js';
+import { redactSecrets } from '#src/core/redact.js';
+import { msg, textOf } from '#src/messages/message.js';
+import { rootCauseOf } from '#src/session/report.js';
+import { openSessionStore } from '#src/store/index.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 // Text that merely looks like a key (conversation content), and the key Compactor is configured with.
 const LOOKALIKE = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123456789';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSessionFile } from '../../src/formats/index.js';
-import { isProtocolValid } from '../../src/summary/index.js';
-import { openSessionStore } from '../../src/store/index.js';
-import { startFakeAnthropic } from '../support/fake-anthropic.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { agentSession, canonicalFile, cli, templateSummary, workDir } from './run-cli-support.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { isProtocolValid } from '#src/summary/index.js';
+import { openSessionStore } from '#src/store/index.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 // The seed's VT Code preset: these tests check clearing and compaction at the H5 threshold.
 const dir = workDir('run', { encoding: 'chars', preset: 'vtcode' });

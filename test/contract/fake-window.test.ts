@@ -4,10 +4,10 @@ import { body as messagesInline } from '../fixtures/contract/messages-inline.js'
 import { body as messagesSummary } from '../fixtures/contract/messages-summary.js';
 import { body as responsesCompact } from '../fixtures/contract/responses-compact.js';
 import { body as responsesSummary } from '../fixtures/contract/responses-summary.js';
-import { UNCHECKED_OVERFLOW_TEST, type DeclaredWindow, type FakeServer } from '../support/fake-http.js';
-import { startFakeAnthropic } from '../support/fake-anthropic.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import { estimateBodyTokens, requestedOutputTokens } from '../support/fake-window.js';
+import { UNCHECKED_OVERFLOW_TEST, type DeclaredWindow, type FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { estimateBodyTokens, requestedOutputTokens } from '#support/fake-window.js';
 
 /**
  * The fake servers' declared window (issue 13 item 14, L1): every request body Compactor sends —

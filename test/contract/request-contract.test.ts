@@ -2,15 +2,15 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/messages/message.js';
-import { resolveRoute } from '../../src/providers/catalog.js';
-import { createInlineClient } from '../../src/providers/inline-client.js';
-import { createStandaloneClient } from '../../src/providers/standalone-client.js';
-import { createSummaryClient } from '../../src/providers/summary-clients.js';
-import type { ToolSchema } from '../../src/providers/types.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { useFakeProviders } from '../support/fake-providers.js';
-import { catalogWindow } from '../support/fake-window.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { createInlineClient } from '#src/providers/inline-client.js';
+import { createStandaloneClient } from '#src/providers/standalone-client.js';
+import { createSummaryClient } from '#src/providers/summary-clients.js';
+import type { ToolSchema } from '#src/providers/types.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 /**
  * Request contract (issue 13): every kind of request body Compactor sends is recorded from the

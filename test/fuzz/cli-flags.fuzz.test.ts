@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../src/estimate/counters.js';
-import { runCli } from '../support/cli.js';
-import { fixture } from '../unit/formats/paths.js';
-import { expectOneLineError, fuzzParams, leftovers } from './fuzz-support.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { runCli } from '#support/cli.js';
+import { fixture } from '#support/paths.js';
+import { expectOneLineError, fuzzParams, leftovers } from '#support/fuzz.js';
 
 /**
  * D3 fuzz of the CLI's flags (issue 15 item 8): random commands with random flag sets and

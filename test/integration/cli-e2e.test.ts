@@ -4,10 +4,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { exportSession, readSessionFile } from '../../src/formats/index.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { agentSession, filesUnder, templateSummary, workDir } from '../cli/run-cli-support.js';
+import { exportSession, readSessionFile } from '#src/formats/index.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { agentSession, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(repo, 'dist', 'src', 'bin', 'compactor.js');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { lintMessages } from '../../support/lint-probe.js';
+import { lintMessages } from '#support/lint-probe.js';
 
 const restricted = (filePath: string, source: string) =>
   lintMessages('no-restricted-imports', filePath, source);
@@ -68,6 +68,33 @@ describe('layers point down (eslint no-restricted-imports)', () => {
     ].join('\n');
     expect(await restricted('src/session/probe.ts', `${source}\n`)).toEqual([]);
     expect(await restricted('src/adapters/probe.ts', "export { s } from '../session/index.js';\n")).toEqual(
+      [],
+    );
+  });
+
+  it('tests name the code and the shared helpers by alias, never by a relative climb out of their folder', async () => {
+    const climbs = [
+      "export { a } from '../../../src/core/text.js';",
+      "export { b } from '../../../machines/index.js';",
+      "export { c } from '../../../dev/bench/corpus.js';",
+      "export { d } from '../../support/deferred.js';",
+    ].join('\n');
+    const found = await restricted('test/unit/core/probe.test.ts', `${climbs}\n`);
+    expect(found).toEqual([
+      expect.stringMatching(/by its alias \(#src/),
+      expect.stringMatching(/by its alias \(#src/),
+      expect.stringMatching(/by its alias \(#src/),
+      expect.stringMatching(/as #support\//),
+    ]);
+    const aliased = [
+      "export { a } from '#src/core/text.js';",
+      "export { b } from '#machines/index.js';",
+      "export { c } from '#dev/bench/corpus.js';",
+      "export { d } from '#support/deferred.js';",
+      "export { e } from './neighbour.js';",
+    ].join('\n');
+    expect(await restricted('test/unit/core/probe.test.ts', `${aliased}\n`)).toEqual([]);
+    expect(await restricted('test/support/oracles/probe.ts', "export { o } from '../oracle.js';\n")).toEqual(
       [],
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { lintMessages } from '../../support/lint-probe.js';
+import { lintMessages } from '#support/lint-probe.js';
 
 // What the plain-comments rule says about source text sitting at `filePath`.
 const plain = (filePath: string, source: string) => lintMessages('local/plain-comments', filePath, source);

@@ -5,7 +5,7 @@ import ts from 'typescript';
 
 // Reads the emitted declarations (what a consumer's editor sees), so `npm run build` first
 // (npm test does).
-const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${repoRoot}package.json`, 'utf8')) as {
   exports: Record<string, string | { types?: string }>;
 };

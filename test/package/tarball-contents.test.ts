@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { tarballProblems, type PackageJson, type Packed } from '../../../dev/consumer/tarball.js';
+import { tarballProblems, type PackageJson, type Packed } from '#dev/consumer/tarball.js';
 
 const pkg: PackageJson = {
   name: 'context-compactor',

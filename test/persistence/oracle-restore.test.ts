@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AnyStateNode } from 'xstate';
 import { getStateNodes } from 'xstate/graph';
-import { expectRowMatched, runRow } from '../support/oracle.js';
-import { ORACLE_TABLES } from '../model/oracles/index.js';
+import { expectRowMatched, runRow } from '#support/oracle.js';
+import { ORACLE_TABLES } from '#support/oracles/index.js';
 
 /** Dot paths (below the machine) of the states that invoke an actor. */
 function invokingStates(root: AnyStateNode): string[] {

@@ -1,4 +1,4 @@
-import { runCli as run, type CliRun } from '../../support/cli.js';
+import { runCli as run, type CliRun } from './cli.js';
 
 /** Runs the CLI in-process with captured streams, in `cwd` with an empty environment. */
 export function runCli(args: string[], cwd: string): Promise<CliRun> {

@@ -1,19 +1,19 @@
 /**
  * Shared by the `compactor run` / `compactor compact` tests: an in-process CLI call with
  * captured streams, a synthetic agent session written as a canonical file, and a summary
- * text that follows the L8 template (fake providers return it, so §14 validation passes).
+ * text that follows the summary template (fake providers return it, so summary validation passes).
  */
 import { afterAll, beforeAll } from '@jest/globals';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/messages/message.js';
-import { summarySections } from '../../src/summary/index.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { summarySections } from '#src/summary/index.js';
+import type { FakeServer } from './fake-http.js';
+import { startFakeOpenAI } from './fake-openai.js';
 
 /** In-process CLI call with captured streams (see test/support/cli.ts). */
-export { runCli as cli } from '../support/cli.js';
+export { runCli as cli } from './cli.js';
 
 /** A fresh working directory; with `chars`, its config selects the deterministic chars estimator. */
 export function workDir(prefix: string, config: Record<string, unknown> = { encoding: 'chars' }): string {
@@ -68,7 +68,7 @@ export function canonicalFile(dir: string, name: string, messages: Message[]): s
   return path;
 }
 
-/** A summary in the L8 template (every heading, short bullets): what fake providers return. */
+/** A summary in the summary template (every heading, short bullets): what fake providers return. */
 export function templateSummary(): string {
   return summarySections()
     .map((h) => `${h}\n- ${h.includes('Goal') ? 'Fix the failing test in src/app.ts' : '(none)'}`)

@@ -8,8 +8,8 @@
  * value in the body (keys and the model name excluded) plus 4 per list item, roughly how a
  * provider counts a prompt.
  */
-import { tiktokenCounter } from '../../src/estimate/counters.js';
-import { lookupModel } from '../../src/providers/catalog.js';
+import { tiktokenCounter } from '#src/estimate/counters.js';
+import { lookupModel } from '#src/providers/catalog.js';
 
 const counter = tiktokenCounter('o200k_base');
 const ITEM_OVERHEAD = 4;

@@ -3,7 +3,7 @@ import { expect } from '@jest/globals';
 import { existsSync, readdirSync } from 'node:fs';
 
 /**
- * Shared settings of the fuzz suites (issue 15 item 8). CI runs a fixed seed and a modest
+ * Shared settings of the fuzz suites. CI runs a fixed seed and a modest
  * number of runs so the suite stays fast; FUZZ_RUNS=N (and FUZZ_SEED=S) run more or other cases.
  */
 export function fuzzParams(defaultRuns: number): fc.Parameters<unknown> {

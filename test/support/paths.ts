@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLED_CORPUS_DIR } from '../../../dev/bench/corpus.js';
+import { BUNDLED_CORPUS_DIR } from '#dev/bench/corpus.js';
 
-/** The repository root (three levels above this file). */
-export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+/** The repository root (two levels above this file). */
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Hand-made format fixtures. */
 export const fixture = (name: string): string => join(repoRoot, 'test/fixtures/formats', name);

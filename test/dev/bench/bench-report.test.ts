@@ -3,10 +3,10 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CORPUS_ENV } from '../../../dev/bench/corpus.js';
-import { SWEEP_WINDOWS } from '../../../dev/bench/retention-bench.js';
-import { runBench, type BenchIo } from '../../../dev/bench/run-bench.js';
-import { freeEncoders } from '../../../src/estimate/index.js';
+import { CORPUS_ENV } from '#dev/bench/corpus.js';
+import { SWEEP_WINDOWS } from '#dev/bench/retention-bench.js';
+import { runBench, type BenchIo } from '#dev/bench/run-bench.js';
+import { freeEncoders } from '#src/estimate/index.js';
 
 afterAll(freeEncoders);
 

@@ -1,15 +1,10 @@
 import { describe, it, expect } from '@jest/globals';
-import { lineChart } from '../../../dev/bench/charts/line-chart.js';
-import { frontier, scatterChart } from '../../../dev/bench/charts/scatter-chart.js';
-import {
-  recallOf,
-  runWindow,
-  totalTokensOf,
-  type CorpusSession,
-} from '../../../dev/bench/retention-bench.js';
-import { findEvidenceNeeds } from '../../../dev/replay/evidence.js';
-import { allPolicies } from '../../../dev/replay/policies/index.js';
-import { fastEstimator, readSession } from '../replay/helpers.js';
+import { lineChart } from '#dev/bench/charts/line-chart.js';
+import { frontier, scatterChart } from '#dev/bench/charts/scatter-chart.js';
+import { recallOf, runWindow, totalTokensOf, type CorpusSession } from '#dev/bench/retention-bench.js';
+import { findEvidenceNeeds } from '#dev/replay/evidence.js';
+import { allPolicies } from '#dev/replay/policies/index.js';
+import { fastEstimator, readSession } from '#support/replay/helpers.js';
 
 /** Tiny XML well-formedness check: balanced tags, one root, quoted attributes, no stray `<` or `&`. */
 function checkXml(text: string): { root: string; rootAttrs: string } {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULTS_POLICY, howSureSection } from '../../../dev/bench/how-sure-section.js';
-import { ResamplePlans } from '../../../dev/bench/paired-bootstrap.js';
-import { policyRun, type PolicyRun, type SessionRun } from '../../../dev/bench/retention-runs.js';
-import { choiceSection, windowTable } from '../../../dev/bench/retention-sections.js';
-import { PRICES } from '../../../dev/replay/prices.js';
-import { emptyTotals } from '../../../dev/replay/replay.js';
-import { resolveBudgets } from '../../../src/projection/budgets.js';
+import { DEFAULTS_POLICY, howSureSection } from '#dev/bench/how-sure-section.js';
+import { ResamplePlans } from '#dev/bench/paired-bootstrap.js';
+import { policyRun, type PolicyRun, type SessionRun } from '#dev/bench/retention-runs.js';
+import { choiceSection, windowTable } from '#dev/bench/retention-sections.js';
+import { PRICES } from '#dev/replay/prices.js';
+import { emptyTotals } from '#dev/replay/replay.js';
+import { resolveBudgets } from '#src/projection/budgets.js';
 
 const SESSIONS = 24;
 const budgets = resolveBudgets({ capacity: 64_000, reservedOutput: 8_000 });

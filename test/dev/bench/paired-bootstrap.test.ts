@@ -6,7 +6,7 @@ import {
   ResamplePlans,
   verdict,
   type SessionPair,
-} from '../../../dev/bench/paired-bootstrap.js';
+} from '#dev/bench/paired-bootstrap.js';
 
 /** Sessions whose dollars vary a lot from one to the next (as real sessions do). */
 const BASE = [

@@ -3,12 +3,12 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLED_CORPUS_DIR, CORPUS_ENV, sessionCorpusDir } from '../../../dev/bench/corpus.js';
-import { loadCorpusSessions } from '../../../dev/bench/corpus-sessions.js';
-import { retentionSuite, runWindow } from '../../../dev/bench/retention-bench.js';
-import { noClearingPolicy } from '../../../dev/replay/policies/index.js';
-import type { RetentionPolicy } from '../../../dev/replay/types.js';
-import { fastEstimator } from '../replay/helpers.js';
+import { BUNDLED_CORPUS_DIR, CORPUS_ENV, sessionCorpusDir } from '#dev/bench/corpus.js';
+import { loadCorpusSessions } from '#dev/bench/corpus-sessions.js';
+import { retentionSuite, runWindow } from '#dev/bench/retention-bench.js';
+import { noClearingPolicy } from '#dev/replay/policies/index.js';
+import type { RetentionPolicy } from '#dev/replay/types.js';
+import { fastEstimator } from '#support/replay/helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const FORMATS = join(ROOT, 'test/fixtures/formats');

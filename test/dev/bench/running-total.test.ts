@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createRunningTotal } from '../../../dev/bench/running-total.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { freeEncoders } from '../../../src/estimate/counters.js';
-import { msg } from '../../../src/messages/message.js';
+import { createRunningTotal } from '#dev/bench/running-total.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { msg } from '#src/messages/message.js';
 
 // The running total is the estimator benchmark's measure of a turn's cost (dev/, not shipped);
 // the product gets the same O(new messages) cost from the estimator's per-message cache (T2).

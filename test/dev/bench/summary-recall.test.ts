@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { loadCorpusSessions } from '../../../dev/bench/corpus-sessions.js';
-import { recallOf, runWindow, verbatimRecallOf } from '../../../dev/bench/retention-runs.js';
-import { summaryRecallSection } from '../../../dev/bench/summary-recall-section.js';
-import { noClearingPolicy } from '../../../dev/replay/policies/index.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { rawDir } from '../formats/paths.js';
+import { loadCorpusSessions } from '#dev/bench/corpus-sessions.js';
+import { recallOf, runWindow, verbatimRecallOf } from '#dev/bench/retention-runs.js';
+import { summaryRecallSection } from '#dev/bench/summary-recall-section.js';
+import { noClearingPolicy } from '#dev/replay/policies/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { rawDir } from '#support/paths.js';
 
 afterAll(freeEncoders);
 

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { syntheticLargeReadSessions } from '../../../dev/bench/corpus-sessions.js';
-import { summaryCallsPer10, windowLimits } from '../../../dev/bench/retention-runs.js';
-import { emptyTotals } from '../../../dev/replay/replay.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { syntheticLargeReadSessions } from '#dev/bench/corpus-sessions.js';
+import { summaryCallsPer10, windowLimits } from '#dev/bench/retention-runs.js';
+import { emptyTotals } from '#dev/replay/replay.js';
 
 afterAll(freeEncoders);
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { contractBreaches, type LoopOutcome } from '../../../dev/loops/loop-matrix.js';
-import { auditPrompt, freeAuditEncoder, type SeenPrompt } from '../../../dev/loops/prompt-audit.js';
-import { sourceText } from '../../../dev/loops/source-text.js';
+import { contractBreaches, type LoopOutcome } from '#dev/loops/loop-matrix.js';
+import { auditPrompt, freeAuditEncoder, type SeenPrompt } from '#dev/loops/prompt-audit.js';
+import { sourceText } from '#dev/loops/source-text.js';
 
 afterAll(freeAuditEncoder);
 

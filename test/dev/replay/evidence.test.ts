@@ -1,12 +1,12 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg } from '../../../src/messages/message.js';
+import { msg } from '#src/messages/message.js';
 import {
   evidenceItems,
   findEvidenceNeeds,
   indexResults,
   isPresent,
   isReadOrSearch,
-} from '../../../dev/replay/evidence.js';
+} from '#dev/replay/evidence.js';
 
 const read = (id: string, path: string) => ({ id, name: 'read_file', arguments: JSON.stringify({ path }) });
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { isRequestHistoryValid } from '#src/projection/normalize.js';
 import {
   aiSdkPrunePolicy,
   anthropicClearToolUsesPolicy,
@@ -17,8 +17,8 @@ import {
   opencodePrunePolicy,
   OPENCODE_PLACEHOLDER,
   vtcodePerResultPolicy,
-} from '../../../dev/replay/policies/index.js';
-import { contextFor, readSession } from './helpers.js';
+} from '#dev/replay/policies/index.js';
+import { contextFor, readSession } from '#support/replay/helpers.js';
 
 const results = (h: readonly Message[]) => h.filter((m) => m.role === 'tool');
 const unchanged = (before: readonly Message[], after: readonly Message[]) =>

@@ -1,14 +1,10 @@
 import { describe, it, expect } from '@jest/globals';
-import { textOf, type Message } from '../../../src/messages/message.js';
-import { isRequestHistoryValid } from '../../../src/projection/normalize.js';
-import {
-  compactorPolicy,
-  compactorVtcodePolicy,
-  noClearingPolicy,
-} from '../../../dev/replay/policies/index.js';
-import { replaySession, turnIndices } from '../../../dev/replay/replay.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { fastEstimator, readSession } from './helpers.js';
+import { textOf, type Message } from '#src/messages/message.js';
+import { isRequestHistoryValid } from '#src/projection/normalize.js';
+import { compactorPolicy, compactorVtcodePolicy, noClearingPolicy } from '#dev/replay/policies/index.js';
+import { replaySession, turnIndices } from '#dev/replay/replay.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { fastEstimator, readSession } from '#support/replay/helpers.js';
 
 /** A session whose final answer uses an identifier from every result (so every result is needed there). */
 function sessionNeedingAll(batches: number): Message[] {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseSession } from '../../../src/formats/index.js';
-import { textOf } from '../../../src/messages/message.js';
-import { resolveRoute } from '../../../src/providers/catalog.js';
-import { createSummaryClient } from '../../../src/providers/summary-clients.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { parseSession } from '#src/formats/index.js';
+import { textOf } from '#src/messages/message.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { createSummaryClient } from '#src/providers/summary-clients.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 /**
  * Assistant items of an imported Responses history go back to the Responses API with the

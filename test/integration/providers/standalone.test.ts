@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
-import { ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
-import { createProviderClients } from '../../../src/providers/factory.js';
-import type { HttpOptions } from '../../../src/providers/http.js';
-import { createStandaloneClient } from '../../../src/providers/standalone-client.js';
-import { toResponsesInput } from '../../../src/providers/responses-convert.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveRoute, type ResolvedRoute } from '#src/providers/catalog.js';
+import { ContextCapacityError, ProviderError } from '#src/providers/errors.js';
+import { createProviderClients } from '#src/providers/factory.js';
+import type { HttpOptions } from '#src/providers/http.js';
+import { createStandaloneClient } from '#src/providers/standalone-client.js';
+import { toResponsesInput } from '#src/providers/responses-convert.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
 const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 /**
  * §13 "summary calls avoided or required at 32k, 64k, 96k and 128k capacities", on one long

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { closeAll, type FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { FAKE_ENCRYPTED, startFakeOpenAI } from '../../support/fake-openai.js';
-import { estimateBodyTokens } from '../../support/fake-window.js';
-import { templateSummary } from '../../unit/session/fixtures.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { closeAll, type FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { FAKE_ENCRYPTED, startFakeOpenAI } from '#support/fake-openai.js';
+import { estimateBodyTokens } from '#support/fake-window.js';
+import { templateSummary } from '#support/session/fixtures.js';
 
 /**
  * Issue 13 items 3 and 11 through the session API against fake servers over real HTTP: native

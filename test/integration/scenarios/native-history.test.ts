@@ -2,14 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { toAnthropicConversation, toResponsesInput } from '../../../src/providers/index.js';
-import { createCompactorSession, type SessionRouteOptions } from '../../../src/session/index.js';
-import { closeAll, type FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
-import { agentSession, SYSTEM, templateSummary } from '../../unit/session/fixtures.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { toAnthropicConversation, toResponsesInput } from '#src/providers/index.js';
+import { createCompactorSession, type SessionRouteOptions } from '#src/session/index.js';
+import { closeAll, type FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { startFakeOpenAI, startFakeXai } from '#support/fake-openai.js';
+import { agentSession, SYSTEM, templateSummary } from '#support/session/fixtures.js';
 
 /**
  * What a native compaction leaves behind (O3, A3, S1): the next window keeps the system prompt

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { testRunBatches } from '../../support/test-run-batches.js';
-import { isProtocolValid, isSummaryMessage } from '../../../src/summary/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { testRunBatches } from '#support/test-run-batches.js';
+import { isProtocolValid, isSummaryMessage } from '#src/summary/index.js';
 
 /**
  * Automatic and hierarchical compaction on the bundled real session (mini-swe-agent,

@@ -1,5 +1,5 @@
-import type { Estimator } from '../../../src/estimate/estimator.js';
-import { textOf, type Message } from '../../../src/messages/message.js';
+import type { Estimator } from '#src/estimate/estimator.js';
+import { textOf, type Message } from '#src/messages/message.js';
 
 /** What one prompt a model received looked like, in canonical messages. */
 export interface PromptFacts {

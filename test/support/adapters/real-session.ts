@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
 
 /** One step of a real agent session: the call the agent made and what the tool returned. */
 export interface RealStep {

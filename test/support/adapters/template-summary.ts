@@ -1,5 +1,5 @@
-import { textOf, type Message } from '../../../src/messages/message.js';
-import { loadSummaryPrompt } from '../../../src/summary/index.js';
+import { textOf, type Message } from '#src/messages/message.js';
+import { loadSummaryPrompt } from '#src/summary/index.js';
 
 /**
  * What the injected summary models of the adapter tests write: the summary template's

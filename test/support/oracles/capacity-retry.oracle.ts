@@ -1,9 +1,8 @@
-import type { OracleRow } from '../../support/oracle.js';
+import type { OracleRow } from '../oracle.js';
 import { budgetError, prepared, providerError, summary, tooLong } from './replies.js';
 
 /*
- * What the capacity-retry ladder must do, written from the seed and SPEC L3, L5, L6 (not from
- * the machine): on a context-capacity rejection retry with the budget halved, at most
+ * What the capacity-retry ladder must do, written from the rules (not from the machine): on a context-capacity rejection retry with the budget halved, at most
  * maxOverflowRetries times (default 1); skip a retry that cannot shrink the input; with an
  * unknown window derive the retry budget from the failing attempt; an empty summary or any
  * other provider failure ends at once.
@@ -13,7 +12,7 @@ const input = { turnId: 't1', historyRef: 't1:history', band: 'flat', budget: 2_
 
 const ONE_CALL = ['prepareSummaryInput', 'requestSummary'];
 
-/** The capacity-retry oracle (L3, L5, L6). */
+/** The capacity-retry oracle: the fork, the halving retries and the failures that end at once. */
 export const CAPACITY_RETRY_ORACLE: readonly OracleRow[] = [
   {
     name: 'L5: the first call succeeds: one provider call, summary ready',

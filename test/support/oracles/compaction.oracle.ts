@@ -1,8 +1,8 @@
-import type { OracleRow, Reply } from '../../support/oracle.js';
+import type { OracleRow, Reply } from '../oracle.js';
 import { budgetError, prepared, providerError, summary, tooLong } from './replies.js';
 
 /*
- * What one compaction pass must do, from the seed and SPEC S1–S4, O3, A4, L4–L7 and §14:
+ * What one compaction pass must do, written from the rules (not from the machine):
  * run the route's strategy on the full history; NativeStandalone's window is canonical;
  * NativeInline falls back to Local when compaction does not fire, the edit is rejected, or
  * the request fails; Local summarizes, rejects bad summaries and rebuilds; a pass that fails
@@ -33,7 +33,7 @@ const LOCAL_DONE = ['local.validatingSummary', 'local.rebuildingHistory', 'check
 /** History and item count untouched. */
 const untouched = { historyRef: 't1:history', itemsAfter: 20 };
 
-/** The compaction oracle (S1–S4, O3, A4, L4–L7, §14). */
+/** The compaction oracle: strategies, fallbacks, summary checks and the rebuild. */
 export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1/O3: NativeStandalone: the returned window is used as is (20 → 4 items), no local summary',

@@ -1,8 +1,8 @@
-import type { OracleRow, Reply } from '../../support/oracle.js';
+import type { OracleRow, Reply } from '../oracle.js';
 import { budgetError, prepared, providerError, summary, tooLong } from './replies.js';
 
 /*
- * What a two-band summary must do, from the seed and SPEC L4–L6: prepare and validate both
+ * What a two-band summary must do, written from the rules: prepare and validate both
  * bands before spending either provider call, then summarize the older band and the newer
  * band, each through the same capacity-retry contract as a flat summary. The capacity-retry
  * ladder runs for real here; only its actors are fakes.
@@ -15,7 +15,7 @@ const older = summary({ summaryRef: 't1:older', inputTokens: 600, summaryTokens:
 const newer = summary({ summaryRef: 't1:newer', inputTokens: 700, summaryTokens: 90 });
 const BAND = ['prepareSummaryInput', 'requestSummary'];
 
-/** The hierarchical-summary oracle (L4–L6). */
+/** The hierarchical-summary oracle: both bands prepared first, then summarized in turn. */
 export const HIERARCHICAL_SUMMARY_ORACLE: readonly OracleRow[] = [
   {
     name: 'L4: both bands are prepared first, then older and newer are summarized: two refs, older first',

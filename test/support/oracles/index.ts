@@ -4,8 +4,8 @@ import {
   compactionMachine,
   hierarchicalSummaryMachine,
   turnMachine,
-} from '../../../machines/index.js';
-import type { OracleRow } from '../../support/oracle.js';
+} from '#machines/index.js';
+import type { OracleRow } from '../oracle.js';
 import { CAPACITY_RETRY_ORACLE } from './capacity-retry.oracle.js';
 import { COMPACTION_ORACLE } from './compaction.oracle.js';
 import { TURN_ORACLE } from './turn.oracle.js';

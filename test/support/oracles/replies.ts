@@ -1,4 +1,4 @@
-import type { Reply } from '../../support/oracle.js';
+import type { Reply } from '../oracle.js';
 
 /** `prepareSummaryInput` finished: the fork holds `inputTokens`. */
 export const prepared = (inputTokens: number): Reply => ({ done: { inputTokens } });
@@ -24,5 +24,5 @@ export const tooLong = (inputTokens: number): Reply => ({
 /** Any other provider failure. */
 export const providerError = (message: string): Reply => ({ error: { kind: 'provider', message } });
 
-/** A pre-dispatch budget failure (L3). */
+/** A budget failure before any provider call (the input cannot fit at all). */
 export const budgetError = (message: string): Reply => ({ error: { kind: 'budget', message } });

@@ -1,4 +1,4 @@
-import type { OracleRow, Reply } from '../../support/oracle.js';
+import type { OracleRow, Reply } from '../oracle.js';
 import { prepared, summary } from './replies.js';
 import {
   cleared,
@@ -36,7 +36,7 @@ function cancelWhile(
   };
 }
 
-/** Cancelling the turn in each working state that waits on an actor (H1, H3). */
+/** Cancelling the turn in each working state that waits on an actor. */
 export const TURN_CANCEL_ROWS: readonly OracleRow[] = [
   cancelWhile(['working.syncing'], 'syncHistory', {}, []),
   cancelWhile(['working.syncing', 'working.normalizing'], 'normalizeProjection', { syncHistory: [synced] }, [

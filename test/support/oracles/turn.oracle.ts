@@ -1,4 +1,4 @@
-import type { OracleRow } from '../../support/oracle.js';
+import type { OracleRow } from '../oracle.js';
 import { prepared, summary } from './replies.js';
 import { TURN_CANCEL_ROWS } from './turn-cancel.oracle.js';
 import {
@@ -19,15 +19,15 @@ import {
 } from './turn.replies.js';
 
 /*
- * What one headless turn must do, from the seed ("Before estimating pressure, the headless
- * runner synchronizes …") and SPEC H1–H6, §14: sync → normalize → clear → estimate → decide;
+ * What one headless turn must do, written from the rules ("before estimating pressure, the
+ * headless runner synchronizes"): sync → normalize → clear → estimate → decide;
  * below the threshold no summary call; otherwise the FULL history is compacted and the
  * projection rebuilt; failed or unchanged passes keep the existing projection; preflight only
  * reports; the loop guard stops automatic passes that keep failing, free too little or refill
  * at once. The compaction machine and the summary ladder run for real; only leaf actors are fakes.
  */
 
-/** The turn oracle (H1–H6, §14). */
+/** The turn oracle: one headless turn from sync to decision, the guards included. */
 export const TURN_ORACLE: readonly OracleRow[] = [
   {
     name: 'H2: pressure below the threshold after clearing: no summary call, the cleared projection is the request',

@@ -1,4 +1,4 @@
-import type { Reply } from '../../support/oracle.js';
+import type { Reply } from '../oracle.js';
 import { prepared, summary } from './replies.js';
 
 /*
@@ -101,7 +101,7 @@ export const PIPELINE = [
 export const COMPACTING = [...PIPELINE, 'working.choosing', 'working.compacting'];
 export const PIPELINE_CALLS = ['syncHistory', 'normalizeProjection', 'clearToolResults', 'estimatePressure'];
 export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory'];
-/** History and projection as they were before the pass (H3). */
+/** History and projection as they were before the pass (kept when a pass fails). */
 export const kept = {
   historyRef: 't1:synced',
   projectionRef: 't1:cleared',

@@ -1,5 +1,5 @@
-import { msg, type Message, type ToolCall } from '../../../src/messages/message.js';
-import { createEstimator, type Estimator } from '../../../src/estimate/estimator.js';
+import { msg, type Message, type ToolCall } from '#src/messages/message.js';
+import { createEstimator, type Estimator } from '#src/estimate/estimator.js';
 
 /** Deterministic, WASM-free estimator: ceil(UTF-8 bytes / 4) per text. */
 export function charsEstimator(): Estimator {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import { body, call, deepFreeze } from './helpers.js';
 
 const idArb = fc.constantFrom('a', 'b', 'c', 'd', 'e', '');

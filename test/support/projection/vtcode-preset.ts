@@ -1,9 +1,9 @@
-import * as projection from '../../../src/projection/index.js';
-import type { Message } from '../../../src/messages/message.js';
+import * as projection from '#src/projection/index.js';
+import type { Message } from '#src/messages/message.js';
 
 /**
- * The projection functions with the seed's VT Code defaults (preset `vtcode`) unless a test
- * names another preset: the SPEC §5 conformance tests check the seed's numbers, and the
+ * The projection functions with VT Code's defaults (preset `vtcode`) unless a test names
+ * another preset: the conformance tests check VT Code's numbers, and the
  * library's own defaults (preset `compactor`) keep tool results until compaction.
  */
 const vtcode = <O extends { policy?: Partial<projection.ClearingPolicy> }>(opts: O): O => ({

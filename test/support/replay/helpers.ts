@@ -1,8 +1,8 @@
-import { charsCounter } from '../../../src/estimate/counters.js';
-import { createEstimator, type Estimator } from '../../../src/estimate/estimator.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { resolveBudgets, type Limits } from '../../../src/projection/budgets.js';
-import type { PolicyContext } from '../../../dev/replay/types.js';
+import { charsCounter } from '#src/estimate/counters.js';
+import { createEstimator, type Estimator } from '#src/estimate/estimator.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveBudgets, type Limits } from '#src/projection/budgets.js';
+import type { PolicyContext } from '#dev/replay/types.js';
 
 /** A fast estimator (chars/4) so replay tests need no tokenizer. */
 export function fastEstimator(): Estimator {

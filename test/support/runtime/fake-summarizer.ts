@@ -1,10 +1,10 @@
-import { charsCounter } from '../../src/estimate/counters.js';
-import { createEstimator, type Estimator } from '../../src/estimate/estimator.js';
-import { msg, type Message } from '../../src/messages/message.js';
-import { BudgetError, ContextCapacityError } from '../../src/providers/errors.js';
-import type { SummaryResponse } from '../../src/providers/types.js';
-import type { LocalSummarizer, PreparedFork } from '../../src/runtime/index.js';
-import type { CompactionMode, SummaryBand } from '../../machines/index.js';
+import { charsCounter } from '#src/estimate/counters.js';
+import { createEstimator, type Estimator } from '#src/estimate/estimator.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { BudgetError, ContextCapacityError } from '#src/providers/errors.js';
+import type { SummaryResponse } from '#src/providers/types.js';
+import type { LocalSummarizer, PreparedFork } from '#src/runtime/index.js';
+import type { CompactionMode, SummaryBand } from '#machines/index.js';
 
 /** A deterministic estimator (chars/4) so token numbers are stable without tiktoken. */
 export const estimator: Estimator = createEstimator({ counter: charsCounter });
@@ -24,7 +24,7 @@ export class FakeSummarizer implements LocalSummarizer<FakeFork> {
     budget: number | null;
     signal: AbortSignal;
   }> = [];
-  /** Provider rejects forks above this many tokens (L5). */
+  /** Provider rejects forks above this many tokens (a capacity rejection, then a halved retry). */
   capacity = Infinity;
   /** Text the provider returns. */
   reply: (fork: FakeFork) => string = (fork) => `## Summary\n${fork.messages.length} messages summarized.`;

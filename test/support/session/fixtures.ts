@@ -2,9 +2,9 @@ import { afterAll } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { summarySections } from '../../../src/summary/index.js';
-import type { ToolSchema } from '../../../src/providers/types.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { summarySections } from '#src/summary/index.js';
+import type { ToolSchema } from '#src/providers/types.js';
 
 const call = (id: string, name: string, args: object) => ({ id, name, arguments: JSON.stringify(args) });
 
@@ -41,14 +41,14 @@ export function agentSession(size = 2_000): Message[] {
   ];
 }
 
-/** A summary that follows the L8 template (every section, one line each). */
+/** A summary that follows the summary template (every section, one line each). */
 export function templateSummary(): string {
   return summarySections()
     .map((s) => `## ${s}\n- ${s.toLowerCase()}: pytest -q exited 0 after fixing add() in app.py`)
     .join('\n');
 }
 
-/** A frozen parent tool catalog (S2). */
+/** A frozen parent tool catalog (summaries reuse it when provider and model match). */
 export const TOOLS: ToolSchema[] = [
   {
     name: 'bash',

@@ -1,4 +1,4 @@
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 
 /** A user turn with `batches` tool batches of `width` parallel calls, each output `size` chars. */
 export function turn(tag: string, batches: number, width: number, size: number): Message[] {

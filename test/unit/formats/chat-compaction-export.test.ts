@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { UserError } from '../../../src/core/errors.js';
-import { exportSession } from '../../../src/formats/index.js';
-import { msg } from '../../../src/messages/message.js';
+import { UserError } from '#src/core/errors.js';
+import { exportSession } from '#src/formats/index.js';
+import { msg } from '#src/messages/message.js';
 
 const encrypted = msg.assistant('', undefined, {
   reasoningDetails: [{ type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAENC==' }],

@@ -3,17 +3,17 @@ import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { corpusFiles } from '../../../dev/bench/corpus.js';
-import { UserError } from '../../../src/core/errors.js';
-import { exportSession, readSessionFile, type ImportResult } from '../../../src/formats/index.js';
-import { JsonPieces } from '../../../src/formats/json-pieces.js';
-import { rawNumbersIn } from '../../../src/formats/raw-numbers.js';
-import { readJsonDocumentInPieces } from '../../../src/formats/read-json-pieces.js';
-import { expectOneLineError, fuzzParams } from '../../fuzz/fuzz-support.js';
-import { runCli } from '../../support/cli.js';
-import { msg } from '../../../src/messages/message.js';
-import { PIECES_MIN_BYTES } from '../../../src/formats/read-json-pieces.js';
-import { fixture, rawDir } from './paths.js';
+import { corpusFiles } from '#dev/bench/corpus.js';
+import { UserError } from '#src/core/errors.js';
+import { exportSession, readSessionFile, type ImportResult } from '#src/formats/index.js';
+import { JsonPieces } from '#src/formats/json-pieces.js';
+import { rawNumbersIn } from '#src/formats/raw-numbers.js';
+import { readJsonDocumentInPieces } from '#src/formats/read-json-pieces.js';
+import { expectOneLineError, fuzzParams } from '#support/fuzz.js';
+import { runCli } from '#support/cli.js';
+import { msg } from '#src/messages/message.js';
+import { PIECES_MIN_BYTES } from '#src/formats/read-json-pieces.js';
+import { fixture, rawDir } from '#support/paths.js';
 
 /**
  * Large JSON session files are read in pieces (issue 15, memory): entries of the long lists are

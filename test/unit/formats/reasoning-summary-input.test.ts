@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { exportSession, parseSession } from '../../../src/formats/index.js';
+import { exportSession, parseSession } from '#src/formats/index.js';
 
 describe('Responses reasoning items with odd summaries (D2, D3)', () => {
   it('D3: a reasoning summary entry that is null or not an object is kept verbatim, never a TypeError', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseSession } from '../../../src/formats/index.js';
-import { fillToolNames } from '../../../src/formats/tool-names.js';
+import { parseSession } from '#src/formats/index.js';
+import { fillToolNames } from '#src/formats/tool-names.js';
 
 /**
  * Tool results get the name of the call they answer (N1's binding rule). Importers that mark

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSessionFile, selectSession, type ImportedSession } from '../../../src/formats/index.js';
-import { fixture, rawDir } from './paths.js';
+import { readSessionFile, selectSession, type ImportedSession } from '#src/formats/index.js';
+import { fixture, rawDir } from '#support/paths.js';
 
 const rawFiles = readdirSync(rawDir).flatMap((d) => readdirSync(join(rawDir, d)).map((f) => `${d}/${f}`));
 

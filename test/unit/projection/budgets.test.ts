@@ -5,7 +5,7 @@ import {
   resolveCapacity,
   resolveRoutePolicy,
   type RoutePolicyEntry,
-} from '../../../src/projection/index.js';
+} from '#src/projection/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 

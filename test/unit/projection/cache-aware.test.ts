@@ -1,13 +1,13 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import {
   cacheAwareThreshold,
   clearInSteps,
   completeClearingPolicy,
   sharedPrefixLength,
-} from '../../../src/projection/index.js';
-import { clearOldToolResultsWithRecentBatches } from './vtcode-preset.js';
-import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
+} from '#src/projection/index.js';
+import { clearOldToolResultsWithRecentBatches } from '#support/projection/vtcode-preset.js';
+import { batch, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 
 const est = charsEstimator();
 const clearedIds = (out: readonly Message[]) => out.filter(isStub).map((m) => m.toolCallId);

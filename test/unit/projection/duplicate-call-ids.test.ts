@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { isRequestHistoryValid, normalizeHistory } from '../../../src/projection/index.js';
-import { isProtocolValid } from '../../../src/summary/index.js';
-import { call, deepFreeze } from './helpers.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { isRequestHistoryValid, normalizeHistory } from '#src/projection/index.js';
+import { isProtocolValid } from '#src/summary/index.js';
+import { call, deepFreeze } from '#support/projection/helpers.js';
 
 const ids = (h: readonly Message[]) =>
   h.map((m) =>

@@ -1,15 +1,15 @@
 import { describe, it, expect } from '@jest/globals';
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import {
   DEFAULT_CLEARING_POLICY,
   completeClearingPolicy,
   resolveBudgets,
   resolveEvidenceBudget,
   type Limits,
-} from '../../../src/projection/index.js';
-import { clearOldToolResultsWithRecentBatches, projectRequest } from './vtcode-preset.js';
-import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
+} from '#src/projection/index.js';
+import { clearOldToolResultsWithRecentBatches, projectRequest } from '#support/projection/vtcode-preset.js';
+import { batch, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const est = charsEstimator();

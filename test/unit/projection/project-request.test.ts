@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { analyzePairing, isRequestHistoryValid } from '../../../src/projection/index.js';
-import { clearOldToolResults, projectRequest } from './vtcode-preset.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { batch, call, body, charsEstimator, deepFreeze, isStub } from './helpers.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { analyzePairing, isRequestHistoryValid } from '#src/projection/index.js';
+import { clearOldToolResults, projectRequest } from '#support/projection/vtcode-preset.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { batch, call, body, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 import { readmeSession } from '../../fixtures/projection/readme-session.js';
 
 const est = charsEstimator();

@@ -6,7 +6,7 @@ import {
   nextCacheCycle,
   waitCanPay,
   type CacheCycle,
-} from '../../../src/projection/index.js';
+} from '#src/projection/index.js';
 
 /** `n` requests, each `step` tokens larger than the last, after `c`. */
 function grow(c: CacheCycle, step: number, n: number): CacheCycle {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { toAnthropicConversation } from '../../../src/providers/anthropic-convert.js';
-import { aggregateAnthropicUsage, betasForPayload } from '../../../src/providers/anthropic-headers.js';
-import { fromResponsesOutput, toResponsesInput } from '../../../src/providers/responses-convert.js';
-import { parseSse } from '../../../src/providers/sse.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { toAnthropicConversation } from '#src/providers/anthropic-convert.js';
+import { aggregateAnthropicUsage, betasForPayload } from '#src/providers/anthropic-headers.js';
+import { fromResponsesOutput, toResponsesInput } from '#src/providers/responses-convert.js';
+import { parseSse } from '#src/providers/sse.js';
 
 const compactionItem = {
   type: 'compaction',

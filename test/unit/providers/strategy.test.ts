@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isAnthropicInlineModel, selectStrategy } from '../../../src/providers/strategy.js';
+import { isAnthropicInlineModel, selectStrategy } from '#src/providers/strategy.js';
 
 const s = (provider: string, model: string, baseUrl?: string, extra: object = {}) =>
   selectStrategy({ provider, model, ...(baseUrl ? { baseUrl } : {}), ...extra });

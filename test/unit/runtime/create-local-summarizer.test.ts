@@ -1,23 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { textOf, type Message } from '../../../src/messages/message.js';
-import { resolveBudgets } from '../../../src/projection/index.js';
-import { resolveRoute } from '../../../src/providers/catalog.js';
-import { BudgetError, ContextCapacityError, ProviderError } from '../../../src/providers/errors.js';
-import { createSummaryClient } from '../../../src/providers/summary-clients.js';
-import type { SummaryClient, SummaryRequest } from '../../../src/providers/types.js';
-import { createLocalSummarizer, type LocalSummarizerOptions } from '../../../src/runtime/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { textOf, type Message } from '#src/messages/message.js';
+import { resolveBudgets } from '#src/projection/index.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { BudgetError, ContextCapacityError, ProviderError } from '#src/providers/errors.js';
+import { createSummaryClient } from '#src/providers/summary-clients.js';
+import type { SummaryClient, SummaryRequest } from '#src/providers/types.js';
+import { createLocalSummarizer, type LocalSummarizerOptions } from '#src/runtime/index.js';
 import {
   createOfflineSummarizer,
   defaultReinjectBudget,
   isSummaryMessage,
   loadSummaryPrompt,
-} from '../../../src/summary/index.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { estimateBodyTokens, requestedOutputTokens } from '../../support/fake-window.js';
-import { agentSession, SYSTEM, templateSummary, TOOLS } from './fixtures.js';
+} from '#src/summary/index.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { estimateBodyTokens, requestedOutputTokens } from '#support/fake-window.js';
+import { agentSession, SYSTEM, templateSummary, TOOLS } from '#support/session/fixtures.js';
 
 afterAll(freeEncoders);
 const est = createEstimator();

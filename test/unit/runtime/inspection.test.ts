@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { createActor, createMachine, fromPromise, toPromise } from 'xstate';
-import { msg } from '../../src/messages/message.js';
-import { createJsonlInspector, summarizeForLog } from '../../src/runtime/index.js';
+import { msg } from '#src/messages/message.js';
+import { createJsonlInspector, summarizeForLog } from '#src/runtime/index.js';
 import {
   capacityRetryMachine,
   type RequestSummaryInput,
   type RequestSummaryOutput,
-} from '../../machines/index.js';
+} from '#machines/index.js';
 
 describe('JSONL inspection', () => {
   it('S4: message arrays become counts and secrets are redacted', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../src/messages/message.js';
-import { createTurnRunner, WindowTooSmallError } from '../../src/runtime/index.js';
-import { estimator, FakeSummarizer } from './fake-summarizer.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createTurnRunner, WindowTooSmallError } from '#src/runtime/index.js';
+import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
 // capacity 2,000 − reserved 200: the prompt budget is 1,800 tokens, compaction threshold 1,350 (H5).
 const limits = { capacity: 2_000, reservedOutput: 200 };

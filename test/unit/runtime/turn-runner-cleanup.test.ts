@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/messages/message.js';
-import { createTurnRunner } from '../../src/runtime/index.js';
-import { deferred, settle } from '../support/deferred.js';
-import { estimator, FakeSummarizer } from './fake-summarizer.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createTurnRunner } from '#src/runtime/index.js';
+import { deferred, settle } from '#support/deferred.js';
+import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
 // capacity 2,000 − reserved 200 → compaction threshold 1,350 (H5).
 const limits = { capacity: 2_000, reservedOutput: 200 };

@@ -2,18 +2,18 @@ import { describe, expect, it } from '@jest/globals';
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/messages/message.js';
-import type { NativeInlineClient } from '../../src/providers/types.js';
-import { resolveBudgets } from '../../src/projection/index.js';
-import type { SummaryClient } from '../../src/providers/types.js';
+import { msg, type Message } from '#src/messages/message.js';
+import type { NativeInlineClient } from '#src/providers/types.js';
+import { resolveBudgets } from '#src/projection/index.js';
+import type { SummaryClient } from '#src/providers/types.js';
 import {
   createJsonlInspector,
   createLocalSummarizer,
   createTurnRunner,
   type TurnRunnerDeps,
-} from '../../src/runtime/index.js';
-import { deferred, settle } from '../support/deferred.js';
-import { estimator, FakeSummarizer } from './fake-summarizer.js';
+} from '#src/runtime/index.js';
+import { deferred, settle } from '#support/deferred.js';
+import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
 // capacity 2,000 − reserved 200 → compaction threshold 1,350 (H5), clearing trigger 1,080 (B3).
 const limits = { capacity: 2_000, reservedOutput: 200 };

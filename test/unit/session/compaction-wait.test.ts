@@ -1,14 +1,14 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import type { ClearingPolicy } from '../../../src/projection/index.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { msg, type Message } from '#src/messages/message.js';
+import type { ClearingPolicy } from '#src/projection/index.js';
+import { createCompactorSession } from '#src/session/index.js';
 import { parseArgs } from 'node:util';
-import { clearingPolicyFrom } from '../../../src/cli/clearing-flags.js';
-import { parseFlags } from '../../../src/cli/flags.js';
-import { RUN_OPTIONS, RunFlagsSchema } from '../../../src/cli/run-options.js';
-import type { CompactorConfig } from '../../../src/cli/config.js';
+import { clearingPolicyFrom } from '#src/cli/clearing-flags.js';
+import { parseFlags } from '#src/cli/flags.js';
+import { RUN_OPTIONS, RunFlagsSchema } from '#src/cli/run-options.js';
+import type { CompactorConfig } from '#src/cli/config.js';
 
 /**
  * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { CompactorOptionsError } from '../../../src/core/errors.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { CompactorOptionsError } from '#src/core/errors.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 /**
  * The `history` option is validated message by message and, when nothing is dropped, kept

@@ -8,8 +8,8 @@ import {
   projectRequest,
   SessionOptionsSchema,
   UserError,
-} from '../../../src/index.js';
-import { LimitsSchema } from '../../../src/projection/index.js';
+} from '#src/index.js';
+import { LimitsSchema } from '#src/projection/index.js';
 
 afterAll(freeEncoders);
 

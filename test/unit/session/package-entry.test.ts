@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import * as api from '../../../src/index.js';
+import * as api from '#src/index.js';
 
 afterAll(api.freeEncoders);
 

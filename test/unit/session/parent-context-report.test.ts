@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parentContextFor, rootCauseOf, MAX_ROOT_CAUSE_CHARS } from '../../../src/session/index.js';
-import { SYSTEM, TOOLS } from './fixtures.js';
+import { parentContextFor, rootCauseOf, MAX_ROOT_CAUSE_CHARS } from '#src/session/index.js';
+import { SYSTEM, TOOLS } from '#support/session/fixtures.js';
 
 const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat', wire: 'chat' };
 const envelope = { provider: 'deepseek', model: 'deepseek-chat', system: SYSTEM, tools: TOOLS };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { jsonEqual } from '../../../src/formats/residual.js';
-import { MessageSchema, msg } from '../../../src/messages/message.js';
-import { isPlainMessage } from '../../../src/session/plain-message.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { jsonEqual } from '#src/formats/residual.js';
+import { MessageSchema, msg } from '#src/messages/message.js';
+import { isPlainMessage } from '#src/session/plain-message.js';
 
 /**
  * The quick check of the history option may only say yes where MessageSchema accepts the

@@ -12,8 +12,8 @@ import {
   StoredSessionConflictError,
   type Message,
   type SummaryClient,
-} from '../../../src/index.js';
-import { sessionDirs } from './fixtures.js';
+} from '#src/index.js';
+import { sessionDirs } from '#support/session/fixtures.js';
 
 // Continuing a stored session through the package entry, as a library user would (R1, R2).
 afterAll(freeEncoders);

@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { RouteError } from '../../../src/providers/errors.js';
-import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../../../src/session/index.js';
-import { openSessionStore } from '../../../src/store/index.js';
-import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '../../../src/summary/index.js';
-import { UserError } from '../../../src/core/errors.js';
-import { agentSession, sessionDirs } from './fixtures.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { RouteError } from '#src/providers/errors.js';
+import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '#src/session/index.js';
+import { openSessionStore } from '#src/store/index.js';
+import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '#src/summary/index.js';
+import { UserError } from '#src/core/errors.js';
+import { agentSession, sessionDirs } from '#support/session/fixtures.js';
 
 afterAll(freeEncoders);
 const django: Message[] = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0]

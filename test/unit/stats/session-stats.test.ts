@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { computeSessionStats } from '../../../src/stats/index.js';
-import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '../../../src/estimate/estimator.js';
-import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
-import { readSessionFile, selectSession } from '../../../src/formats/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { rawDir } from '../formats/paths.js';
+import { computeSessionStats } from '#src/stats/index.js';
+import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '#src/estimate/estimator.js';
+import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
+import { readSessionFile, selectSession } from '#src/formats/index.js';
+import { msg } from '#src/messages/message.js';
+import { rawDir } from '#support/paths.js';
 
 afterAll(freeEncoders);
 

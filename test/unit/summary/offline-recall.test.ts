@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { findEvidenceNeeds } from '../../../dev/replay/evidence.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { createOfflineSummarizer, rebuildHistory } from '../../../src/summary/index.js';
-import { rawDir } from '../formats/paths.js';
+import { findEvidenceNeeds } from '#dev/replay/evidence.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { createOfflineSummarizer, rebuildHistory } from '#src/summary/index.js';
+import { rawDir } from '#support/paths.js';
 
 // What the offline summarizer keeps for later turns: the facts an agent used after the
 // result that showed them would have been compacted (the retention pilot's evidence metric,

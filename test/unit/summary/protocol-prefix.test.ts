@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { completeProtocolPrefix } from '../../../src/summary/protocol-groups.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { completeProtocolPrefix } from '#src/summary/protocol-groups.js';
 
 const batch = (ids: string[]): Message =>
   msg.assistant(
