@@ -25,7 +25,7 @@ describe('redaction covers what Compactor says about errors and configuration, n
   });
 });
 
-describe('compactor compact: key-like text in the conversation (S4, issue 13 item 7)', () => {
+describe('compactor compact: key-like text in the conversation (S4)', () => {
   const dir = workDir('redaction');
   let srv: FakeServer;
   const session = agentSession(30, 1_600, 900, 3);

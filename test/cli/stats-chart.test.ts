@@ -18,7 +18,7 @@ function elements(svg: string): Record<string, number> {
   return out;
 }
 
-describe('compactor stats/run --chart (issue 16)', () => {
+describe('compactor stats/run --chart', () => {
   it('H5: stats --chart (preset vtcode) draws before/after lines, window, trigger, threshold, clearing and compaction marks', async () => {
     const out = join(dir, 'django.svg');
     const r = await runCli(

@@ -11,7 +11,7 @@ function invokingStates(root: AnyStateNode): string[] {
     .map((node) => node.path.join('.'));
 }
 
-describe('crash → JSON round trip → restore → continue, in every invoking state (xstate.md §A1.5)', () => {
+describe('crash → JSON round trip → restore → continue, in every invoking state', () => {
   for (const { machine, rows } of ORACLE_TABLES)
     for (const state of invokingStates(machine.root))
       it(`${machine.id}.${state}: the waited-on actor runs again and the oracle outcome is unchanged`, async () => {

@@ -27,7 +27,7 @@ function table(report: string, titleStart: string): string {
   return body.slice(0, end < 0 ? undefined : end);
 }
 
-describe('bench report (issue 16 "done when")', () => {
+describe('bench report: what it promises to show', () => {
   it('§14: --report on a corpus from COMPACTOR_CORPUS writes the 6-window sweep (8k to 200k) with firing counts, the cost columns, summary calls per 10 turns, the tuning/check split, how sure each difference from the defaults is, and the speed ratio', async () => {
     const corpus = mkdtempSync(join(tmpdir(), 'bench-corpus-'));
     const out = mkdtempSync(join(tmpdir(), 'bench-out-'));

@@ -43,8 +43,8 @@ const cheaper = run(
   (i) => 6 + (i % 3),
 );
 
-describe('how sure: the defaults against every other policy (issue 16)', () => {
-  it('§14 (issue 16): each row gives both differences with a 95 % interval and says better, worse or within noise', () => {
+describe('how sure: the defaults against every other policy', () => {
+  it('§14: each row gives both differences with a 95 % interval and says better, worse or within noise', () => {
     const section = howSureSection([defaults, nearly, cheaper], 64_000, 'check', new ResamplePlans());
     expect(section?.title).toBe(
       'How sure: the defaults against each other setting and policy, check half, window 64k',
@@ -68,7 +68,7 @@ describe('how sure: the defaults against every other policy (issue 16)', () => {
     expect(section!.notes?.join(' ')).toMatch(/resampled with replacement 2,000 times/);
   });
 
-  it('§14 (issue 16): the frontier column and the choice of defaults keep a strict domination but say when it is within noise', () => {
+  it('§14: the frontier column and the choice of defaults keep a strict domination but say when it is within noise', () => {
     const plans = new ResamplePlans();
     const table = windowTable([defaults, nearly, cheaper], 64_000, 'check', SESSIONS, plans);
     const frontier = Object.fromEntries(table.rows.map((r) => [r[0], r[r.length - 1]]));

@@ -24,8 +24,8 @@ function pairs(
   });
 }
 
-describe('paired bootstrap over sessions (issue 16: how sure the retention report can be)', () => {
-  it('§14 (issue 16): the same seed gives the same intervals; the plan is made once per session count', () => {
+describe('paired bootstrap over sessions: how sure the retention report can be', () => {
+  it('§14: the same seed gives the same intervals; the plan is made once per session count', () => {
     const data = pairs(
       (i, b) => [b * (1 + ((i % 5) - 2) * 0.07), b],
       (i) => [5 + (i % 4), 6],
@@ -42,7 +42,7 @@ describe('paired bootstrap over sessions (issue 16: how sure the retention repor
     expect(Math.max(...plans.indices(20))).toBe(19);
   });
 
-  it('§14 (issue 16): a constant per-session difference gives a zero-width interval at that difference', () => {
+  it('§14: a constant per-session difference gives a zero-width interval at that difference', () => {
     const d = pairedBootstrap(
       pairs(
         (_, b) => [b + 0.25, b],
@@ -61,7 +61,7 @@ describe('paired bootstrap over sessions (issue 16: how sure the retention repor
     expect(verdict(d.recallPoints, true)).toBe('better');
   });
 
-  it('§14 (issue 16): a large clear difference on noisy sessions excludes 0', () => {
+  it('§14: a large clear difference on noisy sessions excludes 0', () => {
     const d = pairedBootstrap(
       pairs(
         (i, b) => [b * 0.6 + (i % 2) * 0.05, b],
@@ -77,7 +77,7 @@ describe('paired bootstrap over sessions (issue 16: how sure the retention repor
     expect(bothWithinNoise(d)).toBe(false);
   });
 
-  it('§14 (issue 16): a symmetric noisy difference with mean 0 includes 0 on both axes', () => {
+  it('§14: a symmetric noisy difference with mean 0 includes 0 on both axes', () => {
     const swing = [0.3, 1.0, 0.1, 0.6, 0.2];
     const d = pairedBootstrap(
       pairs(
@@ -97,7 +97,7 @@ describe('paired bootstrap over sessions (issue 16: how sure the retention repor
     expect(bothWithinNoise(d)).toBe(true);
   });
 
-  it('§14 (issue 16): recall is a ratio of sums over the resampled sessions, never an average of per-session percentages', () => {
+  it('§14: recall is a ratio of sums over the resampled sessions, never an average of per-session percentages', () => {
     // One session needs 1 result, the other 99. Ratio of sums: a 50/100, b 99/100 → −49 points.
     // Averaging per-session recall would say a (100 % + 49.5 %) / 2 against b (0 % + 100 %) / 2 → +24.7.
     const data: SessionPair[] = [
@@ -111,7 +111,7 @@ describe('paired bootstrap over sessions (issue 16: how sure the retention repor
     expect(d.recallPoints.high).toBeCloseTo(100, 9);
   });
 
-  it('§14 (issue 16): sessions where either policy failed are left out of both sides', () => {
+  it('§14: sessions where either policy failed are left out of both sides', () => {
     const data = pairs(
       (i, b) => [b + (i % 3) * 0.2, b],
       (i) => [4 + (i % 5), 6],

@@ -13,7 +13,7 @@ import { fastEstimator } from '#support/replay/helpers.js';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const FORMATS = join(ROOT, 'test/fixtures/formats');
 
-describe('retention pilot on any importable corpus (§14, issue 16)', () => {
+describe('retention pilot on any importable corpus (§14)', () => {
   it('§14: runs over every bundled example session format and reports every section', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pilot-'));
     try {

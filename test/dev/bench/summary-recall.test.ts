@@ -8,7 +8,7 @@ import { rawDir } from '#support/paths.js';
 
 afterAll(freeEncoders);
 
-describe('retention pilot: summary recall reported on its own (issue 16 item 5)', () => {
+describe('retention pilot: summary recall reported on its own', () => {
   it('§14: on real sessions at 32k the offline summary carries facts of compacted needed results, and recall counts them', async () => {
     // Two long real sessions whose needed results get compacted at 32k.
     const sessions = loadCorpusSessions(rawDir).sessions.filter((s) =>

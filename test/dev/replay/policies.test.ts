@@ -111,7 +111,7 @@ describe('re-implemented peer policies (retention pilot)', () => {
     expect(compactorPolicy().clearing).toEqual({});
     expect(compactorVtcodePolicy().clearing).toEqual({ preset: 'vtcode' });
   });
-  it("pilot: the candidates hold the defaults (the scaled cap everywhere) once, and last session's defaults (the wait by expected cost) as compactor-wait-by-cost (issue 16)", () => {
+  it("pilot: the candidates hold the defaults (the scaled cap everywhere) once, and last session's defaults (the wait by expected cost) as compactor-wait-by-cost", () => {
     const byName = new Map(compactorCandidates().map((p) => [p.name, p]));
     expect([...byName.keys()]).toEqual([
       'compactor-vtcode',

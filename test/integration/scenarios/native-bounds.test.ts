@@ -59,7 +59,7 @@ const inline = (h: readonly Message[]) =>
     http: HTTP,
   });
 
-describe('nothing to compact (issue 13 item 11)', () => {
+describe('nothing to compact', () => {
   it('S3: manual compaction of a small history says there is nothing to compact and makes no provider call', async () => {
     const s = inline([
       msg.system('You are terse.'),
@@ -91,7 +91,7 @@ describe('nothing to compact (issue 13 item 11)', () => {
   });
 });
 
-describe('native standalone requests (issue 13 item 3)', () => {
+describe('native standalone requests', () => {
   const marker = msg.assistant('', undefined, {
     reasoningDetails: [{ type: 'compaction', id: 'cmp_prev', encrypted_content: 'gAAAAPREVIOUS==' }],
   });

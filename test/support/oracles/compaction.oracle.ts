@@ -56,7 +56,7 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'S1: a NativeStandalone error falls back to the Local summary, which compacts (issue 13 item 3)',
+    name: 'S1: a NativeStandalone error falls back to the Local summary, which compacts',
     input: standalone,
     replies: {
       compactStandalone: [providerError('HTTP 400 invalid_request_error')],
@@ -78,7 +78,7 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'L5: a NativeStandalone capacity rejection is retried once with the rejected input halved (issue 13 item 3)',
+    name: 'L5: a NativeStandalone capacity rejection is retried once with the rejected input halved',
     input: standalone,
     replies: { compactStandalone: [tooLong(9_000), window('t1:native', 4, true)] },
     waitMs: 0,
@@ -102,7 +102,7 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'S3: nothing before the kept recent context: unchanged, no provider call (issue 13 item 11)',
+    name: 'S3: nothing before the kept recent context: unchanged, no provider call',
     input: { ...local, compactableItems: 0 },
     replies: {},
     expect: {
@@ -112,7 +112,7 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'A4: a history under the inline trigger goes to Local without counting an inline call (issue 13 item 11)',
+    name: 'A4: a history under the inline trigger goes to Local without counting an inline call',
     input: inline,
     replies: {
       compactInline: [{ done: { kind: 'fallback', reason: 'below-trigger' } }],

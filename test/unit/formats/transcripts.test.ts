@@ -16,7 +16,7 @@ function counts(s: ImportedSession) {
 }
 
 describe('real transcripts import (D2)', () => {
-  it('D2: the corpus has the 18 files SOURCES.md lists', () => {
+  it('D2: the bundled corpus has its 18 session files', () => {
     expect(rawFiles).toHaveLength(18);
   });
 

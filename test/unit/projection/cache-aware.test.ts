@@ -26,7 +26,7 @@ const clear = (h: readonly Message[], clearAtLeast: number) =>
     evidenceBudget: 0,
   });
 
-describe('cache-aware clearing (issue 16)', () => {
+describe('cache-aware clearing', () => {
   it('C1: clearAtLeast defaults to 0; compaction waits for a cache break by default (preset compactor), not in preset vtcode', () => {
     expect(completeClearingPolicy({})).toMatchObject({
       preset: 'compactor',

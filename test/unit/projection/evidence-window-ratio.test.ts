@@ -54,7 +54,7 @@ describe('evidence window ratio: B4 default unchanged', () => {
       { numRuns: 200 },
     );
   });
-  it('B3/B4: the SPEC example keeps its numbers (15,600 → 7,800; default 40,000 → 20,000)', () => {
+  it('B3/B4: the worked example keeps its numbers (15,600 → 7,800; default 40,000 → 20,000)', () => {
     const spec = { capacity: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
     expect(resolveBudgets(spec)).toEqual(resolveBudgets({ ...spec, evidenceWindowRatio: 0.5 }));
     expect(resolveBudgets(spec).evidenceBudget).toBe(7_800);

@@ -100,7 +100,7 @@ describe('projectRequest', () => {
   });
 });
 
-describe('displaced README pages (SPEC §13 regression)', () => {
+describe('displaced README pages (the §13 regression)', () => {
   for (const shape of ['parallel', 'sequential'] as const) {
     it(`C2: ${shape} — with the default policy all six READMEs survive the later searches`, () => {
       const session = deepFreeze(readmeSession({ shape }));

@@ -146,7 +146,7 @@ describe('Anthropic conversion (A3)', () => {
   });
 });
 
-describe('SSE framing (wire-formats §7)', () => {
+describe('SSE framing: events, comments and multi-line data across chunks', () => {
   it('parses events split across chunks, CRLF, comments and multi-line data', async () => {
     async function* chunks() {
       yield 'event: a\r\nda';

@@ -52,7 +52,7 @@ async function secondTurn(
   return { first, second };
 }
 
-describe('compaction waits while the prompt cache is intact (issue 16)', () => {
+describe('compaction waits while the prompt cache is intact', () => {
   it('H5: by default the second turn waits 85 % of the way to the prompt budget (threshold 23,100), so no summary call', async () => {
     const { first, second } = await secondTurn();
     expect(first.thresholdTokens).toBe(18_000); // no previous request: nothing cached yet
@@ -131,7 +131,7 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     expect(overridden.second.thresholdTokens).toBe(144_875);
   });
 
-  it('H5: preset vtcode (the seed) compacts at the threshold', async () => {
+  it("H5: preset vtcode (VT Code's rules) compacts at the threshold", async () => {
     const { second } = await secondTurn(undefined, 'vtcode');
     expect(second.thresholdTokens).toBe(18_000);
     expect(second.decision).toBe('compacted');

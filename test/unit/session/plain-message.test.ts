@@ -20,7 +20,7 @@ class Box {
   content = 'x';
 }
 
-describe('the quick check of plain history messages (D1, issue 15 memory)', () => {
+describe('the quick check of plain history messages (D1, bounded memory)', () => {
   it('D1: every message of the bundled sessions is plain, and the schema agrees', () => {
     for (const file of [
       'examples/sessions/django__django-16560.traj.json',

@@ -66,7 +66,7 @@ describe('createCompactorSession: history and requests', () => {
     expect(s.history).toEqual(django);
   });
 
-  it('C1: the defaults (preset compactor) send every tool result; preset vtcode as an option or inside policy clears (issue 16)', () => {
+  it('C1: the defaults (preset compactor) send every tool result; preset vtcode as an option or inside policy clears', () => {
     const limits = { capacity: 32_000, reservedOutput: 4_000 };
     const plain = createCompactorSession({ history: django, limits }).prepareRequest();
     expect(plain.diagnostics.clearedResults).toBe(0);

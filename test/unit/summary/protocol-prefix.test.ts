@@ -11,7 +11,7 @@ const results = (ids: string[]): Message[] => ids.map((id) => msg.tool(id, 'ok',
 const ids = (n: number, p = 'c'): string[] => Array.from({ length: n }, (_, k) => `${p}${k}`);
 
 /** Small batches are checked pairwise, large ones with a Set (issue 15, memory): both cut alike. */
-describe('the protocol-complete prefix (§0, peers.md §4)', () => {
+describe('the protocol-complete prefix (§0)', () => {
   for (const n of [2, 16, 17, 40])
     it(`§0: a batch of ${n} calls answered in any order is complete; a repeated or unknown answer cuts before it`, () => {
       const calls = ids(n);
