@@ -61,8 +61,8 @@ const layerConfigs = [
   ...Object.entries(ROOT_FILES).map(([file, layer]) => ({ files: [file], rules: layerRules(layer, file) })),
 ];
 
-// Where comments must be plain words: shipped code, machines, dev tools and test helpers.
-const PLAIN_COMMENT_FILES = ['src', 'machines', 'dev', 'test/support'].map((d) => `${d}/**/*.{ts,js,mjs}`);
+// Where comments must be plain words: shipped code, machines, dev tools and every test file.
+const PLAIN_COMMENT_FILES = ['src', 'machines', 'dev', 'test'].map((d) => `${d}/**/*.{ts,js,mjs}`);
 
 // Tests name the code they check by the aliases of tsconfig.json ("paths"), so a test file can
 // move without its imports changing: no relative climb out of test/ into the code, and none from

@@ -211,7 +211,7 @@ describe('compactor compact against provider fakes', () => {
     expect(srv.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
     for (const text of [r.out, r.err, ...filesUnder(join(dir, store)).map((f) => f.text)])
       expect(text).not.toContain(KEY);
-    // The provider's words stay; only the key they echo is replaced (S4).
+    // The provider's words stay; only the key they echo is replaced (no secrets in output).
     expect(j.failure.message).toContain('invalid_api_key: Incorrect API key provided: [REDACTED]');
     // The inspection log bounds each string at 200 characters, which here ends inside the marker.
     expect(readFileSync(join(dir, store, 'inspect.jsonl'), 'utf8')).toContain(

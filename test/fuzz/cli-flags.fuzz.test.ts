@@ -9,7 +9,7 @@ import { fixture } from '#support/paths.js';
 import { expectOneLineError, fuzzParams, leftovers } from '#support/fuzz.js';
 
 /**
- * D3 fuzz of the CLI's flags (issue 15 item 8): random commands with random flag sets and
+ * Fuzz of the CLI's flags: random commands with random flag sets and
  * values, run in-process (the bin's code path) in a scratch directory. Each either works or
  * exits 2 with one line and leaves no output behind.
  */

@@ -11,7 +11,7 @@ import { fixture, rawDir } from '#support/paths.js';
 import { applyTextMutation, expectOneLineError, fuzzParams, leftovers, textMutation } from '#support/fuzz.js';
 
 /**
- * D3 fuzz (issue 15 item 8): random mutations of real session files (the shared corpus) and
+ * Fuzz of the importers: random mutations of real session files (the shared corpus) and
  * of the hand-made fixtures of formats the corpus lacks, through every importer. Each input
  * either imports or fails with one UserError line; never another exception, never a stack.
  */

@@ -53,7 +53,7 @@ describe('compactor CLI end to end (child process)', () => {
     });
 
     it('S1, S2: compacts via Local; request path, auth and disabled tool use; no key in any output or file', async () => {
-      // A Chat Completions request file for the same model: its tool catalog is reused (S2).
+      // A Chat Completions request file for the same model: its tool catalog is reused (same provider and model).
       const chatFile = join(dir, 'request.json');
       const messages = agentSession();
       const tools = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }];

@@ -10,7 +10,7 @@ import { startCli } from '#support/compiled-cli.js';
 import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 /**
- * `--inspect=stately` through the compiled CLI (issue 15 item 5): the address to open is
+ * `--inspect=stately` through the compiled CLI: the address to open is
  * printed, a viewer that connects gets the run's inspection events, and without one the run
  * goes on after the bounded wait and says so. Nothing here waits on the clock: the tests wait
  * for printed lines, for the connection and for the exit.

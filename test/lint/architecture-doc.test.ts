@@ -29,8 +29,8 @@ function pathsOnLine(line: string): string[] {
   return paths;
 }
 
-// A rule id as test names cite it: an area letter and number (C3, C3b cites C3), or a section
-// sign of the behaviour rules (§14). A section sign right after a document's name points into
+// A rule id as test names cite it: an area letter and number (a trailing lowercase letter cites
+// the same rule), or a section sign and number of the behaviour rules. A section sign right after a document's name points into
 // that document, not at a rule, and is no id.
 const RULE_ID =
   /\b(?:A[1-5]|B[1-4]|C(?:1[01]|[1-9])|D[1-3]|H[1-6]|L[1-8]|N[1-5]|O[1-3]|P1|R[12]|S[1-5]|T[1-3])(?=[a-z]?\b)|(?<![\w.-]+ )§\s?\d+/g;

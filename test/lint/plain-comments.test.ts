@@ -61,16 +61,18 @@ describe('comments in plain words (eslint local/plain-comments)', () => {
     expect(await plain('src/core/probe.ts', `${source}\n`)).toEqual([]);
   });
 
-  it('applies to src/, machines/, dev/ and test/support/, not to test files, whose names cite ids', async () => {
+  it('applies to src/, machines/, dev/ and every file of test/, where only test names may cite ids', async () => {
     const source = '// Capacity is the smaller limit (B1).\nexport const e = 5;\n';
     for (const file of [
       'src/cli/probe.ts',
       'machines/probe.ts',
       'dev/bench/probe.ts',
       'test/support/probe.ts',
+      'test/unit/probe.test.ts',
     ])
       expect(await plain(file, source)).toHaveLength(1);
     expect(await plain('dev/consumer/app/probe.mjs', source)).toHaveLength(1);
-    expect(await plain('test/unit/probe.test.ts', source)).toEqual([]);
+    const named = "it('B1: capacity is the smaller limit', () => {});\n";
+    expect(await plain('test/unit/probe.test.ts', named)).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 
 // Every string in src/ may reach a user (help, a report, an error, a log line). A rule id of
-// the behaviour rules (N1, C10, H1 …) standing in one is a word the user cannot look up.
+// the behaviour rules (a capital letter and a number) standing in one is a word the user cannot look up.
 // Comments are kept free of rule ids by the lint rule local/plain-comments (plain-comments.test.ts).
 const RULE_ID = /\b[A-Z]\d{1,2}\b/;
 const SRC = join(process.cwd(), 'src');

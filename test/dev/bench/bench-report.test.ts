@@ -87,7 +87,7 @@ describe('bench report: what it promises to show', () => {
             'fired on',
           ])
             expect(t.split('\n')[2]).toContain(`| ${col} |`);
-          // Issue 16: how sure each difference from the defaults is, in plain words.
+          // How sure each difference from the defaults is, in plain words.
           const sure = table(
             report,
             `How sure: the defaults against each other setting and policy, ${half} half, window ${w}`,
@@ -102,7 +102,7 @@ describe('bench report: what it promises to show', () => {
             ),
           );
         }
-      // Issue 16: the report names its pick and says whether it is the library's defaults; the
+      // The report names its pick and says whether it is the library's defaults; the
       // previous defaults (the wait by expected cost) are scored beside them.
       expect(report).toMatch(/Chosen: [\w.-]+( \(the library defaults\)| — NOT the library defaults)\./);
       expect(report).toMatch(

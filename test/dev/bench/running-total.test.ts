@@ -5,7 +5,7 @@ import { freeEncoders } from '#src/estimate/counters.js';
 import { msg } from '#src/messages/message.js';
 
 // The running total is the estimator benchmark's measure of a turn's cost (dev/, not shipped);
-// the product gets the same O(new messages) cost from the estimator's per-message cache (T2).
+// the product gets the same O(new messages) cost from the estimator's per-message cache.
 afterAll(freeEncoders);
 
 describe('running total (T2: O(new messages) per turn)', () => {

@@ -18,7 +18,7 @@ describe('retention pilot: summary recall reported on its own', () => {
     const runs = await runWindow(sessions, 32_000, [noClearingPolicy], createEstimator());
     const t = runs[0].totals;
     expect(t.compactedNeeded).toBeGreaterThan(10);
-    // Measured 15 of 35 (the summarizer before issue 16 carried 0).
+    // Measured 15 of 35 (the earlier summarizer carried 0).
     expect(t.summaryRecalled).toBeGreaterThanOrEqual(8);
     expect(recallOf(t)).toBeCloseTo(verbatimRecallOf(t) + t.summaryRecalled / t.needed, 10);
 

@@ -9,7 +9,7 @@ import { catalogWindow } from '#support/fake-window.js';
 
 /**
  * Assistant items of an imported Responses history go back to the Responses API with the
- * `id`, `status` and `phase` they came with (wire-formats §1.3: gpt-5.3-codex and later need
+ * `id`, `status` and `phase` they came with (gpt-5.3-codex and later need
  * `phase` resent on assistant messages), also after the message was changed by clearing.
  */
 

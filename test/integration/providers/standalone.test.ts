@@ -61,7 +61,7 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
     for (const banned of ['stream', 'max_output_tokens', 'store', 'include', 'reasoning', 'text', 'tools'])
       expect(req.body).not.toHaveProperty(banned);
     expect(req.body.instructions).toBe('Keep exact commands.');
-    // O3: history system reminders reach the compactor.
+    // Custom instructions: history system reminders reach the compactor.
     expect(req.body.input[0]).toEqual({
       type: 'message',
       role: 'developer',

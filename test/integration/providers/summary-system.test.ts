@@ -9,7 +9,7 @@ import { createLocalSummarizer } from '#src/runtime/index.js';
 import { useFakeProviders } from '#support/fake-providers.js';
 
 /**
- * The system prompt of a Local summary request (S2, L1): sent once, in the wire's own slot
+ * The system prompt of a Local summary request: sent once, in the wire's own slot
  * (Chat `system` message, Anthropic `system`, Responses top-level `instructions`), never a
  * second time inside the transcript.
  */

@@ -28,7 +28,7 @@ const request = (model: string, extra: Partial<SummaryRequest> = {}): SummaryReq
 });
 
 // The routes below have no capacity of their own: the fakes declare the smallest model window
-// they serve (deepseek-chat is not in the catalog; DeepSeek's window is 131,072, wire-formats §2.4).
+// they serve (deepseek-chat is not in the catalog; DeepSeek's window is 131,072).
 const DEEPSEEK_WINDOW = 131_072;
 const fakes = useFakeProviders({
   window: Math.min(DEEPSEEK_WINDOW, catalogWindow('anthropic', 'claude-opus-4-6')),

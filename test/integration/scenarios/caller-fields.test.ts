@@ -9,7 +9,7 @@ import { useFakeProviders } from '#support/fake-providers.js';
 import { agentSession, templateSummary } from '#support/session/fixtures.js';
 
 /**
- * O1: the cache and tier fields the caller gives with its own request (`prompt_cache_key`,
+ * The cache and tier fields the caller gives with its own request (`prompt_cache_key`,
  * `service_tier`, `safety_identifier` …) reach every request Compactor builds for it: the
  * Local summary on each wire, /responses/compact and the Anthropic inline request. Fields
  * that change generation (temperature) are not forwarded.

@@ -8,7 +8,7 @@ import { estimateBodyTokens, requestedOutputTokens } from '#support/fake-window.
 import { agentSession, templateSummary } from '#support/session/fixtures.js';
 
 /**
- * The Anthropic inline compaction request built for a session (A1): `--instructions` go in the
+ * The Anthropic inline compaction request built for a session: `--instructions` go in the
  * compact edit's `instructions`; `clear_thinking` is sent only when the caller has thinking on,
  * and the caller's `thinking` config is kept (the real API rejects clear_thinking without it).
  */

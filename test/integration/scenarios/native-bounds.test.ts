@@ -12,7 +12,7 @@ import { estimateBodyTokens } from '#support/fake-window.js';
 import { templateSummary } from '#support/session/fixtures.js';
 
 /**
- * Issue 13 items 3 and 11 through the session API against fake servers over real HTTP: native
+ * Native compaction through the session API against fake servers over real HTTP: native
  * requests are bounded to the capacity with the compaction marker kept, a standalone failure is
  * retried (capacity) or falls back to Local, and a pass with nothing to compact or under the
  * inline trigger makes no pointless call. Both servers declare the window the sessions use.

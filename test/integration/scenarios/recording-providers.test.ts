@@ -19,9 +19,9 @@ import { catalogWindow } from '#support/fake-window.js';
 import { agentSession, SYSTEM, templateSummary, TOOLS } from '#support/session/fixtures.js';
 
 /**
- * §13 "recording providers that check frozen summary prefixes, explicit output reserves and
- * impossible protocol minimums", plus the L5 ladder, L6 empty summaries, O3 standalone replay
- * and A4 inline fallback — all through the session API against fake servers over real HTTP.
+ * Recording providers that check frozen summary prefixes, explicit output reserves and
+ * impossible protocol minimums, plus the capacity-retry ladder, empty summaries, standalone
+ * replay and the inline fallback — all through the session API against fake servers over real HTTP.
  */
 
 afterAll(freeEncoders);

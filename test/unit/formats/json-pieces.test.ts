@@ -16,7 +16,7 @@ import { PIECES_MIN_BYTES } from '#src/formats/read-json-pieces.js';
 import { fixture, rawDir } from '#support/paths.js';
 
 /**
- * Large JSON session files are read in pieces (issue 15, memory): entries of the long lists are
+ * Large JSON session files are read in pieces (bounded memory): entries of the long lists are
  * parsed one at a time and the file's text is never held whole. These tests force that path
  * on small files (`piecesFrom: 0`) and hold it to the whole-text path: same sessions, same
  * raw number texts, same errors.

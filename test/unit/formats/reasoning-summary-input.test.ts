@@ -12,7 +12,7 @@ describe('Responses reasoning items with odd summaries (D2, D3)', () => {
     const { sessions } = parseSession(text, { from: 'openai-responses', fileName: 'r.json' });
     const [assistant] = sessions[0].messages.filter((m) => m.role === 'assistant');
     expect(assistant.reasoning).toBe('thought');
-    // D2: the opaque item survives byte for byte.
+    // The opaque item survives byte for byte.
     expect(JSON.parse(exportSession(sessions[0].messages, 'openai-responses'))).toEqual({ input: items });
   });
 });

@@ -121,7 +121,7 @@ describe('evidence window ratio: clearing (C2)', () => {
   ]);
   const trigger = est.history(h);
   const batchCost = est.message(h[1]) + est.message(h[2]);
-  /** Independent C2 walk: newest equal batches while the running total stays within the budget. */
+  /** Independent evidence-window walk: newest equal batches while the running total stays within the budget. */
   const expectedKept = (budget: number) =>
     ['a', 'b', 'c', 'd'].slice(4 - Math.min(4, Math.floor(budget / batchCost)));
 

@@ -69,7 +69,7 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(sent.instructions.startsWith(loadSummaryPrompt().instructions)).toBe(true);
     expect(sent.instructions).toMatch(/Keep the pytest command lines\.$/);
     expect(sent.maxOutputTokens).toBe(1_500);
-    // No parent context: the only system prompt is the history's own, moved out of the transcript (S2).
+    // No parent context: the only system prompt is the history's own, moved out of the transcript.
     expect(sent.system).toBe(fork.prepared.fork[0].role === 'system' ? SYSTEM : undefined);
     expect(sent.messages.some((m) => m.role === 'system' && m.content === SYSTEM)).toBe(false);
     expect(sent.tools).toBeUndefined();

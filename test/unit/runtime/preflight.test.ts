@@ -3,7 +3,7 @@ import { msg, type Message } from '#src/messages/message.js';
 import { createTurnRunner, WindowTooSmallError } from '#src/runtime/index.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
-// capacity 2,000 − reserved 200: the prompt budget is 1,800 tokens, compaction threshold 1,350 (H5).
+// capacity 2,000 − reserved 200: the prompt budget is 1,800 tokens, compaction threshold 1,350 (75 %).
 const limits = { capacity: 2_000, reservedOutput: 200 };
 // A window this small leaves a pass little room, so the defaults would clear instead of trying one.
 const COMPACT_ALWAYS = { clearWhenPassBuysFewerTurns: 0 };
@@ -19,7 +19,7 @@ function chattySession(turns: number): Message[] {
 describe('preflight advisory (H4)', () => {
   it('H4: a request over the prompt budget is never blocked: the turn completes with the request made to fit', async () => {
     const s = new FakeSummarizer();
-    s.reply = () => 'not a template'; // the summary is rejected (§14), so compaction fails
+    s.reply = () => 'not a template'; // the summary fails validation, so compaction fails
     const history = chattySession(20);
     const runner = createTurnRunner({
       estimator,

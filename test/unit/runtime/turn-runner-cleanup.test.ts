@@ -7,7 +7,7 @@ import { createTurnRunner } from '#src/runtime/index.js';
 import { deferred, settle } from '#support/deferred.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
-// capacity 2,000 − reserved 200 → compaction threshold 1,350 (H5).
+// capacity 2,000 − reserved 200 → compaction threshold 1,350 (75 %).
 const limits = { capacity: 2_000, reservedOutput: 200 };
 
 /** Enough large tool batches that the turn must compact (pressure over the threshold). */

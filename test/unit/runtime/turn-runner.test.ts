@@ -15,7 +15,7 @@ import {
 import { deferred, settle } from '#support/deferred.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
-// capacity 2,000 − reserved 200 → compaction threshold 1,350 (H5), clearing trigger 1,080 (B3).
+// capacity 2,000 − reserved 200 → compaction threshold 1,350 (75 %), clearing trigger 1,080 (3/5 of the budget).
 const limits = { capacity: 2_000, reservedOutput: 200 };
 
 /** A session with `rounds` tool batches whose results are large (clearable) and chatty user turns. */
@@ -39,7 +39,7 @@ function session(rounds: number): Message[] {
   return h;
 }
 
-// The seed's VT Code preset: these tests check clearing and compaction at the H5 threshold (SPEC numbers).
+// The VT Code preset: these tests check clearing and compaction at the default threshold (VT Code's numbers).
 const policy = { preset: 'vtcode' } as const;
 
 function runner(summarizer: FakeSummarizer, extra: Partial<TurnRunnerDeps> = {}) {
@@ -69,7 +69,7 @@ describe('turn runner with the real projection functions', () => {
     const pending = [msg.user('And now fix the bug in f9.')];
     const result = await runner(s).runTurn({ turnId: 't2', history, pending });
     expect(result.decision).toBe('compacted');
-    expect(result.tokens.afterClearing!).toBeLessThan(result.tokens.beforeClearing!); // clearing ran (C1)
+    expect(result.tokens.afterClearing!).toBeLessThan(result.tokens.beforeClearing!); // clearing ran
     expect(s.prepared[0]!.history).toEqual([...history, ...pending]);
     expect(result.summaryCalls).toBe(1);
     expect(result.items).toEqual({ before: history.length + 1, after: 3 });

@@ -11,8 +11,8 @@ import { RUN_OPTIONS, RunFlagsSchema } from '#src/cli/run-options.js';
 import type { CompactorConfig } from '#src/cli/config.js';
 
 /**
- * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with
- * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
+ * Cache-aware compaction through the session API: capacity 32,000 with
+ * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (75 %). While the
  * second request extends the first unchanged, compaction waits 85 % of the way to the budget
  * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets); the
  * opt-in `compactionWaitByCost` drops the wait where the expected cost says it cannot pay. All

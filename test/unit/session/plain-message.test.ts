@@ -8,7 +8,7 @@ import { isPlainMessage } from '#src/session/plain-message.js';
 /**
  * The quick check of the history option may only say yes where MessageSchema accepts the
  * value and returns an equal copy (the history check keeps the value as given then); every
- * other value goes through the schema as before (issue 15, memory).
+ * other value goes through the schema as before (bounded memory).
  */
 const schemaKeepsAsGiven = (v: unknown): boolean => {
   const parsed = MessageSchema.safeParse(v);

@@ -15,7 +15,7 @@ import {
 } from '#src/index.js';
 import { sessionDirs } from '#support/session/fixtures.js';
 
-// Continuing a stored session through the package entry, as a library user would (R1, R2).
+// Continuing a stored session through the package entry, as a library user would.
 afterAll(freeEncoders);
 const tempDir = sessionDirs();
 // These tests are about what is stored, not about token counts: the chars estimator keeps the
@@ -32,7 +32,7 @@ const recordedMessages = (dir: string) =>
     .events()
     .filter((e) => e.type === 'message.appended').length;
 const eventsOf = (dir: string) => readFileSync(join(dir, 'events.jsonl'));
-/** A caller's summary model that always fails (the compaction then fails, S4). */
+/** A caller's summary model that always fails (the compaction then fails and keeps the history). */
 const failing: SummaryClient = {
   provider: 'caller',
   model: 'broken',

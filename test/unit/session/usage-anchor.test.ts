@@ -23,7 +23,7 @@ describe('session pressure anchored on provider usage (T3)', () => {
       source: 'anchored',
       tokens: 5_000 + estimator.message(second.messages[second.messages.length - 1]),
     });
-    // Usage also fed the S5 monitor.
+    // Usage also fed the low-cache-reuse monitor.
     expect(session.cacheHealth.state().requests).toBe(1);
   });
 });

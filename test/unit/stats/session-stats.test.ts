@@ -20,7 +20,7 @@ describe('session stats', () => {
     msg.tool('b', 'x'.repeat(400)),
     msg.tool('a', 'short'),
     msg.tool('zzz', 'orphan'),
-    msg.assistant('again', [call('a')]), // reused id (N1): binds to this later call
+    msg.assistant('again', [call('a')]), // reused id: binds to this later call
     msg.tool('a', 'second'),
     msg.tool('a', 'duplicate answer'),
     msg.assistant('done'),

@@ -53,7 +53,7 @@ describe('§14 offline summarizer keeps what the agent later uses (real sessions
         if (n.facts.some((f) => r.text.includes(f))) carried++;
       }
     }
-    // Measured 13 of 19 (the summarizer before issue 16 carried 0 of them).
+    // Measured 13 of 19 (the earlier summarizer carried 0 of them).
     expect(needs).toBeGreaterThanOrEqual(15);
     expect(carried / needs).toBeGreaterThanOrEqual(0.6);
   });

@@ -135,7 +135,7 @@ describe('§14 offline summarizer on the real session corpus', () => {
       instructions: '',
       maxOutputTokens: 40,
     });
-    // Under the full template's floor the condensed (abstract) rendering takes over (L4).
+    // Under the full template's floor the condensed (abstract) rendering takes over.
     expect(tooSmall.finishReason).toBe('stop');
     expect(tooSmall.text).toMatch(/^## Goal\n- /);
     expect(est.text(tooSmall.text)).toBeLessThanOrEqual(40);

@@ -10,7 +10,7 @@ const batch = (ids: string[]): Message =>
 const results = (ids: string[]): Message[] => ids.map((id) => msg.tool(id, 'ok', 'ls'));
 const ids = (n: number, p = 'c'): string[] => Array.from({ length: n }, (_, k) => `${p}${k}`);
 
-/** Small batches are checked pairwise, large ones with a Set (issue 15, memory): both cut alike. */
+/** Small batches are checked pairwise, large ones with a Set (bounded memory): both cut alike. */
 describe('the protocol-complete prefix (§0)', () => {
   for (const n of [2, 16, 17, 40])
     it(`§0: a batch of ${n} calls answered in any order is complete; a repeated or unknown answer cuts before it`, () => {
