@@ -64,6 +64,22 @@ const layerConfigs = [
   ...Object.entries(ROOT_FILES).map(([file, layer]) => ({ files: [file], rules: layerRules(layer, file) })),
 ];
 
+// Where comments must be plain words: shipped code, machines, dev tools and every test file.
+const PLAIN_COMMENT_FILES = ['src', 'machines', 'dev', 'test'].map((d) => `${d}/**/*.{ts,js,mjs}`);
+
+// Tests name the code they check by the aliases of tsconfig.json ("paths"), so a test file can
+// move without its imports changing: no relative climb out of test/ into the code, and none from
+// a test into test/support/.
+const TEST_IMPORTS = (patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+const CODE_BY_ALIAS = {
+  regex: '^(?:\\.\\./)+(?:src|machines|dev)(?:/|$)',
+  message: 'tests import the code by its alias (#src/…, #machines/…, #dev/…), not by a relative path.',
+};
+const SUPPORT_BY_ALIAS = {
+  regex: '^(?:\\.\\./)+support(?:/|$)',
+  message: 'tests import helpers from test/support/ as #support/…, not by a relative path.',
+};
+
 // Files hold one concept, functions stay short (~450 lines a file, what one concept needs
 // rather than forcing splits; ~60 a function). Blank lines and comments do not count:
 // explaining why is never penalised.
@@ -105,6 +121,8 @@ export default tseslint.config(
     },
   },
   ...layerConfigs,
+  { files: ['test/**/*.ts'], rules: TEST_IMPORTS([CODE_BY_ALIAS, SUPPORT_BY_ALIAS]) },
+  { files: ['test/support/**/*.ts'], rules: TEST_IMPORTS([CODE_BY_ALIAS]) },
   { files: ['src/**/*.ts'], rules: SIZE_RULES },
   { files: ['src/**/*.ts'], ignores: ['src/core/errors.ts'], rules: ERROR_FAMILY_RULES },
   // Comments say what they mean: no rule ids (those stay in test names) and no pointers into

@@ -9,6 +9,9 @@ const config: Config = {
   setupFiles: ['<rootDir>/test/support/fast-check-seed.ts'],
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The names tests import the code they check by (tsconfig.json "paths").
+    '^#(src|machines|dev)/(.*?)(\\.js)?$': '<rootDir>/$1/$2',
+    '^#support/(.*?)(\\.js)?$': '<rootDir>/test/support/$1',
     // The testing entry's example runs against the source in the repository's own tests.
     '^context-compactor/testing$': '<rootDir>/src/testing/index.ts',
   },

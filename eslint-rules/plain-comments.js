@@ -1,4 +1,4 @@
-// Comments in shipped code, dev tools and test helpers are read by people who have only this
+// Comments in shipped code, dev tools and tests are read by people who have only this
 // repository. A bare rule id ("C3", "L7:") or a pointer into a document that is not here
 // ("vtcode-notes §4", "wire-formats", "issue 16", "the brief") tells them nothing, so this rule
 // rejects both; the comment should say what the rule means. Rule ids stay allowed in test

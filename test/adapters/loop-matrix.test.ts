@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { loopRunner } from '../../dev/loops/framework-loops.js';
+import { loopRunner } from '#dev/loops/framework-loops.js';
 import {
   LOOP_KINDS,
   LOOP_STEPS,
@@ -9,9 +9,9 @@ import {
   contractBreaches,
   runLoopCell,
   type LoopCell,
-} from '../../dev/loops/loop-matrix.js';
-import { freeAuditEncoder } from '../../dev/loops/prompt-audit.js';
-import { freeEncoders } from '../../src/estimate/index.js';
+} from '#dev/loops/loop-matrix.js';
+import { freeAuditEncoder } from '#dev/loops/prompt-audit.js';
+import { freeEncoders } from '#src/estimate/index.js';
 
 afterAll(() => {
   freeAuditEncoder();

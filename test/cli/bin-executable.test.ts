@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { COMPILED_CLI, requireBuild } from '../support/compiled-cli.js';
-import { VERSION } from '../../src/version.js';
+import { COMPILED_CLI, requireBuild } from '#support/compiled-cli.js';
+import { VERSION } from '#src/version.js';
 
 const run = promisify(execFile);
 const repoRoot = join(import.meta.dirname, '../..');

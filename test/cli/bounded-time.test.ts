@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
-import { deferred } from '../support/deferred.js';
-import { useFakeProviders } from '../support/fake-providers.js';
-import { agentSession, canonicalFile, cli, templateSummary, workDir } from './run-cli-support.js';
+import { main } from '#src/cli/main.js';
+import { deferred } from '#support/deferred.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('time');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

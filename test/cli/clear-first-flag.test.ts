@@ -2,10 +2,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
-import { msg } from '../../src/messages/message.js';
-import { readStep, TASK } from '../support/agent-loop.js';
-import { canonicalFile } from './run-cli-support.js';
+import { runCli } from '#support/cli.js';
+import { msg } from '#src/messages/message.js';
+import { readStep, TASK } from '#support/agent-loop.js';
+import { canonicalFile } from '#support/cli-sessions.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-clear-first-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commands } from '../../src/cli/commands/index.js';
-import { runCli } from '../support/cli.js';
+import { commands } from '#src/cli/commands/index.js';
+import { runCli } from '#support/cli.js';
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'compactor-cli-'));

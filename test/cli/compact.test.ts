@@ -1,12 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { exportSession, readSessionFile } from '../../src/formats/index.js';
-import { openSessionStore } from '../../src/store/index.js';
-import { startFakeOpenAI, FAKE_ENCRYPTED } from '../support/fake-openai.js';
-import { catalogWindow } from '../support/fake-window.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { agentSession, canonicalFile, cli, filesUnder, templateSummary, workDir } from './run-cli-support.js';
+import { exportSession, readSessionFile } from '#src/formats/index.js';
+import { openSessionStore } from '#src/store/index.js';
+import { startFakeOpenAI, FAKE_ENCRYPTED } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
+import type { FakeServer } from '#support/fake-http.js';
+import {
+  agentSession,
+  canonicalFile,
+  cli,
+  filesUnder,
+  templateSummary,
+  workDir,
+} from '#support/cli-sessions.js';
 
 const dir = workDir('compact');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -204,7 +211,7 @@ describe('compactor compact against provider fakes', () => {
     expect(srv.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
     for (const text of [r.out, r.err, ...filesUnder(join(dir, store)).map((f) => f.text)])
       expect(text).not.toContain(KEY);
-    // The provider's words stay; only the key they echo is replaced (S4).
+    // The provider's words stay; only the key they echo is replaced (no secrets in output).
     expect(j.failure.message).toContain('invalid_api_key: Incorrect API key provided: [REDACTED]');
     // The inspection log bounds each string at 200 characters, which here ends inside the marker.
     expect(readFileSync(join(dir, store, 'inspect.jsonl'), 'utf8')).toContain(

@@ -1,10 +1,10 @@
 import { describe, it, expect, afterAll } from '@jest/globals';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '../../src/messages/message.js';
-import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+import type { Message } from '#src/messages/message.js';
+import { agentSession, canonicalFile, cli, workDir } from '#support/cli-sessions.js';
 
-// The evidence window matters only where clearing runs: the seed's VT Code preset.
+// The evidence window matters only where clearing runs: the VT Code preset.
 const dir = workDir('evidence-ratio', { encoding: 'chars', preset: 'vtcode' });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 canonicalFile(dir, 'session.json', agentSession());
@@ -14,7 +14,7 @@ const SPEC_LIMITS = ['--capacity', '32000', '--reserved-output', '4000', '--pref
 const json = async (args: string[], cwd = dir) =>
   JSON.parse((await run(args, cwd)).out) as Record<string, unknown>;
 
-/** Tool results of a written canonical file that were not replaced by a C6 stub. */
+/** Tool results of a written canonical file that were not replaced by a short stub. */
 function keptResults(file: string): number {
   const { messages } = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { messages: Message[] };
   return messages.filter((m) => m.role === 'tool' && !String(m.content).includes('"cleared"')).length;

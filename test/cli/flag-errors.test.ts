@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { runCli } from '#support/cli.js';
 
 const SESSION = join(import.meta.dirname, '../../examples/sessions/django__django-16560.traj.json');
 const dir = mkdtempSync(join(tmpdir(), 'compactor-flag-errors-'));

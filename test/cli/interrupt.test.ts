@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventEmitter } from 'node:events';
-import { exitCodeOf } from '../../src/cli/exit-codes.js';
-import { Interrupted, watchInterrupts } from '../../src/cli/interrupt.js';
-import { sink } from '../support/cli.js';
+import { exitCodeOf } from '#src/cli/exit-codes.js';
+import { Interrupted, watchInterrupts } from '#src/cli/interrupt.js';
+import { sink } from '#support/cli.js';
 
 /** A process stand-in that only emits signals (the real one would be killed by them). */
 function signals() {

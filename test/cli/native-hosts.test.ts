@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveRoute } from '../../src/providers/catalog.js';
-import { PROVIDER_PRESETS } from '../../src/providers/catalog-data.js';
-import { cli, fakeOpenAIWorkspace } from './run-cli-support.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { PROVIDER_PRESETS } from '#src/providers/catalog-data.js';
+import { cli, fakeOpenAIWorkspace } from '#support/cli-sessions.js';
 
 /**
  * OPENAI_BASE_URL pointing provider openai at a proxy turns native /responses/compact into a

@@ -2,11 +2,12 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { commands } from '../../src/cli/commands/index.js';
-import { requireBuild, runCompiledCli } from '../support/compiled-cli.js';
+import { commands } from '#src/cli/commands/index.js';
+import { requireBuild, runCompiledCli } from '#support/compiled-cli.js';
 
-// A rule id of the spec (N1, C10, H1–H6, S2 …) standing in text a user reads. The spec is not
-// in the package, so a user cannot look one up: help, reports and errors say it in words.
+// A rule id (a capital letter and a number, as test names cite them) standing in text a user
+// reads. The rules are not in the package, so a user cannot look one up: help, reports and
+// errors say it in words.
 const RULE_ID = /\b[A-Z]\d{1,2}\b/g;
 const EXAMPLE = resolve('examples/sessions/django__django-16560.traj.json');
 /**

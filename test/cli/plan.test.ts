@@ -2,7 +2,7 @@ import { describe, it, expect, afterAll } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
+import { runCli } from '#support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-plan-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

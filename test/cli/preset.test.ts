@@ -1,7 +1,7 @@
 import { describe, it, expect, afterAll } from '@jest/globals';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+import { agentSession, canonicalFile, cli, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('preset');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,8 +19,8 @@ const project = async (args: string[], cwd = dir) => {
   return report;
 };
 
-describe('--preset and config "preset" (issue 16: defaults chosen on data, the seed kept reachable)', () => {
-  it('C1: the defaults (preset compactor) keep every tool result; --preset vtcode clears with the seed rules', async () => {
+describe('--preset and config "preset": defaults chosen on measured data, VT Code\'s rules kept reachable', () => {
+  it("C1: the defaults (preset compactor) keep every tool result; --preset vtcode clears with VT Code's rules", async () => {
     const plain = await project([]);
     expect(plain.clearedResults).toBe(0);
     expect(plain.reason).toMatch(/clearing off/);

@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '../support/cli.js';
-import { createEstimator } from '../../src/estimate/estimator.js';
-import { readSessionFile } from '../../src/formats/index.js';
-import { isRequestHistoryValid, projectRequest } from '../../src/projection/index.js';
-import { msg, type Message } from '../../src/messages/message.js';
+import { runCli } from '#support/cli.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { isRequestHistoryValid, projectRequest } from '#src/projection/index.js';
+import { msg, type Message } from '#src/messages/message.js';
 import { readmeSession } from '../fixtures/projection/readme-session.js';
 
 // A working directory whose config selects the chars estimator: deterministic and WASM-free.

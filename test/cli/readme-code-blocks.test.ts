@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { runCli } from '../support/cli.js';
+import { runCli } from '#support/cli.js';
 
 // The README's code, as a user would copy it: every TypeScript block type-checks against the
 // package (its emitted declarations, so `npm run build` first), the library and testing blocks

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactSecrets } from '../../src/core/redact.js';
-import { msg, textOf } from '../../src/messages/message.js';
-import { rootCauseOf } from '../../src/session/report.js';
-import { openSessionStore } from '../../src/store/index.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import { agentSession, canonicalFile, cli, templateSummary, workDir } from './run-cli-support.js';
+import { redactSecrets } from '#src/core/redact.js';
+import { msg, textOf } from '#src/messages/message.js';
+import { rootCauseOf } from '#src/session/report.js';
+import { openSessionStore } from '#src/store/index.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 // Text that merely looks like a key (conversation content), and the key Compactor is configured with.
 const LOOKALIKE = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123456789';
@@ -25,7 +25,7 @@ describe('redaction covers what Compactor says about errors and configuration, n
   });
 });
 
-describe('compactor compact: key-like text in the conversation (S4, issue 13 item 7)', () => {
+describe('compactor compact: key-like text in the conversation (S4)', () => {
   const dir = workDir('redaction');
   let srv: FakeServer;
   const session = agentSession(30, 1_600, 900, 3);

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSessionStore } from '../../src/store/index.js';
-import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+import { openSessionStore } from '#src/store/index.js';
+import { agentSession, canonicalFile, cli, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('resume');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSessionFile } from '../../src/formats/index.js';
-import { isProtocolValid } from '../../src/summary/index.js';
-import { openSessionStore } from '../../src/store/index.js';
-import { startFakeAnthropic } from '../support/fake-anthropic.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { agentSession, canonicalFile, cli, templateSummary, workDir } from './run-cli-support.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { isProtocolValid } from '#src/summary/index.js';
+import { openSessionStore } from '#src/store/index.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
-// The seed's VT Code preset: these tests check clearing and compaction at the H5 threshold.
+// The VT Code preset: these tests check clearing and compaction at the default threshold.
 const dir = workDir('run', { encoding: 'chars', preset: 'vtcode' });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const session = agentSession();
@@ -65,7 +65,7 @@ describe('compactor run (offline, the default route)', () => {
       fallbackReason: null,
       summaryCalls: 1,
       capacity: 8000,
-      thresholdTokens: 6000, // H5: 75 % of 8,000 − 0 reserved
+      thresholdTokens: 6000, // 75 % of 8,000 − 0 reserved
       failure: null,
       route: { name: 'offline', kind: 'offline', strategy: 'local', apiKeyEnv: null },
     });
@@ -77,7 +77,7 @@ describe('compactor run (offline, the default route)', () => {
     expect(j.finalPressureTokens).toBe(t.afterCompaction);
     expect(j.items.before).toBe(session.length);
     expect(j.items.after).toBeLessThan(session.length);
-    // S3: whole milliseconds of this run, so never more than the time around the call.
+    // Elapsed time: whole milliseconds of this run, so never more than the time around the call.
     expect(Number.isInteger(j.elapsedMs)).toBe(true);
     expect(j.elapsedMs).toBeGreaterThanOrEqual(0);
     expect(j.elapsedMs).toBeLessThanOrEqual(wallMs);

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSession, canonicalFile, cli, workDir } from './run-cli-support.js';
+import { agentSession, canonicalFile, cli, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('paths');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../src/estimate/counters.js';
-import { repoRoot } from '../unit/formats/paths.js';
-import { runCli } from '../unit/formats/cli-run.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { repoRoot } from '#support/paths.js';
+import { runCli } from '#support/cli-in-dir.js';
 
 afterAll(freeEncoders);
 const dir = mkdtempSync(join(tmpdir(), 'compactor-chart-'));
@@ -18,7 +18,7 @@ function elements(svg: string): Record<string, number> {
   return out;
 }
 
-describe('compactor stats/run --chart (issue 16)', () => {
+describe('compactor stats/run --chart', () => {
   it('H5: stats --chart (preset vtcode) draws before/after lines, window, trigger, threshold, clearing and compaction marks', async () => {
     const out = join(dir, 'django.svg');
     const r = await runCli(

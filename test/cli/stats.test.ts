@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../src/estimate/counters.js';
-import { fixture, rawDir, repoRoot } from '../unit/formats/paths.js';
-import { runCli } from '../unit/formats/cli-run.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { fixture, rawDir, repoRoot } from '#support/paths.js';
+import { runCli } from '#support/cli-in-dir.js';
 
 afterAll(freeEncoders);
 const dir = mkdtempSync(join(tmpdir(), 'compactor-stats-'));

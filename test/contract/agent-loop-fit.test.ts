@@ -1,17 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../src/estimate/index.js';
-import { msg, type Message } from '../../src/messages/message.js';
-import { createCompactorSession } from '../../src/session/index.js';
-import { freeAuditEncoder } from '../../dev/loops/prompt-audit.js';
-import {
-  auditRequest,
-  loopTable,
-  readStep,
-  SYSTEM,
-  TASK,
-  TOOLS,
-  type LoopRow,
-} from '../support/agent-loop.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { freeAuditEncoder } from '#dev/loops/prompt-audit.js';
+import { auditRequest, loopTable, readStep, SYSTEM, TASK, TOOLS, type LoopRow } from '#support/agent-loop.js';
 
 /*
  * The contract where a request leaves Compactor: an agent loop driven through the session API

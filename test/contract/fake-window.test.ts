@@ -4,13 +4,13 @@ import { body as messagesInline } from '../fixtures/contract/messages-inline.js'
 import { body as messagesSummary } from '../fixtures/contract/messages-summary.js';
 import { body as responsesCompact } from '../fixtures/contract/responses-compact.js';
 import { body as responsesSummary } from '../fixtures/contract/responses-summary.js';
-import { UNCHECKED_OVERFLOW_TEST, type DeclaredWindow, type FakeServer } from '../support/fake-http.js';
-import { startFakeAnthropic } from '../support/fake-anthropic.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import { estimateBodyTokens, requestedOutputTokens } from '../support/fake-window.js';
+import { UNCHECKED_OVERFLOW_TEST, type DeclaredWindow, type FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { estimateBodyTokens, requestedOutputTokens } from '#support/fake-window.js';
 
 /**
- * The fake servers' declared window (issue 13 item 14, L1): every request body Compactor sends —
+ * The fake servers' declared window: every request body Compactor sends —
  * the recorded Local summary bodies of each wire, /responses/compact and the Anthropic inline
  * request (test/fixtures/contract) — is held to input + the output it asks for, whichever field
  * names it. One token over the window answers 400 and makes close() reject, which fails the test.

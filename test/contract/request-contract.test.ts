@@ -2,18 +2,18 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { msg, type Message } from '../../src/messages/message.js';
-import { resolveRoute } from '../../src/providers/catalog.js';
-import { createInlineClient } from '../../src/providers/anthropic/inline-client.js';
-import { createStandaloneClient } from '../../src/providers/openai-responses/compact-client.js';
-import { createSummaryClient } from '../../src/providers/clients.js';
-import type { ToolSchema } from '../../src/providers/types.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { useFakeProviders } from '../support/fake-providers.js';
-import { catalogWindow } from '../support/fake-window.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { createInlineClient } from '#src/providers/anthropic/inline-client.js';
+import { createStandaloneClient } from '#src/providers/openai-responses/compact-client.js';
+import { createSummaryClient } from '#src/providers/clients.js';
+import type { ToolSchema } from '#src/providers/types.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 /**
- * Request contract (issue 13): every kind of request body Compactor sends is recorded from the
+ * Request contract: every kind of request body Compactor sends is recorded from the
  * fake servers into test/fixtures/contract/*.ts, each typed with `satisfies` against the
  * official SDK's request params (`openai`, `@anthropic-ai/sdk`). `npm run typecheck` checks
  * them, so a field the real API would reject fails `npm test`; this test fails when a recorded
@@ -77,7 +77,7 @@ async function checkFixture(name: string, kind: Kind, body: unknown): Promise<vo
 }
 
 // Each route works with its catalog window (deepseek-chat is not in the catalog; DeepSeek's
-// window is 131,072, wire-formats §2.4): the fakes declare the smallest one they serve.
+// window is 131,072): the fakes declare the smallest one they serve.
 const fakes = useFakeProviders({ window: Math.min(131_072, catalogWindow('anthropic', 'claude-opus-4-6')) });
 const lastBody = (srv: FakeServer) => srv.requests[srv.requests.length - 1].body as unknown;
 const route = (provider: string, model: string, baseUrl: string) =>

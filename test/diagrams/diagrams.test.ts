@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderDiagrams } from '../../dev/diagrams/render.js';
+import { renderDiagrams } from '#dev/diagrams/render.js';
 
 const dir = join(process.cwd(), 'diagrams');
 

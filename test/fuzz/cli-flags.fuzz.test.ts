@@ -3,13 +3,13 @@ import fc from 'fast-check';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../src/estimate/counters.js';
-import { runCli } from '../support/cli.js';
-import { fixture } from '../unit/formats/paths.js';
-import { expectOneLineError, fuzzParams, leftovers } from './fuzz-support.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { runCli } from '#support/cli.js';
+import { fixture } from '#support/paths.js';
+import { expectOneLineError, fuzzParams, leftovers } from '#support/fuzz.js';
 
 /**
- * D3 fuzz of the CLI's flags (issue 15 item 8): random commands with random flag sets and
+ * Fuzz of the CLI's flags: random commands with random flag sets and
  * values, run in-process (the bin's code path) in a scratch directory. Each either works or
  * exits 2 with one line and leaves no output behind.
  */

@@ -3,21 +3,15 @@ import fc from 'fast-check';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { corpusFiles } from '../../dev/bench/corpus.js';
-import { UserError } from '../../src/core/errors.js';
-import { FORMAT_NAMES, parseSession, type FormatName } from '../../src/formats/index.js';
-import { runCli } from '../support/cli.js';
-import { fixture, rawDir } from '../unit/formats/paths.js';
-import {
-  applyTextMutation,
-  expectOneLineError,
-  fuzzParams,
-  leftovers,
-  textMutation,
-} from './fuzz-support.js';
+import { corpusFiles } from '#dev/bench/corpus.js';
+import { UserError } from '#src/core/errors.js';
+import { FORMAT_NAMES, parseSession, type FormatName } from '#src/formats/index.js';
+import { runCli } from '#support/cli.js';
+import { fixture, rawDir } from '#support/paths.js';
+import { applyTextMutation, expectOneLineError, fuzzParams, leftovers, textMutation } from '#support/fuzz.js';
 
 /**
- * D3 fuzz (issue 15 item 8): random mutations of real session files (the shared corpus) and
+ * Fuzz of the importers: random mutations of real session files (the shared corpus) and
  * of the hand-made fixtures of formats the corpus lacks, through every importer. Each input
  * either imports or fails with one UserError line; never another exception, never a stack.
  */

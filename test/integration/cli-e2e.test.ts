@@ -4,10 +4,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { exportSession, readSessionFile } from '../../src/formats/index.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { agentSession, filesUnder, templateSummary, workDir } from '../cli/run-cli-support.js';
+import { exportSession, readSessionFile } from '#src/formats/index.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { agentSession, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(repo, 'dist', 'src', 'bin', 'compactor.js');
@@ -53,7 +53,7 @@ describe('compactor CLI end to end (child process)', () => {
     });
 
     it('S1, S2: compacts via Local; request path, auth and disabled tool use; no key in any output or file', async () => {
-      // A Chat Completions request file for the same model: its tool catalog is reused (S2).
+      // A Chat Completions request file for the same model: its tool catalog is reused (same provider and model).
       const chatFile = join(dir, 'request.json');
       const messages = agentSession();
       const tools = [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { summarySections } from '../../src/summary/index.js';
-import { fakeOpenAIWorkspace } from '../cli/run-cli-support.js';
-import { runCompiledCli } from '../support/compiled-cli.js';
+import { summarySections } from '#src/summary/index.js';
+import { fakeOpenAIWorkspace } from '#support/cli-sessions.js';
+import { runCompiledCli } from '#support/compiled-cli.js';
 
 /**
  * `compactor compact` and `compactor run` as processes against a Chat Completions server on

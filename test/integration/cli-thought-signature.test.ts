@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCompiledCli } from '../support/compiled-cli.js';
+import { runCompiledCli } from '#support/compiled-cli.js';
 
 /**
  * `compactor project --preset vtcode --out` run as a process on a Gemini history (Chat

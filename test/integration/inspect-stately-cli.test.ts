@@ -4,13 +4,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { startFakeOpenAI } from '../support/fake-openai.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { startCli } from '../support/compiled-cli.js';
-import { agentSession, canonicalFile, cli, templateSummary, workDir } from '../cli/run-cli-support.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startCli } from '#support/compiled-cli.js';
+import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 /**
- * `--inspect=stately` through the compiled CLI (issue 15 item 5): the address to open is
+ * `--inspect=stately` through the compiled CLI: the address to open is
  * printed, a viewer that connects gets the run's inspection events, and without one the run
  * goes on after the bounded wait and says so. Nothing here waits on the clock: the tests wait
  * for printed lines, for the connection and for the exit.

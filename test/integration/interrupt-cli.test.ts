@@ -2,12 +2,12 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
-import { Interrupted } from '../../src/cli/interrupt.js';
-import { startCli } from '../support/compiled-cli.js';
-import { deferred } from '../support/deferred.js';
-import { useFakeProviders } from '../support/fake-providers.js';
-import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '../cli/run-cli-support.js';
+import { main } from '#src/cli/main.js';
+import { Interrupted } from '#src/cli/interrupt.js';
+import { startCli } from '#support/compiled-cli.js';
+import { deferred } from '#support/deferred.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('interrupt');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

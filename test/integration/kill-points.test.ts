@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openSessionStore, type ThreadEvent } from '../../src/store/index.js';
-import { prng } from '../../dev/bench/synthetic-session.js';
-import { agentSession, canonicalFile, workDir } from '../cli/run-cli-support.js';
-import { startCli } from '../support/compiled-cli.js';
+import { openSessionStore, type ThreadEvent } from '#src/store/index.js';
+import { prng } from '#dev/bench/synthetic-session.js';
+import { agentSession, canonicalFile, workDir } from '#support/cli-sessions.js';
+import { startCli } from '#support/compiled-cli.js';
 
 /**
- * SIGKILL at random points of `import`, `run` and `compact` (issue 15: at least 50 kill
+ * SIGKILL at random points of `import`, `run` and `compact` (at least 50 kill
  * points). Every kill moment is a valid outcome, so nothing races the clock: a kill that
  * lands after the child finished is simply a completed run, and the loop goes on until each
  * command was killed mid-way often enough. Kill moments are spread over the time an

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCompiledCli } from '../support/compiled-cli.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { FAKE_ENCRYPTED, startFakeOpenAI } from '../support/fake-openai.js';
-import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '../cli/run-cli-support.js';
+import { runCompiledCli } from '#support/compiled-cli.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { FAKE_ENCRYPTED, startFakeOpenAI } from '#support/fake-openai.js';
+import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
 
 /**
- * `--out` in openai-chat after a native compaction (issue 13 item 10, end to end through the
+ * `--out` in openai-chat after a native compaction (end to end through the
  * compiled CLI): the encrypted compaction item has no text a Chat Completions file could hold,
  * so the run is refused with one line naming the formats that can carry it — exit 2, no output
  * file, and the session directory exactly as it was before the run.

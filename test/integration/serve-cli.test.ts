@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deferred } from '../support/deferred.js';
-import { startFakeAgentUpstream } from '../support/fake-agent-upstream.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { runCompiledCli, startCli } from '../support/compiled-cli.js';
+import { deferred } from '#support/deferred.js';
+import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { runCompiledCli, startCli } from '#support/compiled-cli.js';
 
 /** `compactor serve` as a process (needs `npm run build`). */
 const dirs: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * Child process for the R2 crash test: writes to a session store as fast as it can and
+ * Child process for the crash test (writes are atomic): writes to a session store as fast as it can and
  * prints an ack line (synchronously, to fd 1) after each durable write. The parent kills
  * it with SIGKILL at random points. Plain JavaScript over the compiled store (npm run build),
  * so it starts in a fraction of a second even on a loaded machine.

@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { textOf } from '../../src/messages/message.js';
-import { openSessionStore, type SessionStore } from '../../src/store/index.js';
-import { requireBuild } from '../support/compiled-cli.js';
-import { prng } from '../../dev/bench/synthetic-session.js';
+import { textOf } from '#src/messages/message.js';
+import { openSessionStore, type SessionStore } from '#src/store/index.js';
+import { requireBuild } from '#support/compiled-cli.js';
+import { prng } from '#dev/bench/synthetic-session.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CHILD = join(import.meta.dirname, 'store-crash-child.mjs');

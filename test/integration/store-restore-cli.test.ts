@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
-import { msg } from '../../src/messages/message.js';
-import { openSessionStore } from '../../src/store/index.js';
+import { main } from '#src/cli/main.js';
+import { msg } from '#src/messages/message.js';
+import { openSessionStore } from '#src/store/index.js';
 
 function sink(): { stream: Writable; text: () => string } {
   let out = '';

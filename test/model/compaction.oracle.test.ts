@@ -1,7 +1,7 @@
 import { describe, it } from '@jest/globals';
-import { compactionMachine } from '../../machines/index.js';
-import { expectRowMatched, runRow } from '../support/oracle.js';
-import { COMPACTION_ORACLE } from './oracles/compaction.oracle.js';
+import { compactionMachine } from '#machines/index.js';
+import { expectRowMatched, runRow } from '#support/oracle.js';
+import { COMPACTION_ORACLE } from '#support/oracles/compaction.oracle.js';
 
 describe('compaction follows its oracle table (S1–S4, O3, A4, L4–L7, §14)', () => {
   for (const row of COMPACTION_ORACLE)

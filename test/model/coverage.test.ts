@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { allStateIds, allTransitionKeys } from '../support/graph-helpers.js';
-import { runRow } from '../support/oracle.js';
-import { ORACLE_TABLES } from './oracles/index.js';
+import { allStateIds, allTransitionKeys } from '#support/graph-helpers.js';
+import { runRow } from '#support/oracle.js';
+import { ORACLE_TABLES } from '#support/oracles/index.js';
 
 /** Prints and checks the coverage of one machine. */
 function expectFullCoverage(

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { createMachine, type AnyStateMachine } from 'xstate';
-import { loopGuardReason } from '../../machines/index.js';
-import { generatePaths, type PathModel } from '../../src/testing/generate-paths.js';
+import { loopGuardReason } from '#machines/index.js';
+import { generatePaths, type PathModel } from '#src/testing/generate-paths.js';
 import {
   capacityRetryModel,
   compactionModel,
   hierarchicalSummaryModel,
   turnModel,
-} from '../../src/testing/models.js';
-import { runPathOn as runPath } from '../../src/testing/run-path.js';
+} from '#src/testing/models.js';
+import { runPathOn as runPath } from '#src/testing/run-path.js';
 
 /*
  * The generated paths must be able to fail: a machine that drifts from the rules is walked,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { generatePaths, type PathModel } from '../../src/testing/generate-paths.js';
+import { generatePaths, type PathModel } from '#src/testing/generate-paths.js';
 import {
   capacityRetryModel,
   compactionModel,
   hierarchicalSummaryModel,
   turnModel,
-} from '../../src/testing/models.js';
-import { runPathOn as runPath } from '../../src/testing/run-path.js';
-import { allStateIds, allTransitionKeys } from '../support/graph-helpers.js';
+} from '#src/testing/models.js';
+import { runPathOn as runPath } from '#src/testing/run-path.js';
+import { allStateIds, allTransitionKeys } from '#support/graph-helpers.js';
 
 const MODELS: PathModel[] = [capacityRetryModel, hierarchicalSummaryModel, compactionModel, turnModel];
 

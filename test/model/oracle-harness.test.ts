@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { capacityRetryMachine } from '../../machines/index.js';
-import { expectRowMatched, runRow, type OracleRow } from '../support/oracle.js';
-import { CAPACITY_RETRY_ORACLE } from './oracles/capacity-retry.oracle.js';
+import { capacityRetryMachine } from '#machines/index.js';
+import { expectRowMatched, runRow, type OracleRow } from '#support/oracle.js';
+import { CAPACITY_RETRY_ORACLE } from '#support/oracles/capacity-retry.oracle.js';
 
 // The harness must be able to disagree with a machine: a wrong row fails, it never passes silently.
 const [first, retried] = CAPACITY_RETRY_ORACLE as [OracleRow, OracleRow];

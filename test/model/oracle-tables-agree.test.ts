@@ -1,17 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
 import type { EventObject } from 'xstate';
-import { stepOf, type PathModel } from '../../src/testing/generate-paths.js';
+import { stepOf, type PathModel } from '#src/testing/generate-paths.js';
 import {
   capacityRetryModel,
   compactionModel,
   hierarchicalSummaryModel,
   turnModel,
-} from '../../src/testing/models.js';
-import { runRow, type OracleRow } from '../support/oracle.js';
-import { CAPACITY_RETRY_ORACLE } from './oracles/capacity-retry.oracle.js';
-import { COMPACTION_ORACLE } from './oracles/compaction.oracle.js';
-import { HIERARCHICAL_SUMMARY_ORACLE } from './oracles/hierarchical-summary.oracle.js';
-import { TURN_ORACLE } from './oracles/turn.oracle.js';
+} from '#src/testing/models.js';
+import { runRow, type OracleRow } from '#support/oracle.js';
+import { CAPACITY_RETRY_ORACLE } from '#support/oracles/capacity-retry.oracle.js';
+import { COMPACTION_ORACLE } from '#support/oracles/compaction.oracle.js';
+import { HIERARCHICAL_SUMMARY_ORACLE } from '#support/oracles/hierarchical-summary.oracle.js';
+import { TURN_ORACLE } from '#support/oracles/turn.oracle.js';
 
 /*
  * The hand-written tables are the judge's knowledge: the oracle that judges the generated

@@ -1,7 +1,7 @@
 import { describe, it } from '@jest/globals';
-import { turnMachine } from '../../machines/index.js';
-import { expectRowMatched, runRow } from '../support/oracle.js';
-import { TURN_ORACLE } from './oracles/turn.oracle.js';
+import { turnMachine } from '#machines/index.js';
+import { expectRowMatched, runRow } from '#support/oracle.js';
+import { TURN_ORACLE } from '#support/oracles/turn.oracle.js';
 
 describe('turn follows its oracle table (H1–H6, §14)', () => {
   for (const row of TURN_ORACLE)

@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UserError } from '../../src/core/errors.js';
-import { msg, type Message } from '../../src/messages/message.js';
-import { createTurnRunner } from '../../src/runtime/index.js';
-import { deferred, settle } from '../support/deferred.js';
-import { estimator, FakeSummarizer } from '../machines/fake-summarizer.js';
+import { UserError } from '#src/core/errors.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createTurnRunner } from '#src/runtime/index.js';
+import { deferred, settle } from '#support/deferred.js';
+import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
 const limits = { capacity: 2_000, reservedOutput: 200 };
 // A window this small leaves a pass little room, so the defaults would clear instead of calling the summarizer.

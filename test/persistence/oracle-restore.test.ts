@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AnyStateNode } from 'xstate';
 import { getStateNodes } from 'xstate/graph';
-import { expectRowMatched, runRow } from '../support/oracle.js';
-import { ORACLE_TABLES } from '../model/oracles/index.js';
+import { expectRowMatched, runRow } from '#support/oracle.js';
+import { ORACLE_TABLES } from '#support/oracles/index.js';
 
 /** Dot paths (below the machine) of the states that invoke an actor. */
 function invokingStates(root: AnyStateNode): string[] {
@@ -11,7 +11,7 @@ function invokingStates(root: AnyStateNode): string[] {
     .map((node) => node.path.join('.'));
 }
 
-describe('crash → JSON round trip → restore → continue, in every invoking state (xstate.md §A1.5)', () => {
+describe('crash → JSON round trip → restore → continue, in every invoking state', () => {
   for (const { machine, rows } of ORACLE_TABLES)
     for (const state of invokingStates(machine.root))
       it(`${machine.id}.${state}: the waited-on actor runs again and the oracle outcome is unchanged`, async () => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../src/messages/message.js';
-import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '../../src/restate/index.js';
-import { createCompactorSession } from '../../src/session/index.js';
-import type { BoundaryInfo } from '../../src/store/index.js';
-import { isSummaryMessage } from '../../src/summary/index.js';
-import { deferred } from '../support/deferred.js';
-import type { FakeServer } from '../support/fake-http.js';
-import { startFakeOpenAI } from '../support/fake-openai.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '#src/restate/index.js';
+import { createCompactorSession } from '#src/session/index.js';
+import type { BoundaryInfo } from '#src/store/index.js';
+import { isSummaryMessage } from '#src/summary/index.js';
+import { deferred } from '#support/deferred.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
 import {
   RestateServer,
   restateInstall,
@@ -14,8 +14,8 @@ import {
   startWorker,
   stopWorker,
   type Worker,
-} from '../../dev/restate/harness.js';
-import { agentSteps, templateSummary } from '../../dev/restate/sessions.js';
+} from '#dev/restate/harness.js';
+import { agentSteps, templateSummary } from '#dev/restate/sessions.js';
 
 /**
  * Sessions on a real Restate server (from npm, offline) served by two Node 24 worker

@@ -1,17 +1,17 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { GOAL_LINE, TASK } from '../../dev/loops/loop-matrix.js';
-import { auditPrompt, freeAuditEncoder } from '../../dev/loops/prompt-audit.js';
-import { startServer } from '../../src/serve/index.js';
-import { freeEncoders } from '../../src/estimate/index.js';
-import { FINAL_TEXT, startFakeAgentUpstream } from '../support/fake-agent-upstream.js';
-import type { RecordedRequest } from '../support/fake-http.js';
+import { GOAL_LINE, TASK } from '#dev/loops/loop-matrix.js';
+import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
+import { startServer } from '#src/serve/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { FINAL_TEXT, startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import type { RecordedRequest } from '#support/fake-http.js';
 import {
   conversationOf,
   runClientLoop,
   seenPromptOf,
   type ClientLoop,
   type ServeProtocol,
-} from '../support/serve-client-loops.js';
+} from '#support/serve-client-loops.js';
 
 afterAll(() => {
   freeAuditEncoder();

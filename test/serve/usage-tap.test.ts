@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { usageIn, usageTap, type ReportedUsage } from '../../src/serve/usage-tap.js';
+import { usageIn, usageTap, type ReportedUsage } from '#src/serve/usage-tap.js';
 
 describe('serve: the usage of an answer, as each wire shape reports it', () => {
   it('reads Anthropic (cache reads and writes count as input), Chat Completions and Responses usage', () => {

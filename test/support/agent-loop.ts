@@ -1,6 +1,6 @@
-import { textOf, type Message } from '../../src/messages/message.js';
-import { auditPrompt, type PromptAudit, type SeenPrompt } from '../../dev/loops/prompt-audit.js';
-import { sourceText } from '../../dev/loops/source-text.js';
+import { textOf, type Message } from '#src/messages/message.js';
+import { auditPrompt, type PromptAudit, type SeenPrompt } from '#dev/loops/prompt-audit.js';
+import { sourceText } from '#dev/loops/source-text.js';
 
 /*
  * An agent loop as a user meets it through the session API: a task, then steps of one

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { main } from '../../src/cli/main.js';
+import { main } from '#src/cli/main.js';
 
 /** A writable that remembers what was written. */
 export function sink(): Writable & { text: () => string } {

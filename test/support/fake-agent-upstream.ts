@@ -18,7 +18,7 @@ import {
   type RecordedRequest,
 } from './fake-http.js';
 import { estimateBodyTokens } from './fake-window.js';
-import { summarySections } from '../../src/summary/index.js';
+import { summarySections } from '#src/summary/index.js';
 
 export const FINAL_TEXT = 'Done: every file was read.';
 

@@ -1,5 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
-import { transitionKey } from '../../src/testing/record-run.js';
+import { transitionKey } from '#src/testing/record-run.js';
 import { getStateNodes, toDirectedGraph } from 'xstate/graph';
 
 /*

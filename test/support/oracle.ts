@@ -10,7 +10,7 @@ import {
   type EventObject,
 } from 'xstate';
 import { deferred, settle, type Deferred } from './deferred.js';
-import { leafPath, recorder } from '../../src/testing/record-run.js';
+import { leafPath, recorder } from '#src/testing/record-run.js';
 
 /** What a fake actor does when it is invoked: finish with an output, fail, or never settle. */
 export type Reply = { done: unknown } | { error: unknown } | 'hang';

@@ -6,10 +6,10 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import type { SeenMessage, SeenPrompt } from '../../dev/loops/prompt-audit.js';
-import { textsOf } from '../../dev/loops/prompt-audit.js';
-import { READ_FILE, SYSTEM } from '../../dev/loops/loop-matrix.js';
-import { sourceText } from '../../dev/loops/source-text.js';
+import type { SeenMessage, SeenPrompt } from '#dev/loops/prompt-audit.js';
+import { textsOf } from '#dev/loops/prompt-audit.js';
+import { READ_FILE, SYSTEM } from '#dev/loops/loop-matrix.js';
+import { sourceText } from '#dev/loops/source-text.js';
 
 export type ServeProtocol = 'anthropic' | 'openai-chat' | 'openai-responses';
 

@@ -1,4 +1,4 @@
-import { msg, type Message } from '../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 
 /**
  * A follow-up request on the bundled django session answered by `batches` test runs, one tool

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '#src/version.js';
 
 describe('package version', () => {
   it('src/version.ts matches package.json (the CLI prints it without reading files at run time)', () => {

@@ -9,14 +9,14 @@ import {
   type ModelMessage,
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { compactorMiddleware } from '../../../src/adapters/ai-sdk/index.js';
-import { fromAiMessages } from '../../../src/adapters/ai-sdk/convert.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { createOfflineSummarizer } from '../../../src/summary/index.js';
-import type { TestModelReply } from '../../../dev/loops/ai-sdk-reply.js';
-import { streamOf } from '../support/ai-sdk-stream.js';
-import { promptFacts, type PromptFacts } from '../support/prompt-checks.js';
-import { fullConversation, loadRealSession } from '../support/real-session.js';
+import { compactorMiddleware } from '#src/adapters/ai-sdk/index.js';
+import { fromAiMessages } from '#src/adapters/ai-sdk/convert.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { createOfflineSummarizer } from '#src/summary/index.js';
+import type { TestModelReply } from '#dev/loops/ai-sdk-reply.js';
+import { streamOf } from '#support/adapters/ai-sdk-stream.js';
+import { promptFacts, type PromptFacts } from '#support/adapters/prompt-checks.js';
+import { fullConversation, loadRealSession } from '#support/adapters/real-session.js';
 
 afterAll(freeEncoders);
 

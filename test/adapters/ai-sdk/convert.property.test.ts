@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
-import { wireJson } from '../../support/wire-json.js';
-import { fromModelMessages, toModelMessages } from '../../../src/adapters/ai-sdk/index.js';
-import { MessageSchema } from '../../../src/messages/message.js';
-import { structuralView } from '../support/structural-view.js';
+import { wireJson } from '#support/wire-json.js';
+import { fromModelMessages, toModelMessages } from '#src/adapters/ai-sdk/index.js';
+import { MessageSchema } from '#src/messages/message.js';
+import { structuralView } from '#support/adapters/structural-view.js';
 
 // Provider options as providers use them: Anthropic signatures and cache control, OpenAI item ids.
 const providerOptions = fc.option(

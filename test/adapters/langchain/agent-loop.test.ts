@@ -3,11 +3,11 @@ import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messa
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { compactorMiddleware, fromBaseMessages } from '../../../src/adapters/langchain/index.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { promptFacts } from '../support/prompt-checks.js';
-import { fullConversation, loadRealSession } from '../support/real-session.js';
-import { templateSummary } from '../support/template-summary.js';
+import { compactorMiddleware, fromBaseMessages } from '#src/adapters/langchain/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { promptFacts } from '#support/adapters/prompt-checks.js';
+import { fullConversation, loadRealSession } from '#support/adapters/real-session.js';
+import { templateSummary } from '#support/adapters/template-summary.js';
 
 afterAll(freeEncoders);
 

@@ -7,9 +7,9 @@ import {
   type BaseMessage,
 } from '@langchain/core/messages';
 import fc from 'fast-check';
-import { wireJson } from '../../support/wire-json.js';
-import { fromBaseMessages, toBaseMessages } from '../../../src/adapters/langchain/index.js';
-import { MessageSchema } from '../../../src/messages/message.js';
+import { wireJson } from '#support/wire-json.js';
+import { fromBaseMessages, toBaseMessages } from '#src/adapters/langchain/index.js';
+import { MessageSchema } from '#src/messages/message.js';
 
 const id = fc.option(fc.string({ minLength: 1 }), { nil: undefined });
 const blocks = fc.array(

@@ -3,8 +3,8 @@ import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';
-import { compactorMiddleware } from '../../../src/adapters/langchain/index.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
+import { compactorMiddleware } from '#src/adapters/langchain/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
 
 afterAll(freeEncoders);
 const estimator = createEstimator();

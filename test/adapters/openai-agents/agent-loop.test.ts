@@ -2,12 +2,12 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents/testing';
 import { z } from 'zod';
-import { compactorInputFilter, fromAgentInputItems } from '../../../src/adapters/openai-agents/index.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { promptFacts } from '../support/prompt-checks.js';
-import { fullConversation, loadRealSession } from '../support/real-session.js';
-import { templateSummary } from '../support/template-summary.js';
+import { compactorInputFilter, fromAgentInputItems } from '#src/adapters/openai-agents/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg } from '#src/messages/message.js';
+import { promptFacts } from '#support/adapters/prompt-checks.js';
+import { fullConversation, loadRealSession } from '#support/adapters/real-session.js';
+import { templateSummary } from '#support/adapters/template-summary.js';
 
 afterAll(freeEncoders);
 setTracingDisabled(true); // offline: no trace exporter

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AgentInputItem } from '@openai/agents';
 import fc from 'fast-check';
-import { fromAgentInputItems, toAgentInputItems } from '../../../src/adapters/openai-agents/index.js';
-import { MessageSchema } from '../../../src/messages/message.js';
-import { structuralView } from '../support/structural-view.js';
+import { fromAgentInputItems, toAgentInputItems } from '#src/adapters/openai-agents/index.js';
+import { MessageSchema } from '#src/messages/message.js';
+import { structuralView } from '#support/adapters/structural-view.js';
 
 // Provider data as providers use it: OpenAI item ids and encrypted reasoning, Anthropic signatures.
 const providerData = fc.option(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { compactorInputFilter } from '../../../src/adapters/openai-agents/index.js';
-import { CompactorOptionsError } from '../../../src/core/errors.js';
+import { compactorInputFilter } from '#src/adapters/openai-agents/index.js';
+import { CompactorOptionsError } from '#src/core/errors.js';
 
 describe('compactorInputFilter options', () => {
   it('a bad option throws one CompactorOptionsError naming the option path (one line)', () => {

@@ -7,12 +7,12 @@ import { generateText, jsonSchema, stepCountIs, streamText, tool as aiTool, wrap
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent, tool as lcTool } from 'langchain';
 import { z } from 'zod';
-import { compactorMiddleware as aiSdkMiddleware } from '../../../src/adapters/ai-sdk/index.js';
-import { compactorInputFilter } from '../../../src/adapters/openai-agents/index.js';
-import { compactorMiddleware as langchainMiddleware } from '../../../src/adapters/langchain/index.js';
-import { streamOf } from '../support/ai-sdk-stream.js';
-import type { CompactorSession } from '../../../src/session/index.js';
-import { freeEncoders } from '../../../src/estimate/index.js';
+import { compactorMiddleware as aiSdkMiddleware } from '#src/adapters/ai-sdk/index.js';
+import { compactorInputFilter } from '#src/adapters/openai-agents/index.js';
+import { compactorMiddleware as langchainMiddleware } from '#src/adapters/langchain/index.js';
+import { streamOf } from '#support/adapters/ai-sdk-stream.js';
+import type { CompactorSession } from '#src/session/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
 
 afterAll(freeEncoders);
 setTracingDisabled(true);

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg } from '../../../src/messages/message.js';
-import { resolveRoute } from '../../../src/providers/catalog.js';
-import type { HttpOptions } from '../../../src/providers/http.js';
-import { ProviderError } from '../../../src/core/errors.js';
-import { HTTP_DEFAULTS, httpLimits, type WaitingInfo } from '../../../src/providers/http-limits.js';
-import { createStandaloneClient } from '../../../src/providers/openai-responses/compact-client.js';
-import { createCompactorSession, CompactorOptionsError } from '../../../src/index.js';
-import { deferred } from '../../support/deferred.js';
-import { useFakeProviders } from '../../support/fake-providers.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { msg } from '#src/messages/message.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import type { HttpOptions } from '#src/providers/http.js';
+import { ProviderError } from '#src/core/errors.js';
+import { HTTP_DEFAULTS, httpLimits, type WaitingInfo } from '#src/providers/http-limits.js';
+import { createStandaloneClient } from '#src/providers/openai-responses/compact-client.js';
+import { createCompactorSession, CompactorOptionsError } from '#src/index.js';
+import { deferred } from '#support/deferred.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
 const input = [msg.user('Run the tests.'), msg.assistant('12 passing')];

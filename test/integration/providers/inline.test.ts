@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
-import { ContextCapacityError, ProviderError } from '../../../src/core/errors.js';
-import { createProviderClients } from '../../../src/providers/clients.js';
-import type { HttpOptions } from '../../../src/providers/http.js';
-import { createInlineClient } from '../../../src/providers/anthropic/inline-client.js';
-import type { ToolSchema } from '../../../src/providers/types.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveRoute, type ResolvedRoute } from '#src/providers/catalog.js';
+import { ContextCapacityError, ProviderError } from '#src/core/errors.js';
+import { createProviderClients } from '#src/providers/clients.js';
+import type { HttpOptions } from '#src/providers/http.js';
+import { createInlineClient } from '#src/providers/anthropic/inline-client.js';
+import type { ToolSchema } from '#src/providers/types.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 const KEY = 'sk-ant-FAKEKEY0123456789abcdef';
 const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { parseSession } from '../../../src/formats/index.js';
-import { textOf } from '../../../src/messages/message.js';
-import { resolveRoute } from '../../../src/providers/catalog.js';
-import { createSummaryClient } from '../../../src/providers/clients.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { parseSession } from '#src/formats/index.js';
+import { textOf } from '#src/messages/message.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { createSummaryClient } from '#src/providers/clients.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 /**
  * Assistant items of an imported Responses history go back to the Responses API with the
- * `id`, `status` and `phase` they came with (wire-formats §1.3: gpt-5.3-codex and later need
+ * `id`, `status` and `phase` they came with (gpt-5.3-codex and later need
  * `phase` resent on assistant messages), also after the message was changed by clearing.
  */
 

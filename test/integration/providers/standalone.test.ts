@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
-import { ContextCapacityError, ProviderError } from '../../../src/core/errors.js';
-import { createProviderClients } from '../../../src/providers/clients.js';
-import type { HttpOptions } from '../../../src/providers/http.js';
-import { createStandaloneClient } from '../../../src/providers/openai-responses/compact-client.js';
-import { toResponsesInput } from '../../../src/providers/openai-responses/convert.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveRoute, type ResolvedRoute } from '#src/providers/catalog.js';
+import { ContextCapacityError, ProviderError } from '#src/core/errors.js';
+import { createProviderClients } from '#src/providers/clients.js';
+import type { HttpOptions } from '#src/providers/http.js';
+import { createStandaloneClient } from '#src/providers/openai-responses/compact-client.js';
+import { toResponsesInput } from '#src/providers/openai-responses/convert.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { FAKE_ENCRYPTED, startFakeOpenAI, startFakeXai } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
 const FAST: HttpOptions = { minRetryDelayMs: 1, maxRetryDelayMs: 5, retries: 2, timeoutMs: 120_000 };
@@ -61,7 +61,7 @@ describe('NativeStandalone over HTTP (O1–O3)', () => {
     for (const banned of ['stream', 'max_output_tokens', 'store', 'include', 'reasoning', 'text', 'tools'])
       expect(req.body).not.toHaveProperty(banned);
     expect(req.body.instructions).toBe('Keep exact commands.');
-    // O3: history system reminders reach the compactor.
+    // Custom instructions: history system reminders reach the compactor.
     expect(req.body.input[0]).toEqual({
       type: 'message',
       role: 'developer',

@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { resolveBudgets } from '../../../src/projection/index.js';
-import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
-import type { HttpOptions } from '../../../src/providers/http.js';
-import { createSummaryClient } from '../../../src/providers/clients.js';
-import { createLocalSummarizer } from '../../../src/runtime/index.js';
-import { useFakeProviders } from '../../support/fake-providers.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveBudgets } from '#src/projection/index.js';
+import { resolveRoute, type ResolvedRoute } from '#src/providers/catalog.js';
+import type { HttpOptions } from '#src/providers/http.js';
+import { createSummaryClient } from '#src/providers/clients.js';
+import { createLocalSummarizer } from '#src/runtime/index.js';
+import { useFakeProviders } from '#support/fake-providers.js';
 
 /**
- * The system prompt of a Local summary request (S2, L1): sent once, in the wire's own slot
+ * The system prompt of a Local summary request: sent once, in the wire's own slot
  * (Chat `system` message, Anthropic `system`, Responses top-level `instructions`), never a
  * second time inside the transcript.
  */

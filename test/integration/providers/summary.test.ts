@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { resolveRoute, type ResolvedRoute } from '../../../src/providers/catalog.js';
-import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/core/errors.js';
-import type { HttpOptions } from '../../../src/providers/http.js';
-import { createSummaryClient } from '../../../src/providers/clients.js';
-import type { SummaryRequest, ToolSchema } from '../../../src/providers/types.js';
-import type { Fault, OverflowShape } from '../../support/fake-http.js';
-import { useFakeProviders } from '../../support/fake-providers.js';
-import { catalogWindow } from '../../support/fake-window.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { resolveRoute, type ResolvedRoute } from '#src/providers/catalog.js';
+import { ContextCapacityError, EmptySummaryError, ProviderError } from '#src/core/errors.js';
+import type { HttpOptions } from '#src/providers/http.js';
+import { createSummaryClient } from '#src/providers/clients.js';
+import type { SummaryRequest, ToolSchema } from '#src/providers/types.js';
+import type { Fault, OverflowShape } from '#support/fake-http.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { catalogWindow } from '#support/fake-window.js';
 
 const KEY = 'zz-secret-9f8e7d6c5b4a3210';
 const ENV = { FAKE_PROVIDER_KEY: KEY };
@@ -28,7 +28,7 @@ const request = (model: string, extra: Partial<SummaryRequest> = {}): SummaryReq
 });
 
 // The routes below have no capacity of their own: the fakes declare the smallest model window
-// they serve (deepseek-chat is not in the catalog; DeepSeek's window is 131,072, wire-formats §2.4).
+// they serve (deepseek-chat is not in the catalog; DeepSeek's window is 131,072).
 const DEEPSEEK_WINDOW = 131_072;
 const fakes = useFakeProviders({
   window: Math.min(DEEPSEEK_WINDOW, catalogWindow('anthropic', 'claude-opus-4-6')),

@@ -2,14 +2,14 @@ import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import type { Json } from '../../../src/messages/message.js';
-import { createCompactorSession, type CompactorSessionOptions } from '../../../src/session/index.js';
-import { useFakeProviders } from '../../support/fake-providers.js';
-import { agentSession, templateSummary } from '../../unit/session/fixtures.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import type { Json } from '#src/messages/message.js';
+import { createCompactorSession, type CompactorSessionOptions } from '#src/session/index.js';
+import { useFakeProviders } from '#support/fake-providers.js';
+import { agentSession, templateSummary } from '#support/session/fixtures.js';
 
 /**
- * O1: the cache and tier fields the caller gives with its own request (`prompt_cache_key`,
+ * The cache and tier fields the caller gives with its own request (`prompt_cache_key`,
  * `service_tier`, `safety_identifier` …) reach every request Compactor builds for it: the
  * Local summary on each wire, /responses/compact and the Anthropic inline request. Fields
  * that change generation (temperature) are not forwarded.

@@ -1,24 +1,24 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 /**
- * §13 "summary calls avoided or required at 32k, 64k, 96k and 128k capacities", on one long
+ * Summary calls avoided or required at 32k, 64k, 96k and 128k capacities, on one long
  * real session (mini-swe-agent, django__django-16560: 292 messages, ≈46.8k tokens o200k),
  * offline route, reserved output 4,000, no prefix, default clearing policy. Compaction
- * threshold (H5) = 75 % of (capacity − 4,000). Numbers measured when this test was written:
+ * threshold = 75 % of (capacity − 4,000). Numbers measured when this test was written:
  *
- * | capacity | local trigger (B3) | tokens before clearing | after clearing | threshold | summary calls |
+ * | capacity | local trigger      | tokens before clearing | after clearing | threshold | summary calls |
  * |---------:|-------------------:|-----------------------:|---------------:|----------:|--------------:|
  * |   32,000 |             16,800 |                 46,782 |         38,657 |    21,000 | 1 (required)  |
  * |   64,000 |             36,000 |                 46,782 |         40,467 |    45,000 | 0 (clearing alone suffices) |
  * |   96,000 |             40,000 |                 46,782 |         40,500 |    69,000 | 0 (below threshold anyway)  |
  * |  128,000 |             40,000 |                 46,782 |         40,500 |    93,000 | 0 (below threshold anyway)  |
  *
- * 64k is the case the seed is about: the raw history is over the threshold, clearing brings
- * it under, so no summary call is made (H2).
+ * 64k is the case that matters most: the raw history is over the threshold, clearing brings
+ * it under, so no summary call is made.
  */
 
 afterAll(freeEncoders);
@@ -26,7 +26,7 @@ const history: Message[] = readSessionFile('examples/sessions/django__django-165
   .messages;
 const RESERVED = 4_000;
 
-// The SPEC §13 numbers are the seed's: clearing from the trigger (preset vtcode).
+// The numbers above are VT Code's: clearing from the trigger (preset vtcode).
 async function turnAt(capacity: number) {
   const session = createCompactorSession({
     history,

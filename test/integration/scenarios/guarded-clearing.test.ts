@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'undici';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { exportSession, readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { createCompactorSession, type CompactorSession } from '../../../src/session/index.js';
-import { testRunBatches } from '../../support/test-run-batches.js';
-import { closeAll, type FakeServer } from '../../support/fake-http.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
-import { estimateBodyTokens } from '../../support/fake-window.js';
-import { templateSummary } from '../../unit/session/fixtures.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { exportSession, readSessionFile } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { createCompactorSession, type CompactorSession } from '#src/session/index.js';
+import { testRunBatches } from '#support/test-run-batches.js';
+import { closeAll, type FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { estimateBodyTokens } from '#support/fake-window.js';
+import { templateSummary } from '#support/session/fixtures.js';
 
 /**
  * An agent that syncs 60 tool batches a turn right after a compaction refills the window at

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import type { Json } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { estimateBodyTokens, requestedOutputTokens } from '../../support/fake-window.js';
-import { agentSession, templateSummary } from '../../unit/session/fixtures.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import type { Json } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { estimateBodyTokens, requestedOutputTokens } from '#support/fake-window.js';
+import { agentSession, templateSummary } from '#support/session/fixtures.js';
 
 /**
- * The Anthropic inline compaction request built for a session (A1): `--instructions` go in the
+ * The Anthropic inline compaction request built for a session: `--instructions` go in the
  * compact edit's `instructions`; `clear_thinking` is sent only when the caller has thinking on,
  * and the caller's `thinking` config is kept (the real API rejects clear_thinking without it).
  */

@@ -2,17 +2,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { closeAll, type FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { FAKE_ENCRYPTED, startFakeOpenAI } from '../../support/fake-openai.js';
-import { estimateBodyTokens } from '../../support/fake-window.js';
-import { templateSummary } from '../../unit/session/fixtures.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { closeAll, type FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { FAKE_ENCRYPTED, startFakeOpenAI } from '#support/fake-openai.js';
+import { estimateBodyTokens } from '#support/fake-window.js';
+import { templateSummary } from '#support/session/fixtures.js';
 
 /**
- * Issue 13 items 3 and 11 through the session API against fake servers over real HTTP: native
+ * Native compaction through the session API against fake servers over real HTTP: native
  * requests are bounded to the capacity with the compaction marker kept, a standalone failure is
  * retried (capacity) or falls back to Local, and a pass with nothing to compact or under the
  * inline trigger makes no pointless call. Both servers declare the window the sessions use.
@@ -59,7 +59,7 @@ const inline = (h: readonly Message[]) =>
     http: HTTP,
   });
 
-describe('nothing to compact (issue 13 item 11)', () => {
+describe('nothing to compact', () => {
   it('S3: manual compaction of a small history says there is nothing to compact and makes no provider call', async () => {
     const s = inline([
       msg.system('You are terse.'),
@@ -91,7 +91,7 @@ describe('nothing to compact (issue 13 item 11)', () => {
   });
 });
 
-describe('native standalone requests (issue 13 item 3)', () => {
+describe('native standalone requests', () => {
   const marker = msg.assistant('', undefined, {
     reasoningDetails: [{ type: 'compaction', id: 'cmp_prev', encrypted_content: 'gAAAAPREVIOUS==' }],
   });

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { toAnthropicConversation, toResponsesInput } from '../../../src/providers/index.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import type { RouteOptions } from '../../../src/providers/catalog.js';
-import { closeAll, type FakeServer } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { startFakeOpenAI, startFakeXai } from '../../support/fake-openai.js';
-import { agentSession, SYSTEM, templateSummary } from '../../unit/session/fixtures.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { toAnthropicConversation, toResponsesInput } from '#src/providers/index.js';
+import { createCompactorSession } from '#src/session/index.js';
+import type { RouteOptions } from '#src/providers/catalog.js';
+import { closeAll, type FakeServer } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { startFakeOpenAI, startFakeXai } from '#support/fake-openai.js';
+import { agentSession, SYSTEM, templateSummary } from '#support/session/fixtures.js';
 
 /**
- * What a native compaction leaves behind (O3, A3, S1): the next window keeps the system prompt
+ * What a native compaction leaves behind: the next window keeps the system prompt
  * the history had, and the compacted state stays representable to every later strategy (the
  * inline block's summary text travels with it, so a Local pass on another model keeps it).
  */
@@ -100,7 +100,7 @@ describe('native compaction keeps the system prompt (O3, A3)', () => {
 describe('after inline compaction, a Local pass on another model keeps the compacted state (A3, S1)', () => {
   it('A3/S1: the Chat summary request of a model switch carries the inline summary text; the old marker is replaced', async () => {
     const after = await compacted({ ...anthropic, baseUrl: ant.url });
-    // Work after the compaction, large enough that a summary shrinks it (§14: never larger).
+    // Work after the compaction, large enough that a summary shrinks it (a summary is never larger).
     const later = [...after, msg.user('Now add a lint step.'), ...agentSession(4_000).slice(2)];
     oai.window = 16_000;
     const s = createCompactorSession({

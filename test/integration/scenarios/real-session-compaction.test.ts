@@ -1,17 +1,17 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { testRunBatches } from '../../support/test-run-batches.js';
-import { isProtocolValid, isSummaryMessage } from '../../../src/summary/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { testRunBatches } from '#support/test-run-batches.js';
+import { isProtocolValid, isSummaryMessage } from '#src/summary/index.js';
 
 /**
  * Automatic and hierarchical compaction on the bundled real session (mini-swe-agent,
  * django__django-16560: one user task answered by 290 messages, ≈46.8k tokens o200k), at the
  * offline default window of 32,000 with 4,000 reserved for output — the cases a review found
- * failing: a fresh small user message synced as pending (L3), a single-task session in
- * hierarchical mode (L4), and a second compaction of an already-compacted history (§14).
+ * failing: a fresh small user message synced as pending, a single-task session in
+ * hierarchical mode, and a second compaction of an already-compacted history.
  */
 
 afterAll(freeEncoders);
@@ -55,7 +55,7 @@ describe('automatic compaction of a real session (django__django-16560, offline,
       expect((await session.runTurn()).decision).toBe('compacted');
       const more = testRunBatches(150);
       const decisions: string[] = [];
-      // Spread over turns, as an agent loop would sync them (the §14 refill guard needs turns to pass).
+      // Spread over turns, as an agent loop would sync them (the refill guard needs turns to pass).
       for (let k = 0; k < 5 && !decisions.includes('compacted'); k++) {
         const r = await session.runTurn({ pending: more.slice(k * 60, (k + 1) * 60) });
         expect(r.compaction?.failure ?? null).toBeNull();

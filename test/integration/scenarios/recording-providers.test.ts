@@ -1,28 +1,28 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { MAX_FAILURE_MESSAGE_CHARS } from '../../../machines/index.js';
+import { MAX_FAILURE_MESSAGE_CHARS } from '#machines/index.js';
 import { join } from 'node:path';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { toResponsesInput } from '../../../src/providers/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { toResponsesInput } from '#src/providers/index.js';
 import {
   createCompactorSession,
   type CompactorSessionOptions,
   type RequestEnvelope,
-} from '../../../src/session/index.js';
-import { isSummaryMessage } from '../../../src/summary/index.js';
-import { closeAll, type FakeServer, type RecordedRequest } from '../../support/fake-http.js';
-import { startFakeAnthropic } from '../../support/fake-anthropic.js';
-import { FAKE_ENCRYPTED, startFakeOpenAI } from '../../support/fake-openai.js';
-import { catalogWindow } from '../../support/fake-window.js';
-import { agentSession, SYSTEM, templateSummary, TOOLS } from '../../unit/session/fixtures.js';
+} from '#src/session/index.js';
+import { isSummaryMessage } from '#src/summary/index.js';
+import { closeAll, type FakeServer, type RecordedRequest } from '#support/fake-http.js';
+import { startFakeAnthropic } from '#support/fake-anthropic.js';
+import { FAKE_ENCRYPTED, startFakeOpenAI } from '#support/fake-openai.js';
+import { catalogWindow } from '#support/fake-window.js';
+import { agentSession, SYSTEM, templateSummary, TOOLS } from '#support/session/fixtures.js';
 
 /**
- * §13 "recording providers that check frozen summary prefixes, explicit output reserves and
- * impossible protocol minimums", plus the L5 ladder, L6 empty summaries, O3 standalone replay
- * and A4 inline fallback — all through the session API against fake servers over real HTTP.
+ * Recording providers that check frozen summary prefixes, explicit output reserves and
+ * impossible protocol minimums, plus the capacity-retry ladder, empty summaries, standalone
+ * replay and the inline fallback — all through the session API against fake servers over real HTTP.
  */
 
 afterAll(freeEncoders);

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { msg } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 afterAll(freeEncoders);
 

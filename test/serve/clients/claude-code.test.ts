@@ -8,7 +8,7 @@ import {
   claudeCodeEnv,
   ensureClaudeCode,
   runAgentCli,
-} from '../../../dev/clients/agent-cli.js';
+} from '#dev/clients/agent-cli.js';
 import {
   auditTurns,
   LOOP_ANSWER,
@@ -16,11 +16,11 @@ import {
   LOOP_TASK,
   loopScript,
   writeLoopFiles,
-} from '../../../dev/clients/tool-loop.js';
-import { startAgentUpstream, type AgentUpstream } from '../../../dev/fakes/agent-upstream.js';
-import { estimateBodyTokens } from '../../../dev/fakes/fake-window.js';
-import { freeAuditEncoder } from '../../../dev/loops/prompt-audit.js';
-import { startServer, type RunningServer } from '../../../src/serve/index.js';
+} from '#dev/clients/tool-loop.js';
+import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
+import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
+import { freeAuditEncoder } from '#dev/loops/prompt-audit.js';
+import { startServer, type RunningServer } from '#src/serve/index.js';
 
 /*
  * Claude Code from npm, run headless (`claude -p … --output-format json`) with

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureOpenAIPython, hasPython3 } from '../../../dev/clients/python-venv.js';
+import { ensureOpenAIPython, hasPython3 } from '#dev/clients/python-venv.js';
 import {
   auditTurns,
   LOOP_ANSWER,
@@ -12,11 +12,11 @@ import {
   LOOP_TASK,
   loopScript,
   writeLoopFiles,
-} from '../../../dev/clients/tool-loop.js';
-import { startAgentUpstream, type AgentTurn, type AgentUpstream } from '../../../dev/fakes/agent-upstream.js';
-import { estimateBodyTokens } from '../../../dev/fakes/fake-window.js';
-import { freeAuditEncoder } from '../../../dev/loops/prompt-audit.js';
-import { startServer, type RunningServer } from '../../../src/serve/index.js';
+} from '#dev/clients/tool-loop.js';
+import { startAgentUpstream, type AgentTurn, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
+import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
+import { freeAuditEncoder } from '#dev/loops/prompt-audit.js';
+import { startServer, type RunningServer } from '#src/serve/index.js';
 
 /*
  * The official Python `openai` package, driven by an agent loop written as its users write one

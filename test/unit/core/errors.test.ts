@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { ESLint } from 'eslint';
-import * as family from '../../../src/core/errors.js';
-import { CompactorError } from '../../../src/core/errors.js';
-import { exitCodeOf } from '../../../src/cli/exit-codes.js';
+import * as family from '#src/core/errors.js';
+import { CompactorError } from '#src/core/errors.js';
+import { exitCodeOf } from '#src/cli/exit-codes.js';
 
 const info = { provider: 'openai', model: 'gpt-test' };
 

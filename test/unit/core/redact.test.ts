@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { redactSecrets } from '../../../src/core/redact.js';
+import { redactSecrets } from '#src/core/redact.js';
 
 // Real-looking keys: a provider prefix and a random body with at least one digit, as issued keys have.
 const keyBody = fc

@@ -1,21 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { CONFIGURATION_DOC, renderConfigurationDoc } from '../../../dev/config-doc.js';
-import { CompactorConfigSchema } from '../../../src/cli/config.js';
-import { INSPECT } from '../../../src/cli/inspect-flags.js';
-import { RUN_FLAGS_HELP, RUN_OPTIONS } from '../../../src/cli/run-options.js';
-import { settingsFrom } from '../../../src/cli/settings-flags.js';
-import { flagValue, settingsGroup } from '../../../src/core/settings.js';
+import { CONFIGURATION_DOC, renderConfigurationDoc } from '#dev/config-doc.js';
+import { CompactorConfigSchema } from '#src/cli/config.js';
+import { INSPECT } from '#src/cli/inspect-flags.js';
+import { RUN_FLAGS_HELP, RUN_OPTIONS } from '#src/cli/run-options.js';
+import { settingsFrom } from '#src/cli/settings-flags.js';
+import { flagValue, settingsGroup } from '#src/core/settings.js';
 import {
   CLEARING,
   COMPACTION,
   LIMITS,
   completeClearingPolicy,
   completeCompactionWait,
-} from '../../../src/projection/index.js';
-import { HTTP } from '../../../src/providers/http-limits.js';
-import { createCompactorSession, ROUTE } from '../../../src/session/index.js';
+} from '#src/projection/index.js';
+import { HTTP } from '#src/providers/http-limits.js';
+import { createCompactorSession, ROUTE } from '#src/session/index.js';
 
 const GROUPS = [LIMITS, CLEARING, COMPACTION, HTTP, ROUTE, INSPECT] as const;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { clip, headUnits, oneLine, splitsSurrogatePair, tailFrom } from '../../../src/core/text.js';
+import { clip, headUnits, oneLine, splitsSurrogatePair, tailFrom } from '#src/core/text.js';
 
 const WAVE = '👋'; // two UTF-16 units (a surrogate pair)
 const hasLoneSurrogate = (s: string) =>

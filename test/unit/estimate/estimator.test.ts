@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '../../../src/estimate/estimator.js';
-import { charsCounter, freeEncoders, tiktokenCounter } from '../../../src/estimate/counters.js';
-import { msg } from '../../../src/messages/message.js';
+import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '#src/estimate/estimator.js';
+import { charsCounter, freeEncoders, tiktokenCounter } from '#src/estimate/counters.js';
+import { msg } from '#src/messages/message.js';
 
 afterAll(freeEncoders);
 

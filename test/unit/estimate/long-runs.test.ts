@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
-import { randomText } from '../../../dev/bench/long-runs-bench.js';
-import { boundedCounter, LONG_UNIT, ORDINARY_CHUNK } from '../../../src/estimate/bounded-encode.js';
-import { freeEncoders, tiktokenCounter } from '../../../src/estimate/counters.js';
+import { randomText } from '#dev/bench/long-runs-bench.js';
+import { boundedCounter, LONG_UNIT, ORDINARY_CHUNK } from '#src/estimate/bounded-encode.js';
+import { freeEncoders, tiktokenCounter } from '#src/estimate/counters.js';
 
 afterAll(freeEncoders);
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
-import { boundedCounter } from '../../../src/estimate/bounded-encode.js';
-import { piecePattern } from '../../../src/estimate/pieces.js';
+import { boundedCounter } from '#src/estimate/bounded-encode.js';
+import { piecePattern } from '#src/estimate/pieces.js';
 
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
 afterAll(() => encoders.forEach((enc) => enc.free()));

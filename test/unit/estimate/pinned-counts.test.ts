@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLED_CORPUS_DIR } from '../../../dev/bench/corpus.js';
-import { freeEncoders } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { readSessionFile } from '../../../src/formats/index.js';
+import { BUNDLED_CORPUS_DIR } from '#dev/bench/corpus.js';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { readSessionFile } from '#src/formats/index.js';
 
 afterAll(freeEncoders);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { createTextCache } from '../../../src/estimate/text-cache.js';
+import { createTextCache } from '#src/estimate/text-cache.js';
 
 describe('text cache of the estimator (T2)', () => {
   it('T2: holds at most its capacity, newest entries kept', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { charsCounter } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { anchoredPressure, usageAnchor } from '../../../src/estimate/usage-anchor.js';
-import { msg } from '../../../src/messages/message.js';
+import { charsCounter } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { anchoredPressure, usageAnchor } from '#src/estimate/usage-anchor.js';
+import { msg } from '#src/messages/message.js';
 
 const est = createEstimator({ counter: charsCounter });
 

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseSession, readSessionFile } from '../../../src/formats/index.js';
-import { UserError } from '../../../src/core/errors.js';
-import { fixture, rawDir } from './paths.js';
+import { parseSession, readSessionFile } from '#src/formats/index.js';
+import { UserError } from '#src/core/errors.js';
+import { fixture, rawDir } from '#support/paths.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-bad-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

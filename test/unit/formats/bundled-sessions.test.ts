@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { corpusFiles } from '../../../dev/bench/corpus.js';
-import { rawDir } from './paths.js';
+import { corpusFiles } from '#dev/bench/corpus.js';
+import { rawDir } from '#support/paths.js';
 
 /** Git's blob id of a file's bytes (what `git hash-object FILE` prints). */
 function gitBlobId(bytes: Buffer): string {

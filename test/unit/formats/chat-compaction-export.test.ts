@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { UserError } from '../../../src/core/errors.js';
-import { exportSession } from '../../../src/formats/index.js';
-import { msg } from '../../../src/messages/message.js';
+import { UserError } from '#src/core/errors.js';
+import { exportSession } from '#src/formats/index.js';
+import { msg } from '#src/messages/message.js';
 
 const encrypted = msg.assistant('', undefined, {
   reasoningDetails: [{ type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAENC==' }],
@@ -11,7 +11,7 @@ const anthropicMarker = msg.assistant('Summary: tests pass.', undefined, {
   metadata: { nativeSummary: true },
 });
 
-describe('openai-chat export of compacted histories (issue 13 item 10)', () => {
+describe('openai-chat export of compacted histories', () => {
   it('D2: an encrypted compaction item cannot become an empty assistant message: one-line error naming the formats that carry it', () => {
     const go = () => exportSession([msg.user('hi'), encrypted, msg.user('next')], 'openai-chat');
     expect(go).toThrow(UserError);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { exportSession, parseSession, EXPORT_FORMATS } from '../../../src/formats/index.js';
-import { clearOldToolResults } from '../../../src/projection/clear-tool-results.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { exportSession, parseSession, EXPORT_FORMATS } from '#src/formats/index.js';
+import { clearOldToolResults } from '#src/projection/clear-tool-results.js';
 
 /**
  * Gemini (OpenAI-compatible endpoint) signs each tool call in

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { command as importCommand } from '../../../src/cli/commands/import.js';
-import { detectIn, type Detectable } from '../../../src/formats/detect.js';
-import { detectFormat, FORMAT_NAMES, formatNamed } from '../../../src/formats/registry.js';
+import { command as importCommand } from '#src/cli/commands/import.js';
+import { detectIn, type Detectable } from '#src/formats/detect.js';
+import { detectFormat, FORMAT_NAMES, formatNamed } from '#src/formats/registry.js';
 
 // Each importer brings its own detection rules; detect.ts only runs them. These tests use
 // formats made up here, so they show what adding an importer takes: its rules and nothing else.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { detectFormat, type FormatName } from '../../../src/formats/index.js';
-import { UserError } from '../../../src/core/errors.js';
-import { fixture, rawDir } from './paths.js';
+import { detectFormat, type FormatName } from '#src/formats/index.js';
+import { UserError } from '#src/core/errors.js';
+import { fixture, rawDir } from '#support/paths.js';
 
 const byFolder: Record<string, FormatName> = {
   'AFI-Protocol__afi-core': 'aider',

@@ -3,18 +3,18 @@ import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { corpusFiles } from '../../../dev/bench/corpus.js';
-import { UserError } from '../../../src/core/errors.js';
-import { exportSession, readSessionFile, type ImportResult } from '../../../src/formats/index.js';
-import { JsonPieces, PIECES_MIN_BYTES, readJsonDocumentInPieces } from '../../../src/formats/json-pieces.js';
-import { rawNumbersIn } from '../../../src/formats/raw-numbers.js';
-import { expectOneLineError, fuzzParams } from '../../fuzz/fuzz-support.js';
-import { runCli } from '../../support/cli.js';
-import { msg } from '../../../src/messages/message.js';
-import { fixture, rawDir } from './paths.js';
+import { corpusFiles } from '#dev/bench/corpus.js';
+import { UserError } from '#src/core/errors.js';
+import { exportSession, readSessionFile, type ImportResult } from '#src/formats/index.js';
+import { JsonPieces, PIECES_MIN_BYTES, readJsonDocumentInPieces } from '#src/formats/json-pieces.js';
+import { rawNumbersIn } from '#src/formats/raw-numbers.js';
+import { expectOneLineError, fuzzParams } from '#support/fuzz.js';
+import { runCli } from '#support/cli.js';
+import { msg } from '#src/messages/message.js';
+import { fixture, rawDir } from '#support/paths.js';
 
 /**
- * Large JSON session files are read in pieces (issue 15, memory): entries of the long lists are
+ * Large JSON session files are read in pieces (bounded memory): entries of the long lists are
  * parsed one at a time and the file's text is never held whole. These tests force that path
  * on small files (`piecesFrom: 0`) and hold it to the whole-text path: same sessions, same
  * raw number texts, same errors.

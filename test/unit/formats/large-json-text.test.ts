@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { exportSession, parseSession, readSessionFile } from '../../../src/formats/index.js';
-import { ESCAPE_MIN_BYTES } from '../../../src/formats/json-escape.js';
-import { readSessionText } from '../../../src/formats/read-file.js';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { exportSession, parseSession, readSessionFile } from '#src/formats/index.js';
+import { ESCAPE_MIN_BYTES } from '#src/formats/json-escape.js';
+import { readSessionText } from '#src/formats/read-file.js';
+import { msg, type Message } from '#src/messages/message.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'compactor-large-json-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

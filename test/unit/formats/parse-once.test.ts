@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { exportSession, parseSession } from '../../../src/formats/index.js';
-import { msg } from '../../../src/messages/message.js';
+import { exportSession, parseSession } from '#src/formats/index.js';
+import { msg } from '#src/messages/message.js';
 
 afterEach(() => {
   jest.restoreAllMocks();

@@ -1,15 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { wireJson } from '../../support/wire-json.js';
+import { wireJson } from '#support/wire-json.js';
 import { readFileSync } from 'node:fs';
-import {
-  exportSession,
-  parseSession,
-  type ExportFormat,
-  type FormatName,
-} from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { fixture } from './paths.js';
+import { exportSession, parseSession, type ExportFormat, type FormatName } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { fixture } from '#support/paths.js';
 
 function roundTrip(text: string, from: FormatName & ExportFormat, fileName?: string): string {
   const r = parseSession(text, { from, fileName });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { rawNumbersIn, rememberRawNumbers } from '../../../src/formats/raw-numbers.js';
+import { rawNumbersIn, rememberRawNumbers } from '#src/formats/raw-numbers.js';
 
 function remembered(text: string): Array<[Array<string | number>, string]> {
   const plain = JSON.parse(text) as unknown;

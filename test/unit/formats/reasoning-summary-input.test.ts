@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { exportSession, parseSession } from '../../../src/formats/index.js';
+import { exportSession, parseSession } from '#src/formats/index.js';
 
 describe('Responses reasoning items with odd summaries (D2, D3)', () => {
   it('D3: a reasoning summary entry that is null or not an object is kept verbatim, never a TypeError', () => {
@@ -12,7 +12,7 @@ describe('Responses reasoning items with odd summaries (D2, D3)', () => {
     const { sessions } = parseSession(text, { from: 'openai-responses', fileName: 'r.json' });
     const [assistant] = sessions[0].messages.filter((m) => m.role === 'assistant');
     expect(assistant.reasoning).toBe('thought');
-    // D2: the opaque item survives byte for byte.
+    // The opaque item survives byte for byte.
     expect(JSON.parse(exportSession(sessions[0].messages, 'openai-responses'))).toEqual({ input: items });
   });
 });

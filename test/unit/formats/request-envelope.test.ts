@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseSession, requestEnvelopeOf } from '../../../src/formats/index.js';
+import { parseSession, requestEnvelopeOf } from '#src/formats/index.js';
 
 const tool = { name: 'bash', description: 'run a command', parameters: { type: 'object' } };
 const messages = [

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseSession } from '../../../src/formats/index.js';
-import { fillToolNames } from '../../../src/formats/tool-names.js';
+import { parseSession } from '#src/formats/index.js';
+import { fillToolNames } from '#src/formats/tool-names.js';
 
 /**
- * Tool results get the name of the call they answer (N1's binding rule). Importers that mark
- * round trips name them in the copy they make anyway (issue 15, memory: a second copy of every
+ * Tool results get the name of the call they answer (the most recent earlier unanswered call with its id). Importers that mark
+ * round trips name them in the copy they make anyway (bounded memory: a second copy of every
  * result of a 100,000-message session was 10 MB); the messages are the same as before.
  */
 describe('tool names of imported results (N1)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSessionFile, selectSession, type ImportedSession } from '../../../src/formats/index.js';
-import { fixture, rawDir } from './paths.js';
+import { readSessionFile, selectSession, type ImportedSession } from '#src/formats/index.js';
+import { fixture, rawDir } from '#support/paths.js';
 
 const rawFiles = readdirSync(rawDir).flatMap((d) => readdirSync(join(rawDir, d)).map((f) => `${d}/${f}`));
 
@@ -16,7 +16,7 @@ function counts(s: ImportedSession) {
 }
 
 describe('real transcripts import (D2)', () => {
-  it('D2: the corpus has the 18 files SOURCES.md lists', () => {
+  it('D2: the bundled corpus has its 18 session files', () => {
     expect(rawFiles).toHaveLength(18);
   });
 

@@ -5,7 +5,7 @@ import {
   resolveCapacity,
   resolveRoutePolicy,
   type RoutePolicyEntry,
-} from '../../../src/projection/index.js';
+} from '#src/projection/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -87,7 +87,7 @@ describe('budgets: history budget and local trigger (B2–B4)', () => {
 });
 
 describe('budgets: compaction threshold (H5, P1)', () => {
-  // Values from vtcode-notes §6.6 (reserve 4,096 interactive / 2,000 headless).
+  // VT Code's values (reserve 4,096 interactive / 2,000 headless).
   it.each([
     [32_000, 4_096, 20_928],
     [32_000, 2_000, 22_500],

@@ -1,14 +1,14 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import {
   cacheAwareThreshold,
   clearInSteps,
   completeClearingPolicy,
   completeCompactionWait,
   sharedPrefixLength,
-} from '../../../src/projection/index.js';
-import { clearOldToolResultsWithRecentBatches } from './vtcode-preset.js';
-import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
+} from '#src/projection/index.js';
+import { clearOldToolResultsWithRecentBatches } from '#support/projection/vtcode-preset.js';
+import { batch, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 
 const est = charsEstimator();
 const clearedIds = (out: readonly Message[]) => out.filter(isStub).map((m) => m.toolCallId);
@@ -27,7 +27,7 @@ const clear = (h: readonly Message[], clearAtLeast: number) =>
     evidenceBudget: 0,
   });
 
-describe('cache-aware clearing (issue 16)', () => {
+describe('cache-aware clearing', () => {
   it('C1: clearAtLeast defaults to 0; compaction waits for a cache break by default (preset compactor), not in preset vtcode', () => {
     expect(completeClearingPolicy({})).toMatchObject({
       preset: 'compactor',

@@ -1,15 +1,18 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import {
   CLEARED_INPUT_PLACEHOLDER,
   DEFAULT_CLEARING_POLICY,
   MAX_KEPT_INPUT_BYTES,
   clearedResultText,
   isRequestHistoryValid,
-} from '../../../src/projection/index.js';
-import { clearOldToolResults, clearOldToolResultsWithRecentBatches } from './vtcode-preset.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { batch, body, call, charsEstimator, deepFreeze, isStub } from './helpers.js';
+} from '#src/projection/index.js';
+import {
+  clearOldToolResults,
+  clearOldToolResultsWithRecentBatches,
+} from '#support/projection/vtcode-preset.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { batch, body, call, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 
 const est = charsEstimator();
 /** Policy that isolates one rule: no count protection unless asked. */

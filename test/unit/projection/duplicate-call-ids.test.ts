@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { isRequestHistoryValid, normalizeHistory } from '../../../src/projection/index.js';
-import { isProtocolValid } from '../../../src/summary/index.js';
-import { call, deepFreeze } from './helpers.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { isRequestHistoryValid, normalizeHistory } from '#src/projection/index.js';
+import { isProtocolValid } from '#src/summary/index.js';
+import { call, deepFreeze } from '#support/projection/helpers.js';
 
 const ids = (h: readonly Message[]) =>
   h.map((m) =>
@@ -24,7 +24,7 @@ describe('a batch that repeats a call id (N1–N3)', () => {
     expect(ids(out)).toEqual(['user[]', 'assistant[a,b]', 'tool:a', 'tool:b']);
     expect(out[2].content).toBe('first');
     expect(isProtocolValid(out)).toBe(true);
-    expect(normalizeHistory(out)).toBe(out); // N5
+    expect(normalizeHistory(out)).toBe(out); // a valid history comes back as the same object
   });
 
   it('N3: an unanswered batch with a repeated id gets one call and one cancellation result', () => {

@@ -1,15 +1,15 @@
 import { describe, it, expect } from '@jest/globals';
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import {
   DEFAULT_CLEARING_POLICY,
   completeClearingPolicy,
   resolveBudgets,
   resolveEvidenceBudget,
   type Limits,
-} from '../../../src/projection/index.js';
-import { clearOldToolResultsWithRecentBatches, projectRequest } from './vtcode-preset.js';
-import { batch, charsEstimator, deepFreeze, isStub } from './helpers.js';
+} from '#src/projection/index.js';
+import { clearOldToolResultsWithRecentBatches, projectRequest } from '#support/projection/vtcode-preset.js';
+import { batch, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const est = charsEstimator();
@@ -54,7 +54,7 @@ describe('evidence window ratio: B4 default unchanged', () => {
       { numRuns: 200 },
     );
   });
-  it('B3/B4: the SPEC example keeps its numbers (15,600 → 7,800; default 40,000 → 20,000)', () => {
+  it('B3/B4: the worked example keeps its numbers (15,600 → 7,800; default 40,000 → 20,000)', () => {
     const spec = { capacity: 32_000, reservedOutput: 4_000, prefixTokens: 2_000 };
     expect(resolveBudgets(spec)).toEqual(resolveBudgets({ ...spec, evidenceWindowRatio: 0.5 }));
     expect(resolveBudgets(spec).evidenceBudget).toBe(7_800);
@@ -121,7 +121,7 @@ describe('evidence window ratio: clearing (C2)', () => {
   ]);
   const trigger = est.history(h);
   const batchCost = est.message(h[1]) + est.message(h[2]);
-  /** Independent C2 walk: newest equal batches while the running total stays within the budget. */
+  /** Independent evidence-window walk: newest equal batches while the running total stays within the budget. */
   const expectedKept = (budget: number) =>
     ['a', 'b', 'c', 'd'].slice(4 - Math.min(4, Math.floor(budget / batchCost)));
 

@@ -1,12 +1,12 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
+import { msg, type Message } from '#src/messages/message.js';
 import {
   CANCELED_RESULT_TEXT,
   analyzePairing,
   isRequestHistoryValid,
   normalizeHistory,
-} from '../../../src/projection/index.js';
-import { call, deepFreeze } from './helpers.js';
+} from '#src/projection/index.js';
+import { call, deepFreeze } from '#support/projection/helpers.js';
 
 const roles = (h: readonly Message[]) => h.map((m) => (m.role === 'tool' ? `tool:${m.toolCallId}` : m.role));
 

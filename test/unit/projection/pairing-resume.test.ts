@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
 import fc from 'fast-check';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { analyzePairing, type Pairing } from '../../../src/projection/index.js';
-import { call } from './helpers.js';
-import { historyArb } from './history-arb.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { analyzePairing, type Pairing } from '#src/projection/index.js';
+import { call } from '#support/projection/helpers.js';
+import { historyArb } from '#support/projection/history-arb.js';
 
 const RUNS = { numRuns: 200 };
 

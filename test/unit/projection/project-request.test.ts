@@ -1,9 +1,9 @@
 import { describe, it, expect } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { analyzePairing, isRequestHistoryValid } from '../../../src/projection/index.js';
-import { clearOldToolResults, projectRequest } from './vtcode-preset.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { batch, call, body, charsEstimator, deepFreeze, isStub } from './helpers.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { analyzePairing, isRequestHistoryValid } from '#src/projection/index.js';
+import { clearOldToolResults, projectRequest } from '#support/projection/vtcode-preset.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { batch, call, body, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
 import { readmeSession } from '../../fixtures/projection/readme-session.js';
 
 const est = charsEstimator();
@@ -100,7 +100,7 @@ describe('projectRequest', () => {
   });
 });
 
-describe('displaced README pages (SPEC §13 regression)', () => {
+describe('displaced README pages (the §13 regression)', () => {
   for (const shape of ['parallel', 'sequential'] as const) {
     it(`C2: ${shape} — with the default policy all six READMEs survive the later searches`, () => {
       const session = deepFreeze(readmeSession({ shape }));

@@ -6,9 +6,9 @@ import {
   isRequestHistoryValid,
   normalizeHistory,
   projectRequest,
-} from '../../../src/projection/index.js';
-import { charsEstimator, deepFreeze, isStub } from './helpers.js';
-import { historyArb } from './history-arb.js';
+} from '#src/projection/index.js';
+import { charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
+import { historyArb } from '#support/projection/history-arb.js';
 
 const est = charsEstimator();
 const RUNS = { numRuns: 200 };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { charsCounter } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { tokensPerMessage } from '../../../src/projection/tokens-per-message.js';
-import { historyArb } from './history-arb.js';
+import { charsCounter } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { tokensPerMessage } from '#src/projection/tokens-per-message.js';
+import { historyArb } from '#support/projection/history-arb.js';
 
 // What each step does to the history the previous request counted.
 const stepArb = fc.oneof(

@@ -6,7 +6,7 @@ import {
   nextCacheCycle,
   waitCanPay,
   type CacheCycle,
-} from '../../../src/projection/index.js';
+} from '#src/projection/index.js';
 
 /** `n` requests, each `step` tokens larger than the last, after `c`. */
 function grow(c: CacheCycle, step: number, n: number): CacheCycle {
@@ -14,7 +14,7 @@ function grow(c: CacheCycle, step: number, n: number): CacheCycle {
   return c;
 }
 
-describe('the compaction wait by expected cost (issue 16)', () => {
+describe('the compaction wait by expected cost', () => {
   it('H5: the cheapest growth between passes is √(2 × growth per request × cost of a pass), in cache-read units', () => {
     // A pass leaving 10,000 tokens with a 4,000-token summary: 10,000 × (10 + 12.5 − 1) + 4,000 × 50.
     expect(economicCycleTokens(1_200, 10_000, 4_000)).toBeCloseTo(Math.sqrt(2 * 1_200 * 415_000), 6);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { toAnthropicConversation } from '../../../src/providers/anthropic/convert.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { toAnthropicConversation } from '#src/providers/anthropic/convert.js';
 
 describe('the compaction boundary message keeps what came after its block (A3)', () => {
   const block = { type: 'compaction', content: 'Summary so far', signature: 'sig-1', extra: { x: 1 } };

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { resolveRoute } from '../../../src/providers/catalog.js';
-import { RouteError } from '../../../src/core/errors.js';
+import { resolveRoute } from '#src/providers/catalog.js';
+import { RouteError } from '#src/core/errors.js';
 
 // Names that exist on every plain object's prototype chain.
 const PROTOTYPE_NAMES = ['constructor', '__proto__'];

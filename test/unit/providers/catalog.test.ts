@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from '@jest/globals';
-import { resolveRoute, lookupModel } from '../../../src/providers/catalog.js';
-import { RouteError } from '../../../src/core/errors.js';
+import { resolveRoute, lookupModel } from '#src/providers/catalog.js';
+import { RouteError } from '#src/core/errors.js';
 
 const KEY = 'sk-test-FAKEKEY0123456789abcdef';
 const dir = mkdtempSync(join(tmpdir(), 'catalog-'));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { errorFactsFromBody, providerErrorFrom } from '../../../src/providers/classify-error.js';
-import { ContextCapacityError, ProviderError } from '../../../src/core/errors.js';
-import { overflowBody, type OverflowShape } from '../../support/fake-http.js';
+import { errorFactsFromBody, providerErrorFrom } from '#src/providers/classify-error.js';
+import { ContextCapacityError, ProviderError } from '#src/core/errors.js';
+import { overflowBody, type OverflowShape } from '#support/fake-http.js';
 
 const site = { provider: 'p', model: 'm', secrets: ['zz-secret-9f8e7d6c5b4a'] };
 

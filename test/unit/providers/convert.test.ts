@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { toAnthropicConversation } from '../../../src/providers/anthropic/convert.js';
-import { aggregateAnthropicUsage, betasForPayload } from '../../../src/providers/anthropic/headers.js';
-import { fromResponsesOutput, toResponsesInput } from '../../../src/providers/openai-responses/convert.js';
-import { parseSse } from '../../../src/providers/sse.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { toAnthropicConversation } from '#src/providers/anthropic/convert.js';
+import { aggregateAnthropicUsage, betasForPayload } from '#src/providers/anthropic/headers.js';
+import { fromResponsesOutput, toResponsesInput } from '#src/providers/openai-responses/convert.js';
+import { parseSse } from '#src/providers/sse.js';
 
 const compactionItem = {
   type: 'compaction',
@@ -146,7 +146,7 @@ describe('Anthropic conversion (A3)', () => {
   });
 });
 
-describe('SSE framing (wire-formats §7)', () => {
+describe('SSE framing: events, comments and multi-line data across chunks', () => {
   it('parses events split across chunks, CRLF, comments and multi-line data', async () => {
     async function* chunks() {
       yield 'event: a\r\nda';

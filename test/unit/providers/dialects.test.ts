@@ -2,14 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg } from '../../../src/messages/message.js';
-import { toAnthropicConversation } from '../../../src/providers/anthropic/convert.js';
-import { PROVIDER_PRESETS } from '../../../src/providers/catalog-data.js';
-import { loadCatalogFile, resolveRoute } from '../../../src/providers/catalog.js';
-import { toChatMessages } from '../../../src/providers/chat/dialect.js';
-import { DIALECTS, nativeDialectFor, WIRE_APIS } from '../../../src/providers/dialects.js';
-import { createProviderClients } from '../../../src/providers/clients.js';
-import { toResponsesInput } from '../../../src/providers/openai-responses/convert.js';
+import { msg } from '#src/messages/message.js';
+import { toAnthropicConversation } from '#src/providers/anthropic/convert.js';
+import { PROVIDER_PRESETS } from '#src/providers/catalog-data.js';
+import { loadCatalogFile, resolveRoute } from '#src/providers/catalog.js';
+import { toChatMessages } from '#src/providers/chat/dialect.js';
+import { DIALECTS, nativeDialectFor, WIRE_APIS } from '#src/providers/dialects.js';
+import { createProviderClients } from '#src/providers/clients.js';
+import { toResponsesInput } from '#src/providers/openai-responses/convert.js';
 
 // Each wire dialect is one object the catalog points at by its `wire` name; these tests hold the
 // registry, the catalog and the factory to that, without a server (the wire tests cover bytes).

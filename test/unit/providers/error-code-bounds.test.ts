@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { errorFactsFromBody, providerErrorFrom } from '../../../src/providers/classify-error.js';
+import { errorFactsFromBody, providerErrorFrom } from '#src/providers/classify-error.js';
 
 const SECRET = 'zz-secret-9f8e7d6c5b4a';
 const site = { provider: 'p', model: 'm', secrets: [SECRET] };

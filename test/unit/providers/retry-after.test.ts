@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { retryAfterMs } from '../../../src/providers/http.js';
+import { retryAfterMs } from '#src/providers/http.js';
 
 describe('retry-after parsing (S4 bounded backoff)', () => {
   it('S4: retry-after-ms wins over retry-after; seconds and HTTP dates are read', () => {

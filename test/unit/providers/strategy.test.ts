@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { isAnthropicInlineModel } from '../../../src/providers/catalog-data.js';
-import { selectStrategy } from '../../../src/providers/strategy.js';
+import { isAnthropicInlineModel } from '#src/providers/catalog-data.js';
+import { selectStrategy } from '#src/providers/strategy.js';
 
 const s = (provider: string, model: string, baseUrl?: string, extra: object = {}) =>
   selectStrategy({ provider, model, ...(baseUrl ? { baseUrl } : {}), ...extra });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { compactorSession, endpoint, MIN_NODE_MAJOR } from '../../../src/restate/index.js';
+import { compactorSession, endpoint, MIN_NODE_MAJOR } from '#src/restate/index.js';
 
 // The Restate entry loads, and says plainly what it needs when the SDK cannot run here.
 const major = Number(process.versions.node.split('.')[0]);

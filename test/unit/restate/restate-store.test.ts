@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UserError } from '../../../src/core/errors.js';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { restateStore } from '../../../src/restate/index.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { UserError } from '#src/core/errors.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { msg } from '#src/messages/message.js';
+import { restateStore } from '#src/restate/index.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 // restateStore is plain HTTP over the ingress: checked here against a stand-in ingress on
 // 127.0.0.1 that answers as the object does (test/restate runs it against the real server).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { createCacheHealthMonitor } from '../../../src/session/index.js';
+import { createCacheHealthMonitor } from '#src/session/index.js';
 
 const low = { inputTokens: 10_000, cachedInputTokens: 1_000 };
 const good = { inputTokens: 10_000, cachedInputTokens: 9_000 };

@@ -1,18 +1,18 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import type { ClearingPolicy, CompactionSettings } from '../../../src/projection/index.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { msg, type Message } from '#src/messages/message.js';
+import type { ClearingPolicy, CompactionSettings } from '#src/projection/index.js';
+import { createCompactorSession } from '#src/session/index.js';
 import { parseArgs } from 'node:util';
-import { settingsFrom } from '../../../src/cli/settings-flags.js';
-import { parseFlags } from '../../../src/cli/flags.js';
-import { RUN_OPTIONS, RunFlagsSchema } from '../../../src/cli/run-options.js';
-import type { CompactorConfig } from '../../../src/cli/config.js';
+import { settingsFrom } from '#src/cli/settings-flags.js';
+import { parseFlags } from '#src/cli/flags.js';
+import { RUN_OPTIONS, RunFlagsSchema } from '#src/cli/run-options.js';
+import type { CompactorConfig } from '#src/cli/config.js';
 
 /**
- * Cache-aware compaction through the session API (issue 16 items 3, 4): capacity 32,000 with
- * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (H5). While the
+ * Cache-aware compaction through the session API: capacity 32,000 with
+ * 8,000 reserved gives a prompt budget of 24,000 and a threshold of 18,000 (75 %). While the
  * second request extends the first unchanged, compaction waits 85 % of the way to the budget
  * (18,000 + 5,100), at most 7,000 tokens past the threshold (fewer in larger budgets); the
  * opt-in `compaction.waitByCost` drops the wait where the expected cost says it cannot pay. All
@@ -52,7 +52,7 @@ async function secondTurn(
   return { first, second };
 }
 
-describe('compaction waits while the prompt cache is intact (issue 16)', () => {
+describe('compaction waits while the prompt cache is intact', () => {
   it('H5: by default the second turn waits 85 % of the way to the prompt budget (threshold 23,100), so no summary call', async () => {
     const { first, second } = await secondTurn();
     expect(first.thresholdTokens).toBe(18_000); // no previous request: nothing cached yet
@@ -132,7 +132,7 @@ describe('compaction waits while the prompt cache is intact (issue 16)', () => {
     expect(overridden.second.thresholdTokens).toBe(144_875);
   });
 
-  it('H5: preset vtcode (the seed) compacts at the threshold', async () => {
+  it("H5: preset vtcode (VT Code's rules) compacts at the threshold", async () => {
     const { second } = await secondTurn(undefined, 'vtcode');
     expect(second.thresholdTokens).toBe(18_000);
     expect(second.decision).toBe('compacted');

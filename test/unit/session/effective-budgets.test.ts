@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { charsCounter } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { charsCounter } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { msg } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 describe('session budgets follow the clearing policy (B3, B4)', () => {
   it('B3/B4: policy triggerTokens and evidenceWindowRatio reach both the reported budgets and the projection', () => {

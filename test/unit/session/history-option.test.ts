@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { CompactorOptionsError } from '../../../src/core/errors.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { CompactorOptionsError } from '#src/core/errors.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 /**
  * The `history` option is validated message by message and, when nothing is dropped, kept
- * as the caller's own objects (issue 15, memory: a zod copy of a 100,000-message history
+ * as the caller's own objects (bounded memory: a zod copy of a 100,000-message history
  * cost 50 MB beside the caller's). What the session sees and the errors stay as before.
  */
-describe('the history option (D1, issue 15 memory)', () => {
+describe('the history option (D1, bounded memory)', () => {
   it('D1: valid messages are kept as given, not copied', () => {
     const history = [
       msg.user('hi'),

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { isSummaryMessage } from '../../../src/summary/index.js';
-import { REINJECTION_METADATA_KIND } from '../../../src/summary/summary-message.js';
-import { agentSession } from '../../cli/run-cli-support.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { isSummaryMessage } from '#src/summary/index.js';
+import { REINJECTION_METADATA_KIND } from '#src/summary/summary-message.js';
+import { agentSession } from '#support/cli-sessions.js';
 
 afterAll(freeEncoders);
 

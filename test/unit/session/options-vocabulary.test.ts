@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { CompactorOptionsError, createCompactorSession, msg, UserError } from '../../../src/index.js';
-import { createEstimator, freeEncoders, projectRequest } from '../../../src/entries/projection.js';
-import { SessionOptionsSchema } from '../../../src/session/options.js';
-import { LimitsSchema } from '../../../src/projection/index.js';
+import { CompactorOptionsError, createCompactorSession, msg, UserError } from '#src/index.js';
+import { createEstimator, freeEncoders, projectRequest } from '#src/entries/projection.js';
+import { SessionOptionsSchema } from '#src/session/options.js';
+import { LimitsSchema } from '#src/projection/index.js';
 
 afterAll(freeEncoders);
 

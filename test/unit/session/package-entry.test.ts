@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import * as api from '../../../src/index.js';
-import * as formats from '../../../src/entries/formats.js';
-import * as machines from '../../../src/entries/machines.js';
-import * as projection from '../../../src/entries/projection.js';
-import * as providers from '../../../src/entries/providers.js';
-import * as store from '../../../src/entries/store.js';
+import * as api from '#src/index.js';
+import * as formats from '#src/entries/formats.js';
+import * as machines from '#src/entries/machines.js';
+import * as projection from '#src/entries/projection.js';
+import * as providers from '#src/entries/providers.js';
+import * as store from '#src/entries/store.js';
 
 afterAll(projection.freeEncoders);
 

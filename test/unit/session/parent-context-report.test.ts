@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { MAX_FAILURE_MESSAGE_CHARS } from '../../../machines/index.js';
-import { parentContextFor, rootCauseOf } from '../../../src/session/index.js';
-import { SYSTEM, TOOLS } from './fixtures.js';
+import { MAX_FAILURE_MESSAGE_CHARS } from '#machines/index.js';
+import { parentContextFor, rootCauseOf } from '#src/session/index.js';
+import { SYSTEM, TOOLS } from '#support/session/fixtures.js';
 
 const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat', wire: 'chat' };
 const envelope = { provider: 'deepseek', model: 'deepseek-chat', system: SYSTEM, tools: TOOLS };

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { jsonEqual } from '../../../src/formats/residual.js';
-import { MessageSchema, msg } from '../../../src/messages/message.js';
-import { isPlainMessage } from '../../../src/session/plain-message.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { jsonEqual } from '#src/formats/residual.js';
+import { MessageSchema, msg } from '#src/messages/message.js';
+import { isPlainMessage } from '#src/session/plain-message.js';
 
 /**
  * The quick check of the history option may only say yes where MessageSchema accepts the
  * value and returns an equal copy (the history check keeps the value as given then); every
- * other value goes through the schema as before (issue 15, memory).
+ * other value goes through the schema as before (bounded memory).
  */
 const schemaKeepsAsGiven = (v: unknown): boolean => {
   const parsed = MessageSchema.safeParse(v);
@@ -20,7 +20,7 @@ class Box {
   content = 'x';
 }
 
-describe('the quick check of plain history messages (D1, issue 15 memory)', () => {
+describe('the quick check of plain history messages (D1, bounded memory)', () => {
   it('D1: every message of the bundled sessions is plain, and the schema agrees', () => {
     for (const file of [
       'examples/sessions/django__django-16560.traj.json',

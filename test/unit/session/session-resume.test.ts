@@ -8,13 +8,13 @@ import {
   openSessionRecords,
   StoredSessionConflictError,
   type Message,
-} from '../../../src/index.js';
-import { createEstimator, freeEncoders } from '../../../src/entries/projection.js';
-import { readSessionFile } from '../../../src/entries/formats.js';
-import type { SummaryClient } from '../../../src/entries/providers.js';
-import { sessionDirs } from './fixtures.js';
+} from '#src/index.js';
+import { createEstimator, freeEncoders } from '#src/entries/projection.js';
+import { readSessionFile } from '#src/entries/formats.js';
+import type { SummaryClient } from '#src/entries/providers.js';
+import { sessionDirs } from '#support/session/fixtures.js';
 
-// Continuing a stored session through the package entry, as a library user would (R1, R2).
+// Continuing a stored session through the package entry, as a library user would.
 afterAll(freeEncoders);
 const tempDir = sessionDirs();
 // These tests are about what is stored, not about token counts: the chars estimator keeps the
@@ -31,7 +31,7 @@ const recordedMessages = (dir: string) =>
     .events()
     .filter((e) => e.type === 'message.appended').length;
 const eventsOf = (dir: string) => readFileSync(join(dir, 'events.jsonl'));
-/** A caller's summary model that always fails (the compaction then fails, S4). */
+/** A caller's summary model that always fails (the compaction then fails and keeps the history). */
 const failing: SummaryClient = {
   provider: 'caller',
   model: 'broken',

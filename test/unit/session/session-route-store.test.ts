@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CompactorOptionsError } from '../../../src/core/errors.js';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { SNAPSHOTS_DIR } from '../../../src/store/index.js';
-import { agentSession, sessionDirs } from './fixtures.js';
+import { CompactorOptionsError } from '#src/core/errors.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { msg } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { SNAPSHOTS_DIR } from '#src/store/index.js';
+import { agentSession, sessionDirs } from '#support/session/fixtures.js';
 
 afterAll(freeEncoders);
 const tempDir = sessionDirs();

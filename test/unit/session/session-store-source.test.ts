@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { CompactorOptionsError, UserError } from '../../../src/core/errors.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { memoryStore } from '../../../src/store/index.js';
-import { sessionDirs } from './fixtures.js';
+import { CompactorOptionsError, UserError } from '#src/core/errors.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { memoryStore } from '#src/store/index.js';
+import { sessionDirs } from '#support/session/fixtures.js';
 
 afterAll(freeEncoders);
 const tempDir = sessionDirs();

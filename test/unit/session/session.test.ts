@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { RouteError } from '../../../src/core/errors.js';
-import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '../../../src/session/index.js';
-import { openSessionStore } from '../../../src/store/index.js';
-import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '../../../src/summary/index.js';
-import { UserError, WindowTooSmallError } from '../../../src/core/errors.js';
-import { agentSession, sessionDirs } from './fixtures.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { RouteError } from '#src/core/errors.js';
+import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '#src/session/index.js';
+import { openSessionStore } from '#src/store/index.js';
+import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '#src/summary/index.js';
+import { UserError, WindowTooSmallError } from '#src/core/errors.js';
+import { agentSession, sessionDirs } from '#support/session/fixtures.js';
 
 afterAll(freeEncoders);
 const django: Message[] = readSessionFile('examples/sessions/django__django-16560.traj.json').sessions[0]
@@ -66,7 +66,7 @@ describe('createCompactorSession: history and requests', () => {
     expect(s.history).toEqual(django);
   });
 
-  it('C1: the defaults (preset compactor) send every tool result; preset vtcode as an option or inside policy clears (issue 16)', () => {
+  it('C1: the defaults (preset compactor) send every tool result; preset vtcode as an option or inside policy clears', () => {
     const limits = { capacity: 32_000, reservedOutput: 4_000 };
     const plain = createCompactorSession({ history: django, limits }).prepareRequest();
     expect(plain.diagnostics.clearedResults).toBe(0);

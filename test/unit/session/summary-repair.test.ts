@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freeEncoders } from '../../../src/estimate/index.js';
-import { createCompactorSession } from '../../../src/session/index.js';
-import { isSummaryMessage } from '../../../src/summary/index.js';
-import type { FakeServer } from '../../support/fake-http.js';
-import { startFakeOpenAI } from '../../support/fake-openai.js';
-import { agentSession } from './fixtures.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { isSummaryMessage } from '#src/summary/index.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startFakeOpenAI } from '#support/fake-openai.js';
+import { agentSession } from '#support/session/fixtures.js';
 
 afterAll(freeEncoders);
 

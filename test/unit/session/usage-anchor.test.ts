@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
-import { createEstimator } from '../../../src/estimate/estimator.js';
-import { msg } from '../../../src/messages/message.js';
-import { createCompactorSession } from '../../../src/session/index.js';
+import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
+import { createEstimator } from '#src/estimate/estimator.js';
+import { msg } from '#src/messages/message.js';
+import { createCompactorSession } from '#src/session/index.js';
 
 afterAll(freeEncoders);
 
@@ -23,7 +23,7 @@ describe('session pressure anchored on provider usage (T3)', () => {
       source: 'anchored',
       tokens: 5_000 + estimator.message(second.messages[second.messages.length - 1]),
     });
-    // Usage also fed the S5 monitor.
+    // Usage also fed the low-cache-reuse monitor.
     expect(session.cacheHealth.state().requests).toBe(1);
   });
 });

@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { computeSessionStats } from '../../../src/stats/index.js';
-import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '../../../src/estimate/estimator.js';
-import { charsCounter, freeEncoders } from '../../../src/estimate/counters.js';
-import { readSessionFile, selectSession } from '../../../src/formats/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { rawDir } from '../formats/paths.js';
+import { computeSessionStats } from '#src/stats/index.js';
+import { createEstimator, MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD } from '#src/estimate/estimator.js';
+import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
+import { readSessionFile, selectSession } from '#src/formats/index.js';
+import { msg } from '#src/messages/message.js';
+import { rawDir } from '#support/paths.js';
 
 afterAll(freeEncoders);
 
@@ -20,7 +20,7 @@ describe('session stats', () => {
     msg.tool('b', 'x'.repeat(400)),
     msg.tool('a', 'short'),
     msg.tool('zzz', 'orphan'),
-    msg.assistant('again', [call('a')]), // reused id (N1): binds to this later call
+    msg.assistant('again', [call('a')]), // reused id: binds to this later call
     msg.tool('a', 'second'),
     msg.tool('a', 'duplicate answer'),
     msg.assistant('done'),

@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { mkdtempSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EventLog, type AppendIo } from '../../../src/store/events-log.js';
-import { loadEventLog } from '../../../src/store/load-event-log.js';
-import type { ThreadEvent } from '../../../src/store/events.js';
-import { msg } from '../../../src/messages/message.js';
+import { EventLog, type AppendIo } from '#src/store/events-log.js';
+import { loadEventLog } from '#src/store/load-event-log.js';
+import type { ThreadEvent } from '#src/store/events.js';
+import { msg } from '#src/messages/message.js';
 
 const event = (seq: number): ThreadEvent => ({
   type: 'message.appended',

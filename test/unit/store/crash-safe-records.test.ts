@@ -11,9 +11,9 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg } from '../../../src/messages/message.js';
-import { frameLine } from '../../../src/store/frame.js';
-import { EVENTS_FILE, LOCK_FILE, openSessionStore } from '../../../src/store/index.js';
+import { msg } from '#src/messages/message.js';
+import { frameLine } from '#src/store/frame.js';
+import { EVENTS_FILE, LOCK_FILE, openSessionStore } from '#src/store/index.js';
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'compactor-records-'));
 const texts = (dir: string) =>

@@ -2,8 +2,8 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { UserError } from '../../../src/core/errors.js';
-import { openSessionStore } from '../../../src/store/index.js';
+import { UserError } from '#src/core/errors.js';
+import { openSessionStore } from '#src/store/index.js';
 
 const base = mkdtempSync(join(tmpdir(), 'session-dir-checks-'));
 

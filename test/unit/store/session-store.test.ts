@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { msg } from '../../../src/messages/message.js';
-import { openSessionStore, EVENTS_FILE } from '../../../src/store/index.js';
+import { msg } from '#src/messages/message.js';
+import { openSessionStore, EVENTS_FILE } from '#src/store/index.js';
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'compactor-store-'));
 

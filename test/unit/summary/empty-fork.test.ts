@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { BudgetError } from '../../../src/core/errors.js';
-import { boundHistoryForSummary } from '../../../src/summary/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { BudgetError } from '#src/core/errors.js';
+import { boundHistoryForSummary } from '#src/summary/index.js';
 
 afterAll(freeEncoders);
 

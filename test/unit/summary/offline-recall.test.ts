@@ -1,12 +1,12 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { findEvidenceNeeds } from '../../../dev/replay/evidence.js';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import type { Message } from '../../../src/messages/message.js';
-import { createOfflineSummarizer, rebuildHistory } from '../../../src/summary/index.js';
-import { rawDir } from '../formats/paths.js';
+import { findEvidenceNeeds } from '#dev/replay/evidence.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import type { Message } from '#src/messages/message.js';
+import { createOfflineSummarizer, rebuildHistory } from '#src/summary/index.js';
+import { rawDir } from '#support/paths.js';
 
 // What the offline summarizer keeps for later turns: the facts an agent used after the
 // result that showed them would have been compacted (the retention pilot's evidence metric,
@@ -53,7 +53,7 @@ describe('§14 offline summarizer keeps what the agent later uses (real sessions
         if (n.facts.some((f) => r.text.includes(f))) carried++;
       }
     }
-    // Measured 13 of 19 (the summarizer before issue 16 carried 0 of them).
+    // Measured 13 of 19 (the earlier summarizer carried 0 of them).
     expect(needs).toBeGreaterThanOrEqual(15);
     expect(carried / needs).toBeGreaterThanOrEqual(0.6);
   });

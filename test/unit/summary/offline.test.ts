@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { readSessionFile } from '../../../src/formats/index.js';
-import { rawDir } from '../formats/paths.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { readSessionFile } from '#src/formats/index.js';
+import { rawDir } from '#support/paths.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
 import {
   createOfflineSummarizer,
   rebuildHistory,
@@ -13,7 +13,7 @@ import {
   OFFLINE_MODEL,
   ABSTRACT_INSTRUCTIONS,
   ABSTRACT_MAX_OUTPUT_TOKENS,
-} from '../../../src/summary/index.js';
+} from '#src/summary/index.js';
 
 afterAll(freeEncoders);
 const est = createEstimator();
@@ -135,7 +135,7 @@ describe('§14 offline summarizer on the real session corpus', () => {
       instructions: '',
       maxOutputTokens: 40,
     });
-    // Under the full template's floor the condensed (abstract) rendering takes over (L4).
+    // Under the full template's floor the condensed (abstract) rendering takes over.
     expect(tooSmall.finishReason).toBe('stop');
     expect(tooSmall.text).toMatch(/^## Goal\n- /);
     expect(est.text(tooSmall.text)).toBeLessThanOrEqual(40);

@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { BudgetError } from '../../../src/core/errors.js';
-import type { SummaryClient, SummaryRequest, SummaryResponse } from '../../../src/providers/types.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { BudgetError } from '#src/core/errors.js';
+import type { SummaryClient, SummaryRequest, SummaryResponse } from '#src/providers/types.js';
 import {
   boundHistoryForSummary,
   isProtocolValid,
@@ -12,9 +12,9 @@ import {
   pruneOversizedToolOutputs,
   summaryMessage,
   toSummaryRequest,
-} from '../../../src/summary/index.js';
-import { instructionsTokens, previewMessage } from '../../../src/summary/preview.js';
-import { session, turn } from './helpers.js';
+} from '#src/summary/index.js';
+import { instructionsTokens, previewMessage } from '#src/summary/preview.js';
+import { session, turn } from '#support/summary/helpers.js';
 
 afterAll(freeEncoders);
 const est = createEstimator();

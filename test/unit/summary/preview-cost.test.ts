@@ -1,13 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import {
-  charsCounter,
-  createEstimator,
-  freeEncoders,
-  type TokenCounter,
-} from '../../../src/estimate/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { pruneOversizedToolOutputs } from '../../../src/summary/index.js';
-import { previewToFit, tailWithinTokens } from '../../../src/summary/preview.js';
+import { charsCounter, createEstimator, freeEncoders, type TokenCounter } from '#src/estimate/index.js';
+import { msg } from '#src/messages/message.js';
+import { pruneOversizedToolOutputs } from '#src/summary/index.js';
+import { previewToFit, tailWithinTokens } from '#src/summary/preview.js';
 
 afterAll(freeEncoders);
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg } from '../../../src/messages/message.js';
-import { pruneOversizedToolOutputs } from '../../../src/summary/index.js';
-import { headWithinTokens, previewText, tailWithinTokens } from '../../../src/summary/preview.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg } from '#src/messages/message.js';
+import { pruneOversizedToolOutputs } from '#src/summary/index.js';
+import { headWithinTokens, previewText, tailWithinTokens } from '#src/summary/preview.js';
 
 afterAll(freeEncoders);
 
@@ -33,7 +33,7 @@ describe('previews never split a surrogate pair (L2, L3)', () => {
 
 describe('the offline summary never splits a surrogate pair (§14, L8)', () => {
   it('L8: clipped goals and commands full of emoji stay well-formed in full and abstract renderings', async () => {
-    const { createOfflineSummarizer, ABSTRACT_INSTRUCTIONS } = await import('../../../src/summary/index.js');
+    const { createOfflineSummarizer, ABSTRACT_INSTRUCTIONS } = await import('#src/summary/index.js');
     const summarizer = createOfflineSummarizer({ estimator: est });
     const messages = [];
     for (let shift = 0; shift < 4; shift++) {

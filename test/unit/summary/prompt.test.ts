@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadSummaryPrompt, summarySections } from '../../../src/summary/index.js';
-import { SECTION_KEYS } from '../../../src/summary/offline/render.js';
+import { loadSummaryPrompt, summarySections } from '#src/summary/index.js';
+import { SECTION_KEYS } from '#src/summary/offline/render.js';
 
 describe('L8 summary prompt contract (prompts/summary-v1.ts)', () => {
   const prompt = loadSummaryPrompt('summary-v1');

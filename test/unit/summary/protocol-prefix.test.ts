@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg, type Message } from '../../../src/messages/message.js';
-import { completeProtocolPrefix } from '../../../src/summary/protocol-groups.js';
+import { msg, type Message } from '#src/messages/message.js';
+import { completeProtocolPrefix } from '#src/summary/protocol-groups.js';
 
 const batch = (ids: string[]): Message =>
   msg.assistant(
@@ -10,8 +10,8 @@ const batch = (ids: string[]): Message =>
 const results = (ids: string[]): Message[] => ids.map((id) => msg.tool(id, 'ok', 'ls'));
 const ids = (n: number, p = 'c'): string[] => Array.from({ length: n }, (_, k) => `${p}${k}`);
 
-/** Small batches are checked pairwise, large ones with a Set (issue 15, memory): both cut alike. */
-describe('the protocol-complete prefix (§0, peers.md §4)', () => {
+/** Small batches are checked pairwise, large ones with a Set (bounded memory): both cut alike. */
+describe('the protocol-complete prefix (§0)', () => {
   for (const n of [2, 16, 17, 40])
     it(`§0: a batch of ${n} calls answered in any order is complete; a repeated or unknown answer cuts before it`, () => {
       const calls = ids(n);

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf } from '../../../src/messages/message.js';
-import { ContextCapacityError, EmptySummaryError, ProviderError } from '../../../src/core/errors.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg, textOf } from '#src/messages/message.js';
+import { ContextCapacityError, EmptySummaryError, ProviderError } from '#src/core/errors.js';
 import {
   collectRetainedMessages,
   isProtocolValid,
@@ -12,8 +12,8 @@ import {
   SUMMARY_PREFIX,
   validateSummary,
   summarySections,
-} from '../../../src/summary/index.js';
-import { session, turn } from './helpers.js';
+} from '#src/summary/index.js';
+import { session, turn } from '#support/summary/helpers.js';
 
 afterAll(freeEncoders);
 const est = createEstimator();

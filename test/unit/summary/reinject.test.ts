@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { createEstimator, freeEncoders } from '../../../src/estimate/index.js';
-import { msg, textOf, type Message } from '../../../src/messages/message.js';
-import { applyReinjection, buildReinjection, rebuildHistory } from '../../../src/summary/index.js';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { msg, textOf, type Message } from '#src/messages/message.js';
+import { applyReinjection, buildReinjection, rebuildHistory } from '#src/summary/index.js';
 
 afterAll(freeEncoders);
 const est = createEstimator();
