@@ -1,6 +1,6 @@
 import { redactKnown, redactSecrets } from '../core/redact.js';
 import { oneLine } from '../core/text.js';
-import { MAX_FAILURE_MESSAGE_CHARS } from '../../machines/index.js';
+import { MAX_FAILURE_MESSAGE_CHARS } from '../../machines/shared/failure.js';
 
 /**
  * Removes secrets from provider-facing text: every explicitly known secret (the route's

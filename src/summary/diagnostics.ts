@@ -1,7 +1,7 @@
 import { oneLine } from '../core/text.js';
 import { ContextCapacityError, EmptySummaryError, ProviderError } from '../core/errors.js';
 import type { SummaryResponse } from '../providers/types.js';
-import { MAX_FAILURE_MESSAGE_CHARS } from '../../machines/index.js';
+import { MAX_FAILURE_MESSAGE_CHARS } from '../../machines/shared/failure.js';
 
 /** Error contexts of the three summary calls. */
 export const SUMMARY_FAILURE_LABEL = {
