@@ -134,6 +134,7 @@ function projectRequest(
     headers: forwardedHeaders(req.headers),
     upstream: ctx.upstream,
     signal,
+    ...(parsed.maxOutput !== undefined ? { maxOutput: parsed.maxOutput } : {}),
   };
   return refusingUserErrors(() =>
     withSummaryContext(summaryContext, () =>

@@ -61,6 +61,7 @@ const ServeOptionsSchema = z.strictObject({
   maxSessions: z.number().int().positive().optional(),
 });
 
+/** The port `compactor serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 const ANTHROPIC_DEFAULT = 'https://api.anthropic.com';

@@ -18,6 +18,8 @@ export interface SummaryContext {
   headers: Record<string, string | string[]>;
   upstream: Upstream;
   signal: AbortSignal;
+  /** The output the client's request reserves (the window's budgets already leave room for it). */
+  maxOutput?: number;
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
@@ -39,7 +41,7 @@ function summaryBody(c: SummaryContext, r: SummaryRequest): Body {
     const conv = toAnthropicConversation(messages, r.system);
     return {
       model: c.model,
-      max_tokens: r.maxOutputTokens ?? DEFAULT_SUMMARY_TOKENS,
+      max_tokens: r.maxOutputTokens ?? c.maxOutput ?? DEFAULT_SUMMARY_TOKENS,
       ...(conv.system !== undefined ? { system: conv.system } : {}),
       ...(tools.length > 0 ? { tools: toAnthropicTools(tools), tool_choice: { type: 'none' } } : {}),
       messages: conv.messages,

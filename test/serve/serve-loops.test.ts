@@ -53,71 +53,80 @@ function prefixBreaks(protocol: ServeProtocol, requests: RecordedRequest[]): num
 }
 
 describe('compactor serve: 30-step tool loops of the official clients at a 16k window', () => {
-  for (const protocol of ['anthropic', 'openai-chat', 'openai-responses'] as const)
-    for (const stream of [false, true])
-      it(`H1/C1/N1: ${protocol} ${stream ? 'streaming' : 'JSON'}: two loops in parallel finish; every upstream request fits, is paired, keeps the task and belongs to its own session`, async () => {
-        const upstream = await startFakeAgentUpstream({ window: WINDOW });
-        const server = await startServer({
-          port: 0,
-          capacity: WINDOW,
-          anthropicUpstream: upstream.url,
-          openaiUpstream: upstream.url,
-          http: { retries: 0 },
-        });
-        try {
-          const base = {
-            protocol,
-            stream,
-            proxy: server.url,
-            steps: STEPS,
-            resultTokens: RESULT_TOKENS,
-            model: MODELS[protocol],
-            maxTokens: MAX_TOKENS,
-            apiKey: KEY,
-          };
-          const loops: ClientLoop[] = [
-            { ...base, loop: 'A', task: TASK, identify: 'client-field' },
-            { ...base, loop: 'B', task: `${TASK}\nStart with the providers.`, identify: 'history' },
-          ];
-          const results = await Promise.all(loops.map(runClientLoop));
-          for (const [i, r] of results.entries()) {
-            expect(r.finalText).toBe(FINAL_TEXT);
-            expect(r.streamProblems).toEqual([]);
-            expect(r.sessions.size).toBeLessThanOrEqual(1);
-            if (i === 1 && r.sessions.size > 0)
-              expect([...r.sessions][0]).not.toBe([...results[0].sessions][0]);
-          }
-          for (const l of loops) {
-            const other = l.loop === 'A' ? 'B' : 'A';
-            const requests = upstream.requests.filter((r) => loopOf(r) === l.loop);
-            expect(requests).toHaveLength(STEPS + 1);
-            const audits = requests.map((r) => auditPrompt(seenPromptOf(protocol, r.body), GOAL_LINE));
-            const largest = Math.max(...audits.map((a) => a.tokens));
-            expect(largest + MAX_TOKENS).toBeLessThanOrEqual(WINDOW);
-            expect(audits.filter((a) => !a.pairingValid)).toEqual([]);
-            expect(audits.filter((a) => !a.taskPresent)).toEqual([]);
-            expect(requests.filter((r) => r.raw.includes(`call_${other}_`))).toEqual([]);
-            // The client's own credential reached the upstream with every request.
-            const credential = (r: RecordedRequest) =>
-              String(r.headers.authorization ?? r.headers['x-api-key']);
-            expect(requests.filter((r) => !credential(r).endsWith(KEY))).toEqual([]);
-            // The prefix changes only where the projection changes (a clearing step or a
-            // compaction), and those are rare: at most every other request.
-            const breaks = prefixBreaks(protocol, requests);
-            const summaries = new Set(audits.flatMap((a) => a.summaries)).size;
-            console.log(
-              `${protocol} ${stream ? 'stream' : 'json'} loop ${l.loop}: largest prompt ${largest} tokens, ${breaks.length} prefix changes in ${STEPS} steps, ${summaries} summaries`,
-            );
-            const cleared = (r: RecordedRequest) => r.raw.split('tool_result_clearing').length - 1;
-            const projectionChanged = (i: number) =>
-              cleared(requests[i]) > cleared(requests[i - 1]) ||
-              audits[i].summaries.join() !== audits[i - 1].summaries.join();
-            expect(breaks.filter((i) => !projectionChanged(i))).toEqual([]);
-            expect(breaks.length).toBeLessThanOrEqual(STEPS / 2);
-          }
-        } finally {
-          await server.close();
-          await upstream.close();
-        }
+  const cases = [
+    ...(['anthropic', 'openai-chat', 'openai-responses'] as const).flatMap((protocol) =>
+      [false, true].map((stream) => ({ protocol, stream, compacting: false })),
+    ),
+    // Compaction instead of clearing: the summaries come from the upstream model.
+    { protocol: 'anthropic' as const, stream: false, compacting: true },
+  ];
+  for (const { protocol, stream, compacting } of cases)
+    it(`H1/C1/N1: ${protocol} ${stream ? 'streaming' : 'JSON'}${compacting ? ', compacting' : ''}: two loops in parallel finish; every upstream request fits, is paired, keeps the task and belongs to its own session`, async () => {
+      const upstream = await startFakeAgentUpstream({ window: WINDOW });
+      const server = await startServer({
+        port: 0,
+        capacity: WINDOW,
+        anthropicUpstream: upstream.url,
+        openaiUpstream: upstream.url,
+        http: { retries: 0 },
+        ...(compacting ? { session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } } } : {}),
       });
+      try {
+        const base = {
+          protocol,
+          stream,
+          proxy: server.url,
+          steps: STEPS,
+          resultTokens: RESULT_TOKENS,
+          model: MODELS[protocol],
+          maxTokens: MAX_TOKENS,
+          apiKey: KEY,
+        };
+        const loops: ClientLoop[] = [
+          { ...base, loop: 'A', task: TASK, identify: 'client-field' },
+          { ...base, loop: 'B', task: `${TASK}\nStart with the providers.`, identify: 'history' },
+        ];
+        const results = await Promise.all(loops.map(runClientLoop));
+        for (const [i, r] of results.entries()) {
+          expect(r.finalText).toBe(FINAL_TEXT);
+          expect(r.streamProblems).toEqual([]);
+          expect(r.sessions.size).toBeLessThanOrEqual(1);
+          if (i === 1 && r.sessions.size > 0)
+            expect([...r.sessions][0]).not.toBe([...results[0].sessions][0]);
+        }
+        for (const l of loops) {
+          const other = l.loop === 'A' ? 'B' : 'A';
+          const isSummaryCall = (r: RecordedRequest) => r.raw.includes('You are writing a checkpoint');
+          const requests = upstream.requests.filter((r) => loopOf(r) === l.loop && !isSummaryCall(r));
+          expect(requests).toHaveLength(STEPS + 1);
+          const audits = requests.map((r) => auditPrompt(seenPromptOf(protocol, r.body), GOAL_LINE));
+          const largest = Math.max(...audits.map((a) => a.tokens));
+          expect(largest + MAX_TOKENS).toBeLessThanOrEqual(WINDOW);
+          expect(audits.filter((a) => !a.pairingValid)).toEqual([]);
+          expect(audits.filter((a) => !a.taskPresent)).toEqual([]);
+          expect(requests.filter((r) => r.raw.includes(`call_${other}_`))).toEqual([]);
+          // The client's own credential reached the upstream with every request.
+          const credential = (r: RecordedRequest) =>
+            String(r.headers.authorization ?? r.headers['x-api-key']);
+          expect(requests.filter((r) => !credential(r).endsWith(KEY))).toEqual([]);
+          // The prefix changes only where the projection changes (a clearing step or a
+          // compaction), and those are rare: at most every other request.
+          const breaks = prefixBreaks(protocol, requests);
+          const summaries = new Set(audits.flatMap((a) => a.summaries)).size;
+          console.log(
+            `${protocol} ${stream ? 'stream' : 'json'} loop ${l.loop}: largest prompt ${largest} tokens, ${breaks.length} prefix changes in ${STEPS} steps, ${summaries} summaries`,
+          );
+          const cleared = (r: RecordedRequest) => r.raw.split('tool_result_clearing').length - 1;
+          const projectionChanged = (i: number) =>
+            cleared(requests[i]) > cleared(requests[i - 1]) ||
+            audits[i].summaries.join() !== audits[i - 1].summaries.join();
+          expect(breaks.filter((i) => !projectionChanged(i))).toEqual([]);
+          expect(breaks.length).toBeLessThanOrEqual(STEPS / 2);
+          if (compacting) expect(summaries).toBeGreaterThanOrEqual(1);
+        }
+      } finally {
+        await server.close();
+        await upstream.close();
+      }
+    });
 });

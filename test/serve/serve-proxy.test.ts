@@ -224,6 +224,7 @@ describe('compactor serve: what happened is visible', () => {
     expect(state.lastRequest.protocol).toBe('openai-chat');
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/compactor_compactions_total\{protocol="openai-chat"\} [1-9]/);
+    expect(metrics).toMatch(/compactor_summary_calls_total\{protocol="openai-chat"\} [1-9]/);
     expect(metrics).toMatch(
       new RegExp(`compactor_requests_total\\{protocol="openai-chat",outcome="projected"\\} ${seen.length}`),
     );
@@ -424,6 +425,93 @@ describe('compactor serve: safe by default', () => {
 });
 
 describe('compactor serve: what it does not compact', () => {
+  it('a request that fits goes upstream as the client wrote it (every field, cache markers, thinking blocks)', async () => {
+    const { server, upstream } = await setup({ capacity: WINDOW });
+    const anthropic = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 1024,
+      system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+      tools: [
+        {
+          name: 'bash',
+          description: 'Run a command',
+          input_schema: { type: 'object' },
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
+      metadata: { user_id: 'user_1_session_2' },
+      thinking: { type: 'enabled', budget_tokens: 512 },
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'List the files.', cache_control: { type: 'ephemeral' } }],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'I will run ls.', signature: 'sig-abc' },
+            { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { command: 'ls' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: 'README.md\nsrc', is_error: false },
+          ],
+        },
+      ],
+      temperature: 1.0,
+      stream: false,
+    };
+    const chat = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'developer', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'List the files.' }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'README.md' },
+      ],
+      tools: [{ type: 'function', function: { name: 'bash', parameters: { type: 'object' } } }],
+      parallel_tool_calls: false,
+      prompt_cache_key: 'k1',
+    };
+    const responses = {
+      model: 'gpt-4o',
+      instructions: 'Be brief.',
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'List the files.' }] },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAA-opaque' },
+        {
+          type: 'function_call',
+          id: 'fc_1',
+          call_id: 'call_1',
+          name: 'bash',
+          arguments: '{"command":"ls"}',
+          status: 'completed',
+        },
+        { type: 'function_call_output', call_id: 'call_1', output: 'README.md' },
+      ],
+      include: ['reasoning.encrypted_content'],
+      store: false,
+      prompt_cache_key: 'k2',
+    };
+    for (const [path, body] of [
+      ['/v1/messages', anthropic],
+      ['/v1/chat/completions', chat],
+      ['/v1/responses', responses],
+    ] as const) {
+      const res = await post(server, path, body);
+      expect(res.status).toBe(200);
+      expect(upstream.requests.at(-1)!.body).toEqual(body);
+    }
+  });
+
   it('forwards a request for an unknown model without --capacity unchanged, saying so in a header', async () => {
     const { server, upstream } = await setup();
     const body = JSON.stringify(chatBody({ model: 'my-local-model-7b', temperature: 1.0 }));

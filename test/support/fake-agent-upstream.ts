@@ -206,7 +206,9 @@ function summaryTurn(req: RecordedRequest): Turn | undefined {
     .replace(/^Previous conversation summary:\n/, '')
     .replace(/^## Goal\n/, '');
   const rest = summarySections().slice(1);
-  const text = [`## Goal\n${goal.split('\n## ')[0]}`, ...rest.map((s) => `## ${s}\n(none)`)].join('\n');
+  // Each summary names the step it was written at, so a later one differs from an earlier one.
+  const written = `(summary written at step ${turnOf(req).step})`;
+  const text = [`## Goal\n${goal.split('\n## ')[0]}`, ...rest.map((s) => `## ${s}\n${written}`)].join('\n');
   return { ...turnOf(req), final: true, thought: text };
 }
 
