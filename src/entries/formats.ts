@@ -22,3 +22,8 @@ export {
   ContentSchema,
   ToolCallSchema,
 } from '../messages/message.js';
+
+export { FORMATS } from '../formats/registry.js';
+export type { SessionFormat } from '../formats/types.js';
+export type { Detectable, DetectionRule } from '../formats/detect.js';
+export { JsonDocument, type SessionText } from '../formats/json-text.js';

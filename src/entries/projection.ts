@@ -52,3 +52,13 @@ export {
   type CacheAlert,
   type CompactionOutcome,
 } from '../session/cache-health.js';
+
+// The settings tables every option type is read from (one row per setting: type, default, flag, help).
+export {
+  LIMIT_SETTINGS,
+  CLEARING_SETTINGS,
+  COMPACTION_SETTINGS,
+  type CompactionWaitSettings,
+  type SessionConfig,
+} from '../projection/index.js';
+export type { SettingsOf } from '../core/settings.js';

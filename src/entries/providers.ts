@@ -59,3 +59,11 @@ export {
 } from '../summary/index.js';
 export { OFFLINE_CONTEXT_WINDOW } from '../session/route.js';
 export type { RequestWire } from '../session/parent-context.js';
+
+// The route and provider-time-limit tables, and the wire dialects the catalog points at.
+export { HTTP_SETTINGS } from '../providers/index.js';
+export type { WireDialect, WireBody, NativeCompaction } from '../providers/dialect.js';
+export type { SseEvent } from '../providers/sse.js';
+export type { CallSite } from '../providers/classify-error.js';
+export { DIALECTS } from '../providers/dialects.js';
+export { ROUTE_SETTINGS, type SessionRouteOptions } from '../session/route-settings.js';

@@ -17,7 +17,7 @@ import type { SessionFormat } from './types.js';
  * Every input format, in the order `--help` lists them. Each importer brings its own
  * detection rules; adding a format is its file and one line here.
  */
-const FORMATS = [
+export const FORMATS = [
   canonicalFormat,
   openaiChatFormat,
   openaiResponsesFormat,

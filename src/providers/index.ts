@@ -14,7 +14,7 @@ export { resolveRoute, lookupModel, loadCatalogFile, isLocalUrl, CatalogFileSche
 export type { ResolvedRoute, RouteOptions, CatalogFile } from './catalog.js';
 export { selectStrategy } from './strategy.js';
 export { isAnthropicInlineModel, isXaiCompactModel } from './catalog-data.js';
-export type { StrategyChoice, StrategyRoute } from './strategy.js';
+export type { StrategyChoice } from './strategy.js';
 export { createProviderClients, createSummaryClient, type ProviderClients } from './clients.js';
 export { createStandaloneClient, compactPayload } from './openai-responses/compact-client.js';
 export { createInlineClient, inlineEdits, inlinePayload, isRejectedEdit } from './anthropic/inline-client.js';

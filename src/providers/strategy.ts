@@ -9,14 +9,6 @@ import type { Route } from './types.js';
  * else, including off-allowlist and off-host routes. Order: standalone, inline, local.
  */
 
-/** Route facts selectStrategy reads; a {@link ResolvedRoute} satisfies it. */
-export interface StrategyRoute extends Route {
-  /** Hosts trusted for native compaction; defaults to the provider's official hosts. */
-  nativeHosts?: readonly string[];
-  /** Catalog verdict: false forces Local; true adds an xAI model to the allowlist. */
-  nativeCompaction?: boolean;
-}
-
 /** The chosen strategy and a one-line reason (for diagnostics and compaction reports). */
 export interface StrategyChoice {
   kind: CompactionStrategy;
@@ -44,7 +36,7 @@ function onHost(host: string | undefined, trusted: readonly string[]): boolean {
 }
 
 /** Picks the strategy for a route exactly as S1 describes: the kind's native rule, its gates, else Local. */
-export function selectStrategy(route: StrategyRoute): StrategyChoice {
+export function selectStrategy(route: Route): StrategyChoice {
   const kind = route.provider;
   const preset = PROVIDER_PRESETS[kind];
   const host = hostOf(route.baseUrl ?? preset?.baseUrl);

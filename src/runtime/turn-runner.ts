@@ -44,8 +44,7 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   // Facts for the compaction machine, which picks Local when the strategy's client is missing.
   const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
-  const budgetsNow = () =>
-    (deps.projection ?? DEFAULT_PROJECTION).resolveBudgets(effectiveLimits(deps.limits, deps.policy));
+  const budgetsNow = () => DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const machinesFor = (
     store: MessageStore,
     previousRequest: readonly Message[] | null = null,

@@ -42,7 +42,6 @@ export interface TurnActorDeps {
   policy?: Partial<ClearingPolicy>;
   /** How far compaction waits while the prompt cache holds (missing fields: the preset's). */
   compactionWait?: Partial<CompactionWaitSettings>;
-  projection?: ProjectionFunctions;
 }
 
 /**
@@ -92,7 +91,7 @@ export function createTurnProjection(
   previousRequest: readonly Message[] | null = null,
   previousCycle: CacheCycle | null = null,
 ): TurnProjection {
-  const p = deps.projection ?? DEFAULT_PROJECTION;
+  const p = DEFAULT_PROJECTION;
   const settings = completeCompactionWait(deps.compactionWait, completeClearingPolicy(deps.policy).preset);
   const waitsForCacheBreak = settings.waitsForCacheBreak;
   const byCost = settings.waitByCost;
