@@ -53,12 +53,12 @@ export function buildSessionRunner(
     model: route.model,
     system: parent?.system,
     tools: parent?.tools,
-    maxOutputTokens: limits.summaryOutputLimit,
+    summaryOutputLimit: limits.summaryOutputLimit,
     requestFields,
     instructions,
     promptVersion: settings.promptVersion,
     reinjectBudgetTokens: settings.reinjectBudgetTokens,
-    reserveOutput: limits.reservedOutput,
+    reservedOutput: limits.reservedOutput,
     prefixTokens: limits.prefixTokens,
   });
   const runner = createTurnRunner({

@@ -13,12 +13,12 @@ export const SUMMARY_CAP_TOKENS = 4_096;
  */
 export function compactedHistoryBudget(
   capacity: number | null,
-  reserveOutput = 0,
+  reservedOutput = 0,
   prefixTokens = 0,
 ): number | null {
   if (capacity === null || capacity <= 0) return null;
   const headroom = Math.max(capacity - Math.floor(capacity / 8) - 512, 0);
-  return Math.max(Math.min(headroom, capacity - reserveOutput - prefixTokens), 0);
+  return Math.max(Math.min(headroom, capacity - reservedOutput - prefixTokens), 0);
 }
 
 /**

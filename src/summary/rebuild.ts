@@ -20,7 +20,7 @@ export interface RebuildOptions {
   /** Usable context window; `null` = unknown (no output bounding). */
   capacity: number | null;
   /** Output tokens reserved for the next request (default 0). */
-  reserveOutput?: number;
+  reservedOutput?: number;
   /** Frozen system prompt + tool schema tokens of the next request (default 0). */
   prefixTokens?: number;
   /** Maximum retained messages (default 4; 0 disables retention). */
@@ -87,7 +87,7 @@ export function assembleRebuilt(
   options: RebuildOptions,
 ): RebuiltHistory {
   const est = options.estimator;
-  const budget = compactedHistoryBudget(options.capacity, options.reserveOutput, options.prefixTokens);
+  const budget = compactedHistoryBudget(options.capacity, options.reservedOutput, options.prefixTokens);
   const retainedCap = Math.min(
     options.retainedTokens ?? DEFAULT_RETAINED_TOKENS,
     budget === null ? Infinity : Math.max(budget - est.history(tail) - est.history(lead), 0),

@@ -130,7 +130,7 @@ function rebuildLocal(
   // Re-injection only uses room the rebuilt window has left, so the next request still fits.
   const window = compactedHistoryBudget(
     rebuildOptions.capacity,
-    rebuildOptions.reserveOutput,
+    rebuildOptions.reservedOutput,
     rebuildOptions.prefixTokens,
   );
   const room = window === null ? reinjectBudget : Math.min(reinjectBudget, window - rebuilt.tokens);

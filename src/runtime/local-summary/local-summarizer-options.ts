@@ -25,8 +25,8 @@ export interface LocalSummarizerOptions {
   tools?: ToolSchema[];
   /** The caller's own request fields; the summary request forwards the cache/tier ones. */
   requestFields?: RequestFields;
-  /** Explicit output reserve of the summary call; also subtract it in `Limits.summaryOutputLimit`. */
-  maxOutputTokens?: number;
+  /** Output tokens the summary call asks for (the limits' `summaryOutputLimit`; default: by window). */
+  summaryOutputLimit?: number;
   /** Custom `/compact` instructions, appended to the summary prompt. */
   instructions?: string;
   /** Summary prompt version (default summary-v1). */
@@ -42,7 +42,7 @@ export interface LocalSummarizerOptions {
    */
   reinjectBudgetTokens?: number;
   /** Output tokens the next request reserves (bounds the rebuilt history). */
-  reserveOutput?: number;
+  reservedOutput?: number;
   /** Frozen system + tool schema tokens of the next request (bounds the rebuilt history). */
   prefixTokens?: number;
 }

@@ -18,8 +18,8 @@ function isAbort(e: unknown): boolean {
 /** The abstract band's answer is capped; the others get the configured or default reserve. */
 function outputTokens(s: LocalSummarySettings, band: SummaryBand): number | undefined {
   return band === 'older'
-    ? Math.min(s.abstractMax, s.opts.maxOutputTokens ?? s.abstractMax)
-    : (s.opts.maxOutputTokens ?? defaultSummaryOutputTokens(s.capacity));
+    ? Math.min(s.abstractMax, s.opts.summaryOutputLimit ?? s.abstractMax)
+    : (s.opts.summaryOutputLimit ?? defaultSummaryOutputTokens(s.capacity));
 }
 
 /**

@@ -52,7 +52,7 @@ export function resolveLocalSummarySettings(opts: LocalSummarizerOptions): Local
   const allowance = summaryRequestAllowance(
     capacity,
     frozen,
-    opts.maxOutputTokens ?? defaultSummaryOutputTokens(capacity),
+    opts.summaryOutputLimit ?? defaultSummaryOutputTokens(capacity),
   );
   return {
     opts,
@@ -71,7 +71,7 @@ export function resolveLocalSummarySettings(opts: LocalSummarizerOptions): Local
       estimator: est,
       continuityTailTokens: tailTokens,
       capacity: opts.budgets.capacity,
-      reserveOutput: opts.reserveOutput ?? 0,
+      reservedOutput: opts.reservedOutput ?? 0,
       prefixTokens: opts.prefixTokens ?? 0,
     },
   };

@@ -61,7 +61,7 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
 
   it('L1/L8: the request carries the L8 prompt with custom instructions appended, the output reserve and no parent context by default', async () => {
     const client = recordingOffline();
-    const s = make(client, { instructions: 'Keep the pytest command lines.', maxOutputTokens: 1_500 });
+    const s = make(client, { instructions: 'Keep the pytest command lines.', summaryOutputLimit: 1_500 });
     const fork = s.prepare(history, 20_000);
     expect(fork.inputTokens).toBe(est.history(fork.prepared.fork));
     const response = await s.request(fork, 'flat', signal);
@@ -176,7 +176,7 @@ describe('createLocalSummarizer over HTTP (fake OpenAI-compatible Chat Completio
   const last = () => srv.requests[srv.requests.length - 1];
 
   it('S2/L1: system, tools with tool_choice "none", max_tokens = the output reserve, instructions last', async () => {
-    const s = make(client(), { system: SYSTEM, tools: TOOLS, maxOutputTokens: 1_234 });
+    const s = make(client(), { system: SYSTEM, tools: TOOLS, summaryOutputLimit: 1_234 });
     const r = await s.request(s.prepare(history, 20_000), 'flat', signal);
     expect(r.text).toBe(templateSummary());
     const body = last().body;

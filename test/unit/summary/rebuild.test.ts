@@ -53,7 +53,7 @@ describe('L7 rebuildHistory', () => {
       estimator: est,
       continuityTailTokens: 1_280,
       capacity,
-      reserveOutput: 1_000,
+      reservedOutput: 1_000,
     });
     expect(r.budget).toBe(Math.min(capacity - 1000 - 512, capacity - 1_000));
     expect(r.tokens).toBeLessThanOrEqual(r.budget!);
