@@ -147,6 +147,11 @@ export function resolveContinuityTail(capacity: number | null, retainRatio: numb
   return Math.max(CONTINUITY_TAIL_MIN_TOKENS, Math.min(CONTINUITY_TAIL_MAX_TOKENS, scaled));
 }
 
+/** The output tokens the limits reserve (none when unset or negative). */
+export function reservedOutputOf(limits: Pick<Limits, 'reservedOutput'>): number {
+  return Math.max(0, limits.reservedOutput ?? 0);
+}
+
 /**
  * Resolves every budget of a request route; `limits.evidenceWindowRatio`
  * (opt-in, default 0.5) scales the evidence budget. Pure; all arithmetic

@@ -1,7 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { anchoredPressure, type UsageAnchor } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
-import { fitToWindow, projectRequest } from '../projection/index.js';
+import { fitToWindow, projectRequest, reservedOutputOf } from '../projection/index.js';
 import { checkFixedPartFits } from '../runtime/index.js';
 import type { SessionConfig } from './config.js';
 import type { PrepareRequestOptions, PreparedRequest } from './session-types.js';
@@ -57,7 +57,7 @@ function fitted(
   const { capacity } = budgets;
   if (capacity === null) return projection;
   checkFixedPartFits(history, limits, capacity, estimator);
-  const budget = Math.max(0, capacity - (limits.reservedOutput ?? 0) - (limits.prefixTokens ?? 0));
+  const budget = Math.max(0, capacity - reservedOutputOf(limits) - (limits.prefixTokens ?? 0));
   if (estimator.history(projection) <= budget) return projection;
   return fitToWindow(history, { budgetTokens: budget, limits, policy, estimator }).messages;
 }

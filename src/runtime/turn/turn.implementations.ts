@@ -17,7 +17,7 @@ import {
   type SyncHistoryInput,
   type SyncHistoryOutput,
 } from '../../../machines/index.js';
-import type { ProjectionDiagnostics } from '../../projection/index.js';
+import { reservedOutputOf, type ProjectionDiagnostics } from '../../projection/index.js';
 import type { MessageStore } from '../message-store.js';
 import { createTurnProjection, type TurnActorDeps, type TurnProjection } from './turn-projection.js';
 import { measureFixedPart } from './window-too-small.js';
@@ -82,7 +82,7 @@ const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection
   fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
     const b = tp.budgets();
-    const reserved = Math.max(0, deps.limits.reservedOutput ?? 0);
+    const reserved = reservedOutputOf(deps.limits);
     const budget = b.capacity === null ? Number.MAX_SAFE_INTEGER : Math.max(b.capacity - reserved, 0);
     const fitted = tp.fit(history, budget);
     const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
@@ -116,7 +116,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
     const b = tp.budgets();
     const request = store.get(input.projectionRef);
     const projectedTokens = deps.estimator.history(request);
-    const reserved = Math.max(0, deps.limits.reservedOutput ?? 0);
+    const reserved = reservedOutputOf(deps.limits);
     const promptBudgetTokens = b.capacity === null ? null : Math.max(b.capacity - reserved, 0);
     const thresholdTokens = tp.threshold(b, request, promptBudgetTokens, tp.pressure(projectedTokens));
     return {

@@ -1,5 +1,6 @@
 import type { FixedPart } from '../../../machines/index.js';
 import { WindowTooSmallError } from '../../core/errors.js';
+import { reservedOutputOf } from '../../projection/budgets.js';
 import type { Estimator } from '../../estimate/estimator.js';
 import type { Message } from '../../messages/message.js';
 
@@ -19,7 +20,7 @@ export function measureFixedPart(
   return {
     prefix: Math.max(0, limits.prefixTokens ?? 0),
     task: task ? est.message(task) : 0,
-    reserved: Math.max(0, limits.reservedOutput ?? 0),
+    reserved: reservedOutputOf(limits),
     capacity,
   };
 }
