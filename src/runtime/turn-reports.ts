@@ -35,24 +35,13 @@ export function toCompactionReport(
 export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock): TurnResult {
   if (out.decision === 'window-too-small' && out.fixedPart?.capacity != null)
     throw new WindowTooSmallError(out.fixedPart, out.fixedPart.capacity);
+  // The machine's output is the result: only its store references become the messages they name.
+  const { historyRef, projectionRef, fixedPart: _fixed, startedAt, compaction, ...facts } = out;
   return {
-    decision: out.decision,
-    guardReason: out.guardReason,
-    strategy: out.strategy,
-    fallbackReason: out.fallbackReason,
-    summaryCalls: out.summaryCalls,
-    tokens: out.tokens,
-    clearing: out.clearing,
-    clearedToFit: out.clearedToFit,
-    fit: out.fit,
-    items: out.items,
-    pressureTokens: out.pressureTokens,
-    thresholdTokens: out.thresholdTokens,
-    elapsedMs: Math.max(0, clock.now() - out.startedAt),
-    advisory: out.advisory,
-    compaction: out.compaction ? toCompactionReport(out.compaction, store, clock) : null,
-    loopGuard: out.loopGuard,
-    history: store.get(out.historyRef),
-    request: out.projectionRef === null ? null : store.get(out.projectionRef),
+    ...facts,
+    elapsedMs: Math.max(0, clock.now() - startedAt),
+    compaction: compaction ? toCompactionReport(compaction, store, clock) : null,
+    history: store.get(historyRef),
+    request: projectionRef === null ? null : store.get(projectionRef),
   };
 }

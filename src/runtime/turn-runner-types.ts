@@ -5,10 +5,7 @@ import type {
   CompactionStrategy,
   Failure,
   LoopGuardPolicy,
-  LoopGuardReason,
   LoopGuardState,
-  PreflightAdvisory,
-  TurnDecision,
   TurnOutput,
 } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
@@ -95,27 +92,14 @@ export interface CompactionReport {
 }
 
 /** What one turn did. */
-export interface TurnResult {
-  decision: TurnDecision;
-  guardReason: LoopGuardReason | null;
-  strategy: CompactionStrategy | null;
-  fallbackReason: CompactionOutput['fallbackReason'];
-  summaryCalls: number;
-  tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
-  /** Cleared and protected counts of the projection (null when cancelled before clearing). */
-  clearing: TurnOutput['clearing'];
-  /** The request was over the prompt budget and was made to fit (`fit` says how). */
-  clearedToFit: boolean;
-  /** How the request was made to fit: results cleared, cut to previews, older messages left out. */
-  fit: TurnOutput['fit'];
-  items: { before: number; after: number };
-  pressureTokens: number | null;
-  thresholdTokens: number | null;
+export interface TurnResult extends Omit<
+  TurnOutput,
+  'historyRef' | 'projectionRef' | 'fixedPart' | 'startedAt' | 'compaction'
+> {
+  /** How long the turn took. */
   elapsedMs: number;
-  advisory: PreflightAdvisory | null;
+  /** The compaction pass this turn ran, as reported to the user; null when none ran. */
   compaction: CompactionReport | null;
-  /** Feed into the next turn's request. */
-  loopGuard: LoopGuardState;
   /** Session history after the turn (the input array itself when nothing changed: no copy). */
   history: readonly Message[];
   /** The next request window; null only when cancelled before it was built. */
