@@ -2,14 +2,20 @@ import type { PromiseActorLogic } from 'xstate';
 import type { Failure } from '../shared/failure.js';
 import type { SummaryOutcome } from '../shared/summary.types.js';
 
-/** Why compaction runs (S2, S4, vtcode-notes §3). Manual and model switch always summarize. */
+/**
+ * Why compaction runs: asked for by the user, automatic past the threshold, recovery after a rejected
+ * request, a targeted range, or a model switch. Manual and model switch always summarize.
+ */
 export type CompactionMode = 'manual' | 'automatic' | 'recovery' | 'targeted' | 'modelSwitch';
 
-/** The three strategies of S1 (mirrors `StrategyKind` in src/providers/types.ts). */
+/**
+ * The three compaction strategies, one per route: the provider's compact endpoint, Anthropic's inline
+ * context edits, or a Local summary.
+ */
 export type CompactionStrategy = 'nativeStandalone' | 'nativeInline' | 'local';
 
 /**
- * Why a native strategy fell back to Local (A4): `inline-error` = the inline request itself
+ * Why a native strategy fell back to a Local summary: `inline-error` = the inline request itself
  * failed; `below-trigger` = the history is under the compact edit's trigger, so no inline call
  * was made; `standalone-error` = the standalone endpoint failed (after its capacity retries).
  */
@@ -35,17 +41,17 @@ export interface NativeClients {
 export interface CompactionInput {
   turnId: string;
   mode: CompactionMode;
-  /** Strategy chosen for the route (S1), resolved by the runtime's strategy selector. */
+  /** Strategy chosen for the route (native where the provider offers it, else Local). */
   strategy: CompactionStrategy;
   /** Which native clients the route has; absent = both (the machine picks Local for a missing one). */
   nativeClients?: NativeClients;
-  /** Ref of the FULL session history (H3), never the projection. */
+  /** Ref of the FULL session history, never the projection: compaction summarizes what really happened. */
   historyRef: string;
-  /** Context items in that history (S3 reports before/after item counts). */
+  /** Context items in that history (the report after a pass shows before/after item counts). */
   itemsBefore: number;
-  /** Local only: two-band summary (L4) instead of a flat one. */
+  /** Local only: two bands (abstract of the older part, detail of the newer) instead of one summary. */
   hierarchical?: boolean;
-  /** Local summary input budget (L1); null = unknown window. */
+  /** Local summary input budget (window less headroom, frozen prefix and output); null = unknown window. */
   budget: number | null;
   /**
    * Messages a Local pass could replace (those before the kept recent context); 0 = nothing to
@@ -56,7 +62,7 @@ export interface CompactionInput {
   nativeBudget?: number | null;
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
-  /** Clock reading when the pass started; the runtime turns it into elapsed ms (S3). */
+  /** Clock reading when the pass started; the runtime turns it into the elapsed ms the report shows. */
   startedAt: number;
 }
 
@@ -82,15 +88,15 @@ export interface NativeCompactInput {
   budget?: number | null;
 }
 
-/** Output of `compactStandalone` (O1–O3): the provider's window, canonical as returned. */
+/** Output of `compactStandalone` (the provider's compact endpoint): its window, canonical as returned. */
 export type CompactStandaloneOutput = CompactedHistory;
 
-/** Output of `compactInline` (A1–A4): a compacted window or a reason to fall back to Local. */
+/** Output of `compactInline` (Anthropic's context edits): a compacted window or why to fall back to Local. */
 export type CompactInlineOutput =
   | ({ kind: 'compacted' } & CompactedHistory)
   | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error'> };
 
-/** Input of `rebuildHistory` (L7): summary + retained messages + continuity tail. */
+/** Input of `rebuildHistory`: summary + retained messages + continuity tail. */
 export interface RebuildHistoryInput {
   turnId: string;
   historyRef: string;
@@ -133,7 +139,10 @@ export interface CompactionContext {
 /** No external events: cancellation is the parent stopping this actor. */
 export type CompactionEvent = { type: 'compaction.noop' };
 
-/** What a pass reports (S3, S4). On failure or no-op `historyRef` is the untouched input. */
+/**
+ * What a pass reports: time, mode and item counts on success, a bounded cause on failure. On failure
+ * or no-op `historyRef` is the untouched input.
+ */
 export interface CompactionOutput {
   status: CompactionStatus;
   mode: CompactionMode;

@@ -203,7 +203,7 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
  * is never in memory (see {@link JsonPieces}). The file checks (regular file, size cap) come
  * first and throw as for every read. Undefined when the file is under `minBytes`, does not
  * start like a JSON document, or is not one valid document of UTF-8 text without NUL bytes:
- * the caller then reads it whole, which reports any problem exactly as before (D3).
+ * the caller then reads it whole, which reports any problem exactly as before (file, entry, field).
  */
 export function readJsonDocumentInPieces(
   path: string,

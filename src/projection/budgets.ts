@@ -29,7 +29,7 @@ export interface Limits {
   evidenceWindowRatio?: number;
   /** Explicit compaction threshold; wins over the 75 % default, capped at the prompt budget. */
   threshold?: number;
-  /** Route tuning (P1); missing fields take the defaults. */
+  /** Per-route tuning (threshold ratio, retain ratio, retries); missing fields take the defaults. */
   routePolicy?: Partial<RoutePolicy>;
   /** Explicit output limit of the summary call, subtracted from the summary input budget. */
   summaryOutputLimit?: number;

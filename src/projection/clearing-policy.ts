@@ -12,7 +12,7 @@ export const CLEARING_PRESET_NAMES = ['compactor', 'vtcode'] as const;
 /** A clearing preset: `compactor` (the defaults) or `vtcode` (VT Code's own defaults). */
 export type ClearingPresetName = (typeof CLEARING_PRESET_NAMES)[number];
 
-/** B4: the evidence window is half the local trigger. */
+/** The evidence window is half the local trigger by default. */
 export const DEFAULT_EVIDENCE_WINDOW_RATIO = 0.5;
 
 const count = z.number().int().nonnegative();

@@ -1,5 +1,5 @@
 /**
- * Whether a compaction wait can pay, by expected cost (issue 16; opt-in `compaction.waitByCost`:
+ * Whether a compaction wait can pay, by expected cost (opt-in `compaction.waitByCost`:
  * on a larger corpus the retention pilot's tuning half picked the plain wait). Model, in units
  * of one cached input token (Anthropic's prices: input 10, cache write 12.5, output 50 times a
  * cache read): a session grows `g` tokens a request;

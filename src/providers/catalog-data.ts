@@ -380,7 +380,7 @@ export function isXaiCompactModel(model: string): boolean {
 
 /**
  * Claude Opus 4.x (and later Opus), Sonnet 4.6+ (and Sonnet 5+), plus the Fable/Mythos
- * families listed as compaction-capable (wire-formats §3.5). Accepts `anthropic/` prefixes
+ * families Anthropic lists as compaction-capable. Accepts `anthropic/` prefixes
  * and dated suffixes; older Sonnet/Haiku/Claude 3 do not qualify.
  */
 export function isAnthropicInlineModel(model: string): boolean {

@@ -12,7 +12,7 @@ import type {
   SummaryResponse,
 } from './types.js';
 
-/** The clients one route needs: the S1 strategy, always a Local summary client, and the native one. */
+/** The clients one route needs: the route's strategy, always a Local summary client, and the native one. */
 export interface ProviderClients {
   strategy: StrategyChoice;
   summary: SummaryClient;
@@ -21,8 +21,8 @@ export interface ProviderClients {
 }
 
 /**
- * Builds the clients for a resolved route. `summary` always exists (Local fallback, A4);
- * `standalone` exists for NativeStandalone routes and `inline` for NativeInline routes.
+ * Builds the clients for a resolved route. `summary` always exists (a failed native pass falls back
+ * to Local); `standalone` exists for NativeStandalone routes and `inline` for NativeInline routes.
  */
 export function createProviderClients(route: ResolvedRoute, opts: HttpOptions = {}): ProviderClients {
   const strategy = selectStrategy(route);

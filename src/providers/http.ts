@@ -5,13 +5,7 @@ import { errorFactsFromBody, providerErrorFrom, type CallSite } from './classify
 import { ProviderError, RetryableProviderError } from '../core/errors.js';
 import { boundedCause } from './redact.js';
 import { parseSse, type SseEvent } from './sse.js';
-import {
-  HTTP_DEFAULTS,
-  spokenDuration,
-  startWaitingTicker,
-  type HttpOptions,
-  type WaitingInfo,
-} from './http-limits.js';
+import { HTTP_DEFAULTS, spokenDuration, startWaitingTicker, type HttpOptions } from './http-limits.js';
 
 /** Transport knobs. Tests pass tiny delays; production uses the defaults ({@link HTTP_DEFAULTS}). */
 export type { HttpOptions };

@@ -35,7 +35,7 @@ function onHost(host: string | undefined, trusted: readonly string[]): boolean {
   return trusted.some((t) => host === t.toLowerCase() || host.endsWith(`.${t.toLowerCase()}`));
 }
 
-/** Picks the strategy for a route exactly as S1 describes: the kind's native rule, its gates, else Local. */
+/** Picks the strategy for a route: the kind's native rule where its model and host allow it, else Local. */
 export function selectStrategy(route: Route): StrategyChoice {
   const kind = route.provider;
   const preset = PROVIDER_PRESETS[kind];

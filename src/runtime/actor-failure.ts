@@ -17,8 +17,8 @@ function isEmptySummary(error: unknown): boolean {
 
 /**
  * Maps provider/summarizer errors onto {@link ActorFailureError}; abort errors pass through.
- * Capacity rejections → `capacity` (L5), budget errors → `budget`, empty summaries (also when
- * wrapped with route diagnostics) → `empty-summary` (L6), anything else → `provider`.
+ * Capacity rejections → `capacity` (retried with a halved budget), budget errors → `budget`, empty
+ * summaries (also when wrapped with route diagnostics) → `empty-summary`, anything else → `provider`.
  */
 export function toActorFailure(error: unknown, inputTokens?: number): unknown {
   if (ActorFailureError.isInstance(error)) return error;
@@ -30,7 +30,7 @@ export function toActorFailure(error: unknown, inputTokens?: number): unknown {
       cause: error,
     });
   if (BudgetError.isInstance(error)) return new ActorFailureError('budget', message, { cause: error });
-  // L6: the summary diagnostics wrap an empty answer with the route (label, provider / model,
+  // The summary diagnostics wrap an empty answer with the route (label, provider / model,
   // input_tokens, budget); the wrapped message keeps "provider returned an empty summary".
   if (isEmptySummary(error))
     return new ActorFailureError('empty-summary', message, { inputTokens, cause: error });

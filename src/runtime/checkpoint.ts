@@ -55,7 +55,7 @@ function activePaths(value: StateValue, prefix = ''): string[] {
 }
 
 /**
- * Checks that a persisted snapshot can be restored into `machine` (D3): a known state value,
+ * Checks that a persisted snapshot can be restored into `machine`: a known state value,
  * a context object, and — for an active snapshot — a persisted child for every actor the
  * active states invoke (without it the restored turn would wait forever). Throws a one-line
  * {@link UserError} naming `where`.

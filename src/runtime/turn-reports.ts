@@ -6,7 +6,7 @@ import type { Clock, CompactionReport, TurnResult } from './turn-runner-types.js
 // The machines report store refs and start times; callers get messages and elapsed time.
 // Elapsed time never goes below zero, even when a fake clock steps backwards.
 
-/** A compaction pass's machine output as reported to the user (S3, S4). */
+/** A compaction pass's machine output as reported to the user (time, mode, item counts or a cause). */
 export function toCompactionReport(
   out: CompactionOutput,
   store: MessageStore,
@@ -29,8 +29,9 @@ export function toCompactionReport(
 }
 
 /**
- * A turn's machine output as reported to the caller (H1–H6, §14); a turn that ended because
- * the window cannot hold the fixed part of a request becomes the error that says so.
+ * A turn's machine output as reported to the caller (projection, clearing, compaction, loop guard);
+ * a turn that ended because the window cannot hold the fixed part of a request becomes the error
+ * that says so.
  */
 export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock): TurnResult {
   if (out.decision === 'window-too-small' && out.fixedPart?.capacity != null)

@@ -4,7 +4,7 @@ import type { CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
 
-/** Estimated prompt overhead of an envelope: system prompt + tool schemas (B2 prefix). */
+/** Estimated prompt overhead of an envelope: system prompt + tool schemas (taken off the history budget). */
 export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator: Estimator): number {
   if (!envelope) return 0;
   let n = envelope.system ? estimator.text(envelope.system) : 0;

@@ -15,7 +15,7 @@ import type { SessionTurnResult } from './session-types.js';
 /** Every successful compaction tells the user the prompt cache may be colder next time. */
 export const CACHE_NOTE = 'The next request may reuse less of the provider prompt cache.';
 
-/** What `session.compact()` reports (S3 on success, S4 on failure). */
+/** What `session.compact()` reports (time, mode and item counts on success; a bounded cause on failure). */
 export interface SessionCompactionReport {
   status: CompactionReport['status'];
   mode: CompactionMode;
@@ -53,7 +53,7 @@ export interface SessionCompactionReport {
 }
 
 /**
- * S4 root cause: one line, secrets removed, anything from the first JSON object or array
+ * Root cause of a failure: one line, secrets removed, anything from the first JSON object or array
  * on cut off (providers' bodies never reach the user twice), at most MAX_FAILURE_MESSAGE_CHARS characters.
  */
 export function rootCauseOf(message: string): string {

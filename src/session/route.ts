@@ -48,7 +48,7 @@ export interface SessionRoute {
 
 /**
  * Resolves a session route: `offline` gets the embedded offline summarizer and the Local
- * strategy; anything else goes through `resolveRoute` → `createProviderClients` (S1).
+ * strategy; anything else goes through `resolveRoute` → `createProviderClients`, which picks its strategy.
  * Without an `estimator` the route's own encoding is used. Throws {@link RouteError} (one
  * line, never a key) for unknown providers, missing keys or a missing model.
  */

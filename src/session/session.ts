@@ -164,7 +164,7 @@ export class Session implements CompactorSession {
       this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
       const { runner, summarizer } = buildSessionRunner(this.ctx, this.envelope, 'automatic');
-      // With a store every step is checkpointed, so a killed turn can be resumed (R2).
+      // With a store every step is checkpointed atomically, so a killed turn can be resumed.
       const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;

@@ -82,7 +82,7 @@ function spanPrefix(history: readonly Message[], span: Span): number {
 export const MIN_PREVIEW_ROOM_TOKENS = 64;
 
 /**
- * L3: bounds a (pruned) history for the summary fork: complete recent protocol groups OR
+ * Bounds a (pruned) history for the summary fork: complete recent protocol groups OR
  * bounded previews. Walks groups newest-first, taking each complete group whole while it
  * fits; the first group that does not fit whole goes in as bounded previews of what the
  * rest of the allowance can hold (its user anchor and newest batches, extended to older
@@ -97,7 +97,7 @@ export const MIN_PREVIEW_ROOM_TOKENS = 64;
  * The result is always protocol-valid (no orphan results, no calls without results): the
  * newest group is cut to its complete prefix, an incomplete older group ends the walk, and
  * previews keep every call with its results and every id. An unknown budget (`null`) keeps
- * the history verbatim when it is already valid (L1: the first fork is verbatim), else the
+ * the history verbatim when it is already valid (with no known window the first fork is sent as is), else the
  * valid complete groups.
  */
 export function boundHistoryForSummary(history: readonly Message[], options: BoundOptions): BoundedFork {
@@ -129,7 +129,7 @@ export function boundHistoryForSummary(history: readonly Message[], options: Bou
   const pin = latestSummaryRun(history);
   if (isProtocolValid(history) && est.history(history) <= room) out = finish(history.slice(), 'verbatim');
   else if (pin !== null) {
-    // §14: the latest earlier summary leads the fork (within half the room), so a second
+    // The latest earlier summary leads the fork (within half the room), so a second
     // compaction carries it forward; what came after it is bounded in the rest.
     const lead = history.slice(pin.start, pin.end);
     const half = Math.floor(room / 2);

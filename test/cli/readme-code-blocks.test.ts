@@ -79,14 +79,28 @@ async function runBlock(source: string): Promise<string> {
   return stdout;
 }
 
-/** The shell lines a user can run offline: `compactor …` without a provider or a key. */
-function offlineCommands(): string[][] {
+// Commands that run until they are stopped (the proxy): the README shows them, the test does
+// not start them, since they would never exit. A block that talks to Restate needs a Restate
+// server and a worker, so none of its lines run either.
+const RUNS_UNTIL_STOPPED = new Set(['serve']);
+const NEEDS_RESTATE = /\brestate\b/i;
+
+/** Every `compactor …` shell line of the README outside Restate blocks, as its arguments. */
+function compactorCommands(): string[][] {
   return blocks('sh')
+    .filter((b) => !NEEDS_RESTATE.test(b))
     .flatMap((b) => b.split('\n'))
     .map((line) => line.replace(/\s+#.*$/, '').trim())
     .map((line) => line.split('&&').pop()!.trim().replace(/^npx /, ''))
-    .filter((line) => line.startsWith('compactor ') && !/--provider|\w+=/.test(line))
+    .filter((line) => line.startsWith('compactor '))
     .map((line) => line.split(/\s+/).slice(1));
+}
+
+/** The shell lines a user can run offline and that end: no provider, no key, no server. */
+function offlineCommands(): string[][] {
+  return compactorCommands().filter(
+    (args) => !RUNS_UNTIL_STOPPED.has(args[0]) && !/--provider|\w+=/.test(args.join(' ')),
+  );
 }
 
 describe("the README's code blocks", () => {
@@ -112,6 +126,11 @@ describe("the README's code blocks", () => {
   it('the testing block drives every capacity-retry path with its own summarizer', async () => {
     const testing = tsBlocks.find((b) => b.includes("from 'context-compactor/testing'"))!;
     expect(await runBlock(testing)).toMatch(/^\d{2,} paths passed$/m);
+  });
+
+  it('the serve line is shown but never started (it would not exit)', () => {
+    expect(compactorCommands().map((c) => c[0])).toContain('serve');
+    expect(offlineCommands().map((c) => c[0])).not.toContain('serve');
   });
 
   it('N1: every offline shell line runs as written (exit code 0), in order', async () => {

@@ -142,7 +142,8 @@ export const command: Command = {
     const { limits, policy } = resolveSettings(settingsFrom(flags, ctx.config), {
       prefixTokens: leadingSystemTokens(session.messages, estimator),
     });
-    // B2: the leading system messages are the prefix; they are not counted again as history.
+    // The leading system messages are the prefix the history budget leaves room for; they are not
+    // counted again as history.
     const result = projectRequest(session.messages, {
       limits,
       policy,

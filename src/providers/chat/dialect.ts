@@ -73,7 +73,7 @@ export function toChatMessages(messages: readonly Message[]): Json[] {
   return out;
 }
 
-/** Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`, S2). */
+/** Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`: a summary calls no tools). */
 export function toChatTools(tools: readonly ToolSchema[]): Json[] {
   return tools.map((t) => ({
     type: 'function',

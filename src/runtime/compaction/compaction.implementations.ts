@@ -31,8 +31,9 @@ import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
 // The sizes of native compaction requests.
 
 /**
- * Input allowance of a native request: the capacity less L1's safety headroom, the frozen
- * prefix and the output it asks for (null when the capacity is unknown).
+ * Input allowance of a native request: the capacity less the summary call's safety headroom (an
+ * eighth of the window plus 512), the frozen prefix and the output it asks for (null when the
+ * capacity is unknown).
  */
 export function nativeAllowance(
   capacity: number | null | undefined,
@@ -51,7 +52,7 @@ export function inlineOutputTokens(capacity: number | null | undefined): number 
 
 /**
  * A native result replaces the conversation, not its system prompt: the history's leading
- * system messages open the next window, unless the provider returned them itself (O3, A3).
+ * system messages open the next window, unless the provider returned them itself.
  */
 export function withLeadingSystem(history: readonly Message[], items: readonly Message[]): Message[] {
   let lead = 0;
@@ -62,8 +63,8 @@ export function withLeadingSystem(history: readonly Message[], items: readonly M
   return [...history.slice(0, lead), ...items];
 }
 
-// The provider's own compaction (S1), one actor per endpoint. Each call is kept in the store
-// under its turn and attempt, so a restored pass reuses a call that had already finished.
+// The provider's own compaction (the native strategies), one actor per endpoint. Each call is kept
+// in the store under its turn and attempt, so a restored pass reuses a call that had already finished.
 
 /** NativeStandalone: the provider's compact endpoint returns the next window's items. */
 export const compactStandalone = (deps: CompactionDeps, store: MessageStore) =>
@@ -71,8 +72,9 @@ export const compactStandalone = (deps: CompactionDeps, store: MessageStore) =>
     store.once(`${input.turnId}:compactStandalone:native:${input.attempt ?? 0}`, async () => {
       const client = deps.standalone ?? unavailable('a native standalone client');
       const history = store.get(input.historyRef);
-      // The request is bounded like the seed's marker-preserving native bound; an unknown
-      // capacity sends the whole history, and a retry gets the halved budget (L1, L5).
+      // The request is bounded to the window with the provider's compaction marker kept (as VT Code
+      // does); an unknown capacity sends the whole history, and a retry after a capacity rejection
+      // gets the halved budget.
       const frozen = frozenPrefixTokens(deps.instructions, undefined, deps.estimator);
       const allowance = nativeAllowance(deps.capacity, frozen, 0);
       const budget = input.budget ?? null;
@@ -105,9 +107,9 @@ export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
     store.once(`${input.turnId}:compactInline:native:0`, async () => {
       const client = deps.inline ?? unavailable('a native inline client');
       const history = store.get(input.historyRef);
-      // The request fits the capacity with its prefix and max_tokens (L1); one that stays under
-      // the compact edit's trigger cannot compact, so it is not sent (A4: Local instead).
-      // The max_tokens actually sent counts, the caller's thinking budget included (L1, A1).
+      // The request fits the capacity with its prefix and max_tokens; one that stays under
+      // the compact edit's trigger cannot compact, so it is not sent (a Local summary instead).
+      // The max_tokens actually sent counts, the caller's thinking budget included.
       const maxOutputTokens = inlineOutputTokens(deps.capacity);
       const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
       const sentMax =
@@ -148,7 +150,7 @@ export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
     }),
   );
 
-/** L7: the summaries and the kept messages become the next history. */
+/** The summaries, the kept messages and the continuity tail become the next history. */
 const rebuildHistory = (deps: CompactionDeps, store: MessageStore, sf: SummaryForks) =>
   fromPromise<RebuildHistoryOutput, RebuildHistoryInput>(async ({ input }) => {
     const summaries = input.summaryRefs.map((ref) => store.getText(ref));

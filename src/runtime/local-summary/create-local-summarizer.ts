@@ -22,17 +22,20 @@ import { requestLocalSummary, SummaryPassWarnings } from './local-summary-reques
 import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
 
 /**
- * Ceiling of the §14 re-injection budget when none is given; the default itself scales with
- * the window (`defaultReinjectBudget`: min(4,000, floor(capacity × 0.05))).
+ * Ceiling of the budget for re-injecting durable context (instructions, recently touched files)
+ * after a summary, when none is given; the default itself scales with the window
+ * (`defaultReinjectBudget`: min(4,000, floor(capacity × 0.05))).
  */
 export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 
 /**
- * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: L1–L3
- * preparation, one summary call per fork (S2 envelope, L1 output reserve, L6 failures with
- * provider/model, input_tokens and budget; capacity rejections stay `ContextCapacityError`
- * for L5), the L8 template check, and the L7 rebuild followed by §14 re-injection.
- * Hierarchical bands map `older` → abstract, `newer` → detail (L4).
+ * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: preparation
+ * within the summary input budget (previews of large results, complete recent groups), one summary
+ * call per fork (the agent's system prompt and tools when the route matches, the output reserve,
+ * failures naming provider/model, input_tokens and budget; capacity rejections stay
+ * `ContextCapacityError` for the halved-budget retry), the summary template check, and the rebuild
+ * (summary, kept messages, continuity tail) followed by re-injection of durable context.
+ * Hierarchical bands map `older` → abstract, `newer` → detail.
  */
 export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const s = resolveLocalSummarySettings(opts);
@@ -84,7 +87,7 @@ function toLocalFork(band: SummaryBand, prepared: PreparedSummary): LocalFork {
   return { band, prepared, inputTokens: prepared.inputTokens };
 }
 
-/** One band re-bounded alone: the unbounded split (same cuts as L4), then L1–L3 on that band. */
+/** One band re-bounded alone: the two-band split's cuts, then previews and bounding of that band. */
 function prepareOneBand(
   s: LocalSummarySettings,
   history: readonly Message[],
@@ -107,8 +110,8 @@ function prepareOneBand(
 }
 
 /**
- * L7: the next history from the summaries (flat: one; hierarchical: older, newer), the kept
- * messages and the continuity tail, then the §14 re-injection of the instructions and the
+ * The next history from the summaries (flat: one; hierarchical: older, newer), the kept
+ * messages and the continuity tail, then the re-injection of the instructions and the
  * most recently touched files.
  */
 function rebuildLocal(

@@ -101,7 +101,7 @@ export async function requestLocalSummary(
 }
 
 /**
- * §14: the summaries of the current pass accepted without the full template, by band, and
+ * The summaries of the current pass accepted without the full template, by band, and
  * their texts. Kept per summarizer so the report can name them, and so a summary accepted
  * after a repair request still counts as following the template.
  */

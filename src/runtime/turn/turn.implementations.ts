@@ -24,7 +24,7 @@ import { measureFixedPart } from './window-too-small.js';
 
 // One factory per actor of the turn machine, so each reads on its own; provideTurn only wires them.
 
-/** H1: the pending messages appended to the history (the input ref itself when none). */
+/** The turn's first step: the pending messages appended to the history (the input ref itself when none). */
 const syncHistory = (store: MessageStore) =>
   fromPromise<SyncHistoryOutput, SyncHistoryInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
@@ -99,7 +99,7 @@ const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection
     };
   });
 
-/** The counts a clearing step reports (C10). */
+/** The counts a clearing step reports in the request's diagnostics. */
 function clearingCounts(d: ProjectionDiagnostics) {
   return {
     tokensBefore: d.originalTokens,
@@ -157,7 +157,7 @@ export interface TurnImplementationsDeps extends TurnActorDeps {
 /**
  * Actor implementations for the turn machine, for `turnMachine.provide`: its projection actors
  * over the store, and `compaction`. Arrays are stored by reference and a step that changes
- * nothing returns its input ref, so a no-op turn never copies the session history (H6).
+ * nothing returns its input ref, so a no-op turn never copies the session history.
  */
 export function createTurnImplementations(deps: TurnImplementationsDeps) {
   const { store, compaction } = deps;
