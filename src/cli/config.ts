@@ -6,7 +6,7 @@ import { UserError } from '../core/errors.js';
 import { firstIssue } from '../core/parse-options.js';
 import { HTTP } from '../providers/http-limits.js';
 import { CLEARING, CLEARING_PRESET_NAMES, COMPACTION, LIMITS } from '../projection/index.js';
-import { ROUTE } from '../session/route-settings.js';
+import { ROUTE } from '../providers/route-settings.js';
 import { INSPECT } from './inspect-flags.js';
 
 /**

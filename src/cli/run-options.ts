@@ -14,7 +14,7 @@ import { RELIABILITY_FLAG_SHAPE, RELIABILITY_FLAGS_HELP, RELIABILITY_OPTIONS } f
 
 import { LIMIT_FLAGS_HELP, LimitFlagsSchema } from './commands/plan.js';
 import { COMPACTION } from '../projection/index.js';
-import { ROUTE } from '../session/route-settings.js';
+import { ROUTE } from '../providers/route-settings.js';
 
 /**
  * Flags shared by `compactor run` and `compactor compact` (the main job): route, limits,

@@ -14,7 +14,7 @@ import {
   type CompactorSessionOptions,
   ROUTE,
   ROUTE_SETTINGS,
-  type SessionRouteOptions,
+  type RouteOptions,
 } from '../session/index.js';
 import { OFFLINE_PROVIDER } from '../summary/index.js';
 import { createRunInspection, type RunInspection } from './run-inspection.js';
@@ -136,7 +136,7 @@ function sessionDirFrom(command: string, ctx: CommandContext, flag: string): str
 }
 
 /** The route flags over config `provider` (offline by default). */
-function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): SessionRouteOptions {
+function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): RouteOptions {
   const fromFlags = ROUTE.fromFlags(flags);
   const given = { ...ROUTE.fromConfig(ctx.config.provider), ...fromFlags };
   const provider = (given.provider ?? OFFLINE_PROVIDER).trim().toLowerCase();
@@ -158,7 +158,7 @@ function routeFrom(command: string, flags: RunFlags, ctx: CommandContext): Sessi
     }
     throw new UserError(`${command}: --model is required for provider "${provider}"`);
   }
-  const route: SessionRouteOptions = { provider, model: given.model, env: ctx.env };
+  const route: RouteOptions = { provider, model: given.model, env: ctx.env };
   if (given.baseUrl !== undefined) route.baseUrl = given.baseUrl;
   if (given.apiKeyEnv !== undefined) route.apiKeyEnv = given.apiKeyEnv;
   if (catalog !== undefined) route.catalogFile = catalog;

@@ -66,4 +66,4 @@ export type { WireDialect, WireBody, NativeCompaction } from '../providers/diale
 export type { SseEvent } from '../providers/sse.js';
 export type { CallSite } from '../providers/classify-error.js';
 export { DIALECTS } from '../providers/dialects.js';
-export { ROUTE_SETTINGS, type SessionRouteOptions } from '../session/route-settings.js';
+export { ROUTE_SETTINGS } from '../providers/route-settings.js';

@@ -12,6 +12,7 @@ import {
 import { WIRE_APIS } from './dialects.js';
 import { RouteError } from '../core/errors.js';
 import type { Route } from './types.js';
+import type { RouteOptions } from './route-settings.js';
 
 /**
  * Provider registry and model catalog: resolves `{ provider, model, baseUrl?, apiKeyEnv?,
@@ -140,24 +141,7 @@ function contextEdits(kind: ProviderKind, entry: ModelEntry | undefined): boolea
   return false;
 }
 
-/**
- * Where summaries and native compactions go, as the caller names it (a session's `route`, the
- * CLI's `--provider/--model/--base-url/--api-key-env/--catalog`); resolved with the catalog.
- */
-export interface RouteOptions {
-  /** `offline` (the embedded deterministic summarizer, no network) or a provider kind / preset name. */
-  provider: string;
-  /** Model id; required except for `offline`. */
-  model?: string;
-  /** Endpoint base URL; default: the provider's. */
-  baseUrl?: string;
-  /** Name of the environment variable holding the API key (never the key itself). */
-  apiKeyEnv?: string;
-  /** A user catalog file (provider overrides, model rows, trusted native hosts). */
-  catalogFile?: string;
-  /** Environment to read the key from (default `process.env`). */
-  env?: Record<string, string | undefined>;
-}
+export type { RouteOptions };
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]', '0.0.0.0']);
 

@@ -42,10 +42,10 @@ export {
   resolveSessionRoute,
   OFFLINE_CONTEXT_WINDOW,
   type SessionRoute,
-  type SessionRouteOptions,
+  type RouteOptions,
 } from './route.js';
 export { resolveConfig, envelopeTokens, type SessionConfig } from './config.js';
-export { ROUTE, ROUTE_SETTINGS } from './route-settings.js';
+export { ROUTE, ROUTE_SETTINGS } from '../providers/route-settings.js';
 export {
   describeCompaction,
   rootCauseOf,

@@ -21,15 +21,15 @@ import type { Clock, InspectOption } from '../runtime/index.js';
 import type { LockOptions, SessionStoreSource } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
-import type { SessionRouteOptions } from './route.js';
-import { ROUTE } from './route-settings.js';
+import type { RouteOptions } from './route.js';
+import { ROUTE } from '../providers/route-settings.js';
 
 export type { CompactionSettings, SessionLimits };
 
 /** Options of `createCompactorSession`. */
 export interface CompactorSessionOptions {
   /** Summary/compaction route (default `{ provider: 'offline' }`). */
-  route?: SessionRouteOptions;
+  route?: RouteOptions;
   /** Token limits (see `LIMITS`). */
   limits?: SessionLimits;
   /**

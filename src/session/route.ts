@@ -7,11 +7,11 @@ import { httpLimits, type HttpLimits } from '../providers/http-limits.js';
 import type { StrategyChoice } from '../providers/strategy.js';
 import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import { offlineProvider, OFFLINE_CONTEXT_WINDOW } from '../providers/offline/offline-provider.js';
-import type { SessionRouteOptions } from './route-settings.js';
+import type { RouteOptions } from '../providers/route-settings.js';
 
 export { OFFLINE_CONTEXT_WINDOW };
 
-export type { SessionRouteOptions };
+export type { RouteOptions };
 
 /** A resolved route with its clients. */
 export interface SessionRoute {
@@ -53,7 +53,7 @@ export interface SessionRoute {
  * line, never a key) for unknown providers, missing keys or a missing model.
  */
 export function resolveSessionRoute(
-  options: SessionRouteOptions,
+  options: RouteOptions,
   estimator: Estimator | undefined,
   http: HttpOptions = {},
 ): SessionRoute {
@@ -87,7 +87,7 @@ export function resolveSessionRoute(
 }
 
 /** The embedded offline summarizer: no network, no key, the Local strategy. */
-function offlineRoute(options: SessionRouteOptions, estimator: Estimator | undefined): SessionRoute {
+function offlineRoute(options: RouteOptions, estimator: Estimator | undefined): SessionRoute {
   const est = estimator ?? createEstimator();
   return {
     provider: offlineProvider.name,
@@ -121,7 +121,7 @@ function namingOffline<T>(lookup: () => T): T {
 }
 
 /** A provider route from the catalog. */
-function catalogRoute(options: SessionRouteOptions & { model: string }): ResolvedRoute {
+function catalogRoute(options: RouteOptions & { model: string }): ResolvedRoute {
   return namingOffline(() =>
     resolveRoute(
       {

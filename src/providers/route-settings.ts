@@ -72,5 +72,8 @@ export const ROUTE_SETTINGS = {
 /** The route table and everything derived from it. */
 export const ROUTE = settingsGroup('Route', { option: 'route', section: 'provider' }, ROUTE_SETTINGS);
 
-/** Where a session's summaries and compaction go (see {@link ROUTE_SETTINGS}); only the provider is required. */
-export type SessionRouteOptions = Partial<SettingsOf<typeof ROUTE_SETTINGS>> & { provider: string };
+/**
+ * Where summaries and native compactions go, as the caller names it (a session's `route`, the
+ * CLI's route flags, the config file's `provider`); only the provider is required.
+ */
+export type RouteOptions = Partial<SettingsOf<typeof ROUTE_SETTINGS>> & { provider: string };
