@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { Json, Message } from '../messages/message.js';
-import { toAnthropicConversation, toAnthropicTools } from '../providers/anthropic-convert.js';
-import { toChatMessages, toChatTools } from '../providers/chat-convert.js';
-import { EmptySummaryError, ProviderError } from '../providers/errors.js';
-import { toResponsesInput } from '../providers/responses-convert.js';
+import { toAnthropicConversation, toAnthropicTools } from '../providers/anthropic/convert.js';
+import { toChatMessages, toChatTools } from '../providers/chat/dialect.js';
+import { toResponsesInput } from '../providers/openai-responses/convert.js';
 import type { SummaryClient, SummaryRequest, SummaryResponse } from '../providers/types.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
@@ -123,7 +123,8 @@ export function upstreamSummarizer(): SummaryClient {
     model: 'the request model',
     async summarize(request, signal) {
       const c = current.getStore();
-      if (c === undefined) throw new Error('compactor: a summary was asked for outside a proxied request');
+      if (c === undefined)
+        throw new InternalError('compactor: a summary was asked for outside a proxied request');
       const site = { provider: `upstream (${c.protocol})`, model: c.model };
       const res = await c.upstream.send(
         c.url,
