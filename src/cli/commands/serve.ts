@@ -17,6 +17,7 @@ const OPTIONS = {
   ...COMPACTION.flagOptions,
 } as const;
 
+/** zod schema of {@link OPTIONS}: each flag's text read and checked by its row; errors name the flag. */
 export const ServeFlagsSchema = z.object({
   ...SERVE.flagShape,
   ...HTTP.flagShape,
