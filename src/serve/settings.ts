@@ -7,12 +7,14 @@ import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/s
  * compaction and provider time limits are the shared tables' (the same flags as `compactor run`).
  */
 
+/** The port `compactor serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 8787;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 const url = z.url().refine((u) => /^https?:/.test(u), 'expected an http or https URL');
 const text = z.string();
 
+/** The proxy's settings table: each row's schema, default, meaning and flag. */
 export const SERVE_SETTINGS = {
   host: {
     schema: z.string().min(1, 'expected a host name or address'),
