@@ -12,6 +12,7 @@ import { CLEARING, COMPACTION, LIMITS } from '../src/projection/index.js';
 import { HTTP } from '../src/providers/http-limits.js';
 import { ROUTE } from '../src/session/index.js';
 import { INSPECT } from '../src/cli/inspect-flags.js';
+import { SERVE } from '../src/serve/settings.js';
 
 export const CONFIGURATION_DOC = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
@@ -22,6 +23,7 @@ const GROUPS: readonly SettingsGroup<SettingsTable>[] = [
   HTTP as unknown as SettingsGroup<SettingsTable>,
   ROUTE as unknown as SettingsGroup<SettingsTable>,
   INSPECT as unknown as SettingsGroup<SettingsTable>,
+  SERVE as unknown as SettingsGroup<SettingsTable>,
 ];
 
 function flagOf(s: Setting): string {
@@ -42,6 +44,17 @@ function defaultOf(s: Setting): string {
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
 
+/** Config sections whose settings are the options of a library function, not one session option. */
+const LIBRARY_FUNCTIONS: Record<string, string> = {
+  serve: 'Options of `startServer` (`context-compactor/serve`; the token by value, as `authToken`)',
+};
+
+/** Where the library takes a group's settings, in words. */
+function libraryPlace(g: SettingsGroup<SettingsTable>): string {
+  if (g.option !== undefined) return `Library option \`${g.option}\``;
+  return LIBRARY_FUNCTIONS[g.section] ?? 'Command line only';
+}
+
 function groupSection(g: SettingsGroup<SettingsTable>): string {
   const rows = Object.entries(g.settings).map(
     ([key, s]) =>
@@ -50,9 +63,7 @@ function groupSection(g: SettingsGroup<SettingsTable>): string {
   return [
     `## ${g.title}`,
     '',
-    g.option === undefined
-      ? `Command line only; config-file section \`${g.section}\`.`
-      : `Library option \`${g.option}\`; config-file section \`${g.section}\`.`,
+    `${libraryPlace(g)}; config-file section \`${g.section}\`.`,
     '',
     '| Setting | Config key | Flag | Default | Meaning |',
     '| --- | --- | --- | --- | --- |',

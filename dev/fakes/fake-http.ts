@@ -13,7 +13,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { windowViolation } from './fake-window.js';
 
-/** Overflow body shapes, one per provider (wire-formats §1.9, §2.4, §3.8). */
+/** The error bodies providers answer a request over the context window with, one shape per provider. */
 export type OverflowShape =
   | 'openai-responses'
   | 'openai-chat'
@@ -26,7 +26,7 @@ export type OverflowShape =
   | 'anthropic'
   | 'anthropic-413';
 
-/** Context overflow delivered inside a 200 stream (wire-formats §1.9, §7). */
+/** Context overflow delivered inside a 200 stream, as an error event rather than an error status. */
 export type StreamOverflowShape =
   'responses-nested' | 'responses-flat' | 'responses-failed' | 'anthropic' | 'chat';
 
@@ -74,7 +74,7 @@ export interface RecordedRequest {
 
 /**
  * The context window a fake server holds every request to (dev/fakes/fake-window.ts), required of every
- * test that starts one (issue 13 item 14): the window the test's session or CLI is configured
+ * test that starts one: the window the test's session or CLI is configured
  * with. `UNCHECKED_OVERFLOW_TEST` is the named opt-out for a test whose client must send an
  * oversized request on purpose; each use says why next to it.
  */

@@ -1,5 +1,5 @@
 /**
- * The declared context window of a fake provider (issue 13, L1/H5): every request's estimated
+ * The declared context window of a fake provider, as a real provider enforces it: every request's estimated
  * input plus the output it asks for (`max_tokens`, `max_completion_tokens`,
  * `max_output_tokens`) must fit, or the fake answers 400 and records a violation that makes
  * `close()` reject — so a test whose client sends an oversized request fails by construction.

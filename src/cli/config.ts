@@ -7,13 +7,14 @@ import { firstIssue } from '../core/parse-options.js';
 import { HTTP } from '../providers/http-limits.js';
 import { CLEARING, CLEARING_PRESET_NAMES, COMPACTION, LIMITS } from '../projection/index.js';
 import { ROUTE } from '../providers/route-settings.js';
+import { SERVE } from '../serve/settings.js';
 import { INSPECT } from './inspect-flags.js';
 
 /**
  * `compactor.config.json` (optional, in the working directory or named by --config).
  * Every section is optional; unknown keys are errors so typos do not pass silently.
  * Command-line flags override these values. The `limits`, `toolResultClearing`, `compaction`,
- * `http` and `provider` (the library's `route`) sections are read from their tables.
+ * `http`, `provider` (the library's `route`), `inspect` and `serve` sections are read from their tables.
  */
 export const CompactorConfigSchema = z
   .object({
@@ -31,24 +32,7 @@ export const CompactorConfigSchema = z
     provider: ROUTE.configSchema.optional(),
     http: HTTP.configSchema.optional(),
     inspect: INSPECT.configSchema.optional(),
-    // `compactor serve`: the same settings as its flags (flags win).
-    serve: z
-      .object({
-        host: z.string().min(1).optional(),
-        port: z.number().int().nonnegative().max(65_535).optional(),
-        dataDir: z.string().min(1).optional(),
-        anthropicUpstream: z.string().url().optional(),
-        openaiUpstream: z.string().url().optional(),
-        capacity: z.number().int().positive().optional(),
-        authTokenEnv: z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-          .optional(),
-        summarizer: z.enum(['upstream', 'offline']).optional(),
-        maxBodyBytes: z.number().int().positive().optional(),
-      })
-      .strict()
-      .optional(),
+    serve: SERVE.configSchema.optional(),
   })
   .strict();
 export type CompactorConfig = z.infer<typeof CompactorConfigSchema>;

@@ -119,6 +119,20 @@ export class WindowTooSmallError extends UserError {
   }
 }
 
+/**
+ * The proxy (`compactor serve`) will not use a request: `status` is the HTTP status it answers
+ * with (400 a request it cannot read or fit, 413 a body over its size limit).
+ */
+export class RequestRefusedError extends CompactorError {
+  static override readonly marker = markOf('RequestRefusedError');
+  declare readonly code: 'request-refused';
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super('request-refused', message);
+    this.status = status;
+  }
+}
+
 /** A session was asked to do something while its turn or compaction was still running. */
 export class SessionBusyError extends CompactorError {
   static override readonly marker = markOf('SessionBusyError');

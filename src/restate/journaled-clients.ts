@@ -1,5 +1,10 @@
-import { ContextCapacityError, EmptySummaryError, ProviderError } from '../providers/errors.js';
-import type { ProviderErrorInfo } from '../providers/errors.js';
+import {
+  CompactorError,
+  ContextCapacityError,
+  EmptySummaryError,
+  ProviderError,
+  type ProviderErrorInfo,
+} from '../core/errors.js';
 import type { SessionRoute } from '../session/route.js';
 import type { ObjectSharedContext } from './sdk.js';
 
@@ -16,6 +21,8 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: RecordedError };
 interface RecordedError {
   name: string;
   message: string;
+  /** The family's code, when the error was one of the library's. */
+  code?: string;
   info?: ProviderErrorInfo;
 }
 
@@ -24,19 +31,26 @@ async function outcomeOf<T>(call: () => Promise<T>): Promise<Outcome<T>> {
     // Through JSON now, so the first run sees exactly what a retry will read back.
     return { ok: true, value: JSON.parse(JSON.stringify(await call())) as T };
   } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
-    const info = err instanceof ProviderError ? err.info : undefined;
-    return { ok: false, error: { name: err.name, message: err.message, ...(info ? { info } : {}) } };
+    const [name, message] = e instanceof Error ? [e.name, e.message] : ['Error', String(e)];
+    const code = CompactorError.isInstance(e) ? e.code : undefined;
+    const info = ProviderError.isInstance(e) ? e.info : undefined;
+    return {
+      ok: false,
+      error: { name, message, ...(code !== undefined ? { code } : {}), ...(info ? { info } : {}) },
+    };
   }
 }
 
-/** The error a recorded failure stands for, of the class the compaction machines tell apart. */
-function errorOf(recorded: RecordedError): Error {
-  const { name, message, info } = recorded;
-  if (!info) return Object.assign(new Error(message), { name });
+/**
+ * The error a recorded failure stands for, of the class the compaction machines tell apart;
+ * any other failure comes back under its own name and code.
+ */
+function errorOf(recorded: RecordedError): CompactorError {
+  const { name, message, code, info } = recorded;
+  if (!info) return Object.assign(new CompactorError(code ?? 'recorded-failure', message), { name });
   if (name === 'ContextCapacityError') return new ContextCapacityError(message, info);
   if (name === 'EmptySummaryError') return new EmptySummaryError(info);
-  return Object.assign(new ProviderError(message, info), { name });
+  return Object.assign(new ProviderError(message, info, undefined, code), { name });
 }
 
 async function recorded<T>(ctx: ObjectSharedContext, step: string, call: () => Promise<T>): Promise<T> {

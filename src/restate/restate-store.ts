@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
+import { parseOptions } from '../core/parse-options.js';
 import { memoryStore, type MemoryStore } from '../store/index.js';
 import { OBJECT_NAME } from './session-object.js';
 
@@ -37,12 +38,11 @@ const OptionsSchema = z.strictObject({
 
 /** Loads the session's records from the object (validated) as a store for `createCompactorSession`. */
 export async function restateStore(options: RestateStoreOptions): Promise<RestateStore> {
-  const parsed = OptionsSchema.safeParse(options);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new UserError(`restateStore: options.${issue.path.map(String).join('.')}: ${issue.message}`);
-  }
-  const { ingress, key, object = OBJECT_NAME } = parsed.data;
+  const {
+    ingress,
+    key,
+    object = OBJECT_NAME,
+  } = parseOptions(OptionsSchema, options, 'restateStore: options');
   const url = (handler: string) =>
     `${ingress.replace(/\/+$/, '')}/${encodeURIComponent(object)}/${encodeURIComponent(key)}/${handler}`;
   const call = async (handler: string, body?: unknown): Promise<unknown> => {

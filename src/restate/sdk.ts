@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { UserError } from '../core/errors.js';
+import { PeerDependencyError, UserError } from '../core/errors.js';
 
 /**
  * The part of `@restatedev/restate-sdk` this entry uses, and the one place that loads it.
@@ -62,13 +62,13 @@ export function restateSdk(): RestateSdk {
   if (loaded) return loaded;
   const major = Number(process.versions.node.split('.')[0]);
   if (major < MIN_NODE_MAJOR)
-    throw new Error(
+    throw new PeerDependencyError(
       `context-compactor/restate needs Node ${MIN_NODE_MAJOR} or newer (the Restate SDK does); this is Node ${process.versions.node}`,
     );
   try {
     loaded = createRequire(import.meta.url)('@restatedev/restate-sdk') as RestateSdk;
   } catch (e) {
-    throw new Error(
+    throw new PeerDependencyError(
       `context-compactor/restate needs the package @restatedev/restate-sdk (npm install @restatedev/restate-sdk): ${(e as Error).message.split('\n')[0]}`,
       { cause: e },
     );
@@ -81,7 +81,7 @@ export function terminalOnUserError<T>(sdk: RestateSdk, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof UserError) throw new sdk.TerminalError(e.message, { errorCode: 400 });
+    if (UserError.isInstance(e)) throw new sdk.TerminalError(e.message, { errorCode: 400 });
     throw e;
   }
 }

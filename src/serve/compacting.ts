@@ -6,12 +6,12 @@ import {
   type ConversationProjection,
   type Conversations,
 } from '../adapters/shared/conversations.js';
-import { UserError } from '../core/errors.js';
+import { RequestRefusedError, UserError } from '../core/errors.js';
 import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
-import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
+import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { withSummaryContext } from './upstream-summarizer.js';
@@ -61,16 +61,6 @@ export function clearingFor(capacity: number): Partial<ClearingPolicy> {
   };
 }
 
-/** A request the proxy cannot serve, answered in the protocol's error shape. */
-export class Refused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * Runs `work`; a problem with the request itself (e.g. its system prompt and tools alone do
  * not fit the window) is the client's to fix: a 400 saying what, not a server error.
@@ -79,7 +69,7 @@ export async function refusingUserErrors<T>(work: () => Promise<T>): Promise<T> 
   try {
     return await work();
   } catch (e) {
-    if (e instanceof UserError) throw new Refused(400, `compactor: ${e.message}`);
+    if (UserError.isInstance(e)) throw new RequestRefusedError(400, e.message);
     throw e;
   }
 }
@@ -91,18 +81,11 @@ export async function readParsed(
   limit: number,
   countTokens = false,
 ) {
-  let body: Buffer;
-  try {
-    body = await readBody(req, limit);
-  } catch (e) {
-    if (e instanceof BodyTooLarge) throw new Refused(413, `compactor: ${e.message}`);
-    throw e;
-  }
-  const text = body.toString('utf8');
+  const text = (await readBody(req, limit)).toString('utf8');
   try {
     return { text, parsed: parseRequest(protocol, text, countTokens) };
   } catch (e) {
-    if (e instanceof UserError) throw new Refused(400, `compactor: malformed request: ${e.message}`);
+    if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
   }
 }
@@ -189,8 +172,8 @@ export async function handleCompacting(
     await forward(ctx, protocol, req, res, body, signal, headers, tap);
     return 'projected';
   } catch (e) {
-    if (!(e instanceof Refused)) throw e;
-    sendJsonText(res, e.status, errorBody(protocol, e.status, e.message));
+    if (!RequestRefusedError.isInstance(e)) throw e;
+    sendJsonText(res, e.status, errorBody(protocol, e.status, `compactor: ${e.message}`));
     return `refused-${e.status}`;
   }
 }

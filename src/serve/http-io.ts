@@ -1,20 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { RequestRefusedError } from '../core/errors.js';
 import type { UpstreamResponse } from './upstream.js';
 
-/** A body larger than the server accepts. */
-export class BodyTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`request body is larger than ${limit} bytes`);
-  }
-}
+/** A body larger than the server accepts: answered 413. */
+const tooLarge = (limit: number) =>
+  new RequestRefusedError(413, `request body is larger than ${limit} bytes`);
 
-/** Reads a request body whole, up to `limit` bytes (beyond it the read stops with {@link BodyTooLarge}). */
+/** Reads a request body whole, up to `limit` bytes (beyond it the read stops with a 413 refusal). */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) return reject(new BodyTooLarge(limit));
+    if (Number.isFinite(declared) && declared > limit) return reject(tooLarge(limit));
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -22,7 +20,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         req.removeAllListeners('data');
         req.resume();
-        reject(new BodyTooLarge(limit));
+        reject(tooLarge(limit));
         return;
       }
       chunks.push(c);

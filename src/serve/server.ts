@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createConversations } from '../adapters/shared/conversations.js';
-import { UserError } from '../core/errors.js';
+import { RequestRefusedError, UserError } from '../core/errors.js';
 import { httpLimits } from '../providers/http-limits.js';
 import { handleCountTokens } from './count-tokens.js';
-import { Refused, handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
-import { BodyTooLarge, readBody, relayResponse, sendJsonText } from './http-io.js';
+import { handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
+import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
@@ -40,8 +40,7 @@ function isAnthropicRequest(req: IncomingMessage, path: string): boolean {
 
 /** The status and one-line message a failed request is answered with. */
 function failureAnswer(e: unknown): [number, string] {
-  if (e instanceof BodyTooLarge) return [413, `compactor: ${e.message}`];
-  if (e instanceof Refused) return [e.status, e.message];
+  if (RequestRefusedError.isInstance(e)) return [e.status, `compactor: ${e.message}`];
   const code = (e as { code?: string } | undefined)?.code ?? '';
   const message = (e as Error | undefined)?.message ?? String(e);
   if (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code))

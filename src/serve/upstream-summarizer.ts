@@ -1,10 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Json, Message } from '../messages/message.js';
-import { toAnthropicConversation, toAnthropicTools } from '../providers/anthropic-convert.js';
-import { toChatMessages, toChatTools } from '../providers/chat-convert.js';
-import { EmptySummaryError, ProviderError } from '../providers/errors.js';
-import { toResponsesInput } from '../providers/responses-convert.js';
-import type { SummaryClient, SummaryRequest, SummaryResponse } from '../providers/types.js';
+import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
+import type { ResolvedRoute } from '../providers/catalog.js';
+import { dialectOf, type WireApi } from '../providers/dialects.js';
+import type { SummaryClient } from '../providers/types.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
 
@@ -29,90 +27,23 @@ export function withSummaryContext<T>(context: SummaryContext, work: () => Promi
   return current.run(context, work);
 }
 
-type Body = Record<string, Json>;
+/** The wire dialect of each protocol the proxy serves: its summary body and how to read the answer. */
+const DIALECT_OF: Record<ProtocolName, WireApi> = {
+  anthropic: 'messages',
+  'openai-chat': 'chat',
+  'openai-responses': 'responses',
+};
 
-const DEFAULT_SUMMARY_TOKENS = 4_096;
-
-/** The summary request in the wire shape of the client's own request. */
-function summaryBody(c: SummaryContext, r: SummaryRequest): Body {
-  const messages: Message[] = [...r.messages, { role: 'user', content: r.instructions }];
-  const tools = r.tools ?? [];
-  if (c.protocol === 'anthropic') {
-    const conv = toAnthropicConversation(messages, r.system);
-    return {
-      model: c.model,
-      max_tokens: r.maxOutputTokens ?? c.maxOutput ?? DEFAULT_SUMMARY_TOKENS,
-      ...(conv.system !== undefined ? { system: conv.system } : {}),
-      ...(tools.length > 0 ? { tools: toAnthropicTools(tools), tool_choice: { type: 'none' } } : {}),
-      messages: conv.messages,
-    };
-  }
-  if (c.protocol === 'openai-chat')
-    return {
-      model: c.model,
-      ...(tools.length > 0 ? { tools: toChatTools(tools), tool_choice: 'none' } : {}),
-      ...(r.maxOutputTokens !== undefined ? { max_completion_tokens: r.maxOutputTokens } : {}),
-      messages: toChatMessages([
-        ...(r.system ? [{ role: 'system' as const, content: r.system }] : []),
-        ...messages,
-      ]),
-    };
+/**
+ * The parts of a route a dialect reads to build a summary body: the provider kind (Chat
+ * Completions names its output limit by it) and the room for a summary when the request sets
+ * none (Anthropic Messages must send one).
+ */
+function routeOf(protocol: ProtocolName): ResolvedRoute {
   return {
-    model: c.model,
-    ...(r.system ? { instructions: r.system } : {}),
-    ...(tools.length > 0
-      ? {
-          tools: tools.map((t) => ({
-            type: 'function',
-            name: t.name,
-            ...(t.description !== undefined ? { description: t.description } : {}),
-            parameters: (t.parameters ?? { type: 'object', properties: {} }) as Json,
-            strict: false,
-          })),
-          tool_choice: 'none',
-        }
-      : {}),
-    ...(r.maxOutputTokens !== undefined ? { max_output_tokens: r.maxOutputTokens } : {}),
-    store: false,
-    input: toResponsesInput(messages),
-  };
-}
-
-const texts = (parts: unknown, type: string): string =>
-  Array.isArray(parts)
-    ? parts
-        .filter((p) => p?.type === type && typeof p.text === 'string')
-        .map((p) => p.text as string)
-        .join('')
-    : '';
-
-/** The summary text and why generation stopped, from an answer of the protocol. */
-function readSummary(protocol: ProtocolName, answer: any): SummaryResponse {
-  if (protocol === 'anthropic') {
-    const stop = answer?.stop_reason;
-    return {
-      text: texts(answer?.content, 'text'),
-      finishReason:
-        stop === 'max_tokens' ? 'length' : stop === 'end_turn' || stop === 'stop_sequence' ? 'stop' : 'other',
-    };
-  }
-  if (protocol === 'openai-chat') {
-    const choice = answer?.choices?.[0];
-    const finish = choice?.finish_reason;
-    return {
-      text: typeof choice?.message?.content === 'string' ? choice.message.content : '',
-      finishReason: finish === 'length' ? 'length' : finish === 'stop' ? 'stop' : 'other',
-    };
-  }
-  const output: any[] = Array.isArray(answer?.output) ? answer.output : [];
-  const cut = answer?.status === 'incomplete' && answer?.incomplete_details?.reason === 'max_output_tokens';
-  return {
-    text: output
-      .filter((o) => o?.type === 'message')
-      .map((o) => texts(o.content, 'output_text'))
-      .join(''),
-    finishReason: cut ? 'length' : 'stop',
-  };
+    kind: protocol === 'anthropic' ? 'anthropic' : 'openai',
+    maxOutputTokens: 4_096,
+  } as ResolvedRoute;
 }
 
 /**
@@ -125,14 +56,16 @@ export function upstreamSummarizer(): SummaryClient {
     model: 'the request model',
     async summarize(request, signal) {
       const c = current.getStore();
-      if (c === undefined) throw new Error('compactor: a summary was asked for outside a proxied request');
+      if (c === undefined)
+        throw new InternalError('compactor: a summary was asked for outside a proxied request');
       const site = { provider: `upstream (${c.protocol})`, model: c.model };
+      const dialect = dialectOf(DIALECT_OF[c.protocol]);
       const res = await c.upstream.send(
         c.url,
         {
           method: 'POST',
           headers: { ...c.headers, 'content-type': 'application/json' },
-          body: JSON.stringify(summaryBody(c, request)),
+          body: JSON.stringify(dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false)),
         },
         signal ?? c.signal,
       );
@@ -149,7 +82,7 @@ export function upstreamSummarizer(): SummaryClient {
       } catch {
         throw new ProviderError(`${site.provider}/${site.model}: the summary answer is not JSON`, site);
       }
-      const summary = readSummary(c.protocol, answer);
+      const summary = dialect.read(answer, { ...site, secrets: [] });
       if (summary.text.trim() === '') throw new EmptySummaryError(site);
       return summary;
     },

@@ -75,29 +75,75 @@ function filesUnder(dir: string): string[] {
     .map((f) => readFileSync(f, 'utf8'));
 }
 
-/** Sends a growing chat tool loop (1,000-token results) until a request compacts; returns what each answer said. */
-async function growUntilCompacted(server: RunningServer, headers: Record<string, string> = {}) {
-  const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
-  const seen: Array<{ before: number; after: number; compacted: string | null; status: number }> = [];
-  for (let step = 0; step < 12 && !seen.some((s) => s.compacted === 'true'); step++) {
-    messages.push(
+type Protocol = 'anthropic' | 'openai-chat' | 'openai-responses';
+
+/** One tool step (a call and its ~1,000-token result) in each protocol's request shape. */
+const TOOL_LOOPS: Record<
+  Protocol,
+  { path: string; model: string; first: unknown[]; step(n: number): unknown[] }
+> = {
+  anthropic: {
+    path: '/v1/messages',
+    model: 'claude-sonnet-4-6',
+    first: [{ role: 'user', content: 'Read every file and report.' }],
+    step: (n) => [
+      { role: 'assistant', content: [{ type: 'tool_use', id: `c${n}`, name: 'read', input: {} }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: `c${n}`,
+            content: `file ${n}: ${'lorem ipsum dolor '.repeat(150)}`,
+          },
+        ],
+      },
+    ],
+  },
+  'openai-chat': {
+    path: '/v1/chat/completions',
+    model: 'gpt-4o',
+    first: [{ role: 'user', content: 'Read every file and report.' }],
+    step: (n) => [
       {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read', arguments: '{}' } }],
+        tool_calls: [{ id: `c${n}`, type: 'function', function: { name: 'read', arguments: '{}' } }],
       },
+      { role: 'tool', tool_call_id: `c${n}`, content: `file ${n}: ${'lorem ipsum dolor '.repeat(150)}` },
+    ],
+  },
+  'openai-responses': {
+    path: '/v1/responses',
+    model: 'gpt-4o',
+    first: [{ role: 'user', content: 'Read every file and report.' }],
+    step: (n) => [
+      { type: 'function_call', call_id: `c${n}`, name: 'read', arguments: '{}' },
       {
-        role: 'tool',
-        tool_call_id: `c${step}`,
-        content: `file ${step}: ${'lorem ipsum dolor '.repeat(150)}`,
+        type: 'function_call_output',
+        call_id: `c${n}`,
+        output: `file ${n}: ${'lorem ipsum dolor '.repeat(150)}`,
       },
-    );
-    const res = await post(
-      server,
-      '/v1/chat/completions',
-      { model: 'gpt-4o', max_tokens: 256, messages },
-      headers,
-    );
+    ],
+  },
+};
+
+/** Sends a growing tool loop (1,000-token results) until a request compacts; returns what each answer said. */
+async function growUntilCompacted(
+  server: RunningServer,
+  headers: Record<string, string> = {},
+  protocol: Protocol = 'openai-chat',
+) {
+  const loop = TOOL_LOOPS[protocol];
+  const messages: unknown[] = [...loop.first];
+  const seen: Array<{ before: number; after: number; compacted: string | null; status: number }> = [];
+  for (let step = 0; step < 12 && !seen.some((s) => s.compacted === 'true'); step++) {
+    messages.push(...loop.step(step));
+    const body =
+      protocol === 'openai-responses'
+        ? { model: loop.model, max_output_tokens: 256, input: messages }
+        : { model: loop.model, max_tokens: 256, messages };
+    const res = await post(server, loop.path, body, headers);
     seen.push({
       status: res.status,
       before: Number(res.headers.get('x-compactor-tokens-before')),
@@ -239,6 +285,29 @@ describe('compactor serve: what happened is visible', () => {
     ).toBe(true);
     expect(state.strategy).toBe('local');
   });
+
+  it.each(['anthropic', 'openai-responses'] as const)(
+    'a %s request that compacts has its summary written through the same upstream, in its own wire shape',
+    async (protocol) => {
+      const { server, upstream } = await setup({
+        capacity: 4_000,
+        session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
+      });
+      upstream.window = 4_000;
+      const seen = await growUntilCompacted(server, { 'x-compactor-session': protocol }, protocol);
+      expect(seen.every((s) => s.status === 200)).toBe(true);
+      expect(seen.some((s) => s.compacted === 'true')).toBe(true);
+      const summaryCalls = upstream.requests.filter((r) => r.raw.includes('You are writing a checkpoint'));
+      expect(summaryCalls.length).toBeGreaterThanOrEqual(1);
+      for (const r of summaryCalls) {
+        expect(r.path).toBe(TOOL_LOOPS[protocol].path);
+        expect(r.body.model).toBe(TOOL_LOOPS[protocol].model);
+        if (protocol === 'anthropic')
+          expect(r.body).toMatchObject({ max_tokens: expect.any(Number), messages: expect.any(Array) });
+        else expect(r.body).toMatchObject({ store: false, input: expect.any(Array) });
+      }
+    },
+  );
 
   it("records the provider's usage of what was sent (JSON and streamed) in the session", async () => {
     const fake = await startFakeAnthropic({ window: 200_000 });

@@ -1,47 +1,28 @@
 import { z } from 'zod';
 import { UserError } from '../../core/errors.js';
-import { startServer, DEFAULT_PORT, type ServeOptions } from '../../serve/index.js';
+import { COMPACTION } from '../../projection/index.js';
+import { HTTP } from '../../providers/http-limits.js';
+import { startServer, type ServeOptions } from '../../serve/index.js';
+import { SERVE } from '../../serve/settings.js';
 import type { Command, CommandContext } from '../command.js';
-import { CLEARING_OPTIONS, CLEARING_FLAG_SHAPE, clearingPolicyFrom } from '../clearing-flags.js';
-import { flag, parseFlags } from '../flags.js';
-import { RELIABILITY_FLAG_SHAPE, httpLimitsFrom } from '../reliability-flags.js';
+import { parseFlags } from '../flags.js';
 import { resolvePath } from '../run-options.js';
+import { CLEARING_FLAG_SHAPE, CLEARING_HELP, CLEARING_OPTIONS, settingsFrom } from '../settings-flags.js';
 
+/** The proxy's own flags, then those it shares with `compactor run`: clearing, compaction and time limits. */
 const OPTIONS = {
-  host: { type: 'string' },
-  port: { type: 'string' },
-  'data-dir': { type: 'string' },
-  'anthropic-upstream': { type: 'string' },
-  'openai-upstream': { type: 'string' },
-  capacity: { type: 'string' },
-  'auth-token-env': { type: 'string' },
-  summarizer: { type: 'string' },
-  'max-body-bytes': { type: 'string' },
-  timeout: { type: 'string' },
-  retries: { type: 'string' },
-  'retry-budget': { type: 'string' },
+  ...SERVE.flagOptions,
+  ...HTTP.flagOptions,
   ...CLEARING_OPTIONS,
+  ...COMPACTION.flagOptions,
 } as const;
 
-const url = z.url().refine((u) => /^https?:/.test(u), 'expected an http or https URL');
-
-const ServeFlagsSchema = z.object({
-  host: z.string().min(1).optional(),
-  port: flag.nonNegInt.refine((n) => n <= 65_535, 'expected a port, 0 to 65535').optional(),
-  'data-dir': z.string().min(1).optional(),
-  'anthropic-upstream': url.optional(),
-  'openai-upstream': url.optional(),
-  capacity: flag.posInt.optional(),
-  'auth-token-env': z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable')
-    .optional(),
-  summarizer: z.enum(['upstream', 'offline']).optional(),
-  'max-body-bytes': flag.posInt.optional(),
-  timeout: RELIABILITY_FLAG_SHAPE.timeout,
-  retries: RELIABILITY_FLAG_SHAPE.retries,
-  'retry-budget': RELIABILITY_FLAG_SHAPE['retry-budget'],
+/** zod schema of {@link OPTIONS}: each flag's text read and checked by its row; errors name the flag. */
+export const ServeFlagsSchema = z.object({
+  ...SERVE.flagShape,
+  ...HTTP.flagShape,
   ...CLEARING_FLAG_SHAPE,
+  ...COMPACTION.flagShape,
 });
 type ServeFlags = z.infer<typeof ServeFlagsSchema>;
 
@@ -59,56 +40,43 @@ streaming or not; every other path goes upstream unchanged. GET /metrics (Promet
 GET /compactor/sessions/ID show what happened.
 
 Flags (config "serve" has the same keys in camelCase; flags win):
-  --host HOST                 address to listen on (default 127.0.0.1: this machine only)
-  --port N                    port (default ${DEFAULT_PORT}; 0 takes a free one)
-  --data-dir DIR              store each session under DIR (default: in memory only)
-  --anthropic-upstream URL    default $ANTHROPIC_BASE_URL, else https://api.anthropic.com
-  --openai-upstream URL       default $OPENAI_BASE_URL, else https://api.openai.com/v1
-  --capacity N                the window every request is fitted to (default: the catalog's
-                              window for the request's model; unknown models pass unchanged)
-  --auth-token-env NAME       clients must send the value of $NAME in x-compactor-token
-  --summarizer NAME           who writes summaries: upstream (default: the request's own
-                              model through its upstream, with the client's credentials)
-                              or offline (the embedded summarizer, no provider calls)
-  --max-body-bytes N          largest request body accepted (default 32 MiB)
-  --timeout SECONDS           one upstream request may take this long (default 120)
-  --retries N                 retries of a failed upstream request: resets, 429, 5xx (default 3)
-  --retry-budget SECONDS      all attempts of one request together (default 300)
+${SERVE.help(26)}
 
-Clearing (config "preset" and "toolResultClearing"), as for compactor run:
-  --preset NAME, --keep-tool-uses N, --keep-recent-batches N, --no-clear-inputs, --no-clearing,
-  --clear-at-least N and the compaction wait flags (see compactor run --help)
+Upstream time limits (config "http"):
+${HTTP.help(26)}
+
+Clearing (config "preset" and "toolResultClearing"), as for compactor run, but by default the
+proxy clears: it keeps 1 tool use and 1 batch and clears only when 3/4 of the window can go:
+${CLEARING_HELP}
+
+Compaction (config "compaction"), as for compactor run:
+${COMPACTION.help(26)}
 
 When it is ready it prints one line on stderr: compactor: serving on http://HOST:PORT
 (with --json also {"url": "http://HOST:PORT"} on stdout).
 Ctrl-C or SIGTERM stops taking requests, finishes the ones in flight, then exits.`;
 
-/** The server's options: flags over config "serve" (and the clearing settings of run). */
-function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptions {
-  const c = ctx.config.serve ?? {};
-  const tokenEnv = flags['auth-token-env'] ?? c.authTokenEnv;
-  const token = tokenEnv === undefined ? undefined : ctx.env[tokenEnv];
-  if (tokenEnv !== undefined && (token === undefined || token === ''))
-    throw new UserError(`serve: --auth-token-env: the environment variable ${tokenEnv} is not set`);
-  const dataDir = flags['data-dir'] ?? c.dataDir;
-  const policy = clearingPolicyFrom(flags, ctx);
-  const pick = <T>(a: T | undefined, b: T | undefined) => a ?? b;
-  const o: ServeOptions = {
-    host: pick(flags.host, c.host),
-    port: pick(flags.port, c.port),
-    dataDir: dataDir === undefined ? undefined : resolvePath(ctx, dataDir),
-    anthropicUpstream: pick(flags['anthropic-upstream'], c.anthropicUpstream),
-    openaiUpstream: pick(flags['openai-upstream'], c.openaiUpstream),
-    capacity: pick(flags.capacity, c.capacity),
-    authToken: token,
-    summarizer: pick(flags.summarizer, c.summarizer),
-    maxBodyBytes: pick(flags['max-body-bytes'], c.maxBodyBytes),
-    http: httpLimitsFrom(flags, ctx.config),
-    env: ctx.env,
-    session: Object.keys(policy).length > 0 ? { policy } : {},
+/** The server's options: each table's flags over its config section (clearing and compaction as for run). */
+export function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptions {
+  const { authTokenEnv, dataDir, ...given } = {
+    ...SERVE.fromConfig(ctx.config.serve),
+    ...SERVE.fromFlags(flags),
   };
-  // Unset keys are left out rather than passed as undefined.
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as ServeOptions;
+  const token = authTokenEnv === undefined ? undefined : ctx.env[authTokenEnv];
+  if (authTokenEnv !== undefined && (token === undefined || token === ''))
+    throw new UserError(`serve: --auth-token-env: the environment variable ${authTokenEnv} is not set`);
+  const { policy, compaction, http } = settingsFrom(flags, ctx.config);
+  return {
+    ...given,
+    ...(dataDir !== undefined ? { dataDir: resolvePath(ctx, dataDir) } : {}),
+    ...(token !== undefined ? { authToken: token } : {}),
+    http,
+    env: ctx.env,
+    session: {
+      ...(Object.keys(policy).length > 0 ? { policy } : {}),
+      ...(Object.keys(compaction).length > 0 ? { compaction } : {}),
+    },
+  };
 }
 
 export const command: Command = {

@@ -21,6 +21,7 @@ const samples: Record<string, CompactorError> = {
   ),
   WindowTooSmallError: new family.WindowTooSmallError({ prefix: 10, task: 20, reserved: 30 }, 50),
   SessionBusyError: new family.SessionBusyError('busy'),
+  RequestRefusedError: new family.RequestRefusedError(413, 'request body is larger than 10 bytes'),
   ProviderError: new family.ProviderError('failed', info),
   RetryableProviderError: new family.RetryableProviderError('timed out', info),
   ContextCapacityError: new family.ContextCapacityError('too long', info),

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/settings.js';
+
+/**
+ * The proxy's own settings, one row each: `startServer`'s options, the config file's `serve`
+ * section, the flags of `compactor serve` and their help all come from this table. Clearing,
+ * compaction and provider time limits are the shared tables' (the same flags as `compactor run`).
+ */
+
+/** The port `compactor serve` listens on unless told otherwise. */
+export const DEFAULT_PORT = 8787;
+const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const url = z.url().refine((u) => /^https?:/.test(u), 'expected an http or https URL');
+const text = z.string();
+
+/** The proxy's settings table: each row's schema, default, meaning and flag. */
+export const SERVE_SETTINGS = {
+  host: {
+    schema: z.string().min(1, 'expected a host name or address'),
+    default: '127.0.0.1',
+    defaultText: '`127.0.0.1` (this machine only)',
+    doc: 'Address the proxy listens on.',
+    flag: {
+      name: 'host',
+      arg: 'HOST',
+      parse: text,
+      help: 'address to listen on (default 127.0.0.1: this machine only)',
+    },
+  },
+  port: {
+    schema: z.number().int().min(0).max(65_535, 'expected a port, 0 to 65535'),
+    default: DEFAULT_PORT,
+    defaultText: String(DEFAULT_PORT),
+    doc: 'Port the proxy listens on; 0 takes a free one.',
+    flag: {
+      name: 'port',
+      arg: 'N',
+      parse: flagValue.nonNegInt,
+      help: `port (default ${DEFAULT_PORT}; 0 takes a free one)`,
+    },
+  },
+  dataDir: {
+    schema: z.string().min(1, 'expected a directory'),
+    defaultText: 'none: sessions live in memory only',
+    doc: 'Directory each session is stored under (one directory per session), so sessions outlive the process.',
+    flag: {
+      name: 'data-dir',
+      arg: 'DIR',
+      parse: text,
+      help: 'store each session under DIR (default: in memory only)',
+    },
+  },
+  anthropicUpstream: {
+    schema: url,
+    defaultText: '`$ANTHROPIC_BASE_URL`, else https://api.anthropic.com',
+    doc: 'Where Anthropic Messages requests go.',
+    flag: {
+      name: 'anthropic-upstream',
+      arg: 'URL',
+      parse: text,
+      help: 'default $ANTHROPIC_BASE_URL, else https://api.anthropic.com',
+    },
+  },
+  openaiUpstream: {
+    schema: url,
+    defaultText: '`$OPENAI_BASE_URL`, else https://api.openai.com/v1',
+    doc: 'Where OpenAI Chat Completions and Responses requests go.',
+    flag: {
+      name: 'openai-upstream',
+      arg: 'URL',
+      parse: text,
+      help: 'default $OPENAI_BASE_URL, else https://api.openai.com/v1',
+    },
+  },
+  capacity: {
+    schema: z.number().int().positive(),
+    defaultText: "the catalog's window for the request's model (unknown models pass unchanged)",
+    doc: 'The window in tokens every request is fitted to.',
+    flag: {
+      name: 'capacity',
+      arg: 'N',
+      parse: flagValue.posInt,
+      help: "the window every request is fitted to (default: the catalog's window for the request's model; unknown models pass unchanged)",
+    },
+  },
+  authTokenEnv: {
+    schema: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected the name of an environment variable'),
+    defaultText: 'none: no token asked for',
+    doc: 'Environment variable holding a token clients must send in `x-compactor-token` (the library takes the value as `authToken`).',
+    flag: {
+      name: 'auth-token-env',
+      arg: 'NAME',
+      parse: text,
+      help: 'clients must send the value of $NAME in x-compactor-token',
+    },
+  },
+  summarizer: {
+    schema: z.enum(['upstream', 'offline']),
+    default: 'upstream',
+    doc: "Who writes summaries: `upstream` is the request's own model through its own upstream, with the client's credentials; `offline` the embedded summarizer, without provider calls.",
+    flag: {
+      name: 'summarizer',
+      arg: 'NAME',
+      parse: text,
+      help: "who writes summaries: upstream (default: the request's own model through its upstream, with the client's credentials) or offline (the embedded summarizer, no provider calls)",
+    },
+  },
+  maxBodyBytes: {
+    schema: z.number().int().positive(),
+    default: DEFAULT_MAX_BODY_BYTES,
+    defaultText: '33,554,432 (32 MiB)',
+    doc: 'Largest request body accepted, in bytes; a larger one is answered 413.',
+    flag: {
+      name: 'max-body-bytes',
+      arg: 'N',
+      parse: flagValue.posInt,
+      help: 'largest request body accepted (default 32 MiB)',
+    },
+  },
+} as const;
+
+/** The proxy's table and everything derived from it. */
+export const SERVE = settingsGroup('Proxy server (compactor serve)', { section: 'serve' }, SERVE_SETTINGS);
+
+/** The proxy's settings (all optional; see {@link SERVE_SETTINGS}). */
+export type ServeSettings = Partial<SettingsOf<typeof SERVE_SETTINGS>>;
+
+/** The defaults of the settings that have one. */
+export const SERVE_DEFAULTS = defaultsOf(SERVE_SETTINGS) as Required<
+  Pick<ServeSettings, 'host' | 'port' | 'summarizer' | 'maxBodyBytes'>
+>;

@@ -1,0 +1,95 @@
+import { describe, expect, it } from '@jest/globals';
+import { command, serveOptions, ServeFlagsSchema } from '#src/cli/commands/serve.js';
+import { CompactorConfigSchema, type CompactorConfig } from '#src/cli/config.js';
+import { parseFlags } from '#src/cli/flags.js';
+import { CLEARING, COMPACTION } from '#src/projection/index.js';
+import { HTTP } from '#src/providers/http-limits.js';
+import { startServer } from '#src/serve/index.js';
+import { SERVE } from '#src/serve/settings.js';
+import { sink } from '#support/cli.js';
+
+/** The context `compactor serve` runs in, with `config` as compactor.config.json. */
+function context(config: CompactorConfig, env: NodeJS.ProcessEnv = {}) {
+  return { stdout: sink(), stderr: sink(), env, cwd: '/work/here', stderrIsTTY: false, config };
+}
+
+/** The flags as `compactor serve` parses them from the command line. */
+const flags = (values: Record<string, string | boolean>) => parseFlags('serve', ServeFlagsSchema, values);
+
+describe('compactor serve: its settings come from one table, with the shared tables of run', () => {
+  it('every flag of the serve, time-limit, clearing and compaction tables is a serve flag named in its help', () => {
+    for (const g of [SERVE, HTTP, CLEARING, COMPACTION])
+      for (const name of Object.keys(g.flagOptions)) {
+        expect(command.options).toHaveProperty([name]);
+        expect(command.help).toContain(`--${name}`);
+      }
+  });
+
+  it('config "serve" takes exactly the table keys: each checked by its row, an unknown one refused', () => {
+    for (const key of Object.keys(SERVE.settings)) {
+      const bad = CompactorConfigSchema.safeParse({ serve: { [key]: null } });
+      expect(bad.error?.issues[0].path).toEqual(['serve', key]);
+    }
+    expect(CompactorConfigSchema.safeParse({ serve: { host: 'h', nope: 1 } }).success).toBe(false);
+    expect(CompactorConfigSchema.safeParse({ serve: { anthropicUpstream: 'ftp://x' } }).success).toBe(false);
+  });
+
+  it('flags win over config "serve", and clearing, compaction and time limits reach the sessions as for run', () => {
+    const config: CompactorConfig = {
+      preset: 'vtcode',
+      serve: {
+        host: '0.0.0.0',
+        port: 9000,
+        dataDir: 'sessions',
+        summarizer: 'offline',
+        authTokenEnv: 'TOKEN',
+      },
+      toolResultClearing: { keepToolUses: 3 },
+      compaction: { waitRatio: 0.5 },
+      http: { retries: 1 },
+    };
+    const given = flags({
+      port: '9001',
+      capacity: '16000',
+      'max-body-bytes': '1024',
+      timeout: '2',
+      'keep-recent-batches': '4',
+      'compaction-wait-max': '500',
+    });
+    expect(serveOptions(given, context(config, { TOKEN: 'secret' }))).toEqual({
+      host: '0.0.0.0',
+      port: 9001,
+      dataDir: '/work/here/sessions',
+      capacity: 16_000,
+      summarizer: 'offline',
+      maxBodyBytes: 1024,
+      authToken: 'secret',
+      http: { retries: 1, timeoutMs: 2_000 },
+      env: { TOKEN: 'secret' },
+      session: {
+        policy: { preset: 'vtcode', keepToolUses: 3, keepRecentToolBatches: 4 },
+        compaction: { waitRatio: 0.5, waitMaxTokens: 500 },
+      },
+    });
+  });
+
+  it('a serve flag out of its row bounds is one line naming the flag; a missing token variable too', () => {
+    expect(() => flags({ port: '70000' })).toThrow(
+      /^serve: --port: expected a port, 0 to 65535 \(got "70000"\)$/,
+    );
+    expect(() => flags({ 'openai-upstream': 'localhost:1' })).toThrow(/^serve: --openai-upstream: /);
+    expect(() => serveOptions({}, context({ serve: { authTokenEnv: 'NOT_SET' } }))).toThrow(
+      /^serve: --auth-token-env: the environment variable NOT_SET is not set$/,
+    );
+  });
+
+  it('startServer checks its options by the same rows: a bad value names the option', async () => {
+    await expect(startServer({ port: 70_000 })).rejects.toThrow(
+      /^startServer: options\.port: expected a port/,
+    );
+    await expect(startServer({ summarizer: 'nobody' as never })).rejects.toThrow(
+      /^startServer: options\.summarizer: /,
+    );
+    await expect(startServer({ authTokenEnv: 'X' } as never)).rejects.toThrow(/^startServer: options: /);
+  });
+});
