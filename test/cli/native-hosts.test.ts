@@ -9,11 +9,12 @@ import { cli, fakeOpenAIWorkspace } from '#support/cli-sessions.js';
 /**
  * OPENAI_BASE_URL pointing provider openai at a proxy turns native /responses/compact into a
  * Local summary. The text report says so in one line naming the way back (nativeHosts in a
- * catalog file), and the README's catalog example is that way back.
+ * catalog file), and the documented catalog example is that way back.
  */
 
 const KEY = 'sk-FAKE-native-hosts-0123456789abcdef';
-const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+// The CLI page of the docs holds the catalog example and says which variables each provider reads.
+const cliDoc = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
 const { dir, srv: server } = fakeOpenAIWorkspace('native-hosts');
 
 const env = () => ({ OPENAI_API_KEY: KEY, OPENAI_BASE_URL: server().url });
@@ -21,9 +22,9 @@ const args = (command: string) => [command, 'session.json', '--provider', 'opena
 const noteLines = (out: string) =>
   out.split('\n').filter((l) => l.startsWith('note: openai summarizes locally'));
 
-/** The README's catalog example (the JSON block of its catalog file section). */
-function readmeCatalog(): string {
-  const section = readme.slice(readme.indexOf('### Catalog file'));
+/** The documented catalog example (the JSON block of the catalog section of docs/cli.md). */
+function documentedCatalog(): string {
+  const section = cliDoc.slice(cliDoc.indexOf('## Configuration file and catalog'));
   return /```json\n([\s\S]*?)```/.exec(section)![1];
 }
 
@@ -55,8 +56,8 @@ describe('OPENAI_BASE_URL on a proxy host (S1)', () => {
     });
   });
 
-  it("S1: with the README's catalog example the host is native again: /responses/compact, no note", async () => {
-    writeFileSync(join(dir, 'catalog.json'), readmeCatalog());
+  it("S1: with the documented catalog example the host is native again: /responses/compact, no note", async () => {
+    writeFileSync(join(dir, 'catalog.json'), documentedCatalog());
     server().requests.length = 0;
     const r = await cli([...args('compact'), '--capacity', '8000', '--catalog', 'catalog.json'], {
       cwd: dir,
@@ -69,7 +70,7 @@ describe('OPENAI_BASE_URL on a proxy host (S1)', () => {
     expect(noteLines(r.out)).toEqual([]);
   });
 
-  it('S1: only openai reads OPENAI_BASE_URL (and only anthropic ANTHROPIC_BASE_URL), as the README table says', () => {
+  it('S1: only openai reads OPENAI_BASE_URL (and only anthropic ANTHROPIC_BASE_URL), as the docs say', () => {
     const proxy = {
       OPENAI_BASE_URL: 'https://proxy.example/v1',
       ANTHROPIC_BASE_URL: 'https://proxy.example',
@@ -82,9 +83,13 @@ describe('OPENAI_BASE_URL on a proxy host (S1)', () => {
       if (route.baseUrl.startsWith('https://proxy.example')) honour.push(name);
     }
     expect(honour.sort()).toEqual(['anthropic', 'openai']);
-    const row = readme.split('\n').find((l) => l.startsWith('| `provider.baseUrl` |'))!;
-    expect(row).toContain('`OPENAI_BASE_URL` replaces it for provider `openai`');
-    expect(row).toContain('`ANTHROPIC_BASE_URL` for `anthropic`');
-    for (const ignoring of ['openresponses', 'xai', 'ollama']) expect(row).toContain(`\`${ignoring}\``);
+    // The docs say the same: the two variables, each for its provider, and which providers ignore both.
+    const said = cliDoc
+      .slice(cliDoc.indexOf('The endpoint is `provider.baseUrl`'))
+      .split('\n\n')[0]
+      .replace(/\s+/g, ' ');
+    expect(said).toContain('`OPENAI_BASE_URL` for provider `openai`');
+    expect(said).toContain('`ANTHROPIC_BASE_URL` for `anthropic`');
+    for (const ignoring of ['openresponses', 'xai', 'ollama']) expect(said).toContain(`\`${ignoring}\``);
   });
 });
