@@ -14,6 +14,7 @@ import {
   typecheck,
   type Places,
 } from './checks.js';
+import { runServe } from './serve-check.js';
 import { adapterTests, frameworks, installFramework, runFramework } from './frameworks.js';
 import { indent, sh } from './shell.js';
 import { pack, tarballProblems, type PackageJson } from './tarball.js';
@@ -28,7 +29,8 @@ import { pack, tarballProblems, type PackageJson } from './tarball.js';
  * (the `node` npm package); (g) each framework adapter in its own fresh project with only
  * that framework installed, running the README's example for it under Node 20 and 24; (h) the repository's
  * adapter tests under Node 24; (i) the README's example of testing your own actors with
- * `context-compactor/testing`. Exit code 1 when any check fails.
+ * `context-compactor/testing`; (j) `compactor serve` from the installed bin relays a request to a
+ * fake model and exits 0 on SIGTERM, under Node 20 and 24. Exit code 1 when any check fails.
  */
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixtureDir = fileURLToPath(new URL('./app/', import.meta.url));
@@ -109,6 +111,9 @@ try {
       importEntries(places, process.execPath),
     );
     await step(`(a) node ${process.version}: the installed bin`, () => runBin(places, pkg, process.execPath));
+    await step(`(j) node ${process.version}: compactor serve from the installed bin`, () =>
+      runServe(places, pkg, process.execPath),
+    );
     await step(`(i) node ${process.version}: examples/testing-own-actors.ts from the tarball`, () =>
       runTestingExample(places, process.execPath),
     );
@@ -144,6 +149,9 @@ try {
         importEntries(places, node),
       );
       await step(`(f) node ${major}: the installed bin`, () => runBin(places, pkg, node));
+      await step(`(j) node ${major}: compactor serve from the installed bin`, () =>
+        runServe(places, pkg, node),
+      );
     }
     const binaries: Array<[string, string]> = [
       [process.version, process.execPath],
