@@ -92,4 +92,25 @@ describe('compactor serve: its settings come from one table, with the shared tab
     );
     await expect(startServer({ authTokenEnv: 'X' } as never)).rejects.toThrow(/^startServer: options: /);
   });
+
+  it('R3: --engine restate takes its ingress from --restate-ingress or config; each without the other is one line', async () => {
+    const given = flags({ engine: 'restate', 'restate-ingress': 'http://127.0.0.1:8080' });
+    expect(serveOptions(given, context({}))).toMatchObject({
+      engine: 'restate',
+      restateIngress: 'http://127.0.0.1:8080',
+    });
+    expect(
+      serveOptions(flags({}), context({ serve: { engine: 'restate', restateIngress: 'http://r:8080' } })),
+    ).toMatchObject({ engine: 'restate', restateIngress: 'http://r:8080' });
+    expect(() => flags({ engine: 'etcd' })).toThrow(/^serve: --engine: /);
+    await expect(startServer({ engine: 'restate' })).rejects.toThrow(
+      /^startServer: options\.restateIngress: the restate engine needs the ingress URL/,
+    );
+    await expect(startServer({ restateIngress: 'http://127.0.0.1:8080' })).rejects.toThrow(
+      /^startServer: options\.restateIngress: only used with engine "restate"$/,
+    );
+    await expect(
+      startServer({ engine: 'restate', restateIngress: 'http://127.0.0.1:8080', dataDir: '/tmp/x' }),
+    ).rejects.toThrow(/^startServer: options\.dataDir: /);
+  });
 });
