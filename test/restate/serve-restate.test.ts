@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startServer, type RunningServer } from '#src/serve/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
 import type { MemoryRecords } from '#src/store/index.js';
 import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
+import { startCli } from '#support/compiled-cli.js';
 import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
 
 /**
- * `compactor serve --engine restate`: the proxy keeps each session in a `compactorSession`
- * object of a real Restate server (from npm, offline; one Node 24 worker serves the object),
- * so a second proxy continues a session the first one compacted. Runs where the install
+ * `compactor serve --engine restate`: the proxy (the compiled CLI as a process, so
+ * `npm run build` first) keeps each session in a `compactorSession` object of a real Restate
+ * server (from npm, offline; one Node 24 worker serves the object), so a second proxy process
+ * continues a session the first one compacted. Runs where the install
  * exists (`.ci/run` makes it and sets COMPACTOR_RESTATE_REQUIRED, so there a missing install fails).
  */
 
@@ -42,8 +46,10 @@ describeWithRestate('compactor serve on Restate', () => {
   let restate: RestateServer;
   let worker: Worker;
   let upstream: FakeServer;
+  let cwd: string;
 
   beforeAll(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'compactor-serve-restate-'));
     upstream = await startFakeAgentUpstream({ window: WINDOW });
     restate = new RestateServer(install!);
     await restate.start();
@@ -55,21 +61,43 @@ describeWithRestate('compactor serve on Restate', () => {
     if (worker) await stopWorker(worker);
     await restate?.dispose();
     await upstream?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  const proxy = () =>
-    startServer({
-      port: 0,
-      capacity: WINDOW,
-      engine: 'restate',
-      restateIngress: restate.ingress,
-      anthropicUpstream: upstream.url,
-      http: { retries: 0 },
-      // Clearing off, so the loop compacts.
-      session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
-    });
+  /** `compactor serve --engine restate` as a process; resolves once it serves, with its URL and a stop. */
+  const proxy = async () => {
+    const cli = startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--capacity',
+        String(WINDOW),
+        '--engine',
+        'restate',
+        '--restate-ingress',
+        restate.ingress,
+        '--anthropic-upstream',
+        upstream.url,
+        // Clearing off, so the loop compacts.
+        '--no-clearing',
+        '--clear-when-pass-buys-fewer',
+        '0',
+      ],
+      { cwd },
+    );
+    const ready = /compactor: serving on (http:\/\/127\.0\.0\.1:\d+)\n/;
+    await cli.waitFor(ready);
+    return {
+      url: ready.exec(cli.err())![1],
+      async close() {
+        cli.child.kill('SIGTERM');
+        expect((await cli.done).code).toBe(0);
+      },
+    };
+  };
 
-  const send = (server: RunningServer, messages: unknown[], n: number) =>
+  const send = (server: { url: string }, messages: unknown[], n: number) =>
     fetch(`${server.url}/v1/messages`, {
       method: 'POST',
       headers: {
