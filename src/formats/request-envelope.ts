@@ -79,10 +79,16 @@ function functionTool(wire: FileRequestEnvelope['wire'], raw: unknown): ToolSche
     : undefined;
 }
 
-/** What a provider tool is called: its own name, else its type. */
+const isObject = (v: Json | undefined): v is { [key: string]: Json } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What a provider tool is called: its own name (Chat nests it under the type), else its type. */
 function nativeName(raw: Json): string {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return 'tool';
-  const named = [raw.name, raw.type].find((v): v is string => typeof v === 'string' && v !== '');
+  if (!isObject(raw)) return 'tool';
+  const nested = typeof raw.type === 'string' ? raw[raw.type] : undefined;
+  const named = [raw.name, isObject(nested) ? nested.name : undefined, raw.type].find(
+    (v): v is string => typeof v === 'string' && v !== '',
+  );
   return named ?? 'tool';
 }
 

@@ -53,6 +53,19 @@ describe('the request envelope of a provider request file (S2)', () => {
     ]);
   });
 
+  it('S2/N1: a Chat Completions tool that is not a function is kept whole, the function beside it as a schema', () => {
+    const custom = { type: 'custom', custom: { name: 'apply_patch', format: { type: 'text' } } };
+    const text = JSON.stringify({
+      model: 'gpt-5',
+      tools: [{ type: 'function', function: tool }, custom],
+      messages,
+    });
+    expect(requestEnvelopeOf(parseSession(text).sessions[0])?.tools).toEqual([
+      tool,
+      { name: 'apply_patch', native: { wire: 'chat', tool: custom } },
+    ]);
+  });
+
   it('S2/N1: an Anthropic server tool is kept whole, never read as a function of its name', () => {
     const server = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
     const text = JSON.stringify({
