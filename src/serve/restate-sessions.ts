@@ -1,6 +1,6 @@
 import type { ConversationStores } from '../adapters/shared/conversations.js';
 import { START_POINT, syncPointOf, type SyncPoint } from '../adapters/shared/sync-point.js';
-import { InternalError, UserError } from '../core/errors.js';
+import { InternalError, RequestRefusedError, UserError } from '../core/errors.js';
 import { restateStore, type RestateStore } from '../restate/restate-store.js';
 
 /**
@@ -17,6 +17,14 @@ export interface RestateSessions extends ConversationStores {
 
 /** The snapshot name the sync point is kept under in the first branch's object. */
 const SYNC_SNAPSHOT = 'conversation-sync';
+
+/** Just the sync point's own fields (the conversation's state carries more). */
+const pointFields = ({ synced, lastHash, hashes, branch }: SyncPoint): SyncPoint => ({
+  synced,
+  lastHash,
+  hashes,
+  branch,
+});
 
 const branchKey = (id: string, branch: number) => (branch === 0 ? id : `${id}.fork-${branch}`);
 
@@ -57,22 +65,36 @@ export function restateSessions(ingress: string): RestateSessions {
 
   return {
     async prepare(id) {
-      await load(id, 0);
-      const { branch } = syncPoint(id);
-      await Promise.all([load(id, branch), load(id, branch + 1)]);
+      try {
+        await load(id, 0);
+        const { branch } = syncPoint(id);
+        await Promise.all([load(id, branch), load(id, branch + 1)]);
+      } catch (e) {
+        throw unreachable(ingress, e);
+      }
     },
     syncPoint,
     source: loadedStore,
     async commit(id, branch, point) {
       const first = loadedStore(id, 0);
-      if (branch > 0) await loadedStore(id, branch).save();
-      first.saveSnapshot(SYNC_SNAPSHOT, {
-        synced: point.synced,
-        lastHash: point.lastHash,
-        hashes: point.hashes,
-        branch: point.branch,
-      });
-      await first.save();
+      first.saveSnapshot(SYNC_SNAPSHOT, pointFields(point));
+      try {
+        if (branch > 0) await loadedStore(id, branch).save();
+        await first.save();
+      } catch (e) {
+        throw unreachable(ingress, e);
+      }
     },
   };
+}
+
+/**
+ * A Restate server that cannot be reached, or refuses a load or save, fails the request with
+ * a 502 saying so (a refused save is another proxy writing the same session).
+ */
+function unreachable(ingress: string, e: unknown): Error {
+  if (UserError.isInstance(e)) return new RequestRefusedError(502, e.message);
+  const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code;
+  const why = cause ?? (e as Error | undefined)?.message ?? String(e);
+  return new RequestRefusedError(502, `the Restate server at ${ingress} did not answer (${why})`);
 }
