@@ -18,32 +18,29 @@ export interface FileRequestEnvelope {
   requestFields: Record<string, Json>;
 }
 
-// Tool list shapes of the three provider request formats (validated, extra fields ignored).
-const ChatTools = z.array(
-  z.object({
-    type: z.literal('function'),
-    function: z.object({
-      name: z.string().min(1),
-      description: z.string().optional(),
-      parameters: z.unknown().optional(),
-    }),
-  }),
-);
-const ResponsesTools = z.array(
-  z.object({
-    type: z.literal('function'),
+// Function tool shapes of the three provider request formats (validated, extra fields ignored).
+const ChatFunction = z.object({
+  type: z.literal('function'),
+  function: z.object({
     name: z.string().min(1),
     description: z.string().optional(),
     parameters: z.unknown().optional(),
   }),
-);
-const AnthropicTools = z.array(
-  z.object({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    input_schema: z.unknown().optional(),
-  }),
-);
+});
+const ResponsesFunction = z.object({
+  type: z.literal('function'),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  parameters: z.unknown().optional(),
+});
+// An Anthropic tool without a `type` (or `custom`) is a client tool; any other type is the
+// provider's own (web search, text editor, bash …).
+const AnthropicFunction = z.object({
+  type: z.literal('custom').optional(),
+  name: z.string().min(1),
+  description: z.string().optional(),
+  input_schema: z.unknown().optional(),
+});
 
 const ProviderMeta = z.object({
   format: z.string(),
@@ -62,27 +59,49 @@ const WIRE_OF_FORMAT: Record<string, FileRequestEnvelope['wire']> = {
 
 const described = (d: string | undefined) => (d === undefined ? {} : { description: d });
 
-function toolsOf(wire: FileRequestEnvelope['wire'], raw: unknown): ToolSchema[] | undefined {
+/** The function tool a list element is on `wire`, or undefined when it is something else. */
+function functionTool(wire: FileRequestEnvelope['wire'], raw: unknown): ToolSchema | undefined {
   if (wire === 'chat') {
-    const r = ChatTools.safeParse(raw);
-    return r.success
-      ? r.data.map(({ function: f }) => ({
-          name: f.name,
-          ...described(f.description),
-          parameters: f.parameters,
-        }))
-      : undefined;
+    const r = ChatFunction.safeParse(raw);
+    if (!r.success) return undefined;
+    const f = r.data.function;
+    return { name: f.name, ...described(f.description), parameters: f.parameters };
   }
   if (wire === 'responses') {
-    const r = ResponsesTools.safeParse(raw);
+    const r = ResponsesFunction.safeParse(raw);
     return r.success
-      ? r.data.map((t) => ({ name: t.name, ...described(t.description), parameters: t.parameters }))
+      ? { name: r.data.name, ...described(r.data.description), parameters: r.data.parameters }
       : undefined;
   }
-  const r = AnthropicTools.safeParse(raw);
+  const r = AnthropicFunction.safeParse(raw);
   return r.success
-    ? r.data.map((t) => ({ name: t.name, ...described(t.description), parameters: t.input_schema }))
+    ? { name: r.data.name, ...described(r.data.description), parameters: r.data.input_schema }
     : undefined;
+}
+
+const isObject = (v: Json | undefined): v is { [key: string]: Json } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What a provider tool is called: its own name (Chat nests it under the type), else its type. */
+function nativeName(raw: Json): string {
+  if (!isObject(raw)) return 'tool';
+  const nested = typeof raw.type === 'string' ? raw[raw.type] : undefined;
+  const named = [raw.name, isObject(nested) ? nested.name : undefined, raw.type].find(
+    (v): v is string => typeof v === 'string' && v !== '',
+  );
+  return named ?? 'tool';
+}
+
+/**
+ * A request's tools, element by element: function tools as schemas, and every other tool
+ * (web search, a custom grammar tool, a namespace …) kept whole, so it still counts toward
+ * the fixed prefix and is never rewritten as a function.
+ */
+function toolsOf(wire: FileRequestEnvelope['wire'], raw: unknown): ToolSchema[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  return (raw as Json[]).map(
+    (t) => functionTool(wire, t) ?? { name: nativeName(t), native: { wire, tool: t } },
+  );
 }
 
 /** The request envelope of an imported provider request file, or undefined for anything else. */

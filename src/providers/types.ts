@@ -1,4 +1,4 @@
-import type { Message } from '../messages/message.js';
+import type { Json, Message } from '../messages/message.js';
 import type { RequestFields } from './request-fields.js';
 
 /**
@@ -14,6 +14,13 @@ export interface ToolSchema {
   description?: string;
   /** JSON Schema of the parameters, verbatim. */
   parameters?: unknown;
+  /**
+   * A provider's own tool that is not a function (web search, a shell, a patch grammar …): the
+   * tool exactly as the client wrote it and the wire it was written for. It counts toward the
+   * request's fixed prefix with all its JSON, goes back out unchanged on that wire only, and is
+   * never rewritten as a function tool (the provider would then offer a tool that does not exist).
+   */
+  native?: { wire: 'chat' | 'responses' | 'messages'; tool: Json };
 }
 
 /** One-shot summary request (Local strategy). */

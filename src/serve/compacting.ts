@@ -30,6 +30,8 @@ export interface CompactingContext {
   policy?: Partial<ClearingPolicy>;
   /** What each session's last request did, for the sessions endpoint. */
   lastRequests: Map<string, LastRequest>;
+  /** Loads a session kept outside this process before its request is projected (the Restate engine). */
+  prepareSession?(id: string): Promise<void>;
 }
 
 /** What a session's last request did (shown by `GET /compactor/sessions/:id`). */
@@ -153,6 +155,7 @@ export async function handleCompacting(
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
+    await ctx.prepareSession?.(id);
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);

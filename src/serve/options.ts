@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UserError } from '../core/errors.js';
 import { parseOptions } from '../core/parse-options.js';
 import { HttpOptionsSchema, type HttpOptions } from '../providers/http-limits.js';
 import { SessionOptionsSchema, type CompactorSessionOptions } from '../session/index.js';
@@ -45,6 +46,8 @@ export interface ResolvedServeOptions {
   host: string;
   port: number;
   dataDir?: string;
+  /** The Restate ingress sessions live behind (the `restate` engine), else undefined. */
+  restateIngress?: string;
   anthropicUpstream: string;
   openaiUpstream: string;
   capacity?: number;
@@ -64,6 +67,17 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     { ...options, ...(options.env ? { env: { ...options.env } } : {}) },
     'startServer: options',
   );
+  const engine = o.engine ?? SERVE_DEFAULTS.engine;
+  if (engine === 'restate' && o.restateIngress === undefined)
+    throw new UserError(
+      'startServer: options.restateIngress: the restate engine needs the ingress URL of a Restate server',
+    );
+  if (engine !== 'restate' && o.restateIngress !== undefined)
+    throw new UserError('startServer: options.restateIngress: only used with engine "restate"');
+  if (engine === 'restate' && o.dataDir !== undefined)
+    throw new UserError(
+      'startServer: options.dataDir: sessions live in Restate with engine "restate"; give one or the other',
+    );
   const env = o.env ?? process.env;
   const fromEnv = (name: string) => {
     const v = env[name];
@@ -73,6 +87,7 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     host: o.host ?? SERVE_DEFAULTS.host,
     port: o.port ?? SERVE_DEFAULTS.port,
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
+    ...(o.restateIngress !== undefined ? { restateIngress: o.restateIngress } : {}),
     anthropicUpstream: o.anthropicUpstream ?? fromEnv('ANTHROPIC_BASE_URL') ?? ANTHROPIC_DEFAULT,
     openaiUpstream: o.openaiUpstream ?? fromEnv('OPENAI_BASE_URL') ?? OPENAI_DEFAULT,
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),

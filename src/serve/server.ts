@@ -9,6 +9,7 @@ import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
+import { restateSessions } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
@@ -76,17 +77,22 @@ interface ServerParts extends CompactingContext {
 
 function serverParts(o: ResolvedServeOptions): ServerParts {
   const { policy, ...shared } = o.session;
-  const conversations = createConversations({
-    ...shared,
-    limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
-    ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
-    ...(o.http ? { http: o.http } : {}),
-    ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
-    ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
-  });
+  const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
+  const conversations = createConversations(
+    {
+      ...shared,
+      limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
+      ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
+      ...(o.http ? { http: o.http } : {}),
+      ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+      ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
+    },
+    restate,
+  );
   return {
     options: o,
     conversations,
+    ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
     index: createSessionIndex(o.dataDir),
     metrics: createServeMetrics(),
     upstream: createUpstream(httpLimits(o.http ?? {})),

@@ -51,6 +51,28 @@ export const SERVE_SETTINGS = {
       help: 'store each session under DIR (default: in memory only)',
     },
   },
+  engine: {
+    schema: z.enum(['local', 'restate']),
+    default: 'local',
+    doc: 'Where sessions live: `local` is this process (in memory, or under `dataDir`); `restate` a Restate server (one `compactorSession` object per session, reached through `restateIngress`), so a restarted or second proxy continues them.',
+    flag: {
+      name: 'engine',
+      arg: 'NAME',
+      parse: text,
+      help: 'where sessions live: local (default: this process, or --data-dir) or restate (a Restate server, see --restate-ingress)',
+    },
+  },
+  restateIngress: {
+    schema: url,
+    defaultText: 'none (needed with `engine: restate`)',
+    doc: "The Restate server's ingress URL (e.g. `http://localhost:8080`) when `engine` is `restate`; a worker serving `compactorSession` must be registered with it.",
+    flag: {
+      name: 'restate-ingress',
+      arg: 'URL',
+      parse: text,
+      help: "the Restate server's ingress, e.g. http://localhost:8080 (with --engine restate)",
+    },
+  },
   anthropicUpstream: {
     schema: url,
     defaultText: '`$ANTHROPIC_BASE_URL`, else https://api.anthropic.com',
@@ -128,5 +150,5 @@ export type ServeSettings = Partial<SettingsOf<typeof SERVE_SETTINGS>>;
 
 /** The defaults of the settings that have one. */
 export const SERVE_DEFAULTS = defaultsOf(SERVE_SETTINGS) as Required<
-  Pick<ServeSettings, 'host' | 'port' | 'summarizer' | 'maxBodyBytes'>
+  Pick<ServeSettings, 'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes'>
 >;

@@ -98,6 +98,7 @@ const ToolSchemaSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
   parameters: z.unknown().optional(),
+  native: z.strictObject({ wire: z.enum(['chat', 'responses', 'messages']), tool: JsonSchema }).optional(),
 });
 
 /** Zod schema of the plain-data part of {@link CompactorSessionOptions}. */

@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { command, serveOptions, ServeFlagsSchema } from '#src/cli/commands/serve.js';
 import { CompactorConfigSchema, type CompactorConfig } from '#src/cli/config.js';
 import { parseFlags } from '#src/cli/flags.js';
@@ -91,5 +93,62 @@ describe('compactor serve: its settings come from one table, with the shared tab
       /^startServer: options\.summarizer: /,
     );
     await expect(startServer({ authTokenEnv: 'X' } as never)).rejects.toThrow(/^startServer: options: /);
+  });
+
+  it('R3: --engine restate takes its ingress from --restate-ingress or config; each without the other is one line', async () => {
+    const given = flags({ engine: 'restate', 'restate-ingress': 'http://127.0.0.1:8080' });
+    expect(serveOptions(given, context({}))).toMatchObject({
+      engine: 'restate',
+      restateIngress: 'http://127.0.0.1:8080',
+    });
+    expect(
+      serveOptions(flags({}), context({ serve: { engine: 'restate', restateIngress: 'http://r:8080' } })),
+    ).toMatchObject({ engine: 'restate', restateIngress: 'http://r:8080' });
+    expect(() => flags({ engine: 'etcd' })).toThrow(/^serve: --engine: /);
+    await expect(startServer({ engine: 'restate' })).rejects.toThrow(
+      /^startServer: options\.restateIngress: the restate engine needs the ingress URL/,
+    );
+    await expect(startServer({ restateIngress: 'http://127.0.0.1:8080' })).rejects.toThrow(
+      /^startServer: options\.restateIngress: only used with engine "restate"$/,
+    );
+    await expect(
+      startServer({ engine: 'restate', restateIngress: 'http://127.0.0.1:8080', dataDir: '/tmp/x' }),
+    ).rejects.toThrow(/^startServer: options\.dataDir: /);
+  });
+
+  it('R3: with the restate engine, a Restate server that does not answer fails the request with a 502 in the protocol shape', async () => {
+    // A port that was free a moment ago: nothing listens on it.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const ingress = `http://127.0.0.1:${port}`;
+    const server = await startServer({
+      port: 0,
+      capacity: 16_000,
+      engine: 'restate',
+      restateIngress: ingress,
+    });
+    try {
+      const res = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': 'sk-x' },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'hi' }],
+        }),
+      });
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({
+        type: 'error',
+        error: {
+          type: 'api_error',
+          message: `compactor: the Restate server at ${ingress} did not answer (ECONNREFUSED)`,
+        },
+      });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
 import { parseOptions } from '../../core/parse-options.js';
 import { lookupModel } from '../../providers/catalog.js';
+import type { SessionStoreSource } from '../../store/index.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -84,6 +85,19 @@ export interface ConversationOptions {
   maxConversations?: number;
 }
 
+/**
+ * A place outside the file system that keeps each conversation's branches and sync point (a
+ * proxy's Restate objects), used instead of `sessionDir`.
+ */
+export interface ConversationStores {
+  /** How far the conversation was followed when last saved (the start when never). */
+  syncPoint(id: string): SyncPoint;
+  /** The store of one branch of a conversation. */
+  source(id: string, branch: number): SessionStoreSource;
+  /** Keeps what a call added to the branch's store, and the conversation's sync point. */
+  commit(id: string, branch: number, point: SyncPoint): Promise<void>;
+}
+
 export const ConversationOptionsSchema = z.object({
   maxConversations: z.number().int().positive().optional(),
 });
@@ -128,7 +142,10 @@ export function catalogCapacity(model: ConversationCall['model']): number | unde
  * takes); with `options.sessionDir` each conversation is stored durably in a subdirectory named
  * after its id, so a restarted process continues where it left off.
  */
-export function createConversations(options: CompactorSessionOptions & ConversationOptions): Conversations {
+export function createConversations(
+  options: CompactorSessionOptions & ConversationOptions,
+  stores?: ConversationStores,
+): Conversations {
   const { maxConversations = DEFAULT_MAX_CONVERSATIONS, ...sessionOptions } = options;
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
@@ -148,9 +165,17 @@ export function createConversations(options: CompactorSessionOptions & Conversat
 
   /** The conversation's state, opened on first sight and forked when the framework rewrote it. */
   function stateOf(id: string, call: ConversationCall): State {
-    const state = states.get(id) ?? openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
+    const state =
+      states.get(id) ??
+      openConversation(
+        id,
+        call,
+        sessionOptions,
+        stores ? stores.syncPoint(id) : readSyncPoint(sessionDir, id),
+        stores,
+      );
     if (!isRewritten(state, call.messages)) return remember(id, state);
-    const fork = forkConversation(id, state, call, sessionOptions);
+    const fork = forkConversation(id, state, call, sessionOptions, stores);
     // The old branch closes once a call still running on it has finished; the fork waits for that.
     fork.queue = state.queue.then(() => state.session.close());
     return remember(id, fork);
@@ -162,7 +187,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
       state.active++;
-      const run = state.queue.then(() => projectCall(id, state, call, sessionDir));
+      const run = state.queue.then(() => projectCall(id, state, call, sessionDir, stores));
       state.queue = run.catch(() => undefined).finally(() => state.active--);
       return run;
     },
@@ -201,6 +226,7 @@ function openConversation(
   call: ConversationCall,
   options: CompactorSessionOptions,
   point: SyncPoint,
+  stores: ConversationStores | undefined,
   history?: readonly Message[],
 ): State {
   const { sessionDir, history: _history, ...shared } = options;
@@ -209,6 +235,7 @@ function openConversation(
   const session = createCompactorSession({
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
+    ...(stores !== undefined ? { store: stores.source(id, point.branch) } : {}),
     ...(history !== undefined ? { history } : {}),
     ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
     limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
@@ -228,6 +255,7 @@ function forkConversation(
   old: State,
   call: ConversationCall,
   options: CompactorSessionOptions,
+  stores: ConversationStores | undefined,
 ): State {
   const { sessionDir } = options;
   const shared = commonPrefix(old.hashes, call.messages);
@@ -239,7 +267,13 @@ function forkConversation(
     old.hashes.length === old.synced &&
     live.length > dropped &&
     tail.every((h, i) => h === old.hashes[shared + i]);
-  const branch = sessionDir === undefined ? old.branch : nextBranch(sessionDir, id, old.branch);
+  // A store outside the file system numbers branches on: the current one is always the newest.
+  const branch =
+    sessionDir !== undefined
+      ? nextBranch(sessionDir, id, old.branch)
+      : stores !== undefined
+        ? old.branch + 1
+        : old.branch;
   const point: SyncPoint = keeps
     ? {
         synced: shared,
@@ -253,6 +287,7 @@ function forkConversation(
     call,
     options,
     point,
+    stores,
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
   saveSyncPoint(point, sessionDir, id);
@@ -301,6 +336,7 @@ async function projectCall(
   state: State,
   call: ConversationCall,
   sessionDir: string | undefined,
+  stores: ConversationStores | undefined,
 ): Promise<ConversationProjection> {
   const { messages } = call;
   const { session } = state;
@@ -311,6 +347,7 @@ async function projectCall(
   );
   const turn = await session.runTurn({ pending: messages.slice(state.synced) });
   advanceSyncPoint(state, messages, sessionDir, id);
+  await stores?.commit(id, state.branch, state);
   return {
     conversationId: id,
     // The turn's own request: the one the machine made fit the window (prepareRequest agrees).

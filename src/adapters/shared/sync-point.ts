@@ -58,24 +58,34 @@ const SavedSyncPointSchema = z.object({
   branch: z.number().int().nonnegative().optional(),
 });
 
+/** The start of a conversation: nothing synced, the first branch. */
+export const START_POINT: SyncPoint = { synced: 0, lastHash: '', hashes: [], branch: 0 };
+
+/** A saved sync point read back (validated), or undefined when it is not one. */
+export function syncPointOf(raw: unknown): SyncPoint | undefined {
+  const parsed = SavedSyncPointSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const saved = parsed.data;
+  const hashes = saved.hashes?.length === saved.synced ? saved.hashes : [];
+  return { synced: saved.synced, lastHash: saved.lastHash, hashes, branch: saved.branch ?? 0 };
+}
+
 /** The saved sync point of a conversation, or the start when none was saved. */
 export function readSyncPoint(sessionDir: string | undefined, id: string): SyncPoint {
   const file = syncFile(sessionDir, id);
-  if (file === undefined || !existsSync(file)) return { synced: 0, lastHash: '', hashes: [], branch: 0 };
+  if (file === undefined || !existsSync(file)) return { ...START_POINT, hashes: [] };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     raw = undefined;
   }
-  const parsed = SavedSyncPointSchema.safeParse(raw);
-  if (!parsed.success)
+  const point = syncPointOf(raw);
+  if (point === undefined)
     throw new UserError(
       `compactor: ${file} is not a conversation sync point (not JSON, or a field is missing)`,
     );
-  const saved = parsed.data;
-  const hashes = saved.hashes?.length === saved.synced ? saved.hashes : [];
-  return { synced: saved.synced, lastHash: saved.lastHash, hashes, branch: saved.branch ?? 0 };
+  return point;
 }
 
 /** Saves a sync point (when there is a session directory). */

@@ -6,6 +6,7 @@ import {
   itemsOf,
   type JsonObject,
 } from '../opaque-items.js';
+import { wireTools } from '../tool-catalog.js';
 import type { ToolSchema } from '../types.js';
 
 /**
@@ -131,7 +132,7 @@ export function toAnthropicConversation(history: readonly Message[], system?: st
 
 /** Tool catalog in Anthropic form (listed, tool use disabled with `tool_choice: {type:"none"}`). */
 export function toAnthropicTools(tools: readonly ToolSchema[]): Json[] {
-  return tools.map((t) => ({
+  return wireTools(tools, 'messages', (t) => ({
     name: t.name,
     ...(t.description !== undefined ? { description: t.description } : {}),
     input_schema: (t.parameters ?? { type: 'object', properties: {} }) as Json,

@@ -30,8 +30,9 @@ export const anthropicDialect: WireDialect = {
       messages: conv.messages,
     };
     if (conv.system !== undefined) body.system = conv.system;
-    if (r.tools && r.tools.length > 0) {
-      body.tools = toAnthropicTools(r.tools);
+    const tools = toAnthropicTools(r.tools ?? []);
+    if (tools.length > 0) {
+      body.tools = tools;
       body.tool_choice = { type: 'none' };
     }
     Object.assign(body, forwardedFields(r.requestFields, 'messages'));

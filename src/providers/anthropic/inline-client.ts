@@ -99,8 +99,9 @@ export function inlinePayload(
     },
   };
   if (conv.system !== undefined) body.system = conv.system;
-  if (request.tools && request.tools.length > 0) {
-    body.tools = toAnthropicTools(request.tools);
+  const tools = toAnthropicTools(request.tools ?? []);
+  if (tools.length > 0) {
+    body.tools = tools;
     body.tool_choice = { type: 'none' };
   }
   Object.assign(body, fields);

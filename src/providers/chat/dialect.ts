@@ -10,6 +10,7 @@ import {
 } from '../dialect.js';
 import { truncatedStream } from '../http.js';
 import { forwardedFields } from '../request-fields.js';
+import { wireTools } from '../tool-catalog.js';
 import {
   eventData,
   isEventObject as isObj,
@@ -75,7 +76,7 @@ export function toChatMessages(messages: readonly Message[]): Json[] {
 
 /** Tool catalog in Chat form (listed but disabled by `tool_choice: "none"`: a summary calls no tools). */
 export function toChatTools(tools: readonly ToolSchema[]): Json[] {
-  return tools.map((t) => ({
+  return wireTools(tools, 'chat', (t) => ({
     type: 'function',
     function: {
       name: t.name,
@@ -143,8 +144,9 @@ export const chatDialect: WireDialect = {
         ...withInstructions(r),
       ]),
     };
-    if (r.tools && r.tools.length > 0) {
-      body.tools = toChatTools(r.tools);
+    const tools = toChatTools(r.tools ?? []);
+    if (tools.length > 0) {
+      body.tools = tools;
       body.tool_choice = 'none';
     }
     if (r.maxOutputTokens !== undefined)

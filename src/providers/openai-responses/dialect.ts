@@ -10,6 +10,7 @@ import {
 } from '../dialect.js';
 import { truncatedStream } from '../http.js';
 import { forwardedFields } from '../request-fields.js';
+import { wireTools } from '../tool-catalog.js';
 import {
   eventData,
   isEventObject as isObj,
@@ -82,14 +83,15 @@ export const openaiResponsesDialect: WireDialect = {
   body(_route, r, stream) {
     const body: WireBody = { model: r.model, input: toResponsesInput(withInstructions(r)), store: false };
     if (r.system) body.instructions = r.system;
-    if (r.tools && r.tools.length > 0) {
-      body.tools = r.tools.map((t) => ({
-        type: 'function',
-        name: t.name,
-        ...(t.description !== undefined ? { description: t.description } : {}),
-        parameters: (t.parameters ?? { type: 'object', properties: {} }) as Json,
-        strict: false,
-      }));
+    const tools = wireTools(r.tools ?? [], 'responses', (t) => ({
+      type: 'function',
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: (t.parameters ?? { type: 'object', properties: {} }) as Json,
+      strict: false,
+    }));
+    if (tools.length > 0) {
+      body.tools = tools;
       body.tool_choice = 'none';
     }
     if (r.maxOutputTokens !== undefined) body.max_output_tokens = r.maxOutputTokens;

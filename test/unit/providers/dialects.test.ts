@@ -78,3 +78,26 @@ describe('providers by dialect (S1)', () => {
     ]);
   });
 });
+
+describe('provider tools in a summary request', () => {
+  const fn = { name: 'read_file', parameters: { type: 'object' } };
+  const webSearch = { type: 'web_search', search_context_size: 'low' };
+  const tools = [fn, { name: 'web_search', native: { wire: 'responses' as const, tool: webSearch } }];
+  const route = { kind: 'openai', maxOutputTokens: 1_000 } as Parameters<typeof DIALECTS.chat.body>[0];
+  const request = { model: 'gpt-5', messages: [msg.user('Go.')], instructions: 'Summarize.', tools };
+
+  it('N1: a provider tool goes out as it was written on its own wire, never as a function', () => {
+    const body = DIALECTS.responses.body(route, request, false) as { tools: unknown[] };
+    expect(body.tools).toEqual([expect.objectContaining({ type: 'function', name: 'read_file' }), webSearch]);
+  });
+
+  it('N1: on another wire it is left out, and a list left empty is not sent', () => {
+    const chat = DIALECTS.chat.body(route, request, false) as {
+      tools: Array<{ function: { name: string } }>;
+    };
+    expect(chat.tools.map((t) => t.function.name)).toEqual(['read_file']);
+    const onlyNative = { ...request, tools: tools.slice(1) };
+    expect(DIALECTS.messages.body(route, onlyNative, false)).not.toHaveProperty('tools');
+    expect(DIALECTS.messages.body(route, onlyNative, false)).not.toHaveProperty('tool_choice');
+  });
+});

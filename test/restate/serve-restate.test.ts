@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freeEncoders } from '#src/estimate/index.js';
+import type { MemoryRecords } from '#src/store/index.js';
+import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import type { FakeServer } from '#support/fake-http.js';
+import { startCli } from '#support/compiled-cli.js';
+import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
+
+/**
+ * `compactor serve --engine restate`: the proxy (the compiled CLI as a process, so
+ * `npm run build` first) keeps each session in a `compactorSession` object of a real Restate
+ * server (from npm, offline; one Node 24 worker serves the object), so a second proxy process
+ * continues a session the first one compacted. Runs where the install
+ * exists (`.ci/run` makes it and sets COMPACTOR_RESTATE_REQUIRED, so there a missing install fails).
+ */
+
+const install = restateInstall();
+if (!install && process.env.COMPACTOR_RESTATE_REQUIRED)
+  throw new Error('the Restate install is missing (COMPACTOR_RESTATE_HOME); .ci/run makes it');
+const describeWithRestate = install ? describe : describe.skip;
+
+const WINDOW = 16_000;
+const SESSION = 'restart-me';
+
+afterAll(() => freeEncoders());
+
+/** One Anthropic tool step: a call and its ~1,500-token result. */
+const step = (n: number) => [
+  { role: 'assistant', content: [{ type: 'tool_use', id: `c${n}`, name: 'read_file', input: { n } }] },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        tool_use_id: `c${n}`,
+        content: `file ${n}: ${'lorem ipsum dolor '.repeat(300)}`,
+      },
+    ],
+  },
+];
+
+describeWithRestate('compactor serve on Restate', () => {
+  let restate: RestateServer;
+  let worker: Worker;
+  let upstream: FakeServer;
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = mkdtempSync(join(tmpdir(), 'compactor-serve-restate-'));
+    upstream = await startFakeAgentUpstream({ window: WINDOW });
+    restate = new RestateServer(install!);
+    await restate.start();
+    worker = await startWorker(install!, {});
+    await restate.register(`http://127.0.0.1:${worker.port}`);
+  });
+
+  afterAll(async () => {
+    if (worker) await stopWorker(worker);
+    await restate?.dispose();
+    await upstream?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
+  });
+
+  /** `compactor serve --engine restate` as a process; resolves once it serves, with its URL and a stop. */
+  const proxy = async () => {
+    const cli = startCli(
+      [
+        'serve',
+        '--port',
+        '0',
+        '--capacity',
+        String(WINDOW),
+        '--engine',
+        'restate',
+        '--restate-ingress',
+        restate.ingress,
+        '--anthropic-upstream',
+        upstream.url,
+        // Clearing off, so the loop compacts.
+        '--no-clearing',
+        '--clear-when-pass-buys-fewer',
+        '0',
+      ],
+      { cwd },
+    );
+    const ready = /compactor: serving on (http:\/\/127\.0\.0\.1:\d+)\n/;
+    await cli.waitFor(ready);
+    return {
+      url: ready.exec(cli.err())![1],
+      async close() {
+        cli.child.kill('SIGTERM');
+        expect((await cli.done).code).toBe(0);
+      },
+    };
+  };
+
+  const send = (server: { url: string }, messages: unknown[], n: number) =>
+    fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': 'sk-test',
+        'x-compactor-session': SESSION,
+        'x-test-step': String(n),
+        'x-test-steps': '100',
+      },
+      body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, messages }),
+    });
+
+  it('R3/N1: a tool loop compacts through one proxy; a second proxy continues the session from Restate, no message lost or doubled', async () => {
+    const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
+    const first = await proxy();
+    let compactedAt = -1;
+    let n = 0;
+    try {
+      for (; n < 20 && (compactedAt < 0 || n < compactedAt + 2); n++) {
+        messages.push(...step(n));
+        const res = await send(first, messages, n);
+        expect(res.status).toBe(200);
+        await res.text();
+        if (res.headers.get('x-compactor-compacted') === 'true' && compactedAt < 0) compactedAt = n;
+      }
+    } finally {
+      await first.close();
+    }
+    expect(compactedAt).toBeGreaterThanOrEqual(0);
+
+    // A new proxy, with nothing in memory: the next request continues what Restate holds.
+    const second = await proxy();
+    try {
+      messages.push(...step(n));
+      const res = await send(second, messages, n);
+      expect(res.status).toBe(200);
+      await res.text();
+      expect(res.headers.get('x-compactor-compacted')).toBe('false');
+      const forwarded = JSON.stringify(upstream.requests.at(-1)!.body);
+      // The summary the first proxy wrote is what the second one sends, with the newest step after it.
+      expect(forwarded.includes(`summary written at step ${compactedAt}`)).toBe(true);
+      expect(forwarded.includes(`"tool_use_id":"c${n}"`)).toBe(true);
+    } finally {
+      await second.close();
+    }
+    expect(upstream.violations).toEqual([]);
+
+    // Every message the client sent is stored once, across the compaction and the restart.
+    const records = await restate.call<MemoryRecords>('compactorSession', SESSION, 'records');
+    const results = records.events.flatMap((e) =>
+      e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
+    );
+    expect(results).toEqual(Array.from({ length: n + 1 }, (_, i) => `c${i}`));
+    expect(records.events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
+  });
+});
