@@ -91,6 +91,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
       expect(first).toMatchObject({ decision: 'compacted', strategy: 'local', summaryCalls: 1 });
       expect(second.decision).not.toBe('compacted');
       expect(state.boundaries).toHaveLength(1);
+      expect(state.turn).toBeNull();
       expect(state.messagesRecorded).toBe(4 * (STEPS + 1));
       expect(state.history.filter(isSummaryMessage)).toHaveLength(1);
       // The step after the compaction is in the live history, in order.
@@ -136,6 +137,14 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
         Promise.reject(new Error(`the turn ended without a summary call: ${JSON.stringify(r)}`)),
       ),
     ]);
+    // While the summary call is held, the object's state shows the turn machine's snapshot.
+    const held = await call<ObjectSessionState>(key, 'state');
+    expect(held.turn?.turnId).toMatch(/^turn-/);
+    // The last step Restate has received: the turn is still working (later steps of this
+    // attempt reach it when the held call returns, over HTTP/1.1 one response per attempt).
+    expect(held.turn!.value).toEqual({ working: expect.any(String) });
+    expect(held.turn!.step).toBeGreaterThan(0);
+    expect(held.boundaries).toEqual([]);
     await stopWorker(workers[victim]!, 'SIGKILL');
     release.resolve();
     const result = await turn;
@@ -145,6 +154,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(sent[victim]).toBe(1); // the request the dead worker never saw answered
     expect(sent[1 - victim]).toBe(1); // the retry's request, on the other worker
     const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.turn).toBeNull(); // the committed turn leaves no snapshot behind
     expect(state.boundaries).toHaveLength(1);
     expect(state.history.filter(isSummaryMessage)).toHaveLength(1);
     expect(state.messagesRecorded).toBe(history.length);
