@@ -16,6 +16,8 @@ export const TURN_KEY = 'turn';
 interface InFlightTurn {
   pending: Message[];
   step: number;
+  /** Calls that continued this turn after the one that started it ended without committing. */
+  resumes: number;
   checkpoint: Checkpoint;
 }
 
@@ -26,6 +28,8 @@ export interface InFlightTurnView {
   value: unknown;
   /** Steps settled so far. */
   step: number;
+  /** Calls that continued this turn after the one that started it ended without committing. */
+  resumes: number;
 }
 
 /** Where the turn of this call starts (a kept checkpoint of the same request) and how its steps are kept. */
@@ -35,12 +39,14 @@ export async function keepTurnInFlight(ctx: ObjectContext, pending: Message[]) {
     saved && JSON.stringify(saved.pending) === JSON.stringify(pending) ? saved.checkpoint : undefined;
   let step = resumeFrom ? saved!.step : 0;
   let lastValue = resumeFrom ? JSON.stringify(resumeFrom.snapshot.value) : '';
+  const resumes = resumeFrom ? saved!.resumes + 1 : 0;
+  if (resumeFrom) ctx.set<InFlightTurn>(TURN_KEY, { ...saved!, resumes });
   // Written when the machine's state changes, not on every event inside one state.
   const onCheckpoint = (checkpoint: Checkpoint) => {
     const value = JSON.stringify(checkpoint.snapshot.value);
     if (value === lastValue) return;
     lastValue = value;
-    ctx.set<InFlightTurn>(TURN_KEY, { pending, step: ++step, checkpoint });
+    ctx.set<InFlightTurn>(TURN_KEY, { pending, step: ++step, resumes, checkpoint });
   };
   return { onCheckpoint, ...(resumeFrom ? { resumeFrom } : {}) };
 }
@@ -48,7 +54,7 @@ export async function keepTurnInFlight(ctx: ObjectContext, pending: Message[]) {
 /** The turn in flight, or null between turns. */
 export async function turnInFlight(ctx: ObjectSharedContext): Promise<InFlightTurnView | null> {
   const saved = await ctx.get<InFlightTurn>(TURN_KEY);
-  return (
-    saved && { turnId: saved.checkpoint.turnId, value: saved.checkpoint.snapshot.value, step: saved.step }
-  );
+  if (!saved) return null;
+  const { checkpoint, step, resumes } = saved;
+  return { turnId: checkpoint.turnId, value: checkpoint.snapshot.value, step, resumes };
 }

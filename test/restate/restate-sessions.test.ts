@@ -119,6 +119,55 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(sorted(state.history)).toEqual(sorted(messages));
   });
 
+  it('a turn call ended for good mid-summary leaves its snapshot; the next call with the same pending continues it and commits once', async () => {
+    const key = 'killed-invocation';
+    const history = agentSteps(key, STEPS);
+    await call(key, 'append', { messages: history });
+    const pending = agentSteps(key, 1, 200, STEPS);
+    const arrived = deferred<void>();
+    const release = deferred<void>();
+    fakes.forEach((f) =>
+      f.script.push({ kind: 'hold', until: release.promise, onHeld: () => arrived.resolve() }),
+    );
+    const sent = await fetch(`${server.ingress}/${OBJECT}/${key}/runTurn/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pending }),
+    });
+    const { invocationId } = (await sent.json()) as { invocationId: string };
+    await arrived.promise;
+    const killed = await fetch(`${server.admin}/invocations/${invocationId}/kill`, { method: 'PATCH' });
+    expect(killed.status).toBeLessThan(300);
+    release.resolve();
+    for (const f of fakes) f.script.length = 0; // the other worker's hold was never used
+    const left = await call<ObjectSessionState>(key, 'state');
+    expect(left.turn).not.toBeNull(); // nothing committed, the turn's snapshot is kept
+    expect(left.messagesRecorded).toBe(history.length);
+
+    expect(left.turn!.resumes).toBe(0);
+
+    // The next call continues that snapshot: seen while its own summary call is held.
+    const again = deferred<void>();
+    const releaseAgain = deferred<void>();
+    fakes.forEach((f) =>
+      f.script.push({ kind: 'hold', until: releaseAgain.promise, onHeld: () => again.resolve() }),
+    );
+    const turn = call<ObjectTurnResult>(key, 'runTurn', { pending });
+    await again.promise;
+    const continuing = await call<ObjectSessionState>(key, 'state');
+    expect(continuing.turn).toMatchObject({ turnId: left.turn!.turnId, resumes: 1 });
+    expect(continuing.turn!.step).toBeGreaterThanOrEqual(left.turn!.step);
+    releaseAgain.resolve();
+    const result = await turn;
+    for (const f of fakes) f.script.length = 0;
+    expect(result).toMatchObject({ decision: 'compacted', summaryCalls: 1 });
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.turn).toBeNull();
+    expect(state.boundaries).toHaveLength(1);
+    expect(state.messagesRecorded).toBe(history.length + pending.length);
+    expect(state.history.slice(-pending.length)).toEqual(pending);
+  });
+
   it('a worker killed (SIGKILL) in the middle of a summary call: the turn completes on the other worker, one summary committed, no message lost', async () => {
     const key = 'killed-mid-summary';
     const history = agentSteps(key, STEPS);
