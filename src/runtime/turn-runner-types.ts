@@ -132,6 +132,6 @@ export interface TurnRunner {
   ): Promise<TurnResult>;
   runCompaction(
     request: CompactionRequest,
-    options?: Omit<RunOptions, 'checkpointPath'>,
+    options?: Omit<RunOptions, 'checkpointPath' | 'onCheckpoint'>,
   ): Promise<CompactionReport>;
 }
