@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
+import type { Clock } from '../runtime/turn-runner-types.js';
 import { Session } from '../session/session.js';
 import type { CompactorSessionOptions } from '../session/options.js';
+import type { SessionTurnResult } from '../session/session-types.js';
 import { memoryStore, type BoundaryInfo, type MemoryStore } from '../store/index.js';
+import { keepTurnInFlight, TURN_KEY, turnInFlight, type InFlightTurnView } from './in-flight-turn.js';
 import { journaledClients } from './journaled-clients.js';
 import { artifactKey, RECORDS_KEY, storeHandlers, type StoredRecords } from './store-handlers.js';
 import {
@@ -74,6 +77,8 @@ export interface ObjectSessionState {
   boundaries: BoundaryInfo[];
   /** Messages ever appended (compactions do not lower it). */
   messagesRecorded: number;
+  /** The turn in flight (its machine state and how many steps it has settled), null between turns. */
+  turn: InFlightTurnView | null;
 }
 
 /** Reading a handler's input, opening the session from state and saving what a run committed. */
@@ -90,12 +95,15 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
   };
 
   /** The session as its records left it, with provider calls recorded as steps of `ctx`. */
-  const open = async (ctx: ObjectSharedContext) => {
+  const open = async (ctx: ObjectSharedContext, clock?: Clock) => {
     const records = (await ctx.get<StoredRecords>(RECORDS_KEY)) ?? { events: [], snapshots: {} };
     const store = memoryStore({ ...records, artifacts: {} }, `${name}/${ctx.key}: state`);
     const session = terminalOnUserError(
       sdk,
-      () => new Session({ ...sessionOptions, store }, (route) => journaledClients(ctx, route)),
+      () =>
+        new Session({ ...sessionOptions, store, ...(clock ? { clock } : {}) }, (route) =>
+          journaledClients(ctx, route),
+        ),
     );
     return { session, store };
   };
@@ -127,19 +135,19 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         return { historyLength: session.history.length };
       }),
       runTurn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
-        const { pending } = input(TurnInput, raw, 'runTurn') ?? {};
-        const { session, store } = await open(ctx);
-        const result = await session.runTurn({ pending });
+        const pending = (input(TurnInput, raw, 'runTurn') ?? {}).pending ?? [];
+        // The turn's clock is recorded, so a replayed run writes the very snapshots it wrote before.
+        const startedAt = await ctx.run('turn started', async () => Date.now());
+        const { session, store } = await open(ctx, { now: () => startedAt });
+        const inFlight = await keepTurnInFlight(ctx, pending);
+        const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
+          // Refused for good: nothing is left to continue.
+          if (e instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
+          throw e;
+        });
         save(ctx, store);
-        return {
-          decision: result.decision,
-          strategy: result.strategy,
-          summaryCalls: result.summaryCalls,
-          items: result.items,
-          boundary: result.boundary,
-          historyLength: session.history.length,
-          request: result.request,
-        };
+        ctx.clear(TURN_KEY);
+        return turnAnswer(result, session.history.length);
       }),
       compact: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const opts = input(CompactInput, raw, 'compact') ?? {};
@@ -156,7 +164,8 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
       state: shared(async (ctx: ObjectSharedContext): Promise<ObjectSessionState> => {
         const { session, store } = await open(ctx);
         const messagesRecorded = store.events().filter((e) => e.type === 'message.appended').length;
-        return { history: [...session.history], boundaries: store.listBoundaries(), messagesRecorded };
+        const turn = await turnInFlight(ctx);
+        return { history: [...session.history], boundaries: store.listBoundaries(), messagesRecorded, turn };
       }),
       restore: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
         const { boundary } = input(RestoreInput, raw, 'restore');
@@ -174,6 +183,12 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
 /** An endpoint serving the object: `endpoint().listen(9080)`, or `.bind(...)` more services first. */
 export function endpoint(options: CompactorSessionObjectOptions = {}): RestateEndpoint {
   return restateSdk().endpoint().bind(compactorSession(options));
+}
+
+/** What `runTurn` answers of a turn's result. */
+function turnAnswer(result: SessionTurnResult, historyLength: number): ObjectTurnResult {
+  const { decision, strategy, summaryCalls, items, boundary, request } = result;
+  return { decision, strategy, summaryCalls, items, boundary, historyLength, request };
 }
 
 /** Plain JSON data (what the ingress answers). */

@@ -32,11 +32,16 @@ export function loadCheckpoint(path: string): Checkpoint {
   } catch (e) {
     throw new UserError(`${path}: cannot read checkpoint (${e instanceof Error ? e.message : String(e)})`);
   }
+  return parseCheckpoint(json, path);
+}
+
+/** Validates a checkpoint read from anywhere; a bad one is a one-line {@link UserError} naming `where` and the field. */
+export function parseCheckpoint(json: unknown, where: string): Checkpoint {
   const parsed = CheckpointSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UserError(
-      `${path}: invalid checkpoint at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
+      `${where}: invalid checkpoint at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
     );
   }
   return parsed.data;

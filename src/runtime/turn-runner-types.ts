@@ -10,6 +10,7 @@ import type {
 } from '../../machines/index.js';
 import type { Message } from '../messages/message.js';
 import type { CacheCycle } from '../projection/wait-by-cost.js';
+import type { Checkpoint } from './checkpoint.js';
 import type { CompactionDeps } from './compaction/compaction-deps.js';
 import type { TurnActorDeps } from './turn/turn-projection.js';
 
@@ -71,6 +72,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Write a checkpoint (persisted snapshot + store) here after every step, atomically. */
   checkpointPath?: string;
+  /** Called with the same checkpoint after every step, for a caller that keeps it elsewhere. */
+  onCheckpoint?: (checkpoint: Checkpoint) => void;
 }
 
 /** A compaction pass as reported to the user. */
@@ -119,13 +122,16 @@ export interface CompactionRequest {
 /** The runner: machines interpreted with real actors. */
 export interface TurnRunner {
   runTurn(request: TurnRequest, options?: RunOptions): Promise<TurnResult>;
-  /** Continues a turn from a checkpoint file; in-flight actors run again (finished provider calls are reused). */
+  /**
+   * Continues a turn from a checkpoint file (or a checkpoint kept elsewhere); in-flight actors
+   * run again (finished provider calls are reused).
+   */
   resumeTurn(
-    checkpointPath: string,
+    from: string | Checkpoint,
     options?: Omit<RunOptions, 'checkpointPath'> & { checkpointPath?: string },
   ): Promise<TurnResult>;
   runCompaction(
     request: CompactionRequest,
-    options?: Omit<RunOptions, 'checkpointPath'>,
+    options?: Omit<RunOptions, 'checkpointPath' | 'onCheckpoint'>,
   ): Promise<CompactionReport>;
 }

@@ -71,7 +71,7 @@ export function createTurnRunner(deps: TurnRunnerDeps): TurnRunner {
   const ctx = createTurnRunnerContext(deps);
   return {
     runTurn: (request, options = {}) => runTurn(ctx, request, options),
-    resumeTurn: (checkpointPath, options = {}) => resumeTurn(ctx, checkpointPath, options),
+    resumeTurn: (from, options = {}) => resumeTurn(ctx, from, options),
     runCompaction: (request, options = {}) => runCompaction(ctx, request, options),
   };
 }

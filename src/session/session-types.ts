@@ -4,6 +4,7 @@ import type { AnchoredPressure } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
 import type { Budgets, Limits } from '../projection/index.js';
 import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
+import type { Checkpoint } from '../runtime/checkpoint.js';
 import type { TurnResult } from '../runtime/turn-runner-types.js';
 import type { BoundaryInfo, SessionStore } from '../store/index.js';
 import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-health.js';
@@ -50,6 +51,16 @@ export interface SessionTurnOptions {
    * propagates.
    */
   beforeCommit?: (result: TurnResult) => void | Promise<void>;
+  /**
+   * Called with the turn machine's checkpoint after every step, for a caller that keeps the
+   * in-flight turn somewhere other than the session directory.
+   */
+  onCheckpoint?: (checkpoint: Checkpoint) => void;
+  /**
+   * Continue this turn from a checkpoint `onCheckpoint` gave (of a turn that never committed,
+   * on the same history and pending messages) instead of starting it again.
+   */
+  resumeFrom?: Checkpoint;
 }
 
 /** A turn's result plus the durable boundary it recorded. */

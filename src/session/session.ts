@@ -169,17 +169,17 @@ export class Session implements CompactorSession {
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
       const restoreCheckpoint = checkpointPath ? keepCheckpoint(checkpointPath) : () => undefined;
-      const result = await this.orRollback(() =>
-        runner.runTurn(
-          {
-            turnId: `turn-${++this.turns}`,
-            history: before, // mode: automatic (the default)
-            loopGuard: this.guard,
-            ...this.lastTurn,
-          },
-          { signal: opts.signal, ...(checkpointPath ? { checkpointPath } : {}) },
-        ),
-      ).catch((e: unknown) => {
+      const result = await this.orRollback(() => {
+        const turnId = `turn-${++this.turns}`;
+        const run = {
+          signal: opts.signal,
+          ...(checkpointPath ? { checkpointPath } : {}),
+          ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
+        };
+        if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, run);
+        const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
+        return runner.runTurn(request, run);
+      }).catch((e: unknown) => {
         // A window too small for the fixed part of a request is a configuration error found
         // during the turn: like any refused turn it leaves no checkpoint to resume.
         if (WindowTooSmallError.isInstance(e)) restoreCheckpoint();

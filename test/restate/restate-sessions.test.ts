@@ -91,6 +91,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
       expect(first).toMatchObject({ decision: 'compacted', strategy: 'local', summaryCalls: 1 });
       expect(second.decision).not.toBe('compacted');
       expect(state.boundaries).toHaveLength(1);
+      expect(state.turn).toBeNull();
       expect(state.messagesRecorded).toBe(4 * (STEPS + 1));
       expect(state.history.filter(isSummaryMessage)).toHaveLength(1);
       // The step after the compaction is in the live history, in order.
@@ -118,6 +119,55 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(sorted(state.history)).toEqual(sorted(messages));
   });
 
+  it('a turn call ended for good mid-summary leaves its snapshot; the next call with the same pending continues it and commits once', async () => {
+    const key = 'killed-invocation';
+    const history = agentSteps(key, STEPS);
+    await call(key, 'append', { messages: history });
+    const pending = agentSteps(key, 1, 200, STEPS);
+    const arrived = deferred<void>();
+    const release = deferred<void>();
+    fakes.forEach((f) =>
+      f.script.push({ kind: 'hold', until: release.promise, onHeld: () => arrived.resolve() }),
+    );
+    const sent = await fetch(`${server.ingress}/${OBJECT}/${key}/runTurn/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pending }),
+    });
+    const { invocationId } = (await sent.json()) as { invocationId: string };
+    await arrived.promise;
+    const killed = await fetch(`${server.admin}/invocations/${invocationId}/kill`, { method: 'PATCH' });
+    expect(killed.status).toBeLessThan(300);
+    release.resolve();
+    for (const f of fakes) f.script.length = 0; // the other worker's hold was never used
+    const left = await call<ObjectSessionState>(key, 'state');
+    expect(left.turn).not.toBeNull(); // nothing committed, the turn's snapshot is kept
+    expect(left.messagesRecorded).toBe(history.length);
+
+    expect(left.turn!.resumes).toBe(0);
+
+    // The next call continues that snapshot: seen while its own summary call is held.
+    const again = deferred<void>();
+    const releaseAgain = deferred<void>();
+    fakes.forEach((f) =>
+      f.script.push({ kind: 'hold', until: releaseAgain.promise, onHeld: () => again.resolve() }),
+    );
+    const turn = call<ObjectTurnResult>(key, 'runTurn', { pending });
+    await again.promise;
+    const continuing = await call<ObjectSessionState>(key, 'state');
+    expect(continuing.turn).toMatchObject({ turnId: left.turn!.turnId, resumes: 1 });
+    expect(continuing.turn!.step).toBeGreaterThanOrEqual(left.turn!.step);
+    releaseAgain.resolve();
+    const result = await turn;
+    for (const f of fakes) f.script.length = 0;
+    expect(result).toMatchObject({ decision: 'compacted', summaryCalls: 1 });
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.turn).toBeNull();
+    expect(state.boundaries).toHaveLength(1);
+    expect(state.messagesRecorded).toBe(history.length + pending.length);
+    expect(state.history.slice(-pending.length)).toEqual(pending);
+  });
+
   it('a worker killed (SIGKILL) in the middle of a summary call: the turn completes on the other worker, one summary committed, no message lost', async () => {
     const key = 'killed-mid-summary';
     const history = agentSteps(key, STEPS);
@@ -136,6 +186,14 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
         Promise.reject(new Error(`the turn ended without a summary call: ${JSON.stringify(r)}`)),
       ),
     ]);
+    // While the summary call is held, the object's state shows the turn machine's snapshot.
+    const held = await call<ObjectSessionState>(key, 'state');
+    expect(held.turn?.turnId).toMatch(/^turn-/);
+    // The last step Restate has received: the turn is still working (later steps of this
+    // attempt reach it when the held call returns, over HTTP/1.1 one response per attempt).
+    expect(held.turn!.value).toEqual({ working: expect.any(String) });
+    expect(held.turn!.step).toBeGreaterThan(0);
+    expect(held.boundaries).toEqual([]);
     await stopWorker(workers[victim]!, 'SIGKILL');
     release.resolve();
     const result = await turn;
@@ -145,6 +203,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(sent[victim]).toBe(1); // the request the dead worker never saw answered
     expect(sent[1 - victim]).toBe(1); // the retry's request, on the other worker
     const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.turn).toBeNull(); // the committed turn leaves no snapshot behind
     expect(state.boundaries).toHaveLength(1);
     expect(state.history.filter(isSummaryMessage)).toHaveLength(1);
     expect(state.messagesRecorded).toBe(history.length);

@@ -2,7 +2,13 @@ import { createActor, type AnyActorRef } from 'xstate';
 import type { TurnInput, TurnOutput } from '../../../machines/index.js';
 import { UserError } from '../../core/errors.js';
 import { completeClearingPolicy } from '../../projection/clearing-policy.js';
-import { loadCheckpoint, saveCheckpoint, validatePersistedSnapshot, type Checkpoint } from '../checkpoint.js';
+import {
+  loadCheckpoint,
+  parseCheckpoint,
+  saveCheckpoint,
+  validatePersistedSnapshot,
+  type Checkpoint,
+} from '../checkpoint.js';
 import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { toTurnResult } from '../turn-reports.js';
@@ -29,15 +35,17 @@ async function drive(
       return undefined;
     },
     () => {
-      if (options.checkpointPath)
-        saveCheckpoint(options.checkpointPath, {
-          version: 1,
-          machine: 'turn',
-          turnId,
-          startedAt,
-          snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
-          store: store.toJSON(),
-        });
+      if (!options.checkpointPath && !options.onCheckpoint) return;
+      const checkpoint: Checkpoint = {
+        version: 1,
+        machine: 'turn',
+        turnId,
+        startedAt,
+        snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
+        store: store.toJSON(),
+      };
+      if (options.checkpointPath) saveCheckpoint(options.checkpointPath, checkpoint);
+      options.onCheckpoint?.(checkpoint);
     },
   );
   actor.stop();
@@ -81,26 +89,32 @@ export async function runTurn(
   return { ...result, cacheCycle: machines.cacheCycle() };
 }
 
-/** Continues a turn from its checkpoint file; it keeps checkpointing there unless told otherwise. */
+/**
+ * Continues a turn from its checkpoint file, where it keeps checkpointing unless told
+ * otherwise, or from a checkpoint the caller kept (validated the same way).
+ */
 export async function resumeTurn(
   ctx: TurnRunnerContext,
-  checkpointPath: string,
+  from: string | Checkpoint,
   options: Omit<RunOptions, 'checkpointPath'> & { checkpointPath?: string },
 ): Promise<TurnResult> {
-  const checkpoint: Checkpoint = loadCheckpoint(checkpointPath);
+  const where = typeof from === 'string' ? from : 'checkpoint';
+  const checkpoint: Checkpoint =
+    typeof from === 'string' ? loadCheckpoint(from) : parseCheckpoint(from, where);
   if (checkpoint.machine !== 'turn')
-    throw new UserError(`${checkpointPath}: checkpoint of a ${checkpoint.machine} run, not a turn`);
+    throw new UserError(`${where}: checkpoint of a ${checkpoint.machine} run, not a turn`);
   const store = MessageStore.fromJSON(checkpoint.store);
   const machine = ctx.machinesFor(store).turn;
-  validatePersistedSnapshot(machine, checkpoint.snapshot, checkpointPath);
+  validatePersistedSnapshot(machine, checkpoint.snapshot, where);
   const actor = createActor(machine, {
     snapshot: checkpoint.snapshot as never,
     // Ignored when a snapshot is given; the persisted context already holds the input.
     input: undefined as unknown as TurnInput,
     inspect: ctx.deps.inspect,
   });
+  const checkpointPath = options.checkpointPath ?? (typeof from === 'string' ? from : undefined);
   return drive(ctx, store, checkpoint.turnId, checkpoint.startedAt, actor, {
     ...options,
-    checkpointPath: options.checkpointPath ?? checkpointPath,
+    ...(checkpointPath ? { checkpointPath } : {}),
   });
 }
