@@ -76,6 +76,9 @@ function expectLoopKept(run: Awaited<ReturnType<typeof loopThroughProxy>>) {
   expect(run.result.finalText).toBe(FINAL_TEXT);
   expect(run.turns).toHaveLength(STEPS + 1);
   const largest = Math.max(...run.audits.map((a) => a.tokens));
+  console.log(
+    `largest prompt ${largest} tokens; ${run.requests.filter(isCompactCall).length} compact calls, ${run.requests.filter(isSummaryCall).length} summary calls in ${STEPS} steps`,
+  );
   expect(largest + MAX_TOKENS).toBeLessThanOrEqual(WINDOW);
   expect(run.audits.filter((a) => !a.pairingValid)).toEqual([]);
   expect(run.audits.filter((a) => !a.taskPresent)).toEqual([]);
@@ -96,6 +99,8 @@ describe('compactor serve: native compaction through the upstream', () => {
       (r.body.input as { type?: string }[]).some((i) => i.type === 'compaction');
     expect(run.turns.filter(replaysItem).length).toBeGreaterThanOrEqual(1);
     expect(run.state.strategy).toBe('nativeStandalone');
+    // Each answer that compacted said how.
+    expect(run.result.strategies).toEqual(compacts.map(() => 'nativeStandalone'));
   });
 
   it('C3: when the compact endpoint fails the session falls back to a Local summary through the same upstream', async () => {
@@ -104,6 +109,8 @@ describe('compactor serve: native compaction through the upstream', () => {
     expect(run.requests.filter(isCompactCall).length).toBeGreaterThanOrEqual(1);
     expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
     expect(run.audits.some((a) => a.summaries.length > 0)).toBe(true);
+    expect(run.result.strategies?.length).toBeGreaterThanOrEqual(1);
+    expect(run.result.strategies?.every((s) => s === 'local')).toBe(true);
   });
 
   it('C3: an upstream on a host the catalog does not trust is summarized locally, never sent to /responses/compact', async () => {
@@ -112,5 +119,14 @@ describe('compactor serve: native compaction through the upstream', () => {
     expect(run.requests.filter(isCompactCall)).toEqual([]);
     expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
     expect(run.state.strategy).toBe('local');
+  });
+});
+
+describe('compactor serve: the catalog file', () => {
+  it('a catalog file that cannot be read stops the server from starting, naming the file', async () => {
+    const missing = join(dir, 'no-such-catalog.json');
+    await expect(startServer({ port: 0, catalog: missing })).rejects.toThrow(
+      /no-such-catalog\.json: cannot read catalog file/,
+    );
   });
 });
