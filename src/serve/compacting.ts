@@ -14,7 +14,7 @@ import type { SessionIndex } from './session-index.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
-import { withSummaryContext } from './upstream-summarizer.js';
+import { upstreamCompactClient, withSummaryContext } from './upstream-summarizer.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -32,6 +32,8 @@ export interface CompactingContext {
   lastRequests: Map<string, LastRequest>;
   /** Loads a session kept outside this process before its request is projected (the Restate engine). */
   prepareSession?(id: string): Promise<void>;
+  /** Whether a request of a protocol and model compacts through the upstream's native endpoint. */
+  nativeCompaction(protocol: ProtocolName, model: string): boolean;
 }
 
 /** What a session's last request did (shown by `GET /compactor/sessions/:id`). */
@@ -41,6 +43,8 @@ export interface LastRequest {
   tokensBefore: number;
   tokensAfter: number;
   compacted: boolean;
+  /** The strategy the request's compaction ran with (`local` after a failed native pass). */
+  strategy?: string;
   at: string;
 }
 
@@ -112,6 +116,7 @@ function projectRequest(
   signal: AbortSignal,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
+  const native = ctx.nativeCompaction(protocol, parsed.model);
   const summaryContext = {
     protocol,
     model: parsed.model,
@@ -120,6 +125,7 @@ function projectRequest(
     upstream: ctx.upstream,
     signal,
     ...(parsed.maxOutput !== undefined ? { maxOutput: parsed.maxOutput } : {}),
+    ...(native ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') } : {}),
   };
   return refusingUserErrors(() =>
     withSummaryContext(summaryContext, () =>
@@ -129,6 +135,7 @@ function projectRequest(
         tools: parsed.envelope.tools,
         messages: parsed.messages,
         model: { id: parsed.model },
+        ...(native ? { standalone: upstreamCompactClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
         ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
       }),
@@ -171,6 +178,7 @@ export async function handleCompacting(
       'x-compactor-tokens-before': String(counts.tokensBefore),
       'x-compactor-tokens-after': String(counts.tokensAfter),
       'x-compactor-compacted': String(projection.compacted),
+      ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
     };
     await forward(ctx, protocol, req, res, body, signal, headers, tap);
     return 'projected';
@@ -196,6 +204,7 @@ function recordProjection(
     tokensBefore: fixed + session.estimator.history(parsed.messages),
     tokensAfter: fixed + session.estimator.history(projection.messages),
     compacted: projection.compacted,
+    ...(projection.strategy !== undefined ? { strategy: projection.strategy } : {}),
     at: new Date().toISOString(),
   };
   const labels = { protocol: parsed.protocol };

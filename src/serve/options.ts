@@ -53,6 +53,7 @@ export interface ResolvedServeOptions {
   capacity?: number;
   authToken?: string;
   summarizer: 'upstream' | 'offline';
+  catalog?: string;
   maxBodyBytes: number;
   http: ServeOptions['http'];
   session: NonNullable<ServeOptions['session']>;
@@ -93,6 +94,7 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(o.authToken !== undefined ? { authToken: o.authToken } : {}),
     summarizer: o.summarizer ?? SERVE_DEFAULTS.summarizer,
+    ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
     maxBodyBytes: o.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes,
     http: o.http,
     session: o.session ?? {},

@@ -14,6 +14,9 @@ import { createSessionIndex } from './session-index.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
 import { upstreamSummarizer } from './upstream-summarizer.js';
+import { loadCatalogFile, lookupModel } from '../providers/catalog.js';
+import { PROVIDER_PRESETS } from '../providers/catalog-data.js';
+import { selectStrategy } from '../providers/strategy.js';
 
 /** A running proxy. */
 export interface RunningServer {
@@ -70,6 +73,32 @@ function selfUpstream(o: ResolvedServeOptions, port: number): string | undefined
   return undefined;
 }
 
+/**
+ * Which requests compact through the upstream's native endpoint: OpenAI Responses requests
+ * whose model and upstream host the catalog allows it for (a host other than the provider's
+ * own must be listed under the catalog file's `nativeHosts`), when the upstream compacts.
+ */
+function nativeCompactionOf(o: ResolvedServeOptions): (protocol: ProtocolName, model: string) => boolean {
+  if (o.summarizer !== 'upstream') return () => false;
+  const user = o.catalog !== undefined ? loadCatalogFile(o.catalog) : {};
+  const nativeHosts = [
+    ...PROVIDER_PRESETS.openai.nativeHosts,
+    ...(user.providers?.openai?.nativeHosts ?? []),
+  ];
+  return (protocol, model) => {
+    if (protocol !== 'openai-responses') return false;
+    const entry = lookupModel('openai', 'openai', model, user.models ?? []);
+    const route = {
+      provider: 'openai',
+      model,
+      baseUrl: o.openaiUpstream,
+      nativeHosts,
+      ...(entry?.nativeCompaction !== undefined ? { nativeCompaction: entry.nativeCompaction } : {}),
+    };
+    return selectStrategy(route).kind === 'nativeStandalone';
+  };
+}
+
 /** Everything one server's requests share. */
 interface ServerParts extends CompactingContext {
   options: ResolvedServeOptions;
@@ -101,6 +130,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
+    nativeCompaction: nativeCompactionOf(o),
     lastRequests: new Map<string, LastRequest>(),
   };
 }

@@ -120,12 +120,23 @@ export const SERVE_SETTINGS = {
   summarizer: {
     schema: z.enum(['upstream', 'offline']),
     default: 'upstream',
-    doc: "Who writes summaries: `upstream` is the request's own model through its own upstream, with the client's credentials; `offline` the embedded summarizer, without provider calls.",
+    doc: "Who compacts: `upstream` is the request's own model through its own upstream, with the client's credentials — natively (OpenAI `/responses/compact`) where the catalog allows it for the model and upstream host, else a Local summary; `offline` the embedded summarizer, without provider calls.",
     flag: {
       name: 'summarizer',
       arg: 'NAME',
       parse: text,
-      help: "who writes summaries: upstream (default: the request's own model through its upstream, with the client's credentials) or offline (the embedded summarizer, no provider calls)",
+      help: "who compacts: upstream (default: the request's own model through its upstream, with the client's credentials; natively where the catalog allows it, else a summary) or offline (the embedded summarizer, no provider calls)",
+    },
+  },
+  catalog: {
+    schema: z.string().min(1, 'expected a file'),
+    defaultText: 'none: the bundled catalog',
+    doc: 'Catalog file (JSON) over the bundled one; its `nativeHosts` let an upstream on another host compact natively.',
+    flag: {
+      name: 'catalog',
+      arg: 'FILE',
+      parse: text,
+      help: "catalog file over the bundled one (e.g. nativeHosts: upstream hosts that serve the provider's native compaction)",
     },
   },
   maxBodyBytes: {

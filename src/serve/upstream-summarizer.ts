@@ -2,7 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { ResolvedRoute } from '../providers/catalog.js';
 import { dialectOf, type WireApi } from '../providers/dialects.js';
-import type { SummaryClient } from '../providers/types.js';
+import type { NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import { compactPayload, readCompactAnswer } from '../providers/openai-responses/compact-client.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
 
@@ -18,9 +19,19 @@ export interface SummaryContext {
   signal: AbortSignal;
   /** The output the client's request reserves (the window's budgets already leave room for it). */
   maxOutput?: number;
+  /** The upstream's native compaction URL (`…/responses/compact`), for a request that compacts natively. */
+  compactUrl?: string;
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
+
+/** The proxied request being projected; a provider call outside one is a bug. */
+function currentContext(): SummaryContext {
+  const c = current.getStore();
+  if (c === undefined)
+    throw new InternalError('compactor: a summary was asked for outside a proxied request');
+  return c;
+}
 
 /** Runs `work` (a request's projection) so that summaries it needs go to that request's upstream. */
 export function withSummaryContext<T>(context: SummaryContext, work: () => Promise<T>): Promise<T> {
@@ -46,6 +57,48 @@ function routeOf(protocol: ProtocolName): ResolvedRoute {
   } as ResolvedRoute;
 }
 
+/** Where a call of a proxied request reports its failures: the upstream of its protocol and its model. */
+const siteOfContext = (c: SummaryContext) => ({
+  provider: `upstream (${c.protocol})`,
+  model: c.model,
+  secrets: [] as string[],
+});
+
+/**
+ * POSTs `body` to `url` with the client's headers and returns the JSON answer; any status but
+ * 200, or an answer that is not JSON, fails the `what` call (so the session falls back).
+ */
+async function postUpstream(
+  c: SummaryContext,
+  url: string,
+  body: unknown,
+  what: string,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  const site = siteOfContext(c);
+  const res = await c.upstream.send(
+    url,
+    {
+      method: 'POST',
+      headers: { ...c.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    },
+    signal ?? c.signal,
+  );
+  const text = await res.body.text();
+  if (res.status !== 200)
+    throw new ProviderError(`${site.provider}/${site.model}: the ${what} call answered ${res.status}`, {
+      ...site,
+      status: res.status,
+      retryable: false,
+    });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProviderError(`${site.provider}/${site.model}: the ${what} answer is not JSON`, site);
+  }
+}
+
 /**
  * Writes summaries with the model of the request being compacted, through its own upstream
  * and with its client's credentials (a Local summary: the proxy holds no key of its own).
@@ -55,36 +108,36 @@ export function upstreamSummarizer(): SummaryClient {
     provider: 'upstream',
     model: 'the request model',
     async summarize(request, signal) {
-      const c = current.getStore();
-      if (c === undefined)
-        throw new InternalError('compactor: a summary was asked for outside a proxied request');
-      const site = { provider: `upstream (${c.protocol})`, model: c.model };
+      const c = currentContext();
+      const site = siteOfContext(c);
       const dialect = dialectOf(DIALECT_OF[c.protocol]);
-      const res = await c.upstream.send(
-        c.url,
-        {
-          method: 'POST',
-          headers: { ...c.headers, 'content-type': 'application/json' },
-          body: JSON.stringify(dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false)),
-        },
-        signal ?? c.signal,
-      );
-      const text = await res.body.text();
-      if (res.status !== 200)
-        throw new ProviderError(`${site.provider}/${site.model}: the summary call answered ${res.status}`, {
-          ...site,
-          status: res.status,
-          retryable: false,
-        });
-      let answer: unknown;
-      try {
-        answer = JSON.parse(text);
-      } catch {
-        throw new ProviderError(`${site.provider}/${site.model}: the summary answer is not JSON`, site);
-      }
-      const summary = dialect.read(answer, { ...site, secrets: [] });
-      if (summary.text.trim() === '') throw new EmptySummaryError(site);
+      const body = dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false);
+      const answer = await postUpstream(c, c.url, body, 'summary', signal);
+      const summary = dialect.read(answer, site);
+      if (summary.text.trim() === '')
+        throw new EmptySummaryError({ provider: site.provider, model: site.model });
       return summary;
+    },
+  };
+}
+
+/**
+ * Compacts through the upstream's own `/responses/compact` endpoint, with the model and the
+ * client's credentials of the request being compacted (NativeStandalone; the proxy holds no key).
+ */
+export function upstreamCompactClient(): NativeStandaloneClient {
+  return {
+    provider: 'upstream',
+    model: 'the request model',
+    async compactStandalone(request, signal) {
+      const c = currentContext();
+      if (c.compactUrl === undefined)
+        throw new InternalError('compactor: native compaction was asked for a request without an endpoint');
+      const payload = compactPayload({ ...request, model: c.model });
+      // Nothing to compact: no call, history unchanged.
+      if ((payload.input as unknown[]).length === 0) return { items: [...request.input] };
+      const answer = await postUpstream(c, c.compactUrl, payload, 'compact', signal);
+      return readCompactAnswer(answer, siteOfContext(c));
     },
   };
 }

@@ -16,7 +16,7 @@ import {
 } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import { HttpOptionsSchema } from '../providers/http-limits.js';
-import type { SummaryClient } from '../providers/types.js';
+import type { NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
 import type { LockOptions, SessionStoreSource } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
@@ -92,6 +92,11 @@ export interface CompactorSessionOptions {
    * adapter, for example): the strategy is then Local and the route only names the window.
    */
   summarizer?: SummaryClient;
+  /**
+   * With `summarizer`: compacts through this native endpoint client first (a proxy calling its
+   * client's provider with the client's credentials); a failed native pass falls back to `summarizer`.
+   */
+  standalone?: NativeStandaloneClient;
 }
 
 const ToolSchemaSchema = z.strictObject({
@@ -135,6 +140,15 @@ export const SessionOptionsSchema = z.object({
     .custom<SummaryClient>(
       (v) => typeof v === 'object' && v !== null && typeof (v as SummaryClient).summarize === 'function',
       'expected a summary client with a summarize(request) method',
+    )
+    .optional(),
+  standalone: z
+    .custom<NativeStandaloneClient>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as NativeStandaloneClient).compactStandalone === 'function',
+      'expected a native compaction client with a compactStandalone(request) method',
     )
     .optional(),
 });

@@ -147,19 +147,34 @@ export function checkRouteProvider(provider: string, catalogFile?: string): void
 
 /**
  * A route whose summaries come from `summarizer` (a caller's own model): Local strategy, no
- * native endpoints; the window stays the route's. Without a summarizer the route is unchanged.
+ * native endpoints of the route's own, unless the caller gives its `standalone` client (then
+ * NativeStandalone, with `summarizer` as the Local fallback); the window stays the route's.
+ * Without a summarizer the route is unchanged.
  */
-export function withSummarizer(route: SessionRoute, summarizer: SummaryClient | undefined): SessionRoute {
+export function withSummarizer(
+  route: SessionRoute,
+  summarizer: SummaryClient | undefined,
+  standalone?: NativeStandaloneClient,
+): SessionRoute {
   if (!summarizer) return route;
   const { standalone: _s, inline: _i, ...rest } = route;
-  return {
+  const local = {
     ...rest,
     model: summarizer.model,
     strategy: {
-      kind: 'local',
+      kind: 'local' as const,
       reason: `summaries from the caller's model (${summarizer.provider}/${summarizer.model})`,
     },
     supportsContextEdits: false,
     summary: summarizer,
+  };
+  if (!standalone) return local;
+  return {
+    ...local,
+    strategy: {
+      kind: 'nativeStandalone',
+      reason: `native compaction through the caller's endpoint (${standalone.provider}/${standalone.model})`,
+    },
+    standalone,
   };
 }

@@ -212,8 +212,37 @@ function summaryTurn(req: RecordedRequest): Turn | undefined {
   return { ...turnOf(req), final: true, thought: text };
 }
 
+/** What the fake's `POST /v1/responses/compact` does: compact like OpenAI, fail, or (default) not exist. */
+export type FakeCompactEndpoint = 'none' | 'compacts' | 'fails';
+
+/**
+ * OpenAI's native compaction: the input's user messages kept, everything else folded into one
+ * opaque compaction item.
+ */
+function compact(req: RecordedRequest, res: ServerResponse): void {
+  const input: unknown[] = Array.isArray(req.body?.input) ? req.body.input : [];
+  const users = input
+    .filter((i) => (i as { role?: string } | null)?.role === 'user')
+    .map((i, n) => {
+      const content = (i as { content: unknown }).content;
+      const parts = typeof content === 'string' ? [{ type: 'input_text', text: content }] : content;
+      return { id: `msg_u${n + 1}`, type: 'message', status: 'completed', role: 'user', content: parts };
+    });
+  const encrypted = `gAAAAcompacted-${input.length}-items==`;
+  const usage = { input_tokens: estimateBodyTokens(req.body), output_tokens: 200 };
+  sendJson(res, 200, {
+    id: `resp_compact_${input.length}`,
+    object: 'response.compaction',
+    created_at: 1_767_225_600,
+    output: [...users, { id: `cmp_${input.length}`, type: 'compaction', encrypted_content: encrypted }],
+    usage,
+  });
+}
+
 /** Starts the fake; its `url` ends in `/v1`. */
-export function startFakeAgentUpstream(opts: FakeWindowOptions): Promise<FakeServer> {
+export function startFakeAgentUpstream(
+  opts: FakeWindowOptions & { compactEndpoint?: FakeCompactEndpoint },
+): Promise<FakeServer> {
   return startFakeServer(
     (req, fault, res) => {
       if (handleCommonFault(fault, res)) return;
@@ -223,6 +252,11 @@ export function startFakeAgentUpstream(opts: FakeWindowOptions): Promise<FakeSer
         return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }] });
       if (req.method === 'POST' && req.path === '/v1/messages/count_tokens')
         return sendJson(res, 200, { input_tokens: estimateBodyTokens(req.body) });
+      if (req.method === 'POST' && req.path === '/v1/responses/compact') {
+        if (opts.compactEndpoint === 'compacts') return compact(req, res);
+        if (opts.compactEndpoint === 'fails')
+          return sendJson(res, 500, { error: { message: 'compaction is down', type: 'server_error' } });
+      }
       const t = summaryTurn(req) ?? turnOf(req);
       if (req.method === 'POST' && req.path === '/v1/messages') return anthropic(req, res, t);
       if (req.method === 'POST' && req.path === '/v1/chat/completions') return chat(req, res, t);

@@ -36,6 +36,8 @@ export interface LoopResult {
   finalText: string;
   streamProblems: string[];
   sessions: Set<string>;
+  /** The `x-compactor-strategy` headers of the answers that compacted (Responses loops, JSON). */
+  strategies?: string[];
 }
 
 const PATH = (step: number) => `src/file-${step}.ts`;
@@ -180,6 +182,7 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
   const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: l.task }];
   const problems: string[] = [];
   const sessions = new Set<string>();
+  const strategies: string[] = [];
   const tools: OpenAI.Responses.Tool[] = [{ type: 'function', strict: false, ...READ_FILE }];
   for (let step = 0; ; step++) {
     const params = {
@@ -212,13 +215,15 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
     } else {
       const { data, response: http } = await client.responses.create(params, options).withResponse();
       sessions.add(http.headers.get('x-compactor-session') ?? '');
+      const strategy = http.headers.get('x-compactor-strategy');
+      if (strategy !== null) strategies.push(strategy);
       response = data;
     }
     input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
     const call = response.output.find(
       (o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === 'function_call',
     );
-    if (!call) return { finalText: response.output_text, streamProblems: problems, sessions };
+    if (!call) return { finalText: response.output_text, streamProblems: problems, sessions, strategies };
     checkCall(l, step, call.call_id, call.arguments, problems);
     input.push({
       type: 'function_call_output',

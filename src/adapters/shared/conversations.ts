@@ -44,6 +44,8 @@ export interface ConversationCall {
   limits?: CompactorSessionOptions['limits'];
   /** Clearing policy of this conversation's session, over the shared one (used when it is opened). */
   policy?: CompactorSessionOptions['policy'];
+  /** Native compaction client of this conversation's session (used when it is opened; see `standalone`). */
+  standalone?: CompactorSessionOptions['standalone'];
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -55,6 +57,8 @@ export interface ConversationProjection {
   compacted: boolean;
   /** Provider requests this call's compaction made (0 without one, and for the offline summarizer's none). */
   summaryCalls: number;
+  /** The strategy this call's compaction ran with (`local` after a failed native pass); absent without one. */
+  strategy?: string;
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
 }
@@ -238,6 +242,7 @@ function openConversation(
     ...(stores !== undefined ? { store: stores.source(id, point.branch) } : {}),
     ...(history !== undefined ? { history } : {}),
     ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
+    ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
     limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
   });
   return { session, ...point, queue: Promise.resolve(), active: 0 };
@@ -354,6 +359,7 @@ async function projectCall(
     messages: turn.request ?? session.prepareRequest().messages,
     compacted: turn.decision === 'compacted',
     summaryCalls: turn.summaryCalls,
+    ...(turn.compaction ? { strategy: turn.compaction.strategy } : {}),
     session,
   };
 }

@@ -58,7 +58,7 @@ Ctrl-C or SIGTERM stops taking requests, finishes the ones in flight, then exits
 
 /** The server's options: each table's flags over its config section (clearing and compaction as for run). */
 export function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptions {
-  const { authTokenEnv, dataDir, ...given } = {
+  const { authTokenEnv, dataDir, catalog, ...given } = {
     ...SERVE.fromConfig(ctx.config.serve),
     ...SERVE.fromFlags(flags),
   };
@@ -69,6 +69,7 @@ export function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptio
   return {
     ...given,
     ...(dataDir !== undefined ? { dataDir: resolvePath(ctx, dataDir) } : {}),
+    ...(catalog !== undefined ? { catalog: resolvePath(ctx, catalog) } : {}),
     ...(token !== undefined ? { authToken: token } : {}),
     http,
     env: ctx.env,

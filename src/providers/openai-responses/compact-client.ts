@@ -5,6 +5,7 @@ import { ProviderError } from '../../core/errors.js';
 import { postJson, type HttpOptions } from '../http.js';
 import { bearerHeaders, siteOf } from '../dialect.js';
 import { parseResponse } from '../dialect.js';
+import type { CallSite } from '../classify-error.js';
 import { forwardedFields } from '../request-fields.js';
 import { fromResponsesOutput, toResponsesInput } from './convert.js';
 import type {
@@ -78,18 +79,23 @@ export function createStandaloneClient(route: ResolvedRoute, opts: HttpOptions =
         opts,
         signal,
       );
-      const parsed = parseResponse(CompactResponseSchema, json, s, 'compaction');
-      const items = fromResponsesOutput(parsed.output as Json[]);
-      if (items.length === 0) {
-        throw new ProviderError(`${s.provider}/${s.model}: compaction response contained no reusable items`, {
-          provider: s.provider,
-          model: s.model,
-          code: 'empty_compaction',
-          retryable: false,
-        });
-      }
-      const usage = responsesUsage(parsed.usage);
-      return usage ? { items, usage } : { items };
+      return readCompactAnswer(json, s);
     },
   };
+}
+
+/** Reads a `/responses/compact` answer: its items as canonical messages, and its usage. */
+export function readCompactAnswer(json: unknown, s: CallSite): StandaloneCompactResult {
+  const parsed = parseResponse(CompactResponseSchema, json, s, 'compaction');
+  const items = fromResponsesOutput(parsed.output as Json[]);
+  if (items.length === 0) {
+    throw new ProviderError(`${s.provider}/${s.model}: compaction response contained no reusable items`, {
+      provider: s.provider,
+      model: s.model,
+      code: 'empty_compaction',
+      retryable: false,
+    });
+  }
+  const usage = responsesUsage(parsed.usage);
+  return usage ? { items, usage } : { items };
 }
