@@ -56,7 +56,7 @@ describe('OPENAI_BASE_URL on a proxy host (S1)', () => {
     });
   });
 
-  it("S1: with the documented catalog example the host is native again: /responses/compact, no note", async () => {
+  it('S1: with the documented catalog example the host is native again: /responses/compact, no note', async () => {
     writeFileSync(join(dir, 'catalog.json'), documentedCatalog());
     server().requests.length = 0;
     const r = await cli([...args('compact'), '--capacity', '8000', '--catalog', 'catalog.json'], {
