@@ -24,6 +24,10 @@ export {
   type TurnActorDeps,
   type CompactionDeps,
   type LocalSummarizerWithWarnings,
+  type Checkpoint,
+  CheckpointSchema,
+  StoreJsonSchema,
+  type StoreJson,
 } from '../runtime/index.js';
 export {
   createStatelyInspector,

@@ -14,5 +14,6 @@ export {
   type ObjectTurnResult,
   type ObjectSessionState,
 } from './session-object.js';
+export type { InFlightTurnView } from './in-flight-turn.js';
 export { restateStore, type RestateStore, type RestateStoreOptions } from './restate-store.js';
 export { MIN_NODE_MAJOR, type RestateEndpoint, type ServiceDefinition } from './sdk.js';
