@@ -67,7 +67,7 @@ describe('compactor serve (process)', () => {
     expect(done.err).toContain('compactor: stopped serving');
   });
 
-  it('takes its settings from config "serve"; a bad key or a missing token variable is one line and exit 2', async () => {
+  it('D3: takes its settings from config "serve"; a bad key or a missing token variable is one line and exit 2', async () => {
     const cwd = tempDir();
     writeFileSync(join(cwd, 'compactor.config.json'), JSON.stringify({ serve: { port: 'eighty' } }));
     const bad = await runCompiledCli(['serve'], { cwd });

@@ -252,7 +252,7 @@ describe('compactor serve: sessions', () => {
 });
 
 describe('compactor serve: what happened is visible', () => {
-  it('answers with token counts and x-compactor-compacted: true on the request that compacted; the session and the metrics show it', async () => {
+  it('C10: answers with token counts and x-compactor-compacted: true on the request that compacted; the session and the metrics show it', async () => {
     const { server, upstream } = await setup({
       capacity: 4_000,
       session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
@@ -287,7 +287,7 @@ describe('compactor serve: what happened is visible', () => {
   });
 
   it.each(['anthropic', 'openai-responses'] as const)(
-    'a %s request that compacts has its summary written through the same upstream, in its own wire shape',
+    'S2: a %s request that compacts has its summary written through the same upstream, in its own wire shape',
     async (protocol) => {
       const { server, upstream } = await setup({
         capacity: 4_000,
@@ -366,7 +366,7 @@ describe('compactor serve: what happened is visible', () => {
 });
 
 describe('compactor serve: token counts', () => {
-  it('counts what it would send: POST /v1/messages/count_tokens gets the request fitted to the window', async () => {
+  it('B2: counts what it would send: POST /v1/messages/count_tokens gets the request fitted to the window', async () => {
     const { server, upstream } = await setup({ capacity: 4_000 });
     upstream.window = 4_000;
     const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
@@ -393,7 +393,7 @@ describe('compactor serve: token counts', () => {
     expect(estimateBodyTokens(body)).toBeGreaterThan(6_000);
   });
 
-  it('a request whose system prompt alone is larger than the window is a 400 saying so', async () => {
+  it('B2: a request whose system prompt alone is larger than the window is a 400 saying so', async () => {
     const { server, upstream } = await setup({ capacity: 2_000 });
     const res = await post(
       server,
@@ -436,7 +436,7 @@ describe('compactor serve: safe by default', () => {
     started.push(again);
   });
 
-  it('refuses a body over the limit with 413 and malformed requests with 400, each in its protocol shape with one line', async () => {
+  it('D3: refuses a body over the limit with 413 and malformed requests with 400, each in its protocol shape with one line', async () => {
     const { server, upstream } = await setup({ capacity: WINDOW, maxBodyBytes: 2_000 });
     const big = await post(server, '/v1/messages', anthropicBody({ system: 'x'.repeat(3_000) }));
     expect(big.status).toBe(413);
@@ -494,7 +494,7 @@ describe('compactor serve: safe by default', () => {
 });
 
 describe('compactor serve: what it does not compact', () => {
-  it('a request that fits goes upstream as the client wrote it (every field, cache markers, thinking blocks)', async () => {
+  it('D2: a request that fits goes upstream as the client wrote it (every field, cache markers, thinking blocks)', async () => {
     const { server, upstream } = await setup({ capacity: WINDOW });
     const anthropic = {
       model: 'claude-sonnet-4-6',

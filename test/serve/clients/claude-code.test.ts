@@ -80,7 +80,7 @@ suite(
       expect(run.result).toMatchObject({ is_error: false, result: LOOP_ANSWER, num_turns: STEPS + 1 });
     });
 
-    test('every request the model received fits the window, keeps pairing and the task, in step order', () => {
+    test('H1/N1: every request the model received fits the window, keeps pairing and the task, in step order', () => {
       const audit = auditTurns(upstream.turns, WINDOW);
       expect(audit.steps).toEqual([...Array.from({ length: STEPS }, (_, n) => n), 'final']);
       expect(audit.overWindow).toBe(0);

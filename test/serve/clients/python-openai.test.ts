@@ -132,7 +132,7 @@ suite(`the Python openai package through compactor serve${python3 ? '' : ' (skip
   );
 
   test.each(LOOPS)(
-    '$api stream=$stream: every upstream request fits the window, keeps pairing and the task, in step order',
+    'H1/N1: $api stream=$stream: every upstream request fits the window, keeps pairing and the task, in step order',
     ({ api, stream }) => {
       const audit = auditTurns(turnsOf(api, stream), WINDOW);
       expect(audit.steps).toEqual([...Array.from({ length: STEPS }, (_, n) => n), 'final']);

@@ -53,7 +53,7 @@ describe('a turn kept outside the session directory (the Restate object’s turn
     expect(second.history.filter(isSummaryMessage)).toHaveLength(1);
   });
 
-  it('a damaged checkpoint is refused with a one-line error naming the field', async () => {
+  it('D3: a damaged checkpoint is refused with a one-line error naming the field', async () => {
     const s = createCompactorSession({ ...options(), history: agentSteps('bad', 2) });
     const bad = { version: 1, machine: 'turn', turnId: '', startedAt: 0, snapshot: {}, store: {} };
     await expect(s.runTurn({ resumeFrom: bad as unknown as Checkpoint })).rejects.toThrow(
