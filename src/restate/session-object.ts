@@ -136,10 +136,12 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
       }),
       runTurn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
         const pending = (input(TurnInput, raw, 'runTurn') ?? {}).pending ?? [];
+        // Taken before the first recorded step, so a continued turn is marked as such in the
+        // object's state before any provider call of this run starts.
+        const inFlight = await keepTurnInFlight(ctx, pending);
         // The turn's clock is recorded, so a replayed run writes the very snapshots it wrote before.
         const startedAt = await ctx.run('turn started', async () => Date.now());
         const { session, store } = await open(ctx, { now: () => startedAt });
-        const inFlight = await keepTurnInFlight(ctx, pending);
         const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
           // Refused for good: nothing is left to continue.
           if (e instanceof sdk.TerminalError) ctx.clear(TURN_KEY);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '#src/messages/message.js';
 import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '#src/restate/index.js';
 import { createCompactorSession } from '#src/session/index.js';
 import type { BoundaryInfo } from '#src/store/index.js';
 import { isSummaryMessage } from '#src/summary/index.js';
-import { deferred } from '#support/deferred.js';
+import { deferred, type Deferred } from '#support/deferred.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startFakeOpenAI } from '#support/fake-openai.js';
 import {
@@ -72,6 +72,18 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     await Promise.all((fakes ?? []).map((f) => f.close()));
   });
 
+  /** Holds a test set on the fake providers; released and cleared after each test, pass or fail. */
+  const holds: Deferred<void>[] = [];
+  const hold = () => {
+    const release = deferred<void>();
+    holds.push(release);
+    return release;
+  };
+  afterEach(() => {
+    for (const release of holds.splice(0)) release.resolve();
+    for (const f of fakes) f.script.length = 0;
+  });
+
   const summaryRequests = () =>
     fakes.map((f) => f.requests.filter((r) => r.path.endsWith('/chat/completions')).length);
 
@@ -125,7 +137,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     await call(key, 'append', { messages: history });
     const pending = agentSteps(key, 1, 200, STEPS);
     const arrived = deferred<void>();
-    const release = deferred<void>();
+    const release = hold();
     fakes.forEach((f) =>
       f.script.push({ kind: 'hold', until: release.promise, onHeld: () => arrived.resolve() }),
     );
@@ -148,7 +160,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
 
     // The next call continues that snapshot: seen while its own summary call is held.
     const again = deferred<void>();
-    const releaseAgain = deferred<void>();
+    const releaseAgain = hold();
     fakes.forEach((f) =>
       f.script.push({ kind: 'hold', until: releaseAgain.promise, onHeld: () => again.resolve() }),
     );
@@ -173,7 +185,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     const history = agentSteps(key, STEPS);
     await call(key, 'append', { messages: history });
     const arrived = deferred<number>();
-    const release = deferred<void>();
+    const release = hold();
     const before = summaryRequests();
     // Whichever worker sends the summary first is held there; a retry elsewhere is answered.
     fakes.forEach((f, i) =>
