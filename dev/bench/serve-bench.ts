@@ -1,9 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   CLAUDE_CODE_PACKAGE,
   claudeCodeArgs,
@@ -23,209 +20,22 @@ import {
   loopScript,
   writeLoopFiles,
 } from '../clients/tool-loop.js';
-import { startAgentUpstream, type AgentTurn, type AgentUpstream } from '../fakes/agent-upstream.js';
+import { startAgentUpstream, type AgentTurn } from '../fakes/agent-upstream.js';
 import { estimateBodyTokens } from '../fakes/fake-window.js';
 import { sourceText } from '../loops/source-text.js';
 import { requestInputDollars } from '../replay/cost.js';
 import { PRICES } from '../replay/prices.js';
 import { startServer } from '../../src/serve/index.js';
+import { latency } from './serve-latency.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 /*
- * `compactor serve` under load and over a long session. Latency: many plain agent loops at once
- * (Chat Completions, whole history resent every turn) against the same fake model directly,
- * through the proxy (its own process, as `compactor serve` runs), and through Portkey's gateway
- * doing passthrough, in one run; the proxy's added latency is against the direct calls of the
- * same run. Savings: one 50-turn session through the proxy at several windows against
- * passthrough, in tokens the model was sent and in dollars.
+ * `compactor serve` under load and over a long session. Latency (serve-latency.ts): many plain
+ * agent loops at once through the proxy and through Portkey's gateway against the same fake
+ * model directly, streamed and not. Savings: one 50-turn session through the proxy at several
+ * windows against passthrough, in tokens the model was sent and in dollars. Agent CLIs: Claude
+ * Code and Codex headless through the proxy.
  */
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MODEL = 'gpt-4.1';
-
-/** A port nothing listens on now (the gateway cannot be asked for port 0). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as { port: number };
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
-
-/** Starts a child and resolves once its output contains `ready` (its text, for a URL in it). */
-function startChild(
-  args: string[],
-  ready: RegExp,
-): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const onData = (c: Buffer) => {
-      out += c.toString('utf8');
-      const m = out.match(ready);
-      if (m) resolve({ child, match: m });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      reject(new Error(`${args.join(' ')} exited ${code} before it was ready: ${out.slice(-500)}`)),
-    );
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-interface Target {
-  name: string;
-  baseUrl: string;
-  headers: (session: string) => Record<string, string>;
-}
-
-/** p-th percentile (nearest rank) of a list. */
-function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
-
-interface LoadRow {
-  concurrency: number;
-  target: string;
-  requests: number;
-  p50: number;
-  p99: number;
-  rps: number;
-}
-
-async function latency(ctx: BenchContext, upstream: AgentUpstream): Promise<BenchSection> {
-  const turns = ctx.quick ? 5 : 20;
-  const resultTokens = ctx.quick ? 300 : 1_000;
-  const levels = ctx.quick ? [1, 10] : [1, 10, 50];
-  const source = sourceText();
-  const reads = Array.from({ length: turns }, (_, n) => source.read(n, resultTokens));
-  const proxy = await startChild(
-    ['--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0', '--openai-upstream', upstream.url],
-    /serving on (http:\/\/\S+)/,
-  );
-  const gatewayPort = await freePort();
-  const gateway = await startChild(
-    ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${gatewayPort}`, '--headless'],
-    /Ready for connections/,
-  );
-  const targets: Target[] = [
-    { name: 'direct', baseUrl: upstream.url, headers: () => ({}) },
-    {
-      name: 'compactor serve',
-      baseUrl: `${proxy.match[1]}/v1`,
-      headers: (session) => ({ 'x-compactor-session': session }),
-    },
-    {
-      name: 'Portkey gateway',
-      baseUrl: `http://127.0.0.1:${gatewayPort}/v1`,
-      headers: () => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.url }),
-    },
-  ];
-  const rows: LoadRow[] = [];
-  try {
-    // Warm every path (module loading, first connections) before anything is timed.
-    for (const t of targets)
-      await runHttpLoop({
-        baseUrl: t.baseUrl,
-        protocol: 'openai-chat',
-        model: MODEL,
-        read: (n) => reads[n],
-        headers: t.headers(`warm-${t.name}`),
-        maxTurns: turns + 2,
-        label: `warm ${t.name}`,
-      });
-    for (const concurrency of levels) {
-      // Fewer sessions than 10 at a time run in rounds, so every level has enough requests for a p99.
-      const rounds = Math.max(1, Math.ceil(10 / concurrency));
-      const samples = new Map<string, { latencies: number[]; ms: number }>(
-        targets.map((t) => [t.name, { latencies: [], ms: 0 }]),
-      );
-      for (let round = 0; round < rounds; round++) {
-        // Alternate the order round by round so a busy machine slows every target alike.
-        const order = round % 2 === 0 ? targets : [...targets].reverse();
-        for (const t of order) {
-          const started = performance.now();
-          const results = await Promise.all(
-            Array.from({ length: concurrency }, (_, i) =>
-              runHttpLoop({
-                baseUrl: t.baseUrl,
-                protocol: 'openai-chat',
-                model: MODEL,
-                read: (n) => reads[n],
-                headers: t.headers(`bench-${concurrency}-${round}-${i}`),
-                maxTurns: turns + 2,
-                label: `${t.name} ${concurrency} ${round} ${i}`,
-              }),
-            ),
-          );
-          const s = samples.get(t.name)!;
-          s.ms += performance.now() - started;
-          for (const r of results) s.latencies.push(...r.latencies);
-        }
-      }
-      for (const t of targets) {
-        const s = samples.get(t.name)!;
-        rows.push({
-          concurrency,
-          target: t.name,
-          requests: s.latencies.length,
-          p50: percentile(s.latencies, 50),
-          p99: percentile(s.latencies, 99),
-          rps: s.latencies.length / (s.ms / 1000),
-        });
-      }
-      ctx.log(`bench: serve latency at ${concurrency} concurrent sessions done`);
-    }
-  } finally {
-    await stopChild(proxy.child);
-    await stopChild(gateway.child);
-  }
-  const direct = (c: number) => rows.find((r) => r.concurrency === c && r.target === 'direct')!;
-  return {
-    title:
-      'compactor serve: added latency and throughput (Chat Completions, whole history resent every turn)',
-    headers: [
-      'sessions at once',
-      'path',
-      'requests',
-      'p50 ms',
-      'p99 ms',
-      'added p50 ms',
-      'added p99 ms',
-      'req/s',
-      'req/s vs direct',
-    ],
-    rows: rows.map((r) => {
-      const d = direct(r.concurrency);
-      const base = r.target === 'direct';
-      return [
-        r.concurrency,
-        r.target,
-        r.requests,
-        r.p50,
-        r.p99,
-        base ? '' : r.p50 - d.p50,
-        base ? '' : r.p99 - d.p99,
-        r.rps,
-        base ? '' : r.rps / d.rps,
-      ];
-    }),
-    notes: [
-      `Each session: a ${turns}-step read_file loop with ${resultTokens}-token results (${turns + 1} requests, history up to ~${(turns * resultTokens) / 1000}k tokens), non-streaming, model ${MODEL}; fewer than 10 sessions at a time run in rounds until 10 sessions ran.`,
-      'direct: the fake model on 127.0.0.1 itself; compactor serve: `compactor serve` in its own process with default settings (catalog window, sessions in memory), no compaction needed at this size, so the added latency is the per-request cost of the session bookkeeping, projection and relay;',
-      'Portkey gateway: @portkey-ai/gateway (node build) forwarding to the same fake with x-portkey-custom-host. Added latency = p50/p99 minus the direct p50/p99 of the same run; one machine (2 cores) runs the clients, the fake, the proxy and the gateway.',
-    ],
-  };
-}
 
 /**
  * The input tokens of a request the model already saw as the previous request's prefix, and
@@ -520,7 +330,7 @@ export const serveSuite: BenchSuite = {
       const load = await latency(ctx, upstream);
       const saved = await savings(ctx);
       const cli = await agentClis(ctx);
-      return [load, saved, cli];
+      return [...load, saved, cli];
     } finally {
       await upstream.close();
     }

@@ -1,5 +1,6 @@
 import { nowMs } from '../bench/timing.js';
 import type { WireProtocol } from '../fakes/agent-upstream.js';
+import { postChatStream } from './chat-stream.js';
 import { LOOP_SYSTEM, LOOP_TASK } from './tool-loop.js';
 
 /*
@@ -21,11 +22,17 @@ export interface HttpLoopOptions {
   maxTurns: number;
   /** Added to the task so concurrent sessions never share a history. */
   label?: string;
+  /** Ask for server-sent events (Chat Completions only) and time the first and the last event. */
+  stream?: boolean;
 }
 
 export interface HttpLoopResult {
-  /** Wall time of each request, in ms. */
+  /** Wall time of each request, in ms (streamed: until the last event). */
   latencies: number[];
+  /** Streamed: time to the first event of each request, in ms (empty when not streamed). */
+  firstEvents: number[];
+  /** Streamed: events received over the whole loop. */
+  events: number;
   /** The text of the final answer. */
   answer: string;
 }
@@ -58,7 +65,11 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
 /** Runs one loop to its end and times every request. */
 export async function runHttpLoop(o: HttpLoopOptions): Promise<HttpLoopResult> {
   const task = o.label ? `${LOOP_TASK}\n(${o.label})` : LOOP_TASK;
+  if (o.stream && o.protocol !== 'openai-chat')
+    throw new Error('the streaming loop speaks Chat Completions only');
   const latencies: number[] = [];
+  const firstEvents: number[] = [];
+  let events = 0;
   let reads = 0;
   if (o.protocol === 'openai-chat') {
     const messages: any[] = [
@@ -66,21 +77,28 @@ export async function runHttpLoop(o: HttpLoopOptions): Promise<HttpLoopResult> {
       { role: 'user', content: task },
     ];
     const headers = { authorization: 'Bearer sk-bench-not-a-real-key', ...o.headers };
+    const url = `${o.baseUrl}/chat/completions`;
     for (let turn = 0; turn < o.maxTurns; turn++) {
-      const t0 = nowMs();
-      const r = await post(
-        `${o.baseUrl}/chat/completions`,
-        { model: o.model, messages, tools: [READ_FILE_CHAT] },
-        headers,
-      );
-      latencies.push(nowMs() - t0);
-      const m = r.choices[0].message;
+      const body = { model: o.model, messages, tools: [READ_FILE_CHAT] };
+      let m: any;
+      if (o.stream) {
+        const r = await postChatStream(url, body, headers);
+        latencies.push(r.lastEventMs);
+        firstEvents.push(r.firstEventMs);
+        events += r.events;
+        m = r.message;
+      } else {
+        const t0 = nowMs();
+        const r = await post(url, body, headers);
+        latencies.push(nowMs() - t0);
+        m = r.choices[0].message;
+      }
       messages.push({
         role: 'assistant',
         content: m.content,
         ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
       });
-      if (!m.tool_calls?.length) return { latencies, answer: String(m.content) };
+      if (!m.tool_calls?.length) return { latencies, firstEvents, events, answer: String(m.content) };
       for (const c of m.tool_calls)
         messages.push({ role: 'tool', tool_call_id: c.id, content: o.read(reads++) });
     }
@@ -102,7 +120,12 @@ export async function runHttpLoop(o: HttpLoopOptions): Promise<HttpLoopResult> {
       messages.push({ role: 'assistant', content: r.content });
       const calls = (r.content as any[]).filter((b) => b.type === 'tool_use');
       if (calls.length === 0)
-        return { latencies, answer: (r.content as any[]).map((b) => b.text ?? '').join('') };
+        return {
+          latencies,
+          firstEvents,
+          events,
+          answer: (r.content as any[]).map((b) => b.text ?? '').join(''),
+        };
       messages.push({
         role: 'user',
         content: calls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: o.read(reads++) })),
