@@ -347,7 +347,7 @@ export function streamSection(rows: LoadRow[], o: LatencyOptions, notes: LoadNot
       sizeNote(o, 'stream'),
       PATHS_NOTE,
       'Portkey gateway: the same gateway, started with a small preload (dev/bench/portkey-stream-headers.mjs) without which every streamed request through it fails with "TypeError: immutable" on Node 20 and 24 alike; it copies the headers of streamed upstream replies and changes nothing else. The gateway holds back the first event of every streamed reply by 25 ms (a pause in its own stream reader).',
-      'First event: from sending the request to the first server-sent event; last event: to `data: [DONE]`. Events per reply should match direct: a path that merges or drops events shows here.',
+      'First event: from sending the request to the first server-sent event; last event: to `data: [DONE]`. The fake model writes all events of a reply back to back, so they arrive almost together and the first-event columns show what a path adds before a reply starts. Events per reply should match direct: a path that merges or drops events shows here.',
       ...notesOf(notes, 'stream'),
     ],
   };
