@@ -179,7 +179,10 @@ async function warm(targets: Target[], o: LatencyOptions, reads: string[], notes
       } catch (e) {
         if (mode === 'json' || t.name === 'direct') throw e;
         t.modes = t.modes.filter((m) => m !== mode);
-        notes.push({ mode, text: `${t.name} not measured streaming: ${firstLine(e)}` });
+        notes.push({
+          mode,
+          text: `${t.name} not measured streaming: a streamed request through it failed (${firstLine(e)}).`,
+        });
       }
     }
 }

@@ -62,14 +62,19 @@ describe('serve latency bench', () => {
   });
 
   it("without its streaming fix Portkey's gateway fails every streamed request: the bench says so in one line and measures the rest", async () => {
-    const o: LatencyOptions = { turns: TURNS, resultTokens: 100, levels: [], fixGatewayStreaming: false };
-    const { notes } = await measureLoad(ctx, upstream, o);
+    const o: LatencyOptions = { turns: TURNS, resultTokens: 100, levels: [10], fixGatewayStreaming: false };
+    const { rows, notes } = await measureLoad(ctx, upstream, o);
+    expect(rows.filter((r) => r.mode === 'json').map((r) => r.target)).toEqual(PATHS);
+    expect(rows.filter((r) => r.mode === 'stream').map((r) => r.target)).toEqual(PATHS.slice(0, 2));
     expect(notes).toHaveLength(1);
     expect(notes[0].mode).toBe('stream');
-    expect(notes[0].text).toMatch(/^Portkey gateway not measured streaming: .*answered 500/);
+    expect(notes[0].text).toMatch(
+      /^Portkey gateway not measured streaming: a streamed request through it failed \(.*answered 500.*\)\.$/,
+    );
     expect(notes[0].text).not.toContain('\n');
-    const section = streamSection([], o, notes);
+    const section = streamSection(rows, o, notes);
+    expect(section.rows.map((r) => r[1])).toEqual(PATHS.slice(0, 2));
     expect(section.notes).toContain(notes[0].text);
-    expect(jsonSection([], o, notes).notes).not.toContain(notes[0].text);
+    expect(jsonSection(rows, o, notes).notes).not.toContain(notes[0].text);
   });
 });
