@@ -60,13 +60,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls `check` until it holds; gives up after `attempts` (a hung start, not a slow one). */
-async function until(what: string, check: () => Promise<boolean>, attempts = 1_200): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check().catch(() => false)) return;
-    await sleep(100);
+/**
+ * Polls `check` until it holds, for as long as `proc` runs: a slow start on a busy machine is
+ * waited out (the caller's own time limit ends a hung one), a process that died fails at once.
+ */
+async function until(
+  what: string,
+  proc: ChildProcess,
+  log: readonly string[],
+  check: () => Promise<boolean>,
+): Promise<void> {
+  let ended = false;
+  const exit = exited(proc).then(() => {
+    ended = true;
+  });
+  while (!(await check().catch(() => false))) {
+    if (ended) throw new Error(`${what}: the process exited first: ${log.join('').slice(-400)}`);
+    await Promise.race([sleep(100), exit]);
   }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 function exited(proc: ChildProcess): Promise<void> {
@@ -120,7 +131,7 @@ export class RestateServer {
     const keep = (b: Buffer) => this.log.push(b.toString());
     this.proc.stdout!.on('data', keep);
     this.proc.stderr!.on('data', keep);
-    await until('the Restate server to start', async () => {
+    await until('waiting for the Restate server to start', this.proc, this.log, async () => {
       const [a, i] = await Promise.all([
         fetch(`${this.admin}/health`),
         fetch(`${this.ingress}/restate/health`),

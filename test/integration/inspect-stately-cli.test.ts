@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { startFakeOpenAI } from '#support/fake-openai.js';
 import type { FakeServer } from '#support/fake-http.js';
-import { startCli } from '#support/compiled-cli.js';
+import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
 
 /**
@@ -18,6 +18,8 @@ import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#sup
 
 const dir = workDir('stately');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// A run still waiting for its viewer after a failed test is ended there.
+afterEach(stopRunningClis);
 canonicalFile(dir, 'session.json', agentSession(12));
 const ADDRESS = /open (http:\/\/127\.0\.0\.1:(\d+)\/) to watch the run in the Stately inspector/;
 

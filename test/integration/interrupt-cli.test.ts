@@ -1,16 +1,18 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { main } from '#src/cli/main.js';
 import { Interrupted } from '#src/cli/interrupt.js';
-import { startCli } from '#support/compiled-cli.js';
+import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import { deferred } from '#support/deferred.js';
 import { useFakeProviders } from '#support/fake-providers.js';
 import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
 
 const dir = workDir('interrupt');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// A run still held at its provider request after a failed test is ended there.
+afterEach(stopRunningClis);
 canonicalFile(dir, 'first.json', agentSession(30));
 // The same session, grown since: a second run continues it and compacts again.
 canonicalFile(dir, 'grown.json', agentSession(60));

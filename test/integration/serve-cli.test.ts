@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import { deferred } from '#support/deferred.js';
 import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
-import { runCompiledCli, startCli } from '#support/compiled-cli.js';
+import { runCompiledCli, startCli, stopRunningClis } from '#support/compiled-cli.js';
 
 /** `compactor serve` as a process (needs `npm run build`). */
 const dirs: string[] = [];
 const upstreams: FakeServer[] = [];
 afterEach(async () => {
+  // A serve process left by a failed test is ended before its upstream goes.
+  await stopRunningClis();
   for (const u of upstreams.splice(0)) await u.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });

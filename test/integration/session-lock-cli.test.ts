@@ -1,9 +1,12 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSessionStore } from '#src/store/index.js';
-import { runCompiledCli, startCli } from '#support/compiled-cli.js';
+import { runCompiledCli, startCli, stopRunningClis } from '#support/compiled-cli.js';
+
+// A writer still waiting for the lock after a failed test is ended there.
+afterEach(stopRunningClis);
 
 const SESSION = join(import.meta.dirname, '../../examples/sessions/django__django-16560.traj.json');
 /** A fresh working directory whose config selects the chars estimator: these tests are about the lock, not token counts. */

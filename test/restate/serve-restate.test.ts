@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import type { MemoryRecords } from '#src/store/index.js';
 import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
-import { startCli } from '#support/compiled-cli.js';
+import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
 
 /**
@@ -56,6 +56,9 @@ describeWithRestate('compactor serve on Restate', () => {
     worker = await startWorker(install!, {});
     await restate.register(`http://127.0.0.1:${worker.port}`);
   });
+
+  // A proxy left running by a failed test is ended before the worker and the server go.
+  afterEach(stopRunningClis);
 
   afterAll(async () => {
     if (worker) await stopWorker(worker);

@@ -21,6 +21,26 @@ export interface CliChild {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }>;
 }
 
+/** CLI children not yet closed, so a test that fails half-way can still end them. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+/**
+ * SIGKILLs every CLI child this file started that is still running and waits until each has
+ * closed. Call it after each test: a server, a lock or a held provider request left by a test
+ * that failed half-way would otherwise spill into the next one.
+ */
+export async function stopRunningClis(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once('close', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
 /** Starts the compiled CLI with `args` in `cwd` (environment: only PATH unless given). */
 export function startCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): CliChild {
   requireBuild();
@@ -29,6 +49,8 @@ export function startCli(args: string[], opts: { cwd: string; env?: NodeJS.Proce
     env: opts.env ?? { PATH: process.env.PATH },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('close', () => running.delete(child));
   child.stdin.end();
   let out = '';
   let err = '';
