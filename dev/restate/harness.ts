@@ -179,6 +179,22 @@ export class RestateServer {
     return JSON.parse(text) as T;
   }
 
+  /** Bytes of each state value of object `object`/`key`, read with the admin API's SQL query. */
+  async stateBytes(object: string, key: string): Promise<Record<string, number>> {
+    const quote = (v: string) => `'${v.replaceAll("'", "''")}'`;
+    const res = await fetch(`${this.admin}/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        query: `SELECT key, length(value) AS bytes FROM state WHERE service_name = ${quote(object)} AND service_key = ${quote(key)}`,
+      }),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`state of ${object}/${key}: ${res.status} ${text}`);
+    const { rows } = JSON.parse(text) as { rows: { key: string; bytes: number }[] };
+    return Object.fromEntries(rows.map((r) => [r.key, Number(r.bytes)]));
+  }
+
   async dispose(): Promise<void> {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });

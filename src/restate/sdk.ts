@@ -81,7 +81,14 @@ export function terminalOnUserError<T>(sdk: RestateSdk, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (UserError.isInstance(e)) throw new sdk.TerminalError(e.message, { errorCode: 400 });
-    throw e;
+    throw forGoodIfUserError(sdk, e);
   }
+}
+
+/**
+ * A user error (bad input, a window too small for the request) as an error Restate does not
+ * retry: calling again would fail the same way forever. Other errors are returned as they are.
+ */
+export function forGoodIfUserError(sdk: RestateSdk, e: unknown): unknown {
+  return UserError.isInstance(e) ? new sdk.TerminalError(e.message, { errorCode: 400 }) : e;
 }

@@ -13,6 +13,7 @@ import {
   type ObjectContext,
   type ObjectSharedContext,
   type RestateEndpoint,
+  forGoodIfUserError,
   terminalOnUserError,
   type RestateSdk,
   type ServiceDefinition,
@@ -121,7 +122,8 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
 export function compactorSession(options: CompactorSessionObjectOptions = {}): ServiceDefinition {
   const sdk = restateSdk();
   const name = options.name ?? OBJECT_NAME;
-  const { input, open, save } = sessionAccess(sdk, name, options.session ?? {});
+  const access = sessionAccess(sdk, name, options.session ?? {});
+  const { input, open, save } = access;
   const { exclusive, shared } = sdk.handlers.object;
   return sdk.object({
     name,
@@ -134,27 +136,13 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         save(ctx, store);
         return { historyLength: session.history.length };
       }),
-      runTurn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
-        const pending = (input(TurnInput, raw, 'runTurn') ?? {}).pending ?? [];
-        // Taken before the first recorded step, so a continued turn is marked as such in the
-        // object's state before any provider call of this run starts.
-        const inFlight = await keepTurnInFlight(ctx, pending);
-        // The turn's clock is recorded, so a replayed run writes the very snapshots it wrote before.
-        const startedAt = await ctx.run('turn started', async () => Date.now());
-        const { session, store } = await open(ctx, { now: () => startedAt });
-        const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
-          // Refused for good: nothing is left to continue.
-          if (e instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
-          throw e;
-        });
-        save(ctx, store);
-        ctx.clear(TURN_KEY);
-        return turnAnswer(result, session.history.length);
-      }),
+      runTurn: exclusive(runTurnHandler(sdk, access)),
       compact: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const opts = input(CompactInput, raw, 'compact') ?? {};
         const { session, store } = await open(ctx);
-        const report = await session.compact(opts);
+        const report = await session.compact(opts).catch((e: unknown) => {
+          throw forGoodIfUserError(sdk, e);
+        });
         save(ctx, store);
         return plain(report);
       }),
@@ -180,6 +168,28 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
       }),
     },
   });
+}
+
+/** `runTurn`: continues a kept turn of the same request, or starts one; commits what it settled. */
+function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeof sessionAccess>) {
+  return async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
+    const pending = (input(TurnInput, raw, 'runTurn') ?? {}).pending ?? [];
+    // The turn's clock is recorded (below), so a replayed run writes the very snapshots it
+    // wrote before; the session reads it only once the turn runs.
+    let startedAt = 0;
+    const { session, store } = await open(ctx, { now: () => startedAt });
+    const inFlight = await keepTurnInFlight(ctx, pending, [...session.history, ...pending]);
+    startedAt = await ctx.run('turn started', async () => Date.now());
+    const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
+      const error = forGoodIfUserError(sdk, e);
+      // Refused for good: nothing is left to continue.
+      if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
+      throw error;
+    });
+    save(ctx, store);
+    ctx.clear(TURN_KEY);
+    return turnAnswer(result, session.history.length);
+  };
 }
 
 /** An endpoint serving the object: `endpoint().listen(9080)`, or `.bind(...)` more services first. */

@@ -180,6 +180,51 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(state.history.slice(-pending.length)).toEqual(pending);
   });
 
+  it('a kept turn is not continued once messages were appended after it: the next call starts over on the new history', async () => {
+    const key = 'appended-after-kill';
+    const history = agentSteps(key, STEPS);
+    await call(key, 'append', { messages: history });
+    const pending = agentSteps(key, 1, 200, STEPS);
+    const holdSummary = () => {
+      const arrived = deferred<void>();
+      const release = hold();
+      fakes.forEach((f) =>
+        f.script.push({ kind: 'hold', until: release.promise, onHeld: () => arrived.resolve() }),
+      );
+      return { arrived, release };
+    };
+    const first = holdSummary();
+    const sent = await fetch(`${server.ingress}/${OBJECT}/${key}/runTurn/send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pending }),
+    });
+    const { invocationId } = (await sent.json()) as { invocationId: string };
+    await first.arrived.promise;
+    await fetch(`${server.admin}/invocations/${invocationId}/kill`, { method: 'PATCH' });
+    first.release.resolve();
+    for (const f of fakes) f.script.length = 0;
+    expect((await call<ObjectSessionState>(key, 'state')).turn).not.toBeNull();
+
+    const late = agentSteps(`${key}-late`, 1, 300, STEPS);
+    await call(key, 'append', { messages: late });
+    const second = holdSummary();
+    const turn = call<ObjectTurnResult>(key, 'runTurn', { pending });
+    await second.arrived.promise;
+    expect((await call<ObjectSessionState>(key, 'state')).turn).toMatchObject({ resumes: 0 });
+    second.release.resolve();
+    expect(await turn).toMatchObject({ decision: 'compacted', summaryCalls: 1 });
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.turn).toBeNull();
+    expect(state.messagesRecorded).toBe(history.length + late.length + pending.length);
+    // The compaction summarized the new history, the late messages in their place.
+    expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual([
+      ...history,
+      ...late,
+      ...pending,
+    ]);
+  });
+
   it('a worker killed (SIGKILL) in the middle of a summary call: the turn completes on the other worker, one summary committed, no message lost', async () => {
     const key = 'killed-mid-summary';
     const history = agentSteps(key, STEPS);
@@ -206,6 +251,9 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(held.turn!.value).toEqual({ working: expect.any(String) });
     expect(held.turn!.step).toBeGreaterThan(0);
     expect(held.boundaries).toEqual([]);
+    // Each step keeps the turn's messages as indexes into the session's records, not a copy of them.
+    const bytes = await server.stateBytes(OBJECT, key);
+    expect(bytes.turn).toBeLessThan(bytes.records! / 10);
     await stopWorker(workers[victim]!, 'SIGKILL');
     release.resolve();
     const result = await turn;
@@ -285,5 +333,11 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     await expect(call('bad', 'restore', { boundary: 'compact-000001' })).rejects.toThrow(
       /404 .*no compaction boundary/,
     );
+    // A request no window can hold fails the call for good instead of being retried forever.
+    await expect(call('bad', 'runTurn', { pending: [msg.user('word '.repeat(60_000))] })).rejects.toThrow(
+      /400 .*cannot hold even the fixed part of a request/,
+    );
+    const state = await call<ObjectSessionState>('bad', 'state');
+    expect(state).toMatchObject({ messagesRecorded: 0, turn: null });
   });
 });
