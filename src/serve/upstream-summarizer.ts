@@ -2,8 +2,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { ResolvedRoute } from '../providers/catalog.js';
 import { dialectOf, type WireApi } from '../providers/dialects.js';
-import type { NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import { compactPayload, readCompactAnswer } from '../providers/openai-responses/compact-client.js';
+import { betasForPayload } from '../providers/anthropic/headers.js';
+import { inlinePayload, readInlineAnswer } from '../providers/anthropic/inline-client.js';
+import { REPLAY_BETAS, replayingBody, sendsCompactionBlock, withBetas } from './anthropic-native.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
 
@@ -21,6 +24,8 @@ export interface SummaryContext {
   maxOutput?: number;
   /** The upstream's native compaction URL (`…/responses/compact`), for a request that compacts natively. */
   compactUrl?: string;
+  /** The session's window (a request replaying an Anthropic compaction block declares an edit above it). */
+  window: number;
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
@@ -74,13 +79,14 @@ async function postUpstream(
   body: unknown,
   what: string,
   signal: AbortSignal | undefined,
+  headers = c.headers,
 ): Promise<unknown> {
   const site = siteOfContext(c);
   const res = await c.upstream.send(
     url,
     {
       method: 'POST',
-      headers: { ...c.headers, 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     },
     signal ?? c.signal,
@@ -111,8 +117,12 @@ export function upstreamSummarizer(): SummaryClient {
       const c = currentContext();
       const site = siteOfContext(c);
       const dialect = dialectOf(DIALECT_OF[c.protocol]);
-      const body = dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false);
-      const answer = await postUpstream(c, c.url, body, 'summary', signal);
+      const written = dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false);
+      // A summary of a history that holds an Anthropic compaction block sends the block.
+      const body = c.protocol === 'anthropic' ? replayingBody(written, c.window) : written;
+      const replays = c.protocol === 'anthropic' && sendsCompactionBlock(body);
+      const headers = replays ? withBetas(c.headers, REPLAY_BETAS) : c.headers;
+      const answer = await postUpstream(c, c.url, body, 'summary', signal, headers);
       const summary = dialect.read(answer, site);
       if (summary.text.trim() === '')
         throw new EmptySummaryError({ provider: site.provider, model: site.model });
@@ -138,6 +148,25 @@ export function upstreamCompactClient(): NativeStandaloneClient {
       if ((payload.input as unknown[]).length === 0) return { items: [...request.input] };
       const answer = await postUpstream(c, c.compactUrl, payload, 'compact', signal);
       return readCompactAnswer(answer, siteOfContext(c));
+    },
+  };
+}
+
+/**
+ * Compacts inside one Messages request of the upstream (the compact edit, paused after the
+ * compaction), with the model and the client's credentials of the request being compacted
+ * (NativeInline; the proxy holds no key). Any answer but a compaction block falls back to Local.
+ */
+export function upstreamInlineClient(): NativeInlineClient {
+  return {
+    provider: 'upstream',
+    model: 'the request model',
+    async compactInline(request, signal) {
+      const c = currentContext();
+      const body = inlinePayload({ ...request, model: c.model });
+      const headers = withBetas(c.headers, betasForPayload(body));
+      const answer = await postUpstream(c, c.url, body, 'inline compaction', signal, headers);
+      return readInlineAnswer(answer, siteOfContext(c));
     },
   };
 }

@@ -193,6 +193,9 @@ const SUMMARY_PROMPT_START = 'You are writing a checkpoint of an agent session';
 /** The text of the first user message of a request in any of the three shapes. */
 function firstUserText(body: any): string {
   const list: any[] = body.messages ?? body.input ?? [];
+  // After an Anthropic compaction the block's summary stands for everything before it.
+  const block = compactionBlocks(body).at(-1)?.block;
+  if (typeof block?.content === 'string') return block.content;
   const first = list.find((m) => m?.role === 'user');
   const content = first?.content;
   if (typeof content === 'string') return content;
@@ -239,9 +242,94 @@ function compact(req: RecordedRequest, res: ServerResponse): void {
   });
 }
 
+/** What the fake does with Anthropic's compact edit when asked to pause after compacting: compact, or refuse. */
+export type FakeAnthropicCompaction = 'none' | 'compacts' | 'refuses';
+
+/** The compaction blocks of a Messages body, with where they are. */
+function compactionBlocks(body: any): { at: string; block: any }[] {
+  const found: { at: string; block: any }[] = [];
+  (Array.isArray(body?.messages) ? body.messages : []).forEach((m: any, i: number) => {
+    if (Array.isArray(m?.content))
+      m.content.forEach((b: any, j: number) => {
+        if (b?.type === 'compaction') found.push({ at: `messages.${i}.content.${j}`, block: b });
+      });
+  });
+  return found;
+}
+
+const COMPACTION_KEYS = new Set(['type', 'content', 'encrypted_content', 'cache_control']);
+const anthropicError = (message: string) => ({
+  type: 'error',
+  error: { type: 'invalid_request_error', message },
+});
+
+/**
+ * What Anthropic checks of threshold compaction: the compact edit needs its beta and a trigger
+ * of at least 50,000 tokens; a compaction block is only accepted from a request that carries
+ * the beta and declares the edit, and with no keys the block does not have. Undefined: accepted.
+ */
+function compactionRefusal(req: RecordedRequest): string | undefined {
+  const betas = String(header(req, 'anthropic-beta') ?? '')
+    .split(',')
+    .map((b) => b.trim());
+  const edits: any[] = Array.isArray(req.body?.context_management?.edits)
+    ? req.body.context_management.edits
+    : [];
+  const compact = edits.find((e) => e?.type === 'compact_20260112');
+  const hasBeta = betas.includes('compact-2026-01-12');
+  if (compact !== undefined && !hasBeta) return 'context_management.edits.0: Extra inputs are not permitted';
+  if (compact !== undefined && !(compact.trigger?.value >= 50_000))
+    return 'context_management.edits.0.trigger.value: Input should be greater than or equal to 50000';
+  for (const { at, block } of compactionBlocks(req.body)) {
+    if (!hasBeta)
+      return `${at}: Input tag 'compaction' found using 'type' does not match any of the expected tags`;
+    const extra = Object.keys(block).find((k) => !COMPACTION_KEYS.has(k));
+    if (extra !== undefined) return `${at}.compaction.${extra}: Extra inputs are not permitted`;
+    if (block.content === '') return `${at}.compaction.content: Empty string content is not allowed`;
+    if (compact === undefined)
+      return `${at}: a compaction block requires the compact_20260112 edit in context_management`;
+  }
+  return undefined;
+}
+
+/** A paused compaction: one block holding the summary (the goal restated, the step it was written at). */
+function compactAnthropic(req: RecordedRequest, res: ServerResponse): void {
+  const goal = firstUserText(req.body)
+    .replace(/^## Goal\n/, '')
+    .split('\n## ')[0];
+  const rest = summarySections().slice(1);
+  const written = `(compacted at step ${turnOf(req).step})`;
+  const content = [`## Goal\n${goal}`, ...rest.map((s) => `## ${s}\n${written}`)].join('\n');
+  const input = estimateBodyTokens(req.body);
+  sendJson(res, 200, {
+    id: `msg_compact_${turnOf(req).step}`,
+    type: 'message',
+    role: 'assistant',
+    model: req.body.model,
+    content: [{ type: 'compaction', content, encrypted_content: null }],
+    stop_reason: 'compaction',
+    stop_sequence: null,
+    usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      iterations: [{ type: 'compaction', input_tokens: input, output_tokens: 300 }],
+    },
+  });
+}
+
+/** Whether a Messages request asks to stop once it has compacted. */
+const pausesToCompact = (body: any) =>
+  Array.isArray(body?.context_management?.edits) &&
+  body.context_management.edits.some(
+    (e: any) => e?.type === 'compact_20260112' && e.pause_after_compaction === true,
+  );
+
 /** Starts the fake; its `url` ends in `/v1`. */
 export function startFakeAgentUpstream(
-  opts: FakeWindowOptions & { compactEndpoint?: FakeCompactEndpoint },
+  opts: FakeWindowOptions & {
+    compactEndpoint?: FakeCompactEndpoint;
+    anthropicCompaction?: FakeAnthropicCompaction;
+  },
 ): Promise<FakeServer> {
   return startFakeServer(
     (req, fault, res) => {
@@ -256,6 +344,14 @@ export function startFakeAgentUpstream(
         if (opts.compactEndpoint === 'compacts') return compact(req, res);
         if (opts.compactEndpoint === 'fails')
           return sendJson(res, 500, { error: { message: 'compaction is down', type: 'server_error' } });
+      }
+      if (req.method === 'POST' && req.path === '/v1/messages') {
+        const refused = compactionRefusal(req);
+        if (refused !== undefined) return sendJson(res, 400, anthropicError(refused));
+        if (pausesToCompact(req.body)) {
+          if (opts.anthropicCompaction === 'compacts') return compactAnthropic(req, res);
+          return sendJson(res, 400, anthropicError('context_management: compaction is not available here'));
+        }
       }
       const t = summaryTurn(req) ?? turnOf(req);
       if (req.method === 'POST' && req.path === '/v1/messages') return anthropic(req, res, t);

@@ -36,8 +36,8 @@ export interface LoopResult {
   finalText: string;
   streamProblems: string[];
   sessions: Set<string>;
-  /** The `x-compactor-strategy` headers of the answers that compacted (Responses loops, JSON). */
-  strategies?: string[];
+  /** The `x-compactor-strategy` headers of the answers that compacted, in order. */
+  strategies: string[];
 }
 
 const PATH = (step: number) => `src/file-${step}.ts`;
@@ -50,6 +50,16 @@ function headersFor(l: ClientLoop, step: number): Record<string, string> {
 }
 
 const defaultHeaders = (l: ClientLoop) => ({ 'x-test-loop': l.loop, 'x-test-steps': String(l.steps) });
+
+/** A fetch for the official clients that notes the strategy of every answer that compacted. */
+function notingStrategies(strategies: string[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const strategy = response.headers.get('x-compactor-strategy');
+    if (strategy !== null) strategies.push(strategy);
+    return response;
+  };
+}
 
 /** Checks a step's call: the model's call for this step, whole. */
 function checkCall(l: ClientLoop, step: number, id: string, args: unknown, problems: string[]): void {
@@ -64,11 +74,13 @@ function checkCall(l: ClientLoop, step: number, id: string, args: unknown, probl
 }
 
 async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
+  const strategies: string[] = [];
   const client = new Anthropic({
     apiKey: l.apiKey,
     baseURL: l.proxy,
     maxRetries: 0,
     defaultHeaders: defaultHeaders(l),
+    fetch: notingStrategies(strategies),
   });
   const source = sourceText();
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: l.task }];
@@ -114,7 +126,7 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
     messages.push({ role: 'assistant', content: message.content });
     const call = message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
     const text = message.content.find((b): b is Anthropic.TextBlock => b.type === 'text')?.text ?? '';
-    if (!call) return { finalText: text, streamProblems: problems, sessions };
+    if (!call) return { finalText: text, streamProblems: problems, sessions, strategies };
     if (text !== `Step ${step}: reading the next file.`) problems.push(`step ${step}: text "${text}"`);
     checkCall(l, step, call.id, call.input, problems);
     messages.push({
@@ -125,16 +137,18 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
 }
 
 /** The official OpenAI client pointed at the proxy. */
-const openaiClient = (l: ClientLoop) =>
+const openaiClient = (l: ClientLoop, strategies: string[]) =>
   new OpenAI({
     apiKey: l.apiKey,
     baseURL: `${l.proxy}/v1`,
     maxRetries: 0,
     defaultHeaders: defaultHeaders(l),
+    fetch: notingStrategies(strategies),
   });
 
 async function chatLoop(l: ClientLoop): Promise<LoopResult> {
-  const client = openaiClient(l);
+  const strategies: string[] = [];
+  const client = openaiClient(l, strategies);
   const source = sourceText();
   const messages: OpenAI.ChatCompletionMessageParam[] = [
     { role: 'system', content: SYSTEM },
@@ -168,7 +182,7 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
     messages.push(message);
     const call = message.tool_calls?.[0];
     if (!call || call.type !== 'function')
-      return { finalText: message.content ?? '', streamProblems: problems, sessions };
+      return { finalText: message.content ?? '', streamProblems: problems, sessions, strategies };
     if (message.content !== `Step ${step}: reading the next file.`)
       problems.push(`step ${step}: text "${message.content}"`);
     checkCall(l, step, call.id, call.function.arguments, problems);
@@ -177,12 +191,12 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
 }
 
 async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
-  const client = openaiClient(l);
+  const strategies: string[] = [];
+  const client = openaiClient(l, strategies);
   const source = sourceText();
   const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: l.task }];
   const problems: string[] = [];
   const sessions = new Set<string>();
-  const strategies: string[] = [];
   const tools: OpenAI.Responses.Tool[] = [{ type: 'function', strict: false, ...READ_FILE }];
   for (let step = 0; ; step++) {
     const params = {
@@ -215,8 +229,6 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
     } else {
       const { data, response: http } = await client.responses.create(params, options).withResponse();
       sessions.add(http.headers.get('x-compactor-session') ?? '');
-      const strategy = http.headers.get('x-compactor-strategy');
-      if (strategy !== null) strategies.push(strategy);
       response = data;
     }
     input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
@@ -254,6 +266,8 @@ export function seenPromptOf(protocol: ServeProtocol, body: any): SeenPrompt {
         if (b.type === 'text') own.texts.push(b.text);
         else if (b.type === 'tool_use')
           own.calls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
+        // A compaction block's summary is what the model reads of everything before it.
+        else if (b.type === 'compaction' && typeof b.content === 'string') own.texts.push(b.content);
         else if (b.type === 'tool_result')
           messages.push({ role: 'tool', texts: textsOf(b.content), calls: [], answers: b.tool_use_id });
       }
