@@ -2,7 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { ResolvedRoute } from '../providers/catalog.js';
 import { dialectOf, type WireApi } from '../providers/dialects.js';
-import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import type {
+  NativeInlineClient,
+  NativeStandaloneClient,
+  SummaryClient,
+  ToolSchema,
+} from '../providers/types.js';
 import { compactPayload, readCompactAnswer } from '../providers/openai-responses/compact-client.js';
 import { betasForPayload } from '../providers/anthropic/headers.js';
 import { inlinePayload, readInlineAnswer } from '../providers/anthropic/inline-client.js';
@@ -26,6 +31,9 @@ export interface SummaryContext {
   compactUrl?: string;
   /** The session's window (a request replaying an Anthropic compaction block declares an edit above it). */
   window: number;
+  /** The request's system prompt and tools: an inline compaction is a request of the same conversation. */
+  system?: string;
+  tools?: ToolSchema[];
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
@@ -105,6 +113,16 @@ async function postUpstream(
   }
 }
 
+/** The system prompt and tools a request of the proxied conversation sends: its own, else the client's. */
+function conversationPrefix(
+  c: SummaryContext,
+  request: { system?: string; tools?: ToolSchema[] },
+): { system?: string; tools?: ToolSchema[] } {
+  const system = request.system ?? c.system;
+  const tools = request.tools ?? c.tools;
+  return { ...(system !== undefined ? { system } : {}), ...(tools !== undefined ? { tools } : {}) };
+}
+
 /**
  * Writes summaries with the model of the request being compacted, through its own upstream
  * and with its client's credentials (a Local summary: the proxy holds no key of its own).
@@ -117,7 +135,10 @@ export function upstreamSummarizer(): SummaryClient {
       const c = currentContext();
       const site = siteOfContext(c);
       const dialect = dialectOf(DIALECT_OF[c.protocol]);
-      const written = dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false);
+      // Anthropic refuses tool blocks from a request that does not define its tools: a summary
+      // of a tool loop sends the agent's own (not to be called) and its system prompt.
+      const sent = c.protocol === 'anthropic' ? { ...request, ...conversationPrefix(c, request) } : request;
+      const written = dialect.body(routeOf(c.protocol), { ...sent, model: c.model }, false);
       // A summary of a history that holds an Anthropic compaction block sends the block.
       const body = c.protocol === 'anthropic' ? replayingBody(written, c.window) : written;
       const replays = c.protocol === 'anthropic' && sendsCompactionBlock(body);
@@ -163,7 +184,9 @@ export function upstreamInlineClient(): NativeInlineClient {
     model: 'the request model',
     async compactInline(request, signal) {
       const c = currentContext();
-      const body = inlinePayload({ ...request, model: c.model });
+      // The API refuses tool blocks from a request that does not define its tools; the
+      // agent's own system prompt and tools also let the upstream's prompt cache serve the prefix.
+      const body = inlinePayload({ ...request, ...conversationPrefix(c, request), model: c.model });
       const headers = withBetas(c.headers, betasForPayload(body));
       const answer = await postUpstream(c, c.url, body, 'inline compaction', signal, headers);
       return readInlineAnswer(answer, siteOfContext(c));

@@ -91,10 +91,11 @@ async function loopThroughProxy(l: NativeLoop) {
       strategy: string;
     };
     const requests = [...upstream.requests];
+    const refusals = [...upstream.refusals];
     const path = l.protocol === 'anthropic' ? '/v1/messages' : '/v1/responses';
     const turns = requests.filter((r) => r.path === path && !isSummaryCall(r) && !isInlineCall(r));
     const audits = turns.map((r) => auditPrompt(seenPromptOf(l.protocol, r.body), GOAL_LINE));
-    return { window, result, state, requests, turns, audits };
+    return { window, result, state, requests, turns, audits, refusals };
   } finally {
     await server.close();
     await upstream.close();
@@ -105,6 +106,8 @@ async function loopThroughProxy(l: NativeLoop) {
 function expectLoopKept(run: Awaited<ReturnType<typeof loopThroughProxy>>, label: string) {
   expect(run.result.finalText).toBe(FINAL_TEXT);
   expect(run.result.streamProblems).toEqual([]);
+  // Nothing the proxy sent was refused for breaking the API's rules (summaries and compactions included).
+  expect(run.refusals).toEqual([]);
   expect(run.turns).toHaveLength(STEPS + 1);
   const largest = Math.max(...run.audits.map((a) => a.tokens));
   console.log(

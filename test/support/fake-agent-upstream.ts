@@ -264,7 +264,8 @@ const anthropicError = (message: string) => ({
 });
 
 /**
- * What Anthropic checks of threshold compaction: the compact edit needs its beta and a trigger
+ * What Anthropic checks of a request's tools and of threshold compaction: a request with tool
+ * blocks must define its tools; the compact edit needs its beta and a trigger
  * of at least 50,000 tokens; a compaction block is only accepted from a request that carries
  * the beta and declares the edit, and with no keys the block does not have. Undefined: accepted.
  */
@@ -280,6 +281,10 @@ function compactionRefusal(req: RecordedRequest): string | undefined {
   if (compact !== undefined && !hasBeta) return 'context_management.edits.0: Extra inputs are not permitted';
   if (compact !== undefined && !(compact.trigger?.value >= 50_000))
     return 'context_management.edits.0.trigger.value: Input should be greater than or equal to 50000';
+  const blocks = (req.body?.messages ?? []).flatMap((m: any) => (Array.isArray(m?.content) ? m.content : []));
+  const usesTools = blocks.some((b: any) => b?.type === 'tool_use' || b?.type === 'tool_result');
+  if (usesTools && !(Array.isArray(req.body.tools) && req.body.tools.length > 0))
+    return 'Requests which include tool_use or tool_result blocks must define tools.';
   for (const { at, block } of compactionBlocks(req.body)) {
     if (!hasBeta)
       return `${at}: Input tag 'compaction' found using 'type' does not match any of the expected tags`;
@@ -324,14 +329,18 @@ const pausesToCompact = (body: any) =>
     (e: any) => e?.type === 'compact_20260112' && e.pause_after_compaction === true,
   );
 
+/** The fake, and the requests it refused as the real API would (each: where and why). */
+export type FakeAgentUpstream = FakeServer & { refusals: string[] };
+
 /** Starts the fake; its `url` ends in `/v1`. */
-export function startFakeAgentUpstream(
+export async function startFakeAgentUpstream(
   opts: FakeWindowOptions & {
     compactEndpoint?: FakeCompactEndpoint;
     anthropicCompaction?: FakeAnthropicCompaction;
   },
-): Promise<FakeServer> {
-  return startFakeServer(
+): Promise<FakeAgentUpstream> {
+  const refusals: string[] = [];
+  const server = await startFakeServer(
     (req, fault, res) => {
       if (handleCommonFault(fault, res)) return;
       const auth = header(req, 'authorization') ?? header(req, 'x-api-key');
@@ -347,7 +356,10 @@ export function startFakeAgentUpstream(
       }
       if (req.method === 'POST' && req.path === '/v1/messages') {
         const refused = compactionRefusal(req);
-        if (refused !== undefined) return sendJson(res, 400, anthropicError(refused));
+        if (refused !== undefined) {
+          refusals.push(`step ${turnOf(req).step}: ${refused}`);
+          return sendJson(res, 400, anthropicError(refused));
+        }
         if (pausesToCompact(req.body)) {
           if (opts.anthropicCompaction === 'compacts') return compactAnthropic(req, res);
           return sendJson(res, 400, anthropicError('context_management: compaction is not available here'));
@@ -362,4 +374,5 @@ export function startFakeAgentUpstream(
     [],
     opts,
   );
+  return Object.assign(server, { refusals });
 }
