@@ -26,7 +26,7 @@ export function withBetas(headers: Headers, betas: readonly string[]): Headers {
 }
 
 /** The compact edit a replaying request declares. */
-export function replayEdit(window: number): Json {
+function replayEdit(window: number): Json {
   return {
     type: 'compact_20260112',
     trigger: { type: 'input_tokens', value: Math.max(COMPACT_TRIGGER_FLOOR, window) },
