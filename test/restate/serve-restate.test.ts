@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
 import type { MemoryRecords } from '#src/store/index.js';
-import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startCli } from '#support/compiled-cli.js';
 import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';

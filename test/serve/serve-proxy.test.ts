@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startServer, type RunningServer, type ServeOptions } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { startFakeAnthropic } from '#support/fake-anthropic.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { estimateBodyTokens } from '#support/fake-window.js';

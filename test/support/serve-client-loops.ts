@@ -10,6 +10,7 @@ import type { SeenMessage, SeenPrompt } from '#dev/loops/prompt-audit.js';
 import { textsOf } from '#dev/loops/prompt-audit.js';
 import { READ_FILE, SYSTEM } from '#dev/loops/loop-matrix.js';
 import { sourceText } from '#dev/loops/source-text.js';
+import { pieces } from '#dev/fakes/agent-wire.js';
 
 export type ServeProtocol = 'anthropic' | 'openai-chat' | 'openai-responses';
 
@@ -107,15 +108,16 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
       message = await stream.finalMessage();
       const { response } = await stream.withResponse();
       sessions.add(response.headers.get('x-compactor-session') ?? '');
-      const blocks = message.content.length;
+      // Each block's text or arguments arrive in the fake's pieces, one delta each.
       const expected = ['message_start'];
-      for (let b = 0; b < blocks; b++)
+      for (const b of message.content) {
+        const sent = b.type === 'text' ? b.text : b.type === 'tool_use' ? JSON.stringify(b.input) : '';
         expected.push(
           'content_block_start',
-          'content_block_delta',
-          'content_block_delta',
+          ...pieces(sent).map(() => 'content_block_delta'),
           'content_block_stop',
         );
+      }
       expected.push('message_delta', 'message_stop');
       if (types.join() !== expected.join()) problems.push(`step ${step}: events ${types.join()}`);
     } else {
@@ -172,7 +174,10 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
       let chunks = 0;
       stream.on('chunk', () => chunks++);
       message = (await stream.finalChatCompletion()).choices[0].message;
-      const expected = message.tool_calls?.length ? 6 : 4;
+      // The role, each piece of the text and of the call's arguments, and the finish.
+      const call = message.tool_calls?.[0];
+      const args = call?.type === 'function' ? pieces(call.function.arguments).length : 0;
+      const expected = 2 + pieces(message.content ?? '').length + args;
       if (chunks !== expected) problems.push(`step ${step}: ${chunks} chunks (expected ${expected})`);
     } else {
       const { data, response } = await client.chat.completions.create(params, options).withResponse();
@@ -215,15 +220,27 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
       const types: string[] = [];
       stream.on('event', (e) => types.push(e.type));
       response = await stream.finalResponse();
-      const calls = response.output.filter((o) => o.type === 'function_call').length;
-      const expected = ['response.created', 'response.output_item.added', 'response.output_item.done'];
-      if (calls > 0)
-        expected.push(
-          'response.output_item.added',
-          'response.function_call_arguments.delta',
-          'response.function_call_arguments.delta',
-          'response.output_item.done',
-        );
+      // The message's text, then the call's arguments, each in the fake's pieces.
+      const expected = ['response.created', 'response.in_progress'];
+      for (const item of response.output) {
+        if (item.type === 'message') {
+          const text = item.content.map((c) => (c.type === 'output_text' ? c.text : '')).join('');
+          expected.push(
+            'response.output_item.added',
+            'response.content_part.added',
+            ...pieces(text).map(() => 'response.output_text.delta'),
+            'response.output_text.done',
+            'response.content_part.done',
+            'response.output_item.done',
+          );
+        } else if (item.type === 'function_call')
+          expected.push(
+            'response.output_item.added',
+            ...pieces(item.arguments).map(() => 'response.function_call_arguments.delta'),
+            'response.function_call_arguments.done',
+            'response.output_item.done',
+          );
+      }
       expected.push('response.completed');
       if (types.join() !== expected.join()) problems.push(`step ${step}: events ${types.join()}`);
     } else {
