@@ -165,6 +165,9 @@ export async function startAgentUpstream(
         return sendJson(res, 404, {
           error: { type: 'not_found_error', message: `no route ${req.method} ${path}` },
         });
+      // Like the real API: tool blocks need tools, compaction blocks their beta and edit.
+      const refused = protocol === 'anthropic' ? compactionRefusal(req) : undefined;
+      if (refused !== undefined) return sendJson(res, 400, anthropicError(refused));
       let answered: AgentTurn['answered'];
       let reply: Reply;
       const key = `t${turns.length}`; // the index in `turns`
