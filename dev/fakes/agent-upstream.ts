@@ -12,15 +12,28 @@
  * turned off, or the summary instructions in it) gets a checkpoint in the summary template's
  * sections that restates the task. Every request is recorded and held to the declared window
  * (see fake-window.ts).
+ *
+ * The same model can instead be steered by the client, in headers a proxy passes on
+ * (`startFakeAgentUpstream`): `x-test-loop` names the loop, `x-test-step` the step and
+ * `x-test-steps` the last one; that one also plays the providers' own compaction
+ * (agent-compaction.ts) and answers only clients that send a credential.
  */
 import type { ServerResponse } from 'node:http';
 import { loadSummaryPrompt, summarySections } from '../../src/summary/prompt.js';
+import { anthropicAnswer, chatAnswer, responsesAnswer, type Reply } from './agent-wire.js';
 import {
+  anthropicError,
+  compactAnthropic,
+  compactionRefusal,
+  compactResponses,
+  firstUserText,
+  pausesToCompact,
+} from './agent-compaction.js';
+import {
+  handleCommonFault,
   sendJson,
-  sendSse,
   startFakeServer,
   type FakeServer,
-  type FakeSseEvent,
   type FakeWindowOptions,
   type RecordedRequest,
 } from './fake-http.js';
@@ -117,268 +130,18 @@ export function nextStep(protocol: WireProtocol, body: any): number {
   return m ? Number(m[1]) + 1 : 0;
 }
 
-interface Reply {
-  /** Ends the response id. */
-  key: string;
-  text: string;
-  call?: { id: string; name: string; arguments: string };
-}
-
-/** Splits a string in three pieces, so streamed deltas must be joined to be right. */
-function pieces(s: string): string[] {
-  const a = Math.floor(s.length / 3);
-  const b = Math.floor((2 * s.length) / 3);
-  return [s.slice(0, a), s.slice(a, b), s.slice(b)].filter((p) => p !== '');
-}
-
-function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
-  const content: any[] = [{ type: 'text', text: reply.text }];
-  if (reply.call)
-    content.push({
-      type: 'tool_use',
-      id: reply.call.id,
-      name: reply.call.name,
-      input: JSON.parse(reply.call.arguments),
-    });
-  const stop = reply.call ? 'tool_use' : 'end_turn';
-  const usage = {
-    input_tokens: input,
-    output_tokens: 30,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-  };
-  const message = {
-    id: `msg_${reply.key}`,
-    type: 'message',
-    role: 'assistant',
-    model: body.model,
-    content,
-    stop_reason: stop,
-    stop_sequence: null,
-    usage,
-  };
-  if (body.stream !== true) return sendJson(res, 200, message);
-  const ev = (type: string, data: Record<string, unknown>): FakeSseEvent => ({
-    event: type,
-    data: { type, ...data },
-  });
-  const events: FakeSseEvent[] = [
-    ev('message_start', {
-      message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } },
-    }),
-    ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    ev('ping', {}),
-    ...pieces(reply.text).map((text) =>
-      ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }),
-    ),
-    ev('content_block_stop', { index: 0 }),
-  ];
-  if (reply.call)
-    events.push(
-      ev('content_block_start', {
-        index: 1,
-        content_block: { type: 'tool_use', id: reply.call.id, name: reply.call.name, input: {} },
-      }),
-      ...pieces(reply.call.arguments).map((partial_json) =>
-        ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json } }),
-      ),
-      ev('content_block_stop', { index: 1 }),
-    );
-  events.push(
-    ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 30 } }),
-    ev('message_stop', {}),
-  );
-  sendSse(res, events);
-}
-
-function chatAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
-  const usage = { prompt_tokens: input, completion_tokens: 30, total_tokens: input + 30 };
-  const finish = reply.call ? 'tool_calls' : 'stop';
-  const toolCalls = reply.call
-    ? [
-        {
-          id: reply.call.id,
-          type: 'function',
-          function: { name: reply.call.name, arguments: reply.call.arguments },
-        },
-      ]
-    : undefined;
-  const id = `chatcmpl-${reply.key}`;
-  if (body.stream !== true)
-    return sendJson(res, 200, {
-      id,
-      object: 'chat.completion',
-      created: 1_767_225_600,
-      model: body.model,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: reply.text,
-            refusal: null,
-            ...(toolCalls ? { tool_calls: toolCalls } : {}),
-          },
-          finish_reason: finish,
-          logprobs: null,
-        },
-      ],
-      usage,
-    });
-  const chunk = (delta: unknown, finish_reason: string | null): FakeSseEvent => ({
-    data: {
-      id,
-      object: 'chat.completion.chunk',
-      created: 1_767_225_600,
-      model: body.model,
-      choices: [{ index: 0, delta, finish_reason, logprobs: null }],
-    },
-  });
-  const events: FakeSseEvent[] = [
-    chunk({ role: 'assistant', content: '' }, null),
-    ...pieces(reply.text).map((content) => chunk({ content }, null)),
-  ];
-  if (reply.call) {
-    const [first, ...rest] = pieces(reply.call.arguments);
-    events.push(
-      chunk(
-        {
-          tool_calls: [
-            {
-              index: 0,
-              id: reply.call.id,
-              type: 'function',
-              function: { name: reply.call.name, arguments: first },
-            },
-          ],
-        },
-        null,
-      ),
-      ...rest.map((a) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }, null)),
-    );
-  }
-  events.push(chunk({}, finish));
-  if (body.stream_options?.include_usage)
-    events.push({
-      data: {
-        id,
-        object: 'chat.completion.chunk',
-        created: 1_767_225_600,
-        model: body.model,
-        choices: [],
-        usage,
-      },
-    });
-  events.push({ data: '[DONE]' });
-  sendSse(res, events);
-}
-
-function responsesAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
-  const key = reply.key;
-  const message = {
-    id: `msg_${key}`,
-    type: 'message',
-    status: 'completed',
-    role: 'assistant',
-    content: [{ type: 'output_text', text: reply.text, annotations: [] }],
-  };
-  const call = reply.call
-    ? {
-        id: `fc_${key}`,
-        type: 'function_call',
-        status: 'completed',
-        call_id: reply.call.id,
-        name: reply.call.name,
-        arguments: reply.call.arguments,
-      }
-    : undefined;
-  const output: any[] = call ? [message, call] : [message];
-  const response = {
-    id: `resp_${key}`,
-    object: 'response',
-    created_at: 1_767_225_600,
-    status: 'completed',
-    error: null,
-    incomplete_details: null,
-    model: body.model,
-    output,
-    parallel_tool_calls: true,
-    tool_choice: body.tool_choice ?? 'auto',
-    tools: body.tools ?? [],
-    usage: {
-      input_tokens: input,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 30,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: input + 30,
-    },
-  };
-  if (body.stream !== true) return sendJson(res, 200, response);
-  let seq = 0;
-  const ev = (type: string, data: Record<string, unknown>): FakeSseEvent => ({
-    event: type,
-    data: { type, sequence_number: seq++, ...data },
-  });
-  const started = { ...response, status: 'in_progress', output: [], usage: null };
-  const part = { type: 'output_text', text: '', annotations: [] };
-  const events: FakeSseEvent[] = [
-    ev('response.created', { response: started }),
-    ev('response.in_progress', { response: started }),
-    ev('response.output_item.added', {
-      output_index: 0,
-      item: { ...message, status: 'in_progress', content: [] },
-    }),
-    ev('response.content_part.added', { item_id: message.id, output_index: 0, content_index: 0, part }),
-    ...pieces(reply.text).map((delta) =>
-      ev('response.output_text.delta', {
-        item_id: message.id,
-        output_index: 0,
-        content_index: 0,
-        delta,
-        logprobs: [],
-      }),
-    ),
-    ev('response.output_text.done', {
-      item_id: message.id,
-      output_index: 0,
-      content_index: 0,
-      text: reply.text,
-      logprobs: [],
-    }),
-    ev('response.content_part.done', {
-      item_id: message.id,
-      output_index: 0,
-      content_index: 0,
-      part: { ...part, text: reply.text },
-    }),
-    ev('response.output_item.done', { output_index: 0, item: message }),
-  ];
-  if (call)
-    events.push(
-      ev('response.output_item.added', {
-        output_index: 1,
-        item: { ...call, status: 'in_progress', arguments: '' },
-      }),
-      ...pieces(call.arguments).map((delta) =>
-        ev('response.function_call_arguments.delta', { item_id: call.id, output_index: 1, delta }),
-      ),
-      ev('response.function_call_arguments.done', {
-        item_id: call.id,
-        output_index: 1,
-        name: call.name,
-        arguments: call.arguments,
-      }),
-      ev('response.output_item.done', { output_index: 1, item: call }),
-    );
-  events.push(ev('response.completed', { response }));
-  sendSse(res, events);
-}
-
 const PATHS: Record<string, WireProtocol> = {
   '/v1/messages': 'anthropic',
   '/v1/chat/completions': 'openai-chat',
   '/v1/responses': 'openai-responses',
 };
+
+/** Sends a reply in a protocol's shape (SSE when the request streams). */
+function answer(protocol: WireProtocol, body: any, reply: Reply, res: ServerResponse, input: number): void {
+  if (protocol === 'anthropic') anthropicAnswer(body, reply, res, input);
+  else if (protocol === 'openai-chat') chatAnswer(body, reply, res, input);
+  else responsesAnswer(body, reply, res, input);
+}
 
 /** Starts the fake agent model on 127.0.0.1 (a random port). */
 export async function startAgentUpstream(
@@ -402,6 +165,9 @@ export async function startAgentUpstream(
         return sendJson(res, 404, {
           error: { type: 'not_found_error', message: `no route ${req.method} ${path}` },
         });
+      // Like the real API: tool blocks need tools, compaction blocks their beta and edit.
+      const refused = protocol === 'anthropic' ? compactionRefusal(req) : undefined;
+      if (refused !== undefined) return sendJson(res, 400, anthropicError(refused));
       let answered: AgentTurn['answered'];
       let reply: Reply;
       const key = `t${turns.length}`; // the index in `turns`
@@ -425,13 +191,105 @@ export async function startAgentUpstream(
               };
       }
       turns.push({ protocol, answered, request: req });
-      const input = count(body);
-      if (protocol === 'anthropic') anthropicAnswer(body, reply, res, input);
-      else if (protocol === 'openai-chat') chatAnswer(body, reply, res, input);
-      else responsesAnswer(body, reply, res, input);
+      answer(protocol, body, reply, res, count(body));
     },
     [],
     { window: options.window },
   );
   return Object.assign(server, { turns, anthropicUrl: server.url.replace(/\/v1$/, '') });
+}
+
+// The header-steered model, for tests of the proxy that name each step themselves.
+
+export const FINAL_TEXT = 'Done: every file was read.';
+
+const header = (req: RecordedRequest, name: string) => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** The step the client names in its headers, and the reply to it: a read_file call, or the final answer. */
+function steeredReply(req: RecordedRequest): { step: number; reply: Reply } {
+  const loop = header(req, 'x-test-loop') ?? 'loop';
+  const step = Number(header(req, 'x-test-step') ?? '0');
+  const key = `${loop}_${step}`;
+  if (step >= Number(header(req, 'x-test-steps') ?? '1')) return { step, reply: { key, text: FINAL_TEXT } };
+  const args = JSON.stringify({ path: `src/file-${step}.ts` });
+  const call = { id: `call_${key}`, name: 'read_file', arguments: args };
+  return { step, reply: { key, text: `Step ${step}: reading the next file.`, call } };
+}
+
+/** The proxy's summary requests end with the summary prompt. */
+const SUMMARY_PROMPT_START = 'You are writing a checkpoint of an agent session';
+
+/** A summary request's answer: every template section, the goal restated from the first user message. */
+function summaryReply(req: RecordedRequest, step: number, key: string): Reply {
+  const goal = firstUserText(req.body)
+    .replace(/^Previous conversation summary:\n/, '')
+    .replace(/^## Goal\n/, '');
+  const rest = summarySections().slice(1);
+  // Each summary names the step it was written at, so a later one differs from an earlier one.
+  const written = `(summary written at step ${step})`;
+  const text = [`## Goal\n${goal.split('\n## ')[0]}`, ...rest.map((s) => `## ${s}\n${written}`)].join('\n');
+  return { key, text };
+}
+
+/** The steered fake, and the requests it refused as the real API would (each: where and why). */
+export type FakeAgentUpstream = FakeServer & { refusals: string[] };
+
+/**
+ * Starts the header-steered fake; its `url` ends in `/v1`. `compactEndpoint` says what
+ * `POST /v1/responses/compact` does (compact like OpenAI, fail, or by default not exist);
+ * `anthropicCompaction` whether a Messages request asking to pause after compacting gets a
+ * compaction block or is refused.
+ */
+export async function startFakeAgentUpstream(
+  opts: FakeWindowOptions & {
+    compactEndpoint?: 'none' | 'compacts' | 'fails';
+    anthropicCompaction?: 'none' | 'compacts' | 'refuses';
+  },
+): Promise<FakeAgentUpstream> {
+  const refusals: string[] = [];
+  const server = await startFakeServer(
+    (req, fault, res) => {
+      if (handleCommonFault(fault, res)) return;
+      const auth = header(req, 'authorization') ?? header(req, 'x-api-key');
+      if (auth === undefined) return sendJson(res, 401, { error: { message: 'no credentials' } });
+      if (req.method === 'GET' && req.path === '/v1/models')
+        return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }] });
+      if (req.method === 'POST' && req.path === '/v1/messages/count_tokens')
+        return sendJson(res, 200, { input_tokens: estimateBodyTokens(req.body) });
+      if (req.method === 'POST' && req.path === '/v1/responses/compact') {
+        if (opts.compactEndpoint === 'compacts') return compactResponses(req, res);
+        if (opts.compactEndpoint === 'fails')
+          return sendJson(res, 500, { error: { message: 'compaction is down', type: 'server_error' } });
+      }
+      const { step, reply } = steeredReply(req);
+      if (req.method === 'POST' && req.path === '/v1/messages') {
+        const refused = compactionRefusal(req);
+        if (refused !== undefined) {
+          refusals.push(`step ${step}: ${refused}`);
+          return sendJson(res, 400, anthropicError(refused));
+        }
+        if (pausesToCompact(req.body)) {
+          if (opts.anthropicCompaction === 'compacts') return compactAnthropic(req, res, step);
+          return sendJson(res, 400, anthropicError('context_management: compaction is not available here'));
+        }
+      }
+      const protocol = req.method === 'POST' ? PATHS[req.path] : undefined;
+      if (protocol === undefined)
+        return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.path}` } });
+      const summary = req.raw.includes(SUMMARY_PROMPT_START);
+      answer(
+        protocol,
+        req.body,
+        summary ? summaryReply(req, step, reply.key) : reply,
+        res,
+        estimateBodyTokens(req.body),
+      );
+    },
+    [],
+    opts,
+  );
+  return Object.assign(server, { refusals });
 }

@@ -14,7 +14,8 @@ import type { SessionIndex } from './session-index.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
-import { upstreamCompactClient, withSummaryContext } from './upstream-summarizer.js';
+import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
+import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -32,9 +33,12 @@ export interface CompactingContext {
   lastRequests: Map<string, LastRequest>;
   /** Loads a session kept outside this process before its request is projected (the Restate engine). */
   prepareSession?(id: string): Promise<void>;
-  /** Whether a request of a protocol and model compacts through the upstream's native endpoint. */
-  nativeCompaction(protocol: ProtocolName, model: string): boolean;
+  /** How a request of a protocol and model compacts through its upstream natively, if it can. */
+  nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
 }
+
+/** The upstream's own compaction: its compact endpoint, or the compact edit inside a request. */
+export type NativeKind = 'nativeStandalone' | 'nativeInline';
 
 /** What a session's last request did (shown by `GET /compactor/sessions/:id`). */
 export interface LastRequest {
@@ -125,7 +129,12 @@ function projectRequest(
     upstream: ctx.upstream,
     signal,
     ...(parsed.maxOutput !== undefined ? { maxOutput: parsed.maxOutput } : {}),
-    ...(native ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') } : {}),
+    window: capacity,
+    ...(parsed.envelope.system !== undefined ? { system: parsed.envelope.system } : {}),
+    ...(parsed.envelope.tools !== undefined ? { tools: parsed.envelope.tools } : {}),
+    ...(native === 'nativeStandalone'
+      ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') }
+      : {}),
   };
   return refusingUserErrors(() =>
     withSummaryContext(summaryContext, () =>
@@ -135,7 +144,8 @@ function projectRequest(
         tools: parsed.envelope.tools,
         messages: parsed.messages,
         model: { id: parsed.model },
-        ...(native ? { standalone: upstreamCompactClient() } : {}),
+        ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
+        ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
         ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
       }),
@@ -166,7 +176,13 @@ export async function handleCompacting(
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
-    const body = writeRequest(parsed, projection.messages);
+    // A session that holds an Anthropic compaction block sends it as the API accepts it.
+    const replay = protocol === 'anthropic' && holdsCompaction(projection.messages);
+    const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
+    const body = writeRequest(
+      sent ? { ...parsed, meta: sent.meta } : parsed,
+      sent?.messages ?? projection.messages,
+    );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
@@ -180,7 +196,7 @@ export async function handleCompacting(
       'x-compactor-compacted': String(projection.compacted),
       ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
     };
-    await forward(ctx, protocol, req, res, body, signal, headers, tap);
+    await forward(ctx, protocol, req, res, body, signal, headers, tap, replay ? REPLAY_BETAS : []);
     return 'projected';
   } catch (e) {
     if (!RequestRefusedError.isInstance(e)) throw e;
@@ -226,8 +242,9 @@ export async function forward(
   signal: AbortSignal,
   extra: Record<string, string>,
   tap?: Transform,
+  betas: readonly string[] = [],
 ): Promise<void> {
-  const headers = forwardedHeaders(req.headers);
+  const headers = withBetas(forwardedHeaders(req.headers), betas);
   headers['content-type'] = 'application/json';
   const upstream = await ctx.upstream.send(
     ctx.upstreamUrl(protocol, req.url ?? '/'),

@@ -4,7 +4,7 @@ import { createConversations } from '../adapters/shared/conversations.js';
 import { RequestRefusedError, UserError } from '../core/errors.js';
 import { httpLimits } from '../providers/http-limits.js';
 import { handleCountTokens } from './count-tokens.js';
-import { handleCompacting, type CompactingContext, type LastRequest } from './compacting.js';
+import { handleCompacting, type CompactingContext, type LastRequest, type NativeKind } from './compacting.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
@@ -73,30 +73,47 @@ function selfUpstream(o: ResolvedServeOptions, port: number): string | undefined
   return undefined;
 }
 
+/** The provider behind each protocol that compacts natively, and the hosts trusted without a catalog file. */
+const NATIVE_PROVIDERS: Partial<Record<ProtocolName, { provider: string; hosts: string[] }>> = {
+  'openai-responses': { provider: 'openai', hosts: PROVIDER_PRESETS.openai.nativeHosts },
+  anthropic: { provider: 'anthropic', hosts: ['api.anthropic.com'] },
+};
+
 /**
- * Which requests compact through the upstream's native endpoint: OpenAI Responses requests
- * whose model and upstream host the catalog allows it for (a host other than the provider's
- * own must be listed under the catalog file's `nativeHosts`), when the upstream compacts.
+ * How requests compact through their upstream natively: OpenAI Responses requests through
+ * `/responses/compact`, Anthropic Messages requests with the compact edit, when the catalog
+ * allows it for the model and the upstream's host is trusted (a host other than the
+ * provider's own must be listed under the catalog file's `nativeHosts` of that provider).
  */
-function nativeCompactionOf(o: ResolvedServeOptions): (protocol: ProtocolName, model: string) => boolean {
-  if (o.summarizer !== 'upstream') return () => false;
+function nativeCompactionOf(
+  o: ResolvedServeOptions,
+): (protocol: ProtocolName, model: string) => NativeKind | undefined {
+  if (o.summarizer !== 'upstream') return () => undefined;
   const user = o.catalog !== undefined ? loadCatalogFile(o.catalog) : {};
-  const nativeHosts = [
-    ...PROVIDER_PRESETS.openai.nativeHosts,
-    ...(user.providers?.openai?.nativeHosts ?? []),
-  ];
   return (protocol, model) => {
-    if (protocol !== 'openai-responses') return false;
-    const entry = lookupModel('openai', 'openai', model, user.models ?? []);
+    const native = NATIVE_PROVIDERS[protocol];
+    if (native === undefined) return undefined;
+    const { provider } = native;
+    const baseUrl = protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream;
+    const trusted = [...native.hosts, ...(user.providers?.[provider]?.nativeHosts ?? [])];
+    if (!onTrustedHost(baseUrl, trusted)) return undefined;
+    const entry = lookupModel(provider, provider, model, user.models ?? []);
     const route = {
-      provider: 'openai',
+      provider,
       model,
-      baseUrl: o.openaiUpstream,
-      nativeHosts,
+      baseUrl,
+      nativeHosts: trusted,
       ...(entry?.nativeCompaction !== undefined ? { nativeCompaction: entry.nativeCompaction } : {}),
     };
-    return selectStrategy(route).kind === 'nativeStandalone';
+    const kind = selectStrategy(route).kind;
+    return kind === 'nativeStandalone' || kind === 'nativeInline' ? kind : undefined;
   };
+}
+
+/** Whether a URL's host is one of `trusted` or below one of them. */
+function onTrustedHost(url: string, trusted: readonly string[]): boolean {
+  const host = new URL(url).hostname.toLowerCase();
+  return trusted.some((t) => host === t.toLowerCase() || host.endsWith(`.${t.toLowerCase()}`));
 }
 
 /** Everything one server's requests share. */

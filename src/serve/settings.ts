@@ -120,7 +120,7 @@ export const SERVE_SETTINGS = {
   summarizer: {
     schema: z.enum(['upstream', 'offline']),
     default: 'upstream',
-    doc: "Who compacts: `upstream` is the request's own model through its own upstream, with the client's credentials — natively (OpenAI `/responses/compact`) where the catalog allows it for the model and upstream host, else a Local summary; `offline` the embedded summarizer, without provider calls.",
+    doc: "Who compacts: `upstream` is the request's own model through its own upstream, with the client's credentials — natively (OpenAI `/responses/compact`, Anthropic's compact edit) where the catalog allows it for the model and upstream host, else a Local summary; `offline` the embedded summarizer, without provider calls.",
     flag: {
       name: 'summarizer',
       arg: 'NAME',

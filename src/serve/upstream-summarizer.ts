@@ -2,8 +2,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { ResolvedRoute } from '../providers/catalog.js';
 import { dialectOf, type WireApi } from '../providers/dialects.js';
-import type { NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import type {
+  NativeInlineClient,
+  NativeStandaloneClient,
+  SummaryClient,
+  ToolSchema,
+} from '../providers/types.js';
 import { compactPayload, readCompactAnswer } from '../providers/openai-responses/compact-client.js';
+import { betasForPayload } from '../providers/anthropic/headers.js';
+import { inlinePayload, readInlineAnswer } from '../providers/anthropic/inline-client.js';
+import { REPLAY_BETAS, replayingBody, sendsCompactionBlock, withBetas } from './anthropic-native.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
 
@@ -21,6 +29,11 @@ export interface SummaryContext {
   maxOutput?: number;
   /** The upstream's native compaction URL (`…/responses/compact`), for a request that compacts natively. */
   compactUrl?: string;
+  /** The session's window (a request replaying an Anthropic compaction block declares an edit above it). */
+  window: number;
+  /** The request's system prompt and tools: an inline compaction is a request of the same conversation. */
+  system?: string;
+  tools?: ToolSchema[];
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
@@ -74,13 +87,14 @@ async function postUpstream(
   body: unknown,
   what: string,
   signal: AbortSignal | undefined,
+  headers = c.headers,
 ): Promise<unknown> {
   const site = siteOfContext(c);
   const res = await c.upstream.send(
     url,
     {
       method: 'POST',
-      headers: { ...c.headers, 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     },
     signal ?? c.signal,
@@ -99,6 +113,16 @@ async function postUpstream(
   }
 }
 
+/** The system prompt and tools a request of the proxied conversation sends: its own, else the client's. */
+function conversationPrefix(
+  c: SummaryContext,
+  request: { system?: string; tools?: ToolSchema[] },
+): { system?: string; tools?: ToolSchema[] } {
+  const system = request.system ?? c.system;
+  const tools = request.tools ?? c.tools;
+  return { ...(system !== undefined ? { system } : {}), ...(tools !== undefined ? { tools } : {}) };
+}
+
 /**
  * Writes summaries with the model of the request being compacted, through its own upstream
  * and with its client's credentials (a Local summary: the proxy holds no key of its own).
@@ -111,8 +135,15 @@ export function upstreamSummarizer(): SummaryClient {
       const c = currentContext();
       const site = siteOfContext(c);
       const dialect = dialectOf(DIALECT_OF[c.protocol]);
-      const body = dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false);
-      const answer = await postUpstream(c, c.url, body, 'summary', signal);
+      // Anthropic refuses tool blocks from a request that does not define its tools: a summary
+      // of a tool loop sends the agent's own (not to be called) and its system prompt.
+      const sent = c.protocol === 'anthropic' ? { ...request, ...conversationPrefix(c, request) } : request;
+      const written = dialect.body(routeOf(c.protocol), { ...sent, model: c.model }, false);
+      // A summary of a history that holds an Anthropic compaction block sends the block.
+      const body = c.protocol === 'anthropic' ? replayingBody(written, c.window) : written;
+      const replays = c.protocol === 'anthropic' && sendsCompactionBlock(body);
+      const headers = replays ? withBetas(c.headers, REPLAY_BETAS) : c.headers;
+      const answer = await postUpstream(c, c.url, body, 'summary', signal, headers);
       const summary = dialect.read(answer, site);
       if (summary.text.trim() === '')
         throw new EmptySummaryError({ provider: site.provider, model: site.model });
@@ -138,6 +169,27 @@ export function upstreamCompactClient(): NativeStandaloneClient {
       if ((payload.input as unknown[]).length === 0) return { items: [...request.input] };
       const answer = await postUpstream(c, c.compactUrl, payload, 'compact', signal);
       return readCompactAnswer(answer, siteOfContext(c));
+    },
+  };
+}
+
+/**
+ * Compacts inside one Messages request of the upstream (the compact edit, paused after the
+ * compaction), with the model and the client's credentials of the request being compacted
+ * (NativeInline; the proxy holds no key). Any answer but a compaction block falls back to Local.
+ */
+export function upstreamInlineClient(): NativeInlineClient {
+  return {
+    provider: 'upstream',
+    model: 'the request model',
+    async compactInline(request, signal) {
+      const c = currentContext();
+      // The API refuses tool blocks from a request that does not define its tools; the
+      // agent's own system prompt and tools also let the upstream's prompt cache serve the prefix.
+      const body = inlinePayload({ ...request, ...conversationPrefix(c, request), model: c.model });
+      const headers = withBetas(c.headers, betasForPayload(body));
+      const answer = await postUpstream(c, c.url, body, 'inline compaction', signal, headers);
+      return readInlineAnswer(answer, siteOfContext(c));
     },
   };
 }

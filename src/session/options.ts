@@ -16,7 +16,7 @@ import {
 } from '../projection/index.js';
 import type { HttpOptions } from '../providers/http.js';
 import { HttpOptionsSchema } from '../providers/http-limits.js';
-import type { NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import type { Clock, InspectOption } from '../runtime/index.js';
 import type { LockOptions, SessionStoreSource } from '../store/index.js';
 import type { CacheHealthOptions } from './cache-health.js';
@@ -97,6 +97,11 @@ export interface CompactorSessionOptions {
    * client's provider with the client's credentials); a failed native pass falls back to `summarizer`.
    */
   standalone?: NativeStandaloneClient;
+  /**
+   * With `summarizer`: compacts inside one generate request of this client first (a proxy in
+   * front of Anthropic with its client's credentials); a failed native pass falls back to `summarizer`.
+   */
+  inline?: NativeInlineClient;
 }
 
 const ToolSchemaSchema = z.strictObject({
@@ -149,6 +154,13 @@ export const SessionOptionsSchema = z.object({
         v !== null &&
         typeof (v as NativeStandaloneClient).compactStandalone === 'function',
       'expected a native compaction client with a compactStandalone(request) method',
+    )
+    .optional(),
+  inline: z
+    .custom<NativeInlineClient>(
+      (v) =>
+        typeof v === 'object' && v !== null && typeof (v as NativeInlineClient).compactInline === 'function',
+      'expected a native compaction client with a compactInline(request) method',
     )
     .optional(),
 });

@@ -148,13 +148,15 @@ export function checkRouteProvider(provider: string, catalogFile?: string): void
 /**
  * A route whose summaries come from `summarizer` (a caller's own model): Local strategy, no
  * native endpoints of the route's own, unless the caller gives its `standalone` client (then
- * NativeStandalone, with `summarizer` as the Local fallback); the window stays the route's.
+ * NativeStandalone) or its `inline` client (then NativeInline), with `summarizer` as the Local
+ * fallback; the window stays the route's.
  * Without a summarizer the route is unchanged.
  */
 export function withSummarizer(
   route: SessionRoute,
   summarizer: SummaryClient | undefined,
   standalone?: NativeStandaloneClient,
+  inline?: NativeInlineClient,
 ): SessionRoute {
   if (!summarizer) return route;
   const { standalone: _s, inline: _i, ...rest } = route;
@@ -168,6 +170,15 @@ export function withSummarizer(
     supportsContextEdits: false,
     summary: summarizer,
   };
+  if (inline && !standalone)
+    return {
+      ...local,
+      strategy: {
+        kind: 'nativeInline',
+        reason: `native compaction inside a request of the caller's endpoint (${inline.provider}/${inline.model})`,
+      },
+      inline,
+    };
   if (!standalone) return local;
   return {
     ...local,

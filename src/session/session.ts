@@ -78,7 +78,9 @@ export class Session implements CompactorSession {
   constructor(options: CompactorSessionOptions, wrapProviderClients = (route: SessionRoute) => route) {
     const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
     const base = resolveSessionRoute(data.route ?? { provider: 'offline' }, options.estimator, options.http);
-    const route = wrapProviderClients(withSummarizer(base, options.summarizer, options.standalone));
+    const route = wrapProviderClients(
+      withSummarizer(base, options.summarizer, options.standalone, options.inline),
+    );
     this.data = data;
     this.estimator = route.estimator;
     this.ctx = {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deferred } from '#support/deferred.js';
-import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { runCompiledCli, startCli, stopRunningClis } from '#support/compiled-cli.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
 import type { MemoryRecords } from '#src/store/index.js';
-import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
@@ -100,6 +100,8 @@ describeWithRestate('compactor serve on Restate', () => {
     };
   };
 
+  // Anthropic refuses tool blocks from a request that does not define its tools.
+  const READ_TOOL = { name: 'read', input_schema: { type: 'object', properties: {} } };
   const send = (server: { url: string }, messages: unknown[], n: number) =>
     fetch(`${server.url}/v1/messages`, {
       method: 'POST',
@@ -110,7 +112,7 @@ describeWithRestate('compactor serve on Restate', () => {
         'x-test-step': String(n),
         'x-test-steps': '100',
       },
-      body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, messages }),
+      body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, tools: [READ_TOOL], messages }),
     });
 
   it('R3/N1: a tool loop compacts through one proxy; a second proxy continues the session from Restate, no message lost or doubled', async () => {

@@ -3,7 +3,7 @@ import { GOAL_LINE, TASK } from '#dev/loops/loop-matrix.js';
 import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
 import { startServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import { FINAL_TEXT, startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { FINAL_TEXT, startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { RecordedRequest } from '#support/fake-http.js';
 import {
   conversationOf,

@@ -6,11 +6,7 @@ import { GOAL_LINE, TASK } from '#dev/loops/loop-matrix.js';
 import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
 import { startServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import {
-  FINAL_TEXT,
-  startFakeAgentUpstream,
-  type FakeCompactEndpoint,
-} from '#support/fake-agent-upstream.js';
+import { FINAL_TEXT, startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { RecordedRequest } from '#support/fake-http.js';
 import { runClientLoop, seenPromptOf } from '#support/serve-client-loops.js';
 
@@ -23,37 +19,70 @@ afterAll(() => {
 
 const WINDOW = 16_000;
 const STEPS = 30;
+/** Anthropic's compact edit fires from 50,000 input tokens: its native loops need a window above that. */
+const ANTHROPIC_WINDOW = 64_000;
 const MAX_TOKENS = 1_024;
 const KEY = 'sk-test-serve-native-credential';
 
-/** A catalog file that trusts the fake upstream's host to serve OpenAI's native compaction. */
+/** A catalog file that trusts the fake upstream's host to serve both providers' native compaction. */
 const TRUSTING_CATALOG = join(dir, 'catalog.json');
-writeFileSync(TRUSTING_CATALOG, JSON.stringify({ providers: { openai: { nativeHosts: ['127.0.0.1'] } } }));
+writeFileSync(
+  TRUSTING_CATALOG,
+  JSON.stringify({
+    providers: { openai: { nativeHosts: ['127.0.0.1'] }, anthropic: { nativeHosts: ['127.0.0.1'] } },
+  }),
+);
+
+type Protocol = 'openai-responses' | 'anthropic';
 
 const isCompactCall = (r: RecordedRequest) => r.path === '/v1/responses/compact';
-const isSummaryCall = (r: RecordedRequest) => r.raw.includes('You are writing a checkpoint');
+/** Anthropic's inline compaction: a Messages request that asks to stop once it has compacted. */
+const isInlineCall = (r: RecordedRequest) =>
+  r.path === '/v1/messages' &&
+  (r.body?.context_management?.edits ?? []).some(
+    (e: { type?: string; pause_after_compaction?: boolean }) =>
+      e.type === 'compact_20260112' && e.pause_after_compaction === true,
+  );
+const isNativeCall = (r: RecordedRequest) => isCompactCall(r) || isInlineCall(r);
+const isSummaryCall = (r: RecordedRequest) =>
+  !isInlineCall(r) && r.raw.includes('You are writing a checkpoint');
 
-/** Runs one Responses tool loop through the proxy at a 16k window with compaction instead of clearing. */
-async function loopThroughProxy(compactEndpoint: FakeCompactEndpoint, catalog?: string) {
-  const upstream = await startFakeAgentUpstream({ window: WINDOW, compactEndpoint });
+interface NativeLoop {
+  protocol: Protocol;
+  stream: boolean;
+  /** What the fake does with a native call: compact, or fail (the Responses endpoint 500s, Anthropic refuses the edit). */
+  native: 'compacts' | 'fails';
+  catalog?: string;
+  window?: number;
+}
+
+/** Runs one tool loop through the proxy with compaction instead of clearing. */
+async function loopThroughProxy(l: NativeLoop) {
+  const window = l.window ?? WINDOW;
+  const upstream = await startFakeAgentUpstream({
+    window,
+    compactEndpoint: l.native,
+    anthropicCompaction: l.native === 'compacts' ? 'compacts' : 'refuses',
+  });
   const server = await startServer({
     port: 0,
-    capacity: WINDOW,
+    capacity: window,
     openaiUpstream: upstream.url,
+    anthropicUpstream: upstream.url,
     http: { retries: 0 },
-    ...(catalog !== undefined ? { catalog } : {}),
+    ...(l.catalog !== undefined ? { catalog: l.catalog } : {}),
     session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
   });
   try {
     const result = await runClientLoop({
-      protocol: 'openai-responses',
-      stream: false,
+      protocol: l.protocol,
+      stream: l.stream,
       proxy: server.url,
       loop: 'N',
       task: TASK,
       steps: STEPS,
       resultTokens: 4_000,
-      model: 'gpt-4o',
+      model: l.protocol === 'anthropic' ? 'claude-sonnet-4-6' : 'gpt-4o',
       maxTokens: MAX_TOKENS,
       identify: 'header',
       apiKey: KEY,
@@ -62,9 +91,11 @@ async function loopThroughProxy(compactEndpoint: FakeCompactEndpoint, catalog?: 
       strategy: string;
     };
     const requests = [...upstream.requests];
-    const turns = requests.filter((r) => r.path === '/v1/responses' && !isSummaryCall(r));
-    const audits = turns.map((r) => auditPrompt(seenPromptOf('openai-responses', r.body), GOAL_LINE));
-    return { result, state, requests, turns, audits };
+    const refusals = [...upstream.refusals];
+    const path = l.protocol === 'anthropic' ? '/v1/messages' : '/v1/responses';
+    const turns = requests.filter((r) => r.path === path && !isSummaryCall(r) && !isInlineCall(r));
+    const audits = turns.map((r) => auditPrompt(seenPromptOf(l.protocol, r.body), GOAL_LINE));
+    return { window, result, state, requests, turns, audits, refusals };
   } finally {
     await server.close();
     await upstream.close();
@@ -72,53 +103,155 @@ async function loopThroughProxy(compactEndpoint: FakeCompactEndpoint, catalog?: 
 }
 
 /** What every loop must keep: the answer, one request per step, each fitting, paired and with its task. */
-function expectLoopKept(run: Awaited<ReturnType<typeof loopThroughProxy>>) {
+function expectLoopKept(run: Awaited<ReturnType<typeof loopThroughProxy>>, label: string) {
   expect(run.result.finalText).toBe(FINAL_TEXT);
+  expect(run.result.streamProblems).toEqual([]);
+  // Nothing the proxy sent was refused for breaking the API's rules (summaries and compactions included).
+  expect(run.refusals).toEqual([]);
   expect(run.turns).toHaveLength(STEPS + 1);
   const largest = Math.max(...run.audits.map((a) => a.tokens));
   console.log(
-    `largest prompt ${largest} tokens; ${run.requests.filter(isCompactCall).length} compact calls, ${run.requests.filter(isSummaryCall).length} summary calls in ${STEPS} steps`,
+    `${label}: largest prompt ${largest} of ${run.window} tokens; ${run.requests.filter(isNativeCall).length} native calls, ${run.requests.filter(isSummaryCall).length} summary calls in ${STEPS} steps`,
   );
-  expect(largest + MAX_TOKENS).toBeLessThanOrEqual(WINDOW);
+  expect(largest + MAX_TOKENS).toBeLessThanOrEqual(run.window);
   expect(run.audits.filter((a) => !a.pairingValid)).toEqual([]);
   expect(run.audits.filter((a) => !a.taskPresent)).toEqual([]);
   // The client's own credential reached the upstream with every request, compactions included.
-  expect(run.requests.filter((r) => r.headers.authorization !== `Bearer ${KEY}`)).toEqual([]);
+  const credential = (r: RecordedRequest) => r.headers.authorization ?? r.headers['x-api-key'];
+  const expected = (r: RecordedRequest) => (r.headers.authorization ? `Bearer ${KEY}` : KEY);
+  expect(run.requests.filter((r) => credential(r) !== expected(r))).toEqual([]);
 }
 
-describe('compactor serve: native compaction through the upstream', () => {
-  it('C3/N1: a Responses loop on an upstream the catalog trusts compacts through /responses/compact, with no summary calls', async () => {
-    const run = await loopThroughProxy('compacts', TRUSTING_CATALOG);
-    expectLoopKept(run);
-    const compacts = run.requests.filter(isCompactCall);
-    expect(compacts.length).toBeGreaterThanOrEqual(1);
-    expect(compacts.every((r) => r.body.model === 'gpt-4o')).toBe(true);
-    expect(run.requests.filter(isSummaryCall)).toEqual([]);
-    // The compacted history replays the provider's opaque item verbatim.
-    const replaysItem = (r: RecordedRequest) =>
-      (r.body.input as { type?: string }[]).some((i) => i.type === 'compaction');
-    expect(run.turns.filter(replaysItem).length).toBeGreaterThanOrEqual(1);
-    expect(run.state.strategy).toBe('nativeStandalone');
-    // Each answer that compacted said how.
-    expect(run.result.strategies).toEqual(compacts.map(() => 'nativeStandalone'));
-  });
+/** Whether an upstream Messages request replays a compaction block. */
+const replaysBlock = (r: RecordedRequest) =>
+  (r.body.messages as { content: unknown }[]).some(
+    (m) => Array.isArray(m.content) && m.content.some((b: { type?: string }) => b.type === 'compaction'),
+  );
 
-  it('C3: when the compact endpoint fails the session falls back to a Local summary through the same upstream', async () => {
-    const run = await loopThroughProxy('fails', TRUSTING_CATALOG);
-    expectLoopKept(run);
-    expect(run.requests.filter(isCompactCall).length).toBeGreaterThanOrEqual(1);
-    expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
-    expect(run.audits.some((a) => a.summaries.length > 0)).toBe(true);
-    expect(run.result.strategies?.length).toBeGreaterThanOrEqual(1);
-    expect(run.result.strategies?.every((s) => s === 'local')).toBe(true);
-  });
+describe.each([false, true])(
+  'compactor serve: native compaction through the upstream (stream %s)',
+  (stream) => {
+    const mode = stream ? 'SSE' : 'JSON';
 
-  it('C3: an upstream on a host the catalog does not trust is summarized locally, never sent to /responses/compact', async () => {
-    const run = await loopThroughProxy('compacts');
-    expectLoopKept(run);
-    expect(run.requests.filter(isCompactCall)).toEqual([]);
+    it(`C3/N1: a Responses loop (${mode}) on an upstream the catalog trusts compacts through /responses/compact, with no summary calls`, async () => {
+      const run = await loopThroughProxy({
+        protocol: 'openai-responses',
+        stream,
+        native: 'compacts',
+        catalog: TRUSTING_CATALOG,
+      });
+      expectLoopKept(run, `responses ${mode} native`);
+      const compacts = run.requests.filter(isCompactCall);
+      expect(compacts.length).toBeGreaterThanOrEqual(1);
+      expect(compacts.every((r) => r.body.model === 'gpt-4o')).toBe(true);
+      expect(run.requests.filter(isSummaryCall)).toEqual([]);
+      // The compacted history replays the provider's opaque item verbatim.
+      const replaysItem = (r: RecordedRequest) =>
+        (r.body.input as { type?: string }[]).some((i) => i.type === 'compaction');
+      expect(run.turns.filter(replaysItem).length).toBeGreaterThanOrEqual(1);
+      expect(run.state.strategy).toBe('nativeStandalone');
+      // Each answer that compacted said how.
+      expect(run.result.strategies).toEqual(compacts.map(() => 'nativeStandalone'));
+    });
+
+    it(`C3: when the compact endpoint fails (${mode}) the session falls back to a Local summary through the same upstream`, async () => {
+      const run = await loopThroughProxy({
+        protocol: 'openai-responses',
+        stream,
+        native: 'fails',
+        catalog: TRUSTING_CATALOG,
+      });
+      expectLoopKept(run, `responses ${mode} fallback`);
+      expect(run.requests.filter(isCompactCall).length).toBeGreaterThanOrEqual(1);
+      expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
+      expect(run.audits.some((a) => a.summaries.length > 0)).toBe(true);
+      expect(run.result.strategies.length).toBeGreaterThanOrEqual(1);
+      expect(run.result.strategies.every((s) => s === 'local')).toBe(true);
+    });
+
+    it(`C3: a Responses upstream (${mode}) on a host the catalog does not trust is summarized locally, never sent to /responses/compact`, async () => {
+      const run = await loopThroughProxy({ protocol: 'openai-responses', stream, native: 'compacts' });
+      expectLoopKept(run, `responses ${mode} untrusted`);
+      expect(run.requests.filter(isCompactCall)).toEqual([]);
+      expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
+      expect(run.state.strategy).toBe('local');
+    });
+
+    it(`C3/N1: a Messages loop (${mode}) on an upstream the catalog trusts compacts with the compact edit, and replays the block as the API requires`, async () => {
+      const run = await loopThroughProxy({
+        protocol: 'anthropic',
+        stream,
+        native: 'compacts',
+        catalog: TRUSTING_CATALOG,
+        window: ANTHROPIC_WINDOW,
+      });
+      expectLoopKept(run, `messages ${mode} native`);
+      const inline = run.requests.filter(isInlineCall);
+      expect(inline.length).toBeGreaterThanOrEqual(1);
+      expect(inline.every((r) => r.body.model === 'claude-sonnet-4-6' && r.body.stream === undefined)).toBe(
+        true,
+      );
+      expect(run.requests.filter(isSummaryCall)).toEqual([]);
+      const replaying = run.turns.filter(replaysBlock);
+      expect(replaying.length).toBeGreaterThanOrEqual(1);
+      // The block goes first, alone in its message: it carries the summary.
+      for (const r of replaying)
+        expect(r.body.messages[0].content).toEqual([expect.objectContaining({ type: 'compaction' })]);
+      // Between two compactions each request repeats the one before it byte for byte, then adds to it.
+      const text = (r: RecordedRequest) => JSON.stringify(r.body.messages).slice(0, -1);
+      const sameBlock = (a: RecordedRequest, b: RecordedRequest) =>
+        JSON.stringify(a.body.messages[0]) === JSON.stringify(b.body.messages[0]);
+      const pairs = replaying.slice(1).map((r, i) => [replaying[i], r] as const);
+      const stable = pairs.filter(([a, b]) => sameBlock(a, b));
+      expect(stable.length).toBeGreaterThanOrEqual(STEPS / 3);
+      expect(stable.filter(([a, b]) => !text(b).startsWith(text(a)))).toEqual([]);
+      expect(run.state.strategy).toBe('nativeInline');
+      expect(run.result.strategies).toEqual(inline.map(() => 'nativeInline'));
+    });
+
+    it(`C3: when the upstream refuses the compact edit (${mode}) a Messages session falls back to a Local summary through the same upstream`, async () => {
+      const run = await loopThroughProxy({
+        protocol: 'anthropic',
+        stream,
+        native: 'fails',
+        catalog: TRUSTING_CATALOG,
+        window: ANTHROPIC_WINDOW,
+      });
+      expectLoopKept(run, `messages ${mode} fallback`);
+      expect(run.requests.filter(isInlineCall).length).toBeGreaterThanOrEqual(1);
+      expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
+      expect(run.turns.filter(replaysBlock)).toEqual([]);
+      expect(run.result.strategies.length).toBeGreaterThanOrEqual(1);
+      expect(run.result.strategies.every((s) => s === 'local')).toBe(true);
+    });
+
+    it(`C3: a Messages upstream (${mode}) on a host the catalog does not trust is summarized locally, with no compact edit sent`, async () => {
+      const run = await loopThroughProxy({
+        protocol: 'anthropic',
+        stream,
+        native: 'compacts',
+        window: ANTHROPIC_WINDOW,
+      });
+      expectLoopKept(run, `messages ${mode} untrusted`);
+      expect(run.requests.filter(isInlineCall)).toEqual([]);
+      expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
+      expect(run.state.strategy).toBe('local');
+    });
+  },
+);
+
+describe('compactor serve: Anthropic native compaction below its trigger floor', () => {
+  it(`C3: at a ${WINDOW}-token window a trusted Messages upstream is never asked to compact (its edit cannot fire under 50,000 tokens); summaries are Local`, async () => {
+    const run = await loopThroughProxy({
+      protocol: 'anthropic',
+      stream: false,
+      native: 'compacts',
+      catalog: TRUSTING_CATALOG,
+    });
+    expectLoopKept(run, 'messages JSON 16k');
+    expect(run.requests.filter(isInlineCall)).toEqual([]);
     expect(run.requests.filter(isSummaryCall).length).toBeGreaterThanOrEqual(1);
-    expect(run.state.strategy).toBe('local');
+    expect(run.result.strategies.every((s) => s === 'local')).toBe(true);
   });
 });
 

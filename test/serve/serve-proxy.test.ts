@@ -6,7 +6,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { startServer, type RunningServer, type ServeOptions } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { startFakeAnthropic } from '#support/fake-anthropic.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { estimateBodyTokens } from '#support/fake-window.js';
@@ -77,6 +77,8 @@ function filesUnder(dir: string): string[] {
 
 type Protocol = 'anthropic' | 'openai-chat' | 'openai-responses';
 
+const READ_TOOL = { name: 'read', input_schema: { type: 'object', properties: {} } };
+
 /** One tool step (a call and its ~1,000-token result) in each protocol's request shape. */
 const TOOL_LOOPS: Record<
   Protocol,
@@ -143,6 +145,8 @@ async function growUntilCompacted(
       protocol === 'openai-responses'
         ? { model: loop.model, max_output_tokens: 256, input: messages }
         : { model: loop.model, max_tokens: 256, messages };
+    // Anthropic refuses tool blocks from a request that does not define its tools.
+    if (protocol === 'anthropic') Object.assign(body, { tools: [READ_TOOL] });
     const res = await post(server, loop.path, body, headers);
     seen.push({
       status: res.status,

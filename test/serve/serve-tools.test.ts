@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { startServer, type RunningServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import { startFakeAgentUpstream } from '#support/fake-agent-upstream.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 
 afterAll(() => freeEncoders());

@@ -10,6 +10,7 @@ import type { SeenMessage, SeenPrompt } from '#dev/loops/prompt-audit.js';
 import { textsOf } from '#dev/loops/prompt-audit.js';
 import { READ_FILE, SYSTEM } from '#dev/loops/loop-matrix.js';
 import { sourceText } from '#dev/loops/source-text.js';
+import { pieces } from '#dev/fakes/agent-wire.js';
 
 export type ServeProtocol = 'anthropic' | 'openai-chat' | 'openai-responses';
 
@@ -36,8 +37,8 @@ export interface LoopResult {
   finalText: string;
   streamProblems: string[];
   sessions: Set<string>;
-  /** The `x-compactor-strategy` headers of the answers that compacted (Responses loops, JSON). */
-  strategies?: string[];
+  /** The `x-compactor-strategy` headers of the answers that compacted, in order. */
+  strategies: string[];
 }
 
 const PATH = (step: number) => `src/file-${step}.ts`;
@@ -50,6 +51,16 @@ function headersFor(l: ClientLoop, step: number): Record<string, string> {
 }
 
 const defaultHeaders = (l: ClientLoop) => ({ 'x-test-loop': l.loop, 'x-test-steps': String(l.steps) });
+
+/** A fetch for the official clients that notes the strategy of every answer that compacted. */
+function notingStrategies(strategies: string[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const strategy = response.headers.get('x-compactor-strategy');
+    if (strategy !== null) strategies.push(strategy);
+    return response;
+  };
+}
 
 /** Checks a step's call: the model's call for this step, whole. */
 function checkCall(l: ClientLoop, step: number, id: string, args: unknown, problems: string[]): void {
@@ -64,11 +75,13 @@ function checkCall(l: ClientLoop, step: number, id: string, args: unknown, probl
 }
 
 async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
+  const strategies: string[] = [];
   const client = new Anthropic({
     apiKey: l.apiKey,
     baseURL: l.proxy,
     maxRetries: 0,
     defaultHeaders: defaultHeaders(l),
+    fetch: notingStrategies(strategies),
   });
   const source = sourceText();
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: l.task }];
@@ -95,15 +108,16 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
       message = await stream.finalMessage();
       const { response } = await stream.withResponse();
       sessions.add(response.headers.get('x-compactor-session') ?? '');
-      const blocks = message.content.length;
+      // Each block's text or arguments arrive in the fake's pieces, one delta each.
       const expected = ['message_start'];
-      for (let b = 0; b < blocks; b++)
+      for (const b of message.content) {
+        const sent = b.type === 'text' ? b.text : b.type === 'tool_use' ? JSON.stringify(b.input) : '';
         expected.push(
           'content_block_start',
-          'content_block_delta',
-          'content_block_delta',
+          ...pieces(sent).map(() => 'content_block_delta'),
           'content_block_stop',
         );
+      }
       expected.push('message_delta', 'message_stop');
       if (types.join() !== expected.join()) problems.push(`step ${step}: events ${types.join()}`);
     } else {
@@ -114,7 +128,7 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
     messages.push({ role: 'assistant', content: message.content });
     const call = message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
     const text = message.content.find((b): b is Anthropic.TextBlock => b.type === 'text')?.text ?? '';
-    if (!call) return { finalText: text, streamProblems: problems, sessions };
+    if (!call) return { finalText: text, streamProblems: problems, sessions, strategies };
     if (text !== `Step ${step}: reading the next file.`) problems.push(`step ${step}: text "${text}"`);
     checkCall(l, step, call.id, call.input, problems);
     messages.push({
@@ -125,16 +139,18 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
 }
 
 /** The official OpenAI client pointed at the proxy. */
-const openaiClient = (l: ClientLoop) =>
+const openaiClient = (l: ClientLoop, strategies: string[]) =>
   new OpenAI({
     apiKey: l.apiKey,
     baseURL: `${l.proxy}/v1`,
     maxRetries: 0,
     defaultHeaders: defaultHeaders(l),
+    fetch: notingStrategies(strategies),
   });
 
 async function chatLoop(l: ClientLoop): Promise<LoopResult> {
-  const client = openaiClient(l);
+  const strategies: string[] = [];
+  const client = openaiClient(l, strategies);
   const source = sourceText();
   const messages: OpenAI.ChatCompletionMessageParam[] = [
     { role: 'system', content: SYSTEM },
@@ -158,7 +174,10 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
       let chunks = 0;
       stream.on('chunk', () => chunks++);
       message = (await stream.finalChatCompletion()).choices[0].message;
-      const expected = message.tool_calls?.length ? 6 : 4;
+      // The role, each piece of the text and of the call's arguments, and the finish.
+      const call = message.tool_calls?.[0];
+      const args = call?.type === 'function' ? pieces(call.function.arguments).length : 0;
+      const expected = 2 + pieces(message.content ?? '').length + args;
       if (chunks !== expected) problems.push(`step ${step}: ${chunks} chunks (expected ${expected})`);
     } else {
       const { data, response } = await client.chat.completions.create(params, options).withResponse();
@@ -168,7 +187,7 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
     messages.push(message);
     const call = message.tool_calls?.[0];
     if (!call || call.type !== 'function')
-      return { finalText: message.content ?? '', streamProblems: problems, sessions };
+      return { finalText: message.content ?? '', streamProblems: problems, sessions, strategies };
     if (message.content !== `Step ${step}: reading the next file.`)
       problems.push(`step ${step}: text "${message.content}"`);
     checkCall(l, step, call.id, call.function.arguments, problems);
@@ -177,12 +196,12 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
 }
 
 async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
-  const client = openaiClient(l);
+  const strategies: string[] = [];
+  const client = openaiClient(l, strategies);
   const source = sourceText();
   const input: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: l.task }];
   const problems: string[] = [];
   const sessions = new Set<string>();
-  const strategies: string[] = [];
   const tools: OpenAI.Responses.Tool[] = [{ type: 'function', strict: false, ...READ_FILE }];
   for (let step = 0; ; step++) {
     const params = {
@@ -201,22 +220,32 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
       const types: string[] = [];
       stream.on('event', (e) => types.push(e.type));
       response = await stream.finalResponse();
-      const calls = response.output.filter((o) => o.type === 'function_call').length;
-      const expected = ['response.created', 'response.output_item.added', 'response.output_item.done'];
-      if (calls > 0)
-        expected.push(
-          'response.output_item.added',
-          'response.function_call_arguments.delta',
-          'response.function_call_arguments.delta',
-          'response.output_item.done',
-        );
+      // The message's text, then the call's arguments, each in the fake's pieces.
+      const expected = ['response.created', 'response.in_progress'];
+      for (const item of response.output) {
+        if (item.type === 'message') {
+          const text = item.content.map((c) => (c.type === 'output_text' ? c.text : '')).join('');
+          expected.push(
+            'response.output_item.added',
+            'response.content_part.added',
+            ...pieces(text).map(() => 'response.output_text.delta'),
+            'response.output_text.done',
+            'response.content_part.done',
+            'response.output_item.done',
+          );
+        } else if (item.type === 'function_call')
+          expected.push(
+            'response.output_item.added',
+            ...pieces(item.arguments).map(() => 'response.function_call_arguments.delta'),
+            'response.function_call_arguments.done',
+            'response.output_item.done',
+          );
+      }
       expected.push('response.completed');
       if (types.join() !== expected.join()) problems.push(`step ${step}: events ${types.join()}`);
     } else {
       const { data, response: http } = await client.responses.create(params, options).withResponse();
       sessions.add(http.headers.get('x-compactor-session') ?? '');
-      const strategy = http.headers.get('x-compactor-strategy');
-      if (strategy !== null) strategies.push(strategy);
       response = data;
     }
     input.push(...(response.output as OpenAI.Responses.ResponseInputItem[]));
@@ -254,6 +283,8 @@ export function seenPromptOf(protocol: ServeProtocol, body: any): SeenPrompt {
         if (b.type === 'text') own.texts.push(b.text);
         else if (b.type === 'tool_use')
           own.calls.push({ id: b.id, name: b.name, arguments: JSON.stringify(b.input) });
+        // A compaction block's summary is what the model reads of everything before it.
+        else if (b.type === 'compaction' && typeof b.content === 'string') own.texts.push(b.content);
         else if (b.type === 'tool_result')
           messages.push({ role: 'tool', texts: textsOf(b.content), calls: [], answers: b.tool_use_id });
       }

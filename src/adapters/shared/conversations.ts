@@ -46,6 +46,8 @@ export interface ConversationCall {
   policy?: CompactorSessionOptions['policy'];
   /** Native compaction client of this conversation's session (used when it is opened; see `standalone`). */
   standalone?: CompactorSessionOptions['standalone'];
+  /** Inline native compaction client of this conversation's session (used when it is opened). */
+  inline?: CompactorSessionOptions['inline'];
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -243,6 +245,7 @@ function openConversation(
     ...(history !== undefined ? { history } : {}),
     ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
+    ...(call.inline !== undefined ? { inline: call.inline } : {}),
     limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
   });
   return { session, ...point, queue: Promise.resolve(), active: 0 };

@@ -122,7 +122,8 @@ export function isRejectedEdit(err: unknown): boolean {
   return /context_management|clear_thinking|clear_tool_uses|compact_2026|compaction/i.test(err.message);
 }
 
-function interpret(json: unknown, site: CallSite): InlineCompactResult {
+/** Reads an inline compaction answer: the compaction block as a marker message, or why to fall back. */
+export function readInlineAnswer(json: unknown, site: CallSite): InlineCompactResult {
   const parsed = parseResponse(MessageResponseSchema, json, site, 'messages');
   const block = parsed.content.find((b) => b.type === 'compaction');
   if (!block) {
@@ -173,7 +174,7 @@ export function createInlineClient(
         const json = route.streamingOnly
           ? await postSse(spec, (ev) => foldMessagesStream(site, ev), opts, signal)
           : await postJson(spec, opts, signal);
-        return interpret(json, site);
+        return readInlineAnswer(json, site);
       } catch (err) {
         if (isRejectedEdit(err)) {
           return { kind: 'fallback', reason: 'rejected-edit', detail: (err as ProviderError).message };

@@ -31,6 +31,24 @@ describe('what a command-line front end needs from a session', () => {
     expect(() => createCompactorSession({ route: { provider: 'offline', env: process.env } })).not.toThrow();
   });
 
+  it("C3: a caller's summarizer with its inline client compacts natively inside a request (NativeInline), the summarizer its fallback", () => {
+    const summarizer = {
+      provider: 'proxy',
+      model: 'm',
+      summarize: () => Promise.reject(new Error('unused')),
+    };
+    const inline = {
+      provider: 'proxy',
+      model: 'm',
+      compactInline: () => Promise.resolve({ kind: 'fallback' as const, reason: 'no-compaction' as const }),
+    };
+    expect(createCompactorSession({ summarizer, inline }).route.strategy.kind).toBe('nativeInline');
+    expect(createCompactorSession({ summarizer }).route.strategy.kind).toBe('local');
+    expect(() => createCompactorSession({ summarizer, inline: { provider: 'proxy' } as never })).toThrow(
+      CompactorOptionsError,
+    );
+  });
+
   it('S1: an unknown provider is a RouteError that names offline among the known providers', () => {
     expect(() => createCompactorSession({ route: { provider: 'nope', model: 'm' } })).toThrow(
       /known: offline, /,
