@@ -102,60 +102,70 @@ describeWithRestate('compactor serve on Restate', () => {
 
   // Anthropic refuses tool blocks from a request that does not define its tools.
   const READ_TOOL = { name: 'read', input_schema: { type: 'object', properties: {} } };
-  const send = (server: { url: string }, messages: unknown[], n: number) =>
+  const send = (server: { url: string }, messages: unknown[], n: number, named: boolean) =>
     fetch(`${server.url}/v1/messages`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         'x-api-key': 'sk-test',
-        'x-compactor-session': SESSION,
+        ...(named ? { 'x-compactor-session': SESSION } : {}),
         'x-test-step': String(n),
         'x-test-steps': '100',
       },
       body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, tools: [READ_TOOL], messages }),
     });
 
-  it('R3/N1: a tool loop compacts through one proxy; a second proxy continues the session from Restate, no message lost or doubled', async () => {
-    const messages: unknown[] = [{ role: 'user', content: 'Read every file and report.' }];
-    const first = await proxy();
-    let compactedAt = -1;
-    let n = 0;
-    try {
-      for (; n < 20 && (compactedAt < 0 || n < compactedAt + 2); n++) {
+  it.each([
+    ['named by the client', true],
+    ['found by its history alone', false],
+  ])(
+    'R3/N1: a tool loop compacts through one proxy; a second proxy continues the session (%s) from Restate, no message lost or doubled',
+    async (how, named) => {
+      const messages: unknown[] = [{ role: 'user', content: `Read every file and report (${how}).` }];
+      let session = '';
+      const first = await proxy();
+      let compactedAt = -1;
+      let n = 0;
+      try {
+        for (; n < 20 && (compactedAt < 0 || n < compactedAt + 2); n++) {
+          messages.push(...step(n));
+          const res = await send(first, messages, n, named);
+          expect(res.status).toBe(200);
+          await res.text();
+          session = res.headers.get('x-compactor-session')!;
+          if (res.headers.get('x-compactor-compacted') === 'true' && compactedAt < 0) compactedAt = n;
+        }
+      } finally {
+        await first.close();
+      }
+      expect(compactedAt).toBeGreaterThanOrEqual(0);
+
+      // A new proxy, with nothing in memory: the next request continues what Restate holds.
+      const second = await proxy();
+      try {
         messages.push(...step(n));
-        const res = await send(first, messages, n);
+        const res = await send(second, messages, n, named);
         expect(res.status).toBe(200);
         await res.text();
-        if (res.headers.get('x-compactor-compacted') === 'true' && compactedAt < 0) compactedAt = n;
+        expect(res.headers.get('x-compactor-session')).toBe(session);
+        expect(res.headers.get('x-compactor-compacted')).toBe('false');
+        const forwarded = JSON.stringify(upstream.requests.at(-1)!.body);
+        // The summary the first proxy wrote is what the second one sends, with the newest step after it.
+        expect(forwarded.includes(`summary written at step ${compactedAt}`)).toBe(true);
+        expect(forwarded.includes(`"tool_use_id":"c${n}"`)).toBe(true);
+      } finally {
+        await second.close();
       }
-    } finally {
-      await first.close();
-    }
-    expect(compactedAt).toBeGreaterThanOrEqual(0);
+      expect(upstream.violations).toEqual([]);
 
-    // A new proxy, with nothing in memory: the next request continues what Restate holds.
-    const second = await proxy();
-    try {
-      messages.push(...step(n));
-      const res = await send(second, messages, n);
-      expect(res.status).toBe(200);
-      await res.text();
-      expect(res.headers.get('x-compactor-compacted')).toBe('false');
-      const forwarded = JSON.stringify(upstream.requests.at(-1)!.body);
-      // The summary the first proxy wrote is what the second one sends, with the newest step after it.
-      expect(forwarded.includes(`summary written at step ${compactedAt}`)).toBe(true);
-      expect(forwarded.includes(`"tool_use_id":"c${n}"`)).toBe(true);
-    } finally {
-      await second.close();
-    }
-    expect(upstream.violations).toEqual([]);
-
-    // Every message the client sent is stored once, across the compaction and the restart.
-    const records = await restate.call<MemoryRecords>('compactorSession', SESSION, 'records');
-    const results = records.events.flatMap((e) =>
-      e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
-    );
-    expect(results).toEqual(Array.from({ length: n + 1 }, (_, i) => `c${i}`));
-    expect(records.events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
-  });
+      // Every message the client sent is stored once, across the compaction and the restart.
+      if (named) expect(session).toBe(SESSION);
+      const records = await restate.call<MemoryRecords>('compactorSession', session, 'records');
+      const results = records.events.flatMap((e) =>
+        e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
+      );
+      expect(results).toEqual(Array.from({ length: n + 1 }, (_, i) => `c${i}`));
+      expect(records.events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
+    },
+  );
 });
