@@ -1,0 +1,143 @@
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startServer, type RunningServer } from '#src/serve/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { anthropicAnswer, chatAnswer, responsesAnswer, type Reply } from '#dev/fakes/agent-wire.js';
+import { deferred, type Deferred } from '#support/deferred.js';
+
+/**
+ * A streamed answer reaches the client event by event: the fake model writes its first event,
+ * then waits until the client has read that event through the proxy before writing the rest.
+ * A proxy that gathered the stream (or a whole chunk of it) before passing it on would never
+ * deliver that first event, and the test would not end.
+ */
+
+afterAll(() => freeEncoders());
+
+const WINDOW = 16_000;
+const REPLY: Reply = {
+  key: 'held',
+  text: 'Reading the file the task names, then the test that fails.',
+  call: { id: 'call_held_1', name: 'read_file', arguments: '{"path":"src/main.ts"}' },
+};
+
+const ANSWERS = {
+  anthropic: { path: '/v1/messages', answer: anthropicAnswer },
+  'openai-chat': { path: '/v1/chat/completions', answer: chatAnswer },
+  'openai-responses': { path: '/v1/responses', answer: responsesAnswer },
+} as const;
+type Protocol = keyof typeof ANSWERS;
+
+/** A response whose writes after the first event wait for `gate` (headers and the first event go at once). */
+function gatedResponse(res: ServerResponse, gate: Promise<void>): ServerResponse {
+  let writes = 0;
+  const later: Array<() => void> = [];
+  void gate.then(() => later.forEach((f) => f()));
+  const gated = (f: () => void) => {
+    writes++;
+    if (writes === 1) f();
+    else later.push(f);
+  };
+  return new Proxy(res, {
+    get(target, prop, receiver) {
+      if (prop === 'write') return (chunk: string) => (gated(() => target.write(chunk)), true);
+      if (prop === 'end') return (chunk?: string) => (gated(() => target.end(chunk)), target);
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** A fake model on 127.0.0.1 whose streamed answers hold after their first event until `gate` opens. */
+async function startHeldUpstream(gates: Deferred<void>[]) {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as { stream?: boolean };
+      const entry = Object.values(ANSWERS).find((a) => req.url?.endsWith(a.path));
+      if (!entry) return void res.writeHead(404).end();
+      const gate = deferred<void>();
+      gates.push(gate);
+      entry.answer(body, REPLY, body.stream ? gatedResponse(res, gate.promise) : res, 500);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const requestBody = (protocol: Protocol) => {
+  const user = 'Fix the failing test in src/main.ts.';
+  if (protocol === 'anthropic')
+    return {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 256,
+      stream: true,
+      messages: [{ role: 'user', content: user }],
+    };
+  if (protocol === 'openai-chat')
+    return { model: 'gpt-4o', max_tokens: 256, stream: true, messages: [{ role: 'user', content: user }] };
+  return { model: 'gpt-4o', max_output_tokens: 256, stream: true, input: user };
+};
+
+describe('compactor serve: streamed answers pass through event by event', () => {
+  const gates: Deferred<void>[] = [];
+  const started: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const g of gates.splice(0)) g.resolve();
+    for (const s of started.splice(0).reverse()) await s.close();
+  });
+
+  it.each(Object.keys(ANSWERS) as Protocol[])(
+    '%s: the first event reaches the client while the model still holds the rest; the whole stream follows intact',
+    async (protocol) => {
+      const upstream = await startHeldUpstream(gates);
+      started.push(upstream);
+      const server: RunningServer = await startServer({
+        port: 0,
+        capacity: WINDOW,
+        anthropicUpstream: upstream.url,
+        openaiUpstream: upstream.url,
+        http: { retries: 0 },
+      });
+      started.push(server);
+      const res = await fetch(`${server.url}${ANSWERS[protocol].path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: 'Bearer sk-test',
+          'x-api-key': 'sk-test',
+        },
+        body: JSON.stringify(requestBody(protocol)),
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      // Read until one whole event (a blank line ends it) has come through the proxy.
+      while (!text.includes('\n\n')) {
+        const { value, done } = await reader.read();
+        expect(done).toBe(false);
+        text += decoder.decode(value, { stream: true });
+      }
+      expect(gates).toHaveLength(1);
+      expect(text.split('\n\n').filter((e) => e.trim() !== '')).toHaveLength(1);
+      gates[0]!.resolve();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      // Every event the model wrote arrived, the text and the call's arguments whole once joined.
+      const events = text.split('\n\n').filter((e) => e.trim() !== '');
+      expect(events.length).toBeGreaterThan(3);
+      const joined = events.join('\n');
+      for (const piece of [REPLY.text.slice(0, 10), REPLY.call!.id]) expect(joined).toContain(piece);
+    },
+  );
+});
