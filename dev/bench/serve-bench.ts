@@ -21,6 +21,7 @@ import {
   writeLoopFiles,
 } from '../clients/tool-loop.js';
 import { startAgentUpstream, type AgentTurn } from '../fakes/agent-upstream.js';
+import { STREAM_EVENT_GAP_MS } from './serve-latency.js';
 import { estimateBodyTokens } from '../fakes/fake-window.js';
 import { sourceText } from '../loops/source-text.js';
 import { requestInputDollars } from '../replay/cost.js';
@@ -325,6 +326,7 @@ export const serveSuite: BenchSuite = {
       window: 'unchecked-overflow-test', // passthrough sends whole histories; no window to hold them to
       script: loopScript(ctx.quick ? 5 : 20),
       countUsage: false,
+      eventGapMs: STREAM_EVENT_GAP_MS,
     });
     try {
       const load = await latency(ctx, upstream);

@@ -17,6 +17,9 @@ import type { BenchContext, BenchSection } from './types.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MODEL = 'gpt-4.1';
 const GATEWAY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
+/** The fake model's pause before each streamed event after the first. */
+export const STREAM_EVENT_GAP_MS = 2;
+
 /** Makes the gateway's streaming path work; why is in the file. */
 const GATEWAY_STREAM_FIX = './dev/bench/portkey-stream-headers.mjs';
 
@@ -350,7 +353,7 @@ export function streamSection(rows: LoadRow[], o: LatencyOptions, notes: LoadNot
       sizeNote(o, 'stream'),
       PATHS_NOTE,
       'Portkey gateway: the same gateway, started with a small preload (dev/bench/portkey-stream-headers.mjs) without which every streamed request through it fails with "TypeError: immutable" on Node 20 and 24 alike; it copies the headers of streamed upstream replies and changes nothing else. The gateway holds back the first event of every streamed reply by 25 ms (a pause in its own stream reader).',
-      'First event: from sending the request to the first server-sent event; last event: to `data: [DONE]`. The fake model writes all events of a reply back to back, so they arrive almost together and the first-event columns show what a path adds before a reply starts. Events per reply should match direct: a path that merges or drops events shows here.',
+      `First event: from sending the request to the first server-sent event; last event: to \`data: [DONE]\`. The fake model pauses ${STREAM_EVENT_GAP_MS} ms before each event after the first, as a model writes while it generates, so added last minus added first is what a path adds between events (a path that gathered events before passing them on would add the whole reply's time). Events per reply should match direct: a path that merges or drops events shows here.`,
       ...notesOf(notes, 'stream'),
     ],
   };

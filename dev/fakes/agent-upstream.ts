@@ -31,6 +31,7 @@ import {
 } from './agent-compaction.js';
 import {
   handleCommonFault,
+  heldWrites,
   sendJson,
   startFakeServer,
   type FakeServer,
@@ -149,8 +150,13 @@ export async function startAgentUpstream(
     script: AgentScript;
     /** Report input tokens counted with tiktoken (default); off, a fixed count (a load test's upstream stays cheap). */
     countUsage?: boolean;
+    /** A pause before each streamed event after the first, as a model writes while it generates (default none). */
+    eventGapMs?: number;
   },
 ): Promise<AgentUpstream> {
+  const gap = options.eventGapMs ?? 0;
+  const paced = (res: ServerResponse) =>
+    gap > 0 ? heldWrites(res, () => new Promise((resolve) => setTimeout(resolve, gap))) : res;
   const count = options.countUsage === false ? () => 1_000 : estimateBodyTokens;
   const { script } = options;
   const turns: AgentTurn[] = [];
@@ -191,7 +197,7 @@ export async function startAgentUpstream(
               };
       }
       turns.push({ protocol, answered, request: req });
-      answer(protocol, body, reply, res, count(body));
+      answer(protocol, body, reply, paced(res), count(body));
     },
     [],
     { window: options.window },

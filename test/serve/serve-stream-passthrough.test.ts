@@ -5,6 +5,7 @@ import { startServer, type RunningServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { anthropicAnswer, chatAnswer, responsesAnswer, type Reply } from '#dev/fakes/agent-wire.js';
 import { deferred, type Deferred } from '#support/deferred.js';
+import { heldWrites } from '#support/fake-http.js';
 
 /**
  * A streamed answer reaches the client event by event: the fake model writes its first event,
@@ -29,26 +30,6 @@ const ANSWERS = {
 } as const;
 type Protocol = keyof typeof ANSWERS;
 
-/** A response whose writes after the first event wait for `gate` (headers and the first event go at once). */
-function gatedResponse(res: ServerResponse, gate: Promise<void>): ServerResponse {
-  let writes = 0;
-  const later: Array<() => void> = [];
-  void gate.then(() => later.forEach((f) => f()));
-  const gated = (f: () => void) => {
-    writes++;
-    if (writes === 1) f();
-    else later.push(f);
-  };
-  return new Proxy(res, {
-    get(target, prop, receiver) {
-      if (prop === 'write') return (chunk: string) => (gated(() => target.write(chunk)), true);
-      if (prop === 'end') return (chunk?: string) => (gated(() => target.end(chunk)), target);
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
 /** A fake model on 127.0.0.1 whose streamed answers hold after their first event until `gate` opens. */
 async function startHeldUpstream(gates: Deferred<void>[]) {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -60,7 +41,7 @@ async function startHeldUpstream(gates: Deferred<void>[]) {
       if (!entry) return void res.writeHead(404).end();
       const gate = deferred<void>();
       gates.push(gate);
-      entry.answer(body, REPLY, body.stream ? gatedResponse(res, gate.promise) : res, 500);
+      entry.answer(body, REPLY, body.stream ? heldWrites(res, () => gate.promise) : res, 500);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
