@@ -33,7 +33,7 @@ each conversation in a session, fits every request to the model's window (cleari
 results, compacting when needed) and forwards it with the client's own credentials.
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude -p "…"
-  OPENAI_BASE_URL=http://127.0.0.1:8787/v1 codex exec "…"
+  codex exec -c openai_base_url=http://127.0.0.1:8787/v1 "…"    (Codex reads no OPENAI_BASE_URL)
 
 Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI),
 streaming or not; every other path goes upstream unchanged. GET /metrics (Prometheus) and
@@ -45,8 +45,9 @@ ${SERVE.help(26)}
 Upstream time limits (config "http"):
 ${HTTP.help(26)}
 
-Clearing (config "preset" and "toolResultClearing"), as for compactor run, but by default the
-proxy clears: it keeps 1 tool use and 1 batch and clears only when 3/4 of the window can go:
+Clearing (config "preset" and "toolResultClearing"), as for compactor run. The proxy's own
+defaults differ from the ones shown below (which are run's): it clears, keeps 1 tool use and
+1 batch, and clears only in steps that free 3/4 of the window, so the prompt cache keeps hitting:
 ${CLEARING_HELP}
 
 Compaction (config "compaction"), as for compactor run:
