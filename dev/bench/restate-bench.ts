@@ -10,6 +10,7 @@ import {
   stopWorker,
   type RestateInstall,
 } from '../restate/harness.js';
+import { growLongSession } from '../restate/long-session.js';
 import { agentSteps } from '../restate/sessions.js';
 import { median, nowMs } from './timing.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
@@ -24,6 +25,8 @@ import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 const START_STEPS = 5;
 const CAPACITY = 32_000;
+/** Compactions behind the long session (each a round of 30 tool steps). */
+const COMPACTIONS = 12;
 
 interface Run {
   store: string;
@@ -110,17 +113,50 @@ async function restateRuns(
         }),
       );
     }
+    log(`bench: restate, a session with ${COMPACTIONS} compactions behind it`);
+    const long = await longSessionRuns(server, turns * 4);
     const stepMs = await stepCost(server);
     // The same step served over HTTP/2 by one more worker, registered last so it takes the calls.
     const h2 = await startWorker(install, { ...env, WORKER_HTTP2: '1' });
     workers.push(h2);
     await server.register(`http://127.0.0.1:${h2.port}`, false);
-    return { runs, stepMs, stepMsHttp2: await stepCost(server) };
+    return { runs, long, stepMs, stepMsHttp2: await stepCost(server) };
   } finally {
     await balancer?.close();
     await Promise.all(workers.map((w) => stopWorker(w)));
     await server.dispose();
   }
+}
+
+/**
+ * One session at a time: turns of a session with {@link COMPACTIONS} compactions behind it
+ * against one with none (both adding one 2,000-character step a turn), and the bytes of the
+ * session object's state Restate hands each step of their turns.
+ */
+async function longSessionRuns(server: RestateServer, turns: number) {
+  const call = <T>(key: string, handler: string, body?: unknown) =>
+    server.call<T>('compactorSession', key, handler, body);
+  await growLongSession(call, 'bench-long', COMPACTIONS);
+  await call('bench-fresh', 'append', { messages: agentSteps('bench-fresh', START_STEPS) });
+  const rows: (string | number)[][] = [];
+  for (const [key, compactions] of [
+    ['bench-fresh', 0],
+    ['bench-long', COMPACTIONS],
+  ] as const) {
+    const bytes = Object.values(await server.stateBytes('compactorSession', key)).reduce((a, b) => a + b, 0);
+    const run = await drive('Restate', 1, turns, async (_, t) => {
+      await call(key, 'runTurn', { pending: agentSteps(key, 1, 2_000, 1_000 + t) });
+    });
+    rows.push([
+      compactions,
+      Math.round(bytes / 1024),
+      turns,
+      (turns / run.wallMs) * 1000,
+      median(run.latencies),
+      percentile(run.latencies, 99),
+    ]);
+  }
+  return rows;
 }
 
 /** One recorded step: a handler with 50 steps against one with none, median of 7 rounds each. */
@@ -157,7 +193,7 @@ async function runRestateBench(ctx: BenchContext): Promise<BenchSection[]> {
     ctx.log(`bench: file store, ${n} sessions`);
     file.push(await fileStoreRun(n, turns));
   }
-  const { runs, stepMs, stepMsHttp2 } = await restateRuns(install, counts, turns, ctx.log);
+  const { runs, long, stepMs, stepMsHttp2 } = await restateRuns(install, counts, turns, ctx.log);
   const rows = [...file, ...runs]
     .sort((a, b) => a.sessions - b.sessions || a.store.localeCompare(b.store))
     .map((r) => [
@@ -178,6 +214,15 @@ async function runRestateBench(ctx: BenchContext): Promise<BenchSection[]> {
         `File store: createCompactorSession with a sessionDir per session, in this process (${process.version}). Restate: restate-server from npm, two Node 24 workers behind a TCP balancer, every turn a call over the ingress that reads the session from object state, runs the turn and writes it back.`,
         `One recorded step (ctx.run of an empty action, the wrapper of every provider call): ${stepMs.toFixed(2)} ms over HTTP/1.1, where each step ends the request and Restate calls again with the journal (the handler replays up to it); ${stepMsHttp2.toFixed(2)} ms over HTTP/2 (one worker), where the step is acknowledged on the open stream. A handler with 50 steps against one with none, median of 7.`,
         'With few turns p99 is the slowest turn. The machine is shared; compare rows of one run.',
+      ],
+    },
+    {
+      title: `A long session on Restate: ${COMPACTIONS} compactions behind it against none`,
+      headers: ['compactions behind', 'object state KB', 'turns', 'turns/s', 'p50 turn ms', 'p99 turn ms'],
+      rows: long,
+      notes: [
+        `One session at a time, each turn adding one tool step of 2,000 characters. The long session grew by ${COMPACTIONS} rounds of 30 such steps, each compacted; the other starts from ${START_STEPS} steps.`,
+        'Object state: what Restate hands the session object with every call, and over HTTP/1.1 again with every recorded step of a turn. Each history before a compaction lives in its own archive object (compactorSessionArchive), so it is not in this number; what is left is the session record, every message ever appended and each compaction boundary.',
       ],
     },
   ];

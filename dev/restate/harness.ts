@@ -86,6 +86,9 @@ function exited(proc: ChildProcess): Promise<void> {
     : new Promise((resolve) => proc.once('exit', () => resolve()));
 }
 
+/** A SQL string literal. */
+const quote = (v: string) => `'${v.replaceAll("'", "''")}'`;
+
 /** A restate-server with its data in a temp directory; `restart()` keeps the data and ports. */
 export class RestateServer {
   readonly dir = mkdtempSync(join(tmpdir(), 'compactor-restate-'));
@@ -179,20 +182,35 @@ export class RestateServer {
     return JSON.parse(text) as T;
   }
 
-  /** Bytes of each state value of object `object`/`key`, read with the admin API's SQL query. */
-  async stateBytes(object: string, key: string): Promise<Record<string, number>> {
-    const quote = (v: string) => `'${v.replaceAll("'", "''")}'`;
+  /** Rows of a SQL query of the admin API (its `state`, `sys_invocation` … tables). */
+  async query<R>(sql: string): Promise<R[]> {
     const res = await fetch(`${this.admin}/query`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({
-        query: `SELECT key, length(value) AS bytes FROM state WHERE service_name = ${quote(object)} AND service_key = ${quote(key)}`,
-      }),
+      body: JSON.stringify({ query: sql }),
     });
     const text = await res.text();
-    if (!res.ok) throw new Error(`state of ${object}/${key}: ${res.status} ${text}`);
-    const { rows } = JSON.parse(text) as { rows: { key: string; bytes: number }[] };
+    if (!res.ok) throw new Error(`query ${sql}: ${res.status} ${text}`);
+    return (JSON.parse(text) as { rows: R[] }).rows;
+  }
+
+  /** Bytes of each state value of object `object`/`key`, read with the admin API's SQL query. */
+  async stateBytes(object: string, key: string): Promise<Record<string, number>> {
+    const rows = await this.query<{ key: string; bytes: number }>(
+      `SELECT key, length(value) AS bytes FROM state WHERE service_name = ${quote(object)} AND service_key = ${quote(key)}`,
+    );
     return Object.fromEntries(rows.map((r) => [r.key, Number(r.bytes)]));
+  }
+
+  /** Invocations of `object`/`handler` (any status) whose key starts with `keyPrefix`, by key. */
+  async invocations(object: string, handler: string, keyPrefix: string): Promise<Record<string, number>> {
+    const rows = await this.query<{ target_service_key: string }>(
+      `SELECT target_service_key FROM sys_invocation WHERE target_service_name = ${quote(object)} AND target_handler_name = ${quote(handler)}`,
+    );
+    const counts: Record<string, number> = {};
+    for (const { target_service_key: key } of rows)
+      if (key.startsWith(keyPrefix)) counts[key] = (counts[key] ?? 0) + 1;
+    return counts;
   }
 
   async dispose(): Promise<void> {

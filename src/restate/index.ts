@@ -7,6 +7,7 @@
  */
 export {
   compactorSession,
+  compactorSessionArchive,
   endpoint,
   OBJECT_NAME,
   type CompactorSessionObjectOptions,

@@ -15,6 +15,9 @@ import type { ObjectSharedContext } from './sdk.js';
  * recorded too, so the retried run takes the same failure path as the first one.
  */
 
+/** The part of a handler's context that records steps. */
+type StepRecorder = Pick<ObjectSharedContext, 'run'>;
+
 /** What one recorded call left: its result, or the error it threw as plain data. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: RecordedError };
 
@@ -53,14 +56,14 @@ function errorOf(recorded: RecordedError): CompactorError {
   return Object.assign(new ProviderError(message, info, undefined, code), { name });
 }
 
-async function recorded<T>(ctx: ObjectSharedContext, step: string, call: () => Promise<T>): Promise<T> {
+async function recorded<T>(ctx: StepRecorder, step: string, call: () => Promise<T>): Promise<T> {
   const outcome = await ctx.run(step, () => outcomeOf(call));
   if (outcome.ok) return outcome.value;
   throw errorOf(outcome.error);
 }
 
 /** The route with its summary and native compaction clients recorded as steps of `ctx`. */
-export function journaledClients(ctx: ObjectSharedContext, route: SessionRoute): SessionRoute {
+export function journaledClients(ctx: StepRecorder, route: SessionRoute): SessionRoute {
   const { summary, standalone, inline } = route;
   return {
     ...route,

@@ -14,6 +14,8 @@ export interface ObjectSharedContext {
   get<T>(name: string): Promise<T | null>;
   /** A step whose result is recorded: on a retry it is read back, not run again. */
   run<T>(name: string, action: () => Promise<T>): Promise<T>;
+  /** A client of object `name`/`key` whose calls are recorded steps (`client.handler(input)`). */
+  objectClient<C>(definition: { name: string }, key: string): C;
 }
 
 /** What an exclusive handler may also do: change the object's state. */

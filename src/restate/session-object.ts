@@ -7,7 +7,8 @@ import type { SessionTurnResult } from '../session/session-types.js';
 import { memoryStore, type BoundaryInfo, type MemoryStore } from '../store/index.js';
 import { keepTurnInFlight, TURN_KEY, turnInFlight, type InFlightTurnView } from './in-flight-turn.js';
 import { journaledClients } from './journaled-clients.js';
-import { artifactKey, RECORDS_KEY, storeHandlers, type StoredRecords } from './store-handlers.js';
+import { RECORDS_KEY, storeHandlers, type StoredRecords } from './store-handlers.js';
+import { archivedHistory, archiveHistories, sessionArchive } from './session-archive.js';
 import {
   restateSdk,
   type ObjectContext,
@@ -109,16 +110,19 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
     return { session, store };
   };
 
-  /** Writes what the run committed: new pre-compaction histories first, then the records. */
-  const save = (ctx: ObjectContext, store: MemoryStore) => {
+  /** Writes what the run committed: new pre-compaction histories first (to the archive), then the records. */
+  const save = async (ctx: ObjectContext, store: MemoryStore) => {
     const { artifacts, ...records } = store.records();
-    for (const [boundary, history] of Object.entries(artifacts)) ctx.set(artifactKey(boundary), history);
+    await archiveHistories(ctx, name, artifacts);
     ctx.set(RECORDS_KEY, records);
   };
   return { input, open, save };
 }
 
-/** The virtual object, to bind to an endpoint: `restate.endpoint().bind(compactorSession())`. */
+/**
+ * The virtual object, to bind to an endpoint with its archive:
+ * `restate.endpoint().bind(compactorSession()).bind(compactorSessionArchive())`.
+ */
 export function compactorSession(options: CompactorSessionObjectOptions = {}): ServiceDefinition {
   const sdk = restateSdk();
   const name = options.name ?? OBJECT_NAME;
@@ -133,7 +137,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         const { messages } = input(AppendInput, raw, 'append');
         const { session, store } = await open(ctx);
         session.append(...messages);
-        save(ctx, store);
+        await save(ctx, store);
         return { historyLength: session.history.length };
       }),
       runTurn: exclusive(runTurnHandler(sdk, access)),
@@ -143,7 +147,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         const report = await session.compact(opts).catch((e: unknown) => {
           throw forGoodIfUserError(sdk, e);
         });
-        save(ctx, store);
+        await save(ctx, store);
         return plain(report);
       }),
       prepareRequest: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
@@ -159,7 +163,9 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
       }),
       restore: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
         const { boundary } = input(RestoreInput, raw, 'restore');
-        const history = await ctx.get<Message[]>(artifactKey(boundary));
+        const records = await ctx.get<StoredRecords>(RECORDS_KEY);
+        const known = records?.events.some((e) => e.type === 'thread.compact_boundary' && e.id === boundary);
+        const history = known ? await archivedHistory(ctx, name, boundary) : null;
         if (history === null)
           throw new sdk.TerminalError(`${name}/${ctx.key}: no compaction boundary '${boundary}'`, {
             errorCode: 404,
@@ -186,15 +192,25 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
       throw error;
     });
-    save(ctx, store);
+    await save(ctx, store);
     ctx.clear(TURN_KEY);
     return turnAnswer(result, session.history.length);
   };
 }
 
-/** An endpoint serving the object: `endpoint().listen(9080)`, or `.bind(...)` more services first. */
+/**
+ * The object keeping each session's pre-compaction histories, named after the session object
+ * (`compactorSessionArchive`); bind it next to {@link compactorSession}, which calls it.
+ */
+export function compactorSessionArchive(
+  options: Pick<CompactorSessionObjectOptions, 'name'> = {},
+): ServiceDefinition {
+  return sessionArchive(restateSdk(), options.name ?? OBJECT_NAME);
+}
+
+/** An endpoint serving the object and its archive: `endpoint().listen(9080)`, or `.bind(...)` more services first. */
 export function endpoint(options: CompactorSessionObjectOptions = {}): RestateEndpoint {
-  return restateSdk().endpoint().bind(compactorSession(options));
+  return restateSdk().endpoint().bind(compactorSession(options)).bind(compactorSessionArchive(options));
 }
 
 /** What `runTurn` answers of a turn's result. */

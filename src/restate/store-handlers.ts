@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
 import { memoryStore, ThreadEventSchema, type MemoryRecords } from '../store/index.js';
 import { terminalOnUserError, type ObjectContext, type ObjectSharedContext, type RestateSdk } from './sdk.js';
+import { archivedHistory, archiveHistories } from './session-archive.js';
 
 /**
  * The object's records as a store for a session that runs elsewhere (`restateStore`): `records`
@@ -9,9 +10,8 @@ import { terminalOnUserError, type ObjectContext, type ObjectSharedContext, type
  * was handed out, so a second writer is refused instead of overwriting the first.
  */
 
-/** Object state keys: the records without artifacts, and one key per pre-compaction history. */
+/** Object state key of the records; the pre-compaction histories live in the archive object. */
 export const RECORDS_KEY = 'records';
-export const artifactKey = (boundary: string) => `artifact:${boundary}`;
 export type StoredRecords = Omit<MemoryRecords, 'artifacts'>;
 
 const CommitInput = z.strictObject({
@@ -35,7 +35,7 @@ export function storeHandlers(sdk: RestateSdk, name: string, input: Input) {
       const artifacts: Record<string, Message[]> = {};
       for (const e of records.events)
         if (e.type === 'thread.compact_boundary')
-          artifacts[e.id] = (await ctx.get<Message[]>(artifactKey(e.id))) ?? [];
+          artifacts[e.id] = (await archivedHistory(ctx, name, e.id)) ?? [];
       return { ...records, artifacts };
     }),
     commitRecords: exclusive(async (ctx: ObjectContext, raw: unknown) => {
@@ -48,7 +48,7 @@ export function storeHandlers(sdk: RestateSdk, name: string, input: Input) {
         );
       // The whole record set must open as a store (event order, boundaries) before it is kept.
       terminalOnUserError(sdk, () => memoryStore({ ...next, artifacts }, `${name}/commitRecords: input`));
-      for (const [boundary, history] of Object.entries(artifacts)) ctx.set(artifactKey(boundary), history);
+      await archiveHistories(ctx, name, artifacts);
       ctx.set(RECORDS_KEY, next);
       return { events: next.events.length };
     }),

@@ -15,6 +15,7 @@ import {
   stopWorker,
   type Worker,
 } from '#dev/restate/harness.js';
+import { growLongSession } from '#dev/restate/long-session.js';
 import { agentSteps, templateSummary } from '#dev/restate/sessions.js';
 
 /**
@@ -33,6 +34,7 @@ const CAPACITY = 32_000;
 /** 30 tool steps of 2,000 characters are over the threshold of a 32,000-token window. */
 const STEPS = 30;
 const OBJECT = 'compactorSession';
+const ARCHIVE = 'compactorSessionArchive';
 
 describeWithRestate('durable sessions on Restate: two workers, one server', () => {
   let server: RestateServer;
@@ -269,6 +271,38 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(state.messagesRecorded).toBe(history.length);
     // The full history before the compaction is kept and restorable.
     expect(await call<Message[]>(key, 'restore', { boundary: state.boundaries[0]!.id })).toEqual(history);
+    // Written to the archive exactly once, though the turn ran on two workers and was replayed.
+    expect(await server.invocations(ARCHIVE, 'put', `${key}/`)).toEqual({
+      [`${key}/${state.boundaries[0]!.id}`]: 1,
+    });
+  });
+
+  it('a session with 12 compactions behind it: its state is its records alone, each old history is archived once and restorable', async () => {
+    const key = 'long-session';
+    const boundaries = await growLongSession(call, key, 12, STEPS);
+    const state = await call<ObjectSessionState>(key, 'state');
+    expect(state.boundaries.map((b) => b.id)).toEqual(boundaries);
+    // What Restate hands the object with every step of a turn: the records, no old history.
+    const bytes = await server.stateBytes(OBJECT, key);
+    expect(Object.keys(bytes)).toEqual(['records']);
+    const archived = await Promise.all(
+      boundaries.map(async (b) => (await server.stateBytes(ARCHIVE, `${key}/${b}`)).history ?? 0),
+    );
+    // Each archived history is a whole round (30 steps of 2,000 characters and more) …
+    for (const size of archived) expect(size).toBeGreaterThan(60_000);
+    // … and together they would have nearly doubled what every step of a turn carries.
+    expect(archived.reduce((a, b) => a + b)).toBeGreaterThan(bytes.records! * 0.8);
+    expect(await server.invocations(ARCHIVE, 'put', `${key}/`)).toEqual(
+      Object.fromEntries(boundaries.map((b) => [`${key}/${b}`, 1])),
+    );
+    // The first boundary gives back the first round; the last one the round before it ended.
+    expect(await call<Message[]>(key, 'restore', { boundary: boundaries[0]! })).toEqual(
+      agentSteps(`${key}-r0`, STEPS),
+    );
+    const last = await call<Message[]>(key, 'restore', { boundary: boundaries[11]! });
+    expect(last.filter(isSummaryMessage)).toHaveLength(1);
+    expect(last.slice(-4 * STEPS)).toEqual(agentSteps(`${key}-r11`, STEPS));
+    await expect(call(key, 'restore', { boundary: 'compact-000001' })).rejects.toThrow(/404 /);
   });
 
   it('L6/S4: a failed summary call is recorded too: the retried run takes the same failure path without sending it again', async () => {
@@ -310,8 +344,18 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
   });
 
   it('a restart of the Restate server loses nothing committed, and sessions go on after it', async () => {
-    const keys = ['concurrent-0', 'concurrent-19', 'one-writer', 'killed-mid-summary', 'store-client'];
+    const keys = [
+      'concurrent-0',
+      'concurrent-19',
+      'one-writer',
+      'killed-mid-summary',
+      'store-client',
+      'long-session',
+    ];
     const before = await Promise.all(keys.map((k) => call<ObjectSessionState>(k, 'state')));
+    const lastBoundary = before[5]!.boundaries.at(-1)!.id;
+    const archived = await call<Message[]>('long-session', 'restore', { boundary: lastBoundary });
+    expect(archived.length).toBeGreaterThan(4 * STEPS);
     await server.restart();
     const after = await Promise.all(keys.map((k) => call<ObjectSessionState>(k, 'state')));
     expect(after).toEqual(before);
@@ -319,6 +363,8 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(await call<Message[]>(keys[0]!, 'restore', { boundary: boundaries[0]!.id })).toHaveLength(
       4 * STEPS,
     );
+    // The archived histories are kept too.
+    expect(await call<Message[]>('long-session', 'restore', { boundary: lastBoundary })).toEqual(archived);
     const turn = await call<ObjectTurnResult>(keys[0]!, 'runTurn', {
       pending: agentSteps(keys[0]!, 1, 200, 99),
     });

@@ -18,7 +18,7 @@ import type { SessionRoute } from '#src/session/route.js';
 function journal() {
   const steps: string[] = [];
   let next = 0;
-  const ctx: ObjectSharedContext = {
+  const ctx: Omit<ObjectSharedContext, 'objectClient'> = {
     key: 'k',
     get: () => Promise.resolve(null),
     async run<T>(_name: string, action: () => Promise<T>): Promise<T> {
