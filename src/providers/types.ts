@@ -59,6 +59,11 @@ export interface SummaryResponse {
 export interface SummaryClient {
   readonly provider: string;
   readonly model: string;
+  /**
+   * Summaries go to the model of the request being compacted, whichever it is (a proxy writes
+   * each session's summaries with that session's own model), so `model` is only a label.
+   */
+  readonly followsRequestModel?: boolean;
   summarize(request: SummaryRequest, signal?: AbortSignal): Promise<SummaryResponse>;
 }
 

@@ -130,8 +130,6 @@ function projectRequest(
     signal,
     ...(parsed.maxOutput !== undefined ? { maxOutput: parsed.maxOutput } : {}),
     window: capacity,
-    ...(parsed.envelope.system !== undefined ? { system: parsed.envelope.system } : {}),
-    ...(parsed.envelope.tools !== undefined ? { tools: parsed.envelope.tools } : {}),
     ...(native === 'nativeStandalone'
       ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') }
       : {}),

@@ -2,12 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { ResolvedRoute } from '../providers/catalog.js';
 import { dialectOf, type WireApi } from '../providers/dialects.js';
-import type {
-  NativeInlineClient,
-  NativeStandaloneClient,
-  SummaryClient,
-  ToolSchema,
-} from '../providers/types.js';
+import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
 import { compactPayload, readCompactAnswer } from '../providers/openai-responses/compact-client.js';
 import { betasForPayload } from '../providers/anthropic/headers.js';
 import { inlinePayload, readInlineAnswer } from '../providers/anthropic/inline-client.js';
@@ -31,9 +26,6 @@ export interface SummaryContext {
   compactUrl?: string;
   /** The session's window (a request replaying an Anthropic compaction block declares an edit above it). */
   window: number;
-  /** The request's system prompt and tools: an inline compaction is a request of the same conversation. */
-  system?: string;
-  tools?: ToolSchema[];
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
@@ -113,16 +105,6 @@ async function postUpstream(
   }
 }
 
-/** The system prompt and tools a request of the proxied conversation sends: its own, else the client's. */
-function conversationPrefix(
-  c: SummaryContext,
-  request: { system?: string; tools?: ToolSchema[] },
-): { system?: string; tools?: ToolSchema[] } {
-  const system = request.system ?? c.system;
-  const tools = request.tools ?? c.tools;
-  return { ...(system !== undefined ? { system } : {}), ...(tools !== undefined ? { tools } : {}) };
-}
-
 /**
  * Writes summaries with the model of the request being compacted, through its own upstream
  * and with its client's credentials (a Local summary: the proxy holds no key of its own).
@@ -131,14 +113,14 @@ export function upstreamSummarizer(): SummaryClient {
   return {
     provider: 'upstream',
     model: 'the request model',
+    followsRequestModel: true,
     async summarize(request, signal) {
       const c = currentContext();
       const site = siteOfContext(c);
       const dialect = dialectOf(DIALECT_OF[c.protocol]);
-      // Anthropic refuses tool blocks from a request that does not define its tools: a summary
-      // of a tool loop sends the agent's own (not to be called) and its system prompt.
-      const sent = c.protocol === 'anthropic' ? { ...request, ...conversationPrefix(c, request) } : request;
-      const written = dialect.body(routeOf(c.protocol), { ...sent, model: c.model }, false);
+      // The request carries the agent's system prompt and tools (the session reuses them for
+      // its own model), which Anthropic requires of a summary of a tool loop.
+      const written = dialect.body(routeOf(c.protocol), { ...request, model: c.model }, false);
       // A summary of a history that holds an Anthropic compaction block sends the block.
       const body = c.protocol === 'anthropic' ? replayingBody(written, c.window) : written;
       const replays = c.protocol === 'anthropic' && sendsCompactionBlock(body);
@@ -184,9 +166,9 @@ export function upstreamInlineClient(): NativeInlineClient {
     model: 'the request model',
     async compactInline(request, signal) {
       const c = currentContext();
-      // The API refuses tool blocks from a request that does not define its tools; the
-      // agent's own system prompt and tools also let the upstream's prompt cache serve the prefix.
-      const body = inlinePayload({ ...request, ...conversationPrefix(c, request), model: c.model });
+      // The request carries the agent's own system prompt and tools (the API refuses tool blocks
+      // without tools; the same prefix also lets the upstream's prompt cache serve it).
+      const body = inlinePayload({ ...request, model: c.model });
       const headers = withBetas(c.headers, betasForPayload(body));
       const answer = await postUpstream(c, c.url, body, 'inline compaction', signal, headers);
       return readInlineAnswer(answer, siteOfContext(c));

@@ -36,14 +36,17 @@ export interface ParentContext {
 }
 
 /** The fields of the compaction route that decide whether the parent prefix is reused. */
-type ParentRoute = Pick<SessionRoute, 'provider' | 'label' | 'model' | 'wire'>;
+type ParentRoute = Pick<SessionRoute, 'provider' | 'label' | 'model' | 'wire' | 'caller'>;
 
 /**
  * The envelope's system prompt and tool catalog are reused only when the request went to
  * the compaction route's model (so the provider's prompt cache can serve the prefix): same
  * model, and the same provider (kind or preset name) or, for an envelope that only knows its
- * wire protocol, the route's wire. A model switch or a missing envelope leaves parent context
- * absent (`null`).
+ * wire protocol, the route's wire. When summaries come from the caller's own model, the
+ * caller's endpoint is the agent's, so the model alone decides (always, for a summarizer that
+ * follows the request's model); a summary of a tool loop then also carries the tools its
+ * blocks refer to, which some APIs (Anthropic's) require. A model switch or a missing
+ * envelope leaves parent context absent (`null`).
  */
 export function parentContextFor(
   envelope: RequestEnvelope | undefined,
@@ -51,11 +54,17 @@ export function parentContextFor(
   mode: CompactionMode,
 ): ParentContext | null {
   if (!envelope || mode === 'modelSwitch') return null;
-  if (envelope.model !== route.model || !sameDestination(envelope, route)) return null;
+  if (!sameModel(envelope, route)) return null;
   const context: ParentContext = {};
   if (envelope.system !== undefined) context.system = envelope.system;
   if (envelope.tools !== undefined) context.tools = envelope.tools;
   return context;
+}
+
+/** The envelope's request went to the model the route's summaries are written with. */
+function sameModel(envelope: RequestEnvelope, route: ParentRoute): boolean {
+  if (route.caller !== undefined) return route.caller.model === null || route.caller.model === envelope.model;
+  return envelope.model === route.model && sameDestination(envelope, route);
 }
 
 /**

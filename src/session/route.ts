@@ -44,6 +44,12 @@ export interface SessionRoute {
   inline?: NativeInlineClient;
   /** The configured API key values (a closure, so JSON and inspection never show them). */
   secrets: () => string[];
+  /**
+   * Set when summaries come from the caller's own model (a framework's model, a proxy's
+   * upstream): the model they are written with, or null when it is always the model of the
+   * request being compacted.
+   */
+  caller?: { model: string | null };
 }
 
 /**
@@ -163,6 +169,7 @@ export function withSummarizer(
   const local = {
     ...rest,
     model: summarizer.model,
+    caller: { model: summarizer.followsRequestModel === true ? null : summarizer.model },
     strategy: {
       kind: 'local' as const,
       reason: `summaries from the caller's model (${summarizer.provider}/${summarizer.model})`,

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GOAL_LINE, TASK } from '#dev/loops/loop-matrix.js';
+import { GOAL_LINE, READ_FILE, SYSTEM, TASK } from '#dev/loops/loop-matrix.js';
+import { estimateBodyTokens, requestedOutputTokens } from '#dev/fakes/fake-window.js';
 import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
 import { startServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
@@ -54,6 +55,8 @@ interface NativeLoop {
   native: 'compacts' | 'fails';
   catalog?: string;
   window?: number;
+  /** The agent's system prompt, when not the loop matrix's one line. */
+  system?: string;
 }
 
 /** Runs one tool loop through the proxy with compaction instead of clearing. */
@@ -86,6 +89,7 @@ async function loopThroughProxy(l: NativeLoop) {
       maxTokens: MAX_TOKENS,
       identify: 'header',
       apiKey: KEY,
+      ...(l.system !== undefined ? { system: l.system } : {}),
     });
     const state = (await (await fetch(`${server.url}/compactor/sessions/N`)).json()) as {
       strategy: string;
@@ -239,6 +243,39 @@ describe.each([false, true])(
     });
   },
 );
+
+/** A long system prompt (about 12,000 tokens) of the kind coding agents send: rules, one per line. */
+const LONG_SYSTEM = [
+  SYSTEM,
+  ...Array.from(
+    { length: 600 },
+    (_, i) => `Rule ${i + 1}: read file number ${i + 1} in full before you comment on it.`,
+  ),
+].join('\n');
+
+describe('compactor serve: the agent prompt and tools in Anthropic compactions', () => {
+  it('C3/N1/S2: with a long system prompt every inline compaction carries the system prompt and tools and still fits the window', async () => {
+    const run = await loopThroughProxy({
+      protocol: 'anthropic',
+      stream: false,
+      native: 'compacts',
+      catalog: TRUSTING_CATALOG,
+      window: ANTHROPIC_WINDOW,
+      system: LONG_SYSTEM,
+    });
+    expectLoopKept(run, 'messages JSON native, long system prompt');
+    const inline = run.requests.filter(isInlineCall);
+    expect(inline.length).toBeGreaterThanOrEqual(1);
+    // The API refuses tool blocks without tools; the same system and tools also keep the prompt cache.
+    for (const r of inline) {
+      expect(r.body.system).toBe(LONG_SYSTEM);
+      expect(r.body.tools.map((t: { name: string }) => t.name)).toEqual([READ_FILE.name]);
+      expect(estimateBodyTokens(r.body) + requestedOutputTokens(r.body)).toBeLessThanOrEqual(
+        ANTHROPIC_WINDOW,
+      );
+    }
+  });
+});
 
 describe('compactor serve: Anthropic native compaction below its trigger floor', () => {
   it(`C3: at a ${WINDOW}-token window a trusted Messages upstream is never asked to compact (its edit cannot fire under 50,000 tokens); summaries are Local`, async () => {

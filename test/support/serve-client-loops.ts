@@ -30,6 +30,8 @@ export interface ClientLoop {
   identify: 'header' | 'client-field' | 'history';
   /** A credential the upstream must get and nobody may log. */
   apiKey: string;
+  /** The agent's system prompt (default: the loop matrix's one line). */
+  system?: string;
 }
 
 /** What a loop saw: the final answer and, per streamed step, whether its events arrived whole and in order. */
@@ -94,7 +96,7 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
     const params = {
       model: l.model,
       max_tokens: l.maxTokens,
-      system: SYSTEM,
+      system: l.system ?? SYSTEM,
       tools,
       messages,
       ...(l.identify === 'client-field' ? { metadata: { user_id: l.loop } } : {}),
@@ -153,7 +155,7 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
   const client = openaiClient(l, strategies);
   const source = sourceText();
   const messages: OpenAI.ChatCompletionMessageParam[] = [
-    { role: 'system', content: SYSTEM },
+    { role: 'system', content: l.system ?? SYSTEM },
     { role: 'user', content: l.task },
   ];
   const problems: string[] = [];
@@ -206,7 +208,7 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
   for (let step = 0; ; step++) {
     const params = {
       model: l.model,
-      instructions: SYSTEM,
+      instructions: l.system ?? SYSTEM,
       tools,
       max_output_tokens: l.maxTokens,
       store: false,

@@ -1,5 +1,5 @@
-import type { LanguageModel } from 'ai';
-import type { SummaryClient } from '../../providers/types.js';
+import type { LanguageModel, ToolSet } from 'ai';
+import type { SummaryClient, ToolSchema } from '../../providers/types.js';
 import { loadPeer } from '../shared/peer.js';
 import { toModelMessages } from './convert.js';
 
@@ -15,10 +15,13 @@ export function aiSdkSummarizer(model: LanguageModel): SummaryClient {
     provider,
     model: id,
     async summarize(request, signal) {
-      const { generateText } = await loadPeer(() => import('ai'), 'ai', 'ai-sdk');
-      const result = await generateText({
+      const ai = await loadPeer(() => import('ai'), 'ai', 'ai-sdk');
+      const tools = request.tools !== undefined ? listedTools(ai, request.tools) : undefined;
+      const result = await ai.generateText({
         model,
         ...(request.system !== undefined ? { system: request.system } : {}),
+        // Listed, never called: some APIs (Anthropic's) refuse tool calls in a request without their tools.
+        ...(tools !== undefined ? { tools, toolChoice: 'none' as const } : {}),
         messages: [...toModelMessages(request.messages), { role: 'user', content: request.instructions }],
         ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
         ...(signal !== undefined ? { abortSignal: signal } : {}),
@@ -34,4 +37,17 @@ export function aiSdkSummarizer(model: LanguageModel): SummaryClient {
       };
     },
   };
+}
+
+/** The agent's function tools as an AI SDK tool set with no `execute` (a summary calls none). */
+function listedTools(ai: typeof import('ai'), schemas: ToolSchema[]): ToolSet | undefined {
+  const functions = schemas.filter((t) => t.native === undefined);
+  if (functions.length === 0) return undefined;
+  const set: ToolSet = {};
+  for (const t of functions)
+    set[t.name] = ai.tool({
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      inputSchema: ai.jsonSchema((t.parameters ?? { type: 'object', properties: {} }) as never),
+    });
+  return set;
 }

@@ -12,9 +12,9 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { compactorMiddleware } from '#src/adapters/ai-sdk/index.js';
 import { fromAiMessages } from '#src/adapters/ai-sdk/convert.js';
 import { createEstimator, freeEncoders } from '#src/estimate/index.js';
-import { createOfflineSummarizer } from '#src/summary/index.js';
 import type { TestModelReply } from '#dev/loops/ai-sdk-reply.js';
 import { streamOf } from '#support/adapters/ai-sdk-stream.js';
+import { MOCK_USAGE, summaryTestModel } from '#support/adapters/ai-sdk-summary-model.js';
 import { promptFacts, type PromptFacts } from '#support/adapters/prompt-checks.js';
 import { fullConversation, loadRealSession } from '#support/adapters/real-session.js';
 
@@ -25,34 +25,11 @@ const STEPS = 32;
 const MARK = 'Summary written by the injected AI SDK test model.';
 const real = loadRealSession();
 const estimator = createEstimator();
-const usage = {
-  inputTokens: { total: 1_000, noCache: 1_000, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 50, text: 50, reasoning: 0 },
-};
+const usage = MOCK_USAGE;
 
 /** The injected summary model: a framework test model that writes a deterministic summary of its prompt. */
-function summaryModel(): MockLanguageModelV4 {
-  const offline = createOfflineSummarizer({ estimator });
-  return new MockLanguageModelV4({
-    provider: 'test.summary',
-    modelId: 'summary-model',
-    doGenerate: async ({ prompt }) => {
-      const messages = fromAiMessages(prompt.filter((m) => m.role !== 'system') as never);
-      const instructions = messages.pop();
-      const { text } = await offline.summarize({
-        model: 'summary-model',
-        messages,
-        instructions: typeof instructions?.content === 'string' ? instructions.content : '',
-      });
-      return {
-        content: [{ type: 'text', text: `${MARK}\n${text}` }],
-        finishReason: { unified: 'stop', raw: 'stop' },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-}
+const summaryModel = () =>
+  summaryTestModel({ provider: 'test.summary', modelId: 'summary-model', mark: MARK, estimator });
 
 /** The agent model: step n replays the real session's n-th tool call, then it answers. */
 function agentModel(): MockLanguageModelV4 {

@@ -33,6 +33,35 @@ describe('S2 parent context', () => {
   });
 });
 
+describe("S2 parent context when summaries come from the caller's own model", () => {
+  // What `withSummarizer` makes of a route: the caller's model writes the summaries.
+  const callerRoute = { ...route, model: 'claude-sonnet-4-6', caller: { model: 'claude-sonnet-4-6' } };
+  const framework = { provider: 'framework', model: 'claude-sonnet-4-6', system: SYSTEM, tools: TOOLS };
+
+  it("S2: the agent's system prompt and tools are reused when the agent's request goes to that same model, whatever provider it names", () => {
+    expect(parentContextFor(framework, callerRoute, 'automatic')).toEqual({ system: SYSTEM, tools: TOOLS });
+    expect(parentContextFor({ ...framework, provider: 'anthropic' }, callerRoute, 'manual')).toEqual({
+      system: SYSTEM,
+      tools: TOOLS,
+    });
+  });
+
+  it("S2: a summarizer that follows the request's model (a proxy) reuses them for any model", () => {
+    const proxy = { ...callerRoute, model: 'the request model', caller: { model: null } };
+    expect(parentContextFor(framework, proxy, 'automatic')).toEqual({ system: SYSTEM, tools: TOOLS });
+    expect(parentContextFor({ ...framework, model: 'gpt-4o' }, proxy, 'automatic')).toEqual({
+      system: SYSTEM,
+      tools: TOOLS,
+    });
+  });
+
+  it("S2: absent when the caller's summary model is another model, after a model switch, or without an envelope", () => {
+    expect(parentContextFor({ ...framework, model: 'agent-model' }, callerRoute, 'automatic')).toBeNull();
+    expect(parentContextFor(framework, callerRoute, 'modelSwitch')).toBeNull();
+    expect(parentContextFor(undefined, callerRoute, 'manual')).toBeNull();
+  });
+});
+
 describe('S4 root cause', () => {
   it('S4: the provider JSON body is cut off, secrets are redacted, and the line is bounded', () => {
     const cause = rootCauseOf(
