@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { z } from 'zod';
 import { PeerDependencyError, UserError } from '../core/errors.js';
 
 /**
@@ -93,4 +94,20 @@ export function terminalOnUserError<T>(sdk: RestateSdk, fn: () => T): T {
  */
 export function forGoodIfUserError(sdk: RestateSdk, e: unknown): unknown {
   return UserError.isInstance(e) ? new sdk.TerminalError(e.message, { errorCode: 400 }) : e;
+}
+
+/**
+ * Reads handlers' input for object `name`: checked against a schema (no body and `null` alike);
+ * a bad one fails the call for good with one line naming the handler and the field.
+ */
+export function checkedInput(sdk: RestateSdk, name: string) {
+  return <T>(schema: z.ZodType<T>, value: unknown, where: string): T => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.map(String).join('.');
+    throw new sdk.TerminalError(`${name}/${where}: input${path ? `.${path}` : ''}: ${issue.message}`, {
+      errorCode: 400,
+    });
+  };
 }

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
-import type { ObjectContext, ObjectSharedContext, RestateSdk, ServiceDefinition } from './sdk.js';
+import {
+  checkedInput,
+  type ObjectContext,
+  type ObjectSharedContext,
+  type RestateSdk,
+  type ServiceDefinition,
+} from './sdk.js';
 
 /**
  * The full history before each compaction, kept out of the session object's own state. Restate
@@ -30,17 +36,14 @@ const PutInput = z.array(MessageSchema);
 /** The archive object: `put` (exclusive) keeps a history, `get` (shared) answers it or null. */
 export function sessionArchive(sdk: RestateSdk, name: string): ServiceDefinition {
   const { exclusive, shared } = sdk.handlers.object;
+  const input = checkedInput(sdk, archiveName(name));
   return sdk.object({
     name: archiveName(name),
     handlers: {
       put: exclusive(async (ctx: ObjectContext, raw: unknown) => {
-        const parsed = PutInput.safeParse(raw);
-        if (!parsed.success)
-          throw new sdk.TerminalError(`${archiveName(name)}/put: input: ${parsed.error.issues[0]!.message}`, {
-            errorCode: 400,
-          });
-        ctx.set(HISTORY_KEY, parsed.data);
-        return { messages: parsed.data.length };
+        const history = input(PutInput, raw, 'put');
+        ctx.set(HISTORY_KEY, history);
+        return { messages: history.length };
       }),
       get: shared(async (ctx: ObjectSharedContext) => (await ctx.get<Message[]>(HISTORY_KEY)) ?? null),
     },

@@ -14,6 +14,7 @@ import {
   type ObjectContext,
   type ObjectSharedContext,
   type RestateEndpoint,
+  checkedInput,
   forGoodIfUserError,
   terminalOnUserError,
   type RestateSdk,
@@ -85,16 +86,7 @@ export interface ObjectSessionState {
 
 /** Reading a handler's input, opening the session from state and saving what a run committed. */
 function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSessionOptions) {
-  /** Input checked against `schema` (no body and `null` alike); a bad one fails the call for good. */
-  const input = <T>(schema: z.ZodType<T>, value: unknown, where: string): T => {
-    const parsed = schema.safeParse(value);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0]!;
-    const path = issue.path.map(String).join('.');
-    throw new sdk.TerminalError(`${name}/${where}: input${path ? `.${path}` : ''}: ${issue.message}`, {
-      errorCode: 400,
-    });
-  };
+  const input = checkedInput(sdk, name);
 
   /** The session as its records left it, with provider calls recorded as steps of `ctx`. */
   const open = async (ctx: ObjectSharedContext, clock?: Clock) => {
