@@ -52,12 +52,11 @@ export const RefCheckpointSchema = z.object({
 
 /** Zod schema of a turn checkpoint: by reference, or whole as older versions wrote it. */
 export const CheckpointSchema = z.discriminatedUnion('version', [WholeCheckpointSchema, RefCheckpointSchema]);
-/** A checkpoint with the whole message store (see {@link WholeCheckpointSchema}). */
-export type WholeCheckpoint = z.infer<typeof WholeCheckpointSchema> & { store: StoreJson };
 /** A checkpoint by reference (see {@link RefCheckpointSchema}). */
 export type RefCheckpoint = z.infer<typeof RefCheckpointSchema>;
-/** A checkpoint (see {@link CheckpointSchema}). */
-export type Checkpoint = WholeCheckpoint | RefCheckpoint;
+/** A checkpoint (see {@link CheckpointSchema}): by reference, or whole as older versions wrote it. */
+export type Checkpoint =
+  (z.infer<typeof WholeCheckpointSchema> & { store: StoreJson }) | z.infer<typeof RefCheckpointSchema>;
 
 /** Writes a checkpoint atomically without blocking the event loop: a crash leaves the previous checkpoint or this one. */
 export function saveCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {

@@ -139,7 +139,13 @@ export interface TurnRunner {
    * Continues a turn from a checkpoint file (or a checkpoint kept elsewhere); in-flight actors
    * run again (finished provider calls are reused), with the prompt cache's cycle the turn had.
    */
-  resumeTurn(from: string | Checkpoint, options?: ResumeOptions): Promise<TurnResult>;
+  resumeTurn(
+    from: string | Checkpoint,
+    options?: RunOptions & {
+      /** The history the turn started from: a checkpoint by reference needs it (an older, whole one does not). */
+      history?: readonly Message[];
+    },
+  ): Promise<TurnResult>;
   runCompaction(
     request: CompactionRequest,
     options?: Omit<RunOptions, 'checkpointPath' | 'onCheckpoint'>,
