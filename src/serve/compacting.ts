@@ -6,7 +6,7 @@ import {
   type ConversationProjection,
   type Conversations,
 } from '../adapters/shared/conversations.js';
-import { RequestRefusedError, UserError } from '../core/errors.js';
+import { RequestRefusedError, UserError, WindowTooSmallError } from '../core/errors.js';
 import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
@@ -16,6 +16,15 @@ import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
+import { agentSessionId } from './agent-ids.js';
+import {
+  answerReserve,
+  asClientSent,
+  changedResults,
+  loweredOutput,
+  unchanged,
+  withOutputLimit,
+} from './answer-room.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -35,6 +44,8 @@ export interface CompactingContext {
   prepareSession?(id: string): Promise<void>;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
   nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
+  /** Where one line per notable request goes (operators read it on stderr); none when absent. */
+  log?(line: string): void;
 }
 
 /** The upstream's own compaction: its compact endpoint, or the compact edit inside a request. */
@@ -51,6 +62,9 @@ export interface LastRequest {
   strategy?: string;
   at: string;
 }
+
+/** Header of an answer whose request asked for more output than the window holds: `ASKED->SENT`. */
+export const LOWERED_HEADER = 'x-compactor-max-tokens-lowered';
 
 /** Header naming the session of a request (sent by the client, returned by the proxy). */
 export const SESSION_HEADER = 'x-compactor-session';
@@ -71,6 +85,12 @@ export function clearingFor(capacity: number): Partial<ClearingPolicy> {
   };
 }
 
+/** How providers begin the refusal of a request over the window (agents recognise it). */
+const TOO_LONG = 'prompt is too long';
+
+/** The message a refusal is answered with: the proxy names itself, after a provider's own wording. */
+const refusalText = (message: string) => (message.startsWith(TOO_LONG) ? message : `compactor: ${message}`);
+
 /**
  * Runs `work`; a problem with the request itself (e.g. its system prompt and tools alone do
  * not fit the window) is the client's to fix: a 400 saying what, not a server error.
@@ -79,6 +99,12 @@ export async function refusingUserErrors<T>(work: () => Promise<T>): Promise<T> 
   try {
     return await work();
   } catch (e) {
+    // Worded as the providers word it, so an agent runs its own recovery (its compaction) on it.
+    if (WindowTooSmallError.isInstance(e))
+      throw new RequestRefusedError(
+        400,
+        `${TOO_LONG}: ${e.fixedTokens} tokens > ${e.capacityTokens} maximum (compactor: ${e.message})`,
+      );
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, e.message);
     throw e;
   }
@@ -100,13 +126,13 @@ export async function readParsed(
   }
 }
 
-/** The session a request belongs to: the client's header, an id it already sends, else its history. */
+/** The session a request belongs to: the client's header, an id the agent already sends, else its history. */
 function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: SessionIndex): string {
   const header = req.headers[SESSION_HEADER];
   const given = Array.isArray(header) ? header[0] : header;
   if (given !== undefined && given.trim() !== '') return given.trim();
-  if (parsed.clientSessionId !== undefined)
-    return index.place(parsed.clientSessionId, parsed.messages, parsed.prefix);
+  const agent = agentSessionId(req.headers) ?? parsed.clientSessionId;
+  if (agent !== undefined) return index.place(agent, parsed.messages, parsed.prefix);
   return index.find(parsed.messages, parsed.prefix);
 }
 
@@ -118,6 +144,7 @@ function projectRequest(
   id: string,
   capacity: number,
   signal: AbortSignal,
+  reserve: number,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
   const native = ctx.nativeCompaction(protocol, parsed.model);
@@ -128,7 +155,7 @@ function projectRequest(
     headers: forwardedHeaders(req.headers),
     upstream: ctx.upstream,
     signal,
-    ...(parsed.maxOutput !== undefined ? { maxOutput: parsed.maxOutput } : {}),
+    maxOutput: reserve,
     window: capacity,
     ...(native === 'nativeStandalone'
       ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') }
@@ -145,7 +172,7 @@ function projectRequest(
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
-        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+        limits: { reservedOutput: reserve },
       }),
     ),
   );
@@ -166,21 +193,28 @@ export async function handleCompacting(
     const skip =
       parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
     if (parsed.passthrough !== undefined || capacity === undefined) {
+      ctx.log?.(`passthrough: ${protocol} ${parsed.model}: ${skip}`);
       await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
     await ctx.prepareSession?.(id);
-    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
+    const reserve = answerReserve(capacity, parsed.maxOutput);
+    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
+    // The client's own limit goes upstream unless the window cannot hold it beside the input.
+    const lowered = loweredOutput(capacity, counts.tokensAfter, parsed.maxOutput);
+    const request = lowered !== undefined ? withOutputLimit(parsed, lowered) : parsed;
     // A session that holds an Anthropic compaction block sends it as the API accepts it.
     const replay = protocol === 'anthropic' && holdsCompaction(projection.messages);
-    const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
-    const body = writeRequest(
-      sent ? { ...parsed, meta: sent.meta } : parsed,
-      sent?.messages ?? projection.messages,
-    );
+    const sent = replay ? replayingRequest(projection.messages, request.meta, capacity) : undefined;
+    const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
+    // Nothing changed: the client's own bytes go, every field the proxy does not model as it came.
+    const body =
+      sent === undefined && lowered === undefined && unchanged(messages, parsed.messages)
+        ? text
+        : writeRequest(sent ? { ...request, meta: sent.meta } : request, messages);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
@@ -193,14 +227,39 @@ export async function handleCompacting(
       'x-compactor-tokens-after': String(counts.tokensAfter),
       'x-compactor-compacted': String(projection.compacted),
       ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
+      ...(lowered !== undefined ? { [LOWERED_HEADER]: `${parsed.maxOutput}->${lowered}` } : {}),
     };
+    ctx.log?.(
+      requestLine(id, counts, projection, changedResults(messages, parsed.messages), lowered, parsed.maxOutput),
+    );
     await forward(ctx, protocol, req, res, body, signal, headers, tap, replay ? REPLAY_BETAS : []);
     return 'projected';
   } catch (e) {
     if (!RequestRefusedError.isInstance(e)) throw e;
-    sendJsonText(res, e.status, errorBody(protocol, e.status, `compactor: ${e.message}`));
+    ctx.log?.(`refused (${e.status}): ${protocol}: ${e.message}`);
+    sendJsonText(res, e.status, errorBody(protocol, e.status, refusalText(e.message)));
     return `refused-${e.status}`;
   }
+}
+
+/** The operator's line for a projected request: its session, tokens before and after, and what was done. */
+function requestLine(
+  id: string,
+  counts: LastRequest,
+  projection: ConversationProjection,
+  cleared: number,
+  lowered: number | undefined,
+  asked: number | undefined,
+): string {
+  const done = [
+    projection.compacted
+      ? `compacted (${counts.strategy ?? 'local'}, ${projection.summaryCalls} summary call(s))`
+      : undefined,
+    cleared > 0 ? `${cleared} tool result(s) cleared or shortened` : undefined,
+    lowered !== undefined ? `max output lowered ${asked}->${lowered}` : undefined,
+  ].filter((s) => s !== undefined);
+  const what = done.length > 0 ? done.join(', ') : 'sent as it came';
+  return `session ${id}: ${counts.model}: ${counts.tokensBefore} -> ${counts.tokensAfter} tokens; ${what}`;
 }
 
 /** Counts what a projection did (metrics, the session's last request) and returns its token counts. */

@@ -148,6 +148,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
     nativeCompaction: nativeCompactionOf(o),
+    ...(o.log !== undefined ? { log: o.log } : {}),
     lastRequests: new Map<string, LastRequest>(),
   };
 }

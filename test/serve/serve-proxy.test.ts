@@ -397,7 +397,7 @@ describe('compactor serve: token counts', () => {
     expect(estimateBodyTokens(body)).toBeGreaterThan(6_000);
   });
 
-  it('B2: a request whose system prompt alone is larger than the window is a 400 saying so', async () => {
+  it('B2: a request whose system prompt alone is larger than the window is a 400 in the provider wording agents recover from', async () => {
     const { server, upstream } = await setup({ capacity: 2_000 });
     const res = await post(
       server,
@@ -407,7 +407,8 @@ describe('compactor serve: token counts', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-    expect(body.error.message).toMatch(/^compactor: .*window/);
+    // Worded as the API words it ("prompt is too long: N tokens > M maximum"), then the proxy's why.
+    expect(body.error.message).toMatch(/^prompt is too long: \d+ tokens > 2000 maximum \(compactor: .*window/);
     expect(upstream.requests).toHaveLength(0);
   });
 });

@@ -74,6 +74,7 @@ export function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptio
     ...(token !== undefined ? { authToken: token } : {}),
     http,
     env: ctx.env,
+    log: (line) => ctx.stderr.write(`compactor: ${line}\n`),
     session: {
       ...(Object.keys(policy).length > 0 ? { policy } : {}),
       ...(Object.keys(compaction).length > 0 ? { compaction } : {}),
