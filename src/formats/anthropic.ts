@@ -30,7 +30,8 @@ const AnthropicDocSchema = z.looseObject({
 
 function buildMessages(ms: readonly Message[]): Json[] {
   if (ms[0].role === 'assistant') return ms.map(assistantToAnthropic);
-  if (ms[0].metadata?.[IN_MESSAGES] === true) return [{ role: 'system', content: contentToBlocks(ms[0].content) }];
+  if (ms[0].metadata?.[IN_MESSAGES] === true)
+    return [{ role: 'system', content: contentToBlocks(ms[0].content) }];
   // Anthropic has no mid-conversation system role: such a message travels as user text.
   return [userToAnthropic(ms.map((m) => (m.role === 'system' ? { ...m, role: 'user' as const } : m)))];
 }

@@ -4,7 +4,12 @@ import type { IncomingHttpHeaders } from 'node:http';
  * Headers in which coding agents name their conversation, most specific first: Claude Code
  * (`x-claude-code-session-id`), opencode (`x-session-id`), Codex (`session-id`, `thread-id`).
  */
-const AGENT_SESSION_HEADERS = ['x-claude-code-session-id', 'x-session-id', 'session-id', 'thread-id'] as const;
+const AGENT_SESSION_HEADERS = [
+  'x-claude-code-session-id',
+  'x-session-id',
+  'session-id',
+  'thread-id',
+] as const;
 
 /** The conversation id an agent sends in its headers, if any. */
 export function agentSessionId(headers: IncomingHttpHeaders): string | undefined {

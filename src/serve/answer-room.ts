@@ -1,5 +1,5 @@
 import type { Message } from '../messages/message.js';
-import { messageHash } from '../adapters/shared/sync-point.js';
+import { hashOf } from '../adapters/shared/sync-point.js';
 import type { ProviderMeta } from '../formats/provider-envelope.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 
@@ -21,7 +21,11 @@ export function answerReserve(capacity: number, asked: number | undefined): numb
  * The output limit to send when the client's own cannot fit beside the input: the room that is
  * left, or undefined when the client's limit fits (it then goes upstream as it came).
  */
-export function loweredOutput(capacity: number, input: number, asked: number | undefined): number | undefined {
+export function loweredOutput(
+  capacity: number,
+  input: number,
+  asked: number | undefined,
+): number | undefined {
   if (asked === undefined || input + asked <= capacity) return undefined;
   return Math.max(1, capacity - input);
 }
@@ -38,8 +42,31 @@ export function withOutputLimit(req: ParsedRequest, n: number): ParsedRequest {
   const provider = req.meta.provider as ProviderMeta | undefined;
   if (provider?.envelope === undefined) return req;
   const envelope = { ...provider.envelope };
-  for (const field of OUTPUT_FIELDS[req.protocol]) if (typeof envelope[field] === 'number') envelope[field] = n;
+  for (const field of OUTPUT_FIELDS[req.protocol])
+    if (typeof envelope[field] === 'number') envelope[field] = n;
   return { ...req, maxOutput: n, meta: { ...req.meta, provider: { ...provider, envelope } } };
+}
+
+/** A value with its object keys in one order (the session's validated copies order them by their schema). */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortedKeys((value as Record<string, unknown>)[k]);
+  return out;
+}
+
+// The session keeps its message objects from request to request: each is keyed once.
+const keys = new WeakMap<Message, string>();
+
+/** What makes two messages the same message, whatever their key order and per-request markers. */
+function keyOf(m: Message): string {
+  let k = keys.get(m);
+  if (k === undefined) {
+    k = hashOf(sortedKeys(m));
+    keys.set(m, k);
+  }
+  return k;
 }
 
 /**
@@ -51,13 +78,13 @@ export function withOutputLimit(req: ParsedRequest, n: number): ParsedRequest {
 export function asClientSent(projected: readonly Message[], sent: readonly Message[]): Message[] {
   const byHash = new Map<string, Message[]>();
   for (const m of sent) {
-    const h = messageHash(m);
+    const h = keyOf(m);
     const same = byHash.get(h);
     if (same === undefined) byHash.set(h, [m]);
     else same.push(m);
   }
   return projected.map((m) => {
-    const same = byHash.get(messageHash(m));
+    const same = byHash.get(keyOf(m));
     return same !== undefined && same.length > 0 ? (same.shift() as Message) : m;
   });
 }
@@ -71,4 +98,19 @@ export function unchanged(projected: readonly Message[], sent: readonly Message[
 export function changedResults(messages: readonly Message[], sent: readonly Message[]): number {
   const own = new Set(sent);
   return messages.filter((m) => m.role === 'tool' && !own.has(m)).length;
+}
+
+/**
+ * Tokens of every string a request body holds (keys aside): what the model is given, the
+ * fields and blocks the proxy does not model included. A request's own estimate counts only
+ * what the session models, so the output limit is checked against this too.
+ */
+export function bodyTokens(body: string, count: (text: string) => number): number {
+  let n = 0;
+  JSON.parse(body, (key, value: unknown) => {
+    if (typeof value === 'string' && key !== 'model') n += count(value);
+    else if (Array.isArray(value)) n += 4 * value.length;
+    return value;
+  });
+  return n;
 }

@@ -20,6 +20,7 @@ import { agentSessionId } from './agent-ids.js';
 import {
   answerReserve,
   asClientSent,
+  bodyTokens,
   changedResults,
   loweredOutput,
   unchanged,
@@ -203,18 +204,21 @@ export async function handleCompacting(
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
-    // The client's own limit goes upstream unless the window cannot hold it beside the input.
-    const lowered = loweredOutput(capacity, counts.tokensAfter, parsed.maxOutput);
-    const request = lowered !== undefined ? withOutputLimit(parsed, lowered) : parsed;
     // A session that holds an Anthropic compaction block sends it as the API accepts it.
     const replay = protocol === 'anthropic' && holdsCompaction(projection.messages);
-    const sent = replay ? replayingRequest(projection.messages, request.meta, capacity) : undefined;
+    const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
+    const request = sent ? { ...parsed, meta: sent.meta } : parsed;
     const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
     // Nothing changed: the client's own bytes go, every field the proxy does not model as it came.
-    const body =
-      sent === undefined && lowered === undefined && unchanged(messages, parsed.messages)
-        ? text
-        : writeRequest(sent ? { ...request, meta: sent.meta } : request, messages);
+    const asked =
+      sent === undefined && unchanged(messages, parsed.messages) ? text : writeRequest(request, messages);
+    // The client's own limit goes upstream unless the window cannot hold it beside the input.
+    const lowered = loweredOutput(
+      capacity,
+      inputTokens(asked, counts, projection, parsed.maxOutput, capacity),
+      parsed.maxOutput,
+    );
+    const body = lowered === undefined ? asked : writeRequest(withOutputLimit(request, lowered), messages);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
@@ -230,7 +234,14 @@ export async function handleCompacting(
       ...(lowered !== undefined ? { [LOWERED_HEADER]: `${parsed.maxOutput}->${lowered}` } : {}),
     };
     ctx.log?.(
-      requestLine(id, counts, projection, changedResults(messages, parsed.messages), lowered, parsed.maxOutput),
+      requestLine(
+        id,
+        counts,
+        projection,
+        changedResults(messages, parsed.messages),
+        lowered,
+        parsed.maxOutput,
+      ),
     );
     await forward(ctx, protocol, req, res, body, signal, headers, tap, replay ? REPLAY_BETAS : []);
     return 'projected';
@@ -240,6 +251,25 @@ export async function handleCompacting(
     sendJsonText(res, e.status, errorBody(protocol, e.status, refusalText(e.message)));
     return `refused-${e.status}`;
   }
+}
+
+/**
+ * The input a request's output limit must fit beside: the session's estimate, or, when the
+ * limit comes near the window, every string of the body (unmodelled blocks and fields count too).
+ */
+function inputTokens(
+  body: string,
+  counts: LastRequest,
+  projection: ConversationProjection,
+  asked: number | undefined,
+  capacity: number,
+): number {
+  if (asked === undefined || counts.tokensAfter + asked <= capacity / 2) return counts.tokensAfter;
+  const { estimator } = projection.session;
+  return Math.max(
+    counts.tokensAfter,
+    bodyTokens(body, (t) => estimator.text(t)),
+  );
 }
 
 /** The operator's line for a projected request: its session, tokens before and after, and what was done. */

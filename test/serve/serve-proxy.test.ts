@@ -408,7 +408,9 @@ describe('compactor serve: token counts', () => {
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
     // Worded as the API words it ("prompt is too long: N tokens > M maximum"), then the proxy's why.
-    expect(body.error.message).toMatch(/^prompt is too long: \d+ tokens > 2000 maximum \(compactor: .*window/);
+    expect(body.error.message).toMatch(
+      /^prompt is too long: \d+ tokens > 2000 maximum \(compactor: .*window/,
+    );
     expect(upstream.requests).toHaveLength(0);
   });
 });

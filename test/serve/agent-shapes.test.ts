@@ -1,0 +1,171 @@
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { startServer, type RunningServer, type ServeOptions } from '#src/serve/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
+import { estimateBodyTokens } from '#support/fake-window.js';
+import {
+  claudeCodeHeaders,
+  claudeCodeRequest,
+  codexHeaders,
+  codexRequest,
+  opencodeHeaders,
+  opencodeRequest,
+  qwenHeaders,
+  qwenRequest,
+} from '#support/serve/agent-requests.js';
+
+afterAll(() => freeEncoders());
+
+const started: Array<RunningServer | FakeAgentUpstream> = [];
+afterEach(async () => {
+  for (const s of started.splice(0).reverse()) await s.close();
+});
+
+async function setup(window: number, options: ServeOptions = {}) {
+  const upstream = await startFakeAgentUpstream({ window });
+  const lines: string[] = [];
+  const server = await startServer({
+    port: 0,
+    anthropicUpstream: upstream.url,
+    openaiUpstream: upstream.url,
+    capacity: window,
+    http: { retries: 0 },
+    log: (line) => lines.push(line),
+    ...options,
+  });
+  started.push(upstream, server);
+  return { upstream, server, lines };
+}
+
+/** POSTs `text` as the agent does and reads the whole answer (streamed or not). */
+async function send(server: RunningServer, path: string, text: string, headers: Record<string, string>) {
+  const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: text });
+  return { res, answer: await res.text() };
+}
+
+const SESSION = '5b0f2c1e-7d3a-4c1b-9e8f-2a6d4b3c1e0f';
+
+describe('Claude Code as it is installed', () => {
+  it('D2: its system message inside messages, thinking signatures, cache breakpoints and beta fields reach the upstream byte for byte', async () => {
+    const { server, upstream } = await setup(32_000);
+    const text = JSON.stringify(claudeCodeRequest(SESSION, 2, 40, 8_000));
+    const { res } = await send(server, '/v1/messages?beta=true', text, claudeCodeHeaders(SESSION));
+    expect(res.status).toBe(200);
+    expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0].raw).toBe(text);
+    expect(upstream.requests[0].path).toBe('/v1/messages?beta=true');
+    expect(upstream.requests[0].headers['anthropic-beta']).toBe(claudeCodeHeaders(SESSION)['anthropic-beta']);
+    // The conversation is the one Claude Code names (header and metadata.user_id agree).
+    expect(res.headers.get('x-compactor-session')).toBe(SESSION);
+    expect(res.headers.get('x-compactor-max-tokens-lowered')).toBeNull();
+  });
+
+  it('B2: max_tokens 64000 in a 32000-token window is lowered to the room left, said in a header; nothing else changes', async () => {
+    const { server, upstream } = await setup(32_000);
+    const sent = claudeCodeRequest(SESSION, 2);
+    const { res } = await send(
+      server,
+      '/v1/messages?beta=true',
+      JSON.stringify(sent),
+      claudeCodeHeaders(SESSION),
+    );
+    expect(res.status).toBe(200);
+    const said = /^64000->(\d+)$/.exec(res.headers.get('x-compactor-max-tokens-lowered') ?? '');
+    expect(said).not.toBeNull();
+    const lowered = Number(said?.[1]);
+    const received = upstream.requests[0].body;
+    expect(received).toEqual({ ...sent, max_tokens: lowered });
+    // Input and answer fill the window, and the fake (holding the request to it) took it.
+    const input = estimateBodyTokens(received);
+    expect(input + lowered).toBeLessThanOrEqual(32_000);
+    expect(input + lowered).toBeGreaterThan(31_000);
+  });
+
+  it('moving its cache breakpoint to the newest result keeps one conversation, and the upstream gets the breakpoints as sent', async () => {
+    const { server, upstream } = await setup(32_000);
+    // Without its id the conversation is found by its content, which the marker must not split.
+    const noId = (reads: number) =>
+      JSON.stringify({ ...claudeCodeRequest(SESSION, reads, 40, 8_000), metadata: {} });
+    const first = 1;
+    const second = 2;
+    const headers = { ...claudeCodeHeaders(SESSION) } as Record<string, string>;
+    delete headers['x-claude-code-session-id'];
+    const a = await send(server, '/v1/messages', noId(first), headers);
+    const b = await send(server, '/v1/messages', noId(second), headers);
+    expect([a.res.status, b.res.status]).toEqual([200, 200]);
+    expect(b.res.headers.get('x-compactor-session')).toBe(a.res.headers.get('x-compactor-session'));
+    const state = (await (
+      await fetch(`${server.url}/compactor/sessions/${a.res.headers.get('x-compactor-session')}`)
+    ).json()) as any;
+    expect(state.branches).toBe(1);
+    expect(upstream.requests[1].raw).toBe(noId(second));
+    expect(upstream.requests[1].raw.match(/cache_control/g)).toHaveLength(3);
+  });
+
+  it('B2: a system prompt and tools larger than the window are refused as the API refuses a long prompt', async () => {
+    const { server, upstream, lines } = await setup(2_000);
+    const body = claudeCodeRequest(SESSION, 0);
+    body.system.push({ type: 'text', text: 'Follow the rules. '.repeat(800) } as any);
+    const { res, answer } = await send(
+      server,
+      '/v1/messages',
+      JSON.stringify(body),
+      claudeCodeHeaders(SESSION),
+    );
+    expect(res.status).toBe(400);
+    const error = JSON.parse(answer);
+    expect(error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(error.error.message).toMatch(/^prompt is too long: \d+ tokens > 2000 maximum/);
+    expect(upstream.requests).toHaveLength(0);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^refused \(400\): anthropic: prompt is too long/);
+  });
+});
+
+describe('Codex as it is installed', () => {
+  it('D2: developer messages, encrypted reasoning and custom tools pass byte for byte; the thread is the session and the answer gets a reserve', async () => {
+    const thread = '019a6c1e-2f3b-7c4d-8e5f-6a7b8c9d0e1f';
+    const { server, upstream, lines } = await setup(16_000);
+    const text = JSON.stringify(codexRequest(thread, 2));
+    const { res } = await send(server, '/v1/responses', text, codexHeaders(thread));
+    expect(res.status).toBe(200);
+    expect(upstream.requests[0].raw).toBe(text);
+    expect(res.headers.get('x-compactor-session')).toBe(thread);
+    const state = (await (await fetch(`${server.url}/compactor/sessions/${thread}`)).json()) as any;
+    // No output limit sent: a quarter of the window is kept for the answer.
+    expect(state.reservedOutput).toBe(4_000);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        new RegExp(`^session ${thread}: fake-model: \\d+ -> \\d+ tokens; sent as it came$`),
+      ),
+    ]);
+  });
+});
+
+describe('opencode as it is installed', () => {
+  it('two runs of the same task are two sessions (their x-session-id), never one', async () => {
+    const { server } = await setup(16_000);
+    const task = JSON.stringify(opencodeRequest('Read alpha.txt and tell me its marker.'));
+    const a = await send(server, '/v1/chat/completions', task, opencodeHeaders('ses_run_one'));
+    const b = await send(server, '/v1/chat/completions', task, opencodeHeaders('ses_run_two'));
+    expect(a.res.headers.get('x-compactor-session')).toBe('ses_run_one');
+    expect(b.res.headers.get('x-compactor-session')).toBe('ses_run_two');
+  });
+});
+
+describe('Qwen Code as it is installed', () => {
+  it('B2: a system prompt larger than the window is a 400 in the OpenAI shape that says the prompt is too long', async () => {
+    const { server, upstream } = await setup(2_000);
+    const { res, answer } = await send(
+      server,
+      '/v1/chat/completions',
+      JSON.stringify(qwenRequest(400)),
+      qwenHeaders,
+    );
+    expect(res.status).toBe(400);
+    const error = JSON.parse(answer);
+    expect(error).toMatchObject({ error: { type: 'invalid_request_error' } });
+    expect(error.error.message).toMatch(/^prompt is too long: \d+ tokens > 2000 maximum/);
+    expect(upstream.requests).toHaveLength(0);
+  });
+});
