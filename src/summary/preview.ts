@@ -63,22 +63,20 @@ export function elisionMarker(elidedTokens: number): string {
 const MARKER_PATTERN = /\n\[… (\d+) tokens elided by compactor …\]\n/g;
 
 /**
- * Tokens of the original text behind `middle`, the part a preview leaves out: its own tokens,
- * where an earlier preview's marker stands for the tokens that one cut (a result previewed
- * again after a compaction kept its preview says the whole cut, not only the second).
+ * What the earlier previews' markers inside `text` stand for beyond their own tokens: a result
+ * previewed again after a compaction kept its preview says the whole cut, not only the second.
+ * Only the short markers are counted; the text itself never is again.
  */
-function elidedTokens(middle: string, est: Estimator): number {
-  let earlier = 0;
-  const rest = middle.replace(MARKER_PATTERN, (_m, n: string) => {
-    earlier += Number(n);
-    return '';
-  });
-  return est.text(rest) + earlier;
+function earlierCuts(text: string, est: Estimator): number {
+  if (!text.includes('tokens elided by compactor')) return 0;
+  let extra = 0;
+  for (const m of text.matchAll(MARKER_PATTERN)) extra += Number(m[1]) - est.text(m[0]);
+  return extra;
 }
 
 /** Tokens `text` stood for before any preview: its own, with each marker's cut in place of the marker. */
 export function originalTokens(text: string, est: Estimator): number {
-  return text.includes('tokens elided by compactor') ? elidedTokens(text, est) : est.text(text);
+  return est.text(text) + earlierCuts(text, est);
 }
 
 /**
@@ -96,7 +94,8 @@ export function previewText(text: string, maxTokens: number, est: Estimator): st
   const head = headWithinTokens(text, headBudget, est);
   const tail = tailWithinTokens(text, room - est.text(head), est, head.length);
   const cutBetween = (tailPart: string) =>
-    elidedTokens(text.slice(head.length, text.length - tailPart.length), est);
+    Math.max(0, total - est.text(head) - est.text(tailPart)) +
+    earlierCuts(text.slice(head.length, text.length - tailPart.length), est);
   let out = head + elisionMarker(cutBetween(tail)) + tail;
   // Token counts are not additive across joins; shave the tail until the whole fits.
   let shave = tail;
