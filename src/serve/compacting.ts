@@ -45,6 +45,8 @@ export interface CompactingContext {
   prepareSession?(id: string): Promise<void>;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
   nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
+  /** Who writes summaries: the request's own upstream, or the embedded offline summarizer. */
+  summarizer: 'upstream' | 'offline';
   /** Where one line per notable request goes (operators read it on stderr); none when absent. */
   log?(line: string): void;
 }
@@ -62,6 +64,16 @@ export interface LastRequest {
   /** The strategy the request's compaction ran with (`local` after a failed native pass). */
   strategy?: string;
   at: string;
+  /** What the session's requests made so far: compactions, provider summary calls, and who wrote them. */
+  made: SessionMade;
+}
+
+/** A session's compactions since this proxy started, and the summarizer that really wrote them. */
+export interface SessionMade {
+  compactions: number;
+  summaryCalls: number;
+  /** Who wrote the last compaction: the upstream (natively or a summary, with the model) or offline. */
+  summarizer?: string;
 }
 
 /** Header of an answer whose request asked for more output than the window holds: `ASKED->SENT`. */
@@ -179,6 +191,31 @@ function projectRequest(
   );
 }
 
+/**
+ * The body that goes upstream for a projected request: the client's own bytes when the
+ * projection changed nothing, else the request written again around the projected messages,
+ * with its output limit lowered when the window cannot hold it beside the input.
+ */
+function outgoing(
+  text: string,
+  parsed: ParsedRequest,
+  projection: ConversationProjection,
+  counts: LastRequest,
+  capacity: number,
+) {
+  // A session that holds an Anthropic compaction block sends it as the API accepts it.
+  const replay = parsed.protocol === 'anthropic' && holdsCompaction(projection.messages);
+  const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
+  const request = sent ? { ...parsed, meta: sent.meta } : parsed;
+  const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
+  const asked =
+    sent === undefined && unchanged(messages, parsed.messages) ? text : writeRequest(request, messages);
+  const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
+  const lowered = loweredOutput(capacity, input, parsed.maxOutput);
+  const body = lowered === undefined ? asked : writeRequest(withOutputLimit(request, lowered), messages);
+  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -204,21 +241,7 @@ export async function handleCompacting(
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
-    // A session that holds an Anthropic compaction block sends it as the API accepts it.
-    const replay = protocol === 'anthropic' && holdsCompaction(projection.messages);
-    const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
-    const request = sent ? { ...parsed, meta: sent.meta } : parsed;
-    const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
-    // Nothing changed: the client's own bytes go, every field the proxy does not model as it came.
-    const asked =
-      sent === undefined && unchanged(messages, parsed.messages) ? text : writeRequest(request, messages);
-    // The client's own limit goes upstream unless the window cannot hold it beside the input.
-    const lowered = loweredOutput(
-      capacity,
-      inputTokens(asked, counts, projection, parsed.maxOutput, capacity),
-      parsed.maxOutput,
-    );
-    const body = lowered === undefined ? asked : writeRequest(withOutputLimit(request, lowered), messages);
+    const { body, lowered, replay, cleared } = outgoing(text, parsed, projection, counts, capacity);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
@@ -233,16 +256,7 @@ export async function handleCompacting(
       ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
       ...(lowered !== undefined ? { [LOWERED_HEADER]: `${parsed.maxOutput}->${lowered}` } : {}),
     };
-    ctx.log?.(
-      requestLine(
-        id,
-        counts,
-        projection,
-        changedResults(messages, parsed.messages),
-        lowered,
-        parsed.maxOutput,
-      ),
-    );
+    ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     await forward(ctx, protocol, req, res, body, signal, headers, tap, replay ? REPLAY_BETAS : []);
     return 'projected';
   } catch (e) {
@@ -292,6 +306,24 @@ function requestLine(
   return `session ${id}: ${counts.model}: ${counts.tokensBefore} -> ${counts.tokensAfter} tokens; ${what}`;
 }
 
+export const OFFLINE_SUMMARIZER = 'offline (the embedded summarizer)';
+
+/** Who wrote a compaction: the embedded summarizer, or the request's upstream and model (and how). */
+function summarizerOf(
+  ctx: CompactingContext,
+  parsed: ParsedRequest,
+  projection: ConversationProjection,
+): string {
+  if (ctx.summarizer === 'offline') return OFFLINE_SUMMARIZER;
+  const how =
+    projection.strategy === 'nativeStandalone'
+      ? "the upstream's /responses/compact"
+      : projection.strategy === 'nativeInline'
+        ? "the upstream's compact edit"
+        : 'a summary through the upstream';
+  return `${how} (${parsed.protocol}, model ${parsed.model})`;
+}
+
 /** Counts what a projection did (metrics, the session's last request) and returns its token counts. */
 function recordProjection(
   ctx: CompactingContext,
@@ -301,6 +333,7 @@ function recordProjection(
 ): LastRequest {
   const { session } = projection;
   const fixed = session.limits.prefixTokens ?? 0;
+  const made = ctx.lastRequests.get(id)?.made ?? { compactions: 0, summaryCalls: 0 };
   const last: LastRequest = {
     protocol: parsed.protocol,
     model: parsed.model,
@@ -309,6 +342,13 @@ function recordProjection(
     compacted: projection.compacted,
     ...(projection.strategy !== undefined ? { strategy: projection.strategy } : {}),
     at: new Date().toISOString(),
+    made: projection.compacted
+      ? {
+          compactions: made.compactions + 1,
+          summaryCalls: made.summaryCalls + projection.summaryCalls,
+          summarizer: summarizerOf(ctx, parsed, projection),
+        }
+      : made,
   };
   const labels = { protocol: parsed.protocol };
   ctx.metrics.tokensBefore.inc(labels, last.tokensBefore);

@@ -169,3 +169,67 @@ describe('Qwen Code as it is installed', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 });
+
+describe('what happened is visible to the operator', () => {
+  /** Codex's thread read further each request until a line says `until`; the lines and answers. */
+  async function readUntil(options: ServeOptions, until: RegExp) {
+    const thread = '019a6c1e-0000-7c4d-8e5f-6a7b8c9d0e1f';
+    const { server, lines } = await setup(8_000, options);
+    const statuses: number[] = [];
+    for (let reads = 1; reads <= 12 && !lines.some((l) => until.test(l)); reads++) {
+      const text = JSON.stringify(codexRequest(thread, reads));
+      statuses.push((await send(server, '/v1/responses', text, codexHeaders(thread))).res.status);
+    }
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(lines).toHaveLength(statuses.length);
+    for (const line of lines)
+      expect(line).toMatch(new RegExp(`^session ${thread}: fake-model: \\d+ -> \\d+ tokens; `));
+    return { server, lines, thread };
+  }
+
+  it('C10: one line per request, with tokens before and after and the results a clearing step cleared', async () => {
+    const cleared = /; \d+ tool result\(s\) cleared or shortened$/;
+    const { lines } = await readUntil({}, cleared);
+    expect(lines.at(-1)).toMatch(cleared);
+    expect(lines[0]).toMatch(/; sent as it came$/);
+  });
+
+  it('C10: a compaction is one line naming its strategy and summary calls; the sessions endpoint names who wrote it', async () => {
+    const compacted = /; compacted \(local, 1 summary call\(s\)\)/;
+    const session = { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } };
+    const { server, lines, thread } = await readUntil({ session }, compacted);
+    expect(lines.at(-1)).toMatch(compacted);
+    const state = (await (await fetch(`${server.url}/compactor/sessions/${thread}`)).json()) as any;
+    expect(state).toMatchObject({
+      summariesMade: 1,
+      summarizer: 'a summary through the upstream (openai-responses, model fake-model)',
+    });
+  });
+
+  it('a request that fails upstream is one line naming the path and the cause, never the credential', async () => {
+    const gone = await startFakeAgentUpstream({ window: 8_000 });
+    const url = gone.url;
+    await gone.close();
+    const lines: string[] = [];
+    const server = await startServer({
+      port: 0,
+      openaiUpstream: url,
+      anthropicUpstream: url,
+      capacity: 8_000,
+      http: { retries: 0 },
+      log: (l) => lines.push(l),
+    });
+    started.push(server);
+    const { res } = await send(
+      server,
+      '/v1/responses',
+      JSON.stringify(codexRequest('t-gone', 1)),
+      codexHeaders('t-gone'),
+    );
+    expect(res.status).toBe(502);
+    expect(lines.at(-1)).toMatch(
+      /^failed \(502\): openai-responses \/v1\/responses: compactor: the upstream did not answer/,
+    );
+    for (const line of lines) expect(line).not.toContain('sk-codex-agent-shapes-test');
+  });
+});
