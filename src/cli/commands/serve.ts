@@ -54,7 +54,9 @@ Compaction (config "compaction"), as for compactor run:
 ${COMPACTION.help(26)}
 
 When it is ready it prints one line on stderr: compactor: serving on http://HOST:PORT
-(with --json also {"url": "http://HOST:PORT"} on stdout).
+(with --json also {"url": "http://HOST:PORT"} on stdout). Then one line per request that is
+refused, passed through, fails or is projected (its session, tokens before -> after, and any
+clearing, compaction with its strategy, or output limit lowered); never a credential.
 Ctrl-C or SIGTERM stops taking requests, finishes the ones in flight, then exits.`;
 
 /** The server's options: each table's flags over its config section (clearing and compaction as for run). */
