@@ -76,7 +76,6 @@ export function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptio
     ...(token !== undefined ? { authToken: token } : {}),
     http,
     env: ctx.env,
-    log: (line) => ctx.stderr.write(`compactor: ${line}\n`),
     session: {
       ...(Object.keys(policy).length > 0 ? { policy } : {}),
       ...(Object.keys(compaction).length > 0 ? { compaction } : {}),
@@ -93,7 +92,9 @@ export const command: Command = {
     const flags = parseFlags('serve', ServeFlagsSchema, args.values);
     if (args.positionals.length > 0)
       throw new UserError(`serve: takes no arguments (got "${args.positionals[0]}")`);
-    const server = await startServer(serveOptions(flags, ctx)).catch((e: unknown) => {
+    // One line per request for the operator, on stderr like the start and stop lines.
+    const log = (line: string) => ctx.stderr.write(`compactor: ${line}\n`);
+    const server = await startServer({ ...serveOptions(flags, ctx), log }).catch((e: unknown) => {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
         throw new UserError(`serve: cannot listen there (${err.code}): ${err.message}`);
