@@ -1,4 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, type RunningServer, type ServeOptions } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
@@ -17,8 +20,10 @@ import {
 afterAll(() => freeEncoders());
 
 const started: Array<RunningServer | FakeAgentUpstream> = [];
+const dirs: string[] = [];
 afterEach(async () => {
   for (const s of started.splice(0).reverse()) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function setup(window: number, options: ServeOptions = {}) {
@@ -62,6 +67,11 @@ describe('Claude Code as it is installed', () => {
 
   it('B2: max_tokens 64000 in a 32000-token window is lowered to the room left, said in a header; nothing else changes', async () => {
     const { server, upstream } = await setup(32_000);
+    // The turn before put its breakpoint on the result before; this request moved it on.
+    const before = JSON.stringify(claudeCodeRequest(SESSION, 1));
+    expect(
+      (await send(server, '/v1/messages?beta=true', before, claudeCodeHeaders(SESSION))).res.status,
+    ).toBe(200);
     const sent = claudeCodeRequest(SESSION, 2);
     const { res } = await send(
       server,
@@ -73,7 +83,7 @@ describe('Claude Code as it is installed', () => {
     const said = /^64000->(\d+)$/.exec(res.headers.get('x-compactor-max-tokens-lowered') ?? '');
     expect(said).not.toBeNull();
     const lowered = Number(said?.[1]);
-    const received = upstream.requests[0].body;
+    const received = upstream.requests[1].body;
     expect(received).toEqual({ ...sent, max_tokens: lowered });
     // Input and answer fill the window, and the fake (holding the request to it) took it.
     const input = estimateBodyTokens(received);
@@ -82,7 +92,10 @@ describe('Claude Code as it is installed', () => {
   });
 
   it('moving its cache breakpoint to the newest result keeps one conversation, and the upstream gets the breakpoints as sent', async () => {
-    const { server, upstream } = await setup(32_000);
+    // Stored, so a conversation that split would show as a second branch directory.
+    const dataDir = mkdtempSync(join(tmpdir(), 'compactor-agent-shapes-'));
+    dirs.push(dataDir);
+    const { server, upstream } = await setup(32_000, { dataDir });
     // Without its id the conversation is found by its content, which the marker must not split.
     const noId = (reads: number) =>
       JSON.stringify({ ...claudeCodeRequest(SESSION, reads, 40, 8_000), metadata: {} });
@@ -100,6 +113,23 @@ describe('Claude Code as it is installed', () => {
     expect(state.branches).toBe(1);
     expect(upstream.requests[1].raw).toBe(noId(second));
     expect(upstream.requests[1].raw.match(/cache_control/g)).toHaveLength(3);
+  });
+
+  it('when clearing rewrites the request, the breakpoints are still where this request put them (never piled up from earlier ones)', async () => {
+    const { server, upstream, lines } = await setup(8_000);
+    for (let reads = 1; reads <= 12 && !lines.some((l) => l.includes('cleared')); reads++) {
+      const text = JSON.stringify(claudeCodeRequest(SESSION, reads));
+      expect((await send(server, '/v1/messages', text, claudeCodeHeaders(SESSION))).res.status).toBe(200);
+    }
+    expect(lines.at(-1)).toMatch(/tool result\(s\) cleared or shortened, max output lowered 64000->\d+$/);
+    const last = upstream.requests.at(-1)!;
+    // Two on the system prompt and one on the newest result, as Claude Code sent them.
+    expect(last.raw.match(/cache_control/g)).toHaveLength(3);
+    expect(last.body.messages.at(-1).content[0].cache_control).toEqual({ type: 'ephemeral' });
+    expect(last.body.messages[1]).toEqual({
+      role: 'system',
+      content: expect.stringContaining('Available agent types'),
+    });
   });
 
   it('B2: a system prompt and tools larger than the window are refused as the API refuses a long prompt', async () => {
