@@ -132,6 +132,26 @@ describe('Claude Code as it is installed', () => {
     });
   });
 
+  it('S2: its conversation compacts through the upstream, system message and thinking blocks included, and goes on', async () => {
+    const { server, upstream, lines } = await setup(8_000, {
+      session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
+    });
+    for (let reads = 1; reads <= 12 && !lines.some((l) => l.includes('compacted')); reads++) {
+      const text = JSON.stringify(claudeCodeRequest(SESSION, reads));
+      expect((await send(server, '/v1/messages', text, claudeCodeHeaders(SESSION))).res.status).toBe(200);
+    }
+    expect(lines.at(-1)).toMatch(/compacted \(local, 1 summary call\(s\)\)/);
+    expect(upstream.refusals).toEqual([]);
+    const summary = upstream.requests.find((r) => r.raw.includes('You are writing a checkpoint'));
+    expect(summary?.headers['anthropic-beta']).toContain('mid-conversation-system-2026-04-07');
+    // After the compaction the agent's own request still goes with what it carried.
+    const last = upstream.requests.at(-1)!;
+    expect(last.body.context_management).toEqual({
+      edits: [{ type: 'clear_thinking_20251015', keep: 'all' }],
+    });
+    expect(last.body.output_config).toEqual({ effort: 'high' });
+  });
+
   it('B2: a system prompt and tools larger than the window are refused as the API refuses a long prompt', async () => {
     const { server, upstream, lines } = await setup(2_000);
     const body = claudeCodeRequest(SESSION, 0);
