@@ -26,9 +26,9 @@ const MODELS: Record<ServeProtocol, string> = {
   'openai-responses': 'gpt-4o',
 };
 // Files of 2k–8k tokens in an order that is not sorted, so steps differ in size.
-const SIZES = [3_000, 6_000, 2_000, 8_000, 4_000, 5_000, 2_500, 7_000, 3_500, 6_500, 2_000, 5_500, 4_500, 3_000];
-// The share of the window a clearing step frees (as `compactor serve --help` says).
-const STEP_SHARE = 3 / 4;
+const SIZES = [
+  3_000, 6_000, 2_000, 8_000, 4_000, 5_000, 2_500, 7_000, 3_500, 6_500, 2_000, 5_500, 4_500, 3_000,
+];
 
 const isSummaryCall = (r: RecordedRequest) => r.raw.includes('You are writing a checkpoint');
 
@@ -58,7 +58,8 @@ interface Run {
 
 /** An agent's system prompt of about `tokens` tokens (real coding agents send 6k–16k). */
 function systemPrompt(tokens: number): string {
-  const line = 'You are a careful coding agent. Read files with read_file before you answer, one at a time.\n';
+  const line =
+    'You are a careful coding agent. Read files with read_file before you answer, one at a time.\n';
   return `${SYSTEM}\n${line.repeat(Math.max(0, Math.round(tokens / 20)))}`;
 }
 
@@ -124,7 +125,8 @@ describe('compactor serve: clearing is rare and big, and the proxy never sends m
       protocol,
       stream: (w + p) % 2 === 1,
       files: 8 + ((w * 3 + p) % 9),
-      system: systems[window],
+      // A lean agent's one-line prompt, or a coding agent's large one.
+      system: p === 0 ? 0 : systems[window],
     })),
   );
   for (const { window, protocol, stream, files, system } of cases)
@@ -137,29 +139,40 @@ describe('compactor serve: clearing is rare and big, and the proxy never sends m
       expect(audits.filter((a) => !a.pairingValid)).toEqual([]);
       expect(audits.filter((a) => !a.taskPresent)).toEqual([]);
       // Each pair of consecutive requests either extends the previous byte for byte or is a
-      // step: a compaction (a new summary) or a clearing step that frees at least the share.
+      // step: a compaction (a new summary) or a clearing step. A clearing step comes only when the
+      // previous request plus the new messages would reach the compaction threshold (three
+      // quarters of the window less the answer's room), and it clears every old result at once:
+      // only the newest call's result stays whole.
+      const threshold = Math.floor((window - MAX_TOKENS) * 0.75);
+      const field = protocol === 'openai-responses' ? 'input' : 'messages';
       let kept = 0;
-      const smallSteps: string[] = [];
+      const steps: string[] = [];
+      const badSteps: string[] = [];
       for (let i = 1; i < requests.length; i++) {
         if (keepsPrefix(protocol, requests[i - 1], requests[i])) {
           kept++;
           continue;
         }
         if (audits[i].summaries.join() !== audits[i - 1].summaries.join()) continue;
-        // The tokens the step took out of what the previous request already carried.
         const before = conversationOf(protocol, requests[i - 1].body);
         const after = conversationOf(protocol, requests[i].body);
-        const carried = seenPromptOf(protocol, { ...requests[i].body, [protocol === 'openai-responses' ? 'input' : 'messages']: after.slice(0, before.length) });
-        const freed = audits[i - 1].tokens - auditPrompt(carried, GOAL_LINE).tokens;
-        if (process.env.CLEARING_DEBUG) console.log(`step at ${i}: freed ${freed} of ${audits[i - 1].tokens}, now ${audits[i].tokens}`);
-        if (freed < Math.floor(window * STEP_SHARE) * 0.9)
-          smallSteps.push(`request ${i}: freed ${freed} of ${audits[i - 1].tokens}`);
+        const extended = { ...requests[i].body, [field]: [...before, ...after.slice(before.length)] };
+        const carried = auditPrompt(seenPromptOf(protocol, extended), GOAL_LINE).tokens;
+        const results = seenPromptOf(protocol, requests[i].body).messages.filter((m) => m.role === 'tool');
+        const whole = results.filter((m) => !m.texts.join('').includes('tool_result_clearing')).length;
+        steps.push(`request ${i}: ${carried} → ${audits[i].tokens}`);
+        if (carried < threshold * 0.95 || whole > 1)
+          badSteps.push(
+            `request ${i}: would carry ${carried} (threshold ${threshold}), keeps ${whole} results whole`,
+          );
       }
       const summaryCount = proxied.summaries.length;
       console.log(
-        `${protocol} ${stream ? 'stream' : 'json'} ${window}: ${files} files, prefix kept ${kept}/${requests.length - 1}, upstream ${proxied.upstreamTokens} vs direct ${direct.upstreamTokens}, ${summaryCount} summaries, largest ${Math.max(...audits.map((a) => a.tokens))}`,
+        `${protocol} ${stream ? 'stream' : 'json'} ${window}, system ${system}: ${files} files, prefix kept ${kept}/${requests.length - 1}, clearing steps [${steps.join(', ')}], upstream ${proxied.upstreamTokens} vs direct ${direct.upstreamTokens}, ${summaryCount} summaries, largest ${Math.max(...audits.map((a) => a.tokens))}`,
       );
-      expect(smallSteps).toEqual([]);
+      expect(badSteps).toEqual([]);
+      // No clearing step at all while the whole loop fits.
+      if (direct.audits.every((a) => a.tokens < threshold * 0.95)) expect(steps).toEqual([]);
       expect(proxied.upstreamTokens).toBeLessThanOrEqual(direct.upstreamTokens);
       expect(summaryCount).toBeLessThanOrEqual(Math.ceil(files / 4));
     });

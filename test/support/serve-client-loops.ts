@@ -137,7 +137,13 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
     checkCall(l, step, call.id, call.input, problems);
     messages.push({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: call.id, content: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens) }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: call.id,
+          content: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens),
+        },
+      ],
     });
   }
 }
@@ -195,7 +201,11 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
     if (message.content !== `Step ${step}: reading the next file.`)
       problems.push(`step ${step}: text "${message.content}"`);
     checkCall(l, step, call.id, call.function.arguments, problems);
-    messages.push({ role: 'tool', tool_call_id: call.id, content: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens) });
+    messages.push({
+      role: 'tool',
+      tool_call_id: call.id,
+      content: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens),
+    });
   }
 }
 
