@@ -54,6 +54,8 @@ interface Run {
   summaries: PromptAudit[];
   /** Prompt tokens of every upstream request, summary calls included (tiktoken o200k). */
   upstreamTokens: number;
+  /** The first upstream request was a summary call (nothing to summarize yet). */
+  summaryFirst: boolean;
 }
 
 /** An agent's system prompt of about `tokens` tokens (real coding agents send 6k–16k). */
@@ -109,7 +111,7 @@ async function runLoop(
     const audits = requests.map(audit);
     const summaries = all.filter(isSummaryCall).map(audit);
     const upstreamTokens = [...audits, ...summaries].reduce((n, a) => n + a.tokens, 0);
-    return { requests, audits, summaries, upstreamTokens };
+    return { requests, audits, summaries, upstreamTokens, summaryFirst: isSummaryCall(all[0]) };
   } finally {
     await server?.close();
     await upstream.close();
@@ -174,6 +176,7 @@ describe('compactor serve: clearing is rare and big, and the proxy never sends m
       // No clearing step at all while the whole loop fits.
       if (direct.audits.every((a) => a.tokens < threshold * 0.95)) expect(steps).toEqual([]);
       expect(proxied.upstreamTokens).toBeLessThanOrEqual(direct.upstreamTokens);
+      expect(proxied.summaryFirst).toBe(false);
       expect(summaryCount).toBeLessThanOrEqual(Math.ceil(files / 4));
     });
 });
