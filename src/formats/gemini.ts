@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { textOf, type ContentPart, type Json, type Message, type ToolCall } from '../messages/message.js';
+import { OPAQUE_SENT } from '../estimate/estimator.js';
 import { validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
 import { envelopeOf, providerMetaFor, writeDocument } from './provider-envelope.js';
@@ -76,6 +77,9 @@ function resultText(response: Record<string, unknown> | undefined): { text: stri
   return { text: JSON.stringify(r) };
 }
 
+const TEXT_KEYS = new Set(['text', 'thoughtSignature']);
+const onlyKeys = (p: object, keys: Set<string>) => Object.keys(p).every((k) => keys.has(k));
+
 /** One model turn as an assistant message. */
 function modelMessage(parts: PartValue[], raw: Json[], index: number, open: OpenCall[]): Message {
   const content: ContentPart[] = [];
@@ -92,13 +96,17 @@ function modelMessage(parts: PartValue[], raw: Json[], index: number, open: Open
         ...(p.thoughtSignature !== undefined ? { thoughtSignature: p.thoughtSignature } : {}),
       });
       open.push({ id, name: fc.name, ...(fc.id !== undefined ? { wireId: fc.id } : {}) });
-    } else if (p.text !== undefined && p.thought !== true && Object.keys(p).length === 1)
+    } else if (p.text !== undefined && p.thought !== true && onlyKeys(p, TEXT_KEYS))
+      // A signature on a text part comes back with it while the message is unchanged.
       content.push({ type: 'text', text: p.text });
     else details.push(raw[j]);
   });
   const m: Message = { role: 'assistant', content };
   if (calls.length > 0) m.toolCalls = calls;
-  if (details.length > 0) m.reasoningDetails = details;
+  if (details.length > 0) {
+    m.reasoningDetails = details;
+    m.metadata = { [OPAQUE_SENT]: true };
+  }
   return m;
 }
 
@@ -115,7 +123,10 @@ function userMessages(parts: PartValue[], raw: Json[], index: number, open: Open
       pending ??= { role: 'user', content: [] };
       const part = userPart(p);
       if (part !== undefined) (pending.content as ContentPart[]).push(part);
-      else (pending.reasoningDetails ??= []).push(raw[j]);
+      else {
+        (pending.reasoningDetails ??= []).push(raw[j]);
+        pending.metadata = { [OPAQUE_SENT]: true };
+      }
       return;
     }
     flush();

@@ -213,6 +213,78 @@ describe('compactor serve: the Gemini API', () => {
     }
   });
 
+  it('D2: a request that fits goes upstream as the client wrote it; parts the proxy does not model count toward the window', async () => {
+    const s = await setup(16_000);
+    const post = async (body: unknown) => {
+      const res = await request(`${s.server.url}/v1beta/models/${MODEL}:generateContent?key=${KEY}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await res.body.dump();
+      return res;
+    };
+    const turn = (n: number, code: string) => [
+      {
+        role: 'model',
+        parts: [
+          { thought: true, text: 'Thinking about the file.' },
+          { text: `Reading file ${n}.`, thoughtSignature: `c2lnbmF0dXJl${n}` },
+          { executableCode: { language: 'PYTHON', code } },
+          { codeExecutionResult: { outcome: 'OUTCOME_OK', output: 'ok' } },
+          {
+            functionCall: { name: 'read_file', args: argsOfStep(n) },
+            thoughtSignature: 'skip_thought_signature_validator',
+          },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              id: `r${n}`,
+              name: 'read_file',
+              response: { output: `file ${n}` },
+              willContinue: false,
+            },
+          },
+          { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
+        ],
+      },
+    ];
+    try {
+      const small = {
+        contents: [{ role: 'user', parts: [{ text: TASK }] }, ...turn(0, 'print(1)')],
+        systemInstruction: { parts: [{ text: SYSTEM }] },
+        tools: [{ functionDeclarations: [{ name: 'read_file', parametersJsonSchema: { type: 'object' } }] }],
+        safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
+        generationConfig: { temperature: 1.0, maxOutputTokens: 1_000, responseModalities: ['TEXT'] },
+      };
+      expect((await post(small)).statusCode).toBe(200);
+      expect(s.gemini.requests[0].body).toEqual(small);
+      // Only the model's code parts are large: they must be counted for the request to fit.
+      const big = `x = [${'1234567, '.repeat(3_000)}]`;
+      const large = {
+        ...small,
+        contents: [
+          { role: 'user', parts: [{ text: TASK }] },
+          ...[0, 1, 2, 3].flatMap((n) => turn(n, big)),
+          { role: 'user', parts: [{ text: 'Go on.' }] },
+        ],
+      };
+      expect(estimateBodyTokens(large)).toBeGreaterThan(16_000);
+      const res = await post(large);
+      expect(res.statusCode).toBe(200);
+      const sent = s.gemini.requests[1];
+      expect(estimateBodyTokens(sent.body) + requestedOutputTokens(sent.body)).toBeLessThanOrEqual(16_000);
+      expect(pairingProblem(sent.body)).toBeUndefined();
+      expect(taskPresent(sent)).toBe(true);
+    } finally {
+      await teardown(s);
+    }
+  });
+
   it('a malformed Gemini request is a 400 in the Gemini error shape, and nothing goes upstream', async () => {
     const s = await setup(16_000);
     try {
