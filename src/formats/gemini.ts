@@ -160,8 +160,12 @@ function argsOf(args: string): Json {
 }
 
 function callPart(c: ToolCall): Json {
-  const call: Record<string, Json> = { name: c.name, args: argsOf(c.arguments) };
-  if (!c.id.startsWith(MADE_UP)) call.id = c.id;
+  // The API's own field order: id, name, args.
+  const call: Record<string, Json> = {
+    ...(c.id.startsWith(MADE_UP) ? {} : { id: c.id }),
+    name: c.name,
+    args: argsOf(c.arguments),
+  };
   return {
     functionCall: call,
     ...(c.thoughtSignature !== undefined ? { thoughtSignature: c.thoughtSignature } : {}),
