@@ -80,7 +80,12 @@ function pairingProblem(body: any): string | undefined {
 /** Whether the task (or a summary restating it) reaches the model. */
 const taskPresent = (r: RecordedRequest) => JSON.stringify(r.body?.contents ?? []).includes(GOAL_LINE);
 
-async function setup(window: number, paced?: (res: any) => any, compacting = false) {
+async function setup(
+  window: number,
+  paced?: (res: any) => any,
+  compacting = false,
+  summarizer: 'upstream' | 'offline' = 'upstream',
+) {
   const gemini = await startGeminiUpstream({
     window,
     stepOf: stepOfArgs,
@@ -95,6 +100,7 @@ async function setup(window: number, paced?: (res: any) => any, compacting = fal
     openaiUpstream: other.url,
     anthropicUpstream: other.url.replace(/\/v1$/, ''),
     http: { retries: 0 },
+    summarizer,
     // Compaction instead of clearing: the summaries come from the Gemini upstream's model.
     ...(compacting ? { session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } } } : {}),
   });
@@ -107,18 +113,24 @@ async function teardown(s: { gemini: GeminiUpstream; other: FakeServer; server: 
 }
 
 describe('compactor serve: the Gemini API', () => {
-  const cases: { window: number; mode: GeminiLoop['mode']; compacting?: boolean }[] = [
+  const cases: {
+    window: number;
+    mode: GeminiLoop['mode'];
+    compacting?: boolean;
+    summarizer?: 'upstream' | 'offline';
+  }[] = [
     { window: 16_000, mode: 'sse' },
     { window: 32_000, mode: 'sse' },
     { window: 16_000, mode: 'json' },
     { window: 16_000, mode: 'array' },
     { window: 32_000, mode: 'sse', compacting: true },
+    { window: 16_000, mode: 'json', compacting: true, summarizer: 'offline' },
   ];
-  for (const { window, mode, compacting = false } of cases)
-    it(`H1/C1/N1: a Gemini CLI loop (${STEPS} reads of ${RESULT_TOKENS} tokens, ${mode}${compacting ? ', compacting' : ''}) at ${window}: every request fits, pairs and keeps the task; the key goes to the Gemini upstream only`, async () => {
+  for (const { window, mode, compacting = false, summarizer = 'upstream' } of cases)
+    it(`H1/C1/N1: a Gemini CLI loop (${STEPS} reads of ${RESULT_TOKENS} tokens, ${mode}${compacting ? `, compacting (${summarizer} summaries)` : ''}) at ${window}: every request fits, pairs and keeps the task; the key goes to the Gemini upstream only`, async () => {
       const gate = turnstile();
       const paced = mode === 'sse' ? (res: any) => heldWrites(res, () => gate.wait()) : undefined;
-      const s = await setup(window, paced, compacting);
+      const s = await setup(window, paced, compacting, summarizer);
       try {
         const result = await runGeminiLoop({
           base: s.server.url,
@@ -157,7 +169,14 @@ describe('compactor serve: the Gemini API', () => {
         expect(calls.length).toBeGreaterThan(STEPS);
         expect(calls.filter((p) => p.thoughtSignature !== 'skip_thought_signature_validator')).toEqual([]);
         const summaries = s.gemini.requests.length - agent.length;
-        if (compacting) expect(summaries).toBeGreaterThanOrEqual(1);
+        // Summaries come from the Gemini upstream's model, or from the embedded summarizer.
+        if (compacting && summarizer === 'upstream') expect(summaries).toBeGreaterThanOrEqual(1);
+        if (summarizer === 'offline') {
+          expect(summaries).toBe(0);
+          expect(agent.filter((r) => r.raw.includes('Previous conversation summary')).length).toBeGreaterThan(
+            0,
+          );
+        }
         // Paths as the client wrote them; the key with every request, to this host only.
         for (const r of s.gemini.requests) {
           expect(r.path).toMatch(
@@ -283,6 +302,17 @@ describe('compactor serve: the Gemini API', () => {
     } finally {
       await teardown(s);
     }
+  });
+
+  it('refuses to start when the Gemini upstream is the server itself (GOOGLE_GEMINI_BASE_URL points at the proxy)', async () => {
+    const taken = await startServer({ port: 0 });
+    const port = new URL(taken.url).port;
+    await taken.close();
+    await expect(
+      startServer({ port: Number(port), env: { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${port}` } }),
+    ).rejects.toThrow(
+      /the Gemini upstream http:\/\/127\.0\.0\.1:\d+ is this server itself .*--gemini-upstream/,
+    );
   });
 
   it('a malformed Gemini request is a 400 in the Gemini error shape, and nothing goes upstream', async () => {
