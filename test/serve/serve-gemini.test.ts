@@ -351,6 +351,14 @@ describe('compactor serve: the Gemini API', () => {
       expect(stray.body.error.message).toMatch(/Gemini key/);
       const unknown = await get('/api/tags', { authorization: `Bearer ${KEY}` });
       expect(unknown.status).toBe(404);
+      // Nor does another provider's key on a Gemini path.
+      const crossed = await get('/v1beta/models', {
+        'x-api-key': 'sk-ant-other',
+        'anthropic-version': '2023-06-01',
+      });
+      expect(crossed.status).toBe(404);
+      expect(crossed.body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+      expect(crossed.body.error.message).toMatch(/Anthropic key/);
       expect(s.gemini.requests).toHaveLength(2);
       expect(s.other.requests).toEqual([]);
       // An OpenAI-shaped list with a bearer key goes to the OpenAI upstream only.
