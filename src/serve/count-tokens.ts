@@ -11,10 +11,11 @@ import {
 import { writeRequest } from './protocols.js';
 
 /**
- * `POST /v1/messages/count_tokens` (and Gemini's `:countTokens`): the count of what the proxy would send, not of the whole
- * history the client holds — a client that decides when to compact by this count (as it does
- * by the usage of its answers) then sees the window the proxy keeps it in. Nothing is stored:
- * the request is projected on its own and fitted to the window, without a summary pass.
+ * `POST /v1/messages/count_tokens` (and Gemini's `:countTokens`): the count of what the proxy
+ * would send, not of the whole history the client holds — a client that decides when to compact
+ * by this count (as it does by the usage of its answers) then sees the window the proxy keeps it
+ * in. Nothing is stored: the request is projected on its own and fitted to the window, without
+ * a summary pass.
  */
 export async function handleCountTokens(
   ctx: CompactingContext,

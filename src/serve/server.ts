@@ -88,7 +88,7 @@ function nativeCompactionOf(
     const native = NATIVE_PROVIDERS[protocol];
     if (native === undefined) return undefined;
     const { provider } = native;
-    const baseUrl = protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream;
+    const baseUrl = upstreamOf(o, protocol);
     const trusted = [...native.hosts, ...(user.providers?.[provider]?.nativeHosts ?? [])];
     if (!onTrustedHost(baseUrl, trusted)) return undefined;
     const entry = lookupModel(provider, provider, model, user.models ?? []);
