@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { textOf, type ContentPart, type Json, type Message, type ToolCall } from '../messages/message.js';
 import { OPAQUE_SENT } from '../estimate/estimator.js';
@@ -77,6 +78,23 @@ function resultText(response: Record<string, unknown> | undefined): { text: stri
   return { text: JSON.stringify(r) };
 }
 
+/**
+ * A call's thought signature, kept beside the message rather than on the call: clearing an old
+ * call's input drops the signatures of calls, and Gemini refuses calls of the current turn that
+ * lost theirs. It goes back with its call; with the arguments changed, as the documented
+ * marker for a call the model did not sign as it is now.
+ */
+const SIGNED_CALL = 'geminiSignedCall';
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+interface SignedCall {
+  [SIGNED_CALL]: number;
+  thoughtSignature: string;
+  args: string;
+}
+const isSignedCall = (d: Json): d is Json & SignedCall =>
+  typeof d === 'object' && d !== null && !Array.isArray(d) && typeof d[SIGNED_CALL] === 'number';
+const digest = (text: string) => createHash('sha1').update(text).digest('base64url').slice(0, 16);
+
 const TEXT_KEYS = new Set(['text', 'thoughtSignature']);
 const onlyKeys = (p: object, keys: Set<string>) => Object.keys(p).every((k) => keys.has(k));
 
@@ -89,12 +107,14 @@ function modelMessage(parts: PartValue[], raw: Json[], index: number, open: Open
     if (p.functionCall !== undefined) {
       const fc = p.functionCall;
       const id = fc.id ?? madeUpId(index, j);
-      calls.push({
-        id,
-        name: fc.name,
-        arguments: JSON.stringify(fc.args ?? {}),
-        ...(p.thoughtSignature !== undefined ? { thoughtSignature: p.thoughtSignature } : {}),
-      });
+      const args = JSON.stringify(fc.args ?? {});
+      if (p.thoughtSignature !== undefined)
+        details.push({
+          [SIGNED_CALL]: calls.length,
+          thoughtSignature: p.thoughtSignature,
+          args: digest(args),
+        });
+      calls.push({ id, name: fc.name, arguments: args });
       open.push({ id, name: fc.name, ...(fc.id !== undefined ? { wireId: fc.id } : {}) });
     } else if (p.text !== undefined && p.thought !== true && onlyKeys(p, TEXT_KEYS))
       // A signature on a text part comes back with it while the message is unchanged.
@@ -159,17 +179,22 @@ function argsOf(args: string): Json {
   return args === '' ? {} : { input: args };
 }
 
-function callPart(c: ToolCall): Json {
+/** A call's signature: its own, else the one it came with (while its arguments are as signed). */
+function signatureOf(c: ToolCall, signed: SignedCall | undefined): string | undefined {
+  if (c.thoughtSignature !== undefined) return c.thoughtSignature;
+  if (signed === undefined) return undefined;
+  return signed.args === digest(c.arguments) ? signed.thoughtSignature : SKIP_SIGNATURE;
+}
+
+function callPart(c: ToolCall, signed: SignedCall | undefined): Json {
   // The API's own field order: id, name, args.
   const call: Record<string, Json> = {
     ...(c.id.startsWith(MADE_UP) ? {} : { id: c.id }),
     name: c.name,
     args: argsOf(c.arguments),
   };
-  return {
-    functionCall: call,
-    ...(c.thoughtSignature !== undefined ? { thoughtSignature: c.thoughtSignature } : {}),
-  };
+  const signature = signatureOf(c, signed);
+  return { functionCall: call, ...(signature !== undefined ? { thoughtSignature: signature } : {}) };
 }
 
 function resultPart(m: Message): Json {
@@ -212,7 +237,18 @@ function partsOfContent(m: Message): Json[] {
 function buildContents(ms: readonly Message[]): Json[] {
   if (ms[0].role === 'assistant') {
     const m = ms[0];
-    const parts = [...(m.reasoningDetails ?? []), ...partsOfContent(m), ...(m.toolCalls ?? []).map(callPart)];
+    const details = m.reasoningDetails ?? [];
+    const signed = details.filter(isSignedCall);
+    const parts = [
+      ...details.filter((d) => !isSignedCall(d)),
+      ...partsOfContent(m),
+      ...(m.toolCalls ?? []).map((c, k) =>
+        callPart(
+          c,
+          signed.find((x) => x[SIGNED_CALL] === k),
+        ),
+      ),
+    ];
     return [{ role: 'model', parts }];
   }
   const parts = ms.flatMap((m) =>

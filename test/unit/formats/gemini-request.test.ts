@@ -56,11 +56,6 @@ describe('formats: Gemini generateContent requests', () => {
     const calls = messages.flatMap((m) => m.toolCalls ?? []);
     const results = messages.filter((m) => m.role === 'tool');
     expect(results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
-    expect(calls.map((c) => c.thoughtSignature)).toEqual([
-      'skip_thought_signature_validator',
-      undefined,
-      undefined,
-    ]);
     expect(results.map((r) => r.content)).toEqual([
       'AAA',
       JSON.stringify({ content: 'BBB', lines: 1 }),
@@ -97,6 +92,42 @@ describe('formats: Gemini generateContent requests', () => {
     });
     expect(out.contents[4]).toEqual(body.contents[4]);
     expect(out.contents[1]).toEqual(body.contents[1]);
+  });
+
+  it('a signed call keeps its signature when its message changes; with other arguments it goes with the marker for unsigned calls', () => {
+    const signed = JSON.stringify({
+      contents: [
+        { role: 'user', parts: [{ text: 'Go.' }] },
+        {
+          role: 'model',
+          parts: [
+            {
+              functionCall: { name: 'read_file', args: { file_path: 'a.txt' } },
+              thoughtSignature: 'c2lnLWE=',
+            },
+            {
+              functionCall: { name: 'read_file', args: { file_path: 'b.txt' } },
+              thoughtSignature: 'c2lnLWI=',
+            },
+          ],
+        },
+      ],
+    });
+    const s = importGemini(signed, 'request body');
+    const changed = s.messages.map((m) =>
+      m.toolCalls
+        ? {
+            ...m,
+            toolCalls: m.toolCalls.map((c, k) => (k === 1 ? { ...c, arguments: '[input cleared]' } : c)),
+          }
+        : m,
+    );
+    const parts = JSON.parse(exportGemini(changed, s.meta)).contents[1].parts;
+    expect(parts.map((p: any) => p.thoughtSignature)).toEqual([
+      'c2lnLWE=',
+      'skip_thought_signature_validator',
+    ]);
+    expect(parts).toHaveLength(2);
   });
 
   it('D3: a malformed request is one line naming the field', () => {
