@@ -9,7 +9,8 @@
  * request: one past the step named by the latest call that has its response, so a proxy that
  * compacts older turns away still gets the right next call. A request with calls turned off
  * (`toolConfig` mode NONE), without tools, or ending in the summary instructions gets a
- * checkpoint that restates the task.
+ * checkpoint that restates the task. As Gemini 3 does, it refuses a request that sends a
+ * function call back without its thought signature.
  */
 import type { ServerResponse } from 'node:http';
 import { loadSummaryPrompt } from '../../src/summary/prompt.js';
@@ -54,6 +55,15 @@ function isSummaryRequest(body: any): boolean {
   if (!declared) return true;
   if (body?.toolConfig?.functionCallingConfig?.mode === 'NONE') return true;
   return lastUserText(body).includes(SUMMARY_MARKER);
+}
+
+/** Where a request sends a function call without a thought signature, if it does. */
+function unsignedCall(body: any): string | undefined {
+  for (const [i, c] of (body?.contents ?? []).entries())
+    for (const [j, p] of (c?.parts ?? []).entries())
+      if (p?.functionCall !== undefined && typeof p.thoughtSignature !== 'string')
+        return `contents[${i}].parts[${j}]`;
+  return undefined;
 }
 
 /** One past the step of the latest call answered in the request, else 0; `stepOf` reads a call's step. */
@@ -127,6 +137,14 @@ export async function startGeminiUpstream(
       if (req.method !== 'POST' || m === null)
         return sendJson(res, 404, geminiError(404, 'NOT_FOUND', `no route ${req.method} ${url.pathname}`));
       const body = req.body ?? {};
+      // Like Gemini 3: a function call sent back without its thought signature is refused.
+      const unsigned = unsignedCall(body.generateContentRequest ?? body);
+      if (unsigned !== undefined)
+        return sendJson(
+          res,
+          400,
+          geminiError(400, 'INVALID_ARGUMENT', `${unsigned}: function call is missing a thought_signature`),
+        );
       if (m[3] === 'countTokens')
         return sendJson(res, 200, { totalTokens: estimateBodyTokens(body.generateContentRequest ?? body) });
       const id = `t${turns.length}`;

@@ -206,7 +206,7 @@ describe('compactor serve: the Gemini API', () => {
       for (let n = 0; n < 8; n++) {
         contents.push({
           role: 'model',
-          parts: [{ functionCall: { name: 'read_file', args: argsOfStep(n) } }],
+          parts: [{ functionCall: { name: 'read_file', args: argsOfStep(n) }, thoughtSignature: 'c2ln' }],
         });
         const output = `${'lorem ipsum dolor sit amet '.repeat(700)} (file ${n})`;
         contents.push({
