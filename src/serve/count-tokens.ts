@@ -9,6 +9,7 @@ import {
   type CompactingContext,
 } from './compacting.js';
 import { writeRequest } from './protocols.js';
+import { answerReserve } from './answer-room.js';
 
 /**
  * `POST /v1/messages/count_tokens` (and Gemini's `:countTokens`): the count of what the proxy
@@ -33,7 +34,7 @@ export async function handleCountTokens(
   }
   const messages = await refusingUserErrors(async () => {
     const session = createCompactorSession({
-      limits: { capacity, ...(parsed.maxOutput !== undefined ? { reservedOutput: parsed.maxOutput } : {}) },
+      limits: { capacity, reservedOutput: answerReserve(capacity, parsed.maxOutput) },
       policy: { ...clearingFor(capacity), ...ctx.policy },
       history: parsed.messages,
       envelope: {
