@@ -11,6 +11,7 @@ import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } fro
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
 import { restateSessions } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
+import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
 import { upstreamSummarizer } from './upstream-summarizer.js';
@@ -45,9 +46,10 @@ function isAnthropicRequest(req: IncomingMessage, path: string): boolean {
 /** The status and one-line message a failed request is answered with. */
 function failureAnswer(e: unknown): [number, string] {
   if (RequestRefusedError.isInstance(e)) return [e.status, `compactor: ${e.message}`];
-  const code = (e as { code?: string } | undefined)?.code ?? '';
-  const message = (e as Error | undefined)?.message ?? String(e);
-  if (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code))
+  // Error codes come as strings (ECONNRESET, UND_ERR_…) or numbers (an abort's DOMException code).
+  const code = (e as { code?: unknown } | null | undefined)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  if (typeof code === 'string' && (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code)))
     return [502, `compactor: the upstream did not answer (${message})`];
   return [500, `compactor: ${message}`];
 }
@@ -152,6 +154,15 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
   };
 }
 
+/** A URL path segment decoded, or undefined when its `%` escapes are malformed. */
+function decodedOrUndefined(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Answers one request; resolves to the protocol and outcome it is counted under. */
 async function route(
   p: ServerParts,
@@ -174,7 +185,11 @@ async function route(
   }
   const sessionPath = /^\/compactor\/sessions\/([^/]+)$/.exec(path);
   if (method === 'GET' && sessionPath) {
-    const id = decodeURIComponent(sessionPath[1]);
+    const id = validSessionId(decodedOrUndefined(sessionPath[1]));
+    if (id === undefined) {
+      sendJsonText(res, 400, JSON.stringify({ error: { message: `compactor: ${SESSION_ID_RULE}` } }));
+      return ['other', 'session'];
+    }
     const state = sessionState(p.conversations, id, p.lastRequests.get(id));
     if (state === undefined)
       sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
@@ -205,22 +220,39 @@ function answerFailure(metrics: ServeMetrics, req: IncomingMessage, res: ServerR
   sendJsonText(res, status, errorBody(shape, status, message));
 }
 
+/** Counts a request whose client went away before its answer was complete; nobody is left to answer. */
+function countAbort(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
+  metrics.requests.inc({ protocol: shape, outcome: 'aborted' });
+  res.destroy();
+}
+
 /** The request listener, and the requests it is serving (a close waits for them). */
 function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Promise<void>> } {
   const inFlight = new Set<Promise<void>>();
   const handle: RequestListener = (req, res) => {
     const started = process.hrtime.bigint();
     const aborted = new AbortController();
-    // The client went away before its answer was complete: the upstream request stops too.
+    // The client went away before its answer was complete: the upstream request and any
+    // summary call it waits for stop too.
     res.on('close', () => {
       if (!res.writableFinished) aborted.abort();
     });
+    // A client gone mid-request shows up as errors on its own streams; they end only its request.
+    req.on('error', () => aborted.abort());
+    res.on('error', () => aborted.abort());
     const done = route(p, req, res, aborted.signal)
       .then(([protocol, outcome]) => {
-        p.metrics.requests.inc({ protocol, outcome });
+        p.metrics.requests.inc({ protocol, outcome: aborted.signal.aborted ? 'aborted' : outcome });
         p.metrics.requestSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
       })
-      .catch((e: unknown) => answerFailure(p.metrics, req, res, e))
+      .catch((e: unknown) => {
+        if (aborted.signal.aborted) countAbort(p.metrics, req, res);
+        else answerFailure(p.metrics, req, res, e);
+      })
+      // Nothing a request does may end the process: a failure while answering a failure is dropped.
+      .catch(() => void res.destroy())
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   };
