@@ -223,8 +223,11 @@ function answerFailure(metrics: ServeMetrics, req: IncomingMessage, res: ServerR
 /** Counts a request whose client went away before its answer was complete; nobody is left to answer. */
 function countAbort(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse): void {
   const path = new URL(req.url ?? '/', 'http://proxy').pathname;
-  const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
-  metrics.requests.inc({ protocol: shape, outcome: 'aborted' });
+  // The protocol the request would have been counted under had it been answered.
+  const counted =
+    protocolOfPath(req.method ?? 'GET', path) ??
+    (path === '/v1/messages/count_tokens' ? 'anthropic' : 'other');
+  metrics.requests.inc({ protocol: counted, outcome: 'aborted' });
   res.destroy();
 }
 
