@@ -111,7 +111,8 @@ export function syncPointOf(raw: unknown): SyncPoint | undefined {
 /** The saved sync point of a conversation, or the start when none was saved. */
 export function readSyncPoint(sessionDir: string | undefined, id: string): SyncPoint {
   const file = syncFile(sessionDir, id);
-  if (file === undefined || !existsSync(file)) return { ...START_POINT, hashes: [] };
+  // No point saved yet: whatever the store holds was recorded by calls whose point was never saved.
+  if (file === undefined || !existsSync(file)) return { ...START_POINT, hashes: [], recorded: 0 };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
