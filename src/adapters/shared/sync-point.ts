@@ -47,8 +47,11 @@ const MAX_ENCODED = 120;
  * sync file or hashed name.
  */
 export function dirName(id: string): string {
+  const bytes = Buffer.from(id, 'utf8');
+  // A lone surrogate has no UTF-8 of its own: such an id is named by its hash (of its JSON, which keeps it).
+  if (bytes.toString('utf8') !== id) return `%h-${hashOf(id).slice(0, 32)}`;
   let encoded = '';
-  for (const byte of Buffer.from(id, 'utf8'))
+  for (const byte of bytes)
     encoded += /[A-Za-z0-9_-]/.test(String.fromCharCode(byte))
       ? String.fromCharCode(byte)
       : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
