@@ -150,6 +150,8 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
     nativeCompaction: nativeCompactionOf(o),
+    summarizer: o.summarizer,
+    ...(o.log !== undefined ? { log: o.log } : {}),
     lastRequests: new Map<string, LastRequest>(),
   };
 }
@@ -190,7 +192,7 @@ async function route(
       sendJsonText(res, 400, JSON.stringify({ error: { message: `compactor: ${SESSION_ID_RULE}` } }));
       return ['other', 'session'];
     }
-    const state = sessionState(p.conversations, id, p.lastRequests.get(id));
+    const state = sessionState(p.conversations, id, p.lastRequests.get(id), p.summarizer);
     if (state === undefined)
       sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
     else sendJsonText(res, 200, JSON.stringify(state, null, 2));
@@ -211,11 +213,19 @@ async function route(
 }
 
 /** Counts a request that failed and answers it in its protocol's error shape. */
-function answerFailure(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+function answerFailure(
+  metrics: ServeMetrics,
+  req: IncomingMessage,
+  res: ServerResponse,
+  e: unknown,
+  log?: (line: string) => void,
+): void {
   const path = new URL(req.url ?? '/', 'http://proxy').pathname;
   const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
   metrics.requests.inc({ protocol: shape, outcome: 'failed' });
   const [status, message] = failureAnswer(e);
+  // The message is the bounded, secret-free one the client gets (a failed summary call names its cause).
+  log?.(`failed (${status}): ${shape} ${path}: ${message}`);
   if (status === 502) metrics.upstreamErrors.inc({ protocol: shape, status: 'none' });
   sendJsonText(res, status, errorBody(shape, status, message));
 }
@@ -252,7 +262,7 @@ function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Prom
       })
       .catch((e: unknown) => {
         if (aborted.signal.aborted) countAbort(p.metrics, req, res);
-        else answerFailure(p.metrics, req, res, e);
+        else answerFailure(p.metrics, req, res, e, p.log);
       })
       // Nothing a request does may end the process: a failure while answering a failure is dropped.
       .catch(() => void res.destroy())
