@@ -1,5 +1,5 @@
 /** The longest session id the proxy accepts, in bytes. */
-export const MAX_SESSION_ID_BYTES = 256;
+const MAX_SESSION_ID_BYTES = 256;
 
 /**
  * A session id the proxy can use: printable ASCII (it is echoed in a response header, which
