@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { processAlive } from './process-alive.js';
+import { PRIVATE_FILE } from './private.js';
 
 /** How {@link writeFileAtomic} sets the new file's permissions. */
 export interface AtomicWriteOptions {
@@ -37,7 +38,7 @@ export function writeFileAtomic(
   );
   let fd: number | undefined;
   try {
-    fd = openSync(tmp, 'wx', options.mode ?? 0o600);
+    fd = openSync(tmp, 'wx', options.mode ?? PRIVATE_FILE);
     if (options.keepMode !== undefined) fchmodSync(fd, options.keepMode);
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let off = 0;

@@ -12,6 +12,7 @@ import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
+import { checkJsonDepth } from './request-guards.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
@@ -93,6 +94,7 @@ export async function readParsed(
 ) {
   const text = (await readBody(req, limit)).toString('utf8');
   try {
+    checkJsonDepth(text);
     return { text, parsed: parseRequest(protocol, text, countTokens) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
