@@ -19,6 +19,7 @@ import { loadCatalogFile, lookupModel } from '../providers/catalog.js';
 import { PROVIDER_PRESETS } from '../providers/catalog-data.js';
 import { selectStrategy } from '../providers/strategy.js';
 import { claimDataDir } from '../session/index.js';
+import { tiktokenCounter } from '../estimate/index.js';
 
 /** A running proxy. */
 export interface RunningServer {
@@ -250,6 +251,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     claim?.release();
     throw e;
   }
+  // The tokenizer takes a second or more to load and blocks while it does: loaded before the
+  // first request, it never holds the first clients' requests.
+  tiktokenCounter('o200k_base');
   const { handle, inFlight } = listener(parts);
   const server = createServer(handle);
   server.keepAliveTimeout = 5_000;
