@@ -135,4 +135,18 @@ describe('exclusive session lock (R2)', () => {
     writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: dead, host: 'elsewhere', startedAt: 'y' }));
     expect(() => openSessionStore(dir)).toThrow(/in use by process \d+ on elsewhere \(since y\)/);
   });
+
+  it('R2: a lock naming this process that it never took was left by an earlier process with the same pid, and is broken', () => {
+    // A restarted container's first process gets the pid its killed predecessor had.
+    const dir = fresh();
+    openSessionStore(dir).close();
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: 'x' }),
+    );
+    const s = openSessionStore(dir);
+    // The lock this process does hold still keeps a second writer of its own out.
+    expect(() => openSessionStore(dir)).toThrow(/this process\)/);
+    s.close();
+  });
 });
