@@ -34,17 +34,33 @@ export function estimateBodyTokens(body: unknown): number {
 
 /** Output tokens a request asks for (0 when it names no limit). */
 export function requestedOutputTokens(body: unknown): number {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const v = b.max_tokens ?? b.max_completion_tokens ?? b.max_output_tokens;
+  const b = (body ?? {}) as Record<string, any>;
+  // Gemini asks in generationConfig.maxOutputTokens.
+  const v =
+    b.max_tokens ?? b.max_completion_tokens ?? b.max_output_tokens ?? b.generationConfig?.maxOutputTokens;
   return typeof v === 'number' ? v : 0;
+}
+
+/** A request that does not fit its window: what it needs and the violation text. */
+export interface WindowOverflow {
+  input: number;
+  output: number;
+  window: number;
+  message: string;
+}
+
+/** How `body` overflows `window`, or null when it fits. */
+export function windowOverflow(path: string, body: unknown, window: number): WindowOverflow | null {
+  const input = estimateBodyTokens(body);
+  const output = requestedOutputTokens(body);
+  if (input + output <= window) return null;
+  const message = `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+  return { input, output, window, message };
 }
 
 /** The violation text when `body` does not fit `window`, else null. */
 export function windowViolation(path: string, body: unknown, window: number): string | null {
-  const input = estimateBodyTokens(body);
-  const output = requestedOutputTokens(body);
-  if (input + output <= window) return null;
-  return `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+  return windowOverflow(path, body, window)?.message ?? null;
 }
 
 /**
