@@ -29,6 +29,11 @@ export interface CellSpec {
   seed: number;
   /** A safety limit for a run that hangs (the run is waited for, never raced). */
   limitSeconds: number;
+  /**
+   * The folder the run works in (made empty first; default a new temporary one). The cells of
+   * one row share it, so the paths an agent writes into its prompt are the same in each.
+   */
+  root?: string;
 }
 
 export interface CellResult extends CellMeasure {
@@ -105,7 +110,8 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   const installed = installedAgent(agent);
   if (!installed)
     throw new Error(`${agent.label} is not installed (npx tsx dev/agents/install.ts ${agent.id})`);
-  const root = mkdtempSync(join(tmpdir(), `compactor-matrix-${agent.id}-`));
+  const root = spec.root ?? mkdtempSync(join(tmpdir(), `compactor-matrix-${agent.id}-`));
+  rmSync(root, { recursive: true, force: true });
   const work = join(root, 'work');
   const home = join(root, 'home');
   mkdirSync(work, { recursive: true });
@@ -165,6 +171,16 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       ...measureCell(model, relay.exchanges, goal, spec.window),
     };
   } finally {
+    // COMPACTOR_MATRIX_DUMP=DIR keeps what the model received, one JSON file per cell, to look into.
+    const dump = process.env.COMPACTOR_MATRIX_DUMP;
+    if (dump) {
+      mkdirSync(dump, { recursive: true });
+      const name = `${agent.id}-${spec.window ?? 'direct'}.json`;
+      writeFileSync(
+        join(dump, name),
+        JSON.stringify(model.requests.map((r) => ({ path: r.path, headers: r.headers, body: r.body }))),
+      );
+    }
     await proxy?.close();
     await model.close().catch(() => undefined); // over-window requests are counted, not thrown
     rmSync(root, { recursive: true, force: true });

@@ -45,6 +45,11 @@ export interface CellMeasure {
   prefixPairs: number;
   prefixKept: number;
   breaks: PrefixBreak[];
+  /** Requests the model received (summary calls aside), and those that are exactly one the agent sent (keys in any order). */
+  forwarded: number;
+  unchanged: number;
+  /** Input tokens of the first loop request (system prompt, tools and task: what every window must hold). */
+  firstInput: number;
   /** Input tokens of every model call the model received (summaries and side calls included). */
   upstreamTokens: number;
 }
@@ -83,6 +88,23 @@ function comparePrefix(
   return { kept, freed: prev.input - (next.input - tail) };
 }
 
+/** JSON with keys sorted: the same request whatever order a serializer wrote its fields in. */
+function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x !== null && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : x,
+  );
+}
+
+function parsedOrNull(text: string | undefined): unknown {
+  try {
+    return text === undefined ? null : (JSON.parse(text) as unknown);
+  } catch {
+    return null;
+  }
+}
+
 const isLoop = (t: MatrixTurn) => typeof t.answered === 'number' || t.answered === 'final';
 
 export function measureCell(
@@ -118,8 +140,13 @@ export function measureCell(
       breaks.push({ at: i, freed: c.freed, afterSummary });
     }
   }
+  const sentByAgent = new Set(agentCalls.map((e) => sortedJson(parsedOrNull(e.body))));
+  const forwarded = model.turns.filter((t) => t.answered !== 'summary');
+  const unchanged = forwarded.filter((t) => sentByAgent.has(sortedJson(t.request.body ?? null))).length;
   return {
     agentRequests: agentCalls.length,
+    forwarded: forwarded.length,
+    unchanged,
     refusals: Math.max(named.length, errors.length - fromModel),
     refusalSample:
       (named[0] ?? errors.find((e) => !(e.error ?? '').includes('fake')))?.error?.slice(0, 300) ?? '',
@@ -135,6 +162,7 @@ export function measureCell(
     prefixPairs: Math.max(0, loop.length - 1),
     prefixKept: kept,
     breaks,
+    firstInput: loop[0]?.input ?? 0,
     upstreamTokens: calls.reduce((n, r) => n + estimateBodyTokens(r.body), 0),
   };
 }

@@ -14,6 +14,8 @@ export interface RelayedExchange {
   status: number;
   /** The start of an error answer's body (non-2xx only). */
   error?: string;
+  /** The request body as the agent sent it (POST only). */
+  body?: string;
 }
 
 export interface Relay {
@@ -28,6 +30,8 @@ export async function startRelay(target: string): Promise<Relay> {
   const to = new URL(target);
   const exchanges: RelayedExchange[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const sent: Buffer[] = [];
+    if (req.method === 'POST') req.on('data', (c: Buffer) => sent.push(c));
     const out = request(
       {
         host: to.hostname,
@@ -39,6 +43,7 @@ export async function startRelay(target: string): Promise<Relay> {
       (answer) => {
         const status = answer.statusCode ?? 0;
         const exchange: RelayedExchange = { method: req.method ?? '', path: req.url ?? '', status };
+        if (sent.length > 0) exchange.body = Buffer.concat(sent).toString('utf8');
         exchanges.push(exchange);
         res.writeHead(status, answer.headers);
         const ok = status >= 200 && status < 300;

@@ -1,3 +1,4 @@
+import { agentsSuite } from './agents-bench.js';
 import { estimatorSuite } from './estimator-bench.js';
 import { loopsSuite } from './loops-bench.js';
 import { peerSpeedSuite } from './peer-speed-bench.js';
@@ -20,4 +21,5 @@ export const suites: BenchSuite[] = [
   loopsSuite,
   serveSuite,
   restateSuite,
+  agentsSuite,
 ];
