@@ -185,67 +185,71 @@ const opencode: AgentSpec = {
   },
 };
 
-/** Settings of Qwen Code and Gemini CLI (one family): an auth type, no usage statistics, no update checks. */
-function quietSettings(auth: string): Record<string, unknown> {
+/**
+ * Qwen Code and Gemini CLI (one family, Qwen Code began as a fork): a settings file with an
+ * auth type and no usage statistics or update checks, `-p … --yolo -o stream-json`, and the
+ * key and base URL in the environment.
+ */
+function geminiFamily(
+  agent: Pick<AgentSpec, 'id' | 'label' | 'protocol'> & { pkg: string; version: string; bin: string },
+  settings: { dir: string; auth: string },
+  env: (root: string) => Record<string, string>,
+): AgentSpec {
   return {
-    security: { auth: { selectedType: auth } },
-    privacy: { usageStatisticsEnabled: false },
-    telemetry: { enabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    id: agent.id,
+    label: agent.label,
+    protocol: agent.protocol,
+    install: {
+      dir: `${agent.id}@${agent.version}`,
+      packages: [`${agent.pkg}@${agent.version}`],
+      bin: agent.bin,
+      node: process.execPath,
+    },
+    tool: { name: 'read_file', args: (path) => ({ file_path: path }) },
+    start(prompt, at) {
+      writeJson(join(at.home, settings.dir, 'settings.json'), {
+        security: { auth: { selectedType: settings.auth } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      });
+      return {
+        args: ['-p', prompt, '--yolo', '-o', 'stream-json'],
+        env: { HOME: at.home, TERM: 'dumb', ...env(at.root) },
+      };
+    },
   };
 }
 
-const qwen: AgentSpec = {
-  id: 'qwen-code',
-  label: 'Qwen Code 0.15.10',
-  protocol: 'openai-chat',
-  install: {
-    dir: 'qwen-code@0.15.10',
-    packages: ['@qwen-code/qwen-code@0.15.10'],
+const qwen = geminiFamily(
+  {
+    id: 'qwen-code',
+    label: 'Qwen Code 0.15.10',
+    protocol: 'openai-chat',
+    pkg: '@qwen-code/qwen-code',
+    version: '0.15.10',
     bin: 'node_modules/@qwen-code/qwen-code/cli.js',
-    node: process.execPath,
   },
-  tool: { name: 'read_file', args: (path) => ({ file_path: path }) },
-  start(prompt, at) {
-    writeJson(join(at.home, '.qwen', 'settings.json'), quietSettings('openai'));
-    return {
-      args: ['-p', prompt, '--yolo', '-o', 'stream-json'],
-      env: {
-        HOME: at.home,
-        TERM: 'dumb',
-        OPENAI_API_KEY: 'sk-fake-key',
-        OPENAI_BASE_URL: `${at.root}/v1`,
-        OPENAI_MODEL: 'fake-model',
-      },
-    };
-  },
-};
+  { dir: '.qwen', auth: 'openai' },
+  (root) => ({ OPENAI_API_KEY: 'sk-fake-key', OPENAI_BASE_URL: `${root}/v1`, OPENAI_MODEL: 'fake-model' }),
+);
 
-const gemini: AgentSpec = {
-  id: 'gemini-cli',
-  label: 'Gemini CLI 0.61.0',
-  protocol: 'gemini',
-  install: {
-    dir: 'gemini-cli@0.61.0',
-    packages: ['@google/gemini-cli@0.61.0'],
+const gemini = geminiFamily(
+  {
+    id: 'gemini-cli',
+    label: 'Gemini CLI 0.61.0',
+    protocol: 'gemini',
+    pkg: '@google/gemini-cli',
+    version: '0.61.0',
     bin: 'node_modules/@google/gemini-cli/bundle/gemini.js',
-    node: process.execPath,
   },
-  tool: { name: 'read_file', args: (path) => ({ file_path: path }) },
-  start(prompt, at) {
-    writeJson(join(at.home, '.gemini', 'settings.json'), quietSettings('gemini-api-key'));
-    return {
-      args: ['-p', prompt, '--yolo', '-o', 'stream-json'],
-      env: {
-        HOME: at.home,
-        TERM: 'dumb',
-        GEMINI_API_KEY: 'fake-gemini-key',
-        GOOGLE_GEMINI_BASE_URL: at.root,
-        GEMINI_CLI_TRUST_WORKSPACE: 'true',
-      },
-    };
-  },
-};
+  { dir: '.gemini', auth: 'gemini-api-key' },
+  (root) => ({
+    GEMINI_API_KEY: 'fake-gemini-key',
+    GOOGLE_GEMINI_BASE_URL: root,
+    GEMINI_CLI_TRUST_WORKSPACE: 'true',
+  }),
+);
 
 /** Every agent of the matrix, in the order it runs. */
 export const AGENTS: AgentSpec[] = [
