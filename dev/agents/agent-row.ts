@@ -49,7 +49,7 @@ async function runCells(spec: RowSpec, root: string): Promise<AgentRow> {
   const direct = await cell(null);
   const row: AgentRow = { agent: spec.agent, direct, cells: [], skipped: [] };
   // Its first request with nothing but the task in it: what no window below can hold.
-  const first = direct.firstInput;
+  const first = direct.fixedPart;
   for (const window of spec.windows) {
     if (first > window) {
       row.skipped.push({

@@ -1,5 +1,6 @@
 import { protocolOfPath, type WireProtocol } from '../fakes/agent-upstream.js';
 import { estimateBodyTokens, requestedOutputTokens } from '../fakes/fake-window.js';
+import { tiktokenCounter } from '../../src/estimate/counters.js';
 import { wirePrompt } from '../fakes/wire-prompt.js';
 import { auditPrompt } from '../loops/prompt-audit.js';
 import type { MatrixModel, MatrixTurn } from './fake-model.js';
@@ -48,8 +49,11 @@ export interface CellMeasure {
   /** Requests the model received (summary calls aside), and those that are exactly one the agent sent (keys in any order). */
   forwarded: number;
   unchanged: number;
-  /** Input tokens of the first loop request (system prompt, tools and task: what every window must hold). */
-  firstInput: number;
+  /**
+   * The first loop request's system prompt, tools and task (what every window must hold), the
+   * tool schemas counted as their JSON text, as a provider renders them.
+   */
+  fixedPart: number;
   /** Input tokens of every model call the model received (summaries and side calls included). */
   upstreamTokens: number;
 }
@@ -103,6 +107,13 @@ function parsedOrNull(text: string | undefined): unknown {
   } catch {
     return null;
   }
+}
+
+const o200k = tiktokenCounter('o200k_base');
+
+function fixedPartTokens(body: any): number {
+  const { tools, ...rest } = (body ?? {}) as Record<string, unknown>;
+  return estimateBodyTokens(rest) + (tools === undefined ? 0 : o200k.count(JSON.stringify(tools)));
 }
 
 const isLoop = (t: MatrixTurn) => typeof t.answered === 'number' || t.answered === 'final';
@@ -162,7 +173,7 @@ export function measureCell(
     prefixPairs: Math.max(0, loop.length - 1),
     prefixKept: kept,
     breaks,
-    firstInput: loop[0]?.input ?? 0,
+    fixedPart: loop[0] ? fixedPartTokens(loop[0].request.body) : 0,
     upstreamTokens: calls.reduce((n, r) => n + estimateBodyTokens(r.body), 0),
   };
 }

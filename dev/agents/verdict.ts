@@ -39,6 +39,9 @@ export function cellFailures(cell: CellResult, direct: CellResult | undefined): 
     );
   if (direct?.answered && cell.upstreamTokens > direct.upstreamTokens * (1 + RUN_NOISE))
     out.push(`upstream ${n(cell.upstreamTokens)} > direct ${n(direct.upstreamTokens)} tokens`);
+  // A summary call must buy several turns.
+  if (cell.summaries > Math.ceil(cell.loopTurns / 3))
+    out.push(`${cell.summaries} summary calls in ${cell.loopTurns} turns (more than one per 3)`);
   if (cell.loopTurns === 0 && cell.agentRequests === 0) out.push('no request reached the model');
   // A window that holds the whole direct run needs no change to any request.
   if (direct && direct.largest <= window && cell.unchanged < cell.forwarded)
