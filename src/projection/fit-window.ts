@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
-import { previewMessage } from '../summary/preview.js';
+import { originalTokens, previewMessage } from '../summary/preview.js';
 import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import { analyzePairing } from './pairing.js';
@@ -120,8 +120,11 @@ function previewLargestResults(
   return { messages: out, count };
 }
 
-function previewWithNote(m: Message, budget: number, total: number, est: Estimator): Message {
+function previewWithNote(m: Message, budget: number, size: number, est: Estimator): Message {
   const preview = previewMessage(m, budget, est);
+  // A result that is already a preview (kept so by a compaction) says what its original had.
+  const text = textOf(m.content);
+  const total = size - est.text(text) + originalTokens(text, est);
   return { ...preview, content: cutResultNote(total) + textOf(preview.content) };
 }
 

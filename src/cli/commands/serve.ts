@@ -54,7 +54,9 @@ Compaction (config "compaction"), as for compactor run:
 ${COMPACTION.help(26)}
 
 When it is ready it prints one line on stderr: compactor: serving on http://HOST:PORT
-(with --json also {"url": "http://HOST:PORT"} on stdout).
+(with --json also {"url": "http://HOST:PORT"} on stdout). Then one line per request that is
+refused, passed through, fails or is projected (its session, tokens before -> after, and any
+clearing, compaction with its strategy, or output limit lowered); never a credential.
 Ctrl-C or SIGTERM stops taking requests, finishes the ones in flight, then exits.`;
 
 /** The server's options: each table's flags over its config section (clearing and compaction as for run). */
@@ -90,7 +92,9 @@ export const command: Command = {
     const flags = parseFlags('serve', ServeFlagsSchema, args.values);
     if (args.positionals.length > 0)
       throw new UserError(`serve: takes no arguments (got "${args.positionals[0]}")`);
-    const server = await startServer(serveOptions(flags, ctx)).catch((e: unknown) => {
+    // One line per request for the operator, on stderr like the start and stop lines.
+    const log = (line: string) => ctx.stderr.write(`compactor: ${line}\n`);
+    const server = await startServer({ ...serveOptions(flags, ctx), log }).catch((e: unknown) => {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
         throw new UserError(`serve: cannot listen there (${err.code}): ${err.message}`);
