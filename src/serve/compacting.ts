@@ -84,10 +84,10 @@ export const SESSION_HEADER = 'x-compactor-session';
 
 /**
  * How the proxy clears old tool results unless told otherwise: rarely and a lot at a time.
- * Every clearing step changes the request's prefix, and so costs the provider's prompt cache;
- * clearing everything but the newest result once at least three quarters of the window can be
- * freed keeps consecutive requests identical up to their new messages for several turns. In
- * large windows that much is rarely clearable before compaction, which then does the work.
+ * Every clearing step changes the request's prefix, and so costs the provider's prompt cache.
+ * With a step size set, each request repeats the one sent before (its cleared results stay
+ * cleared) until it reaches the compaction threshold; then one step clears every old result but
+ * the newest call's, so many turns fit before the next step.
  */
 export function clearingFor(capacity: number): Partial<ClearingPolicy> {
   return {

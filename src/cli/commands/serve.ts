@@ -46,8 +46,10 @@ Upstream time limits (config "http"):
 ${HTTP.help(26)}
 
 Clearing (config "preset" and "toolResultClearing"), as for compactor run. The proxy's own
-defaults differ from the ones shown below (which are run's): it clears, keeps 1 tool use and
-1 batch, and clears only in steps that free 3/4 of the window, so the prompt cache keeps hitting:
+defaults differ from the ones shown below (which are run's): it clears in steps, so the prompt
+cache keeps hitting. Each request repeats the one sent before and adds the new messages (results
+cleared then stay cleared, with the same text); only when a request reaches the compaction
+threshold does one step clear every old tool result but the newest call's:
 ${CLEARING_HELP}
 
 Compaction (config "compaction"), as for compactor run:
