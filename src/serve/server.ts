@@ -121,7 +121,7 @@ interface ServerParts extends CompactingContext {
   options: ResolvedServeOptions;
 }
 
-function serverParts(o: ResolvedServeOptions): ServerParts {
+function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerParts {
   const { policy, ...shared } = o.session;
   const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
   const conversations = createConversations(
@@ -140,7 +140,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     conversations,
     ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
     index: createSessionIndex(o.dataDir),
-    metrics: createServeMetrics(),
+    metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),
     upstreamUrl: (protocol: ProtocolName, path: string) =>
       upstreamUrlOf(protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream, path),
@@ -234,7 +234,7 @@ function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Prom
  */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const o = resolveServeOptions(options);
-  const parts = serverParts(o);
+  const parts = serverParts(o, await createServeMetrics());
   const { handle, inFlight } = listener(parts);
   const server = createServer(handle);
   server.keepAliveTimeout = 5_000;
