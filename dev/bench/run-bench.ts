@@ -20,6 +20,7 @@ const HELP =
   `  --synthetic N    synthetic long sessions added to the corpus (default 12, plus 20 large-read ones, at most N; --quick: 2 and 2)\n`;
 
 const suiteNames = suites.map((s) => s.name);
+const MIN_WINDOW = 4_000;
 const FlagsSchema = z.object({
   only: z
     .string()
@@ -31,8 +32,9 @@ const FlagsSchema = z.object({
   windows: z
     .string()
     .transform((v) => v.split(',').map(Number))
-    .refine((ws) => ws.every((w) => Number.isInteger(w) && w > 8_000), {
-      message: 'expected token counts above 8000 separated by commas',
+    // The smallest window of the default sweep (8k) must be accepted; below 4k no prompt budget is left.
+    .refine((ws) => ws.every((w) => Number.isInteger(w) && w >= MIN_WINDOW), {
+      message: `expected token counts of at least ${MIN_WINDOW} separated by commas`,
     })
     .optional(),
   synthetic: z

@@ -259,19 +259,21 @@ export async function startFakeAgentUpstream(
   const server = await startFakeServer(
     (req, fault, res) => {
       if (handleCommonFault(fault, res)) return;
+      // The API takes a query on its paths (Claude Code asks for `/v1/messages?beta=true`).
+      const path = req.path.split('?')[0];
       const auth = header(req, 'authorization') ?? header(req, 'x-api-key');
       if (auth === undefined) return sendJson(res, 401, { error: { message: 'no credentials' } });
-      if (req.method === 'GET' && req.path === '/v1/models')
+      if (req.method === 'GET' && path === '/v1/models')
         return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-4o', object: 'model' }] });
-      if (req.method === 'POST' && req.path === '/v1/messages/count_tokens')
+      if (req.method === 'POST' && path === '/v1/messages/count_tokens')
         return sendJson(res, 200, { input_tokens: estimateBodyTokens(req.body) });
-      if (req.method === 'POST' && req.path === '/v1/responses/compact') {
+      if (req.method === 'POST' && path === '/v1/responses/compact') {
         if (opts.compactEndpoint === 'compacts') return compactResponses(req, res);
         if (opts.compactEndpoint === 'fails')
           return sendJson(res, 500, { error: { message: 'compaction is down', type: 'server_error' } });
       }
       const { step, reply } = steeredReply(req);
-      if (req.method === 'POST' && req.path === '/v1/messages') {
+      if (req.method === 'POST' && path === '/v1/messages') {
         const refused = compactionRefusal(req);
         if (refused !== undefined) {
           refusals.push(`step ${step}: ${refused}`);
@@ -282,7 +284,7 @@ export async function startFakeAgentUpstream(
           return sendJson(res, 400, anthropicError('context_management: compaction is not available here'));
         }
       }
-      const protocol = req.method === 'POST' ? PATHS[req.path] : undefined;
+      const protocol = req.method === 'POST' ? PATHS[path] : undefined;
       if (protocol === undefined)
         return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.path}` } });
       const summary = req.raw.includes(SUMMARY_PROMPT_START);

@@ -19,7 +19,8 @@ import type { ImportResult, SessionFormat } from './types.js';
 
 /** Anthropic Messages request: `{system?, messages:[{role, content}]}`. */
 const AnthropicMessageSchema = z.looseObject({
-  role: z.enum(['user', 'assistant']),
+  // `system` inside `messages` is a beta the API accepts (Claude Code sends it).
+  role: z.enum(['user', 'assistant', 'system']),
   content: z.unknown(),
 });
 const AnthropicDocSchema = z.looseObject({
@@ -29,6 +30,8 @@ const AnthropicDocSchema = z.looseObject({
 
 function buildMessages(ms: readonly Message[]): Json[] {
   if (ms[0].role === 'assistant') return ms.map(assistantToAnthropic);
+  if (ms[0].metadata?.[IN_MESSAGES] === true)
+    return [{ role: 'system', content: contentToBlocks(ms[0].content) }];
   // Anthropic has no mid-conversation system role: such a message travels as user text.
   return [userToAnthropic(ms.map((m) => (m.role === 'system' ? { ...m, role: 'user' as const } : m)))];
 }
@@ -73,7 +76,9 @@ export function importAnthropic(text: SessionText, fileName?: string): ImportRes
     const messages =
       m.role === 'assistant'
         ? [assistantFromContent(content, where, `${path}.content`)]
-        : userFromContent(content, where, `${path}.content`);
+        : m.role === 'system'
+          ? [systemInMessages(contentFromBlocks(content, where, `${path}.content`))]
+          : userFromContent(content, where, `${path}.content`);
     if (messages.length === 0) throw inputError(where, `${path}.content: empty user message`);
     return { raw: [(parsed.messages?.[i] ?? value) as Json], messages };
   });
@@ -91,6 +96,15 @@ export function importAnthropic(text: SessionText, fileName?: string): ImportRes
   };
 }
 
+/** Marks a system message that came inside `messages`: it goes back there, never into `system`. */
+const IN_MESSAGES = 'anthropicInMessages';
+
+const systemInMessages = (content: Message['content']): Message => ({
+  role: 'system',
+  content,
+  metadata: { [IN_MESSAGES]: true },
+});
+
 // The top-level system prompt's round-trip group lives in its own numbering.
 function tagSystem(m: Message): Message {
   return { ...m, metadata: { ...m.metadata, anthropicSystem: true } };
@@ -99,7 +113,8 @@ function tagSystem(m: Message): Message {
 /** Exports canonical messages as an Anthropic Messages document (leading system messages → `system`). */
 export function exportAnthropic(messages: readonly Message[], meta?: Record<string, unknown>): string {
   let k = 0;
-  while (k < messages.length && messages[k].role === 'system') k++;
+  while (k < messages.length && messages[k].role === 'system' && messages[k].metadata?.[IN_MESSAGES] !== true)
+    k++;
   const system = messages.slice(0, k);
   const rest = messages.slice(k);
   const p = providerMetaFor(meta, 'anthropic');

@@ -6,7 +6,7 @@ import {
   type ConversationProjection,
   type Conversations,
 } from '../adapters/shared/conversations.js';
-import { RequestRefusedError, UserError } from '../core/errors.js';
+import { RequestRefusedError, UserError, WindowTooSmallError } from '../core/errors.js';
 import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
@@ -16,6 +16,16 @@ import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
+import { agentSessionId } from './agent-ids.js';
+import {
+  answerReserve,
+  asClientSent,
+  bodyTokens,
+  changedResults,
+  loweredOutput,
+  unchanged,
+  withOutputLimit,
+} from './answer-room.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -35,6 +45,10 @@ export interface CompactingContext {
   prepareSession?(id: string): Promise<void>;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
   nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
+  /** Who writes summaries: the request's own upstream, or the embedded offline summarizer. */
+  summarizer: 'upstream' | 'offline';
+  /** Where one line per notable request goes (operators read it on stderr); none when absent. */
+  log?(line: string): void;
 }
 
 /** The upstream's own compaction: its compact endpoint, or the compact edit inside a request. */
@@ -50,17 +64,30 @@ export interface LastRequest {
   /** The strategy the request's compaction ran with (`local` after a failed native pass). */
   strategy?: string;
   at: string;
+  /** What the session's requests made so far: compactions, provider summary calls, and who wrote them. */
+  made: SessionMade;
 }
+
+/** A session's compactions since this proxy started, and the summarizer that really wrote them. */
+export interface SessionMade {
+  compactions: number;
+  summaryCalls: number;
+  /** Who wrote the last compaction: the upstream (natively or a summary, with the model) or offline. */
+  summarizer?: string;
+}
+
+/** Header of an answer whose request asked for more output than the window holds: `ASKED->SENT`. */
+export const LOWERED_HEADER = 'x-compactor-max-tokens-lowered';
 
 /** Header naming the session of a request (sent by the client, returned by the proxy). */
 export const SESSION_HEADER = 'x-compactor-session';
 
 /**
  * How the proxy clears old tool results unless told otherwise: rarely and a lot at a time.
- * Every clearing step changes the request's prefix, and so costs the provider's prompt cache;
- * clearing everything but the newest result once at least three quarters of the window can be
- * freed keeps consecutive requests identical up to their new messages for several turns. In
- * large windows that much is rarely clearable before compaction, which then does the work.
+ * Every clearing step changes the request's prefix, and so costs the provider's prompt cache.
+ * With a step size set, each request repeats the one sent before (its cleared results stay
+ * cleared) until it reaches the compaction threshold; then one step clears every old result but
+ * the newest call's, so many turns fit before the next step.
  */
 export function clearingFor(capacity: number): Partial<ClearingPolicy> {
   return {
@@ -71,6 +98,12 @@ export function clearingFor(capacity: number): Partial<ClearingPolicy> {
   };
 }
 
+/** How providers begin the refusal of a request over the window (agents recognise it). */
+const TOO_LONG = 'prompt is too long';
+
+/** The message a refusal is answered with: the proxy names itself, after a provider's own wording. */
+const refusalText = (message: string) => (message.startsWith(TOO_LONG) ? message : `compactor: ${message}`);
+
 /**
  * Runs `work`; a problem with the request itself (e.g. its system prompt and tools alone do
  * not fit the window) is the client's to fix: a 400 saying what, not a server error.
@@ -79,6 +112,12 @@ export async function refusingUserErrors<T>(work: () => Promise<T>): Promise<T> 
   try {
     return await work();
   } catch (e) {
+    // Worded as the providers word it, so an agent runs its own recovery (its compaction) on it.
+    if (WindowTooSmallError.isInstance(e))
+      throw new RequestRefusedError(
+        400,
+        `${TOO_LONG}: ${e.fixedTokens} tokens > ${e.capacityTokens} maximum (compactor: ${e.message})`,
+      );
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, e.message);
     throw e;
   }
@@ -100,13 +139,13 @@ export async function readParsed(
   }
 }
 
-/** The session a request belongs to: the client's header, an id it already sends, else its history. */
+/** The session a request belongs to: the client's header, an id the agent already sends, else its history. */
 function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: SessionIndex): string {
   const header = req.headers[SESSION_HEADER];
   const given = Array.isArray(header) ? header[0] : header;
   if (given !== undefined && given.trim() !== '') return given.trim();
-  if (parsed.clientSessionId !== undefined)
-    return index.place(parsed.clientSessionId, parsed.messages, parsed.prefix);
+  const agent = agentSessionId(req.headers) ?? parsed.clientSessionId;
+  if (agent !== undefined) return index.place(agent, parsed.messages, parsed.prefix);
   return index.find(parsed.messages, parsed.prefix);
 }
 
@@ -118,6 +157,7 @@ function projectRequest(
   id: string,
   capacity: number,
   signal: AbortSignal,
+  reserve: number,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
   const native = ctx.nativeCompaction(protocol, parsed.model);
@@ -128,7 +168,7 @@ function projectRequest(
     headers: forwardedHeaders(req.headers),
     upstream: ctx.upstream,
     signal,
-    ...(parsed.maxOutput !== undefined ? { maxOutput: parsed.maxOutput } : {}),
+    maxOutput: reserve,
     window: capacity,
     ...(native === 'nativeStandalone'
       ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') }
@@ -145,10 +185,35 @@ function projectRequest(
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
-        ...(parsed.maxOutput !== undefined ? { limits: { reservedOutput: parsed.maxOutput } } : {}),
+        limits: { reservedOutput: reserve },
       }),
     ),
   );
+}
+
+/**
+ * The body that goes upstream for a projected request: the client's own bytes when the
+ * projection changed nothing, else the request written again around the projected messages,
+ * with its output limit lowered when the window cannot hold it beside the input.
+ */
+function outgoing(
+  text: string,
+  parsed: ParsedRequest,
+  projection: ConversationProjection,
+  counts: LastRequest,
+  capacity: number,
+) {
+  // A session that holds an Anthropic compaction block sends it as the API accepts it.
+  const replay = parsed.protocol === 'anthropic' && holdsCompaction(projection.messages);
+  const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
+  const request = sent ? { ...parsed, meta: sent.meta } : parsed;
+  const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
+  const asked =
+    sent === undefined && unchanged(messages, parsed.messages) ? text : writeRequest(request, messages);
+  const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
+  const lowered = loweredOutput(capacity, input, parsed.maxOutput);
+  const body = lowered === undefined ? asked : writeRequest(withOutputLimit(request, lowered), messages);
+  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
 }
 
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
@@ -166,21 +231,17 @@ export async function handleCompacting(
     const skip =
       parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
     if (parsed.passthrough !== undefined || capacity === undefined) {
+      ctx.log?.(`passthrough: ${protocol} ${parsed.model}: ${skip}`);
       await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
     await ctx.prepareSession?.(id);
-    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal);
+    const reserve = answerReserve(capacity, parsed.maxOutput);
+    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix);
     const counts = recordProjection(ctx, id, parsed, projection);
-    // A session that holds an Anthropic compaction block sends it as the API accepts it.
-    const replay = protocol === 'anthropic' && holdsCompaction(projection.messages);
-    const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
-    const body = writeRequest(
-      sent ? { ...parsed, meta: sent.meta } : parsed,
-      sent?.messages ?? projection.messages,
-    );
+    const { body, lowered, replay, cleared } = outgoing(text, parsed, projection, counts, capacity);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
@@ -193,14 +254,74 @@ export async function handleCompacting(
       'x-compactor-tokens-after': String(counts.tokensAfter),
       'x-compactor-compacted': String(projection.compacted),
       ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
+      ...(lowered !== undefined ? { [LOWERED_HEADER]: `${parsed.maxOutput}->${lowered}` } : {}),
     };
+    ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     await forward(ctx, protocol, req, res, body, signal, headers, tap, replay ? REPLAY_BETAS : []);
     return 'projected';
   } catch (e) {
     if (!RequestRefusedError.isInstance(e)) throw e;
-    sendJsonText(res, e.status, errorBody(protocol, e.status, `compactor: ${e.message}`));
+    ctx.log?.(`refused (${e.status}): ${protocol}: ${e.message}`);
+    sendJsonText(res, e.status, errorBody(protocol, e.status, refusalText(e.message)));
     return `refused-${e.status}`;
   }
+}
+
+/**
+ * The input a request's output limit must fit beside: the session's estimate, or, when the
+ * limit comes near the window, every string of the body (unmodelled blocks and fields count too).
+ */
+function inputTokens(
+  body: string,
+  counts: LastRequest,
+  projection: ConversationProjection,
+  asked: number | undefined,
+  capacity: number,
+): number {
+  if (asked === undefined || counts.tokensAfter + asked <= capacity / 2) return counts.tokensAfter;
+  const { estimator } = projection.session;
+  return Math.max(
+    counts.tokensAfter,
+    bodyTokens(body, (t) => estimator.text(t)),
+  );
+}
+
+/** The operator's line for a projected request: its session, tokens before and after, and what was done. */
+function requestLine(
+  id: string,
+  counts: LastRequest,
+  projection: ConversationProjection,
+  cleared: number,
+  lowered: number | undefined,
+  asked: number | undefined,
+): string {
+  const done = [
+    projection.compacted
+      ? `compacted (${counts.strategy ?? 'local'}, ${projection.summaryCalls} summary call(s))`
+      : undefined,
+    cleared > 0 ? `${cleared} tool result(s) cleared or shortened` : undefined,
+    lowered !== undefined ? `max output lowered ${asked}->${lowered}` : undefined,
+  ].filter((s) => s !== undefined);
+  const what = done.length > 0 ? done.join(', ') : 'sent as it came';
+  return `session ${id}: ${counts.model}: ${counts.tokensBefore} -> ${counts.tokensAfter} tokens; ${what}`;
+}
+
+export const OFFLINE_SUMMARIZER = 'offline (the embedded summarizer)';
+
+/** Who wrote a compaction: the embedded summarizer, or the request's upstream and model (and how). */
+function summarizerOf(
+  ctx: CompactingContext,
+  parsed: ParsedRequest,
+  projection: ConversationProjection,
+): string {
+  if (ctx.summarizer === 'offline') return OFFLINE_SUMMARIZER;
+  const how =
+    projection.strategy === 'nativeStandalone'
+      ? "the upstream's /responses/compact"
+      : projection.strategy === 'nativeInline'
+        ? "the upstream's compact edit"
+        : 'a summary through the upstream';
+  return `${how} (${parsed.protocol}, model ${parsed.model})`;
 }
 
 /** Counts what a projection did (metrics, the session's last request) and returns its token counts. */
@@ -212,6 +333,7 @@ function recordProjection(
 ): LastRequest {
   const { session } = projection;
   const fixed = session.limits.prefixTokens ?? 0;
+  const made = ctx.lastRequests.get(id)?.made ?? { compactions: 0, summaryCalls: 0 };
   const last: LastRequest = {
     protocol: parsed.protocol,
     model: parsed.model,
@@ -220,6 +342,13 @@ function recordProjection(
     compacted: projection.compacted,
     ...(projection.strategy !== undefined ? { strategy: projection.strategy } : {}),
     at: new Date().toISOString(),
+    made: projection.compacted
+      ? {
+          compactions: made.compactions + 1,
+          summaryCalls: made.summaryCalls + projection.summaryCalls,
+          summarizer: summarizerOf(ctx, parsed, projection),
+        }
+      : made,
   };
   const labels = { protocol: parsed.protocol };
   ctx.metrics.tokensBefore.inc(labels, last.tokensBefore);

@@ -9,6 +9,7 @@ import {
   type CompactingContext,
 } from './compacting.js';
 import { writeRequest } from './protocols.js';
+import { answerReserve } from './answer-room.js';
 
 /**
  * `POST /v1/messages/count_tokens`: the count of what the proxy would send, not of the whole
@@ -31,7 +32,7 @@ export async function handleCountTokens(
   }
   const messages = await refusingUserErrors(async () => {
     const session = createCompactorSession({
-      limits: { capacity, ...(parsed.maxOutput !== undefined ? { reservedOutput: parsed.maxOutput } : {}) },
+      limits: { capacity, reservedOutput: answerReserve(capacity, parsed.maxOutput) },
       policy: { ...clearingFor(capacity), ...ctx.policy },
       history: parsed.messages,
       envelope: {

@@ -21,6 +21,11 @@ export interface ServeOptions extends Omit<ServeSettings, 'authTokenEnv'> {
   session?: Pick<CompactorSessionOptions, 'preset' | 'policy' | 'compaction' | 'limits'>;
   /** How many sessions stay open in memory (default 1,000); idle ones beyond are closed (and reopened from `dataDir`). */
   maxSessions?: number;
+  /**
+   * Gets one line per refusal, passthrough and projected request (its session, tokens before
+   * and after, what was done); `compactor serve` writes them to stderr. Never holds a secret.
+   */
+  log?: (line: string) => void;
 }
 
 const ServeOptionsSchema = SERVE.schema.omit({ authTokenEnv: true }).extend({
@@ -36,6 +41,7 @@ const ServeOptionsSchema = SERVE.schema.omit({ authTokenEnv: true }).extend({
     })
     .optional(),
   maxSessions: z.number().int().positive().optional(),
+  log: z.custom<(line: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
 });
 
 const ANTHROPIC_DEFAULT = 'https://api.anthropic.com';
@@ -58,6 +64,7 @@ export interface ResolvedServeOptions {
   http: ServeOptions['http'];
   session: NonNullable<ServeOptions['session']>;
   maxSessions?: number;
+  log?: (line: string) => void;
 }
 
 /** Validates {@link ServeOptions} (one-line error naming the field) and fills in the defaults. */
@@ -99,5 +106,6 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     http: o.http,
     session: o.session ?? {},
     ...(o.maxSessions !== undefined ? { maxSessions: o.maxSessions } : {}),
+    ...(o.log !== undefined ? { log: o.log } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { importOpenAIResponses, exportOpenAIResponses } from '../formats/openai-
 import { requestEnvelopeOf, type FileRequestEnvelope } from '../formats/request-envelope.js';
 import type { ImportResult } from '../formats/types.js';
 import type { Message } from '../messages/message.js';
+import { userIdSession } from './agent-ids.js';
 
 /** The three request shapes the proxy compacts. */
 export type ProtocolName = 'anthropic' | 'openai-chat' | 'openai-responses';
@@ -127,7 +128,7 @@ export function parseRequest(protocol: ProtocolName, text: string, countTokens =
       model: b.model,
       stream: b.stream === true,
       maxOutput: b.max_tokens,
-      clientSessionId: firstId(b.metadata?.user_id),
+      clientSessionId: firstId(userIdSession(b.metadata?.user_id)),
       ...split(importAnthropic(text, WHERE), b.model, 'messages'),
     };
   }

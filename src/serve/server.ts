@@ -148,6 +148,8 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
     nativeCompaction: nativeCompactionOf(o),
+    summarizer: o.summarizer,
+    ...(o.log !== undefined ? { log: o.log } : {}),
     lastRequests: new Map<string, LastRequest>(),
   };
 }
@@ -175,7 +177,7 @@ async function route(
   const sessionPath = /^\/compactor\/sessions\/([^/]+)$/.exec(path);
   if (method === 'GET' && sessionPath) {
     const id = decodeURIComponent(sessionPath[1]);
-    const state = sessionState(p.conversations, id, p.lastRequests.get(id));
+    const state = sessionState(p.conversations, id, p.lastRequests.get(id), p.summarizer);
     if (state === undefined)
       sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
     else sendJsonText(res, 200, JSON.stringify(state, null, 2));
@@ -196,11 +198,19 @@ async function route(
 }
 
 /** Counts a request that failed and answers it in its protocol's error shape. */
-function answerFailure(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse, e: unknown): void {
+function answerFailure(
+  metrics: ServeMetrics,
+  req: IncomingMessage,
+  res: ServerResponse,
+  e: unknown,
+  log?: (line: string) => void,
+): void {
   const path = new URL(req.url ?? '/', 'http://proxy').pathname;
   const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
   metrics.requests.inc({ protocol: shape, outcome: 'failed' });
   const [status, message] = failureAnswer(e);
+  // The message is the bounded, secret-free one the client gets (a failed summary call names its cause).
+  log?.(`failed (${status}): ${shape} ${path}: ${message}`);
   if (status === 502) metrics.upstreamErrors.inc({ protocol: shape, status: 'none' });
   sendJsonText(res, status, errorBody(shape, status, message));
 }
@@ -220,7 +230,7 @@ function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Prom
         p.metrics.requests.inc({ protocol, outcome });
         p.metrics.requestSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
       })
-      .catch((e: unknown) => answerFailure(p.metrics, req, res, e))
+      .catch((e: unknown) => answerFailure(p.metrics, req, res, e, p.log))
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   };

@@ -1,6 +1,6 @@
 import type { Conversations } from '../adapters/shared/conversations.js';
 import { isSummaryMessage } from '../summary/summary-message.js';
-import type { LastRequest } from './compacting.js';
+import { OFFLINE_SUMMARIZER, type LastRequest } from './compacting.js';
 
 /**
  * What `GET /compactor/sessions/:id` shows of a session: sizes, window, budgets, compactions
@@ -10,6 +10,7 @@ export function sessionState(
   conversations: Conversations,
   id: string,
   last: LastRequest | undefined,
+  summarizer: 'upstream' | 'offline',
 ): Record<string, unknown> | undefined {
   const session = conversations.session(id);
   const branches = conversations.branches(id);
@@ -24,13 +25,17 @@ export function sessionState(
     branches: Math.max(1, branches.length),
     messages: history.length,
     historyTokens: session.estimator.history(history),
+    // Summaries held in the history now; what was made is under `made` (several may be one).
     summaries,
+    summariesMade: last?.made.compactions ?? 0,
+    summaryCalls: last?.made.summaryCalls ?? 0,
     window: limits.capacity ?? null,
     reservedOutput: limits.reservedOutput ?? 0,
     prefixTokens: limits.prefixTokens ?? 0,
     budgets,
     strategy: route.strategy.kind,
-    summarizer: `${route.provider}/${route.model}`,
+    // Who wrote the summaries (none yet: who would).
+    summarizer: last?.made.summarizer ?? (summarizer === 'offline' ? OFFLINE_SUMMARIZER : 'the upstream'),
     cacheHealth: session.cacheHealth.state(),
     lastRequest: last ?? null,
   };

@@ -60,9 +60,28 @@ export function elisionMarker(elidedTokens: number): string {
   return `\n[… ${elidedTokens} tokens elided by compactor …]\n`;
 }
 
+const MARKER_PATTERN = /\n\[… (\d+) tokens elided by compactor …\]\n/g;
+
+/**
+ * What the earlier previews' markers inside `text` stand for beyond their own tokens: a result
+ * previewed again after a compaction kept its preview says the whole cut, not only the second.
+ * Only the short markers are counted; the text itself never is again.
+ */
+function earlierCuts(text: string, est: Estimator): number {
+  if (!text.includes('tokens elided by compactor')) return 0;
+  let extra = 0;
+  for (const m of text.matchAll(MARKER_PATTERN)) extra += Number(m[1]) - est.text(m[0]);
+  return extra;
+}
+
+/** Tokens `text` stood for before any preview: its own, with each marker's cut in place of the marker. */
+export function originalTokens(text: string, est: Estimator): number {
+  return est.text(text) + earlierCuts(text, est);
+}
+
 /**
  * A head + tail preview of `text` within `maxTokens` (estimated), with an elision marker
- * naming how much was cut. Text that already fits is returned as is. The head gets two
+ * naming how much was cut (counted in the original text when `text` is itself a preview). Text that already fits is returned as is. The head gets two
  * thirds of the room: error tails matter, but the start says what the output was.
  */
 export function previewText(text: string, maxTokens: number, est: Estimator): string {
@@ -74,13 +93,16 @@ export function previewText(text: string, maxTokens: number, est: Estimator): st
   const headBudget = Math.floor((room * 2) / 3);
   const head = headWithinTokens(text, headBudget, est);
   const tail = tailWithinTokens(text, room - est.text(head), est, head.length);
-  let out = head + elisionMarker(Math.max(0, total - est.text(head) - est.text(tail))) + tail;
+  const cutBetween = (tailPart: string) =>
+    Math.max(0, total - est.text(head) - est.text(tailPart)) +
+    earlierCuts(text.slice(head.length, text.length - tailPart.length), est);
+  let out = head + elisionMarker(cutBetween(tail)) + tail;
   // Token counts are not additive across joins; shave the tail until the whole fits.
   let shave = tail;
   while (est.text(out) > maxTokens && shave.length > 0) {
     const cut = Math.ceil(shave.length / 8);
     shave = tailFrom(shave, cut);
-    out = head + elisionMarker(total - est.text(head) - est.text(shave)) + shave;
+    out = head + elisionMarker(cutBetween(shave)) + shave;
   }
   return est.text(out) <= maxTokens ? out : headWithinTokens(out, maxTokens, est);
 }

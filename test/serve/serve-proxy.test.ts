@@ -138,7 +138,13 @@ async function growUntilCompacted(
 ) {
   const loop = TOOL_LOOPS[protocol];
   const messages: unknown[] = [...loop.first];
-  const seen: Array<{ before: number; after: number; compacted: string | null; status: number }> = [];
+  const seen: Array<{
+    before: number;
+    after: number;
+    compacted: string | null;
+    status: number;
+    session: string | null;
+  }> = [];
   for (let step = 0; step < 12 && !seen.some((s) => s.compacted === 'true'); step++) {
     messages.push(...loop.step(step));
     const body =
@@ -153,6 +159,7 @@ async function growUntilCompacted(
       before: Number(res.headers.get('x-compactor-tokens-before')),
       after: Number(res.headers.get('x-compactor-tokens-after')),
       compacted: res.headers.get('x-compactor-compacted'),
+      session: res.headers.get('x-compactor-session'),
     });
   }
   return seen;
@@ -270,6 +277,9 @@ describe('compactor serve: what happened is visible', () => {
     expect(seen.every((s) => s.after <= 4_000)).toBe(true);
     const state = (await (await fetch(`${server.url}/compactor/sessions/visible`)).json()) as any;
     expect(state.summaries).toBeGreaterThanOrEqual(1);
+    // Summaries made (one per compaction the answers reported) and who really wrote them.
+    expect(state.summariesMade).toBe(seen.filter((s) => s.compacted === 'true').length);
+    expect(state.summarizer).toBe('a summary through the upstream (openai-chat, model gpt-4o)');
     expect(state.window).toBe(4_000);
     expect(state.lastRequest.protocol).toBe('openai-chat');
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
@@ -352,6 +362,10 @@ describe('compactor serve: what happened is visible', () => {
     const seen = await growUntilCompacted(server);
     expect(seen.some((s) => s.compacted === 'true')).toBe(true);
     expect(upstream.requests.filter((r) => r.raw.includes('You are writing a checkpoint'))).toEqual([]);
+    const id = seen[0].session;
+    const state = (await (await fetch(`${server.url}/compactor/sessions/${id}`)).json()) as any;
+    expect(state.summarizer).toBe('offline (the embedded summarizer)');
+    expect(state.summariesMade).toBeGreaterThanOrEqual(1);
   });
 
   it('never writes the client credential to the store, the sessions endpoint or the metrics', async () => {
@@ -397,7 +411,7 @@ describe('compactor serve: token counts', () => {
     expect(estimateBodyTokens(body)).toBeGreaterThan(6_000);
   });
 
-  it('B2: a request whose system prompt alone is larger than the window is a 400 saying so', async () => {
+  it('B2: a request whose system prompt alone is larger than the window is a 400 in the provider wording agents recover from', async () => {
     const { server, upstream } = await setup({ capacity: 2_000 });
     const res = await post(
       server,
@@ -407,7 +421,10 @@ describe('compactor serve: token counts', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as any;
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
-    expect(body.error.message).toMatch(/^compactor: .*window/);
+    // Worded as the API words it ("prompt is too long: N tokens > M maximum"), then the proxy's why.
+    expect(body.error.message).toMatch(
+      /^prompt is too long: \d+ tokens > 2000 maximum \(compactor: .*window/,
+    );
     expect(upstream.requests).toHaveLength(0);
   });
 });

@@ -24,9 +24,42 @@ export interface SyncPoint {
   branch: number;
 }
 
-/** A stable hash of any JSON value (a message, usually). */
+/** Keys a client sets per request, not per message: a cache breakpoint moves to the newest message. */
+const PER_REQUEST_MARKERS = new Set(['cache_control']);
+
+/** A value without per-request markers, and without the empty objects they leave; undefined when nothing is left. */
+function withoutMarkers(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutMarkers);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  let kept = 0;
+  for (const [k, v] of Object.entries(value)) {
+    if (PER_REQUEST_MARKERS.has(k)) continue;
+    const x = withoutMarkers(v);
+    if (x === undefined) continue;
+    out[k] = x;
+    kept++;
+  }
+  return kept > 0 ? out : undefined;
+}
+
+/**
+ * What a message's round-trip record contributes to its hash: its residual without per-request
+ * markers, so a message that differs only in where the client put its cache breakpoint is the
+ * same message (its fingerprint goes with a residual that is left empty).
+ */
+function roundTripForHash(rt: unknown): unknown {
+  if (rt === null || typeof rt !== 'object' || Array.isArray(rt)) return rt;
+  const { fp, patch, ...rest } = rt as Record<string, unknown>;
+  const left = withoutMarkers(patch);
+  return left === undefined ? rest : { ...rest, fp, patch: left };
+}
+
+/** A stable hash of any JSON value (a message, usually); per-request markers of messages do not count. */
 export const hashOf = (value: unknown): string =>
-  createHash('sha256').update(JSON.stringify(value)).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify(value, (key, v: unknown) => (key === 'roundTrip' ? roundTripForHash(v) : v)))
+    .digest('hex');
 
 /** The short hash kept per synced message. */
 export const messageHash = (value: unknown): string => hashOf(value).slice(0, 16);

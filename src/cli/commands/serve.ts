@@ -46,15 +46,19 @@ Upstream time limits (config "http"):
 ${HTTP.help(26)}
 
 Clearing (config "preset" and "toolResultClearing"), as for compactor run. The proxy's own
-defaults differ from the ones shown below (which are run's): it clears, keeps 1 tool use and
-1 batch, and clears only in steps that free 3/4 of the window, so the prompt cache keeps hitting:
+defaults differ from the ones shown below (which are run's): it clears in steps, so the prompt
+cache keeps hitting. Each request repeats the one sent before and adds the new messages (results
+cleared then stay cleared, with the same text); only when a request reaches the compaction
+threshold does one step clear every old tool result but the newest call's:
 ${CLEARING_HELP}
 
 Compaction (config "compaction"), as for compactor run:
 ${COMPACTION.help(26)}
 
 When it is ready it prints one line on stderr: compactor: serving on http://HOST:PORT
-(with --json also {"url": "http://HOST:PORT"} on stdout).
+(with --json also {"url": "http://HOST:PORT"} on stdout). Then one line per request that is
+refused, passed through, fails or is projected (its session, tokens before -> after, and any
+clearing, compaction with its strategy, or output limit lowered); never a credential.
 Ctrl-C or SIGTERM stops taking requests, finishes the ones in flight, then exits.`;
 
 /** The server's options: each table's flags over its config section (clearing and compaction as for run). */
@@ -90,7 +94,9 @@ export const command: Command = {
     const flags = parseFlags('serve', ServeFlagsSchema, args.values);
     if (args.positionals.length > 0)
       throw new UserError(`serve: takes no arguments (got "${args.positionals[0]}")`);
-    const server = await startServer(serveOptions(flags, ctx)).catch((e: unknown) => {
+    // One line per request for the operator, on stderr like the start and stop lines.
+    const log = (line: string) => ctx.stderr.write(`compactor: ${line}\n`);
+    const server = await startServer({ ...serveOptions(flags, ctx), log }).catch((e: unknown) => {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
         throw new UserError(`serve: cannot listen there (${err.code}): ${err.message}`);

@@ -1,0 +1,116 @@
+import type { Message } from '../messages/message.js';
+import { hashOf } from '../adapters/shared/sync-point.js';
+import type { ProviderMeta } from '../formats/provider-envelope.js';
+import type { ParsedRequest, ProtocolName } from './protocols.js';
+
+/** The largest share of the window kept free for the answer, whatever the client asks for. */
+export const ANSWER_SHARE = 4;
+/** The answer's room when the client names no output limit (never more than the share). */
+export const DEFAULT_ANSWER_RESERVE = 8_000;
+
+/**
+ * How much of the window the proxy keeps free for the answer: what the client asks for, but at
+ * most a quarter of the window (a client asking for 64,000 tokens of a 32,000-token window
+ * still gets a request that fits), and {@link DEFAULT_ANSWER_RESERVE} when it asks for nothing.
+ */
+export function answerReserve(capacity: number, asked: number | undefined): number {
+  return Math.min(asked ?? DEFAULT_ANSWER_RESERVE, Math.floor(capacity / ANSWER_SHARE));
+}
+
+/**
+ * The output limit to send when the client's own cannot fit beside the input: the room that is
+ * left, or undefined when the client's limit fits (it then goes upstream as it came).
+ */
+export function loweredOutput(
+  capacity: number,
+  input: number,
+  asked: number | undefined,
+): number | undefined {
+  if (asked === undefined || input + asked <= capacity) return undefined;
+  return Math.max(1, capacity - input);
+}
+
+/** The fields each protocol names its output limit in. */
+const OUTPUT_FIELDS: Record<ProtocolName, readonly string[]> = {
+  anthropic: ['max_tokens'],
+  'openai-chat': ['max_completion_tokens', 'max_tokens'],
+  'openai-responses': ['max_output_tokens'],
+};
+
+/** The request with its output limit set to `n` wherever the client named one. */
+export function withOutputLimit(req: ParsedRequest, n: number): ParsedRequest {
+  const provider = req.meta.provider as ProviderMeta | undefined;
+  if (provider?.envelope === undefined) return req;
+  const envelope = { ...provider.envelope };
+  for (const field of OUTPUT_FIELDS[req.protocol])
+    if (typeof envelope[field] === 'number') envelope[field] = n;
+  return { ...req, maxOutput: n, meta: { ...req.meta, provider: { ...provider, envelope } } };
+}
+
+/** A value with its object keys in one order (the session's validated copies order them by their schema). */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value).sort()) out[k] = sortedKeys((value as Record<string, unknown>)[k]);
+  return out;
+}
+
+// The session keeps its message objects from request to request: each is keyed once.
+const keys = new WeakMap<Message, string>();
+
+/** What makes two messages the same message, whatever their key order and per-request markers. */
+function keyOf(m: Message): string {
+  let k = keys.get(m);
+  if (k === undefined) {
+    k = hashOf(sortedKeys(m));
+    keys.set(m, k);
+  }
+  return k;
+}
+
+/**
+ * The projected messages with every one the client sent in this request given back as the
+ * client sent it: the session holds the first copy it saw of a message, and a client moves
+ * per-request markers (a cache breakpoint) from message to message, which count nothing and
+ * must reach the upstream as this request has them.
+ */
+export function asClientSent(projected: readonly Message[], sent: readonly Message[]): Message[] {
+  const byHash = new Map<string, Message[]>();
+  for (const m of sent) {
+    const h = keyOf(m);
+    const same = byHash.get(h);
+    if (same === undefined) byHash.set(h, [m]);
+    else same.push(m);
+  }
+  return projected.map((m) => {
+    const same = byHash.get(keyOf(m));
+    return same !== undefined && same.length > 0 ? (same.shift() as Message) : m;
+  });
+}
+
+/** Whether the projection left the client's messages exactly as they came (same objects, same order). */
+export function unchanged(projected: readonly Message[], sent: readonly Message[]): boolean {
+  return projected.length === sent.length && projected.every((m, i) => m === sent[i]);
+}
+
+/** How many tool results go upstream other than the client sent them (cleared or shortened). */
+export function changedResults(messages: readonly Message[], sent: readonly Message[]): number {
+  const own = new Set(sent);
+  return messages.filter((m) => m.role === 'tool' && !own.has(m)).length;
+}
+
+/**
+ * Tokens of every string a request body holds (keys aside): what the model is given, the
+ * fields and blocks the proxy does not model included. A request's own estimate counts only
+ * what the session models, so the output limit is checked against this too.
+ */
+export function bodyTokens(body: string, count: (text: string) => number): number {
+  let n = 0;
+  JSON.parse(body, (key, value: unknown) => {
+    if (typeof value === 'string' && key !== 'model') n += count(value);
+    else if (Array.isArray(value)) n += 4 * value.length;
+    return value;
+  });
+  return n;
+}
