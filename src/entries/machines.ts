@@ -72,6 +72,8 @@ export {
   type LocalFork,
   type StoreJson,
   CheckpointSchema,
+  RefCheckpointSchema,
+  WholeCheckpointSchema,
   StoreJsonSchema,
 } from '../runtime/index.js';
 export {

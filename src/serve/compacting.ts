@@ -132,7 +132,7 @@ export async function readParsed(
 ) {
   const text = (await readBody(req, limit)).toString('utf8');
   try {
-    return { text, parsed: parseRequest(protocol, text, countTokens) };
+    return { text, parsed: parseRequest(protocol, text, countTokens, req.url) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;

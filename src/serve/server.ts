@@ -13,6 +13,8 @@ import { restateSessions } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
+import { geminiCall } from './gemini.js';
+import { placeRequest } from './placement.js';
 import { upstreamSummarizer } from './upstream-summarizer.js';
 import { loadCatalogFile, lookupModel } from '../providers/catalog.js';
 import { PROVIDER_PRESETS } from '../providers/catalog-data.js';
@@ -31,15 +33,6 @@ function upstreamUrlOf(base: string, pathAndQuery: string): string {
   const trimmed = base.replace(/\/+$/, '');
   const under = pathAndQuery.startsWith('/v1/') || pathAndQuery === '/v1';
   return under && trimmed.endsWith('/v1') ? trimmed + pathAndQuery.slice(3) : trimmed + pathAndQuery;
-}
-
-/** Anthropic clients send their key in `x-api-key` and a version header; everything else is OpenAI-shaped. */
-function isAnthropicRequest(req: IncomingMessage, path: string): boolean {
-  return (
-    errorProtocolOfPath(path) === 'anthropic' ||
-    req.headers['anthropic-version'] !== undefined ||
-    req.headers['x-api-key'] !== undefined
-  );
 }
 
 /** The status and one-line message a failed request is answered with. */
@@ -67,6 +60,7 @@ function selfUpstream(o: ResolvedServeOptions, port: number): string | undefined
   for (const [name, url, variable] of [
     ['Anthropic', o.anthropicUpstream, 'ANTHROPIC_BASE_URL'],
     ['OpenAI', o.openaiUpstream, 'OPENAI_BASE_URL'],
+    ['Gemini', o.geminiUpstream, 'GOOGLE_GEMINI_BASE_URL'],
   ] as const)
     if (own(url))
       return `serve: the ${name} upstream ${url} is this server itself (is ${variable} set to the proxy in this shell?); give --${name.toLowerCase()}-upstream`;
@@ -94,7 +88,7 @@ function nativeCompactionOf(
     const native = NATIVE_PROVIDERS[protocol];
     if (native === undefined) return undefined;
     const { provider } = native;
-    const baseUrl = protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream;
+    const baseUrl = upstreamOf(o, protocol);
     const trusted = [...native.hosts, ...(user.providers?.[provider]?.nativeHosts ?? [])];
     if (!onTrustedHost(baseUrl, trusted)) return undefined;
     const entry = lookupModel(provider, provider, model, user.models ?? []);
@@ -114,6 +108,12 @@ function nativeCompactionOf(
 function onTrustedHost(url: string, trusted: readonly string[]): boolean {
   const host = new URL(url).hostname.toLowerCase();
   return trusted.some((t) => host === t.toLowerCase() || host.endsWith(`.${t.toLowerCase()}`));
+}
+
+/** The upstream a protocol's requests go to. */
+function upstreamOf(o: ResolvedServeOptions, protocol: ProtocolName): string {
+  if (protocol === 'anthropic') return o.anthropicUpstream;
+  return protocol === 'gemini' ? o.geminiUpstream : o.openaiUpstream;
 }
 
 /** Everything one server's requests share. */
@@ -142,8 +142,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     index: createSessionIndex(o.dataDir),
     metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),
-    upstreamUrl: (protocol: ProtocolName, path: string) =>
-      upstreamUrlOf(protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream, path),
+    upstreamUrl: (protocol: ProtocolName, path: string) => upstreamUrlOf(upstreamOf(o, protocol), path),
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
@@ -185,10 +184,17 @@ async function route(
   }
   if (method === 'POST' && path === '/v1/messages/count_tokens')
     return ['anthropic', await handleCountTokens(p, req, res, signal)];
+  if (method === 'POST' && geminiCall(path)?.method === 'countTokens')
+    return ['gemini', await handleCountTokens(p, req, res, signal, 'gemini')];
   const protocol = protocolOfPath(method, path);
   if (protocol !== undefined) return [protocol, await handleCompacting(p, protocol, req, res, signal)];
-  // Every other path (model lists, token counts …) goes to the upstream as it came.
-  const target = p.upstreamUrl(isAnthropicRequest(req, path) ? 'anthropic' : 'openai-chat', req.url ?? '/');
+  // Every other path (model lists …) goes as it came, to its own protocol's upstream only.
+  const place = placeRequest(method, req.url ?? '/', req.headers);
+  if ('refused' in place) {
+    sendJsonText(res, 404, errorBody(errorProtocolOfPath(path), 404, place.refused));
+    return ['other', 'refused-404'];
+  }
+  const target = p.upstreamUrl(place.protocol, req.url ?? '/');
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const headers = forwardedHeaders(req.headers);
   const body = hasBody ? await readBody(req, p.maxBodyBytes) : undefined;
