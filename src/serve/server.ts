@@ -11,6 +11,7 @@ import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } fro
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
 import { restateSessions } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
+import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
 import { geminiCall } from './gemini.js';
@@ -38,9 +39,10 @@ function upstreamUrlOf(base: string, pathAndQuery: string): string {
 /** The status and one-line message a failed request is answered with. */
 function failureAnswer(e: unknown): [number, string] {
   if (RequestRefusedError.isInstance(e)) return [e.status, `compactor: ${e.message}`];
-  const code = (e as { code?: string } | undefined)?.code ?? '';
-  const message = (e as Error | undefined)?.message ?? String(e);
-  if (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code))
+  // Error codes come as strings (ECONNRESET, UND_ERR_…) or numbers (an abort's DOMException code).
+  const code = (e as { code?: unknown } | null | undefined)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  if (typeof code === 'string' && (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code)))
     return [502, `compactor: the upstream did not answer (${message})`];
   return [500, `compactor: ${message}`];
 }
@@ -153,6 +155,15 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
   };
 }
 
+/** A URL path segment decoded, or undefined when its `%` escapes are malformed. */
+function decodedOrUndefined(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Answers one request; resolves to the protocol and outcome it is counted under. */
 async function route(
   p: ServerParts,
@@ -175,7 +186,11 @@ async function route(
   }
   const sessionPath = /^\/compactor\/sessions\/([^/]+)$/.exec(path);
   if (method === 'GET' && sessionPath) {
-    const id = decodeURIComponent(sessionPath[1]);
+    const id = validSessionId(decodedOrUndefined(sessionPath[1]));
+    if (id === undefined) {
+      sendJsonText(res, 400, JSON.stringify({ error: { message: `compactor: ${SESSION_ID_RULE}` } }));
+      return ['other', 'session'];
+    }
     const state = sessionState(p.conversations, id, p.lastRequests.get(id), p.summarizer);
     if (state === undefined)
       sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
@@ -221,22 +236,42 @@ function answerFailure(
   sendJsonText(res, status, errorBody(shape, status, message));
 }
 
+/** Counts a request whose client went away before its answer was complete; nobody is left to answer. */
+function countAbort(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  // The protocol the request would have been counted under had it been answered.
+  const counted =
+    protocolOfPath(req.method ?? 'GET', path) ??
+    (path === '/v1/messages/count_tokens' ? 'anthropic' : 'other');
+  metrics.requests.inc({ protocol: counted, outcome: 'aborted' });
+  res.destroy();
+}
+
 /** The request listener, and the requests it is serving (a close waits for them). */
 function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Promise<void>> } {
   const inFlight = new Set<Promise<void>>();
   const handle: RequestListener = (req, res) => {
     const started = process.hrtime.bigint();
     const aborted = new AbortController();
-    // The client went away before its answer was complete: the upstream request stops too.
+    // The client went away before its answer was complete: the upstream request and any
+    // summary call it waits for stop too.
     res.on('close', () => {
       if (!res.writableFinished) aborted.abort();
     });
+    // A client gone mid-request shows up as errors on its own streams; they end only its request.
+    req.on('error', () => aborted.abort());
+    res.on('error', () => aborted.abort());
     const done = route(p, req, res, aborted.signal)
       .then(([protocol, outcome]) => {
-        p.metrics.requests.inc({ protocol, outcome });
+        p.metrics.requests.inc({ protocol, outcome: aborted.signal.aborted ? 'aborted' : outcome });
         p.metrics.requestSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
       })
-      .catch((e: unknown) => answerFailure(p.metrics, req, res, e, p.log))
+      .catch((e: unknown) => {
+        if (aborted.signal.aborted) countAbort(p.metrics, req, res);
+        else answerFailure(p.metrics, req, res, e, p.log);
+      })
+      // Nothing a request does may end the process: a failure while answering a failure is dropped.
+      .catch(() => void res.destroy())
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   };
