@@ -132,7 +132,7 @@ interface ServerParts extends CompactingContext {
   options: ResolvedServeOptions;
 }
 
-function serverParts(o: ResolvedServeOptions): ServerParts {
+function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerParts {
   const { policy, ...shared } = o.session;
   const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
   const conversations = createConversations(
@@ -151,7 +151,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     conversations,
     ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
     index: createSessionIndex(o.dataDir),
-    metrics: createServeMetrics(),
+    metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),
     upstreamUrl: (protocol: ProtocolName, path: string) => upstreamUrlOf(upstreamOf(o, protocol), path),
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
@@ -288,7 +288,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const claim = o.dataDir === undefined ? undefined : claimDataDir(o.dataDir, DATA_DIR_BUSY);
   let parts: ServerParts;
   try {
-    parts = serverParts(o);
+    parts = serverParts(o, await createServeMetrics());
   } catch (e) {
     claim?.release();
     throw e;

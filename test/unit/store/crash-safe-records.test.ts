@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { msg } from '#src/messages/message.js';
 import { frameLine } from '#src/store/frame.js';
 import { EVENTS_FILE, LOCK_FILE, openSessionStore } from '#src/store/index.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'compactor-records-'));
 const texts = (dir: string) =>
