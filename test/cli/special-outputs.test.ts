@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import {
   createReadStream,
@@ -15,6 +15,9 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { agentSession, canonicalFile, workDir } from '#support/cli-sessions.js';
 import { runCompiledCli, stopRunningClis } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 // `--out` as a user meets it: the built CLI as a process, writing into files that are not
 // plain files. A device or pipe is written into, a link is written through, never replaced.

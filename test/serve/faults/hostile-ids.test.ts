@@ -110,7 +110,8 @@ describe('compactor serve: ids the proxy cannot echo are refused before anything
       expect(anthropicAnswer.status).toBe(400);
       expect(anthropicAnswer.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
       expect(upstream.requests).toHaveLength(0);
-      expect(readdirSync(dataDir)).toEqual([]);
+      // Only the server's own lock on its data directory: no session was stored.
+      expect(readdirSync(dataDir)).toEqual(['@serve.lock']);
     },
   );
 
