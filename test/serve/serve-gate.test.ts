@@ -6,7 +6,8 @@ import { startServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { seenPromptOf } from '#support/serve-client-loops.js';
-import { fileText, opencodeHeaders } from '#support/serve/agent-requests.js';
+import { codexHeaders, codexRequest, fileText, opencodeHeaders } from '#support/serve/agent-requests.js';
+import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
 
 afterAll(() => {
   freeAuditEncoder();
@@ -109,4 +110,58 @@ describe('compactor serve is never worse than no proxy', () => {
       expect(summaries).toBeLessThanOrEqual(turns / 4);
       expect(sent).toBeLessThanOrEqual(sum(r.direct));
     });
+});
+
+/** A base64-like blob of about `chars` characters, as encrypted reasoning looks (deterministic). */
+const blob = (seed: number, chars: number) => {
+  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  let x = seed + 1;
+  let out = 'gAAAAA';
+  for (let i = 0; i < chars; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out += abc[x % 64];
+  }
+  return out;
+};
+
+describe('what the proxy does not model still counts', () => {
+  it('D2: Codex encrypted reasoning is kept verbatim and counted: a request it alone pushes over the window is made to fit', async () => {
+    const window = 16_000;
+    const upstream = await startFakeAgentUpstream({ window });
+    const server = await startServer({
+      port: 0,
+      capacity: window,
+      openaiUpstream: upstream.url,
+      http: { retries: 0 },
+    });
+    try {
+      const body = codexRequest('thread-opaque', 6, 30);
+      for (const [i, item] of body.input.entries())
+        if (item.type === 'reasoning') body.input[i] = { ...item, encrypted_content: blob(i, 14_000) };
+      const reasoningTokens = body.input
+        .filter((item: any) => item.type === 'reasoning')
+        .reduce((n: number, item: any) => n + estimateBodyTokens(item.encrypted_content), 0);
+      // Without the reasoning the request fits; with it, it does not.
+      expect(estimateBodyTokens(body) - reasoningTokens).toBeLessThan(window / 2);
+      expect(estimateBodyTokens(body)).toBeGreaterThan(window);
+      const res = await request(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: codexHeaders('thread-opaque'),
+        body: JSON.stringify({ ...body, stream: false }),
+      });
+      await res.body.text();
+      expect(res.statusCode).toBe(200);
+      expect(Number(res.headers['x-compactor-tokens-before'])).toBeGreaterThan(reasoningTokens);
+      expect(upstream.refusals).toEqual([]);
+      const sent = upstream.requests.filter((r) => !r.raw.includes(SUMMARY));
+      expect(sent.length).toBeGreaterThan(0);
+      for (const r of sent) expect(estimateBodyTokens(r.body)).toBeLessThanOrEqual(window);
+      // Kept verbatim: whatever reasoning went upstream went as the client sent it.
+      const sentReasoning = sent.at(-1)!.body.input.filter((item: any) => item.type === 'reasoning');
+      for (const item of sentReasoning) expect(body.input).toContainEqual(item);
+    } finally {
+      await server.close();
+      await upstream.close();
+    }
+  });
 });
