@@ -10,12 +10,21 @@ export const MEDIA_PART_TOKENS = 1_000;
 /** Metadata key of a native compaction marker whose text is the readable summary of its opaque block. */
 export const NATIVE_SUMMARY_KEY = 'nativeSummary';
 
+/**
+ * Metadata flag of a message whose opaque items all go to the provider as they came (Gemini's
+ * parts the proxy does not model): their whole JSON is counted.
+ */
+export const OPAQUE_SENT = 'opaqueSent';
+
 /** Estimates tokens of messages and histories, caching per message. */
 export interface Estimator {
   readonly encoding: EncodingName;
   /** Tokens of a bare string (no message overhead). */
   text(text: string): number;
-  /** Tokens of one message, overheads and the strings of its opaque provider items included. */
+  /**
+   * Tokens of one message, overheads and the strings of its opaque provider items included (the
+   * whole JSON of items marked {@link OPAQUE_SENT}).
+   */
   message(m: Message): number;
   /** Sum of {@link Estimator.message} over a history. */
   history(h: History): number;
@@ -82,7 +91,9 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
     if (m.toolCallId !== undefined) n += text(m.toolCallId);
     // Opaque items (thinking with its signature, encrypted reasoning, unknown blocks) go upstream
     // verbatim and take room there. A native compaction marker's text already stands for its block.
-    if (m.reasoningDetails && m.metadata?.[NATIVE_SUMMARY_KEY] !== true)
+    if (m.metadata?.[OPAQUE_SENT] === true)
+      for (const item of m.reasoningDetails ?? []) n += text(JSON.stringify(item));
+    else if (m.reasoningDetails && m.metadata?.[NATIVE_SUMMARY_KEY] !== true)
       for (const d of m.reasoningDetails) n += jsonStrings(d, text);
     return n;
   }

@@ -34,10 +34,13 @@ results, compacting when needed) and forwards it with the client's own credentia
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude -p "…"
   codex exec -c openai_base_url=http://127.0.0.1:8787/v1 "…"    (Codex reads no OPENAI_BASE_URL)
+  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787 gemini -p "…"
 
-Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI),
-streaming or not; every other path goes upstream unchanged. GET /metrics (Prometheus) and
-GET /compactor/sessions/ID show what happened.
+Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI) and
+/v1beta/models/MODEL:generateContent, :streamGenerateContent and :countTokens (Gemini),
+streaming or not. Every other path goes unchanged to the upstream of its own protocol only
+(Gemini's /v1beta/… to the Gemini upstream); a path no upstream serves gets a 404.
+GET /metrics (Prometheus) and GET /compactor/sessions/ID show what happened.
 
 Flags (config "serve" has the same keys in camelCase; flags win):
 ${SERVE.help(26)}
@@ -102,6 +105,7 @@ export const command: Command = {
         throw new UserError(`serve: cannot listen there (${err.code}): ${err.message}`);
       throw e;
     });
+    for (const notice of server.notices) ctx.stderr.write(`compactor: ${notice}\n`);
     ctx.stderr.write(`compactor: serving on ${server.url}\n`);
     if (args.values.json === true) ctx.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
     // Runs until Ctrl-C or SIGTERM; then requests in flight finish before the process ends.
