@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { request } from 'undici';
 import { GOAL_LINE } from '#dev/loops/loop-matrix.js';
 import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
@@ -8,6 +8,11 @@ import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { seenPromptOf } from '#support/serve-client-loops.js';
 import { codexHeaders, codexRequest, fileText, opencodeHeaders } from '#support/serve/agent-requests.js';
 import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
+
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+// Each case runs a 13-request agent loop through the proxy.
+jest.setTimeout(PROCESS_TEST_MS);
 
 afterAll(() => {
   freeAuditEncoder();
