@@ -1,4 +1,4 @@
-import type { History, Message } from '../messages/message.js';
+import type { History, Json, Message } from '../messages/message.js';
 import { counterFor, type EncodingName, type TokenCounter } from './counters.js';
 import { createTextCache } from './text-cache.js';
 
@@ -7,9 +7,12 @@ export const MESSAGE_OVERHEAD = 4;
 export const TOOL_CALL_OVERHEAD = 20;
 export const MEDIA_PART_TOKENS = 1_000;
 
+/** Metadata key of a native compaction marker whose text is the readable summary of its opaque block. */
+export const NATIVE_SUMMARY_KEY = 'nativeSummary';
+
 /**
  * Metadata flag of a message whose opaque items all go to the provider as they came (Gemini's
- * parts the proxy does not model): their JSON is counted.
+ * parts the proxy does not model): their whole JSON is counted.
  */
 export const OPAQUE_SENT = 'opaqueSent';
 
@@ -19,8 +22,8 @@ export interface Estimator {
   /** Tokens of a bare string (no message overhead). */
   text(text: string): number;
   /**
-   * Tokens of one message, overheads included; opaque provider items are not counted, except
-   * where the importer marks them as sent exactly as they are ({@link OPAQUE_SENT}).
+   * Tokens of one message, overheads and the strings of its opaque provider items included (the
+   * whole JSON of items marked {@link OPAQUE_SENT}).
    */
   message(m: Message): number;
   /** Sum of {@link Estimator.message} over a history. */
@@ -40,6 +43,15 @@ export interface EstimatorOptions {
 
 // Strings shorter than this are cheaper to re-count than to hash into the cache.
 const TEXT_CACHE_MIN_LENGTH = 64;
+
+/** Tokens of every string in a JSON value (an opaque item's text, signature or encrypted payload). */
+function jsonStrings(v: Json, text: (t: string) => number): number {
+  if (typeof v === 'string') return text(v);
+  if (v === null || typeof v !== 'object') return 0;
+  let n = 0;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) n += jsonStrings(x, text);
+  return n;
+}
 
 /**
  * Creates an estimator. Two cache levels: message objects by identity (a WeakMap, so a
@@ -77,8 +89,12 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
         if (c.thoughtSignature !== undefined) n += text(c.thoughtSignature);
       }
     if (m.toolCallId !== undefined) n += text(m.toolCallId);
+    // Opaque items (thinking with its signature, encrypted reasoning, unknown blocks) go upstream
+    // verbatim and take room there. A native compaction marker's text already stands for its block.
     if (m.metadata?.[OPAQUE_SENT] === true)
       for (const item of m.reasoningDetails ?? []) n += text(JSON.stringify(item));
+    else if (m.reasoningDetails && m.metadata?.[NATIVE_SUMMARY_KEY] !== true)
+      for (const d of m.reasoningDetails) n += jsonStrings(d, text);
     return n;
   }
 

@@ -1,4 +1,5 @@
 import type { Json, Message } from '../messages/message.js';
+import { NATIVE_SUMMARY_KEY } from '../estimate/estimator.js';
 
 /**
  * Helpers for opaque provider items in `reasoningDetails`. An entry may be a JSON
@@ -11,7 +12,7 @@ import type { Json, Message } from '../messages/message.js';
  * its opaque block (an Anthropic compaction block's `content`). Strategies that cannot replay
  * the block send the text instead; the Anthropic replay sends the block alone.
  */
-export const NATIVE_SUMMARY_KEY = 'nativeSummary';
+export { NATIVE_SUMMARY_KEY } from '../estimate/estimator.js';
 
 /** Whether a message is a native compaction marker carrying its summary text. */
 export function isNativeSummary(m: Message): boolean {

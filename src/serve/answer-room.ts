@@ -18,8 +18,15 @@ export function answerReserve(capacity: number, asked: number | undefined): numb
 }
 
 /**
+ * The share of the window a lowered output limit leaves unused: the proxy counts with one
+ * tokenizer and the provider with its own, so the input may count a little more upstream.
+ */
+export const OUTPUT_SAFETY_SHARE = 50;
+
+/**
  * The output limit to send when the client's own cannot fit beside the input: the room that is
- * left, or undefined when the client's limit fits (it then goes upstream as it came).
+ * left less a margin of 1/{@link OUTPUT_SAFETY_SHARE} of the window, or undefined when the
+ * client's limit fits (it then goes upstream as it came).
  */
 export function loweredOutput(
   capacity: number,
@@ -27,7 +34,7 @@ export function loweredOutput(
   asked: number | undefined,
 ): number | undefined {
   if (asked === undefined || input + asked <= capacity) return undefined;
-  return Math.max(1, capacity - input);
+  return Math.max(1, capacity - input - Math.ceil(capacity / OUTPUT_SAFETY_SHARE));
 }
 
 /** The fields each protocol names its output limit in. */

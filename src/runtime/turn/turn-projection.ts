@@ -164,8 +164,8 @@ function turnsPerPass(
   const step = newestStepTokens(request, est);
   if (step <= 0) return null;
   const left = (b.continuityTailTokens ?? 0) + (defaultSummaryOutputTokens(b.capacity) ?? 0) + prefix;
-  // A window too small for a pass to leave room at all says nothing about steps.
-  return left >= threshold ? null : (threshold - left) / step;
+  // What a pass leaves (prefix, summary, kept tail) already reaches the threshold: it buys no turn.
+  return left >= threshold ? 0 : (threshold - left) / step;
 }
 
 /**

@@ -14,7 +14,7 @@ describe('token estimation (T1–T2)', () => {
     expect(e.message(call)).toBe(MESSAGE_OVERHEAD + TOOL_CALL_OVERHEAD + e.text('read') + e.text('{}'));
   });
 
-  it('T1: counts image and file parts as 1,000 and ignores opaque reasoning details', () => {
+  it('T1: counts image and file parts as 1,000, and opaque items by their strings (visible reasoning once)', () => {
     const e = createEstimator();
     const m = msg.user([
       { type: 'image', url: 'x' },
@@ -22,11 +22,20 @@ describe('token estimation (T1–T2)', () => {
       { type: 'text', text: 'hi' },
     ]);
     expect(e.message(m)).toBe(MESSAGE_OVERHEAD + 2000 + e.text('hi'));
+    const thinking = { type: 'thinking', thinking: 'y'.repeat(10_000), signature: 'EqQBCkgIBxAB==' };
     const opaque = msg.assistant('', undefined, {
-      reasoningDetails: [{ type: 'compaction', content: 'x'.repeat(10_000) }],
-      reasoning: 'y'.repeat(10_000),
+      reasoningDetails: [thinking, JSON.stringify({ type: 'reasoning', encrypted_content: 'gAAAAB' })],
+      reasoning: thinking.thinking,
     });
-    expect(e.message(opaque)).toBe(MESSAGE_OVERHEAD);
+    const strings = ['thinking', thinking.thinking, thinking.signature].map((t) => e.text(t));
+    const encrypted = e.text(JSON.stringify({ type: 'reasoning', encrypted_content: 'gAAAAB' }));
+    expect(e.message(opaque)).toBe(MESSAGE_OVERHEAD + strings.reduce((a, b) => a + b) + encrypted);
+    // A native compaction marker's text stands for its block: the block is not counted again.
+    const marker = msg.assistant('summary', undefined, {
+      reasoningDetails: [{ type: 'compaction', content: 'summary' }],
+      metadata: { nativeSummary: true },
+    });
+    expect(e.message(marker)).toBe(MESSAGE_OVERHEAD + e.text('summary'));
   });
 
   it('T1: special-token text is counted as plain text, never thrown on', () => {
