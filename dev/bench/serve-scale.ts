@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import type { AgentUpstream } from '../fakes/agent-upstream.js';
 import { sourceText } from '../loops/source-text.js';
 import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
@@ -86,15 +87,21 @@ function rssMib(pid: number | undefined): number {
   }
 }
 
+// Idle connections close on this side first, so none is reused just as a server closes it.
+const client = new Agent({ keepAliveTimeout: 1_000, connections: 64 });
+
 async function send(t: Target, text: string): Promise<number> {
   const t0 = nowMs();
-  const res = await fetch(`${t.url}/chat/completions`, {
+  const res = await request(`${t.url}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer test', ...t.headers },
     body: text,
+    dispatcher: client,
+  }).catch((e: unknown) => {
+    throw new Error(`${t.name}: ${String((e as Error).message ?? e)}`);
   });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${t.name}: status ${res.status}`);
+  await res.body.arrayBuffer();
+  if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}`);
   return nowMs() - t0;
 }
 

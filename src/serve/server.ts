@@ -124,6 +124,8 @@ interface ServerParts extends CompactingContext {
 function serverParts(o: ResolvedServeOptions): ServerParts {
   const { policy, ...shared } = o.session;
   const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
+  const index = createSessionIndex(o.dataDir);
+  const lastRequests = new Map<string, LastRequest>();
   const conversations = createConversations(
     {
       ...shared,
@@ -131,6 +133,11 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
       ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
       ...(o.http ? { http: o.http } : {}),
       ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+      // A closed session keeps nothing here; its next request finds it again by its opening or id.
+      onEvict: (id: string) => {
+        index.forget(id);
+        lastRequests.delete(id);
+      },
       ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
     },
     restate,
@@ -139,7 +146,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     options: o,
     conversations,
     ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
-    index: createSessionIndex(o.dataDir),
+    index,
     metrics: createServeMetrics(),
     upstream: createUpstream(httpLimits(o.http ?? {})),
     upstreamUrl: (protocol: ProtocolName, path: string) =>
@@ -150,7 +157,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     nativeCompaction: nativeCompactionOf(o),
     summarizer: o.summarizer,
     ...(o.log !== undefined ? { log: o.log } : {}),
-    lastRequests: new Map<string, LastRequest>(),
+    lastRequests,
   };
 }
 
