@@ -132,7 +132,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
       limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
       ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
       ...(o.http ? { http: o.http } : {}),
-      ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+      maxConversations: o.maxSessions,
       // A closed session keeps nothing here; its next request finds it again by its opening or id.
       onEvict: (id: string) => {
         index.forget(id);
