@@ -104,9 +104,16 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
     if (ids?.size === 0) byOpening.delete(entry.opening);
   };
   if (dataDir !== undefined) fileStored(dataDir, file);
+  // One request's fixed part is hashed once, though finding and updating its session both need it.
+  const fixedHashes = new WeakMap<readonly Message[], string>();
+  const fixedOf = (prefix: readonly Message[]) => {
+    let h = fixedHashes.get(prefix);
+    if (h === undefined) fixedHashes.set(prefix, (h = hashOf(prefix)));
+    return h;
+  };
   return {
     find(messages, prefix) {
-      const fixed = hashOf(prefix);
+      const fixed = fixedOf(prefix);
       const first = messages.length > 0 ? messageHash(messages[0]) : undefined;
       const sameFixed = longest(known, byOpening.get(openingKey(fixed, first)), messages);
       const best = longest(known, byOpening.get(openingKey(undefined, first)), messages, sameFixed);
@@ -118,12 +125,12 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
     update(id, messages, prefix, hashes) {
       const own =
         hashes !== undefined && hashes.length === messages.length ? hashes : messages.map(messageHash);
-      const fixed = hashOf(prefix);
+      const fixed = fixedOf(prefix);
       forget(id);
       file(id, { hashes: own, fixed, opening: openingKey(fixed, own[0]) });
     },
     place(id, messages, prefix) {
-      const fixed = hashOf(prefix);
+      const fixed = fixedOf(prefix);
       const first = messages.length > 0 ? messageHash(messages[0]) : '';
       const stored = known.get(id);
       const sameOpening =
