@@ -16,7 +16,7 @@ export const CLAUDE_CODE_PACKAGE = '@anthropic-ai/claude-code@2.1.332';
 /** The Codex release the agent-CLI test runs. */
 export const CODEX_PACKAGE = '@openai/codex@0.171.0';
 
-function cacheDir(pkg: string, env: NodeJS.ProcessEnv): string {
+export function cacheDir(pkg: string, env: NodeJS.ProcessEnv): string {
   const [, name, version] = /^@[^/]+\/([^@]+)@(.+)$/.exec(pkg) ?? [];
   return join(
     env.COMPACTOR_AGENT_CLI_DIR ?? join(homedir(), '.cache', 'context-compactor', 'agent-cli'),
@@ -25,7 +25,7 @@ function cacheDir(pkg: string, env: NodeJS.ProcessEnv): string {
 }
 
 /** Installs `pkg` into its cache directory (no-op when `installed` is there already). */
-async function installOnce(pkg: string, dir: string, installed: string): Promise<string> {
+export async function installOnce(pkg: string, dir: string, installed: string): Promise<string> {
   if (existsSync(installed)) return installed;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');

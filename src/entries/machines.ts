@@ -26,6 +26,8 @@ export {
   type LocalSummarizerWithWarnings,
   type Checkpoint,
   CheckpointSchema,
+  RefCheckpointSchema,
+  WholeCheckpointSchema,
   StoreJsonSchema,
   type StoreJson,
 } from '../runtime/index.js';

@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { processAlive } from './process-alive.js';
 
@@ -10,10 +11,7 @@ import { processAlive } from './process-alive.js';
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   const dir = dirname(path);
   removeStaleTemps(dir, basename(path));
-  const tmp = join(
-    dir,
-    `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`,
-  );
+  const tmp = tempName(path);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', 0o644);
@@ -34,6 +32,48 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
     throw e;
   }
   fsyncDir(dir);
+}
+
+const tempName = (path: string) =>
+  join(
+    dirname(path),
+    `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
+
+/**
+ * {@link writeFileAtomic} without blocking the event loop: the same temp file, fsync, rename
+ * and directory fsync, each awaited, so a server keeps answering other requests meanwhile.
+ */
+export async function writeFileAtomicAsync(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = tempName(path);
+  let file;
+  try {
+    file = await open(tmp, 'wx', 0o644);
+    await file.writeFile(data);
+    await file.sync();
+    await file.close();
+    file = undefined;
+    await rename(tmp, path);
+  } catch (e) {
+    await file?.close().catch(() => undefined);
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+  await fsyncDirAsync(dirname(path));
+}
+
+/** {@link fsyncDir} without blocking the event loop. */
+async function fsyncDirAsync(dir: string): Promise<void> {
+  try {
+    const d = await open(dir, 'r');
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    /* some filesystems refuse directory fsync */
+  }
 }
 
 /** fsyncs a directory so a rename in it is durable (best effort where unsupported). */

@@ -11,6 +11,7 @@ import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
+import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
@@ -132,7 +133,7 @@ export async function readParsed(
 ) {
   const text = (await readBody(req, limit)).toString('utf8');
   try {
-    return { text, parsed: parseRequest(protocol, text, countTokens) };
+    return { text, parsed: parseRequest(protocol, text, countTokens, req.url) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
@@ -142,9 +143,16 @@ export async function readParsed(
 /** The session a request belongs to: the client's header, an id the agent already sends, else its history. */
 function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: SessionIndex): string {
   const header = req.headers[SESSION_HEADER];
-  const given = Array.isArray(header) ? header[0] : header;
-  if (given !== undefined && given.trim() !== '') return given.trim();
-  const agent = agentSessionId(req.headers) ?? parsed.clientSessionId;
+  const given = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (given !== undefined && given !== '') {
+    // Refused before anything is sent upstream or stored: the answer could not name it.
+    if (validSessionId(given) === undefined)
+      throw new RequestRefusedError(400, `${SESSION_HEADER}: ${SESSION_ID_RULE}`);
+    return given;
+  }
+  // An id the agent sends (a header of its own, its body) that the proxy cannot use is ignored:
+  // its history finds the session.
+  const agent = validSessionId(agentSessionId(req.headers)) ?? validSessionId(parsed.clientSessionId);
   if (agent !== undefined) return index.place(agent, parsed.messages, parsed.prefix);
   return index.find(parsed.messages, parsed.prefix);
 }
@@ -182,6 +190,7 @@ function projectRequest(
         tools: parsed.envelope.tools,
         messages: parsed.messages,
         model: { id: parsed.model },
+        signal,
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },

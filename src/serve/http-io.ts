@@ -27,6 +27,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    // A client that hangs up mid-body ends the read (without this the request would wait forever).
+    req.on('close', () => {
+      if (!req.complete)
+        reject(new RequestRefusedError(400, 'the client closed the request before its body ended'));
+    });
   });
 }
 

@@ -43,6 +43,7 @@ const ServeOptionsSchema = SERVE.schema.omit({ authTokenEnv: true }).extend({
 
 const ANTHROPIC_DEFAULT = 'https://api.anthropic.com';
 const OPENAI_DEFAULT = 'https://api.openai.com/v1';
+const GEMINI_DEFAULT = 'https://generativelanguage.googleapis.com';
 
 /** The validated options with every default filled in. */
 export interface ResolvedServeOptions {
@@ -53,6 +54,7 @@ export interface ResolvedServeOptions {
   restateIngress?: string;
   anthropicUpstream: string;
   openaiUpstream: string;
+  geminiUpstream: string;
   capacity?: number;
   authToken?: string;
   summarizer: 'upstream' | 'offline';
@@ -95,6 +97,7 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     ...(o.restateIngress !== undefined ? { restateIngress: o.restateIngress } : {}),
     anthropicUpstream: o.anthropicUpstream ?? fromEnv('ANTHROPIC_BASE_URL') ?? ANTHROPIC_DEFAULT,
     openaiUpstream: o.openaiUpstream ?? fromEnv('OPENAI_BASE_URL') ?? OPENAI_DEFAULT,
+    geminiUpstream: o.geminiUpstream ?? fromEnv('GOOGLE_GEMINI_BASE_URL') ?? GEMINI_DEFAULT,
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(o.authToken !== undefined ? { authToken: o.authToken } : {}),
     summarizer: o.summarizer ?? SERVE_DEFAULTS.summarizer,

@@ -96,6 +96,17 @@ export const SERVE_SETTINGS = {
       help: 'default $OPENAI_BASE_URL, else https://api.openai.com/v1',
     },
   },
+  geminiUpstream: {
+    schema: url,
+    defaultText: '`$GOOGLE_GEMINI_BASE_URL`, else https://generativelanguage.googleapis.com',
+    doc: 'Where Gemini API requests (`/v1beta/models/…:generateContent` and the rest of `/v1beta/…`) go.',
+    flag: {
+      name: 'gemini-upstream',
+      arg: 'URL',
+      parse: text,
+      help: 'default $GOOGLE_GEMINI_BASE_URL, else https://generativelanguage.googleapis.com',
+    },
+  },
   capacity: {
     schema: z.number().int().positive(),
     defaultText: "the catalog's window for the request's model (unknown models pass unchanged)",

@@ -34,10 +34,13 @@ results, compacting when needed) and forwards it with the client's own credentia
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude -p "…"
   codex exec -c openai_base_url=http://127.0.0.1:8787/v1 "…"    (Codex reads no OPENAI_BASE_URL)
+  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787 gemini -p "…"
 
-Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI),
-streaming or not; every other path goes upstream unchanged. GET /metrics (Prometheus) and
-GET /compactor/sessions/ID show what happened.
+Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI) and
+/v1beta/models/MODEL:generateContent, :streamGenerateContent and :countTokens (Gemini),
+streaming or not. Every other path goes unchanged to the upstream of its own protocol only
+(Gemini's /v1beta/… to the Gemini upstream); a path no upstream serves gets a 404.
+GET /metrics (Prometheus) and GET /compactor/sessions/ID show what happened.
 
 Flags (config "serve" has the same keys in camelCase; flags win):
 ${SERVE.help(26)}
