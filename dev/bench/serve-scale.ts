@@ -170,8 +170,9 @@ async function cell(
   tokens: number,
   sessions: number,
   turns: number,
-): Promise<{ times: Map<string, number[]>; floor: number[] }> {
+): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number> }> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
+  const failed = new Map<string, number>();
   const floor: number[] = [];
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
@@ -181,13 +182,17 @@ async function cell(
         if (s === 0 && turn === 1) floor.push(parseFloor(text));
         for (let k = 0; k < targets.length; k++) {
           const t = targets[(k + turn + s) % targets.length];
-          const ms = await send(t, text);
-          if (turn > 0) times.get(t.name)!.push(ms);
+          // A failed request is counted in its row, and the run goes on.
+          const ms = await send(t, text).catch(() => {
+            failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
+            return undefined;
+          });
+          if (turn > 0 && ms !== undefined) times.get(t.name)!.push(ms);
         }
       }
     }),
   );
-  return { times, floor };
+  return { times, floor, failed };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -205,7 +210,7 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
     await cell(started.targets, reads, 'warm', 10_000, 1, 2);
     for (const tokens of sizes)
       for (const { sessions, turns } of levels) {
-        const { times, floor } = await cell(
+        const { times, floor, failed } = await cell(
           started.targets,
           reads,
           `s${tokens}-${sessions}`,
@@ -225,6 +230,7 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
             sessions,
             mode,
             times.get(mode)!.length,
+            failed.get(mode) ?? 0,
             added(mode, 50),
             added(mode, 99),
             added('Portkey', 50),
@@ -232,7 +238,16 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
             round(median(floor)),
             round(percentile(direct, 50)),
           ]);
-        ctx.log(`bench: serve by size ${tokens / 1000}k x ${sessions} done`);
+        ctx.log(
+          `bench: serve by size: ${rows
+            .slice(-2)
+            .map((r) => r.join(' '))
+            .join('; ')}`,
+        );
+        if ((failed.get('Portkey') ?? 0) > 0 || (failed.get('direct') ?? 0) > 0)
+          started.notes.push(
+            `${tokens / 1000}k x ${sessions}: ${failed.get('direct') ?? 0} direct and ${failed.get('Portkey') ?? 0} Portkey requests failed.`,
+          );
       }
     const memory = [...started.proxies].map(
       ([name, child]) => `${name} ${Math.round(rssMib(child.pid))} MiB`,
@@ -250,6 +265,7 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
       'sessions',
       'mode',
       'requests',
+      'failed',
       'added p50',
       'added p99',
       'Portkey p50',

@@ -25,14 +25,14 @@ afterAll(async () => {
 describe('serve bench by history size', () => {
   it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
     const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} }, upstream);
-    expect(section.rows.map((r) => r.slice(0, 4))).toEqual([
-      ['10k', 2, 'memory', 6],
-      ['10k', 2, 'data-dir', 6],
+    expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
+      ['10k', 2, 'memory', 6, 0],
+      ['10k', 2, 'data-dir', 6, 0],
     ]);
     for (const row of section.rows) {
       // Every column from added p50 on is a number of ms: Portkey ran too.
-      for (const cell of row.slice(4)) expect(typeof cell).toBe('number');
-      const floor = row[8] as number;
+      for (const cell of row.slice(5)) expect(typeof cell).toBe('number');
+      const floor = row[9] as number;
       expect(floor).toBeGreaterThan(0);
     }
     expect(section.notes?.join(' ')).toMatch(/memory \d+ MiB, data-dir \d+ MiB/);
