@@ -281,3 +281,59 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
     ],
   };
 }
+
+/**
+ * Memory per live session: `sessions` sessions of a 100k-token history opened one after another
+ * through the proxy in memory, its resident memory before and after, against the bytes of one
+ * request (what a session holds is its history, so the raw bytes are the floor).
+ */
+export async function memorySection(
+  ctx: BenchContext,
+  upstream: AgentUpstream,
+  sessions = ctx.quick ? 3 : 1_000,
+): Promise<BenchSection> {
+  const tokens = ctx.quick ? 10_000 : 100_000;
+  const source = sourceText();
+  const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
+    source.read(n, RESULT_TOKENS),
+  );
+  const serve = ['--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
+  const limit = String(sessions + 1);
+  const proxy = await startChild(
+    [...serve, '--openai-upstream', upstream.url, '--capacity', String(CAPACITY), '--max-sessions', limit],
+    /serving on (http:\/\/\S+)/,
+  );
+  const target: Target = { name: 'memory', url: `${proxy.match[1]}/v1`, headers: {} };
+  try {
+    await send(target, body(reads, 'warm', 10_000, 0));
+    const before = rssMib(proxy.child.pid);
+    let raw = 0;
+    for (let s = 0; s < sessions; s++) {
+      const text = body(reads, `m${s}`, tokens, 0);
+      raw += Buffer.byteLength(text);
+      await send(target, text);
+      upstream.turns.length = 0;
+      upstream.requests.length = 0;
+    }
+    const after = rssMib(proxy.child.pid);
+    const perSession = ((after - before) * 1024 * 1024) / sessions;
+    const rawPerSession = raw / sessions;
+    return {
+      title: `compactor serve memory: ${sessions.toLocaleString('en-US')} live sessions of ${tokens / 1000}k tokens`,
+      headers: ['sessions', 'raw KiB per session', 'resident KiB per session', 'resident / raw'],
+      rows: [
+        [
+          sessions,
+          Math.round(rawPerSession / 1024),
+          Math.round(perSession / 1024),
+          Math.round((perSession / rawPerSession) * 100) / 100,
+        ],
+      ],
+      notes: [
+        `The proxy in memory (--max-sessions ${limit}, so none is closed); its resident memory (VmRSS) after the sessions minus before, over the request bytes of one session.`,
+      ],
+    };
+  } finally {
+    await stopChild(proxy.child);
+  }
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loopScript } from '#dev/clients/tool-loop.js';
 import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
-import { scaleSection } from '#dev/bench/serve-scale.js';
+import { memorySection, scaleSection } from '#dev/bench/serve-scale.js';
 import { freeEncoders } from '#src/estimate/index.js';
 
 /*
@@ -36,5 +36,15 @@ describe('serve bench by history size', () => {
       expect(floor).toBeGreaterThan(0);
     }
     expect(section.notes?.join(' ')).toMatch(/memory \d+ MiB, data-dir \d+ MiB/);
+  });
+
+  it("measures the proxy's memory per live session against the bytes of a session", async () => {
+    const section = await memorySection({ quick: true, corpusDir: null, log: () => {} }, upstream);
+    expect(section.rows).toHaveLength(1);
+    const [sessions, raw, resident, ratio] = section.rows[0] as number[];
+    expect(sessions).toBe(3);
+    // A 10k-token history is some tens of KiB of JSON.
+    expect(raw).toBeGreaterThan(20);
+    expect(Number.isFinite(resident) && Number.isFinite(ratio)).toBe(true);
   });
 });
