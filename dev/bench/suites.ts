@@ -1,3 +1,4 @@
+import { agentsSuite } from './agents-bench.js';
 import { estimatorSuite } from './estimator-bench.js';
 import { loopsSuite } from './loops-bench.js';
 import { durableSuite } from './durable-bench.js';
@@ -22,4 +23,5 @@ export const suites: BenchSuite[] = [
   loopsSuite,
   serveSuite,
   restateSuite,
+  agentsSuite,
 ];

@@ -1,23 +1,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir, installOnce } from './agent-cli.js';
+import { agentById } from '../agents/agents.js';
+import { installAgent } from '../agents/install.js';
 
 /*
  * Gemini CLI driven headless through the proxy (`gemini -p … -o stream-json`), installed from
  * npm on first use into the agent-CLI cache like the others.
  */
 
-/** The Gemini CLI release the agent-CLI test runs (the newest that runs on Node 20). */
-export const GEMINI_CLI_PACKAGE = '@google/gemini-cli@0.61.0';
+const GEMINI_CLI = agentById('gemini-cli');
 
-/** Gemini CLI's bundled script (run with node), installing it first when missing. */
+/** The Gemini CLI release the agent-CLI test runs (the newest that runs on Node 20). */
+export const GEMINI_CLI_PACKAGE = GEMINI_CLI.install.packages[0];
+
+/** Gemini CLI's bundled script (run with node), installing it into the agent matrix's cache first when missing. */
 export async function ensureGeminiCli(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const dir = cacheDir(GEMINI_CLI_PACKAGE, env);
-  return installOnce(
-    GEMINI_CLI_PACKAGE,
-    dir,
-    join(dir, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'),
-  );
+  return join(await installAgent(GEMINI_CLI, env), GEMINI_CLI.install.bin);
 }
 
 /**

@@ -42,12 +42,26 @@ export function requestedOutputTokens(body: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
 
-/** The violation text when `body` does not fit `window`, else null. */
-export function windowViolation(path: string, body: unknown, window: number): string | null {
+/** A request that does not fit its window: what it needs and the violation text. */
+export interface WindowOverflow {
+  input: number;
+  output: number;
+  window: number;
+  message: string;
+}
+
+/** How `body` overflows `window`, or null when it fits. */
+export function windowOverflow(path: string, body: unknown, window: number): WindowOverflow | null {
   const input = estimateBodyTokens(body);
   const output = requestedOutputTokens(body);
   if (input + output <= window) return null;
-  return `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+  const message = `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+  return { input, output, window, message };
+}
+
+/** The violation text when `body` does not fit `window`, else null. */
+export function windowViolation(path: string, body: unknown, window: number): string | null {
+  return windowOverflow(path, body, window)?.message ?? null;
 }
 
 /**

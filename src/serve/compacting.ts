@@ -13,6 +13,7 @@ import { errorBody, parseRequest, writeRequest, type ParsedRequest, type Protoco
 import type { SessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
+import { checkJsonDepth } from './request-guards.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
@@ -133,6 +134,7 @@ export async function readParsed(
 ) {
   const text = (await readBody(req, limit)).toString('utf8');
   try {
+    checkJsonDepth(text);
     return { text, parsed: parseRequest(protocol, text, countTokens, req.url) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);

@@ -9,6 +9,7 @@ import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
+import { pathOf, sessionIdOfSegment } from './request-guards.js';
 import { restateSessions } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
@@ -20,6 +21,8 @@ import { upstreamSummarizer } from './upstream-summarizer.js';
 import { loadCatalogFile, lookupModel } from '../providers/catalog.js';
 import { PROVIDER_PRESETS } from '../providers/catalog-data.js';
 import { selectStrategy } from '../providers/strategy.js';
+import { claimDataDir } from '../session/index.js';
+import { tiktokenCounter } from '../estimate/index.js';
 
 /** A running proxy. */
 export interface RunningServer {
@@ -27,6 +30,8 @@ export interface RunningServer {
   url: string;
   /** Stops taking requests, lets the ones in flight finish, then closes every session. */
   close(): Promise<void>;
+  /** What the operator should know from the start (one line each), e.g. a data directory made private. */
+  notices: readonly string[];
 }
 
 /** The upstream URL of a request path: the client's path below the upstream's base (`/v1` once). */
@@ -46,6 +51,10 @@ function failureAnswer(e: unknown): [number, string] {
     return [502, `compactor: the upstream did not answer (${message})`];
   return [500, `compactor: ${message}`];
 }
+
+// Names no pid, host or path: the message may reach a client's log or a shared terminal.
+const DATA_DIR_BUSY =
+  'serve: the data directory is in use by another compactor serve; stop that one first or give another --data-dir';
 
 const LOCAL_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
 
@@ -123,7 +132,7 @@ interface ServerParts extends CompactingContext {
   options: ResolvedServeOptions;
 }
 
-function serverParts(o: ResolvedServeOptions): ServerParts {
+function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerParts {
   const { policy, ...shared } = o.session;
   const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
   const index = createSessionIndex(o.dataDir);
@@ -149,7 +158,7 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     conversations,
     ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
     index,
-    metrics: createServeMetrics(),
+    metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),
     upstreamUrl: (protocol: ProtocolName, path: string) => upstreamUrlOf(upstreamOf(o, protocol), path),
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
@@ -162,15 +171,6 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
   };
 }
 
-/** A URL path segment decoded, or undefined when its `%` escapes are malformed. */
-function decodedOrUndefined(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Answers one request; resolves to the protocol and outcome it is counted under. */
 async function route(
   p: ServerParts,
@@ -178,7 +178,7 @@ async function route(
   res: ServerResponse,
   signal: AbortSignal,
 ): Promise<[string, string]> {
-  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const path = pathOf(req.url);
   const method = req.method ?? 'GET';
   const token = p.options.authToken;
   if (token !== undefined && req.headers['x-compactor-token'] !== token) {
@@ -193,7 +193,7 @@ async function route(
   }
   const sessionPath = /^\/compactor\/sessions\/([^/]+)$/.exec(path);
   if (method === 'GET' && sessionPath) {
-    const id = validSessionId(decodedOrUndefined(sessionPath[1]));
+    const id = validSessionId(sessionIdOfSegment(sessionPath[1]));
     if (id === undefined) {
       sendJsonText(res, 400, JSON.stringify({ error: { message: `compactor: ${SESSION_ID_RULE}` } }));
       return ['other', 'session'];
@@ -233,7 +233,7 @@ function answerFailure(
   e: unknown,
   log?: (line: string) => void,
 ): void {
-  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const path = pathOf(req.url);
   const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
   metrics.requests.inc({ protocol: shape, outcome: 'failed' });
   const [status, message] = failureAnswer(e);
@@ -292,7 +292,17 @@ function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Prom
  */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const o = resolveServeOptions(options);
-  const parts = serverParts(o);
+  const claim = o.dataDir === undefined ? undefined : claimDataDir(o.dataDir, DATA_DIR_BUSY);
+  let parts: ServerParts;
+  try {
+    parts = serverParts(o, await createServeMetrics());
+  } catch (e) {
+    claim?.release();
+    throw e;
+  }
+  // The tokenizer takes a second or more to load and blocks while it does: loaded before the
+  // first request, it never holds the first clients' requests.
+  tiktokenCounter('o200k_base');
   const { handle, inFlight } = listener(parts);
   const server = createServer(handle);
   server.keepAliveTimeout = 5_000;
@@ -302,6 +312,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (e: unknown) => {
+    parts.conversations.close();
+    await parts.upstream.close();
+    claim?.release();
+    throw e;
   });
   const { port } = server.address() as AddressInfo;
   const loop = selfUpstream(o, port);
@@ -309,6 +324,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     await new Promise<void>((resolve) => server.close(() => resolve()));
     parts.conversations.close();
     await parts.upstream.close();
+    claim?.release();
     throw new UserError(loop);
   }
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
@@ -325,8 +341,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         await stopped;
         parts.conversations.close();
         await parts.upstream.close();
+        claim?.release();
       })();
       return closing;
     },
+    notices:
+      claim?.tightenedFrom === undefined
+        ? []
+        : [
+            `the data directory let other users in (mode ${claim.tightenedFrom.toString(8)}); it is now readable by its owner only`,
+          ],
   };
 }

@@ -21,7 +21,7 @@ export const SERVE_SETTINGS = {
     schema: z.string().min(1, 'expected a host name or address'),
     default: '127.0.0.1',
     defaultText: '`127.0.0.1` (this machine only)',
-    doc: 'Address the proxy listens on.',
+    doc: 'Address the proxy listens on. Any other than this machine needs `authTokenEnv` (or `allowOpen`).',
     flag: {
       name: 'host',
       arg: 'HOST',
@@ -129,6 +129,16 @@ export const SERVE_SETTINGS = {
       help: 'clients must send the value of $NAME in x-compactor-token',
     },
   },
+  allowOpen: {
+    schema: z.boolean(),
+    default: false,
+    doc: 'Listen on an address other than this machine without `authTokenEnv`: anyone who reaches the port may use the proxy and the credentials its clients send. Only for a proxy behind something that checks who connects (a private container network, a reverse proxy with its own login).',
+    flag: {
+      on: 'allow-open',
+      onHelp:
+        'let a --host other than this machine serve without --auth-token-env (only behind something that checks who connects)',
+    },
+  },
   summarizer: {
     schema: z.enum(['upstream', 'offline']),
     default: 'upstream',
@@ -185,5 +195,8 @@ export type ServeSettings = Partial<SettingsOf<typeof SERVE_SETTINGS>>;
 
 /** The defaults of the settings that have one. */
 export const SERVE_DEFAULTS = defaultsOf(SERVE_SETTINGS) as Required<
-  Pick<ServeSettings, 'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes' | 'maxSessions'>
+  Pick<
+    ServeSettings,
+    'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes' | 'maxSessions' | 'allowOpen'
+  >
 >;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { UserError } from '../../core/errors.js';
+import { PRIVATE_DIR } from '../../io/private.js';
 
 /**
  * How far a conversation's session has followed the framework's message list, and where that
@@ -110,7 +111,7 @@ export const branchName = (id: string, branch: number): string =>
 /** The store directory of a conversation's branch under `sessionDir` (created), or undefined without one. */
 export function conversationDir(sessionDir: string | undefined, id: string, branch = 0): string | undefined {
   if (sessionDir === undefined) return undefined;
-  mkdirSync(sessionDir, { recursive: true });
+  mkdirSync(sessionDir, { recursive: true, mode: PRIVATE_DIR });
   return join(sessionDir, branchName(id, branch));
 }
 

@@ -105,6 +105,7 @@ export const command: Command = {
         throw new UserError(`serve: cannot listen there (${err.code}): ${err.message}`);
       throw e;
     });
+    for (const notice of server.notices) ctx.stderr.write(`compactor: ${notice}\n`);
     ctx.stderr.write(`compactor: serving on ${server.url}\n`);
     if (args.values.json === true) ctx.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
     // Runs until Ctrl-C or SIGTERM; then requests in flight finish before the process ends.
