@@ -28,6 +28,7 @@ import { requestInputDollars } from '../replay/cost.js';
 import { PRICES } from '../replay/prices.js';
 import { startServer } from '../../src/serve/index.js';
 import { latency } from './serve-latency.js';
+import { memorySection, scaleSection } from './serve-scale.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 /*
@@ -330,9 +331,11 @@ export const serveSuite: BenchSuite = {
     });
     try {
       const load = await latency(ctx, upstream);
+      const scale = await scaleSection(ctx, upstream);
+      const memory = await memorySection(ctx, upstream);
       const saved = await savings(ctx);
       const cli = await agentClis(ctx);
-      return [...load, saved, cli];
+      return [...load, scale, memory, saved, cli];
     } finally {
       await upstream.close();
     }

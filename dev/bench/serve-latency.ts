@@ -16,7 +16,7 @@ import type { BenchContext, BenchSection } from './types.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MODEL = 'gpt-4.1';
-const GATEWAY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
+export const GATEWAY = 'node_modules/@portkey-ai/gateway/build/start-server.js';
 /** The fake model's pause before each streamed event after the first. */
 export const STREAM_EVENT_GAP_MS = 2;
 
@@ -35,7 +35,7 @@ export interface LatencyOptions {
 }
 
 /** A port nothing listens on now (the gateway cannot be asked for port 0). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   const { port } = s.address() as { port: number };
@@ -44,7 +44,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts a child and resolves once its output contains `ready` (its text, for a URL in it). */
-function startChild(
+export function startChild(
   args: string[],
   ready: RegExp,
 ): Promise<{ child: ChildProcess; match: RegExpMatchArray }> {
@@ -65,7 +65,7 @@ function startChild(
   });
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
@@ -81,7 +81,7 @@ interface Target {
 }
 
 /** p-th percentile (nearest rank) of a list. */
-function percentile(values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }

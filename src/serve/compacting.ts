@@ -250,7 +250,7 @@ export async function handleCompacting(
     await ctx.prepareSession?.(id);
     const reserve = answerReserve(capacity, parsed.maxOutput);
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
-    ctx.index.update(id, parsed.messages, parsed.prefix);
+    ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
     const counts = recordProjection(ctx, id, parsed, projection);
     const { body, lowered, replay, cleared } = outgoing(text, parsed, projection, counts, capacity);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -19,8 +19,6 @@ export interface ServeOptions extends Omit<ServeSettings, 'authTokenEnv'> {
   env?: Record<string, string | undefined>;
   /** Session settings every session starts with: clearing preset and policy, compaction tuning, limits. */
   session?: Pick<CompactorSessionOptions, 'preset' | 'policy' | 'compaction' | 'limits'>;
-  /** How many sessions stay open in memory (default 1,000); idle ones beyond are closed (and reopened from `dataDir`). */
-  maxSessions?: number;
   /**
    * Gets one line per refusal, passthrough and projected request (its session, tokens before
    * and after, what was done); `compactor serve` writes them to stderr. Never holds a secret.
@@ -40,7 +38,6 @@ const ServeOptionsSchema = SERVE.schema.omit({ authTokenEnv: true }).extend({
       limits: SessionOptionsSchema.shape.limits,
     })
     .optional(),
-  maxSessions: z.number().int().positive().optional(),
   log: z.custom<(line: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
 });
 
@@ -73,7 +70,7 @@ export interface ResolvedServeOptions {
   maxBodyBytes: number;
   http: ServeOptions['http'];
   session: NonNullable<ServeOptions['session']>;
-  maxSessions?: number;
+  maxSessions: number;
   log?: (line: string) => void;
 }
 
@@ -121,7 +118,7 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     maxBodyBytes: o.maxBodyBytes ?? SERVE_DEFAULTS.maxBodyBytes,
     http: o.http,
     session: o.session ?? {},
-    ...(o.maxSessions !== undefined ? { maxSessions: o.maxSessions } : {}),
+    maxSessions: o.maxSessions ?? SERVE_DEFAULTS.maxSessions,
     ...(o.log !== undefined ? { log: o.log } : {}),
   };
 }

@@ -135,13 +135,20 @@ interface ServerParts extends CompactingContext {
 function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerParts {
   const { policy, ...shared } = o.session;
   const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
+  const index = createSessionIndex(o.dataDir);
+  const lastRequests = new Map<string, LastRequest>();
   const conversations = createConversations(
     {
       ...shared,
       limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
       ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
       ...(o.http ? { http: o.http } : {}),
-      ...(o.maxSessions !== undefined ? { maxConversations: o.maxSessions } : {}),
+      maxConversations: o.maxSessions,
+      // A closed session keeps nothing here; its next request finds it again by its opening or id.
+      onEvict: (id: string) => {
+        index.forget(id);
+        lastRequests.delete(id);
+      },
       ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
     },
     restate,
@@ -150,7 +157,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     options: o,
     conversations,
     ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
-    index: createSessionIndex(o.dataDir),
+    index,
     metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),
     upstreamUrl: (protocol: ProtocolName, path: string) => upstreamUrlOf(upstreamOf(o, protocol), path),
@@ -160,7 +167,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     nativeCompaction: nativeCompactionOf(o),
     summarizer: o.summarizer,
     ...(o.log !== undefined ? { log: o.log } : {}),
-    lastRequests: new Map<string, LastRequest>(),
+    lastRequests,
   };
 }
 

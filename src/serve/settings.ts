@@ -10,6 +10,7 @@ import { defaultsOf, flagValue, settingsGroup, type SettingsOf } from '../core/s
 /** The port `compactor serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 8787;
 const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_SESSIONS = 1_000;
 
 const url = z.url().refine((u) => /^https?:/.test(u), 'expected an http or https URL');
 const text = z.string();
@@ -172,6 +173,18 @@ export const SERVE_SETTINGS = {
       help: 'largest request body accepted (default 32 MiB)',
     },
   },
+  maxSessions: {
+    schema: z.number().int().positive(),
+    default: DEFAULT_MAX_SESSIONS,
+    defaultText: '1,000',
+    doc: 'How many sessions stay open in memory; beyond that the least recently used idle one is closed and forgets everything this process kept about it. With `dataDir` it is reopened from its store on its next request; without, it starts over.',
+    flag: {
+      name: 'max-sessions',
+      arg: 'N',
+      parse: flagValue.posInt,
+      help: 'sessions kept open in memory (default 1,000); the least recently used idle one beyond is closed (reopened from --data-dir on its next request)',
+    },
+  },
 } as const;
 
 /** The proxy's table and everything derived from it. */
@@ -182,5 +195,8 @@ export type ServeSettings = Partial<SettingsOf<typeof SERVE_SETTINGS>>;
 
 /** The defaults of the settings that have one. */
 export const SERVE_DEFAULTS = defaultsOf(SERVE_SETTINGS) as Required<
-  Pick<ServeSettings, 'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes' | 'allowOpen'>
+  Pick<
+    ServeSettings,
+    'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes' | 'maxSessions' | 'allowOpen'
+  >
 >;

@@ -75,6 +75,11 @@ export interface Conversations {
   /** The session of a conversation seen before (and still in memory). */
   session(conversationId: string): CompactorSession | undefined;
   /**
+   * The short hashes of a conversation's synced messages, in order, when it is in memory and
+   * they are all known (each hashed once, when it was new), else undefined.
+   */
+  syncedHashes(conversationId: string): readonly string[] | undefined;
+  /**
    * Forgets a conversation: its session is closed and, with `sessionDir`, its stored branches
    * and sync point are removed, so the id starts a new conversation when seen again.
    */
@@ -93,6 +98,8 @@ export interface ConversationOptions {
    * without, it starts over. Servers with many chats set this to what their memory allows.
    */
   maxConversations?: number;
+  /** Told the id of each conversation closed to make room, so a caller drops what it keeps about it. */
+  onEvict?: (conversationId: string) => void;
 }
 
 /**
@@ -110,6 +117,7 @@ export interface ConversationStores {
 
 export const ConversationOptionsSchema = z.object({
   maxConversations: z.number().int().positive().optional(),
+  onEvict: z.custom<(id: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
 });
 
 const DEFAULT_MAX_CONVERSATIONS = 1_000;
@@ -156,7 +164,7 @@ export function createConversations(
   options: CompactorSessionOptions & ConversationOptions,
   stores?: ConversationStores,
 ): Conversations {
-  const { maxConversations = DEFAULT_MAX_CONVERSATIONS, ...sessionOptions } = options;
+  const { maxConversations = DEFAULT_MAX_CONVERSATIONS, onEvict, ...sessionOptions } = options;
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
   const { sessionDir } = sessionOptions;
@@ -164,12 +172,7 @@ export function createConversations(
   function remember(id: string, state: State): State {
     states.delete(id);
     states.set(id, state);
-    for (const [old, s] of states) {
-      if (states.size <= maxConversations) break;
-      if (s.active > 0 || old === id) continue;
-      s.session.close();
-      states.delete(old);
-    }
+    evictBeyond(states, maxConversations, id, onEvict);
     return state;
   }
 
@@ -202,6 +205,7 @@ export function createConversations(
       return run;
     },
     session: (id) => states.get(id)?.session,
+    syncedHashes: (id) => allHashes(states.get(id)),
     async delete(id) {
       const state = states.get(id);
       if (state !== undefined) {
@@ -218,6 +222,26 @@ export function createConversations(
     },
   };
 }
+
+/** Closes the least recently used idle conversations beyond `max` (never `keep`). */
+function evictBeyond(
+  states: Map<string, State>,
+  max: number,
+  keep: string,
+  onEvict: ((id: string) => void) | undefined,
+): void {
+  for (const [old, s] of states) {
+    if (states.size <= max) break;
+    if (s.active > 0 || old === keep) continue;
+    s.session.close();
+    states.delete(old);
+    onEvict?.(old);
+  }
+}
+
+/** A conversation's synced hashes when they are all known. */
+const allHashes = (state: State | undefined) =>
+  state !== undefined && state.hashes.length === state.synced ? state.hashes : undefined;
 
 /**
  * A list shorter than what was synced, or a different message at the sync point, is a

@@ -1,0 +1,339 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import type { AgentUpstream } from '../fakes/agent-upstream.js';
+import { sourceText } from '../loops/source-text.js';
+import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
+import { median, nowMs } from './timing.js';
+import type { BenchContext, BenchSection } from './types.js';
+
+/*
+ * `compactor serve` by history size: sessions of 10k to 200k tokens that each add one tool
+ * call and its result per request (as an agent resends its whole history), 1, 10 and 50 at
+ * once, through the proxy in memory and with --data-dir, and through Portkey's gateway in
+ * passthrough, every body sent to each target in turn. Added time is against the direct calls
+ * of the same run; the parse floor is what decoding, parsing, serializing and encoding the same
+ * bodies costs in this process, the least any proxy that reads a body must pay.
+ */
+
+const MODEL = 'gpt-4.1';
+const RESULT_TOKENS = 2_000;
+// A window larger than every history here: the rows measure the proxy's own cost, not summaries.
+const CAPACITY = 1_000_000;
+
+const TOOLS = [
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Reads a file of the repository.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+];
+
+/** The body of request `turn` of a session whose history starts at `tokens` tokens. */
+function body(reads: readonly string[], session: string, tokens: number, turn: number): string {
+  const pairs = Math.round(tokens / RESULT_TOKENS) + turn;
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a coding agent. Use read_file to read files.' },
+    { role: 'user', content: `Session ${session}: read the files one by one, then summarize them.` },
+  ];
+  for (let i = 0; i < pairs; i++) {
+    const id = `call_${session}_${i}`;
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id,
+          type: 'function',
+          function: { name: 'read_file', arguments: JSON.stringify({ path: `f${i}` }) },
+        },
+      ],
+    });
+    messages.push({ role: 'tool', tool_call_id: id, content: reads[i % reads.length] });
+  }
+  return JSON.stringify({ model: MODEL, messages, tools: TOOLS, max_tokens: 1_000 });
+}
+
+/** What any proxy that reads a body pays for it at least: decode, parse, serialize, encode (median ms). */
+function parseFloor(text: string): number {
+  const bytes = Buffer.from(text);
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const t0 = nowMs();
+    Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8'))));
+    times.push(nowMs() - t0);
+  }
+  return median(times);
+}
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Resident memory of a process in MiB (Linux), else NaN. */
+function rssMib(pid: number | undefined): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+// Idle connections close on this side first, so none is reused just as a server closes it.
+const client = new Agent({ keepAliveTimeout: 1_000, connections: 64 });
+
+async function send(t: Target, text: string): Promise<number> {
+  const t0 = nowMs();
+  const res = await request(`${t.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer test', ...t.headers },
+    body: text,
+    dispatcher: client,
+  }).catch((e: unknown) => {
+    throw new Error(`${t.name}: ${String((e as Error).message ?? e)}`);
+  });
+  await res.body.arrayBuffer();
+  if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}`);
+  return nowMs() - t0;
+}
+
+/** The sizes of a run: the full grid, or one small cell for a smoke test. */
+function grid(quick: boolean) {
+  return quick
+    ? { sizes: [10_000], levels: [{ sessions: 2, turns: 3 }] }
+    : {
+        sizes: [10_000, 50_000, 100_000, 200_000],
+        levels: [
+          { sessions: 1, turns: 12 },
+          { sessions: 10, turns: 4 },
+          { sessions: 50, turns: 3 },
+        ],
+      };
+}
+
+interface Started {
+  targets: Target[];
+  children: ChildProcess[];
+  proxies: Map<string, ChildProcess>;
+  notes: string[];
+}
+
+async function startTargets(upstream: AgentUpstream, dataDir: string): Promise<Started> {
+  const started: Started = {
+    targets: [{ name: 'direct', url: upstream.url, headers: {} }],
+    children: [],
+    proxies: new Map(),
+    notes: [],
+  };
+  const serve = ['--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
+  const common = ['--openai-upstream', upstream.url, '--capacity', String(CAPACITY)];
+  for (const [name, extra] of [
+    ['memory', []],
+    ['data-dir', ['--data-dir', dataDir]],
+  ] as const) {
+    const p = await startChild([...serve, ...common, ...extra], /serving on (http:\/\/\S+)/);
+    started.children.push(p.child);
+    started.proxies.set(name, p.child);
+    started.targets.push({ name, url: `${p.match[1]}/v1`, headers: {} });
+  }
+  try {
+    const port = await freePort();
+    const gw = await startChild([GATEWAY, `--port=${port}`, '--headless'], /Ready for connections/);
+    started.children.push(gw.child);
+    started.targets.push({
+      name: 'Portkey',
+      url: `http://127.0.0.1:${port}/v1`,
+      headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.url },
+    });
+  } catch (e) {
+    started.notes.push(`Portkey gateway not measured: it did not start (${String(e).split('\n')[0]}).`);
+  }
+  return started;
+}
+
+/**
+ * One cell: `sessions` sessions at once, each sending `turns` requests to every target in turn
+ * (the order rotates per request). The first request of each session opens it and is not counted.
+ */
+async function cell(
+  targets: Target[],
+  reads: readonly string[],
+  tag: string,
+  tokens: number,
+  sessions: number,
+  turns: number,
+): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number> }> {
+  const times = new Map(targets.map((t) => [t.name, [] as number[]]));
+  const failed = new Map<string, number>();
+  const floor: number[] = [];
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, s) => {
+      const session = `${tag}-${s}`;
+      for (let turn = 0; turn <= turns; turn++) {
+        const text = body(reads, session, tokens, turn);
+        if (s === 0 && turn === 1) floor.push(parseFloor(text));
+        for (let k = 0; k < targets.length; k++) {
+          const t = targets[(k + turn + s) % targets.length];
+          // A failed request is counted in its row, and the run goes on.
+          const ms = await send(t, text).catch(() => {
+            failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
+            return undefined;
+          });
+          if (turn > 0 && ms !== undefined) times.get(t.name)!.push(ms);
+        }
+      }
+    }),
+  );
+  return { times, floor, failed };
+}
+
+const round = (n: number) => Math.round(n * 10) / 10;
+
+/** Added p50 and p99 by size, sessions at once and mode, beside Portkey and the parse floor. */
+export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): Promise<BenchSection> {
+  const { sizes, levels } = grid(ctx.quick);
+  const source = sourceText();
+  const pairs = Math.round(Math.max(...sizes) / RESULT_TOKENS) + Math.max(...levels.map((l) => l.turns)) + 1;
+  const reads = Array.from({ length: pairs }, (_, n) => source.read(n, RESULT_TOKENS));
+  const dataDir = mkdtempSync(join(tmpdir(), 'compactor-serve-scale-'));
+  const started = await startTargets(upstream, dataDir);
+  const rows: Array<Array<string | number>> = [];
+  try {
+    await cell(started.targets, reads, 'warm', 10_000, 1, 2);
+    for (const tokens of sizes)
+      for (const { sessions, turns } of levels) {
+        const { times, floor, failed } = await cell(
+          started.targets,
+          reads,
+          `s${tokens}-${sessions}`,
+          tokens,
+          sessions,
+          turns,
+        );
+        // The fake's own record of bodies would grow with every cell.
+        upstream.turns.length = 0;
+        upstream.requests.length = 0;
+        const direct = times.get('direct')!;
+        const added = (name: string, p: number) =>
+          times.has(name) ? round(percentile(times.get(name)!, p) - percentile(direct, p)) : 'n/a';
+        for (const mode of ['memory', 'data-dir'])
+          rows.push([
+            `${tokens / 1000}k`,
+            sessions,
+            mode,
+            times.get(mode)!.length,
+            failed.get(mode) ?? 0,
+            added(mode, 50),
+            added(mode, 99),
+            added('Portkey', 50),
+            added('Portkey', 99),
+            round(median(floor)),
+            round(percentile(direct, 50)),
+          ]);
+        ctx.log(
+          `bench: serve by size: ${rows
+            .slice(-2)
+            .map((r) => r.join(' '))
+            .join('; ')}`,
+        );
+        if ((failed.get('Portkey') ?? 0) > 0 || (failed.get('direct') ?? 0) > 0)
+          started.notes.push(
+            `${tokens / 1000}k x ${sessions}: ${failed.get('direct') ?? 0} direct and ${failed.get('Portkey') ?? 0} Portkey requests failed.`,
+          );
+      }
+    const memory = [...started.proxies].map(
+      ([name, child]) => `${name} ${Math.round(rssMib(child.pid))} MiB`,
+    );
+    started.notes.push(`Proxy resident memory after the run: ${memory.join(', ')}.`);
+  } finally {
+    await Promise.all(started.children.map(stopChild));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return {
+    title:
+      'compactor serve by history size: added ms per request, in memory and with --data-dir, beside Portkey',
+    headers: [
+      'history',
+      'sessions',
+      'mode',
+      'requests',
+      'failed',
+      'added p50',
+      'added p99',
+      'Portkey p50',
+      'Portkey p99',
+      'parse floor',
+      'direct p50',
+    ],
+    rows,
+    notes: [
+      ...started.notes,
+      `Chat Completions (${MODEL}, --capacity ${CAPACITY}: nothing compacts); each session opens at the history size and adds a tool call and a ${RESULT_TOKENS}-token result per request; the opening request is not counted.`,
+      'Added = the percentile through the target minus the same percentile direct, in ms; every body goes to each target in turn. Parse floor: Buffer to string, JSON.parse, JSON.stringify, string to Buffer of one body, in the bench process.',
+    ],
+  };
+}
+
+/**
+ * Memory per live session: `sessions` sessions of a 100k-token history opened one after another
+ * through the proxy in memory, its resident memory before and after, against the bytes of one
+ * request (what a session holds is its history, so the raw bytes are the floor).
+ */
+export async function memorySection(
+  ctx: BenchContext,
+  upstream: AgentUpstream,
+  sessions = ctx.quick ? 3 : 1_000,
+): Promise<BenchSection> {
+  const tokens = ctx.quick ? 10_000 : 100_000;
+  const source = sourceText();
+  const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
+    source.read(n, RESULT_TOKENS),
+  );
+  const serve = ['--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
+  const limit = String(sessions + 1);
+  const proxy = await startChild(
+    [...serve, '--openai-upstream', upstream.url, '--capacity', String(CAPACITY), '--max-sessions', limit],
+    /serving on (http:\/\/\S+)/,
+  );
+  const target: Target = { name: 'memory', url: `${proxy.match[1]}/v1`, headers: {} };
+  try {
+    await send(target, body(reads, 'warm', 10_000, 0));
+    const before = rssMib(proxy.child.pid);
+    let raw = 0;
+    for (let s = 0; s < sessions; s++) {
+      const text = body(reads, `m${s}`, tokens, 0);
+      raw += Buffer.byteLength(text);
+      await send(target, text);
+      upstream.turns.length = 0;
+      upstream.requests.length = 0;
+    }
+    const after = rssMib(proxy.child.pid);
+    const perSession = ((after - before) * 1024 * 1024) / sessions;
+    const rawPerSession = raw / sessions;
+    return {
+      title: `compactor serve memory: ${sessions.toLocaleString('en-US')} live sessions of ${tokens / 1000}k tokens`,
+      headers: ['sessions', 'raw KiB per session', 'resident KiB per session', 'resident / raw'],
+      rows: [
+        [
+          sessions,
+          Math.round(rawPerSession / 1024),
+          Math.round(perSession / 1024),
+          Math.round((perSession / rawPerSession) * 100) / 100,
+        ],
+      ],
+      notes: [
+        `The proxy in memory (--max-sessions ${limit}, so none is closed); its resident memory (VmRSS) after the sessions minus before, over the request bytes of one session.`,
+      ],
+    };
+  } finally {
+    await stopChild(proxy.child);
+  }
+}

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { loopScript } from '#dev/clients/tool-loop.js';
+import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
+import { memorySection, scaleSection } from '#dev/bench/serve-scale.js';
+import { freeEncoders } from '#src/estimate/index.js';
+
+/*
+ * The serve bench by history size in its quick run: one size, two sessions, the proxy in memory
+ * and with --data-dir beside Portkey. Only what was measured is checked, never how fast.
+ */
+
+let upstream: AgentUpstream;
+beforeAll(async () => {
+  upstream = await startAgentUpstream({
+    window: 'unchecked-overflow-test',
+    script: loopScript(2),
+    countUsage: false,
+  });
+});
+afterAll(async () => {
+  await upstream.close();
+  freeEncoders();
+});
+
+describe('serve bench by history size', () => {
+  it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
+    const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} }, upstream);
+    expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
+      ['10k', 2, 'memory', 6, 0],
+      ['10k', 2, 'data-dir', 6, 0],
+    ]);
+    for (const row of section.rows) {
+      // Every column from added p50 on is a number of ms: Portkey ran too.
+      for (const cell of row.slice(5)) expect(typeof cell).toBe('number');
+      const floor = row[9] as number;
+      expect(floor).toBeGreaterThan(0);
+    }
+    expect(section.notes?.join(' ')).toMatch(/memory \d+ MiB, data-dir \d+ MiB/);
+  });
+
+  it("measures the proxy's memory per live session against the bytes of a session", async () => {
+    const section = await memorySection({ quick: true, corpusDir: null, log: () => {} }, upstream);
+    expect(section.rows).toHaveLength(1);
+    const [sessions, raw, resident, ratio] = section.rows[0] as number[];
+    expect(sessions).toBe(3);
+    // A 10k-token history is some tens of KiB of JSON.
+    expect(raw).toBeGreaterThan(20);
+    expect(Number.isFinite(resident) && Number.isFinite(ratio)).toBe(true);
+  });
+});

@@ -1,0 +1,98 @@
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer, type ServeOptions } from '#src/serve/index.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
+import type { FakeServer } from '#support/fake-http.js';
+
+afterAll(() => freeEncoders());
+
+const started: Array<RunningServer | FakeServer> = [];
+const dirs: string[] = [];
+
+afterEach(async () => {
+  for (const s of started.splice(0).reverse()) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function setup(options: ServeOptions) {
+  const upstream = await startFakeAgentUpstream({ window: 16_000 });
+  const server = await startServer({
+    port: 0,
+    openaiUpstream: upstream.url,
+    http: { retries: 0 },
+    ...options,
+  });
+  started.push(upstream, server);
+  return server;
+}
+
+/** A conversation's request after `turns` answered turns (no session header: the proxy finds it by its history). */
+function chat(topic: string, turns: number) {
+  const messages: unknown[] = [
+    { role: 'system', content: 'You review code.' },
+    { role: 'user', content: `Review the ${topic} module.` },
+  ];
+  for (let i = 0; i < turns; i++)
+    messages.push(
+      { role: 'assistant', content: `Notes ${i} on the ${topic} module.` },
+      { role: 'user', content: `Go on with part ${i + 2} of ${topic}.` },
+    );
+  return { model: 'gpt-4o', messages };
+}
+
+async function send(server: RunningServer, body: unknown): Promise<string> {
+  const res = await fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-eviction-test' },
+    body: JSON.stringify(body),
+  });
+  await res.arrayBuffer();
+  expect(res.status).toBe(200);
+  return res.headers.get('x-compactor-session')!;
+}
+
+async function state(server: RunningServer, id: string) {
+  const res = await fetch(`${server.url}/compactor/sessions/${id}`);
+  return { status: res.status, body: res.status === 200 ? ((await res.json()) as any) : undefined };
+}
+
+describe('serve: sessions beyond --max-sessions', () => {
+  it('an evicted session keeps nothing in memory; its next request finds it again by its history', async () => {
+    const server = await setup({ maxSessions: 1 });
+    const a = await send(server, chat('parser', 0));
+    expect((await state(server, a)).body.lastRequest).not.toBeNull();
+    const b = await send(server, chat('printer', 0));
+    expect(b).not.toBe(a);
+    // Closed to make room: no session, no last request left to show.
+    expect((await state(server, a)).status).toBe(404);
+    expect((await state(server, b)).status).toBe(200);
+    const again = await send(server, chat('parser', 1));
+    expect(again).toBe(a);
+    const back = (await state(server, a)).body;
+    expect(back.messages).toBe(3);
+    expect(back.lastRequest.tokensBefore).toBeGreaterThan(0);
+    expect((await state(server, b)).status).toBe(404);
+  });
+
+  it('with --data-dir an evicted session is reopened from its store, not started over', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'compactor-evict-'));
+    dirs.push(dataDir);
+    const server = await setup({ maxSessions: 1, dataDir });
+    const a = await send(server, chat('parser', 0));
+    const a2 = await send(server, chat('parser', 1));
+    expect(a2).toBe(a);
+    await send(server, chat('printer', 0));
+    // Closed, its store kept; nothing of this process's own record of it is left.
+    const closed = await state(server, a);
+    expect(closed.body).toEqual({ id: a, open: false, stored: true, branches: 1 });
+    const a3 = await send(server, chat('parser', 2));
+    expect(a3).toBe(a);
+    const back = (await state(server, a)).body;
+    // Every message once (the store's three and the two new), on the same branch: not imported again.
+    expect(back).toMatchObject({ open: true, stored: true, branches: 1, messages: 5 });
+    expect(readdirSync(dataDir).filter((n) => n.includes('.fork-'))).toEqual([]);
+  });
+});
