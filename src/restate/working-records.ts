@@ -67,7 +67,9 @@ export async function keepRecords(
     ctx.set(RECORDS_KEY, { ...storeRecords(next), ...(previous.archived ? { archived } : {}) });
     return;
   }
-  const older = next.events.slice(0, last);
+  // Messages a turn appended are stamped with the time of the run that appended them, so a
+  // replayed run would send other bytes than the recorded call: the chunk is recorded first.
+  const older = await ctx.run('events to archive', async () => next.events.slice(0, last));
   await archiveEvents(ctx, name, offset + 1, older);
   const records: StoredRecords = {
     events: next.events.slice(last),
