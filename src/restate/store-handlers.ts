@@ -39,11 +39,15 @@ export function storeHandlers(sdk: RestateSdk, name: string, input: Input) {
     commitRecords: exclusive(async (ctx: ObjectContext, raw: unknown) => {
       const { basedOn, artifacts, ...next } = input(CommitInput, raw, 'commitRecords');
       const current = await loadRecords(ctx);
-      if (eventCount(current) !== basedOn || (current.offset ?? 0) !== (next.offset ?? 0))
+      const archived = (current.offset ?? 0) - (next.offset ?? 0);
+      if (eventCount(current) !== basedOn || archived < 0)
         throw new sdk.TerminalError(
           `${name}/${ctx.key}: the session changed since this writer loaded it (${eventCount(current)} events, not ${basedOn}); another writer holds it`,
           { errorCode: 409 },
         );
+      // The writer's copy may still hold events this object has since moved to the archive
+      // (when its own last save compacted): they are the same ones, as nobody committed since.
+      if (archived > 0) Object.assign(next, { events: next.events.slice(archived), offset: current.offset });
       // The whole record set must open as a store (event order, boundaries) before it is kept.
       terminalOnUserError(sdk, () => memoryStore({ ...next, artifacts }, `${name}/commitRecords: input`));
       await archiveHistories(ctx, name, artifacts);
