@@ -17,8 +17,9 @@ const config: Config = {
   },
   // Two cores: one worker per core keeps tiktoken WASM memory bounded.
   maxWorkers: 2,
-  // Tests bound their own work (counts, sizes, output they wait for), never a clock: a fixed
-  // per-test limit would only race CPU load on a busy machine, so this is a last resort.
-  testTimeout: 600_000,
+  // Tests bound their own work (counts, sizes, output they wait for), never a clock; this limit
+  // only makes a hung test fail within a minute. The few files that start processes set a longer
+  // one of their own (test/support/time-limits.ts; test/lint/test-limits.test.ts checks it).
+  testTimeout: 60_000,
 };
 export default config;

@@ -12,7 +12,7 @@
  */
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createEstimator } from 'context-compactor/projection';
+import { createEstimator } from 'context-compactor';
 import { compactorMiddleware, fromModelMessages } from 'context-compactor/ai-sdk';
 import { loadRealSession } from './real-session.js';
 

@@ -11,7 +11,7 @@
  */
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
-import { createEstimator } from 'context-compactor/projection';
+import { createEstimator } from 'context-compactor';
 import { compactorMiddleware, fromBaseMessages } from 'context-compactor/langchain';
 import { createAgent, tool } from 'langchain';
 import { z } from 'zod';

@@ -12,8 +12,7 @@
  */
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall } from '@openai/agents/testing';
-import { msg } from 'context-compactor';
-import { createEstimator } from 'context-compactor/projection';
+import { createEstimator, msg } from 'context-compactor';
 import { compactorInputFilter, fromAgentInputItems } from 'context-compactor/openai-agents';
 import { z } from 'zod';
 import { loadRealSession } from './real-session.js';

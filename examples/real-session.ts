@@ -3,7 +3,7 @@
  * the user's task and the agent's tool calls whose outputs say something, with those outputs.
  */
 import { textOf, type ToolCall } from 'context-compactor';
-import { readSessionFile } from 'context-compactor/formats';
+import { readSessionFile } from 'context-compactor/unstable/formats';
 
 export interface ReplayStep {
   thought: string;

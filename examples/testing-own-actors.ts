@@ -9,7 +9,7 @@
  * provider in tests: for each call it answers what the path needs. Every path of the ladder
  * then runs through the real machine with the real summarizer; in Jest or Vitest that is
  *
- *   it.each(capacityRetryPaths.map((p) => [p.name, p]))('%s', (_name, path) =>
+ *   it.each(capacityRetryPaths().map((p) => [p.name, p]))('%s', (_name, path) =>
  *     runPath(path, { actors: { requestSummary: mySummarizer(scriptedProvider) } }));
  */
 import { capacityRetryPaths, runPath, type OwnActor, type Reply } from 'context-compactor/testing';
@@ -81,9 +81,9 @@ export const scriptedProvider: Post = async (_request, expected) => {
 
 /** Runs every capacity-retry path with your summarizer; returns how many passed. */
 export async function checkEveryPath(): Promise<number> {
-  for (const path of capacityRetryPaths)
+  for (const path of capacityRetryPaths())
     await runPath(path, { actors: { requestSummary: mySummarizer(scriptedProvider) } });
-  return capacityRetryPaths.length;
+  return capacityRetryPaths().length;
 }
 
 if (

@@ -1,8 +1,9 @@
 /**
  * Compactor's package entry (`import … from 'context-compactor'`): a session to embed in an
  * agent loop, the message model it speaks, the errors it throws and the types its options and
- * results are made of. The building blocks under the session have their own entries:
- * `context-compactor/projection`, `/providers`, `/store`, `/formats`, `/machines` and `/testing`.
+ * results are made of, and the token estimator. Stable beside it: the framework adapters,
+ * `/serve`, `/restate` and `/testing`. The building blocks under the session are under
+ * `context-compactor/unstable/...` and may change in any release.
  */
 
 // The session.
@@ -39,6 +40,17 @@ export {
   type Json,
 } from './messages/message.js';
 export type { ToolSchema } from './providers/types.js';
+
+// Counting tokens the way the session does.
+export {
+  createEstimator,
+  freeEncoders,
+  type Estimator,
+  type EstimatorOptions,
+  type EncodingName,
+  type TokenCounter,
+  type AnchoredPressure,
+} from './estimate/index.js';
 
 // Errors.
 export {

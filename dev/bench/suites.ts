@@ -1,5 +1,7 @@
+import { agentsSuite } from './agents-bench.js';
 import { estimatorSuite } from './estimator-bench.js';
 import { loopsSuite } from './loops-bench.js';
+import { durableSuite } from './durable-bench.js';
 import { peerSpeedSuite } from './peer-speed-bench.js';
 import { projectionSuite } from './projection-bench.js';
 import { restateSuite } from './restate-bench.js';
@@ -14,10 +16,12 @@ export const suites: BenchSuite[] = [
   estimatorSuite,
   projectionSuite,
   scaleSuite,
+  durableSuite,
   peerSpeedSuite,
   retentionSuite,
   startupSuite,
   loopsSuite,
   serveSuite,
   restateSuite,
+  agentsSuite,
 ];

@@ -1,59 +1,32 @@
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { agentById } from '../agents/agents.js';
+import { installAgent } from '../agents/install.js';
 
 /*
  * The agent CLIs driven headless through the proxy, Claude Code and Codex: installed from npm
- * on first use into a cache directory outside the repository (a few hundred megabytes each,
- * and no dependency of the package), then reused.
+ * on first use into the agent matrix's cache outside the repository (dev/agents/install.ts; a
+ * few hundred megabytes each, and no dependency of the package), then reused.
  */
 
+const CLAUDE_CODE = agentById('claude-code-latest');
+const CODEX = agentById('codex');
+
 /** The Claude Code release the agent-CLI test and the bench run. */
-export const CLAUDE_CODE_PACKAGE = '@anthropic-ai/claude-code@2.1.332';
+export const CLAUDE_CODE_PACKAGE = CLAUDE_CODE.install.packages.at(-1)!;
 
 /** The Codex release the agent-CLI test runs. */
-export const CODEX_PACKAGE = '@openai/codex@0.171.0';
+export const CODEX_PACKAGE = CODEX.install.packages[0];
 
-function cacheDir(pkg: string, env: NodeJS.ProcessEnv): string {
-  const [, name, version] = /^@[^/]+\/([^@]+)@(.+)$/.exec(pkg) ?? [];
-  return join(
-    env.COMPACTOR_AGENT_CLI_DIR ?? join(homedir(), '.cache', 'context-compactor', 'agent-cli'),
-    `${name}-${version}`,
-  );
-}
-
-/** Installs `pkg` into its cache directory (no-op when `installed` is there already). */
-async function installOnce(pkg: string, dir: string, installed: string): Promise<string> {
-  if (existsSync(installed)) return installed;
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{ "private": true }\n');
-  await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--no-save', pkg], {
-    cwd: dir,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (!existsSync(installed)) throw new Error(`${pkg} installed nothing at ${installed}`);
-  return installed;
-}
-
-/** The `claude` executable, installing the pinned release first when it is missing. */
+/** The `claude` executable (its platform's native binary), installing the pinned release first when it is missing. */
 export async function ensureClaudeCode(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const dir = cacheDir(CLAUDE_CODE_PACKAGE, env);
-  // The wrapper package copies the platform's native binary over its placeholder in a
-  // postinstall script; the platform package's own binary works whether or not that ran.
-  const platform = `claude-code-${process.platform}-${process.arch}`;
-  return installOnce(
-    CLAUDE_CODE_PACKAGE,
-    dir,
-    join(dir, 'node_modules', '@anthropic-ai', platform, 'claude'),
-  );
+  return join(await installAgent(CLAUDE_CODE, env), CLAUDE_CODE.install.bin);
 }
 
 /** Codex's launcher script (run with node; it finds its platform's native binary itself), installing it first when missing. */
 export async function ensureCodex(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const dir = cacheDir(CODEX_PACKAGE, env);
-  return installOnce(CODEX_PACKAGE, dir, join(dir, 'node_modules', '@openai', 'codex', 'bin', 'codex.js'));
+  return join(await installAgent(CODEX, env), CODEX.install.bin);
 }
 
 /**

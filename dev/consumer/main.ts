@@ -14,7 +14,7 @@ import {
   typecheck,
   type Places,
 } from './checks.js';
-import { runServe } from './serve-check.js';
+import { installServePeer, runServe, serveWithoutPeer } from './serve-check.js';
 import { adapterTests, frameworks, installFramework, runFramework } from './frameworks.js';
 import { indent, sh } from './shell.js';
 import { pack, tarballProblems, type PackageJson } from './tarball.js';
@@ -111,6 +111,10 @@ try {
       importEntries(places, process.execPath),
     );
     await step(`(a) node ${process.version}: the installed bin`, () => runBin(places, pkg, process.execPath));
+    await step(`(k) compactor serve without its optional peer says what to install, then install it`, () => [
+      serveWithoutPeer(places, pkg, process.execPath),
+      installServePeer(places, repoPkg),
+    ]);
     await step(`(j) node ${process.version}: compactor serve from the installed bin`, () =>
       runServe(places, pkg, process.execPath),
     );

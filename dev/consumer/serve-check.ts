@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { sh } from './shell.js';
+import type { PackageJson } from './tarball.js';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -87,4 +89,28 @@ export async function runServe(places: Places, pkg: PackageBin, node: string): P
     if (child.exitCode === null) child.kill('SIGKILL');
     upstream.close();
   }
+}
+
+/** The proxy's Prometheus client is an optional peer: `compactor serve` without it ends with one line naming it. */
+export function serveWithoutPeer(places: Places, pkg: PackageBin, node: string): string {
+  const binPath = Object.values(pkg.bin ?? {})[0];
+  if (!binPath) throw new Error('package.json has no bin');
+  const bin = join(places.app, 'node_modules', pkg.name, binPath);
+  const r = sh(node, [bin, 'serve', '--port', '0'], { cwd: places.app, allowFailure: true });
+  const lines = r.stderr.trim().split('\n');
+  if (
+    r.status === 0 ||
+    lines.length !== 1 ||
+    !/needs the optional peer dependency "prom-client"/.test(lines[0]!)
+  )
+    throw new Error(`expected one line naming prom-client and a failure, got exit ${r.status}: ${r.stderr}`);
+  return `exit ${r.status}: ${lines[0]}`;
+}
+
+/** Installs the proxy's optional peer at the version the repository develops with. */
+export function installServePeer(places: Places, repoPkg: PackageJson): string {
+  const version = repoPkg.devDependencies?.['prom-client'];
+  if (!version) throw new Error('package.json: devDependencies has no prom-client');
+  sh('npm', ['install', '--no-audit', '--no-fund', `prom-client@${version}`], { cwd: places.app });
+  return `installed prom-client@${version}`;
 }

@@ -13,17 +13,17 @@ import { toMermaid } from './mermaid.js';
 
 /** The machines drawn, with their file stem and a one-line caption. */
 export const DIAGRAM_MACHINES: ReadonlyArray<{ file: string; machine: AnyStateMachine; caption: string }> = [
-  { file: 'turn', machine: turnMachine, caption: 'One headless turn (H1–H6, §14 loop guard).' },
+  { file: 'turn', machine: turnMachine, caption: 'One headless turn, with its loop guard.' },
   {
     file: 'compaction',
     machine: compactionMachine,
-    caption: 'One compaction pass (S1–S5, A4, §14 summary validation).',
+    caption: 'One compaction pass, with summary validation.',
   },
-  { file: 'capacity-retry', machine: capacityRetryMachine, caption: 'The capacity-retry ladder (L5, L6).' },
+  { file: 'capacity-retry', machine: capacityRetryMachine, caption: 'The capacity-retry ladder.' },
   {
     file: 'hierarchical-summary',
     machine: hierarchicalSummaryMachine,
-    caption: 'Two-band summary, both bands validated before either call (L4).',
+    caption: 'Two-band summary, both bands validated before either call.',
   },
 ];
 

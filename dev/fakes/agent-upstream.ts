@@ -20,7 +20,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { loadSummaryPrompt, summarySections } from '../../src/summary/prompt.js';
-import { anthropicAnswer, chatAnswer, responsesAnswer, type Reply } from './agent-wire.js';
+import { anthropicAnswer, chatAnswer, geminiAnswer, responsesAnswer, type Reply } from './agent-wire.js';
 import {
   anthropicError,
   compactAnthropic,
@@ -54,7 +54,7 @@ export interface AgentScript {
   goal: string;
 }
 
-export type WireProtocol = 'anthropic' | 'openai-chat' | 'openai-responses';
+export type WireProtocol = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
 /**
  * One request the fake answered, with what it answered. Its response id ends in `t<n>`, n its
@@ -77,7 +77,7 @@ export interface AgentUpstream extends FakeServer {
 /** The thought the model says before the call of step `n`. */
 export const stepThought = (n: number) => `Step ${n + 1}: reading the next file.`;
 /** The call id of step `n` in each protocol (the step is read back from it). */
-export const stepCallId = (protocol: WireProtocol, n: number) =>
+export const stepCallId = (protocol: WireProtocol, n: number): string =>
   protocol === 'anthropic' ? `toolu_s${n}` : `call_s${n}`;
 const STEP_OF_ID = /_s(\d+)$/;
 
@@ -93,16 +93,23 @@ export function fakeSummary(goal: string): string {
 /** The text of a request's last item when it is a user's own message (not a tool result). */
 function lastUserText(protocol: WireProtocol, body: any): string {
   const items: any[] =
-    protocol === 'openai-responses' ? (Array.isArray(body?.input) ? body.input : []) : (body?.messages ?? []);
+    protocol === 'openai-responses'
+      ? Array.isArray(body?.input)
+        ? body.input
+        : []
+      : protocol === 'gemini'
+        ? (body?.contents ?? [])
+        : (body?.messages ?? []);
   const last = items.at(-1);
   if (last?.role !== 'user') return '';
-  const parts: any[] = typeof last.content === 'string' ? [{ text: last.content }] : (last.content ?? []);
+  const content = protocol === 'gemini' ? last.parts : last.content;
+  const parts: any[] = typeof content === 'string' ? [{ text: content }] : (content ?? []);
   return parts.map((p) => (typeof p?.text === 'string' && p.type !== 'tool_result' ? p.text : '')).join('\n');
 }
 
 // A summary request turns tools off or leaves them out, or ends with the summary instructions
 // (only the last user message is looked at: tool results may quote the instructions' source).
-function isSummaryRequest(protocol: WireProtocol, body: any): boolean {
+export function isSummaryRequest(protocol: WireProtocol, body: any): boolean {
   const tools = body?.tools;
   if (!Array.isArray(tools) || tools.length === 0) return true;
   const choice = body.tool_choice;
@@ -119,6 +126,9 @@ function lastResultId(protocol: WireProtocol, body: any): string | undefined {
         for (const b of m.content) if (b?.type === 'tool_result') id = String(b.tool_use_id);
   } else if (protocol === 'openai-chat') {
     for (const m of body?.messages ?? []) if (m?.role === 'tool') id = String(m.tool_call_id);
+  } else if (protocol === 'gemini') {
+    for (const c of body?.contents ?? [])
+      for (const p of c?.parts ?? []) if (p?.functionResponse) id = String(p.functionResponse.id ?? '');
   } else if (Array.isArray(body?.input)) {
     for (const it of body.input) if (it?.type === 'function_call_output') id = String(it.call_id);
   }
@@ -137,10 +147,27 @@ const PATHS: Record<string, WireProtocol> = {
   '/v1/responses': 'openai-responses',
 };
 
-/** Sends a reply in a protocol's shape (SSE when the request streams). */
-function answer(protocol: WireProtocol, body: any, reply: Reply, res: ServerResponse, input: number): void {
+/** Gemini's model calls: `/v1beta/models/<model>:generateContent` or `:streamGenerateContent`. */
+export const GEMINI_CALL = /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/;
+
+/** The protocol of a model call's path (query left off), or undefined. */
+export function protocolOfPath(path: string): WireProtocol | undefined {
+  return PATHS[path] ?? (GEMINI_CALL.test(path) ? 'gemini' : undefined);
+}
+
+/** Sends a reply in a protocol's shape (SSE when the request streams; Gemini: when the path says so). */
+export function answer(
+  protocol: WireProtocol,
+  body: any,
+  reply: Reply,
+  res: ServerResponse,
+  input: number,
+  path = '',
+): void {
   if (protocol === 'anthropic') anthropicAnswer(body, reply, res, input);
   else if (protocol === 'openai-chat') chatAnswer(body, reply, res, input);
+  else if (protocol === 'gemini')
+    geminiAnswer(body, reply, res, input, path.includes(':streamGenerateContent'));
   else responsesAnswer(body, reply, res, input);
 }
 

@@ -263,3 +263,33 @@ export function responsesAnswer(body: any, reply: Reply, res: ServerResponse, in
   events.push(ev('response.completed', { response }));
   sendSse(res, events);
 }
+
+/**
+ * A Gemini API answer (`generateContent`, or `streamGenerateContent?alt=sse`: one
+ * `GenerateContentResponse` per SSE frame, the text split over frames and the call in the last).
+ */
+export function geminiAnswer(
+  body: any,
+  reply: Reply,
+  res: ServerResponse,
+  input: number,
+  stream: boolean,
+): void {
+  const usageMetadata = { promptTokenCount: input, candidatesTokenCount: 30, totalTokenCount: input + 30 };
+  const call = reply.call
+    ? { functionCall: { id: reply.call.id, name: reply.call.name, args: JSON.parse(reply.call.arguments) } }
+    : undefined;
+  const frame = (parts: unknown[], last: boolean) => ({
+    candidates: [{ content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) }],
+    ...(last ? { usageMetadata } : {}),
+    modelVersion: typeof body?.model === 'string' ? body.model : 'fake-model',
+    responseId: `gem_${reply.key}`,
+  });
+  const textParts = [{ text: reply.text }];
+  if (!stream) return sendJson(res, 200, frame(call ? [...textParts, call] : textParts, true));
+  const texts = pieces(reply.text);
+  const events: FakeSseEvent[] = texts.map((text, i) => ({
+    data: frame(i === texts.length - 1 && call ? [{ text }, call] : [{ text }], i === texts.length - 1),
+  }));
+  sendSse(res, events);
+}

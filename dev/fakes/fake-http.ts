@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { windowViolation } from './fake-window.js';
+import { windowOverflow, type WindowOverflow } from './fake-window.js';
 
 /** The error bodies providers answer a request over the context window with, one shape per provider. */
 export type OverflowShape =
@@ -85,6 +85,12 @@ export const UNCHECKED_OVERFLOW_TEST = 'unchecked-overflow-test';
 export interface FakeWindowOptions {
   window: DeclaredWindow;
 }
+
+/**
+ * The answer to a request over the window; by default a `fake_window_exceeded` 400 that names
+ * the fake, or the provider's own "prompt is too long" error for a client that must react to it.
+ */
+export type OverflowAnswer = (path: string, over: WindowOverflow) => { status: number; body: unknown };
 
 /** A running fake server. `url` is the base URL (ends in `/v1`). */
 export interface FakeServer {
@@ -185,7 +191,7 @@ export function handleCommonFault(fault: Fault | undefined, res: ServerResponse)
 export async function startFakeServer(
   handler: FakeHandler,
   script: (Fault | undefined)[] = [],
-  options: FakeWindowOptions,
+  options: FakeWindowOptions & { overflowAnswer?: OverflowAnswer },
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
@@ -210,10 +216,14 @@ export async function startFakeServer(
       };
       requests.push(rec);
       const over =
-        state.window === UNCHECKED_OVERFLOW_TEST ? null : windowViolation(rec.path, body, state.window);
+        state.window === UNCHECKED_OVERFLOW_TEST ? null : windowOverflow(rec.path, body, state.window);
       if (over !== null) {
-        violations.push(over);
-        sendJson(res, 400, { error: { type: 'fake_window_exceeded', message: over } });
+        violations.push(over.message);
+        const answer = options.overflowAnswer?.(rec.path, over) ?? {
+          status: 400,
+          body: { error: { type: 'fake_window_exceeded', message: over.message } },
+        };
+        sendJson(res, answer.status, answer.body);
         return;
       }
       const fault = state.script.shift();

@@ -1,7 +1,7 @@
 /**
  * The declared context window of a fake provider, as a real provider enforces it: every request's estimated
  * input plus the output it asks for (`max_tokens`, `max_completion_tokens`,
- * `max_output_tokens`) must fit, or the fake answers 400 and records a violation that makes
+ * `max_output_tokens`, Gemini's `maxOutputTokens`) must fit, or the fake answers 400 and records a violation that makes
  * `close()` reject — so a test whose client sends an oversized request fails by construction.
  *
  * The input estimate is independent of Compactor's estimator: o200k tokens of every string
@@ -35,16 +35,33 @@ export function estimateBodyTokens(body: unknown): number {
 /** Output tokens a request asks for (0 when it names no limit). */
 export function requestedOutputTokens(body: unknown): number {
   const b = (body ?? {}) as Record<string, unknown>;
-  const v = b.max_tokens ?? b.max_completion_tokens ?? b.max_output_tokens;
+  // Gemini names it in generationConfig (inside generateContentRequest for a token count).
+  const inner = (b.generateContentRequest ?? b) as { generationConfig?: { maxOutputTokens?: unknown } };
+  const v =
+    b.max_tokens ?? b.max_completion_tokens ?? b.max_output_tokens ?? inner.generationConfig?.maxOutputTokens;
   return typeof v === 'number' ? v : 0;
+}
+
+/** A request that does not fit its window: what it needs and the violation text. */
+export interface WindowOverflow {
+  input: number;
+  output: number;
+  window: number;
+  message: string;
+}
+
+/** How `body` overflows `window`, or null when it fits. */
+export function windowOverflow(path: string, body: unknown, window: number): WindowOverflow | null {
+  const input = estimateBodyTokens(body);
+  const output = requestedOutputTokens(body);
+  if (input + output <= window) return null;
+  const message = `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+  return { input, output, window, message };
 }
 
 /** The violation text when `body` does not fit `window`, else null. */
 export function windowViolation(path: string, body: unknown, window: number): string | null {
-  const input = estimateBodyTokens(body);
-  const output = requestedOutputTokens(body);
-  if (input + output <= window) return null;
-  return `fake server: ${path} request needs ${input + output} tokens (input ${input} + max output ${output}) but the declared window is ${window}`;
+  return windowOverflow(path, body, window)?.message ?? null;
 }
 
 /**

@@ -83,12 +83,45 @@ function responsesPrompt(body: any): SeenPrompt {
   return seen;
 }
 
+// Gemini: `contents` of user and model turns whose parts are text, a functionCall or a
+// functionResponse (paired by id), `systemInstruction`, and function declarations as tools.
+function geminiPrompt(body: any): SeenPrompt {
+  const seen: SeenPrompt = {
+    system: textsOf(body.systemInstruction?.parts ?? body.systemInstruction),
+    messages: [],
+    tools: JSON.stringify(body.tools ?? []),
+  };
+  for (const c of body.contents ?? []) {
+    const texts: string[] = [];
+    const calls: SeenMessage['calls'] = [];
+    for (const p of c?.parts ?? []) {
+      if (p?.functionCall)
+        calls.push({
+          id: str(p.functionCall.id),
+          name: str(p.functionCall.name),
+          arguments: JSON.stringify(p.functionCall.args ?? {}),
+        });
+      else if (p?.functionResponse)
+        seen.messages.push({
+          role: 'tool',
+          texts: textsOf(p.functionResponse.response),
+          calls: [],
+          answers: str(p.functionResponse.id),
+        });
+      else if (typeof p?.text === 'string') texts.push(p.text);
+      else texts.push(JSON.stringify(p));
+    }
+    if (texts.length > 0 || calls.length > 0)
+      seen.messages.push({ role: c.role === 'model' ? 'assistant' : 'user', texts, calls });
+  }
+  return seen;
+}
+
 /** The prompt a provider received in a request of the given protocol. */
 export function wirePrompt(protocol: WireProtocol, body: unknown): SeenPrompt {
   const b = (body ?? {}) as any;
-  return protocol === 'anthropic'
-    ? anthropicPrompt(b)
-    : protocol === 'openai-chat'
-      ? chatPrompt(b)
-      : responsesPrompt(b);
+  if (protocol === 'anthropic') return anthropicPrompt(b);
+  if (protocol === 'openai-chat') return chatPrompt(b);
+  if (protocol === 'gemini') return geminiPrompt(b);
+  return responsesPrompt(b);
 }

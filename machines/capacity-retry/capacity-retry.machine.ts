@@ -120,7 +120,7 @@ export const capacityRetryMachine = setup({
 }).createMachine({
   id: 'capacityRetry',
   description:
-    'L5 capacity-retry ladder: halve the budget on a capacity rejection, bounded by maxOverflowRetries.',
+    'Capacity-retry ladder: halve the budget on a capacity rejection, bounded by maxOverflowRetries.',
   initial: 'preparing',
   context: ({ input }) => ({
     turnId: input.turnId,
@@ -139,7 +139,7 @@ export const capacityRetryMachine = setup({
   }),
   states: {
     preparing: {
-      description: 'Bounds the fork to the current budget; an impossible budget fails before any call (L3).',
+      description: 'Bounds the fork to the current budget; an impossible budget fails before any call.',
       invoke: {
         id: 'prepareSummaryInput',
         src: 'prepareSummaryInput',
@@ -154,7 +154,7 @@ export const capacityRetryMachine = setup({
           {
             guard: { type: 'cannotShrinkInput', params: ({ event }) => event.output },
             target: 'exhausted',
-            description: 'The halved budget does not make the fork smaller: skip the retry (L5).',
+            description: 'The halved budget does not make the fork smaller: skip the retry.',
             actions: { type: 'recordCannotShrink', params: ({ event }) => event.output },
           },
           {
@@ -164,7 +164,7 @@ export const capacityRetryMachine = setup({
         ],
         onError: {
           target: 'failed',
-          description: 'The fork cannot fit the budget: fail before any provider call (L3).',
+          description: 'The fork cannot fit the budget: fail before any provider call.',
           actions: { type: 'recordBudgetFailure', params: ({ event }) => ({ error: event.error }) },
         },
       },
@@ -185,7 +185,7 @@ export const capacityRetryMachine = setup({
           {
             guard: { type: 'isEmptySummary', params: ({ event }) => ({ summary: event.output }) },
             target: 'failed',
-            description: 'L6: an empty summary fails at once and is not retried.',
+            description: 'An empty summary fails at once and is not retried.',
             actions: [
               'countCall',
               {
@@ -206,13 +206,13 @@ export const capacityRetryMachine = setup({
           {
             guard: { type: 'retryableCapacityRejection', params: ({ event }) => ({ error: event.error }) },
             target: 'backingOff',
-            description: 'Capacity rejection with retries left: halve the budget (L5).',
+            description: 'Capacity rejection with retries left: halve the budget.',
             actions: ['countCall', { type: 'halveBudget', params: ({ event }) => ({ error: event.error }) }],
           },
           {
             guard: { type: 'isCapacityRejection', params: ({ event }) => ({ error: event.error }) },
             target: 'exhausted',
-            description: 'Capacity rejection with no retries left: give up (L5).',
+            description: 'Capacity rejection with no retries left: give up.',
             actions: [
               'countCall',
               { type: 'recordCapacityExhausted', params: ({ event }) => ({ error: event.error }) },
@@ -220,7 +220,7 @@ export const capacityRetryMachine = setup({
           },
           {
             target: 'failed',
-            description: 'Any other provider failure is not retried (L6).',
+            description: 'Any other provider failure is not retried.',
             actions: [
               'countCall',
               { type: 'recordProviderFailure', params: ({ event }) => ({ error: event.error }) },

@@ -35,7 +35,7 @@ function inlineResult(output: CompactInlineOutput): CompactedHistory | null {
  */
 export const compactionMachine = compactionSetup.createMachine({
   id: 'compaction',
-  description: 'One compaction pass over the full session history (S1–S5).',
+  description: 'One compaction pass over the full session history.',
   initial: 'resolvingStrategy',
   context: ({ input }) => ({
     turnId: input.turnId,
@@ -63,14 +63,14 @@ export const compactionMachine = compactionSetup.createMachine({
   states: {
     resolvingStrategy: {
       description:
-        'Routes to the strategy chosen for this provider/model (S1); a native strategy whose client the route lacks runs Local.',
+        'Routes to the strategy chosen for this provider/model; a native strategy whose client the route lacks runs Local.',
       always: [
         { guard: 'isNativeStandalone', target: 'nativeStandalone' },
         { guard: 'isNativeInline', target: 'nativeInline' },
         {
           guard: 'isNativeClientMissing',
           target: 'local',
-          description: 'No client for the native strategy: the Local summary works everywhere (S1).',
+          description: 'No client for the native strategy: the Local summary works everywhere.',
           actions: { type: 'fallBackToLocal', params: { reason: 'no-client' } },
         },
         { target: 'local' },
@@ -78,7 +78,7 @@ export const compactionMachine = compactionSetup.createMachine({
     },
     nativeStandalone: {
       description:
-        'POST /responses/compact with the history bounded to the native budget (marker kept); the returned window is canonical (O1–O3). A capacity rejection retries with a halved budget (L5); any other failure, or one past the retries, falls back to Local.',
+        'POST /responses/compact with the history bounded to the native budget (marker kept); the returned window is canonical. A capacity rejection retries with a halved budget; any other failure, or one past the retries, falls back to Local.',
       invoke: {
         id: 'compactStandalone',
         src: 'compactStandalone',
@@ -99,7 +99,7 @@ export const compactionMachine = compactionSetup.createMachine({
           {
             guard: { type: 'retryableNativeCapacity', params: ({ event }) => ({ error: event.error }) },
             target: 'nativeStandaloneBackoff',
-            description: 'Capacity rejection with retries left: halve the native budget (L5).',
+            description: 'Capacity rejection with retries left: halve the native budget.',
             actions: [
               'countNativeCall',
               { type: 'halveNativeBudget', params: ({ event }) => ({ error: event.error }) },
@@ -107,8 +107,7 @@ export const compactionMachine = compactionSetup.createMachine({
           },
           {
             target: 'local',
-            description:
-              'The standalone endpoint failed: use the Local summary, which works everywhere (S1).',
+            description: 'The standalone endpoint failed: use the Local summary, which works everywhere.',
             actions: ['countNativeCall', { type: 'fallBackToLocal', params: { reason: 'standalone-error' } }],
           },
         ],
@@ -119,7 +118,7 @@ export const compactionMachine = compactionSetup.createMachine({
       after: { retryBackoff: { target: 'nativeStandalone' } },
     },
     nativeInline: {
-      description: 'Generate request with the compact edit ladder; falls back to Local (A1–A4).',
+      description: 'Generate request with the compact edit ladder; falls back to Local.',
       invoke: {
         id: 'compactInline',
         src: 'compactInline',
@@ -128,13 +127,13 @@ export const compactionMachine = compactionSetup.createMachine({
           {
             guard: { type: 'isInlineBelowTrigger', params: ({ event }) => ({ output: event.output }) },
             target: 'local',
-            description: 'The history is under the compact trigger: no inline call was made; use Local (A4).',
+            description: 'The history is under the compact trigger: no inline call was made; use Local.',
             actions: { type: 'fallBackToLocal', params: { reason: 'below-trigger' } },
           },
           {
             guard: { type: 'isInlineFallback', params: ({ event }) => ({ output: event.output }) },
             target: 'local',
-            description: 'no-compaction, rejected-edit or null-content: use Local (A4).',
+            description: 'no-compaction, rejected-edit or null-content: use Local.',
             actions: [
               'countNativeCall',
               {
@@ -155,18 +154,18 @@ export const compactionMachine = compactionSetup.createMachine({
         ],
         onError: {
           target: 'local',
-          description: 'The inline request failed: use Local (vtcode-notes §4).',
+          description: 'The inline request failed: use Local.',
           actions: ['countNativeCall', { type: 'fallBackToLocal', params: { reason: 'inline-error' } }],
         },
       },
     },
     local: {
-      description: 'Local summary: summarize, validate (§14), rebuild (L1–L8).',
+      description: 'Local summary: summarize, validate, rebuild.',
       initial: 'choosingShape',
       states: {
         choosingShape: {
           description:
-            'Nothing before the kept recent context (and no model switch): unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical (L4).',
+            'Nothing before the kept recent context (and no model switch): unchanged without a call; else a flat summary, or two bands when the input asks for hierarchical.',
           always: [
             {
               guard: 'hasNothingToCompact',
@@ -178,7 +177,7 @@ export const compactionMachine = compactionSetup.createMachine({
           ],
         },
         summarizingFlat: {
-          description: 'One summary through the capacity-retry ladder (L5).',
+          description: 'One summary through the capacity-retry ladder.',
           invoke: {
             id: 'capacityRetry',
             src: 'capacityRetry',
@@ -191,7 +190,7 @@ export const compactionMachine = compactionSetup.createMachine({
               },
               {
                 target: '#compaction.failed',
-                description: 'No summary: budget, capacity, empty or provider failure (L3, L5, L6).',
+                description: 'No summary: budget, capacity, empty or provider failure.',
                 actions: [
                   { type: 'recordSummary', params: ({ event }) => ({ outcome: event.output }) },
                   { type: 'recordSummaryFailure', params: ({ event }) => ({ outcome: event.output }) },
@@ -201,7 +200,7 @@ export const compactionMachine = compactionSetup.createMachine({
           },
         },
         summarizingHierarchically: {
-          description: 'Older and newer bands, both validated before either call (L4).',
+          description: 'Older and newer bands, both validated before either call.',
           invoke: {
             id: 'hierarchicalSummary',
             src: 'hierarchicalSummary',
@@ -214,7 +213,7 @@ export const compactionMachine = compactionSetup.createMachine({
               },
               {
                 target: '#compaction.failed',
-                description: 'A band failed or preparation ran out of budget (L4–L6).',
+                description: 'A band failed or preparation ran out of budget.',
                 actions: [
                   { type: 'recordSummary', params: ({ event }) => ({ outcome: event.output }) },
                   { type: 'recordSummaryFailure', params: ({ event }) => ({ outcome: event.output }) },
@@ -224,7 +223,7 @@ export const compactionMachine = compactionSetup.createMachine({
           },
         },
         validatingSummary: {
-          description: 'Rejects truncated, template-less or oversized summaries (§14).',
+          description: 'Rejects truncated, template-less or oversized summaries.',
           always: [
             {
               guard: 'isSummaryTruncated',
@@ -257,7 +256,7 @@ export const compactionMachine = compactionSetup.createMachine({
           ],
         },
         rebuildingHistory: {
-          description: 'Summary + retained messages + continuity tail, bounded to the context (L7).',
+          description: 'Summary + retained messages + continuity tail, bounded to the context.',
           invoke: {
             id: 'rebuildHistory',
             src: 'rebuildHistory',
@@ -290,11 +289,11 @@ export const compactionMachine = compactionSetup.createMachine({
     },
     unchanged: {
       type: 'final',
-      description: 'The pass gained nothing; the untouched history is reported (H6).',
+      description: 'The pass gained nothing; the untouched history is reported.',
     },
     failed: {
       type: 'final',
-      description: 'The untouched history and the bounded root cause are reported (S4).',
+      description: 'The untouched history and the bounded root cause are reported.',
     },
   },
   output: ({ context, event }): CompactionOutput => {

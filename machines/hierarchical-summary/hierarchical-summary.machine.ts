@@ -80,7 +80,7 @@ export const hierarchicalSummaryMachine = setup({
   },
 }).createMachine({
   id: 'hierarchicalSummary',
-  description: 'L4 two-band summary: both bands validated before either provider call.',
+  description: 'Two-band summary: both bands validated before either provider call.',
   initial: 'preparingBands',
   context: ({ input }) => ({
     turnId: input.turnId,
@@ -94,7 +94,7 @@ export const hierarchicalSummaryMachine = setup({
   }),
   states: {
     preparingBands: {
-      description: 'Splits, prunes and bounds both bands; a budget error here costs zero calls (L4).',
+      description: 'Splits, prunes and bounds both bands; a budget error here costs zero calls.',
       invoke: {
         id: 'prepareBands',
         src: 'prepareBands',

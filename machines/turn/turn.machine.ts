@@ -36,7 +36,7 @@ function toOutcome() {
  */
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
-  description: 'One headless turn: sync, normalize, clear, estimate, decide (H1–H6, §14).',
+  description: 'One headless turn: sync, normalize, clear, estimate, decide.',
   initial: 'working',
   context: ({ input }) => ({
     turnId: input.turnId,
@@ -73,7 +73,7 @@ export const turnMachine = turnSetup.createMachine({
       on: { 'turn.cancelled': { target: 'cancelled' } },
       states: {
         syncing: {
-          description: 'Appends pending conversation messages to the live history (H1).',
+          description: 'Appends pending conversation messages to the live history.',
           invoke: {
             id: 'syncHistory',
             src: 'syncHistory',
@@ -89,7 +89,7 @@ export const turnMachine = turnSetup.createMachine({
           },
         },
         normalizing: {
-          description: 'Repairs call/result pairing on the request projection only (N1–N5).',
+          description: 'Repairs call/result pairing on the request projection only.',
           invoke: {
             id: 'normalizeProjection',
             src: 'normalizeProjection',
@@ -101,7 +101,7 @@ export const turnMachine = turnSetup.createMachine({
           },
         },
         clearing: {
-          description: 'Local tool-result clearing with protected evidence (C1–C11).',
+          description: 'Local tool-result clearing with protected evidence.',
           invoke: {
             id: 'clearToolResults',
             src: 'clearToolResults',
@@ -113,7 +113,7 @@ export const turnMachine = turnSetup.createMachine({
           },
         },
         estimating: {
-          description: 'Pressure = projected history + prompt overhead, against the H5 threshold.',
+          description: 'Pressure = projected history + prompt overhead, against the compaction threshold.',
           invoke: {
             id: 'estimatePressure',
             src: 'estimatePressure',
@@ -126,7 +126,7 @@ export const turnMachine = turnSetup.createMachine({
         },
         deciding: {
           description:
-            'A window smaller than the fixed part of a request ends the turn. Below the threshold no summary call is made (H2). When a pass would buy only a few turns, old tool results are cleared first.',
+            'A window smaller than the fixed part of a request ends the turn. Below the threshold no summary call is made. When a pass would buy only a few turns, old tool results are cleared first.',
           always: [
             { guard: 'isWindowTooSmall', target: '#turn.windowTooSmall' },
             { guard: 'isBelowThreshold', target: '#turn.belowThreshold' },
@@ -136,7 +136,7 @@ export const turnMachine = turnSetup.createMachine({
         },
         clearingFirst: {
           description:
-            "Large tool results in a small window: clearing old results by VT Code's rules costs no summary call; compaction runs only when that is not enough (H2).",
+            "Large tool results in a small window: clearing old results by VT Code's rules costs no summary call; compaction runs only when that is not enough.",
           invoke: {
             id: 'clearBeforeCompacting',
             src: 'clearBeforeCompacting',
@@ -168,7 +168,7 @@ export const turnMachine = turnSetup.createMachine({
         },
         choosing: {
           description:
-            'In automatic mode the loop guard skips passes that keep failing or make no progress (§14); otherwise compact.',
+            'In automatic mode the loop guard skips passes that keep failing or make no progress; otherwise compact.',
           always: [
             {
               guard: { type: 'isLoopGuardTripped', params: { reason: 'repeated-failures' } },
@@ -190,7 +190,7 @@ export const turnMachine = turnSetup.createMachine({
           ],
         },
         compacting: {
-          description: 'Compaction of the FULL session history, not the projection (H3).',
+          description: 'Compaction of the FULL session history, not the projection.',
           invoke: {
             id: 'compaction',
             src: 'compaction',
@@ -216,7 +216,7 @@ export const turnMachine = turnSetup.createMachine({
               {
                 guard: { type: 'isUnchanged', params: ({ event }) => ({ report: event.output }) },
                 target: 'settling',
-                description: 'Nothing to gain: keep the existing projection (H3).',
+                description: 'Nothing to gain: keep the existing projection.',
                 actions: [
                   { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
                   { type: 'assignOutcome', params: { outcome: 'unchanged' } },
@@ -224,7 +224,7 @@ export const turnMachine = turnSetup.createMachine({
               },
               {
                 target: 'settling',
-                description: 'The pass failed: keep the existing projection (H3, S4).',
+                description: 'The pass failed: keep the existing projection.',
                 actions: [
                   { type: 'storeCompaction', params: ({ event }) => ({ report: event.output }) },
                   { type: 'assignOutcome', params: { outcome: 'failed' } },
@@ -239,7 +239,7 @@ export const turnMachine = turnSetup.createMachine({
           },
         },
         rebuildingProjection: {
-          description: 'Projects the compacted history for the next request (H3).',
+          description: 'Projects the compacted history for the next request.',
           invoke: {
             id: 'rebuildProjection',
             src: 'rebuildProjection',
@@ -298,29 +298,29 @@ export const turnMachine = turnSetup.createMachine({
     },
     belowThreshold: {
       type: 'final',
-      description: 'Pressure is below the threshold: no summary call; the cleared projection is sent (H2).',
+      description: 'Pressure is below the threshold: no summary call; the cleared projection is sent.',
     },
     cleared: {
       type: 'final',
       description:
-        'Old tool results were cleared instead of a summary pass that would buy only a few turns: no summary call (H2).',
+        'Old tool results were cleared instead of a summary pass that would buy only a few turns: no summary call.',
     },
     guarded: {
       type: 'final',
       description:
-        'The loop guard skipped automatic compaction; the turn continues on the projection, made to fit when it was over the window (§14).',
+        'The loop guard skipped automatic compaction; the turn continues on the projection, made to fit when it was over the window.',
     },
     compacted: {
       type: 'final',
-      description: 'History compacted and the projection rebuilt from it (H3).',
+      description: 'History compacted and the projection rebuilt from it.',
     },
     unchanged: {
       type: 'final',
-      description: 'The pass gained nothing; history and projection stay as they were (H3, H6).',
+      description: 'The pass gained nothing; history and projection stay as they were.',
     },
     failed: {
       type: 'final',
-      description: 'Compaction or the rebuild failed; history and projection stay as they were (H3, S4).',
+      description: 'Compaction or the rebuild failed; history and projection stay as they were.',
     },
     windowTooSmall: {
       type: 'final',

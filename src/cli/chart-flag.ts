@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { refuseSpecialOutput, writeOutputFile } from '../io/output-file.js';
 import type { Message } from '../messages/message.js';
 import type { SettingsInput } from '../projection/index.js';
 import type { CommandContext } from './command.js';
@@ -34,8 +34,7 @@ export function chartTarget(command: string, ctx: Pick<CommandContext, 'cwd'>, f
   const dir = dirname(path);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UserError(`${command}: --chart: directory not found: ${dirname(file)}`);
-  if (existsSync(path) && statSync(path).isDirectory())
-    throw new UserError(`${command}: --chart: is a directory: ${file}`);
+  refuseSpecialOutput(`${command}: --chart`, path);
   return path;
 }
 
@@ -54,5 +53,5 @@ export async function writeSessionChart(
     import('../charts/session-chart.js'),
   ]);
   const timeline = await sessionTimeline(session.messages, opts);
-  writeFileAtomic(path, sessionChart(timeline, session.title));
+  writeOutputFile(path, sessionChart(timeline, session.title));
 }

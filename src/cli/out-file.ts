@@ -1,6 +1,6 @@
 import type { CommandContext } from './command.js';
 import { resolvePath } from './run-options.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeOutputFile } from '../io/output-file.js';
 import { checkOutputPath } from '../io/output-path.js';
 import { fsError } from '../io/fs-errors.js';
 import type { Message } from '../messages/message.js';
@@ -40,7 +40,7 @@ export function outTarget(
 /** Writes messages to `--out` atomically: the old file or the new one, never a torn one. */
 export function writeOut(target: OutTarget, messages: readonly Message[], session: ImportedSession): void {
   try {
-    writeFileAtomic(
+    writeOutputFile(
       target.path,
       exportSession([...messages], target.format, { meta: session.meta, id: session.id }),
     );

@@ -5,6 +5,7 @@ import type { CommandContext } from './command.js';
 import { UserError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
 import { checkOutputPath } from '../io/output-path.js';
+import { PRIVATE_FILE } from '../io/private.js';
 import { createJsonlInspector } from '../session/index.js';
 import { openStatelyInspection } from './stately-inspection.js';
 import { createProgress, type Progress } from './progress.js';
@@ -63,7 +64,8 @@ export function createRunInspection(
 function openJsonlLog(command: string, ctx: CommandContext, file: string): (e: InspectionEvent) => void {
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, '');
+    // The log holds the session's messages: readable by its owner only, as the store is.
+    writeFileSync(file, '', { mode: PRIVATE_FILE });
   } catch (e) {
     throw new UserError(
       `${command}: --inspect: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,

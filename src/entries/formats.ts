@@ -1,5 +1,5 @@
 /**
- * `context-compactor/formats`: reads agent session files (provider request formats, agent
+ * `context-compactor/unstable/formats` (may change in any release): reads agent session files (provider request formats, agent
  * transcripts, the canonical document) into the message model, and writes them back.
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * `context-compactor/projection`: the pure functions under a session that turn the durable
+ * `context-compactor/unstable/projection` (may change in any release): the pure functions under a session that turn the durable
  * history into the next request (pairing repair, tool-result clearing, budgets), the token
  * estimator they count with, and the prompt-cache health monitor. No I/O, no machines.
  */
@@ -7,47 +7,30 @@ export {
   projectRequest,
   normalizeHistory,
   clearOldToolResults,
-  clearOldToolResultsWithRecentBatches,
   resolveBudgets,
-  resolveEvidenceBudget,
-  effectiveLimits,
-  resolveRoutePolicy,
   DEFAULT_CLEARING_POLICY,
   CLEARING_PRESET_NAMES,
   DEFAULT_EVIDENCE_WINDOW_RATIO,
-  DEFAULT_ROUTE_POLICY,
   type Limits,
   type Budgets,
   type ClearingPolicy,
   type ClearingPresetName,
   type RoutePolicy,
-  type RoutePolicyEntry,
   type ProjectedRequest,
   type ProjectRequestOptions,
+  type CacheCycle,
+  type Pairing,
+  type InvalidReason,
+  type ToolBatch,
   type ProjectionDiagnostics,
   type ClearToolResultsOptions,
   type ClearToolResultsResult,
   type ToolClearingStats,
-  type Pairing,
-  type ToolBatch,
-  type InvalidReason,
-  type CacheCycle,
 } from '../projection/index.js';
-export {
-  createEstimator,
-  freeEncoders,
-  type Estimator,
-  type EstimatorOptions,
-  type EncodingName,
-  type TokenCounter,
-  type AnchoredPressure,
-} from '../estimate/index.js';
 export {
   createCacheHealthMonitor,
   type CacheHealthMonitor,
   type CacheHealthOptions,
-  type CacheHealthState,
-  type CacheUsage,
   type CacheUsageVerdict,
   type CacheAlert,
   type CompactionOutcome,

@@ -1,5 +1,5 @@
 /**
- * `context-compactor/providers`: where summaries and native compactions go — the provider
+ * `context-compactor/unstable/providers` (may change in any release): where summaries and native compactions go — the provider
  * catalog and route resolution, the strategy each route gets, the provider clients, the
  * offline summarizer and summary checks, and the provider errors.
  */
@@ -7,19 +7,13 @@ export {
   resolveRoute,
   selectStrategy,
   createProviderClients,
-  createSummaryClient,
-  createStandaloneClient,
-  createInlineClient,
   loadCatalogFile,
   CatalogFileSchema,
   PROVIDER_KINDS,
-  HTTP_DEFAULTS,
-  httpLimits,
   BudgetError,
   EmptySummaryError,
   type ProviderErrorInfo,
   type ResolvedRoute,
-  type RouteOptions,
   type ProviderClients,
   type StrategyChoice,
   type SummaryClient,
@@ -39,7 +33,6 @@ export {
   type StandaloneCompactResult,
   type InlineCompactRequest,
   type InlineCompactResult,
-  type InlineRequestExtras,
   type RequestFields,
 } from '../providers/index.js';
 export {
@@ -49,21 +42,21 @@ export {
   validateSummary,
   loadSummaryPrompt,
   type OfflineSummarizerOptions,
-  type PreparedSummary,
-  type ValidateOptions,
-  type SummaryValidation,
   type SummaryPrompt,
+  type SummaryValidation,
+  type ValidateOptions,
   type SummaryCheck,
+  type PreparedSummary,
   type BoundMode,
   type SummaryWarning,
 } from '../summary/index.js';
 export { OFFLINE_CONTEXT_WINDOW } from '../session/route.js';
 export type { RequestWire } from '../session/parent-context.js';
 
-// The route and provider-time-limit tables, and the wire dialects the catalog points at.
+// The route and provider-time-limit tables.
 export { HTTP_SETTINGS } from '../providers/index.js';
+export { ROUTE_SETTINGS } from '../providers/route-settings.js';
+export { DIALECTS } from '../providers/dialects.js';
 export type { WireDialect, WireBody, NativeCompaction } from '../providers/dialect.js';
 export type { SseEvent } from '../providers/sse.js';
 export type { CallSite } from '../providers/classify-error.js';
-export { DIALECTS } from '../providers/dialects.js';
-export { ROUTE_SETTINGS } from '../providers/route-settings.js';

@@ -7,12 +7,21 @@ export const MESSAGE_OVERHEAD = 4;
 export const TOOL_CALL_OVERHEAD = 20;
 export const MEDIA_PART_TOKENS = 1_000;
 
+/**
+ * Metadata flag of a message whose opaque items all go to the provider as they came (Gemini's
+ * parts the proxy does not model): their JSON is counted.
+ */
+export const OPAQUE_SENT = 'opaqueSent';
+
 /** Estimates tokens of messages and histories, caching per message. */
 export interface Estimator {
   readonly encoding: EncodingName;
   /** Tokens of a bare string (no message overhead). */
   text(text: string): number;
-  /** Tokens of one message, overheads included; opaque provider items are not counted. */
+  /**
+   * Tokens of one message, overheads included; opaque provider items are not counted, except
+   * where the importer marks them as sent exactly as they are ({@link OPAQUE_SENT}).
+   */
   message(m: Message): number;
   /** Sum of {@link Estimator.message} over a history. */
   history(h: History): number;
@@ -68,6 +77,8 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
         if (c.thoughtSignature !== undefined) n += text(c.thoughtSignature);
       }
     if (m.toolCallId !== undefined) n += text(m.toolCallId);
+    if (m.metadata?.[OPAQUE_SENT] === true)
+      for (const item of m.reasoningDetails ?? []) n += text(JSON.stringify(item));
     return n;
   }
 

@@ -4,13 +4,16 @@ import { applyExtrasOnly, applyPatch, diff, fingerprint, type Patch } from './re
 import { toolNamer } from './tool-names.js';
 import type { ExportFormat } from './types.js';
 
+/** The formats whose messages carry round-trip markers (Gemini is a proxy protocol, not an export target). */
+export type RoundTripFormat = ExportFormat | 'gemini';
+
 /**
  * Stored in `metadata.roundTrip` of messages imported from a provider format: which
  * provider objects (a "group") they came from, and on the group's first message the
  * fingerprint and residual patch that restore the original JSON exactly.
  */
 export interface RoundTrip {
-  format: ExportFormat;
+  format: RoundTripFormat;
   group: number;
   fp?: string;
   patch?: Patch;
@@ -30,7 +33,7 @@ export type GroupBuilder = (messages: readonly Message[]) => Json[];
 /** How many messages from `start` form one provider group when no round-trip marker says so. */
 export type DefaultGrouping = (messages: readonly Message[], start: number) => number;
 
-function roundTripOf(m: Message, format: ExportFormat): RoundTrip | undefined {
+function roundTripOf(m: Message, format: RoundTripFormat): RoundTrip | undefined {
   const rt = m.metadata?.roundTrip as RoundTrip | undefined;
   return rt && typeof rt === 'object' && rt.format === format && typeof rt.group === 'number'
     ? rt
@@ -42,7 +45,7 @@ function roundTripOf(m: Message, format: ExportFormat): RoundTrip | undefined {
  * the plain exporter gets wrong about the original objects. `groups` may be made one at a time.
  */
 export function attachRoundTrip(
-  format: ExportFormat,
+  format: RoundTripFormat,
   groups: Iterable<ImportedGroup>,
   build: GroupBuilder,
 ): Message[] {
@@ -73,7 +76,7 @@ export function attachRoundTrip(
  * only unknown top-level keys otherwise); unmarked messages use the format's default grouping.
  */
 export function exportGroups(
-  format: ExportFormat,
+  format: RoundTripFormat,
   messages: readonly Message[],
   build: GroupBuilder,
   defaultGrouping: DefaultGrouping,

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { UserError } from '../core/errors.js';
+import { refuseSpecialOutput } from './output-file.js';
 
 // Files of a session directory that no output may replace.
 const STORE_NAMES = new Set(['events.jsonl', 'events.jsonl.corrupt', 'lock', 'lock.break']);
@@ -8,9 +9,13 @@ const STORE_DIRS = new Set(['artifacts', 'snapshots', 'previous']);
 
 /** Where `path` leads once every symbolic link is followed (the file itself may not exist). */
 function resolved(path: string): string {
-  if (existsSync(path)) return realpathSync(path);
-  const dir = dirname(path);
-  return join(existsSync(dir) ? realpathSync(dir) : dir, basename(path));
+  try {
+    if (existsSync(path)) return realpathSync(path);
+    const dir = dirname(path);
+    return join(existsSync(dir) ? realpathSync(dir) : dir, basename(path));
+  } catch {
+    return path; // a link into /proc that names a pipe (`/dev/stdout`) has no path to resolve
+  }
 }
 
 /** True when `p` is inside `dir` (or is it). */
@@ -31,7 +36,7 @@ function isStoreFile(p: string, sessionDirs: string[]): boolean {
 
 /**
  * Checks an output path before any work is done or committed: its directory
- * exists, it is not a directory, and neither it nor the file a symbolic link there leads
+ * exists, it is not a directory, socket or block device, and neither it nor the file a symbolic link there leads
  * to is one of the inputs or a session directory's store files. `label` names it in the
  * one-line error (e.g. "run: --out").
  */
@@ -43,8 +48,7 @@ export function checkOutputPath(
   const dir = dirname(path);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new UserError(`${label}: no such directory ${dir}`);
-  if (existsSync(path) && statSync(path).isDirectory())
-    throw new UserError(`${label}: ${path} is a directory`);
+  refuseSpecialOutput(label, path);
   const target = resolved(path);
   const link = existsSync(path) && lstatSync(path).isSymbolicLink() ? ` (a symbolic link to ${target})` : '';
   for (const input of guard.inputs ?? [])

@@ -20,6 +20,8 @@ export interface ClearToolResultsOptions {
   evidenceBudget?: number;
   /** `analyzePairing(messages)` when the caller already computed it (saves a linear pass per request). */
   pairing?: Pairing;
+  /** Call ids whose results the request sent last had cleared: cleared again, whatever the rules say. */
+  keepCleared?: ReadonlySet<string>;
 }
 
 /** Output of a clearing pass: the projected messages (the input array itself when nothing changed). */
@@ -32,6 +34,7 @@ export interface ClearToolResultsResult {
 // cache (and any downstream cache) hits on every turn instead of re-estimating fresh copies.
 // Like the estimator, this treats messages as immutable values.
 const stubCache = new WeakMap<Message, { tool: string; stub: Message }>();
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Local tool-result clearing on a request projection. When the history reaches the
@@ -52,8 +55,14 @@ export function clearOldToolResultsWithRecentBatches(
   const total = sum(tokens);
   const base = unchangedDiagnostics(total, localTrigger, evidenceBudget);
   const pairing = opts.pairing ?? analyzePairing(messages);
+  const keep = opts.keepCleared ?? NONE;
+  const carried = (i: number) => keep.size > 0 && keep.has(messages[i].toolCallId ?? '');
 
-  if (!policy.enabled || messages.length === 0 || total < localTrigger) {
+  if (
+    !policy.enabled ||
+    messages.length === 0 ||
+    (total < localTrigger && !messages.some((_, i) => carried(i)))
+  ) {
     const reason = !policy.enabled
       ? 'clearing off (toolResultClearing.enabled is false, as in the default compactor preset)'
       : `below trigger: ${total} < ${localTrigger} tokens`;
@@ -70,8 +79,10 @@ export function clearOldToolResultsWithRecentBatches(
     return b >= 0 ? protectedBatch[b] === 1 : counted.orphans.has(i);
   };
 
-  const found = clearingCandidates(messages, pairing, tokens, est, isProtected);
-  const replaced = clearInSteps(found.candidates, found.savings, policy.clearAtLeast);
+  const found = clearingCandidates(messages, pairing, tokens, est, (i) => isProtected(i) && !carried(i));
+  // Results the last request had cleared stay cleared; the rules decide about the others.
+  const stepped = new Set(clearInSteps(found.candidates, found.savings, policy.clearAtLeast));
+  const replaced = found.candidates.filter((i) => stepped.has(i) || carried(i));
   const stubbed = replaceWithStubs(messages, found, replaced);
   const out = stubbed?.out ?? null;
   const inputs = out ? clearInputsOfReplaced(messages, out, pairing, replaced, policy, est) : null;

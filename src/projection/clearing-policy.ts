@@ -92,12 +92,12 @@ export const CLEARING_SETTINGS = {
   clearAtLeast: {
     schema: count,
     default: 0,
-    doc: 'Clear only in steps that free at least this many tokens, so the request prefix stays cached between steps; 0 clears everything eligible at once.',
+    doc: 'Above 0, clear in steps so the prompt cache holds: cleared results stay cleared, and a step (when a request must fit) clears all but the newest; 0 clears on every request.',
     flag: {
       name: 'clear-at-least',
       arg: 'N',
       parse: flagValue.nonNegInt,
-      help: 'clear only in steps that free at least N tokens, so the request prefix stays cached between steps (default 0: off)',
+      help: 'above 0: clear in steps (cleared results stay cleared; a step, when a request must be made to fit, clears all but the newest), so the request prefix stays cached between steps (default 0: off)',
     },
   },
   clearWhenPassBuysFewerTurns: {

@@ -15,6 +15,8 @@ export interface FitWindowOptions {
   estimator: Estimator;
   /** Stop after clearing: no previews, nothing left out (clearing instead of a summary pass). */
   clearingOnly?: boolean;
+  /** Call ids whose results the request sent last had cleared: they stay cleared. */
+  keepCleared?: ReadonlySet<string>;
 }
 
 /** A request that fits, and what it took to get there. */
@@ -35,7 +37,8 @@ const NO_EVIDENCE_WINDOW = 1e-9;
 
 /**
  * Makes a request fit `budgetTokens` however large its tool results are, in the order that
- * loses least: (1) clear old results by the session's own rules, (2) clear every result but
+ * loses least: (1) clear old results by the session's own rules (skipped when the policy clears
+ * in steps: a step is then the next one at once), (2) clear every result but
  * the newest call's, (3) cut the largest results to head + tail previews that say how much was
  * cut and that the whole output stays in the session history, (4) leave out the oldest whole
  * exchanges after the task. Pairing stays valid at every step and the first user message (the
@@ -44,8 +47,13 @@ const NO_EVIDENCE_WINDOW = 1e-9;
 export function fitToWindow(history: readonly Message[], opts: FitWindowOptions): FittedRequest {
   const est = opts.estimator;
   const fits = (m: readonly Message[]) => est.history(m) <= opts.budgetTokens;
-  const project = (policy: Partial<ClearingPolicy>) => {
-    const p = projectRequest(history, { limits: opts.limits, policy, estimator: est });
+  const project = (policy: Partial<ClearingPolicy>, limits: Limits = opts.limits) => {
+    const p = projectRequest(history, {
+      limits,
+      policy,
+      estimator: est,
+      ...(opts.keepCleared !== undefined ? { keepCleared: opts.keepCleared } : {}),
+    });
     return { messages: p.messages, cleared: p.diagnostics.clearedResults };
   };
 
@@ -62,16 +70,21 @@ export function fitToWindow(history: readonly Message[], opts: FitWindowOptions)
     droppedMessages: dropped,
   });
 
-  const own = project({ ...opts.policy, enabled: true, clearAtLeast: 0 });
-  if (fits(own.messages)) return done(own.messages, own.cleared);
-  const all = project({
-    ...opts.policy,
-    enabled: true,
-    clearAtLeast: 0,
-    keepToolUses: 1,
-    keepRecentToolBatches: 0,
-    evidenceWindowRatio: NO_EVIDENCE_WINDOW,
-  });
+  // Clearing in steps: one step clears every old result at once, so that many turns fit before the next.
+  const inSteps = (opts.policy?.clearAtLeast ?? 0) > 0;
+  const own = inSteps ? null : project({ ...opts.policy, enabled: true, clearAtLeast: 0 });
+  if (own !== null && fits(own.messages)) return done(own.messages, own.cleared);
+  const all = project(
+    {
+      ...opts.policy,
+      enabled: true,
+      clearAtLeast: 0,
+      keepToolUses: 1,
+      keepRecentToolBatches: 0,
+      evidenceWindowRatio: NO_EVIDENCE_WINDOW,
+    },
+    { ...opts.limits, evidenceWindowRatio: NO_EVIDENCE_WINDOW },
+  );
   if (opts.clearingOnly || fits(all.messages)) return done(all.messages, all.cleared);
   const previewed = previewLargestResults(all.messages, opts.budgetTokens, est);
   if (fits(previewed.messages)) return done(previewed.messages, all.cleared, previewed.count);

@@ -16,5 +16,6 @@ export * from './effective-limits.js';
 export * from './options-schema.js';
 export * from './session-settings.js';
 export * from './cache-aware.js';
+export { clearedCallIds, keepClearedOf, stepwiseClearing } from './sticky-clearing.js';
 export * from './wait-by-cost.js';
 export { fitToWindow, type FittedRequest, type FitWindowOptions } from './fit-window.js';

@@ -51,4 +51,7 @@ export const ProjectRequestOptionsSchema = z.strictObject({
   interactive: z.boolean().optional(),
   nativeContextEdits: z.boolean().optional(),
   leadingSystemAsPrefix: z.boolean().optional(),
+  keepCleared: z
+    .custom<ReadonlySet<string>>((v) => v instanceof Set, 'expected a Set of call ids')
+    .optional(),
 });

@@ -23,6 +23,8 @@ export interface ProjectRequestOptions {
    * `limits.prefixTokens`: they pass through unchanged and are not counted again as history.
    */
   leadingSystemAsPrefix?: boolean;
+  /** Call ids whose results the request sent last had cleared: they stay cleared (same stub text). */
+  keepCleared?: ReadonlySet<string>;
 }
 
 /** The request projection, what it cost, and the budgets it was computed with. */
@@ -74,6 +76,7 @@ function projectHistory(history: readonly Message[], opts: ProjectRequestOptions
     localTrigger: budgets.localTrigger,
     evidenceBudget: budgets.evidenceBudget,
     pairing: pairing ?? undefined,
+    ...(opts.keepCleared !== undefined ? { keepCleared: opts.keepCleared } : {}),
   });
   const diagnostics: ProjectionDiagnostics = {
     ...cleared.diagnostics,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
-import { CheckpointSchema, type Checkpoint } from '../runtime/checkpoint.js';
+import { RefCheckpointSchema, type Checkpoint } from '../runtime/checkpoint.js';
 import type { ObjectContext, ObjectSharedContext } from './sdk.js';
 
 /**
@@ -10,29 +10,14 @@ import type { ObjectContext, ObjectSharedContext } from './sdk.js';
  * ends. Any worker (and the `state` handler) can see where a turn is, and a turn left by a
  * call that ended without committing continues from it instead of starting over.
  *
- * A checkpoint's message lists are kept as indexes: into the turn's input (the session's
- * history plus the pending messages, which the object's records give back on any worker),
- * or into a short table of the messages the turn wrote itself (a summary). So each step
- * writes a few kilobytes instead of the whole conversation again.
+ * A checkpoint refers to the turn's input (the session's history plus the pending messages,
+ * which the object's records give back on any worker) and holds only the messages the turn
+ * wrote itself (a summary), so each step writes a few kilobytes instead of the whole
+ * conversation again.
  */
 
 /** State key of the turn in flight. */
 export const TURN_KEY = 'turn';
-
-/** A checkpoint with its message lists written as indexes (see above). */
-const PackedCheckpointSchema = z.object({
-  version: z.literal(1),
-  machine: z.enum(['turn', 'compaction']),
-  turnId: z.string(),
-  startedAt: z.number(),
-  snapshot: z.record(z.string(), z.unknown()),
-  store: z
-    .object({
-      lists: z.record(z.string(), z.array(z.number().int().nonnegative())),
-      written: z.array(MessageSchema),
-    })
-    .passthrough(),
-});
 
 /** What {@link TURN_KEY} holds. */
 const InFlightTurnSchema = z.object({
@@ -42,7 +27,7 @@ const InFlightTurnSchema = z.object({
   step: z.number().int().nonnegative(),
   /** Calls that continued this turn after the one that started it ended without committing. */
   resumes: z.number().int().nonnegative(),
-  checkpoint: PackedCheckpointSchema,
+  checkpoint: RefCheckpointSchema,
 });
 type InFlightTurn = z.infer<typeof InFlightTurnSchema>;
 
@@ -66,39 +51,6 @@ async function savedTurn(ctx: ObjectSharedContext): Promise<InFlightTurn | undef
 const fingerprint = (messages: readonly Message[]) =>
   createHash('sha256').update(JSON.stringify(messages)).digest('hex');
 
-/** Writes a checkpoint's message lists as indexes into `input`, then into the messages the turn wrote. */
-function pack(
-  checkpoint: Checkpoint,
-  input: { length: number; index: Map<string, number> },
-): InFlightTurn['checkpoint'] {
-  const { messages, ...rest } = checkpoint.store;
-  const written: Message[] = [];
-  const writtenIndex = new Map<string, number>();
-  const indexOf = (m: Message) => {
-    const json = JSON.stringify(m);
-    const known = input.index.get(json) ?? writtenIndex.get(json);
-    if (known !== undefined) return known;
-    const index = input.length + written.push(m) - 1;
-    writtenIndex.set(json, index);
-    return index;
-  };
-  const lists = Object.fromEntries(Object.entries(messages).map(([ref, list]) => [ref, list.map(indexOf)]));
-  return { ...checkpoint, store: { ...rest, lists, written } };
-}
-
-/** The checkpoint {@link pack} wrote, whole again; undefined when it does not read back as one. */
-function unpack(packed: InFlightTurn['checkpoint'], input: readonly Message[]): Checkpoint | undefined {
-  const { lists, written, ...rest } = packed.store;
-  const all = [...input, ...written];
-  const messages: Record<string, Message[]> = {};
-  for (const [ref, indexes] of Object.entries(lists)) {
-    if (indexes.some((i) => i >= all.length)) return undefined;
-    messages[ref] = indexes.map((i) => all[i]!);
-  }
-  const parsed = CheckpointSchema.safeParse({ ...packed, store: { ...rest, messages } });
-  return parsed.success ? parsed.data : undefined;
-}
-
 /**
  * Where the turn of this call starts and how its steps are kept. A kept turn is continued when
  * it was started with the same pending messages on the same history (`input`: the session's
@@ -112,19 +64,16 @@ export async function keepTurnInFlight(ctx: ObjectContext, pending: Message[], i
     saved !== undefined &&
     saved.input === inputPrint &&
     JSON.stringify(saved.pending) === JSON.stringify(pending)
-      ? unpack(saved.checkpoint, input)
+      ? saved.checkpoint
       : undefined;
   const resumes = resumeFrom ? saved!.resumes + 1 : 0;
   if (resumeFrom) ctx.set<InFlightTurn>(TURN_KEY, { ...saved!, resumes });
-  const index = new Map<string, number>();
-  input.forEach((m, i) => {
-    const json = JSON.stringify(m);
-    if (!index.has(json)) index.set(json, i);
-  });
   let step = resumeFrom ? saved!.step : 0;
   let lastValue = resumeFrom ? JSON.stringify(resumeFrom.snapshot.value) : '';
   // Written when the machine's state changes, not on every event inside one state.
   const onCheckpoint = (checkpoint: Checkpoint) => {
+    // A turn writes its checkpoints by reference; a whole one (an older version's) is not kept.
+    if (checkpoint.version !== 2) return;
     const value = JSON.stringify(checkpoint.snapshot.value);
     if (value === lastValue) return;
     lastValue = value;
@@ -133,7 +82,7 @@ export async function keepTurnInFlight(ctx: ObjectContext, pending: Message[], i
       input: inputPrint,
       step: ++step,
       resumes,
-      checkpoint: pack(checkpoint, { length: input.length, index }),
+      checkpoint,
     });
   };
   return { onCheckpoint, ...(resumeFrom ? { resumeFrom } : {}) };

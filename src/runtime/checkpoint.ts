@@ -2,11 +2,16 @@ import { readFileSync } from 'node:fs';
 import type { AnyStateMachine, StateValue } from 'xstate';
 import { z } from 'zod';
 import { UserError } from '../core/errors.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeFileAtomicAsync } from '../io/atomic-write.js';
+import { MessageSchema } from '../messages/message.js';
+import { BaseJsonSchema, ListJsonSchema } from './checkpoint-refs.js';
 import { StoreJsonSchema, type StoreJson } from './message-store.js';
 
-/** Zod schema of a turn checkpoint file: the persisted machine snapshot plus the message store. */
-export const CheckpointSchema = z.object({
+/**
+ * Zod schema of a turn checkpoint file as written before checkpoints held references: the
+ * persisted machine snapshot plus the whole message store. Such files still resume.
+ */
+export const WholeCheckpointSchema = z.object({
   version: z.literal(1),
   machine: z.enum(['turn', 'compaction']),
   turnId: z.string().min(1),
@@ -16,12 +21,46 @@ export const CheckpointSchema = z.object({
   snapshot: z.record(z.string(), z.unknown()),
   store: StoreJsonSchema,
 });
-/** A checkpoint (see {@link CheckpointSchema}). */
-export type Checkpoint = z.infer<typeof CheckpointSchema> & { store: StoreJson };
 
-/** Writes a checkpoint atomically: a crash leaves the previous checkpoint or this one. */
-export function saveCheckpoint(path: string, checkpoint: Checkpoint): void {
-  writeFileAtomic(path, `${JSON.stringify(checkpoint)}\n`);
+/** How the prompt cache stood when the checkpoint was taken (see `CacheCycle`). */
+const CacheCycleSchema = z.object({
+  last: z.number(),
+  maxStep: z.number(),
+  afterPass: z.number(),
+});
+
+/**
+ * Zod schema of a turn checkpoint by reference: the persisted machine snapshot, the turn's
+ * message lists as runs into the session history the turn started from (which the event log
+ * holds) plus the messages the turn wrote, the summary texts and finished provider calls, and
+ * the prompt cache's cycle, so a resumed turn decides as the uninterrupted one would.
+ */
+export const RefCheckpointSchema = z.object({
+  version: z.literal(2),
+  machine: z.enum(['turn', 'compaction']),
+  turnId: z.string().min(1),
+  startedAt: z.number(),
+  snapshot: z.record(z.string(), z.unknown()),
+  base: BaseJsonSchema,
+  lists: z.record(z.string(), ListJsonSchema),
+  /** The messages the turn wrote itself; list indexes past the base count into these. */
+  written: z.array(MessageSchema),
+  texts: z.record(z.string(), z.string()),
+  results: z.record(z.string(), z.unknown()),
+  cacheCycle: CacheCycleSchema.nullable(),
+});
+
+/** Zod schema of a turn checkpoint: by reference, or whole as older versions wrote it. */
+export const CheckpointSchema = z.discriminatedUnion('version', [WholeCheckpointSchema, RefCheckpointSchema]);
+/** A checkpoint by reference (see {@link RefCheckpointSchema}). */
+export type RefCheckpoint = z.infer<typeof RefCheckpointSchema>;
+/** A checkpoint (see {@link CheckpointSchema}): by reference, or whole as older versions wrote it. */
+export type Checkpoint =
+  (z.infer<typeof WholeCheckpointSchema> & { store: StoreJson }) | z.infer<typeof RefCheckpointSchema>;
+
+/** Writes a checkpoint atomically without blocking the event loop: a crash leaves the previous checkpoint or this one. */
+export function saveCheckpoint(path: string, checkpoint: Checkpoint): Promise<void> {
+  return writeFileAtomicAsync(path, `${JSON.stringify(checkpoint)}\n`);
 }
 
 /** Reads and validates a checkpoint; bad files are a one-line {@link UserError} naming the field. */
@@ -44,7 +83,7 @@ export function parseCheckpoint(json: unknown, where: string): Checkpoint {
       `${where}: invalid checkpoint at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`,
     );
   }
-  return parsed.data;
+  return parsed.data as Checkpoint;
 }
 
 /** Dot paths of the active leaves and their ancestors in a state value ('working.syncing' → working, working.syncing). */

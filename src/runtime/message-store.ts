@@ -47,6 +47,16 @@ export class MessageStore {
     return value;
   }
 
+  /** Every message list by ref (read-only view, for the checkpoint by reference). */
+  lists(): ReadonlyMap<string, readonly Message[]> {
+    return this.messages;
+  }
+
+  /** Summary texts and recorded provider results as plain JSON. */
+  extras(): Pick<StoreJson, 'texts' | 'results'> {
+    return { texts: Object.fromEntries(this.texts), results: Object.fromEntries(this.results) };
+  }
+
   /** Plain JSON form. */
   toJSON(): StoreJson {
     return {
@@ -58,7 +68,11 @@ export class MessageStore {
 
   /** Rebuilds a store from {@link MessageStore.toJSON} output (validated). */
   static fromJSON(json: unknown): MessageStore {
-    const parsed = StoreJsonSchema.parse(json);
+    return MessageStore.from(StoreJsonSchema.parse(json));
+  }
+
+  /** A store holding exactly these lists, texts and results (already validated). */
+  static from(parsed: StoreJson): MessageStore {
     const store = new MessageStore();
     for (const [k, v] of Object.entries(parsed.messages)) store.put(k, v);
     for (const [k, v] of Object.entries(parsed.texts)) store.putText(k, v);

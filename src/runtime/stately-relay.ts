@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { loadOptional } from '../core/optional-package.js';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -50,8 +51,8 @@ export async function createStatelyInspector(
   options: StatelyInspectorOptions = {},
 ): Promise<StatelyInspector> {
   const [{ createInspector }, { WebSocketServer }] = await Promise.all([
-    import('@statelyai/inspect'),
-    import('ws'),
+    loadOptional(() => import('@statelyai/inspect'), '@statelyai/inspect', 'the Stately inspector'),
+    loadOptional(() => import('ws'), 'ws', 'the Stately inspector'),
   ]);
   const env = options.env ?? process.env;
   const http = createServer((_req, res) => {

@@ -70,10 +70,23 @@ export interface TurnRequest {
 export interface RunOptions {
   /** Aborting cancels the turn (`turn.cancelled`); in-flight actors get their signals aborted. */
   signal?: AbortSignal;
-  /** Write a checkpoint (persisted snapshot + store) here after every step, atomically. */
+  /**
+   * Write a checkpoint here, atomically, after every step from the compaction pass on (the
+   * steps before it repeat for free). It holds references into the history the turn started
+   * from, not the messages: a few kilobytes.
+   */
   checkpointPath?: string;
-  /** Called with the same checkpoint after every step, for a caller that keeps it elsewhere. */
+  /** Called with the same checkpoint at each of those steps, for a caller that keeps it elsewhere. */
   onCheckpoint?: (checkpoint: Checkpoint) => void;
+}
+
+/** Options of a resumed turn. */
+export interface ResumeOptions extends RunOptions {
+  /**
+   * The session history the turn started from (its request's `history`): a checkpoint by
+   * reference needs it; one written whole by an older version does not.
+   */
+  history?: readonly Message[];
 }
 
 /** A compaction pass as reported to the user. */
@@ -124,11 +137,14 @@ export interface TurnRunner {
   runTurn(request: TurnRequest, options?: RunOptions): Promise<TurnResult>;
   /**
    * Continues a turn from a checkpoint file (or a checkpoint kept elsewhere); in-flight actors
-   * run again (finished provider calls are reused).
+   * run again (finished provider calls are reused), with the prompt cache's cycle the turn had.
    */
   resumeTurn(
     from: string | Checkpoint,
-    options?: Omit<RunOptions, 'checkpointPath'> & { checkpointPath?: string },
+    options?: RunOptions & {
+      /** The history the turn started from: a checkpoint by reference needs it (an older, whole one does not). */
+      history?: readonly Message[];
+    },
   ): Promise<TurnResult>;
   runCompaction(
     request: CompactionRequest,

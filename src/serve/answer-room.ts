@@ -35,6 +35,8 @@ const OUTPUT_FIELDS: Record<ProtocolName, readonly string[]> = {
   anthropic: ['max_tokens'],
   'openai-chat': ['max_completion_tokens', 'max_tokens'],
   'openai-responses': ['max_output_tokens'],
+  // Gemini names it inside generationConfig.
+  gemini: [],
 };
 
 /** The request with its output limit set to `n` wherever the client named one. */
@@ -44,6 +46,10 @@ export function withOutputLimit(req: ParsedRequest, n: number): ParsedRequest {
   const envelope = { ...provider.envelope };
   for (const field of OUTPUT_FIELDS[req.protocol])
     if (typeof envelope[field] === 'number') envelope[field] = n;
+  const config = envelope.generationConfig;
+  if (req.protocol === 'gemini' && typeof config === 'object' && config !== null && !Array.isArray(config))
+    if (typeof config.maxOutputTokens === 'number')
+      envelope.generationConfig = { ...config, maxOutputTokens: n };
   return { ...req, maxOutput: n, meta: { ...req.meta, provider: { ...provider, envelope } } };
 }
 

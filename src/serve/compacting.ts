@@ -11,7 +11,9 @@ import type { ClearingPolicy } from '../projection/index.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
+import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
+import { checkJsonDepth } from './request-guards.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
@@ -84,10 +86,10 @@ export const SESSION_HEADER = 'x-compactor-session';
 
 /**
  * How the proxy clears old tool results unless told otherwise: rarely and a lot at a time.
- * Every clearing step changes the request's prefix, and so costs the provider's prompt cache;
- * clearing everything but the newest result once at least three quarters of the window can be
- * freed keeps consecutive requests identical up to their new messages for several turns. In
- * large windows that much is rarely clearable before compaction, which then does the work.
+ * Every clearing step changes the request's prefix, and so costs the provider's prompt cache.
+ * With a step size set, each request repeats the one sent before (its cleared results stay
+ * cleared) until it reaches the compaction threshold; then one step clears every old result but
+ * the newest call's, so many turns fit before the next step.
  */
 export function clearingFor(capacity: number): Partial<ClearingPolicy> {
   return {
@@ -132,7 +134,8 @@ export async function readParsed(
 ) {
   const text = (await readBody(req, limit)).toString('utf8');
   try {
-    return { text, parsed: parseRequest(protocol, text, countTokens) };
+    checkJsonDepth(text);
+    return { text, parsed: parseRequest(protocol, text, countTokens, req.url) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
@@ -142,9 +145,16 @@ export async function readParsed(
 /** The session a request belongs to: the client's header, an id the agent already sends, else its history. */
 function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: SessionIndex): string {
   const header = req.headers[SESSION_HEADER];
-  const given = Array.isArray(header) ? header[0] : header;
-  if (given !== undefined && given.trim() !== '') return given.trim();
-  const agent = agentSessionId(req.headers) ?? parsed.clientSessionId;
+  const given = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (given !== undefined && given !== '') {
+    // Refused before anything is sent upstream or stored: the answer could not name it.
+    if (validSessionId(given) === undefined)
+      throw new RequestRefusedError(400, `${SESSION_HEADER}: ${SESSION_ID_RULE}`);
+    return given;
+  }
+  // An id the agent sends (a header of its own, its body) that the proxy cannot use is ignored:
+  // its history finds the session.
+  const agent = validSessionId(agentSessionId(req.headers)) ?? validSessionId(parsed.clientSessionId);
   if (agent !== undefined) return index.place(agent, parsed.messages, parsed.prefix);
   return index.find(parsed.messages, parsed.prefix);
 }
@@ -182,6 +192,7 @@ function projectRequest(
         tools: parsed.envelope.tools,
         messages: parsed.messages,
         model: { id: parsed.model },
+        signal,
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },

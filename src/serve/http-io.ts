@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { RequestRefusedError } from '../core/errors.js';
 import type { UpstreamResponse } from './upstream.js';
 
@@ -8,25 +9,83 @@ import type { UpstreamResponse } from './upstream.js';
 const tooLarge = (limit: number) =>
   new RequestRefusedError(413, `request body is larger than ${limit} bytes`);
 
-/** Reads a request body whole, up to `limit` bytes (beyond it the read stops with a 413 refusal). */
+// The request encodings a client may send; the body limit applies to what they decode to.
+const DECODERS: Record<string, () => Transform> = {
+  gzip: () => createGunzip(),
+  'x-gzip': () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
+
+/** The decoder of a request's `content-encoding` (none for identity); an unknown one is a 415. */
+function decoderOf(req: IncomingMessage): Transform | undefined {
+  const encoding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return undefined;
+  const make = DECODERS[encoding];
+  if (make === undefined)
+    throw new RequestRefusedError(
+      415,
+      `unsupported content-encoding "${encoding.slice(0, 40)}" (gzip, deflate, br or none)`,
+    );
+  return make();
+}
+
+/**
+ * Reads a request body whole, decoding gzip, deflate or br, up to `limit` bytes both as sent and
+ * as decoded: the decoding stops at the limit, so a small body that inflates to gigabytes is a
+ * 413 after `limit` bytes of work, not an exhausted memory.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) return reject(tooLarge(limit));
+    let decoder: Transform | undefined;
+    try {
+      decoder = decoderOf(req);
+    } catch (e) {
+      req.resume();
+      return reject(e);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    let sent = 0;
+    let failed = false;
+    const fail = (e: unknown) => {
+      if (failed) return;
+      failed = true;
+      req.removeAllListeners('data');
+      req.resume();
+      decoder?.destroy();
+      reject(e);
+    };
+    const take = (c: Buffer) => {
       size += c.length;
-      if (size > limit) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(tooLarge(limit));
-        return;
-      }
-      chunks.push(c);
+      if (size > limit) fail(tooLarge(limit));
+      else chunks.push(c);
+    };
+    req.on('data', (c: Buffer) => {
+      sent += c.length;
+      if (sent > limit) fail(tooLarge(limit));
+      else if (decoder) decoder.write(c);
+      else take(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('error', fail);
+    // A client that hangs up mid-body ends the read (without this the request would wait forever).
+    req.on('close', () => {
+      if (!req.complete)
+        fail(new RequestRefusedError(400, 'the client closed the request before its body ended'));
+    });
+    if (!decoder) {
+      req.on('end', () => failed || resolve(Buffer.concat(chunks)));
+      return;
+    }
+    const body = decoder;
+    req.on('end', () => body.end());
+    body.on('data', take);
+    body.on('error', () =>
+      fail(new RequestRefusedError(400, 'request body does not decode as its content-encoding says')),
+    );
+    body.on('end', () => failed || resolve(Buffer.concat(chunks)));
   });
 }
 

@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { loadOptional } from '../core/optional-package.js';
 
 /** The proxy's Prometheus counters, one registry per server (two servers in a process never share counts). */
 export interface ServeMetrics {
@@ -15,7 +16,11 @@ export interface ServeMetrics {
   projectionSeconds: Histogram<'protocol'>;
 }
 
-export function createServeMetrics(): ServeMetrics {
+/** The Prometheus client loads with the proxy only, so the library installs without it. */
+const promClient = () => loadOptional(() => import('prom-client'), 'prom-client', 'compactor serve');
+
+export async function createServeMetrics(): Promise<ServeMetrics> {
+  const { Counter, Histogram, Registry } = await promClient();
   const registry = new Registry();
   const registers = [registry];
   const protocol = ['protocol'] as const;

@@ -46,6 +46,15 @@ const ServeOptionsSchema = SERVE.schema.omit({ authTokenEnv: true }).extend({
 
 const ANTHROPIC_DEFAULT = 'https://api.anthropic.com';
 const OPENAI_DEFAULT = 'https://api.openai.com/v1';
+const GEMINI_DEFAULT = 'https://generativelanguage.googleapis.com';
+
+/** Whether a listening address is this machine only (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return (
+    h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h)
+  );
+}
 
 /** The validated options with every default filled in. */
 export interface ResolvedServeOptions {
@@ -56,6 +65,7 @@ export interface ResolvedServeOptions {
   restateIngress?: string;
   anthropicUpstream: string;
   openaiUpstream: string;
+  geminiUpstream: string;
   capacity?: number;
   authToken?: string;
   summarizer: 'upstream' | 'offline';
@@ -86,18 +96,24 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     throw new UserError(
       'startServer: options.dataDir: sessions live in Restate with engine "restate"; give one or the other',
     );
+  const host = o.host ?? SERVE_DEFAULTS.host;
+  if (!isLoopback(host) && o.authToken === undefined && !(o.allowOpen ?? SERVE_DEFAULTS.allowOpen))
+    throw new UserError(
+      `serve: --host ${host} lets every machine that reaches it use the proxy and the keys its clients send; give --auth-token-env NAME (or --allow-open when something in front checks who connects)`,
+    );
   const env = o.env ?? process.env;
   const fromEnv = (name: string) => {
     const v = env[name];
     return v !== undefined && v.trim() !== '' ? v.trim() : undefined;
   };
   return {
-    host: o.host ?? SERVE_DEFAULTS.host,
+    host,
     port: o.port ?? SERVE_DEFAULTS.port,
     ...(o.dataDir !== undefined ? { dataDir: o.dataDir } : {}),
     ...(o.restateIngress !== undefined ? { restateIngress: o.restateIngress } : {}),
     anthropicUpstream: o.anthropicUpstream ?? fromEnv('ANTHROPIC_BASE_URL') ?? ANTHROPIC_DEFAULT,
     openaiUpstream: o.openaiUpstream ?? fromEnv('OPENAI_BASE_URL') ?? OPENAI_DEFAULT,
+    geminiUpstream: o.geminiUpstream ?? fromEnv('GOOGLE_GEMINI_BASE_URL') ?? GEMINI_DEFAULT,
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(o.authToken !== undefined ? { authToken: o.authToken } : {}),
     summarizer: o.summarizer ?? SERVE_DEFAULTS.summarizer,

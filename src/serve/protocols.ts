@@ -7,9 +7,21 @@ import { requestEnvelopeOf, type FileRequestEnvelope } from '../formats/request-
 import type { ImportResult } from '../formats/types.js';
 import type { Message } from '../messages/message.js';
 import { userIdSession } from './agent-ids.js';
+import {
+  geminiCall,
+  geminiErrorBody,
+  isGeminiPath,
+  parseGeminiRequest,
+  writeGeminiRequest,
+} from './gemini.js';
 
-/** The three request shapes the proxy compacts. */
-export type ProtocolName = 'anthropic' | 'openai-chat' | 'openai-responses';
+/** The request shapes the proxy compacts. */
+export type ProtocolName = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
+
+/** What a request says about its fixed part: the file envelope's fields, on any of the proxy's wires. */
+export type RequestEnvelope = Omit<FileRequestEnvelope, 'wire'> & {
+  wire: FileRequestEnvelope['wire'] | 'gemini';
+};
 
 /** A client's request, read into canonical messages that export back to the same JSON. */
 export interface ParsedRequest {
@@ -23,7 +35,7 @@ export interface ParsedRequest {
   /** The conversation after them: what the session keeps and projects. */
   messages: Message[];
   /** System text and tool schemas (for the fixed part's token count). */
-  envelope: FileRequestEnvelope;
+  envelope: RequestEnvelope;
   /** What the importer kept of the document, so the export writes every other field back. */
   meta: Record<string, unknown>;
   /** A session id the client already sends (metadata.user_id, prompt_cache_key, user, safety_identifier). */
@@ -112,9 +124,16 @@ function split(
 
 /**
  * Reads a request body of `protocol`; malformed bodies throw a one-line {@link UserError}. A
- * token count (`countTokens`) is a Messages request without `max_tokens`.
+ * token count (`countTokens`) is a Messages request without `max_tokens`. A Gemini request
+ * names its model and method in `url`.
  */
-export function parseRequest(protocol: ProtocolName, text: string, countTokens = false): ParsedRequest {
+export function parseRequest(
+  protocol: ProtocolName,
+  text: string,
+  countTokens = false,
+  url = '/',
+): ParsedRequest {
+  if (protocol === 'gemini') return parseGeminiRequest(text, url);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -170,11 +189,14 @@ export function writeRequest(req: ParsedRequest, projected: readonly Message[]):
       return exportOpenAIChat(messages, req.meta);
     case 'openai-responses':
       return exportOpenAIResponses(messages, req.meta);
+    case 'gemini':
+      return writeGeminiRequest(req, messages);
   }
 }
 
 /** An error body in the protocol's own shape. */
 export function errorBody(protocol: ProtocolName, status: number, message: string): string {
+  if (protocol === 'gemini') return geminiErrorBody(status, message);
   if (protocol === 'anthropic') {
     const type =
       status === 401
@@ -199,10 +221,13 @@ export function protocolOfPath(method: string, path: string): ProtocolName | und
   if (path === '/v1/messages') return 'anthropic';
   if (path === '/v1/chat/completions') return 'openai-chat';
   if (path === '/v1/responses') return 'openai-responses';
+  const gemini = geminiCall(path);
+  if (gemini !== undefined && gemini.method !== 'countTokens') return 'gemini';
   return undefined;
 }
 
-/** Which error shape a path answers in (Anthropic's paths, else OpenAI's). */
+/** Which error shape a path answers in (Anthropic's paths, Gemini's, else OpenAI's). */
 export function errorProtocolOfPath(path: string): ProtocolName {
+  if (isGeminiPath(path)) return 'gemini';
   return path.startsWith('/v1/messages') || path.startsWith('/v1/complete') ? 'anthropic' : 'openai-chat';
 }

@@ -1,12 +1,12 @@
 import type { ConversationStores } from '../adapters/shared/conversations.js';
-import { START_POINT, syncPointOf, type SyncPoint } from '../adapters/shared/sync-point.js';
+import { branchName, START_POINT, syncPointOf, type SyncPoint } from '../adapters/shared/sync-point.js';
 import { InternalError, RequestRefusedError, UserError } from '../core/errors.js';
 import { restateStore, type RestateStore } from '../restate/restate-store.js';
 
 /**
  * The proxy's sessions kept in Restate `compactorSession` objects instead of a data directory:
- * one object per branch of a conversation (the conversation's id, then `ID.fork-N` for each
- * edit that forked it), loaded over the ingress when the conversation is first seen and saved
+ * one object per branch of a conversation (keyed by the id's storage name, then `NAME.fork-N`
+ * for each edit that forked it), loaded over the ingress when the conversation is first seen and saved
  * back after each request, so a restarted proxy, or another one, continues it. The first
  * branch's object also keeps how far the conversation was followed (its sync point).
  */
@@ -26,7 +26,8 @@ const pointFields = ({ synced, lastHash, hashes, branch }: SyncPoint): SyncPoint
   branch,
 });
 
-const branchKey = (id: string, branch: number) => (branch === 0 ? id : `${id}.fork-${branch}`);
+// The same one-to-one names as on disk: no id names another conversation's branch object.
+const branchKey = branchName;
 
 export function restateSessions(ingress: string): RestateSessions {
   const loaded = new Map<string, Promise<RestateStore>>();

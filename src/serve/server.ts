@@ -9,14 +9,20 @@ import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
+import { pathOf, sessionIdOfSegment } from './request-guards.js';
 import { restateSessions } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
+import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
+import { geminiCall } from './gemini.js';
+import { placeRequest } from './placement.js';
 import { upstreamSummarizer } from './upstream-summarizer.js';
 import { loadCatalogFile, lookupModel } from '../providers/catalog.js';
 import { PROVIDER_PRESETS } from '../providers/catalog-data.js';
 import { selectStrategy } from '../providers/strategy.js';
+import { claimDataDir } from '../session/index.js';
+import { tiktokenCounter } from '../estimate/index.js';
 
 /** A running proxy. */
 export interface RunningServer {
@@ -24,6 +30,8 @@ export interface RunningServer {
   url: string;
   /** Stops taking requests, lets the ones in flight finish, then closes every session. */
   close(): Promise<void>;
+  /** What the operator should know from the start (one line each), e.g. a data directory made private. */
+  notices: readonly string[];
 }
 
 /** The upstream URL of a request path: the client's path below the upstream's base (`/v1` once). */
@@ -33,24 +41,20 @@ function upstreamUrlOf(base: string, pathAndQuery: string): string {
   return under && trimmed.endsWith('/v1') ? trimmed + pathAndQuery.slice(3) : trimmed + pathAndQuery;
 }
 
-/** Anthropic clients send their key in `x-api-key` and a version header; everything else is OpenAI-shaped. */
-function isAnthropicRequest(req: IncomingMessage, path: string): boolean {
-  return (
-    errorProtocolOfPath(path) === 'anthropic' ||
-    req.headers['anthropic-version'] !== undefined ||
-    req.headers['x-api-key'] !== undefined
-  );
-}
-
 /** The status and one-line message a failed request is answered with. */
 function failureAnswer(e: unknown): [number, string] {
   if (RequestRefusedError.isInstance(e)) return [e.status, `compactor: ${e.message}`];
-  const code = (e as { code?: string } | undefined)?.code ?? '';
-  const message = (e as Error | undefined)?.message ?? String(e);
-  if (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code))
+  // Error codes come as strings (ECONNRESET, UND_ERR_…) or numbers (an abort's DOMException code).
+  const code = (e as { code?: unknown } | null | undefined)?.code;
+  const message = e instanceof Error ? e.message : String(e);
+  if (typeof code === 'string' && (code.startsWith('UND_ERR') || /^E[A-Z]+$/.test(code)))
     return [502, `compactor: the upstream did not answer (${message})`];
   return [500, `compactor: ${message}`];
 }
+
+// Names no pid, host or path: the message may reach a client's log or a shared terminal.
+const DATA_DIR_BUSY =
+  'serve: the data directory is in use by another compactor serve; stop that one first or give another --data-dir';
 
 const LOCAL_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '0.0.0.0', '[::]']);
 
@@ -67,6 +71,7 @@ function selfUpstream(o: ResolvedServeOptions, port: number): string | undefined
   for (const [name, url, variable] of [
     ['Anthropic', o.anthropicUpstream, 'ANTHROPIC_BASE_URL'],
     ['OpenAI', o.openaiUpstream, 'OPENAI_BASE_URL'],
+    ['Gemini', o.geminiUpstream, 'GOOGLE_GEMINI_BASE_URL'],
   ] as const)
     if (own(url))
       return `serve: the ${name} upstream ${url} is this server itself (is ${variable} set to the proxy in this shell?); give --${name.toLowerCase()}-upstream`;
@@ -94,7 +99,7 @@ function nativeCompactionOf(
     const native = NATIVE_PROVIDERS[protocol];
     if (native === undefined) return undefined;
     const { provider } = native;
-    const baseUrl = protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream;
+    const baseUrl = upstreamOf(o, protocol);
     const trusted = [...native.hosts, ...(user.providers?.[provider]?.nativeHosts ?? [])];
     if (!onTrustedHost(baseUrl, trusted)) return undefined;
     const entry = lookupModel(provider, provider, model, user.models ?? []);
@@ -116,12 +121,18 @@ function onTrustedHost(url: string, trusted: readonly string[]): boolean {
   return trusted.some((t) => host === t.toLowerCase() || host.endsWith(`.${t.toLowerCase()}`));
 }
 
+/** The upstream a protocol's requests go to. */
+function upstreamOf(o: ResolvedServeOptions, protocol: ProtocolName): string {
+  if (protocol === 'anthropic') return o.anthropicUpstream;
+  return protocol === 'gemini' ? o.geminiUpstream : o.openaiUpstream;
+}
+
 /** Everything one server's requests share. */
 interface ServerParts extends CompactingContext {
   options: ResolvedServeOptions;
 }
 
-function serverParts(o: ResolvedServeOptions): ServerParts {
+function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerParts {
   const { policy, ...shared } = o.session;
   const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
   const conversations = createConversations(
@@ -140,10 +151,9 @@ function serverParts(o: ResolvedServeOptions): ServerParts {
     conversations,
     ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
     index: createSessionIndex(o.dataDir),
-    metrics: createServeMetrics(),
+    metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),
-    upstreamUrl: (protocol: ProtocolName, path: string) =>
-      upstreamUrlOf(protocol === 'anthropic' ? o.anthropicUpstream : o.openaiUpstream, path),
+    upstreamUrl: (protocol: ProtocolName, path: string) => upstreamUrlOf(upstreamOf(o, protocol), path),
     ...(o.capacity !== undefined ? { capacity: o.capacity } : {}),
     ...(policy !== undefined ? { policy } : {}),
     maxBodyBytes: o.maxBodyBytes,
@@ -161,7 +171,7 @@ async function route(
   res: ServerResponse,
   signal: AbortSignal,
 ): Promise<[string, string]> {
-  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const path = pathOf(req.url);
   const method = req.method ?? 'GET';
   const token = p.options.authToken;
   if (token !== undefined && req.headers['x-compactor-token'] !== token) {
@@ -176,7 +186,11 @@ async function route(
   }
   const sessionPath = /^\/compactor\/sessions\/([^/]+)$/.exec(path);
   if (method === 'GET' && sessionPath) {
-    const id = decodeURIComponent(sessionPath[1]);
+    const id = validSessionId(sessionIdOfSegment(sessionPath[1]));
+    if (id === undefined) {
+      sendJsonText(res, 400, JSON.stringify({ error: { message: `compactor: ${SESSION_ID_RULE}` } }));
+      return ['other', 'session'];
+    }
     const state = sessionState(p.conversations, id, p.lastRequests.get(id), p.summarizer);
     if (state === undefined)
       sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
@@ -185,10 +199,17 @@ async function route(
   }
   if (method === 'POST' && path === '/v1/messages/count_tokens')
     return ['anthropic', await handleCountTokens(p, req, res, signal)];
+  if (method === 'POST' && geminiCall(path)?.method === 'countTokens')
+    return ['gemini', await handleCountTokens(p, req, res, signal, 'gemini')];
   const protocol = protocolOfPath(method, path);
   if (protocol !== undefined) return [protocol, await handleCompacting(p, protocol, req, res, signal)];
-  // Every other path (model lists, token counts …) goes to the upstream as it came.
-  const target = p.upstreamUrl(isAnthropicRequest(req, path) ? 'anthropic' : 'openai-chat', req.url ?? '/');
+  // Every other path (model lists …) goes as it came, to its own protocol's upstream only.
+  const place = placeRequest(method, req.url ?? '/', req.headers);
+  if ('refused' in place) {
+    sendJsonText(res, 404, errorBody(errorProtocolOfPath(path), 404, place.refused));
+    return ['other', 'refused-404'];
+  }
+  const target = p.upstreamUrl(place.protocol, req.url ?? '/');
   const hasBody = method !== 'GET' && method !== 'HEAD';
   const headers = forwardedHeaders(req.headers);
   const body = hasBody ? await readBody(req, p.maxBodyBytes) : undefined;
@@ -205,7 +226,7 @@ function answerFailure(
   e: unknown,
   log?: (line: string) => void,
 ): void {
-  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  const path = pathOf(req.url);
   const shape = protocolOfPath(req.method ?? 'GET', path) ?? errorProtocolOfPath(path);
   metrics.requests.inc({ protocol: shape, outcome: 'failed' });
   const [status, message] = failureAnswer(e);
@@ -215,22 +236,42 @@ function answerFailure(
   sendJsonText(res, status, errorBody(shape, status, message));
 }
 
+/** Counts a request whose client went away before its answer was complete; nobody is left to answer. */
+function countAbort(metrics: ServeMetrics, req: IncomingMessage, res: ServerResponse): void {
+  const path = new URL(req.url ?? '/', 'http://proxy').pathname;
+  // The protocol the request would have been counted under had it been answered.
+  const counted =
+    protocolOfPath(req.method ?? 'GET', path) ??
+    (path === '/v1/messages/count_tokens' ? 'anthropic' : 'other');
+  metrics.requests.inc({ protocol: counted, outcome: 'aborted' });
+  res.destroy();
+}
+
 /** The request listener, and the requests it is serving (a close waits for them). */
 function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Promise<void>> } {
   const inFlight = new Set<Promise<void>>();
   const handle: RequestListener = (req, res) => {
     const started = process.hrtime.bigint();
     const aborted = new AbortController();
-    // The client went away before its answer was complete: the upstream request stops too.
+    // The client went away before its answer was complete: the upstream request and any
+    // summary call it waits for stop too.
     res.on('close', () => {
       if (!res.writableFinished) aborted.abort();
     });
+    // A client gone mid-request shows up as errors on its own streams; they end only its request.
+    req.on('error', () => aborted.abort());
+    res.on('error', () => aborted.abort());
     const done = route(p, req, res, aborted.signal)
       .then(([protocol, outcome]) => {
-        p.metrics.requests.inc({ protocol, outcome });
+        p.metrics.requests.inc({ protocol, outcome: aborted.signal.aborted ? 'aborted' : outcome });
         p.metrics.requestSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
       })
-      .catch((e: unknown) => answerFailure(p.metrics, req, res, e, p.log))
+      .catch((e: unknown) => {
+        if (aborted.signal.aborted) countAbort(p.metrics, req, res);
+        else answerFailure(p.metrics, req, res, e, p.log);
+      })
+      // Nothing a request does may end the process: a failure while answering a failure is dropped.
+      .catch(() => void res.destroy())
       .finally(() => inFlight.delete(done));
     inFlight.add(done);
   };
@@ -244,7 +285,17 @@ function listener(p: ServerParts): { handle: RequestListener; inFlight: Set<Prom
  */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const o = resolveServeOptions(options);
-  const parts = serverParts(o);
+  const claim = o.dataDir === undefined ? undefined : claimDataDir(o.dataDir, DATA_DIR_BUSY);
+  let parts: ServerParts;
+  try {
+    parts = serverParts(o, await createServeMetrics());
+  } catch (e) {
+    claim?.release();
+    throw e;
+  }
+  // The tokenizer takes a second or more to load and blocks while it does: loaded before the
+  // first request, it never holds the first clients' requests.
+  tiktokenCounter('o200k_base');
   const { handle, inFlight } = listener(parts);
   const server = createServer(handle);
   server.keepAliveTimeout = 5_000;
@@ -254,6 +305,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (e: unknown) => {
+    parts.conversations.close();
+    await parts.upstream.close();
+    claim?.release();
+    throw e;
   });
   const { port } = server.address() as AddressInfo;
   const loop = selfUpstream(o, port);
@@ -261,6 +317,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     await new Promise<void>((resolve) => server.close(() => resolve()));
     parts.conversations.close();
     await parts.upstream.close();
+    claim?.release();
     throw new UserError(loop);
   }
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
@@ -277,8 +334,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         await stopped;
         parts.conversations.close();
         await parts.upstream.close();
+        claim?.release();
       })();
       return closing;
     },
+    notices:
+      claim?.tightenedFrom === undefined
+        ? []
+        : [
+            `the data directory let other users in (mode ${claim.tightenedFrom.toString(8)}); it is now readable by its owner only`,
+          ],
   };
 }

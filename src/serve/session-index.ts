@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Message } from '../messages/message.js';
-import { dirName, hashOf, messageHash, readSyncPoint } from '../adapters/shared/sync-point.js';
+import { hashOf, idOfDirName, messageHash, readSyncPoint } from '../adapters/shared/sync-point.js';
 
 /**
  * Which session a request belongs to when the client names none: the session whose stored
@@ -31,9 +31,9 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
   if (dataDir !== undefined && existsSync(dataDir))
     for (const name of readdirSync(dataDir)) {
       if (!name.endsWith(SYNC_SUFFIX)) continue;
-      const id = name.slice(0, -SYNC_SUFFIX.length);
-      // A hashed directory name cannot give its id back; such a session is found by its id only.
-      if (dirName(id) !== id) continue;
+      const id = idOfDirName(name.slice(0, -SYNC_SUFFIX.length));
+      // A hashed name cannot give its id back; such a session is found by its id only.
+      if (id === undefined) continue;
       try {
         known.set(id, { hashes: readSyncPoint(dataDir, id).hashes });
       } catch {

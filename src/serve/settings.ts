@@ -20,7 +20,7 @@ export const SERVE_SETTINGS = {
     schema: z.string().min(1, 'expected a host name or address'),
     default: '127.0.0.1',
     defaultText: '`127.0.0.1` (this machine only)',
-    doc: 'Address the proxy listens on.',
+    doc: 'Address the proxy listens on. Any other than this machine needs `authTokenEnv` (or `allowOpen`).',
     flag: {
       name: 'host',
       arg: 'HOST',
@@ -95,6 +95,17 @@ export const SERVE_SETTINGS = {
       help: 'default $OPENAI_BASE_URL, else https://api.openai.com/v1',
     },
   },
+  geminiUpstream: {
+    schema: url,
+    defaultText: '`$GOOGLE_GEMINI_BASE_URL`, else https://generativelanguage.googleapis.com',
+    doc: 'Where Gemini API requests (`/v1beta/models/…:generateContent` and the rest of `/v1beta/…`) go.',
+    flag: {
+      name: 'gemini-upstream',
+      arg: 'URL',
+      parse: text,
+      help: 'default $GOOGLE_GEMINI_BASE_URL, else https://generativelanguage.googleapis.com',
+    },
+  },
   capacity: {
     schema: z.number().int().positive(),
     defaultText: "the catalog's window for the request's model (unknown models pass unchanged)",
@@ -115,6 +126,16 @@ export const SERVE_SETTINGS = {
       arg: 'NAME',
       parse: text,
       help: 'clients must send the value of $NAME in x-compactor-token',
+    },
+  },
+  allowOpen: {
+    schema: z.boolean(),
+    default: false,
+    doc: 'Listen on an address other than this machine without `authTokenEnv`: anyone who reaches the port may use the proxy and the credentials its clients send. Only for a proxy behind something that checks who connects (a private container network, a reverse proxy with its own login).',
+    flag: {
+      on: 'allow-open',
+      onHelp:
+        'let a --host other than this machine serve without --auth-token-env (only behind something that checks who connects)',
     },
   },
   summarizer: {
@@ -161,5 +182,5 @@ export type ServeSettings = Partial<SettingsOf<typeof SERVE_SETTINGS>>;
 
 /** The defaults of the settings that have one. */
 export const SERVE_DEFAULTS = defaultsOf(SERVE_SETTINGS) as Required<
-  Pick<ServeSettings, 'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes'>
+  Pick<ServeSettings, 'host' | 'port' | 'engine' | 'summarizer' | 'maxBodyBytes' | 'allowOpen'>
 >;

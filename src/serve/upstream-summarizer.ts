@@ -2,11 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EmptySummaryError, InternalError, ProviderError } from '../core/errors.js';
 import type { ResolvedRoute } from '../providers/catalog.js';
 import { dialectOf, type WireApi } from '../providers/dialects.js';
-import type { NativeInlineClient, NativeStandaloneClient, SummaryClient } from '../providers/types.js';
+import type {
+  NativeInlineClient,
+  NativeStandaloneClient,
+  SummaryClient,
+  SummaryResponse,
+} from '../providers/types.js';
 import { compactPayload, readCompactAnswer } from '../providers/openai-responses/compact-client.js';
 import { betasForPayload } from '../providers/anthropic/headers.js';
 import { inlinePayload, readInlineAnswer } from '../providers/anthropic/inline-client.js';
 import { REPLAY_BETAS, replayingBody, sendsCompactionBlock, withBetas } from './anthropic-native.js';
+import { geminiSummaryBody, geminiSummaryUrl, readGeminiAnswer } from './gemini-summary.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
 
@@ -44,7 +50,7 @@ export function withSummaryContext<T>(context: SummaryContext, work: () => Promi
 }
 
 /** The wire dialect of each protocol the proxy serves: its summary body and how to read the answer. */
-const DIALECT_OF: Record<ProtocolName, WireApi> = {
+const DIALECT_OF: Record<Exclude<ProtocolName, 'gemini'>, WireApi> = {
   anthropic: 'messages',
   'openai-chat': 'chat',
   'openai-responses': 'responses',
@@ -105,6 +111,12 @@ async function postUpstream(
   }
 }
 
+/** A summary with text in it; an empty one fails the call (the session falls back). */
+function nonEmpty(summary: SummaryResponse, site: { provider: string; model: string }): SummaryResponse {
+  if (summary.text.trim() === '') throw new EmptySummaryError({ provider: site.provider, model: site.model });
+  return summary;
+}
+
 /**
  * Writes summaries with the model of the request being compacted, through its own upstream
  * and with its client's credentials (a Local summary: the proxy holds no key of its own).
@@ -117,6 +129,16 @@ export function upstreamSummarizer(): SummaryClient {
     async summarize(request, signal) {
       const c = currentContext();
       const site = siteOfContext(c);
+      if (c.protocol === 'gemini') {
+        const answer = await postUpstream(
+          c,
+          geminiSummaryUrl(c.url),
+          geminiSummaryBody(request),
+          'summary',
+          signal,
+        );
+        return nonEmpty(readGeminiAnswer(answer, site), site);
+      }
       const dialect = dialectOf(DIALECT_OF[c.protocol]);
       // The request carries the agent's system prompt and tools (the session reuses them for
       // its own model), which Anthropic requires of a summary of a tool loop.
@@ -126,10 +148,7 @@ export function upstreamSummarizer(): SummaryClient {
       const replays = c.protocol === 'anthropic' && sendsCompactionBlock(body);
       const headers = replays ? withBetas(c.headers, REPLAY_BETAS) : c.headers;
       const answer = await postUpstream(c, c.url, body, 'summary', signal, headers);
-      const summary = dialect.read(answer, site);
-      if (summary.text.trim() === '')
-        throw new EmptySummaryError({ provider: site.provider, model: site.model });
-      return summary;
+      return nonEmpty(dialect.read(answer, site), site);
     },
   };
 }

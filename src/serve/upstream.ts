@@ -34,6 +34,8 @@ export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, s
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || OURS.test(name)) continue;
+    // The proxy reads a compressed body decoded and sends it on as it read it.
+    if (name === 'content-encoding') continue;
     out[name] = value;
   }
   // The body is passed through as it comes and may be read for usage: no compression.

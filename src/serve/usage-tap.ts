@@ -14,10 +14,16 @@ const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 /**
  * The prompt usage in one answer or stream event of any of the three wire shapes: Anthropic's
  * `usage` (input plus cache reads and writes; `message_start` carries it in streams), Chat
- * Completions' `prompt_tokens`, Responses' `input_tokens` (`response.completed` in streams).
+ * Completions' `prompt_tokens`, Responses' `input_tokens` (`response.completed` in streams),
+ * Gemini's `usageMetadata` (the last chunk of a stream, which may come as one JSON array).
  */
 export function usageIn(value: unknown): ReportedUsage | undefined {
+  if (Array.isArray(value))
+    return value.reduce<ReportedUsage | undefined>((u, v) => usageIn(v) ?? u, undefined);
   if (!isObj(value)) return undefined;
+  const gemini = value.usageMetadata;
+  if (isObj(gemini) && typeof gemini.promptTokenCount === 'number')
+    return { inputTokens: gemini.promptTokenCount, cachedInputTokens: gemini.cachedContentTokenCount };
   const usage = [
     value.usage,
     (value.message as Obj | undefined)?.usage,

@@ -13,6 +13,7 @@ export type {
   SessionTurnResult,
 } from './session-types.js';
 export { openSessionRecords, type StoreWrites } from './stored-history.js';
+export { claimDataDir, type ClaimedDataDir } from './data-dir.js';
 export { StoredSessionConflictError } from '../core/errors.js';
 export {
   SessionOptionsSchema,

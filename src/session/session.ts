@@ -170,7 +170,7 @@ export class Session implements CompactorSession {
       const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
-      const restoreCheckpoint = checkpointPath ? keepCheckpoint(checkpointPath) : () => undefined;
+      const restoreCheckpoint = checkpointPath ? await keepCheckpoint(checkpointPath) : async () => undefined;
       const result = await this.orRollback(() => {
         const turnId = `turn-${++this.turns}`;
         const run = {
@@ -178,19 +178,19 @@ export class Session implements CompactorSession {
           ...(checkpointPath ? { checkpointPath } : {}),
           ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
         };
-        if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, run);
+        if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
         const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
         return runner.runTurn(request, run);
-      }).catch((e: unknown) => {
+      }).catch(async (e: unknown) => {
         // A window too small for the fixed part of a request is a configuration error found
         // during the turn: like any refused turn it leaves no checkpoint to resume.
-        if (WindowTooSmallError.isInstance(e)) restoreCheckpoint();
+        if (WindowTooSmallError.isInstance(e)) await restoreCheckpoint();
         throw e;
       });
       if (result.decision === 'cancelled') {
         // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept.
         this.rollback();
-        restoreCheckpoint();
+        await restoreCheckpoint();
         return sessionTurnResult(result, null, summarizer, false);
       }
       this.guard = result.loopGuard;
@@ -209,7 +209,7 @@ export class Session implements CompactorSession {
         try {
           await opts.beforeCommit?.(result);
         } catch (e) {
-          restoreCheckpoint();
+          await restoreCheckpoint();
           throw e;
         }
       });

@@ -3,6 +3,7 @@ import type { ThreadEvent } from './events.js';
 import { commitLine, frameLine } from './frame.js';
 import type { LoadedLog } from './load-event-log.js';
 import { InternalError } from '../core/errors.js';
+import { PRIVATE_FILE } from '../io/private.js';
 
 /**
  * Writing the append-only `events.jsonl`. Each write is one `write` of whole framed
@@ -58,7 +59,7 @@ export class EventLog {
         const n = tail.length;
         let off = 0;
         while (off < n) off += readChunk(fd, tail, off, loaded.validBytes + off);
-        const aside = openSync(this.file + CORRUPT_SUFFIX, 'a', 0o644);
+        const aside = openSync(this.file + CORRUPT_SUFFIX, 'a', PRIVATE_FILE);
         try {
           writeAll(NODE_IO, aside, tail);
         } finally {
@@ -77,7 +78,7 @@ export class EventLog {
 
   private open(): number {
     if (this.fd === undefined) {
-      this.fd = openSync(this.file, 'a', 0o644);
+      this.fd = openSync(this.file, 'a', PRIVATE_FILE);
       this.committedBytes = fstatSync(this.fd).size;
     }
     return this.fd;

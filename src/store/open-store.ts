@@ -9,6 +9,7 @@ import { EventLog } from './events-log.js';
 import { loadEventLog, type LogWarning } from './load-event-log.js';
 import type { SessionLock } from './session-lock.js';
 import type { BoundaryInfo, CompactionRecord, SessionStore } from './session-store.js';
+import { PRIVATE_DIR } from '../io/private.js';
 
 export function checkName(kind: string, name: string): void {
   if (!NAME_PATTERN.test(name))
@@ -135,7 +136,7 @@ export class OpenStore implements SessionStore {
 
   recordCompaction(record: CompactionRecord): BoundaryInfo {
     const event = boundaryEvent(this.loaded.length + 1, this.stamp(), record);
-    mkdirSync(join(this.dir, ARTIFACTS_DIR), { recursive: true });
+    mkdirSync(join(this.dir, ARTIFACTS_DIR), { recursive: true, mode: PRIVATE_DIR });
     writeFileAtomic(
       join(this.dir, event.artifact),
       `${JSON.stringify({ version: 1, boundaryId: event.id, createdAt: event.at, messages: record.before })}\n`,
@@ -169,7 +170,7 @@ export class OpenStore implements SessionStore {
 
   saveSnapshot(name: string, snapshot: unknown): void {
     checkName('snapshot', name);
-    mkdirSync(join(this.dir, SNAPSHOTS_DIR), { recursive: true });
+    mkdirSync(join(this.dir, SNAPSHOTS_DIR), { recursive: true, mode: PRIVATE_DIR });
     writeFileAtomic(join(this.dir, SNAPSHOTS_DIR, `${name}.json`), `${JSON.stringify(snapshot)}\n`);
   }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { fsError } from '../io/fs-errors.js';
 import { processAlive } from '../io/process-alive.js';
+import { PRIVATE_FILE } from '../io/private.js';
 
 /**
  * The exclusive writer lock of a session directory. A writer creates `lock` with
@@ -14,7 +15,6 @@ import { processAlive } from '../io/process-alive.js';
  */
 
 export const LOCK_FILE = 'lock';
-const BREAK_FILE = 'lock.break';
 // A lock file still empty after this long was left by a writer killed while creating it.
 const STALE_EMPTY_MS = 10_000;
 const POLL_MS = 100;
@@ -31,6 +31,10 @@ export interface LockOptions {
   waitMs?: number;
   /** Called once when the lock is busy and the caller waits (e.g. to print a line). */
   onWait?: (message: string) => void;
+  /** The lock file's name in the directory (default `lock`). */
+  name?: string;
+  /** The error when the lock stays busy, instead of one naming the holder and the directory. */
+  busyMessage?: string;
 }
 
 /** A held lock; release it when done (it is also released when the process exits). */
@@ -39,6 +43,8 @@ export interface SessionLock {
 }
 
 const held = new Set<string>();
+// The exact text of each lock this process holds, so it never removes another's.
+const ours = new Map<string, string>();
 let exitHookInstalled = false;
 
 function releaseAllOnExit(): void {
@@ -77,16 +83,21 @@ function ageMs(file: string): number {
   }
 }
 
-function isStale(file: string, holder: Holder | undefined): boolean {
+function isStale(file: string, seen: { raw: string; holder: Holder | undefined }): boolean {
+  const { holder } = seen;
   if (!holder) return ageMs(file) > STALE_EMPTY_MS;
-  return holder.host === hostname() && !processAlive(holder.pid);
+  if (holder.host !== hostname()) return false;
+  // Our own pid on a lock this process never took: an earlier process with the same pid (a
+  // restarted container's first process) was killed holding it.
+  if (holder.pid === process.pid) return ![...ours.values()].includes(seen.raw);
+  return !processAlive(holder.pid);
 }
 
 /** Removes a stale lock unless someone replaced it meanwhile (checked under `lock.break`). */
-function breakStale(dir: string, file: string, seen: string): void {
-  const breaker = join(dir, BREAK_FILE);
+function breakStale(file: string, seen: string): void {
+  const breaker = `${file}.break`;
   try {
-    closeSync(openSync(breaker, 'wx'));
+    closeSync(openSync(breaker, 'wx', PRIVATE_FILE));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(breaker, 'create', e);
     // Another process is breaking it; a breaker that died leaves an old file behind.
@@ -109,8 +120,6 @@ function unlinkQuiet(file: string): void {
   }
 }
 
-const ours = new Map<string, string>();
-
 function removeIfOurs(file: string): void {
   if (readHolder(file)?.raw === ours.get(file)) unlinkQuiet(file);
   held.delete(file);
@@ -127,7 +136,7 @@ function tryCreate(file: string): string | undefined {
   const raw = `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() })}\n`;
   let fd: number;
   try {
-    fd = openSync(file, 'wx', 0o644);
+    fd = openSync(file, 'wx', PRIVATE_FILE);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw fsError(file, 'create the session lock', e);
@@ -146,7 +155,7 @@ function tryCreate(file: string): string | undefined {
  * one-line {@link UserError} naming the holder when it stays busy.
  */
 export function acquireSessionLock(dir: string, options: LockOptions = {}): SessionLock {
-  const file = join(dir, LOCK_FILE);
+  const file = join(dir, options.name ?? LOCK_FILE);
   const deadline = Date.now() + (options.waitMs ?? 0);
   let announced = false;
   for (;;) {
@@ -159,11 +168,12 @@ export function acquireSessionLock(dir: string, options: LockOptions = {}): Sess
     }
     const seen = readHolder(file);
     if (seen === undefined) continue; // released between our attempt and the read
-    if (isStale(file, seen.holder)) {
-      breakStale(dir, file, seen.raw);
+    if (isStale(file, seen)) {
+      breakStale(file, seen.raw);
       continue;
     }
     const who = describe(seen.holder);
+    if (Date.now() >= deadline && options.busyMessage !== undefined) throw new UserError(options.busyMessage);
     if (Date.now() >= deadline)
       throw new UserError(
         `${dir}: session directory is in use by ${who}; wait for it to finish or pass --wait SECONDS`,

@@ -11,6 +11,7 @@ import type { LogWarning } from './load-event-log.js';
 import { OpenStore } from './open-store.js';
 import { ARTIFACTS_DIR, EVENTS_FILE, SNAPSHOTS_DIR } from './artifacts.js';
 import { acquireSessionLock, type LockOptions, type SessionLock } from './session-lock.js';
+import { PRIVATE_DIR } from '../io/private.js';
 
 /**
  * The durable session store. A session directory holds:
@@ -146,7 +147,7 @@ function prepareDir(dir: string, create: boolean): void {
   try {
     if (!existsSync(dir)) {
       if (!create) throw new UserError(`${dir}: no such session directory`);
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
     } else if (!statSync(dir).isDirectory()) {
       // A session file passed by mistake would otherwise read as an empty session.
       throw new UserError(`${dir}: not a session directory (it is a file)`);
@@ -163,7 +164,7 @@ function moveAside(dir: string, at: Date): void {
   if (present.length === 0) return;
   const target = join(dir, PREVIOUS_DIR, at.toISOString().replace(/[:.]/g, '-'));
   try {
-    mkdirSync(target, { recursive: true });
+    mkdirSync(target, { recursive: true, mode: PRIVATE_DIR });
     for (const n of present) renameSync(join(dir, n), join(target, n));
   } catch (e) {
     throw fsError(target, 'move the previous session aside', e);
@@ -195,8 +196,8 @@ function openLocked(
 ): FileSessionStore {
   if (create) {
     try {
-      mkdirSync(join(dir, ARTIFACTS_DIR), { recursive: true });
-      mkdirSync(join(dir, SNAPSHOTS_DIR), { recursive: true });
+      mkdirSync(join(dir, ARTIFACTS_DIR), { recursive: true, mode: PRIVATE_DIR });
+      mkdirSync(join(dir, SNAPSHOTS_DIR), { recursive: true, mode: PRIVATE_DIR });
     } catch (e) {
       throw fsError(dir, 'create the session directory layout', e);
     }

@@ -1,9 +1,4 @@
-import {
-  __unsafe_getAllOwnEventDescriptors,
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  type EventObject,
-} from 'xstate';
+import type { AnyMachineSnapshot, AnyStateMachine, AnyStateNode, EventObject, StateValue } from 'xstate';
 import { getSimplePaths } from 'xstate/graph';
 import type { MachinePath, Oracle, PathStep, Reply } from './path-types.js';
 import { leafPath } from './record-run.js';
@@ -31,9 +26,25 @@ export interface PathModel {
   limit?: number;
 }
 
+/**
+ * The event types the active states of `snapshot` handle, outermost state first: read from the
+ * state nodes `snapshot.value` names (public `states` and `ownEvents`), not xstate's internal
+ * list of active nodes.
+ */
+export function handledEventTypes(snapshot: AnyMachineSnapshot): string[] {
+  const types = new Set<string>();
+  const visit = (node: AnyStateNode, value: StateValue | undefined): void => {
+    for (const type of node.ownEvents) types.add(type);
+    if (typeof value === 'string') visit(node.states[value]!, undefined);
+    else if (value) for (const [key, child] of Object.entries(value)) visit(node.states[key]!, child);
+  };
+  visit(snapshot.machine.root, snapshot.value);
+  return [...types];
+}
+
 /** The samples of one event type the machine handles in `snapshot`. */
-function eventsAt(model: PathModel, snapshot: AnyMachineSnapshot): EventObject[] {
-  return __unsafe_getAllOwnEventDescriptors(snapshot).flatMap((type): EventObject[] => {
+export function eventsAt(model: PathModel, snapshot: AnyMachineSnapshot): EventObject[] {
+  return handledEventTypes(snapshot).flatMap((type): EventObject[] => {
     const actorEvent = /^xstate\.(done|error)\.actor\.(.+)$/.exec(type);
     if (actorEvent) {
       const [, outcome, actor] = actorEvent as unknown as [string, 'done' | 'error', string];

@@ -3,7 +3,7 @@
  * data, and a runner that drives a path against your own actors (your provider strategy,
  * summarizer or store). No test framework is needed: the runner resolves or throws.
  *
- *   it.each(capacityRetryPaths.map((p) => [p.name, p]))('%s', (_name, path) =>
+ *   it.each(capacityRetryPaths().map((p) => [p.name, p]))('%s', (_name, path) =>
  *     runPath(path, { actors: { requestSummary: mySummarizer } }));
  */
 export {

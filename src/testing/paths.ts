@@ -5,22 +5,28 @@ import { runPathOn, type PathRun, type RunPathOptions } from './run-path.js';
 import { ModelPathError } from '../core/errors.js';
 
 /*
- * Every machine's paths, walked from its graph once when this module loads (a few tens of
- * milliseconds), and the runner that drives one of them.
+ * Every machine's paths, walked from its graph on the first call for that machine (a few tens
+ * of milliseconds; importing this module walks nothing), and the runner that drives one of them.
  */
 
 const MODELS: Readonly<Record<string, PathModel>> = Object.fromEntries(
   [capacityRetryModel, hierarchicalSummaryModel, compactionModel, turnModel].map((m) => [m.machine.id, m]),
 );
 
+/** The paths of one model, walked once and kept. */
+function pathsOnCall(model: PathModel): () => readonly MachinePath[] {
+  let walked: readonly MachinePath[] | undefined;
+  return () => (walked ??= Object.freeze(generatePaths(model)));
+}
+
 /** The capacity-retry ladder's paths (actors: prepareSummaryInput, requestSummary). */
-export const capacityRetryPaths: readonly MachinePath[] = generatePaths(capacityRetryModel);
+export const capacityRetryPaths: () => readonly MachinePath[] = pathsOnCall(capacityRetryModel);
 /** The two-band summary's paths (actors: prepareBands, capacityRetry). */
-export const hierarchicalSummaryPaths: readonly MachinePath[] = generatePaths(hierarchicalSummaryModel);
+export const hierarchicalSummaryPaths: () => readonly MachinePath[] = pathsOnCall(hierarchicalSummaryModel);
 /** One compaction pass's paths (actors: compactStandalone, compactInline, capacityRetry, hierarchicalSummary, rebuildHistory). */
-export const compactionPaths: readonly MachinePath[] = generatePaths(compactionModel);
-/** One turn's paths (actors: syncHistory, normalizeProjection, clearToolResults, estimatePressure, compaction, clearToFit, rebuildProjection). */
-export const turnPaths: readonly MachinePath[] = generatePaths(turnModel);
+export const compactionPaths: () => readonly MachinePath[] = pathsOnCall(compactionModel);
+/** One turn's paths (actors: syncHistory, normalizeProjection, clearToolResults, estimatePressure, compaction, clearBeforeCompacting, fitRequest, rebuildProjection). */
+export const turnPaths: () => readonly MachinePath[] = pathsOnCall(turnModel);
 
 /**
  * Drives the real machine of `path` along it: the actors you give answer for real, every other

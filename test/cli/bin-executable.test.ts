@@ -1,10 +1,13 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { COMPILED_CLI, requireBuild } from '#support/compiled-cli.js';
 import { VERSION } from '#src/version.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const run = promisify(execFile);
 const repoRoot = join(import.meta.dirname, '../..');

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { freeEncoders } from '#src/estimate/counters.js';
 import { fixture, rawDir } from '#support/paths.js';
 import { runCli } from '#support/cli-in-dir.js';
 import { runCompiledCli } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 afterAll(freeEncoders);
 const dir = mkdtempSync(join(tmpdir(), 'compactor-import-'));

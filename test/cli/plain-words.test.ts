@@ -1,9 +1,12 @@
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { commands } from '#src/cli/commands/index.js';
 import { requireBuild, runCompiledCli } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 // A rule id (a capital letter and a number, as test names cite them) standing in text a user
 // reads. The rules are not in the package, so a user cannot look one up: help, reports and

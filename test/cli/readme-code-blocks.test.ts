@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import {
   copyFileSync,
@@ -15,6 +15,9 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { runCli } from '#support/cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 // The README's code, as a user would copy it: every TypeScript block type-checks against the
 // package (its emitted declarations, so `npm run build` first), the library and testing blocks

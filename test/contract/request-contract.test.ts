@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,9 @@ import type { ToolSchema } from '#src/providers/types.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { useFakeProviders } from '#support/fake-providers.js';
 import { catalogWindow } from '#support/fake-window.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /**
  * Request contract: every kind of request body Compactor sends is recorded from the

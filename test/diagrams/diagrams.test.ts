@@ -44,12 +44,10 @@ describe('diagrams/ is generated from the machines', () => {
     const turn = files.get('turn.dot')!;
     for (const outcome of ['belowThreshold', 'guarded', 'compacted', 'unchanged', 'failed', 'cancelled'])
       expect(turn).toMatch(new RegExp(`"turn\\.${outcome}" \\[label="${outcome}" peripheries=2 tooltip="`));
-    expect(turn).toContain('tooltip="Appends pending conversation messages to the live history (H1)."');
-    expect(files.get('turn.svg')).toContain(
-      'Appends pending conversation messages to the live history (H1).',
-    );
+    expect(turn).toContain('tooltip="Appends pending conversation messages to the live history."');
+    expect(files.get('turn.svg')).toContain('Appends pending conversation messages to the live history.');
     expect(files.get('README.md')).toContain(
-      '| `working.syncing` | Appends pending conversation messages to the live history (H1). |',
+      '| `working.syncing` | Appends pending conversation messages to the live history. |',
     );
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +8,9 @@ import { exportSession, readSessionFile } from '#src/formats/index.js';
 import { startFakeOpenAI } from '#support/fake-openai.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { agentSession, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const bin = join(repo, 'dist', 'src', 'bin', 'compactor.js');

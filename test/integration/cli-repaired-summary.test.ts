@@ -1,7 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { summarySections } from '#src/summary/index.js';
 import { fakeOpenAIWorkspace } from '#support/cli-sessions.js';
 import { runCompiledCli } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /**
  * `compactor compact` and `compactor run` as processes against a Chat Completions server on

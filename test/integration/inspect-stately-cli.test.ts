@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { once } from 'node:events';
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -8,6 +8,9 @@ import { startFakeOpenAI } from '#support/fake-openai.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import { agentSession, canonicalFile, cli, templateSummary, workDir } from '#support/cli-sessions.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /**
  * `--inspect=stately` through the compiled CLI: the address to open is

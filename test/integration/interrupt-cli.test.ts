@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it, jest } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,6 +8,9 @@ import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import { deferred } from '#support/deferred.js';
 import { useFakeProviders } from '#support/fake-providers.js';
 import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const dir = workDir('interrupt');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

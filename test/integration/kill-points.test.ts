@@ -1,10 +1,13 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSessionStore, type ThreadEvent } from '#src/store/index.js';
 import { prng } from '#dev/bench/synthetic-session.js';
 import { agentSession, canonicalFile, workDir } from '#support/cli-sessions.js';
 import { startCli } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /**
  * SIGKILL at random points of `import`, `run` and `compact` (at least 50 kill

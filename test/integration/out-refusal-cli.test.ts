@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCompiledCli } from '#support/compiled-cli.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { FAKE_ENCRYPTED, startFakeOpenAI } from '#support/fake-openai.js';
 import { agentSession, canonicalFile, filesUnder, templateSummary, workDir } from '#support/cli-sessions.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /**
  * `--out` in openai-chat after a native compaction (end to end through the

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,9 @@ import { deferred } from '#support/deferred.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { runCompiledCli, startCli, stopRunningClis } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /** `compactor serve` as a process (needs `npm run build`). */
 const dirs: string[] = [];

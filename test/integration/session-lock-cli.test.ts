@@ -1,9 +1,12 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSessionStore } from '#src/store/index.js';
 import { runCompiledCli, startCli, stopRunningClis } from '#support/compiled-cli.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 // A writer still waiting for the lock after a failed test is ended there.
 afterEach(stopRunningClis);

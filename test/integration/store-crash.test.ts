@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,9 @@ import { textOf } from '#src/messages/message.js';
 import { openSessionStore, type SessionStore } from '#src/store/index.js';
 import { requireBuild } from '#support/compiled-cli.js';
 import { prng } from '#dev/bench/synthetic-session.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const ROOT = join(import.meta.dirname, '../..');
 const CHILD = join(import.meta.dirname, 'store-crash-child.mjs');

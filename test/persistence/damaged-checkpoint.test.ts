@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '#src/core/errors.js';
@@ -35,6 +35,8 @@ async function midSummaryCheckpoint(dir: string): Promise<string> {
     { signal: controller.signal, checkpointPath: live },
   );
   while (s.requests.length === 0) await settle();
+  // The checkpoint is written without blocking the turn: wait for it to land.
+  while (!existsSync(live)) await settle();
   copyFileSync(live, saved);
   controller.abort();
   await run;
@@ -75,7 +77,7 @@ describe('resuming a damaged checkpoint (D3)', () => {
         estimator,
         limits,
         compaction: { summarizer: new FakeSummarizer() },
-      }).resumeTurn(file);
+      }).resumeTurn(file, { history: session(10) });
       await expect(resumed).rejects.toThrow(UserError);
       await expect(resumed).rejects.toThrow(expected);
     }
@@ -84,7 +86,7 @@ describe('resuming a damaged checkpoint (D3)', () => {
       estimator,
       limits,
       compaction: { summarizer: new FakeSummarizer() },
-    }).resumeTurn(saved);
+    }).resumeTurn(saved, { history: session(10) });
     expect(ok.decision).toBe('compacted');
   });
 });

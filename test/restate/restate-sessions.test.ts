@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, expect, it, jest } from '@jest/globals';
 import { msg, type Message } from '#src/messages/message.js';
 import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '#src/restate/index.js';
 import { createCompactorSession } from '#src/session/index.js';
@@ -7,16 +7,10 @@ import { isSummaryMessage } from '#src/summary/index.js';
 import { deferred, type Deferred } from '#support/deferred.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startFakeOpenAI } from '#support/fake-openai.js';
-import {
-  RestateServer,
-  restateInstall,
-  startBalancer,
-  startWorker,
-  stopWorker,
-  type Worker,
-} from '#dev/restate/harness.js';
+import { RestateServer, startBalancer, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
 import { growLongSession } from '#dev/restate/long-session.js';
 import { agentSteps, templateSummary } from '#dev/restate/sessions.js';
+import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
 
 /**
  * Sessions on a real Restate server (from npm, offline) served by two Node 24 worker
@@ -25,10 +19,8 @@ import { agentSteps, templateSummary } from '#dev/restate/sessions.js';
  * makes it and sets COMPACTOR_RESTATE_REQUIRED, so there a missing install fails).
  */
 
-const install = restateInstall();
-if (!install && process.env.COMPACTOR_RESTATE_REQUIRED)
-  throw new Error('the Restate install is missing (COMPACTOR_RESTATE_HOME); .ci/run makes it');
-const describeWithRestate = install ? describe : describe.skip;
+const { install, describeWithRestate } = restateSuite();
+jest.setTimeout(RESTATE_TEST_MS);
 
 const CAPACITY = 32_000;
 /** 30 tool steps of 2,000 characters are over the threshold of a 32,000-token window. */

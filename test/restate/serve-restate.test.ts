@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import type { MemoryRecords, ThreadEvent } from '#src/store/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
-import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
+import { RestateServer, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
+import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
 
 /**
  * `compactor serve --engine restate`: the proxy (the compiled CLI as a process, so
@@ -17,10 +18,8 @@ import { RestateServer, restateInstall, startWorker, stopWorker, type Worker } f
  * exists (`.ci/run` makes it and sets COMPACTOR_RESTATE_REQUIRED, so there a missing install fails).
  */
 
-const install = restateInstall();
-if (!install && process.env.COMPACTOR_RESTATE_REQUIRED)
-  throw new Error('the Restate install is missing (COMPACTOR_RESTATE_HOME); .ci/run makes it');
-const describeWithRestate = install ? describe : describe.skip;
+const { install, describeWithRestate } = restateSuite();
+jest.setTimeout(RESTATE_TEST_MS);
 
 const WINDOW = 16_000;
 const SESSION = 'restart-me';

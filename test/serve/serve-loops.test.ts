@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { GOAL_LINE, TASK } from '#dev/loops/loop-matrix.js';
 import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
 import { startServer } from '#src/serve/index.js';
@@ -12,6 +12,9 @@ import {
   type ClientLoop,
   type ServeProtocol,
 } from '#support/serve-client-loops.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 afterAll(() => {
   freeAuditEncoder();

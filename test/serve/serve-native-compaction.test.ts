@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,9 @@ import { freeEncoders } from '#src/estimate/index.js';
 import { FINAL_TEXT, startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { RecordedRequest } from '#support/fake-http.js';
 import { runClientLoop, seenPromptOf } from '#support/serve-client-loops.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const dir = mkdtempSync(join(tmpdir(), 'serve-native-'));
 afterAll(() => {

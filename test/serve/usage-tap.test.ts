@@ -28,6 +28,35 @@ describe('serve: the usage of an answer, as each wire shape reports it', () => {
     expect(usageIn({ type: 'message_delta', usage: { output_tokens: 30 } })).toBeUndefined();
   });
 
+  it("reads Gemini's usageMetadata: in one answer, the last SSE chunk, or the last element of a JSON-array stream", async () => {
+    const chunk = (prompt: number, cached?: number) => ({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'x' }] } }],
+      usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: 3, cachedContentTokenCount: cached },
+    });
+    expect(usageIn(chunk(900, 640))).toEqual({ inputTokens: 900, cachedInputTokens: 640 });
+    expect(usageIn([chunk(10), { candidates: [] }, chunk(900, 600)])).toEqual({
+      inputTokens: 900,
+      cachedInputTokens: 600,
+    });
+    const read = async (stream: boolean, text: string) => {
+      let seen: ReportedUsage | undefined;
+      await pipeline(
+        Readable.from([Buffer.from(text)]),
+        usageTap(stream, (u) => (seen = u)),
+        async (source: AsyncIterable<Buffer>) => {
+          for await (const c of source) void c;
+        },
+      );
+      return seen;
+    };
+    const sse = `data: ${JSON.stringify(chunk(5))}\r\n\r\ndata: ${JSON.stringify(chunk(4_321, 1_000))}\r\n\r\n`;
+    expect(await read(true, sse)).toEqual({ inputTokens: 4_321, cachedInputTokens: 1_000 });
+    expect(await read(false, JSON.stringify([chunk(5), chunk(777)]))).toEqual({
+      inputTokens: 777,
+      cachedInputTokens: undefined,
+    });
+  });
+
   it('passes a stream through unchanged and finds its usage even when an event is split between chunks', async () => {
     const text =
       'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":123,"output_tokens":1}}}\n\n' +

@@ -24,6 +24,8 @@ export interface ClientLoop {
   task: string;
   steps: number;
   resultTokens: number;
+  /** Tokens of the file read at `step`, when they vary from step to step (default: `resultTokens`). */
+  resultTokensAt?(step: number): number;
   model: string;
   maxTokens: number;
   /** How the proxy learns the session: our header, the id the protocol already has, or nothing (the history). */
@@ -135,7 +137,13 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
     checkCall(l, step, call.id, call.input, problems);
     messages.push({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: call.id, content: source.read(step, l.resultTokens) }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: call.id,
+          content: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens),
+        },
+      ],
     });
   }
 }
@@ -193,7 +201,11 @@ async function chatLoop(l: ClientLoop): Promise<LoopResult> {
     if (message.content !== `Step ${step}: reading the next file.`)
       problems.push(`step ${step}: text "${message.content}"`);
     checkCall(l, step, call.id, call.function.arguments, problems);
-    messages.push({ role: 'tool', tool_call_id: call.id, content: source.read(step, l.resultTokens) });
+    messages.push({
+      role: 'tool',
+      tool_call_id: call.id,
+      content: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens),
+    });
   }
 }
 
@@ -259,7 +271,7 @@ async function responsesLoop(l: ClientLoop): Promise<LoopResult> {
     input.push({
       type: 'function_call_output',
       call_id: call.call_id,
-      output: source.read(step, l.resultTokens),
+      output: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens),
     });
   }
 }

@@ -1,24 +1,25 @@
 // A TypeScript consumer of the installed package: type-checked under a strict nodenext
 // and a strict bundler tsconfig, bundled with esbuild, and run. It uses the root entry and
-// every building-block entry (formats, machines, projection, providers, store).
+// every unstable building-block entry (formats, machines, projection, providers, store).
 // Usage (bundled): node consumer.mjs SESSION_FILE. Prints one JSON line.
 import {
   createCompactorSession,
+  createEstimator,
   msg,
   type CompactorSessionOptions,
   type Message,
   type SessionCompactionReport,
 } from 'context-compactor';
-import { readSessionFile } from 'context-compactor/formats';
+import { readSessionFile } from 'context-compactor/unstable/formats';
 import {
   compactionMachine,
   turnMachine,
   type CompactionStrategy,
   type Failure,
-} from 'context-compactor/machines';
-import { createEstimator, projectRequest, type ProjectedRequest } from 'context-compactor/projection';
-import { OFFLINE_CONTEXT_WINDOW } from 'context-compactor/providers';
-import { openSessionStore, type SessionStore } from 'context-compactor/store';
+} from 'context-compactor/unstable/machines';
+import { projectRequest, type ProjectedRequest } from 'context-compactor/unstable/projection';
+import { OFFLINE_CONTEXT_WINDOW } from 'context-compactor/unstable/providers';
+import { openSessionStore, type SessionStore } from 'context-compactor/unstable/store';
 
 const sessionFile = process.argv[2];
 if (sessionFile === undefined) throw new Error('usage: consumer SESSION_FILE');

@@ -55,8 +55,9 @@ for (const key of Object.keys(pkg.exports)) {
 
 // A small projection of a bundled session: tool-result clearing must shrink it.
 const sessionFile = process.argv[2];
-const { readSessionFile } = await import(`${pkg.name}/formats`);
-const { createEstimator, projectRequest } = await import(`${pkg.name}/projection`);
+const { readSessionFile } = await import(`${pkg.name}/unstable/formats`);
+const { createEstimator } = await import(pkg.name);
+const { projectRequest } = await import(`${pkg.name}/unstable/projection`);
 const [session] = readSessionFile(sessionFile).sessions;
 const projected = projectRequest(session.messages, {
   limits: { capacity: 64_000, trigger: 20_000 },

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
+import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
 import { lookupModel } from '../../providers/catalog.js';
 import type { SessionStoreSource } from '../../store/index.js';
@@ -15,6 +16,7 @@ import {
 import {
   advanceSyncPoint,
   branchName,
+  catchUpSyncPoint,
   conversationDir,
   dirName,
   hashOf,
@@ -48,6 +50,8 @@ export interface ConversationCall {
   standalone?: CompactorSessionOptions['standalone'];
   /** Inline native compaction client of this conversation's session (used when it is opened). */
   inline?: CompactorSessionOptions['inline'];
+  /** Aborting cancels the call (and the summary call it is making); the call rejects. */
+  signal?: AbortSignal;
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -248,7 +252,14 @@ function openConversation(
     ...(call.inline !== undefined ? { inline: call.inline } : {}),
     limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
   });
-  return { session, ...point, queue: Promise.resolve(), active: 0 };
+  const caughtUp = { ...point, hashes: [...point.hashes] };
+  if (dir !== undefined) catchUpSyncPoint(caughtUp, recordedMessages(session));
+  return { session, ...caughtUp, queue: Promise.resolve(), active: 0 };
+}
+
+/** The messages a session's store recorded, in order (empty without a store). */
+function recordedMessages(session: CompactorSession): unknown[] {
+  return (session.store?.events() ?? []).flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
 }
 
 /**
@@ -298,7 +309,8 @@ function forkConversation(
     stores,
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
-  saveSyncPoint(point, sessionDir, id);
+  if (sessionDir !== undefined) state.recorded = recordedMessages(state.session).length;
+  saveSyncPoint(state, sessionDir, id);
   return state;
 }
 
@@ -353,9 +365,28 @@ async function projectCall(
       ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
       : undefined,
   );
-  const turn = await session.runTurn({ pending: messages.slice(state.synced) });
-  advanceSyncPoint(state, messages, sessionDir, id);
-  await stores?.commit(id, state.branch, state);
+  const pending = messages.slice(state.synced);
+  const before = session.history.length;
+  const sync = async () => {
+    if (sessionDir !== undefined) state.recorded = recordedMessages(session).length;
+    advanceSyncPoint(state, messages, sessionDir, id);
+    await stores?.commit(id, state.branch, state);
+  };
+  // A turn that fails or is cancelled after storing the new messages keeps them: they are
+  // synced all the same, so the same call again adds them once, not twice.
+  const keptAfterFailure = () => pending.length > 0 && session.history.length === before + pending.length;
+  let turn;
+  try {
+    turn = await session.runTurn({ pending, ...(call.signal !== undefined ? { signal: call.signal } : {}) });
+  } catch (e) {
+    if (keptAfterFailure()) await sync();
+    throw e;
+  }
+  if (turn.decision === 'cancelled') {
+    if (keptAfterFailure()) await sync();
+    throw new CancelledError('the call was cancelled before its request was ready');
+  }
+  await sync();
   return {
     conversationId: id,
     // The turn's own request: the one the machine made fit the window (prepareRequest agrees).

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../../io/atomic-write.js';
 import { UserError } from '../../core/errors.js';
+import { PRIVATE_DIR } from '../../io/private.js';
 
 /**
  * How far a conversation's session has followed the framework's message list, and where that
@@ -22,6 +23,11 @@ export interface SyncPoint {
   hashes: string[];
   /** Which branch of the conversation is current: 0 the first, each edit that forks adds one. */
   branch: number;
+  /**
+   * How many messages the branch's store had recorded when the point was saved; messages it
+   * recorded beyond that came from a call whose point was never saved (the process died).
+   */
+  recorded?: number;
 }
 
 /** Keys a client sets per request, not per message: a cache breakpoint moves to the newest message. */
@@ -64,9 +70,38 @@ export const hashOf = (value: unknown): string =>
 /** The short hash kept per synced message. */
 export const messageHash = (value: unknown): string => hashOf(value).slice(0, 16);
 
-/** A directory name for an id: itself when plainly safe, else a hash. */
+// Encoded names longer than this are replaced by a hash (file names stop at 255 bytes).
+const MAX_ENCODED = 120;
+
+/**
+ * The storage name of a conversation id, one to one: letters, digits, `_` and `-` stay, every
+ * other byte of its UTF-8 becomes `%XX`; an encoding longer than 120 characters becomes
+ * `%h-` and a hash. No name has a dot, so the suffixes after it (`.fork-N`, `.sync.json`)
+ * can only ever belong to the conversation named before it: no id names another's branch,
+ * sync file or hashed name.
+ */
 export function dirName(id: string): string {
-  return /^[A-Za-z0-9._-]{1,80}$/.test(id) && !/^\.+$/.test(id) ? id : `h-${hashOf(id).slice(0, 24)}`;
+  const bytes = Buffer.from(id, 'utf8');
+  // A lone surrogate has no UTF-8 of its own: such an id is named by its hash (of its JSON, which keeps it).
+  if (bytes.toString('utf8') !== id) return `%h-${hashOf(id).slice(0, 32)}`;
+  let encoded = '';
+  for (const byte of bytes)
+    encoded += /[A-Za-z0-9_-]/.test(String.fromCharCode(byte))
+      ? String.fromCharCode(byte)
+      : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  if (encoded === '') return '%';
+  return encoded.length <= MAX_ENCODED ? encoded : `%h-${hashOf(id).slice(0, 32)}`;
+}
+
+/** The id a storage name was made from, or undefined for a hashed or foreign name. */
+export function idOfDirName(name: string): string | undefined {
+  if (name === '%') return '';
+  if (!/^(?:[A-Za-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return undefined;
+  const id = Buffer.from(
+    name.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
+  return dirName(id) === name ? id : undefined;
 }
 
 /** The directory name of one branch of a conversation: the first keeps the plain name. */
@@ -76,7 +111,7 @@ export const branchName = (id: string, branch: number): string =>
 /** The store directory of a conversation's branch under `sessionDir` (created), or undefined without one. */
 export function conversationDir(sessionDir: string | undefined, id: string, branch = 0): string | undefined {
   if (sessionDir === undefined) return undefined;
-  mkdirSync(sessionDir, { recursive: true });
+  mkdirSync(sessionDir, { recursive: true, mode: PRIVATE_DIR });
   return join(sessionDir, branchName(id, branch));
 }
 
@@ -89,6 +124,7 @@ const SavedSyncPointSchema = z.object({
   lastHash: z.string(),
   hashes: z.array(z.string()).optional(),
   branch: z.number().int().nonnegative().optional(),
+  recorded: z.number().int().nonnegative().optional(),
 });
 
 /** The start of a conversation: nothing synced, the first branch. */
@@ -100,13 +136,20 @@ export function syncPointOf(raw: unknown): SyncPoint | undefined {
   if (!parsed.success) return undefined;
   const saved = parsed.data;
   const hashes = saved.hashes?.length === saved.synced ? saved.hashes : [];
-  return { synced: saved.synced, lastHash: saved.lastHash, hashes, branch: saved.branch ?? 0 };
+  return {
+    synced: saved.synced,
+    lastHash: saved.lastHash,
+    hashes,
+    branch: saved.branch ?? 0,
+    ...(saved.recorded !== undefined ? { recorded: saved.recorded } : {}),
+  };
 }
 
 /** The saved sync point of a conversation, or the start when none was saved. */
 export function readSyncPoint(sessionDir: string | undefined, id: string): SyncPoint {
   const file = syncFile(sessionDir, id);
-  if (file === undefined || !existsSync(file)) return { ...START_POINT, hashes: [] };
+  // No point saved yet: whatever the store holds was recorded by calls whose point was never saved.
+  if (file === undefined || !existsSync(file)) return { ...START_POINT, hashes: [], recorded: 0 };
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -132,6 +175,7 @@ export function saveSyncPoint(point: SyncPoint, sessionDir: string | undefined, 
         lastHash: point.lastHash,
         hashes: point.hashes,
         branch: point.branch,
+        ...(point.recorded !== undefined ? { recorded: point.recorded } : {}),
       }),
     );
 }
@@ -150,4 +194,19 @@ export function advanceSyncPoint(
   point.synced = messages.length;
   point.lastHash = messages.length > 0 ? hashOf(messages[messages.length - 1]) : '';
   saveSyncPoint(point, sessionDir, id);
+}
+
+/**
+ * Counts messages a branch's store recorded beyond what `point` knew as synced: a call
+ * stored them, then the process died before the point was saved. They are the framework's
+ * next messages, so the point moves past them and a retry of that call does not add them again.
+ */
+export function catchUpSyncPoint(point: SyncPoint, recorded: readonly unknown[]): void {
+  if (point.recorded === undefined || recorded.length <= point.recorded) return;
+  const extra = recorded.slice(point.recorded);
+  if (point.hashes.length === point.synced) point.hashes = [...point.hashes, ...extra.map(messageHash)];
+  else point.hashes = [];
+  point.synced += extra.length;
+  point.lastHash = hashOf(extra[extra.length - 1]);
+  point.recorded = recorded.length;
 }

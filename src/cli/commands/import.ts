@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Command, CommandContext, ParsedArgs } from '../command.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
-import { writeFileAtomic } from '../../io/atomic-write.js';
+import { writeOutputFile } from '../../io/output-file.js';
 import { checkOutputPath } from '../../io/output-path.js';
 import { fsError } from '../../io/fs-errors.js';
 import {
@@ -86,7 +86,7 @@ Examples:
       outPath = isAbsolute(flags.out) ? flags.out : resolve(ctx.cwd, flags.out);
       checkOutputPath('import: --out', outPath, { inputs: [path] });
       try {
-        writeFileAtomic(outPath, text);
+        writeOutputFile(outPath, text);
       } catch (e) {
         throw fsError(flags.out, 'write output', e);
       }

@@ -4,7 +4,7 @@ import type { Command } from '../command.js';
 import { UserError } from '../../core/errors.js';
 import { singlePositional } from '../positional.js';
 import { parseFlags } from '../flags.js';
-import { writeFileAtomic } from '../../io/atomic-write.js';
+import { writeOutputFile } from '../../io/output-file.js';
 import { checkOutputPath } from '../../io/output-path.js';
 import { fsError } from '../../io/fs-errors.js';
 import { resolvePath } from '../run-options.js';
@@ -72,7 +72,7 @@ Examples (the run writes boundary compact-000293):
       const text = exportSession(messages, to, { id: `${basename(dir)}@${flags.at}` });
       if (outPath !== undefined) {
         try {
-          writeFileAtomic(outPath, text);
+          writeOutputFile(outPath, text);
         } catch (e) {
           throw fsError(flags.out!, 'write output', e);
         }

@@ -34,10 +34,13 @@ results, compacting when needed) and forwards it with the client's own credentia
 
   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude -p "…"
   codex exec -c openai_base_url=http://127.0.0.1:8787/v1 "…"    (Codex reads no OPENAI_BASE_URL)
+  GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:8787 gemini -p "…"
 
-Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI),
-streaming or not; every other path goes upstream unchanged. GET /metrics (Prometheus) and
-GET /compactor/sessions/ID show what happened.
+Serves POST /v1/messages (Anthropic), /v1/chat/completions and /v1/responses (OpenAI) and
+/v1beta/models/MODEL:generateContent, :streamGenerateContent and :countTokens (Gemini),
+streaming or not. Every other path goes unchanged to the upstream of its own protocol only
+(Gemini's /v1beta/… to the Gemini upstream); a path no upstream serves gets a 404.
+GET /metrics (Prometheus) and GET /compactor/sessions/ID show what happened.
 
 Flags (config "serve" has the same keys in camelCase; flags win):
 ${SERVE.help(26)}
@@ -46,8 +49,10 @@ Upstream time limits (config "http"):
 ${HTTP.help(26)}
 
 Clearing (config "preset" and "toolResultClearing"), as for compactor run. The proxy's own
-defaults differ from the ones shown below (which are run's): it clears, keeps 1 tool use and
-1 batch, and clears only in steps that free 3/4 of the window, so the prompt cache keeps hitting:
+defaults differ from the ones shown below (which are run's): it clears in steps, so the prompt
+cache keeps hitting. Each request repeats the one sent before and adds the new messages (results
+cleared then stay cleared, with the same text); only when a request reaches the compaction
+threshold does one step clear every old tool result but the newest call's:
 ${CLEARING_HELP}
 
 Compaction (config "compaction"), as for compactor run:
@@ -100,6 +105,7 @@ export const command: Command = {
         throw new UserError(`serve: cannot listen there (${err.code}): ${err.message}`);
       throw e;
     });
+    for (const notice of server.notices) ctx.stderr.write(`compactor: ${notice}\n`);
     ctx.stderr.write(`compactor: serving on ${server.url}\n`);
     if (args.values.json === true) ctx.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
     // Runs until Ctrl-C or SIGTERM; then requests in flight finish before the process ends.

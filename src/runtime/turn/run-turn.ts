@@ -1,54 +1,53 @@
 import { createActor, type AnyActorRef } from 'xstate';
 import type { TurnInput, TurnOutput } from '../../../machines/index.js';
 import { UserError } from '../../core/errors.js';
+import type { Message } from '../../messages/message.js';
 import { completeClearingPolicy } from '../../projection/clearing-policy.js';
+import type { CacheCycle } from '../../projection/wait-by-cost.js';
 import {
   loadCheckpoint,
   parseCheckpoint,
-  saveCheckpoint,
   validatePersistedSnapshot,
   type Checkpoint,
 } from '../checkpoint.js';
+import { decodeList, historyPrint } from '../checkpoint-refs.js';
 import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { toTurnResult } from '../turn-reports.js';
 import type { TurnRunnerContext } from '../turn-runner.js';
-import type { RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
+import type { ResumeOptions, RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
+import { TurnCheckpoints } from './turn-checkpoints.js';
 
 // A fresh turn and a resumed one differ only in how the actor starts; both are driven the
 // same way, so a resumed turn checkpoints and cancels exactly like a fresh one.
 
-/** Runs the turn actor to its result, checkpointing every step when asked and cancelling on abort. */
+/** The store ref of the history a turn starts from. */
+const inputRef = (turnId: string) => `${turnId}:history:input`;
+
+/** Runs the turn actor to its result, checkpointing when asked and cancelling on abort. */
 async function drive(
   ctx: TurnRunnerContext,
   store: MessageStore,
-  turnId: string,
-  startedAt: number,
   actor: AnyActorRef,
   options: RunOptions,
+  checkpoints: TurnCheckpoints,
 ): Promise<TurnResult> {
-  const out = await runToOutput<TurnOutput>(
-    actor,
-    options.signal,
-    () => {
-      actor.send({ type: 'turn.cancelled' });
-      return undefined;
-    },
-    () => {
-      if (!options.checkpointPath && !options.onCheckpoint) return;
-      const checkpoint: Checkpoint = {
-        version: 1,
-        machine: 'turn',
-        turnId,
-        startedAt,
-        snapshot: actor.getPersistedSnapshot() as Record<string, unknown>,
-        store: store.toJSON(),
-      };
-      if (options.checkpointPath) saveCheckpoint(options.checkpointPath, checkpoint);
-      options.onCheckpoint?.(checkpoint);
-    },
-  );
+  // A checkpoint that cannot be written ends the run: the actor stops (aborting any provider call).
+  checkpoints.failed.catch(() => actor.stop());
+  const out = await Promise.race([
+    runToOutput<TurnOutput>(
+      actor,
+      options.signal,
+      () => {
+        actor.send({ type: 'turn.cancelled' });
+        return undefined;
+      },
+      () => checkpoints.offer(actor.getPersistedSnapshot()),
+    ),
+    checkpoints.failed,
+  ]);
   actor.stop();
+  await checkpoints.flush();
   return toTurnResult(out, store, ctx.clock);
 }
 
@@ -60,7 +59,7 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const { deps, clock } = ctx;
   const store = new MessageStore();
-  const historyRef = store.put(`${request.turnId}:history:input`, request.history);
+  const historyRef = store.put(inputRef(request.turnId), request.history);
   const pendingRef =
     request.pending && request.pending.length > 0
       ? store.put(`${request.turnId}:pending`, request.pending)
@@ -85,36 +84,89 @@ export async function runTurn(
     },
     inspect: deps.inspect,
   });
-  const result = await drive(ctx, store, request.turnId, startedAt, actor, options);
+  const checkpoints = new TurnCheckpoints({
+    turnId: request.turnId,
+    startedAt,
+    store,
+    baseRef: historyRef,
+    cacheCycle: machines.cacheCycle,
+    path: options.checkpointPath,
+    onCheckpoint: options.onCheckpoint,
+  });
+  const result = await drive(ctx, store, actor, options, checkpoints);
   return { ...result, cacheCycle: machines.cacheCycle() };
+}
+
+/** The message store a checkpoint holds (whole), or refers to over `history` (by reference). */
+function storeOf(
+  checkpoint: Checkpoint,
+  history: readonly Message[] | undefined,
+  where: string,
+): { store: MessageStore; cacheCycle: CacheCycle | null } {
+  if (checkpoint.version === 1) return { store: MessageStore.fromJSON(checkpoint.store), cacheCycle: null };
+  const { base } = checkpoint;
+  if (!history)
+    throw new UserError(
+      `${where}: the checkpoint refers to the session history it started from (${base.count} messages); resume it with that history`,
+    );
+  if (history.length !== base.count || historyPrint(history) !== base.print)
+    throw new UserError(
+      `${where}: the checkpoint was taken on another session history (${base.count} messages, this one has ${history.length}); it cannot be resumed on this one`,
+    );
+  const messages: Record<string, Message[]> = { [base.ref]: [...history] };
+  for (const [ref, list] of Object.entries(checkpoint.lists)) {
+    const decoded = decodeList(list, history, checkpoint.written);
+    if (!decoded)
+      throw new UserError(`${where}: invalid checkpoint at lists.${ref}: a run lies outside the history`);
+    messages[ref] = decoded;
+  }
+  const store = MessageStore.from({ messages, texts: checkpoint.texts, results: checkpoint.results });
+  return { store, cacheCycle: checkpoint.cacheCycle };
 }
 
 /**
  * Continues a turn from its checkpoint file, where it keeps checkpointing unless told
- * otherwise, or from a checkpoint the caller kept (validated the same way).
+ * otherwise, or from a checkpoint the caller kept (validated the same way). A checkpoint by
+ * reference needs the session history the turn started from (`options.history`). The turn
+ * continues with the prompt cache's cycle it had, so it decides as it would have, and it
+ * returns the cycle for the next turn.
  */
 export async function resumeTurn(
   ctx: TurnRunnerContext,
   from: string | Checkpoint,
-  options: Omit<RunOptions, 'checkpointPath'> & { checkpointPath?: string },
+  options: ResumeOptions,
 ): Promise<TurnResult> {
   const where = typeof from === 'string' ? from : 'checkpoint';
   const checkpoint: Checkpoint =
     typeof from === 'string' ? loadCheckpoint(from) : parseCheckpoint(from, where);
   if (checkpoint.machine !== 'turn')
     throw new UserError(`${where}: checkpoint of a ${checkpoint.machine} run, not a turn`);
-  const store = MessageStore.fromJSON(checkpoint.store);
-  const machine = ctx.machinesFor(store).turn;
-  validatePersistedSnapshot(machine, checkpoint.snapshot, where);
-  const actor = createActor(machine, {
+  validatePersistedSnapshot(ctx.machinesFor(new MessageStore()).turn, checkpoint.snapshot, where);
+  const { store, cacheCycle } = storeOf(checkpoint, options.history, where);
+  const machines = ctx.machinesFor(store, null, cacheCycle);
+  const actor = createActor(machines.turn, {
     snapshot: checkpoint.snapshot as never,
     // Ignored when a snapshot is given; the persisted context already holds the input.
     input: undefined as unknown as TurnInput,
     inspect: ctx.deps.inspect,
   });
   const checkpointPath = options.checkpointPath ?? (typeof from === 'string' ? from : undefined);
-  return drive(ctx, store, checkpoint.turnId, checkpoint.startedAt, actor, {
-    ...options,
-    ...(checkpointPath ? { checkpointPath } : {}),
+  const baseRef = checkpoint.version === 1 ? inputRef(checkpoint.turnId) : checkpoint.base.ref;
+  const checkpoints = new TurnCheckpoints({
+    turnId: checkpoint.turnId,
+    startedAt: checkpoint.startedAt,
+    store,
+    baseRef: store.lists().has(baseRef) ? baseRef : firstRef(store),
+    cacheCycle: machines.cacheCycle,
+    path: checkpointPath,
+    onCheckpoint: options.onCheckpoint,
   });
+  const result = await drive(ctx, store, actor, options, checkpoints);
+  return { ...result, cacheCycle: machines.cacheCycle() };
+}
+
+/** Some list of the store, as the base of an old checkpoint that lacks the turn's input. */
+function firstRef(store: MessageStore): string {
+  const [ref] = store.lists().keys();
+  return ref ?? store.put('history:empty', []);
 }

@@ -2,6 +2,8 @@ import type { Message } from '../../messages/message.js';
 import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import {
   cacheAwareThreshold,
+  keepClearedOf,
+  stepwiseClearing,
   completeClearingPolicy,
   completeCompactionWait,
   cycleAfterPass,
@@ -101,21 +103,26 @@ export function createTurnProjection(
   // Since the cache was last rewritten, for the wait by expected cost (carried from turn to turn).
   let cycle = previousCycle;
   const prefix = Math.max(0, deps.limits.prefixTokens ?? 0);
+  // Clearing in steps keeps what the request sent last cleared, so requests grow unchanged between steps.
+  const { sticky, between } = stepwiseClearing(deps.policy);
+  const own = () => ({
+    limits: deps.limits,
+    estimator: deps.estimator,
+    ...keepClearedOf(sticky, lastRequest),
+  });
   const fitPolicy: Partial<ClearingPolicy> | undefined =
     deps.policy?.enabled === false ? deps.policy : { ...deps.policy, enabled: true, clearAtLeast: 0 };
   return {
     functions: p,
     budgets: () => p.resolveBudgets(effectiveLimits(deps.limits, deps.policy)),
-    project: (history) =>
-      p.projectRequest(history, { limits: deps.limits, policy: deps.policy, estimator: deps.estimator }),
+    project: (history) => p.projectRequest(history, { ...own(), policy: between }),
     projectToFit: (history) =>
       p.projectRequest(history, { limits: deps.limits, policy: fitPolicy, estimator: deps.estimator }),
     fit: (history, pressureTokens, clearingOnly) =>
       fitToWindow(history, {
+        ...own(),
         budgetTokens: Math.max(0, pressureTokens - prefix),
-        limits: deps.limits,
         policy: deps.policy,
-        estimator: deps.estimator,
         clearingOnly,
       }),
     turnsPerPass: (b, request, threshold) => turnsPerPass(b, request, threshold, prefix, deps.estimator),

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,9 @@ import { startAgentUpstream, type AgentTurn, type AgentUpstream } from '#dev/fak
 import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
 import { freeAuditEncoder } from '#dev/loops/prompt-audit.js';
 import { startServer, type RunningServer } from '#src/serve/index.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 /*
  * The official Python `openai` package, driven by an agent loop written as its users write one

@@ -26,7 +26,9 @@ describe('turn runner releases the turn when a checkpoint cannot be written', ()
     const s = new FakeSummarizer();
     const gate = deferred<void>();
     s.gate = gate.promise;
-    const runner = createTurnRunner({ estimator, limits, compaction: { summarizer: s } });
+    // A window this small leaves a pass little room, so the defaults would clear instead of compacting.
+    const policy = { clearWhenPassBuysFewerTurns: 0 };
+    const runner = createTurnRunner({ estimator, limits, policy, compaction: { summarizer: s } });
     // The directory does not exist, so every checkpoint write fails.
     const checkpointPath = join(mkdtempSync(join(tmpdir(), 'compactor-ckpt-')), 'missing', 'turn.json');
     const controller = new AbortController();

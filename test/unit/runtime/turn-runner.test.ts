@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msg, type Message } from '#src/messages/message.js';
@@ -257,13 +257,14 @@ describe('turn runner with the real projection functions', () => {
       { signal: controller.signal, checkpointPath: live },
     );
     while (s1.requests.length === 0) await settle();
+    while (!existsSync(live)) await settle(); // written without blocking the turn
     copyFileSync(live, crashed); // the process "dies" here
     controller.abort();
     await first;
 
     expect(JSON.parse(readFileSync(crashed, 'utf8')).snapshot.status).toBe('active');
     const s2 = new FakeSummarizer();
-    const resumed = await runner(s2).resumeTurn(crashed);
+    const resumed = await runner(s2).resumeTurn(crashed, { history: session(10) });
     const straight = await runner(new FakeSummarizer()).runTurn({ turnId: 't10', history: session(10) });
     expect(s2.requests).toHaveLength(1); // requestSummary was re-invoked after the restore
     expect(resumed.decision).toBe('compacted');

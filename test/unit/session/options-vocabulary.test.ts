@@ -1,6 +1,13 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { CompactorOptionsError, createCompactorSession, msg, UserError } from '#src/index.js';
-import { createEstimator, freeEncoders, projectRequest } from '#src/entries/projection.js';
+import {
+  CompactorOptionsError,
+  createCompactorSession,
+  createEstimator,
+  freeEncoders,
+  msg,
+  UserError,
+} from '#src/index.js';
+import { projectRequest } from '#src/entries/projection.js';
 import { SessionOptionsSchema } from '#src/session/options.js';
 import { LimitsSchema } from '#src/projection/index.js';
 

@@ -6,9 +6,9 @@ import * as projection from '#src/entries/projection.js';
 import * as providers from '#src/entries/providers.js';
 import * as store from '#src/entries/store.js';
 
-afterAll(projection.freeEncoders);
+afterAll(api.freeEncoders);
 
-describe('package entries (src/index.ts and src/entries/)', () => {
+describe('package entries (src/index.ts and the unstable ones in src/entries/)', () => {
   it('the root entry holds the session, the message model and the errors', () => {
     expect(typeof api.createCompactorSession).toBe('function');
     expect(typeof api.openSessionRecords).toBe('function');
@@ -34,7 +34,7 @@ describe('package entries (src/index.ts and src/entries/)', () => {
 
   it('the building blocks are under their subpath entries', () => {
     const functions = {
-      projection: [projection.createEstimator, projection.projectRequest, projection.normalizeHistory],
+      projection: [api.createEstimator, projection.projectRequest, projection.normalizeHistory],
       more: [projection.clearOldToolResults, projection.resolveBudgets, projection.createCacheHealthMonitor],
       formats: [formats.readSessionFile, formats.parseSession, formats.exportSession],
       machines: [machines.createTurnRunner, machines.createLocalSummarizer, machines.createStatelyInspector],

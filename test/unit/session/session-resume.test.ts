@@ -4,12 +4,13 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import {
   createCompactorSession as createSession,
+  createEstimator,
+  freeEncoders,
   msg,
   openSessionRecords,
   StoredSessionConflictError,
   type Message,
 } from '#src/index.js';
-import { createEstimator, freeEncoders } from '#src/entries/projection.js';
 import { readSessionFile } from '#src/entries/formats.js';
 import type { SummaryClient } from '#src/entries/providers.js';
 import { sessionDirs } from '#support/session/fixtures.js';

@@ -55,18 +55,29 @@ describe('what a command-line front end needs from a session', () => {
     );
   });
 
-  it('R2: with a store, a turn is checkpointed and a compaction leaves its summary snapshot', async () => {
+  it('R2: with a store, a turn below the threshold writes no checkpoint, a compacting one does, and a compaction leaves its summary snapshot', async () => {
     const dir = tempDir();
-    const s = createCompactorSession({ sessionDir: dir, history: agentSession() });
-    await s.runTurn();
+    const s = createCompactorSession({ sessionDir: dir, history: agentSession(8_000) });
+    expect((await s.runTurn()).decision).toBe('below-threshold');
+    expect(existsSync(join(dir, SNAPSHOTS_DIR, 'turn.json'))).toBe(false);
+    s.close();
+    const small = createCompactorSession({
+      sessionDir: dir,
+      history: agentSession(8_000),
+      limits: { capacity: 4_000 },
+      policy: { clearWhenPassBuysFewerTurns: 0 },
+    });
+    expect((await small.runTurn()).decision).toBe('compacted');
     expect(existsSync(join(dir, SNAPSHOTS_DIR, 'turn.json'))).toBe(true);
-    const report = await s.compact();
-    expect(s.store?.loadSnapshot('compaction')).toMatchObject({
+    small.close();
+    const s2 = createCompactorSession({ sessionDir: dir });
+    const report = await s2.compact();
+    expect(s2.store?.loadSnapshot('compaction')).toMatchObject({
       status: report.status,
       mode: 'manual',
       itemsBefore: report.itemsBefore,
     });
-    s.close();
+    s2.close();
   });
 
   it('R1: a history for a store that already holds one is a one-line options error', () => {

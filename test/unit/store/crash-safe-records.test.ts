@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import { msg } from '#src/messages/message.js';
 import { frameLine } from '#src/store/frame.js';
 import { EVENTS_FILE, LOCK_FILE, openSessionStore } from '#src/store/index.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
+
+jest.setTimeout(PROCESS_TEST_MS);
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'compactor-records-'));
 const texts = (dir: string) =>
@@ -134,5 +137,19 @@ describe('exclusive session lock (R2)', () => {
     s.close();
     writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: dead, host: 'elsewhere', startedAt: 'y' }));
     expect(() => openSessionStore(dir)).toThrow(/in use by process \d+ on elsewhere \(since y\)/);
+  });
+
+  it('R2: a lock naming this process that it never took was left by an earlier process with the same pid, and is broken', () => {
+    // A restarted container's first process gets the pid its killed predecessor had.
+    const dir = fresh();
+    openSessionStore(dir).close();
+    writeFileSync(
+      join(dir, LOCK_FILE),
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: 'x' }),
+    );
+    const s = openSessionStore(dir);
+    // The lock this process does hold still keeps a second writer of its own out.
+    expect(() => openSessionStore(dir)).toThrow(/this process\)/);
+    s.close();
   });
 });

@@ -1,0 +1,223 @@
+/**
+ * The model every agent of the matrix talks to: the fake agent model of dev/fakes, in all four
+ * wires (Anthropic Messages, OpenAI Chat Completions and Responses, Gemini), with what real
+ * agents send beside their loop. It asks for one file per turn with the agent's own read tool,
+ * then answers with the task's final answer. Its window is enforced: a request over it gets the
+ * provider's own "prompt is too long" error, as a real provider would answer.
+ *
+ * Requests it tells apart: the proxy's summary calls (the summary prompt in them), the agent's
+ * own side calls (a title, a routing classifier, its own compaction or memory step: no tools,
+ * a JSON schema, or a summary instruction), and the loop's turns. The next step is read from
+ * the latest tool result's id, or from the "files read so far" line of a summary the fake wrote.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Reply } from '../fakes/agent-wire.js';
+import {
+  answer,
+  fakeSummary,
+  isSummaryRequest,
+  nextStep,
+  protocolOfPath,
+  stepCallId,
+  stepThought,
+  type WireProtocol,
+} from '../fakes/agent-upstream.js';
+import {
+  overflowBody,
+  sendJson,
+  startFakeServer,
+  type FakeServer,
+  type FakeWindowOptions,
+  type RecordedRequest,
+} from '../fakes/fake-http.js';
+import { estimateBodyTokens, requestedOutputTokens, type WindowOverflow } from '../fakes/fake-window.js';
+
+/** What the model asks an agent to do. */
+export interface MatrixTask {
+  /** How many files it reads, one per turn. */
+  steps: number;
+  /** The agent's read tool, and its arguments for file `n`. */
+  tool: { name: string; args(n: number): Record<string, unknown> };
+  finalAnswer: string;
+  /** The task's goal line, restated in every summary the fake writes. */
+  goal: string;
+}
+
+export type MatrixAnswered = number | 'final' | 'summary' | 'side';
+
+export interface MatrixTurn {
+  protocol: WireProtocol;
+  answered: MatrixAnswered;
+  request: RecordedRequest;
+  /** Input tokens (tiktoken o200k over every string of the body) and the output it asked for. */
+  input: number;
+  output: number;
+}
+
+export interface MatrixModel extends FakeServer {
+  turns: MatrixTurn[];
+  /** Requests to paths no provider serves (a proxy that sent a call to the wrong place). */
+  misses: string[];
+  /** The server's root (`http://127.0.0.1:PORT`), for clients that add `/v1` or `/v1beta` themselves. */
+  root: string;
+}
+
+/** The proxy's own summary prompt starts so. */
+const PROXY_SUMMARY = 'You are writing a checkpoint of an agent session';
+/** How agents ask their model for their own compaction or memory step. */
+const AGENT_SIDE =
+  /CONTEXT CHECKPOINT COMPACTION|create a detailed summary|summarize the conversation|summary of the conversation|state_snapshot|memory extraction|You are a title generator/i;
+const FILES_READ = /Files read so far: (\d+)\./g;
+
+/** The texts a user wrote in a message (not tool results), in any wire's shape. */
+function userTexts(m: any): string {
+  const content = m?.content ?? m?.parts;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p: any) => (typeof p?.text === 'string' && p.type !== 'tool_result' ? p.text : ''))
+    .join('\n');
+}
+
+/** Whether the agent's last user message or its system prompt asks for its own side step. */
+function agentSide(body: any): boolean {
+  const items: any[] =
+    body?.messages ?? (Array.isArray(body?.input) ? body.input : undefined) ?? body?.contents ?? [];
+  const lastUser = [...items].reverse().find((m) => m?.role === 'user');
+  const system = [
+    body?.system,
+    body?.instructions,
+    body?.systemInstruction,
+    items[0]?.role === 'system' ? items[0] : '',
+  ];
+  return AGENT_SIDE.test(userTexts(lastUser)) || AGENT_SIDE.test(JSON.stringify(system));
+}
+
+/** The step a request asks for: past its latest result's id, or past a fake summary's count. */
+function stepOf(protocol: WireProtocol, req: RecordedRequest): number {
+  let n = nextStep(protocol, req.body);
+  for (const m of req.raw.matchAll(FILES_READ)) n = Math.max(n, Number(m[1]));
+  return n;
+}
+
+/** A value for a JSON schema (a routing classifier's score, a next-speaker check, a title). */
+function fromSchema(schema: any): unknown {
+  const type = String(schema?.type ?? '').toLowerCase();
+  if (Array.isArray(schema?.enum)) return schema.enum[0];
+  if (type === 'object' || schema?.properties) {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries<any>(schema.properties ?? {}))
+      o[k] = k === 'next_speaker' ? 'user' : fromSchema(v);
+    return o;
+  }
+  if (type === 'array') return [];
+  if (type === 'boolean') return false;
+  if (type === 'number' || type === 'integer') return typeof schema.minimum === 'number' ? schema.minimum : 1;
+  return 'Reading files';
+}
+
+/** The JSON schema a request asks its answer to follow, in any wire's spelling. */
+function answerSchema(body: any): unknown {
+  const g = body?.generationConfig;
+  return (
+    g?.responseJsonSchema ??
+    g?.responseSchema ??
+    body?.response_format?.json_schema?.schema ??
+    body?.output_config?.format?.schema ??
+    body?.text?.format?.schema
+  );
+}
+
+/** The provider's own error for a request over the window. */
+export function providerOverflow(path: string, over: WindowOverflow): { status: number; body: unknown } {
+  const protocol = protocolOfPath(path.split('?')[0]) ?? 'openai-chat';
+  const total = over.input + over.output;
+  if (protocol === 'anthropic') {
+    const message =
+      over.input > over.window
+        ? `prompt is too long: ${over.input} tokens > ${over.window} maximum`
+        : `input length and \`max_tokens\` exceed context limit: ${over.input} + ${over.output} > ${over.window}, decrease input length or \`max_tokens\` and try again`;
+    return {
+      status: 400,
+      body: { type: 'error', error: { type: 'invalid_request_error', message }, request_id: 'req_fake' },
+    };
+  }
+  if (protocol === 'gemini')
+    return {
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: `The input token count (${total}) exceeds the maximum number of tokens allowed (${over.window}).`,
+          status: 'INVALID_ARGUMENT',
+        },
+      },
+    };
+  const shaped = overflowBody(protocol === 'openai-responses' ? 'openai-responses' : 'openai-chat');
+  const error = (shaped.body as { error: Record<string, unknown> }).error;
+  const message =
+    protocol === 'openai-chat'
+      ? `This model's maximum context length is ${over.window} tokens. However, you requested ${total} tokens (${over.input} in the messages, ${over.output} in the completion). Please reduce the length of the messages or completion.`
+      : error.message;
+  return { status: 400, body: { error: { ...error, message } } };
+}
+
+/** Starts the matrix model on 127.0.0.1 (a random port). */
+export async function startMatrixModel(
+  options: FakeWindowOptions & { task: MatrixTask },
+): Promise<MatrixModel> {
+  const { task } = options;
+  const turns: MatrixTurn[] = [];
+  const misses: string[] = [];
+  const reply = (protocol: WireProtocol, req: RecordedRequest, key: string): [MatrixAnswered, Reply] => {
+    const body = req.body ?? {};
+    if (req.raw.includes(PROXY_SUMMARY))
+      return [
+        'summary',
+        { key, text: `${fakeSummary(task.goal)}\n\nFiles read so far: ${stepOf(protocol, req)}.` },
+      ];
+    const schema = answerSchema(body);
+    if (schema !== undefined) return ['side', { key, text: JSON.stringify(fromSchema(schema)) }];
+    if (isSummaryRequest(protocol, body) || agentSide(body))
+      return [
+        'side',
+        { key, text: `${fakeSummary(task.goal)}\n\nFiles read so far: ${stepOf(protocol, req)}.` },
+      ];
+    const n = stepOf(protocol, req);
+    if (n >= task.steps) return ['final', { key, text: task.finalAnswer }];
+    const call = {
+      id: stepCallId(protocol, n),
+      name: task.tool.name,
+      arguments: JSON.stringify(task.tool.args(n)),
+    };
+    return [n, { key, text: stepThought(n), call }];
+  };
+  const server = await startFakeServer(
+    (req, _fault, res: ServerResponse) => {
+      const path = req.path.split('?')[0];
+      const body = req.body ?? {};
+      if (req.method === 'POST' && path === '/v1/messages/count_tokens')
+        return sendJson(res, 200, { input_tokens: estimateBodyTokens(body) });
+      if (req.method === 'POST' && /^\/v1beta\/models\/[^/]+:countTokens$/.test(path))
+        return sendJson(res, 200, { totalTokens: estimateBodyTokens(body) });
+      // A connectivity check some agents make before their first call.
+      if (req.method === 'HEAD') return void res.writeHead(200).end();
+      if (req.method === 'GET' && path === '/v1/models')
+        return sendJson(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
+      const protocol = req.method === 'POST' ? protocolOfPath(path) : undefined;
+      if (!protocol) {
+        misses.push(`${req.method} ${path}`);
+        return sendJson(res, 404, {
+          error: { type: 'not_found_error', message: `no route ${req.method} ${path}` },
+        });
+      }
+      const [answered, r] = reply(protocol, req, `t${turns.length}`);
+      const input = estimateBodyTokens(body);
+      turns.push({ protocol, answered, request: req, input, output: requestedOutputTokens(body) });
+      answer(protocol, body, r, res, input, path);
+    },
+    [],
+    { window: options.window, overflowAnswer: providerOverflow },
+  );
+  return Object.assign(server, { turns, misses, root: server.url.replace(/\/v1$/, '') });
+}

@@ -1,0 +1,179 @@
+import { protocolOfPath, type WireProtocol } from '../fakes/agent-upstream.js';
+import { estimateBodyTokens, requestedOutputTokens } from '../fakes/fake-window.js';
+import { tiktokenCounter } from '../../src/estimate/counters.js';
+import { wirePrompt } from '../fakes/wire-prompt.js';
+import { auditPrompt } from '../loops/prompt-audit.js';
+import type { MatrixModel, MatrixTurn } from './fake-model.js';
+import type { RelayedExchange } from './relay.js';
+
+/*
+ * What one cell of the matrix measured, from the requests the model received (counted with
+ * tiktoken o200k over every string of the body, as the model's window check counts them) and
+ * the answers the agent got (the relay's record).
+ */
+
+/** Where the prefix of consecutive loop requests changed, and what that change freed. */
+export interface PrefixBreak {
+  /** Index of the newer request among the loop requests. */
+  at: number;
+  /** Tokens of the older request no longer in the newer one (its new messages left out). */
+  freed: number;
+  /** A summary call of the proxy came between the two. */
+  afterSummary: boolean;
+}
+
+export interface CellMeasure {
+  /** Model calls the agent made (through the relay). */
+  agentRequests: number;
+  /** Answers the agent got that the model did not send (the proxy's own errors). */
+  refusals: number;
+  refusalSample: string;
+  /** Requests the model refused as over its window. */
+  overWindow: number;
+  /** Largest request the model received: input plus the output it asked for. */
+  largest: number;
+  /** Requests the model received to paths no provider serves. */
+  misses: string[];
+  /** Loop turns (tool steps and the final answer) the model answered, and the steps in order. */
+  loopTurns: number;
+  steps: Array<number | 'final'>;
+  badPairing: number;
+  taskMissing: number;
+  /** Summary calls of the proxy, and the agent's own side calls (title, classifier, its own compaction). */
+  summaries: number;
+  sideCalls: number;
+  /** Consecutive loop request pairs, those whose newer one extends the older byte for byte. */
+  prefixPairs: number;
+  prefixKept: number;
+  breaks: PrefixBreak[];
+  /** Requests the model received (summary calls aside), and those that are exactly one the agent sent (keys in any order). */
+  forwarded: number;
+  unchanged: number;
+  /**
+   * The first loop request's system prompt, tools and task (what every window must hold), the
+   * tool schemas counted as their JSON text, as a provider renders them.
+   */
+  fixedPart: number;
+  /** Input tokens of every model call the model received (summaries and side calls included). */
+  upstreamTokens: number;
+}
+
+/** The parts of a request that must stay the same for its prefix to be kept, and its list of items. */
+function split(protocol: WireProtocol, body: any): { fixed: unknown; items: unknown[] } {
+  if (protocol === 'anthropic') return { fixed: [body.system, body.tools], items: body.messages ?? [] };
+  if (protocol === 'openai-chat') return { fixed: [body.tools], items: body.messages ?? [] };
+  if (protocol === 'gemini')
+    return { fixed: [body.systemInstruction, body.tools], items: body.contents ?? [] };
+  return { fixed: [body.instructions, body.tools], items: Array.isArray(body.input) ? body.input : [] };
+}
+
+/** JSON of a value without cache markers, which move every turn and are no part of the cached text. */
+const canon = (v: unknown): string =>
+  JSON.stringify(v ?? null, (k, x: unknown) => (k === 'cache_control' ? undefined : x));
+
+/** Whether `next` extends `prev` byte for byte, and what a change freed. */
+function comparePrefix(
+  protocol: WireProtocol,
+  prev: MatrixTurn,
+  next: MatrixTurn,
+): { kept: boolean; freed: number } {
+  const a = split(protocol, prev.request.body ?? {});
+  const b = split(protocol, next.request.body ?? {});
+  const aj = a.items.map(canon);
+  const bj = b.items.map(canon);
+  const kept = canon(a.fixed) === canon(b.fixed) && aj.length <= bj.length && aj.every((x, i) => x === bj[i]);
+  if (kept) return { kept, freed: 0 };
+  const seen = new Set(aj);
+  let last = -1;
+  bj.forEach((x, i) => {
+    if (seen.has(x)) last = i;
+  });
+  const tail = b.items.slice(last + 1).reduce<number>((n, it) => n + estimateBodyTokens(it), 0);
+  return { kept, freed: prev.input - (next.input - tail) };
+}
+
+/** JSON with keys sorted: the same request whatever order a serializer wrote its fields in. */
+function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x !== null && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : x,
+  );
+}
+
+function parsedOrNull(text: string | undefined): unknown {
+  try {
+    return text === undefined ? null : (JSON.parse(text) as unknown);
+  } catch {
+    return null;
+  }
+}
+
+const o200k = tiktokenCounter('o200k_base');
+
+function fixedPartTokens(body: any): number {
+  const { tools, ...rest } = (body ?? {}) as Record<string, unknown>;
+  return estimateBodyTokens(rest) + (tools === undefined ? 0 : o200k.count(JSON.stringify(tools)));
+}
+
+const isLoop = (t: MatrixTurn) => typeof t.answered === 'number' || t.answered === 'final';
+
+export function measureCell(
+  model: MatrixModel,
+  exchanges: readonly RelayedExchange[],
+  goal: string,
+  window: number | null,
+): CellMeasure {
+  const calls = model.requests.filter((r) => protocolOfPath(r.path.split('?')[0]) !== undefined);
+  const agentCalls = exchanges.filter(
+    (e) => protocolOfPath(e.path.split('?')[0]) !== undefined || e.status >= 400,
+  );
+  const errors = exchanges.filter((e) => e.status < 200 || e.status >= 300);
+  const fromModel = model.violations.length + model.misses.length;
+  const named = errors.filter((e) => (e.error ?? '').includes('compactor'));
+  const loop = model.turns.filter(isLoop);
+  let badPairing = 0;
+  let taskMissing = 0;
+  for (const t of loop) {
+    const a = auditPrompt(wirePrompt(t.protocol, t.request.body), goal);
+    if (!a.pairingValid) badPairing++;
+    if (!a.taskPresent) taskMissing++;
+  }
+  const breaks: PrefixBreak[] = [];
+  let kept = 0;
+  for (let i = 1; i < loop.length; i++) {
+    const c = comparePrefix(loop[i].protocol, loop[i - 1], loop[i]);
+    if (c.kept) kept++;
+    else {
+      const from = model.turns.indexOf(loop[i - 1]);
+      const to = model.turns.indexOf(loop[i]);
+      const afterSummary = model.turns.slice(from, to).some((t) => t.answered === 'summary');
+      breaks.push({ at: i, freed: c.freed, afterSummary });
+    }
+  }
+  const sentByAgent = new Set(agentCalls.map((e) => sortedJson(parsedOrNull(e.body))));
+  const forwarded = model.turns.filter((t) => t.answered !== 'summary');
+  const unchanged = forwarded.filter((t) => sentByAgent.has(sortedJson(t.request.body ?? null))).length;
+  return {
+    agentRequests: agentCalls.length,
+    forwarded: forwarded.length,
+    unchanged,
+    refusals: Math.max(named.length, errors.length - fromModel),
+    refusalSample:
+      (named[0] ?? errors.find((e) => !(e.error ?? '').includes('fake')))?.error?.slice(0, 300) ?? '',
+    overWindow: window === null ? 0 : model.violations.length,
+    largest: Math.max(0, ...calls.map((r) => estimateBodyTokens(r.body) + requestedOutputTokens(r.body))),
+    misses: [...new Set(model.misses)],
+    loopTurns: loop.length,
+    steps: loop.map((t) => t.answered as number | 'final'),
+    badPairing,
+    taskMissing,
+    summaries: model.turns.filter((t) => t.answered === 'summary').length,
+    sideCalls: model.turns.filter((t) => t.answered === 'side').length,
+    prefixPairs: Math.max(0, loop.length - 1),
+    prefixKept: kept,
+    breaks,
+    fixedPart: loop[0] ? fixedPartTokens(loop[0].request.body) : 0,
+    upstreamTokens: calls.reduce((n, r) => n + estimateBodyTokens(r.body), 0),
+  };
+}

@@ -1,0 +1,122 @@
+import type { AgentRow } from './agent-row.js';
+import type { CellResult } from './cell.js';
+
+/*
+ * What each cell of the matrix must hold, as one list of what it failed (empty: it held), and
+ * the matrix as a table.
+ */
+
+/** A clearing step (a prefix change without a summary) must free at least this share of the window. */
+export const MIN_STEP_SHARE = 0.25;
+
+/**
+ * Upstream tokens through the proxy may exceed the direct run's by this share: what differs
+ * from run to run in what the agent itself writes (random ids, times) and nothing else.
+ */
+export const RUN_NOISE = 0.005;
+
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** Clearing steps: prefix changes with no summary call before them. */
+const clearingSteps = (cell: CellResult) => cell.breaks.filter((b) => !b.afterSummary);
+
+/** What a cell through the proxy failed, given the agent's direct run. */
+export function cellFailures(cell: CellResult, direct: CellResult | undefined): string[] {
+  const out: string[] = [];
+  const window = cell.spec.window ?? 0;
+  if (cell.exit !== 0) out.push(cell.signal ? `killed (${cell.signal})` : `exit ${cell.exit}`);
+  if (!cell.answered) out.push('no final answer');
+  if (cell.refusals > 0) out.push(`${cell.refusals} refused by the proxy`);
+  if (cell.overWindow > 0) out.push(`${cell.overWindow} over the window`);
+  if (cell.badPairing > 0) out.push(`pairing broken in ${cell.badPairing}`);
+  if (cell.taskMissing > 0) out.push(`task missing in ${cell.taskMissing}`);
+  const misrouted = cell.misses.filter((m) => !m.startsWith('HEAD '));
+  if (misrouted.length > 0) out.push(`sent where no provider serves: ${misrouted.join(', ')}`);
+  const small = clearingSteps(cell).filter((b) => b.freed < window * MIN_STEP_SHARE);
+  if (small.length > 0)
+    out.push(
+      `${small.length} clearing steps freed under ${MIN_STEP_SHARE * 100} % of the window (least ${n(Math.min(...small.map((b) => b.freed)))})`,
+    );
+  if (direct?.answered && cell.upstreamTokens > direct.upstreamTokens * (1 + RUN_NOISE))
+    out.push(`upstream ${n(cell.upstreamTokens)} > direct ${n(direct.upstreamTokens)} tokens`);
+  // A summary call must buy several turns.
+  if (cell.summaries > Math.ceil(cell.loopTurns / 3))
+    out.push(`${cell.summaries} summary calls in ${cell.loopTurns} turns (more than one per 3)`);
+  if (cell.loopTurns === 0 && cell.agentRequests === 0) out.push('no request reached the model');
+  // A window that holds the whole direct run needs no change to any request.
+  if (direct && direct.largest <= window && cell.unchanged < cell.forwarded)
+    out.push(
+      `${cell.forwarded - cell.unchanged} of ${cell.forwarded} requests changed though the window holds them`,
+    );
+  return out;
+}
+
+/** The matrix as table rows (the direct run first in each agent's rows), and the notes under it. */
+export function matrixTable(rows: readonly AgentRow[]): {
+  headers: string[];
+  rows: Array<Array<string | number>>;
+  notes: string[];
+} {
+  const headers = [
+    'agent',
+    'window',
+    'exit',
+    'answer',
+    'refusals',
+    'largest / window',
+    'over window',
+    'pairing, task',
+    'unchanged',
+    'prefix kept',
+    'clearing steps (least freed)',
+    'summaries / turns',
+    'upstream tokens (vs direct)',
+    'wall s',
+    'holds',
+  ];
+  const table: Array<Array<string | number>> = [];
+  const notes: string[] = [];
+  for (const row of rows) {
+    if (row.error) {
+      table.push([row.agent, ...Array<string>(headers.length - 2).fill('—'), 'not run']);
+      notes.push(`${row.agent}: ${row.error}`);
+      continue;
+    }
+    const cells = [...(row.direct ? [row.direct] : []), ...row.cells];
+    for (const c of cells) {
+      const direct = c.spec.window === null;
+      const steps = clearingSteps(c);
+      const failures = direct ? [] : cellFailures(c, row.direct);
+      const vs =
+        direct || !row.direct
+          ? ''
+          : ` (${Math.round((100 * c.upstreamTokens) / Math.max(1, row.direct.upstreamTokens))} %)`;
+      table.push([
+        c.label,
+        direct ? 'direct' : `${c.spec.window! / 1000}k`,
+        c.signal ?? String(c.exit),
+        c.answered ? 'yes' : 'NO',
+        c.refusals,
+        direct ? n(c.largest) : `${n(c.largest)} / ${n(c.spec.window!)}`,
+        c.overWindow,
+        c.badPairing + c.taskMissing === 0 ? 'ok' : `${c.badPairing} / ${c.taskMissing} bad`,
+        direct ? '' : `${c.unchanged}/${c.forwarded}`,
+        `${c.prefixKept}/${c.prefixPairs}`,
+        steps.length === 0 ? '0' : `${steps.length} (${n(Math.min(...steps.map((b) => b.freed)))})`,
+        `${c.summaries} / ${c.loopTurns}`,
+        `${n(c.upstreamTokens)}${vs}`,
+        Math.round(c.wallSeconds),
+        direct ? 'baseline' : failures.length === 0 ? 'yes' : 'NO',
+      ]);
+      if (failures.length > 0) notes.push(`${c.label} at ${c.spec.window! / 1000}k: ${failures.join('; ')}.`);
+      if (c.refusalSample)
+        notes.push(
+          `${c.label} at ${direct ? 'direct' : `${c.spec.window! / 1000}k`} got: ${c.refusalSample}`,
+        );
+      if (c.exit !== 0 && c.stderrTail)
+        notes.push(`${c.label} stderr: ${c.stderrTail.replace(/\s+/g, ' ').slice(0, 400)}`);
+    }
+    for (const s of row.skipped) notes.push(`${row.agent} at ${s.window / 1000}k not run: ${s.reason}.`);
+  }
+  return { headers, rows: table, notes };
+}

@@ -1,0 +1,56 @@
+import { runRow, type AgentRow } from '../agents/agent-row.js';
+import { AGENTS } from '../agents/agents.js';
+import { installAgent } from '../agents/install.js';
+import { matrixTable } from '../agents/verdict.js';
+import type { BenchSuite } from './types.js';
+
+/*
+ * The agent matrix: the real agent CLIs from npm, each with its defaults, headless through
+ * `compactor serve` at 16k, 32k and 128k against a fake model that enforces the window, and
+ * each directly (the baseline). An agent that fails to install is reported and the others run.
+ * COMPACTOR_AGENTS=claude-code,codex picks agents.
+ */
+
+export const MATRIX_WINDOWS = [16_000, 32_000, 128_000];
+const SEED = 20_261_204;
+
+export const agentsSuite: BenchSuite = {
+  name: 'agents',
+  async run(ctx) {
+    const picked = process.env.COMPACTOR_AGENTS?.split(',').filter(Boolean);
+    const agents = picked ? AGENTS.filter((a) => picked.includes(a.id)) : AGENTS;
+    const files = ctx.quick ? 8 : 12;
+    const rows: AgentRow[] = [];
+    for (const agent of agents) {
+      try {
+        await installAgent(agent);
+      } catch (e) {
+        rows.push({
+          agent: agent.id,
+          cells: [],
+          skipped: [],
+          error: `install failed: ${(e as Error).message.split('\n')[0]}`,
+        });
+        continue;
+      }
+      ctx.log(`bench: agents: ${agent.label}…`);
+      rows.push(
+        await runRow({ agent: agent.id, windows: MATRIX_WINDOWS, files, seed: SEED, limitSeconds: 600 }),
+      );
+    }
+    const { headers, rows: table, notes } = matrixTable(rows);
+    const isolated = rows.some((r) => r.isolated);
+    return [
+      {
+        title: `Agent CLIs with their defaults through compactor serve: ${files} files of 2k–8k tokens read one per turn`,
+        headers,
+        rows: table,
+        notes: [
+          ...notes,
+          `Each agent runs headless with its own system prompt, tools and output limit (only keys, base URLs and telemetry, update and plugin checks set), ${isolated ? 'in a network namespace with only loopback' : 'pointed at 127.0.0.1 by its settings'}. The model enforces the window on input plus the output a request asks for and answers a request over it with the provider's own error.`,
+          'Tokens are tiktoken o200k over every string of a request body. "prefix kept": consecutive loop requests where the newer one extends the older byte for byte (cache markers aside); "clearing steps": prefix changes with no summary call before them, with the least any of them freed. "upstream tokens": every request the model received, summary calls included, against the same task sent directly.',
+        ],
+      },
+    ];
+  },
+};

@@ -1,0 +1,155 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { msg, type Message } from '../../src/messages/message.js';
+import { createCompactorSession } from '../../src/session/index.js';
+import { syntheticSession } from './synthetic-session.js';
+import { median, nowMs } from './timing.js';
+import type { BenchContext, BenchSection, BenchSuite } from './types.js';
+
+/** A durable turn may take at most this many times an in-memory one. */
+export const DURABLE_RATIO_GOAL = 1.3;
+
+/** The windows: one that holds the whole session (no turn compacts), one the first turn compacts in. */
+const CASES: Array<[string, number]> = [
+  ['holds the session', 20_000_000],
+  ['128k (first turn compacts)', 128_000],
+];
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+/** One new exchange a turn adds: a user question and the agent's short answer. */
+function exchange(i: number): Message[] {
+  return [msg.user(`Step ${i}: check the next failing test.`), msg.assistant(`Looked at step ${i}.`)];
+}
+
+interface Paired {
+  memoryMs: number[];
+  durableMs: number[];
+  /** Durable over in-memory time of the same turn, one per turn. */
+  ratios: number[];
+  /** Size of the turn checkpoint after the last turn (bytes), or 0 when none was written. */
+  checkpointBytes: number;
+  /** Of those, the messages and summary texts the turn wrote itself. */
+  writtenBytes: number;
+  /** How many turns compacted. */
+  compactions: number;
+}
+
+const sessionOn = (history: readonly Message[], dir: string | null, capacity: number) =>
+  createCompactorSession({ history, ...(dir ? { sessionDir: dir } : {}), limits: { capacity } });
+
+/** The size of the turn checkpoint in `dir`, and of what the turn wrote itself in it. */
+function checkpointSize(dir: string): { checkpointBytes: number; writtenBytes: number } {
+  const file = join(dir, 'snapshots', 'turn.json');
+  if (!existsSync(file)) return { checkpointBytes: 0, writtenBytes: 0 };
+  const cp = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return {
+    checkpointBytes: statSync(file).size,
+    writtenBytes: JSON.stringify([cp.written ?? [], cp.texts ?? {}]).length,
+  };
+}
+
+/**
+ * The same turns on the same history in memory and with a session directory, turn by turn in
+ * turn (a busy machine slows both alike).
+ */
+async function pairedTurns(
+  history: readonly Message[],
+  turns: number,
+  dir: string,
+  capacity: number,
+): Promise<Paired> {
+  const memory = sessionOn(history, null, capacity);
+  const durable = sessionOn(history, dir, capacity);
+  const out: Paired = {
+    memoryMs: [],
+    durableMs: [],
+    ratios: [],
+    checkpointBytes: 0,
+    writtenBytes: 0,
+    compactions: 0,
+  };
+  try {
+    for (let i = 0; i < turns; i++) {
+      let t0 = nowMs();
+      await memory.runTurn({ pending: exchange(i) });
+      const m = nowMs() - t0;
+      t0 = nowMs();
+      const r = await durable.runTurn({ pending: exchange(i) });
+      const d = nowMs() - t0;
+      out.memoryMs.push(m);
+      out.durableMs.push(d);
+      out.ratios.push(d / m);
+      if (r.decision === 'compacted') out.compactions++;
+    }
+  } finally {
+    memory.close();
+    durable.close();
+  }
+  return { ...out, ...checkpointSize(dir) };
+}
+
+/**
+ * What the durable store (event log and turn checkpoint) adds to a turn of the product on a
+ * long session: the same turns in memory and with a session directory.
+ */
+async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
+  const sizes = ctx.quick ? [1_002] : [4_002, 16_002];
+  const turns = ctx.quick ? 3 : 12;
+  const rows: Array<Array<string | number>> = [];
+  for (const size of sizes)
+    for (const [label, capacity] of CASES) {
+      const dir = mkdtempSync(join(tmpdir(), 'compactor-durable-bench-'));
+      try {
+        const p = await pairedTurns(syntheticSession(size), turns, dir, capacity);
+        const ratio = median(p.ratios);
+        const total = sum(p.durableMs) / sum(p.memoryMs);
+        ctx.log(
+          `bench: durable ${size} messages, ${label}: ratio ${ratio.toFixed(2)}, total ${total.toFixed(2)}`,
+        );
+        rows.push([
+          size,
+          label,
+          median(p.memoryMs),
+          median(p.durableMs),
+          ratio,
+          total,
+          `${(p.checkpointBytes / 1024).toFixed(1)} KB`,
+          `${((p.checkpointBytes - p.writtenBytes) / 1024).toFixed(1)} KB`,
+          `${p.compactions} of ${turns}`,
+          ratio <= DURABLE_RATIO_GOAL ? 'yes' : 'NO',
+        ]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  return {
+    title: 'Durable turn (sessionDir) vs in-memory turn',
+    headers: [
+      'messages',
+      'window',
+      'memory ms/turn',
+      'sessionDir ms/turn',
+      'ratio (median turn)',
+      'ratio (all turns)',
+      'turn.json',
+      'without the summary',
+      'compacted',
+      `within ${DURABLE_RATIO_GOAL}×`,
+    ],
+    rows,
+    notes: [
+      `createCompactorSession on a synthetic session (offline route), ${turns} turns each adding one exchange, in memory and with a sessionDir turn by turn in turn; ratio (median turn) = median of each turn's durable/in-memory time, ratio (all turns) = total durable/in-memory time; ${process.version}.`,
+      'The durable run appends every message to events.jsonl (fsynced) and checkpoints a compacting turn in snapshots/turn.json (a turn that does not compact writes none): its size after the last turn, and without the summary the compacting turn wrote (the references, the machine snapshot and the cache cycle).',
+    ],
+  };
+}
+
+/** Durable turns against in-memory ones. */
+export const durableSuite: BenchSuite = {
+  name: 'durable',
+  async run(ctx) {
+    return [await durableTurns(ctx)];
+  },
+};

@@ -1,0 +1,117 @@
+import type { Snapshot } from 'xstate';
+import type { CacheCycle } from '../../projection/wait-by-cost.js';
+import { saveCheckpoint, type Checkpoint, type RefCheckpoint } from '../checkpoint.js';
+import { historyPrint, ListEncoder } from '../checkpoint-refs.js';
+import type { MessageStore } from '../message-store.js';
+
+/** What a turn's checkpoints refer to and where they go. */
+export interface TurnCheckpointsOptions {
+  turnId: string;
+  startedAt: number;
+  store: MessageStore;
+  /** The store ref of the history the turn started from (the base of every list). */
+  baseRef: string;
+  /** The prompt cache's cycle as the turn's projection holds it now. */
+  cacheCycle: () => CacheCycle | null;
+  /** Write each checkpoint here, atomically. */
+  path?: string;
+  /** Called with each checkpoint as it is taken, for a caller that keeps it elsewhere. */
+  onCheckpoint?: (checkpoint: Checkpoint) => void;
+}
+
+interface TurnSnapshot {
+  value?: unknown;
+  context?: { compaction?: unknown };
+}
+
+/**
+ * Whether a turn has reached a step that cannot be repeated for free: the compaction pass
+ * (provider calls) or anything after it. Every step before is a pure function of the history
+ * and the settings, so a turn that stops there simply runs again.
+ */
+function pastFreeSteps(s: TurnSnapshot): boolean {
+  const v = s.value as { working?: unknown } | string | undefined;
+  return (typeof v === 'object' && v?.working === 'compacting') || (s.context?.compaction ?? null) !== null;
+}
+
+/**
+ * The checkpoints of one turn, by reference (see checkpoint-refs.ts). Nothing is written while
+ * the turn is still in its free steps; from the compaction pass on, every step is. Files are
+ * written one after the other without blocking the event loop, a newer checkpoint replacing
+ * one still waiting; `failed` rejects at the first write that fails, and `flush` waits for the
+ * last one.
+ */
+export class TurnCheckpoints {
+  /** Rejects with the error of the first failed write. */
+  readonly failed: Promise<never>;
+  private fail!: (e: unknown) => void;
+  private error: { e: unknown } | null = null;
+  private readonly encoder: ListEncoder;
+  private started = false;
+  private writing: Promise<void> | null = null;
+  private waiting: Checkpoint | null = null;
+
+  constructor(private readonly o: TurnCheckpointsOptions) {
+    this.encoder = new ListEncoder(o.store.get(o.baseRef));
+    this.failed = new Promise<never>((_, reject) => (this.fail = reject));
+    this.failed.catch(() => undefined); // observed by the caller's race; never unhandled
+  }
+
+  /** Takes a checkpoint of `snapshot` when the turn is past its free steps. */
+  offer(snapshot: Snapshot<unknown>): void {
+    if (this.error) throw this.error.e;
+    if (!this.o.path && !this.o.onCheckpoint) return;
+    this.started ||= pastFreeSteps(snapshot as TurnSnapshot);
+    if (!this.started) return;
+    const checkpoint = this.build(snapshot as unknown as Record<string, unknown>);
+    this.o.onCheckpoint?.(checkpoint);
+    if (this.o.path) this.write(checkpoint);
+  }
+
+  /** Waits until every checkpoint taken is written; rejects when one failed. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+    if (this.error) throw this.error.e;
+  }
+
+  private build(snapshot: Record<string, unknown>): RefCheckpoint {
+    const { store, baseRef } = this.o;
+    const base = store.get(baseRef);
+    const lists: RefCheckpoint['lists'] = {};
+    for (const [ref, list] of store.lists()) if (ref !== baseRef) lists[ref] = this.encoder.encode(list);
+    return {
+      version: 2,
+      machine: 'turn',
+      turnId: this.o.turnId,
+      startedAt: this.o.startedAt,
+      snapshot,
+      base: { ref: baseRef, count: base.length, print: historyPrint(base) },
+      lists,
+      written: [...this.encoder.written],
+      ...store.extras(),
+      cacheCycle: this.o.cacheCycle(),
+    };
+  }
+
+  private write(checkpoint: Checkpoint): void {
+    if (this.writing) {
+      this.waiting = checkpoint;
+      return;
+    }
+    const path = this.o.path!;
+    this.writing = saveCheckpoint(path, checkpoint).then(
+      () => {
+        this.writing = null;
+        const next = this.waiting;
+        this.waiting = null;
+        if (next && !this.error) this.write(next);
+      },
+      (e: unknown) => {
+        this.writing = null;
+        this.waiting = null;
+        this.error = { e };
+        this.fail(e);
+      },
+    );
+  }
+}

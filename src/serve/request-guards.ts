@@ -1,0 +1,47 @@
+import { RequestRefusedError, UserError } from '../core/errors.js';
+
+/** How deep a request body's JSON may nest; real requests stay far below, a hostile one is refused. */
+export const MAX_JSON_DEPTH = 512;
+
+/**
+ * Refuses JSON nested deeper than {@link MAX_JSON_DEPTH} before it is parsed: every later step
+ * (checking, hashing, writing back) walks the document recursively, and a 100,000-deep body would
+ * overflow the stack. One pass over the text, skipping strings.
+ */
+export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) throw new UserError(`request body nests deeper than ${max} levels`);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
+/** The session id of a `/compactor/sessions/ID` path segment; a malformed `%` escape is a 400. */
+export function sessionIdOfSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RequestRefusedError(400, 'the session id in the path is not valid percent-encoding');
+  }
+}
+
+/**
+ * The path of a request's URL. A request line such as `GET //` is no valid URL to parse
+ * against a base; its path is then the text before any `?`, so it is answered (404 or
+ * forwarded) like any other path instead of failing.
+ */
+export function pathOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '/', 'http://proxy').pathname;
+  } catch {
+    return (url ?? '/').split('?')[0]!;
+  }
+}

@@ -1,0 +1,75 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { runRow, type AgentRow } from '#dev/agents/agent-row.js';
+import { agentById } from '#dev/agents/agents.js';
+import { installedAgent } from '#dev/agents/install.js';
+import { cellFailures } from '#dev/agents/verdict.js';
+
+/*
+ * Claude Code and Codex from npm, each with its defaults (its own system prompt, tools and
+ * output limit), headless through `compactor serve` against a fake model that enforces the
+ * window and has them read 8 files of 2k–8k tokens one per turn; each also directly, the
+ * baseline. The agents are installed into a cache outside the repository by
+ * `npx tsx dev/agents/install.ts` (CI does it first and sets COMPACTOR_AGENTS_REQUIRED=1);
+ * without them the test is skipped here and fails in CI.
+ */
+
+const CELLS: Array<{ agent: string; windows: number[] }> = [
+  { agent: 'claude-code', windows: [32_000, 128_000] },
+  { agent: 'codex', windows: [16_000, 128_000] },
+];
+const required = process.env.COMPACTOR_AGENTS_REQUIRED === '1';
+const missing = CELLS.map((c) => agentById(c.agent)).filter((a) => !installedAgent(a));
+const install = `npx tsx dev/agents/install.ts ${CELLS.map((c) => c.agent).join(' ')}`;
+
+if (missing.length > 0 && required)
+  test('the agent CLIs are installed', () => {
+    throw new Error(`not installed: ${missing.map((a) => a.label).join(', ')} (${install})`);
+  });
+
+const suite = missing.length === 0 ? describe : describe.skip;
+suite(
+  `real agents with their defaults through compactor serve${missing.length > 0 ? ` (skipped: ${missing.map((a) => a.label).join(', ')} not installed; run ${install})` : ''}`,
+  () => {
+    const rows = new Map<string, AgentRow>();
+
+    beforeAll(async () => {
+      // Both rows at once: each is a child process that mostly waits on its agent.
+      const done = await Promise.all(
+        CELLS.map((c) =>
+          runRow({ agent: c.agent, windows: c.windows, files: 8, seed: 20_261_204, limitSeconds: 300 }),
+        ),
+      );
+      for (const row of done) rows.set(row.agent, row);
+    });
+
+    test.each(CELLS.map((c) => c.agent))('%s finishes the task directly (the baseline)', (agent) => {
+      const row = rows.get(agent)!;
+      expect(row.error).toBeUndefined();
+      expect(row.direct).toMatchObject({
+        exit: 0,
+        answered: true,
+        overWindow: 0,
+        badPairing: 0,
+        taskMissing: 0,
+      });
+      expect(row.direct!.steps).toEqual([...Array.from({ length: 8 }, (_, n) => n), 'final']);
+    });
+
+    test.each(CELLS.flatMap((c) => c.windows.map((w) => [c.agent, w] as const)))(
+      'H1/N1: %s at a %i-token window: exit 0 and the final answer, nothing refused or over the window, pairing and task kept, clearing in big steps, no more tokens upstream than directly',
+      (agent, window) => {
+        const row = rows.get(agent)!;
+        expect(row.skipped).toEqual([]);
+        const cell = row.cells.find((c) => c.spec.window === window);
+        expect(cell).toBeDefined();
+        const failures = cellFailures(cell!, row.direct);
+        expect({ agent, window, failures, refused: cell!.refusalSample }).toEqual({
+          agent,
+          window,
+          failures: [],
+          refused: '',
+        });
+      },
+    );
+  },
+);
