@@ -25,8 +25,8 @@ import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 const START_STEPS = 5;
 const CAPACITY = 32_000;
-/** Compactions behind the long session (each a round of 30 tool steps). */
-const COMPACTIONS = 12;
+/** Compactions behind the long session (each a round of 30 tool steps), measured at each. */
+const COMPACTIONS = [12, 100];
 
 interface Run {
   store: string;
@@ -113,8 +113,8 @@ async function restateRuns(
         }),
       );
     }
-    log(`bench: restate, a session with ${COMPACTIONS} compactions behind it`);
-    const long = await longSessionRuns(server, turns * 4);
+    log(`bench: restate, a session with ${COMPACTIONS.join(' and ')} compactions behind it`);
+    const long = await longSessionRuns(server, turns * 4, log);
     const stepMs = await stepCost(server);
     // The same step served over HTTP/2 by one more worker, registered last so it takes the calls.
     const h2 = await startWorker(install, { ...env, WORKER_HTTP2: '1' });
@@ -129,32 +129,35 @@ async function restateRuns(
 }
 
 /**
- * One session at a time: turns of a session with {@link COMPACTIONS} compactions behind it
- * against one with none (both adding one 2,000-character step a turn), and the bytes of the
- * session object's state Restate hands each step of their turns.
+ * One session at a time: turns of a session with each of {@link COMPACTIONS} compactions
+ * behind it against one with none (both adding one 2,000-character step a turn), and the
+ * bytes of the session object's state Restate hands each step of their turns.
  */
-async function longSessionRuns(server: RestateServer, turns: number) {
+async function longSessionRuns(server: RestateServer, turns: number, log: (line: string) => void) {
   const call = <T>(key: string, handler: string, body?: unknown) =>
     server.call<T>('compactorSession', key, handler, body);
-  await growLongSession(call, 'bench-long', COMPACTIONS);
-  await call('bench-fresh', 'append', { messages: agentSteps('bench-fresh', START_STEPS) });
-  const rows: (string | number)[][] = [];
-  for (const [key, compactions] of [
-    ['bench-fresh', 0],
-    ['bench-long', COMPACTIONS],
-  ] as const) {
+  const measure = async (key: string, compactions: number, round: number) => {
     const bytes = Object.values(await server.stateBytes('compactorSession', key)).reduce((a, b) => a + b, 0);
     const run = await drive('Restate', 1, turns, async (_, t) => {
-      await call(key, 'runTurn', { pending: agentSteps(key, 1, 2_000, 1_000 + t) });
+      await call(key, 'runTurn', { pending: agentSteps(`${key}-${round}`, 1, 2_000, 1_000 + t) });
     });
-    rows.push([
+    return [
       compactions,
       Math.round(bytes / 1024),
       turns,
       (turns / run.wallMs) * 1000,
       median(run.latencies),
       percentile(run.latencies, 99),
-    ]);
+    ];
+  };
+  await call('bench-fresh', 'append', { messages: agentSteps('bench-fresh', START_STEPS) });
+  const rows = [await measure('bench-fresh', 0, 0)];
+  let grown = 0;
+  for (const compactions of COMPACTIONS) {
+    log(`bench: restate, growing a session to ${compactions} compactions`);
+    await growLongSession(call, 'bench-long', compactions - grown, 30, 2_000, grown);
+    grown = compactions;
+    rows.push(await measure('bench-long', compactions, grown));
   }
   return rows;
 }
@@ -217,15 +220,22 @@ async function runRestateBench(ctx: BenchContext): Promise<BenchSection[]> {
       ],
     },
     {
-      title: `A long session on Restate: ${COMPACTIONS} compactions behind it against none`,
+      title: `A long session on Restate: ${COMPACTIONS.join(' and ')} compactions behind it against none`,
       headers: ['compactions behind', 'object state KB', 'turns', 'turns/s', 'p50 turn ms', 'p99 turn ms'],
       rows: long,
       notes: [
-        `One session at a time, each turn adding one tool step of 2,000 characters. The long session grew by ${COMPACTIONS} rounds of 30 such steps, each compacted; the other starts from ${START_STEPS} steps.`,
-        'Object state: what Restate hands the session object with every call, and over HTTP/1.1 again with every recorded step of a turn. Each history before a compaction lives in its own archive object (compactorSessionArchive), so it is not in this number; what is left is the session record, every message ever appended and each compaction boundary.',
+        `One session at a time, each turn adding one tool step of 2,000 characters. The long session grew by rounds of 30 such steps, each compacted, measured after ${COMPACTIONS.join(' and ')} of them; the other starts from ${START_STEPS} steps.`,
+        `Turn rate of the session ${COMPACTIONS.at(-1)} compactions on against the new one: ${ratio(long)}× as long a turn.`,
+        'Object state: what Restate hands the session object with every call, and over HTTP/1.1 again with every recorded step of a turn. Each history before a compaction, and the events before the last one, live in archive objects (compactorSessionArchive), so they are not in this number; what is left is the last boundary with the history it left, the events since, and a note of what was archived.',
       ],
     },
   ];
+}
+
+/** How many times as long a turn of the longest session takes as one of the new session (turns/s is column 3). */
+function ratio(rows: (string | number)[][]): string {
+  const rate = (row: (string | number)[]) => Number(row[3]);
+  return (rate(rows[0]!) / rate(rows.at(-1)!)).toFixed(2);
 }
 
 /** `npm run bench -- --only restate`: needs the Restate install the Restate tests use. */

@@ -202,6 +202,23 @@ export class RestateServer {
     return Object.fromEntries(rows.map((r) => [r.key, Number(r.bytes)]));
   }
 
+  /**
+   * Replaces the state of object `object`/`key` with `values` (each kept as its JSON, as the
+   * SDK keeps state), through the admin API: how a test writes state an older release left.
+   */
+  async setState(object: string, key: string, values: Record<string, unknown>): Promise<void> {
+    const bytes = (v: unknown) => [...Buffer.from(JSON.stringify(v))];
+    const res = await fetch(`${this.admin}/services/${encodeURIComponent(object)}/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        object_key: key,
+        new_state: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, bytes(v)])),
+      }),
+    });
+    if (!res.ok) throw new Error(`setting the state of ${object}/${key}: ${res.status} ${await res.text()}`);
+  }
+
   /** Invocations of `object`/`handler` (any status) whose key starts with `keyPrefix`, by key. */
   async invocations(object: string, handler: string, keyPrefix: string): Promise<Record<string, number>> {
     const rows = await this.query<{ target_service_key: string }>(

@@ -7,7 +7,8 @@ export type SessionCall = <T>(key: string, handler: string, body?: unknown) => P
 /**
  * Grows session `key` by `compactions` rounds of `steps` tool steps, each round appended and
  * followed by a turn that compacts it: a session that has run for hours, for the tests and the
- * benchmark. Answers the boundary ids in order; a round that does not compact fails.
+ * benchmark. Answers the boundary ids in order; a round that does not compact fails. Rounds
+ * are numbered from `from`, so a session can be grown further by a later call.
  */
 export async function growLongSession(
   call: SessionCall,
@@ -15,9 +16,10 @@ export async function growLongSession(
   compactions: number,
   steps = 30,
   size = 2_000,
+  from = 0,
 ): Promise<string[]> {
   const boundaries: string[] = [];
-  for (let round = 0; round < compactions; round++) {
+  for (let round = from; round < from + compactions; round++) {
     await call(key, 'append', { messages: agentSteps(`${key}-r${round}`, steps, size) });
     const turn = await call<ObjectTurnResult>(key, 'runTurn');
     if (turn.decision !== 'compacted' || !turn.boundary)

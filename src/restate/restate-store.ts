@@ -57,13 +57,14 @@ export async function restateStore(options: RestateStoreOptions): Promise<Restat
   };
 
   const store = memoryStore(await call('records'), `restateStore: ${url('records')}`);
-  let basedOn = store.records().events.length;
+  const count = ({ events, offset = 0 }: { events: unknown[]; offset?: number }) => offset + events.length;
+  let basedOn = count(store.records());
   const saved = new Set(Object.keys(store.records().artifacts));
   const save = async () => {
-    const { events, snapshots, artifacts } = store.records();
+    const { artifacts, ...records } = store.records();
     const added = Object.fromEntries(Object.entries(artifacts).filter(([id]) => !saved.has(id)));
-    await call('commitRecords', { basedOn, events, snapshots, artifacts: added });
-    basedOn = events.length;
+    await call('commitRecords', { basedOn, ...records, artifacts: added });
+    basedOn = count(records);
     for (const id of Object.keys(added)) saved.add(id);
   };
   return Object.assign(store, { save });

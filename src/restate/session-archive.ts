@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
+import { ThreadEventSchema, type ThreadEvent } from '../store/index.js';
 import {
   checkedInput,
   type ObjectContext,
@@ -30,10 +31,19 @@ export const archiveKey = (session: string, boundary: string) => `${session}/${b
 /** State key the session object kept a history under before the archive existed. */
 export const legacyArtifactKey = (boundary: string) => `artifact:${boundary}`;
 
-const HISTORY_KEY = 'history';
-const PutInput = z.array(MessageSchema);
+/** Key of the chunk of a session's older events that starts at event `start` (1, 2, 3 …). */
+export const chunkKey = (session: string, start: number) =>
+  `${session}/events-${String(start).padStart(6, '0')}`;
 
-/** The archive object: `put` (exclusive) keeps a history, `get` (shared) answers it or null. */
+const HISTORY_KEY = 'history';
+const EVENTS_KEY = 'events';
+const PutInput = z.array(MessageSchema);
+const PutEventsInput = z.array(ThreadEventSchema);
+
+/**
+ * The archive object: `put` (exclusive) keeps a history, `get` (shared) answers it or null;
+ * `putEvents` and `events` do the same for a chunk of a session's older events.
+ */
 export function sessionArchive(sdk: RestateSdk, name: string): ServiceDefinition {
   const { exclusive, shared } = sdk.handlers.object;
   const input = checkedInput(sdk, archiveName(name));
@@ -46,6 +56,12 @@ export function sessionArchive(sdk: RestateSdk, name: string): ServiceDefinition
         return { messages: history.length };
       }),
       get: shared(async (ctx: ObjectSharedContext) => (await ctx.get<Message[]>(HISTORY_KEY)) ?? null),
+      putEvents: exclusive(async (ctx: ObjectContext, raw: unknown) => {
+        const events = input(PutEventsInput, raw, 'putEvents');
+        ctx.set(EVENTS_KEY, events);
+        return { events: events.length };
+      }),
+      events: shared(async (ctx: ObjectSharedContext) => (await ctx.get<ThreadEvent[]>(EVENTS_KEY)) ?? null),
     },
   });
 }
@@ -53,6 +69,8 @@ export function sessionArchive(sdk: RestateSdk, name: string): ServiceDefinition
 type ArchiveClient = {
   put(history: Message[]): Promise<unknown>;
   get(): Promise<Message[] | null>;
+  putEvents(events: ThreadEvent[]): Promise<unknown>;
+  events(): Promise<ThreadEvent[] | null>;
 };
 
 const client = (ctx: ObjectSharedContext, name: string, boundary: string) =>
@@ -77,4 +95,25 @@ export async function archivedHistory(
   boundary: string,
 ): Promise<Message[] | null> {
   return (await client(ctx, name, boundary).get()) ?? (await ctx.get<Message[]>(legacyArtifactKey(boundary)));
+}
+
+/** Keeps a chunk of older events (a recorded call, written once per chunk). */
+export async function archiveEvents(
+  ctx: ObjectContext,
+  name: string,
+  start: number,
+  events: ThreadEvent[],
+): Promise<void> {
+  await ctx
+    .objectClient<ArchiveClient>({ name: archiveName(name) }, chunkKey(ctx.key, start))
+    .putEvents(events);
+}
+
+/** The chunk of older events starting at event `start`, or null when there is none. */
+export async function archivedEvents(
+  ctx: ObjectSharedContext,
+  name: string,
+  start: number,
+): Promise<ThreadEvent[] | null> {
+  return ctx.objectClient<ArchiveClient>({ name: archiveName(name) }, chunkKey(ctx.key, start)).events();
 }

@@ -7,7 +7,16 @@ import type { SessionTurnResult } from '../session/session-types.js';
 import { memoryStore, type BoundaryInfo, type MemoryStore } from '../store/index.js';
 import { keepTurnInFlight, TURN_KEY, turnInFlight, type InFlightTurnView } from './in-flight-turn.js';
 import { journaledClients } from './journaled-clients.js';
-import { RECORDS_KEY, storeHandlers, type StoredRecords } from './store-handlers.js';
+import { storeHandlers } from './store-handlers.js';
+import {
+  allBoundaries,
+  keepRecords,
+  knownBoundary,
+  loadRecords,
+  messagesRecorded,
+  storeRecords,
+  type StoredRecords,
+} from './working-records.js';
 import { archivedHistory, archiveHistories, sessionArchive } from './session-archive.js';
 import {
   restateSdk,
@@ -90,8 +99,8 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
 
   /** The session as its records left it, with provider calls recorded as steps of `ctx`. */
   const open = async (ctx: ObjectSharedContext, clock?: Clock) => {
-    const records = (await ctx.get<StoredRecords>(RECORDS_KEY)) ?? { events: [], snapshots: {} };
-    const store = memoryStore({ ...records, artifacts: {} }, `${name}/${ctx.key}: state`);
+    const records = await loadRecords(ctx);
+    const store = memoryStore({ ...storeRecords(records), artifacts: {} }, `${name}/${ctx.key}: state`);
     const session = terminalOnUserError(
       sdk,
       () =>
@@ -99,14 +108,17 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
           journaledClients(ctx, route),
         ),
     );
-    return { session, store };
+    return { session, store, records };
   };
 
-  /** Writes what the run committed: new pre-compaction histories first (to the archive), then the records. */
-  const save = async (ctx: ObjectContext, store: MemoryStore) => {
+  /**
+   * Writes what the run committed: new pre-compaction histories first (to the archive), then
+   * the records (older events to a chunk when the run compacted).
+   */
+  const save = async (ctx: ObjectContext, store: MemoryStore, loaded: StoredRecords) => {
     const { artifacts, ...records } = store.records();
     await archiveHistories(ctx, name, artifacts);
-    ctx.set(RECORDS_KEY, records);
+    await keepRecords(ctx, name, loaded, records);
   };
   return { input, open, save };
 }
@@ -127,19 +139,19 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
       ...storeHandlers(sdk, name, input),
       append: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const { messages } = input(AppendInput, raw, 'append');
-        const { session, store } = await open(ctx);
+        const { session, store, records } = await open(ctx);
         session.append(...messages);
-        await save(ctx, store);
+        await save(ctx, store, records);
         return { historyLength: session.history.length };
       }),
       runTurn: exclusive(runTurnHandler(sdk, access)),
       compact: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const opts = input(CompactInput, raw, 'compact') ?? {};
-        const { session, store } = await open(ctx);
+        const { session, store, records } = await open(ctx);
         const report = await session.compact(opts).catch((e: unknown) => {
           throw forGoodIfUserError(sdk, e);
         });
-        await save(ctx, store);
+        await save(ctx, store, records);
         return plain(report);
       }),
       prepareRequest: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
@@ -148,15 +160,19 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         return plain(session.prepareRequest(opts));
       }),
       state: shared(async (ctx: ObjectSharedContext): Promise<ObjectSessionState> => {
-        const { session, store } = await open(ctx);
-        const messagesRecorded = store.events().filter((e) => e.type === 'message.appended').length;
+        const { session, store, records } = await open(ctx);
+        const boundaries = await allBoundaries(ctx, name, records, store.listBoundaries());
         const turn = await turnInFlight(ctx);
-        return { history: [...session.history], boundaries: store.listBoundaries(), messagesRecorded, turn };
+        return {
+          history: [...session.history],
+          boundaries,
+          messagesRecorded: messagesRecorded(records),
+          turn,
+        };
       }),
       restore: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
         const { boundary } = input(RestoreInput, raw, 'restore');
-        const records = await ctx.get<StoredRecords>(RECORDS_KEY);
-        const known = records?.events.some((e) => e.type === 'thread.compact_boundary' && e.id === boundary);
+        const known = knownBoundary(await loadRecords(ctx), boundary);
         const history = known ? await archivedHistory(ctx, name, boundary) : null;
         if (history === null)
           throw new sdk.TerminalError(`${name}/${ctx.key}: no compaction boundary '${boundary}'`, {
@@ -175,7 +191,7 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
     // The turn's clock is recorded (below), so a replayed run writes the very snapshots it
     // wrote before; the session reads it only once the turn runs.
     let startedAt = 0;
-    const { session, store } = await open(ctx, { now: () => startedAt });
+    const { session, store, records } = await open(ctx, { now: () => startedAt });
     const inFlight = await keepTurnInFlight(ctx, pending, [...session.history, ...pending]);
     startedAt = await ctx.run('turn started', async () => Date.now());
     const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
@@ -184,7 +200,7 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
       throw error;
     });
-    await save(ctx, store);
+    await save(ctx, store, records);
     ctx.clear(TURN_KEY);
     return turnAnswer(result, session.history.length);
   };

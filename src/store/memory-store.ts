@@ -19,12 +19,18 @@ export interface MemoryRecords {
   /** The full live history before each boundary, by boundary id. */
   artifacts: Record<string, Message[]>;
   snapshots: Record<string, unknown>;
+  /**
+   * Events kept elsewhere before `events[0]` (0 or absent: the log is whole). The live history
+   * needs only the events from the last boundary on, so a long session keeps older ones apart.
+   */
+  offset?: number;
 }
 
 const MemoryRecordsSchema = z.strictObject({
   events: z.array(ThreadEventSchema),
   artifacts: z.record(z.string(), z.array(MessageSchema)),
   snapshots: z.record(z.string(), z.unknown()),
+  offset: z.number().int().nonnegative().optional(),
 });
 
 /** A memory store and the source that opens it (one writer at a time, for the session API). */
@@ -52,8 +58,10 @@ class MemoryStoreImpl implements MemoryStore {
   /** Events at the end of the list that are not committed yet. */
   private pending = 0;
   private opened = false;
+  private offset: number;
 
   constructor(records: MemoryRecords) {
+    this.offset = records.offset ?? 0;
     this.events_ = records.events.slice();
     this.artifacts = new Map(Object.entries(records.artifacts));
     this.snapshots = new Map(Object.entries(records.snapshots));
@@ -65,6 +73,7 @@ class MemoryStoreImpl implements MemoryStore {
     this.opened = true;
     if (startOver) {
       this.events_.length = 0;
+      this.offset = 0;
       this.artifacts.clear();
       this.snapshots.clear();
       this.live = replayEvents(this.events_, this.boundaries);
@@ -77,13 +86,19 @@ class MemoryStoreImpl implements MemoryStore {
       events: this.events_.slice(0, this.events_.length - this.pending),
       artifacts: Object.fromEntries(this.artifacts),
       snapshots: Object.fromEntries(this.snapshots),
+      ...(this.offset > 0 ? { offset: this.offset } : {}),
     };
   }
 
   appendMessages(messages: readonly Message[], opts: { commit?: boolean } = {}): void {
     const at = new Date().toISOString();
     for (const message of messages)
-      this.events_.push({ type: 'message.appended', seq: this.events_.length + 1, at, message });
+      this.events_.push({
+        type: 'message.appended',
+        seq: this.offset + this.events_.length + 1,
+        at,
+        message,
+      });
     this.live.push(...messages);
     this.pending = (opts.commit ?? true) ? 0 : this.pending + messages.length;
   }
@@ -103,7 +118,7 @@ class MemoryStoreImpl implements MemoryStore {
   }
 
   recordCompaction(record: CompactionRecord): BoundaryInfo {
-    const event = boundaryEvent(this.events_.length + 1, new Date().toISOString(), record);
+    const event = boundaryEvent(this.offset + this.events_.length + 1, new Date().toISOString(), record);
     // The pre-compaction history is kept before the boundary that refers to it.
     this.artifacts.set(event.id, record.before.slice());
     this.events_.push(event);

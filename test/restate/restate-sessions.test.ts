@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, expect, it, jest } from '@jest/globals'
 import { msg, type Message } from '#src/messages/message.js';
 import { restateStore, type ObjectSessionState, type ObjectTurnResult } from '#src/restate/index.js';
 import { createCompactorSession } from '#src/session/index.js';
-import type { BoundaryInfo } from '#src/store/index.js';
+import { memoryStore, type BoundaryInfo } from '#src/store/index.js';
 import { isSummaryMessage } from '#src/summary/index.js';
 import { deferred, type Deferred } from '#support/deferred.js';
 import type { FakeServer } from '#support/fake-http.js';
@@ -269,24 +269,29 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     });
   });
 
-  it('a session with 12 compactions behind it: its state is its records alone, each old history is archived once and restorable', async () => {
+  it('a session with 12 compactions behind it: its state is one round of working records, older events and histories are archived once and restorable', async () => {
     const key = 'long-session';
     const boundaries = await growLongSession(call, key, 12, STEPS);
     const state = await call<ObjectSessionState>(key, 'state');
     expect(state.boundaries.map((b) => b.id)).toEqual(boundaries);
-    // What Restate hands the object with every step of a turn: the records, no old history.
+    expect(state.messagesRecorded).toBe(12 * 4 * STEPS);
+    // What Restate hands the object with every step of a turn: the working records alone …
     const bytes = await server.stateBytes(OBJECT, key);
     expect(Object.keys(bytes)).toEqual(['records']);
     const archived = await Promise.all(
       boundaries.map(async (b) => (await server.stateBytes(ARCHIVE, `${key}/${b}`)).history ?? 0),
     );
-    // Each archived history is a whole round (30 steps of 2,000 characters and more) …
+    // … each archived history is a whole round (30 steps of 2,000 characters and more) …
     for (const size of archived) expect(size).toBeGreaterThan(60_000);
-    // … and together they would have nearly doubled what every step of a turn carries.
-    expect(archived.reduce((a, b) => a + b)).toBeGreaterThan(bytes.records! * 0.8);
+    // … and the records are smaller than any one of them: the last boundary and what followed.
+    expect(bytes.records!).toBeLessThan(Math.min(...archived));
     expect(await server.invocations(ARCHIVE, 'put', `${key}/`)).toEqual(
       Object.fromEntries(boundaries.map((b) => [`${key}/${b}`, 1])),
     );
+    // The events before each boundary went to a chunk of their own, written once.
+    const chunks = await server.invocations(ARCHIVE, 'putEvents', `${key}/`);
+    expect(Object.keys(chunks)).toHaveLength(12);
+    expect(Object.values(chunks)).toEqual(Array(12).fill(1));
     // The first boundary gives back the first round; the last one the round before it ended.
     expect(await call<Message[]>(key, 'restore', { boundary: boundaries[0]! })).toEqual(
       agentSteps(`${key}-r0`, STEPS),
@@ -295,6 +300,54 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     expect(last.filter(isSummaryMessage)).toHaveLength(1);
     expect(last.slice(-4 * STEPS)).toEqual(agentSteps(`${key}-r11`, STEPS));
     await expect(call(key, 'restore', { boundary: 'compact-000001' })).rejects.toThrow(/404 /);
+    // restateStore loads the working records and continues the numbering after the archived events.
+    const store = await restateStore({ ingress: server.ingress, key });
+    const s = createCompactorSession({ store });
+    expect(s.history).toEqual(state.history);
+    s.append(msg.user('one more'));
+    await store.save();
+    const after = await call<ObjectSessionState>(key, 'state');
+    expect(after.messagesRecorded).toBe(12 * 4 * STEPS + 1);
+    expect(after.history.at(-1)).toEqual(msg.user('one more'));
+  });
+
+  it('a session kept in the layout before the archive (every event and history in its own state) loads, and its next compaction moves the older events out', async () => {
+    const key = 'old-layout';
+    // Two compactions run in this process on the records as that layout kept them (short
+    // steps: the admin API takes the state as an array of byte values).
+    const local = memoryStore();
+    const s = createCompactorSession({
+      store: local,
+      history: agentSteps(key, STEPS, 300),
+      limits: { capacity: CAPACITY },
+    });
+    expect((await s.compact()).status).toBe('compacted');
+    s.append(...agentSteps(`${key}-2`, STEPS, 300));
+    expect((await s.compact()).status).toBe('compacted');
+    const { artifacts, ...records } = local.records();
+    const old = Object.keys(artifacts);
+    expect(old).toHaveLength(2);
+    await server.setState(OBJECT, key, {
+      records,
+      ...Object.fromEntries(Object.entries(artifacts).map(([b, h]) => [`artifact:${b}`, h])),
+    });
+    const before = await call<ObjectSessionState>(key, 'state');
+    expect(before.history).toEqual(s.history);
+    expect(before.boundaries.map((b) => b.id)).toEqual(old);
+    expect(before.messagesRecorded).toBe(8 * STEPS);
+    const bytesBefore = (await server.stateBytes(OBJECT, key)).records!;
+    // A round on the object compacts a third time; the events before it leave the state.
+    await call(key, 'append', { messages: agentSteps(`${key}-3`, STEPS) });
+    const turn = await call<ObjectTurnResult>(key, 'runTurn');
+    expect(turn.decision).toBe('compacted');
+    const after = await call<ObjectSessionState>(key, 'state');
+    expect(after.boundaries.map((b) => b.id)).toEqual([...old, turn.boundary!.id]);
+    expect(after.messagesRecorded).toBe(12 * STEPS);
+    expect((await server.stateBytes(OBJECT, key)).records!).toBeLessThan(bytesBefore);
+    for (const b of old) expect(await call<Message[]>(key, 'restore', { boundary: b })).toEqual(artifacts[b]);
+    expect(await call<Message[]>(key, 'restore', { boundary: turn.boundary!.id })).toHaveLength(
+      turn.items.before,
+    );
   });
 
   it('L6/S4: a failed summary call is recorded too: the retried run takes the same failure path without sending it again', async () => {

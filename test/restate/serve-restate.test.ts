@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
-import type { MemoryRecords } from '#src/store/index.js';
+import type { MemoryRecords, ThreadEvent } from '#src/store/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
@@ -159,12 +159,27 @@ describeWithRestate('compactor serve on Restate', () => {
 
       // Every message the client sent is stored once, across the compaction and the restart.
       if (named) expect(session).toBe(SESSION);
+      // The object keeps the events from its last compaction on; the older ones are in numbered
+      // chunks of the archive, which follow each other with no gap.
       const records = await restate.call<MemoryRecords>('compactorSession', session, 'records');
-      const results = records.events.flatMap((e) =>
+      const events: ThreadEvent[] = [];
+      while (events.length < (records.offset ?? 0)) {
+        const start = String(events.length + 1).padStart(6, '0');
+        const chunk = await restate.call<ThreadEvent[] | null>(
+          'compactorSessionArchive',
+          `${session}/events-${start}`,
+          'events',
+        );
+        expect(chunk?.length).toBeGreaterThan(0);
+        events.push(...chunk!);
+      }
+      events.push(...records.events);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      const results = events.flatMap((e) =>
         e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
       );
       expect(results).toEqual(Array.from({ length: n + 1 }, (_, i) => `c${i}`));
-      expect(records.events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
+      expect(events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
     },
   );
 });
