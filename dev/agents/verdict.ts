@@ -6,8 +6,20 @@ import type { CellResult } from './cell.js';
  * the matrix as a table.
  */
 
-/** A clearing step (a prefix change without a summary) must free at least this share of the window. */
+/**
+ * A clearing step (a prefix change without a summary) must free at least this share of the room
+ * the window leaves for history: the window less the agent's own fixed part (system prompt, tools,
+ * task) and the largest answer's room the proxy keeps (a quarter of the window). Where the fixed
+ * part takes most of a small window, one file fills that room and a step every turn is all a
+ * proxy can do; a step that frees little of a large room is the proxy's fault.
+ */
 export const MIN_STEP_SHARE = 0.25;
+
+/** The tokens a step must free at least in a cell (see {@link MIN_STEP_SHARE}). */
+function leastStep(window: number, direct: CellResult | undefined): number {
+  const room = window - (direct?.fixedPart ?? 0) - Math.floor(window / 4);
+  return Math.max(0, room) * MIN_STEP_SHARE;
+}
 
 /**
  * Upstream tokens through the proxy may exceed the direct run's by this share: what differs
@@ -32,10 +44,11 @@ export function cellFailures(cell: CellResult, direct: CellResult | undefined): 
   if (cell.taskMissing > 0) out.push(`task missing in ${cell.taskMissing}`);
   const misrouted = cell.misses.filter((m) => !m.startsWith('HEAD '));
   if (misrouted.length > 0) out.push(`sent where no provider serves: ${misrouted.join(', ')}`);
-  const small = clearingSteps(cell).filter((b) => b.freed < window * MIN_STEP_SHARE);
+  const least = leastStep(window, direct);
+  const small = clearingSteps(cell).filter((b) => b.freed < least);
   if (small.length > 0)
     out.push(
-      `${small.length} clearing steps freed under ${MIN_STEP_SHARE * 100} % of the window (least ${n(Math.min(...small.map((b) => b.freed)))})`,
+      `${small.length} clearing steps freed under ${MIN_STEP_SHARE * 100} % of the room for history (${n(least)}; least ${n(Math.min(...small.map((b) => b.freed)))})`,
     );
   if (direct?.answered && cell.upstreamTokens > direct.upstreamTokens * (1 + RUN_NOISE))
     out.push(`upstream ${n(cell.upstreamTokens)} > direct ${n(direct.upstreamTokens)} tokens`);

@@ -204,6 +204,12 @@ async function route(
     else sendJsonText(res, 200, JSON.stringify(state, null, 2));
     return ['other', 'session'];
   }
+  // Agents check that their base URL answers before the first request (Claude Code sends
+  // `HEAD /`): the proxy answers for itself, and nothing goes upstream.
+  if ((method === 'HEAD' || method === 'GET') && path === '/') {
+    sendJsonText(res, 200, JSON.stringify({ service: 'compactor serve', status: 'ok' }));
+    return ['other', 'root'];
+  }
   if (method === 'POST' && path === '/v1/messages/count_tokens')
     return ['anthropic', await handleCountTokens(p, req, res, signal)];
   if (method === 'POST' && geminiCall(path)?.method === 'countTokens')

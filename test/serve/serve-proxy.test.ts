@@ -445,6 +445,16 @@ describe('compactor serve: safe by default', () => {
     expect(upstream.requests[0].headers['x-compactor-token']).toBeUndefined();
   });
 
+  it("answers an agent's reachability check of its base URL (HEAD / and GET /) itself, sending nothing upstream", async () => {
+    const { server, upstream } = await setup({ capacity: WINDOW });
+    const head = await fetch(`${server.url}/`, { method: 'HEAD', headers: { 'x-api-key': KEY } });
+    expect(head.status).toBe(200);
+    const get = await fetch(`${server.url}/`);
+    expect(get.status).toBe(200);
+    expect(await get.json()).toEqual({ service: 'compactor serve', status: 'ok' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it('refuses to start when an upstream is the server itself (the base URL already points at the proxy)', async () => {
     const taken = await startServer({ port: 0 });
     const port = new URL(taken.url).port;
