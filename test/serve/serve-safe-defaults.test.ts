@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
-import { runCompiledCli, startCli, stopRunningClis, type CliChild } from '#support/compiled-cli.js';
+import { runCompiledCli, startServeCli, stopRunningClis, type CliChild } from '#support/compiled-cli.js';
 import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
 jest.setTimeout(PROCESS_TEST_MS);
@@ -31,19 +31,14 @@ function tempDir(): string {
   return d;
 }
 
-const READY = /compactor: serving on (http:\/\/[^\s]+)\n/;
-
 async function serve(
   cwd: string,
   extra: string[] = [],
 ): Promise<{ cli: CliChild; url: string; upstream: FakeServer }> {
   const upstream = await startFakeAgentUpstream({ window: WINDOW });
   upstreams.push(upstream);
-  const cli = startCli(
+  const { cli, url } = await startServeCli(
     [
-      'serve',
-      '--port',
-      '0',
       '--capacity',
       String(WINDOW),
       '--summarizer',
@@ -56,8 +51,7 @@ async function serve(
     ],
     { cwd },
   );
-  await cli.waitFor(READY);
-  return { cli, url: READY.exec(cli.err())![1], upstream };
+  return { cli, url, upstream };
 }
 
 const chat = (text = 'Read the README and summarise it.') =>

@@ -41,6 +41,18 @@ export async function stopRunningClis(): Promise<void> {
   );
 }
 
+const SERVING = /compactor: serving on (http:\/\/\S+)\n/;
+
+/** `compactor serve --port 0 …args` as a process; resolves once it listens, with its URL. */
+export async function startServeCli(
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ cli: CliChild; url: string }> {
+  const cli = startCli(['serve', '--port', '0', ...args], opts);
+  await cli.waitFor(SERVING);
+  return { cli, url: SERVING.exec(cli.err())![1] };
+}
+
 /** Starts the compiled CLI with `args` in `cwd` (environment: only PATH unless given). */
 export function startCli(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }): CliChild {
   requireBuild();

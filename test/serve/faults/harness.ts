@@ -5,13 +5,12 @@ import { openSessionRecords } from '#src/session/stored-history.js';
 import { EVENTS_FILE } from '#src/store/artifacts.js';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { deferred, type Deferred } from '#support/deferred.js';
-import { startCli, stopRunningClis, type CliChild } from '#support/compiled-cli.js';
+import { startServeCli, stopRunningClis, type CliChild } from '#support/compiled-cli.js';
 
 /** What the fault suite runs against: `compactor serve` as a process in front of the fake model. */
 
 export const WINDOW = 16_000;
 export const KEY = 'sk-fault-suite-credential-123';
-const READY = /compactor: serving on (http:\/\/127\.0\.0\.1:\d+)\n/;
 
 const dirs: string[] = [];
 const upstreams: FakeAgentUpstream[] = [];
@@ -50,12 +49,9 @@ export interface Serve {
 }
 
 /** Starts `compactor serve` on a free port in `cwd` with its data in `cwd/sessions`. */
-export async function startServe(upstreamUrl: string, cwd: string, extra: string[] = []): Promise<Serve> {
-  const cli = startCli(
+export function startServe(upstreamUrl: string, cwd: string, extra: string[] = []): Promise<Serve> {
+  return startServeCli(
     [
-      'serve',
-      '--port',
-      '0',
       '--capacity',
       String(WINDOW),
       '--anthropic-upstream',
@@ -68,8 +64,6 @@ export async function startServe(upstreamUrl: string, cwd: string, extra: string
     ],
     { cwd },
   );
-  await cli.waitFor(READY);
-  return { cli, url: READY.exec(cli.err())![1] };
 }
 
 /**
