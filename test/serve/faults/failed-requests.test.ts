@@ -27,7 +27,7 @@ const SUMMARY = 'checkpoint of an agent session';
 const TAG = /\[S\d+[TA]\d+\]/g;
 const tagsIn = (text: string) => text.match(TAG) ?? [];
 
-describe('compactor serve: a failed request does not store its turn twice', () => {
+describe('R1/R2: compactor serve: a failed request does not store its turn twice', () => {
   it('three refused tries (two by the proxy, one by the upstream) then a good one store the task once', async () => {
     const upstream = await fakeUpstream();
     const cwd = tempDir();

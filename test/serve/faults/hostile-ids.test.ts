@@ -147,7 +147,7 @@ describe('compactor serve: ids the proxy cannot echo are refused before anything
   );
 });
 
-describe('compactor serve: a session belongs to whoever opened it', () => {
+describe('R1: compactor serve: a session belongs to whoever opened it (its stored records are never rewritten by another)', () => {
   /** Opens "victim" with two branches (its list was rewritten once) and returns what each stored. */
   async function victim(url: string) {
     const send = (messages: unknown[]) =>
