@@ -10,7 +10,7 @@ import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './pare
 import type { SessionRoute } from './route.js';
 
 /** What one turn hands the next so compaction may wait while the prompt cache holds. */
-export type CacheCarry = Pick<TurnRequest, 'previousRequest' | 'cacheCycle'>;
+export type CacheCarry = Pick<TurnRequest, 'lastSent' | 'cacheCycle'>;
 
 /** What every run of one session shares. */
 export interface RunnerContext {

@@ -194,7 +194,7 @@ export class Session implements CompactorSession {
         return sessionTurnResult(result, null, summarizer, false);
       }
       this.guard = result.loopGuard;
-      this.lastTurn = { previousRequest: result.request, cacheCycle: result.cacheCycle };
+      this.lastTurn = { lastSent: result.lastSent, cacheCycle: result.cacheCycle };
       const turnRequest = result.request;
       if (result.compaction?.status === 'failed')
         this.log(

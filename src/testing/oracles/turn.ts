@@ -24,11 +24,31 @@ interface GuardMemory {
   turnsSinceCompaction?: number | null;
 }
 
+/** The numbers a turn decides by, as its input gives them (absent: an unknown window). */
+interface PolicyNumbers {
+  thresholdTokens: number | null;
+  promptBudgetTokens: number | null;
+  prefixTokens: number;
+  continuityTailTokens: number;
+  summaryTokens: number;
+  waitsForCacheBreak: boolean;
+  wait: { ratio: number; maxTokens: number };
+}
+
 export interface TurnRunInput {
   historyRef: string;
   mode?: string;
   loopGuard?: GuardMemory;
   minTurnsPerPass?: number;
+  policy?: PolicyNumbers;
+}
+
+/** What `estimatePressure` measures of the request. */
+interface Measured {
+  fixedPart?: Pressure['fixedPart'];
+  pressureTokens: number;
+  prefixIntact: boolean;
+  newestStepTokens: number;
 }
 
 interface Pressure {
@@ -40,6 +60,24 @@ interface Pressure {
 }
 
 export const TURN_RULES = {
+  /**
+   * This turn's threshold: the policy's, put off while the request extends the last one sent
+   * (its prefix is still cached) to `wait.ratio` of the way to the prompt budget, at most
+   * `wait.maxTokens` past it in a budget up to 24,000 tokens (fewer in proportion beyond).
+   */
+  threshold(policy: PolicyNumbers | undefined, intact: boolean): number | null {
+    if (!policy || policy.thresholdTokens === null) return null;
+    const { thresholdTokens: t, promptBudgetTokens: budget, wait } = policy;
+    if (!policy.waitsForCacheBreak || !intact || budget === null || budget <= t) return t;
+    const cap = Math.floor(wait.maxTokens * Math.min(1, 24_000 / budget));
+    return t + Math.min(Math.floor((budget - t) * wait.ratio), cap);
+  },
+  /** Steps like the newest a pass buys: the room between what it leaves and the threshold. */
+  turnsPerPass(policy: PolicyNumbers | undefined, threshold: number | null, step: number): number | null {
+    if (!policy || threshold === null || policy.promptBudgetTokens === null || step <= 0) return null;
+    const left = policy.continuityTailTokens + policy.summaryTokens + policy.prefixTokens;
+    return left >= threshold ? 0 : (threshold - left) / step;
+  },
   /** The working steps before the decision, each waiting on one actor, in order. */
   pipeline: [
     ['working.syncing', 'syncHistory'],
@@ -90,6 +128,8 @@ export const TURN_RULES = {
 interface Facts {
   historyRef: string;
   projectionRef: string | null;
+  /** The print of the request at `projectionRef` (measured or built), as the turn hands it on. */
+  sent: unknown;
   pressure: Pressure | null;
   guardReason: string | null;
   report: Record<string, any> | null;
@@ -134,11 +174,13 @@ function clearedFirst(w: Walk<Facts>, input: TurnRunInput, r: Reply): void {
   const out = doneOf(r);
   if (TURN_RULES.clearedFits(p, out.pressureTokens)) {
     w.facts.projectionRef = out.projectionRef;
+    w.facts.sent = out.sent;
     w.facts.pressureAfter = out.pressureTokens;
     return w.go('cleared');
   }
   if (!TURN_RULES.passUseless(p)) return choose(w, input);
   w.facts.projectionRef = out.projectionRef;
+  w.facts.sent = out.sent;
   w.facts.pressureAfter = out.pressureTokens;
   settle(w, 'cleared');
 }
@@ -156,6 +198,7 @@ function rebuilt(w: Walk<Facts>, r: Reply): void {
   if (thrown(r)) return settle(w, 'failed');
   const out = doneOf(r);
   w.facts.projectionRef = out.projectionRef;
+  w.facts.sent = out.sent;
   w.facts.pressureAfter = out.pressureTokens;
   settle(w, 'compacted');
 }
@@ -165,10 +208,23 @@ function fitted(w: Walk<Facts>, r: Reply): void {
   if (!thrown(r)) {
     const out = doneOf(r);
     w.facts.projectionRef = out.projectionRef;
+    w.facts.sent = out.sent;
     w.facts.pressureAfter = out.pressureTokens;
     w.facts.clearedToFit = true;
   }
   settle(w, w.facts.outcome!);
+}
+
+/** The pressure as the turn decides from it: the threshold, the budget, the steps a pass buys. */
+function decided(m: Measured, policy: PolicyNumbers | undefined): Pressure {
+  const thresholdTokens = TURN_RULES.threshold(policy, m.prefixIntact);
+  return {
+    ...(m.fixedPart ? { fixedPart: m.fixedPart } : {}),
+    pressureTokens: m.pressureTokens,
+    thresholdTokens,
+    promptBudgetTokens: policy?.promptBudgetTokens ?? null,
+    turnsPerPass: TURN_RULES.turnsPerPass(policy, thresholdTokens, m.newestStepTokens),
+  };
 }
 
 /** Reads one step of a pipeline state: the actor's answer stored where it belongs. */
@@ -176,7 +232,10 @@ function piped(w: Walk<Facts>, input: TurnRunInput, at: number, r: Reply): void 
   const out = doneOf(r);
   if (at === 0) w.facts.historyRef = out.historyRef;
   else if (at === 1 || at === 2) w.facts.projectionRef = out.projectionRef;
-  else w.facts.pressure = out as Pressure;
+  else {
+    w.facts.pressure = decided(out as Measured, input.policy);
+    w.facts.sent = out.sent;
+  }
   const next = TURN_RULES.pipeline[at + 1];
   if (next) w.go(next[0]);
   else decide(w, input);
@@ -218,6 +277,7 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
   const w = new Walk<Facts>(TURN_RULES.pipeline[0][0], {
     historyRef: given.historyRef,
     projectionRef: null,
+    sent: null,
     pressure: null,
     guardReason: null,
     report: null,
@@ -236,6 +296,8 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
     summaryCalls: f.report?.summaryCalls ?? 0,
     historyRef: w.here === 'compacted' ? f.report!.historyRef : f.historyRef,
     projectionRef: f.projectionRef,
+    lastSent: f.sent,
+    thresholdTokens: f.pressure?.thresholdTokens ?? null,
     clearedToFit: f.clearedToFit,
     pressureTokens: f.pressureAfter ?? f.pressure?.pressureTokens ?? null,
     loopGuard: {

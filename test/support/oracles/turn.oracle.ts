@@ -14,6 +14,7 @@ import {
   pipeline,
   PIPELINE,
   PIPELINE_CALLS,
+  POLICY,
   pressure,
   rebuiltProjection,
 } from './turn.replies.js';
@@ -479,18 +480,11 @@ export const TURN_ORACLE: readonly OracleRow[] = [
   },
   {
     name: 'H5: unknown capacity and no explicit threshold never compacts; the advisory has no budget',
-    input,
-    replies: {
-      ...pipeline({
-        done: {
-          pressureTokens: 50_000,
-          projectedTokens: 49_000,
-          thresholdTokens: null,
-          promptBudgetTokens: null,
-          summaryInputBudget: null,
-        },
-      }),
+    input: {
+      ...input,
+      policy: { ...POLICY, thresholdTokens: null, promptBudgetTokens: null, summaryInputBudget: null },
     },
+    replies: { ...pipeline(pressure(50_000)) },
     expect: {
       states: [...PIPELINE, 'belowThreshold'],
       calls: PIPELINE_CALLS,
