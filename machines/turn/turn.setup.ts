@@ -38,7 +38,11 @@ type Report = { report: CompactionOutput };
  */
 function decidePressure(context: TurnContext, m: EstimatePressureOutput) {
   const { policy } = context;
-  const cacheCycle = nextCacheCycle(cycleOrFirst(context.cacheCycle, policy), m.prefixIntact, m.pressureTokens);
+  const cacheCycle = nextCacheCycle(
+    cycleOrFirst(context.cacheCycle, policy),
+    m.prefixIntact,
+    m.pressureTokens,
+  );
   const thresholdTokens = turnThreshold(policy, cacheCycle, m.prefixIntact);
   const pressure: Pressure = {
     pressureTokens: m.pressureTokens,

@@ -29,12 +29,19 @@ export function printRequest(
     if (i < request.length) hash.update(printOf(request[i]));
   }
   return {
-    sent: { count: request.length, print: hash.digest('base64'), clearedCallIds: [...clearedCallIds(request)] },
+    sent: {
+      count: request.length,
+      print: hash.digest('base64'),
+      clearedCallIds: [...clearedCallIds(request)],
+    },
     prefixIntact,
   };
 }
 
 /** The cleared call ids of the last request sent, as a projection keeps them (clearing in steps). */
-export function keptCleared(sticky: boolean, sent: SentRequest | null): { keepCleared?: ReadonlySet<string> } {
+export function keptCleared(
+  sticky: boolean,
+  sent: SentRequest | null,
+): { keepCleared?: ReadonlySet<string> } {
   return sticky && sent !== null ? { keepCleared: new Set(sent.clearedCallIds) } : {};
 }

@@ -32,7 +32,15 @@ interface PolicyNumbers {
   continuityTailTokens: number;
   summaryTokens: number;
   waitsForCacheBreak: boolean;
+  waitByCost?: boolean;
   wait: { ratio: number; maxTokens: number };
+}
+
+/** Since the prompt cache was last rewritten: the last pressure, the largest growth, what the last pass left. */
+interface Cycle {
+  last: number;
+  maxStep: number;
+  afterPass: number;
 }
 
 export interface TurnRunInput {
@@ -41,6 +49,7 @@ export interface TurnRunInput {
   loopGuard?: GuardMemory;
   minTurnsPerPass?: number;
   policy?: PolicyNumbers;
+  cacheCycle?: Cycle | null;
 }
 
 /** What `estimatePressure` measures of the request. */
@@ -65,12 +74,34 @@ export const TURN_RULES = {
    * (its prefix is still cached) to `wait.ratio` of the way to the prompt budget, at most
    * `wait.maxTokens` past it in a budget up to 24,000 tokens (fewer in proportion beyond).
    */
-  threshold(policy: PolicyNumbers | undefined, intact: boolean): number | null {
+  threshold(policy: PolicyNumbers | undefined, intact: boolean, cycle: Cycle): number | null {
     if (!policy || policy.thresholdTokens === null) return null;
     const { thresholdTokens: t, promptBudgetTokens: budget, wait } = policy;
     if (!policy.waitsForCacheBreak || !intact || budget === null || budget <= t) return t;
+    if (policy.waitByCost && !TURN_RULES.waitPays(policy, cycle, t)) return t;
     const cap = Math.floor(wait.maxTokens * Math.min(1, 24_000 / budget));
     return t + Math.min(Math.floor((budget - t) * wait.ratio), cap);
+  },
+  /**
+   * By expected cost (cache reads 1, input 10, cache writes 12.5, output 50): a pass costs what it
+   * leaves, written and read again uncached, plus its summary; waiting pays while what a pass
+   * leaves plus √(2 × the largest growth of one request × that cost) lies past the threshold.
+   */
+  waitPays(policy: PolicyNumbers, c: Cycle, threshold: number): boolean {
+    const pass = c.afterPass * (10 + 12.5 - 1) + policy.summaryTokens * 50;
+    return c.afterPass + Math.sqrt(2 * c.maxStep * pass) > threshold;
+  },
+  /**
+   * The cycle after a request of `pressure` tokens: one that extends the last request sent
+   * grows it; any other starts it again (a session's first starts at what a pass would leave).
+   */
+  nextCycle(policy: PolicyNumbers | undefined, c: Cycle | null, intact: boolean, pressure: number): Cycle {
+    const from = c ?? {
+      last: 0,
+      maxStep: 0,
+      afterPass: (policy?.continuityTailTokens ?? 0) + (policy?.summaryTokens ?? 0),
+    };
+    return { ...from, last: pressure, maxStep: intact ? Math.max(from.maxStep, pressure - from.last) : 0 };
   },
   /** Steps like the newest a pass buys: the room between what it leaves and the threshold. */
   turnsPerPass(policy: PolicyNumbers | undefined, threshold: number | null, step: number): number | null {
@@ -130,6 +161,8 @@ interface Facts {
   projectionRef: string | null;
   /** The print of the request at `projectionRef` (measured or built), as the turn hands it on. */
   sent: unknown;
+  /** The prompt cache's cycle, as the turn hands it on. */
+  cycle: Cycle | null;
   pressure: Pressure | null;
   guardReason: string | null;
   report: Record<string, any> | null;
@@ -200,6 +233,8 @@ function rebuilt(w: Walk<Facts>, r: Reply): void {
   w.facts.projectionRef = out.projectionRef;
   w.facts.sent = out.sent;
   w.facts.pressureAfter = out.pressureTokens;
+  // A pass rewrites the cached prefix: the cycle starts at the rebuilt request.
+  w.facts.cycle = { last: out.pressureTokens, maxStep: 0, afterPass: out.pressureTokens };
   settle(w, 'compacted');
 }
 
@@ -216,8 +251,8 @@ function fitted(w: Walk<Facts>, r: Reply): void {
 }
 
 /** The pressure as the turn decides from it: the threshold, the budget, the steps a pass buys. */
-function decided(m: Measured, policy: PolicyNumbers | undefined): Pressure {
-  const thresholdTokens = TURN_RULES.threshold(policy, m.prefixIntact);
+function decided(m: Measured, policy: PolicyNumbers | undefined, cycle: Cycle): Pressure {
+  const thresholdTokens = TURN_RULES.threshold(policy, m.prefixIntact, cycle);
   return {
     ...(m.fixedPart ? { fixedPart: m.fixedPart } : {}),
     pressureTokens: m.pressureTokens,
@@ -233,7 +268,9 @@ function piped(w: Walk<Facts>, input: TurnRunInput, at: number, r: Reply): void 
   if (at === 0) w.facts.historyRef = out.historyRef;
   else if (at === 1 || at === 2) w.facts.projectionRef = out.projectionRef;
   else {
-    w.facts.pressure = decided(out as Measured, input.policy);
+    const m = out as Measured;
+    w.facts.cycle = TURN_RULES.nextCycle(input.policy, w.facts.cycle, m.prefixIntact, m.pressureTokens);
+    w.facts.pressure = decided(m, input.policy, w.facts.cycle);
     w.facts.sent = out.sent;
   }
   const next = TURN_RULES.pipeline[at + 1];
@@ -278,6 +315,7 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
     historyRef: given.historyRef,
     projectionRef: null,
     sent: null,
+    cycle: given.cacheCycle ?? null,
     pressure: null,
     guardReason: null,
     report: null,
@@ -297,6 +335,7 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
     historyRef: w.here === 'compacted' ? f.report!.historyRef : f.historyRef,
     projectionRef: f.projectionRef,
     lastSent: f.sent,
+    cacheCycle: f.cycle,
     thresholdTokens: f.pressure?.thresholdTokens ?? null,
     clearedToFit: f.clearedToFit,
     pressureTokens: f.pressureAfter ?? f.pressure?.pressureTokens ?? null,

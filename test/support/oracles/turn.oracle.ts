@@ -1,6 +1,7 @@
 import type { OracleRow } from '../oracle.js';
 import { prepared, summary } from './replies.js';
 import { TURN_CANCEL_ROWS } from './turn-cancel.oracle.js';
+import { TURN_POLICY_ROWS } from './turn-policy.oracle.js';
 import {
   clearedFirst,
   COMPACTING,
@@ -17,6 +18,7 @@ import {
   POLICY,
   pressure,
   rebuiltProjection,
+  sent,
 } from './turn.replies.js';
 
 /*
@@ -427,12 +429,18 @@ export const TURN_ORACLE: readonly OracleRow[] = [
         'cleared',
       ],
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', 'fitRequest'],
-      inputs: { fitRequest: [{ historyRef: 't1:synced' }] },
+      // Fitted to the policy's prompt budget, against the request measured last (the cleared one is over the threshold).
+      inputs: {
+        clearBeforeCompacting: [{ thresholdTokens: 6_000, sent: sent(12) }],
+        fitRequest: [{ historyRef: 't1:synced', budgetTokens: 8_000, sent: sent(12) }],
+      },
       output: {
         decision: 'cleared',
         summaryCalls: 0,
         compaction: null,
         projectionRef: 't1:fitted',
+        lastSent: sent(9),
+        cacheCycle: { last: 9_500, maxStep: 0, afterPass: 2_000 },
         clearedToFit: true,
         fit: FIT,
         pressureTokens: 6_000,
@@ -495,5 +503,6 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       },
     },
   },
+  ...TURN_POLICY_ROWS,
   ...TURN_CANCEL_ROWS,
 ];
