@@ -5,6 +5,7 @@ import { toFailure } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
 import { cycleAfterPass, cycleOrFirst, nextCacheCycle, turnsPerPass, turnThreshold } from './cache-policy.js';
 import { loopGuardReason } from './loop-guard.js';
+import { isFixedPartTooLarge, isOverPromptBudget } from './request-fit.js';
 import type {
   ClearBeforeCompactingInput,
   ClearBeforeCompactingOutput,
@@ -159,10 +160,7 @@ export const turnSetup = setup({
   },
   guards: {
     // The fixed part of a request alone is larger than the window: no projection or pass can help.
-    isWindowTooSmall: ({ context }) => {
-      const f = context.pressure?.fixedPart;
-      return f !== undefined && f.capacity !== null && f.prefix + f.task + f.reserved > f.capacity;
-    },
+    isWindowTooSmall: ({ context }) => isFixedPartTooLarge(context.pressure?.fixedPart),
     isBelowThreshold: ({ context }) =>
       context.pressure === null ||
       context.pressure.thresholdTokens === null ||
@@ -186,16 +184,15 @@ export const turnSetup = setup({
     isPassUseless: ({ context }) =>
       context.pressure?.turnsPerPass != null && context.pressure.turnsPerPass < 1,
     // The request the turn would send is over the prompt budget, whatever the outcome (once: a fitted request is final).
-    isOverPromptBudget: ({ context }) => {
-      if (context.fitTried) return false;
-      const budget = context.pressure?.promptBudgetTokens ?? null;
-      const pressure =
+    isOverPromptBudget: ({ context }) =>
+      !context.fitTried &&
+      isOverPromptBudget(
         context.rebuilt?.pressureTokens ??
-        context.clearedFirst?.pressureTokens ??
-        context.pressure?.pressureTokens ??
-        null;
-      return budget !== null && pressure !== null && pressure > budget;
-    },
+          context.clearedFirst?.pressureTokens ??
+          context.pressure?.pressureTokens ??
+          null,
+        context.pressure?.promptBudgetTokens ?? null,
+      ),
     isOutcome: ({ context }, params: { outcome: TurnDecision }) => context.outcome === params.outcome,
     isCompacted: (_, params: Report) => params.report.status === 'compacted',
     isUnchanged: (_, params: Report) => params.report.status === 'unchanged',

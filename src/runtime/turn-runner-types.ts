@@ -8,7 +8,9 @@ import type {
   LoopGuardState,
   TurnInput,
   TurnOutput,
+  TurnPolicy,
 } from '../../machines/index.js';
+import type { Budgets } from '../projection/budgets.js';
 import type { Message } from '../messages/message.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CompactionDeps } from './compaction/compaction-deps.js';
@@ -37,6 +39,12 @@ export interface TurnRunnerDeps extends TurnActorDeps {
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
+  /**
+   * What the session resolved once from its settings, used as given: the budgets of `limits`
+   * and the numbers every turn decides by. Absent, the runner resolves them from `limits`,
+   * `policy` and `compactionWait`.
+   */
+  resolved?: { budgets: Budgets; turn: TurnPolicy };
   clock?: Clock;
   /** Inspection observer for every actor of the turn (see src/runtime/inspection.ts). */
   inspect?: InspectOption;

@@ -1,4 +1,5 @@
 import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
+import { completeClearingPolicy } from '../projection/clearing-policy.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import type { Budgets } from '../projection/budgets.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
@@ -25,6 +26,8 @@ export interface TurnRunnerContext {
   budgetsNow(): Budgets;
   /** The numbers every turn decides by (threshold, budgets, the compaction wait), resolved once. */
   turnPolicy: TurnPolicy;
+  /** Clear old results first when a pass would buy fewer turns than this (the clearing policy's). */
+  minTurnsPerPass: number;
   /** The machines provided with actors bound to `store` (one fresh store per run). */
   machinesFor(store: MessageStore): {
     compaction: ReturnType<typeof provideCompaction>;
@@ -38,7 +41,9 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   // Facts for the compaction machine, which picks Local when the strategy's client is missing.
   const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
-  const budgetsNow = () => DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
+  const { resolved } = deps;
+  const budgetsNow = () =>
+    resolved?.budgets ?? DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const turnProjection = createTurnProjection(deps);
   const machinesFor = (store: MessageStore) => {
     const compaction = provideCompaction({
@@ -50,8 +55,19 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
     const turn = provideTurn({ ...deps, store, compaction, turnProjection });
     return { compaction, turn };
   };
-  const turnPolicy = Object.freeze(resolveTurnPolicy(deps));
-  return { deps, clock, strategy, nativeClients, maxOverflowRetries, budgetsNow, turnPolicy, machinesFor };
+  const turnPolicy = resolved?.turn ?? Object.freeze(resolveTurnPolicy(deps));
+  const minTurnsPerPass = completeClearingPolicy(deps.policy).clearWhenPassBuysFewerTurns;
+  return {
+    minTurnsPerPass,
+    deps,
+    clock,
+    strategy,
+    nativeClients,
+    maxOverflowRetries,
+    budgetsNow,
+    turnPolicy,
+    machinesFor,
+  };
 }
 
 /**

@@ -2,7 +2,6 @@ import { createActor, type AnyActorRef } from 'xstate';
 import type { TurnInput, TurnOutput, TurnPolicy } from '../../../machines/index.js';
 import { UserError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
-import { completeClearingPolicy } from '../../projection/clearing-policy.js';
 import {
   loadCheckpoint,
   parseCheckpoint,
@@ -78,7 +77,7 @@ export async function runTurn(
       retryBackoffMs: deps.retryBackoffMs,
       loopGuard: request.loopGuard,
       loopGuardPolicy: deps.loopGuardPolicy,
-      minTurnsPerPass: completeClearingPolicy(deps.policy).clearWhenPassBuysFewerTurns,
+      minTurnsPerPass: ctx.minTurnsPerPass,
       policy: ctx.turnPolicy,
       cacheCycle: request.cacheCycle ?? null,
       lastSent: request.lastSent ?? null,

@@ -13,6 +13,8 @@ import {
   fitToWindow,
   type FittedRequest,
   normalizeHistory,
+  normalizeWithPairing,
+  projectNormalized,
   projectRequest,
   reservedOutputOf,
   resolveBudgets,
@@ -45,7 +47,7 @@ export interface TurnActorDeps {
  * The numbers a turn decides by, from the settings: the threshold and budgets of the limits,
  * what a pass is expected to leave, and the compaction wait (the preset's where not given).
  */
-export function resolveTurnPolicy(deps: TurnActorDeps): TurnPolicy {
+export function resolveTurnPolicy(deps: Omit<TurnActorDeps, 'estimator'>): TurnPolicy {
   const b = resolveBudgets(effectiveLimits(deps.limits, deps.policy));
   const wait = completeCompactionWait(deps.compactionWait, completeClearingPolicy(deps.policy).preset);
   return {
@@ -69,6 +71,8 @@ export function resolveTurnPolicy(deps: TurnActorDeps): TurnPolicy {
 export interface TurnProjection {
   readonly functions: ProjectionFunctions;
   budgets(): Budgets;
+  /** Repairs pairing; projecting the result next reuses the analysis (a turn normalizes once). */
+  normalize(history: readonly Message[]): readonly Message[];
   project(history: readonly Message[], sent: SentRequest | null): ProjectedRequest;
   /**
    * The request built from `history` made to fit `pressureTokens` (the prompt budget): clearing,
@@ -94,10 +98,21 @@ export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
     estimator: deps.estimator,
     ...keptCleared(sticky, sent),
   });
+  // What normalizing found, by the array it returned; the store never changes an array it holds.
+  const normalized = new WeakMap<readonly Message[], ReturnType<typeof normalizeWithPairing>>();
   return {
     functions: p,
     budgets: () => p.resolveBudgets(effectiveLimits(deps.limits, deps.policy)),
-    project: (history, sent) => p.projectRequest(history, { ...own(sent), policy: between }),
+    normalize(history) {
+      const done = normalizeWithPairing(history);
+      normalized.set(done.messages, done);
+      return done.messages;
+    },
+    project(history, sent) {
+      const opts = { ...own(sent), policy: between };
+      const done = normalized.get(history);
+      return done ? projectNormalized(done, opts) : p.projectRequest(history, opts);
+    },
     fit: (history, pressureTokens, sent, clearingOnly) =>
       fitToWindow(history, {
         ...own(sent),

@@ -44,7 +44,7 @@ const syncHistory = (store: MessageStore) =>
 const normalizeProjection = (store: MessageStore, tp: TurnProjection) =>
   fromPromise<NormalizeProjectionOutput, NormalizeProjectionInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const normalized = tp.functions.normalizeHistory(history);
+    const normalized = tp.normalize(history);
     if (normalized === history)
       return { projectionRef: input.historyRef, itemCount: history.length, changed: false };
     const ref = store.put(`${input.turnId}:projection:normalized`, normalized);
