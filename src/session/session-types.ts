@@ -12,6 +12,7 @@ import type { RequestEnvelope } from './parent-context.js';
 import type { SessionCompactionReport } from './report.js';
 import type { SessionRoute } from './route.js';
 import type { SessionConfig } from './config.js';
+import type { CompactorSessionOptions } from './options.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
 export interface PrepareRequestOptions {
@@ -33,6 +34,9 @@ export interface PreparedRequest {
    */
   pressure: AnchoredPressure;
 }
+
+/** A change of a session's settings (see {@link CompactorSession.configure}). */
+export type SessionSettingsChange = Pick<CompactorSessionOptions, 'limits' | 'policy'>;
 
 /** Options of {@link CompactorSession.runTurn}. */
 export interface SessionTurnOptions {
@@ -133,6 +137,12 @@ export interface CompactorSession {
   append(...messages: Message[]): void;
   /** Sets or clears the active request envelope (parent context for summaries; prefix tokens). */
   setEnvelope(envelope: RequestEnvelope | undefined): void;
+  /**
+   * Replaces the session's limits or clearing policy (each group given replaces the whole
+   * group); the settings are resolved again, once, and apply from the next request and turn.
+   * Refused while a turn or compaction runs.
+   */
+  configure(settings: SessionSettingsChange): void;
   /** The next request: pairing repair + clearing (none with native edits when interactive), with diagnostics. */
   prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
   /** One headless turn in automatic mode; a compaction replaces history and is recorded. */

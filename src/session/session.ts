@@ -23,6 +23,7 @@ import type {
   CompactorSession,
   PrepareRequestOptions,
   PreparedRequest,
+  SessionSettingsChange,
   SessionTurnOptions,
   SessionTurnResult,
 } from './session-types.js';
@@ -30,6 +31,12 @@ import { openStoredHistory, storeSource, type StoredHistory } from './stored-his
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
+
+/** A change of settings: the groups given replace the session's. */
+const SettingsChangeSchema = z.strictObject({
+  limits: SessionOptionsSchema.shape.limits,
+  policy: SessionOptionsSchema.shape.policy,
+});
 
 const CompactOptionsSchema = z.strictObject({
   mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -60,7 +67,7 @@ export class Session implements CompactorSession {
   readonly cacheHealth: CacheHealthMonitor;
   readonly resumedFrom: number;
   private readonly ctx: RunnerContext;
-  private readonly data: z.infer<typeof SessionOptionsSchema>;
+  private data: z.infer<typeof SessionOptionsSchema>;
   private readonly stored: StoredHistory | null;
   private readonly log: (line: string) => void;
   private live: readonly Message[];
@@ -140,6 +147,14 @@ export class Session implements CompactorSession {
       next === undefined
         ? undefined
         : parseOrThrow(SessionOptionsSchema.shape.envelope, next, 'setEnvelope: envelope');
+    this.ctx.config = resolveConfig(this.data, this.ctx.route, this.envelope, this.estimator);
+  }
+
+  configure(settings: SessionSettingsChange): void {
+    if (this.busy)
+      throw new SessionBusyError('compactor session is busy; configure must wait for the running turn');
+    const change = parseOrThrow(SettingsChangeSchema, settings, 'configure: settings');
+    this.data = { ...this.data, ...change };
     this.ctx.config = resolveConfig(this.data, this.ctx.route, this.envelope, this.estimator);
   }
 
