@@ -44,7 +44,7 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   const { resolved } = deps;
   const budgetsNow = () =>
     resolved?.budgets ?? DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
-  const turnProjection = createTurnProjection(deps);
+  const turnProjection = createTurnProjection(deps, resolved?.budgets);
   const machinesFor = (store: MessageStore) => {
     const compaction = provideCompaction({
       capacity: budgetsNow().capacity,

@@ -11,7 +11,7 @@ import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionCompactionReport } from './report.js';
 import type { SessionRoute } from './route.js';
-import type { SessionConfig } from './config.js';
+import type { ResolvedSessionConfig } from './config.js';
 import type { CompactorSessionOptions } from './options.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
@@ -115,7 +115,7 @@ export interface CompactorSession {
    * the budgets, resolved from the options once (again when the envelope changes, since the
    * prefix may be estimated from it).
    */
-  readonly config: SessionConfig;
+  readonly config: ResolvedSessionConfig;
   /** `config.limits`: the projection limits in force. */
   readonly limits: Limits;
   /** `config.budgets`: the budgets requests are projected with. */

@@ -12,7 +12,7 @@ import {
   type CacheUsage,
   type CacheUsageVerdict,
 } from './cache-health.js';
-import { resolveConfig, type SessionConfig } from './config.js';
+import { resolveConfig, type ResolvedSessionConfig } from './config.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
@@ -120,7 +120,7 @@ export class Session implements CompactorSession {
     const { summary: _s, standalone: _n, inline: _i, estimator: _e, secrets: _k, ...facts } = this.ctx.route;
     return facts;
   }
-  get config(): SessionConfig {
+  get config(): ResolvedSessionConfig {
     return this.ctx.config;
   }
   get limits(): Limits {

@@ -88,7 +88,8 @@ export interface TurnProjection {
   pressure(projectedTokens: number): number;
 }
 
-export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
+/** The turn's projection over `deps`; `budgets`, when the caller resolved them already, are used as given. */
+export function createTurnProjection(deps: TurnActorDeps, budgets?: Budgets): TurnProjection {
   const p = DEFAULT_PROJECTION;
   const prefix = Math.max(0, deps.limits.prefixTokens ?? 0);
   // Clearing in steps keeps what the request sent last cleared, so requests grow unchanged between steps.
@@ -102,7 +103,7 @@ export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
   const normalized = new WeakMap<readonly Message[], ReturnType<typeof normalizeWithPairing>>();
   return {
     functions: p,
-    budgets: () => p.resolveBudgets(effectiveLimits(deps.limits, deps.policy)),
+    budgets: () => budgets ?? p.resolveBudgets(effectiveLimits(deps.limits, deps.policy)),
     normalize(history) {
       const done = normalizeWithPairing(history);
       normalized.set(done.messages, done);
