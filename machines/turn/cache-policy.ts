@@ -142,8 +142,8 @@ export interface TurnPolicy {
   waitsForCacheBreak: boolean;
   /** … and only where the expected cost says waiting pays. */
   waitByCost: boolean;
-  /** How far it waits. */
-  wait: CompactionWait;
+  /** How far it waits (see {@link CompactionWait}). */
+  wait: { ratio: number; maxTokens: number };
 }
 
 /** A policy that never compacts and never waits (an unknown window). */

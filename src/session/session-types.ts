@@ -1,4 +1,4 @@
-import type { CompactionMode, LoopGuardState } from '../../machines/index.js';
+import type { CompactionMode, LoopGuardState, TurnPolicy } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
 import type { AnchoredPressure } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
@@ -11,7 +11,7 @@ import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionCompactionReport } from './report.js';
 import type { SessionRoute } from './route.js';
-import type { ResolvedSessionConfig } from './config.js';
+import type { SessionConfig } from './config.js';
 import type { CompactorSessionOptions } from './options.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
@@ -34,9 +34,6 @@ export interface PreparedRequest {
    */
   pressure: AnchoredPressure;
 }
-
-/** A change of a session's settings (see {@link CompactorSession.configure}). */
-export type SessionSettingsChange = Pick<CompactorSessionOptions, 'limits' | 'policy'>;
 
 /** Options of {@link CompactorSession.runTurn}. */
 export interface SessionTurnOptions {
@@ -115,7 +112,8 @@ export interface CompactorSession {
    * the budgets, resolved from the options once (again when the envelope changes, since the
    * prefix may be estimated from it).
    */
-  readonly config: ResolvedSessionConfig;
+  /** The settings resolved once and frozen, with the numbers every turn decides by (`turn`). */
+  readonly config: Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }>;
   /** `config.limits`: the projection limits in force. */
   readonly limits: Limits;
   /** `config.budgets`: the budgets requests are projected with. */
@@ -142,7 +140,7 @@ export interface CompactorSession {
    * group); the settings are resolved again, once, and apply from the next request and turn.
    * Refused while a turn or compaction runs.
    */
-  configure(settings: SessionSettingsChange): void;
+  configure(settings: Pick<CompactorSessionOptions, 'limits' | 'policy'>): void;
   /** The next request: pairing repair + clearing (none with native edits when interactive), with diagnostics. */
   prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
   /** One headless turn in automatic mode; a compaction replaces history and is recorded. */

@@ -23,7 +23,6 @@ import type {
   CompactorSession,
   PrepareRequestOptions,
   PreparedRequest,
-  SessionSettingsChange,
   SessionTurnOptions,
   SessionTurnResult,
 } from './session-types.js';
@@ -150,7 +149,7 @@ export class Session implements CompactorSession {
     this.ctx.config = resolveConfig(this.data, this.ctx.route, this.envelope, this.estimator);
   }
 
-  configure(settings: SessionSettingsChange): void {
+  configure(settings: Pick<CompactorSessionOptions, 'limits' | 'policy'>): void {
     if (this.busy)
       throw new SessionBusyError('compactor session is busy; configure must wait for the running turn');
     const change = parseOrThrow(SettingsChangeSchema, settings, 'configure: settings');
