@@ -3,11 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
-import type { MemoryRecords, ThreadEvent } from '#src/store/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
-import { RestateServer, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
+import {
+  RestateServer,
+  restateServeArgs,
+  startWorker,
+  stopWorker,
+  type Worker,
+} from '#dev/restate/harness.js';
 import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
 
 /**
@@ -77,26 +82,9 @@ describeWithRestate('compactor serve on Restate', () => {
 
   /** `compactor serve --engine restate` as a process; resolves once it serves, with its URL and a stop. */
   const proxy = async () => {
-    const cli = startCli(
-      [
-        'serve',
-        '--port',
-        '0',
-        '--capacity',
-        String(WINDOW),
-        '--engine',
-        'restate',
-        '--restate-ingress',
-        restate.ingress,
-        '--anthropic-upstream',
-        upstream.url,
-        // Clearing off, so the loop compacts.
-        '--no-clearing',
-        '--clear-when-pass-buys-fewer',
-        '0',
-      ],
-      { cwd },
-    );
+    const cli = startCli(['serve', '--port', '0', ...restateServeArgs(restate, upstream.url, WINDOW)], {
+      cwd,
+    });
     const ready = /compactor: serving on (http:\/\/127\.0\.0\.1:\d+)\n/;
     await cli.waitFor(ready);
     return {
@@ -170,19 +158,7 @@ describeWithRestate('compactor serve on Restate', () => {
       if (named) expect(session).toBe(SESSION);
       // The object keeps the events from its last compaction on; the older ones are in numbered
       // chunks of the archive, which follow each other with no gap.
-      const records = await restate.call<MemoryRecords>('compactorSession', session, 'records');
-      const events: ThreadEvent[] = [];
-      while (events.length < (records.offset ?? 0)) {
-        const start = String(events.length + 1).padStart(6, '0');
-        const chunk = await restate.call<ThreadEvent[] | null>(
-          'compactorSessionArchive',
-          `${session}/events-${start}`,
-          'events',
-        );
-        expect(chunk?.length).toBeGreaterThan(0);
-        events.push(...chunk!);
-      }
-      events.push(...records.events);
+      const events = await restate.sessionEvents(session);
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
       const results = events.flatMap((e) =>
         e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
