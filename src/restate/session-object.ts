@@ -150,7 +150,7 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
 
 /**
  * The virtual object, to bind to an endpoint with its archive:
- * `restate.endpoint().bind(compactorSession()).bind(compactorSessionArchive())`.
+ * `restate.endpoint().bind(compactorSession()).bind(compactorSessionArchive()).bind(compactorConversation())`.
  */
 export function compactorSession(options: CompactorSessionObjectOptions = {}): ServiceDefinition {
   const sdk = restateSdk();
