@@ -85,6 +85,9 @@ function signal<T = void>() {
   return { promise, resolve };
 }
 
+/** The worker a summary request came from: each has a key of its own. */
+const writer = (req: RecordedRequest) => Number(/sk-worker-(\d)/.exec(String(req.headers.authorization))![1]);
+
 /** The session a summary request is for: every one restates the session's first message. */
 const sessionOf = (req: RecordedRequest) => Number(/Session (\d+):/.exec(req.raw)?.[1] ?? -1);
 
@@ -105,13 +108,15 @@ describeWithRestate('replicas on Restate', () => {
     releaseWorker: signal(),
   };
   const closed = new Map([PROXY_KILL, WORKER_KILL].map((s) => [s, signal()]));
-  const received = new Map<number, number>();
+  // Every summary call: its session, its body, and whether it came before the worker's kill.
+  const calls: { session: number; raw: string; worker: number; beforeKill: boolean }[] = [];
+  let killing = false;
   const aborted = new Map<number, number>();
   let releasedProxy = false;
   const holdOnce = new Set<number>();
   const faultFor = (req: RecordedRequest): Fault | undefined => {
     const s = sessionOf(req);
-    received.set(s, (received.get(s) ?? 0) + 1);
+    calls.push({ session: s, raw: req.raw, worker: writer(req), beforeKill: !killing });
     if ((s !== PROXY_KILL && s !== WORKER_KILL) || holdOnce.has(s)) return undefined;
     holdOnce.add(s);
     const proxyKill = s === PROXY_KILL;
@@ -127,6 +132,33 @@ describeWithRestate('replicas on Restate', () => {
     };
   };
 
+  // Each session's conversation as its client sends it, and its request at step `n`.
+  const conversations = new Map<number, unknown[]>();
+  const requestOf = (i: number, n: number, maxTokens = 256) => ({
+    body: JSON.stringify({
+      model: 'claude-sonnet-4-6',
+      max_tokens: maxTokens,
+      tools: [READ_TOOL],
+      messages: conversations.get(i),
+    }),
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'sk-client',
+      'x-compactor-session': sessionKey(i),
+      'x-test-loop': `s${i}`,
+      'x-test-step': String(n),
+      'x-test-steps': '100',
+    },
+  });
+  const toolResults = async (i: number) =>
+    (await restate.sessionEvents(sessionKey(i))).flatMap((e) =>
+      e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
+    );
+  const sentAt = (i: number, n: number) =>
+    agent.requests.filter(
+      (r) => r.headers['x-test-loop'] === `s${i}` && r.headers['x-test-step'] === String(n),
+    );
+
   beforeAll(async () => {
     cwd = mkdtempSync(join(tmpdir(), 'compactor-replicas-'));
     agent = await startFakeAgentUpstream({ window: WINDOW });
@@ -140,18 +172,20 @@ describeWithRestate('replicas on Restate', () => {
       baseUrl: summaries.url,
       apiKeyEnv: 'SUMMARY_KEY',
     });
-    workers.push(
-      ...(await Promise.all(
+    // The workers and the proxies start side by side; the proxies need no worker to start.
+    const args = harness.restateServeArgs(restate, agent.url, WINDOW);
+    const [started, serving] = await Promise.all([
+      Promise.all(
         [0, 1].map((k) =>
           harness.startWorker(install!, { WORKER_ROUTE: route, SUMMARY_KEY: `sk-worker-${k}` }),
         ),
-      )),
-    );
+      ),
+      Promise.all([0, 1, 2].map(() => startServeCli(args, { cwd }))),
+    ]);
+    workers.push(...started);
+    for (const { cli, url } of serving) proxies.push({ cli, port: Number(new URL(url).port) });
     balancers.push(await harness.startBalancer(workers.map((w) => w.port)));
     await restate.register(balancers[0]!.url);
-    const args = harness.restateServeArgs(restate, agent.url, WINDOW);
-    for (const { cli, url } of await Promise.all([0, 1, 2].map(() => startServeCli(args, { cwd }))))
-      proxies.push({ cli, port: Number(new URL(url).port) });
     balancers.push(await harness.startBalancer(proxies.map((p) => p.port)));
   });
 
@@ -166,7 +200,7 @@ describeWithRestate('replicas on Restate', () => {
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('R3/N1: 3 proxies and 2 workers serve 20 sessions; a proxy and a worker killed mid-summary lose nothing and pay each summary once', async () => {
+  it('R3/N1: 3 proxies and 2 workers serve 20 sessions; a proxy and a worker killed mid-summary lose nothing; one summary per compaction, made again only when its worker died before recording it', async () => {
     const started = Date.now();
     const front = balancers[1]!;
     const inFlight = new Map<number, number>();
@@ -176,23 +210,10 @@ describeWithRestate('replicas on Restate', () => {
 
     /** Session `i`'s agent loop through the balancer; a request whose proxy died is sent again. */
     const drive = async (i: number) => {
-      const messages: unknown[] = [{ role: 'user', content: `Session ${i}: read every file and report.` }];
+      conversations.set(i, [{ role: 'user', content: `Session ${i}: read every file and report.` }]);
       for (let n = 0; n < STEPS; n++) {
-        messages.push(...step(i, n));
-        const body = JSON.stringify({
-          model: 'claude-sonnet-4-6',
-          max_tokens: 256,
-          tools: [READ_TOOL],
-          messages,
-        });
-        const headers = {
-          'content-type': 'application/json',
-          'x-api-key': 'sk-client',
-          'x-compactor-session': sessionKey(i),
-          'x-test-loop': `s${i}`,
-          'x-test-step': String(n),
-          'x-test-steps': '100',
-        };
+        conversations.get(i)!.push(...step(i, n));
+        const { body, headers } = requestOf(i, n);
         let answer: Answer | undefined;
         for (let attempt = 0; answer === undefined; attempt++) {
           try {
@@ -219,9 +240,8 @@ describeWithRestate('replicas on Restate', () => {
     expect((await victim.cli.done).signal).toBe('SIGKILL');
     await firstFailure.promise;
     // The worker writing another session's summary dies; Restate runs that turn on the other one.
-    const writer = (req: RecordedRequest) =>
-      Number(/sk-worker-(\d)/.exec(String(req.headers.authorization))![1]);
     const killed = writer(await held.worker.promise);
+    killing = true;
     await harness.stopWorker(workers[killed]!, 'SIGKILL');
     // Its held call is cut, and so is the other held one when the same worker wrote it.
     await closed.get(WORKER_KILL)!.promise;
@@ -236,22 +256,29 @@ describeWithRestate('replicas on Restate', () => {
     for (let i = 0; i < SESSIONS; i++) {
       const events = await restate.sessionEvents(sessionKey(i));
       expect(events.map((e) => e.seq)).toEqual(events.map((_, k) => k + 1));
-      const results = events.flatMap((e) =>
-        e.type === 'message.appended' && e.message.role === 'tool' ? [e.message.toolCallId] : [],
-      );
-      expect(results).toEqual(Array.from({ length: STEPS }, (_, n) => callId(i, n)));
+      expect(await toolResults(i)).toEqual(Array.from({ length: STEPS }, (_, n) => callId(i, n)));
       boundaries.set(i, events.filter((e) => e.type === 'thread.compact_boundary').length);
     }
 
-    // One answered summary per compaction; only the two held calls whose writer died went unanswered.
+    // One summary per compaction: a summary request is made again only when the worker that
+    // made it died before its answer was recorded (the same request, then from the other worker).
+    let again = 0;
     for (let i = 0; i < SESSIONS; i++) {
       expect([i, boundaries.get(i)! >= 1]).toEqual([i, true]);
-      const answered = (received.get(i) ?? 0) - (aborted.get(i) ?? 0);
-      expect([i, answered]).toEqual([i, boundaries.get(i)]);
       expect([i, compactedAt.get(i)?.length ?? 0]).toEqual([i, boundaries.get(i)]);
+      const mine = calls.filter((c) => c.session === i);
+      const bodies = new Set(mine.map((c) => c.raw));
+      expect([i, bodies.size]).toEqual([i, boundaries.get(i)]);
+      for (const raw of bodies) {
+        const same = mine.filter((c) => c.raw === raw);
+        again += same.length - 1;
+        for (const cut of same.slice(0, -1))
+          expect([i, cut.worker, cut.beforeKill]).toEqual([i, killed, true]);
+      }
     }
     expect(aborted.get(WORKER_KILL)).toBe(1);
-    expect(received.get(-1)).toBeUndefined();
+    expect(again).toBeGreaterThanOrEqual(1);
+    expect(calls.filter((c) => c.session < 0)).toEqual([]);
 
     // The retry through another proxy joined the turn the dead proxy had started: one per step.
     expect(retried.get(PROXY_KILL)).toBeGreaterThanOrEqual(1);
@@ -261,9 +288,7 @@ describeWithRestate('replicas on Restate', () => {
     // The model got every step once, each with no result twice and none missing after the summary.
     for (let i = 0; i < SESSIONS; i++)
       for (let n = 0; n < STEPS; n++) {
-        const sent = agent.requests.filter(
-          (r) => r.headers['x-test-loop'] === `s${i}` && r.headers['x-test-step'] === String(n),
-        );
+        const sent = sentAt(i, n);
         expect([i, n, sent.length]).toEqual([i, n, 1]);
         const ids: string[] = (sent[0]!.body.messages as { content: unknown }[]).flatMap((m) =>
           Array.isArray(m.content)
@@ -284,7 +309,28 @@ describeWithRestate('replicas on Restate', () => {
     expect(summaries.violations).toEqual([]);
     const compactions = [...boundaries.values()].reduce((a, b) => a + b, 0);
     process.stdout.write(
-      `replicas: ${SESSIONS} sessions x ${STEPS} steps, ${compactions} compactions (at steps ${[...new Set([...compactedAt.values()].flat())].join(', ')}), ${[...received.values()].reduce((a, b) => a + b, 0)} summary calls (${[...aborted.values()].reduce((a, b) => a + b, 0)} cut by a kill), ${[...retried.values()].reduce((a, b) => a + b, 0)} client retries, ${seconds.toFixed(1)} s\n`,
+      `replicas: ${SESSIONS} sessions x ${STEPS} steps, ${compactions} compactions (at steps ${[...new Set([...compactedAt.values()].flat())].join(', ')}), ${calls.length} summary calls (${again} made again after the worker died), ${[...retried.values()].reduce((a, b) => a + b, 0)} client retries, ${seconds.toFixed(1)} s\n`,
     );
+  });
+
+  it('R3/N1: two requests of one session sent at once through two proxies both succeed, one after the other, and the step is stored once', async () => {
+    const i = 2;
+    conversations.get(i)!.push(...step(i, STEPS));
+    const living = proxies.filter((p) => p.cli.child.exitCode === null && p.cli.child.signalCode === null);
+    // Two output limits, so two calls (no idempotency key in common): Restate runs one, then the other.
+    const answers = await Promise.all(
+      [256, 300].map((max, k) => {
+        const { body, headers } = requestOf(i, STEPS, max);
+        return post(`http://127.0.0.1:${living[k]!.port}/v1/messages`, headers, body, () => undefined);
+      }),
+    );
+    expect(answers.map((a) => [a.status, a.status === 200 ? '' : a.text])).toEqual([
+      [200, ''],
+      [200, ''],
+    ]);
+    expect(await toolResults(i)).toEqual(Array.from({ length: STEPS + 1 }, (_, n) => callId(i, n)));
+    const turns = await restate.invocations(conversationName(OBJECT_NAME), 'turn', sessionKey(i));
+    expect(turns[sessionKey(i)]).toBe(STEPS + 2);
+    expect(sentAt(i, STEPS)).toHaveLength(2);
   });
 });
