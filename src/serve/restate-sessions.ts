@@ -120,6 +120,10 @@ function tokenCounters(
   };
 }
 
+/** How the session words a request whose fixed part alone is over the window (window, fixed part). */
+const WINDOW_TOO_SMALL =
+  /context window of ([\d,]+) tokens cannot hold even the fixed part of a request \(([\d,]+) tokens/;
+
 /** One `turn` call over the ingress, keyed by the request; its answer checked. */
 async function callTurn(url: string, input: ConversationTurnCall, ingress: string, signal?: AbortSignal) {
   let res: Response;
@@ -141,8 +145,16 @@ async function callTurn(url: string, input: ConversationTurnCall, ingress: strin
     );
   }
   if (!res.ok) {
-    const why = `the Restate session refused the request: ${oneLine(text)}`;
-    // The request itself is wrong (its fixed part alone over the window): the client's to fix.
+    const message = oneLine(text);
+    // The request itself is wrong (its fixed part alone over the window): the client's to fix,
+    // worded as the providers word it so an agent runs its own recovery on it.
+    const tooLong = WINDOW_TOO_SMALL.exec(message);
+    if (res.status === 400 && tooLong)
+      throw new RequestRefusedError(
+        400,
+        `prompt is too long: ${tooLong[2]!.replaceAll(',', '')} tokens > ${tooLong[1]!.replaceAll(',', '')} maximum (compactor: ${message})`,
+      );
+    const why = `the Restate session refused the request: ${message}`;
     throw new RequestRefusedError(res.status === 400 ? 400 : 502, why);
   }
   const parsed = ConversationTurnResultSchema.safeParse(safeJson(text));

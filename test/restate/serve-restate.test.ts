@@ -167,4 +167,29 @@ describeWithRestate('compactor serve on Restate', () => {
       expect(events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
     },
   );
+
+  it('a request whose fixed part alone is over the window is refused with 400, worded as the providers word it', async () => {
+    const server = await proxy();
+    try {
+      const res = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'sk-test',
+          'x-compactor-session': 'too-big',
+        },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 256,
+          system: 'lorem ipsum dolor '.repeat(6_000),
+          messages: [{ role: 'user', content: 'Hi.' }],
+        }),
+      });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { message: string } };
+      expect(body.error.message).toMatch(/^prompt is too long: \d+ tokens > 16000 maximum \(compactor: /);
+    } finally {
+      await server.close();
+    }
+  });
 });
