@@ -78,23 +78,35 @@ export interface CompactedHistory {
   shrank?: boolean;
 }
 
-/** Input of `compactStandalone` / `compactInline`. */
+/** Input of `compactInline` and `measureInline`. */
 export interface NativeCompactInput {
   turnId: string;
   historyRef: string;
-  /** 0 for the first standalone attempt; each capacity retry adds one. */
-  attempt?: number;
-  /** Input budget the request is bounded to (marker kept); null = unknown window. */
-  budget?: number | null;
 }
 
-/** Output of `compactStandalone` (the provider's compact endpoint): its window, canonical as returned. */
-export type CompactStandaloneOutput = CompactedHistory;
+/**
+ * Output of `measureInline`: the inline request's input as it would be sent (bounded history and
+ * frozen prefix), and the smallest input the provider's compact edit fires at.
+ */
+export interface MeasureInlineOutput {
+  inputTokens: number;
+  triggerTokens: number;
+}
+
+/** Input of `adoptNativeWindow`: the standalone endpoint's window, stored under `windowRef`. */
+export interface AdoptNativeWindowInput {
+  turnId: string;
+  historyRef: string;
+  windowRef: string;
+}
 
 /** Output of `compactInline` (Anthropic's context edits): a compacted window or why to fall back to Local. */
 export type CompactInlineOutput =
   | ({ kind: 'compacted' } & CompactedHistory)
-  | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error'> };
+  | {
+      kind: 'fallback';
+      reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error' | 'below-trigger'>;
+    };
 
 /** Input of `rebuildHistory`: summary + retained messages + continuity tail. */
 export interface RebuildHistoryInput {
@@ -126,12 +138,12 @@ export interface CompactionContext {
   itemsBefore: number;
   compactableItems: number | null;
   nativeBudget: number | null;
-  nativeAttempt: number;
   nothingToCompact: boolean;
   startedAt: number;
   fallbackReason: InlineFallbackReason | null;
   summary: SummaryOutcome | null;
   summaryCalls: number;
+  repairRequests: number;
   result: CompactedHistory | null;
   failure: Failure | null;
 }
@@ -153,8 +165,10 @@ export interface CompactionOutput {
   itemsBefore: number;
   itemsAfter: number;
   historyRef: string;
-  /** Provider calls spent: native calls plus local summary calls. */
+  /** Provider calls spent: native calls plus local summary calls, repair requests included. */
   summaryCalls: number;
+  /** Of `summaryCalls`, the repair requests for summaries that missed template sections. */
+  repairRequests: number;
   /** The history held nothing a summary could replace: no call was made (status `unchanged`). */
   nothingToCompact: boolean;
   summaryTokens: number;
@@ -162,8 +176,10 @@ export interface CompactionOutput {
   failure: Failure | null;
 }
 
-/** `compactStandalone` actor logic. */
-export type CompactStandaloneLogic = PromiseActorLogic<CompactStandaloneOutput, NativeCompactInput>;
+/** `measureInline` actor logic. */
+export type MeasureInlineLogic = PromiseActorLogic<MeasureInlineOutput, NativeCompactInput>;
+/** `adoptNativeWindow` actor logic. */
+export type AdoptNativeWindowLogic = PromiseActorLogic<CompactedHistory, AdoptNativeWindowInput>;
 /** `compactInline` actor logic. */
 export type CompactInlineLogic = PromiseActorLogic<CompactInlineOutput, NativeCompactInput>;
 /** `rebuildHistory` actor logic. */

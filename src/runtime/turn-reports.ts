@@ -21,6 +21,7 @@ export function toCompactionReport(
     itemsBefore: out.itemsBefore,
     itemsAfter: out.itemsAfter,
     summaryCalls: out.summaryCalls,
+    repairRequests: out.repairRequests,
     nothingToCompact: out.nothingToCompact,
     elapsedMs: Math.max(0, clock.now() - out.startedAt),
     failure: out.failure,

@@ -98,7 +98,10 @@ export interface CompactionReport {
   fallbackReason: CompactionOutput['fallbackReason'];
   itemsBefore: number;
   itemsAfter: number;
+  /** Provider calls of the pass, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests for summaries that missed template sections. */
+  repairRequests: number;
   /** The history held nothing a summary could replace, so no provider call was made. */
   nothingToCompact: boolean;
   elapsedMs: number;

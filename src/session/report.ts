@@ -73,17 +73,15 @@ export function summaryWarningFields(warnings: readonly SummaryWarning[]): {
   return { warnings: warnings.map((w) => w.message), missingSections: [...missing] };
 }
 
-/** What a pass's Local summarizer tells the report beyond the runtime's counts. */
+/** What a pass's Local summarizer tells the report beyond the machine's output. */
 export interface SummaryPassSource {
-  /** Repair requests sent: provider requests the runtime, counting one per summary, does not see. */
-  repairRequests(): number;
   /** Summaries accepted without every template section. */
   warnings(): readonly SummaryWarning[];
 }
 
 /**
- * A turn's result as the session reports it: repair requests counted among its provider
- * requests (the runtime counts one per summary), and the template warning fields.
+ * A turn's result as the session reports it: the repair requests among its provider requests
+ * (both counted by the machines), and the template warning fields.
  */
 export function sessionTurnResult(
   result: TurnResult,
@@ -92,30 +90,20 @@ export function sessionTurnResult(
   /** Whether the turn compacted with a Local summary, the only kind the warnings describe. */
   localSummary: boolean,
 ): SessionTurnResult {
-  const repairRequests = summarizer.repairRequests();
-  const compaction = result.compaction && {
-    ...result.compaction,
-    summaryCalls: result.compaction.summaryCalls + repairRequests,
-  };
   return {
     ...result,
-    compaction,
-    ...requestCounts(result.summaryCalls, repairRequests),
+    repairRequests: result.compaction?.repairRequests ?? 0,
     boundary,
     ...summaryWarningFields(localSummary ? summarizer.warnings() : []),
   };
 }
 
-/** Every provider request of a pass (the runtime counts one per summary) and how many were repairs. */
-function requestCounts(summaryCalls: number, repairRequests: number) {
-  return { summaryCalls: summaryCalls + repairRequests, repairRequests };
-}
-
-/** A pass's request counts, and its template warnings when it compacted with a Local summary. */
+/** A pass's template warnings when it compacted with a Local summary. */
 function summaryPassFields(r: CompactionReport, source: SummaryPassSource | undefined) {
   const local = r.status === 'compacted' && r.strategy === 'local';
   return {
-    ...requestCounts(r.summaryCalls, source?.repairRequests() ?? 0),
+    summaryCalls: r.summaryCalls,
+    repairRequests: r.repairRequests,
     ...summaryWarningFields(local ? (source?.warnings() ?? []) : []),
   };
 }

@@ -249,7 +249,7 @@ export class Session implements CompactorSession {
           strategy: report.strategy,
           itemsBefore: report.itemsBefore,
           itemsAfter: report.itemsAfter,
-          summaryCalls: report.summaryCalls + summarizer.repairRequests(),
+          summaryCalls: report.summaryCalls,
           failure: report.failure,
         });
       let boundary: BoundaryInfo | null = null;

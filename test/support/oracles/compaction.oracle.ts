@@ -25,6 +25,27 @@ const window = (historyRef: string, itemCount: number, shrank: boolean): Reply =
   done: { historyRef, itemCount, shrank },
 });
 const rebuilt = window('t1:compacted', 6, true);
+/** A capacity-retry ladder answering as a whole (the standalone endpoint's: a window after `calls` calls, or none). */
+const ladder = (status: 'done' | 'failed' | 'exhausted', calls = 1, extra = {}): Reply => ({
+  done: {
+    status,
+    summaryRefs: status === 'done' ? ['t1:window'] : [],
+    summaryTokens: status === 'done' ? 300 : 0,
+    inputTokens: 9_000,
+    truncated: false,
+    followsTemplate: true,
+    calls,
+    repairs: 0,
+    budget: null,
+    failure:
+      status === 'done' ? null : { reason: 'provider-error', message: 'HTTP 400 invalid_request_error' },
+    ...extra,
+  },
+});
+/** The inline request measured against the compact edit's trigger. */
+const measured = (inputTokens: number): Reply => ({ done: { inputTokens, triggerTokens: 50_000 } });
+const aboveTrigger = measured(60_000);
+const NATIVE = ['nativeStandalone', 'adoptingNativeWindow'];
 /** A flat Local summary that succeeds in one call. */
 const oneSummary = { prepareSummaryInput: [prepared(1_600)], requestSummary: [summary()] };
 const FLAT = ['prepareSummaryInput', 'requestSummary'];
@@ -38,11 +59,14 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1/O3: NativeStandalone: the returned window is used as is (20 → 4 items), no local summary',
     input: standalone,
-    replies: { compactStandalone: [window('t1:native', 4, true)] },
+    replies: { compactStandalone: [ladder('done')], adoptNativeWindow: [window('t1:native', 4, true)] },
     expect: {
-      states: ['resolvingStrategy', 'nativeStandalone', 'checkingShrink', 'compacted'],
-      calls: ['compactStandalone'],
-      inputs: { compactStandalone: [{ historyRef: 't1:history' }] },
+      states: ['resolvingStrategy', ...NATIVE, 'checkingShrink', 'compacted'],
+      calls: ['compactStandalone', 'adoptNativeWindow'],
+      inputs: {
+        compactStandalone: [{ historyRef: 't1:history', band: 'native' }],
+        adoptNativeWindow: [{ historyRef: 't1:history', windowRef: 't1:window' }],
+      },
       output: {
         status: 'compacted',
         strategy: 'nativeStandalone',
@@ -59,7 +83,7 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'S1: a NativeStandalone error falls back to the Local summary, which compacts',
     input: standalone,
     replies: {
-      compactStandalone: [providerError('HTTP 400 invalid_request_error')],
+      compactStandalone: [ladder('failed')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
     },
@@ -78,27 +102,68 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'L5: a NativeStandalone capacity rejection is retried once with the rejected input halved',
-    input: standalone,
-    replies: { compactStandalone: [tooLong(9_000), window('t1:native', 4, true)] },
-    waitMs: 0,
+    name: 'L5: a NativeStandalone capacity rejection is retried once by the capacity-retry ladder with the rejected input halved',
+    input: { ...standalone, retryBackoffMs: 100 },
+    replies: {
+      prepareSummaryInput: [prepared(9_000), prepared(4_400)],
+      requestSummary: [tooLong(9_000), summary({ summaryRef: 't1:window', inputTokens: 4_400 })],
+      adoptNativeWindow: [window('t1:native', 4, true)],
+    },
+    waitMs: 100,
     expect: {
-      states: [
-        'resolvingStrategy',
-        'nativeStandalone',
-        'nativeStandaloneBackoff',
-        'nativeStandalone',
-        'checkingShrink',
-        'compacted',
-      ],
-      calls: ['compactStandalone', 'compactStandalone'],
+      states: ['resolvingStrategy', ...NATIVE, 'checkingShrink', 'compacted'],
+      calls: [...FLAT, ...FLAT, 'adoptNativeWindow'],
       inputs: {
-        compactStandalone: [
-          { attempt: 0, budget: null },
-          { attempt: 1, budget: 4_500 },
+        requestSummary: [
+          { band: 'native', attempt: 0, budget: null },
+          { band: 'native', attempt: 1, budget: 4_500 },
         ],
+        adoptNativeWindow: [{ windowRef: 't1:window' }],
       },
       output: { status: 'compacted', strategy: 'nativeStandalone', summaryCalls: 2, historyRef: 't1:native' },
+    },
+  },
+  {
+    name: 'L5: NativeStandalone capacity rejections past the retries fall back to Local; every call counted',
+    input: standalone,
+    replies: {
+      compactStandalone: [ladder('exhausted', 2)],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+    },
+    expect: {
+      states: ['resolvingStrategy', 'nativeStandalone', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['compactStandalone', ...FLAT, 'rebuildHistory'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'standalone-error', summaryCalls: 3 },
+    },
+  },
+  {
+    name: 'S1: a native window that cannot be adopted falls back to the Local summary; the native call still counts',
+    input: standalone,
+    replies: {
+      compactStandalone: [ladder('done')],
+      adoptNativeWindow: [providerError('store write failed')],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+    },
+    expect: {
+      states: ['resolvingStrategy', ...NATIVE, ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['compactStandalone', 'adoptNativeWindow', ...FLAT, 'rebuildHistory'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'standalone-error', summaryCalls: 2 },
+    },
+  },
+  {
+    name: 'A4: an inline request that cannot be built goes to Local without an inline call',
+    input: inline,
+    replies: {
+      measureInline: [providerError('inline request cannot be built')],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+    },
+    expect: {
+      states: ['resolvingStrategy', 'measuringInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', ...FLAT, 'rebuildHistory'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'inline-error', summaryCalls: 1 },
     },
   },
   {
@@ -122,26 +187,26 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'A4: a history under the inline trigger goes to Local without counting an inline call',
+    name: 'A4: a history under the inline trigger goes to Local without an inline call (the guard decides)',
     input: inline,
     replies: {
-      compactInline: [{ done: { kind: 'fallback', reason: 'below-trigger' } }],
+      measureInline: [measured(40_000)],
       ...oneSummary,
       rebuildHistory: [rebuilt],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', 'measuringInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', ...FLAT, 'rebuildHistory'],
       output: { status: 'compacted', strategy: 'local', fallbackReason: 'below-trigger', summaryCalls: 1 },
     },
   },
   {
     name: 'H6: a native window that is no smaller (20 items, no token saving) is a no-op: unchanged',
     input: standalone,
-    replies: { compactStandalone: [window('t1:native', 20, false)] },
+    replies: { compactStandalone: [ladder('done')], adoptNativeWindow: [window('t1:native', 20, false)] },
     expect: {
-      states: ['resolvingStrategy', 'nativeStandalone', 'checkingShrink', 'unchanged'],
-      calls: ['compactStandalone'],
+      states: ['resolvingStrategy', ...NATIVE, 'checkingShrink', 'unchanged'],
+      calls: ['compactStandalone', 'adoptNativeWindow'],
       output: { status: 'unchanged', ...untouched, failure: null },
     },
   },
@@ -149,11 +214,12 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'A1–A3: NativeInline compacts: the inline window is used (20 → 3 items)',
     input: inline,
     replies: {
+      measureInline: [aboveTrigger],
       compactInline: [{ done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } }],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', 'checkingShrink', 'compacted'],
-      calls: ['compactInline'],
+      states: ['resolvingStrategy', 'measuringInline', 'nativeInline', 'checkingShrink', 'compacted'],
+      calls: ['measureInline', 'compactInline'],
       output: {
         status: 'compacted',
         strategy: 'nativeInline',
@@ -167,13 +233,14 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'A4: NativeInline where compaction does not fire falls back to Local, which compacts',
     input: inline,
     replies: {
+      measureInline: [aboveTrigger],
       compactInline: [{ done: { kind: 'fallback', reason: 'no-compaction' } }],
       ...oneSummary,
       rebuildHistory: [rebuilt],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', 'measuringInline', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory'],
       inputs: { rebuildHistory: [{ historyRef: 't1:history', summaryRefs: ['t1:summary'] }] },
       output: {
         status: 'compacted',
@@ -191,13 +258,14 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'A4: an inline request that fails (edit unsupported) falls back to Local, which compacts',
     input: inline,
     replies: {
+      measureInline: [aboveTrigger],
       compactInline: [providerError('HTTP 400 compact_20260112 is not supported')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', 'measuringInline', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory'],
       output: {
         status: 'compacted',
         strategy: 'local',
@@ -314,15 +382,29 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: '§14: a summary that does not follow the template is rejected; history untouched',
+    name: '§14: a summary missing template sections gets one repair request, counted as a summary call; the repaired summary is used',
     input: local,
     replies: {
       prepareSummaryInput: [prepared(1_600)],
-      requestSummary: [summary({ followsTemplate: false })],
+      requestSummary: [summary({ followsTemplate: false }), summary({ summaryRef: 't1:repaired' })],
+      rebuildHistory: [rebuilt],
+    },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'requestSummary', 'rebuildHistory'],
+      inputs: { requestSummary: [{ attempt: 0 }, { attempt: 0, repairOf: 't1:summary' }] },
+      output: { status: 'compacted', summaryCalls: 2, repairRequests: 1 },
+    },
+  },
+  {
+    name: '§14: a summary the ladder reports as not following the template is rejected; history untouched',
+    input: local,
+    replies: {
+      capacityRetry: [ladder('done', 1, { summaryTokens: 120, inputTokens: 1_600, followsTemplate: false })],
     },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, 'local.validatingSummary', 'failed'],
-      calls: FLAT,
+      calls: ['capacityRetry'],
       output: { status: 'failed', ...untouched, failure: { reason: 'summary-template-less' } },
     },
   },
