@@ -4,8 +4,8 @@ import type {
   PrepareSummaryInputInput,
   PrepareSummaryInputOutput,
   RequestSummaryInput,
-  LadderBand,
   RequestSummaryOutput,
+  SummaryBand,
   SummaryOutcome,
 } from '../shared/summary.types.js';
 
@@ -25,7 +25,7 @@ export interface CapacityRetryInput {
   turnId: string;
   /** Ref of the full history being compacted (the runtime re-prepares forks from it). */
   historyRef: string;
-  band: LadderBand;
+  band: SummaryBand | 'native';
   /** Summary input budget of the first attempt; null = unknown window (the first fork is sent verbatim). */
   budget: number | null;
   /** Retries after a capacity rejection; default 1, capped at {@link MAX_OVERFLOW_RETRIES_CAP}. */
@@ -38,7 +38,7 @@ export interface CapacityRetryInput {
 export interface CapacityRetryContext {
   turnId: string;
   historyRef: string;
-  band: LadderBand;
+  band: SummaryBand | 'native';
   budget: number | null;
   maxRetries: number;
   retryBackoffMs: number;

@@ -8,18 +8,13 @@ import type { Failure } from './failure.js';
 /** Which fork a summary call is for: the flat summary or one of the two hierarchical bands. */
 export type SummaryBand = 'flat' | 'older' | 'newer';
 
-/**
- * What a capacity-retry ladder asks for: a summary of one band, or `native` (the provider's
- * compact endpoint, whose answer is the next window itself).
- */
-export type LadderBand = SummaryBand | 'native';
-
 /** Input of `prepareSummaryInput`: bound the fork for `band` to `budget` (null = unknown: verbatim). */
 export interface PrepareSummaryInputInput {
   turnId: string;
   /** Ref of the full history being compacted. */
   historyRef: string;
-  band: LadderBand;
+  /** The summary band, or `native`: the provider's compact endpoint, whose answer is the next window. */
+  band: SummaryBand | 'native';
   /** 0 for the first attempt; the runtime keys idempotent work by `${turnId}:${band}:${attempt}`. */
   attempt: number;
   budget: number | null;
@@ -34,7 +29,8 @@ export interface PrepareSummaryInputOutput {
 export interface RequestSummaryInput {
   turnId: string;
   historyRef: string;
-  band: LadderBand;
+  /** The summary band, or `native`: the provider's compact endpoint, whose answer is the next window. */
+  band: SummaryBand | 'native';
   attempt: number;
   budget: number | null;
   /**

@@ -1,7 +1,6 @@
 import { fromPromise } from 'xstate';
 import {
   type capacityRetryMachine,
-  type LadderBand,
   type PrepareBandsInput,
   type PrepareBandsOutput,
   type PrepareSummaryInputInput,
@@ -30,7 +29,7 @@ export interface SummaryForks {
 }
 
 /** The Local ladders summarize bands; the native band belongs to the standalone endpoint. */
-function summaryBandOf(band: LadderBand): SummaryBand {
+function summaryBandOf(band: SummaryBand | 'native'): SummaryBand {
   return band === 'native' ? unavailable('a native band in the Local summary') : band;
 }
 
