@@ -20,6 +20,13 @@ const summaryInput = ({ context }: { context: CompactionContext }) => ({
   retryBackoffMs: context.retryBackoffMs,
 });
 
+/** The history before the pass and the rebuilt one, for the receipt's steps. */
+const receiptInput = (context: CompactionContext) => ({
+  turnId: context.turnId,
+  historyRef: context.historyRef,
+  compactedRef: context.result?.historyRef ?? context.historyRef,
+});
+
 /** The compacted window of an inline reply, or null when it asks for the Local fallback. */
 function inlineResult(output: CompactInlineOutput): CompactedHistory | null {
   return output.kind === 'compacted'
@@ -58,6 +65,10 @@ export const compactionMachine = compactionSetup.createMachine({
     summaryCalls: 0,
     repairRequests: 0,
     result: null,
+    receiptRef: null,
+    receiptItems: 0,
+    receiptMissing: 0,
+    amendedItems: 0,
     failure: null,
   }),
   states: {
@@ -189,7 +200,7 @@ export const compactionMachine = compactionSetup.createMachine({
       },
     },
     local: {
-      description: 'Local summary: summarize, validate, rebuild.',
+      description: 'Local summary: summarize, validate, rebuild, check the receipt and amend.',
       initial: 'choosingShape',
       states: {
         choosingShape: {
@@ -296,8 +307,54 @@ export const compactionMachine = compactionSetup.createMachine({
               mode: context.mode,
             }),
             onDone: {
-              target: '#compaction.checkingShrink',
+              target: 'checkingReceipt',
               actions: { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
+            },
+            onError: {
+              target: '#compaction.failed',
+              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+        },
+        checkingReceipt: {
+          description:
+            'Lists what the replaced span must keep (latest request, corrections, unresolved errors, paths, commands, ids) and where each landed in the rebuilt history.',
+          invoke: {
+            id: 'checkReceipt',
+            src: 'checkReceipt',
+            input: ({ context }) => receiptInput(context),
+            onDone: [
+              {
+                guard: { type: 'hasMissingReceiptItems', params: ({ event }) => ({ receipt: event.output }) },
+                target: 'amendingSummary',
+                actions: { type: 'storeReceipt', params: ({ event }) => ({ receipt: event.output }) },
+              },
+              {
+                target: '#compaction.checkingShrink',
+                actions: { type: 'storeReceipt', params: ({ event }) => ({ receipt: event.output }) },
+              },
+            ],
+            onError: {
+              target: '#compaction.failed',
+              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+        },
+        amendingSummary: {
+          description: 'Adds the missing items verbatim to the summary; no model call.',
+          invoke: {
+            id: 'amendSummary',
+            src: 'amendSummary',
+            input: ({ context }) => ({
+              ...receiptInput(context),
+              receiptRef: context.receiptRef ?? '',
+            }),
+            onDone: {
+              target: '#compaction.checkingShrink',
+              actions: [
+                'recordAmendment',
+                { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
+              ],
             },
             onError: {
               target: '#compaction.failed',
@@ -341,6 +398,9 @@ export const compactionMachine = compactionSetup.createMachine({
       repairRequests: context.repairRequests,
       nothingToCompact: context.nothingToCompact,
       summaryTokens: context.summary?.summaryTokens ?? 0,
+      receiptRef: context.receiptRef,
+      receiptItems: context.receiptItems,
+      amendedItems: context.amendedItems,
       startedAt: context.startedAt,
       failure: context.failure,
     };

@@ -17,6 +17,8 @@ import type {
   NativeCompactInput,
   RebuildHistoryInput,
   RebuildHistoryOutput,
+  ReceiptCheck,
+  ReceiptInput,
 } from './compaction.types.js';
 
 type Thrown = { error: unknown };
@@ -42,6 +44,8 @@ export const compactionSetup = setup({
     capacityRetry: capacityRetryMachine,
     hierarchicalSummary: hierarchicalSummaryMachine,
     rebuildHistory: placeholder<RebuildHistoryOutput, RebuildHistoryInput>('rebuildHistory'),
+    checkReceipt: placeholder<ReceiptCheck, ReceiptInput>('checkReceipt'),
+    amendSummary: placeholder<CompactedHistory, ReceiptInput & { receiptRef: string }>('amendSummary'),
   },
   actions: {
     countNativeCall: assign(({ context }) => ({ summaryCalls: context.summaryCalls + 1 })),
@@ -64,6 +68,12 @@ export const compactionSetup = setup({
     rejectSummary: assign((_, params: { reason: FailureReason; message: string }) => ({
       failure: { reason: params.reason, message: params.message },
     })),
+    storeReceipt: assign((_, params: { receipt: ReceiptCheck }) => ({
+      receiptRef: params.receipt.receiptRef,
+      receiptItems: params.receipt.items,
+      receiptMissing: params.receipt.missing,
+    })),
+    recordAmendment: assign(({ context }) => ({ amendedItems: context.receiptMissing })),
     recordRebuildFailure: assign((_, params: Thrown) => ({
       failure: toFailure('rebuild-error', params.error),
     })),
@@ -87,6 +97,8 @@ export const compactionSetup = setup({
     isSummaryTemplateLess: ({ context }) => context.summary?.followsTemplate === false,
     isSummaryLargerThanInput: ({ context }) =>
       context.summary !== null && context.summary.summaryTokens > context.summary.inputTokens,
+    // Items of the receipt the rebuilt history lacks are added to the summary verbatim.
+    hasMissingReceiptItems: (_, params: { receipt: ReceiptCheck }) => params.receipt.missing > 0,
     isUnchanged: ({ context }) =>
       context.result === null ||
       (context.result.shrank !== true && context.result.itemCount >= context.itemsBefore),

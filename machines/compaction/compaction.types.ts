@@ -120,6 +120,23 @@ export interface RebuildHistoryInput {
 /** Output of `rebuildHistory`. */
 export type RebuildHistoryOutput = CompactedHistory;
 
+/** Input of `checkReceipt` and `amendSummary`: the history before and the rebuilt one. */
+export interface ReceiptInput {
+  turnId: string;
+  historyRef: string;
+  compactedRef: string;
+}
+
+/**
+ * Output of `checkReceipt`: how many items the span the summary replaces must keep, and how many
+ * of them the rebuilt history lacks; the receipt itself stays in the runtime store.
+ */
+export interface ReceiptCheck {
+  receiptRef: string;
+  items: number;
+  missing: number;
+}
+
 /** Final status of a pass. */
 export type CompactionStatus = 'compacted' | 'unchanged' | 'failed';
 
@@ -145,6 +162,12 @@ export interface CompactionContext {
   summaryCalls: number;
   repairRequests: number;
   result: CompactedHistory | null;
+  /** The receipt checked after the rebuild (store ref), its item count and missing items. */
+  receiptRef: string | null;
+  receiptItems: number;
+  receiptMissing: number;
+  /** Items added verbatim to the summary by the amend step. */
+  amendedItems: number;
   failure: Failure | null;
 }
 
@@ -172,6 +195,11 @@ export interface CompactionOutput {
   /** The history held nothing a summary could replace: no call was made (status `unchanged`). */
   nothingToCompact: boolean;
   summaryTokens: number;
+  /** The receipt of a Local pass (store ref), null when none was checked. */
+  receiptRef: string | null;
+  /** Items the receipt holds, and how many were added verbatim to the summary. */
+  receiptItems: number;
+  amendedItems: number;
   startedAt: number;
   failure: Failure | null;
 }
@@ -182,5 +210,9 @@ export type MeasureInlineLogic = PromiseActorLogic<MeasureInlineOutput, NativeCo
 export type AdoptNativeWindowLogic = PromiseActorLogic<CompactedHistory, AdoptNativeWindowInput>;
 /** `compactInline` actor logic. */
 export type CompactInlineLogic = PromiseActorLogic<CompactInlineOutput, NativeCompactInput>;
+/** `checkReceipt` actor logic. */
+export type CheckReceiptLogic = PromiseActorLogic<ReceiptCheck, ReceiptInput>;
+/** `amendSummary` actor logic. */
+export type AmendSummaryLogic = PromiseActorLogic<CompactedHistory, ReceiptInput & { receiptRef: string }>;
 /** `rebuildHistory` actor logic. */
 export type RebuildHistoryLogic = PromiseActorLogic<RebuildHistoryOutput, RebuildHistoryInput>;

@@ -8,6 +8,7 @@ import type {
   LoopGuardState,
   TurnOutput,
 } from '../../machines/index.js';
+import type { Receipt } from '../summary/receipt.js';
 import type { Message } from '../messages/message.js';
 import type { CacheCycle } from '../projection/wait-by-cost.js';
 import type { Checkpoint } from './checkpoint.js';
@@ -102,6 +103,11 @@ export interface CompactionReport {
   summaryCalls: number;
   /** Of those, repair requests for summaries that missed template sections. */
   repairRequests: number;
+  /**
+   * What the replaced span had to keep and where each item landed (kept, summary, pointer, or
+   * amended: added verbatim to the summary), tokens before and after; null unless a Local pass compacted.
+   */
+  receipt: Receipt | null;
   /** The history held nothing a summary could replace, so no provider call was made. */
   nothingToCompact: boolean;
   elapsedMs: number;

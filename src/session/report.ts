@@ -9,6 +9,7 @@ import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactionReport, TurnResult } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
+import type { Receipt } from '../summary/receipt.js';
 import type { SummaryWarning } from '../summary/repair.js';
 import type { SessionTurnResult } from './session-types.js';
 
@@ -50,6 +51,11 @@ export interface SessionCompactionReport {
   warnings: string[];
   /** The template sections those summaries lack (empty when every summary followed the template). */
   missingSections: string[];
+  /**
+   * What the replaced span had to keep (latest request, corrections, unresolved errors, paths,
+   * commands, ids), where each item landed, tokens before and after; null unless a Local pass compacted.
+   */
+  receipt: Receipt | null;
 }
 
 /**
@@ -104,8 +110,16 @@ function summaryPassFields(r: CompactionReport, source: SummaryPassSource | unde
   return {
     summaryCalls: r.summaryCalls,
     repairRequests: r.repairRequests,
+    receipt: r.receipt,
     ...summaryWarningFields(local ? (source?.warnings() ?? []) : []),
   };
+}
+
+/** One clause on the receipt: how many items were checked and how many the summary lacked. */
+export function receiptLine(receipt: Receipt | null): string {
+  if (receipt === null || receipt.items.length === 0) return '';
+  const amended = receipt.amended === 0 ? 'all kept' : `${receipt.amended} added verbatim to the summary`;
+  return ` Receipt: ${receipt.items.length} items, ${amended}.`;
 }
 
 function seconds(ms: number): string {
@@ -156,7 +170,7 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
       ...base,
       message:
         `Compacted (${r.mode}, ${r.strategy}) in ${seconds(r.elapsedMs)}: ` +
-        `${r.itemsBefore} → ${r.itemsAfter} context items. ${CACHE_NOTE}`,
+        `${r.itemsBefore} → ${r.itemsAfter} context items.${receiptLine(r.receipt)} ${CACHE_NOTE}`,
       cacheNote: CACHE_NOTE,
       rootCause: null,
       resumeNote: null,

@@ -128,6 +128,12 @@ export const compactionModel: PathModel = {
       historyWindow('t1:compacted', 22, false),
       providerError('store write failed'),
     ],
+    checkReceipt: [
+      { as: 'receipt kept', done: { receiptRef: 't1:receipt', items: 8, missing: 0 } },
+      { as: 'receipt missing 2', done: { receiptRef: 't1:receipt', items: 8, missing: 2 } },
+      providerError('receipt crashed'),
+    ],
+    amendSummary: [historyWindow('t1:amended', 6, true), providerError('amend crashed')],
   },
   oracle: compactionOracle,
 };
@@ -173,6 +179,9 @@ const report = (status: string, summaryCalls: number): Reply => ({
     repairRequests: 0,
     nothingToCompact: false,
     summaryTokens: status === 'compacted' ? 120 : 0,
+    receiptRef: status === 'compacted' ? 't1:receipt' : null,
+    receiptItems: status === 'compacted' ? 8 : 0,
+    amendedItems: 0,
     startedAt: 0,
     failure:
       status === 'failed' ? { reason: 'empty-summary', message: 'provider returned an empty summary' } : null,

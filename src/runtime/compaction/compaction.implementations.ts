@@ -33,6 +33,7 @@ import {
   type SummaryForks,
 } from '../local-summary/local-summary.implementations.js';
 import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
+import { amendSummaryActor, checkReceiptActor } from './receipt.implementations.js';
 
 // The sizes of native compaction requests.
 
@@ -249,6 +250,8 @@ export function createCompactionImplementations(deps: CompactionImplementationsD
       capacityRetry,
       hierarchicalSummary,
       rebuildHistory: rebuildHistory(deps, store, forks),
+      checkReceipt: checkReceiptActor(deps, store),
+      amendSummary: amendSummaryActor(deps, store),
     },
   };
 }

@@ -13,7 +13,8 @@ import { ModelPathError } from '../../core/errors.js';
  * rejected or the request fails. Local
  * with nothing before the kept context is unchanged without a call (a model switch still runs); otherwise it summarizes
  * (flat or two bands), rejects a cut-off, template-less or larger-than-input summary, and
- * rebuilds. A pass whose new history is not smaller in items or tokens is unchanged; a failed
+ * rebuilds; then it checks the receipt (what the replaced span must keep) and, when the rebuilt
+ * history lacks items, amends the summary with them; either step failing fails the pass. A pass whose new history is not smaller in items or tokens is unchanged; a failed
  * or unchanged pass reports the history untouched.
  */
 
@@ -42,6 +43,8 @@ interface Facts {
   repairRequests: number;
   nothingToCompact: boolean;
   result: Window | null;
+  receipt: { receiptRef: string; items: number; missing: number } | null;
+  amended: number;
   failure: Record<string, unknown> | null;
 }
 
@@ -112,11 +115,24 @@ function summarized(w: Walk<Facts>, r: Reply): void {
   w.go('local.validatingSummary', 'local.rebuildingHistory');
 }
 
-function rebuilt(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
-  const failed = thrown(r);
-  if (!failed) return checkShrink(w, input, (r as { done: Window }).done);
-  w.facts.failure = { reason: 'rebuild-error' };
-  w.go('failed');
+function rebuilt(w: Walk<Facts>, r: Reply): void {
+  if (thrown(r)) return ((w.facts.failure = { reason: 'rebuild-error' }), w.go('failed'));
+  w.facts.result = (r as { done: Window }).done;
+  w.go('local.checkingReceipt');
+}
+
+function receiptChecked(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  if (thrown(r)) return ((w.facts.failure = { reason: 'rebuild-error' }), w.go('failed'));
+  const receipt = (r as { done: { receiptRef: string; items: number; missing: number } }).done;
+  w.facts.receipt = receipt;
+  if (receipt.missing > 0) return w.go('local.amendingSummary');
+  checkShrink(w, input, w.facts.result);
+}
+
+function amended(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  if (thrown(r)) return ((w.facts.failure = { reason: 'rebuild-error' }), w.go('failed'));
+  w.facts.amended = w.facts.receipt?.missing ?? 0;
+  checkShrink(w, input, (r as { done: Window }).done);
 }
 
 /** Reads one step where the walk is. */
@@ -135,7 +151,11 @@ function step(w: Walk<Facts>, input: CompactionRunInput, s: PathStep): void {
     case 'local.summarizingHierarchically':
       return summarized(w, w.reply(s, 'hierarchicalSummary'));
     case 'local.rebuildingHistory':
-      return rebuilt(w, input, w.reply(s, 'rebuildHistory'));
+      return rebuilt(w, w.reply(s, 'rebuildHistory'));
+    case 'local.checkingReceipt':
+      return receiptChecked(w, input, w.reply(s, 'checkReceipt'));
+    case 'local.amendingSummary':
+      return amended(w, input, w.reply(s, 'amendSummary'));
     default:
       throw new ModelPathError(`the run already ended in ${w.here}`);
   }
@@ -151,6 +171,8 @@ export function compactionOracle(input: unknown, steps: readonly PathStep[]): Ex
     repairRequests: 0,
     nothingToCompact: false,
     result: null,
+    receipt: null,
+    amended: 0,
     failure: null,
   });
   const clients = given.nativeClients ?? { standalone: true, inline: true };
@@ -172,6 +194,9 @@ export function compactionOracle(input: unknown, steps: readonly PathStep[]): Ex
       summaryCalls: f.summaryCalls,
       repairRequests: f.repairRequests,
       nothingToCompact: f.nothingToCompact,
+      receiptRef: f.receipt?.receiptRef ?? null,
+      receiptItems: f.receipt?.items ?? 0,
+      amendedItems: f.amended,
       failure: f.failure,
     },
     0,

@@ -50,7 +50,15 @@ const NATIVE = ['nativeStandalone', 'adoptingNativeWindow'];
 const oneSummary = { prepareSummaryInput: [prepared(1_600)], requestSummary: [summary()] };
 const FLAT = ['prepareSummaryInput', 'requestSummary'];
 const LOCAL_FLAT = ['local.choosingShape', 'local.summarizingFlat'];
-const LOCAL_DONE = ['local.validatingSummary', 'local.rebuildingHistory', 'checkingShrink', 'compacted'];
+const LOCAL_DONE = [
+  'local.validatingSummary',
+  'local.rebuildingHistory',
+  'local.checkingReceipt',
+  'checkingShrink',
+  'compacted',
+];
+/** The receipt of a rebuilt history: `missing` of its 8 items are not in it. */
+const receipt = (missing = 0): Reply => ({ done: { receiptRef: 't1:receipt', items: 8, missing } });
 /** History and item count untouched. */
 const untouched = { historyRef: 't1:history', itemsAfter: 20 };
 
@@ -86,10 +94,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       compactStandalone: [ladder('failed')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'nativeStandalone', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactStandalone', ...FLAT, 'rebuildHistory'],
+      calls: ['compactStandalone', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'compacted',
         requestedStrategy: 'nativeStandalone',
@@ -130,10 +139,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       compactStandalone: [ladder('exhausted', 2)],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'nativeStandalone', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactStandalone', ...FLAT, 'rebuildHistory'],
+      calls: ['compactStandalone', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', strategy: 'local', fallbackReason: 'standalone-error', summaryCalls: 3 },
     },
   },
@@ -145,10 +155,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       adoptNativeWindow: [providerError('store write failed')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', ...NATIVE, ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactStandalone', 'adoptNativeWindow', ...FLAT, 'rebuildHistory'],
+      calls: ['compactStandalone', 'adoptNativeWindow', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', strategy: 'local', fallbackReason: 'standalone-error', summaryCalls: 2 },
     },
   },
@@ -159,10 +170,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       measureInline: [providerError('inline request cannot be built')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'measuringInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['measureInline', ...FLAT, 'rebuildHistory'],
+      calls: ['measureInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', strategy: 'local', fallbackReason: 'inline-error', summaryCalls: 1 },
     },
   },
@@ -179,10 +191,10 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S3: a model switch summarizes even when nothing precedes the kept context (the machine decides, not the runner)',
     input: { ...local, mode: 'modelSwitch', compactableItems: 0 },
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', nothingToCompact: false, summaryCalls: 1 },
     },
   },
@@ -193,10 +205,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       measureInline: [measured(40_000)],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'measuringInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['measureInline', ...FLAT, 'rebuildHistory'],
+      calls: ['measureInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', strategy: 'local', fallbackReason: 'below-trigger', summaryCalls: 1 },
     },
   },
@@ -237,10 +250,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       compactInline: [{ done: { kind: 'fallback', reason: 'no-compaction' } }],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'measuringInline', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory'],
+      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       inputs: { rebuildHistory: [{ historyRef: 't1:history', summaryRefs: ['t1:summary'] }] },
       output: {
         status: 'compacted',
@@ -262,10 +276,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       compactInline: [providerError('HTTP 400 compact_20260112 is not supported')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'measuringInline', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory'],
+      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'compacted',
         strategy: 'local',
@@ -278,10 +293,10 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1: NativeStandalone asked for but the route has no standalone client: the machine runs Local (no-client), no native call',
     input: { ...standalone, nativeClients: { standalone: false, inline: true } },
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'compacted',
         requestedStrategy: 'nativeStandalone',
@@ -294,20 +309,20 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1: NativeInline asked for without an inline client runs Local (no-client)',
     input: { ...inline, nativeClients: { standalone: true, inline: false } },
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { requestedStrategy: 'nativeInline', strategy: 'local', fallbackReason: 'no-client' },
     },
   },
   {
     name: 'L5/L7: Local flat: one summary, rebuilt as summary + retained messages (20 → 6)',
     input: local,
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       inputs: { requestSummary: [{ band: 'flat', budget: 2_000 }], rebuildHistory: [{ mode: 'automatic' }] },
       output: {
         status: 'compacted',
@@ -331,10 +346,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
         summary({ summaryRef: 't1:newer', inputTokens: 700, summaryTokens: 90 }),
       ],
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'local.choosingShape', 'local.summarizingHierarchically', ...LOCAL_DONE],
-      calls: ['prepareBands', ...FLAT, ...FLAT, 'rebuildHistory'],
+      calls: ['prepareBands', ...FLAT, ...FLAT, 'rebuildHistory', 'checkReceipt'],
       inputs: { rebuildHistory: [{ summaryRefs: ['t1:older', 't1:newer'], mode: 'manual' }] },
       output: { status: 'compacted', mode: 'manual', summaryCalls: 2, summaryTokens: 130 },
     },
@@ -388,10 +404,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
       prepareSummaryInput: [prepared(1_600)],
       requestSummary: [summary({ followsTemplate: false }), summary({ summaryRef: 't1:repaired' })],
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'requestSummary', 'rebuildHistory'],
+      calls: [...FLAT, 'requestSummary', 'rebuildHistory', 'checkReceipt'],
       inputs: { requestSummary: [{ attempt: 0 }, { attempt: 0, repairOf: 't1:summary' }] },
       output: { status: 'compacted', summaryCalls: 2, repairRequests: 1 },
     },
@@ -440,12 +457,80 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
+    name: 'R3: items of the replaced span the rebuilt history lacks are added to the summary verbatim (amend step, no model call)',
+    input: local,
+    replies: {
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt(2)],
+      amendSummary: [window('t1:amended', 6, true)],
+    },
+    expect: {
+      states: [
+        'resolvingStrategy',
+        ...LOCAL_FLAT,
+        ...LOCAL_DONE.slice(0, 3),
+        'local.amendingSummary',
+        'checkingShrink',
+        'compacted',
+      ],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt', 'amendSummary'],
+      inputs: {
+        checkReceipt: [{ historyRef: 't1:history', compactedRef: 't1:compacted' }],
+        amendSummary: [{ compactedRef: 't1:compacted', receiptRef: 't1:receipt' }],
+      },
+      output: {
+        status: 'compacted',
+        historyRef: 't1:amended',
+        summaryCalls: 1,
+        receiptRef: 't1:receipt',
+        receiptItems: 8,
+        amendedItems: 2,
+      },
+    },
+  },
+  {
+    name: 'R3: a receipt that cannot be checked fails the pass; history untouched',
+    input: local,
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [providerError('receipt crashed')] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE.slice(0, 3), 'failed'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
+      output: { status: 'failed', ...untouched, failure: { reason: 'rebuild-error' } },
+    },
+  },
+  {
+    name: 'R3: an amend step that fails fails the pass; history untouched',
+    input: local,
+    replies: {
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt(1)],
+      amendSummary: [providerError('amend crashed')],
+    },
+    expect: {
+      states: [
+        'resolvingStrategy',
+        ...LOCAL_FLAT,
+        ...LOCAL_DONE.slice(0, 3),
+        'local.amendingSummary',
+        'failed',
+      ],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt', 'amendSummary'],
+      output: { status: 'failed', ...untouched, failure: { reason: 'rebuild-error' } },
+    },
+  },
+  {
     name: 'H6: a rebuilt history with more items and no token saving (86 → 88) is a no-op: unchanged',
     input: { ...local, itemsBefore: 86 },
-    replies: { ...oneSummary, rebuildHistory: [window('t1:compacted', 88, false)] },
+    replies: {
+      ...oneSummary,
+      rebuildHistory: [window('t1:compacted', 88, false)],
+      checkReceipt: [receipt()],
+    },
     expect: {
-      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE.slice(0, 3), 'unchanged'],
-      calls: [...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE.slice(0, 4), 'unchanged'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'unchanged',
         historyRef: 't1:history',
@@ -458,10 +543,10 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S3: one huge message summarized into one keeps the item count but saves tokens: compacted',
     input: { ...local, itemsBefore: 2 },
-    replies: { ...oneSummary, rebuildHistory: [window('t1:compacted', 2, true)] },
+    replies: { ...oneSummary, rebuildHistory: [window('t1:compacted', 2, true)], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', historyRef: 't1:compacted', itemsBefore: 2, itemsAfter: 2 },
     },
   },
