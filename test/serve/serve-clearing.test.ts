@@ -164,7 +164,7 @@ describe('compactor serve: clearing is rare and big, and the proxy never sends m
         const extended = { ...requests[i].body, [field]: [...before, ...after.slice(before.length)] };
         const carried = auditPrompt(seenPromptOf(protocol, extended), GOAL_LINE).tokens;
         const results = seenPromptOf(protocol, requests[i].body).messages.filter((m) => m.role === 'tool');
-        const whole = results.filter((m) => !m.texts.join('').includes('tool_result_clearing')).length;
+        const whole = results.filter((m) => !m.texts.join('').includes('recall_id')).length;
         steps.push(`request ${i}: ${carried} → ${audits[i].tokens}`);
         if (carried < threshold * 0.95 || whole > 1)
           badSteps.push(
