@@ -29,6 +29,8 @@ export function sessionState(
     summaries,
     summariesMade: last?.made.compactions ?? 0,
     summaryCalls: last?.made.summaryCalls ?? 0,
+    // Extra upstream requests spent answering the model's recall calls.
+    recallTurns: last?.made.recallTurns ?? 0,
     window: limits.capacity ?? null,
     reservedOutput: limits.reservedOutput ?? 0,
     prefixTokens: limits.prefixTokens ?? 0,

@@ -12,7 +12,6 @@ const clear = (h: readonly Message[]) =>
     localTrigger: 1,
     evidenceBudget: 0,
   }).messages;
-const idOfStub = (m: Message) => (JSON.parse(m.content as string) as { recall_id: string }).recall_id;
 const lines = (n: number, tag: string) =>
   Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join('\n');
 
