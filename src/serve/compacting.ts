@@ -274,7 +274,7 @@ export async function handleCompacting(
     const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
-    if (recalling !== undefined && !parsed.stream) {
+    if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
       const turn = { request: out.written, messages: out.messages, body, betas };
       const { session } = projection;
       countRecalls(

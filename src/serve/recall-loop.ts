@@ -6,6 +6,7 @@ import { relayResponse } from './http-io.js';
 import type { CompactingContext } from './compacting.js';
 import { writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
+import { answerOfStream } from './recall-stream.js';
 import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
 import { withBetas } from './anthropic-native.js';
 
@@ -55,10 +56,11 @@ function answers(session: CompactorSession, turn: readonly Message[], sent: read
 }
 
 /**
- * Forwards a non-streaming request whose upstream may call the recall tool: while the answer
+ * Forwards a request whose upstream may call the recall tool: while the answer
  * holds only recall calls (at most {@link MAX_RECALL_ROUNDS} times), the proxy appends the calls
  * and the originals they ask for and asks again; the client gets the last answer, with no
- * recall call in it unless the rounds ran out. Resolves to the number of rounds taken.
+ * recall call in it unless the rounds ran out. A streamed answer is held until it ends, then
+ * relayed whole when it is not a recall turn. Resolves to the number of rounds taken.
  */
 export async function forwardAnsweringRecalls(
   ctx: CompactingContext,
@@ -76,7 +78,8 @@ export async function forwardAnsweringRecalls(
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
     const text = await answer.body.text();
-    const called = recallTurnOf(protocol, text);
+    const json = turn.request.stream ? answerOfStream(protocol, text) : text;
+    const called = json === undefined ? undefined : recallTurnOf(protocol, json);
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
     if (called === undefined) return relay(res, buffered, round, extra, tap);
     messages = [...messages, ...called, ...answers(session, called, messages)];
