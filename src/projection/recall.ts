@@ -40,6 +40,9 @@ const RecallArgsSchema = z.object({
     .optional(),
 });
 
+/** How the answer for an id no result has begins. */
+export const RECALL_NOT_FOUND = 'recall: no tool result with id';
+
 /** What a recall call asks for: an id and, optionally, a range of lines. */
 export type RecallArgs = z.infer<typeof RecallArgsSchema>;
 
@@ -95,7 +98,7 @@ export function answerRecall(
     return { text: `recall: "${id.slice(0, 40)}" is not a recall id (r- and 8 hex digits)`, found: false };
   const original = findRecalled(history, id);
   if (original === undefined)
-    return { text: `recall: no tool result with id ${id} in this session`, found: false };
+    return { text: `${RECALL_NOT_FOUND} ${id} in this session`, found: false };
   const whole = textOf(original.content);
   let text = whole;
   if (range !== undefined) {
