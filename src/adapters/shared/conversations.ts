@@ -218,14 +218,7 @@ export function createConversations(
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
-      state.active++;
-      const run = state.queue.then(async () => {
-        const projection = await projectCall(id, state, call, sessionDir, stores);
-        state.sent = projection.messages;
-        return projection;
-      });
-      state.queue = run.catch(() => undefined).finally(() => state.active--);
-      return run;
+      return enqueue(state, () => projectCall(id, state, call, sessionDir, stores));
     },
     recall: (args) => recallAcross(states, args),
     session: (id) => states.get(id)?.session,
@@ -245,6 +238,18 @@ export function createConversations(
       states.clear();
     },
   };
+}
+
+/** Runs a call after the conversation's earlier ones, and keeps the request it made. */
+function enqueue(state: State, work: () => Promise<ConversationProjection>): Promise<ConversationProjection> {
+  state.active++;
+  const run = state.queue.then(async () => {
+    const projection = await work();
+    state.sent = projection.messages;
+    return projection;
+  });
+  state.queue = run.catch(() => undefined).finally(() => state.active--);
+  return run;
 }
 
 /** A recall answer from the conversation that holds the id, the most recently used first. */
