@@ -19,7 +19,7 @@ import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
-import { withRecallTool } from './recall-tool.js';
+import { withRecallTool, withRecallToolText } from './recall-tool.js';
 import { forwardAnsweringRecalls } from './recall-loop.js';
 import {
   answerReserve,
@@ -262,7 +262,7 @@ export async function handleCompacting(
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
     const counts = recordProjection(ctx, id, parsed, projection);
-    const clientText = recalling === undefined ? text : undefined;
+    const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
     const out = outgoing(clientText, parsed, projection, counts, capacity);
     const { body, lowered, replay, cleared } = out;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -6,6 +6,7 @@ import type { ProviderMeta } from '../formats/provider-envelope.js';
 import type { Json, Message } from '../messages/message.js';
 import { RECALL_TOOL, RECALL_TOOL_NAME } from '../projection/index.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
+import { appendToTopLevelArray } from './json-splice.js';
 
 /**
  * The recall tool on each wire, and reading an upstream's answer for calls of it. The proxy
@@ -17,7 +18,7 @@ type Obj = Record<string, Json>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The recall tool as `protocol` writes a tool (the same bytes in every request). */
-function wireTool(protocol: ProtocolName): Json {
+export function recallWireTool(protocol: ProtocolName): Json {
   const { name, description = '' } = RECALL_TOOL;
   const parameters = RECALL_TOOL.parameters as Json;
   switch (protocol) {
@@ -53,13 +54,21 @@ export function withRecallTool(req: ParsedRequest): ParsedRequest | undefined {
   const tools = provider?.envelope?.tools;
   if (provider?.envelope === undefined || !Array.isArray(tools) || tools.length === 0) return undefined;
   if (tools.some((t) => namesOf(t).includes(RECALL_TOOL_NAME))) return undefined;
-  const envelope = { ...provider.envelope, tools: [...tools, wireTool(req.protocol)] };
+  const envelope = { ...provider.envelope, tools: [...tools, recallWireTool(req.protocol)] };
   const schemas = [...(req.envelope.tools ?? []), { ...RECALL_TOOL }];
   return {
     ...req,
     meta: { ...req.meta, provider: { ...provider, envelope } },
     envelope: { ...req.envelope, tools: schemas },
   };
+}
+
+/**
+ * The client's own body text with the recall tool added after its tools, every other byte as
+ * it came; undefined when the tools cannot be found in the text (the body is then written anew).
+ */
+export function withRecallToolText(protocol: ProtocolName, text: string): string | undefined {
+  return appendToTopLevelArray(text, 'tools', JSON.stringify(recallWireTool(protocol)));
 }
 
 /** The assistant's turn in an upstream's (non-streaming) answer, as the wire's own request would carry it. */
