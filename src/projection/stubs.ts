@@ -34,9 +34,14 @@ export function clearedResultText(tool: string, toolCallId: string, held: Cleare
   });
 }
 
+/** Whether a result's text is a clearing stub (cutting it again frees nothing worth a note). */
+export function isClearedResultText(text: string): boolean {
+  return text.startsWith(STUB_START);
+}
+
 /** True when a result is already a clearing stub. */
 export function isClearedStub(result: Message): boolean {
-  return typeof result.content === 'string' && result.content.startsWith(STUB_START);
+  return typeof result.content === 'string' && isClearedResultText(result.content);
 }
 
 /**

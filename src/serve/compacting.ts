@@ -24,6 +24,7 @@ import { forwardAnsweringRecalls } from './recall-loop.js';
 import {
   answerReserve,
   asClientSent,
+  textWithOutputLimit,
   bodyTokens,
   changedResults,
   loweredOutput,
@@ -223,14 +224,18 @@ function outgoing(
   const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
   const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
-  const asked =
-    sent === undefined && text !== undefined && unchanged(messages, parsed.messages)
-      ? text
-      : writeRequest(request, messages);
+  const verbatim =
+    sent === undefined && text !== undefined && unchanged(messages, parsed.messages) ? text : undefined;
+  const asked = verbatim ?? writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
+  // Only the limit changes: the client's bytes keep the prefix the provider cached.
+  const inPlace =
+    lowered !== undefined && verbatim !== undefined
+      ? textWithOutputLimit(verbatim, parsed.protocol, lowered)
+      : undefined;
   const written = lowered === undefined ? request : withOutputLimit(request, lowered);
-  const body = lowered === undefined ? asked : writeRequest(written, messages);
+  const body = lowered === undefined ? asked : (inPlace ?? writeRequest(written, messages));
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), written, messages };
 }
 
@@ -275,7 +280,7 @@ export async function handleCompacting(
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
     if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
-      const turn = { request: out.written, messages: out.messages, body, betas };
+      const turn = { request: out.written, messages: out.messages, history: parsed.messages, body, betas };
       const { session } = projection;
       countRecalls(
         ctx,

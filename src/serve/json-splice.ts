@@ -41,7 +41,7 @@ export function appendToTopLevelArray(text: string, key: string, element: string
   let i = skipSpace(text, 0);
   if (text[i] !== '{') return undefined;
   const want = JSON.stringify(key);
-  for (i = skipSpace(text, i + 1); i < text.length && text[i] === '"'; ) {
+  for (i = skipSpace(text, i + 1); i < text.length && text[i] === '"';) {
     const end = stringEnd(text, i);
     if (end < 0) return undefined;
     const name = text.slice(i, end);

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactorSession } from '../session/index.js';
+import { answerRecall } from '../projection/index.js';
 import { relayResponse } from './http-io.js';
 import type { CompactingContext } from './compacting.js';
 import { writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
@@ -22,6 +23,8 @@ export interface RecallTurn {
   request: ParsedRequest;
   /** The messages it carries after the fixed part. */
   messages: readonly Message[];
+  /** The conversation as the client sent it (originals of whatever was cleared). */
+  history: readonly Message[];
   body: string;
   betas: readonly string[];
 }
@@ -46,12 +49,24 @@ async function send(
   return answer;
 }
 
-/** The recall results for every call of an assistant turn, answered from the session. */
-function answers(session: CompactorSession, turn: readonly Message[], sent: readonly Message[]): Message[] {
+/**
+ * The recall results for every call of an assistant turn: from the client's own messages (an
+ * agent sends its whole conversation), else from the session (what it stored before).
+ */
+function answers(
+  session: CompactorSession,
+  history: readonly Message[],
+  turn: readonly Message[],
+  sent: readonly Message[],
+): Message[] {
   const out: Message[] = [];
   for (const m of turn)
-    for (const call of m.toolCalls ?? [])
-      out.push(msg.tool(call.id, session.recall(call.arguments, [...sent, ...out]), call.name));
+    for (const call of m.toolCalls ?? []) {
+      const request = [...sent, ...out];
+      const own = answerRecall(history, call.arguments, request);
+      const text = own.found ? own.text : session.recall(call.arguments, request);
+      out.push(msg.tool(call.id, text, call.name));
+    }
   return out;
 }
 
@@ -82,7 +97,7 @@ export async function forwardAnsweringRecalls(
     const called = json === undefined ? undefined : recallTurnOf(protocol, json);
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
     if (called === undefined) return relay(res, buffered, round, extra, tap);
-    messages = [...messages, ...called, ...answers(session, called, messages)];
+    messages = [...messages, ...called, ...answers(session, turn.history, called, messages)];
     const body = writeRequest(turn.request, messages);
     answer = await send(ctx, protocol, req, body, turn.betas, signal);
   }
