@@ -97,8 +97,7 @@ export function answerRecall(
   if (!RECALL_ID_PATTERN.test(id))
     return { text: `recall: "${id.slice(0, 40)}" is not a recall id (r- and 8 hex digits)`, found: false };
   const original = findRecalled(history, id);
-  if (original === undefined)
-    return { text: `${RECALL_NOT_FOUND} ${id} in this session`, found: false };
+  if (original === undefined) return { text: `${RECALL_NOT_FOUND} ${id} in this session`, found: false };
   const whole = textOf(original.content);
   let text = whole;
   if (range !== undefined) {
