@@ -27,6 +27,7 @@ import {
   windowTable,
 } from './retention-sections.js';
 import { summaryRecallSection } from './summary-recall-section.js';
+import { recoverableRecallSection } from './recoverable-recall-section.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 export * from './retention-runs.js';
@@ -150,6 +151,7 @@ export const retentionSuite: BenchSuite = {
       }
     sections.push(cacheOptionsSection(all));
     sections.push(summaryRecallSection(all, sessions));
+    sections.push(recoverableRecallSection(all));
     const main = all.get(MAIN_WINDOW) ?? all.get(windows[windows.length - 1]) ?? [];
     const mainWindow = all.has(MAIN_WINDOW) ? MAIN_WINDOW : windows[windows.length - 1];
     sections.push(

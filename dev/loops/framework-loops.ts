@@ -42,7 +42,7 @@ const usage = {
 };
 
 /** An AI SDK prompt (language-model level, after the middleware) in plain pieces. */
-function seenAiSdk(prompt: unknown, tools: unknown): SeenPrompt {
+export function seenAiSdk(prompt: unknown, tools: unknown): SeenPrompt {
   const seen: SeenPrompt = { system: [], messages: [], tools: JSON.stringify(tools ?? []) };
   for (const m of prompt as Array<{ role: SeenMessage['role']; content: unknown }>) {
     if (m.role === 'system') {
@@ -140,7 +140,7 @@ function aiSdkLoop(mode: 'generate' | 'stream'): LoopRunner {
 // ---- LangChain: createAgent with the framework's fake chat model --------------------------------
 
 /** LangChain messages as the chat model received them, in plain pieces. */
-function seenLangChain(messages: BaseMessage[], tools: string): SeenPrompt {
+export function seenLangChain(messages: BaseMessage[], tools: string): SeenPrompt {
   const seen: SeenPrompt = { system: [], messages: [], tools };
   for (const m of messages) {
     const type = m.getType();
@@ -207,7 +207,7 @@ function langchainLoop(mode: 'invoke' | 'stream'): LoopRunner {
 // ---- OpenAI Agents SDK: run() with the SDK's OpenAI Responses model against a fake server -------
 
 /** A Responses request body as it went over the wire, in plain pieces. */
-function seenResponsesWire(body: Record<string, unknown>): SeenPrompt {
+export function seenResponsesWire(body: Record<string, unknown>): SeenPrompt {
   const seen: SeenPrompt = {
     system: typeof body.instructions === 'string' ? [body.instructions] : [],
     messages: [],

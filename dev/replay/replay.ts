@@ -41,6 +41,8 @@ export interface TurnRecord {
   /** Results this turn needed, and how many of them the request held verbatim. */
   needed: number;
   present: number;
+  /** Needed results present, or named by a recall id the request shows that resolves. */
+  recoverable: number;
   /** Tokens of needed results that were not present (what re-reading them would cost). */
   rereadTokens: number;
   /**
@@ -71,6 +73,7 @@ export interface ReplayTotals {
   summaryInputTokens: number;
   needed: number;
   present: number;
+  recoverable: number;
   rereadTokens: number;
   invalidRequests: number;
   overThresholdTurns: number;
@@ -110,6 +113,7 @@ export function emptyTotals(): ReplayTotals {
     summaryInputTokens: 0,
     needed: 0,
     present: 0,
+    recoverable: 0,
     rereadTokens: 0,
     invalidRequests: 0,
     overThresholdTurns: 0,
@@ -132,6 +136,7 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     t.summaryInputTokens += r.summaryInputTokens;
     t.needed += r.needed;
     t.present += r.present;
+    t.recoverable += r.recoverable;
     t.rereadTokens += r.rereadTokens;
     if (!r.valid) t.invalidRequests++;
     if (r.overThreshold) t.overThresholdTurns++;

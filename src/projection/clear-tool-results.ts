@@ -1,6 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { tokensPerMessage } from './tokens-per-message.js';
-import type { Message } from '../messages/message.js';
+import type { Message, ToolCall } from '../messages/message.js';
+import { RECALL_TOOL_NAME } from './recall-ids.js';
 import { resolveEvidenceBudget } from './budgets.js';
 import { clearInSteps } from './cache-aware.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
@@ -33,7 +34,10 @@ export interface ClearToolResultsResult {
 // Memoized replacements (stubs here, cleared inputs in clear-inputs.ts) keep object identity across requests, so the estimator's per-message
 // cache (and any downstream cache) hits on every turn instead of re-estimating fresh copies.
 // Like the estimator, this treats messages as immutable values.
-const stubCache = new WeakMap<Message, { tool: string; stub: Message }>();
+const stubCache = new WeakMap<Message, { tool: string; input: string | undefined; stub: Message }>();
+
+/** How many newer tool batches a recall result outlives before it may be cleared. */
+export const RECALL_KEPT_BATCHES = 3;
 const NONE: ReadonlySet<string> = new Set();
 
 /**
@@ -143,11 +147,11 @@ function clearingCandidates(
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m.role !== 'tool') continue;
-    if (isProtected(i)) {
+    if (isProtected(i) || isFreshRecall(messages, pairing, i)) {
       protectedResults++;
       continue;
     }
-    const stub = memoStub(m, toolNameOf(messages, pairing, i));
+    const stub = memoStub(messages, pairing, i);
     const saved = tokens[i] - est.message(stub);
     if (saved <= 0) continue; // small results stay unchanged: a stub must be smaller
     candidates.push(i);
@@ -200,22 +204,38 @@ function sum(values: readonly number[]): number {
   return t;
 }
 
-function toolNameOf(messages: readonly Message[], pairing: Pairing, i: number): string {
-  const m = messages[i];
-  if (m.toolName) return m.toolName;
+/** The call a result answers, when it is paired. */
+function callOf(messages: readonly Message[], pairing: Pairing, i: number): ToolCall | undefined {
   const b = pairing.batchOf[i];
-  if (b < 0) return 'tool';
+  if (b < 0) return undefined;
   const batch = pairing.batches[b];
   const pos = batch.resultCallPositions[batch.resultIndices.indexOf(i)];
-  return messages[batch.assistantIndex].toolCalls?.[pos]?.name || 'tool';
+  return messages[batch.assistantIndex].toolCalls?.[pos];
 }
 
-function memoStub(m: Message, tool: string): Message {
+function toolNameOf(messages: readonly Message[], pairing: Pairing, i: number): string {
+  return messages[i].toolName || callOf(messages, pairing, i)?.name || 'tool';
+}
+
+function memoStub(messages: readonly Message[], pairing: Pairing, i: number): Message {
+  const m = messages[i];
+  const tool = toolNameOf(messages, pairing, i);
+  const input = callOf(messages, pairing, i)?.arguments;
   const hit = stubCache.get(m);
-  if (hit && hit.tool === tool) return hit.stub;
-  const stub = stubResult(m, tool);
-  stubCache.set(m, { tool, stub });
+  if (hit && hit.tool === tool && hit.input === input) return hit.stub;
+  const stub = stubResult(m, tool, input);
+  stubCache.set(m, { tool, input, stub });
   return stub;
+}
+
+/**
+ * A recall result stays whole while fewer than {@link RECALL_KEPT_BATCHES} tool batches
+ * follow it: clearing what the model just asked for would send it asking again.
+ */
+function isFreshRecall(messages: readonly Message[], pairing: Pairing, i: number): boolean {
+  if (toolNameOf(messages, pairing, i) !== RECALL_TOOL_NAME) return false;
+  const b = pairing.batchOf[i];
+  return b >= 0 && pairing.batches.length - 1 - b < RECALL_KEPT_BATCHES;
 }
 
 function appliedReason(

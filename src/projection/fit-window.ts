@@ -5,6 +5,7 @@ import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import { analyzePairing } from './pairing.js';
 import { projectRequest } from './project-request.js';
+import { recallIdOf } from './recall-ids.js';
 import { isClearedResultText } from './stubs.js';
 
 /** Inputs of {@link fitToWindow}. */
@@ -94,11 +95,11 @@ export function fitToWindow(history: readonly Message[], opts: FitWindowOptions)
 }
 
 /** The note a cut tool result starts with, so the model knows it saw only part of it. */
-export function cutResultNote(totalTokens: number): string {
+export function cutResultNote(totalTokens: number, recallId: string): string {
   return (
     `[compactor: this tool output had about ${totalTokens.toLocaleString('en-US')} tokens, more than the ` +
-    'context window holds, so only its start and end are shown. The full output is kept in the session ' +
-    'history; run the tool again with a narrower request to see the rest.]\n'
+    'context window holds, so only its start and end are shown. The whole output is kept: recall ' +
+    `with id ${recallId} and a range of lines returns any part of it.]\n`
   );
 }
 
@@ -118,7 +119,7 @@ function previewLargestResults(
   if (tools.length === 0) return { messages, count: 0 };
   const sizes = tools.map((i) => est.message(messages[i]));
   const others = est.history(messages) - sizes.reduce((a, b) => a + b, 0);
-  const note = est.text(cutResultNote(1_000_000)) + 2;
+  const note = est.text(cutResultNote(1_000_000, 'r-00000000')) + 2;
   const cost = (cap: number) => sizes.reduce((a, s) => a + (s <= cap ? s : cap), 0);
   let lo = 0;
   let hi = Math.max(...sizes);
@@ -142,7 +143,7 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
   // A result that is already a preview (kept so by a compaction) says what its original had.
   const text = textOf(m.content);
   const total = size - est.text(text) + originalTokens(text, est);
-  return { ...preview, content: cutResultNote(total) + textOf(preview.content) };
+  return { ...preview, content: cutResultNote(total, recallIdOf(m)) + textOf(preview.content) };
 }
 
 /**

@@ -19,3 +19,5 @@ export * from './cache-aware.js';
 export { clearedCallIds, keepClearedOf, stepwiseClearing } from './sticky-clearing.js';
 export * from './wait-by-cost.js';
 export { fitToWindow, type FittedRequest, type FitWindowOptions } from './fit-window.js';
+export * from './recall-ids.js';
+export * from './recall.js';

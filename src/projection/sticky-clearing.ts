@@ -1,13 +1,12 @@
 import { textOf, type Message } from '../messages/message.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
+import { STUB_START } from './stubs.js';
 
 /**
  * Clearing measured against what was sent: a result cleared in the request sent last stays
  * cleared, with the same stub text, so the next request repeats the previous one byte for byte
  * and only adds the new messages. Clearing grows only in the next big step.
  */
-
-const STUB_START = '{"cleared":"tool_result"';
 
 /** The call ids of the tool results that `sent` carries as clearing stubs (empty for none). */
 export function clearedCallIds(sent: readonly Message[] | null): ReadonlySet<string> {

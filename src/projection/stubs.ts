@@ -1,4 +1,5 @@
 import type { Message, ToolCall } from '../messages/message.js';
+import { inputPreview, recallIdOf, sizeOf } from './recall-ids.js';
 
 /** Inputs up to this many UTF-8 bytes stay intact on a cleared call. */
 export const MAX_KEPT_INPUT_BYTES = 1_024;
@@ -6,31 +7,51 @@ export const MAX_KEPT_INPUT_BYTES = 1_024;
 /** Valid JSON that replaces a large input of a cleared call; OpenAI sends arguments verbatim, so never prose. */
 export const CLEARED_INPUT_PLACEHOLDER = '{"cleared":"tool_input"}';
 
-const STUB_NOTE =
-  'Older tool result cleared to bound context growth. Full output remains in session logs; re-run the tool if raw bytes are needed.';
+/** How every clearing stub begins (a stub is recognised by it, and never stubbed again). */
+export const STUB_START = '{"cleared":"tool_result"';
+
+/** What a cleared result held: its recall id, its call's input (the start of it) and its size. */
+export interface ClearedHeld {
+  recallId: string;
+  input: string;
+  size: string;
+}
 
 /**
- * The stub text of a cleared result: valid JSON naming the tool and call id. It depends
- * only on those two, so stubbing a stub yields the same text.
+ * The stub text of a cleared result: one line of valid JSON naming the tool, the call id, the
+ * recall id and what the result held. It depends only on the original result and its call, so
+ * every request that clears it sends the same bytes.
  */
-export function clearedResultText(tool: string, toolCallId: string): string {
+export function clearedResultText(tool: string, toolCallId: string, held: ClearedHeld): string {
   return JSON.stringify({
     cleared: 'tool_result',
-    reason: 'tool_result_clearing',
-    note: STUB_NOTE,
+    recall_id: held.recallId,
     tool,
+    input: held.input,
+    size: held.size,
+    note: `Cleared to save room; recall with id ${held.recallId} returns the whole output.`,
     tool_call_id: toolCallId,
   });
 }
 
-/** Whether a result's text is a stub of {@link clearedResultText} (cutting it again frees nothing worth a note). */
+/** Whether a result's text is a clearing stub (cutting it again frees nothing worth a note). */
 export function isClearedResultText(text: string): boolean {
-  return text.startsWith('{"cleared":"tool_result"');
+  return text.startsWith(STUB_START);
 }
 
-/** A copy of a result with its content replaced by the stub; role, id, name and metadata are kept. */
-export function stubResult(result: Message, tool: string): Message {
-  return { ...result, content: clearedResultText(tool, result.toolCallId ?? '') };
+/** True when a result is already a clearing stub. */
+export function isClearedStub(result: Message): boolean {
+  return typeof result.content === 'string' && isClearedResultText(result.content);
+}
+
+/**
+ * A copy of a result with its content replaced by the stub; role, id, name and metadata are
+ * kept. A stub is returned as it is, so clearing twice equals clearing once.
+ */
+export function stubResult(result: Message, tool: string, input?: string): Message {
+  if (isClearedStub(result)) return result;
+  const held = { recallId: recallIdOf(result), input: inputPreview(input), size: sizeOf(result) };
+  return { ...result, content: clearedResultText(tool, result.toolCallId ?? '', held) };
 }
 
 /** True when `s` may stay on a cleared call: at most 1,024 UTF-8 bytes. */

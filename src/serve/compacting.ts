@@ -19,6 +19,8 @@ import { usageTap } from './usage-tap.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
+import { withRecallTool, withRecallToolText } from './recall-tool.js';
+import { forwardAnsweringRecalls } from './recall-loop.js';
 import {
   answerReserve,
   asClientSent,
@@ -76,6 +78,8 @@ export interface LastRequest {
 export interface SessionMade {
   compactions: number;
   summaryCalls: number;
+  /** Extra upstream requests the proxy made to answer the model's recall calls. */
+  recallTurns?: number;
   /** Who wrote the last compaction: the upstream (natively or a summary, with the model) or offline. */
   summarizer?: string;
   /** The last Local compaction's receipt: what its replaced span had to keep and where each item landed. */
@@ -212,7 +216,7 @@ function projectRequest(
  * with its output limit lowered when the window cannot hold it beside the input.
  */
 function outgoing(
-  text: string,
+  text: string | undefined,
   parsed: ParsedRequest,
   projection: ConversationProjection,
   counts: LastRequest,
@@ -223,16 +227,19 @@ function outgoing(
   const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
   const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
-  const verbatim = sent === undefined && unchanged(messages, parsed.messages);
-  const asked = verbatim ? text : writeRequest(request, messages);
+  const verbatim =
+    sent === undefined && text !== undefined && unchanged(messages, parsed.messages) ? text : undefined;
+  const asked = verbatim ?? writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
   // Only the limit changes: the client's bytes keep the prefix the provider cached.
   const inPlace =
-    lowered !== undefined && verbatim ? textWithOutputLimit(text, parsed.protocol, lowered) : undefined;
-  const body =
-    lowered === undefined ? asked : (inPlace ?? writeRequest(withOutputLimit(request, lowered), messages));
-  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
+    lowered !== undefined && verbatim !== undefined
+      ? textWithOutputLimit(verbatim, parsed.protocol, lowered)
+      : undefined;
+  const written = lowered === undefined ? request : withOutputLimit(request, lowered);
+  const body = lowered === undefined ? asked : (inPlace ?? writeRequest(written, messages));
+  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), written, messages };
 }
 
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
@@ -245,7 +252,10 @@ export async function handleCompacting(
 ): Promise<string> {
   const started = process.hrtime.bigint();
   try {
-    const { text, parsed } = await readParsed(req, protocol, ctx.maxBodyBytes);
+    const { text, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
+    // Every request that carries tools offers the recall tool too, from a session's first request on.
+    const recalling = withRecallTool(asSent);
+    const parsed = recalling ?? asSent;
     const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
     const skip =
       parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
@@ -260,23 +270,29 @@ export async function handleCompacting(
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
     const counts = recordProjection(ctx, id, parsed, projection);
-    const { body, lowered, replay, cleared } = outgoing(text, parsed, projection, counts, capacity);
+    const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
+    const out = outgoing(clientText, parsed, projection, counts, capacity);
+    const { body, lowered, replay, cleared } = out;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
     const tap = usageTap(parsed.stream, (usage) => {
       if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
     });
-    const headers = {
-      [SESSION_HEADER]: id,
-      'x-compactor-tokens-before': String(counts.tokensBefore),
-      'x-compactor-tokens-after': String(counts.tokensAfter),
-      'x-compactor-compacted': String(projection.compacted),
-      ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
-      ...(lowered !== undefined ? { [LOWERED_HEADER]: `${parsed.maxOutput}->${lowered}` } : {}),
-    };
+    const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
-    await forward(ctx, protocol, req, res, body, signal, headers, tap, replay ? REPLAY_BETAS : []);
+    const betas = replay ? REPLAY_BETAS : [];
+    if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
+      const turn = { request: out.written, messages: out.messages, history: parsed.messages, body, betas };
+      const { session } = projection;
+      countRecalls(
+        ctx,
+        id,
+        await forwardAnsweringRecalls(ctx, req, res, turn, session, signal, headers, tap),
+      );
+      return 'projected';
+    }
+    await forward(ctx, protocol, req, res, body, signal, headers, tap, betas);
     return 'projected';
   } catch (e) {
     if (!RequestRefusedError.isInstance(e)) throw e;
@@ -363,6 +379,7 @@ function recordProjection(
     at: new Date().toISOString(),
     made: projection.compacted
       ? {
+          ...made,
           compactions: made.compactions + 1,
           summaryCalls: made.summaryCalls + projection.summaryCalls,
           summarizer: summarizerOf(ctx, parsed, projection),
@@ -377,6 +394,32 @@ function recordProjection(
   if (projection.summaryCalls > 0) ctx.metrics.summaryCalls.inc(labels, projection.summaryCalls);
   ctx.lastRequests.set(id, last);
   return last;
+}
+
+/** The headers an answer gets: its session, tokens before and after, and what was done to it. */
+function answerHeaders(
+  id: string,
+  counts: LastRequest,
+  projection: ConversationProjection,
+  lowered: number | undefined,
+  asked: number | undefined,
+): Record<string, string> {
+  return {
+    [SESSION_HEADER]: id,
+    'x-compactor-tokens-before': String(counts.tokensBefore),
+    'x-compactor-tokens-after': String(counts.tokensAfter),
+    'x-compactor-compacted': String(projection.compacted),
+    ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
+    ...(lowered !== undefined ? { [LOWERED_HEADER]: `${asked}->${lowered}` } : {}),
+  };
+}
+
+/** Counts the recall rounds a request took (the sessions endpoint and the operator's line). */
+function countRecalls(ctx: CompactingContext, id: string, rounds: number): void {
+  if (rounds === 0) return;
+  const last = ctx.lastRequests.get(id);
+  if (last !== undefined) last.made = { ...last.made, recallTurns: (last.made.recallTurns ?? 0) + rounds };
+  ctx.log?.(`session ${id}: answered the model's recall calls in ${rounds} extra request(s)`);
 }
 
 /** Sends a body upstream with the client's headers and relays the answer with `extra` headers. */

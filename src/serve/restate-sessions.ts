@@ -1,3 +1,4 @@
+import { answerRecall } from '../projection/index.js';
 import {
   catalogCapacity,
   conversationIdOf,
@@ -56,8 +57,10 @@ export function restateConversations(
         session,
       };
     },
-    // The session itself lives on Restate (its object's `state` handler shows it).
+    // The session itself lives on Restate (its object's `state` handler shows it); the proxy
+    // answers recall calls from the request's own messages.
     session: () => undefined,
+    recall: (args) => answerRecall([], args).text,
     syncedHashes: () => undefined,
     async delete(id) {
       counters.drop(id);

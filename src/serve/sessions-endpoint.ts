@@ -31,6 +31,8 @@ export function sessionState(
     summaryCalls: last?.made.summaryCalls ?? 0,
     // What the last Local compaction had to keep and where each item landed.
     receipt: last?.made.receipt ?? null,
+    // Extra upstream requests spent answering the model's recall calls.
+    recallTurns: last?.made.recallTurns ?? 0,
     window: limits.capacity ?? null,
     reservedOutput: limits.reservedOutput ?? 0,
     prefixTokens: limits.prefixTokens ?? 0,

@@ -12,6 +12,7 @@ import type { RequestEnvelope } from './parent-context.js';
 import type { SessionCompactionReport } from './report.js';
 import type { SessionRoute } from './route.js';
 import type { SessionConfig } from './config.js';
+import type { ToolSchema } from '../providers/types.js';
 import type { CompactorSessionOptions } from './options.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
@@ -147,6 +148,20 @@ export interface CompactorSession {
   runTurn(options?: SessionTurnOptions): Promise<SessionTurnResult>;
   /** An explicit compaction pass (reports what it did, or a bounded cause on failure). */
   compact(options?: CompactOptions): Promise<SessionCompactionReport>;
+  /**
+   * The recall tool's definition (name, description, JSON schema): the same bytes in every
+   * request of every session. Offer it from a session's first request, so the tool list never
+   * changes mid-session; answer its calls with {@link CompactorSession.recall}.
+   */
+  readonly recallTool: Readonly<ToolSchema>;
+  /**
+   * Answers a call of the recall tool (`{ id, range?: { start, end } }`, or its JSON text): the
+   * whole original of the cleared result with that id, or the lines asked for, from anything
+   * the session ever held (its store's log included). When `request` (default: the history)
+   * already holds that text, the answer points there instead of repeating it. Bad arguments and
+   * unknown ids get a one-line answer the model can read; nothing throws.
+   */
+  recall(args: unknown, request?: readonly Message[]): string;
   /** Closes the store (messages still held back are dropped) and releases its lock. */
   close(): void;
 }

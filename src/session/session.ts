@@ -4,7 +4,7 @@ import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } fr
 import type { Estimator } from '../estimate/estimator.js';
 import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
-import type { Limits } from '../projection/index.js';
+import { answerRecall, RECALL_TOOL, type Limits } from '../projection/index.js';
 import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
 import {
   createCacheHealthMonitor,
@@ -85,6 +85,9 @@ export class Session implements CompactorSession {
   private lastRequest: TurnRequestMemo | undefined;
   private busy = false;
   private turns = 0;
+  /** The histories compactions replaced (without a store, the only copy of what they dropped). */
+  private readonly replaced: (readonly Message[])[] = [];
+  readonly recallTool = RECALL_TOOL;
 
   constructor(options: CompactorSessionOptions, wrapProviderClients = (route: SessionRoute) => route) {
     const data = parseOrThrow(SessionOptionsSchema, options, 'createCompactorSession: options');
@@ -300,6 +303,19 @@ export class Session implements CompactorSession {
     });
   }
 
+  recall(args: unknown, request: readonly Message[] = this.live): string {
+    return answerRecall(this.originals(), args, request).text;
+  }
+
+  /** Every message the session ever held: the durable log (restarts and forks), replaced histories, the live one. */
+  private *originals(): Iterable<Message> {
+    for (const e of this.stored?.store.events() ?? [])
+      if (e.type === 'message.appended') yield e.message;
+      else yield* e.history;
+    for (const h of this.replaced) yield* h;
+    yield* this.live;
+  }
+
   close(): void {
     this.stored?.rollback();
     this.stored?.store.close();
@@ -309,6 +325,7 @@ export class Session implements CompactorSession {
   private commit(compaction?: CompactionToRecord) {
     const boundary = this.stored?.commit(compaction) ?? null;
     if (compaction) {
+      if (this.stored === null) this.replaced.push(compaction.before);
       this.live = compaction.after;
       this.cacheHealth.onCompaction('compacted');
     }

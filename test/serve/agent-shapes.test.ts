@@ -16,6 +16,7 @@ import {
   qwenHeaders,
   qwenRequest,
 } from '#support/serve/agent-requests.js';
+import { withRecallTool, withRecallToolText } from '#support/serve/recall-tool.js';
 
 afterAll(() => freeEncoders());
 
@@ -57,7 +58,7 @@ describe('Claude Code as it is installed', () => {
     const { res } = await send(server, '/v1/messages?beta=true', text, claudeCodeHeaders(SESSION));
     expect(res.status).toBe(200);
     expect(upstream.requests).toHaveLength(1);
-    expect(upstream.requests[0].raw).toBe(text);
+    expect(upstream.requests[0].raw).toBe(withRecallToolText('anthropic', text));
     expect(upstream.requests[0].path).toBe('/v1/messages?beta=true');
     expect(upstream.requests[0].headers['anthropic-beta']).toBe(claudeCodeHeaders(SESSION)['anthropic-beta']);
     // The conversation is the one Claude Code names (header and metadata.user_id agree).
@@ -84,10 +85,13 @@ describe('Claude Code as it is installed', () => {
     expect(said).not.toBeNull();
     const lowered = Number(said?.[1]);
     const received = upstream.requests[1].body;
-    expect(received).toEqual({ ...sent, max_tokens: lowered });
+    expect(received).toEqual(withRecallTool('anthropic', { ...sent, max_tokens: lowered }));
     // Byte for byte (key order and escapes too): the provider's cached prefix still matches.
     expect(upstream.requests[1].raw).toBe(
-      JSON.stringify(sent).replace('"max_tokens":64000', `"max_tokens":${lowered}`),
+      withRecallToolText(
+        'anthropic',
+        JSON.stringify(sent).replace('"max_tokens":64000', `"max_tokens":${lowered}`),
+      ),
     );
     // Input and answer fill the window, and the fake (holding the request to it) took it.
     const input = estimateBodyTokens(received);
@@ -115,7 +119,7 @@ describe('Claude Code as it is installed', () => {
       await fetch(`${server.url}/compactor/sessions/${a.res.headers.get('x-compactor-session')}`)
     ).json()) as any;
     expect(state.branches).toBe(1);
-    expect(upstream.requests[1].raw).toBe(noId(second));
+    expect(upstream.requests[1].raw).toBe(withRecallToolText('anthropic', noId(second)));
     expect(upstream.requests[1].raw.match(/cache_control/g)).toHaveLength(3);
   });
 
@@ -183,7 +187,7 @@ describe('Codex as it is installed', () => {
     const text = JSON.stringify(codexRequest(thread, 2));
     const { res } = await send(server, '/v1/responses', text, codexHeaders(thread));
     expect(res.status).toBe(200);
-    expect(upstream.requests[0].raw).toBe(text);
+    expect(upstream.requests[0].raw).toBe(withRecallToolText('openai-responses', text));
     expect(res.headers.get('x-compactor-session')).toBe(thread);
     const state = (await (await fetch(`${server.url}/compactor/sessions/${thread}`)).json()) as any;
     // No output limit sent: a quarter of the window is kept for the answer.

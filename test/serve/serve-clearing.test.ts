@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { GOAL_LINE, SYSTEM, TASK } from '#dev/loops/loop-matrix.js';
-import { auditPrompt, freeAuditEncoder, type PromptAudit } from '#dev/loops/prompt-audit.js';
+import { auditPrompt, encodeTokens, freeAuditEncoder, type PromptAudit } from '#dev/loops/prompt-audit.js';
+import { recallWireTool } from '#src/serve/recall-tool.js';
 import { startServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { FINAL_TEXT, startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
@@ -164,7 +165,7 @@ describe('compactor serve: clearing is rare and big, and the proxy never sends m
         const extended = { ...requests[i].body, [field]: [...before, ...after.slice(before.length)] };
         const carried = auditPrompt(seenPromptOf(protocol, extended), GOAL_LINE).tokens;
         const results = seenPromptOf(protocol, requests[i].body).messages.filter((m) => m.role === 'tool');
-        const whole = results.filter((m) => !m.texts.join('').includes('tool_result_clearing')).length;
+        const whole = results.filter((m) => !m.texts.join('').includes('recall_id')).length;
         steps.push(`request ${i}: ${carried} → ${audits[i].tokens}`);
         if (carried < threshold * 0.95 || whole > 1)
           badSteps.push(
@@ -178,7 +179,11 @@ describe('compactor serve: clearing is rare and big, and the proxy never sends m
       expect(badSteps).toEqual([]);
       // No clearing step at all while the whole loop fits.
       if (direct.audits.every((a) => a.tokens < threshold * 0.95)) expect(steps).toEqual([]);
-      expect(proxied.upstreamTokens).toBeLessThanOrEqual(direct.upstreamTokens);
+      // The recall tool the proxy offers is the one thing it adds: its definition, once a request.
+      const recallTool = encodeTokens(JSON.stringify(recallWireTool(protocol))).length + 1;
+      expect(proxied.upstreamTokens).toBeLessThanOrEqual(
+        direct.upstreamTokens + requests.length * recallTool,
+      );
       expect(proxied.summaryFirst).toBe(false);
       expect(summaryCount).toBeLessThanOrEqual(Math.ceil(files / 4));
     });

@@ -13,6 +13,7 @@ import {
   type RecordedRequest,
 } from '#support/fake-http.js';
 import { argsOfStep, runGeminiLoop, stepOfArgs, type GeminiLoop } from '#support/gemini-cli-loop.js';
+import { withRecallTool } from '#support/serve/recall-tool.js';
 
 afterAll(() => freeEncoders());
 
@@ -281,7 +282,7 @@ describe('compactor serve: the Gemini API', () => {
         generationConfig: { temperature: 1.0, maxOutputTokens: 1_000, responseModalities: ['TEXT'] },
       };
       expect((await post(small)).statusCode).toBe(200);
-      expect(s.gemini.requests[0].body).toEqual(small);
+      expect(s.gemini.requests[0].body).toEqual(withRecallTool('gemini', small));
       // Only the model's code parts are large: they must be counted for the request to fit.
       const big = `x = [${'1234567, '.repeat(3_000)}]`;
       const large = {

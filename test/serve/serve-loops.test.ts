@@ -119,7 +119,7 @@ describe('compactor serve: 30-step tool loops of the official clients at a 16k w
           console.log(
             `${protocol} ${stream ? 'stream' : 'json'} loop ${l.loop}: largest prompt ${largest} tokens, ${breaks.length} prefix changes in ${STEPS} steps, ${summaries} summaries`,
           );
-          const cleared = (r: RecordedRequest) => r.raw.split('tool_result_clearing').length - 1;
+          const cleared = (r: RecordedRequest) => r.raw.split('recall_id').length - 1;
           const projectionChanged = (i: number) =>
             cleared(requests[i]) > cleared(requests[i - 1]) ||
             audits[i].summaries.join() !== audits[i - 1].summaries.join();

@@ -10,6 +10,7 @@ import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { startFakeAnthropic } from '#support/fake-anthropic.js';
 import type { FakeServer } from '#support/fake-http.js';
 import { estimateBodyTokens } from '#support/fake-window.js';
+import { withRecallToolText } from '#support/serve/recall-tool.js';
 
 afterAll(() => freeEncoders());
 
@@ -601,14 +602,15 @@ describe('compactor serve: what it does not compact', () => {
       store: false,
       prompt_cache_key: 'k2',
     };
-    for (const [path, body] of [
-      ['/v1/messages', anthropic],
-      ['/v1/chat/completions', chat],
-      ['/v1/responses', responses],
+    for (const [path, body, protocol] of [
+      ['/v1/messages', anthropic, 'anthropic'],
+      ['/v1/chat/completions', chat, 'openai-chat'],
+      ['/v1/responses', responses, 'openai-responses'],
     ] as const) {
       const res = await post(server, path, body);
       expect(res.status).toBe(200);
-      expect(upstream.requests.at(-1)!.body).toEqual(body);
+      // Every byte as sent, the recall tool added after the client's tools.
+      expect(upstream.requests.at(-1)!.raw).toBe(withRecallToolText(protocol, JSON.stringify(body)));
     }
   });
 

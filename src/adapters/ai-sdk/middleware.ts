@@ -1,4 +1,4 @@
-import type { LanguageModel, LanguageModelMiddleware } from 'ai';
+import type { LanguageModel, LanguageModelMiddleware, Tool } from 'ai';
 import type { SummaryClient } from '../../providers/types.js';
 import type { CompactorSessionOptions } from '../../session/index.js';
 import {
@@ -11,6 +11,7 @@ import {
 import { recordProviderUsage } from '../shared/usage.js';
 import { fromAiMessages, toAiMessages } from './convert.js';
 import { aiSdkSummarizer } from './summarizer.js';
+import { aiSdkRecallTool } from './recall-tool.js';
 
 type TransformArgs = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0];
 type CallOptions = TransformArgs['params'];
@@ -36,6 +37,11 @@ export interface CompactorMiddlewareOptions
 export type CompactorMiddleware = LanguageModelMiddleware & {
   /** Per-conversation sessions (history, budgets, cache health), by conversation id. */
   readonly conversations: Conversations;
+  /**
+   * The recall tool (absent with `recall: false`): add it to the call's tools as `recall`, so
+   * the model can get back a cleared tool result by the id its stub names.
+   */
+  readonly recallTool?: Tool;
 };
 
 /** `providerOptions.compactor.conversationId` of a call, when the caller names its conversation. */
@@ -82,6 +88,7 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): C
   return {
     specificationVersion: 'v4',
     conversations,
+    ...(rest.recall === false ? {} : { recallTool: aiSdkRecallTool(conversations) }),
     async transformParams({ params, model }) {
       const prompt = params.prompt;
       let lead = 0;

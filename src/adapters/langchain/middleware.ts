@@ -11,6 +11,7 @@ import { fromBaseMessages, toBaseMessages } from './convert.js';
 import { recordProviderUsage } from '../shared/usage.js';
 import { agents, functionCalling } from './peers.js';
 import { langchainSummarizer } from './summarizer.js';
+import { langchainRecallTool } from './recall-tool.js';
 
 /** Options of {@link compactorMiddleware}: `createCompactorSession`'s, plus a summarizer model. */
 export interface CompactorMiddlewareOptions
@@ -83,6 +84,8 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
   });
   const middleware = agents.createMiddleware({
     name: 'CompactorMiddleware',
+    // The recall tool joins the agent's tools from its first call on.
+    ...(rest.recall === false ? {} : { tools: [langchainRecallTool(conversations)] }),
     wrapModelCall: async (request, handler) => {
       const system = request.systemMessage?.text ?? request.systemPrompt ?? '';
       const tools = (request.tools ?? []).map(toolSchemaOf);

@@ -1,4 +1,10 @@
-import type { CallModelInputFilter, CallModelInputFilterArgs, Model, ModelInputData } from '@openai/agents';
+import type {
+  CallModelInputFilter,
+  CallModelInputFilterArgs,
+  FunctionTool,
+  Model,
+  ModelInputData,
+} from '@openai/agents';
 import type { SummaryClient } from '../../providers/types.js';
 import type { CompactorSessionOptions } from '../../session/index.js';
 import {
@@ -11,6 +17,7 @@ import {
 import { recordProviderUsage } from '../shared/usage.js';
 import { fromAgentInputItems, toAgentInputItems } from './convert.js';
 import { agentsSummarizer } from './summarizer.js';
+import { agentsRecallTool } from './recall-tool.js';
 
 /** Options of {@link compactorInputFilter}: `createCompactorSession`'s, plus a summarizer model and a conversation id. */
 export interface CompactorInputFilterOptions
@@ -29,6 +36,11 @@ export interface CompactorInputFilterOptions
 export type CompactorInputFilter = CallModelInputFilter & {
   /** Per-conversation sessions (history, budgets, cache health), by conversation id. */
   readonly conversations: Conversations;
+  /**
+   * The recall tool (absent with `recall: false`): add it to the agent's tools, so the model
+   * can get back a cleared tool result by the id its stub names.
+   */
+  readonly recallTool?: FunctionTool;
 };
 
 function summaryClientOf(summarizer: CompactorInputFilterOptions['summarizer']): SummaryClient | undefined {
@@ -150,5 +162,6 @@ export function compactorInputFilter(options: CompactorInputFilterOptions = {}):
     usage.sent(args, projection);
     return { ...modelData, input: toAgentInputItems(projection.messages) };
   };
-  return Object.assign(filter, { conversations });
+  const recall = rest.recall === false ? {} : { recallTool: agentsRecallTool(conversations) };
+  return Object.assign(filter, { conversations, ...recall });
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
 import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
+import { answerRecall, RECALL_NOT_FOUND } from '../../projection/recall.js';
 import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
 import type { SessionStoreSource } from '../../store/index.js';
 import {
@@ -89,6 +90,11 @@ export interface Conversations {
   delete(conversationId: string): Promise<void>;
   /** The store directories of a conversation's branches under `sessionDir`, oldest first (the last is current). */
   branches(conversationId: string): string[];
+  /**
+   * Answers a call of the recall tool from the conversation that holds the id (the most
+   * recently used first), pointing at a copy the conversation's last request already holds.
+   */
+  recall(args: unknown): string;
   /** Closes every session (their stores, when `sessionDir` is set). */
   close(): void;
 }
@@ -103,6 +109,11 @@ export interface ConversationOptions {
   maxConversations?: number;
   /** Told the id of each conversation closed to make room, so a caller drops what it keeps about it. */
   onEvict?: (conversationId: string) => void;
+  /**
+   * Offer the model the recall tool, which returns a cleared tool result by the id its stub
+   * names (default true); false leaves the tool out.
+   */
+  recall?: boolean;
 }
 
 /**
@@ -121,6 +132,7 @@ export interface ConversationStores {
 export const ConversationOptionsSchema = z.object({
   maxConversations: z.number().int().positive().optional(),
   onEvict: z.custom<(id: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
+  recall: z.boolean().optional(),
 });
 
 const DEFAULT_MAX_CONVERSATIONS = 1_000;
@@ -138,6 +150,8 @@ interface State extends SyncPoint {
   queue: Promise<unknown>;
   /** Calls queued or running: a busy conversation is never evicted. */
   active: number;
+  /** The messages of the conversation's last projected request. */
+  sent?: readonly Message[];
 }
 
 /**
@@ -162,7 +176,12 @@ export function createConversations(
   options: CompactorSessionOptions & ConversationOptions,
   stores?: ConversationStores,
 ): Conversations {
-  const { maxConversations = DEFAULT_MAX_CONVERSATIONS, onEvict, ...sessionOptions } = options;
+  const {
+    maxConversations = DEFAULT_MAX_CONVERSATIONS,
+    onEvict,
+    recall: _recall,
+    ...sessionOptions
+  } = options;
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
   const { sessionDir } = sessionOptions;
@@ -197,11 +216,9 @@ export function createConversations(
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
-      state.active++;
-      const run = state.queue.then(() => projectCall(id, state, call, sessionOptions, stores));
-      state.queue = run.catch(() => undefined).finally(() => state.active--);
-      return run;
+      return enqueue(state, () => projectCall(id, state, call, sessionOptions, stores));
     },
+    recall: (args) => recallAcross(states, args),
     session: (id) => states.get(id)?.session,
     syncedHashes: (id) => allHashes(states.get(id)),
     async delete(id) {
@@ -219,6 +236,28 @@ export function createConversations(
       states.clear();
     },
   };
+}
+
+/** Runs a call after the conversation's earlier ones, and keeps the request it made. */
+function enqueue(state: State, work: () => Promise<ConversationProjection>): Promise<ConversationProjection> {
+  state.active++;
+  const run = state.queue.then(async () => {
+    const projection = await work();
+    state.sent = projection.messages;
+    return projection;
+  });
+  state.queue = run.catch(() => undefined).finally(() => state.active--);
+  return run;
+}
+
+/** A recall answer from the conversation that holds the id, the most recently used first. */
+function recallAcross(states: Map<string, State>, args: unknown): string {
+  let answer = answerRecall([], args).text;
+  for (const s of [...states.values()].reverse()) {
+    answer = s.session.recall(args, s.sent ?? []);
+    if (!answer.startsWith(RECALL_NOT_FOUND)) break;
+  }
+  return answer;
 }
 
 /** Closes the least recently used idle conversations beyond `max` (never `keep`). */

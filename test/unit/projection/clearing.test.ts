@@ -6,7 +6,9 @@ import {
   MAX_KEPT_INPUT_BYTES,
   clearedResultText,
   isRequestHistoryValid,
+  stubResult,
 } from '#src/projection/index.js';
+import { recallIdOf } from '#src/projection/recall-ids.js';
 import {
   clearOldToolResults,
   clearOldToolResultsWithRecentBatches,
@@ -227,13 +229,16 @@ describe('clearing: stubs and inputs (C6, C7)', () => {
       evidenceBudget: 0,
     });
 
-  it('C6: the stub is valid JSON naming the tool and call id, saying it was cleared and can be re-run', () => {
+  it('C6: the stub is one line of JSON naming the tool, call id, recall id, input and size', () => {
     const h = deepFreeze([msg.user('u'), ...batch(['id-1'], 4_000, 'grep'), ...batch(['k'], 4_000)]);
     const stub = run(h).messages[2];
-    expect(stub).toEqual({ ...h[2], content: clearedResultText('grep', 'id-1') });
+    const held = { recallId: recallIdOf(h[2]), input: '{}', size: '4000 chars, 1 lines' };
+    expect(stub).toEqual({ ...h[2], content: clearedResultText('grep', 'id-1', held) });
     const parsed = JSON.parse(stub.content as string) as Record<string, string>;
-    expect(parsed).toMatchObject({ cleared: 'tool_result', tool: 'grep', tool_call_id: 'id-1' });
-    expect(parsed.note).toMatch(/re-run/);
+    expect(parsed).toMatchObject({ cleared: 'tool_result', tool: 'grep', tool_call_id: 'id-1', input: '{}' });
+    expect(parsed.recall_id).toMatch(/^r-[0-9a-f]{8}$/);
+    expect(parsed.note).toContain(`recall with id ${parsed.recall_id}`);
+    expect(stub.content).not.toContain('\n');
   });
   it('C6: the tool name falls back to the paired call name; non-ASCII names stay valid JSON', () => {
     const h = deepFreeze([
@@ -246,12 +251,20 @@ describe('clearing: stubs and inputs (C6, C7)', () => {
     expect(parsed).toMatchObject({ tool: 'lire_fichier_é', tool_call_id: 'ü"1' });
   });
   it('C6: small results stay unchanged — a stub is used only when estimated smaller (non-growth)', () => {
-    const stubTokens = est.message(msg.tool('s', clearedResultText('read_file', 's'), 'read_file'));
+    // The stub names the result's size, so its own size is found by trying the size it comes to.
+    const sameSize = (id: string) => {
+      let n = 1_000;
+      for (let k = 0; k < 3; k++) {
+        const stub = stubResult(msg.tool(id, body(n), 'read_file'), 'read_file', '{}');
+        n = (est.message(stub) - est.message(msg.tool(id, '', 'read_file'))) * 4;
+      }
+      return n;
+    };
     const h = deepFreeze([
       msg.user('u'),
       ...batch(['s'], 2), // "xx"
-      ...batch(['eq'], (stubTokens - est.message(msg.tool('eq', ''))) * 4), // same size as its stub
-      ...batch(['gt'], (stubTokens - est.message(msg.tool('gt', ''))) * 4 + 4),
+      ...batch(['eq'], sameSize('eq')), // same size as its stub
+      ...batch(['gt'], sameSize('gt') + 4),
       ...batch(['k'], 4_000),
     ]);
     const r = run(h);

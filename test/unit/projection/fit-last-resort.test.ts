@@ -1,17 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { msg, textOf, type Message } from '#src/messages/message.js';
 import { fitToWindow } from '#src/projection/index.js';
-import { clearedResultText } from '#src/projection/stubs.js';
+import { stubResult } from '#src/projection/stubs.js';
 import { batch, body, charsEstimator, deepFreeze } from '#support/projection/helpers.js';
 
 const est = charsEstimator();
 const limits = { capacity: 100_000, reservedOutput: 1_000, evidenceWindowRatio: 0.5 };
 const policy = { enabled: true, keepToolUses: 1, keepRecentToolBatches: 1 };
 
+/** The stub each cleared result was sent as, by call id. */
+const stubs = new Map<string, string>();
+
 /** An exchange whose result the request sent last had cleared already. */
 const clearedBatch = (id: string): Message[] => {
   const [call, result] = batch([id], 10);
-  return [call, { ...result, content: clearedResultText('read_file', id) }];
+  const stub = stubResult({ ...result, content: body(400) }, 'read_file', '{}');
+  stubs.set(id, textOf(stub.content));
+  return [call, stub];
 };
 
 describe('fitting a request when clearing every result is not enough', () => {
@@ -33,8 +38,7 @@ describe('fitting a request when clearing every result is not enough', () => {
     expect(fitted.messages.filter((m) => m.role === 'system')).toEqual([history[1]]);
     const results = fitted.messages.filter((m) => m.role === 'tool');
     // Every result but the newest is the stub as it was, byte for byte.
-    for (const r of results.slice(0, -1))
-      expect(textOf(r.content)).toBe(clearedResultText('read_file', r.toolCallId ?? ''));
+    for (const r of results.slice(0, -1)) expect(textOf(r.content)).toBe(stubs.get(r.toolCallId ?? ''));
     expect(textOf(results.at(-1)!.content)).toMatch(/^\[compactor: this tool output had about/);
     expect(fitted.droppedMessages).toBeGreaterThan(0);
   });

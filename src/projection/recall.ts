@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { textOf, type Message } from '../messages/message.js';
+import type { ToolSchema } from '../providers/types.js';
+import { RECALL_ID_PATTERN, RECALL_TOOL_NAME, recallIdOf } from './recall-ids.js';
+import { isClearedStub } from './stubs.js';
+
+/**
+ * The recall tool: one fixed definition (the same bytes in every request of every session),
+ * and the pure function that answers a call of it from a session's history.
+ */
+
+/** The recall tool's definition; its bytes never change, so a request's tool list stays cacheable. */
+export const RECALL_TOOL: Readonly<ToolSchema> = Object.freeze({
+  name: RECALL_TOOL_NAME,
+  description:
+    'Returns the whole output of an earlier tool result that was cleared to save room. ' +
+    'Cleared results name their recall id (r- and 8 hex digits). Give range to get only some lines.',
+  parameters: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'The recall id a cleared result names, e.g. r-3f9a2c1b.' },
+      range: {
+        type: 'object',
+        description: 'Only these lines (1-based, both included).',
+        properties: { start: { type: 'integer', minimum: 1 }, end: { type: 'integer', minimum: 1 } },
+        required: ['start', 'end'],
+        additionalProperties: false,
+      },
+    },
+    required: ['id'],
+    additionalProperties: false,
+  },
+});
+
+const RecallArgsSchema = z.object({
+  id: z.string(),
+  range: z
+    .object({ start: z.number().int().min(1), end: z.number().int().min(1) })
+    .refine((r) => r.end >= r.start, 'range.end must not be below range.start')
+    .optional(),
+});
+
+/** How the answer for an id no result has begins. */
+export const RECALL_NOT_FOUND = 'recall: no tool result with id';
+
+/** What a recall call asks for: an id and, optionally, a range of lines. */
+export type RecallArgs = z.infer<typeof RecallArgsSchema>;
+
+/** The answer to a recall call, and whether the id was found. */
+export interface RecallAnswer {
+  text: string;
+  found: boolean;
+}
+
+/** Reads a recall call's arguments (an object or its JSON text); a one-line problem otherwise. */
+export function parseRecallArgs(args: unknown): RecallArgs | string {
+  let value = args;
+  if (typeof args === 'string') {
+    try {
+      value = JSON.parse(args) as unknown;
+    } catch {
+      return 'recall: the arguments are not JSON';
+    }
+  }
+  const r = RecallArgsSchema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  return `recall: ${issue.path.join('.') || 'arguments'}: ${issue.message}`;
+}
+
+/** The newest tool result in `history` with recall id `id`. */
+export function findRecalled(history: Iterable<Message>, id: string): Message | undefined {
+  let found: Message | undefined;
+  for (const m of history) if (m.role === 'tool' && !isClearedStub(m) && recallIdOf(m) === id) found = m;
+  return found;
+}
+
+/** Lines `start` to `end` of `text` (1-based, both included, cut at the end). */
+function linesOf(text: string, start: number, end: number): { text: string; total: number } {
+  const lines = text.split('\n');
+  return { text: lines.slice(start - 1, end).join('\n'), total: lines.length };
+}
+
+/**
+ * Answers a recall call from `history` (every message the session ever held, originals
+ * included). When `request` (what the model is being sent) already holds the same text, the
+ * answer points there instead of sending a second copy, so asking again never loops.
+ */
+export function answerRecall(
+  history: Iterable<Message>,
+  args: unknown,
+  request: readonly Message[] = [],
+): RecallAnswer {
+  const parsed = parseRecallArgs(args);
+  if (typeof parsed === 'string') return { text: parsed, found: false };
+  const { id, range } = parsed;
+  if (!RECALL_ID_PATTERN.test(id))
+    return { text: `recall: "${id.slice(0, 40)}" is not a recall id (r- and 8 hex digits)`, found: false };
+  const original = findRecalled(history, id);
+  if (original === undefined) return { text: `${RECALL_NOT_FOUND} ${id} in this session`, found: false };
+  const whole = textOf(original.content);
+  let text = whole;
+  if (range !== undefined) {
+    const cut = linesOf(whole, range.start, range.end);
+    text = `lines ${range.start}-${Math.min(range.end, cut.total)} of ${cut.total} of ${id}:\n${cut.text}`;
+  }
+  const holder = request.find(
+    (m) => m.role === 'tool' && !isClearedStub(m) && (m === original || holds(m, whole, text)),
+  );
+  if (holder !== undefined)
+    return {
+      text: `recall: ${id} is already in this conversation, whole, in the result of call ${holder.toolCallId ?? '?'}; read it there.`,
+      found: true,
+    };
+  return { text, found: true };
+}
+
+/** True when a message's text is the whole original, or the very answer about to be given. */
+function holds(m: Message, whole: string, answer: string): boolean {
+  const t = textOf(m.content);
+  return t === whole || t === answer;
+}

@@ -1,0 +1,70 @@
+/**
+ * Adds one element at the end of an array member of a JSON object's top level, in the text
+ * itself: every other byte stays as the client wrote it (a rewritten body would change its
+ * formatting and key order, and with them what a byte-for-byte client or cache sees).
+ */
+
+/** Index just past the string starting at `i` (a quote). */
+function stringEnd(text: string, i: number): number {
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x5c) j++;
+    else if (c === 0x22) return j + 1;
+  }
+  return -1;
+}
+
+/** Index of the bracket closing the array or object opened at `i`, or -1. */
+function closingOf(text: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const c = text[j];
+    if (c === '"') {
+      j = stringEnd(text, j) - 1;
+      if (j < 0) return -1;
+    } else if (c === '[' || c === '{') depth++;
+    else if (c === ']' || c === '}') if (--depth === 0) return j;
+  }
+  return -1;
+}
+
+const skipSpace = (text: string, i: number) => {
+  while (i < text.length && /\s/.test(text[i])) i++;
+  return i;
+};
+
+/**
+ * The text with `element` (JSON text) appended to the non-empty array under `key` at the
+ * top level of the object `text` holds, or undefined when there is no such array.
+ */
+export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
+  let i = skipSpace(text, 0);
+  if (text[i] !== '{') return undefined;
+  const want = JSON.stringify(key);
+  for (i = skipSpace(text, i + 1); i < text.length && text[i] === '"';) {
+    const end = stringEnd(text, i);
+    if (end < 0) return undefined;
+    const name = text.slice(i, end);
+    const value = skipSpace(text, skipSpace(text, end) + 1);
+    const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
+    if (close < 0) return undefined;
+    if (name === want || JSON.parse(name) === key) {
+      if (text[value] !== '[' || skipSpace(text, value + 1) === close) return undefined;
+      return `${text.slice(0, close)},${element}${text.slice(close)}`;
+    }
+    i = skipSpace(text, close + 1);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+/** Index of the last character of a scalar value starting at `i` (string, number, literal). */
+function valueEnd(text: string, i: number): number {
+  if (text[i] === '"') {
+    const end = stringEnd(text, i);
+    return end < 0 ? -1 : end - 1;
+  }
+  let j = i;
+  while (j < text.length && !/[\s,}\]]/.test(text[j])) j++;
+  return j > i ? j - 1 : -1;
+}

@@ -1,0 +1,125 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable, type Transform } from 'node:stream';
+import { msg, type Message } from '../messages/message.js';
+import type { CompactorSession } from '../session/index.js';
+import { answerRecall } from '../projection/index.js';
+import { relayResponse } from './http-io.js';
+import type { CompactingContext } from './compacting.js';
+import { writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
+import { recallTurnOf } from './recall-tool.js';
+import { answerOfStream } from './recall-stream.js';
+import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
+import { withBetas } from './anthropic-native.js';
+
+/** The most recall rounds one client request may take before the model's answer goes back as it is. */
+export const MAX_RECALL_ROUNDS = 3;
+
+/** Header of an answer that took recall rounds: how many extra upstream requests they cost. */
+export const RECALLS_HEADER = 'x-compactor-recalls';
+
+/** What the first upstream request of a turn is made of. */
+export interface RecallTurn {
+  /** The request as written upstream (recall tool added, output limit as sent). */
+  request: ParsedRequest;
+  /** The messages it carries after the fixed part. */
+  messages: readonly Message[];
+  /** The conversation as the client sent it (originals of whatever was cleared). */
+  history: readonly Message[];
+  body: string;
+  betas: readonly string[];
+}
+
+/** Sends one body upstream with the client's headers. */
+async function send(
+  ctx: CompactingContext,
+  protocol: ProtocolName,
+  req: IncomingMessage,
+  body: string,
+  betas: readonly string[],
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
+  const headers = withBetas(forwardedHeaders(req.headers), betas);
+  headers['content-type'] = 'application/json';
+  const answer = await ctx.upstream.send(
+    ctx.upstreamUrl(protocol, req.url ?? '/'),
+    { method: 'POST', headers, body },
+    signal,
+  );
+  if (answer.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(answer.status) });
+  return answer;
+}
+
+/**
+ * The recall results for every call of an assistant turn: from the client's own messages (an
+ * agent sends its whole conversation), else from the session (what it stored before).
+ */
+function answers(
+  session: CompactorSession,
+  history: readonly Message[],
+  turn: readonly Message[],
+  sent: readonly Message[],
+): Message[] {
+  const out: Message[] = [];
+  for (const m of turn)
+    for (const call of m.toolCalls ?? []) {
+      const request = [...sent, ...out];
+      const own = answerRecall(history, call.arguments, request);
+      const text = own.found ? own.text : session.recall(call.arguments, request);
+      out.push(msg.tool(call.id, text, call.name));
+    }
+  return out;
+}
+
+/**
+ * Forwards a request whose upstream may call the recall tool: while the answer
+ * holds only recall calls (at most {@link MAX_RECALL_ROUNDS} times), the proxy appends the calls
+ * and the originals they ask for and asks again; the client gets the last answer, with no
+ * recall call in it unless the rounds ran out. A streamed answer is held until it ends, then
+ * relayed whole when it is not a recall turn. Resolves to the number of rounds taken.
+ */
+export async function forwardAnsweringRecalls(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  turn: RecallTurn,
+  session: CompactorSession,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+  tap?: Transform,
+): Promise<number> {
+  const { protocol } = turn.request;
+  let messages = turn.messages;
+  let answer = await send(ctx, protocol, req, turn.body, turn.betas, signal);
+  for (let round = 0; ; round++) {
+    if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
+    const text = await answer.body.text();
+    const json = turn.request.stream ? answerOfStream(protocol, text) : text;
+    const called = json === undefined ? undefined : recallTurnOf(protocol, json);
+    const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
+    if (called === undefined) return relay(res, buffered, round, extra, tap);
+    messages = [...messages, ...called, ...answers(session, turn.history, called, messages)];
+    const body = writeRequest(turn.request, messages);
+    answer = await send(ctx, protocol, req, body, turn.betas, signal);
+  }
+}
+
+/** Relays the final answer with the count of recall rounds it took. */
+async function relay(
+  res: ServerResponse,
+  answer: UpstreamResponse,
+  rounds: number,
+  extra: Record<string, string>,
+  tap: Transform | undefined,
+): Promise<number> {
+  const headers = { ...answer.headers };
+  // A buffered body is sent whole; its length is what it is now.
+  delete headers['content-length'];
+  await relayResponse(
+    res,
+    { ...answer, headers },
+    { ...extra, [RECALLS_HEADER]: String(rounds) },
+    // The usage of a later round describes a longer request than the session projected.
+    answer.status === 200 && rounds === 0 ? tap : undefined,
+  );
+  return rounds;
+}
