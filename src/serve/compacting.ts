@@ -16,6 +16,7 @@ import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { checkJsonDepth } from './request-guards.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
+import { warmCounts } from './warm-counts.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
@@ -227,6 +228,26 @@ function outgoing(
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
 }
 
+/** Projects a request into its session and writes what goes upstream; what is new is counted first, a slice at a time. */
+async function projected(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  parsed: ParsedRequest,
+  at: { text: string; id: string; capacity: number; reserve: number },
+  signal: AbortSignal,
+) {
+  const { id, capacity } = at;
+  const release = await warmCounts(ctx.conversations, id, parsed);
+  try {
+    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, at.reserve);
+    ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
+    const counts = recordProjection(ctx, id, parsed, projection);
+    return { projection, counts, ...outgoing(at.text, parsed, projection, counts, capacity) };
+  } finally {
+    release();
+  }
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -249,10 +270,13 @@ export async function handleCompacting(
     const id = sessionIdOf(req, parsed, ctx.index);
     await ctx.prepareSession?.(id);
     const reserve = answerReserve(capacity, parsed.maxOutput);
-    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
-    ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
-    const counts = recordProjection(ctx, id, parsed, projection);
-    const { body, lowered, replay, cleared } = outgoing(text, parsed, projection, counts, capacity);
+    const { projection, counts, body, lowered, replay, cleared } = await projected(
+      ctx,
+      req,
+      parsed,
+      { text, id, capacity, reserve },
+      signal,
+    );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
