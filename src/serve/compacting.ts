@@ -165,12 +165,11 @@ function projectRequest(
   ctx: CompactingContext,
   req: IncomingMessage,
   parsed: ParsedRequest,
-  id: string,
-  capacity: number,
+  at: RequestAt,
   signal: AbortSignal,
-  reserve: number,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
+  const { id, capacity, reserve, text } = at;
   const native = ctx.nativeCompaction(protocol, parsed.model);
   const summaryContext = {
     protocol,
@@ -198,6 +197,8 @@ function projectRequest(
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
         limits: { reservedOutput: reserve },
+        // What the session holds is about its last request: at most two bytes a character in memory.
+        bytes: 2 * text.length,
       }),
     ),
   );
@@ -228,18 +229,26 @@ function outgoing(
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
 }
 
+/** A request's body, session, window and answer reserve. */
+interface RequestAt {
+  text: string;
+  id: string;
+  capacity: number;
+  reserve: number;
+}
+
 /** Projects a request into its session and writes what goes upstream; what is new is counted first, a slice at a time. */
 async function projected(
   ctx: CompactingContext,
   req: IncomingMessage,
   parsed: ParsedRequest,
-  at: { text: string; id: string; capacity: number; reserve: number },
+  at: RequestAt,
   signal: AbortSignal,
 ) {
   const { id, capacity } = at;
   const release = await warmCounts(ctx.conversations, id, parsed);
   try {
-    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, at.reserve);
+    const projection = await projectRequest(ctx, req, parsed, at, signal);
     ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
     const counts = recordProjection(ctx, id, parsed, projection);
     return { projection, counts, ...outgoing(at.text, parsed, projection, counts, capacity) };

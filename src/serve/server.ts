@@ -144,6 +144,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
       ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
       ...(o.http ? { http: o.http } : {}),
       maxConversations: o.maxSessions,
+      ...(o.maxSessionBytes !== undefined ? { maxBytes: o.maxSessionBytes } : {}),
       // A closed session keeps nothing here; its next request finds it again by its opening or id.
       onEvict: (id: string) => {
         index.forget(id);

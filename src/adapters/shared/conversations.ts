@@ -52,6 +52,8 @@ export interface ConversationCall {
   inline?: CompactorSessionOptions['inline'];
   /** Aborting cancels the call (and the summary call it is making); the call rejects. */
   signal?: AbortSignal;
+  /** What the conversation holds in memory after this call, in bytes as the caller counts them (see `maxBytes`). */
+  bytes?: number;
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -98,6 +100,11 @@ export interface ConversationOptions {
    * without, it starts over. Servers with many chats set this to what their memory allows.
    */
   maxConversations?: number;
+  /**
+   * How many bytes the open conversations may hold together, each counted by its last call's
+   * `bytes`; beyond that the least recently used idle ones are closed as beyond `maxConversations`.
+   */
+  maxBytes?: number;
   /** Told the id of each conversation closed to make room, so a caller drops what it keeps about it. */
   onEvict?: (conversationId: string) => void;
 }
@@ -117,6 +124,7 @@ export interface ConversationStores {
 
 export const ConversationOptionsSchema = z.object({
   maxConversations: z.number().int().positive().optional(),
+  maxBytes: z.number().int().positive().optional(),
   onEvict: z.custom<(id: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
 });
 
@@ -133,6 +141,8 @@ interface State extends SyncPoint {
   queue: Promise<unknown>;
   /** Calls queued or running: a busy conversation is never evicted. */
   active: number;
+  /** What it holds in memory, as its last call counted it. */
+  bytes?: number;
 }
 
 /**
@@ -164,15 +174,16 @@ export function createConversations(
   options: CompactorSessionOptions & ConversationOptions,
   stores?: ConversationStores,
 ): Conversations {
-  const { maxConversations = DEFAULT_MAX_CONVERSATIONS, onEvict, ...sessionOptions } = options;
+  const { maxConversations = DEFAULT_MAX_CONVERSATIONS, maxBytes, onEvict, ...sessionOptions } = options;
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
   const { sessionDir } = sessionOptions;
 
-  function remember(id: string, state: State): State {
+  function remember(id: string, state: State, bytes: number | undefined): State {
     states.delete(id);
     states.set(id, state);
-    evictBeyond(states, maxConversations, id, onEvict);
+    if (bytes !== undefined) state.bytes = bytes;
+    evictBeyond(states, { count: maxConversations, bytes: maxBytes }, id, onEvict);
     return state;
   }
 
@@ -187,11 +198,11 @@ export function createConversations(
         stores ? stores.syncPoint(id) : readSyncPoint(sessionDir, id),
         stores,
       );
-    if (!isRewritten(state, call.messages)) return remember(id, state);
+    if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions, stores);
     // The old branch closes once a call still running on it has finished; the fork waits for that.
     fork.queue = state.queue.then(() => state.session.close());
-    return remember(id, fork);
+    return remember(id, fork, call.bytes);
   }
 
   return {
@@ -223,18 +234,22 @@ export function createConversations(
   };
 }
 
-/** Closes the least recently used idle conversations beyond `max` (never `keep`). */
+/** Closes the least recently used idle conversations beyond `max` in number or bytes (never `keep`). */
 function evictBeyond(
   states: Map<string, State>,
-  max: number,
+  max: { count: number; bytes: number | undefined },
   keep: string,
   onEvict: ((id: string) => void) | undefined,
 ): void {
+  let bytes = 0;
+  if (max.bytes !== undefined) for (const s of states.values()) bytes += s.bytes ?? 0;
+  const over = () => states.size > max.count || (max.bytes !== undefined && bytes > max.bytes);
   for (const [old, s] of states) {
-    if (states.size <= max) break;
+    if (!over()) break;
     if (s.active > 0 || old === keep) continue;
     s.session.close();
     states.delete(old);
+    bytes -= s.bytes ?? 0;
     onEvict?.(old);
   }
 }
