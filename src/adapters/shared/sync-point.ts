@@ -54,7 +54,7 @@ function withoutMarkers(value: unknown): unknown {
  * markers, so a message that differs only in where the client put its cache breakpoint is the
  * same message (its fingerprint goes with a residual that is left empty).
  */
-function roundTripForHash(rt: unknown): unknown {
+export function roundTripForHash(rt: unknown): unknown {
   if (rt === null || typeof rt !== 'object' || Array.isArray(rt)) return rt;
   const { fp, patch, ...rest } = rt as Record<string, unknown>;
   const left = withoutMarkers(patch);
