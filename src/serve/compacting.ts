@@ -8,6 +8,8 @@ import {
 } from '../adapters/shared/conversations.js';
 import { RequestRefusedError, UserError, WindowTooSmallError } from '../core/errors.js';
 import type { ClearingPolicy } from '../projection/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../messages/message.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
@@ -69,6 +71,15 @@ export interface LastRequest {
   at: string;
   /** What the session's requests made so far: compactions, provider summary calls, and who wrote them. */
   made: SessionMade;
+  /** Kept for the next request, not shown: how many messages this one sent, their tokens, the last one's hash. */
+  sent?: SentCount;
+}
+
+/** The messages a request sent after its fixed part: how many, their tokens, the short hash of the last. */
+export interface SentCount {
+  messages: number;
+  tokens: number;
+  lastHash: string | undefined;
 }
 
 /** A session's compactions since this proxy started, and the summarizer that really wrote them. */
@@ -368,6 +379,29 @@ function summarizerOf(
   return `${how} (${parsed.protocol}, model ${parsed.model})`;
 }
 
+/**
+ * Tokens of the messages a request sent. A session's next request resends the last one's
+ * messages and adds a few: when the synced hashes show the last request's messages are still
+ * its beginning, only the new ones are counted.
+ */
+function sentTokens(
+  messages: readonly Message[],
+  estimator: Estimator,
+  before: SentCount | undefined,
+  hashes: readonly string[] | undefined,
+): SentCount {
+  const lastHash = hashes?.length === messages.length ? hashes[messages.length - 1] : undefined;
+  const kept =
+    before !== undefined &&
+    before.lastHash !== undefined &&
+    before.messages <= messages.length &&
+    hashes?.[before.messages - 1] === before.lastHash;
+  const from = kept ? before.messages : 0;
+  let tokens = kept ? before.tokens : 0;
+  for (let i = from; i < messages.length; i++) tokens += estimator.message(messages[i]);
+  return { messages: messages.length, tokens, lastHash };
+}
+
 /** Counts what a projection did (metrics, the session's last request) and returns its token counts. */
 function recordProjection(
   ctx: CompactingContext,
@@ -377,15 +411,23 @@ function recordProjection(
 ): LastRequest {
   const { session } = projection;
   const fixed = session.limits.prefixTokens ?? 0;
-  const made = ctx.lastRequests.get(id)?.made ?? { compactions: 0, summaryCalls: 0 };
+  const before = ctx.lastRequests.get(id);
+  const made = before?.made ?? { compactions: 0, summaryCalls: 0 };
+  const sent = sentTokens(
+    parsed.messages,
+    session.estimator,
+    before?.sent,
+    ctx.conversations.syncedHashes(id),
+  );
   const last: LastRequest = {
     protocol: parsed.protocol,
     model: parsed.model,
-    tokensBefore: fixed + session.estimator.history(parsed.messages),
+    tokensBefore: fixed + sent.tokens,
     tokensAfter: fixed + session.estimator.history(projection.messages),
     compacted: projection.compacted,
     ...(projection.strategy !== undefined ? { strategy: projection.strategy } : {}),
     at: new Date().toISOString(),
+    sent,
     made: projection.compacted
       ? {
           compactions: made.compactions + 1,
