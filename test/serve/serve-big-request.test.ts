@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { startServer, type RunningServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
-import { sourceText } from '#dev/loops/source-text.js';
+import { largeBody } from '#dev/bench/serve-blocking.js';
 import type { FakeServer } from '#support/fake-http.js';
 
 afterAll(() => freeEncoders());
@@ -14,26 +14,6 @@ afterEach(async () => {
 });
 
 const BIG_BYTES = 8 * 1024 * 1024;
-
-/** A Chat Completions request of one session whose history is `bytes` of distinct tool results. */
-function bigBody(bytes: number): string {
-  const source = sourceText();
-  const messages: unknown[] = [{ role: 'user', content: 'Read the whole repository.' }];
-  for (let i = 0, n = 0; n < bytes; i++) {
-    const content = `${source.read(i, 2_000)}\n// read ${i}`;
-    n += content.length;
-    const id = `call_${i}`;
-    messages.push(
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: `{"n":${i}}` } }],
-      },
-      { role: 'tool', tool_call_id: id, content },
-    );
-  }
-  return JSON.stringify({ model: 'gpt-4o', messages });
-}
 
 /** Sends a body with node:http; `written` settles once the whole body is handed to the socket. */
 function post(url: string, session: string, body: string) {
@@ -74,7 +54,7 @@ describe('serve: one large request does not hold the small requests of other ses
       maxBodyBytes: 32 * 1024 * 1024,
     });
     started.push(upstream, server);
-    const big = post(server.url, 'big', bigBody(BIG_BYTES));
+    const big = post(server.url, 'big', largeBody(BIG_BYTES));
     await big.flushed;
     let bigDone = false;
     void big.answered.then(() => (bigDone = true));
