@@ -200,8 +200,13 @@ export function createConversations(
       );
     if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions, stores);
-    // The old branch closes once a call still running on it has finished; the fork waits for that.
-    fork.queue = state.queue.then(() => state.session.close());
+    // The old branch closes once a call still running on it has finished; the fork waits for
+    // that, and for its own sync point to be saved.
+    const saved = fork.queue;
+    fork.queue = state.queue.then(async () => {
+      state.session.close();
+      await saved;
+    });
     return remember(id, fork, call.bytes);
   }
 
@@ -296,6 +301,13 @@ function openConversation(
   return { session, ...caughtUp, queue: Promise.resolve(), active: 0 };
 }
 
+/** How many messages a session's store recorded (none without a store). */
+function recordedCount(session: CompactorSession): number {
+  let n = 0;
+  for (const e of session.store?.events() ?? []) if (e.type === 'message.appended') n++;
+  return n;
+}
+
 /** The messages a session's store recorded, in order (empty without a store). */
 function recordedMessages(session: CompactorSession): unknown[] {
   return (session.store?.events() ?? []).flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
@@ -348,8 +360,8 @@ function forkConversation(
     stores,
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
-  if (sessionDir !== undefined) state.recorded = recordedMessages(state.session).length;
-  saveSyncPoint(state, sessionDir, id);
+  if (sessionDir !== undefined) state.recorded = recordedCount(state.session);
+  state.queue = saveSyncPoint(state, sessionDir, id);
   return state;
 }
 
@@ -407,8 +419,8 @@ async function projectCall(
   const pending = messages.slice(state.synced);
   const before = session.history.length;
   const sync = async () => {
-    if (sessionDir !== undefined) state.recorded = recordedMessages(session).length;
-    advanceSyncPoint(state, messages, sessionDir, id);
+    if (sessionDir !== undefined) state.recorded = recordedCount(session);
+    await advanceSyncPoint(state, messages, sessionDir, id);
     await stores?.commit(id, state.branch, state);
   };
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
