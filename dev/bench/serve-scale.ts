@@ -180,17 +180,29 @@ async function cell(
   tokens: number,
   sessions: number,
   turns: number,
+  opened: () => void = () => undefined,
 ): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number>; bytes: number }> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
   const failed = new Map<string, number>();
   const floor: number[] = [];
   let bytes = 0;
+  // Every session opens before any goes on, so what follows the openings is measured apart.
+  let opening = sessions;
+  let allOpen!: () => void;
+  const open = new Promise<void>((resolve) => (allOpen = resolve));
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
       const session = `${tag}-${s}`;
       for (let turn = 0; turn <= turns; turn++) {
+        if (turn === 1) {
+          if (--opening === 0) {
+            opened();
+            allOpen();
+          }
+          await open;
+        }
         const text = body(reads, session, tokens, turn);
-        bytes += Buffer.byteLength(text);
+        if (turn > 0) bytes += Buffer.byteLength(text);
         if (s === 0 && turn === 1) floor.push(parseFloor(text));
         for (let k = 0; k < targets.length; k++) {
           const t = targets[(k + turn + s) % targets.length];
@@ -204,7 +216,7 @@ async function cell(
       }
     }),
   );
-  return { times, floor, failed, bytes: bytes / (sessions * (turns + 1)) };
+  return { times, floor, failed, bytes: bytes / (sessions * turns) };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -222,7 +234,8 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
     await cell(started.targets, reads, 'warm', 10_000, 1, 2);
     for (const tokens of sizes)
       for (const { sessions, turns } of levels) {
-        const written = [...started.proxies.values()].map((p) => storageWrites(p.pid));
+        const pids = [...started.proxies.values()].map((p) => p.pid);
+        let written: number[] = [];
         const { times, floor, failed, bytes } = await cell(
           started.targets,
           reads,
@@ -230,6 +243,7 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
           tokens,
           sessions,
           turns,
+          () => (written = pids.map(storageWrites)),
         );
         // The fake's own record of bodies would grow with every cell.
         upstream.turns.length = 0;
@@ -237,10 +251,8 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
         const direct = times.get('direct')!;
         const added = (name: string, p: number) =>
           times.has(name) ? round(percentile(times.get(name)!, p) - percentile(direct, p)) : 'n/a';
-        const requests = sessions * (turns + 1);
-        const perRequest = [...started.proxies.values()].map((p, i) =>
-          round((storageWrites(p.pid) - written[i]!) / requests / 1024),
-        );
+        const requests = sessions * turns;
+        const perRequest = pids.map((pid, i) => round((storageWrites(pid) - written[i]!) / requests / 1024));
         for (const [m, mode] of ['memory', 'data-dir'].entries())
           rows.push([
             `${tokens / 1000}k`,
@@ -299,7 +311,7 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
       ...started.notes,
       `Chat Completions (${MODEL}, --capacity ${CAPACITY}: nothing compacts); each session opens at the history size and adds a tool call and a ${RESULT_TOKENS}-token result per request; the opening request is not counted.`,
       'Added = the percentile through the target minus the same percentile direct, in ms; every body goes to each target in turn. Parse floor: Buffer to string, JSON.parse, JSON.stringify, string to Buffer of one body, in the bench process.',
-      'KiB written / request: what the proxy process had written to storage (Linux write_bytes, whole 4 KiB pages, fsyncs included) over the cell, per request (opening ones included), beside the mean body; in memory it writes nothing.',
+      'KiB written / request: what the proxy process had written to storage (Linux write_bytes, whole 4 KiB pages) over the counted requests of the cell (after every session had opened), per request, beside their mean body; in memory it writes nothing.',
     ],
   };
 }
