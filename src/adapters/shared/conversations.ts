@@ -143,6 +143,8 @@ interface State extends SyncPoint {
   active: number;
   /** What it holds in memory, as its last call counted it. */
   bytes?: number;
+  /** The envelope its session was last given, as JSON ('' for none). */
+  envelopeKey?: string;
 }
 
 /**
@@ -411,11 +413,17 @@ async function projectCall(
 ): Promise<ConversationProjection> {
   const { messages } = call;
   const { session } = state;
-  session.setEnvelope(
+  // The envelope is read again (validated, its tokens counted) only when it changed: an agent
+  // sends the same system prompt and tools with every request.
+  const envelope =
     call.system !== undefined || (call.tools?.length ?? 0) > 0
       ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
-      : undefined,
-  );
+      : undefined;
+  const envelopeKey = envelope === undefined ? '' : JSON.stringify(envelope);
+  if (state.envelopeKey !== envelopeKey) {
+    session.setEnvelope(envelope);
+    state.envelopeKey = envelopeKey;
+  }
   const pending = messages.slice(state.synced);
   const before = session.history.length;
   const sync = async () => {
