@@ -36,6 +36,7 @@ import {
   startFakeServer,
   type FakeServer,
   type FakeWindowOptions,
+  type FaultChooser,
   type RecordedRequest,
 } from './fake-http.js';
 import { estimateBodyTokens } from './fake-window.js';
@@ -277,10 +278,11 @@ export type FakeAgentUpstream = FakeServer & { refusals: string[] };
  * compaction block or is refused.
  */
 export async function startFakeAgentUpstream(
-  opts: FakeWindowOptions & {
-    compactEndpoint?: 'none' | 'compacts' | 'fails';
-    anthropicCompaction?: 'none' | 'compacts' | 'refuses';
-  },
+  opts: FakeWindowOptions &
+    FaultChooser & {
+      compactEndpoint?: 'none' | 'compacts' | 'fails';
+      anthropicCompaction?: 'none' | 'compacts' | 'refuses';
+    },
 ): Promise<FakeAgentUpstream> {
   const refusals: string[] = [];
   const server = await startFakeServer(

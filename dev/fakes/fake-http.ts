@@ -113,6 +113,14 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+/**
+ * Picks a request's fault by what it holds, before the script is consulted: for a test whose
+ * requests arrive in no fixed order (many sessions at once) and that must hold one of them.
+ */
+export interface FaultChooser {
+  faultFor?: (req: RecordedRequest) => Fault | undefined;
+}
+
 /** Handler for one request, given its scripted fault (undefined = normal). */
 export type FakeHandler = (req: RecordedRequest, fault: Fault | undefined, res: ServerResponse) => void;
 
@@ -196,7 +204,7 @@ export function handleCommonFault(fault: Fault | undefined, res: ServerResponse)
 export async function startFakeServer(
   handler: FakeHandler,
   script: (Fault | undefined)[] = [],
-  options: FakeWindowOptions & { overflowAnswer?: OverflowAnswer },
+  options: FakeWindowOptions & FaultChooser & { overflowAnswer?: OverflowAnswer },
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const arrivals: FakeServer['arrivals'] = [];
@@ -233,7 +241,7 @@ export async function startFakeServer(
         sendJson(res, answer.status, answer.body);
         return;
       }
-      const fault = state.script.shift();
+      const fault = options.faultFor?.(rec) ?? state.script.shift();
       const answer = (f: Fault | undefined) => {
         try {
           handler(rec, f?.kind === 'ok' ? undefined : f, res);

@@ -14,6 +14,9 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { archiveName, chunkKey } from '../../src/restate/session-archive.js';
+import { OBJECT_NAME } from '../../src/restate/session-object.js';
+import type { MemoryRecords, ThreadEvent } from '../../src/store/index.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -182,6 +185,27 @@ export class RestateServer {
     return JSON.parse(text) as T;
   }
 
+  /**
+   * Every event session object `key` recorded, in order: the numbered chunks of its archive
+   * (which must follow each other with no gap), then the events in its own state.
+   */
+  async sessionEvents(key: string): Promise<ThreadEvent[]> {
+    const records = await this.call<MemoryRecords>(OBJECT_NAME, key, 'records');
+    const events: ThreadEvent[] = [];
+    while (events.length < (records.offset ?? 0)) {
+      const start = events.length + 1;
+      const chunk = await this.call<ThreadEvent[] | null>(
+        archiveName(OBJECT_NAME),
+        chunkKey(key, start),
+        'events',
+      );
+      if (!chunk || chunk.length === 0) throw new Error(`${key}: no archived chunk starts at event ${start}`);
+      events.push(...chunk);
+    }
+    events.push(...records.events);
+    return events;
+  }
+
   /** Rows of a SQL query of the admin API (its `state`, `sys_invocation` … tables). */
   async query<R>(sql: string): Promise<R[]> {
     const res = await fetch(`${this.admin}/query`, {
@@ -276,16 +300,21 @@ export async function stopWorker(w: Worker, signal: NodeJS.Signals = 'SIGTERM'):
 }
 
 /**
- * A TCP balancer: each new connection goes to the next worker that accepts it, so a dead
- * worker's share moves to the living ones. It counts connections per worker port.
+ * A TCP balancer: each new connection goes to the next server that accepts it, so a dead
+ * server's share moves to the living ones. It counts connections per server port, and says
+ * where each client connection went (by the client's own port), so a test can tell which
+ * server holds a request.
  */
 export async function startBalancer(ports: number[]): Promise<{
   url: string;
   connections: Map<number, number>;
+  /** The server port each client connection went to, by the client's port. */
+  routes: Map<number, number>;
   close(): Promise<void>;
 }> {
   let next = 0;
   const connections = new Map<number, number>(ports.map((p) => [p, 0]));
+  const routes = new Map<number, number>();
   const sockets = new Set<Socket>();
   const connect = (client: Socket, tries: number): void => {
     const port = ports[next++ % ports.length]!;
@@ -295,6 +324,7 @@ export async function startBalancer(ports: number[]): Promise<{
     upstream.once('connect', () => {
       connected = true;
       connections.set(port, connections.get(port)! + 1);
+      if (client.remotePort !== undefined) routes.set(client.remotePort, port);
       // From here on the two sockets live and die together.
       upstream.once('close', () => client.destroy());
       client.once('close', () => upstream.destroy());
@@ -317,10 +347,32 @@ export async function startBalancer(ports: number[]): Promise<{
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections,
+    routes,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The flags of a `compactor serve --engine restate` that keeps its sessions on `restate` and
+ * sends Anthropic requests to `upstream`, with a fixed window and clearing off (so a tool loop
+ * compacts).
+ */
+export function restateServeArgs(restate: RestateServer, upstream: string, window: number): string[] {
+  return [
+    '--capacity',
+    String(window),
+    '--engine',
+    'restate',
+    '--restate-ingress',
+    restate.ingress,
+    '--anthropic-upstream',
+    upstream,
+    '--no-clearing',
+    '--clear-when-pass-buys-fewer',
+    '0',
+  ];
 }

@@ -8,6 +8,7 @@
 export {
   compactorSession,
   compactorSessionArchive,
+  compactorConversation,
   endpoint,
   OBJECT_NAME,
   type CompactorSessionObjectOptions,

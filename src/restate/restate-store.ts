@@ -71,7 +71,7 @@ export async function restateStore(options: RestateStoreOptions): Promise<Restat
 }
 
 /** The server's answer on one line (its message when it is a JSON error). */
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   try {
     const { message } = JSON.parse(text) as { message?: unknown };
     if (typeof message === 'string') return message.split('\n')[0]!;

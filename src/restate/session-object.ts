@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MessageSchema, type Message } from '../messages/message.js';
 import type { Clock } from '../runtime/turn-runner-types.js';
 import { Session } from '../session/session.js';
-import type { CompactorSessionOptions } from '../session/options.js';
+import { SessionOptionsSchema, type CompactorSessionOptions } from '../session/options.js';
 import type { SessionTurnResult } from '../session/session-types.js';
 import { memoryStore, type BoundaryInfo, type MemoryStore } from '../store/index.js';
 import { keepTurnInFlight, TURN_KEY, turnInFlight, type InFlightTurnView } from './in-flight-turn.js';
@@ -18,6 +18,7 @@ import {
   type StoredRecords,
 } from './working-records.js';
 import { archivedHistory, archiveHistories, sessionArchive } from './session-archive.js';
+import { conversationObject } from './conversation-object.js';
 import {
   restateSdk,
   type ObjectContext,
@@ -57,7 +58,20 @@ export interface CompactorSessionObjectOptions {
 }
 
 const AppendInput = z.strictObject({ messages: z.array(MessageSchema) });
-const TurnInput = z.strictObject({ pending: z.array(MessageSchema).optional() }).nullish();
+/**
+ * A turn's input: the new messages, and, for a caller that serves several models and tools
+ * (the proxy), the request's system prompt and tools, limits and clearing settings over the
+ * object's own.
+ */
+const TurnInput = z
+  .strictObject({
+    pending: z.array(MessageSchema).optional(),
+    envelope: SessionOptionsSchema.shape.envelope,
+    limits: SessionOptionsSchema.shape.limits,
+    policy: SessionOptionsSchema.shape.policy,
+  })
+  .nullish();
+type TurnCall = Omit<NonNullable<z.infer<typeof TurnInput>>, 'pending'>;
 const CompactInput = z
   .strictObject({
     mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -97,17 +111,28 @@ export interface ObjectSessionState {
 function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSessionOptions) {
   const input = checkedInput(sdk, name);
 
-  /** The session as its records left it, with provider calls recorded as steps of `ctx`. */
-  const open = async (ctx: ObjectSharedContext, clock?: Clock) => {
+  /**
+   * The session as its records left it, with provider calls recorded as steps of `ctx`, and a
+   * turn's own envelope, limits and clearing settings over the object's.
+   */
+  const open = async (ctx: ObjectSharedContext, clock?: Clock, call: TurnCall = {}) => {
     const records = await loadRecords(ctx);
     const store = memoryStore({ ...storeRecords(records), artifacts: {} }, `${name}/${ctx.key}: state`);
-    const session = terminalOnUserError(
-      sdk,
-      () =>
-        new Session({ ...sessionOptions, store, ...(clock ? { clock } : {}) }, (route) =>
-          journaledClients(ctx, route),
-        ),
-    );
+    const { envelope, limits, policy } = call;
+    const session = terminalOnUserError(sdk, () => {
+      const opened = new Session(
+        {
+          ...sessionOptions,
+          store,
+          ...(clock ? { clock } : {}),
+          ...(limits ? { limits: { ...sessionOptions.limits, ...limits } } : {}),
+          ...(policy ? { policy: { ...sessionOptions.policy, ...policy } } : {}),
+        },
+        (route) => journaledClients(ctx, route),
+      );
+      if (envelope) opened.setEnvelope(envelope);
+      return opened;
+    });
     return { session, store, records };
   };
 
@@ -125,7 +150,7 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
 
 /**
  * The virtual object, to bind to an endpoint with its archive:
- * `restate.endpoint().bind(compactorSession()).bind(compactorSessionArchive())`.
+ * `restate.endpoint().bind(compactorSession()).bind(compactorSessionArchive()).bind(compactorConversation())`.
  */
 export function compactorSession(options: CompactorSessionObjectOptions = {}): ServiceDefinition {
   const sdk = restateSdk();
@@ -187,11 +212,11 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
 /** `runTurn`: continues a kept turn of the same request, or starts one; commits what it settled. */
 function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeof sessionAccess>) {
   return async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
-    const pending = (input(TurnInput, raw, 'runTurn') ?? {}).pending ?? [];
+    const { pending = [], ...call } = input(TurnInput, raw, 'runTurn') ?? {};
     // The turn's clock is recorded (below), so a replayed run writes the very snapshots it
     // wrote before; the session reads it only once the turn runs.
     let startedAt = 0;
-    const { session, store, records } = await open(ctx, { now: () => startedAt });
+    const { session, store, records } = await open(ctx, { now: () => startedAt }, call);
     const inFlight = await keepTurnInFlight(ctx, pending, [...session.history, ...pending]);
     startedAt = await ctx.run('turn started', async () => Date.now());
     const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
@@ -216,9 +241,26 @@ export function compactorSessionArchive(
   return sessionArchive(restateSdk(), options.name ?? OBJECT_NAME);
 }
 
-/** An endpoint serving the object and its archive: `endpoint().listen(9080)`, or `.bind(...)` more services first. */
+/**
+ * The object following each conversation a proxy serves (`compactorSessionConversation`): it
+ * hands each request's new messages to the session object; bind it next to {@link compactorSession}.
+ */
+export function compactorConversation(
+  options: Pick<CompactorSessionObjectOptions, 'name'> = {},
+): ServiceDefinition {
+  return conversationObject(restateSdk(), options.name ?? OBJECT_NAME);
+}
+
+/**
+ * An endpoint serving the object, its archive and its conversations: `endpoint().listen(9080)`,
+ * or `.bind(...)` more services first.
+ */
 export function endpoint(options: CompactorSessionObjectOptions = {}): RestateEndpoint {
-  return restateSdk().endpoint().bind(compactorSession(options)).bind(compactorSessionArchive(options));
+  return restateSdk()
+    .endpoint()
+    .bind(compactorSession(options))
+    .bind(compactorSessionArchive(options))
+    .bind(compactorConversation(options));
 }
 
 /** What `runTurn` answers of a turn's result. */

@@ -25,6 +25,7 @@ import { agentSessionId } from './agent-ids.js';
 import {
   answerReserve,
   asClientSent,
+  textWithOutputLimit,
   bodyTokens,
   changedResults,
   loweredOutput,
@@ -48,6 +49,8 @@ export interface CompactingContext {
   lastRequests: Map<string, LastRequest>;
   /** Loads a session kept outside this process before its request is projected (the Restate engine). */
   prepareSession?(id: string): Promise<void>;
+  /** Whether a request's new text is counted ahead of its projection: its session runs its turns in this process. */
+  countsAhead?: boolean;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
   nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
   /** Who writes summaries: the request's own upstream, or the embedded offline summarizer. */
@@ -232,11 +235,15 @@ function outgoing(
   const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
   const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
-  const asked =
-    sent === undefined && unchanged(messages, parsed.messages) ? text : writeRequest(request, messages);
+  const verbatim = sent === undefined && unchanged(messages, parsed.messages);
+  const asked = verbatim ? text : writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
-  const body = lowered === undefined ? asked : writeRequest(withOutputLimit(request, lowered), messages);
+  // Only the limit changes: the client's bytes keep the prefix the provider cached.
+  const inPlace =
+    lowered !== undefined && verbatim ? textWithOutputLimit(text, parsed.protocol, lowered) : undefined;
+  const body =
+    lowered === undefined ? asked : (inPlace ?? writeRequest(withOutputLimit(request, lowered), messages));
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
 }
 
@@ -257,7 +264,8 @@ async function projected(
   signal: AbortSignal,
 ) {
   const { id, capacity } = at;
-  const release = await warmCounts(ctx.conversations, id, parsed);
+  const release =
+    ctx.countsAhead === true ? await warmCounts(ctx.conversations, id, parsed) : () => undefined;
   try {
     const projection = await projectRequest(ctx, req, parsed, at, signal);
     ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));

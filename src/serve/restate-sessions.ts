@@ -1,101 +1,176 @@
-import type { ConversationStores } from '../adapters/shared/conversations.js';
-import { branchName, START_POINT, syncPointOf, type SyncPoint } from '../adapters/shared/sync-point.js';
-import { InternalError, RequestRefusedError, UserError } from '../core/errors.js';
-import { restateStore, type RestateStore } from '../restate/restate-store.js';
+import {
+  catalogCapacity,
+  conversationIdOf,
+  type ConversationCall,
+  type ConversationOptions,
+  type Conversations,
+} from '../adapters/shared/conversations.js';
+import { hashOf } from '../adapters/shared/sync-point.js';
+import { CancelledError, RequestRefusedError } from '../core/errors.js';
+import {
+  conversationName,
+  ConversationTurnResultSchema,
+  type ConversationTurnCall,
+} from '../restate/conversation-object.js';
+import { oneLine } from '../restate/restate-store.js';
+import { OBJECT_NAME } from '../restate/session-object.js';
+import {
+  createCompactorSession,
+  type CompactorSession,
+  type CompactorSessionOptions,
+} from '../session/index.js';
 
 /**
- * The proxy's sessions kept in Restate `compactorSession` objects instead of a data directory:
- * one object per branch of a conversation (keyed by the id's storage name, then `NAME.fork-N`
- * for each edit that forked it), loaded over the ingress when the conversation is first seen and saved
- * back after each request, so a restarted proxy, or another one, continues it. The first
- * branch's object also keeps how far the conversation was followed (its sync point).
+ * The proxy's sessions when they live on Restate: each request is one call of its
+ * conversation's `compactorSessionConversation` object over the ingress, which syncs the new
+ * messages into the session object of the current branch and runs the turn there, on a worker
+ * (its summary a recorded step, written by the worker's route). Nothing of a session is kept
+ * in the proxy, so any number of proxies serve any session, and Restate runs one request of a
+ * conversation at a time: a second one waits instead of being refused.
+ *
+ * The call carries an idempotency key made from the request: the client's retry of a request
+ * whose proxy died, through any proxy, attaches to the call already running (or reads its
+ * answer) instead of syncing or summarizing again. No header the client sent goes to Restate.
  */
-export interface RestateSessions extends ConversationStores {
-  /** Loads what a request of conversation `id` may need: its current branch, and the next one in case it forks. */
-  prepare(id: string): Promise<void>;
-}
-
-/** The snapshot name the sync point is kept under in the first branch's object. */
-const SYNC_SNAPSHOT = 'conversation-sync';
-
-/** Just the sync point's own fields (the conversation's state carries more). */
-const pointFields = ({ synced, lastHash, hashes, branch }: SyncPoint): SyncPoint => ({
-  synced,
-  lastHash,
-  hashes,
-  branch,
-});
-
-// The same one-to-one names as on disk: no id names another conversation's branch object.
-const branchKey = branchName;
-
-export function restateSessions(ingress: string): RestateSessions {
-  const loaded = new Map<string, Promise<RestateStore>>();
-  const ready = new Map<string, RestateStore>();
-
-  const load = (id: string, branch: number): Promise<RestateStore> => {
-    const key = branchKey(id, branch);
-    let store = loaded.get(key);
-    if (store === undefined) {
-      store = restateStore({ ingress, key }).then((s) => {
-        ready.set(key, s);
-        return s;
-      });
-      // A failed load is tried again by the next request.
-      store.catch(() => loaded.delete(key));
-      loaded.set(key, store);
-    }
-    return store;
-  };
-  const loadedStore = (id: string, branch: number): RestateStore => {
-    const store = ready.get(branchKey(id, branch));
-    if (store === undefined)
-      throw new InternalError(
-        `compactor: the Restate object of session "${id}" was used before it was loaded`,
-      );
-    return store;
-  };
-  const syncPoint = (id: string): SyncPoint => {
-    const saved = loadedStore(id, 0).loadSnapshot(SYNC_SNAPSHOT);
-    if (saved === undefined) return { ...START_POINT, hashes: [] };
-    const point = syncPointOf(saved);
-    if (point === undefined)
-      throw new UserError(`compactor: the Restate object of session "${id}" holds no valid sync point`);
-    return point;
-  };
-
+export function restateConversations(
+  ingress: string,
+  options: CompactorSessionOptions & ConversationOptions,
+): Conversations {
+  // The proxy holds no session's history here, so there is no memory budget to keep.
+  const { maxConversations = 1_000, maxBytes: _maxBytes, onEvict, ...shared } = options;
+  const base = `${ingress.replace(/\/+$/, '')}/${conversationName(OBJECT_NAME)}`;
+  const counters = tokenCounters(shared, maxConversations, onEvict);
   return {
-    async prepare(id) {
-      try {
-        await load(id, 0);
-        const { branch } = syncPoint(id);
-        await Promise.all([load(id, branch), load(id, branch + 1)]);
-      } catch (e) {
-        throw unreachable(ingress, e);
-      }
+    async project(call) {
+      const id = conversationIdOf(call.messages, call.conversationId, call.system);
+      const capacity = shared.limits?.capacity ?? catalogCapacity(call.model);
+      const input = turnInput(call, shared, capacity);
+      const turn = await callTurn(`${base}/${encodeURIComponent(id)}/turn`, input, ingress, call.signal);
+      const session = counters.of(id, input.limits ?? {});
+      session.setEnvelope(input.envelope);
+      return {
+        conversationId: id,
+        messages: turn.messages,
+        compacted: turn.compacted,
+        summaryCalls: turn.summaryCalls,
+        ...(turn.compacted && turn.strategy !== null ? { strategy: turn.strategy } : {}),
+        session,
+      };
     },
-    syncPoint,
-    source: loadedStore,
-    async commit(id, branch, point) {
-      const first = loadedStore(id, 0);
-      first.saveSnapshot(SYNC_SNAPSHOT, pointFields(point));
-      try {
-        if (branch > 0) await loadedStore(id, branch).save();
-        await first.save();
-      } catch (e) {
-        throw unreachable(ingress, e);
-      }
+    // The session itself lives on Restate (its object's `state` handler shows it).
+    session: () => undefined,
+    syncedHashes: () => undefined,
+    async delete(id) {
+      counters.drop(id);
     },
+    branches: () => [],
+    close: () => counters.close(),
+  };
+}
+
+/** What a request hands its conversation object: every message, and the request's envelope, limits and clearing. */
+function turnInput(
+  call: ConversationCall,
+  shared: CompactorSessionOptions,
+  capacity: number | undefined,
+): ConversationTurnCall {
+  const envelope =
+    call.system !== undefined || (call.tools?.length ?? 0) > 0
+      ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
+      : undefined;
+  const policy = { ...shared.policy, ...call.policy };
+  return {
+    messages: [...call.messages],
+    ...(envelope !== undefined ? { envelope } : {}),
+    limits: { ...shared.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
+    ...(Object.keys(policy).length > 0 ? { policy } : {}),
   };
 }
 
 /**
- * A Restate server that cannot be reached, or refuses a load or save, fails the request with
- * a 502 saying so (a refused save is another proxy writing the same session).
+ * A session per conversation that only counts tokens for the proxy (window, fixed part,
+ * the provider's reported usage): it holds no history. The least recently used go beyond `max`.
  */
-function unreachable(ingress: string, e: unknown): Error {
-  if (UserError.isInstance(e)) return new RequestRefusedError(502, e.message);
-  const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code;
-  const why = cause ?? (e as Error | undefined)?.message ?? String(e);
-  return new RequestRefusedError(502, `the Restate server at ${ingress} did not answer (${why})`);
+function tokenCounters(
+  shared: CompactorSessionOptions,
+  max: number,
+  onEvict: ((id: string) => void) | undefined,
+) {
+  const counters = new Map<string, CompactorSession>();
+  return {
+    of(id: string, limits: NonNullable<CompactorSessionOptions['limits']>): CompactorSession {
+      const session = counters.get(id) ?? createCompactorSession({ ...shared, limits });
+      counters.delete(id);
+      counters.set(id, session);
+      for (const old of counters.keys()) {
+        if (counters.size <= max) break;
+        counters.get(old)!.close();
+        counters.delete(old);
+        onEvict?.(old);
+      }
+      return session;
+    },
+    drop(id: string) {
+      counters.get(id)?.close();
+      counters.delete(id);
+    },
+    close() {
+      for (const s of counters.values()) s.close();
+      counters.clear();
+    },
+  };
+}
+
+/** How the session words a request whose fixed part alone is over the window (window, fixed part). */
+const WINDOW_TOO_SMALL =
+  /context window of ([\d,]+) tokens cannot hold even the fixed part of a request \(([\d,]+) tokens/;
+
+/** One `turn` call over the ingress, keyed by the request; its answer checked. */
+async function callTurn(url: string, input: ConversationTurnCall, ingress: string, signal?: AbortSignal) {
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': hashOf(input) },
+      body: JSON.stringify(input),
+      ...(signal !== undefined ? { signal } : {}),
+    });
+    text = await res.text();
+  } catch (e) {
+    if (signal?.aborted) throw new CancelledError('the request was cancelled while its session ran its turn');
+    const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code;
+    throw new RequestRefusedError(
+      502,
+      `the Restate server at ${ingress} did not answer (${cause ?? (e as Error).message})`,
+    );
+  }
+  if (!res.ok) {
+    const message = oneLine(text);
+    // The request itself is wrong (its fixed part alone over the window): the client's to fix,
+    // worded as the providers word it so an agent runs its own recovery on it.
+    const tooLong = WINDOW_TOO_SMALL.exec(message);
+    if (res.status === 400 && tooLong)
+      throw new RequestRefusedError(
+        400,
+        `prompt is too long: ${tooLong[2]!.replaceAll(',', '')} tokens > ${tooLong[1]!.replaceAll(',', '')} maximum (compactor: ${message})`,
+      );
+    const why = `the Restate session refused the request: ${message}`;
+    throw new RequestRefusedError(res.status === 400 ? 400 : 502, why);
+  }
+  const parsed = ConversationTurnResultSchema.safeParse(safeJson(text));
+  if (!parsed.success)
+    throw new RequestRefusedError(
+      502,
+      `the Restate server at ${ingress} answered something else than a turn`,
+    );
+  return parsed.data;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

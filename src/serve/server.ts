@@ -10,7 +10,7 @@ import { createServeMetrics, type ServeMetrics } from './metrics.js';
 import { resolveServeOptions, type ResolvedServeOptions, type ServeOptions } from './options.js';
 import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } from './protocols.js';
 import { pathOf, sessionIdOfSegment } from './request-guards.js';
-import { restateSessions } from './restate-sessions.js';
+import { restateConversations } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
@@ -134,30 +134,32 @@ interface ServerParts extends CompactingContext {
 
 function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerParts {
   const { policy, ...shared } = o.session;
-  const restate = o.restateIngress === undefined ? undefined : restateSessions(o.restateIngress);
   const index = createSessionIndex(o.dataDir);
   const lastRequests = new Map<string, LastRequest>();
-  const conversations = createConversations(
-    {
-      ...shared,
-      limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
-      ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
-      ...(o.http ? { http: o.http } : {}),
-      maxConversations: o.maxSessions,
-      ...(o.maxSessionBytes !== undefined ? { maxBytes: o.maxSessionBytes } : {}),
-      // A closed session keeps nothing here; its next request finds it again by its opening or id.
-      onEvict: (id: string) => {
-        index.forget(id);
-        lastRequests.delete(id);
-      },
-      ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
+  const conversationOptions = {
+    ...shared,
+    limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
+    ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
+    ...(o.http ? { http: o.http } : {}),
+    maxConversations: o.maxSessions,
+    ...(o.maxSessionBytes !== undefined ? { maxBytes: o.maxSessionBytes } : {}),
+    // A closed session keeps nothing here; its next request finds it again by its opening or id.
+    onEvict: (id: string) => {
+      index.forget(id);
+      lastRequests.delete(id);
     },
-    restate,
-  );
+    ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
+  };
+  // On Restate each request is a call of its session's object; the worker runs the turn.
+  const conversations =
+    o.restateIngress === undefined
+      ? createConversations(conversationOptions)
+      : restateConversations(o.restateIngress, conversationOptions);
   return {
     options: o,
     conversations,
-    ...(restate !== undefined ? { prepareSession: (id: string) => restate.prepare(id) } : {}),
+    // On Restate the turns run on a worker: counting ahead here would count twice.
+    countsAhead: o.restateIngress === undefined,
     index,
     metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),

@@ -90,7 +90,7 @@ const CAPS: Record<string, number> = {
   './langchain': 10,
   './openai-agents': 11,
   './serve': 6,
-  './restate': 15,
+  './restate': 16,
   './testing': 13,
   './unstable/projection': 34,
   './unstable/providers': 53,

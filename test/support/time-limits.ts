@@ -24,5 +24,12 @@ export function restateSuite(): {
   const install = restateInstall();
   if (!install && process.env.COMPACTOR_RESTATE_REQUIRED)
     throw new Error('the Restate install is missing (COMPACTOR_RESTATE_HOME); .ci/run makes it');
-  return { install, describeWithRestate: install ? describe : describe.skip };
+  if (install) return { install, describeWithRestate: describe };
+  // Skipped, and the name says why and how to run it.
+  const skipped = ((name: string, fn: () => void) =>
+    describe.skip(
+      `${name} (skipped: no Restate install; COMPACTOR_RESTATE_HOME, see .ci/run)`,
+      fn,
+    )) as typeof describe.skip;
+  return { install, describeWithRestate: skipped };
 }

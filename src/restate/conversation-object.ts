@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { branchName, hashOf } from '../adapters/shared/sync-point.js';
+import { MessageSchema, type Message } from '../messages/message.js';
+import { SessionOptionsSchema } from '../session/options.js';
+import { checkedInput, type ObjectContext, type ObjectSharedContext, type RestateSdk } from './sdk.js';
+import type { ServiceDefinition } from './sdk.js';
+
+/**
+ * A conversation as a client resends it (the whole list on every request, as a proxy sees it),
+ * kept in the session objects of its branches. The virtual object `compactorConversation`,
+ * keyed by the conversation id, knows how far the list was followed; its `turn` hands the new
+ * messages to the current branch's session object and answers the request to send. Restate
+ * runs one `turn` per conversation at a time, so requests of one conversation that arrive at
+ * once through different proxies wait for each other instead of being refused, and each sees
+ * what the one before it synced. The call to the session object is a recorded step: a `turn`
+ * retried after its worker died reads the finished turn back.
+ */
+
+/** Name of the conversation object of session object `name`. */
+export const conversationName = (name: string) => `${name}Conversation`;
+
+const SYNC_KEY = 'sync';
+
+/** How far the conversation was followed, and which branch is current. */
+const SyncSchema = z.strictObject({
+  /** How many of the client's messages the branch's session holds (or has compacted). */
+  synced: z.number().int().nonnegative(),
+  /** Hash of the last of them: another one there means the client rewrote its list. */
+  lastHash: z.string(),
+  /** 0 the first branch; each rewrite starts the next one. */
+  branch: z.number().int().nonnegative(),
+});
+type Sync = z.infer<typeof SyncSchema>;
+
+/** The input of `turn`: the whole conversation, and the request's envelope, limits and clearing settings. */
+export const ConversationTurnInput = z.strictObject({
+  messages: z.array(MessageSchema),
+  envelope: SessionOptionsSchema.shape.envelope,
+  limits: SessionOptionsSchema.shape.limits,
+  policy: SessionOptionsSchema.shape.policy,
+});
+export type ConversationTurnCall = z.infer<typeof ConversationTurnInput>;
+
+/** What `turn` answers. */
+export const ConversationTurnResultSchema = z.strictObject({
+  /** The request to send: the projected conversation. */
+  messages: z.array(MessageSchema),
+  compacted: z.boolean(),
+  summaryCalls: z.number().int().nonnegative(),
+  strategy: z.string().nullable(),
+  /** The branch the turn ran on (0 unless the client rewrote its list). */
+  branch: z.number().int().nonnegative(),
+});
+export type ConversationTurnResult = z.infer<typeof ConversationTurnResultSchema>;
+
+/** The part of the session object's `runTurn` answer the conversation uses. */
+interface SessionTurn {
+  decision: string;
+  strategy: string | null;
+  summaryCalls: number;
+  request: Message[] | null;
+}
+type SessionClient = { runTurn(input: unknown): Promise<SessionTurn> };
+
+/** A shorter list, or another message where the last synced one was, is a rewritten conversation. */
+const rewritten = (point: Sync, messages: readonly Message[]) =>
+  messages.length < point.synced ||
+  (point.synced > 0 && hashOf(messages[point.synced - 1]) !== point.lastHash);
+
+/** The conversation object of session object `name` (default `compactorSessionConversation`). */
+export function conversationObject(sdk: RestateSdk, name: string): ServiceDefinition {
+  const own = conversationName(name);
+  const input = checkedInput(sdk, own);
+  const { exclusive, shared } = sdk.handlers.object;
+  const saved = async (ctx: ObjectSharedContext): Promise<Sync | null> => {
+    const raw = await ctx.get<unknown>(SYNC_KEY);
+    if (raw === null) return null;
+    const parsed = SyncSchema.safeParse(raw);
+    if (!parsed.success)
+      throw new sdk.TerminalError(`${own}/${ctx.key}: its state holds no valid sync point`, {
+        errorCode: 500,
+      });
+    return parsed.data;
+  };
+  return sdk.object({
+    name: own,
+    handlers: {
+      turn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ConversationTurnResult> => {
+        const { messages, ...call } = input(ConversationTurnInput, raw, 'turn');
+        const point = (await saved(ctx)) ?? { synced: 0, lastHash: '', branch: 0 };
+        // A rewritten list starts a new branch from the messages it holds; the old one stays.
+        const at = rewritten(point, messages) ? { synced: 0, lastHash: '', branch: point.branch + 1 } : point;
+        const session = ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, at.branch));
+        // A failed turn changes nothing: the same request again sends the same messages.
+        const turn = await session.runTurn({ pending: messages.slice(at.synced), ...call });
+        if (turn.request === null)
+          throw new sdk.TerminalError(`${own}/${ctx.key}: the turn built no request (${turn.decision})`, {
+            errorCode: 500,
+          });
+        const last = messages.at(-1);
+        ctx.set<Sync>(SYNC_KEY, {
+          synced: messages.length,
+          lastHash: last === undefined ? '' : hashOf(last),
+          branch: at.branch,
+        });
+        return {
+          messages: turn.request,
+          compacted: turn.decision === 'compacted',
+          summaryCalls: turn.summaryCalls,
+          strategy: turn.strategy,
+          branch: at.branch,
+        };
+      }),
+      state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
+    },
+  });
+}
