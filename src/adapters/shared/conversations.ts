@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
 import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
-import { lookupModel } from '../../providers/catalog.js';
+import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
 import type { SessionStoreSource } from '../../store/index.js';
 import {
   createCompactorSession,
@@ -41,10 +41,10 @@ export interface ConversationCall {
   model?: { provider?: string; id: string };
   /**
    * Limits of this conversation's session, over the shared ones (a proxy reserves the output
-   * its client asks for). Used when the conversation's session is opened.
+   * its client asks for). A call with other limits than the last applies them from its request on.
    */
   limits?: CompactorSessionOptions['limits'];
-  /** Clearing policy of this conversation's session, over the shared one (used when it is opened). */
+  /** Clearing policy of this conversation's session, over the shared one; a changed one applies from this call on. */
   policy?: CompactorSessionOptions['policy'];
   /** Native compaction client of this conversation's session (used when it is opened; see `standalone`). */
   standalone?: CompactorSessionOptions['standalone'];
@@ -137,6 +137,8 @@ export function parseAdapterOptions(options: unknown, where: string): void {
 
 interface State extends SyncPoint {
   session: CompactorSession;
+  /** The key of the limits and clearing policy the session runs with (see call-settings.ts). */
+  settings: string;
   /** Calls of one conversation run one at a time. */
   queue: Promise<unknown>;
   /** Calls queued or running: a busy conversation is never evicted. */
@@ -157,13 +159,6 @@ export function conversationIdOf(messages: readonly Message[], given?: string, s
   return messages.length === 0 && !system
     ? 'empty'
     : `c-${hashOf([system ?? '', messages[0] ?? null]).slice(0, 16)}`;
-}
-
-/** The model's window from the bundled catalog, by the framework's provider name and model id. */
-export function catalogCapacity(model: ConversationCall['model']): number | undefined {
-  if (!model || model.id === '') return undefined;
-  const provider = (model.provider ?? '*').split('.')[0].toLowerCase();
-  return lookupModel(provider, provider, model.id)?.contextWindow;
 }
 
 /**
@@ -218,7 +213,7 @@ export function createConversations(
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
       state.active++;
-      const run = state.queue.then(() => projectCall(id, state, call, sessionDir, stores));
+      const run = state.queue.then(() => projectCall(id, state, call, sessionOptions, stores));
       state.queue = run.catch(() => undefined).finally(() => state.active--);
       return run;
     },
@@ -276,6 +271,8 @@ function isRewritten(state: State, messages: readonly Message[]): boolean {
   );
 }
 
+export { catalogCapacity } from './call-settings.js';
+
 /** A session for a conversation's branch (resuming its store under `sessionDir`), from `point`. */
 function openConversation(
   id: string,
@@ -286,21 +283,20 @@ function openConversation(
   history?: readonly Message[],
 ): State {
   const { sessionDir, history: _history, ...shared } = options;
-  const capacity = options.limits?.capacity ?? catalogCapacity(call.model);
+  const settings = callSettings(call, options);
   const dir = conversationDir(sessionDir, id, point.branch);
   const session = createCompactorSession({
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
     ...(stores !== undefined ? { store: stores.source(id, point.branch) } : {}),
     ...(history !== undefined ? { history } : {}),
-    ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
     ...(call.inline !== undefined ? { inline: call.inline } : {}),
-    limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
+    ...settings,
   });
   const caughtUp = { ...point, hashes: [...point.hashes] };
   if (dir !== undefined) catchUpSyncPoint(caughtUp, recordedMessages(session));
-  return { session, ...caughtUp, queue: Promise.resolve(), active: 0 };
+  return { session, settings: settingsKey(settings), ...caughtUp, queue: Promise.resolve(), active: 0 };
 }
 
 /** How many messages a session's store recorded (none without a store). */
@@ -408,11 +404,14 @@ async function projectCall(
   id: string,
   state: State,
   call: ConversationCall,
-  sessionDir: string | undefined,
+  options: CompactorSessionOptions,
   stores: ConversationStores | undefined,
 ): Promise<ConversationProjection> {
+  const { sessionDir } = options;
   const { messages } = call;
   const { session } = state;
+  // A call with other limits or another clearing policy than the last applies them.
+  state.settings = applyCallSettings(session, state.settings, call, options);
   // The envelope is read again (validated, its tokens counted) only when it changed: an agent
   // sends the same system prompt and tools with every request.
   const envelope =
