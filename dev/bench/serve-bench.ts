@@ -29,6 +29,7 @@ import { PRICES } from '../replay/prices.js';
 import { startServer } from '../../src/serve/index.js';
 import { latency } from './serve-latency.js';
 import { memorySection, scaleSection } from './serve-scale.js';
+import { blockingSection } from './serve-blocking.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 /*
@@ -333,9 +334,10 @@ export const serveSuite: BenchSuite = {
       const load = await latency(ctx, upstream);
       const scale = await scaleSection(ctx, upstream);
       const memory = await memorySection(ctx, upstream);
+      const blocking = await blockingSection(ctx, upstream);
       const saved = await savings(ctx);
       const cli = await agentClis(ctx);
-      return [...load, scale, memory, saved, cli];
+      return [...load, scale, memory, blocking, saved, cli];
     } finally {
       await upstream.close();
     }

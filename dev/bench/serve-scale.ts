@@ -77,6 +77,16 @@ interface Target {
   headers: Record<string, string>;
 }
 
+/** Bytes a process has had written to storage so far (Linux), else NaN: what --data-dir costs the disk. */
+function storageWrites(pid: number | undefined): number {
+  try {
+    const m = /^write_bytes:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Resident memory of a process in MiB (Linux), else NaN. */
 function rssMib(pid: number | undefined): number {
   try {
@@ -170,15 +180,29 @@ async function cell(
   tokens: number,
   sessions: number,
   turns: number,
-): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number> }> {
+  opened: () => void = () => undefined,
+): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number>; bytes: number }> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
   const failed = new Map<string, number>();
   const floor: number[] = [];
+  let bytes = 0;
+  // Every session opens before any goes on, so what follows the openings is measured apart.
+  let opening = sessions;
+  let allOpen!: () => void;
+  const open = new Promise<void>((resolve) => (allOpen = resolve));
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
       const session = `${tag}-${s}`;
       for (let turn = 0; turn <= turns; turn++) {
+        if (turn === 1) {
+          if (--opening === 0) {
+            opened();
+            allOpen();
+          }
+          await open;
+        }
         const text = body(reads, session, tokens, turn);
+        if (turn > 0) bytes += Buffer.byteLength(text);
         if (s === 0 && turn === 1) floor.push(parseFloor(text));
         for (let k = 0; k < targets.length; k++) {
           const t = targets[(k + turn + s) % targets.length];
@@ -192,7 +216,7 @@ async function cell(
       }
     }),
   );
-  return { times, floor, failed };
+  return { times, floor, failed, bytes: bytes / (sessions * turns) };
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -210,13 +234,16 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
     await cell(started.targets, reads, 'warm', 10_000, 1, 2);
     for (const tokens of sizes)
       for (const { sessions, turns } of levels) {
-        const { times, floor, failed } = await cell(
+        const pids = [...started.proxies.values()].map((p) => p.pid);
+        let written: number[] = [];
+        const { times, floor, failed, bytes } = await cell(
           started.targets,
           reads,
           `s${tokens}-${sessions}`,
           tokens,
           sessions,
           turns,
+          () => (written = pids.map(storageWrites)),
         );
         // The fake's own record of bodies would grow with every cell.
         upstream.turns.length = 0;
@@ -224,7 +251,9 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
         const direct = times.get('direct')!;
         const added = (name: string, p: number) =>
           times.has(name) ? round(percentile(times.get(name)!, p) - percentile(direct, p)) : 'n/a';
-        for (const mode of ['memory', 'data-dir'])
+        const requests = sessions * turns;
+        const perRequest = pids.map((pid, i) => round((storageWrites(pid) - written[i]!) / requests / 1024));
+        for (const [m, mode] of ['memory', 'data-dir'].entries())
           rows.push([
             `${tokens / 1000}k`,
             sessions,
@@ -237,6 +266,8 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
             added('Portkey', 99),
             round(median(floor)),
             round(percentile(direct, 50)),
+            round(bytes / 1024),
+            perRequest[m]!,
           ]);
         ctx.log(
           `bench: serve by size: ${rows
@@ -272,12 +303,15 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
       'Portkey p99',
       'parse floor',
       'direct p50',
+      'body KiB',
+      'KiB written / request',
     ],
     rows,
     notes: [
       ...started.notes,
       `Chat Completions (${MODEL}, --capacity ${CAPACITY}: nothing compacts); each session opens at the history size and adds a tool call and a ${RESULT_TOKENS}-token result per request; the opening request is not counted.`,
       'Added = the percentile through the target minus the same percentile direct, in ms; every body goes to each target in turn. Parse floor: Buffer to string, JSON.parse, JSON.stringify, string to Buffer of one body, in the bench process.',
+      'KiB written / request: what the proxy process had written to storage (Linux write_bytes, whole 4 KiB pages) over the counted requests of the cell (after every session had opened), per request, beside their mean body; in memory it writes nothing.',
     ],
   };
 }

@@ -97,6 +97,11 @@ export interface FakeServer {
   url: string;
   requests: RecordedRequest[];
   /**
+   * Every request as it began (its headers arrived), before its body was read: the order
+   * requests were sent in, where `requests` has the order their bodies finished.
+   */
+  arrivals: Array<{ path: string; bytes: number }>;
+  /**
    * The window requests are checked against; a test that configures its session with another
    * capacity than the file's default sets it to that capacity before the session sends.
    */
@@ -202,9 +207,11 @@ export async function startFakeServer(
   options: FakeWindowOptions & FaultChooser & { overflowAnswer?: OverflowAnswer },
 ): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
+  const arrivals: FakeServer['arrivals'] = [];
   const violations: string[] = [];
   const state = { script: [...script], window: options.window };
   const server = createServer((req, res) => {
+    arrivals.push({ path: req.url ?? '', bytes: Number(req.headers['content-length'] ?? 0) });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -263,6 +270,7 @@ export async function startFakeServer(
   const fake: FakeServer = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    arrivals,
     violations,
     get script() {
       return state.script;

@@ -31,3 +31,20 @@ export function clip(text: string, max: number): string {
 export function oneLine(text: string, max = 400): string {
   return clip(text.replace(/\s+/g, ' ').trim(), max);
 }
+
+/**
+ * The index of the quote that closes the JSON string opened at `open` (the text's length when
+ * none does). Found with `indexOf`, which scans far faster than a loop over every character: a
+ * request body is mostly long strings.
+ */
+export function jsonStringEnd(text: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return text.length;
+    // Escaped when an odd number of backslashes stands before it.
+    let slashes = 0;
+    while (text.charCodeAt(at - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return at;
+  }
+}

@@ -41,6 +41,16 @@ export const charsCounter: TokenCounter = {
   count: (text) => (text.length === 0 ? 0 : Math.ceil(Buffer.byteLength(text, 'utf8') / 4)),
 };
 
+// One counter per encoding per process: its remembered pieces and token lengths (a 1 MiB
+// table) serve every estimator, so a new session neither starts cold nor adds its own copy.
+const counters = new Map<TiktokenEncoding, TokenCounter>();
+
+/**
+ * Counts made ahead of a synchronous pass, by encoding and text (see {@link precount}); each
+ * entry holds how many passes still wait for it.
+ */
+const precounted = new Map<TiktokenEncoding, Map<string, { tokens: number; waiting: number }>>();
+
 /**
  * A tiktoken counter. Special-token text such as `<|endoftext|>` is counted as plain
  * text (T-rule: never throw on untrusted transcript content). Falls back to
@@ -48,13 +58,69 @@ export const charsCounter: TokenCounter = {
  * pieces, so counting is linear in the text's length (see bounded-encode.ts).
  */
 export function tiktokenCounter(name: TiktokenEncoding = 'o200k_base'): TokenCounter {
+  const known = counters.get(name);
+  if (known !== undefined) return known;
   let enc: Tiktoken;
   try {
     enc = encoderFor(name);
   } catch {
     return charsCounter;
   }
-  return { name: name as EncodingName, count: boundedCounter(enc, piecePattern(name)) };
+  const bounded = boundedCounter(enc, piecePattern(name));
+  let ahead = precounted.get(name);
+  if (ahead === undefined) precounted.set(name, (ahead = new Map()));
+  const early = ahead;
+  const counter: TokenCounter = {
+    name: name as EncodingName,
+    count: (text) => (early.size > 0 ? early.get(text)?.tokens : undefined) ?? bounded(text),
+  };
+  counters.set(name, counter);
+  return counter;
+}
+
+/** Texts shorter than this are counted when needed: a look-up costs about as much. */
+const PRECOUNT_MIN_LENGTH = 256;
+
+/**
+ * Counts `texts` ahead of a synchronous pass that will need them (a large request's
+ * projection), a slice of at most `sliceMs` at a time with other work let in between, so one
+ * large body does not hold the requests of others. Until `release` is called the counter
+ * answers these texts from memory. A `chars` encoding counts nothing ahead (it is cheap).
+ */
+export async function precount(
+  encoding: EncodingName,
+  texts: Iterable<string>,
+  sliceMs = 8,
+): Promise<() => void> {
+  if (encoding === 'chars') return () => undefined;
+  const counter = tiktokenCounter(encoding);
+  const ahead = precounted.get(encoding);
+  if (ahead === undefined) return () => undefined;
+  const mine: string[] = [];
+  const release = () => {
+    for (const text of mine) {
+      const entry = ahead.get(text);
+      if (entry !== undefined && --entry.waiting === 0) ahead.delete(text);
+    }
+  };
+  let since = performance.now();
+  try {
+    for (const text of texts) {
+      if (text.length < PRECOUNT_MIN_LENGTH) continue;
+      const entry = ahead.get(text);
+      if (entry !== undefined) entry.waiting++;
+      else ahead.set(text, { tokens: counter.count(text), waiting: 1 });
+      mine.push(text);
+      if (performance.now() - since >= sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+    }
+  } catch (e) {
+    release();
+    throw e;
+  }
+  return release;
 }
 
 /** Returns a counter for the named encoding (`chars` never loads WASM). */
@@ -66,4 +132,6 @@ export function counterFor(name: EncodingName): TokenCounter {
 export function freeEncoders(): void {
   for (const enc of encoders.values()) enc.free();
   encoders.clear();
+  counters.clear();
+  precounted.clear();
 }

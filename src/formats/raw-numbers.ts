@@ -1,5 +1,6 @@
 import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import type { Json } from '../messages/message.js';
+import { jsonStringEnd } from '../core/text.js';
 
 /**
  * Number literals whose text JSON.parse would not give back: `1.0` reads as 1, `2.50` as
@@ -25,13 +26,8 @@ export class RawNumber extends LosslessNumber {
 function hasLossyNumberLiteral(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+    if (c === 0x22) i = jsonStringEnd(text, i);
+    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;
       while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
       const literal = text.slice(i, j);

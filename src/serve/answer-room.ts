@@ -1,5 +1,5 @@
 import type { Message } from '../messages/message.js';
-import { hashOf } from '../adapters/shared/sync-point.js';
+import { roundTripForHash } from '../adapters/shared/sync-point.js';
 import type { ProviderMeta } from '../formats/provider-envelope.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { withNumberAt } from './number-in-text.js';
@@ -82,45 +82,47 @@ export function textWithOutputLimit(text: string, protocol: ProtocolName, n: num
   return found ? out : undefined;
 }
 
-/** A value with its object keys in one order (the session's validated copies order them by their schema). */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) out[k] = sortedKeys((value as Record<string, unknown>)[k]);
-  return out;
-}
-
-// The session keeps its message objects from request to request: each is keyed once.
-const keys = new WeakMap<Message, string>();
-
-/** What makes two messages the same message, whatever their key order and per-request markers. */
-function keyOf(m: Message): string {
-  let k = keys.get(m);
-  if (k === undefined) {
-    k = hashOf(sortedKeys(m));
-    keys.set(m, k);
+/**
+ * Whether two JSON values are the same whatever their key order (the session's validated copies
+ * order keys by their schema); absent and undefined keys are alike, and a message's round-trip
+ * record counts without its per-request markers. No copy, no hash: most of a request's messages
+ * are compared on every request.
+ */
+function sameJson(a: unknown, b: unknown, key = ''): boolean {
+  if (key === 'roundTrip') return sameJson(roundTripForHash(a), roundTripForHash(b), 'record');
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((v, i) => sameJson(v, other[i]));
   }
-  return k;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let defined = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    defined++;
+    if (!sameJson(x[k], y[k], k)) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 /**
  * The projected messages with every one the client sent in this request given back as the
  * client sent it: the session holds the first copy it saw of a message, and a client moves
  * per-request markers (a cache breakpoint) from message to message, which count nothing and
- * must reach the upstream as this request has them.
+ * must reach the upstream as this request has them. Projection keeps the conversation's end in
+ * place (a summary, a cleared result or a dropped message changes what comes before), so each
+ * projected message is compared with the sent one as far from the end; one that differs (a
+ * summary, a cleared result) goes as the projection has it.
  */
 export function asClientSent(projected: readonly Message[], sent: readonly Message[]): Message[] {
-  const byHash = new Map<string, Message[]>();
-  for (const m of sent) {
-    const h = keyOf(m);
-    const same = byHash.get(h);
-    if (same === undefined) byHash.set(h, [m]);
-    else same.push(m);
-  }
-  return projected.map((m) => {
-    const same = byHash.get(keyOf(m));
-    return same !== undefined && same.length > 0 ? (same.shift() as Message) : m;
+  const shift = sent.length - projected.length;
+  return projected.map((m, i) => {
+    const own = sent[i + shift];
+    return own !== undefined && sameJson(m, own) ? own : m;
   });
 }
 

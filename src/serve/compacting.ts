@@ -8,6 +8,8 @@ import {
 } from '../adapters/shared/conversations.js';
 import { RequestRefusedError, UserError, WindowTooSmallError } from '../core/errors.js';
 import type { ClearingPolicy } from '../projection/index.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../messages/message.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
@@ -16,6 +18,7 @@ import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { checkJsonDepth } from './request-guards.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
+import { warmCounts } from './warm-counts.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
@@ -49,6 +52,8 @@ export interface CompactingContext {
   lastRequests: Map<string, LastRequest>;
   /** Loads a session kept outside this process before its request is projected (the Restate engine). */
   prepareSession?(id: string): Promise<void>;
+  /** Whether a request's new text is counted ahead of its projection: its session runs its turns in this process. */
+  countsAhead?: boolean;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
   nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
   /** Who writes summaries: the request's own upstream, or the embedded offline summarizer. */
@@ -72,6 +77,15 @@ export interface LastRequest {
   at: string;
   /** What the session's requests made so far: compactions, provider summary calls, and who wrote them. */
   made: SessionMade;
+  /** Kept for the next request, not shown: how many messages this one sent, their tokens, the last one's hash. */
+  sent?: SentCount;
+}
+
+/** The messages a request sent after its fixed part: how many, their tokens, the short hash of the last. */
+export interface SentCount {
+  messages: number;
+  tokens: number;
+  lastHash: string | undefined;
 }
 
 /** A session's compactions since this proxy started, and the summarizer that really wrote them. */
@@ -172,12 +186,11 @@ function projectRequest(
   ctx: CompactingContext,
   req: IncomingMessage,
   parsed: ParsedRequest,
-  id: string,
-  capacity: number,
+  at: RequestAt,
   signal: AbortSignal,
-  reserve: number,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
+  const { id, capacity, reserve, text } = at;
   const native = ctx.nativeCompaction(protocol, parsed.model);
   const summaryContext = {
     protocol,
@@ -205,6 +218,8 @@ function projectRequest(
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
         limits: { reservedOutput: reserve },
+        // What the session holds is about its last request: at most two bytes a character in memory.
+        bytes: 2 * text.length,
       }),
     ),
   );
@@ -242,6 +257,37 @@ function outgoing(
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), written, messages };
 }
 
+/** A request's body, session, window and answer reserve. */
+interface RequestAt {
+  text: string;
+  /** The client's text as it goes upstream when nothing else changes (the recall tool spliced in); undefined when it cannot be spliced. */
+  verbatim: string | undefined;
+  id: string;
+  capacity: number;
+  reserve: number;
+}
+
+/** Projects a request into its session and writes what goes upstream; what is new is counted first, a slice at a time. */
+async function projected(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  parsed: ParsedRequest,
+  at: RequestAt,
+  signal: AbortSignal,
+) {
+  const { id, capacity } = at;
+  const release =
+    ctx.countsAhead === true ? await warmCounts(ctx.conversations, id, parsed) : () => undefined;
+  try {
+    const projection = await projectRequest(ctx, req, parsed, at, signal);
+    ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
+    const counts = recordProjection(ctx, id, parsed, projection);
+    return { projection, counts, ...outgoing(at.verbatim, parsed, projection, counts, capacity) };
+  } finally {
+    release();
+  }
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -267,12 +313,15 @@ export async function handleCompacting(
     const id = sessionIdOf(req, parsed, ctx.index);
     await ctx.prepareSession?.(id);
     const reserve = answerReserve(capacity, parsed.maxOutput);
-    const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
-    ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
-    const counts = recordProjection(ctx, id, parsed, projection);
     const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
-    const out = outgoing(clientText, parsed, projection, counts, capacity);
-    const { body, lowered, replay, cleared } = out;
+    const out = await projected(
+      ctx,
+      req,
+      parsed,
+      { text, verbatim: clientText, id, capacity, reserve },
+      signal,
+    );
+    const { projection, counts, body, lowered, replay, cleared } = out;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
     // The provider's own count of what was sent anchors the session's next estimate.
@@ -359,6 +408,29 @@ function summarizerOf(
   return `${how} (${parsed.protocol}, model ${parsed.model})`;
 }
 
+/**
+ * Tokens of the messages a request sent. A session's next request resends the last one's
+ * messages and adds a few: when the synced hashes show the last request's messages are still
+ * its beginning, only the new ones are counted.
+ */
+function sentTokens(
+  messages: readonly Message[],
+  estimator: Estimator,
+  before: SentCount | undefined,
+  hashes: readonly string[] | undefined,
+): SentCount {
+  const lastHash = hashes?.length === messages.length ? hashes[messages.length - 1] : undefined;
+  const kept =
+    before !== undefined &&
+    before.lastHash !== undefined &&
+    before.messages <= messages.length &&
+    hashes?.[before.messages - 1] === before.lastHash;
+  const from = kept ? before.messages : 0;
+  let tokens = kept ? before.tokens : 0;
+  for (let i = from; i < messages.length; i++) tokens += estimator.message(messages[i]);
+  return { messages: messages.length, tokens, lastHash };
+}
+
 /** Counts what a projection did (metrics, the session's last request) and returns its token counts. */
 function recordProjection(
   ctx: CompactingContext,
@@ -368,15 +440,23 @@ function recordProjection(
 ): LastRequest {
   const { session } = projection;
   const fixed = session.limits.prefixTokens ?? 0;
-  const made = ctx.lastRequests.get(id)?.made ?? { compactions: 0, summaryCalls: 0 };
+  const before = ctx.lastRequests.get(id);
+  const made = before?.made ?? { compactions: 0, summaryCalls: 0 };
+  const sent = sentTokens(
+    parsed.messages,
+    session.estimator,
+    before?.sent,
+    ctx.conversations.syncedHashes(id),
+  );
   const last: LastRequest = {
     protocol: parsed.protocol,
     model: parsed.model,
-    tokensBefore: fixed + session.estimator.history(parsed.messages),
+    tokensBefore: fixed + sent.tokens,
     tokensAfter: fixed + session.estimator.history(projection.messages),
     compacted: projection.compacted,
     ...(projection.strategy !== undefined ? { strategy: projection.strategy } : {}),
     at: new Date().toISOString(),
+    sent,
     made: projection.compacted
       ? {
           ...made,

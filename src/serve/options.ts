@@ -71,6 +71,8 @@ export interface ResolvedServeOptions {
   http: ServeOptions['http'];
   session: NonNullable<ServeOptions['session']>;
   maxSessions: number;
+  /** Bytes the open sessions may hold together (from `maxMemory` in MiB), else unbounded. */
+  maxSessionBytes?: number;
   log?: (line: string) => void;
 }
 
@@ -119,6 +121,7 @@ export function resolveServeOptions(options: ServeOptions): ResolvedServeOptions
     http: o.http,
     session: o.session ?? {},
     maxSessions: o.maxSessions ?? SERVE_DEFAULTS.maxSessions,
+    ...(o.maxMemory !== undefined ? { maxSessionBytes: o.maxMemory * 1024 * 1024 } : {}),
     ...(o.log !== undefined ? { log: o.log } : {}),
   };
 }

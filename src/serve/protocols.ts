@@ -5,6 +5,8 @@ import { importOpenAIChat, exportOpenAIChat } from '../formats/openai-chat.js';
 import { importOpenAIResponses, exportOpenAIResponses } from '../formats/openai-responses.js';
 import { requestEnvelopeOf, type FileRequestEnvelope } from '../formats/request-envelope.js';
 import type { ImportResult } from '../formats/types.js';
+import { JsonDocument } from '../formats/json-text.js';
+import { rememberRawNumbers } from '../formats/raw-numbers.js';
 import type { Message } from '../messages/message.js';
 import { userIdSession } from './agent-ids.js';
 import {
@@ -122,6 +124,12 @@ function split(
   };
 }
 
+/** The parsed body as the importers read it, with its exact number texts remembered: parsed once. */
+function parsedOnce(text: string, body: unknown): JsonDocument {
+  rememberRawNumbers(text, body);
+  return new JsonDocument(body);
+}
+
 /**
  * Reads a request body of `protocol`; malformed bodies throw a one-line {@link UserError}. A
  * token count (`countTokens`) is a Messages request without `max_tokens`. A Gemini request
@@ -148,7 +156,7 @@ export function parseRequest(
       stream: b.stream === true,
       maxOutput: b.max_tokens,
       clientSessionId: firstId(userIdSession(b.metadata?.user_id)),
-      ...split(importAnthropic(text, WHERE), b.model, 'messages'),
+      ...split(importAnthropic(parsedOnce(text, body), WHERE), b.model, 'messages'),
     };
   }
   if (protocol === 'openai-chat') {
@@ -159,7 +167,7 @@ export function parseRequest(
       stream: b.stream === true,
       maxOutput: b.max_completion_tokens ?? b.max_tokens ?? undefined,
       clientSessionId: firstId(b.prompt_cache_key, b.user, b.safety_identifier),
-      ...split(importOpenAIChat(text, WHERE), b.model, 'chat'),
+      ...split(importOpenAIChat(parsedOnce(text, body), WHERE), b.model, 'chat'),
     };
   }
   const b = check(ResponsesRequest, body);
@@ -167,7 +175,7 @@ export function parseRequest(
   const doc =
     typeof b.input === 'string'
       ? JSON.stringify({ ...b, input: [{ role: 'user', content: b.input }] })
-      : text;
+      : parsedOnce(text, body);
   return {
     protocol,
     model: b.model,

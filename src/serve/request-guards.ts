@@ -1,4 +1,5 @@
 import { RequestRefusedError, UserError } from '../core/errors.js';
+import { jsonStringEnd } from '../core/text.js';
 
 /** How deep a request body's JSON may nest; real requests stay far below, a hostile one is refused. */
 export const MAX_JSON_DEPTH = 512;
@@ -10,14 +11,9 @@ export const MAX_JSON_DEPTH = 512;
  */
 export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash: the next character is escaped
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
+    if (c === 0x22) i = jsonStringEnd(text, i);
     else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) throw new UserError(`request body nests deeper than ${max} levels`);
     } else if (c === 0x5d || c === 0x7d) depth--;

@@ -37,7 +37,8 @@ export function restateConversations(
   ingress: string,
   options: CompactorSessionOptions & ConversationOptions,
 ): Conversations {
-  const { maxConversations = 1_000, onEvict, ...shared } = options;
+  // The proxy holds no session's history here, so there is no memory budget to keep.
+  const { maxConversations = 1_000, maxBytes: _maxBytes, onEvict, ...shared } = options;
   const base = `${ingress.replace(/\/+$/, '')}/${conversationName(OBJECT_NAME)}`;
   const counters = tokenCounters(shared, maxConversations, onEvict);
   return {

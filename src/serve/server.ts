@@ -142,6 +142,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
     ...(o.http ? { http: o.http } : {}),
     maxConversations: o.maxSessions,
+    ...(o.maxSessionBytes !== undefined ? { maxBytes: o.maxSessionBytes } : {}),
     // A closed session keeps nothing here; its next request finds it again by its opening or id.
     onEvict: (id: string) => {
       index.forget(id);
@@ -157,6 +158,8 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
   return {
     options: o,
     conversations,
+    // On Restate the turns run on a worker: counting ahead here would count twice.
+    countsAhead: o.restateIngress === undefined,
     index,
     metrics,
     upstream: createUpstream(httpLimits(o.http ?? {})),

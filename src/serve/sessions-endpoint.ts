@@ -2,6 +2,12 @@ import type { Conversations } from '../adapters/shared/conversations.js';
 import { isSummaryMessage } from '../summary/summary-message.js';
 import { OFFLINE_SUMMARIZER, type LastRequest } from './compacting.js';
 
+/** A last request as the endpoint shows it (what is kept for the next request's counting left out). */
+function shown(last: LastRequest): Omit<LastRequest, 'sent'> {
+  const { sent: _sent, ...rest } = last;
+  return rest;
+}
+
 /**
  * What `GET /compactor/sessions/:id` shows of a session: sizes, window, budgets, compactions
  * and its last request — counts only, never message text or anything the client sent as a header.
@@ -41,6 +47,6 @@ export function sessionState(
     // Who wrote the summaries (none yet: who would).
     summarizer: last?.made.summarizer ?? (summarizer === 'offline' ? OFFLINE_SUMMARIZER : 'the upstream'),
     cacheHealth: session.cacheHealth.state(),
-    lastRequest: last ?? null,
+    lastRequest: last === undefined ? null : shown(last),
   };
 }

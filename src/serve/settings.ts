@@ -185,6 +185,17 @@ export const SERVE_SETTINGS = {
       help: 'sessions kept open in memory (default 1,000); the least recently used idle one beyond is closed (reopened from --data-dir on its next request)',
     },
   },
+  maxMemory: {
+    schema: z.number().int().positive(),
+    defaultText: 'none: only `maxSessions` bounds the sessions',
+    doc: 'Memory the open sessions may hold together, in MiB, each counted at two bytes a character of its last request (the most the JavaScript engine takes for text; plain ASCII takes half). Beyond it the least recently used idle sessions are closed as beyond `maxSessions`. The process needs about 150 MiB besides (code, the tokenizer).',
+    flag: {
+      name: 'max-memory',
+      arg: 'MIB',
+      parse: flagValue.posInt,
+      help: 'memory the open sessions may hold together, in MiB (counted at 2 bytes a character of their last request); the least recently used idle ones beyond are closed',
+    },
+  },
 } as const;
 
 /** The proxy's table and everything derived from it. */

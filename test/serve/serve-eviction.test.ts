@@ -17,8 +17,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function setup(options: ServeOptions) {
-  const upstream = await startFakeAgentUpstream({ window: 16_000 });
+async function setup(options: ServeOptions, window = 16_000) {
+  const upstream = await startFakeAgentUpstream({ window });
   const server = await startServer({
     port: 0,
     openaiUpstream: upstream.url,
@@ -94,5 +94,31 @@ describe('serve: sessions beyond --max-sessions', () => {
     // Every message once (the store's three and the two new), on the same branch: not imported again.
     expect(back).toMatchObject({ open: true, stored: true, branches: 1, messages: 5 });
     expect(readdirSync(dataDir).filter((n) => n.includes('.fork-'))).toEqual([]);
+  });
+});
+
+describe('serve: sessions beyond --max-memory', () => {
+  /** A conversation whose one user message is `chars` characters long. */
+  const long = (topic: string, chars: number) => ({
+    model: 'gpt-4o',
+    messages: [
+      { role: 'user', content: `Review the ${topic} module:\n${'const x = 1;\n'.repeat(chars / 13)}` },
+    ],
+  });
+
+  it('closes the least recently used sessions once those open hold more than the budget', async () => {
+    // 1 MiB: one request of 300,000 characters counts 600,000 bytes, two do not fit.
+    const server = await setup({ maxMemory: 1, capacity: 1_000_000 }, 1_000_000);
+    const a = await send(server, long('parser', 300_000));
+    const small = await send(server, chat('small', 0));
+    expect((await state(server, a)).status).toBe(200);
+    const b = await send(server, long('printer', 300_000));
+    // The oldest went to make room; the small one, used after it, stays.
+    expect((await state(server, a)).status).toBe(404);
+    expect((await state(server, b)).status).toBe(200);
+    expect((await state(server, small)).status).toBe(200);
+    // Its next request starts it again (without --data-dir there is nothing to reopen).
+    expect(await send(server, long('parser', 300_000))).toBe(a);
+    expect((await state(server, b)).status).toBe(404);
   });
 });

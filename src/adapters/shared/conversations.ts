@@ -54,6 +54,8 @@ export interface ConversationCall {
   inline?: CompactorSessionOptions['inline'];
   /** Aborting cancels the call (and the summary call it is making); the call rejects. */
   signal?: AbortSignal;
+  /** What the conversation holds in memory after this call, in bytes as the caller counts them (see `maxBytes`). */
+  bytes?: number;
 }
 
 /** What the model is sent instead, and the conversation it belongs to. */
@@ -107,6 +109,11 @@ export interface ConversationOptions {
    * without, it starts over. Servers with many chats set this to what their memory allows.
    */
   maxConversations?: number;
+  /**
+   * How many bytes the open conversations may hold together, each counted by its last call's
+   * `bytes`; beyond that the least recently used idle ones are closed as beyond `maxConversations`.
+   */
+  maxBytes?: number;
   /** Told the id of each conversation closed to make room, so a caller drops what it keeps about it. */
   onEvict?: (conversationId: string) => void;
   /**
@@ -131,6 +138,7 @@ export interface ConversationStores {
 
 export const ConversationOptionsSchema = z.object({
   maxConversations: z.number().int().positive().optional(),
+  maxBytes: z.number().int().positive().optional(),
   onEvict: z.custom<(id: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
   recall: z.boolean().optional(),
 });
@@ -152,6 +160,10 @@ interface State extends SyncPoint {
   active: number;
   /** The messages of the conversation's last projected request. */
   sent?: readonly Message[];
+  /** What it holds in memory, as its last call counted it. */
+  bytes?: number;
+  /** The envelope its session was last given, as JSON ('' for none). */
+  envelopeKey?: string;
 }
 
 /**
@@ -176,20 +188,16 @@ export function createConversations(
   options: CompactorSessionOptions & ConversationOptions,
   stores?: ConversationStores,
 ): Conversations {
-  const {
-    maxConversations = DEFAULT_MAX_CONVERSATIONS,
-    onEvict,
-    recall: _recall,
-    ...sessionOptions
-  } = options;
+  const { maxConversations, maxBytes, onEvict, sessionOptions } = splitOptions(options);
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
   const { sessionDir } = sessionOptions;
 
-  function remember(id: string, state: State): State {
+  function remember(id: string, state: State, bytes: number | undefined): State {
     states.delete(id);
     states.set(id, state);
-    evictBeyond(states, maxConversations, id, onEvict);
+    if (bytes !== undefined) state.bytes = bytes;
+    evictBeyond(states, { count: maxConversations, bytes: maxBytes }, id, onEvict);
     return state;
   }
 
@@ -204,11 +212,16 @@ export function createConversations(
         stores ? stores.syncPoint(id) : readSyncPoint(sessionDir, id),
         stores,
       );
-    if (!isRewritten(state, call.messages)) return remember(id, state);
+    if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions, stores);
-    // The old branch closes once a call still running on it has finished; the fork waits for that.
-    fork.queue = state.queue.then(() => state.session.close());
-    return remember(id, fork);
+    // The old branch closes once a call still running on it has finished; the fork waits for
+    // that, and for its own sync point to be saved.
+    const saved = fork.queue;
+    fork.queue = state.queue.then(async () => {
+      state.session.close();
+      await saved;
+    });
+    return remember(id, fork, call.bytes);
   }
 
   return {
@@ -238,6 +251,18 @@ export function createConversations(
   };
 }
 
+/** The conversations' own options apart from what each session is opened with. */
+function splitOptions(options: CompactorSessionOptions & ConversationOptions) {
+  const {
+    maxConversations = DEFAULT_MAX_CONVERSATIONS,
+    maxBytes,
+    onEvict,
+    recall: _recall,
+    ...rest
+  } = options;
+  return { maxConversations, maxBytes, onEvict, sessionOptions: rest };
+}
+
 /** Runs a call after the conversation's earlier ones, and keeps the request it made. */
 function enqueue(state: State, work: () => Promise<ConversationProjection>): Promise<ConversationProjection> {
   state.active++;
@@ -260,18 +285,22 @@ function recallAcross(states: Map<string, State>, args: unknown): string {
   return answer;
 }
 
-/** Closes the least recently used idle conversations beyond `max` (never `keep`). */
+/** Closes the least recently used idle conversations beyond `max` in number or bytes (never `keep`). */
 function evictBeyond(
   states: Map<string, State>,
-  max: number,
+  max: { count: number; bytes: number | undefined },
   keep: string,
   onEvict: ((id: string) => void) | undefined,
 ): void {
+  let bytes = 0;
+  if (max.bytes !== undefined) for (const s of states.values()) bytes += s.bytes ?? 0;
+  const over = () => states.size > max.count || (max.bytes !== undefined && bytes > max.bytes);
   for (const [old, s] of states) {
-    if (states.size <= max) break;
+    if (!over()) break;
     if (s.active > 0 || old === keep) continue;
     s.session.close();
     states.delete(old);
+    bytes -= s.bytes ?? 0;
     onEvict?.(old);
   }
 }
@@ -317,6 +346,13 @@ function openConversation(
   const caughtUp = { ...point, hashes: [...point.hashes] };
   if (dir !== undefined) catchUpSyncPoint(caughtUp, recordedMessages(session));
   return { session, settings: settingsKey(settings), ...caughtUp, queue: Promise.resolve(), active: 0 };
+}
+
+/** How many messages a session's store recorded (none without a store). */
+function recordedCount(session: CompactorSession): number {
+  let n = 0;
+  for (const e of session.store?.events() ?? []) if (e.type === 'message.appended') n++;
+  return n;
 }
 
 /** The messages a session's store recorded, in order (empty without a store). */
@@ -371,8 +407,8 @@ function forkConversation(
     stores,
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
-  if (sessionDir !== undefined) state.recorded = recordedMessages(state.session).length;
-  saveSyncPoint(state, sessionDir, id);
+  if (sessionDir !== undefined) state.recorded = recordedCount(state.session);
+  state.queue = saveSyncPoint(state, sessionDir, id);
   return state;
 }
 
@@ -425,16 +461,22 @@ async function projectCall(
   const { session } = state;
   // A call with other limits or another clearing policy than the last applies them.
   state.settings = applyCallSettings(session, state.settings, call, options);
-  session.setEnvelope(
+  // The envelope is read again (validated, its tokens counted) only when it changed: an agent
+  // sends the same system prompt and tools with every request.
+  const envelope =
     call.system !== undefined || (call.tools?.length ?? 0) > 0
       ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
-      : undefined,
-  );
+      : undefined;
+  const envelopeKey = envelope === undefined ? '' : JSON.stringify(envelope);
+  if (state.envelopeKey !== envelopeKey) {
+    session.setEnvelope(envelope);
+    state.envelopeKey = envelopeKey;
+  }
   const pending = messages.slice(state.synced);
   const before = session.history.length;
   const sync = async () => {
-    if (sessionDir !== undefined) state.recorded = recordedMessages(session).length;
-    advanceSyncPoint(state, messages, sessionDir, id);
+    if (sessionDir !== undefined) state.recorded = recordedCount(session);
+    await advanceSyncPoint(state, messages, sessionDir, id);
     await stores?.commit(id, state.branch, state);
   };
   // A turn that fails or is cancelled after storing the new messages keeps them: they are

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../../io/atomic-write.js';
+import { writeFileAtomicAsync } from '../../io/atomic-write.js';
 import { UserError } from '../../core/errors.js';
 import { PRIVATE_DIR } from '../../io/private.js';
 
@@ -54,7 +54,7 @@ function withoutMarkers(value: unknown): unknown {
  * markers, so a message that differs only in where the client put its cache breakpoint is the
  * same message (its fingerprint goes with a residual that is left empty).
  */
-function roundTripForHash(rt: unknown): unknown {
+export function roundTripForHash(rt: unknown): unknown {
   if (rt === null || typeof rt !== 'object' || Array.isArray(rt)) return rt;
   const { fp, patch, ...rest } = rt as Record<string, unknown>;
   const left = withoutMarkers(patch);
@@ -164,20 +164,31 @@ export function readSyncPoint(sessionDir: string | undefined, id: string): SyncP
   return point;
 }
 
-/** Saves a sync point (when there is a session directory). */
-export function saveSyncPoint(point: SyncPoint, sessionDir: string | undefined, id: string): void {
+// Saves of one file in flight, so a later save never lands before an earlier one.
+const saving = new Map<string, Promise<void>>();
+
+/**
+ * Saves a sync point (when there is a session directory) without blocking other work: the
+ * point as it is now, written after any earlier save of the same file has landed.
+ */
+export function saveSyncPoint(point: SyncPoint, sessionDir: string | undefined, id: string): Promise<void> {
   const file = syncFile(sessionDir, id);
-  if (file !== undefined)
-    writeFileAtomic(
-      file,
-      JSON.stringify({
-        synced: point.synced,
-        lastHash: point.lastHash,
-        hashes: point.hashes,
-        branch: point.branch,
-        ...(point.recorded !== undefined ? { recorded: point.recorded } : {}),
-      }),
-    );
+  if (file === undefined) return Promise.resolve();
+  const text = JSON.stringify({
+    synced: point.synced,
+    lastHash: point.lastHash,
+    hashes: point.hashes,
+    branch: point.branch,
+    ...(point.recorded !== undefined ? { recorded: point.recorded } : {}),
+  });
+  const before = saving.get(file) ?? Promise.resolve();
+  const saved = before.catch(() => undefined).then(() => writeFileAtomicAsync(file, text));
+  saving.set(file, saved);
+  const settled = () => {
+    if (saving.get(file) === saved) saving.delete(file);
+  };
+  saved.then(settled, settled);
+  return saved;
 }
 
 /** Moves the sync point to the end of `messages` and saves it (when there is a session directory). */
@@ -186,14 +197,14 @@ export function advanceSyncPoint(
   messages: readonly unknown[],
   sessionDir: string | undefined,
   id: string,
-): void {
+): Promise<void> {
   // Hashes of a point saved before they were kept cannot be recovered: they stay empty.
   if (point.hashes.length === point.synced)
     point.hashes = [...point.hashes, ...messages.slice(point.synced).map(messageHash)];
   else point.hashes = [];
   point.synced = messages.length;
   point.lastHash = messages.length > 0 ? hashOf(messages[messages.length - 1]) : '';
-  saveSyncPoint(point, sessionDir, id);
+  return saveSyncPoint(point, sessionDir, id);
 }
 
 /**

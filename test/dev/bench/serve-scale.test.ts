@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loopScript } from '#dev/clients/tool-loop.js';
 import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { memorySection, scaleSection } from '#dev/bench/serve-scale.js';
+import { blockingSection } from '#dev/bench/serve-blocking.js';
 import { freeEncoders } from '#src/estimate/index.js';
 
 /*
@@ -35,6 +36,10 @@ describe('serve bench by history size', () => {
       const floor = row[9] as number;
       expect(floor).toBeGreaterThan(0);
     }
+    // The data-dir proxy wrote its sessions to storage; the one in memory wrote none of theirs.
+    const [memory, dataDir] = section.rows;
+    expect(dataDir[12]).toBeGreaterThan(0);
+    expect(memory[12]).toBeLessThan(dataDir[12] as number);
     expect(section.notes?.join(' ')).toMatch(/memory \d+ MiB, data-dir \d+ MiB/);
   });
 
@@ -46,5 +51,16 @@ describe('serve bench by history size', () => {
     // A 10k-token history is some tens of KiB of JSON.
     expect(raw).toBeGreaterThan(20);
     expect(Number.isFinite(resident) && Number.isFinite(ratio)).toBe(true);
+  });
+
+  it('times small requests alone and beside a large one of another session', async () => {
+    const section = await blockingSection({ quick: true, corpusDir: null, log: () => {} }, upstream);
+    expect(section.rows.map((r) => r[0])).toEqual(['alone', 'beside one 2 MiB request']);
+    const [alone, beside] = section.rows;
+    expect(alone[1]).toBe(5);
+    // Small requests went one after another while the large one was in flight: more than the
+    // one that waits for it were answered meanwhile.
+    expect(beside[1]).toBeGreaterThanOrEqual(2);
+    for (const row of section.rows) for (const cell of row.slice(2)) expect(Number.isFinite(cell)).toBe(true);
   });
 });

@@ -1,0 +1,31 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { freeEncoders, precount, tiktokenCounter } from '#src/estimate/counters.js';
+
+afterAll(() => freeEncoders());
+
+/** Distinct texts long enough to be counted ahead. */
+const texts = Array.from(
+  { length: 40 },
+  (_, i) => `Section ${i}: ${'the quick brown fox jumps over the lazy dog '.repeat(20 + i)}`,
+);
+
+describe('counting ahead of a synchronous pass (T1)', () => {
+  it('T1: lets other work run between its slices, and the counter answers the same counts', async () => {
+    const fresh = texts.map((t) => tiktokenCounter('o200k_base').count(t));
+    let ranBetween = false;
+    setImmediate(() => (ranBetween = true));
+    // A slice of 0 ms: other work gets in after every text.
+    const pending = precount('o200k_base', texts, 0);
+    expect(ranBetween).toBe(false);
+    const release = await pending;
+    expect(ranBetween).toBe(true);
+    expect(texts.map((t) => tiktokenCounter('o200k_base').count(t))).toEqual(fresh);
+    release();
+    expect(texts.map((t) => tiktokenCounter('o200k_base').count(t))).toEqual(fresh);
+  });
+
+  it('T1: one counter per encoding serves every caller', () => {
+    expect(tiktokenCounter('o200k_base')).toBe(tiktokenCounter('o200k_base'));
+    expect(tiktokenCounter('cl100k_base')).not.toBe(tiktokenCounter('o200k_base'));
+  });
+});
