@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
-import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
-import type { FakeServer } from '#support/fake-http.js';
+import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import {
   RestateServer,
@@ -49,7 +48,7 @@ const step = (n: number) => [
 describeWithRestate('compactor serve on Restate', () => {
   let restate: RestateServer;
   let worker: Worker;
-  let upstream: FakeServer;
+  let upstream: FakeAgentUpstream;
   let cwd: string;
 
   beforeAll(async () => {
@@ -57,11 +56,12 @@ describeWithRestate('compactor serve on Restate', () => {
     upstream = await startFakeAgentUpstream({ window: WINDOW });
     restate = new RestateServer(install!);
     await restate.start();
-    // The worker writes the summaries, with its own route and key (the client's never reach Restate).
+    // The worker writes the summaries, with its own route and key (the client's never reach
+    // Restate), on Anthropic's API like the client, but another model.
     worker = await startWorker(install!, {
       WORKER_ROUTE: JSON.stringify({
-        provider: 'openai',
-        model: 'gpt-4o',
+        provider: 'anthropic',
+        model: 'claude-haiku-4-5',
         baseUrl: upstream.url,
         apiKeyEnv: 'FAKE_UPSTREAM_KEY',
       }),
@@ -98,6 +98,7 @@ describeWithRestate('compactor serve on Restate', () => {
 
   // Anthropic refuses tool blocks from a request that does not define its tools.
   const READ_TOOL = { name: 'read', input_schema: { type: 'object', properties: {} } };
+  const SUMMARY_PROMPT_START = 'You are writing a checkpoint of an agent session';
   const send = (server: { url: string }, messages: unknown[], n: number, named: boolean) =>
     fetch(`${server.url}/v1/messages`, {
       method: 'POST',
@@ -135,6 +136,18 @@ describeWithRestate('compactor serve on Restate', () => {
         await first.close();
       }
       expect(compactedAt).toBeGreaterThanOrEqual(0);
+      // The worker's summary of the tool loop lists the loop's tools in Anthropic's shape, tool
+      // use off, as the API requires of a request with tool blocks (the fake refuses one without).
+      const summaries = upstream.requests.filter((r) => r.raw.includes(SUMMARY_PROMPT_START));
+      expect(summaries.length).toBeGreaterThan(0);
+      for (const r of summaries) {
+        expect(r.path).toBe('/v1/messages');
+        expect(r.headers['x-api-key']).toBe('sk-worker');
+        expect(r.body.model).toBe('claude-haiku-4-5');
+        expect(r.body.tools).toEqual([READ_TOOL]);
+        expect(r.body.tool_choice).toEqual({ type: 'none' });
+      }
+      expect(upstream.refusals).toEqual([]);
 
       // A new proxy, with nothing in memory: the next request continues what Restate holds.
       const second = await proxy();
