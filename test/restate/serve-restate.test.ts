@@ -112,6 +112,19 @@ describeWithRestate('compactor serve on Restate', () => {
       body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, tools: [READ_TOOL], messages }),
     });
 
+  /** `GET /compactor/sessions/ID` through a proxy. */
+  const show = async (server: { url: string }, id: string) => {
+    const res = await fetch(`${server.url}/compactor/sessions/${encodeURIComponent(id)}`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  // What the file engine shows of a session; on Restate some are left out, none added.
+  const FILE_ENGINE_FIELDS = [
+    ...['id', 'open', 'stored', 'branches', 'messages', 'historyTokens', 'summaries', 'summariesMade'],
+    ...['summaryCalls', 'window', 'reservedOutput', 'prefixTokens', 'budgets', 'strategy', 'summarizer'],
+    ...['cacheHealth', 'lastRequest'],
+  ];
+
   it.each([
     ['named by the client', true],
     ['found by its history alone', false],
@@ -152,6 +165,28 @@ describeWithRestate('compactor serve on Restate', () => {
       // A new proxy, with nothing in memory: the next request continues what Restate holds.
       const second = await proxy();
       try {
+        // It shows the session from what Restate holds before it served any of its requests.
+        const kept = await restate.call<{ history: unknown[] }>('compactorSession', session, 'state');
+        const compactions = (await restate.sessionEvents(session)).filter(
+          (e) => e.type === 'thread.compact_boundary',
+        ).length;
+        const shown = await show(second, session);
+        expect(shown).toMatchObject({
+          id: session,
+          open: true,
+          stored: true,
+          branches: 1,
+          messages: kept.history.length,
+          summaries: 1,
+          summariesMade: compactions,
+          lastRequest: null,
+        });
+        expect(shown.historyTokens).toBeGreaterThan(0);
+        expect(Object.keys(shown).filter((k) => !FILE_ENGINE_FIELDS.includes(k))).toEqual([]);
+        // The window and cache health are this proxy's counts: none before it served the session.
+        expect(shown).not.toHaveProperty('window');
+        expect(shown).not.toHaveProperty('cacheHealth');
+
         messages.push(...step(n));
         const res = await send(second, messages, n, named);
         expect(res.status).toBe(200);
@@ -162,6 +197,11 @@ describeWithRestate('compactor serve on Restate', () => {
         // The summary written in the first proxy's turn is what the second one sends, with the newest step after it.
         expect(forwarded.includes('summary written at step')).toBe(true);
         expect(forwarded.includes(`"tool_use_id":"c${n}"`)).toBe(true);
+        const after = await show(second, session);
+        expect(after).toMatchObject({ window: WINDOW, lastRequest: { compacted: false } });
+        expect(after.messages).toBe((shown.messages as number) + 2);
+        expect(after).toHaveProperty('cacheHealth');
+        expect((await fetch(`${second.url}/compactor/sessions/never-seen`)).status).toBe(404);
       } finally {
         await second.close();
       }
