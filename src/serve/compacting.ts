@@ -43,8 +43,6 @@ export interface CompactingContext {
   policy?: Partial<ClearingPolicy>;
   /** What each session's last request did, for the sessions endpoint. */
   lastRequests: Map<string, LastRequest>;
-  /** Loads a session kept outside this process before its request is projected (the Restate engine). */
-  prepareSession?(id: string): Promise<void>;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
   nativeCompaction(protocol: ProtocolName, model: string): NativeKind | undefined;
   /** Who writes summaries: the request's own upstream, or the embedded offline summarizer. */
@@ -247,7 +245,6 @@ export async function handleCompacting(
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
-    await ctx.prepareSession?.(id);
     const reserve = answerReserve(capacity, parsed.maxOutput);
     const projection = await projectRequest(ctx, req, parsed, id, capacity, signal, reserve);
     ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));

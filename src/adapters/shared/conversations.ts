@@ -5,7 +5,6 @@ import type { Message } from '../../messages/message.js';
 import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
 import { lookupModel } from '../../providers/catalog.js';
-import type { SessionStoreSource } from '../../store/index.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -119,19 +118,6 @@ export interface ConversationOptions {
   onEvict?: (conversationId: string) => void;
 }
 
-/**
- * A place outside the file system that keeps each conversation's branches and sync point (a
- * proxy's Restate objects), used instead of `sessionDir`.
- */
-export interface ConversationStores {
-  /** How far the conversation was followed when last saved (the start when never). */
-  syncPoint(id: string): SyncPoint;
-  /** The store of one branch of a conversation. */
-  source(id: string, branch: number): SessionStoreSource;
-  /** Keeps what a call added to the branch's store, and the conversation's sync point. */
-  commit(id: string, branch: number, point: SyncPoint): Promise<void>;
-}
-
 export const ConversationOptionsSchema = z.object({
   maxConversations: z.number().int().positive().optional(),
   onEvict: z.custom<(id: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),
@@ -177,10 +163,7 @@ export function catalogCapacity(model: ConversationCall['model']): number | unde
  * takes); with `options.sessionDir` each conversation is stored durably in a subdirectory named
  * after its id, so a restarted process continues where it left off.
  */
-export function createConversations(
-  options: CompactorSessionOptions & ConversationOptions,
-  stores?: ConversationStores,
-): Conversations {
+export function createConversations(options: CompactorSessionOptions & ConversationOptions): Conversations {
   const { maxConversations = DEFAULT_MAX_CONVERSATIONS, onEvict, ...sessionOptions } = options;
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
@@ -195,17 +178,9 @@ export function createConversations(
 
   /** The conversation's state, opened on first sight and forked when the framework rewrote it. */
   function stateOf(id: string, call: ConversationCall): State {
-    const state =
-      states.get(id) ??
-      openConversation(
-        id,
-        call,
-        sessionOptions,
-        stores ? stores.syncPoint(id) : readSyncPoint(sessionDir, id),
-        stores,
-      );
+    const state = states.get(id) ?? openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
     if (!isRewritten(state, call.messages)) return remember(id, state);
-    const fork = forkConversation(id, state, call, sessionOptions, stores);
+    const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for that.
     fork.queue = state.queue.then(() => state.session.close());
     return remember(id, fork);
@@ -217,7 +192,7 @@ export function createConversations(
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
       state.active++;
-      const run = state.queue.then(() => projectCall(id, state, call, sessionDir, stores));
+      const run = state.queue.then(() => projectCall(id, state, call, sessionDir));
       state.queue = run.catch(() => undefined).finally(() => state.active--);
       return run;
     },
@@ -277,7 +252,6 @@ function openConversation(
   call: ConversationCall,
   options: CompactorSessionOptions,
   point: SyncPoint,
-  stores: ConversationStores | undefined,
   history?: readonly Message[],
 ): State {
   const { sessionDir, history: _history, ...shared } = options;
@@ -286,7 +260,6 @@ function openConversation(
   const session = createCompactorSession({
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
-    ...(stores !== undefined ? { store: stores.source(id, point.branch) } : {}),
     ...(history !== undefined ? { history } : {}),
     ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
@@ -315,7 +288,6 @@ function forkConversation(
   old: State,
   call: ConversationCall,
   options: CompactorSessionOptions,
-  stores: ConversationStores | undefined,
 ): State {
   const { sessionDir } = options;
   const shared = commonPrefix(old.hashes, call.messages);
@@ -327,13 +299,7 @@ function forkConversation(
     old.hashes.length === old.synced &&
     live.length > dropped &&
     tail.every((h, i) => h === old.hashes[shared + i]);
-  // A store outside the file system numbers branches on: the current one is always the newest.
-  const branch =
-    sessionDir !== undefined
-      ? nextBranch(sessionDir, id, old.branch)
-      : stores !== undefined
-        ? old.branch + 1
-        : old.branch;
+  const branch = sessionDir !== undefined ? nextBranch(sessionDir, id, old.branch) : old.branch;
   const point: SyncPoint = keeps
     ? {
         synced: shared,
@@ -347,7 +313,6 @@ function forkConversation(
     call,
     options,
     point,
-    stores,
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
   if (sessionDir !== undefined) state.recorded = recordedMessages(state.session).length;
@@ -397,7 +362,6 @@ async function projectCall(
   state: State,
   call: ConversationCall,
   sessionDir: string | undefined,
-  stores: ConversationStores | undefined,
 ): Promise<ConversationProjection> {
   const { messages } = call;
   const { session } = state;
@@ -408,10 +372,9 @@ async function projectCall(
   );
   const pending = messages.slice(state.synced);
   const before = session.history.length;
-  const sync = async () => {
+  const sync = () => {
     if (sessionDir !== undefined) state.recorded = recordedMessages(session).length;
     advanceSyncPoint(state, messages, sessionDir, id);
-    await stores?.commit(id, state.branch, state);
   };
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
@@ -420,14 +383,14 @@ async function projectCall(
   try {
     turn = await session.runTurn({ pending, ...(call.signal !== undefined ? { signal: call.signal } : {}) });
   } catch (e) {
-    if (keptAfterFailure()) await sync();
+    if (keptAfterFailure()) sync();
     throw e;
   }
   if (turn.decision === 'cancelled') {
-    if (keptAfterFailure()) await sync();
+    if (keptAfterFailure()) sync();
     throw new CancelledError('the call was cancelled before its request was ready');
   }
-  await sync();
+  sync();
   return {
     conversationId: id,
     // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
