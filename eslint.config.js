@@ -123,6 +123,15 @@ export default tseslint.config(
   ...layerConfigs,
   { files: ['test/**/*.ts'], rules: TEST_IMPORTS([CODE_BY_ALIAS, SUPPORT_BY_ALIAS]) },
   { files: ['test/support/**/*.ts'], rules: TEST_IMPORTS([CODE_BY_ALIAS]) },
+  // The jest environment and the tiktoken it shares are plain CommonJS, loaded with no transform.
+  {
+    files: ['test/support/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', exports: 'writable', globalThis: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   { files: ['src/**/*.ts'], rules: SIZE_RULES },
   { files: ['src/**/*.ts'], ignores: ['src/core/errors.ts'], rules: ERROR_FAMILY_RULES },
   // Comments say what they mean: no rule ids (those stay in test names) and no pointers into

@@ -4,7 +4,8 @@ import { createDefaultEsmPreset } from 'ts-jest';
 
 const config: Config = {
   ...createDefaultEsmPreset({ tsconfig: 'tsconfig.json' }),
-  testEnvironment: 'node',
+  // Node, plus one tiktoken per worker shared by its test files (test/support/jest-environment.cjs).
+  testEnvironment: '<rootDir>/test/support/jest-environment.cjs',
   roots: ['<rootDir>/test'],
   setupFiles: ['<rootDir>/test/support/fast-check-seed.ts'],
   moduleNameMapper: {
@@ -14,6 +15,7 @@ const config: Config = {
     '^#support/(.*?)(\\.js)?$': '<rootDir>/test/support/$1',
     // The testing entry's example runs against the source in the repository's own tests.
     '^context-compactor/testing$': '<rootDir>/src/testing/index.ts',
+    '^tiktoken$': '<rootDir>/test/support/tiktoken-shared.cjs',
   },
   // Two cores: one worker per core keeps tiktoken WASM memory bounded.
   maxWorkers: 2,

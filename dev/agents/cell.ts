@@ -11,7 +11,7 @@ import { agentById, agentPath } from './agents.js';
 import { startMatrixModel } from './fake-model.js';
 import { installedAgent } from './install.js';
 import { measureCell, type CellMeasure } from './measure.js';
-import { startRelay } from './relay.js';
+import { startRelay, type RelayedExchange } from './relay.js';
 
 /*
  * One cell of the agent matrix: an agent CLI, headless, against the matrix model, either
@@ -133,6 +133,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
     },
   });
   let proxy: RunningServer | undefined;
+  let relayed: RelayedExchange[] = [];
   try {
     proxy =
       spec.window === null
@@ -145,6 +146,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
             ...(geminiUpstream ? { geminiUpstream: model.root } : {}),
           });
     const relay = await startRelay(proxy?.url ?? model.root);
+    relayed = relay.exchanges;
     const started = performance.now();
     let run: Awaited<ReturnType<typeof runToExit>>;
     try {
@@ -179,6 +181,11 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       writeFileSync(
         join(dump, name),
         JSON.stringify(model.requests.map((r) => ({ path: r.path, headers: r.headers, body: r.body }))),
+      );
+      // And what the agent sent, before the proxy.
+      writeFileSync(
+        join(dump, name.replace(/\.json$/, '.agent.json')),
+        JSON.stringify(relayed.map((e) => ({ path: e.path, status: e.status, body: e.body }))),
       );
     }
     await proxy?.close();

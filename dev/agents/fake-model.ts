@@ -93,6 +93,12 @@ function agentSide(body: any): boolean {
   return AGENT_SIDE.test(userTexts(lastUser)) || AGENT_SIDE.test(JSON.stringify(system));
 }
 
+/** Whether a request the agent sent is a step of its loop (not a side call of its own or the proxy's summary). */
+export function isLoopRequest(protocol: WireProtocol, body: any): boolean {
+  if (JSON.stringify(body ?? null).includes(PROXY_SUMMARY)) return false;
+  return answerSchema(body) === undefined && !isSummaryRequest(protocol, body) && !agentSide(body);
+}
+
 /** The step a request asks for: past its latest result's id, or past a fake summary's count. */
 function stepOf(protocol: WireProtocol, req: RecordedRequest): number {
   let n = nextStep(protocol, req.body);
@@ -178,7 +184,7 @@ export async function startMatrixModel(
       ];
     const schema = answerSchema(body);
     if (schema !== undefined) return ['side', { key, text: JSON.stringify(fromSchema(schema)) }];
-    if (isSummaryRequest(protocol, body) || agentSide(body))
+    if (!isLoopRequest(protocol, body))
       return [
         'side',
         { key, text: `${fakeSummary(task.goal)}\n\nFiles read so far: ${stepOf(protocol, req)}.` },

@@ -3,7 +3,7 @@ import { estimateBodyTokens, requestedOutputTokens } from '../fakes/fake-window.
 import { tiktokenCounter } from '../../src/estimate/counters.js';
 import { wirePrompt } from '../fakes/wire-prompt.js';
 import { auditPrompt } from '../loops/prompt-audit.js';
-import type { MatrixModel, MatrixTurn } from './fake-model.js';
+import { isLoopRequest, type MatrixModel, type MatrixTurn } from './fake-model.js';
 import type { RelayedExchange } from './relay.js';
 
 /*
@@ -20,6 +20,10 @@ export interface PrefixBreak {
   freed: number;
   /** A summary call of the proxy came between the two. */
   afterSummary: boolean;
+  /** The agent itself made every change between its own two requests (the proxy passed them on). */
+  agentOwn: boolean;
+  /** No result but the newest was left uncleared: no step could have freed more. */
+  clearedAll: boolean;
 }
 
 export interface CellMeasure {
@@ -56,6 +60,8 @@ export interface CellMeasure {
   fixedPart: number;
   /** Input tokens of every model call the model received (summaries and side calls included). */
   upstreamTokens: number;
+  /** The same, summed up to and including each loop turn (the running tally). */
+  tally: number[];
 }
 
 /** The parts of a request that must stay the same for its prefix to be kept, and its list of items. */
@@ -71,25 +77,70 @@ function split(protocol: WireProtocol, body: any): { fixed: unknown; items: unkn
 const canon = (v: unknown): string =>
   JSON.stringify(v ?? null, (k, x: unknown) => (k === 'cache_control' ? undefined : x));
 
-/** Whether `next` extends `prev` byte for byte, and what a change freed. */
+/** Item positions of `prev` that `next` holds otherwise, and whether the fixed part changed. */
+function changes(protocol: WireProtocol, prev: unknown, next: unknown): { items: number[]; fixed: boolean } {
+  const a = split(protocol, prev ?? {});
+  const b = split(protocol, next ?? {});
+  const items: number[] = [];
+  a.items.forEach((it, k) => {
+    if (canon(it) !== canon(b.items[k])) items.push(k);
+  });
+  return { items, fixed: canon(a.fixed) !== canon(b.fixed) };
+}
+
+/** An item that holds a tool's result the proxy has not cleared (a shortened preview counts: it could go). */
+function unclearedResult(item: unknown): boolean {
+  const text = canon(item);
+  return (
+    /"tool_result"|"function_call_output"|"role":"tool"|"functionResponse"/.test(text) &&
+    !text.includes('tool_result_clearing')
+  );
+}
+
+/**
+ * Whether `next` extends `prev` byte for byte; else what the change freed (the changed items'
+ * tokens before less after, those the agent changed itself aside), whether the agent made all
+ * of it (`own`: its own two requests, `agentPrev` and `agentNext`, changed the same items), and
+ * whether it left no older result uncleared.
+ */
 function comparePrefix(
   protocol: WireProtocol,
   prev: MatrixTurn,
   next: MatrixTurn,
-): { kept: boolean; freed: number } {
+  agentPrev: unknown,
+  agentNext: unknown,
+): { kept: boolean; freed: number; own: boolean; clearedAll: boolean } {
   const a = split(protocol, prev.request.body ?? {});
   const b = split(protocol, next.request.body ?? {});
-  const aj = a.items.map(canon);
-  const bj = b.items.map(canon);
-  const kept = canon(a.fixed) === canon(b.fixed) && aj.length <= bj.length && aj.every((x, i) => x === bj[i]);
-  if (kept) return { kept, freed: 0 };
-  const seen = new Set(aj);
+  const ours = changes(protocol, prev.request.body, next.request.body);
+  if (!ours.fixed && ours.items.length === 0 && a.items.length <= b.items.length)
+    return { kept: true, freed: 0, own: false, clearedAll: false };
+  const theirs =
+    agentPrev !== undefined && agentNext !== undefined
+      ? changes(protocol, agentPrev, agentNext)
+      : { items: [], fixed: false };
+  const byAgent = new Set(theirs.items);
+  const proxyItems = ours.items.filter((k) => !byAgent.has(k));
+  const own = proxyItems.length === 0 && (!ours.fixed || theirs.fixed) && a.items.length <= b.items.length;
+  // Only the newest result may stand uncleared (older ones left out count as cleared).
+  const clearedAll = b.items.filter(unclearedResult).length <= 1;
+  if (a.items.length <= b.items.length) {
+    // Items stay where they were (a clearing step replaces them in place): sum what each lost.
+    let freed = proxyItems.reduce(
+      (n, k) => n + estimateBodyTokens(a.items[k]) - estimateBodyTokens(b.items[k]),
+      0,
+    );
+    if (ours.fixed && !theirs.fixed) freed += estimateBodyTokens(a.fixed) - estimateBodyTokens(b.fixed);
+    return { kept: false, freed, own, clearedAll };
+  }
+  // Items went (a summary took their place): the older request less what the newer kept of it.
+  const seen = new Set(a.items.map(canon));
   let last = -1;
-  bj.forEach((x, i) => {
-    if (seen.has(x)) last = i;
+  b.items.forEach((x, i) => {
+    if (seen.has(canon(x))) last = i;
   });
   const tail = b.items.slice(last + 1).reduce<number>((n, it) => n + estimateBodyTokens(it), 0);
-  return { kept, freed: prev.input - (next.input - tail) };
+  return { kept: false, freed: prev.input - (next.input - tail), own, clearedAll };
 }
 
 /** JSON with keys sorted: the same request whatever order a serializer wrote its fields in. */
@@ -139,17 +190,36 @@ export function measureCell(
     if (!a.pairingValid) badPairing++;
     if (!a.taskPresent) taskMissing++;
   }
+  // The agent's own loop requests, as it sent them: one for each loop turn the model answered.
+  const protocol = loop[0]?.protocol;
+  const agentLoop = agentCalls
+    .filter((e) => !e.path.includes('count_tokens') && !/:countTokens/.test(e.path))
+    .map((e) => parsedOrNull(e.body))
+    .filter((b) => b !== null && protocol !== undefined && isLoopRequest(protocol, b));
+  const mapped = agentLoop.length === loop.length;
   const breaks: PrefixBreak[] = [];
   let kept = 0;
   for (let i = 1; i < loop.length; i++) {
-    const c = comparePrefix(loop[i].protocol, loop[i - 1], loop[i]);
+    const c = comparePrefix(
+      loop[i].protocol,
+      loop[i - 1],
+      loop[i],
+      mapped ? agentLoop[i - 1] : undefined,
+      mapped ? agentLoop[i] : undefined,
+    );
     if (c.kept) kept++;
     else {
       const from = model.turns.indexOf(loop[i - 1]);
       const to = model.turns.indexOf(loop[i]);
       const afterSummary = model.turns.slice(from, to).some((t) => t.answered === 'summary');
-      breaks.push({ at: i, freed: c.freed, afterSummary });
+      breaks.push({ at: i, freed: c.freed, afterSummary, agentOwn: c.own, clearedAll: c.clearedAll });
     }
+  }
+  const tally: number[] = [];
+  let sum = 0;
+  for (const t of model.turns) {
+    sum += t.input;
+    if (isLoop(t)) tally.push(sum);
   }
   const sentByAgent = new Set(agentCalls.map((e) => sortedJson(parsedOrNull(e.body))));
   const forwarded = model.turns.filter((t) => t.answered !== 'summary');
@@ -175,5 +245,6 @@ export function measureCell(
     breaks,
     fixedPart: loop[0] ? fixedPartTokens(loop[0].request.body) : 0,
     upstreamTokens: calls.reduce((n, r) => n + estimateBodyTokens(r.body), 0),
+    tally,
   };
 }

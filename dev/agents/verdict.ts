@@ -29,8 +29,20 @@ export const RUN_NOISE = 0.005;
 
 const n = (x: number) => x.toLocaleString('en-US');
 
-/** Clearing steps: prefix changes with no summary call before them. */
-const clearingSteps = (cell: CellResult) => cell.breaks.filter((b) => !b.afterSummary);
+/** Clearing steps: prefix changes the proxy made with no summary call before them (the agent's own changes aside). */
+const clearingSteps = (cell: CellResult) => cell.breaks.filter((b) => !b.afterSummary && !b.agentOwn);
+
+/** Prefix changes the agent made itself (the proxy passed them on as they came). */
+const ownChanges = (cell: CellResult) => cell.breaks.filter((b) => b.agentOwn).length;
+
+/**
+ * The highest ratio, over the turns, of the tokens sent upstream so far to the direct run's at
+ * the same turn (undefined when the two runs took a different number of turns).
+ */
+export function worstRunningShare(cell: CellResult, direct: CellResult | undefined): number | undefined {
+  if (!direct || direct.tally.length !== cell.tally.length || cell.tally.length === 0) return undefined;
+  return Math.max(...cell.tally.map((t, i) => t / Math.max(1, direct.tally[i])));
+}
 
 /** What a cell through the proxy failed, given the agent's direct run. */
 export function cellFailures(cell: CellResult, direct: CellResult | undefined): string[] {
@@ -45,13 +57,17 @@ export function cellFailures(cell: CellResult, direct: CellResult | undefined): 
   const misrouted = cell.misses.filter((m) => !m.startsWith('HEAD '));
   if (misrouted.length > 0) out.push(`sent where no provider serves: ${misrouted.join(', ')}`);
   const least = leastStep(window, direct);
-  const small = clearingSteps(cell).filter((b) => b.freed < least);
+  // A step that left no older result uncleared freed all there was.
+  const small = clearingSteps(cell).filter((b) => b.freed < least && !b.clearedAll);
   if (small.length > 0)
     out.push(
       `${small.length} clearing steps freed under ${MIN_STEP_SHARE * 100} % of the room for history (${n(least)}; least ${n(Math.min(...small.map((b) => b.freed)))})`,
     );
   if (direct?.answered && cell.upstreamTokens > direct.upstreamTokens * (1 + RUN_NOISE))
     out.push(`upstream ${n(cell.upstreamTokens)} > direct ${n(direct.upstreamTokens)} tokens`);
+  const running = worstRunningShare(cell, direct);
+  if (running !== undefined && running > 1 + RUN_NOISE)
+    out.push(`the running tally went to ${Math.round(running * 100)} % of the direct run's at one turn`);
   // A summary call must buy several turns.
   if (cell.summaries > Math.ceil(cell.loopTurns / 3))
     out.push(`${cell.summaries} summary calls in ${cell.loopTurns} turns (more than one per 3)`);
@@ -63,6 +79,11 @@ export function cellFailures(cell: CellResult, direct: CellResult | undefined): 
     );
   return out;
 }
+
+const running = (c: CellResult, direct: CellResult | undefined): string => {
+  const share = worstRunningShare(c, direct);
+  return share === undefined ? '—' : `${Math.round(share * 100)} %`;
+};
 
 /** The matrix as table rows (the direct run first in each agent's rows), and the notes under it. */
 export function matrixTable(rows: readonly AgentRow[]): {
@@ -84,6 +105,7 @@ export function matrixTable(rows: readonly AgentRow[]): {
     'clearing steps (least freed)',
     'summaries / turns',
     'upstream tokens (vs direct)',
+    'worst running tally',
     'wall s',
     'holds',
   ];
@@ -114,10 +136,11 @@ export function matrixTable(rows: readonly AgentRow[]): {
         c.overWindow,
         c.badPairing + c.taskMissing === 0 ? 'ok' : `${c.badPairing} / ${c.taskMissing} bad`,
         direct ? '' : `${c.unchanged}/${c.forwarded}`,
-        `${c.prefixKept}/${c.prefixPairs}`,
+        `${c.prefixKept}/${c.prefixPairs}${ownChanges(c) > 0 ? ` (+${ownChanges(c)} agent's own)` : ''}`,
         steps.length === 0 ? '0' : `${steps.length} (${n(Math.min(...steps.map((b) => b.freed)))})`,
         `${c.summaries} / ${c.loopTurns}`,
         `${n(c.upstreamTokens)}${vs}`,
+        direct ? '' : running(c, row.direct),
         Math.round(c.wallSeconds),
         direct ? 'baseline' : failures.length === 0 ? 'yes' : 'NO',
       ]);

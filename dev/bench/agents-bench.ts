@@ -13,13 +13,21 @@ import type { BenchSuite } from './types.js';
 
 export const MATRIX_WINDOWS = [16_000, 32_000, 128_000];
 const SEED = 20_261_204;
+/** How many files each agent reads (8 to 16 across the matrix; `--quick`: 8 each). */
+export const MATRIX_FILES: Record<string, number> = {
+  'claude-code': 16,
+  'claude-code-latest': 12,
+  codex: 16,
+  opencode: 10,
+  'qwen-code': 14,
+  'gemini-cli': 8,
+};
 
 export const agentsSuite: BenchSuite = {
   name: 'agents',
   async run(ctx) {
     const picked = process.env.COMPACTOR_AGENTS?.split(',').filter(Boolean);
     const agents = picked ? AGENTS.filter((a) => picked.includes(a.id)) : AGENTS;
-    const files = ctx.quick ? 8 : 12;
     const rows: AgentRow[] = [];
     for (const agent of agents) {
       try {
@@ -34,6 +42,7 @@ export const agentsSuite: BenchSuite = {
         continue;
       }
       ctx.log(`bench: agents: ${agent.label}…`);
+      const files = ctx.quick ? 8 : (MATRIX_FILES[agent.id] ?? 12);
       rows.push(
         await runRow({ agent: agent.id, windows: MATRIX_WINDOWS, files, seed: SEED, limitSeconds: 600 }),
       );
@@ -42,13 +51,13 @@ export const agentsSuite: BenchSuite = {
     const isolated = rows.some((r) => r.isolated);
     return [
       {
-        title: `Agent CLIs with their defaults through compactor serve: ${files} files of 2k–8k tokens read one per turn`,
+        title: `Agent CLIs with their defaults through compactor serve: ${ctx.quick ? 8 : '8–16'} files of 2k–8k tokens read one per turn`,
         headers,
         rows: table,
         notes: [
           ...notes,
           `Each agent runs headless with its own system prompt, tools and output limit (only keys, base URLs and telemetry, update and plugin checks set), ${isolated ? 'in a network namespace with only loopback' : 'pointed at 127.0.0.1 by its settings'}. The model enforces the window on input plus the output a request asks for and answers a request over it with the provider's own error.`,
-          'Tokens are tiktoken o200k over every string of a request body. "prefix kept": consecutive loop requests where the newer one extends the older byte for byte (cache markers aside); "clearing steps": prefix changes with no summary call before them, with the least any of them freed. "upstream tokens": every request the model received, summary calls included, against the same task sent directly.',
+          `Tokens are tiktoken o200k over every string of a request body. "prefix kept": consecutive loop requests where the newer one extends the older byte for byte (cache markers aside); "agent's own": pairs where the agent itself changed its earlier items (the proxy passed the change on). "clearing steps": prefix changes the proxy made with no summary call before them, with the least any of them freed (a step that leaves no older result uncleared frees all there is). "upstream tokens": every request the model received, summary calls included, against the same task sent directly; "worst running tally": the highest ratio, at any turn, of the tokens sent so far to the direct run's at that turn.`,
         ],
       },
     ];

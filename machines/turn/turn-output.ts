@@ -75,6 +75,8 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
             context.pressure?.pressureTokens ?? null,
             context.rebuilt?.pressureTokens ?? null,
           ),
+    cacheCycle: context.cacheCycle,
+    lastSent: context.projectionSent,
     fixedPart: context.pressure?.fixedPart ?? null,
     startedAt: context.startedAt,
   };

@@ -1,4 +1,5 @@
 import { finalStateOf } from '../shared/outcome.js';
+import { UNKNOWN_WINDOW_POLICY } from './cache-policy.js';
 import { turnOutput } from './turn-output.js';
 import { turnSetup } from './turn.setup.js';
 import { DEFAULT_LOOP_GUARD_POLICY, INITIAL_LOOP_GUARD_STATE, type TurnDecision } from './turn.types.js';
@@ -65,6 +66,10 @@ export const turnMachine = turnSetup.createMachine({
     minTurnsPerPass: input.minTurnsPerPass ?? 0,
     loopGuard: { ...INITIAL_LOOP_GUARD_STATE, ...input.loopGuard },
     loopGuardPolicy: { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuardPolicy },
+    policy: input.policy ?? UNKNOWN_WINDOW_POLICY,
+    cacheCycle: input.cacheCycle ?? null,
+    lastSent: input.lastSent ?? null,
+    projectionSent: null,
   }),
   states: {
     working: {
@@ -105,7 +110,11 @@ export const turnMachine = turnSetup.createMachine({
           invoke: {
             id: 'clearToolResults',
             src: 'clearToolResults',
-            input: ({ context }) => ({ turnId: context.turnId, projectionRef: context.projectionRef ?? '' }),
+            input: ({ context }) => ({
+              turnId: context.turnId,
+              projectionRef: context.projectionRef ?? '',
+              sent: context.lastSent,
+            }),
             onDone: {
               target: 'estimating',
               actions: { type: 'storeClearedProjection', params: ({ event }) => event.output },
@@ -117,7 +126,11 @@ export const turnMachine = turnSetup.createMachine({
           invoke: {
             id: 'estimatePressure',
             src: 'estimatePressure',
-            input: ({ context }) => ({ turnId: context.turnId, projectionRef: context.projectionRef ?? '' }),
+            input: ({ context }) => ({
+              turnId: context.turnId,
+              projectionRef: context.projectionRef ?? '',
+              sent: context.lastSent,
+            }),
             onDone: {
               target: 'deciding',
               actions: { type: 'storePressure', params: ({ event }) => event.output },
@@ -144,6 +157,7 @@ export const turnMachine = turnSetup.createMachine({
               turnId: context.turnId,
               historyRef: context.historyRef,
               thresholdTokens: context.pressure?.thresholdTokens ?? null,
+              sent: context.lastSent,
             }),
             onDone: [
               {
@@ -246,6 +260,7 @@ export const turnMachine = turnSetup.createMachine({
             input: ({ context }) => ({
               turnId: context.turnId,
               historyRef: context.compaction?.historyRef ?? context.historyRef,
+              sent: context.lastSent,
             }),
             onDone: {
               target: 'settling',
@@ -281,6 +296,8 @@ export const turnMachine = turnSetup.createMachine({
                 context.outcome === 'compacted'
                   ? (context.compaction?.historyRef ?? context.historyRef)
                   : context.historyRef,
+              budgetTokens: context.policy.promptBudgetTokens,
+              sent: context.lastSent,
             }),
             onDone: {
               target: 'settling',

@@ -3,7 +3,9 @@ import { compactionMachine } from '../compaction/compaction.machine.js';
 import type { CompactionOutput } from '../compaction/compaction.types.js';
 import { toFailure } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
+import { cycleAfterPass, cycleOrFirst, nextCacheCycle, turnsPerPass, turnThreshold } from './cache-policy.js';
 import { loopGuardReason } from './loop-guard.js';
+import { isFixedPartTooLarge, isOverPromptBudget } from './request-fit.js';
 import type {
   ClearBeforeCompactingInput,
   ClearBeforeCompactingOutput,
@@ -16,6 +18,7 @@ import type {
   LoopGuardReason,
   NormalizeProjectionInput,
   NormalizeProjectionOutput,
+  Pressure,
   RebuildProjectionInput,
   RebuildProjectionOutput,
   SyncHistoryInput,
@@ -28,6 +31,31 @@ import type {
 } from './turn.types.js';
 
 type Report = { report: CompactionOutput };
+
+/**
+ * What the turn decides from a measured request: this turn's threshold (put off while the
+ * cache holds and the wait can pay), the turns a pass would buy, and the cache cycle advanced
+ * by the request. The request becomes the one later decisions compare against.
+ */
+function decidePressure(context: TurnContext, m: EstimatePressureOutput) {
+  const { policy } = context;
+  const cacheCycle = nextCacheCycle(
+    cycleOrFirst(context.cacheCycle, policy),
+    m.prefixIntact,
+    m.pressureTokens,
+  );
+  const thresholdTokens = turnThreshold(policy, cacheCycle, m.prefixIntact);
+  const pressure: Pressure = {
+    pressureTokens: m.pressureTokens,
+    projectedTokens: m.projectedTokens,
+    thresholdTokens,
+    promptBudgetTokens: policy.promptBudgetTokens,
+    summaryInputBudget: policy.summaryInputBudget,
+    turnsPerPass: turnsPerPass(policy, thresholdTokens, m.newestStepTokens),
+    ...(m.fixedPart ? { fixedPart: m.fixedPart } : {}),
+  };
+  return { pressure, cacheCycle, lastSent: m.sent, projectionSent: m.sent };
+}
 
 /** The context a clearing step leaves: its projection and its counts. */
 function clearedProjection(params: ClearToolResultsOutput) {
@@ -81,24 +109,44 @@ export const turnSetup = setup({
       projectionItems: params.itemCount,
     })),
     storeClearedProjection: assign((_, params: ClearToolResultsOutput) => clearedProjection(params)),
-    storeClearedFirst: assign((_, params: ClearBeforeCompactingOutput) => ({
-      ...clearedProjection(params),
-      clearedFirst: { pressureTokens: params.pressureTokens },
-    })),
+    // A cleared request under the threshold is the one later decisions compare against.
+    storeClearedFirst: assign(({ context }, params: ClearBeforeCompactingOutput) => {
+      const threshold = context.pressure?.thresholdTokens ?? null;
+      return {
+        ...clearedProjection(params),
+        clearedFirst: { pressureTokens: params.pressureTokens },
+        projectionSent: params.sent,
+        lastSent: threshold !== null && params.pressureTokens < threshold ? params.sent : context.lastSent,
+      };
+    }),
     storeFittedRequest: assign((_, params: FitRequestOutput) => {
-      const { projectionRef, itemCount, ...fitted } = params;
-      return { projectionRef, projectionItems: itemCount, fitted, fitTried: true };
+      const { projectionRef, itemCount, sent, ...fitted } = params;
+      return {
+        projectionRef,
+        projectionItems: itemCount,
+        fitted,
+        fitTried: true,
+        lastSent: sent,
+        projectionSent: sent,
+      };
     }),
     markFitTried: assign({ fitTried: true }),
     assignOutcome: assign((_, params: { outcome: TurnDecision }) => ({ outcome: params.outcome })),
-    storePressure: assign((_, params: EstimatePressureOutput) => ({ pressure: params })),
+    storePressure: assign(({ context }, params: EstimatePressureOutput) => decidePressure(context, params)),
     assignGuardReason: assign((_, params: { reason: LoopGuardReason }) => ({ guardReason: params.reason })),
     storeCompaction: assign((_, params: Report) => ({ compaction: params.report })),
-    storeRebuiltProjection: assign((_, params: RebuildProjectionOutput) => ({
-      rebuilt: params,
-      projectionRef: params.projectionRef,
-      projectionItems: params.itemCount,
-    })),
+    // A pass rewrites the cached prefix: the cache cycle starts again from the rebuilt request.
+    storeRebuiltProjection: assign((_, params: RebuildProjectionOutput) => {
+      const { sent, ...rebuilt } = params;
+      return {
+        rebuilt,
+        projectionRef: params.projectionRef,
+        projectionItems: params.itemCount,
+        lastSent: sent,
+        projectionSent: sent,
+        cacheCycle: cycleAfterPass(params.pressureTokens),
+      };
+    }),
     // The pass is reported as failed and the old history stays, rather than a half-applied pass.
     recordRebuildFailure: assign(({ context }, params: { error: unknown }) => ({
       compaction: context.compaction && {
@@ -112,10 +160,7 @@ export const turnSetup = setup({
   },
   guards: {
     // The fixed part of a request alone is larger than the window: no projection or pass can help.
-    isWindowTooSmall: ({ context }) => {
-      const f = context.pressure?.fixedPart;
-      return f !== undefined && f.capacity !== null && f.prefix + f.task + f.reserved > f.capacity;
-    },
+    isWindowTooSmall: ({ context }) => isFixedPartTooLarge(context.pressure?.fixedPart),
     isBelowThreshold: ({ context }) =>
       context.pressure === null ||
       context.pressure.thresholdTokens === null ||
@@ -139,16 +184,15 @@ export const turnSetup = setup({
     isPassUseless: ({ context }) =>
       context.pressure?.turnsPerPass != null && context.pressure.turnsPerPass < 1,
     // The request the turn would send is over the prompt budget, whatever the outcome (once: a fitted request is final).
-    isOverPromptBudget: ({ context }) => {
-      if (context.fitTried) return false;
-      const budget = context.pressure?.promptBudgetTokens ?? null;
-      const pressure =
+    isOverPromptBudget: ({ context }) =>
+      !context.fitTried &&
+      isOverPromptBudget(
         context.rebuilt?.pressureTokens ??
-        context.clearedFirst?.pressureTokens ??
-        context.pressure?.pressureTokens ??
-        null;
-      return budget !== null && pressure !== null && pressure > budget;
-    },
+          context.clearedFirst?.pressureTokens ??
+          context.pressure?.pressureTokens ??
+          null,
+        context.pressure?.promptBudgetTokens ?? null,
+      ),
     isOutcome: ({ context }, params: { outcome: TurnDecision }) => context.outcome === params.outcome,
     isCompacted: (_, params: Report) => params.report.status === 'compacted',
     isUnchanged: (_, params: Report) => params.report.status === 'unchanged',

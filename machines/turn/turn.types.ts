@@ -5,6 +5,7 @@ import type {
   CompactionStrategy,
   NativeClients,
 } from '../compaction/compaction.types.js';
+import type { CacheCycle, SentRequest, TurnPolicy } from './cache-policy.js';
 
 /** Loop and thrash guard memory carried from turn to turn. */
 export interface LoopGuardState {
@@ -89,6 +90,12 @@ export interface TurnInput {
    * this (large tool results in a small window); 0 never clears first. Automatic mode only.
    */
   minTurnsPerPass?: number;
+  /** The numbers the turn decides by (threshold, budgets, the wait); absent = an unknown window. */
+  policy?: TurnPolicy;
+  /** The previous turn's `cacheCycle`: how the request grew since the prompt cache was last rewritten. */
+  cacheCycle?: CacheCycle | null;
+  /** The previous turn's `lastSent`: the request sent after it, whose prefix the cache may still hold. */
+  lastSent?: SentRequest | null;
   /** Clock reading at the start (the runtime reports elapsed ms). */
   startedAt: number;
 }
@@ -123,6 +130,8 @@ export interface NormalizeProjectionOutput {
 export interface ClearToolResultsInput {
   turnId: string;
   projectionRef: string;
+  /** The last request sent: clearing in steps keeps what it cleared. */
+  sent: SentRequest | null;
 }
 /** Output of `clearToolResults` with the clearing diagnostics (estimates and counts). */
 export interface ClearToolResultsOutput {
@@ -144,16 +153,22 @@ export interface ClearBeforeCompactingInput {
   historyRef: string;
   /** The pressure clearing has to get under. */
   thresholdTokens: number | null;
+  sent: SentRequest | null;
 }
 /** The projection with old tool results cleared, and its pressure. */
 export interface ClearBeforeCompactingOutput extends ClearToolResultsOutput {
   pressureTokens: number;
+  /** The print of the cleared request. */
+  sent: SentRequest;
 }
 
 /** Input of `fitRequest`: the history the request is built from (the compacted one after a pass). */
 export interface FitRequestInput {
   turnId: string;
   historyRef: string;
+  /** The prompt budget the request must fit; null = unknown (nothing is left out). */
+  budgetTokens: number | null;
+  sent: SentRequest | null;
 }
 /** A request that fits the prompt budget, and what it took (clearing, previews, older exchanges left out). */
 export interface FitRequestOutput {
@@ -165,6 +180,8 @@ export interface FitRequestOutput {
   clearedResults: number;
   previewedResults: number;
   droppedMessages: number;
+  /** The print of the fitted request. */
+  sent: SentRequest;
 }
 
 /** What clearing did to the projection: results cleared, batches and results protected, inputs cleared. */
@@ -179,13 +196,29 @@ export interface ClearingCounts {
 export interface EstimatePressureInput {
   turnId: string;
   projectionRef: string;
+  /** The last request sent, to tell whether this one extends it unchanged. */
+  sent: SentRequest | null;
 }
-/** Output of `estimatePressure`. */
+/** Output of `estimatePressure`: facts of the request, measured; the machine decides from them. */
 export interface EstimatePressureOutput {
   /** Projected history + prompt overhead. */
   pressureTokens: number;
   projectedTokens: number;
-  /** Compaction threshold; null = unknown capacity and no explicit threshold (never compacts). */
+  /** The request extends the last one sent unchanged, so its whole prefix is still cached. */
+  prefixIntact: boolean;
+  /** Tokens of the newest step of the agent loop (the last non-tool message and the results after it). */
+  newestStepTokens: number;
+  /** What no projection can shrink, and the window; absent = not measured (it is taken to fit). */
+  fixedPart?: FixedPart;
+  /** The print of the measured request. */
+  sent: SentRequest;
+}
+/** The pressure and the numbers the turn decided from it (the threshold of this turn, the turns a pass buys). */
+export interface Pressure {
+  /** Projected history + prompt overhead. */
+  pressureTokens: number;
+  projectedTokens: number;
+  /** This turn's compaction threshold (put off while the cache holds); null = never compacts. */
   thresholdTokens: number | null;
   /** Effective capacity minus reserved output; null when unknown (preflight budget). */
   promptBudgetTokens: number | null;
@@ -201,6 +234,7 @@ export interface EstimatePressureOutput {
 export interface RebuildProjectionInput {
   turnId: string;
   historyRef: string;
+  sent: SentRequest | null;
 }
 /** Output of `rebuildProjection`. */
 export interface RebuildProjectionOutput {
@@ -208,6 +242,8 @@ export interface RebuildProjectionOutput {
   itemCount: number;
   projectedTokens: number;
   pressureTokens: number;
+  /** The print of the rebuilt request. */
+  sent: SentRequest;
 }
 
 /** Preflight advisory: it reports, it never blocks. */
@@ -235,13 +271,13 @@ export interface TurnContext {
   projectionRef: string | null;
   projectionItems: number;
   clearing: Omit<ClearToolResultsOutput, 'projectionRef' | 'itemCount'> | null;
-  pressure: EstimatePressureOutput | null;
+  pressure: Pressure | null;
   compaction: CompactionOutput | null;
-  rebuilt: RebuildProjectionOutput | null;
+  rebuilt: Omit<RebuildProjectionOutput, 'sent'> | null;
   /** Pressure after old tool results were cleared instead of compacting, when that ran. */
   clearedFirst: { pressureTokens: number } | null;
   /** How the request was made to fit the prompt budget, when it was over. */
-  fitted: Omit<FitRequestOutput, 'projectionRef' | 'itemCount'> | null;
+  fitted: Omit<FitRequestOutput, 'projectionRef' | 'itemCount' | 'sent'> | null;
   guardReason: LoopGuardReason | null;
   /** The outcome the turn ends with once its request fits. */
   outcome: TurnDecision | null;
@@ -250,6 +286,13 @@ export interface TurnContext {
   minTurnsPerPass: number;
   loopGuard: LoopGuardState;
   loopGuardPolicy: LoopGuardPolicy;
+  policy: TurnPolicy;
+  /** The prompt cache's cycle, advanced by each request measured and restarted by a pass. */
+  cacheCycle: CacheCycle | null;
+  /** The request the cache decisions compare against: the last one this turn measured or would send. */
+  lastSent: SentRequest | null;
+  /** The print of the current projection (the request the turn ends with). */
+  projectionSent: SentRequest | null;
 }
 
 /** External events. */
@@ -287,6 +330,10 @@ export interface TurnOutput {
   compaction: CompactionOutput | null;
   /** Pass this into the next turn's input. */
   loopGuard: LoopGuardState;
+  /** Pass this into the next turn's input: the prompt cache's cycle (null when no request was measured). */
+  cacheCycle: CacheCycle | null;
+  /** Pass this into the next turn's input: the print of the request the turn ends with. */
+  lastSent: SentRequest | null;
   /** What no projection can shrink, when measured; it did not fit the window when `decision` is `window-too-small`. */
   fixedPart: FixedPart | null;
   startedAt: number;

@@ -49,6 +49,8 @@ export {
   type Thrown,
   type TurnDecision,
   type FailureReason,
+  type TurnPolicy,
+  type SentRequest,
 } from '../../machines/index.js';
 export {
   createTurnRunner,

@@ -53,59 +53,10 @@ export function sharedPrefixLength(previous: readonly Message[] | null, request:
   return i;
 }
 
-/** How far compaction waits while the cache is intact (chosen on the retention pilot's tuning half). */
-export interface CompactionWait {
-  /** Share of the way from the threshold to the prompt budget, in (0, 1). */
-  ratio: number;
-  /**
-   * At most this many tokens past the threshold in a prompt budget up to
-   * {@link WAIT_REFERENCE_BUDGET}, and proportionally fewer in a larger one.
-   */
-  maxTokens: number;
-  /** The budget up to which `maxTokens` applies unscaled (default {@link WAIT_REFERENCE_BUDGET}; Infinity: never scaled). */
-  referenceBudget?: number;
-}
-
-/**
- * The prompt budget of a 32k window less 8k of output. Up to it the wait's cap applies as
- * given; beyond it the cap shrinks in proportion (half at 64k, about a quarter at 128k): in a
- * large window the post-compaction history lies far below the threshold, so compaction is rare
- * and waiting puts off few passes, while every waiting turn re-reads a large request.
- */
-export const WAIT_REFERENCE_BUDGET = 24_000;
-
-/**
- * The default wait: 85 % of the way to the prompt budget, at most 7,000 tokens past the
- * threshold up to a 24,000-token budget and proportionally fewer beyond (3,000 at 64k, 1,400
- * at 128k). Small windows compact often, and each pass costs a summary call and a rewrite of
- * the whole cached prefix, so putting it off pays; in large windows a pass is rare and the
- * longer requests cost more in cache reads than the pass they put off (chosen on the pilot's
- * tuning half: a flat 12,000-token cap cost more than no clearing at 64k).
- */
-export const DEFAULT_COMPACTION_WAIT: Readonly<CompactionWait> = Object.freeze({
-  ratio: 0.85,
-  maxTokens: 7_000,
-});
-
-/**
- * The compaction threshold of this turn when compaction waits for a cache break: while the
- * request still extends the previous one unchanged (its whole prefix is cached), compaction is
- * put off until the pressure reaches `wait.ratio` of the way from the threshold to the prompt
- * budget, but at most `wait.maxTokens` past the threshold (scaled down in a budget over
- * {@link WAIT_REFERENCE_BUDGET}); on a turn whose prefix changed
- * anyway (a clearing step, an edited message) the usual threshold applies. Without a prompt
- * budget the threshold is kept.
- */
-export function cacheAwareThreshold(
-  threshold: number | null,
-  promptBudget: number | null,
-  prefixIntact: boolean,
-  wait: Readonly<CompactionWait> = DEFAULT_COMPACTION_WAIT,
-): number | null {
-  if (threshold === null || promptBudget === null || !prefixIntact || promptBudget <= threshold)
-    return threshold;
-  const ratio = wait.ratio > 0 && wait.ratio < 1 ? wait.ratio : DEFAULT_COMPACTION_WAIT.ratio;
-  const cap = wait.maxTokens >= 0 ? wait.maxTokens : DEFAULT_COMPACTION_WAIT.maxTokens;
-  const max = Math.floor(cap * Math.min(1, (wait.referenceBudget ?? WAIT_REFERENCE_BUDGET) / promptBudget));
-  return threshold + Math.min(Math.floor((promptBudget - threshold) * ratio), max);
-}
+// The compaction wait is a decision of the turn machine; it lives with the machine's other policy.
+export {
+  cacheAwareThreshold,
+  DEFAULT_COMPACTION_WAIT,
+  WAIT_REFERENCE_BUDGET,
+  type CompactionWait,
+} from '../../machines/turn/cache-policy.js';

@@ -5,6 +5,7 @@ import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import { analyzePairing } from './pairing.js';
 import { projectRequest } from './project-request.js';
+import { isClearedResultText } from './stubs.js';
 
 /** Inputs of {@link fitToWindow}. */
 export interface FitWindowOptions {
@@ -110,7 +111,10 @@ function previewLargestResults(
   budget: number,
   est: Estimator,
 ): { messages: readonly Message[]; count: number } {
-  const tools = messages.flatMap((m, i) => (m.role === 'tool' ? [i] : []));
+  // A cleared result is a short stub already: cut, it would become a note about itself.
+  const tools = messages.flatMap((m, i) =>
+    m.role === 'tool' && !isClearedResultText(textOf(m.content)) ? [i] : [],
+  );
   if (tools.length === 0) return { messages, count: 0 };
   const sizes = tools.map((i) => est.message(messages[i]));
   const others = est.history(messages) - sizes.reduce((a, b) => a + b, 0);
@@ -143,7 +147,8 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
 
 /**
  * Leaves out the oldest exchanges after the task until the request fits: an assistant message
- * goes with the results of its calls, so no result loses its call. The newest exchange stays.
+ * goes with the results of its calls, so no result loses its call. The newest exchange stays,
+ * and so does every system message (an agent's instructions sent among its messages).
  */
 function dropOldest(
   messages: readonly Message[],
@@ -172,6 +177,7 @@ function exchangesAfter(messages: readonly Message[], task: number): number[][] 
   const units: number[][] = [];
   const unitOfBatch = new Map<number, number[]>();
   for (let i = task + 1; i < messages.length; i++) {
+    if (messages[i].role === 'system') continue;
     const b = pairing.batchOf[i];
     if (b >= 0) {
       const unit = unitOfBatch.get(b);

@@ -57,6 +57,21 @@ export function projectRequest(
   return { ...projected, messages: [...history.slice(0, lead), ...projected.messages] };
 }
 
+/**
+ * {@link projectRequest} of a history that {@link normalizeWithPairing} already normalized:
+ * the projection reuses that result instead of normalizing again.
+ */
+export function projectNormalized(
+  normalized: ReturnType<typeof normalizeWithPairing>,
+  options: ProjectRequestOptions,
+): ProjectedRequest {
+  const opts = {
+    ...parseOptions(ProjectRequestOptionsSchema, options, 'projectRequest: options'),
+    estimator: options.estimator,
+  };
+  return projectHistory(normalized.messages, opts, normalized);
+}
+
 /** Number of system messages at the start of `history` (the prompt prefix of a transcript). */
 export function leadingSystemCount(history: readonly Message[]): number {
   let n = 0;
@@ -64,10 +79,14 @@ export function leadingSystemCount(history: readonly Message[]): number {
   return n;
 }
 
-function projectHistory(history: readonly Message[], opts: ProjectRequestOptions): ProjectedRequest {
+function projectHistory(
+  history: readonly Message[],
+  opts: ProjectRequestOptions,
+  done: ReturnType<typeof normalizeWithPairing> = normalizeWithPairing(history),
+): ProjectedRequest {
   const policy = completeClearingPolicy(opts.policy);
   const budgets = resolveBudgets(effectiveLimits(opts.limits, policy));
-  const { messages: normalized, pairing } = normalizeWithPairing(history);
+  const { messages: normalized, pairing } = done;
   // Native Anthropic edits and local clearing are mutually exclusive; headless never carries native edits.
   const native = opts.interactive === true && opts.nativeContextEdits === true;
   const cleared = clearOldToolResultsWithRecentBatches(normalized, {

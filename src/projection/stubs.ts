@@ -23,6 +23,11 @@ export function clearedResultText(tool: string, toolCallId: string): string {
   });
 }
 
+/** Whether a result's text is a stub of {@link clearedResultText} (cutting it again frees nothing worth a note). */
+export function isClearedResultText(text: string): boolean {
+  return text.startsWith('{"cleared":"tool_result"');
+}
+
 /** A copy of a result with its content replaced by the stub; role, id, name and metadata are kept. */
 export function stubResult(result: Message, tool: string): Message {
   return { ...result, content: clearedResultText(tool, result.toolCallId ?? '') };

@@ -22,7 +22,7 @@ export const WholeCheckpointSchema = z.object({
   store: StoreJsonSchema,
 });
 
-/** How the prompt cache stood when the checkpoint was taken (see `CacheCycle`). */
+/** How the prompt cache stood, as checkpoints before the turn's context held it kept it (see `CacheCycle`). */
 const CacheCycleSchema = z.object({
   last: z.number(),
   maxStep: z.number(),
@@ -32,8 +32,9 @@ const CacheCycleSchema = z.object({
 /**
  * Zod schema of a turn checkpoint by reference: the persisted machine snapshot, the turn's
  * message lists as runs into the session history the turn started from (which the event log
- * holds) plus the messages the turn wrote, the summary texts and finished provider calls, and
- * the prompt cache's cycle, so a resumed turn decides as the uninterrupted one would.
+ * holds) plus the messages the turn wrote, the summary texts and finished provider calls. The
+ * snapshot's context holds the prompt cache's cycle and the last request sent, so a resumed
+ * turn decides as the uninterrupted one would.
  */
 export const RefCheckpointSchema = z.object({
   version: z.literal(2),
@@ -47,7 +48,8 @@ export const RefCheckpointSchema = z.object({
   written: z.array(MessageSchema),
   texts: z.record(z.string(), z.string()),
   results: z.record(z.string(), z.unknown()),
-  cacheCycle: CacheCycleSchema.nullable(),
+  /** Written by older versions; the snapshot's context holds it now. */
+  cacheCycle: CacheCycleSchema.nullable().optional(),
 });
 
 /** Zod schema of a turn checkpoint: by reference, or whole as older versions wrote it. */

@@ -6,10 +6,12 @@ import type {
   Failure,
   LoopGuardPolicy,
   LoopGuardState,
+  TurnInput,
   TurnOutput,
+  TurnPolicy,
 } from '../../machines/index.js';
+import type { Budgets } from '../projection/budgets.js';
 import type { Message } from '../messages/message.js';
-import type { CacheCycle } from '../projection/wait-by-cost.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CompactionDeps } from './compaction/compaction-deps.js';
 import type { TurnActorDeps } from './turn/turn-projection.js';
@@ -37,6 +39,12 @@ export interface TurnRunnerDeps extends TurnActorDeps {
   maxOverflowRetries?: number;
   retryBackoffMs?: number;
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
+  /**
+   * What the session resolved once from its settings, used as given: the budgets of `limits`
+   * and the numbers every turn decides by. Absent, the runner resolves them from `limits`,
+   * `policy` and `compactionWait`.
+   */
+  resolved?: { budgets: Budgets; turn: TurnPolicy };
   clock?: Clock;
   /** Inspection observer for every actor of the turn (see src/runtime/inspection.ts). */
   inspect?: InspectOption;
@@ -54,16 +62,16 @@ export interface TurnRequest {
   /** The previous turn's `result.loopGuard`. */
   loopGuard?: LoopGuardState;
   /**
-   * The previous turn's `result.request` (the request sent after it): while this turn's
-   * request extends it unchanged, the prompt cache still holds it and compaction may wait
-   * (`compaction.waitsForCacheBreak`). Without it compaction runs at the threshold.
+   * The previous turn's `result.lastSent` (the print of the request sent after it): while this
+   * turn's request extends it unchanged, the prompt cache still holds it and compaction may
+   * wait (`compaction.waitsForCacheBreak`). Without it compaction runs at the threshold.
    */
-  previousRequest?: readonly Message[] | null;
+  lastSent?: TurnInput['lastSent'];
   /**
    * The previous turn's `result.cacheCycle`: how the history grew since the prompt cache was
    * last rewritten, for the wait by expected cost (`compaction.waitByCost`).
    */
-  cacheCycle?: CacheCycle | null;
+  cacheCycle?: TurnInput['cacheCycle'];
 }
 
 /** Options of a run. */
@@ -120,8 +128,6 @@ export interface TurnResult extends Omit<
   history: readonly Message[];
   /** The next request window; null only when cancelled before it was built. */
   request: readonly Message[] | null;
-  /** Feed into the next turn's request with `request` (the wait by expected cost). */
-  cacheCycle?: CacheCycle | null;
 }
 
 /** Manual `/compact` (always summarizes) or another explicit pass. */

@@ -1,14 +1,13 @@
-import type { CompactionStrategy, NativeClients } from '../../machines/index.js';
-import type { Message } from '../messages/message.js';
+import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
+import { completeClearingPolicy } from '../projection/clearing-policy.js';
 import { effectiveLimits } from '../projection/effective-limits.js';
 import type { Budgets } from '../projection/budgets.js';
-import type { CacheCycle } from '../projection/wait-by-cost.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import { runCompaction } from './compaction/run-compaction.js';
 import type { MessageStore } from './message-store.js';
 import { resumeTurn, runTurn } from './turn/run-turn.js';
 import { provideTurn } from './turn/turn.implementations.js';
-import { createTurnProjection, DEFAULT_PROJECTION } from './turn/turn-projection.js';
+import { createTurnProjection, DEFAULT_PROJECTION, resolveTurnPolicy } from './turn/turn-projection.js';
 import type { Clock, TurnRunner, TurnRunnerDeps } from './turn-runner-types.js';
 
 /**
@@ -25,16 +24,14 @@ export interface TurnRunnerContext {
   maxOverflowRetries: number | undefined;
   /** The budgets of the limits as they are now (read at each use, never cached). */
   budgetsNow(): Budgets;
+  /** The numbers every turn decides by (threshold, budgets, the compaction wait), resolved once. */
+  turnPolicy: TurnPolicy;
+  /** Clear old results first when a pass would buy fewer turns than this (the clearing policy's). */
+  minTurnsPerPass: number;
   /** The machines provided with actors bound to `store` (one fresh store per run). */
-  machinesFor(
-    store: MessageStore,
-    previousRequest?: readonly Message[] | null,
-    cacheCycle?: CacheCycle | null,
-  ): {
+  machinesFor(store: MessageStore): {
     compaction: ReturnType<typeof provideCompaction>;
     turn: ReturnType<typeof provideTurn>;
-    /** The prompt cache's cycle after the turn's requests, for the next turn. */
-    cacheCycle(): CacheCycle | null;
   };
 }
 
@@ -44,23 +41,33 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   // Facts for the compaction machine, which picks Local when the strategy's client is missing.
   const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
   const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
-  const budgetsNow = () => DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
-  const machinesFor = (
-    store: MessageStore,
-    previousRequest: readonly Message[] | null = null,
-    cacheCycle: CacheCycle | null = null,
-  ) => {
+  const { resolved } = deps;
+  const budgetsNow = () =>
+    resolved?.budgets ?? DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
+  const turnProjection = createTurnProjection(deps, resolved?.budgets);
+  const machinesFor = (store: MessageStore) => {
     const compaction = provideCompaction({
       capacity: budgetsNow().capacity,
       ...deps.compaction,
       estimator: deps.estimator,
       store,
     });
-    const turnProjection = createTurnProjection(deps, previousRequest, cacheCycle);
     const turn = provideTurn({ ...deps, store, compaction, turnProjection });
-    return { compaction, turn, cacheCycle: turnProjection.cacheCycle };
+    return { compaction, turn };
   };
-  return { deps, clock, strategy, nativeClients, maxOverflowRetries, budgetsNow, machinesFor };
+  const turnPolicy = resolved?.turn ?? Object.freeze(resolveTurnPolicy(deps));
+  const minTurnsPerPass = completeClearingPolicy(deps.policy).clearWhenPassBuysFewerTurns;
+  return {
+    minTurnsPerPass,
+    deps,
+    clock,
+    strategy,
+    nativeClients,
+    maxOverflowRetries,
+    budgetsNow,
+    turnPolicy,
+    machinesFor,
+  };
 }
 
 /**

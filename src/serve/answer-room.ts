@@ -2,6 +2,7 @@ import type { Message } from '../messages/message.js';
 import { hashOf } from '../adapters/shared/sync-point.js';
 import type { ProviderMeta } from '../formats/provider-envelope.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
+import { withNumberAt } from './number-in-text.js';
 
 /** The largest share of the window kept free for the answer, whatever the client asks for. */
 export const ANSWER_SHARE = 4;
@@ -58,6 +59,27 @@ export function withOutputLimit(req: ParsedRequest, n: number): ParsedRequest {
     if (typeof config.maxOutputTokens === 'number')
       envelope.generationConfig = { ...config, maxOutputTokens: n };
   return { ...req, maxOutput: n, meta: { ...req.meta, provider: { ...provider, envelope } } };
+}
+
+/**
+ * The client's own request text with its output limit set to `n` in place (every other byte as
+ * it came), or undefined when a limit it names cannot be found in the text.
+ */
+export function textWithOutputLimit(text: string, protocol: ProtocolName, n: number): string | undefined {
+  const paths =
+    protocol === 'gemini'
+      ? [['generationConfig', 'maxOutputTokens']]
+      : OUTPUT_FIELDS[protocol].map((f) => [f]);
+  let out = text;
+  let found = false;
+  for (const path of paths) {
+    const next = withNumberAt(out, path, n);
+    if (next !== undefined) {
+      out = next;
+      found = true;
+    }
+  }
+  return found ? out : undefined;
 }
 
 /** A value with its object keys in one order (the session's validated copies order them by their schema). */

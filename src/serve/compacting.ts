@@ -22,6 +22,7 @@ import { agentSessionId } from './agent-ids.js';
 import {
   answerReserve,
   asClientSent,
+  textWithOutputLimit,
   bodyTokens,
   changedResults,
   loweredOutput,
@@ -217,11 +218,15 @@ function outgoing(
   const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
   const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
-  const asked =
-    sent === undefined && unchanged(messages, parsed.messages) ? text : writeRequest(request, messages);
+  const verbatim = sent === undefined && unchanged(messages, parsed.messages);
+  const asked = verbatim ? text : writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
-  const body = lowered === undefined ? asked : writeRequest(withOutputLimit(request, lowered), messages);
+  // Only the limit changes: the client's bytes keep the prefix the provider cached.
+  const inPlace =
+    lowered !== undefined && verbatim ? textWithOutputLimit(text, parsed.protocol, lowered) : undefined;
+  const body =
+    lowered === undefined ? asked : (inPlace ?? writeRequest(withOutputLimit(request, lowered), messages));
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages) };
 }
 

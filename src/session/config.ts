@@ -1,5 +1,7 @@
+import type { TurnPolicy } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { resolveRoutePolicy, resolveSettings, type SessionConfig } from '../projection/index.js';
+import { resolveTurnPolicy } from '../runtime/index.js';
 import type { CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
@@ -15,6 +17,22 @@ export function envelopeTokens(envelope: RequestEnvelope | undefined, estimator:
 export type { SessionConfig };
 
 /**
+ * The session's settings resolved once, frozen, and passed down unchanged: the limits, the
+ * complete clearing policy, the compaction settings with the wait filled in, the budgets, and
+ * the numbers every turn decides by (`turn`).
+ */
+export type ResolvedSessionConfig = Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }>;
+
+/** Freezes a plain settings object and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
  * The session's one resolved configuration, computed here. It depends on the envelope only
  * when the prefix is estimated, so the session resolves it again when the envelope changes.
  * Resolves validated options (the top-level `preset` folded into `policy`) against the route
@@ -25,11 +43,11 @@ export function resolveConfig(
   route: Pick<SessionRoute, 'provider' | 'model' | 'contextWindow'>,
   envelope: RequestEnvelope | undefined,
   estimator: Estimator,
-): SessionConfig {
+): ResolvedSessionConfig {
   // The top-level preset is shorthand for policy.preset (which wins when both are given).
   const policy =
     options.preset === undefined ? options.policy : { preset: options.preset, ...options.policy };
-  return resolveSettings(
+  const settings = resolveSettings(
     { limits: options.limits, policy, compaction: options.compaction },
     {
       contextWindow: route.contextWindow,
@@ -38,4 +56,6 @@ export function resolveConfig(
       routePolicy: resolveRoutePolicy(route.provider, route.model),
     },
   );
+  const turn = resolveTurnPolicy({ ...settings, compactionWait: settings.compaction });
+  return deepFreeze({ ...settings, turn });
 }

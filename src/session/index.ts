@@ -46,7 +46,7 @@ export {
   type SessionRoute,
   type RouteOptions,
 } from './route.js';
-export { resolveConfig, envelopeTokens, type SessionConfig } from './config.js';
+export { resolveConfig, envelopeTokens, type ResolvedSessionConfig, type SessionConfig } from './config.js';
 export { ROUTE, ROUTE_SETTINGS } from '../providers/route-settings.js';
 export {
   describeCompaction,

@@ -4,7 +4,7 @@ import { createLocalSummarizer } from '../runtime/local-summary/create-local-sum
 import type { LocalSummarizerWithWarnings } from '../runtime/local-summary/local-summarizer-options.js';
 import { createTurnRunner } from '../runtime/turn-runner.js';
 import type { TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
-import type { SessionConfig } from './config.js';
+import type { ResolvedSessionConfig } from './config.js';
 import type { CompactorSessionOptions } from './options.js';
 import {
   parentContextFor,
@@ -15,14 +15,14 @@ import {
 import type { SessionRoute } from './route.js';
 
 /** What one turn hands the next so compaction may wait while the prompt cache holds. */
-export type CacheCarry = Pick<TurnRequest, 'previousRequest' | 'cacheCycle'>;
+export type CacheCarry = Pick<TurnRequest, 'lastSent' | 'cacheCycle'>;
 
 /** What every run of one session shares. */
 export interface RunnerContext {
   route: SessionRoute;
   estimator: Estimator;
   /** Resolved once; again when the envelope changes. */
-  config: SessionConfig;
+  config: ResolvedSessionConfig;
   hierarchical: boolean | undefined;
   options: Pick<CompactorSessionOptions, 'loopGuardPolicy' | 'clock' | 'inspect'>;
 }
@@ -76,6 +76,7 @@ export function buildSessionRunner(
     hierarchical: ctx.hierarchical,
     retryBackoffMs: settings.retryBackoffMs,
     loopGuardPolicy: ctx.options.loopGuardPolicy,
+    resolved: { budgets, turn: ctx.config.turn },
     clock: ctx.options.clock,
     inspect: ctx.options.inspect,
     compaction: {

@@ -1,4 +1,4 @@
-import type { CompactionMode, LoopGuardState } from '../../machines/index.js';
+import type { CompactionMode, LoopGuardState, TurnPolicy } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
 import type { AnchoredPressure } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
@@ -12,6 +12,7 @@ import type { RequestEnvelope } from './parent-context.js';
 import type { SessionCompactionReport } from './report.js';
 import type { SessionRoute } from './route.js';
 import type { SessionConfig } from './config.js';
+import type { CompactorSessionOptions } from './options.js';
 
 /** Options of {@link CompactorSession.prepareRequest}. */
 export interface PrepareRequestOptions {
@@ -111,7 +112,8 @@ export interface CompactorSession {
    * the budgets, resolved from the options once (again when the envelope changes, since the
    * prefix may be estimated from it).
    */
-  readonly config: SessionConfig;
+  /** The settings resolved once and frozen, with the numbers every turn decides by (`turn`). */
+  readonly config: Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }>;
   /** `config.limits`: the projection limits in force. */
   readonly limits: Limits;
   /** `config.budgets`: the budgets requests are projected with. */
@@ -133,6 +135,12 @@ export interface CompactorSession {
   append(...messages: Message[]): void;
   /** Sets or clears the active request envelope (parent context for summaries; prefix tokens). */
   setEnvelope(envelope: RequestEnvelope | undefined): void;
+  /**
+   * Replaces the session's limits or clearing policy (each group given replaces the whole
+   * group); the settings are resolved again, once, and apply from the next request and turn.
+   * Refused while a turn or compaction runs.
+   */
+  configure(settings: Pick<CompactorSessionOptions, 'limits' | 'policy'>): void;
   /** The next request: pairing repair + clearing (none with native edits when interactive), with diagnostics. */
   prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
   /** One headless turn in automatic mode; a compaction replaces history and is recorded. */

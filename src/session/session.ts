@@ -12,7 +12,7 @@ import {
   type CacheUsage,
   type CacheUsageVerdict,
 } from './cache-health.js';
-import { resolveConfig, type SessionConfig } from './config.js';
+import { resolveConfig, type ResolvedSessionConfig } from './config.js';
 import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
@@ -30,6 +30,12 @@ import { openStoredHistory, storeSource, type StoredHistory } from './stored-his
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
+
+/** A change of settings: the groups given replace the session's. */
+const SettingsChangeSchema = z.strictObject({
+  limits: SessionOptionsSchema.shape.limits,
+  policy: SessionOptionsSchema.shape.policy,
+});
 
 const CompactOptionsSchema = z.strictObject({
   mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -60,7 +66,7 @@ export class Session implements CompactorSession {
   readonly cacheHealth: CacheHealthMonitor;
   readonly resumedFrom: number;
   private readonly ctx: RunnerContext;
-  private readonly data: z.infer<typeof SessionOptionsSchema>;
+  private data: z.infer<typeof SessionOptionsSchema>;
   private readonly stored: StoredHistory | null;
   private readonly log: (line: string) => void;
   private live: readonly Message[];
@@ -113,7 +119,7 @@ export class Session implements CompactorSession {
     const { summary: _s, standalone: _n, inline: _i, estimator: _e, secrets: _k, ...facts } = this.ctx.route;
     return facts;
   }
-  get config(): SessionConfig {
+  get config(): ResolvedSessionConfig {
     return this.ctx.config;
   }
   get limits(): Limits {
@@ -140,6 +146,14 @@ export class Session implements CompactorSession {
       next === undefined
         ? undefined
         : parseOrThrow(SessionOptionsSchema.shape.envelope, next, 'setEnvelope: envelope');
+    this.ctx.config = resolveConfig(this.data, this.ctx.route, this.envelope, this.estimator);
+  }
+
+  configure(settings: Pick<CompactorSessionOptions, 'limits' | 'policy'>): void {
+    if (this.busy)
+      throw new SessionBusyError('compactor session is busy; configure must wait for the running turn');
+    const change = parseOrThrow(SettingsChangeSchema, settings, 'configure: settings');
+    this.data = { ...this.data, ...change };
     this.ctx.config = resolveConfig(this.data, this.ctx.route, this.envelope, this.estimator);
   }
 
@@ -194,7 +208,7 @@ export class Session implements CompactorSession {
         return sessionTurnResult(result, null, summarizer, false);
       }
       this.guard = result.loopGuard;
-      this.lastTurn = { previousRequest: result.request, cacheCycle: result.cacheCycle };
+      this.lastTurn = { lastSent: result.lastSent, cacheCycle: result.cacheCycle };
       const turnRequest = result.request;
       if (result.compaction?.status === 'failed')
         this.log(

@@ -122,27 +122,42 @@ export const compactionModel: PathModel = {
   oracle: compactionOracle,
 };
 
-const turnInput = { ...turn, pendingRef: 't1:pending', strategy: 'local', startedAt: 0 };
+/**
+ * A 6,000-token threshold and an 8,000-token prompt budget; a pass leaves 2,000 tokens (tail
+ * and summary), so it buys 4,000 tokens of room.
+ */
+const policy = {
+  thresholdTokens: 6_000,
+  promptBudgetTokens: 8_000,
+  summaryInputBudget: 5_000,
+  prefixTokens: 0,
+  continuityTailTokens: 1_500,
+  summaryTokens: 500,
+  waitsForCacheBreak: false,
+  waitByCost: false,
+  wait: { ratio: 0.5, maxTokens: 7_000 },
+};
+const turnInput = { ...turn, pendingRef: 't1:pending', strategy: 'local', startedAt: 0, policy };
+const sent = (count: number) => ({ count, print: `p${count}`, clearedCallIds: [] });
 
 /**
- * Pressure against a 6,000-token threshold and an 8,000-token prompt budget; a summary pass
- * would buy `turnsPerPass` steps like the newest.
+ * A request of `pressureTokens` whose newest step is `4,000 / turnsPerPass` tokens, so that a
+ * summary pass would buy `turnsPerPass` steps like it; `prefixIntact` when it extends the last
+ * request sent.
  */
 const pressure = (
   as: string,
   pressureTokens: number,
-  thresholdTokens: number | null = 6_000,
-  turnsPerPass: number | null = 20,
+  turnsPerPass = 20,
   extra: Record<string, unknown> = {},
 ): Reply => ({
   as,
   done: {
     pressureTokens,
     projectedTokens: pressureTokens - 1_000,
-    thresholdTokens,
-    promptBudgetTokens: thresholdTokens === null ? null : 8_000,
-    summaryInputBudget: thresholdTokens === null ? null : 5_000,
-    turnsPerPass: thresholdTokens === null ? null : turnsPerPass,
+    prefixIntact: false,
+    newestStepTokens: 4_000 / turnsPerPass,
+    sent: sent(12),
     ...extra,
   },
 });
@@ -198,6 +213,8 @@ export const turnModel: PathModel = {
       mode: 'recovery',
       loopGuard: { consecutiveFailures: 2 },
     },
+    'unknown window': { ...turnInput, policy: undefined },
+    'waits while the cache holds': { ...turnInput, policy: { ...policy, waitsForCacheBreak: true } },
   },
   replies: {
     syncHistory: [{ as: 'synced', done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } }],
@@ -208,17 +225,20 @@ export const turnModel: PathModel = {
     estimatePressure: [
       pressure('below threshold', 4_000),
       pressure('over threshold', 7_500),
+      pressure('over the threshold, the cached prefix intact', 6_500, 20, { prefixIntact: true }),
       pressure('over the prompt budget', 9_000),
-      pressure('unknown capacity', 9_000, null),
-      pressure('a pass buys few steps', 7_500, 6_000, 2),
-      pressure('a pass buys no step', 9_000, 6_000, 0.5),
-      pressure('the window cannot hold the prompt, task and reserved output', 4_000, 6_000, 20, {
+      pressure('a pass buys few steps', 7_500, 2),
+      pressure('a pass buys no step', 9_000, 0.5),
+      pressure('the window cannot hold the prompt, task and reserved output', 4_000, 20, {
         fixedPart: { prefix: 7_000, task: 1_500, reserved: 2_000, capacity: 10_000 },
       }),
     ],
     clearBeforeCompacting: [
-      projection('cleared to fit', 't1:cleared-first', { pressureTokens: 5_000 }),
-      projection('cleared, still over the budget', 't1:cleared-first', { pressureTokens: 8_500 }),
+      projection('cleared to fit', 't1:cleared-first', { pressureTokens: 5_000, sent: sent(10) }),
+      projection('cleared, still over the budget', 't1:cleared-first', {
+        pressureTokens: 8_500,
+        sent: sent(11),
+      }),
       providerError('clearing crashed'),
     ],
     compaction: [
@@ -230,7 +250,13 @@ export const turnModel: PathModel = {
     rebuildProjection: [
       {
         as: 'rebuilt',
-        done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
+        done: {
+          projectionRef: 't1:rebuilt',
+          itemCount: 5,
+          projectedTokens: 2_000,
+          pressureTokens: 3_000,
+          sent: sent(5),
+        },
       },
       providerError('projection store write failed'),
     ],
@@ -246,6 +272,7 @@ export const turnModel: PathModel = {
           clearedResults: 7,
           previewedResults: 1,
           droppedMessages: 0,
+          sent: sent(9),
         },
       },
       providerError('fitting crashed'),

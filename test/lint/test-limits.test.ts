@@ -10,9 +10,9 @@ const testFiles = readdirSync(join(root, 'test'), { recursive: true, encoding: '
   .filter((f) => f.endsWith('.test.ts') && !f.startsWith('lint/'))
   .map((f) => ({ file: `test/${f}`, text: readFileSync(join(root, 'test', f), 'utf8') }));
 
-/** Starts the compiled CLI, node, npx or Python as a child process, or a Restate server. */
+/** Starts the compiled CLI, node, npx or Python as a child process, a Restate server or agent CLIs. */
 const STARTS_PROCESSES =
-  /#support\/(compiled-cli|serve-client-loops)\.js|#dev\/restate\/harness\.js|\b(spawn|spawnSync|exec|execFile|execFileSync)\)?\(\s*(process\.execPath|'npx'|python)/;
+  /#support\/(compiled-cli|serve-client-loops)\.js|#dev\/restate\/harness\.js|#dev\/agents\/agent-row\.js|\b(spawn|spawnSync|exec|execFile|execFileSync)\)?\(\s*(process\.execPath|'npx'|python)/;
 
 describe('test time limits', () => {
   it('every test gets at most 60 s unless its file raises the limit', () => {

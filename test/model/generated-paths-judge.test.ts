@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { createMachine, type AnyStateMachine } from 'xstate';
-import { loopGuardReason } from '#machines/index.js';
+import { assign, createMachine, type AnyStateMachine } from 'xstate';
+import { loopGuardReason, turnsPerPass } from '#machines/index.js';
 import { generatePaths, type PathModel } from '#src/testing/generate-paths.js';
 import {
   capacityRetryModel,
@@ -106,5 +106,30 @@ describe('a machine change the oracle does not expect fails the generated paths'
     const machine = turnModel.machine.provide({ guards: { isOverPromptBudget: () => false } });
     const wrong = await judgedWrong(turnModel, machine);
     expect(wrong.join('\n')).toMatch(/over the prompt budget/);
+  });
+
+  it('H5: a turn that never puts compaction off while the cache holds is judged wrong', async () => {
+    const machine = turnModel.machine.provide({
+      actions: {
+        // The measured pressure against the policy's threshold alone, ignoring the cached prefix.
+        storePressure: assign(({ context }: any, m: any) => {
+          const threshold = context.policy.thresholdTokens;
+          return {
+            pressure: {
+              ...m,
+              thresholdTokens: threshold,
+              promptBudgetTokens: context.policy.promptBudgetTokens,
+              summaryInputBudget: context.policy.summaryInputBudget,
+              turnsPerPass: turnsPerPass(context.policy, threshold, m.newestStepTokens),
+            },
+            lastSent: m.sent,
+            projectionSent: m.sent,
+          };
+        }) as never,
+      },
+    });
+    const wrong = await judgedWrong(turnModel, machine);
+    expect(wrong.length).toBeGreaterThan(0);
+    expect(wrong.every((m) => m.includes('turn: waits while the cache holds'))).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { createCompactorSession, type SessionTurnResult } from '#src/session/ind
 /**
  * A turn resumed from any checkpoint it took decides exactly as the uninterrupted turn did, and
  * so do the turns after it: the same decisions, thresholds and requests, the same history, the
- * same prompt-cache cycle handed on. Each run plays a session's turns once straight through,
+ * same prompt-cache cycle and print of the last request handed on. Each run plays a session's turns once straight through,
  * then for every checkpoint of every turn plays it again with that turn "killed" there: a fresh
  * session, the earlier turns, the killed turn resumed from the checkpoint (through JSON, as it
  * would come back from disk or object state), then the later turns.
@@ -60,6 +60,7 @@ const observed = (r: SessionTurnResult) =>
     tokens: r.tokens,
     loopGuard: r.loopGuard,
     cacheCycle: r.cacheCycle,
+    lastSent: r.lastSent,
     request: r.request,
     history: r.history,
   });

@@ -65,7 +65,7 @@ describe('Claude Code as it is installed', () => {
     expect(res.headers.get('x-compactor-max-tokens-lowered')).toBeNull();
   });
 
-  it('B2: max_tokens 64000 in a 32000-token window is lowered to the room left, said in a header; nothing else changes', async () => {
+  it('B2: max_tokens 64000 in a 32000-token window is lowered to the room left, said in a header; every other byte as the agent sent it', async () => {
     const { server, upstream } = await setup(32_000);
     // The turn before put its breakpoint on the result before; this request moved it on.
     const before = JSON.stringify(claudeCodeRequest(SESSION, 1));
@@ -85,6 +85,10 @@ describe('Claude Code as it is installed', () => {
     const lowered = Number(said?.[1]);
     const received = upstream.requests[1].body;
     expect(received).toEqual({ ...sent, max_tokens: lowered });
+    // Byte for byte (key order and escapes too): the provider's cached prefix still matches.
+    expect(upstream.requests[1].raw).toBe(
+      JSON.stringify(sent).replace('"max_tokens":64000', `"max_tokens":${lowered}`),
+    );
     // Input and answer fill the window, and the fake (holding the request to it) took it.
     const input = estimateBodyTokens(received);
     expect(input + lowered).toBeLessThanOrEqual(32_000);

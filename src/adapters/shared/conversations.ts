@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
 import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
-import { lookupModel } from '../../providers/catalog.js';
+import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -40,10 +40,10 @@ export interface ConversationCall {
   model?: { provider?: string; id: string };
   /**
    * Limits of this conversation's session, over the shared ones (a proxy reserves the output
-   * its client asks for). Used when the conversation's session is opened.
+   * its client asks for). A call with other limits than the last applies them from its request on.
    */
   limits?: CompactorSessionOptions['limits'];
-  /** Clearing policy of this conversation's session, over the shared one (used when it is opened). */
+  /** Clearing policy of this conversation's session, over the shared one; a changed one applies from this call on. */
   policy?: CompactorSessionOptions['policy'];
   /** Native compaction client of this conversation's session (used when it is opened; see `standalone`). */
   standalone?: CompactorSessionOptions['standalone'];
@@ -132,6 +132,8 @@ export function parseAdapterOptions(options: unknown, where: string): void {
 
 interface State extends SyncPoint {
   session: CompactorSession;
+  /** The key of the limits and clearing policy the session runs with (see call-settings.ts). */
+  settings: string;
   /** Calls of one conversation run one at a time. */
   queue: Promise<unknown>;
   /** Calls queued or running: a busy conversation is never evicted. */
@@ -148,13 +150,6 @@ export function conversationIdOf(messages: readonly Message[], given?: string, s
   return messages.length === 0 && !system
     ? 'empty'
     : `c-${hashOf([system ?? '', messages[0] ?? null]).slice(0, 16)}`;
-}
-
-/** The model's window from the bundled catalog, by the framework's provider name and model id. */
-export function catalogCapacity(model: ConversationCall['model']): number | undefined {
-  if (!model || model.id === '') return undefined;
-  const provider = (model.provider ?? '*').split('.')[0].toLowerCase();
-  return lookupModel(provider, provider, model.id)?.contextWindow;
 }
 
 /**
@@ -192,7 +187,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
       state.active++;
-      const run = state.queue.then(() => projectCall(id, state, call, sessionDir));
+      const run = state.queue.then(() => projectCall(id, state, call, sessionOptions));
       state.queue = run.catch(() => undefined).finally(() => state.active--);
       return run;
     },
@@ -246,6 +241,8 @@ function isRewritten(state: State, messages: readonly Message[]): boolean {
   );
 }
 
+export { catalogCapacity } from './call-settings.js';
+
 /** A session for a conversation's branch (resuming its store under `sessionDir`), from `point`. */
 function openConversation(
   id: string,
@@ -255,20 +252,19 @@ function openConversation(
   history?: readonly Message[],
 ): State {
   const { sessionDir, history: _history, ...shared } = options;
-  const capacity = options.limits?.capacity ?? catalogCapacity(call.model);
+  const settings = callSettings(call, options);
   const dir = conversationDir(sessionDir, id, point.branch);
   const session = createCompactorSession({
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
     ...(history !== undefined ? { history } : {}),
-    ...(call.policy !== undefined ? { policy: { ...options.policy, ...call.policy } } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
     ...(call.inline !== undefined ? { inline: call.inline } : {}),
-    limits: { ...options.limits, ...call.limits, ...(capacity !== undefined ? { capacity } : {}) },
+    ...settings,
   });
   const caughtUp = { ...point, hashes: [...point.hashes] };
   if (dir !== undefined) catchUpSyncPoint(caughtUp, recordedMessages(session));
-  return { session, ...caughtUp, queue: Promise.resolve(), active: 0 };
+  return { session, settings: settingsKey(settings), ...caughtUp, queue: Promise.resolve(), active: 0 };
 }
 
 /** The messages a session's store recorded, in order (empty without a store). */
@@ -361,10 +357,13 @@ async function projectCall(
   id: string,
   state: State,
   call: ConversationCall,
-  sessionDir: string | undefined,
+  options: CompactorSessionOptions,
 ): Promise<ConversationProjection> {
+  const { sessionDir } = options;
   const { messages } = call;
   const { session } = state;
+  // A call with other limits or another clearing policy than the last applies them.
+  state.settings = applyCallSettings(session, state.settings, call, options);
   session.setEnvelope(
     call.system !== undefined || (call.tools?.length ?? 0) > 0
       ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }

@@ -1,9 +1,7 @@
 import { createActor, type AnyActorRef } from 'xstate';
-import type { TurnInput, TurnOutput } from '../../../machines/index.js';
+import type { TurnInput, TurnOutput, TurnPolicy } from '../../../machines/index.js';
 import { UserError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
-import { completeClearingPolicy } from '../../projection/clearing-policy.js';
-import type { CacheCycle } from '../../projection/wait-by-cost.js';
 import {
   loadCheckpoint,
   parseCheckpoint,
@@ -65,7 +63,7 @@ export async function runTurn(
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
   const startedAt = clock.now();
-  const machines = ctx.machinesFor(store, request.previousRequest ?? null, request.cacheCycle ?? null);
+  const machines = ctx.machinesFor(store);
   const actor = createActor(machines.turn, {
     input: {
       turnId: request.turnId,
@@ -79,7 +77,10 @@ export async function runTurn(
       retryBackoffMs: deps.retryBackoffMs,
       loopGuard: request.loopGuard,
       loopGuardPolicy: deps.loopGuardPolicy,
-      minTurnsPerPass: completeClearingPolicy(deps.policy).clearWhenPassBuysFewerTurns,
+      minTurnsPerPass: ctx.minTurnsPerPass,
+      policy: ctx.turnPolicy,
+      cacheCycle: request.cacheCycle ?? null,
+      lastSent: request.lastSent ?? null,
       startedAt,
     },
     inspect: deps.inspect,
@@ -89,12 +90,10 @@ export async function runTurn(
     startedAt,
     store,
     baseRef: historyRef,
-    cacheCycle: machines.cacheCycle,
     path: options.checkpointPath,
     onCheckpoint: options.onCheckpoint,
   });
-  const result = await drive(ctx, store, actor, options, checkpoints);
-  return { ...result, cacheCycle: machines.cacheCycle() };
+  return drive(ctx, store, actor, options, checkpoints);
 }
 
 /** The message store a checkpoint holds (whole), or refers to over `history` (by reference). */
@@ -102,8 +101,8 @@ function storeOf(
   checkpoint: Checkpoint,
   history: readonly Message[] | undefined,
   where: string,
-): { store: MessageStore; cacheCycle: CacheCycle | null } {
-  if (checkpoint.version === 1) return { store: MessageStore.fromJSON(checkpoint.store), cacheCycle: null };
+): MessageStore {
+  if (checkpoint.version === 1) return MessageStore.fromJSON(checkpoint.store);
   const { base } = checkpoint;
   if (!history)
     throw new UserError(
@@ -120,16 +119,15 @@ function storeOf(
       throw new UserError(`${where}: invalid checkpoint at lists.${ref}: a run lies outside the history`);
     messages[ref] = decoded;
   }
-  const store = MessageStore.from({ messages, texts: checkpoint.texts, results: checkpoint.results });
-  return { store, cacheCycle: checkpoint.cacheCycle };
+  return MessageStore.from({ messages, texts: checkpoint.texts, results: checkpoint.results });
 }
 
 /**
  * Continues a turn from its checkpoint file, where it keeps checkpointing unless told
  * otherwise, or from a checkpoint the caller kept (validated the same way). A checkpoint by
- * reference needs the session history the turn started from (`options.history`). The turn
- * continues with the prompt cache's cycle it had, so it decides as it would have, and it
- * returns the cycle for the next turn.
+ * reference needs the session history the turn started from (`options.history`). The turn's
+ * context holds the prompt cache's cycle and the last request sent, so it decides as it would
+ * have, and returns both for the next turn.
  */
 export async function resumeTurn(
   ctx: TurnRunnerContext,
@@ -142,10 +140,10 @@ export async function resumeTurn(
   if (checkpoint.machine !== 'turn')
     throw new UserError(`${where}: checkpoint of a ${checkpoint.machine} run, not a turn`);
   validatePersistedSnapshot(ctx.machinesFor(new MessageStore()).turn, checkpoint.snapshot, where);
-  const { store, cacheCycle } = storeOf(checkpoint, options.history, where);
-  const machines = ctx.machinesFor(store, null, cacheCycle);
+  const store = storeOf(checkpoint, options.history, where);
+  const machines = ctx.machinesFor(store);
   const actor = createActor(machines.turn, {
-    snapshot: checkpoint.snapshot as never,
+    snapshot: upgradedSnapshot(checkpoint, ctx.turnPolicy) as never,
     // Ignored when a snapshot is given; the persisted context already holds the input.
     input: undefined as unknown as TurnInput,
     inspect: ctx.deps.inspect,
@@ -157,12 +155,23 @@ export async function resumeTurn(
     startedAt: checkpoint.startedAt,
     store,
     baseRef: store.lists().has(baseRef) ? baseRef : firstRef(store),
-    cacheCycle: machines.cacheCycle,
     path: checkpointPath,
     onCheckpoint: options.onCheckpoint,
   });
-  const result = await drive(ctx, store, actor, options, checkpoints);
-  return { ...result, cacheCycle: machines.cacheCycle() };
+  return drive(ctx, store, actor, options, checkpoints);
+}
+
+/**
+ * The machine snapshot of a checkpoint. The turn's context holds its policy, the prompt cache's
+ * cycle and the last request sent; a checkpoint from an older version kept the cycle beside the
+ * snapshot and none of the others, which get the runner's policy and "no request sent".
+ */
+function upgradedSnapshot(checkpoint: Checkpoint, policy: TurnPolicy): unknown {
+  const snapshot = checkpoint.snapshot as { context?: Record<string, unknown> };
+  if (!snapshot.context || 'policy' in snapshot.context) return snapshot;
+  const cacheCycle = checkpoint.version === 2 ? (checkpoint.cacheCycle ?? null) : null;
+  const context = { cacheCycle, lastSent: null, projectionSent: null, ...snapshot.context, policy };
+  return { ...snapshot, context };
 }
 
 /** Some list of the store, as the base of an old checkpoint that lacks the turn's input. */

@@ -1,5 +1,4 @@
 import type { Snapshot } from 'xstate';
-import type { CacheCycle } from '../../projection/wait-by-cost.js';
 import { saveCheckpoint, type Checkpoint, type RefCheckpoint } from '../checkpoint.js';
 import { historyPrint, ListEncoder } from '../checkpoint-refs.js';
 import type { MessageStore } from '../message-store.js';
@@ -11,8 +10,6 @@ export interface TurnCheckpointsOptions {
   store: MessageStore;
   /** The store ref of the history the turn started from (the base of every list). */
   baseRef: string;
-  /** The prompt cache's cycle as the turn's projection holds it now. */
-  cacheCycle: () => CacheCycle | null;
   /** Write each checkpoint here, atomically. */
   path?: string;
   /** Called with each checkpoint as it is taken, for a caller that keeps it elsewhere. */
@@ -89,7 +86,6 @@ export class TurnCheckpoints {
       lists,
       written: [...this.encoder.written],
       ...store.extras(),
-      cacheCycle: this.o.cacheCycle(),
     };
   }
 

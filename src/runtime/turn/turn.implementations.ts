@@ -17,9 +17,15 @@ import {
   type SyncHistoryInput,
   type SyncHistoryOutput,
 } from '../../../machines/index.js';
-import { reservedOutputOf, type ProjectionDiagnostics } from '../../projection/index.js';
+import type { ProjectionDiagnostics } from '../../projection/index.js';
 import type { MessageStore } from '../message-store.js';
-import { createTurnProjection, type TurnActorDeps, type TurnProjection } from './turn-projection.js';
+import { printRequest } from './sent-request.js';
+import {
+  createTurnProjection,
+  newestStepTokens,
+  type TurnActorDeps,
+  type TurnProjection,
+} from './turn-projection.js';
 import { measureFixedPart } from './window-too-small.js';
 
 // One factory per actor of the turn machine, so each reads on its own; provideTurn only wires them.
@@ -38,7 +44,7 @@ const syncHistory = (store: MessageStore) =>
 const normalizeProjection = (store: MessageStore, tp: TurnProjection) =>
   fromPromise<NormalizeProjectionOutput, NormalizeProjectionInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const normalized = tp.functions.normalizeHistory(history);
+    const normalized = tp.normalize(history);
     if (normalized === history)
       return { projectionRef: input.historyRef, itemCount: history.length, changed: false };
     const ref = store.put(`${input.turnId}:projection:normalized`, normalized);
@@ -48,7 +54,7 @@ const normalizeProjection = (store: MessageStore, tp: TurnProjection) =>
 const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
   fromPromise<ClearToolResultsOutput, ClearToolResultsInput>(async ({ input }) => {
     const projection = store.get(input.projectionRef);
-    const { messages, diagnostics } = tp.project(projection);
+    const { messages, diagnostics } = tp.project(projection, input.sent);
     const ref =
       messages === projection
         ? input.projectionRef
@@ -61,11 +67,8 @@ const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: Tur
   fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
     const target = input.thresholdTokens === null ? Number.MAX_SAFE_INTEGER : input.thresholdTokens - 1;
-    const fitted = tp.fit(history, target, true);
+    const fitted = tp.fit(history, target, input.sent, true);
     const ref = store.put(`${input.turnId}:projection:cleared-first`, fitted.messages);
-    const pressureTokens = tp.pressure(fitted.projectedTokens);
-    if (input.thresholdTokens !== null && pressureTokens < input.thresholdTokens)
-      tp.remember(fitted.messages);
     return {
       projectionRef: ref,
       itemCount: fitted.messages.length,
@@ -73,7 +76,8 @@ const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: Tur
       tokensAfter: fitted.projectedTokens,
       clearedCount: fitted.clearedResults,
       protectedBatchCount: 0,
-      pressureTokens,
+      pressureTokens: tp.pressure(fitted.projectedTokens),
+      sent: printRequest(fitted.messages).sent,
     };
   });
 
@@ -81,12 +85,9 @@ const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: Tur
 const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const b = tp.budgets();
-    const reserved = reservedOutputOf(deps.limits);
-    const budget = b.capacity === null ? Number.MAX_SAFE_INTEGER : Math.max(b.capacity - reserved, 0);
-    const fitted = tp.fit(history, budget);
+    const budget = input.budgetTokens ?? Number.MAX_SAFE_INTEGER;
+    const fitted = tp.fit(history, budget, input.sent);
     const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
-    tp.remember(fitted.messages);
     return {
       projectionRef: ref,
       itemCount: fitted.messages.length,
@@ -96,6 +97,7 @@ const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection
       clearedResults: fitted.clearedResults,
       previewedResults: fitted.previewedResults,
       droppedMessages: fitted.droppedMessages,
+      sent: printRequest(fitted.messages).sent,
     };
   });
 
@@ -111,36 +113,32 @@ function clearingCounts(d: ProjectionDiagnostics) {
   };
 }
 
+/** Facts of the request: its tokens, whether it extends the last one sent, its newest step, its fixed part. */
 const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<EstimatePressureOutput, EstimatePressureInput>(async ({ input }) => {
-    const b = tp.budgets();
     const request = store.get(input.projectionRef);
     const projectedTokens = deps.estimator.history(request);
-    const reserved = reservedOutputOf(deps.limits);
-    const promptBudgetTokens = b.capacity === null ? null : Math.max(b.capacity - reserved, 0);
-    const thresholdTokens = tp.threshold(b, request, promptBudgetTokens, tp.pressure(projectedTokens));
+    const { sent, prefixIntact } = printRequest(request, input.sent);
     return {
       pressureTokens: tp.pressure(projectedTokens),
       projectedTokens,
-      thresholdTokens,
-      promptBudgetTokens,
-      summaryInputBudget: b.summaryInputBudget,
-      turnsPerPass: tp.turnsPerPass(b, request, thresholdTokens),
-      fixedPart: measureFixedPart(request, deps.limits, b.capacity, deps.estimator),
+      prefixIntact,
+      newestStepTokens: newestStepTokens(request, deps.estimator),
+      fixedPart: measureFixedPart(request, deps.limits, tp.budgets().capacity, deps.estimator),
+      sent,
     };
   });
 
 const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
   fromPromise<RebuildProjectionOutput, RebuildProjectionInput>(async ({ input }) => {
-    const { messages, diagnostics } = tp.project(store.get(input.historyRef));
+    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.sent);
     const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);
-    tp.remember(messages);
-    tp.compacted(tp.pressure(diagnostics.projectedTokens));
     return {
       projectionRef: ref,
       itemCount: messages.length,
       projectedTokens: diagnostics.projectedTokens,
       pressureTokens: tp.pressure(diagnostics.projectedTokens),
+      sent: printRequest(messages).sent,
     };
   });
 
@@ -150,7 +148,7 @@ export interface TurnImplementationsDeps extends TurnActorDeps {
   store: MessageStore;
   /** The compaction machine, already provided for this run. */
   compaction: typeof compactionMachine;
-  /** The projection with its memory of the last request sent (default: a fresh one). */
+  /** The projection functions over the settings (default: built from them). */
   turnProjection?: TurnProjection;
 }
 

@@ -1,4 +1,4 @@
-import type { FixedPart } from '../../../machines/index.js';
+import { isFixedPartTooLarge, type FixedPart } from '../../../machines/index.js';
 import { WindowTooSmallError } from '../../core/errors.js';
 import { reservedOutputOf } from '../../projection/budgets.js';
 import type { Estimator } from '../../estimate/estimator.js';
@@ -34,5 +34,5 @@ export function checkFixedPartFits(
 ): void {
   if (capacity === null) return;
   const parts = measureFixedPart(history, limits, capacity, est);
-  if (parts.prefix + parts.task + parts.reserved > capacity) throw new WindowTooSmallError(parts, capacity);
+  if (isFixedPartTooLarge(parts)) throw new WindowTooSmallError(parts, capacity);
 }

@@ -24,11 +24,40 @@ interface GuardMemory {
   turnsSinceCompaction?: number | null;
 }
 
+/** The numbers a turn decides by, as its input gives them (absent: an unknown window). */
+interface PolicyNumbers {
+  thresholdTokens: number | null;
+  promptBudgetTokens: number | null;
+  prefixTokens: number;
+  continuityTailTokens: number;
+  summaryTokens: number;
+  waitsForCacheBreak: boolean;
+  waitByCost?: boolean;
+  wait: { ratio: number; maxTokens: number };
+}
+
+/** Since the prompt cache was last rewritten: the last pressure, the largest growth, what the last pass left. */
+interface Cycle {
+  last: number;
+  maxStep: number;
+  afterPass: number;
+}
+
 export interface TurnRunInput {
   historyRef: string;
   mode?: string;
   loopGuard?: GuardMemory;
   minTurnsPerPass?: number;
+  policy?: PolicyNumbers;
+  cacheCycle?: Cycle | null;
+}
+
+/** What `estimatePressure` measures of the request. */
+interface Measured {
+  fixedPart?: Pressure['fixedPart'];
+  pressureTokens: number;
+  prefixIntact: boolean;
+  newestStepTokens: number;
 }
 
 interface Pressure {
@@ -40,6 +69,46 @@ interface Pressure {
 }
 
 export const TURN_RULES = {
+  /**
+   * This turn's threshold: the policy's, put off while the request extends the last one sent
+   * (its prefix is still cached) to `wait.ratio` of the way to the prompt budget, at most
+   * `wait.maxTokens` past it in a budget up to 24,000 tokens (fewer in proportion beyond).
+   */
+  threshold(policy: PolicyNumbers | undefined, intact: boolean, cycle: Cycle): number | null {
+    if (!policy || policy.thresholdTokens === null) return null;
+    const { thresholdTokens: t, promptBudgetTokens: budget, wait } = policy;
+    if (!policy.waitsForCacheBreak || !intact || budget === null || budget <= t) return t;
+    if (policy.waitByCost && !TURN_RULES.waitPays(policy, cycle, t)) return t;
+    const cap = Math.floor(wait.maxTokens * Math.min(1, 24_000 / budget));
+    return t + Math.min(Math.floor((budget - t) * wait.ratio), cap);
+  },
+  /**
+   * By expected cost (cache reads 1, input 10, cache writes 12.5, output 50): a pass costs what it
+   * leaves, written and read again uncached, plus its summary; waiting pays while what a pass
+   * leaves plus √(2 × the largest growth of one request × that cost) lies past the threshold.
+   */
+  waitPays(policy: PolicyNumbers, c: Cycle, threshold: number): boolean {
+    const pass = c.afterPass * (10 + 12.5 - 1) + policy.summaryTokens * 50;
+    return c.afterPass + Math.sqrt(2 * c.maxStep * pass) > threshold;
+  },
+  /**
+   * The cycle after a request of `pressure` tokens: one that extends the last request sent
+   * grows it; any other starts it again (a session's first starts at what a pass would leave).
+   */
+  nextCycle(policy: PolicyNumbers | undefined, c: Cycle | null, intact: boolean, pressure: number): Cycle {
+    const from = c ?? {
+      last: 0,
+      maxStep: 0,
+      afterPass: (policy?.continuityTailTokens ?? 0) + (policy?.summaryTokens ?? 0),
+    };
+    return { ...from, last: pressure, maxStep: intact ? Math.max(from.maxStep, pressure - from.last) : 0 };
+  },
+  /** Steps like the newest a pass buys: the room between what it leaves and the threshold. */
+  turnsPerPass(policy: PolicyNumbers | undefined, threshold: number | null, step: number): number | null {
+    if (!policy || threshold === null || policy.promptBudgetTokens === null || step <= 0) return null;
+    const left = policy.continuityTailTokens + policy.summaryTokens + policy.prefixTokens;
+    return left >= threshold ? 0 : (threshold - left) / step;
+  },
   /** The working steps before the decision, each waiting on one actor, in order. */
   pipeline: [
     ['working.syncing', 'syncHistory'],
@@ -90,6 +159,10 @@ export const TURN_RULES = {
 interface Facts {
   historyRef: string;
   projectionRef: string | null;
+  /** The print of the request at `projectionRef` (measured or built), as the turn hands it on. */
+  sent: unknown;
+  /** The prompt cache's cycle, as the turn hands it on. */
+  cycle: Cycle | null;
   pressure: Pressure | null;
   guardReason: string | null;
   report: Record<string, any> | null;
@@ -134,11 +207,13 @@ function clearedFirst(w: Walk<Facts>, input: TurnRunInput, r: Reply): void {
   const out = doneOf(r);
   if (TURN_RULES.clearedFits(p, out.pressureTokens)) {
     w.facts.projectionRef = out.projectionRef;
+    w.facts.sent = out.sent;
     w.facts.pressureAfter = out.pressureTokens;
     return w.go('cleared');
   }
   if (!TURN_RULES.passUseless(p)) return choose(w, input);
   w.facts.projectionRef = out.projectionRef;
+  w.facts.sent = out.sent;
   w.facts.pressureAfter = out.pressureTokens;
   settle(w, 'cleared');
 }
@@ -156,7 +231,10 @@ function rebuilt(w: Walk<Facts>, r: Reply): void {
   if (thrown(r)) return settle(w, 'failed');
   const out = doneOf(r);
   w.facts.projectionRef = out.projectionRef;
+  w.facts.sent = out.sent;
   w.facts.pressureAfter = out.pressureTokens;
+  // A pass rewrites the cached prefix: the cycle starts at the rebuilt request.
+  w.facts.cycle = { last: out.pressureTokens, maxStep: 0, afterPass: out.pressureTokens };
   settle(w, 'compacted');
 }
 
@@ -165,10 +243,23 @@ function fitted(w: Walk<Facts>, r: Reply): void {
   if (!thrown(r)) {
     const out = doneOf(r);
     w.facts.projectionRef = out.projectionRef;
+    w.facts.sent = out.sent;
     w.facts.pressureAfter = out.pressureTokens;
     w.facts.clearedToFit = true;
   }
   settle(w, w.facts.outcome!);
+}
+
+/** The pressure as the turn decides from it: the threshold, the budget, the steps a pass buys. */
+function decided(m: Measured, policy: PolicyNumbers | undefined, cycle: Cycle): Pressure {
+  const thresholdTokens = TURN_RULES.threshold(policy, m.prefixIntact, cycle);
+  return {
+    ...(m.fixedPart ? { fixedPart: m.fixedPart } : {}),
+    pressureTokens: m.pressureTokens,
+    thresholdTokens,
+    promptBudgetTokens: policy?.promptBudgetTokens ?? null,
+    turnsPerPass: TURN_RULES.turnsPerPass(policy, thresholdTokens, m.newestStepTokens),
+  };
 }
 
 /** Reads one step of a pipeline state: the actor's answer stored where it belongs. */
@@ -176,7 +267,12 @@ function piped(w: Walk<Facts>, input: TurnRunInput, at: number, r: Reply): void 
   const out = doneOf(r);
   if (at === 0) w.facts.historyRef = out.historyRef;
   else if (at === 1 || at === 2) w.facts.projectionRef = out.projectionRef;
-  else w.facts.pressure = out as Pressure;
+  else {
+    const m = out as Measured;
+    w.facts.cycle = TURN_RULES.nextCycle(input.policy, w.facts.cycle, m.prefixIntact, m.pressureTokens);
+    w.facts.pressure = decided(m, input.policy, w.facts.cycle);
+    w.facts.sent = out.sent;
+  }
   const next = TURN_RULES.pipeline[at + 1];
   if (next) w.go(next[0]);
   else decide(w, input);
@@ -218,6 +314,8 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
   const w = new Walk<Facts>(TURN_RULES.pipeline[0][0], {
     historyRef: given.historyRef,
     projectionRef: null,
+    sent: null,
+    cycle: given.cacheCycle ?? null,
     pressure: null,
     guardReason: null,
     report: null,
@@ -236,6 +334,9 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
     summaryCalls: f.report?.summaryCalls ?? 0,
     historyRef: w.here === 'compacted' ? f.report!.historyRef : f.historyRef,
     projectionRef: f.projectionRef,
+    lastSent: f.sent,
+    cacheCycle: f.cycle,
+    thresholdTokens: f.pressure?.thresholdTokens ?? null,
     clearedToFit: f.clearedToFit,
     pressureTokens: f.pressureAfter ?? f.pressure?.pressureTokens ?? null,
     loopGuard: {

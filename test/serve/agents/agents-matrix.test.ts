@@ -1,8 +1,9 @@
-import { beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { runRow, type AgentRow } from '#dev/agents/agent-row.js';
 import { agentById } from '#dev/agents/agents.js';
 import { installedAgent } from '#dev/agents/install.js';
 import { cellFailures } from '#dev/agents/verdict.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
 /*
  * Claude Code and Codex from npm, each with its defaults (its own system prompt, tools and
@@ -12,6 +13,9 @@ import { cellFailures } from '#dev/agents/verdict.js';
  * `npx tsx dev/agents/install.ts` (CI does it first and sets COMPACTOR_AGENTS_REQUIRED=1);
  * without them the test is skipped here and fails in CI.
  */
+
+// The agents' rows run as child processes, each waited for to its end.
+jest.setTimeout(PROCESS_TEST_MS);
 
 const CELLS: Array<{ agent: string; windows: number[] }> = [
   { agent: 'claude-code', windows: [32_000, 128_000] },

@@ -1,6 +1,7 @@
 import type { OracleRow } from '../oracle.js';
 import { prepared, summary } from './replies.js';
 import { TURN_CANCEL_ROWS } from './turn-cancel.oracle.js';
+import { TURN_POLICY_ROWS } from './turn-policy.oracle.js';
 import {
   clearedFirst,
   COMPACTING,
@@ -14,8 +15,10 @@ import {
   pipeline,
   PIPELINE,
   PIPELINE_CALLS,
+  POLICY,
   pressure,
   rebuiltProjection,
+  sent,
 } from './turn.replies.js';
 
 /*
@@ -426,12 +429,18 @@ export const TURN_ORACLE: readonly OracleRow[] = [
         'cleared',
       ],
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', 'fitRequest'],
-      inputs: { fitRequest: [{ historyRef: 't1:synced' }] },
+      // Fitted to the policy's prompt budget, against the request measured last (the cleared one is over the threshold).
+      inputs: {
+        clearBeforeCompacting: [{ thresholdTokens: 6_000, sent: sent(12) }],
+        fitRequest: [{ historyRef: 't1:synced', budgetTokens: 8_000, sent: sent(12) }],
+      },
       output: {
         decision: 'cleared',
         summaryCalls: 0,
         compaction: null,
         projectionRef: 't1:fitted',
+        lastSent: sent(9),
+        cacheCycle: { last: 9_500, maxStep: 0, afterPass: 2_000 },
         clearedToFit: true,
         fit: FIT,
         pressureTokens: 6_000,
@@ -479,18 +488,11 @@ export const TURN_ORACLE: readonly OracleRow[] = [
   },
   {
     name: 'H5: unknown capacity and no explicit threshold never compacts; the advisory has no budget',
-    input,
-    replies: {
-      ...pipeline({
-        done: {
-          pressureTokens: 50_000,
-          projectedTokens: 49_000,
-          thresholdTokens: null,
-          promptBudgetTokens: null,
-          summaryInputBudget: null,
-        },
-      }),
+    input: {
+      ...input,
+      policy: { ...POLICY, thresholdTokens: null, promptBudgetTokens: null, summaryInputBudget: null },
     },
+    replies: { ...pipeline(pressure(50_000)) },
     expect: {
       states: [...PIPELINE, 'belowThreshold'],
       calls: PIPELINE_CALLS,
@@ -501,5 +503,6 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       },
     },
   },
+  ...TURN_POLICY_ROWS,
   ...TURN_CANCEL_ROWS,
 ];

@@ -6,13 +6,30 @@ import { prepared, summary } from './replies.js';
  * 9,000 to 7,000 tokens, against a 6,000-token threshold and an 8,000-token prompt budget.
  */
 
+/** A 6,000-token threshold, an 8,000-token prompt budget; a pass leaves 2,000 tokens (tail and summary). */
+export const POLICY = {
+  thresholdTokens: 6_000,
+  promptBudgetTokens: 8_000,
+  summaryInputBudget: 5_000,
+  prefixTokens: 0,
+  continuityTailTokens: 1_500,
+  summaryTokens: 500,
+  waitsForCacheBreak: false,
+  waitByCost: false,
+  wait: { ratio: 0.85, maxTokens: 7_000 },
+};
+
 export const input = {
   turnId: 't1',
   historyRef: 't1:history',
   pendingRef: 't1:pending',
   strategy: 'local',
   startedAt: 0,
+  policy: POLICY,
 };
+
+/** The print of a request of `count` messages, as the actors report it. */
+export const sent = (count: number) => ({ count, print: `p${count}`, clearedCallIds: [] });
 
 export const synced: Reply = { done: { historyRef: 't1:synced', itemCount: 12, syncedCount: 2 } };
 export const normalized: Reply = { done: { projectionRef: 't1:normalized', itemCount: 12, changed: true } };
@@ -27,8 +44,8 @@ export const cleared: Reply = {
   },
 };
 /**
- * Pressure against a 6,000-token threshold and an 8,000-token prompt budget; a summary pass
- * would buy `turnsPerPass` turns of growth like the newest step (default 20).
+ * A request of `pressureTokens` against {@link POLICY}: its newest step is 4,000 / `turnsPerPass`
+ * tokens, so a summary pass would buy `turnsPerPass` turns of growth like it (default 20).
  */
 export const pressure = (
   pressureTokens: number,
@@ -38,15 +55,20 @@ export const pressure = (
   done: {
     pressureTokens,
     projectedTokens: pressureTokens - 1_000,
-    thresholdTokens: 6_000,
-    promptBudgetTokens: 8_000,
-    summaryInputBudget: 5_000,
-    turnsPerPass,
+    prefixIntact: false,
+    newestStepTokens: 4_000 / turnsPerPass,
+    sent: sent(12),
     ...extra,
   },
 });
 export const rebuiltProjection: Reply = {
-  done: { projectionRef: 't1:rebuilt', itemCount: 5, projectedTokens: 2_000, pressureTokens: 3_000 },
+  done: {
+    projectionRef: 't1:rebuilt',
+    itemCount: 5,
+    projectedTokens: 2_000,
+    pressureTokens: 3_000,
+    sent: sent(5),
+  },
 };
 /** A request over the prompt budget made to fit: 9,000 tokens of history down to 5,000 (6,000 of pressure). */
 export const fittedRequest: Reply = {
@@ -59,6 +81,7 @@ export const fittedRequest: Reply = {
     clearedResults: 7,
     previewedResults: 1,
     droppedMessages: 0,
+    sent: sent(9),
   },
 };
 /** What `fitRequest` reports for {@link fittedRequest}. */
@@ -79,6 +102,7 @@ export const clearedFirst = (pressureTokens: number): Reply => ({
     clearedCount: 5,
     protectedBatchCount: 0,
     pressureTokens,
+    sent: sent(10),
   },
 });
 export const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
