@@ -61,6 +61,7 @@ export const scriptedProvider: Post = async (_request, expected) => {
   }
   const s = expected.done as {
     empty: boolean;
+    followsTemplate: boolean;
     finishReason: string;
     inputTokens: number;
     summaryTokens: number;
@@ -70,7 +71,13 @@ export const scriptedProvider: Post = async (_request, expected) => {
     body: {
       choices: [
         {
-          message: { content: s.empty ? '' : '## Goal\nFix the failing test.' },
+          message: {
+            content: s.empty
+              ? ''
+              : s.followsTemplate
+                ? '## Goal\nFix the failing test.'
+                : 'Fix the failing test.',
+          },
           finish_reason: s.finishReason,
         },
       ],

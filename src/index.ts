@@ -22,6 +22,7 @@ export type { SessionRoute } from './session/route.js';
 export type { RouteOptions } from './providers/catalog.js';
 export type { RequestEnvelope } from './session/parent-context.js';
 export type { SessionCompactionReport } from './session/report.js';
+export type { Receipt } from './summary/receipt.js';
 export type { CacheHealthState, CacheUsage } from './session/cache-health.js';
 export { openSessionRecords, type StoreWrites } from './session/stored-history.js';
 export { createJsonlInspector } from './runtime/inspection.js';

@@ -11,6 +11,7 @@ import type {
 import {
   DEFAULT_MAX_OVERFLOW_RETRIES,
   MAX_OVERFLOW_RETRIES_CAP,
+  MAX_TEMPLATE_REPAIRS,
   MAX_RETRY_BACKOFF_MS,
   MIN_RETRY_BUDGET,
   type CapacityRetryContext,
@@ -28,6 +29,17 @@ function clampInt(value: number | undefined, fallback: number, max: number): num
 function nextRetryBudget(budget: number | null, rejectedInputTokens: number): number {
   const base = budget ?? rejectedInputTokens;
   return Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET);
+}
+
+/** What the current attempt's request is for. */
+function requestInput(context: CapacityRetryContext) {
+  return {
+    turnId: context.turnId,
+    historyRef: context.historyRef,
+    band: context.band,
+    attempt: context.attempt,
+    budget: context.budget,
+  };
 }
 
 /** The ways the ladder ends; each is a final state and the output's `status`. */
@@ -72,6 +84,7 @@ export const capacityRetryMachine = setup({
       failure: toFailure('budget', params.error, { budget: context.budget }),
     })),
     countCall: assign(({ context }) => ({ calls: context.calls + 1 })),
+    countRepair: assign(({ context }) => ({ repairs: context.repairs + 1 })),
     storeSummary: assign((_, params: { summary: RequestSummaryOutput }) => ({
       summary: params.summary,
       inputTokens: params.summary.inputTokens,
@@ -110,6 +123,14 @@ export const capacityRetryMachine = setup({
     cannotShrinkInput: ({ context }, params: Prepared) =>
       context.rejectedInputTokens !== null && params.inputTokens >= context.rejectedInputTokens,
     isEmptySummary: (_, params: { summary: RequestSummaryOutput }) => params.summary.empty,
+    // A complete answer that misses template sections is asked for once more, quoting what is missing.
+    needsTemplateRepair: ({ context }, params: { summary: RequestSummaryOutput }) =>
+      !params.summary.followsTemplate &&
+      params.summary.finishReason !== 'length' &&
+      context.repairs < MAX_TEMPLATE_REPAIRS,
+    // A repair answer replaces the first only when it is complete and not empty.
+    isUsableRepair: (_, params: { summary: RequestSummaryOutput }) =>
+      !params.summary.empty && params.summary.finishReason !== 'length',
     isCapacityRejection: (_, params: Thrown) => failureKindOf(params.error) === 'capacity',
     retryableCapacityRejection: ({ context }, params: Thrown) =>
       failureKindOf(params.error) === 'capacity' && context.attempt < context.maxRetries,
@@ -131,6 +152,7 @@ export const capacityRetryMachine = setup({
     retryBackoffMs: clampInt(input.retryBackoffMs, 0, MAX_RETRY_BACKOFF_MS),
     attempt: 0,
     calls: 0,
+    repairs: 0,
     inputTokens: null,
     rejectedInputTokens: null,
     rejection: null,
@@ -174,13 +196,7 @@ export const capacityRetryMachine = setup({
       invoke: {
         id: 'requestSummary',
         src: 'requestSummary',
-        input: ({ context }) => ({
-          turnId: context.turnId,
-          historyRef: context.historyRef,
-          band: context.band,
-          attempt: context.attempt,
-          budget: context.budget,
-        }),
+        input: ({ context }) => requestInput(context),
         onDone: [
           {
             guard: { type: 'isEmptySummary', params: ({ event }) => ({ summary: event.output }) },
@@ -192,6 +208,15 @@ export const capacityRetryMachine = setup({
                 type: 'recordEmptySummary',
                 params: ({ event }) => ({ inputTokens: event.output.inputTokens }),
               },
+            ],
+          },
+          {
+            guard: { type: 'needsTemplateRepair', params: ({ event }) => ({ summary: event.output }) },
+            target: 'repairing',
+            description: 'The summary misses template sections: one repair request.',
+            actions: [
+              'countCall',
+              { type: 'storeSummary', params: ({ event }) => ({ summary: event.output }) },
             ],
           },
           {
@@ -229,6 +254,36 @@ export const capacityRetryMachine = setup({
         ],
       },
     },
+    repairing: {
+      description:
+        'One repair request for a summary that misses template sections; its complete answer replaces the first, otherwise the first is kept. Either is accepted.',
+      invoke: {
+        id: 'requestSummary',
+        src: 'requestSummary',
+        input: ({ context }) => ({ ...requestInput(context), repairOf: context.summary?.summaryRef }),
+        onDone: [
+          {
+            guard: { type: 'isUsableRepair', params: ({ event }) => ({ summary: event.output }) },
+            target: 'done',
+            actions: [
+              'countCall',
+              'countRepair',
+              { type: 'storeSummary', params: ({ event }) => ({ summary: event.output }) },
+            ],
+          },
+          {
+            target: 'done',
+            description: 'An empty or cut-off repair answer: the first summary is kept.',
+            actions: ['countCall', 'countRepair'],
+          },
+        ],
+        onError: {
+          target: 'done',
+          description: 'The repair request failed: the first summary is kept.',
+          actions: ['countCall', 'countRepair'],
+        },
+      },
+    },
     backingOff: {
       description: 'Waits retryBackoff before preparing a smaller fork.',
       after: { retryBackoff: { target: 'preparing' } },
@@ -248,8 +303,9 @@ export const capacityRetryMachine = setup({
       summaryTokens: context.summary?.summaryTokens ?? 0,
       inputTokens: context.inputTokens ?? 0,
       truncated: context.summary?.finishReason === 'length',
-      followsTemplate: context.summary?.followsTemplate ?? false,
+      followsTemplate: (context.summary?.followsTemplate ?? false) || context.repairs > 0,
       calls: context.calls,
+      repairs: context.repairs,
       budget: context.budget,
       failure: context.failure,
     };

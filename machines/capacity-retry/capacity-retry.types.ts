@@ -15,6 +15,8 @@ export const DEFAULT_MAX_OVERFLOW_RETRIES = 1;
 export const MAX_OVERFLOW_RETRIES_CAP = 4;
 /** Smallest budget the ladder halves to (VT Code: `max(floor(b/2), 4)`). */
 export const MIN_RETRY_BUDGET = 4;
+/** Repair requests a summary missing template sections gets before it is accepted as it is. */
+export const MAX_TEMPLATE_REPAIRS = 1;
 /** Longest wait between rungs. */
 export const MAX_RETRY_BACKOFF_MS = 60_000;
 
@@ -23,7 +25,7 @@ export interface CapacityRetryInput {
   turnId: string;
   /** Ref of the full history being compacted (the runtime re-prepares forks from it). */
   historyRef: string;
-  band: SummaryBand;
+  band: SummaryBand | 'native';
   /** Summary input budget of the first attempt; null = unknown window (the first fork is sent verbatim). */
   budget: number | null;
   /** Retries after a capacity rejection; default 1, capped at {@link MAX_OVERFLOW_RETRIES_CAP}. */
@@ -36,13 +38,15 @@ export interface CapacityRetryInput {
 export interface CapacityRetryContext {
   turnId: string;
   historyRef: string;
-  band: SummaryBand;
+  band: SummaryBand | 'native';
   budget: number | null;
   maxRetries: number;
   retryBackoffMs: number;
   /** 0-based attempt index, never above `maxRetries`. */
   attempt: number;
   calls: number;
+  /** Repair requests sent for the current summary (at most {@link MAX_TEMPLATE_REPAIRS}). */
+  repairs: number;
   /** Size of the fork prepared for the current attempt. */
   inputTokens: number | null;
   /** Size of the fork the provider rejected for capacity (a retry must be strictly smaller). */

@@ -20,6 +20,13 @@ const summaryInput = ({ context }: { context: CompactionContext }) => ({
   retryBackoffMs: context.retryBackoffMs,
 });
 
+/** The history before the pass and the rebuilt one, for the receipt's steps. */
+const receiptInput = (context: CompactionContext) => ({
+  turnId: context.turnId,
+  historyRef: context.historyRef,
+  compactedRef: context.result?.historyRef ?? context.historyRef,
+});
+
 /** The compacted window of an inline reply, or null when it asks for the Local fallback. */
 function inlineResult(output: CompactInlineOutput): CompactedHistory | null {
   return output.kind === 'compacted'
@@ -51,13 +58,17 @@ export const compactionMachine = compactionSetup.createMachine({
     itemsBefore: input.itemsBefore,
     compactableItems: input.compactableItems ?? null,
     nativeBudget: input.nativeBudget ?? null,
-    nativeAttempt: 0,
     nothingToCompact: false,
     startedAt: input.startedAt,
     fallbackReason: null,
     summary: null,
     summaryCalls: 0,
+    repairRequests: 0,
     result: null,
+    receiptRef: null,
+    receiptItems: 0,
+    receiptMissing: 0,
+    amendedItems: 0,
     failure: null,
   }),
   states: {
@@ -66,7 +77,7 @@ export const compactionMachine = compactionSetup.createMachine({
         'Routes to the strategy chosen for this provider/model; a native strategy whose client the route lacks runs Local.',
       always: [
         { guard: 'isNativeStandalone', target: 'nativeStandalone' },
-        { guard: 'isNativeInline', target: 'nativeInline' },
+        { guard: 'isNativeInline', target: 'measuringInline' },
         {
           guard: 'isNativeClientMissing',
           target: 'local',
@@ -78,44 +89,79 @@ export const compactionMachine = compactionSetup.createMachine({
     },
     nativeStandalone: {
       description:
-        'POST /responses/compact with the history bounded to the native budget (marker kept); the returned window is canonical. A capacity rejection retries with a halved budget; any other failure, or one past the retries, falls back to Local.',
+        'POST /responses/compact through the capacity-retry ladder (band native): the history bounded to the native budget (marker kept), halved on a capacity rejection. A window is adopted as returned; a failure, or capacity past the retries, falls back to Local.',
       invoke: {
         id: 'compactStandalone',
         src: 'compactStandalone',
         input: ({ context }) => ({
           turnId: context.turnId,
           historyRef: context.historyRef,
-          attempt: context.nativeAttempt,
+          band: 'native' as const,
           budget: context.nativeBudget,
+          maxOverflowRetries: context.maxOverflowRetries,
+          retryBackoffMs: context.retryBackoffMs,
         }),
-        onDone: {
-          target: 'checkingShrink',
-          actions: [
-            'countNativeCall',
-            { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
-          ],
-        },
-        onError: [
+        onDone: [
           {
-            guard: { type: 'retryableNativeCapacity', params: ({ event }) => ({ error: event.error }) },
-            target: 'nativeStandaloneBackoff',
-            description: 'Capacity rejection with retries left: halve the native budget.',
-            actions: [
-              'countNativeCall',
-              { type: 'halveNativeBudget', params: ({ event }) => ({ error: event.error }) },
-            ],
+            guard: { type: 'isSummaryReady', params: ({ event }) => ({ outcome: event.output }) },
+            target: 'adoptingNativeWindow',
+            actions: { type: 'countLadderCalls', params: ({ event }) => ({ outcome: event.output }) },
           },
           {
             target: 'local',
             description: 'The standalone endpoint failed: use the Local summary, which works everywhere.',
-            actions: ['countNativeCall', { type: 'fallBackToLocal', params: { reason: 'standalone-error' } }],
+            actions: [
+              { type: 'countLadderCalls', params: ({ event }) => ({ outcome: event.output }) },
+              { type: 'fallBackToLocal', params: { reason: 'standalone-error' } },
+            ],
           },
         ],
       },
     },
-    nativeStandaloneBackoff: {
-      description: 'Waits retryBackoff before the smaller standalone request.',
-      after: { retryBackoff: { target: 'nativeStandalone' } },
+    adoptingNativeWindow: {
+      description:
+        "The endpoint's window becomes the next history, the history's leading system messages kept.",
+      invoke: {
+        id: 'adoptNativeWindow',
+        src: 'adoptNativeWindow',
+        input: ({ context, event }) => ({
+          turnId: context.turnId,
+          historyRef: context.historyRef,
+          windowRef: (event as { output?: { summaryRefs?: string[] } }).output?.summaryRefs?.[0] ?? '',
+        }),
+        onDone: {
+          target: 'checkingShrink',
+          actions: { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
+        },
+        onError: {
+          target: 'local',
+          description: 'The window could not be adopted: use Local.',
+          actions: { type: 'fallBackToLocal', params: { reason: 'standalone-error' } },
+        },
+      },
+    },
+    measuringInline: {
+      description:
+        "Sizes the inline request as it would be sent; under the compact edit's trigger it cannot compact, so it is not sent.",
+      invoke: {
+        id: 'measureInline',
+        src: 'measureInline',
+        input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
+        onDone: [
+          {
+            guard: { type: 'isInlineBelowTrigger', params: ({ event }) => ({ measured: event.output }) },
+            target: 'local',
+            description: 'The history is under the compact trigger: no inline call; use Local.',
+            actions: { type: 'fallBackToLocal', params: { reason: 'below-trigger' } },
+          },
+          { target: 'nativeInline' },
+        ],
+        onError: {
+          target: 'local',
+          description: 'The inline request cannot be built: use Local.',
+          actions: { type: 'fallBackToLocal', params: { reason: 'inline-error' } },
+        },
+      },
     },
     nativeInline: {
       description: 'Generate request with the compact edit ladder; falls back to Local.',
@@ -124,12 +170,6 @@ export const compactionMachine = compactionSetup.createMachine({
         src: 'compactInline',
         input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
         onDone: [
-          {
-            guard: { type: 'isInlineBelowTrigger', params: ({ event }) => ({ output: event.output }) },
-            target: 'local',
-            description: 'The history is under the compact trigger: no inline call was made; use Local.',
-            actions: { type: 'fallBackToLocal', params: { reason: 'below-trigger' } },
-          },
           {
             guard: { type: 'isInlineFallback', params: ({ event }) => ({ output: event.output }) },
             target: 'local',
@@ -160,7 +200,7 @@ export const compactionMachine = compactionSetup.createMachine({
       },
     },
     local: {
-      description: 'Local summary: summarize, validate, rebuild.',
+      description: 'Local summary: summarize, validate, rebuild, check the receipt and amend.',
       initial: 'choosingShape',
       states: {
         choosingShape: {
@@ -267,8 +307,54 @@ export const compactionMachine = compactionSetup.createMachine({
               mode: context.mode,
             }),
             onDone: {
-              target: '#compaction.checkingShrink',
+              target: 'checkingReceipt',
               actions: { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
+            },
+            onError: {
+              target: '#compaction.failed',
+              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+        },
+        checkingReceipt: {
+          description:
+            'Lists what the replaced span must keep (latest request, corrections, unresolved errors, paths, commands, ids) and where each landed in the rebuilt history.',
+          invoke: {
+            id: 'checkReceipt',
+            src: 'checkReceipt',
+            input: ({ context }) => receiptInput(context),
+            onDone: [
+              {
+                guard: { type: 'hasMissingReceiptItems', params: ({ event }) => ({ receipt: event.output }) },
+                target: 'amendingSummary',
+                actions: { type: 'storeReceipt', params: ({ event }) => ({ receipt: event.output }) },
+              },
+              {
+                target: '#compaction.checkingShrink',
+                actions: { type: 'storeReceipt', params: ({ event }) => ({ receipt: event.output }) },
+              },
+            ],
+            onError: {
+              target: '#compaction.failed',
+              actions: { type: 'recordRebuildFailure', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+        },
+        amendingSummary: {
+          description: 'Adds the missing items verbatim to the summary; no model call.',
+          invoke: {
+            id: 'amendSummary',
+            src: 'amendSummary',
+            input: ({ context }) => ({
+              ...receiptInput(context),
+              receiptRef: context.receiptRef ?? '',
+            }),
+            onDone: {
+              target: '#compaction.checkingShrink',
+              actions: [
+                'recordAmendment',
+                { type: 'storeResult', params: ({ event }) => ({ result: event.output }) },
+              ],
             },
             onError: {
               target: '#compaction.failed',
@@ -309,8 +395,12 @@ export const compactionMachine = compactionSetup.createMachine({
       itemsAfter: result?.itemCount ?? context.itemsBefore,
       historyRef: result?.historyRef ?? context.historyRef,
       summaryCalls: context.summaryCalls,
+      repairRequests: context.repairRequests,
       nothingToCompact: context.nothingToCompact,
       summaryTokens: context.summary?.summaryTokens ?? 0,
+      receiptRef: context.receiptRef,
+      receiptItems: context.receiptItems,
+      amendedItems: context.amendedItems,
       startedAt: context.startedAt,
       failure: context.failure,
     };

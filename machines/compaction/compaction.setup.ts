@@ -1,26 +1,24 @@
 import { assign, setup } from 'xstate';
 import { capacityRetryMachine } from '../capacity-retry/capacity-retry.machine.js';
 import { hierarchicalSummaryMachine } from '../hierarchical-summary/hierarchical-summary.machine.js';
-import { failureInputTokensOf, failureKindOf, toFailure, type FailureReason } from '../shared/failure.js';
-import {
-  DEFAULT_MAX_OVERFLOW_RETRIES,
-  MAX_RETRY_BACKOFF_MS,
-  MIN_RETRY_BUDGET,
-} from '../capacity-retry/capacity-retry.types.js';
+import { toFailure, type FailureReason } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
 import type { SummaryOutcome } from '../shared/summary.types.js';
 import type {
+  AdoptNativeWindowInput,
   CompactedHistory,
   CompactInlineOutput,
   CompactionContext,
   CompactionEvent,
   CompactionInput,
   CompactionOutput,
-  CompactStandaloneOutput,
   InlineFallbackReason,
+  MeasureInlineOutput,
   NativeCompactInput,
   RebuildHistoryInput,
   RebuildHistoryOutput,
+  ReceiptCheck,
+  ReceiptInput,
 } from './compaction.types.js';
 
 type Thrown = { error: unknown };
@@ -38,25 +36,24 @@ export const compactionSetup = setup({
     output: {} as CompactionOutput,
   },
   actors: {
-    compactStandalone: placeholder<CompactStandaloneOutput, NativeCompactInput>('compactStandalone'),
+    // The standalone endpoint runs the same capacity-retry ladder as a summary (band `native`).
+    compactStandalone: capacityRetryMachine,
+    adoptNativeWindow: placeholder<CompactedHistory, AdoptNativeWindowInput>('adoptNativeWindow'),
+    measureInline: placeholder<MeasureInlineOutput, NativeCompactInput>('measureInline'),
     compactInline: placeholder<CompactInlineOutput, NativeCompactInput>('compactInline'),
     capacityRetry: capacityRetryMachine,
     hierarchicalSummary: hierarchicalSummaryMachine,
     rebuildHistory: placeholder<RebuildHistoryOutput, RebuildHistoryInput>('rebuildHistory'),
+    checkReceipt: placeholder<ReceiptCheck, ReceiptInput>('checkReceipt'),
+    amendSummary: placeholder<CompactedHistory, ReceiptInput & { receiptRef: string }>('amendSummary'),
   },
   actions: {
     countNativeCall: assign(({ context }) => ({ summaryCalls: context.summaryCalls + 1 })),
     markNothingToCompact: assign({ nothingToCompact: true }),
-    // The capacity retry on the standalone endpoint: a capacity rejection halves the native budget
-    // (an unknown window derives it from the rejected request), like the Local ladder.
-    halveNativeBudget: assign(({ context }, params: Thrown) => {
-      const rejected = failureInputTokensOf(params.error) ?? context.nativeBudget ?? 0;
-      const base = context.nativeBudget === null ? rejected : Math.min(context.nativeBudget, rejected);
-      return {
-        nativeAttempt: context.nativeAttempt + 1,
-        nativeBudget: Math.max(Math.floor(base / 2), MIN_RETRY_BUDGET),
-      };
-    }),
+    countLadderCalls: assign(({ context }, params: Summarized) => ({
+      summaryCalls: context.summaryCalls + params.outcome.calls,
+      repairRequests: context.repairRequests + params.outcome.repairs,
+    })),
     storeResult: assign((_, params: { result: CompactedHistory | null }) => ({ result: params.result })),
     fallBackToLocal: assign((_, params: { reason: InlineFallbackReason | null }) => ({
       strategy: 'local' as const,
@@ -65,11 +62,18 @@ export const compactionSetup = setup({
     recordSummary: assign(({ context }, params: Summarized) => ({
       summary: params.outcome,
       summaryCalls: context.summaryCalls + params.outcome.calls,
+      repairRequests: context.repairRequests + params.outcome.repairs,
     })),
     recordSummaryFailure: assign((_, params: Summarized) => ({ failure: params.outcome.failure })),
     rejectSummary: assign((_, params: { reason: FailureReason; message: string }) => ({
       failure: { reason: params.reason, message: params.message },
     })),
+    storeReceipt: assign((_, params: { receipt: ReceiptCheck }) => ({
+      receiptRef: params.receipt.receiptRef,
+      receiptItems: params.receipt.items,
+      receiptMissing: params.receipt.missing,
+    })),
+    recordAmendment: assign(({ context }) => ({ amendedItems: context.receiptMissing })),
     recordRebuildFailure: assign((_, params: Thrown) => ({
       failure: toFailure('rebuild-error', params.error),
     })),
@@ -83,11 +87,9 @@ export const compactionSetup = setup({
     isNativeClientMissing: ({ context }) => context.requestedStrategy !== 'local',
     // A model switch converts even a lone native marker for the new model, so it always runs.
     hasNothingToCompact: ({ context }) => context.compactableItems === 0 && context.mode !== 'modelSwitch',
-    isInlineBelowTrigger: (_, params: { output: CompactInlineOutput }) =>
-      params.output.kind === 'fallback' && params.output.reason === 'below-trigger',
-    retryableNativeCapacity: ({ context }, params: Thrown) =>
-      failureKindOf(params.error) === 'capacity' &&
-      context.nativeAttempt < (context.maxOverflowRetries ?? DEFAULT_MAX_OVERFLOW_RETRIES),
+    // A request under the compact edit's trigger cannot compact, so it is not sent.
+    isInlineBelowTrigger: (_, params: { measured: MeasureInlineOutput }) =>
+      params.measured.inputTokens < params.measured.triggerTokens,
     isHierarchical: ({ context }) => context.hierarchical,
     isInlineFallback: (_, params: { output: CompactInlineOutput }) => params.output.kind === 'fallback',
     isSummaryReady: (_, params: Summarized) => params.outcome.status === 'done',
@@ -95,11 +97,10 @@ export const compactionSetup = setup({
     isSummaryTemplateLess: ({ context }) => context.summary?.followsTemplate === false,
     isSummaryLargerThanInput: ({ context }) =>
       context.summary !== null && context.summary.summaryTokens > context.summary.inputTokens,
+    // Items of the receipt the rebuilt history lacks are added to the summary verbatim.
+    hasMissingReceiptItems: (_, params: { receipt: ReceiptCheck }) => params.receipt.missing > 0,
     isUnchanged: ({ context }) =>
       context.result === null ||
       (context.result.shrank !== true && context.result.itemCount >= context.itemsBefore),
-  },
-  delays: {
-    retryBackoff: ({ context }) => Math.min(Math.max(0, context.retryBackoffMs ?? 0), MAX_RETRY_BACKOFF_MS),
   },
 });

@@ -78,23 +78,35 @@ export interface CompactedHistory {
   shrank?: boolean;
 }
 
-/** Input of `compactStandalone` / `compactInline`. */
+/** Input of `compactInline` and `measureInline`. */
 export interface NativeCompactInput {
   turnId: string;
   historyRef: string;
-  /** 0 for the first standalone attempt; each capacity retry adds one. */
-  attempt?: number;
-  /** Input budget the request is bounded to (marker kept); null = unknown window. */
-  budget?: number | null;
 }
 
-/** Output of `compactStandalone` (the provider's compact endpoint): its window, canonical as returned. */
-export type CompactStandaloneOutput = CompactedHistory;
+/**
+ * Output of `measureInline`: the inline request's input as it would be sent (bounded history and
+ * frozen prefix), and the smallest input the provider's compact edit fires at.
+ */
+export interface MeasureInlineOutput {
+  inputTokens: number;
+  triggerTokens: number;
+}
+
+/** Input of `adoptNativeWindow`: the standalone endpoint's window, stored under `windowRef`. */
+export interface AdoptNativeWindowInput {
+  turnId: string;
+  historyRef: string;
+  windowRef: string;
+}
 
 /** Output of `compactInline` (Anthropic's context edits): a compacted window or why to fall back to Local. */
 export type CompactInlineOutput =
   | ({ kind: 'compacted' } & CompactedHistory)
-  | { kind: 'fallback'; reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error'> };
+  | {
+      kind: 'fallback';
+      reason: Exclude<InlineFallbackReason, 'inline-error' | 'standalone-error' | 'below-trigger'>;
+    };
 
 /** Input of `rebuildHistory`: summary + retained messages + continuity tail. */
 export interface RebuildHistoryInput {
@@ -107,6 +119,23 @@ export interface RebuildHistoryInput {
 
 /** Output of `rebuildHistory`. */
 export type RebuildHistoryOutput = CompactedHistory;
+
+/** Input of `checkReceipt` and `amendSummary`: the history before and the rebuilt one. */
+export interface ReceiptInput {
+  turnId: string;
+  historyRef: string;
+  compactedRef: string;
+}
+
+/**
+ * Output of `checkReceipt`: how many items the span the summary replaces must keep, and how many
+ * of them the rebuilt history lacks; the receipt itself stays in the runtime store.
+ */
+export interface ReceiptCheck {
+  receiptRef: string;
+  items: number;
+  missing: number;
+}
 
 /** Final status of a pass. */
 export type CompactionStatus = 'compacted' | 'unchanged' | 'failed';
@@ -126,13 +155,19 @@ export interface CompactionContext {
   itemsBefore: number;
   compactableItems: number | null;
   nativeBudget: number | null;
-  nativeAttempt: number;
   nothingToCompact: boolean;
   startedAt: number;
   fallbackReason: InlineFallbackReason | null;
   summary: SummaryOutcome | null;
   summaryCalls: number;
+  repairRequests: number;
   result: CompactedHistory | null;
+  /** The receipt checked after the rebuild (store ref), its item count and missing items. */
+  receiptRef: string | null;
+  receiptItems: number;
+  receiptMissing: number;
+  /** Items added verbatim to the summary by the amend step. */
+  amendedItems: number;
   failure: Failure | null;
 }
 
@@ -153,18 +188,31 @@ export interface CompactionOutput {
   itemsBefore: number;
   itemsAfter: number;
   historyRef: string;
-  /** Provider calls spent: native calls plus local summary calls. */
+  /** Provider calls spent: native calls plus local summary calls, repair requests included. */
   summaryCalls: number;
+  /** Of `summaryCalls`, the repair requests for summaries that missed template sections. */
+  repairRequests: number;
   /** The history held nothing a summary could replace: no call was made (status `unchanged`). */
   nothingToCompact: boolean;
   summaryTokens: number;
+  /** The receipt of a Local pass (store ref), null when none was checked. */
+  receiptRef: string | null;
+  /** Items the receipt holds, and how many were added verbatim to the summary. */
+  receiptItems: number;
+  amendedItems: number;
   startedAt: number;
   failure: Failure | null;
 }
 
-/** `compactStandalone` actor logic. */
-export type CompactStandaloneLogic = PromiseActorLogic<CompactStandaloneOutput, NativeCompactInput>;
+/** `measureInline` actor logic. */
+export type MeasureInlineLogic = PromiseActorLogic<MeasureInlineOutput, NativeCompactInput>;
+/** `adoptNativeWindow` actor logic. */
+export type AdoptNativeWindowLogic = PromiseActorLogic<CompactedHistory, AdoptNativeWindowInput>;
 /** `compactInline` actor logic. */
 export type CompactInlineLogic = PromiseActorLogic<CompactInlineOutput, NativeCompactInput>;
+/** `checkReceipt` actor logic. */
+export type CheckReceiptLogic = PromiseActorLogic<ReceiptCheck, ReceiptInput>;
+/** `amendSummary` actor logic. */
+export type AmendSummaryLogic = PromiseActorLogic<CompactedHistory, ReceiptInput & { receiptRef: string }>;
 /** `rebuildHistory` actor logic. */
 export type RebuildHistoryLogic = PromiseActorLogic<RebuildHistoryOutput, RebuildHistoryInput>;

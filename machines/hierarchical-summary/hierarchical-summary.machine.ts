@@ -45,6 +45,7 @@ function combine(
     // The older band is a one-line abstract; the template applies to the newer (detail) band.
     followsTemplate: context.newer?.followsTemplate ?? false,
     calls: bands.reduce((n, b) => n + b.calls, 0),
+    repairs: bands.reduce((n, b) => n + b.repairs, 0),
     budget: (context.newer ?? context.older)?.budget ?? context.budget,
     failure: context.failure ?? failedBand?.failure ?? null,
   };

@@ -13,7 +13,8 @@ export interface PrepareSummaryInputInput {
   turnId: string;
   /** Ref of the full history being compacted. */
   historyRef: string;
-  band: SummaryBand;
+  /** The summary band, or `native`: the provider's compact endpoint, whose answer is the next window. */
+  band: SummaryBand | 'native';
   /** 0 for the first attempt; the runtime keys idempotent work by `${turnId}:${band}:${attempt}`. */
   attempt: number;
   budget: number | null;
@@ -28,9 +29,15 @@ export interface PrepareSummaryInputOutput {
 export interface RequestSummaryInput {
   turnId: string;
   historyRef: string;
-  band: SummaryBand;
+  /** The summary band, or `native`: the provider's compact endpoint, whose answer is the next window. */
+  band: SummaryBand | 'native';
   attempt: number;
   budget: number | null;
+  /**
+   * Set on a repair request: the ref of the summary that missed template sections. The request
+   * asks again, quoting what was missing; absent on the first request of an attempt.
+   */
+  repairOf?: string;
 }
 
 /** Output of `requestSummary`. The summary text itself stays in the runtime store under `summaryRef`. */
@@ -40,7 +47,7 @@ export interface RequestSummaryOutput {
   inputTokens: number;
   /** `length` = cut off by the output limit (such a summary is rejected). */
   finishReason: 'stop' | 'length' | 'other';
-  /** Whether the summary follows the summary template (a template-less summary is rejected). */
+  /** Whether the summary follows the summary template (a template-less one gets a repair request). */
   followsTemplate: boolean;
   /** Trimmed text is empty (fails at once, never retried). */
   empty: boolean;
@@ -54,9 +61,12 @@ export interface SummaryOutcome {
   summaryTokens: number;
   inputTokens: number;
   truncated: boolean;
+  /** The summary follows the template, or was accepted after its one repair request. */
   followsTemplate: boolean;
-  /** Provider summary calls actually made (zero when preparing either band fails). */
+  /** Provider summary calls actually made (zero when preparing either band fails), repairs included. */
   calls: number;
+  /** Of `calls`, the repair requests sent for summaries that missed template sections. */
+  repairs: number;
   /** The budget of the last attempt (halved by the capacity-retry ladder). */
   budget: number | null;
   failure: Failure | null;

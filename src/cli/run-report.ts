@@ -2,6 +2,7 @@ import type { CompactorSession, SessionCompactionReport, SessionTurnResult } fro
 import type { InspectTarget } from './run-options.js';
 import { spokenDuration } from '../providers/http-limits.js';
 import { nothingToCompactLine } from '../session/index.js';
+import type { Receipt } from '../summary/receipt.js';
 
 type TurnResult = SessionTurnResult;
 type CompactionReport = SessionCompactionReport;
@@ -63,6 +64,8 @@ export interface RunJsonReport extends IoReport {
   repairRequests: number;
   /** Summaries accepted without every template section, one line each. */
   warnings: string[];
+  /** What the replaced span had to keep, where each item landed, tokens before and after; null without a Local compaction. */
+  receipt: Receipt | null;
   /** The template sections those summaries lack. */
   missingSections: string[];
   tokens: TurnResult['tokens'];
@@ -98,6 +101,8 @@ export interface CompactJsonReport extends IoReport {
   repairRequests: number;
   /** Summaries accepted without every template section, one line each. */
   warnings: string[];
+  /** What the replaced span had to keep, where each item landed, tokens before and after; null without a Local compaction. */
+  receipt: Receipt | null;
   /** The template sections those summaries lack. */
   missingSections: string[];
   /** The history held nothing a summary could replace: no provider call was made. */
@@ -188,6 +193,7 @@ interface SummaryFacts {
   summaryCalls: number;
   repairRequests: number;
   warnings: string[];
+  receipt: Receipt | null;
 }
 
 /** `strategy: local; summary calls: 2 (1 repair request)`, then a line per repair and warning. */
@@ -205,7 +211,20 @@ function summaryLines(r: SummaryFacts): string[] {
         : 'summary: repaired — the first answer lacked template sections and was asked for again, but the answer kept still lacks some',
     );
   for (const w of r.warnings) lines.push(`warning: ${w}`);
+  if (r.receipt) lines.push(receiptText(r.receipt));
   return lines;
+}
+
+/** `receipt: 14 items (9 kept, 4 in the summary, 1 added verbatim); 41,200 → 6,300 tokens`. */
+function receiptText(r: Receipt): string {
+  const count = (place: string) => r.items.filter((i) => i.place === place).length;
+  const parts = [
+    `${count('kept')} kept`,
+    `${count('summary')} in the summary`,
+    ...(count('pointer') > 0 ? [`${count('pointer')} by recall id`] : []),
+    ...(r.amended > 0 ? [`${r.amended} added verbatim`] : []),
+  ];
+  return `receipt: ${r.items.length} items (${parts.join(', ')}); ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens`;
 }
 
 /** Human rendering of {@link RunJsonReport}. */

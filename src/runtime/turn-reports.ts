@@ -1,6 +1,7 @@
 import type { CompactionOutput, TurnOutput } from '../../machines/index.js';
 import { WindowTooSmallError } from '../core/errors.js';
 import type { MessageStore } from './message-store.js';
+import { readReceipt } from './compaction/receipt.implementations.js';
 import type { Clock, CompactionReport, TurnResult } from './turn-runner-types.js';
 
 // The machines report store refs and start times; callers get messages and elapsed time.
@@ -21,6 +22,9 @@ export function toCompactionReport(
     itemsBefore: out.itemsBefore,
     itemsAfter: out.itemsAfter,
     summaryCalls: out.summaryCalls,
+    repairRequests: out.repairRequests,
+    receipt:
+      out.status === 'compacted' && out.receiptRef !== null ? readReceipt(store, out.receiptRef) : null,
     nothingToCompact: out.nothingToCompact,
     elapsedMs: Math.max(0, clock.now() - out.startedAt),
     failure: out.failure,

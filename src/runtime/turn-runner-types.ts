@@ -11,6 +11,7 @@ import type {
   TurnPolicy,
 } from '../../machines/index.js';
 import type { Budgets } from '../projection/budgets.js';
+import type { Receipt } from '../summary/receipt.js';
 import type { Message } from '../messages/message.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CompactionDeps } from './compaction/compaction-deps.js';
@@ -106,7 +107,15 @@ export interface CompactionReport {
   fallbackReason: CompactionOutput['fallbackReason'];
   itemsBefore: number;
   itemsAfter: number;
+  /** Provider calls of the pass, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests for summaries that missed template sections. */
+  repairRequests: number;
+  /**
+   * What the replaced span had to keep and where each item landed (kept, summary, pointer, or
+   * amended: added verbatim to the summary), tokens before and after; null unless a Local pass compacted.
+   */
+  receipt: Receipt | null;
   /** The history held nothing a summary could replace, so no provider call was made. */
   nothingToCompact: boolean;
   elapsedMs: number;

@@ -29,6 +29,7 @@ import {
   unchanged,
   withOutputLimit,
 } from './answer-room.js';
+import type { Receipt } from '../summary/receipt.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -75,6 +76,8 @@ export interface SessionMade {
   summaryCalls: number;
   /** Who wrote the last compaction: the upstream (natively or a summary, with the model) or offline. */
   summarizer?: string;
+  /** The last Local compaction's receipt: what its replaced span had to keep and where each item landed. */
+  receipt?: Receipt;
 }
 
 /** Header of an answer whose request asked for more output than the window holds: `ASKED->SENT`. */
@@ -360,6 +363,7 @@ function recordProjection(
           compactions: made.compactions + 1,
           summaryCalls: made.summaryCalls + projection.summaryCalls,
           summarizer: summarizerOf(ctx, parsed, projection),
+          ...(projection.receipt ? { receipt: projection.receipt } : {}),
         }
       : made,
   };

@@ -35,6 +35,8 @@ export async function sessionState(
     summaries,
     summariesMade: last?.made.compactions ?? 0,
     summaryCalls: last?.made.summaryCalls ?? 0,
+    // What the last Local compaction had to keep and where each item landed.
+    receipt: last?.made.receipt ?? null,
     window: limits.capacity ?? null,
     reservedOutput: limits.reservedOutput ?? 0,
     prefixTokens: limits.prefixTokens ?? 0,

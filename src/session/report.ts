@@ -9,6 +9,7 @@ import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactionReport, TurnResult } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
+import type { Receipt } from '../summary/receipt.js';
 import type { SummaryWarning } from '../summary/repair.js';
 import type { SessionTurnResult } from './session-types.js';
 
@@ -50,6 +51,11 @@ export interface SessionCompactionReport {
   warnings: string[];
   /** The template sections those summaries lack (empty when every summary followed the template). */
   missingSections: string[];
+  /**
+   * What the replaced span had to keep (latest request, corrections, unresolved errors, paths,
+   * commands, ids), where each item landed, tokens before and after; null unless a Local pass compacted.
+   */
+  receipt: Receipt | null;
 }
 
 /**
@@ -73,17 +79,15 @@ export function summaryWarningFields(warnings: readonly SummaryWarning[]): {
   return { warnings: warnings.map((w) => w.message), missingSections: [...missing] };
 }
 
-/** What a pass's Local summarizer tells the report beyond the runtime's counts. */
+/** What a pass's Local summarizer tells the report beyond the machine's output. */
 export interface SummaryPassSource {
-  /** Repair requests sent: provider requests the runtime, counting one per summary, does not see. */
-  repairRequests(): number;
   /** Summaries accepted without every template section. */
   warnings(): readonly SummaryWarning[];
 }
 
 /**
- * A turn's result as the session reports it: repair requests counted among its provider
- * requests (the runtime counts one per summary), and the template warning fields.
+ * A turn's result as the session reports it: the repair requests among its provider requests
+ * (both counted by the machines), and the template warning fields.
  */
 export function sessionTurnResult(
   result: TurnResult,
@@ -92,32 +96,30 @@ export function sessionTurnResult(
   /** Whether the turn compacted with a Local summary, the only kind the warnings describe. */
   localSummary: boolean,
 ): SessionTurnResult {
-  const repairRequests = summarizer.repairRequests();
-  const compaction = result.compaction && {
-    ...result.compaction,
-    summaryCalls: result.compaction.summaryCalls + repairRequests,
-  };
   return {
     ...result,
-    compaction,
-    ...requestCounts(result.summaryCalls, repairRequests),
+    repairRequests: result.compaction?.repairRequests ?? 0,
     boundary,
     ...summaryWarningFields(localSummary ? summarizer.warnings() : []),
   };
 }
 
-/** Every provider request of a pass (the runtime counts one per summary) and how many were repairs. */
-function requestCounts(summaryCalls: number, repairRequests: number) {
-  return { summaryCalls: summaryCalls + repairRequests, repairRequests };
-}
-
-/** A pass's request counts, and its template warnings when it compacted with a Local summary. */
+/** A pass's template warnings when it compacted with a Local summary. */
 function summaryPassFields(r: CompactionReport, source: SummaryPassSource | undefined) {
   const local = r.status === 'compacted' && r.strategy === 'local';
   return {
-    ...requestCounts(r.summaryCalls, source?.repairRequests() ?? 0),
+    summaryCalls: r.summaryCalls,
+    repairRequests: r.repairRequests,
+    receipt: r.receipt,
     ...summaryWarningFields(local ? (source?.warnings() ?? []) : []),
   };
+}
+
+/** One clause on the receipt: how many items were checked and how many the summary lacked. */
+export function receiptLine(receipt: Receipt | null): string {
+  if (receipt === null || receipt.items.length === 0) return '';
+  const amended = receipt.amended === 0 ? 'all kept' : `${receipt.amended} added verbatim to the summary`;
+  return ` Receipt: ${receipt.items.length} items, ${amended}.`;
 }
 
 function seconds(ms: number): string {
@@ -168,7 +170,7 @@ export function describeCompaction(r: CompactionReport, ctx: DescribeContext): S
       ...base,
       message:
         `Compacted (${r.mode}, ${r.strategy}) in ${seconds(r.elapsedMs)}: ` +
-        `${r.itemsBefore} → ${r.itemsAfter} context items. ${CACHE_NOTE}`,
+        `${r.itemsBefore} → ${r.itemsAfter} context items.${receiptLine(r.receipt)} ${CACHE_NOTE}`,
       cacheNote: CACHE_NOTE,
       rootCause: null,
       resumeNote: null,

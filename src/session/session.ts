@@ -26,7 +26,12 @@ import type {
   SessionTurnOptions,
   SessionTurnResult,
 } from './session-types.js';
-import { openStoredHistory, storeSource, type StoredHistory } from './stored-history.js';
+import {
+  openStoredHistory,
+  storeSource,
+  type CompactionToRecord,
+  type StoredHistory,
+} from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
@@ -227,13 +232,13 @@ export class Session implements CompactorSession {
           throw e;
         }
       });
-      const compacted = result.decision === 'compacted' && result.compaction !== null;
+      const c = result.decision === 'compacted' ? result.compaction : null;
       const boundary = this.commit(
-        compacted
-          ? { before, after: result.history, mode: 'automatic', strategy: result.compaction!.strategy }
+        c
+          ? { before, after: result.history, mode: 'automatic', strategy: c.strategy, receipt: c.receipt }
           : undefined,
       );
-      const local = compacted && result.compaction!.strategy === 'local';
+      const local = c?.strategy === 'local';
       this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
       return sessionTurnResult(result, boundary, summarizer, local);
     });
@@ -263,8 +268,9 @@ export class Session implements CompactorSession {
           strategy: report.strategy,
           itemsBefore: report.itemsBefore,
           itemsAfter: report.itemsAfter,
-          summaryCalls: report.summaryCalls + summarizer.repairRequests(),
+          summaryCalls: report.summaryCalls,
           failure: report.failure,
+          receipt: report.receipt,
         });
       let boundary: BoundaryInfo | null = null;
       const { status } = report;
@@ -278,7 +284,9 @@ export class Session implements CompactorSession {
         saveReport();
         const compacted = status === 'compacted';
         boundary = this.commit(
-          compacted ? { before, after: report.history, mode, strategy: report.strategy } : undefined,
+          compacted
+            ? { before, after: report.history, mode, strategy: report.strategy, receipt: report.receipt }
+            : undefined,
         );
         if (compacted) this.guard = { ...INITIAL_LOOP_GUARD_STATE };
       }
@@ -298,12 +306,7 @@ export class Session implements CompactorSession {
   }
 
   /** Commits held messages and a compaction's boundary; a compaction replaces live history and resets the cache streak. */
-  private commit(compaction?: {
-    before: readonly Message[];
-    after: readonly Message[];
-    mode: CompactionMode;
-    strategy: string;
-  }) {
+  private commit(compaction?: CompactionToRecord) {
     const boundary = this.stored?.commit(compaction) ?? null;
     if (compaction) {
       this.live = compaction.after;

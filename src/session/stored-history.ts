@@ -3,7 +3,8 @@ import type { CompactionMode } from '../../machines/index.js';
 import { CompactorOptionsError, StoredSessionConflictError } from '../core/errors.js';
 import type { CompactorSessionOptions } from './options.js';
 import { jsonEqual } from '../formats/residual.js';
-import type { Message } from '../messages/message.js';
+import type { Json, Message } from '../messages/message.js';
+import type { Receipt } from '../summary/receipt.js';
 import {
   ARTIFACTS_DIR,
   CORRUPT_SUFFIX,
@@ -76,6 +77,8 @@ export interface CompactionToRecord {
   after: readonly Message[];
   mode: CompactionMode;
   strategy: string;
+  /** The receipt of a Local pass, kept with the boundary. */
+  receipt?: Receipt | null;
 }
 
 const STORE_REASON: Record<CompactionMode, string> = {
@@ -171,6 +174,7 @@ function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory 
             : compaction.strategy === 'nativeInline'
               ? 'nativeInline'
               : 'nativeStandalone',
+        ...(compaction.receipt ? { receipt: compaction.receipt as unknown as Json } : {}),
       });
     },
     rollback() {

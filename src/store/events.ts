@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MessageSchema } from '../messages/message.js';
+import { JsonSchema, MessageSchema } from '../messages/message.js';
 
 /**
  * Canonical thread events, one JSON object per line of `events.jsonl`. They are
@@ -45,6 +45,8 @@ export const CompactBoundarySchema = z.object({
   artifact: z.string(),
   /** The new live history the compaction produced. */
   history: z.array(MessageSchema),
+  /** What the replaced span had to keep and where each item landed (a Local summary's receipt). */
+  receipt: JsonSchema.optional(),
 });
 
 /** Validates one line of `events.jsonl` (a message or a compaction boundary). */

@@ -42,7 +42,7 @@ export function replayEvents(
 /** The boundary event for compaction `record` at position `seq` of the log. */
 export function boundaryEvent(seq: number, at: string, record: CompactionRecord): CompactBoundary {
   const id = `compact-${String(seq).padStart(6, '0')}`;
-  const { before, after, mode, reason, strategy } = record;
+  const { before, after, mode, reason, strategy, receipt } = record;
   return {
     type: 'thread.compact_boundary',
     seq,
@@ -55,6 +55,7 @@ export function boundaryEvent(seq: number, at: string, record: CompactionRecord)
     strategy,
     artifact: `${ARTIFACTS_DIR}/${id}.json`,
     history: after.slice(),
+    ...(receipt === undefined ? {} : { receipt }),
   };
 }
 

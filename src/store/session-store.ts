@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fsError } from '../io/fs-errors.js';
 import { UserError } from '../core/errors.js';
 import { fsyncDir } from '../io/atomic-write.js';
-import type { Message } from '../messages/message.js';
+import type { Json, Message } from '../messages/message.js';
 import type { CompactionStrategy } from '../../machines/index.js';
 import { type CompactionOrigin, type ThreadEvent } from './events.js';
 import { CORRUPT_SUFFIX } from './events-log.js';
@@ -40,6 +40,8 @@ export interface CompactionRecord {
   mode: CompactionOrigin;
   reason: string;
   strategy: CompactionStrategy;
+  /** The compaction's receipt, kept in the boundary event (absent for a native pass). */
+  receipt?: Json;
 }
 
 /** A boundary as listed (without its history). */

@@ -43,13 +43,7 @@ export {
   type SummaryValidation,
   type ValidateOptions,
 } from './validate.js';
-export {
-  summarizeWithRepair,
-  repairInstructions,
-  summaryWarning,
-  type SummaryWarning,
-  type RepairedSummary,
-} from './repair.js';
+export { repairInstructions, summaryWarning, type SummaryWarning } from './repair.js';
 export {
   loadSummaryPrompt,
   summarySections,

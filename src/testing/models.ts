@@ -41,6 +41,7 @@ export const capacityRetryModel: PathModel = {
       summary('summary'),
       summary('empty summary', { summaryTokens: 0, empty: true }),
       summary('cut-off summary', { finishReason: 'length' }),
+      summary('template-less summary', { followsTemplate: false }),
       tooLong(1_600),
       providerError('HTTP 500 from provider'),
     ],
@@ -72,7 +73,7 @@ const pass = { ...turn, mode: 'automatic', itemsBefore: 20, budget: 2_000, start
 export const compactionModel: PathModel = {
   machine: compactionMachine,
   inputs: {
-    standalone: { ...pass, strategy: 'nativeStandalone', nativeBudget: 8_000, retryBackoffMs: 100 },
+    standalone: { ...pass, strategy: 'nativeStandalone', nativeBudget: 8_000 },
     inline: { ...pass, strategy: 'nativeInline' },
     'standalone without its client': {
       ...pass,
@@ -91,14 +92,22 @@ export const compactionModel: PathModel = {
   },
   replies: {
     compactStandalone: [
+      summaryOutcome('native window', { summaryRefs: ['t1:window'], calls: 2 }),
+      bandOutcome('exhausted', 't1:window', 2),
+      bandOutcome('failed', 't1:window'),
+    ],
+    adoptNativeWindow: [
       historyWindow('t1:native', 4, true),
       historyWindow('t1:native', 20, false),
-      tooLong(9_000),
-      providerError('HTTP 400 invalid_request_error'),
+      providerError('store write failed'),
+    ],
+    measureInline: [
+      { as: 'above trigger', done: { inputTokens: 60_000, triggerTokens: 50_000 } },
+      { as: 'below trigger', done: { inputTokens: 40_000, triggerTokens: 50_000 } },
+      providerError('inline request cannot be built'),
     ],
     compactInline: [
       { as: 'compacted', done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } },
-      { as: 'below trigger', done: { kind: 'fallback', reason: 'below-trigger' } },
       { as: 'no compaction', done: { kind: 'fallback', reason: 'no-compaction' } },
       providerError('compact edit unsupported'),
     ],
@@ -106,6 +115,7 @@ export const compactionModel: PathModel = {
       summaryOutcome('summary'),
       summaryOutcome('cut-off summary', { truncated: true }),
       summaryOutcome('template-less summary', { followsTemplate: false }),
+      summaryOutcome('summary repaired', { calls: 2, repairs: 1 }),
       summaryOutcome('summary larger than input', { summaryTokens: 2_000 }),
       bandOutcome('exhausted', 't1:summary', 2),
     ],
@@ -118,6 +128,12 @@ export const compactionModel: PathModel = {
       historyWindow('t1:compacted', 22, false),
       providerError('store write failed'),
     ],
+    checkReceipt: [
+      { as: 'receipt kept', done: { receiptRef: 't1:receipt', items: 8, missing: 0 } },
+      { as: 'receipt missing 2', done: { receiptRef: 't1:receipt', items: 8, missing: 2 } },
+      providerError('receipt crashed'),
+    ],
+    amendSummary: [historyWindow('t1:amended', 6, true), providerError('amend crashed')],
   },
   oracle: compactionOracle,
 };
@@ -175,8 +191,12 @@ const report = (status: string, summaryCalls: number): Reply => ({
     itemsAfter: status === 'compacted' ? 5 : 12,
     historyRef: status === 'compacted' ? 't1:compacted' : 't1:synced',
     summaryCalls,
+    repairRequests: 0,
     nothingToCompact: false,
     summaryTokens: status === 'compacted' ? 120 : 0,
+    receiptRef: status === 'compacted' ? 't1:receipt' : null,
+    receiptItems: status === 'compacted' ? 8 : 0,
+    amendedItems: 0,
     startedAt: 0,
     failure:
       status === 'failed' ? { reason: 'empty-summary', message: 'provider returned an empty summary' } : null,

@@ -23,7 +23,7 @@ function pathsOnCall(model: PathModel): () => readonly MachinePath[] {
 export const capacityRetryPaths: () => readonly MachinePath[] = pathsOnCall(capacityRetryModel);
 /** The two-band summary's paths (actors: prepareBands, capacityRetry). */
 export const hierarchicalSummaryPaths: () => readonly MachinePath[] = pathsOnCall(hierarchicalSummaryModel);
-/** One compaction pass's paths (actors: compactStandalone, compactInline, capacityRetry, hierarchicalSummary, rebuildHistory). */
+/** One compaction pass's paths (actors: compactStandalone, adoptNativeWindow, measureInline, compactInline, capacityRetry, hierarchicalSummary, rebuildHistory, checkReceipt, amendSummary). */
 export const compactionPaths: () => readonly MachinePath[] = pathsOnCall(compactionModel);
 /** One turn's paths (actors: syncHistory, normalizeProjection, clearToolResults, estimatePressure, compaction, clearBeforeCompacting, fitRequest, rebuildProjection). */
 export const turnPaths: () => readonly MachinePath[] = pathsOnCall(turnModel);

@@ -54,6 +54,7 @@ export const bandOutcome = (status: 'done' | 'failed' | 'exhausted', ref: string
     truncated: false,
     followsTemplate: true,
     calls,
+    repairs: 0,
     budget: 2_000,
     failure:
       status === 'done'
@@ -76,6 +77,7 @@ export const summaryOutcome = (as: string, extra: Record<string, unknown> = {}):
     truncated: false,
     followsTemplate: true,
     calls: 1,
+    repairs: 0,
     budget: 2_000,
     failure: null,
     ...extra,

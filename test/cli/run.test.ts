@@ -37,6 +37,7 @@ const JSON_FIELDS = [
   'out',
   'outFormat',
   'pressureTokens',
+  'receipt',
   'repairRequests',
   'route',
   'session',

@@ -25,6 +25,7 @@ import {
   syncFile,
   type SyncPoint,
 } from './sync-point.js';
+import type { Receipt } from '../../summary/receipt.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
@@ -64,6 +65,8 @@ export interface ConversationProjection {
   summaryCalls: number;
   /** The strategy this call's compaction ran with (`local` after a failed native pass); absent without one. */
   strategy?: string;
+  /** What this call's Local compaction had to keep and where each item landed; absent without one. */
+  receipt?: Receipt;
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
 }
@@ -397,6 +400,7 @@ async function projectCall(
     compacted: turn.decision === 'compacted',
     summaryCalls: turn.summaryCalls,
     ...(turn.compaction ? { strategy: turn.compaction.strategy } : {}),
+    ...(turn.compaction?.receipt ? { receipt: turn.compaction.receipt } : {}),
     session,
   };
 }

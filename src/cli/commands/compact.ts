@@ -49,7 +49,9 @@ baseUrl, apiKeyEnv, baseUrlEnv, strategy, strategyReason, offNativeHost, http
 {timeoutMs, retries, retryBudgetMs} or null offline}, status (compacted | unchanged | failed),
 mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls (every
 provider request, repair requests included), repairRequests, warnings and
-missingSections (summaries accepted without every template section),
+missingSections (summaries accepted without every template section), receipt
+{items [{kind, key, line, place (kept | summary | pointer | amended)}], amended,
+tokensBefore, tokensAfter} | null,
 items {before, after}, tokens {before, after}, elapsedMs, failure {reason, message} | null,
 note (the prompt-cache note on success), out, outFormat, sessionDir, boundary, inspect.
 
@@ -122,6 +124,7 @@ function compactReport(
     summaryCalls: result.summaryCalls,
     repairRequests: result.repairRequests,
     warnings: result.warnings,
+    receipt: result.receipt,
     missingSections: result.missingSections,
     nothingToCompact: result.nothingToCompact,
     items: { before: result.itemsBefore, after: result.itemsAfter },

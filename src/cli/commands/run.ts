@@ -43,7 +43,9 @@ baseUrl, apiKeyEnv, baseUrlEnv, strategy, strategyReason, offNativeHost, http
 unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallbackReason
 (no-compaction | rejected-edit | null-content | inline-error | null), summaryCalls
 (every provider request, repair requests included), repairRequests, warnings and
-missingSections (summaries accepted without every template section), tokens
+missingSections (summaries accepted without every template section), receipt
+{items [{kind, key, line, place (kept | summary | pointer | amended)}], amended,
+tokensBefore, tokensAfter} | null, tokens
 {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
 protectedBatches, protectedResults, clearedInputs}, clearedToFit (the request was
 over the window and was made to fit), fit {tokensBefore, tokensAfter, clearedResults,
@@ -128,6 +130,7 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     summaryCalls: result.summaryCalls,
     repairRequests: result.repairRequests,
     warnings: result.warnings,
+    receipt: result.compaction?.receipt ?? null,
     missingSections: result.missingSections,
     tokens: result.tokens,
     clearing: result.clearing,

@@ -30,6 +30,8 @@ export interface CompactionDeps {
   secrets?: readonly string[];
   /** Capacity every native request must fit, its requested output counted; null/absent = unknown. */
   capacity?: number | null;
+  /** Whether a line of a kept message points to a removed original by its recall id (receipts). */
+  isPointer?: (line: string) => boolean;
 }
 
 /** A step whose client or summarizer the route lacks fails like a provider call, and is handled like one. */

@@ -3,11 +3,17 @@ import {
   capacityRetryMachine,
   compactionMachine,
   hierarchicalSummaryMachine,
+  type AdoptNativeWindowInput,
+  type CompactedHistory,
   type CompactInlineOutput,
-  type CompactStandaloneOutput,
+  type MeasureInlineOutput,
   type NativeCompactInput,
+  type PrepareSummaryInputInput,
+  type PrepareSummaryInputOutput,
   type RebuildHistoryInput,
   type RebuildHistoryOutput,
+  type RequestSummaryInput,
+  type RequestSummaryOutput,
 } from '../../../machines/index.js';
 import { textOf, type Message } from '../../messages/message.js';
 import { resolveSummaryInputBudget } from '../../projection/budgets.js';
@@ -27,6 +33,7 @@ import {
   type SummaryForks,
 } from '../local-summary/local-summary.implementations.js';
 import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
+import { amendSummaryActor, checkReceiptActor } from './receipt.implementations.js';
 
 // The sizes of native compaction requests.
 
@@ -63,25 +70,42 @@ export function withLeadingSystem(history: readonly Message[], items: readonly M
   return [...history.slice(0, lead), ...items];
 }
 
-// The provider's own compaction (the native strategies), one actor per endpoint. Each call is kept
-// in the store under its turn and attempt, so a restored pass reuses a call that had already finished.
+// The provider's own compaction (the native strategies). The standalone endpoint runs inside the
+// capacity-retry ladder: preparing bounds the history to the attempt's budget, requesting calls
+// the endpoint. Each call is kept in the store under its turn and attempt, so a restored pass
+// reuses a call that had already finished.
 
-/** NativeStandalone: the provider's compact endpoint returns the next window's items. */
-export const compactStandalone = (deps: CompactionDeps, store: MessageStore) =>
-  fromPromise<CompactStandaloneOutput, NativeCompactInput>(({ input, signal }) =>
-    store.once(`${input.turnId}:compactStandalone:native:${input.attempt ?? 0}`, async () => {
+/** The standalone request's history bounded to the attempt's budget (and the window). */
+function boundStandalone(
+  deps: CompactionDeps,
+  store: MessageStore,
+  historyRef: string,
+  budget: number | null,
+) {
+  const frozen = frozenPrefixTokens(deps.instructions, undefined, deps.estimator);
+  const allowance = nativeAllowance(deps.capacity, frozen, 0);
+  const limit = allowance === null ? budget : budget === null ? allowance : Math.min(allowance, budget);
+  return boundHistoryForNative(store.get(historyRef), limit, deps.estimator);
+}
+
+/** NativeStandalone, preparing: the size of the bounded request (a budget it cannot fit fails here). */
+const prepareStandalone = (deps: CompactionDeps, store: MessageStore) =>
+  fromPromise<PrepareSummaryInputOutput, PrepareSummaryInputInput>(async ({ input }) => {
+    try {
+      return { inputTokens: boundStandalone(deps, store, input.historyRef, input.budget).inputTokens };
+    } catch (e) {
+      throw toActorFailure(e);
+    }
+  });
+
+/** NativeStandalone, requesting: the endpoint's window is stored as returned, under the attempt. */
+const requestStandalone = (deps: CompactionDeps, store: MessageStore) =>
+  fromPromise<RequestSummaryOutput, RequestSummaryInput>(({ input, signal }) =>
+    store.once(`${input.turnId}:compactStandalone:native:${input.attempt}`, async () => {
       const client = deps.standalone ?? unavailable('a native standalone client');
-      const history = store.get(input.historyRef);
-      // The request is bounded to the window with the provider's compaction marker kept (as VT Code
-      // does); an unknown capacity sends the whole history, and a retry after a capacity rejection
-      // gets the halved budget.
-      const frozen = frozenPrefixTokens(deps.instructions, undefined, deps.estimator);
-      const allowance = nativeAllowance(deps.capacity, frozen, 0);
-      const budget = input.budget ?? null;
-      const limit = allowance === null ? budget : budget === null ? allowance : Math.min(allowance, budget);
       let sent: number | undefined;
       try {
-        const bounded = boundHistoryForNative(history, limit, deps.estimator);
+        const bounded = boundStandalone(deps, store, input.historyRef, input.budget);
         sent = bounded.inputTokens;
         const result = await client.compactStandalone(
           {
@@ -92,14 +116,58 @@ export const compactStandalone = (deps: CompactionDeps, store: MessageStore) =>
           },
           signal,
         );
-        const next = withLeadingSystem(history, result.items);
-        const ref = store.put(`${input.turnId}:history:native`, next);
-        return { historyRef: ref, itemCount: next.length, shrank: shrank(deps.estimator, history, next) };
+        const ref = store.put(`${input.turnId}:window:native:${input.attempt}`, result.items);
+        return {
+          summaryRef: ref,
+          summaryTokens: deps.estimator.history(result.items),
+          inputTokens: bounded.inputTokens,
+          finishReason: 'stop',
+          followsTemplate: true,
+          empty: result.items.length === 0,
+        };
       } catch (e) {
         throw toActorFailure(e, sent);
       }
     }),
   );
+
+/** The endpoint's window replaces the conversation, not its system prompt. */
+const adoptNativeWindow = (deps: CompactionDeps, store: MessageStore) =>
+  fromPromise<CompactedHistory, AdoptNativeWindowInput>(async ({ input }) => {
+    const history = store.get(input.historyRef);
+    const next = withLeadingSystem(history, store.get(input.windowRef));
+    const ref = store.put(`${input.turnId}:history:native`, next);
+    return { historyRef: ref, itemCount: next.length, shrank: shrank(deps.estimator, history, next) };
+  });
+
+/** The inline request's sizes: its `max_tokens`, the frozen prefix and the bounded history. */
+function inlineShape(deps: CompactionDeps, history: readonly Message[]) {
+  // The request fits the capacity with its prefix and max_tokens; the max_tokens actually
+  // sent counts, the caller's thinking budget included.
+  const maxOutputTokens = inlineOutputTokens(deps.capacity);
+  const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
+  const sentMax =
+    maxOutputTokens === undefined
+      ? 0
+      : inlineMaxTokens(deps.requestFields?.thinking ?? undefined, maxOutputTokens);
+  const bounded = boundHistoryForNative(
+    history,
+    nativeAllowance(deps.capacity, frozen, sentMax),
+    deps.estimator,
+  );
+  return { maxOutputTokens, frozen, bounded };
+}
+
+/** NativeInline, measuring: the request's input against the compact edit's trigger. */
+const measureInline = (deps: CompactionDeps, store: MessageStore) =>
+  fromPromise<MeasureInlineOutput, NativeCompactInput>(async ({ input }) => {
+    try {
+      const { frozen, bounded } = inlineShape(deps, store.get(input.historyRef));
+      return { inputTokens: bounded.inputTokens + frozen, triggerTokens: COMPACT_TRIGGER_FLOOR };
+    } catch (e) {
+      throw toActorFailure(e);
+    }
+  });
 
 /** NativeInline: a request with the compact context edit; the provider may decline (fallback). */
 export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
@@ -107,21 +175,9 @@ export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
     store.once(`${input.turnId}:compactInline:native:0`, async () => {
       const client = deps.inline ?? unavailable('a native inline client');
       const history = store.get(input.historyRef);
-      // The request fits the capacity with its prefix and max_tokens; one that stays under
-      // the compact edit's trigger cannot compact, so it is not sent (a Local summary instead).
-      // The max_tokens actually sent counts, the caller's thinking budget included.
-      const maxOutputTokens = inlineOutputTokens(deps.capacity);
-      const frozen = frozenPrefixTokens(deps.system, deps.tools, deps.estimator);
-      const sentMax =
-        maxOutputTokens === undefined
-          ? 0
-          : inlineMaxTokens(deps.requestFields?.thinking ?? undefined, maxOutputTokens);
-      const allowance = nativeAllowance(deps.capacity, frozen, sentMax);
       let result;
       try {
-        const bounded = boundHistoryForNative(history, allowance, deps.estimator);
-        if (bounded.inputTokens + frozen < COMPACT_TRIGGER_FLOOR)
-          return { kind: 'fallback', reason: 'below-trigger' };
+        const { maxOutputTokens, bounded } = inlineShape(deps, history);
         result = await client.compactInline(
           {
             model: client.model,
@@ -179,13 +235,23 @@ export function createCompactionImplementations(deps: CompactionImplementationsD
   const hierarchicalSummary = hierarchicalSummaryMachine.provide(
     createHierarchicalSummaryImplementations({ ...deps, forks, capacityRetry }),
   );
+  const compactStandalone = capacityRetryMachine.provide({
+    actors: {
+      prepareSummaryInput: prepareStandalone(deps, store),
+      requestSummary: requestStandalone(deps, store),
+    },
+  });
   return {
     actors: {
-      compactStandalone: compactStandalone(deps, store),
+      compactStandalone,
+      adoptNativeWindow: adoptNativeWindow(deps, store),
+      measureInline: measureInline(deps, store),
       compactInline: compactInline(deps, store),
       capacityRetry,
       hierarchicalSummary,
       rebuildHistory: rebuildHistory(deps, store, forks),
+      checkReceipt: checkReceiptActor(deps, store),
+      amendSummary: amendSummaryActor(deps, store),
     },
   };
 }

@@ -63,18 +63,25 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
       return { older: toLocalFork('older', bands.abstract), newer: toLocalFork('newer', bands.detail) };
     },
     prepareBand(history, band, budget) {
-      passWarnings.forget(band);
       return toLocalFork(band, prepareOneBand(s, history, band, s.fit(budget)));
     },
-    request: (f, band, signal) => requestLocalSummary(s, passWarnings, f, band, signal),
+    request: (f, band, signal) => requestLocalSummary(s, f, band, signal),
+    repair: (f, band, previous, signal) => requestLocalSummary(s, f, band, signal, previous),
     followsTemplate(text, band) {
       // The abstract band is one or two sentences by design (ABSTRACT_INSTRUCTIONS): no template.
       if (band === 'older') return text.trim() !== '';
-      return passWarnings.accepted(text) || templateProblem(text, s.prompt.sections, s.est) === null;
+      return templateProblem(text, s.prompt.sections, s.est) === null;
     },
     warnings: () => passWarnings.list(),
-    repairRequests: () => passWarnings.repairRequests(),
-    rebuild: (history, summaries) => rebuildLocal(s, history, summaries),
+    rebuild(history, summaries) {
+      // The summaries the machine settled on: one that still misses sections is reported.
+      passWarnings.clear();
+      const detail = summaries.length === 2 ? summaries[1] : summaries[0];
+      const band = summaries.length === 2 ? 'newer' : 'flat';
+      const problem = detail === undefined ? null : templateProblem(detail, s.prompt.sections, s.est);
+      if (problem !== null) passWarnings.accept(band, problem.missing);
+      return rebuildLocal(s, history, summaries);
+    },
   };
 }
 

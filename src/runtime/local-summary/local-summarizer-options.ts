@@ -56,6 +56,4 @@ export interface LocalFork extends PreparedFork {
 /** The summarizer, plus the template warnings of the pass it is running. */
 export interface LocalSummarizerWithWarnings extends LocalSummarizer<LocalFork> {
   warnings(): SummaryWarning[];
-  /** Repair requests sent in the current pass: provider requests beyond one per summary. */
-  repairRequests(): number;
 }

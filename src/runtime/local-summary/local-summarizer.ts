@@ -23,7 +23,13 @@ export interface LocalSummarizer<F extends PreparedFork = PreparedFork> {
   prepareBand(history: readonly Message[], band: 'older' | 'newer', budget: number | null): F;
   /** One provider call; honours `signal`; throws `ContextCapacityError` on a capacity rejection. */
   request(fork: F, band: SummaryBand, signal: AbortSignal): Promise<SummaryResponse>;
-  /** Whether a summary follows the summary template (or was accepted without it after a repair request). */
+  /**
+   * The repair request for `previous`, a summary that missed template sections: the same fork,
+   * the instructions quoting what was missing. Absent: a summarizer without a template is
+   * asked the same request again.
+   */
+  repair?(fork: F, band: SummaryBand, previous: string, signal: AbortSignal): Promise<SummaryResponse>;
+  /** Whether a summary follows the summary template. */
   followsTemplate(text: string, band: SummaryBand): boolean;
   /** Summaries of the current pass accepted without every template section (for the report). */
   warnings?(): readonly SummaryWarning[];

@@ -4,7 +4,12 @@ import type { SummaryResponse } from '../../providers/types.js';
 import { summaryFailure, requireSummaryText, type SummaryAttempt } from '../../summary/diagnostics.js';
 import { toSummaryRequest } from '../../summary/prepare.js';
 import { instructionsTokens as measureInstructions } from '../../summary/preview.js';
-import { summarizeWithRepair, summaryWarning, type SummaryWarning } from '../../summary/repair.js';
+import {
+  repairInstructions,
+  summaryWarning,
+  templateProblem,
+  type SummaryWarning,
+} from '../../summary/repair.js';
 import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import type { LocalFork } from './local-summarizer-options.js';
 import type { LocalSummarySettings } from './local-summary-settings.js';
@@ -51,16 +56,17 @@ function sender(
 }
 
 /**
- * One summary call for a fork (agent's envelope if the route matches, explicit output reserve). A
- * detail or flat summary missing template sections gets one repair request and is then accepted
- * with a warning. Failures carry provider, model, input tokens and budget; an abort stays an abort.
+ * One summary call for a fork (agent's envelope if the route matches, explicit output reserve).
+ * With `previous` it is the repair request for that summary: the instructions again, quoting
+ * the template sections it missed. Failures carry provider, model, input tokens and budget; an
+ * abort stays an abort.
  */
 export async function requestLocalSummary(
   s: LocalSummarySettings,
-  warnings: SummaryPassWarnings,
   f: LocalFork,
   band: SummaryBand,
   signal: AbortSignal,
+  previous?: string,
 ): Promise<SummaryResponse> {
   const send = sender(s, f, outputTokens(s, band), signal);
   const attempt: SummaryAttempt = {
@@ -70,30 +76,15 @@ export async function requestLocalSummary(
     budget: f.prepared.budget,
     kind: CALL_KIND[band],
   };
+  const problem = previous === undefined ? null : templateProblem(previous, s.prompt.sections, s.est);
+  const instructions =
+    problem === null
+      ? f.prepared.instructions
+      : repairInstructions(f.prepared.instructions, problem.message, s.prompt.sections);
   try {
-    // The abstract band is one or two sentences by design: it has no template to repair.
-    if (band === 'older') {
-      const response = await send(f.prepared.instructions);
-      requireSummaryText(response, attempt);
-      return response;
-    }
-    // Every request after the first is a repair request, counted even when it fails.
-    let sent = 0;
-    const counted = (text: string) => {
-      if (sent > 0) warnings.countRepairs(1);
-      sent++;
-      return send(text);
-    };
-    const settled = await summarizeWithRepair(counted, {
-      instructions: f.prepared.instructions,
-      sections: s.prompt.sections,
-      estimator: s.est,
-      signal,
-    });
-    requireSummaryText(settled.response, attempt);
-    if (settled.missingSections !== null)
-      warnings.accept(band, settled.missingSections, settled.response.text);
-    return settled.response;
+    const response = await send(instructions);
+    requireSummaryText(response, attempt);
+    return response;
   } catch (e) {
     if (isAbort(e) || signal.aborted) throw e;
     throw summaryFailure(e, attempt);
@@ -101,46 +92,20 @@ export async function requestLocalSummary(
 }
 
 /**
- * The summaries of the current pass accepted without the full template, by band, and
- * their texts. Kept per summarizer so the report can name them, and so a summary accepted
- * after a repair request still counts as following the template.
+ * The summaries of the current pass accepted without the full template, by band. Kept per
+ * summarizer so the report can name them; recorded when the history is rebuilt from the
+ * summaries the machine settled on.
  */
 export class SummaryPassWarnings {
   private readonly warned = new Map<SummaryBand, SummaryWarning>();
-  private readonly acceptedTexts = new Set<string>();
-  private repairs = 0;
 
-  /** A new pass (both bands prepared afresh) starts without warnings or repair requests. */
+  /** A new pass (both bands prepared afresh) starts without warnings. */
   clear(): void {
     this.warned.clear();
-    this.repairs = 0;
   }
 
-  /**
-   * Counts repair requests sent in this pass. The machines count one call per summary, so
-   * these are the provider requests they do not see; a retried band keeps its count, since
-   * the requests were made.
-   */
-  countRepairs(n: number): void {
-    this.repairs += n;
-  }
-
-  repairRequests(): number {
-    return this.repairs;
-  }
-
-  /** A band re-bounded for a retry drops that band's warning. */
-  forget(band: SummaryBand): void {
-    this.warned.delete(band);
-  }
-
-  accept(band: SummaryBand, missingSections: string[], text: string): void {
+  accept(band: SummaryBand, missingSections: string[]): void {
     this.warned.set(band, summaryWarning(band, missingSections));
-    this.acceptedTexts.add(text.trim());
-  }
-
-  accepted(text: string): boolean {
-    return this.acceptedTexts.has(text.trim());
   }
 
   list(): SummaryWarning[] {

@@ -7,6 +7,7 @@ import {
   type PrepareSummaryInputOutput,
   type RequestSummaryInput,
   type RequestSummaryOutput,
+  type SummaryBand,
 } from '../../../machines/index.js';
 import { redactKnown } from '../../core/redact.js';
 import { toActorFailure } from '../actor-failure.js';
@@ -27,6 +28,11 @@ export interface SummaryForks {
   prepare(i: PrepareSummaryInputInput): PreparedFork;
 }
 
+/** The Local ladders summarize bands; the native band belongs to the standalone endpoint. */
+function summaryBandOf(band: SummaryBand | 'native'): SummaryBand {
+  return band === 'native' ? unavailable('a native band in the Local summary') : band;
+}
+
 export function createSummaryForks(deps: CompactionDeps & { store: MessageStore }): SummaryForks {
   const { store } = deps;
   const summarizer = (): LocalSummarizer => deps.summarizer ?? unavailable('a local summarizer');
@@ -37,7 +43,8 @@ export function createSummaryForks(deps: CompactionDeps & { store: MessageStore 
     prepare(i) {
       const history = store.get(i.historyRef);
       const s = summarizer();
-      return i.band === 'flat' ? s.prepare(history, i.budget) : s.prepareBand(history, i.band, i.budget);
+      const band = summaryBandOf(i.band);
+      return band === 'flat' ? s.prepare(history, i.budget) : s.prepareBand(history, band, i.budget);
     },
   };
 }
@@ -61,31 +68,45 @@ const prepareSummaryInput = (sf: SummaryForks) =>
     return { inputTokens: fork.inputTokens };
   });
 
-/** One summary call, kept in the store under its turn, band and attempt so a restore reuses it. */
+/**
+ * One summary call (or the repair request of one), kept in the store under its turn, band and
+ * attempt so a restore reuses it.
+ */
 const requestSummary = (deps: CompactionDeps, store: MessageStore, sf: SummaryForks) =>
-  fromPromise<RequestSummaryOutput, RequestSummaryInput>(({ input, signal }) =>
-    store.once(`${input.turnId}:requestSummary:${input.band}:${input.attempt}`, async () => {
+  fromPromise<RequestSummaryOutput, RequestSummaryInput>(({ input, signal }) => {
+    const repair = input.repairOf === undefined ? '' : ':repair';
+    return store.once(`${input.turnId}:requestSummary:${input.band}:${input.attempt}${repair}`, async () => {
       const fork = sf.forks.get(sf.key(input)) ?? sf.prepare(input);
+      const band = summaryBandOf(input.band);
+      const s = sf.summarizer();
       let response;
       try {
-        response = await sf.summarizer().request(fork, input.band, signal);
+        response =
+          input.repairOf === undefined
+            ? await s.request(fork, band, signal)
+            : s.repair
+              ? await s.repair(fork, band, store.getText(input.repairOf), signal)
+              : await s.request(fork, band, signal);
       } catch (e) {
         throw toActorFailure(e, fork.inputTokens);
       }
       // A summary that echoes the configured key must not carry it into the store; text that
       // merely looks like a key is conversation content and stays.
       const text = redactKnown(response.text.trim(), deps.secrets ?? []);
-      const summaryRef = store.putText(`${input.turnId}:summary:${input.band}:${input.attempt}`, text);
+      const summaryRef = store.putText(
+        `${input.turnId}:summary:${input.band}:${input.attempt}${repair}`,
+        text,
+      );
       return {
         summaryRef,
         summaryTokens: text === '' ? 0 : deps.estimator.text(text),
         inputTokens: fork.inputTokens,
         finishReason: response.finishReason,
-        followsTemplate: text !== '' && sf.summarizer().followsTemplate(text, input.band),
+        followsTemplate: text !== '' && s.followsTemplate(text, band),
         empty: text === '',
       };
-    }),
-  );
+    });
+  });
 
 /** What the Local summary's actors work with during one run: the compaction deps, the store and the forks. */
 export interface LocalSummaryImplementationsDeps extends CompactionDeps {

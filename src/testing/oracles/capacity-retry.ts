@@ -8,7 +8,10 @@ import { ModelPathError } from '../../core/errors.js';
  * rejection wait the pause, halve the budget (never below 4 tokens; with an unknown window
  * half the rejected input) and try again, at most maxOverflowRetries times (default 1), and
  * skip a retry whose input does not get smaller. An input that cannot fit fails before any
- * call; an empty summary or any other provider failure ends at once.
+ * call; an empty summary or any other provider failure ends at once. A complete summary that
+ * misses template sections gets one repair request; a complete, non-empty answer to it
+ * replaces the first, otherwise (empty, cut off or failed) the first is kept. Either is
+ * accepted, and the repair counts as a call.
  */
 
 export interface CapacityRetryRunInput {
@@ -21,6 +24,7 @@ interface Facts {
   budget: number | null;
   attempt: number;
   calls: number;
+  repairs: number;
   inputTokens: number;
   rejected: number | null;
   summary: Record<string, unknown> | null;
@@ -49,7 +53,8 @@ function answered(w: Walk<Facts>, r: Reply, retries: number): void {
     if (summary.empty) return ((f.failure = { reason: 'empty-summary' }), w.go('failed'));
     f.summary = summary;
     f.inputTokens = summary.inputTokens as number;
-    return w.go('done');
+    const complete = summary.finishReason !== 'length';
+    return w.go(summary.followsTemplate === false && complete && f.repairs < 1 ? 'repairing' : 'done');
   }
   if (failed.kind !== 'capacity')
     return ((f.failure = { reason: 'provider-error', message: failed.message }), w.go('failed'));
@@ -65,6 +70,19 @@ function answered(w: Walk<Facts>, r: Reply, retries: number): void {
   w.go('backingOff');
 }
 
+/** The repair answer replaces the first summary only when it is complete and not empty. */
+function repaired(w: Walk<Facts>, r: Reply): void {
+  const f = w.facts;
+  f.calls += 1;
+  f.repairs += 1;
+  const answer = thrown(r) ? null : (r as { done: Record<string, unknown> }).done;
+  if (answer && !answer.empty && answer.finishReason !== 'length') {
+    f.summary = answer;
+    f.inputTokens = answer.inputTokens as number;
+  }
+  w.go('done');
+}
+
 /** The capacity-retry oracle: input and steps → states, calls, output. */
 export function capacityRetryOracle(input: unknown, steps: readonly PathStep[]): Expected {
   const given = input as CapacityRetryRunInput;
@@ -73,6 +91,7 @@ export function capacityRetryOracle(input: unknown, steps: readonly PathStep[]):
     budget: given.budget,
     attempt: 0,
     calls: 0,
+    repairs: 0,
     inputTokens: 0,
     rejected: null,
     summary: null,
@@ -81,6 +100,7 @@ export function capacityRetryOracle(input: unknown, steps: readonly PathStep[]):
   for (const step of steps) {
     if (w.here === 'preparing') prepared(w, w.reply(step, 'prepareSummaryInput'));
     else if (w.here === 'requesting') answered(w, w.reply(step, 'requestSummary'), retries);
+    else if (w.here === 'repairing') repaired(w, w.reply(step, 'requestSummary'));
     else if (w.here === 'backingOff') {
       w.wait(step);
       w.go('preparing');
@@ -93,8 +113,10 @@ export function capacityRetryOracle(input: unknown, steps: readonly PathStep[]):
       status: w.here,
       summaryRefs: w.here === 'done' ? [f.summary!.summaryRef] : [],
       calls: f.calls,
+      repairs: f.repairs,
       budget: f.budget,
       truncated: f.summary?.finishReason === 'length',
+      followsTemplate: f.summary?.followsTemplate === true || f.repairs > 0,
       failure: f.failure,
     },
     given.retryBackoffMs ?? 0,

@@ -4,13 +4,17 @@ import { ModelPathError } from '../../core/errors.js';
 
 /*
  * What one compaction pass must do, from the rules: run the route's strategy on the full
- * history; a native strategy whose client the route lacks runs Local instead. NativeStandalone's window is used as returned; a capacity rejection is retried
- * after the pause (at most maxOverflowRetries times, default 1), any other failure falls back
- * to the Local summary. NativeInline falls back to Local when compaction does not fire, the
- * edit is rejected or the request fails (under the trigger no inline call is counted). Local
+ * history; a native strategy whose client the route lacks runs Local instead. NativeStandalone
+ * runs the capacity-retry ladder (its own rules judge it): a window it returns is adopted with
+ * the history's system messages, and if the ladder ends without one, or adopting fails, the
+ * pass falls back to the Local summary; every call the ladder made counts. NativeInline first
+ * measures the request: under the compact edit's trigger it is not sent (no call counted) and
+ * Local runs; otherwise it falls back to Local when compaction does not fire, the edit is
+ * rejected or the request fails. Local
  * with nothing before the kept context is unchanged without a call (a model switch still runs); otherwise it summarizes
  * (flat or two bands), rejects a cut-off, template-less or larger-than-input summary, and
- * rebuilds. A pass whose new history is not smaller in items or tokens is unchanged; a failed
+ * rebuilds; then it checks the receipt (what the replaced span must keep) and, when the rebuilt
+ * history lacks items, amends the summary with them; either step failing fails the pass. A pass whose new history is not smaller in items or tokens is unchanged; a failed
  * or unchanged pass reports the history untouched.
  */
 
@@ -35,10 +39,12 @@ interface Window {
 interface Facts {
   strategy: string;
   fallbackReason: string | null;
-  nativeAttempt: number;
   summaryCalls: number;
+  repairRequests: number;
   nothingToCompact: boolean;
   result: Window | null;
+  receipt: { receiptRef: string; items: number; missing: number } | null;
+  amended: number;
   failure: Record<string, unknown> | null;
 }
 
@@ -64,20 +70,28 @@ function checkShrink(w: Walk<Facts>, input: CompactionRunInput, result: Window |
 }
 
 function standalone(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
-  w.facts.summaryCalls += 1;
-  const failed = thrown(r);
-  if (!failed) return checkShrink(w, input, (r as { done: Window }).done);
-  if (failed.kind === 'capacity' && w.facts.nativeAttempt < (input.maxOverflowRetries ?? 1)) {
-    w.facts.nativeAttempt += 1;
-    return w.go('nativeStandaloneBackoff');
-  }
+  const outcome = (r as { done: Record<string, any> }).done;
+  w.facts.summaryCalls += outcome.calls as number;
+  w.facts.repairRequests += outcome.repairs as number;
+  if (outcome.status === 'done') return w.go('adoptingNativeWindow');
   toLocal(w, input, 'standalone-error');
+}
+
+function adopted(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  if (thrown(r)) return toLocal(w, input, 'standalone-error');
+  checkShrink(w, input, (r as { done: Window }).done);
+}
+
+function measured(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  if (thrown(r)) return toLocal(w, input, 'inline-error');
+  const size = (r as { done: { inputTokens: number; triggerTokens: number } }).done;
+  if (size.inputTokens < size.triggerTokens) return toLocal(w, input, 'below-trigger');
+  w.go('nativeInline');
 }
 
 function inline(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
   const failed = thrown(r);
   const out = failed ? null : (r as { done: { kind: string; reason?: string } & Window }).done;
-  if (out?.kind === 'fallback' && out.reason === 'below-trigger') return toLocal(w, input, 'below-trigger');
   w.facts.summaryCalls += 1;
   if (out === null) return toLocal(w, input, 'inline-error');
   if (out.kind === 'fallback') return toLocal(w, input, out.reason ?? null);
@@ -88,6 +102,7 @@ function inline(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
 function summarized(w: Walk<Facts>, r: Reply): void {
   const outcome = (r as { done: Record<string, any> }).done;
   w.facts.summaryCalls += outcome.calls as number;
+  w.facts.repairRequests += outcome.repairs as number;
   if (outcome.status !== 'done') return ((w.facts.failure = outcome.failure), w.go('failed'));
   const rejected = outcome.truncated
     ? 'summary-truncated'
@@ -100,11 +115,24 @@ function summarized(w: Walk<Facts>, r: Reply): void {
   w.go('local.validatingSummary', 'local.rebuildingHistory');
 }
 
-function rebuilt(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
-  const failed = thrown(r);
-  if (!failed) return checkShrink(w, input, (r as { done: Window }).done);
-  w.facts.failure = { reason: 'rebuild-error' };
-  w.go('failed');
+function rebuilt(w: Walk<Facts>, r: Reply): void {
+  if (thrown(r)) return ((w.facts.failure = { reason: 'rebuild-error' }), w.go('failed'));
+  w.facts.result = (r as { done: Window }).done;
+  w.go('local.checkingReceipt');
+}
+
+function receiptChecked(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  if (thrown(r)) return ((w.facts.failure = { reason: 'rebuild-error' }), w.go('failed'));
+  const receipt = (r as { done: { receiptRef: string; items: number; missing: number } }).done;
+  w.facts.receipt = receipt;
+  if (receipt.missing > 0) return w.go('local.amendingSummary');
+  checkShrink(w, input, w.facts.result);
+}
+
+function amended(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
+  if (thrown(r)) return ((w.facts.failure = { reason: 'rebuild-error' }), w.go('failed'));
+  w.facts.amended = w.facts.receipt?.missing ?? 0;
+  checkShrink(w, input, (r as { done: Window }).done);
 }
 
 /** Reads one step where the walk is. */
@@ -112,9 +140,10 @@ function step(w: Walk<Facts>, input: CompactionRunInput, s: PathStep): void {
   switch (w.here) {
     case 'nativeStandalone':
       return standalone(w, input, w.reply(s, 'compactStandalone'));
-    case 'nativeStandaloneBackoff':
-      w.wait(s);
-      return w.go('nativeStandalone');
+    case 'adoptingNativeWindow':
+      return adopted(w, input, w.reply(s, 'adoptNativeWindow'));
+    case 'measuringInline':
+      return measured(w, input, w.reply(s, 'measureInline'));
     case 'nativeInline':
       return inline(w, input, w.reply(s, 'compactInline'));
     case 'local.summarizingFlat':
@@ -122,7 +151,11 @@ function step(w: Walk<Facts>, input: CompactionRunInput, s: PathStep): void {
     case 'local.summarizingHierarchically':
       return summarized(w, w.reply(s, 'hierarchicalSummary'));
     case 'local.rebuildingHistory':
-      return rebuilt(w, input, w.reply(s, 'rebuildHistory'));
+      return rebuilt(w, w.reply(s, 'rebuildHistory'));
+    case 'local.checkingReceipt':
+      return receiptChecked(w, input, w.reply(s, 'checkReceipt'));
+    case 'local.amendingSummary':
+      return amended(w, input, w.reply(s, 'amendSummary'));
     default:
       throw new ModelPathError(`the run already ended in ${w.here}`);
   }
@@ -134,17 +167,19 @@ export function compactionOracle(input: unknown, steps: readonly PathStep[]): Ex
   const w = new Walk<Facts>('resolvingStrategy', {
     strategy: given.strategy,
     fallbackReason: null,
-    nativeAttempt: 0,
     summaryCalls: 0,
+    repairRequests: 0,
     nothingToCompact: false,
     result: null,
+    receipt: null,
+    amended: 0,
     failure: null,
   });
   const clients = given.nativeClients ?? { standalone: true, inline: true };
   const hasClient = given.strategy === 'nativeStandalone' ? clients.standalone : clients.inline;
   if (given.strategy === 'local') toLocal(w, given, null);
   else if (!hasClient) toLocal(w, given, 'no-client');
-  else w.go(given.strategy);
+  else w.go(given.strategy === 'nativeInline' ? 'measuringInline' : given.strategy);
   for (const s of steps) step(w, given, s);
   const f = w.facts;
   const result = w.here === 'compacted' ? f.result : null;
@@ -157,9 +192,13 @@ export function compactionOracle(input: unknown, steps: readonly PathStep[]): Ex
       historyRef: result?.historyRef ?? given.historyRef,
       itemsAfter: result?.itemCount ?? given.itemsBefore,
       summaryCalls: f.summaryCalls,
+      repairRequests: f.repairRequests,
       nothingToCompact: f.nothingToCompact,
+      receiptRef: f.receipt?.receiptRef ?? null,
+      receiptItems: f.receipt?.items ?? 0,
+      amendedItems: f.amended,
       failure: f.failure,
     },
-    given.retryBackoffMs ?? 0,
+    0,
   );
 }

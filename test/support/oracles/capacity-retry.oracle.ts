@@ -221,4 +221,60 @@ export const CAPACITY_RETRY_ORACLE: readonly OracleRow[] = [
       output: { status: 'done', truncated: true, followsTemplate: true },
     },
   },
+  {
+    name: '§14: a summary missing template sections gets one repair request; the complete repair replaces it',
+    input,
+    replies: {
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [summary({ followsTemplate: false }), summary({ summaryRef: 't1:repaired' })],
+    },
+    expect: {
+      states: ['preparing', 'requesting', 'repairing', 'done'],
+      calls: [...ONE_CALL, 'requestSummary'],
+      inputs: { requestSummary: [{ attempt: 0 }, { attempt: 0, repairOf: 't1:summary' }] },
+      output: { status: 'done', summaryRefs: ['t1:repaired'], calls: 2, repairs: 1, followsTemplate: true },
+    },
+  },
+  {
+    name: '§14: a repair answer that is empty keeps the first summary, accepted with the call counted',
+    input,
+    replies: {
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [
+        summary({ followsTemplate: false }),
+        summary({ summaryRef: 't1:repaired', empty: true, summaryTokens: 0 }),
+      ],
+    },
+    expect: {
+      states: ['preparing', 'requesting', 'repairing', 'done'],
+      calls: [...ONE_CALL, 'requestSummary'],
+      output: { status: 'done', summaryRefs: ['t1:summary'], calls: 2, repairs: 1, followsTemplate: true },
+    },
+  },
+  {
+    name: '§14: a repair request that fails keeps the first summary; the ladder does not retry it',
+    input,
+    replies: {
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [summary({ followsTemplate: false }), tooLong(1_900)],
+    },
+    expect: {
+      states: ['preparing', 'requesting', 'repairing', 'done'],
+      calls: [...ONE_CALL, 'requestSummary'],
+      output: { status: 'done', summaryRefs: ['t1:summary'], calls: 2, repairs: 1, failure: null },
+    },
+  },
+  {
+    name: '§14: a cut-off summary is not repaired (compaction rejects it)',
+    input,
+    replies: {
+      prepareSummaryInput: [prepared(1_600)],
+      requestSummary: [summary({ followsTemplate: false, finishReason: 'length' })],
+    },
+    expect: {
+      states: ['preparing', 'requesting', 'done'],
+      calls: ONE_CALL,
+      output: { status: 'done', truncated: true, calls: 1, repairs: 0, followsTemplate: false },
+    },
+  },
 ];

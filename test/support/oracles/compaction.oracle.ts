@@ -25,11 +25,40 @@ const window = (historyRef: string, itemCount: number, shrank: boolean): Reply =
   done: { historyRef, itemCount, shrank },
 });
 const rebuilt = window('t1:compacted', 6, true);
+/** A capacity-retry ladder answering as a whole (the standalone endpoint's: a window after `calls` calls, or none). */
+const ladder = (status: 'done' | 'failed' | 'exhausted', calls = 1, extra = {}): Reply => ({
+  done: {
+    status,
+    summaryRefs: status === 'done' ? ['t1:window'] : [],
+    summaryTokens: status === 'done' ? 300 : 0,
+    inputTokens: 9_000,
+    truncated: false,
+    followsTemplate: true,
+    calls,
+    repairs: 0,
+    budget: null,
+    failure:
+      status === 'done' ? null : { reason: 'provider-error', message: 'HTTP 400 invalid_request_error' },
+    ...extra,
+  },
+});
+/** The inline request measured against the compact edit's trigger. */
+const measured = (inputTokens: number): Reply => ({ done: { inputTokens, triggerTokens: 50_000 } });
+const aboveTrigger = measured(60_000);
+const NATIVE = ['nativeStandalone', 'adoptingNativeWindow'];
 /** A flat Local summary that succeeds in one call. */
 const oneSummary = { prepareSummaryInput: [prepared(1_600)], requestSummary: [summary()] };
 const FLAT = ['prepareSummaryInput', 'requestSummary'];
 const LOCAL_FLAT = ['local.choosingShape', 'local.summarizingFlat'];
-const LOCAL_DONE = ['local.validatingSummary', 'local.rebuildingHistory', 'checkingShrink', 'compacted'];
+const LOCAL_DONE = [
+  'local.validatingSummary',
+  'local.rebuildingHistory',
+  'local.checkingReceipt',
+  'checkingShrink',
+  'compacted',
+];
+/** The receipt of a rebuilt history: `missing` of its 8 items are not in it. */
+const receipt = (missing = 0): Reply => ({ done: { receiptRef: 't1:receipt', items: 8, missing } });
 /** History and item count untouched. */
 const untouched = { historyRef: 't1:history', itemsAfter: 20 };
 
@@ -38,11 +67,14 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1/O3: NativeStandalone: the returned window is used as is (20 → 4 items), no local summary',
     input: standalone,
-    replies: { compactStandalone: [window('t1:native', 4, true)] },
+    replies: { compactStandalone: [ladder('done')], adoptNativeWindow: [window('t1:native', 4, true)] },
     expect: {
-      states: ['resolvingStrategy', 'nativeStandalone', 'checkingShrink', 'compacted'],
-      calls: ['compactStandalone'],
-      inputs: { compactStandalone: [{ historyRef: 't1:history' }] },
+      states: ['resolvingStrategy', ...NATIVE, 'checkingShrink', 'compacted'],
+      calls: ['compactStandalone', 'adoptNativeWindow'],
+      inputs: {
+        compactStandalone: [{ historyRef: 't1:history', band: 'native' }],
+        adoptNativeWindow: [{ historyRef: 't1:history', windowRef: 't1:window' }],
+      },
       output: {
         status: 'compacted',
         strategy: 'nativeStandalone',
@@ -59,13 +91,14 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'S1: a NativeStandalone error falls back to the Local summary, which compacts',
     input: standalone,
     replies: {
-      compactStandalone: [providerError('HTTP 400 invalid_request_error')],
+      compactStandalone: [ladder('failed')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'nativeStandalone', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactStandalone', ...FLAT, 'rebuildHistory'],
+      calls: ['compactStandalone', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'compacted',
         requestedStrategy: 'nativeStandalone',
@@ -78,27 +111,71 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: 'L5: a NativeStandalone capacity rejection is retried once with the rejected input halved',
-    input: standalone,
-    replies: { compactStandalone: [tooLong(9_000), window('t1:native', 4, true)] },
-    waitMs: 0,
+    name: 'L5: a NativeStandalone capacity rejection is retried once by the capacity-retry ladder with the rejected input halved',
+    input: { ...standalone, retryBackoffMs: 100 },
+    replies: {
+      prepareSummaryInput: [prepared(9_000), prepared(4_400)],
+      requestSummary: [tooLong(9_000), summary({ summaryRef: 't1:window', inputTokens: 4_400 })],
+      adoptNativeWindow: [window('t1:native', 4, true)],
+    },
+    waitMs: 100,
     expect: {
-      states: [
-        'resolvingStrategy',
-        'nativeStandalone',
-        'nativeStandaloneBackoff',
-        'nativeStandalone',
-        'checkingShrink',
-        'compacted',
-      ],
-      calls: ['compactStandalone', 'compactStandalone'],
+      states: ['resolvingStrategy', ...NATIVE, 'checkingShrink', 'compacted'],
+      calls: [...FLAT, ...FLAT, 'adoptNativeWindow'],
       inputs: {
-        compactStandalone: [
-          { attempt: 0, budget: null },
-          { attempt: 1, budget: 4_500 },
+        requestSummary: [
+          { band: 'native', attempt: 0, budget: null },
+          { band: 'native', attempt: 1, budget: 4_500 },
         ],
+        adoptNativeWindow: [{ windowRef: 't1:window' }],
       },
       output: { status: 'compacted', strategy: 'nativeStandalone', summaryCalls: 2, historyRef: 't1:native' },
+    },
+  },
+  {
+    name: 'L5: NativeStandalone capacity rejections past the retries fall back to Local; every call counted',
+    input: standalone,
+    replies: {
+      compactStandalone: [ladder('exhausted', 2)],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
+    },
+    expect: {
+      states: ['resolvingStrategy', 'nativeStandalone', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['compactStandalone', ...FLAT, 'rebuildHistory', 'checkReceipt'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'standalone-error', summaryCalls: 3 },
+    },
+  },
+  {
+    name: 'S1: a native window that cannot be adopted falls back to the Local summary; the native call still counts',
+    input: standalone,
+    replies: {
+      compactStandalone: [ladder('done')],
+      adoptNativeWindow: [providerError('store write failed')],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
+    },
+    expect: {
+      states: ['resolvingStrategy', ...NATIVE, ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['compactStandalone', 'adoptNativeWindow', ...FLAT, 'rebuildHistory', 'checkReceipt'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'standalone-error', summaryCalls: 2 },
+    },
+  },
+  {
+    name: 'A4: an inline request that cannot be built goes to Local without an inline call',
+    input: inline,
+    replies: {
+      measureInline: [providerError('inline request cannot be built')],
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
+    },
+    expect: {
+      states: ['resolvingStrategy', 'measuringInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
+      output: { status: 'compacted', strategy: 'local', fallbackReason: 'inline-error', summaryCalls: 1 },
     },
   },
   {
@@ -114,34 +191,35 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S3: a model switch summarizes even when nothing precedes the kept context (the machine decides, not the runner)',
     input: { ...local, mode: 'modelSwitch', compactableItems: 0 },
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', nothingToCompact: false, summaryCalls: 1 },
     },
   },
   {
-    name: 'A4: a history under the inline trigger goes to Local without counting an inline call',
+    name: 'A4: a history under the inline trigger goes to Local without an inline call (the guard decides)',
     input: inline,
     replies: {
-      compactInline: [{ done: { kind: 'fallback', reason: 'below-trigger' } }],
+      measureInline: [measured(40_000)],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', 'measuringInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', strategy: 'local', fallbackReason: 'below-trigger', summaryCalls: 1 },
     },
   },
   {
     name: 'H6: a native window that is no smaller (20 items, no token saving) is a no-op: unchanged',
     input: standalone,
-    replies: { compactStandalone: [window('t1:native', 20, false)] },
+    replies: { compactStandalone: [ladder('done')], adoptNativeWindow: [window('t1:native', 20, false)] },
     expect: {
-      states: ['resolvingStrategy', 'nativeStandalone', 'checkingShrink', 'unchanged'],
-      calls: ['compactStandalone'],
+      states: ['resolvingStrategy', ...NATIVE, 'checkingShrink', 'unchanged'],
+      calls: ['compactStandalone', 'adoptNativeWindow'],
       output: { status: 'unchanged', ...untouched, failure: null },
     },
   },
@@ -149,11 +227,12 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'A1–A3: NativeInline compacts: the inline window is used (20 → 3 items)',
     input: inline,
     replies: {
+      measureInline: [aboveTrigger],
       compactInline: [{ done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } }],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', 'checkingShrink', 'compacted'],
-      calls: ['compactInline'],
+      states: ['resolvingStrategy', 'measuringInline', 'nativeInline', 'checkingShrink', 'compacted'],
+      calls: ['measureInline', 'compactInline'],
       output: {
         status: 'compacted',
         strategy: 'nativeInline',
@@ -167,13 +246,15 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'A4: NativeInline where compaction does not fire falls back to Local, which compacts',
     input: inline,
     replies: {
+      measureInline: [aboveTrigger],
       compactInline: [{ done: { kind: 'fallback', reason: 'no-compaction' } }],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', 'measuringInline', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       inputs: { rebuildHistory: [{ historyRef: 't1:history', summaryRefs: ['t1:summary'] }] },
       output: {
         status: 'compacted',
@@ -191,13 +272,15 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     name: 'A4: an inline request that fails (edit unsupported) falls back to Local, which compacts',
     input: inline,
     replies: {
+      measureInline: [aboveTrigger],
       compactInline: [providerError('HTTP 400 compact_20260112 is not supported')],
       ...oneSummary,
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
-      states: ['resolvingStrategy', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: ['compactInline', ...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', 'measuringInline', 'nativeInline', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: ['measureInline', 'compactInline', ...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'compacted',
         strategy: 'local',
@@ -210,10 +293,10 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1: NativeStandalone asked for but the route has no standalone client: the machine runs Local (no-client), no native call',
     input: { ...standalone, nativeClients: { standalone: false, inline: true } },
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'compacted',
         requestedStrategy: 'nativeStandalone',
@@ -226,20 +309,20 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S1: NativeInline asked for without an inline client runs Local (no-client)',
     input: { ...inline, nativeClients: { standalone: true, inline: false } },
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { requestedStrategy: 'nativeInline', strategy: 'local', fallbackReason: 'no-client' },
     },
   },
   {
     name: 'L5/L7: Local flat: one summary, rebuilt as summary + retained messages (20 → 6)',
     input: local,
-    replies: { ...oneSummary, rebuildHistory: [rebuilt] },
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       inputs: { requestSummary: [{ band: 'flat', budget: 2_000 }], rebuildHistory: [{ mode: 'automatic' }] },
       output: {
         status: 'compacted',
@@ -263,10 +346,11 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
         summary({ summaryRef: 't1:newer', inputTokens: 700, summaryTokens: 90 }),
       ],
       rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
     },
     expect: {
       states: ['resolvingStrategy', 'local.choosingShape', 'local.summarizingHierarchically', ...LOCAL_DONE],
-      calls: ['prepareBands', ...FLAT, ...FLAT, 'rebuildHistory'],
+      calls: ['prepareBands', ...FLAT, ...FLAT, 'rebuildHistory', 'checkReceipt'],
       inputs: { rebuildHistory: [{ summaryRefs: ['t1:older', 't1:newer'], mode: 'manual' }] },
       output: { status: 'compacted', mode: 'manual', summaryCalls: 2, summaryTokens: 130 },
     },
@@ -314,15 +398,30 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
-    name: '§14: a summary that does not follow the template is rejected; history untouched',
+    name: '§14: a summary missing template sections gets one repair request, counted as a summary call; the repaired summary is used',
     input: local,
     replies: {
       prepareSummaryInput: [prepared(1_600)],
-      requestSummary: [summary({ followsTemplate: false })],
+      requestSummary: [summary({ followsTemplate: false }), summary({ summaryRef: 't1:repaired' })],
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt()],
+    },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
+      calls: [...FLAT, 'requestSummary', 'rebuildHistory', 'checkReceipt'],
+      inputs: { requestSummary: [{ attempt: 0 }, { attempt: 0, repairOf: 't1:summary' }] },
+      output: { status: 'compacted', summaryCalls: 2, repairRequests: 1 },
+    },
+  },
+  {
+    name: '§14: a summary the ladder reports as not following the template is rejected; history untouched',
+    input: local,
+    replies: {
+      capacityRetry: [ladder('done', 1, { summaryTokens: 120, inputTokens: 1_600, followsTemplate: false })],
     },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, 'local.validatingSummary', 'failed'],
-      calls: FLAT,
+      calls: ['capacityRetry'],
       output: { status: 'failed', ...untouched, failure: { reason: 'summary-template-less' } },
     },
   },
@@ -358,12 +457,80 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     },
   },
   {
+    name: 'R3: items of the replaced span the rebuilt history lacks are added to the summary verbatim (amend step, no model call)',
+    input: local,
+    replies: {
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt(2)],
+      amendSummary: [window('t1:amended', 6, true)],
+    },
+    expect: {
+      states: [
+        'resolvingStrategy',
+        ...LOCAL_FLAT,
+        ...LOCAL_DONE.slice(0, 3),
+        'local.amendingSummary',
+        'checkingShrink',
+        'compacted',
+      ],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt', 'amendSummary'],
+      inputs: {
+        checkReceipt: [{ historyRef: 't1:history', compactedRef: 't1:compacted' }],
+        amendSummary: [{ compactedRef: 't1:compacted', receiptRef: 't1:receipt' }],
+      },
+      output: {
+        status: 'compacted',
+        historyRef: 't1:amended',
+        summaryCalls: 1,
+        receiptRef: 't1:receipt',
+        receiptItems: 8,
+        amendedItems: 2,
+      },
+    },
+  },
+  {
+    name: 'R3: a receipt that cannot be checked fails the pass; history untouched',
+    input: local,
+    replies: { ...oneSummary, rebuildHistory: [rebuilt], checkReceipt: [providerError('receipt crashed')] },
+    expect: {
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE.slice(0, 3), 'failed'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
+      output: { status: 'failed', ...untouched, failure: { reason: 'rebuild-error' } },
+    },
+  },
+  {
+    name: 'R3: an amend step that fails fails the pass; history untouched',
+    input: local,
+    replies: {
+      ...oneSummary,
+      rebuildHistory: [rebuilt],
+      checkReceipt: [receipt(1)],
+      amendSummary: [providerError('amend crashed')],
+    },
+    expect: {
+      states: [
+        'resolvingStrategy',
+        ...LOCAL_FLAT,
+        ...LOCAL_DONE.slice(0, 3),
+        'local.amendingSummary',
+        'failed',
+      ],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt', 'amendSummary'],
+      output: { status: 'failed', ...untouched, failure: { reason: 'rebuild-error' } },
+    },
+  },
+  {
     name: 'H6: a rebuilt history with more items and no token saving (86 → 88) is a no-op: unchanged',
     input: { ...local, itemsBefore: 86 },
-    replies: { ...oneSummary, rebuildHistory: [window('t1:compacted', 88, false)] },
+    replies: {
+      ...oneSummary,
+      rebuildHistory: [window('t1:compacted', 88, false)],
+      checkReceipt: [receipt()],
+    },
     expect: {
-      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE.slice(0, 3), 'unchanged'],
-      calls: [...FLAT, 'rebuildHistory'],
+      states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE.slice(0, 4), 'unchanged'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: {
         status: 'unchanged',
         historyRef: 't1:history',
@@ -376,10 +543,10 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
   {
     name: 'S3: one huge message summarized into one keeps the item count but saves tokens: compacted',
     input: { ...local, itemsBefore: 2 },
-    replies: { ...oneSummary, rebuildHistory: [window('t1:compacted', 2, true)] },
+    replies: { ...oneSummary, rebuildHistory: [window('t1:compacted', 2, true)], checkReceipt: [receipt()] },
     expect: {
       states: ['resolvingStrategy', ...LOCAL_FLAT, ...LOCAL_DONE],
-      calls: [...FLAT, 'rebuildHistory'],
+      calls: [...FLAT, 'rebuildHistory', 'checkReceipt'],
       output: { status: 'compacted', historyRef: 't1:compacted', itemsBefore: 2, itemsAfter: 2 },
     },
   },

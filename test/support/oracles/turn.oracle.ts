@@ -160,7 +160,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     replies: {
       ...pipeline(pressure(9_000)),
       prepareSummaryInput: [prepared(1_600)],
-      requestSummary: [summary({ followsTemplate: false })],
+      requestSummary: [summary({ finishReason: 'length' })],
       fitRequest: [fittedRequest],
     },
     expect: {

@@ -118,6 +118,7 @@ export const localPass = {
   prepareSummaryInput: [prepared(1_600)],
   requestSummary: [summary()],
   rebuildHistory: [compactedHistory],
+  checkReceipt: [{ done: { receiptRef: 't1:receipt', items: 8, missing: 0 } }],
 };
 export const PIPELINE = [
   'working.syncing',
@@ -129,7 +130,7 @@ export const PIPELINE = [
 /** Past the threshold, on to the loop guard and compaction. */
 export const COMPACTING = [...PIPELINE, 'working.choosing', 'working.compacting'];
 export const PIPELINE_CALLS = ['syncHistory', 'normalizeProjection', 'clearToolResults', 'estimatePressure'];
-export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory'];
+export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHistory', 'checkReceipt'];
 /** History and projection as they were before the pass (kept when a pass fails). */
 export const kept = {
   historyRef: 't1:synced',

@@ -1,8 +1,9 @@
 import { charsCounter } from '#src/estimate/counters.js';
 import { createEstimator, type Estimator } from '#src/estimate/estimator.js';
-import { msg, type Message } from '#src/messages/message.js';
+import { type Message } from '#src/messages/message.js';
 import { BudgetError, ContextCapacityError } from '#src/core/errors.js';
 import type { SummaryResponse } from '#src/providers/types.js';
+import { summaryMessage } from '#src/summary/rebuild.js';
 import type { LocalSummarizer, PreparedFork } from '#src/runtime/index.js';
 import type { CompactionMode, SummaryBand } from '#machines/index.js';
 
@@ -76,6 +77,6 @@ export class FakeSummarizer implements LocalSummarizer<FakeFork> {
     return text.startsWith('## Summary');
   }
   rebuild(history: readonly Message[], summaries: readonly string[], _mode: CompactionMode): Message[] {
-    return [msg.system(`Previous conversation summary:\n${summaries.join('\n')}`), ...history.slice(-2)];
+    return [summaryMessage(summaries.join('\n')), ...history.slice(-2)];
   }
 }

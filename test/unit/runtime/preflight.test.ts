@@ -20,7 +20,7 @@ function chattySession(turns: number): Message[] {
 describe('preflight advisory (H4)', () => {
   it('H4: a request over the prompt budget is never blocked: the turn completes with the request made to fit', async () => {
     const s = new FakeSummarizer();
-    s.reply = () => 'not a template'; // the summary fails validation, so compaction fails
+    s.reply = () => ''; // the summary comes back empty, so compaction fails
     const history = chattySession(20);
     const runner = createTurnRunner({
       estimator,

@@ -128,12 +128,15 @@ describe('turn runner with the real projection functions', () => {
     expect(result.history).toBe(history);
   });
 
-  it('§14: a template-less summary is rejected and history stays untouched', async () => {
+  it('§14: a template-less summary gets one repair request, counted by the machine among the summary calls', async () => {
     const s = new FakeSummarizer();
-    s.reply = () => 'ok';
+    let answers = 0;
+    s.reply = (fork) => (answers++ === 0 ? 'ok' : `## Summary\n${fork.messages.length} messages summarized.`);
     const result = await runner(s).runTurn({ turnId: 't4', history: session(10) });
-    expect(result.decision).toBe('failed');
-    expect(result.compaction?.failure?.reason).toBe('summary-template-less');
+    expect(s.requests).toHaveLength(2);
+    expect(result.decision).toBe('compacted');
+    expect(result.summaryCalls).toBe(2);
+    expect(result.compaction?.repairRequests).toBe(1);
   });
 
   it('L5: a capacity rejection halves the budget once, then stops (maxOverflowRetries 1)', async () => {

@@ -6,6 +6,7 @@ import { readSessionFile } from '#src/formats/index.js';
 import { msg, textOf, type Message } from '#src/messages/message.js';
 import { RouteError } from '#src/core/errors.js';
 import { createCompactorSession, OFFLINE_CONTEXT_WINDOW, CACHE_NOTE } from '#src/session/index.js';
+import { receiptLine } from '#src/session/report.js';
 import { openSessionStore } from '#src/store/index.js';
 import { ABSTRACT_MAX_OUTPUT_TOKENS, isSummaryMessage } from '#src/summary/index.js';
 import { UserError, WindowTooSmallError } from '#src/core/errors.js';
@@ -189,7 +190,7 @@ describe('createCompactorSession: turns and compaction', () => {
     expect(r.itemsAfter).toBe(s.history.length);
     expect(r.elapsedMs).toBeGreaterThan(0);
     expect(r.message).toBe(
-      `Compacted (manual, local) in ${(r.elapsedMs / 1000).toFixed(1)} s: ${django.length} → ${r.itemsAfter} context items. ${CACHE_NOTE}`,
+      `Compacted (manual, local) in ${(r.elapsedMs / 1000).toFixed(1)} s: ${django.length} → ${r.itemsAfter} context items.${receiptLine(r.receipt)} ${CACHE_NOTE}`,
     );
     expect(r.cacheNote).toBe(CACHE_NOTE);
     expect(s.cacheHealth.state()).toMatchObject({ lowReuseStreak: 0, totalInputTokens: totals });

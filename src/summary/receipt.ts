@@ -1,0 +1,228 @@
+import { z } from 'zod';
+import { hasToolCalls, textOf, type Message } from '../messages/message.js';
+import { oneLine } from '../core/text.js';
+import { extractSessionFacts } from './offline/extract.js';
+import { summaryMessage } from './rebuild.js';
+import { isReinjectionMessage, isSummaryMessage } from './summary-message.js';
+
+/*
+ * A compaction's receipt: what the span it replaces must not lose, found deterministically,
+ * and where each item landed in the compacted history. An item the compacted history does not
+ * carry is added verbatim to the summary, so nothing on the list is lost without a trace.
+ */
+
+/**
+ * A compaction's receipt: what the replaced span had to keep, every item and where it landed
+ * (`kept`: in a message the compacted history keeps; `summary`; `pointer`: on a line naming a
+ * recall id; `amended`: added verbatim to the summary; `missing`), tokens before and after.
+ */
+export interface Receipt {
+  items: Array<{
+    kind: 'request' | 'correction' | 'error' | 'path' | 'command' | 'id';
+    /** What the compacted history must contain (verbatim, whitespace folded). */
+    key: string;
+    /** The line added to the summary when the item is missing. */
+    line: string;
+    place: 'kept' | 'summary' | 'pointer' | 'amended' | 'missing';
+  }>;
+  /** Items added verbatim to the summary because the compacted history lacked them. */
+  amended: number;
+  tokensBefore: number;
+  tokensAfter: number;
+}
+
+/** An item and where it landed. */
+export type ReceiptEntry = Receipt['items'][number];
+/** What kind of evidence an item is. */
+export type ReceiptKind = ReceiptEntry['kind'];
+/** One item of a receipt, before it is checked. */
+export type ReceiptItem = Omit<ReceiptEntry, 'place'>;
+
+/** How many items of each kind a receipt holds at most (the newest win). */
+const LIMITS: Readonly<Record<ReceiptKind, number>> = {
+  request: 1,
+  correction: 3,
+  error: 3,
+  path: 6,
+  command: 5,
+  id: 4,
+};
+
+/** The longest verbatim request kept (longer ones are matched and added by their head). */
+const REQUEST_CHARS = 600;
+
+/** Whitespace folded, so a line wrapped differently still matches. */
+const fold = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** Identifiers worth keeping: UUIDs, long hex hashes with a digit, issue-style numbers. */
+const ID_PATTERN =
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{10,40}\b|#\d{2,7}\b/g;
+
+function userTexts(span: readonly Message[]): string[] {
+  return span
+    .filter(
+      (m) =>
+        m.role === 'user' && m.toolCallId === undefined && !isSummaryMessage(m) && !isReinjectionMessage(m),
+    )
+    .map((m) => textOf(m.content).trim())
+    .filter((t) => t !== '' && !/^<command-(?:message|name)>/.test(t));
+}
+
+const newest = <T>(list: readonly T[], n: number): T[] => list.slice(Math.max(0, list.length - n));
+
+/** The identifiers named by the user and by the calls of the span, newest last. */
+function idsOf(span: readonly Message[]): string[] {
+  const seen = new Set<string>();
+  for (const m of span) {
+    const texts =
+      m.role === 'user' && m.toolCallId === undefined
+        ? [textOf(m.content)]
+        : hasToolCalls(m)
+          ? m.toolCalls.map((c) => c.arguments)
+          : [];
+    for (const t of texts)
+      for (const id of t.match(ID_PATTERN) ?? []) {
+        seen.delete(id);
+        seen.add(id);
+      }
+  }
+  return [...seen];
+}
+
+/**
+ * The items a compaction of `span` must keep: the latest user request (verbatim), the user's
+ * corrections, unresolved errors, paths touched, commands run with their outcome, and ids.
+ * Deterministic: the same span gives the same list.
+ */
+export function extractReceiptItems(span: readonly Message[]): ReceiptItem[] {
+  const facts = extractSessionFacts(span);
+  const items: ReceiptItem[] = [];
+  const latest = userTexts(span).at(-1);
+  if (latest !== undefined) {
+    const head = fold(latest).slice(0, REQUEST_CHARS);
+    items.push({ kind: 'request', key: head, line: `- Latest user request (verbatim): ${head}` });
+  }
+  for (const r of newest(facts.restrictions, LIMITS.correction))
+    items.push({ kind: 'correction', key: fold(r.text), line: `- User correction: ${fold(r.text)}` });
+  const unresolved = facts.commands.filter((c) => c.status === 'failed');
+  for (const c of newest(unresolved, LIMITS.error)) {
+    const exit = c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
+    const error = c.errorLine ? `: ${oneLine(c.errorLine, 200)}` : '';
+    items.push({
+      kind: 'error',
+      key: fold(c.command),
+      line: `- Unresolved: \`${c.command}\` failed${exit}${error}`,
+    });
+  }
+  const paths = [...facts.filesRead, ...facts.filesModified]
+    .sort((a, b) => a.last - b.last)
+    .map((f) => f.text);
+  for (const p of newest([...new Set(paths)], LIMITS.path))
+    items.push({ kind: 'path', key: p, line: `- Path touched: ${p}` });
+  const ran = [...facts.commands].sort((a, b) => a.last - b.last).filter((c) => c.status !== 'failed');
+  for (const c of newest(ran, LIMITS.command)) {
+    const outcome = c.exitCode === null ? c.status : `exit ${c.exitCode}`;
+    items.push({
+      kind: 'command',
+      key: fold(c.command),
+      line: `- Ran \`${oneLine(c.command, 200)}\` (${outcome})`,
+    });
+  }
+  for (const id of newest(idsOf(span), LIMITS.id)) items.push({ kind: 'id', key: id, line: `- Id: ${id}` });
+  return items.filter((it) => it.key !== '');
+}
+
+/** The messages of `before` that the compacted history no longer holds verbatim: the replaced span. */
+export function replacedSpan(before: readonly Message[], after: readonly Message[]): Message[] {
+  const kept = new Set(after.map((m) => JSON.stringify(m)));
+  return before.filter((m) => !kept.has(JSON.stringify(m)));
+}
+
+/** Options of {@link checkReceipt}. */
+export interface CheckOptions {
+  /**
+   * Whether a line of a kept message is a pointer to a removed original (a line naming a recall
+   * id). Absent: no message holds pointers.
+   */
+  isPointer?: (line: string) => boolean;
+}
+
+/** Where each item landed in the compacted history `after`. */
+export function checkReceipt(
+  items: readonly ReceiptItem[],
+  after: readonly Message[],
+  options: CheckOptions = {},
+): ReceiptEntry[] {
+  const summaries: string[] = [];
+  const kept: string[] = [];
+  const pointers: string[] = [];
+  for (const m of after) {
+    const text = [textOf(m.content), ...(m.toolCalls ?? []).map((c) => c.arguments)].join('\n');
+    if (isSummaryMessage(m)) {
+      summaries.push(fold(text));
+      continue;
+    }
+    // A pointer line stands for a removed original: what it names is not kept verbatim.
+    const lines = text.split('\n');
+    const isPointer = options.isPointer ?? (() => false);
+    pointers.push(...lines.filter(isPointer).map(fold));
+    kept.push(fold(lines.filter((l) => !isPointer(l)).join('\n')));
+  }
+  const has = (texts: readonly string[], key: string) => texts.some((t) => t.includes(key));
+  return items.map((it) => ({
+    ...it,
+    place: has(kept, it.key)
+      ? 'kept'
+      : has(summaries, it.key)
+        ? 'summary'
+        : has(pointers, it.key)
+          ? 'pointer'
+          : 'missing',
+  }));
+}
+
+/** The heading of the lines a receipt adds to a summary. */
+export const AMEND_HEADING = '## Kept verbatim';
+
+/**
+ * The summary with every missing item added verbatim under one heading (no model call). An
+ * empty list leaves the text as it is.
+ */
+export function amendSummaryText(summary: string, missing: readonly ReceiptItem[]): string {
+  if (missing.length === 0) return summary;
+  return `${summary.trimEnd()}\n\n${AMEND_HEADING}\n${missing.map((m) => m.line).join('\n')}`;
+}
+
+/**
+ * The compacted history with the missing items added to its last summary message (a history
+ * without one gets a summary message of its own after any leading system messages).
+ */
+export function amendHistory(after: readonly Message[], missing: readonly ReceiptItem[]): Message[] {
+  if (missing.length === 0) return [...after];
+  let at = after.length - 1;
+  while (at >= 0 && !isSummaryMessage(after[at])) at--;
+  if (at < 0) {
+    let lead = 0;
+    while (lead < after.length && after[lead].role === 'system') lead++;
+    const added = summaryMessage(amendSummaryText('', missing).trim());
+    return [...after.slice(0, lead), added, ...after.slice(lead)];
+  }
+  const m = after[at];
+  const next: Message = { ...m, content: amendSummaryText(textOf(m.content), missing) };
+  return [...after.slice(0, at), next, ...after.slice(at + 1)];
+}
+
+const ReceiptEntrySchema = z.object({
+  kind: z.enum(['request', 'correction', 'error', 'path', 'command', 'id']),
+  key: z.string(),
+  line: z.string(),
+  place: z.enum(['kept', 'summary', 'pointer', 'amended', 'missing']),
+});
+
+/** Validates a stored receipt (a checkpoint or a session store read back from disk). */
+export const ReceiptSchema = z.object({
+  items: z.array(ReceiptEntrySchema),
+  amended: z.number().int().nonnegative(),
+  tokensBefore: z.number().nonnegative(),
+  tokensAfter: z.number().nonnegative(),
+});

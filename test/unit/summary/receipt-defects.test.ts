@@ -1,0 +1,113 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { createEstimator, freeEncoders } from '#src/estimate/index.js';
+import { textOf, type Message } from '#src/messages/message.js';
+import type { SummaryClient, SummaryRequest } from '#src/providers/types.js';
+import { createCompactorSession } from '#src/session/index.js';
+import { createOfflineSummarizer } from '#src/summary/index.js';
+import { isSummaryMessage } from '#src/summary/summary-message.js';
+import { agentSession } from '#support/cli-sessions.js';
+
+afterAll(freeEncoders);
+
+const estimator = createEstimator();
+
+/** A session whose replaced span holds a later request, a correction, a failed command and ids. */
+function session(): Message[] {
+  const history = agentSession(24, 1_600, 700, 8);
+  history.splice(
+    20,
+    0,
+    { role: 'user', content: "No, don't edit the lockfile; keep commit 3f9c2ab41d as the base." },
+    {
+      role: 'assistant',
+      content: 'Running the tests.',
+      toolCalls: [
+        { id: 'call_t', name: 'bash', arguments: JSON.stringify({ command: 'npm test -- parser' }) },
+      ],
+    },
+    {
+      role: 'tool',
+      toolCallId: 'call_t',
+      toolName: 'bash',
+      content: 'Error: parser.spec.ts failed\nexit code 1',
+    },
+  );
+  return history;
+}
+
+type Defect = (text: string, latest: string) => string;
+
+/** The ways a summarizer gets a summary wrong. */
+const DEFECTS: Record<string, Defect> = {
+  'drops the latest request': (text, latest) =>
+    text
+      .split('\n')
+      .filter((l) => !l.includes(latest.slice(0, 20)))
+      .join('\n'),
+  truncates: (text) => text.slice(0, Math.floor(text.length * 0.3)),
+  'drops sections': (text) => text.split(/\n## /).slice(0, 2).join('\n## '),
+  'answers an empty template': (text) =>
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('## '))
+      .map((h) => `${h}\n- (none)`)
+      .join('\n'),
+};
+
+/** The offline summarizer, its every answer passed through `defect`. */
+function defective(defect: Defect | null, latest: string): SummaryClient {
+  const honest = createOfflineSummarizer({ estimator });
+  return {
+    ...honest,
+    summarize: async (request: SummaryRequest, signal?: AbortSignal) => {
+      const r = await honest.summarize(request, signal);
+      return defect ? { ...r, text: defect(r.text, latest) } : r;
+    },
+  };
+}
+
+async function compactWith(defect: Defect | null, capacity = 16_000) {
+  const history = session();
+  const latest = 'Continue with file 16.';
+  const s = createCompactorSession({
+    history,
+    limits: { capacity },
+    summarizer: defective(defect, latest),
+  });
+  const report = await s.compact();
+  return { report, history: s.history };
+}
+
+describe('receipts: what the replaced span had to keep lands somewhere (R3)', () => {
+  it('R3: after an honest summary every item lands; what its input left out is added verbatim', async () => {
+    const { report, history } = await compactWith(null, 200_000);
+    expect(report.status).toBe('compacted');
+    const receipt = report.receipt!;
+    // The rebuild keeps the user's messages verbatim, so the span holds calls and results.
+    expect(receipt.items.map((i) => i.kind)).toEqual(expect.arrayContaining(['error', 'path', 'command']));
+    expect(receipt.items.filter((i) => i.place === 'amended')).toHaveLength(receipt.amended);
+    expect(receipt.items.every((i) => i.place !== 'missing')).toBe(true);
+    // The failed test run the summary's input never held is in the summary now, verbatim.
+    const summary = textOf(history.find(isSummaryMessage)!.content);
+    expect(summary).toContain(
+      '- Unresolved: `npm test -- parser` failed (exit 1): Error: parser.spec.ts failed',
+    );
+    expect(receipt.tokensAfter).toBeLessThan(receipt.tokensBefore);
+    expect(history.some(isSummaryMessage)).toBe(true);
+  });
+
+  it.each(Object.entries(DEFECTS))('R3: a summarizer that %s is caught and mended', async (_name, defect) => {
+    const { report, history } = await compactWith(defect);
+    expect(report.status).toBe('compacted');
+    const receipt = report.receipt!;
+    expect(receipt.amended).toBeGreaterThan(0);
+    expect(receipt.items.some((i) => i.place === 'amended')).toBe(true);
+    expect(receipt.items.every((i) => i.place !== 'missing')).toBe(true);
+    // Every item is in the history the next request is built from, verbatim.
+    const all = history.map((m) =>
+      [textOf(m.content), ...(m.toolCalls ?? []).map((c) => c.arguments)].join('\n'),
+    );
+    const folded = all.join('\n').replace(/\s+/g, ' ');
+    for (const item of receipt.items) expect(folded).toContain(item.key);
+  });
+});
