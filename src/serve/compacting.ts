@@ -50,8 +50,6 @@ export interface CompactingContext {
   policy?: Partial<ClearingPolicy>;
   /** What each session's last request did, for the sessions endpoint. */
   lastRequests: Map<string, LastRequest>;
-  /** Loads a session kept outside this process before its request is projected (the Restate engine). */
-  prepareSession?(id: string): Promise<void>;
   /** Whether a request's new text is counted ahead of its projection: its session runs its turns in this process. */
   countsAhead?: boolean;
   /** How a request of a protocol and model compacts through its upstream natively, if it can. */
@@ -311,7 +309,6 @@ export async function handleCompacting(
       return 'passthrough';
     }
     const id = sessionIdOf(req, parsed, ctx.index);
-    await ctx.prepareSession?.(id);
     const reserve = answerReserve(capacity, parsed.maxOutput);
     const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
     const out = await projected(

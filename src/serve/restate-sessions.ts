@@ -1,12 +1,15 @@
 import { answerRecall } from '../projection/index.js';
+import { z } from 'zod';
 import {
   catalogCapacity,
   conversationIdOf,
   type ConversationCall,
   type ConversationOptions,
   type Conversations,
+  type KeptConversation,
 } from '../adapters/shared/conversations.js';
-import { hashOf } from '../adapters/shared/sync-point.js';
+import { branchName, hashOf } from '../adapters/shared/sync-point.js';
+import { MessageSchema } from '../messages/message.js';
 import { CancelledError, RequestRefusedError } from '../core/errors.js';
 import {
   conversationName,
@@ -68,8 +71,33 @@ export function restateConversations(
     },
     branches: () => [],
     close: () => counters.close(),
+    async kept(id, signal) {
+      const point = KeptSyncSchema.nullable().safeParse(
+        await callHandler(`${base}/${encodeURIComponent(id)}/state`, ingress, signal),
+      );
+      if (!point.success) throw notAnAnswer(ingress, 'sync point');
+      if (point.data === null) return undefined;
+      const key = encodeURIComponent(branchName(id, point.data.branch));
+      const url = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${key}/state`;
+      const state = KeptStateSchema.safeParse(await callHandler(url, ingress, signal));
+      if (!state.success) throw notAnAnswer(ingress, 'session state');
+      const session = counters.peek(id);
+      return {
+        branches: point.data.branch + 1,
+        history: state.data.history,
+        compactions: state.data.boundaries.length,
+        ...(session !== undefined ? { session } : {}),
+      } satisfies KeptConversation;
+    },
   };
 }
+
+/** The parts of the conversation object's sync point and the session object's `state` a reader uses. */
+const KeptSyncSchema = z.looseObject({ branch: z.number().int().nonnegative() });
+const KeptStateSchema = z.looseObject({ history: z.array(MessageSchema), boundaries: z.array(z.unknown()) });
+
+const notAnAnswer = (ingress: string, what: string) =>
+  new RequestRefusedError(502, `the Restate server at ${ingress} answered something else than a ${what}`);
 
 /** What a request hands its conversation object: every message, and the request's envelope, limits and clearing. */
 function turnInput(
@@ -113,6 +141,8 @@ function tokenCounters(
       }
       return session;
     },
+    /** The counting session of a conversation, if any, left where it is in the order. */
+    peek: (id: string) => counters.get(id),
     drop(id: string) {
       counters.get(id)?.close();
       counters.delete(id);
@@ -128,26 +158,43 @@ function tokenCounters(
 const WINDOW_TOO_SMALL =
   /context window of ([\d,]+) tokens cannot hold even the fixed part of a request \(([\d,]+) tokens/;
 
-/** One `turn` call over the ingress, keyed by the request; its answer checked. */
-async function callTurn(url: string, input: ConversationTurnCall, ingress: string, signal?: AbortSignal) {
-  let res: Response;
-  let text: string;
+/** One handler call over the ingress; its answer's status and text. */
+async function post(
+  url: string,
+  body: unknown,
+  ingress: string,
+  signal: AbortSignal | undefined,
+  headers: Record<string, string> = {},
+): Promise<{ res: Response; text: string }> {
   try {
-    res = await fetch(url, {
+    const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': hashOf(input) },
-      body: JSON.stringify(input),
+      headers: { 'content-type': 'application/json', ...headers },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       ...(signal !== undefined ? { signal } : {}),
     });
-    text = await res.text();
+    return { res, text: await res.text() };
   } catch (e) {
-    if (signal?.aborted) throw new CancelledError('the request was cancelled while its session ran its turn');
+    if (signal?.aborted) throw new CancelledError('the request was cancelled while it waited for Restate');
     const cause = (e as { cause?: { code?: string } } | undefined)?.cause?.code;
     throw new RequestRefusedError(
       502,
       `the Restate server at ${ingress} did not answer (${cause ?? (e as Error).message})`,
     );
   }
+}
+
+/** A call of a reading handler (no input); its JSON answer. */
+async function callHandler(url: string, ingress: string, signal: AbortSignal | undefined): Promise<unknown> {
+  const { res, text } = await post(url, undefined, ingress, signal);
+  if (!res.ok)
+    throw new RequestRefusedError(502, `the Restate server at ${ingress} refused: ${oneLine(text)}`);
+  return safeJson(text);
+}
+
+/** One `turn` call over the ingress, keyed by the request; its answer checked. */
+async function callTurn(url: string, input: ConversationTurnCall, ingress: string, signal?: AbortSignal) {
+  const { res, text } = await post(url, input, ingress, signal, { 'idempotency-key': hashOf(input) });
   if (!res.ok) {
     const message = oneLine(text);
     // The request itself is wrong (its fixed part alone over the window): the client's to fix,
@@ -162,11 +209,7 @@ async function callTurn(url: string, input: ConversationTurnCall, ingress: strin
     throw new RequestRefusedError(res.status === 400 ? 400 : 502, why);
   }
   const parsed = ConversationTurnResultSchema.safeParse(safeJson(text));
-  if (!parsed.success)
-    throw new RequestRefusedError(
-      502,
-      `the Restate server at ${ingress} answered something else than a turn`,
-    );
+  if (!parsed.success) throw notAnAnswer(ingress, 'turn');
   return parsed.data;
 }
 

@@ -201,7 +201,7 @@ async function route(
       sendJsonText(res, 400, JSON.stringify({ error: { message: `compactor: ${SESSION_ID_RULE}` } }));
       return ['other', 'session'];
     }
-    const state = sessionState(p.conversations, id, p.lastRequests.get(id), p.summarizer);
+    const state = await sessionState(p.conversations, id, p.lastRequests.get(id), p.summarizer, signal);
     if (state === undefined)
       sendJsonText(res, 404, JSON.stringify({ error: { message: `compactor: no session "${id}"` } }));
     else sendJsonText(res, 200, JSON.stringify(state, null, 2));

@@ -1,4 +1,5 @@
-import type { Conversations } from '../adapters/shared/conversations.js';
+import type { Conversations, KeptConversation } from '../adapters/shared/conversations.js';
+import { createEstimator } from '../estimate/index.js';
 import { isSummaryMessage } from '../summary/summary-message.js';
 import { OFFLINE_SUMMARIZER, type LastRequest } from './compacting.js';
 
@@ -12,13 +13,18 @@ function shown(last: LastRequest): Omit<LastRequest, 'sent'> {
  * What `GET /compactor/sessions/:id` shows of a session: sizes, window, budgets, compactions
  * and its last request — counts only, never message text or anything the client sent as a header.
  */
-export function sessionState(
+export async function sessionState(
   conversations: Conversations,
   id: string,
   last: LastRequest | undefined,
   summarizer: 'upstream' | 'offline',
-): Record<string, unknown> | undefined {
+  signal?: AbortSignal,
+): Promise<Record<string, unknown> | undefined> {
   const session = conversations.session(id);
+  if (session === undefined && conversations.kept !== undefined) {
+    const kept = await conversations.kept(id, signal);
+    return kept === undefined ? undefined : keptState(id, kept, last);
+  }
   const branches = conversations.branches(id);
   if (session === undefined)
     return branches.length > 0 ? { id, open: false, stored: true, branches: branches.length } : undefined;
@@ -48,5 +54,40 @@ export function sessionState(
     summarizer: last?.made.summarizer ?? (summarizer === 'offline' ? OFFLINE_SUMMARIZER : 'the upstream'),
     cacheHealth: session.cacheHealth.state(),
     lastRequest: last === undefined ? null : shown(last),
+  };
+}
+
+/**
+ * The same for a session kept on Restate, from what its objects hold, whichever proxy served it.
+ * The window, budgets and cache health are this proxy's counts, shown only once it has served
+ * the session; who wrote the summaries and with which strategy only the workers know.
+ */
+function keptState(
+  id: string,
+  kept: KeptConversation,
+  last: LastRequest | undefined,
+): Record<string, unknown> {
+  const { session, history } = kept;
+  const estimator = session?.estimator ?? createEstimator();
+  return {
+    id,
+    open: true,
+    stored: true,
+    branches: kept.branches,
+    messages: history.length,
+    historyTokens: estimator.history(history),
+    summaries: history.filter(isSummaryMessage).length,
+    summariesMade: kept.compactions,
+    ...(session !== undefined
+      ? {
+          window: session.limits.capacity ?? null,
+          reservedOutput: session.limits.reservedOutput ?? 0,
+          prefixTokens: session.limits.prefixTokens ?? 0,
+          budgets: session.budgets,
+          cacheHealth: session.cacheHealth.state(),
+        }
+      : {}),
+    summarizer: 'the Restate workers',
+    lastRequest: last ?? null,
   };
 }

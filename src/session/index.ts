@@ -34,6 +34,7 @@ export {
 export {
   parentContextFor,
   requestFieldsFor,
+  requestToolsFor,
   type RequestEnvelope,
   type RequestWire,
   type ParentContext,

@@ -61,6 +61,21 @@ export function parentContextFor(
   return context;
 }
 
+/**
+ * The tools a summary or inline request on the route lists (tool use disabled): the parent
+ * context's when it is reused. Otherwise none, except on a wire that refuses tool blocks from a
+ * request that does not define its tools (Anthropic Messages): there the envelope's tools go all
+ * the same, whatever model the request went to, or a tool loop could not be summarized at all.
+ */
+export function requestToolsFor(
+  envelope: RequestEnvelope | undefined,
+  route: ParentRoute,
+  parent: ParentContext | null,
+): ToolSchema[] | undefined {
+  if (parent !== null) return parent.tools;
+  return route.wire === 'messages' && (envelope?.tools?.length ?? 0) > 0 ? envelope!.tools : undefined;
+}
+
 /** The envelope's request went to the model the route's summaries are written with. */
 function sameModel(envelope: RequestEnvelope, route: ParentRoute): boolean {
   if (route.caller !== undefined) return route.caller.model === null || route.caller.model === envelope.model;

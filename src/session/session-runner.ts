@@ -6,7 +6,12 @@ import { createTurnRunner } from '../runtime/turn-runner.js';
 import type { TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
 import type { ResolvedSessionConfig } from './config.js';
 import type { CompactorSessionOptions } from './options.js';
-import { parentContextFor, requestFieldsFor, type RequestEnvelope } from './parent-context.js';
+import {
+  parentContextFor,
+  requestFieldsFor,
+  requestToolsFor,
+  type RequestEnvelope,
+} from './parent-context.js';
 import type { SessionRoute } from './route.js';
 
 /** What one turn hands the next so compaction may wait while the prompt cache holds. */
@@ -33,8 +38,8 @@ export interface SessionRunner {
 /**
  * Wires the machines for one run: the Local summarizer over the route's summary client and
  * the turn runner with the route's native clients. The envelope's system prompt and tools
- * travel only when the one parent-context rule allows it; its request fields when it
- * went to the route's provider.
+ * travel only when the one parent-context rule allows it (its tools also where the route's wire
+ * needs them for a tool loop); its request fields when it went to the route's provider.
  */
 export function buildSessionRunner(
   ctx: RunnerContext,
@@ -46,13 +51,14 @@ export function buildSessionRunner(
   const { limits, policy, compaction: settings, budgets } = ctx.config;
   const parent = parentContextFor(envelope, route, mode);
   const requestFields = requestFieldsFor(envelope, route);
+  const tools = requestToolsFor(envelope, route, parent);
   const summarizer = createLocalSummarizer({
     client: route.summary,
     estimator,
     budgets,
     model: route.model,
     system: parent?.system,
-    tools: parent?.tools,
+    tools,
     summaryOutputLimit: limits.summaryOutputLimit,
     requestFields,
     instructions,
@@ -79,7 +85,7 @@ export function buildSessionRunner(
       inline: route.inline,
       instructions,
       system: parent?.system,
-      tools: parent?.tools,
+      tools,
       supportsContextEdits: route.supportsContextEdits,
       requestFields,
       secrets: route.secrets(),

@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freeEncoders } from '#src/estimate/index.js';
-import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
-import type { FakeServer } from '#support/fake-http.js';
+import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { startCli, stopRunningClis } from '#support/compiled-cli.js';
 import {
   RestateServer,
@@ -49,7 +48,7 @@ const step = (n: number) => [
 describeWithRestate('compactor serve on Restate', () => {
   let restate: RestateServer;
   let worker: Worker;
-  let upstream: FakeServer;
+  let upstream: FakeAgentUpstream;
   let cwd: string;
 
   beforeAll(async () => {
@@ -57,11 +56,12 @@ describeWithRestate('compactor serve on Restate', () => {
     upstream = await startFakeAgentUpstream({ window: WINDOW });
     restate = new RestateServer(install!);
     await restate.start();
-    // The worker writes the summaries, with its own route and key (the client's never reach Restate).
+    // The worker writes the summaries, with its own route and key (the client's never reach
+    // Restate), on Anthropic's API like the client, but another model.
     worker = await startWorker(install!, {
       WORKER_ROUTE: JSON.stringify({
-        provider: 'openai',
-        model: 'gpt-4o',
+        provider: 'anthropic',
+        model: 'claude-haiku-4-5',
         baseUrl: upstream.url,
         apiKeyEnv: 'FAKE_UPSTREAM_KEY',
       }),
@@ -98,6 +98,7 @@ describeWithRestate('compactor serve on Restate', () => {
 
   // Anthropic refuses tool blocks from a request that does not define its tools.
   const READ_TOOL = { name: 'read', input_schema: { type: 'object', properties: {} } };
+  const SUMMARY_PROMPT_START = 'You are writing a checkpoint of an agent session';
   const send = (server: { url: string }, messages: unknown[], n: number, named: boolean) =>
     fetch(`${server.url}/v1/messages`, {
       method: 'POST',
@@ -110,6 +111,19 @@ describeWithRestate('compactor serve on Restate', () => {
       },
       body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, tools: [READ_TOOL], messages }),
     });
+
+  /** `GET /compactor/sessions/ID` through a proxy. */
+  const show = async (server: { url: string }, id: string) => {
+    const res = await fetch(`${server.url}/compactor/sessions/${encodeURIComponent(id)}`);
+    expect(res.status).toBe(200);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  // What the file engine shows of a session; on Restate some are left out, none added.
+  const FILE_ENGINE_FIELDS = [
+    ...['id', 'open', 'stored', 'branches', 'messages', 'historyTokens', 'summaries', 'summariesMade'],
+    ...['summaryCalls', 'window', 'reservedOutput', 'prefixTokens', 'budgets', 'strategy', 'summarizer'],
+    ...['cacheHealth', 'lastRequest'],
+  ];
 
   it.each([
     ['named by the client', true],
@@ -135,10 +149,44 @@ describeWithRestate('compactor serve on Restate', () => {
         await first.close();
       }
       expect(compactedAt).toBeGreaterThanOrEqual(0);
+      // The worker's summary of the tool loop lists the loop's tools in Anthropic's shape, tool
+      // use off, as the API requires of a request with tool blocks (the fake refuses one without).
+      const summaries = upstream.requests.filter((r) => r.raw.includes(SUMMARY_PROMPT_START));
+      expect(summaries.length).toBeGreaterThan(0);
+      for (const r of summaries) {
+        expect(r.path).toBe('/v1/messages');
+        expect(r.headers['x-api-key']).toBe('sk-worker');
+        expect(r.body.model).toBe('claude-haiku-4-5');
+        expect(r.body.tools).toEqual([READ_TOOL]);
+        expect(r.body.tool_choice).toEqual({ type: 'none' });
+      }
+      expect(upstream.refusals).toEqual([]);
 
       // A new proxy, with nothing in memory: the next request continues what Restate holds.
       const second = await proxy();
       try {
+        // It shows the session from what Restate holds before it served any of its requests.
+        const kept = await restate.call<{ history: unknown[] }>('compactorSession', session, 'state');
+        const compactions = (await restate.sessionEvents(session)).filter(
+          (e) => e.type === 'thread.compact_boundary',
+        ).length;
+        const shown = await show(second, session);
+        expect(shown).toMatchObject({
+          id: session,
+          open: true,
+          stored: true,
+          branches: 1,
+          messages: kept.history.length,
+          summaries: 1,
+          summariesMade: compactions,
+          lastRequest: null,
+        });
+        expect(shown.historyTokens).toBeGreaterThan(0);
+        expect(Object.keys(shown).filter((k) => !FILE_ENGINE_FIELDS.includes(k))).toEqual([]);
+        // The window and cache health are this proxy's counts: none before it served the session.
+        expect(shown).not.toHaveProperty('window');
+        expect(shown).not.toHaveProperty('cacheHealth');
+
         messages.push(...step(n));
         const res = await send(second, messages, n, named);
         expect(res.status).toBe(200);
@@ -149,6 +197,11 @@ describeWithRestate('compactor serve on Restate', () => {
         // The summary written in the first proxy's turn is what the second one sends, with the newest step after it.
         expect(forwarded.includes('summary written at step')).toBe(true);
         expect(forwarded.includes(`"tool_use_id":"c${n}"`)).toBe(true);
+        const after = await show(second, session);
+        expect(after).toMatchObject({ window: WINDOW, lastRequest: { compacted: false } });
+        expect(after.messages).toBe((shown.messages as number) + 2);
+        expect(after).toHaveProperty('cacheHealth');
+        expect((await fetch(`${second.url}/compactor/sessions/never-seen`)).status).toBe(404);
       } finally {
         await second.close();
       }

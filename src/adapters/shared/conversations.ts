@@ -6,7 +6,6 @@ import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
 import { answerRecall, RECALL_NOT_FOUND } from '../../projection/recall.js';
 import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
-import type { SessionStoreSource } from '../../store/index.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -99,6 +98,23 @@ export interface Conversations {
   recall(args: unknown): string;
   /** Closes every session (their stores, when `sessionDir` is set). */
   close(): void;
+  /**
+   * For conversations kept outside the process (a proxy's on Restate): what is kept of one,
+   * read from there; undefined when nothing is.
+   */
+  kept?(conversationId: string, signal?: AbortSignal): Promise<KeptConversation | undefined>;
+}
+
+/** A conversation as kept outside the process: its current branch's session. */
+export interface KeptConversation {
+  /** Branches the conversation has had (1 unless the client rewrote its list). */
+  branches: number;
+  /** The current branch's live history (a summary in place of what was compacted). */
+  history: Message[];
+  /** Compactions of the current branch. */
+  compactions: number;
+  /** The session this process counts the conversation's tokens with, when it served it since it started. */
+  session?: CompactorSession;
 }
 
 /** What the adapters add to `createCompactorSession`'s options. */
@@ -121,19 +137,6 @@ export interface ConversationOptions {
    * names (default true); false leaves the tool out.
    */
   recall?: boolean;
-}
-
-/**
- * A place outside the file system that keeps each conversation's branches and sync point (a
- * proxy's Restate objects), used instead of `sessionDir`.
- */
-export interface ConversationStores {
-  /** How far the conversation was followed when last saved (the start when never). */
-  syncPoint(id: string): SyncPoint;
-  /** The store of one branch of a conversation. */
-  source(id: string, branch: number): SessionStoreSource;
-  /** Keeps what a call added to the branch's store, and the conversation's sync point. */
-  commit(id: string, branch: number, point: SyncPoint): Promise<void>;
 }
 
 export const ConversationOptionsSchema = z.object({
@@ -184,10 +187,7 @@ export function conversationIdOf(messages: readonly Message[], given?: string, s
  * takes); with `options.sessionDir` each conversation is stored durably in a subdirectory named
  * after its id, so a restarted process continues where it left off.
  */
-export function createConversations(
-  options: CompactorSessionOptions & ConversationOptions,
-  stores?: ConversationStores,
-): Conversations {
+export function createConversations(options: CompactorSessionOptions & ConversationOptions): Conversations {
   const { maxConversations, maxBytes, onEvict, sessionOptions } = splitOptions(options);
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
@@ -203,17 +203,9 @@ export function createConversations(
 
   /** The conversation's state, opened on first sight and forked when the framework rewrote it. */
   function stateOf(id: string, call: ConversationCall): State {
-    const state =
-      states.get(id) ??
-      openConversation(
-        id,
-        call,
-        sessionOptions,
-        stores ? stores.syncPoint(id) : readSyncPoint(sessionDir, id),
-        stores,
-      );
+    const state = states.get(id) ?? openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
     if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
-    const fork = forkConversation(id, state, call, sessionOptions, stores);
+    const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
     // that, and for its own sync point to be saved.
     const saved = fork.queue;
@@ -229,7 +221,7 @@ export function createConversations(
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
-      return enqueue(state, () => projectCall(id, state, call, sessionOptions, stores));
+      return enqueue(state, () => projectCall(id, state, call, sessionOptions));
     },
     recall: (args) => recallAcross(states, args),
     session: (id) => states.get(id)?.session,
@@ -328,7 +320,6 @@ function openConversation(
   call: ConversationCall,
   options: CompactorSessionOptions,
   point: SyncPoint,
-  stores: ConversationStores | undefined,
   history?: readonly Message[],
 ): State {
   const { sessionDir, history: _history, ...shared } = options;
@@ -337,7 +328,6 @@ function openConversation(
   const session = createCompactorSession({
     ...shared,
     ...(dir !== undefined ? { sessionDir: dir } : {}),
-    ...(stores !== undefined ? { store: stores.source(id, point.branch) } : {}),
     ...(history !== undefined ? { history } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
     ...(call.inline !== undefined ? { inline: call.inline } : {}),
@@ -372,7 +362,6 @@ function forkConversation(
   old: State,
   call: ConversationCall,
   options: CompactorSessionOptions,
-  stores: ConversationStores | undefined,
 ): State {
   const { sessionDir } = options;
   const shared = commonPrefix(old.hashes, call.messages);
@@ -384,13 +373,7 @@ function forkConversation(
     old.hashes.length === old.synced &&
     live.length > dropped &&
     tail.every((h, i) => h === old.hashes[shared + i]);
-  // A store outside the file system numbers branches on: the current one is always the newest.
-  const branch =
-    sessionDir !== undefined
-      ? nextBranch(sessionDir, id, old.branch)
-      : stores !== undefined
-        ? old.branch + 1
-        : old.branch;
+  const branch = sessionDir !== undefined ? nextBranch(sessionDir, id, old.branch) : old.branch;
   const point: SyncPoint = keeps
     ? {
         synced: shared,
@@ -404,7 +387,6 @@ function forkConversation(
     call,
     options,
     point,
-    stores,
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
   if (sessionDir !== undefined) state.recorded = recordedCount(state.session);
@@ -454,7 +436,6 @@ async function projectCall(
   state: State,
   call: ConversationCall,
   options: CompactorSessionOptions,
-  stores: ConversationStores | undefined,
 ): Promise<ConversationProjection> {
   const { sessionDir } = options;
   const { messages } = call;
@@ -477,7 +458,6 @@ async function projectCall(
   const sync = async () => {
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
     await advanceSyncPoint(state, messages, sessionDir, id);
-    await stores?.commit(id, state.branch, state);
   };
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
@@ -486,14 +466,14 @@ async function projectCall(
   try {
     turn = await session.runTurn({ pending, ...(call.signal !== undefined ? { signal: call.signal } : {}) });
   } catch (e) {
-    if (keptAfterFailure()) await sync();
+    if (keptAfterFailure()) sync();
     throw e;
   }
   if (turn.decision === 'cancelled') {
-    if (keptAfterFailure()) await sync();
+    if (keptAfterFailure()) sync();
     throw new CancelledError('the call was cancelled before its request was ready');
   }
-  await sync();
+  sync();
   return {
     conversationId: id,
     // The turn's own request: the one the machine made fit the window (prepareRequest agrees).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MAX_FAILURE_MESSAGE_CHARS } from '#machines/index.js';
-import { parentContextFor, rootCauseOf } from '#src/session/index.js';
+import { parentContextFor, requestToolsFor, rootCauseOf } from '#src/session/index.js';
 import { SYSTEM, TOOLS } from '#support/session/fixtures.js';
 
 const route = { provider: 'openai-compatible', label: 'deepseek', model: 'deepseek-chat', wire: 'chat' };
@@ -30,6 +30,38 @@ describe('S2 parent context', () => {
     expect(parentContextFor(file, { ...route, wire: null }, 'manual')).toBeNull();
     // A named provider decides on its own: a matching wire does not rescue a different provider.
     expect(parentContextFor({ ...file, provider: 'anthropic' }, route, 'manual')).toBeNull();
+  });
+});
+
+describe('S2 tools on a wire that needs them for a tool loop', () => {
+  // Anthropic refuses tool blocks from a request that does not define its tools.
+  const anthropic = {
+    provider: 'anthropic',
+    label: 'anthropic',
+    model: 'claude-haiku-4-5',
+    wire: 'messages',
+  };
+  const framework = { provider: 'framework', model: 'claude-sonnet-4-6', system: SYSTEM, tools: TOOLS };
+
+  it("S2: an Anthropic route lists the envelope's tools for another model, a model switch too, but not its system prompt", () => {
+    expect(parentContextFor(framework, anthropic, 'automatic')).toBeNull();
+    expect(requestToolsFor(framework, anthropic, null)).toEqual(TOOLS);
+    expect(
+      requestToolsFor(framework, anthropic, parentContextFor(framework, anthropic, 'modelSwitch')),
+    ).toEqual(TOOLS);
+  });
+
+  it('S2: other wires follow the parent context alone; no tools when the envelope has none', () => {
+    expect(
+      requestToolsFor(framework, route, parentContextFor(framework, route, 'automatic')),
+    ).toBeUndefined();
+    expect(requestToolsFor(envelope, route, parentContextFor(envelope, route, 'manual'))).toEqual(TOOLS);
+    expect(requestToolsFor({ ...framework, tools: [] }, anthropic, null)).toBeUndefined();
+    expect(requestToolsFor(undefined, anthropic, null)).toBeUndefined();
+    const same = { ...framework, provider: 'anthropic', model: 'claude-haiku-4-5', tools: TOOLS.slice(0, 1) };
+    expect(requestToolsFor(same, anthropic, parentContextFor(same, anthropic, 'manual'))).toEqual(
+      TOOLS.slice(0, 1),
+    );
   });
 });
 
