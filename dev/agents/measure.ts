@@ -62,6 +62,33 @@ export interface CellMeasure {
   upstreamTokens: number;
   /** The same, summed up to and including each loop turn (the running tally). */
   tally: number[];
+  /**
+   * Tokens of the recall tool the proxy offers beside the agent's own, over every model call:
+   * left out of `upstreamTokens` and `tally` (they compare what the agent's own requests cost).
+   */
+  recallOffer: number;
+}
+
+const isRecallTool = (t: any): boolean => t?.name === 'recall' || t?.function?.name === 'recall';
+
+/** A request body without the recall tool the proxy offers (no agent of the matrix has one of that name). */
+export function withoutRecallOffer(body: any): any {
+  if (body === null || typeof body !== 'object' || !Array.isArray(body.tools)) return body;
+  const tools = body.tools
+    .filter((t: any) => !isRecallTool(t))
+    .map((t: any) =>
+      Array.isArray(t?.functionDeclarations)
+        ? { ...t, functionDeclarations: t.functionDeclarations.filter((d: any) => !isRecallTool(d)) }
+        : t,
+    )
+    .filter((t: any) => !Array.isArray(t?.functionDeclarations) || t.functionDeclarations.length > 0);
+  return { ...body, tools };
+}
+
+/** Tokens the proxy's recall offer adds to a request body. */
+function recallOfferTokens(body: any): number {
+  const without = withoutRecallOffer(body);
+  return without === body ? 0 : Math.max(0, estimateBodyTokens(body) - estimateBodyTokens(without));
 }
 
 /** The parts of a request that must stay the same for its prefix to be kept, and its list of items. */
@@ -218,12 +245,15 @@ export function measureCell(
   const tally: number[] = [];
   let sum = 0;
   for (const t of model.turns) {
-    sum += t.input;
+    sum += t.input - recallOfferTokens(t.request.body);
     if (isLoop(t)) tally.push(sum);
   }
   const sentByAgent = new Set(agentCalls.map((e) => sortedJson(parsedOrNull(e.body))));
   const forwarded = model.turns.filter((t) => t.answered !== 'summary');
-  const unchanged = forwarded.filter((t) => sentByAgent.has(sortedJson(t.request.body ?? null))).length;
+  const unchanged = forwarded.filter((t) =>
+    sentByAgent.has(sortedJson(withoutRecallOffer(t.request.body ?? null))),
+  ).length;
+  const recallOffer = calls.reduce((n, r) => n + recallOfferTokens(r.body), 0);
   return {
     agentRequests: agentCalls.length,
     forwarded: forwarded.length,
@@ -244,7 +274,8 @@ export function measureCell(
     prefixKept: kept,
     breaks,
     fixedPart: loop[0] ? fixedPartTokens(loop[0].request.body) : 0,
-    upstreamTokens: calls.reduce((n, r) => n + estimateBodyTokens(r.body), 0),
+    upstreamTokens: calls.reduce((n, r) => n + estimateBodyTokens(withoutRecallOffer(r.body)), 0),
     tally,
+    recallOffer,
   };
 }

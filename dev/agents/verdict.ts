@@ -145,6 +145,10 @@ export function matrixTable(rows: readonly AgentRow[]): {
         direct ? 'baseline' : failures.length === 0 ? 'yes' : 'NO',
       ]);
       if (failures.length > 0) notes.push(`${c.label} at ${c.spec.window! / 1000}k: ${failures.join('; ')}.`);
+      if (c.recallOffer > 0)
+        notes.push(
+          `${c.label} at ${c.spec.window! / 1000}k: the proxy's recall tool added ${n(c.recallOffer)} tokens over ${c.forwarded} requests (left out of the upstream count).`,
+        );
       if (c.refusalSample)
         notes.push(
           `${c.label} at ${direct ? 'direct' : `${c.spec.window! / 1000}k`} got: ${c.refusalSample}`,
