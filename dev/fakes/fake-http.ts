@@ -154,19 +154,27 @@ export function sendSse(res: ServerResponse, events: FakeSseEvent[], truncateAft
 /**
  * A response whose writes after the first (and its end) each wait for `before()`, in order:
  * a stream paced like a model that writes as it generates, or held by a test until the client
- * has read the first event. Everything else goes to `res` as is.
+ * has read the first event. With `last`, writes go at once up to the first one `last` picks.
+ * Everything else goes to `res` as is.
  */
-export function heldWrites(res: ServerResponse, before: () => Promise<void>): ServerResponse {
-  let writes = 0;
+export function heldWrites(
+  res: ServerResponse,
+  before: () => Promise<void>,
+  last: (chunk: string) => boolean = () => true,
+): ServerResponse {
+  let free = true;
   let chain = Promise.resolve();
-  const queued = (f: () => void) => {
-    if (writes++ === 0) return f();
+  const queued = (chunk: string | undefined, f: () => void) => {
+    if (free) {
+      free = !last(chunk ?? '');
+      return f();
+    }
     chain = chain.then(before).then(f);
   };
   return new Proxy(res, {
     get(target, prop, receiver) {
-      if (prop === 'write') return (chunk: string) => (queued(() => target.write(chunk)), true);
-      if (prop === 'end') return (chunk?: string) => (queued(() => target.end(chunk)), target);
+      if (prop === 'write') return (chunk: string) => (queued(chunk, () => target.write(chunk)), true);
+      if (prop === 'end') return (chunk?: string) => (queued(chunk, () => target.end(chunk)), target);
       const value: unknown = Reflect.get(target, prop, receiver);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },

@@ -67,7 +67,7 @@ export function recallStep(prompt: SeenPrompt, files: number): RecallStep {
   return id === undefined ? { kind: 'answer', text: LOST } : { kind: 'recall', id };
 }
 
-/** The step as a wire reply (a thought and a call, or the final text). */
+/** The step as a wire reply (a thought and a call, a bare recall call, or the final text). */
 export function recallReply(step: RecallStep, key: string): Reply {
   if (step.kind === 'answer') return { key, text: step.text };
   if (step.kind === 'read')
@@ -76,9 +76,10 @@ export function recallReply(step: RecallStep, key: string): Reply {
       text: `Reading file ${step.n}.`,
       call: { id: `call_${key}`, name: 'read_file', arguments: JSON.stringify({ path: recallPath(step.n) }) },
     };
+  // It recalls without a word first: text before a call goes on to the agent as it streams.
   return {
     key,
-    text: 'The first file was cleared; recalling it.',
+    text: '',
     call: { id: `call_${key}`, name: 'recall', arguments: JSON.stringify({ id: step.id }) },
   };
 }

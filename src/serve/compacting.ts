@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
 import { recordProviderUsage } from '../adapters/shared/usage.js';
-import {
-  catalogCapacity,
-  type ConversationProjection,
-  type Conversations,
-} from '../adapters/shared/conversations.js';
+import { catalogCapacity, type ConversationProjection } from '../adapters/shared/conversations.js';
+import type { ProxyConversations } from './kept-conversation.js';
 import { RequestRefusedError, UserError, WindowTooSmallError } from '../core/errors.js';
 import type { ClearingPolicy } from '../projection/index.js';
 import type { Estimator } from '../estimate/estimator.js';
@@ -38,7 +35,7 @@ import type { Receipt } from '../summary/receipt.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
-  conversations: Conversations;
+  conversations: ProxyConversations;
   index: SessionIndex;
   metrics: ServeMetrics;
   upstream: Upstream;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
+import { text as textOf } from 'node:stream/consumers';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactorSession } from '../session/index.js';
 import { answerRecall } from '../projection/index.js';
@@ -8,6 +9,7 @@ import type { CompactingContext } from './compacting.js';
 import { writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
+import { StreamPeek, type StreamVerdict } from './recall-peek.js';
 import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
 import { withBetas } from './anthropic-native.js';
 
@@ -74,8 +76,9 @@ function answers(
  * Forwards a request whose upstream may call the recall tool: while the answer
  * holds only recall calls (at most {@link MAX_RECALL_ROUNDS} times), the proxy appends the calls
  * and the originals they ask for and asks again; the client gets the last answer, with no
- * recall call in it unless the rounds ran out. A streamed answer is held until it ends, then
- * relayed whole when it is not a recall turn. Resolves to the number of rounds taken.
+ * recall call in it unless the rounds ran out. A streamed answer passes on as it comes once its
+ * first events show text or another tool's call; one that opens with a recall call is held to
+ * its end. Resolves to the number of rounds taken.
  */
 export async function forwardAnsweringRecalls(
   ctx: CompactingContext,
@@ -92,7 +95,14 @@ export async function forwardAnsweringRecalls(
   let answer = await send(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
-    const text = await answer.body.text();
+    if (turn.request.stream) {
+      const peeked = await peek(protocol, answer);
+      // Not a recall turn: the stream goes on to the client as it comes.
+      if (peeked.verdict === 'other') return relay(res, peeked.answer, round, extra, tap);
+      answer = peeked.answer;
+    }
+    // Read through the stream, whatever it is now (the peeked part comes again first).
+    const text = await textOf(answer.body);
     const json = turn.request.stream ? answerOfStream(protocol, text) : text;
     const called = json === undefined ? undefined : recallTurnOf(protocol, json);
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
@@ -122,4 +132,34 @@ async function relay(
     answer.status === 200 && rounds === 0 ? tap : undefined,
   );
   return rounds;
+}
+
+/**
+ * Reads a streamed answer until its first events tell whether it can be a recall turn (or it
+ * ends); the answer returned carries the whole stream again, the read part first.
+ */
+async function peek(
+  protocol: ProtocolName,
+  answer: UpstreamResponse,
+): Promise<{ verdict: StreamVerdict; answer: UpstreamResponse }> {
+  const source = answer.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const seen = new StreamPeek(protocol);
+  const read: Buffer[] = [];
+  for (;;) {
+    const next = await source.next();
+    if (next.done === true) break;
+    read.push(next.value);
+    if (seen.push(next.value) !== undefined) break;
+  }
+  async function* again(): AsyncGenerator<Buffer> {
+    try {
+      yield* read;
+      for (let next = await source.next(); next.done !== true; next = await source.next()) yield next.value;
+    } finally {
+      // A client gone early leaves nothing open upstream.
+      await source.return?.();
+    }
+  }
+  const body = Readable.from(again()) as UpstreamResponse['body'];
+  return { verdict: seen.verdict, answer: { ...answer, body } };
 }

@@ -9,15 +9,20 @@ import type { ProtocolName } from './protocols.js';
 type Obj = Record<string, Json>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The data lines of one event, joined. */
+export function frameData(frame: string): string {
+  return frame
+    .split(/\r?\n/)
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).trimStart())
+    .join('\n');
+}
+
 /** The JSON data of every event of a stream (events whose data is not JSON are skipped). */
 function eventsOf(sse: string): Obj[] {
   const out: Obj[] = [];
   for (const frame of sse.split(/\r?\n\r?\n/)) {
-    const data = frame
-      .split(/\r?\n/)
-      .filter((l) => l.startsWith('data:'))
-      .map((l) => l.slice(5).trimStart())
-      .join('\n');
+    const data = frameData(frame);
     if (data === '' || data === '[DONE]') continue;
     try {
       const v = JSON.parse(data) as unknown;

@@ -5,9 +5,8 @@ import {
   conversationIdOf,
   type ConversationCall,
   type ConversationOptions,
-  type Conversations,
-  type KeptConversation,
 } from '../adapters/shared/conversations.js';
+import type { KeptConversation, ProxyConversations } from './kept-conversation.js';
 import { branchName, hashOf } from '../adapters/shared/sync-point.js';
 import { MessageSchema } from '../messages/message.js';
 import { CancelledError, RequestRefusedError } from '../core/errors.js';
@@ -39,7 +38,7 @@ import {
 export function restateConversations(
   ingress: string,
   options: CompactorSessionOptions & ConversationOptions,
-): Conversations {
+): ProxyConversations {
   // The proxy holds no session's history here, so there is no memory budget to keep.
   const { maxConversations = 1_000, maxBytes: _maxBytes, onEvict, ...shared } = options;
   const base = `${ingress.replace(/\/+$/, '')}/${conversationName(OBJECT_NAME)}`;

@@ -1,7 +1,7 @@
-import type { Conversations, KeptConversation } from '../adapters/shared/conversations.js';
 import { createEstimator } from '../estimate/index.js';
 import { isSummaryMessage } from '../summary/summary-message.js';
 import { OFFLINE_SUMMARIZER, type LastRequest } from './compacting.js';
+import type { KeptConversation, ProxyConversations } from './kept-conversation.js';
 
 /** A last request as the endpoint shows it (what is kept for the next request's counting left out). */
 function shown(last: LastRequest): Omit<LastRequest, 'sent'> {
@@ -14,7 +14,7 @@ function shown(last: LastRequest): Omit<LastRequest, 'sent'> {
  * and its last request — counts only, never message text or anything the client sent as a header.
  */
 export async function sessionState(
-  conversations: Conversations,
+  conversations: ProxyConversations,
   id: string,
   last: LastRequest | undefined,
   summarizer: 'upstream' | 'offline',

@@ -157,7 +157,9 @@ describeWithRestate('compactor serve on Restate', () => {
         expect(r.path).toBe('/v1/messages');
         expect(r.headers['x-api-key']).toBe('sk-worker');
         expect(r.body.model).toBe('claude-haiku-4-5');
-        expect(r.body.tools).toEqual([READ_TOOL]);
+        // The agent's own tool as it sent it, then the recall tool the proxy offers.
+        expect(r.body.tools[0]).toEqual(READ_TOOL);
+        expect(r.body.tools.map((t: { name: string }) => t.name)).toEqual([READ_TOOL.name, 'recall']);
         expect(r.body.tool_choice).toEqual({ type: 'none' });
       }
       expect(upstream.refusals).toEqual([]);

@@ -272,7 +272,8 @@ describe('compactor serve: the agent prompt and tools in Anthropic compactions',
     // The API refuses tool blocks without tools; the same system and tools also keep the prompt cache.
     for (const r of inline) {
       expect(r.body.system).toBe(LONG_SYSTEM);
-      expect(r.body.tools.map((t: { name: string }) => t.name)).toEqual([READ_FILE.name]);
+      // The proxy offers its recall tool beside the agent's own from the first request on.
+      expect(r.body.tools.map((t: { name: string }) => t.name)).toEqual([READ_FILE.name, 'recall']);
       expect(estimateBodyTokens(r.body) + requestedOutputTokens(r.body)).toBeLessThanOrEqual(
         ANTHROPIC_WINDOW,
       );

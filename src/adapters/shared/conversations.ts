@@ -98,23 +98,6 @@ export interface Conversations {
   recall(args: unknown): string;
   /** Closes every session (their stores, when `sessionDir` is set). */
   close(): void;
-  /**
-   * For conversations kept outside the process (a proxy's on Restate): what is kept of one,
-   * read from there; undefined when nothing is.
-   */
-  kept?(conversationId: string, signal?: AbortSignal): Promise<KeptConversation | undefined>;
-}
-
-/** A conversation as kept outside the process: its current branch's session. */
-export interface KeptConversation {
-  /** Branches the conversation has had (1 unless the client rewrote its list). */
-  branches: number;
-  /** The current branch's live history (a summary in place of what was compacted). */
-  history: Message[];
-  /** Compactions of the current branch. */
-  compactions: number;
-  /** The session this process counts the conversation's tokens with, when it served it since it started. */
-  session?: CompactorSession;
 }
 
 /** What the adapters add to `createCompactorSession`'s options. */
@@ -466,14 +449,17 @@ async function projectCall(
   try {
     turn = await session.runTurn({ pending, ...(call.signal !== undefined ? { signal: call.signal } : {}) });
   } catch (e) {
-    if (keptAfterFailure()) sync();
+    // The call's own failure is what its caller needs to hear, not a failed save after it.
+    if (keptAfterFailure()) await sync().catch(() => undefined);
     throw e;
   }
   if (turn.decision === 'cancelled') {
-    if (keptAfterFailure()) sync();
+    if (keptAfterFailure()) await sync().catch(() => undefined);
     throw new CancelledError('the call was cancelled before its request was ready');
   }
-  sync();
+  // Saved before the request goes on (without blocking other requests): a save that fails
+  // fails this call instead of surfacing later, and a deleted conversation is not written again.
+  await sync();
   return {
     conversationId: id,
     // The turn's own request: the one the machine made fit the window (prepareRequest agrees).

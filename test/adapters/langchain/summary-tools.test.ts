@@ -84,7 +84,11 @@ describe('LangChain adapter: summaries written by the agent own Anthropic model'
     expect(model.refusals).toEqual([]);
     expect(model.summaryCalls.length).toBeGreaterThan(0);
     for (const call of model.summaryCalls)
-      expect(call.tools?.map((t) => (t as { function: { name: string } }).function.name)).toEqual(['bash']);
+      // The agent's tools are its own and the recall tool the middleware registers.
+      expect(call.tools?.map((t) => (t as { function: { name: string } }).function.name)).toEqual([
+        'bash',
+        'recall',
+      ]);
     expect(result.messages.at(-1)?.content).toBe('Done.');
   });
 });
