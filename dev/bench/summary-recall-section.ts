@@ -33,6 +33,21 @@ export function summaryRecallSection(
   sessions: readonly CorpusSession[],
 ): BenchSection {
   const rows: Array<Array<string | number>> = [];
+  const receipts: string[] = [];
+  for (const [window, runs] of all) {
+    let compactions = 0;
+    let amended = 0;
+    for (const r of runs)
+      for (const s of r.perSession)
+        if (s.ok) {
+          compactions += s.result.totals.receiptCompactions;
+          amended += s.result.totals.amendedCompactions;
+        }
+    if (compactions > 0)
+      receipts.push(
+        `${window / 1000}k ${amended}/${compactions} (${((100 * amended) / compactions).toFixed(1)}%)`,
+      );
+  }
   for (const [window, runs] of all)
     for (const r of runs) {
       const every = carriedIn(r, () => true);
@@ -48,6 +63,7 @@ export function summaryRecallSection(
     notes: [
       `Summarizer: the embedded offline summarizer (${OFFLINE_MODEL}), the default. A needed result counts as carried when a summary in the request holds, verbatim, one of the facts the turn used from it; a needed re-read (no fact) never does.`,
       'A real model summarizer was not measured: no test model is reachable from this machine (no network), and the bench makes no provider calls.',
+      `Receipts, compactions whose summary lacked an item and had it added verbatim, all policies: ${receipts.join(', ') || 'no compactions'}. A small window leaves the summary little room, so it carries less.`,
     ],
   };
 }

@@ -6,6 +6,7 @@ import type { SummaryClient, SummaryRequest } from '../../src/providers/types.js
 import { createCompactorSession, type CompactorSession } from '../../src/session/index.js';
 import type { SessionLimits } from '../../src/session/options.js';
 import { createOfflineSummarizer } from '../../src/summary/offline/offline-summarizer.js';
+import type { Receipt } from '../../src/summary/receipt.js';
 import { sessionSettingsOf } from './policies/compactor.js';
 import type { CompactorSetting, RetentionPolicy } from './types.js';
 
@@ -26,6 +27,20 @@ export interface ReplayStep {
   /** Compaction ran and the request still reached the compaction threshold. */
   overThreshold: boolean;
   summary: SummaryCount;
+  /** Compactions of this step that carried a receipt, and how many of them had items added verbatim. */
+  receipts: ReceiptCount;
+}
+
+/** Compactions with a receipt, and those whose summary had to be amended. */
+export interface ReceiptCount {
+  compactions: number;
+  amended: number;
+}
+
+/** The count of one compaction's receipt (none: nothing). */
+function receiptCount(receipt: Receipt | null | undefined): ReceiptCount {
+  if (receipt === null || receipt === undefined) return { compactions: 0, amended: 0 };
+  return { compactions: 1, amended: receipt.amended > 0 ? 1 : 0 };
 }
 
 /** Feeds a recorded session to one policy, step by step. */
@@ -122,6 +137,7 @@ export function productDriver(policy: CompactorSetting, options: DriverOptions):
         overThreshold:
           compacted && r.thresholdTokens !== null && est.history(request) + prefix >= r.thresholdTokens,
         summary: take(),
+        receipts: receiptCount(r.compaction?.receipt),
       };
     },
     close: () => session.close(),
@@ -150,13 +166,15 @@ export function baselineDriver(policy: RetentionPolicy, options: DriverOptions):
       let request = await policy.project(normalized, ctx);
       const acted = request.length !== normalized.length || est.history(request) !== est.history(normalized);
       let overThreshold = false;
+      let receipts = receiptCount(null);
       if (threshold !== null && est.history(request) + prefix >= threshold) {
         const report = await session.compact({ mode: 'automatic' });
+        receipts = receiptCount(report.receipt);
         if (report.status === 'compacted')
           request = await policy.project(normalizeHistory(session.history), ctx);
         overThreshold = est.history(request) + prefix >= threshold;
       }
-      return { request, historyTokens, acted, overThreshold, summary: take() };
+      return { request, historyTokens, acted, overThreshold, summary: take(), receipts };
     },
     close: () => session.close(),
   };

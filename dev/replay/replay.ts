@@ -62,6 +62,9 @@ export interface TurnRecord {
   compactedNeeded: number;
   /** Of those, the ones whose fact (path, identifier, code or error line) the summary still carries. */
   summaryRecalled: number;
+  /** Compactions at this turn that carried a receipt, and those whose summary had items added verbatim. */
+  receiptCompactions: number;
+  amendedCompactions: number;
 }
 
 /** Sums of a replay. */
@@ -87,6 +90,8 @@ export interface ReplayTotals {
   summaryOutputTokens: number;
   compactedNeeded: number;
   summaryRecalled: number;
+  receiptCompactions: number;
+  amendedCompactions: number;
 }
 
 /** A replayed session under one policy. */
@@ -124,6 +129,8 @@ export function emptyTotals(): ReplayTotals {
     summaryOutputTokens: 0,
     compactedNeeded: 0,
     summaryRecalled: 0,
+    receiptCompactions: 0,
+    amendedCompactions: 0,
   };
 }
 
@@ -147,6 +154,8 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     t.summaryOutputTokens += r.summaryOutputTokens;
     t.compactedNeeded += r.compactedNeeded;
     t.summaryRecalled += r.summaryRecalled;
+    t.receiptCompactions += r.receiptCompactions;
+    t.amendedCompactions += r.amendedCompactions;
   }
   return t;
 }
@@ -204,6 +213,8 @@ export async function replaySession(
         prefixTokens,
         outputTokens: est.message(session[t]),
         summaryOutputTokens: step.summary.outputTokens,
+        receiptCompactions: step.receipts.compactions,
+        amendedCompactions: step.receipts.amended,
         taskKept: taskIndex < 0 || taskIndex > t || hasTask(request, taskText, lead),
       });
     }

@@ -39,6 +39,16 @@ export function isClearedResultText(text: string): boolean {
   return text.startsWith(STUB_START);
 }
 
+const RECALL_ID_FIELD = /"recall_id":"r-[0-9a-f]{8}"/;
+
+/**
+ * Whether a line is a clearing stub that names a recall id: it points to a removed result, so
+ * what it names (the start of the call's input) is not a copy of that result.
+ */
+export function isRecallPointer(line: string): boolean {
+  return isClearedResultText(line) && RECALL_ID_FIELD.test(line);
+}
+
 /** True when a result is already a clearing stub. */
 export function isClearedStub(result: Message): boolean {
   return typeof result.content === 'string' && isClearedResultText(result.content);

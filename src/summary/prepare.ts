@@ -2,6 +2,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
 import type { RequestFields } from '../providers/request-fields.js';
 import type { SummaryRequest, ToolSchema } from '../providers/types.js';
+import { normalizeHistory } from '../projection/normalize.js';
 import { boundHistoryForSummary, type BoundMode } from './bound.js';
 import { instructionsTokens as measureInstructions } from './preview.js';
 import { pruneOversizedToolOutputs } from './prune.js';
@@ -41,13 +42,16 @@ export interface PreparedSummary {
 }
 
 /**
- * Prunes oversized tool results, then bounds the fork to the allowance.
+ * Repairs call/result pairing, prunes oversized tool results, then bounds the fork to the allowance.
  * Throws a `BudgetError` naming the allowance when no valid fork fits — before any
  * provider call. Pure: the input history is not modified.
  */
 export function prepareLocalSummary(history: readonly Message[], options: PrepareOptions): PreparedSummary {
   const est = options.estimator;
-  const pruned = pruneOversizedToolOutputs(history, est, { maxTokens: options.pruneMaxTokens });
+  // Pairing repaired first: a message sent while a tool ran splits a call from its result, and
+  // the bound stops at such an incomplete group, leaving everything older out of the summary.
+  const paired = normalizeHistory(history);
+  const pruned = pruneOversizedToolOutputs(paired, est, { maxTokens: options.pruneMaxTokens });
   const instructionsTokens = measureInstructions(options.instructions, est);
   const bounded = boundHistoryForSummary(pruned, {
     budget: options.budget,

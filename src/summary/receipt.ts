@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hasToolCalls, textOf, type Message } from '../messages/message.js';
 import { oneLine } from '../core/text.js';
 import { extractSessionFacts } from './offline/extract.js';
+import { isExplorationCommand } from './offline/shell.js';
 import { summaryMessage } from './rebuild.js';
 import { isReinjectionMessage, isSummaryMessage } from './summary-message.js';
 
@@ -54,9 +55,17 @@ const REQUEST_CHARS = 600;
 /** Whitespace folded, so a line wrapped differently still matches. */
 const fold = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
-/** Identifiers worth keeping: UUIDs, long hex hashes with a digit, issue-style numbers. */
+/** Identifiers worth keeping anywhere: UUIDs and long hex hashes with a digit. */
 const ID_PATTERN =
-  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{10,40}\b|#\d{2,7}\b/g;
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{10,40}\b/g;
+/** Issue-style numbers, from the user's words only: in code `#213547` is a colour, `&#8212;` a dash. */
+const ISSUE_PATTERN = /(?<![&\w])#\d{2,7}\b/g;
+
+/** The longest head of a command kept as its key (a summary shows long commands by their first line). */
+const COMMAND_CHARS = 200;
+
+/** What identifies a command: its first line, whitespace folded, at most {@link COMMAND_CHARS}. */
+const commandKey = (command: string): string => fold(command.split('\n')[0]).slice(0, COMMAND_CHARS);
 
 function userTexts(span: readonly Message[]): string[] {
   return span
@@ -74,14 +83,10 @@ const newest = <T>(list: readonly T[], n: number): T[] => list.slice(Math.max(0,
 function idsOf(span: readonly Message[]): string[] {
   const seen = new Set<string>();
   for (const m of span) {
-    const texts =
-      m.role === 'user' && m.toolCallId === undefined
-        ? [textOf(m.content)]
-        : hasToolCalls(m)
-          ? m.toolCalls.map((c) => c.arguments)
-          : [];
+    const user = m.role === 'user' && m.toolCallId === undefined;
+    const texts = user ? [textOf(m.content)] : hasToolCalls(m) ? m.toolCalls.map((c) => c.arguments) : [];
     for (const t of texts)
-      for (const id of t.match(ID_PATTERN) ?? []) {
+      for (const id of [...(t.match(ID_PATTERN) ?? []), ...(user ? (t.match(ISSUE_PATTERN) ?? []) : [])]) {
         seen.delete(id);
         seen.add(id);
       }
@@ -91,7 +96,8 @@ function idsOf(span: readonly Message[]): string[] {
 
 /**
  * The items a compaction of `span` must keep: the latest user request (verbatim), the user's
- * corrections, unresolved errors, paths touched, commands run with their outcome, and ids.
+ * corrections, unresolved errors, paths touched, commands run with their outcome (reads and
+ * searches aside: their paths stand for them; a long command by its first line), and ids.
  * Deterministic: the same span gives the same list.
  */
 export function extractReceiptItems(span: readonly Message[]): ReceiptItem[] {
@@ -108,25 +114,22 @@ export function extractReceiptItems(span: readonly Message[]): ReceiptItem[] {
   for (const c of newest(unresolved, LIMITS.error)) {
     const exit = c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
     const error = c.errorLine ? `: ${oneLine(c.errorLine, 200)}` : '';
-    items.push({
-      kind: 'error',
-      key: fold(c.command),
-      line: `- Unresolved: \`${c.command}\` failed${exit}${error}`,
-    });
+    const key = commandKey(c.command);
+    items.push({ kind: 'error', key, line: `- Unresolved: \`${key}\` failed${exit}${error}` });
   }
   const paths = [...facts.filesRead, ...facts.filesModified]
     .sort((a, b) => a.last - b.last)
     .map((f) => f.text);
   for (const p of newest([...new Set(paths)], LIMITS.path))
     items.push({ kind: 'path', key: p, line: `- Path touched: ${p}` });
-  const ran = [...facts.commands].sort((a, b) => a.last - b.last).filter((c) => c.status !== 'failed');
+  // Reads and searches are kept by their paths; the commands listed are those that did something.
+  const ran = [...facts.commands]
+    .sort((a, b) => a.last - b.last)
+    .filter((c) => c.status !== 'failed' && !isExplorationCommand(c.command));
   for (const c of newest(ran, LIMITS.command)) {
     const outcome = c.exitCode === null ? c.status : `exit ${c.exitCode}`;
-    items.push({
-      kind: 'command',
-      key: fold(c.command),
-      line: `- Ran \`${oneLine(c.command, 200)}\` (${outcome})`,
-    });
+    const key = commandKey(c.command);
+    items.push({ kind: 'command', key, line: `- Ran \`${key}\` (${outcome})` });
   }
   for (const id of newest(idsOf(span), LIMITS.id)) items.push({ kind: 'id', key: id, line: `- Id: ${id}` });
   return items.filter((it) => it.key !== '');

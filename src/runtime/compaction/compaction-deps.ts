@@ -30,7 +30,10 @@ export interface CompactionDeps {
   secrets?: readonly string[];
   /** Capacity every native request must fit, its requested output counted; null/absent = unknown. */
   capacity?: number | null;
-  /** Whether a line of a kept message points to a removed original by its recall id (receipts). */
+  /**
+   * Whether a line of a kept message points to a removed original by its recall id (receipts).
+   * Default: a clearing stub that names a recall id.
+   */
   isPointer?: (line: string) => boolean;
 }
 

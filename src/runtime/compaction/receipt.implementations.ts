@@ -8,6 +8,7 @@ import {
   ReceiptSchema,
   type Receipt,
 } from '../../summary/receipt.js';
+import { isRecallPointer } from '../../projection/stubs.js';
 import type { MessageStore } from '../message-store.js';
 import { shrank, type CompactionDeps } from './compaction-deps.js';
 
@@ -25,7 +26,7 @@ export const checkReceiptActor = (deps: CompactionDeps, store: MessageStore) =>
     const before = store.get(input.historyRef);
     const after = store.get(input.compactedRef);
     const items = checkReceipt(extractReceiptItems(replacedSpan(before, after)), after, {
-      isPointer: deps.isPointer,
+      isPointer: deps.isPointer ?? isRecallPointer,
     });
     const receipt: Receipt = {
       items,

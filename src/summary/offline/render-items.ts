@@ -49,6 +49,9 @@ const MORE_FACTS_PRIORITY = 30;
 const TOP_FACTS = 6;
 const EXPLORATION_PRIORITY = 15;
 const LATER_REQUEST_PRIORITY = 70;
+/** How many of the newest commands that changed something outrank output facts, and at what priority. */
+const RECENT_COMMANDS = 20;
+const RECENT_COMMAND_PRIORITY = 50;
 
 /** One candidate line. */
 export interface Item {
@@ -158,12 +161,19 @@ function addChecks(facts: SessionFacts, add: Add): void {
   for (const f of facts.toolFailures) add('failed', `- ${f.tool} ${f.target}: ${f.message}`, f.last);
   for (const c of facts.commands.filter((c) => c.status === 'not-run')) add('notRun', commandLine(c), c.last);
   // Rule 5: successful exploration is compressed first; what it showed is kept as output facts.
+  // The newest commands that changed something outrank output facts: the next turn builds on them.
+  const acting = byAge.filter((c) => !(c.status === 'completed' && isExplorationCommand(c.command)));
+  const recent = new Set(acting.slice(-RECENT_COMMANDS));
   for (const c of byAge)
     add(
       'commands',
       commandLine(c),
       c.last,
-      c.status === 'completed' && isExplorationCommand(c.command) ? EXPLORATION_PRIORITY : PRIORITY.commands,
+      recent.has(c)
+        ? RECENT_COMMAND_PRIORITY
+        : c.status === 'completed' && isExplorationCommand(c.command)
+          ? EXPLORATION_PRIORITY
+          : PRIORITY.commands,
     );
 }
 

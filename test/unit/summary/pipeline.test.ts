@@ -212,6 +212,20 @@ describe('L1 prepareLocalSummary', () => {
     expect(cut.inputTokens).toBeLessThan(fits.inputTokens);
     expect(cut.inputTokens + cut.instructionsTokens).toBeLessThanOrEqual(total + 10);
   });
+
+  it('L1: a message sent while a tool ran does not cut the fork there: every earlier group still goes in', () => {
+    const h = [...session(3)];
+    // A user message between the newest-but-one batch's call and its result.
+    const at = h.findIndex((m, i) => i > 2 && m.role === 'tool');
+    h.splice(at, 0, msg.user('also check the lockfile'));
+    const p = prepareLocalSummary(h, { budget: 1_000_000, estimator: est, instructions: 'summarize' });
+    expect(isProtocolValid(p.fork)).toBe(true);
+    const users = (ms: readonly Message[]) =>
+      ms.filter((m) => m.role === 'user' && m.toolCallId === undefined);
+    expect(users(p.fork).map((m) => textOf(m.content))).toEqual(users(h).map((m) => textOf(m.content)));
+    const results = (ms: readonly Message[]) => ms.filter((m) => m.role === 'tool').length;
+    expect(results(p.fork)).toBe(results(h));
+  });
 });
 
 describe('L4 prepareHierarchicalBands', () => {

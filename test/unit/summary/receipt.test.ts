@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { msg } from '#src/messages/message.js';
+import { msg, textOf } from '#src/messages/message.js';
+import { isRecallPointer, stubResult } from '#src/projection/stubs.js';
 import {
   amendHistory,
   checkReceipt,
@@ -48,5 +49,30 @@ describe('receipt items and where they land (R3)', () => {
 
   it('R3: the replaced span is what the compacted history no longer holds', () => {
     expect(replacedSpan(span, [summaryMessage('s'), span[2]!])).toEqual(span.slice(0, 2));
+  });
+});
+
+describe('receipt pointers: a cleared result that names a recall id (R3)', () => {
+  it('R3: an item whose only copy is a clearing stub with a recall id is a pointer, not kept', () => {
+    const call = JSON.stringify({ command: 'cat src/deep/module.ts' });
+    const read = [
+      msg.user('Look at the module.'),
+      msg.assistant('', [{ id: 'c9', name: 'bash', arguments: call }]),
+      msg.tool('c9', 'export const deep = 1;\n'.repeat(40), 'bash'),
+    ];
+    const items = extractReceiptItems(read).filter((i) => i.kind === 'path');
+    expect(items.map((i) => i.key)).toEqual(['src/deep/module.ts']);
+    // The compacted history keeps the call's result only as a stub naming its recall id.
+    const stub = stubResult(read[2], 'bash', 'src/deep/module.ts');
+    expect(textOf(stub.content)).toMatch(/"recall_id":"r-[0-9a-f]{8}"/);
+    const after = [summaryMessage('## Goal\n- Look at the module.'), msg.user('next'), stub];
+    expect(checkReceipt(items, after, { isPointer: isRecallPointer }).map((e) => e.place)).toEqual([
+      'pointer',
+    ]);
+    // Without the hook the stub's preview would count as a kept copy.
+    expect(checkReceipt(items, after).map((e) => e.place)).toEqual(['kept']);
+    // Other lines are not pointers: a shortened result's own text, a plain message.
+    expect(isRecallPointer('export const deep = 1;')).toBe(false);
+    expect(isRecallPointer('{"cleared":"tool_result","tool":"bash"}')).toBe(false);
   });
 });
