@@ -17,10 +17,10 @@ import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
-import { holdsCompaction, REPLAY_BETAS, replayingRequest, withBetas } from './anthropic-native.js';
+import { holdsCompaction, REPLAY_BETAS, replayingRequest } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
 import { withRecallTool, withRecallToolText } from './recall-tool.js';
-import { forwardAnsweringRecalls } from './recall-loop.js';
+import { forwardAnsweringRecalls, sendUpstream } from './recall-loop.js';
 import {
   answerReserve,
   asClientSent,
@@ -508,14 +508,7 @@ export async function forward(
   tap?: Transform,
   betas: readonly string[] = [],
 ): Promise<void> {
-  const headers = withBetas(forwardedHeaders(req.headers), betas);
-  headers['content-type'] = 'application/json';
-  const upstream = await ctx.upstream.send(
-    ctx.upstreamUrl(protocol, req.url ?? '/'),
-    { method: 'POST', headers, body },
-    signal,
-  );
-  if (upstream.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(upstream.status) });
+  const upstream = await sendUpstream(ctx, protocol, req, body, betas, signal);
   // Only a successful answer's usage describes the request that was sent.
   await relayResponse(res, upstream, extra, upstream.status === 200 ? tap : undefined);
 }

@@ -31,8 +31,8 @@ export interface RecallTurn {
   betas: readonly string[];
 }
 
-/** Sends one body upstream with the client's headers. */
-async function send(
+/** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
+export async function sendUpstream(
   ctx: CompactingContext,
   protocol: ProtocolName,
   req: IncomingMessage,
@@ -92,7 +92,7 @@ export async function forwardAnsweringRecalls(
 ): Promise<number> {
   const { protocol } = turn.request;
   let messages = turn.messages;
-  let answer = await send(ctx, protocol, req, turn.body, turn.betas, signal);
+  let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
     if (turn.request.stream) {
@@ -109,7 +109,7 @@ export async function forwardAnsweringRecalls(
     if (called === undefined) return relay(res, buffered, round, extra, tap);
     messages = [...messages, ...called, ...answers(session, turn.history, called, messages)];
     const body = writeRequest(turn.request, messages);
-    answer = await send(ctx, protocol, req, body, turn.betas, signal);
+    answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
   }
 }
 
