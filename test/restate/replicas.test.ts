@@ -108,15 +108,16 @@ describeWithRestate('replicas on Restate', () => {
     releaseWorker: signal(),
   };
   const closed = new Map([PROXY_KILL, WORKER_KILL].map((s) => [s, signal()]));
-  // Every summary call: its session, its body, and whether it came before the worker's kill.
+  // Every summary call: its session, its body, and whether it came before the killed worker's
+  // process had exited (a call it starts between the signal and its exit is cut too).
   const calls: { session: number; raw: string; worker: number; beforeKill: boolean }[] = [];
-  let killing = false;
+  let workerExited = false;
   const aborted = new Map<number, number>();
   let releasedProxy = false;
   const holdOnce = new Set<number>();
   const faultFor = (req: RecordedRequest): Fault | undefined => {
     const s = sessionOf(req);
-    calls.push({ session: s, raw: req.raw, worker: writer(req), beforeKill: !killing });
+    calls.push({ session: s, raw: req.raw, worker: writer(req), beforeKill: !workerExited });
     if ((s !== PROXY_KILL && s !== WORKER_KILL) || holdOnce.has(s)) return undefined;
     holdOnce.add(s);
     const proxyKill = s === PROXY_KILL;
@@ -241,8 +242,8 @@ describeWithRestate('replicas on Restate', () => {
     await firstFailure.promise;
     // The worker writing another session's summary dies; Restate runs that turn on the other one.
     const killed = writer(await held.worker.promise);
-    killing = true;
     await harness.stopWorker(workers[killed]!, 'SIGKILL');
+    workerExited = true;
     // Its held call is cut, and so is the other held one when the same worker wrote it.
     await closed.get(WORKER_KILL)!.promise;
     if (writer(await held.proxy.promise) === killed) await closed.get(PROXY_KILL)!.promise;
