@@ -6,6 +6,7 @@ import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
 import { answerRecall, RECALL_NOT_FOUND } from '../../projection/recall.js';
 import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
+import { fileStore } from '../../store/index.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -150,6 +151,8 @@ interface State extends SyncPoint {
   bytes?: number;
   /** The envelope its session was last given, as JSON ('' for none). */
   envelopeKey?: string;
+  /** A write of its store failed: it is reopened from what the store holds on its next call. */
+  broken?: boolean;
 }
 
 /**
@@ -186,7 +189,12 @@ export function createConversations(options: CompactorSessionOptions & Conversat
 
   /** The conversation's state, opened on first sight and forked when the framework rewrote it. */
   function stateOf(id: string, call: ConversationCall): State {
-    const state = states.get(id) ?? openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
+    const kept = states.get(id);
+    if (kept?.broken) kept.session.close();
+    const state =
+      kept !== undefined && !kept.broken
+        ? kept
+        : openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
     if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
@@ -305,12 +313,13 @@ function openConversation(
   point: SyncPoint,
   history?: readonly Message[],
 ): State {
-  const { sessionDir, history: _history, ...shared } = options;
+  const { sessionDir, history: _history, storeLock, ...shared } = options;
   const settings = callSettings(call, options);
   const dir = conversationDir(sessionDir, id, point.branch);
   const session = createCompactorSession({
     ...shared,
-    ...(dir !== undefined ? { sessionDir: dir } : {}),
+    // Queued writes: one conversation waiting for its disk never holds the others' calls.
+    ...(dir !== undefined ? { store: fileStore(dir, { lock: storeLock, queued: true }) } : {}),
     ...(history !== undefined ? { history } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
     ...(call.inline !== undefined ? { inline: call.inline } : {}),
@@ -413,6 +422,20 @@ function removeConversation(sessionDir: string | undefined, id: string): void {
   if (file !== undefined) rmSync(file, { force: true });
 }
 
+/**
+ * Waits until what the session's store was given is on disk. A failed write leaves the store
+ * at its last commit; the conversation is then reopened from it on its next call, so the
+ * failed call leaves nothing behind.
+ */
+async function durable(state: State): Promise<void> {
+  try {
+    await state.session.store?.flush?.();
+  } catch (e) {
+    state.broken = true;
+    throw e;
+  }
+}
+
 /** One call: the new messages go through the session's turn; the projected request comes back. */
 async function projectCall(
   id: string,
@@ -439,6 +462,7 @@ async function projectCall(
   const pending = messages.slice(state.synced);
   const before = session.history.length;
   const sync = async () => {
+    await durable(state);
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
     await advanceSyncPoint(state, messages, sessionDir, id);
   };
