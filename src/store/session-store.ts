@@ -119,7 +119,10 @@ export interface SessionStoreSource {
  * The default source: a session directory on this machine, guarded by its lock file. With
  * `queued` its writes leave the event loop free (see {@link OpenOptions.queued}).
  */
-export function fileStore(dir: string, options: { lock?: LockOptions; queued?: boolean } = {}): SessionStoreSource {
+export function fileStore(
+  dir: string,
+  options: { lock?: LockOptions; queued?: boolean } = {},
+): SessionStoreSource {
   const { lock, queued } = options;
   return { open: ({ startOver }) => openSessionStore(dir, { lock, startOver, queued }) };
 }

@@ -1,5 +1,6 @@
 import { closeSync, constants, fsync, ftruncate, openSync, write } from 'node:fs';
 import { promisify } from 'node:util';
+import { InternalError } from '../core/errors.js';
 import { fsError } from '../io/fs-errors.js';
 import { PRIVATE_FILE } from '../io/private.js';
 
@@ -93,7 +94,7 @@ export class WriteQueue {
 
   private usable(): void {
     if (this.failure) throw this.failure;
-    if (this.closed) throw fsError(this.file, 'write', new Error('the session store is closed'));
+    if (this.closed) throw new InternalError(`${this.file}: written after the session store was closed`);
   }
 
   private push(step: Step): void {

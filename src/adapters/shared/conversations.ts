@@ -73,6 +73,8 @@ export interface ConversationProjection {
   receipt?: Receipt;
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
+  /** Also told what the provider reported for this request (a session kept elsewhere anchors on it). */
+  onUsage?: (usage: { inputTokens: number; cachedInputTokens?: number }) => void;
 }
 
 /** Per-conversation Compactor state shared by the framework adapters. */
