@@ -155,6 +155,8 @@ interface State extends SyncPoint {
   envelopeKey?: string;
   /** A write of its store failed: it is reopened from what the store holds on its next call. */
   broken?: boolean;
+  /** The point as last saved under `sessionDir` (by this process). */
+  saved?: { synced: number; recorded: number; branch: number };
 }
 
 /**
@@ -425,6 +427,22 @@ function removeConversation(sessionDir: string | undefined, id: string): void {
 }
 
 /**
+ * Whether the saved sync point needs no new save: since it was saved the store recorded
+ * exactly the messages synced after it, one for one, so reopening catches the point up from
+ * the store (catchUpSyncPoint) to where a save would put it. A request then pays one fsync
+ * (its messages in the store) instead of three (and the point's file and directory).
+ */
+function toldByStore(state: State, synced: number): boolean {
+  const { saved, recorded } = state;
+  return (
+    saved !== undefined &&
+    recorded !== undefined &&
+    saved.branch === state.branch &&
+    recorded - saved.recorded === synced - saved.synced
+  );
+}
+
+/**
  * Waits until what the session's store was given is on disk. A failed write leaves the store
  * at its last commit; the conversation is then reopened from it on its next call, so the
  * failed call leaves nothing behind.
@@ -466,8 +484,12 @@ async function projectCall(
   const sync = async () => {
     await durable(state);
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
-    await advanceSyncPoint(state, messages, sessionDir, id);
+    const skip = toldByStore(state, messages.length);
+    await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
+    if (!skip && sessionDir !== undefined && state.recorded !== undefined)
+      state.saved = { synced: state.synced, recorded: state.recorded, branch: state.branch };
   };
+
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
   const keptAfterFailure = () => pending.length > 0 && session.history.length === before + pending.length;
