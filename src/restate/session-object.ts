@@ -19,13 +19,7 @@ import {
 } from './working-records.js';
 import { archivedHistory, archiveHistories, sessionArchive } from './session-archive.js';
 import { conversationObject } from './conversation-object.js';
-import {
-  anchoredOnUsage,
-  keepUsage,
-  keptUsage,
-  ProviderUsageSchema,
-  type ProviderUsage,
-} from './provider-usage.js';
+import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import {
   restateSdk,
   type ObjectContext,
@@ -114,8 +108,11 @@ export interface ObjectSessionState {
   messagesRecorded: number;
   /** The turn in flight (its machine state and how many steps it has settled), null between turns. */
   turn: InFlightTurnView | null;
-  /** What the provider reported for the last request it was told of (`recordUsage`), null before. */
-  usage: ProviderUsage | null;
+  /**
+   * What the provider reported for the last request it was told of (`recordUsage`): input
+   * tokens, of them cached, and how many messages of the request they cover; null before.
+   */
+  usage: { inputTokens: number; cachedInputTokens?: number; messageCount: number; lastHash: string } | null;
 }
 
 /** Reading a handler's input, opening the session from state and saving what a run committed. */
