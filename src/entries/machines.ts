@@ -54,6 +54,8 @@ export {
 } from '../../machines/index.js';
 export {
   createTurnRunner,
+  resolveRunConfig,
+  type ResolvedConfig,
   createLocalSummarizer,
   type TurnRunner,
   type TurnRunnerDeps,
@@ -70,7 +72,6 @@ export {
   type LocalSummarizerWithWarnings,
   type PreparedFork,
   type RunOptions,
-  type TurnActorDeps,
   type LocalFork,
   type StoreJson,
   CheckpointSchema,

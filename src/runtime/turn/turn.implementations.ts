@@ -124,7 +124,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
       projectedTokens,
       prefixIntact,
       newestStepTokens: newestStepTokens(request, deps.estimator),
-      fixedPart: measureFixedPart(request, deps.limits, tp.budgets().capacity, deps.estimator),
+      fixedPart: measureFixedPart(request, deps.config.limits, deps.config.budgets.capacity, deps.estimator),
       sent,
     };
   });
