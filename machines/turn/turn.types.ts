@@ -151,8 +151,8 @@ export interface ClearToolResultsOutput {
 export interface ClearBeforeCompactingInput {
   turnId: string;
   historyRef: string;
-  /** The pressure clearing has to get under. */
-  thresholdTokens: number | null;
+  /** The pressure the cleared request must not exceed (decided by the machine: just under the threshold). */
+  targetTokens: number;
   sent: SentRequest | null;
 }
 /** The projection with old tool results cleared, and its pressure. */
@@ -166,8 +166,8 @@ export interface ClearBeforeCompactingOutput extends ClearToolResultsOutput {
 export interface FitRequestInput {
   turnId: string;
   historyRef: string;
-  /** The prompt budget the request must fit; null = unknown (nothing is left out). */
-  budgetTokens: number | null;
+  /** The pressure the request must not exceed (decided by the machine: the prompt budget). */
+  budgetTokens: number;
   sent: SentRequest | null;
 }
 /** A request that fits the prompt budget, and what it took (clearing, previews, older exchanges left out). */

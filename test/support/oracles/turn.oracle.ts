@@ -373,7 +373,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     expect: {
       states: [...PIPELINE, 'working.clearingFirst', 'cleared'],
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting'],
-      inputs: { clearBeforeCompacting: [{ turnId: 't1', historyRef: 't1:synced', thresholdTokens: 6_000 }] },
+      inputs: { clearBeforeCompacting: [{ turnId: 't1', historyRef: 't1:synced', targetTokens: 5_999 }] },
       output: {
         decision: 'cleared',
         summaryCalls: 0,
@@ -431,7 +431,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', 'fitRequest'],
       // Fitted to the policy's prompt budget, against the request measured last (the cleared one is over the threshold).
       inputs: {
-        clearBeforeCompacting: [{ thresholdTokens: 6_000, sent: sent(12) }],
+        clearBeforeCompacting: [{ targetTokens: 5_999, sent: sent(12) }],
         fitRequest: [{ historyRef: 't1:synced', budgetTokens: 8_000, sent: sent(12) }],
       },
       output: {
