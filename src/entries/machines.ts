@@ -55,7 +55,6 @@ export {
 export {
   createTurnRunner,
   resolveRunConfig,
-  type ResolvedConfig,
   createLocalSummarizer,
   type TurnRunner,
   type TurnRunnerDeps,

@@ -1,6 +1,13 @@
 import type { TurnPolicy } from '../../machines/index.js';
 import { reservedOutputOf } from '../projection/budgets.js';
-import { resolveSettings, type SessionConfig, type SettingsInput } from '../projection/session-settings.js';
+import type { ClearingPolicy } from '../projection/clearing-policy.js';
+import type { RoutePolicy } from '../projection/route-policy.js';
+import {
+  resolveSettings,
+  type CompactionSettings,
+  type SessionConfig,
+  type SessionLimits,
+} from '../projection/session-settings.js';
 import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
 
 /**
@@ -42,9 +49,11 @@ function deepFreeze<T>(value: T): T {
  * same. Partial settings stop here.
  */
 export function resolveRunConfig(
-  input: SettingsInput,
-  route?: Parameters<typeof resolveSettings>[1],
-): ResolvedConfig {
+  /** The settings as given (all optional). */
+  input: { limits?: SessionLimits; policy?: Partial<ClearingPolicy>; compaction?: CompactionSettings },
+  /** The route's window, the envelope's estimated prefix and the route's compaction tuning. */
+  route?: { contextWindow?: number | null; prefixTokens?: number; routePolicy?: RoutePolicy },
+): Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }> {
   const settings = resolveSettings(input, route);
   return deepFreeze({ ...settings, turn: turnPolicyOf(settings) });
 }

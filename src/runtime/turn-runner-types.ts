@@ -14,7 +14,7 @@ import type { Message } from '../messages/message.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CompactionDeps } from './compaction/compaction-deps.js';
 import type { Estimator } from '../estimate/estimator.js';
-import type { ResolvedConfig } from './resolved-config.js';
+import type { resolveRunConfig } from './resolved-config.js';
 
 // The runner's public contract on its own, so the files that implement it (run-turn,
 // run-compaction, turn-reports) and the session import types without importing each other.
@@ -34,7 +34,7 @@ export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent
 export interface TurnRunnerDeps {
   estimator: Estimator;
   /** The settings, resolved once by `resolveRunConfig`. */
-  config: ResolvedConfig;
+  config: ReturnType<typeof resolveRunConfig>;
   /** Clients and summarizer of the compaction strategies (the estimator comes from the top level). */
   compaction: Omit<CompactionDeps, 'estimator'>;
   /** Strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to local when its client is missing. */
@@ -124,7 +124,7 @@ export interface CompactionReport {
 /** What one turn did. */
 export interface TurnResult extends Omit<
   TurnOutput,
-  'historyRef' | 'projectionRef' | 'fixedPart' | 'startedAt' | 'compaction'
+  'historyRef' | 'requestRef' | 'fixedPart' | 'startedAt' | 'compaction'
 > {
   /** How long the turn took. */
   elapsedMs: number;

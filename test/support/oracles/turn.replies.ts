@@ -134,7 +134,7 @@ export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHis
 /** History and projection as they were before the pass (kept when a pass fails). */
 export const kept = {
   historyRef: 't1:synced',
-  projectionRef: 't1:cleared',
+  requestRef: 't1:cleared',
   items: { before: 12, after: 12 },
 };
 export const FRESH_GUARD = { consecutiveFailures: 0, lastFreedRatio: null, turnsSinceCompaction: null };
