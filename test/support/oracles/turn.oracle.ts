@@ -120,7 +120,9 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     replies: {
       ...pipeline(pressure(8_000)),
       ...localPass,
-      rebuildHistory: [{ done: { historyRef: 't1:compacted', itemCount: 14, shrank: false } }],
+      rebuildHistory: [
+        { done: { historyRef: 't1:compacted', itemCount: 14, tokens: { before: 9_000, after: 9_000 } } },
+      ],
     },
     expect: {
       states: [...COMPACTING, 'working.settling', 'unchanged'],

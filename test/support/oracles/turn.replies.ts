@@ -105,7 +105,9 @@ export const clearedFirst = (pressureTokens: number): Reply => ({
     sent: sent(10),
   },
 });
-export const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
+export const compactedHistory: Reply = {
+  done: { historyRef: 't1:compacted', itemCount: 5, tokens: { before: 9_000, after: 3_000 } },
+};
 
 export const pipeline = (p: Reply) => ({
   syncHistory: [synced],
