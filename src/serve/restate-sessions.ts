@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   catalogCapacity,
   conversationIdOf,
+  deprecatedNames,
   type ConversationCall,
   type ConversationOptions,
 } from '../adapters/shared/conversations.js';
@@ -53,16 +54,20 @@ export function restateConversations(
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
       const sessionUrl = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${encodeURIComponent(branchName(id, turn.branch))}`;
+      const { request, decision, summaryCalls, strategy } = turn;
+      // The compaction pass ran on a worker: its report stays there.
       return {
         conversationId: id,
-        messages: turn.messages,
-        compacted: turn.compacted,
-        summaryCalls: turn.summaryCalls,
-        ...(turn.compacted && turn.strategy !== null ? { strategy: turn.strategy } : {}),
+        request,
+        decision,
+        summaryCalls,
+        strategy,
+        compaction: null,
         session,
         // The session object anchors its next requests on the provider's count, as a local session does.
         onUsage: (usage) =>
-          void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(turn.messages, usage)),
+          void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request ?? [], usage)),
+        ...deprecatedNames(request, decision),
       };
     },
     // The session itself lives on Restate (its object's `state` handler shows it); the proxy

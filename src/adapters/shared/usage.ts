@@ -11,7 +11,7 @@ const count = (value: unknown): number | undefined =>
  * provider that reports none), never an error in the caller's loop.
  */
 export function recordProviderUsage(
-  projection: Pick<ConversationProjection, 'session' | 'messages' | 'onUsage'>,
+  projection: Pick<ConversationProjection, 'session' | 'request' | 'onUsage'>,
   inputTokens: unknown,
   cachedInputTokens?: unknown,
 ): void {
@@ -22,6 +22,6 @@ export function recordProviderUsage(
     inputTokens: input,
     ...(cached !== undefined && cached <= input ? { cachedInputTokens: cached } : {}),
   };
-  projection.session.recordUsage(usage, projection.messages);
+  projection.session.recordUsage(usage, projection.request);
   projection.onUsage?.(usage);
 }
