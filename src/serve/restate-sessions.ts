@@ -65,8 +65,7 @@ export function restateConversations(
         compaction: null,
         session,
         // The session object anchors its next requests on the provider's count, as a local session does.
-        onUsage: (usage) =>
-          void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request ?? [], usage)),
+        onUsage: (usage) => void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request, usage)),
         ...deprecatedNames(request, decision),
       };
     },
