@@ -1,5 +1,5 @@
 import type { SummaryBand } from '../../../machines/index.js';
-import { BudgetError } from '../../core/errors.js';
+import { BudgetError, ContextCapacityError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
 import {
   prepareHierarchicalBands,
@@ -20,6 +20,7 @@ import type {
 } from './local-summarizer-options.js';
 import { requestLocalSummary, SummaryPassWarnings } from './local-summary-request.js';
 import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
+import { choosePrefix, SummaryCacheTally } from './summary-prefix.js';
 
 /**
  * Ceiling of the budget for re-injecting durable context (instructions, recently touched files)
@@ -40,6 +41,19 @@ export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const s = resolveLocalSummarySettings(opts);
   const passWarnings = new SummaryPassWarnings();
+  const cache = new SummaryCacheTally();
+  // Set once the provider refused the prefix request: the retries send bounded forks.
+  let prefixRefused = false;
+  const request = async (f: LocalFork, band: SummaryBand, signal: AbortSignal, previous?: string) => {
+    try {
+      const response = await requestLocalSummary(s, f, band, signal, previous);
+      cache.record(response);
+      return response;
+    } catch (e) {
+      if (f.prefix !== undefined && ContextCapacityError.isInstance(e)) prefixRefused = true;
+      throw e;
+    }
+  };
   return {
     compactable(history) {
       const { verbatimStart } = splitContinuityTail(history, s.tailTokens, s.est);
@@ -48,6 +62,12 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     },
     prepare(history, budget) {
       passWarnings.clear();
+      const choice = choosePrefix(s, prefixRefused);
+      if (choice.kind === 'prefix') {
+        cache.chose('prefix', null);
+        return { ...toLocalFork('flat', choice.prepared), prefix: { maxOutputTokens: choice.maxOutputTokens } };
+      }
+      cache.chose('fork', choice.reason);
       return toLocalFork(
         'flat',
         prepareLocalSummary(history, {
@@ -65,14 +85,15 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     prepareBand(history, band, budget) {
       return toLocalFork(band, prepareOneBand(s, history, band, s.fit(budget)));
     },
-    request: (f, band, signal) => requestLocalSummary(s, f, band, signal),
-    repair: (f, band, previous, signal) => requestLocalSummary(s, f, band, signal, previous),
+    request: (f, band, signal) => request(f, band, signal),
+    repair: (f, band, previous, signal) => request(f, band, signal, previous),
     followsTemplate(text, band) {
       // The abstract band is one or two sentences by design (ABSTRACT_INSTRUCTIONS): no template.
       if (band === 'older') return text.trim() !== '';
       return templateProblem(text, s.prompt.sections, s.est) === null;
     },
     warnings: () => passWarnings.list(),
+    summaryCache: () => cache.report(),
     rebuild(history, summaries) {
       // The summaries the machine settled on: one that still misses sections is reported.
       passWarnings.clear();
