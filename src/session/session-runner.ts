@@ -70,7 +70,9 @@ export function buildSessionRunner(
     reservedOutput: limits.reservedOutput,
     prefixTokens: limits.prefixTokens,
     // The last request's cached prefix is reused only where its system prompt and tools are.
-    ...(parent !== null && lastRequest !== undefined ? { lastRequest } : {}),
+    ...(parent !== null && lastRequest !== undefined && settings.summaryOverLastRequest !== false
+      ? { lastRequest }
+      : {}),
   });
   const runner = createTurnRunner({
     estimator,

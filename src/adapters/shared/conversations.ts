@@ -12,6 +12,7 @@ import {
   type CompactorSessionOptions,
   type RequestEnvelope,
   SessionOptionsSchema,
+  type SummaryCacheReport,
 } from '../../session/index.js';
 import {
   advanceSyncPoint,
@@ -70,6 +71,8 @@ export interface ConversationProjection {
   strategy?: string;
   /** What this call's Local compaction had to keep and where each item landed; absent without one. */
   receipt?: Receipt;
+  /** How this call's summary request was built and the share of it the provider's cache served; absent without one. */
+  summaryCache?: SummaryCacheReport;
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
 }
@@ -468,6 +471,7 @@ async function projectCall(
     summaryCalls: turn.summaryCalls,
     ...(turn.compaction ? { strategy: turn.compaction.strategy } : {}),
     ...(turn.compaction?.receipt ? { receipt: turn.compaction.receipt } : {}),
+    ...(turn.summaryCache ? { summaryCache: turn.summaryCache } : {}),
     session,
   };
 }
