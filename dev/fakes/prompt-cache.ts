@@ -171,22 +171,27 @@ export class FakePromptCache {
   count(protocol: CacheProtocol, body: unknown, input: number): FakeUsage {
     const blocks = BLOCKS[protocol](body ?? {});
     const at = prefixes(blocks);
-    return protocol === 'anthropic' ? this.anthropic(blocks, at, input) : this.implicit(protocol, at, input);
+    const usage = protocol === 'anthropic' ? this.anthropic(blocks, at) : this.implicit(at);
+    // Blocks are counted with their field names; the share they give is applied to the input.
+    const total = Math.max(1, at.at(-1)?.tokens ?? 0);
+    const scale = (n: number) => Math.min(input, Math.floor((n * input) / total));
+    let cached = usage.cached < MIN_CACHED ? 0 : scale(usage.cached);
+    if (protocol === 'openai-chat' || protocol === 'openai-responses') cached -= cached % OPENAI_STEP;
+    const written = usage.written < MIN_CACHED ? 0 : Math.min(input - cached, scale(usage.written));
+    return { input, cached, written };
   }
 
-  /** OpenAI and Gemini: the whole prompt is cached; hits from the longest known prefix. */
-  private implicit(protocol: CacheProtocol, at: { print: string; tokens: number }[], input: number): FakeUsage {
+  /** OpenAI and Gemini: the whole prompt is cached; hits from the longest known prefix (block tokens). */
+  private implicit(at: { print: string; tokens: number }[]): { cached: number; written: number } {
     let hit = 0;
     for (const p of at) if (this.entries.has(p.print)) hit = p.tokens;
     const total = at.at(-1)?.tokens ?? 0;
     if (total >= MIN_CACHED) for (const p of at) this.entries.add(p.print);
-    let cached = hit < MIN_CACHED ? 0 : Math.min(hit, input);
-    if (protocol !== 'gemini') cached -= cached % OPENAI_STEP;
-    return { input, cached, written: 0 };
+    return { cached: hit, written: 0 };
   }
 
-  /** Anthropic: read and write only at breakpoints. */
-  private anthropic(blocks: Block[], at: { print: string; tokens: number }[], input: number): FakeUsage {
+  /** Anthropic: read and write only at breakpoints (block tokens). */
+  private anthropic(blocks: Block[], at: { print: string; tokens: number }[]): { cached: number; written: number } {
     let read = 0;
     let end = 0;
     blocks.forEach((b, i) => {
@@ -201,8 +206,6 @@ export class FakePromptCache {
     blocks.forEach((b, i) => {
       if (b.breakpoint && at[i].tokens >= MIN_CACHED) this.entries.add(at[i].print);
     });
-    const cached = Math.min(read, input);
-    const written = end >= MIN_CACHED ? Math.min(Math.max(0, end - read), input - cached) : 0;
-    return { input, cached, written };
+    return { cached: read, written: end >= MIN_CACHED ? Math.max(0, end - read) : 0 };
   }
 }
