@@ -9,7 +9,8 @@ import type { FakeUsage } from './prompt-cache.js';
 
 /** A request's input tokens, alone (nothing cached) or with what the prompt cache served. */
 export type InputUsage = number | FakeUsage;
-const usageOf = (u: InputUsage): FakeUsage => (typeof u === 'number' ? { input: u, cached: 0, written: 0 } : u);
+const usageOf = (u: InputUsage): FakeUsage =>
+  typeof u === 'number' ? { input: u, cached: 0, written: 0 } : u;
 
 /** One answer: a thought, and a tool call unless it is the last. */
 export interface Reply {

@@ -129,16 +129,25 @@ function anthropicBlocks(body: any): Block[] {
       });
   }
   const all = [...tools, ...system, settings, ...blocks];
-  if (body.cache_control && all.length > 0) all[all.length - 1] = { ...all[all.length - 1], breakpoint: true };
+  if (body.cache_control && all.length > 0)
+    all[all.length - 1] = { ...all[all.length - 1], breakpoint: true };
   return all;
 }
 
 function geminiBlocks(body: any): Block[] {
   const b = body.generateContentRequest ?? body;
   const system = b.systemInstruction ? [{ text: `system ${textOf(b.systemInstruction.parts)}` }] : [];
-  const tools = (b.tools ?? []).map((t: any) => ({ text: `tool ${stable(t)}` }));
+  // The model reads one list of functions, however the request groups them.
+  const tools = (b.tools ?? []).flatMap((t: any) =>
+    t?.functionDeclarations
+      ? t.functionDeclarations.map((d: any) => ({ text: `tool ${stable(d)}` }))
+      : [{ text: `tool ${stable(t)}` }],
+  );
   const contents = (b.contents ?? []).map((c: any) => ({
-    text: stable({ role: c.role, parts: (c.parts ?? []).map((p: any) => stable({ ...p, thoughtSignature: undefined })) }),
+    text: stable({
+      role: c.role,
+      parts: (c.parts ?? []).map((p: any) => stable({ ...p, thoughtSignature: undefined })),
+    }),
   }));
   return [...system, ...tools, ...contents];
 }
@@ -191,7 +200,10 @@ export class FakePromptCache {
   }
 
   /** Anthropic: read and write only at breakpoints (block tokens). */
-  private anthropic(blocks: Block[], at: { print: string; tokens: number }[]): { cached: number; written: number } {
+  private anthropic(
+    blocks: Block[],
+    at: { print: string; tokens: number }[],
+  ): { cached: number; written: number } {
     let read = 0;
     let end = 0;
     blocks.forEach((b, i) => {

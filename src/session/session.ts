@@ -186,18 +186,17 @@ export class Session implements CompactorSession {
     return verdict;
   }
 
+  /** The machines for one run; a summary may extend the last request sent. */
+  private runnerFor(mode: CompactionMode, instructions?: string) {
+    return buildSessionRunner(this.ctx, this.envelope, mode, instructions, this.sent);
+  }
+
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
     return this.exclusive('runTurn', async () => {
       // Pending messages are conversation facts: stored before the turn may compact them.
       this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
-      const { runner, summarizer } = buildSessionRunner(
-        this.ctx,
-        this.envelope,
-        'automatic',
-        undefined,
-        this.sent,
-      );
+      const { runner, summarizer } = this.runnerFor('automatic');
       // With a store every step is checkpointed atomically, so a killed turn can be resumed.
       const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
@@ -263,13 +262,7 @@ export class Session implements CompactorSession {
     const mode: CompactionMode = o.mode ?? 'manual';
     return this.exclusive('compact', async () => {
       const before = this.live;
-      const { runner, parent, summarizer } = buildSessionRunner(
-        this.ctx,
-        this.envelope,
-        mode,
-        o.instructions,
-        this.sent,
-      );
+      const { runner, parent, summarizer } = this.runnerFor(mode, o.instructions);
       const report = await this.orRollback(() =>
         runner.runCompaction(
           { turnId: `compact-${++this.turns}`, history: before, mode },

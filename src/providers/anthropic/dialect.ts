@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseResponse, withInstructions, type WireBody, type WireDialect } from '../dialect.js';
 import { forwardedFields } from '../request-fields.js';
-import type { Json } from '../../messages/message.js';
 import { toAnthropicConversation, toAnthropicTools, type AnthropicConversation } from './convert.js';
 import { aggregateAnthropicUsage, anthropicHeaders } from './headers.js';
 import { createInlineClient } from './inline-client.js';

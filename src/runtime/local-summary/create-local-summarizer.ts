@@ -1,5 +1,5 @@
 import type { SummaryBand } from '../../../machines/index.js';
-import { BudgetError, ContextCapacityError } from '../../core/errors.js';
+import { BudgetError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
 import {
   prepareHierarchicalBands,
@@ -20,7 +20,7 @@ import type {
 } from './local-summarizer-options.js';
 import { requestLocalSummary, SummaryPassWarnings } from './local-summary-request.js';
 import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
-import { choosePrefix, SummaryCacheTally } from './summary-prefix.js';
+import { PrefixRequests } from './summary-prefix.js';
 
 /**
  * Ceiling of the budget for re-injecting durable context (instructions, recently touched files)
@@ -41,19 +41,9 @@ export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const s = resolveLocalSummarySettings(opts);
   const passWarnings = new SummaryPassWarnings();
-  const cache = new SummaryCacheTally();
-  // Set once the provider refused the prefix request: the retries send bounded forks.
-  let prefixRefused = false;
-  const request = async (f: LocalFork, band: SummaryBand, signal: AbortSignal, previous?: string) => {
-    try {
-      const response = await requestLocalSummary(s, f, band, signal, previous);
-      cache.record(response);
-      return response;
-    } catch (e) {
-      if (f.prefix !== undefined && ContextCapacityError.isInstance(e)) prefixRefused = true;
-      throw e;
-    }
-  };
+  const prefix = new PrefixRequests(s);
+  const request = (f: LocalFork, band: SummaryBand, signal: AbortSignal, previous?: string) =>
+    prefix.send(f, () => requestLocalSummary(s, f, band, signal, previous));
   return {
     compactable(history) {
       const { verbatimStart } = splitContinuityTail(history, s.tailTokens, s.est);
@@ -62,12 +52,8 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     },
     prepare(history, budget) {
       passWarnings.clear();
-      const choice = choosePrefix(s, prefixRefused);
-      if (choice.kind === 'prefix') {
-        cache.chose('prefix', null);
-        return { ...toLocalFork('flat', choice.prepared), prefix: { maxOutputTokens: choice.maxOutputTokens } };
-      }
-      cache.chose('fork', choice.reason);
+      const over = prefix.fork();
+      if (over !== null) return over;
       return toLocalFork(
         'flat',
         prepareLocalSummary(history, {
@@ -93,7 +79,7 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
       return templateProblem(text, s.prompt.sections, s.est) === null;
     },
     warnings: () => passWarnings.list(),
-    summaryCache: () => cache.report(),
+    summaryCache: () => prefix.report(),
     rebuild(history, summaries) {
       // The summaries the machine settled on: one that still misses sections is reported.
       passWarnings.clear();

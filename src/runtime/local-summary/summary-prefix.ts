@@ -1,8 +1,10 @@
+import { ContextCapacityError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
 import type { SummaryResponse } from '../../providers/types.js';
 import type { PreparedSummary } from '../../summary/prepare.js';
 import { instructionsTokens as measureInstructions } from '../../summary/preview.js';
 import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
+import type { LocalFork } from './local-summarizer-options.js';
 import type { LocalSummarySettings } from './local-summary-settings.js';
 
 // A summary by the agent's own model is asked for over the request it was last sent, unchanged,
@@ -29,13 +31,11 @@ export type PrefixChoice =
 export function choosePrefix(s: LocalSummarySettings, refused: boolean): PrefixChoice {
   const sent = s.opts.lastRequest;
   if (sent === undefined || sent.length === 0) return { kind: 'fork', reason: null };
-  if (refused)
-    return { kind: 'fork', reason: 'the provider refused the prefix request as too long' };
+  if (refused) return { kind: 'fork', reason: 'the provider refused the prefix request as too long' };
   const inputTokens = s.est.history(sent);
   const instructionsTokens = measureInstructions(s.instructions, s.est);
   const prepared = prefixPrepared(sent, inputTokens, instructionsTokens, s.instructions);
-  if (s.capacity === null)
-    return { kind: 'prefix', prepared, maxOutputTokens: s.opts.summaryOutputLimit };
+  if (s.capacity === null) return { kind: 'prefix', prepared, maxOutputTokens: s.opts.summaryOutputLimit };
   const margin = Math.floor(s.capacity / 64);
   const room = s.capacity - margin - s.frozen - inputTokens - instructionsTokens;
   const wanted = s.opts.summaryOutputLimit ?? defaultSummaryOutputTokens(s.capacity) ?? MIN_PREFIX_OUTPUT;
@@ -121,5 +121,45 @@ export class SummaryCacheTally {
       cachedTokens: this.cached,
       share: this.input > 0 ? this.cached / this.input : null,
     };
+  }
+}
+
+/**
+ * The flat summary's requests of one summarizer: over the last request sent while it fits and
+ * the provider has not refused it, and the cache each call hit.
+ */
+export class PrefixRequests {
+  private readonly tally = new SummaryCacheTally();
+  // Set once the provider refused the prefix request: the retries send bounded forks.
+  private refused = false;
+
+  constructor(private readonly s: LocalSummarySettings) {}
+
+  /** The fork over the last request sent, or null when the bounded fork goes instead. */
+  fork(): LocalFork | null {
+    const choice = choosePrefix(this.s, this.refused);
+    if (choice.kind === 'fork') {
+      this.tally.chose('fork', choice.reason);
+      return null;
+    }
+    this.tally.chose('prefix', null);
+    const { prepared, maxOutputTokens } = choice;
+    return { band: 'flat', prepared, inputTokens: prepared.inputTokens, prefix: { maxOutputTokens } };
+  }
+
+  /** Sends one call of `f`, counting its cache; a prefix request refused as too long is not sent again. */
+  async send(f: LocalFork, call: () => Promise<SummaryResponse>): Promise<SummaryResponse> {
+    try {
+      const response = await call();
+      this.tally.record(response);
+      return response;
+    } catch (e) {
+      if (f.prefix !== undefined && ContextCapacityError.isInstance(e)) this.refused = true;
+      throw e;
+    }
+  }
+
+  report(): SummaryCacheReport | null {
+    return this.tally.report();
   }
 }
