@@ -68,6 +68,7 @@ export {
   type CompactionRequest,
   type InspectOption,
   type LocalSummarizerWithWarnings,
+  type SummaryCacheReport,
   type PreparedFork,
   type RunOptions,
   type TurnActorDeps,

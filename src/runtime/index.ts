@@ -16,7 +16,7 @@ export {
 export type { CompactionDeps } from './compaction/compaction-deps.js';
 export * from './inspection.js';
 export * from './local-summary/local-summarizer.js';
-export type { SummaryCacheReport, SummaryRequestKind } from './local-summary/summary-prefix.js';
+export type { SummaryCacheReport } from './local-summary/summary-prefix.js';
 export * from './message-store.js';
 export {
   DEFAULT_PROJECTION,

@@ -67,8 +67,8 @@ function prefixPrepared(
 
 /** The cached share of a pass's summary calls, from the usage the provider reported for each. */
 export interface SummaryCacheReport {
-  /** How the first summary request was built. */
-  request: SummaryRequestKind;
+  /** How the first summary request was built: over the last request sent, or a bounded fork. */
+  request: 'prefix' | 'fork';
   /** Why the last request sent could not be reused, when the bounded fork was sent instead of it. */
   fallback: string | null;
   /** Summary calls of the pass whose provider reported usage. */
