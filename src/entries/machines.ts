@@ -54,6 +54,7 @@ export {
 } from '../../machines/index.js';
 export {
   createTurnRunner,
+  resolveRunConfig,
   createLocalSummarizer,
   type TurnRunner,
   type TurnRunnerDeps,
@@ -71,7 +72,6 @@ export {
   type SummaryCacheReport,
   type PreparedFork,
   type RunOptions,
-  type TurnActorDeps,
   type LocalFork,
   type StoreJson,
   CheckpointSchema,

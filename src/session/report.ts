@@ -92,10 +92,7 @@ export interface SummaryPassSource {
   summaryCache?(): SummaryCacheReport | null;
 }
 
-/**
- * A turn's result as the session reports it: the repair requests among its provider requests
- * (both counted by the machines), and the template warning fields.
- */
+/** A turn's result as the session reports it: the boundary it recorded and the template warning fields. */
 export function sessionTurnResult(
   result: TurnResult,
   boundary: BoundaryInfo | null,
@@ -105,7 +102,6 @@ export function sessionTurnResult(
 ): SessionTurnResult {
   return {
     ...result,
-    repairRequests: result.compaction?.repairRequests ?? 0,
     boundary,
     ...summaryWarningFields(localSummary ? summarizer.warnings() : []),
     summaryCache: summarizer.summaryCache?.() ?? null,

@@ -51,7 +51,7 @@ export function buildSessionRunner(
   lastRequest?: readonly Message[],
 ): SessionRunner {
   const { route, estimator } = ctx;
-  const { limits, policy, compaction: settings, budgets } = ctx.config;
+  const { limits, compaction: settings, budgets } = ctx.config;
   const parent = parentContextFor(envelope, route, mode);
   const requestFields = requestFieldsFor(envelope, route);
   const tools = requestToolsFor(envelope, route, parent);
@@ -76,14 +76,10 @@ export function buildSessionRunner(
   });
   const runner = createTurnRunner({
     estimator,
-    limits,
-    policy,
-    compactionWait: settings,
+    config: ctx.config,
     strategy: route.strategy.kind,
     hierarchical: ctx.hierarchical,
-    retryBackoffMs: settings.retryBackoffMs,
     loopGuardPolicy: ctx.options.loopGuardPolicy,
-    resolved: { budgets, turn: ctx.config.turn },
     clock: ctx.options.clock,
     inspect: ctx.options.inspect,
     compaction: {
