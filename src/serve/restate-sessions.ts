@@ -63,6 +63,7 @@ export function restateConversations(
         summaryCalls,
         strategy,
         compaction: null,
+        summaryCache: null,
         session,
         // The session object anchors its next requests on the provider's count, as a local session does.
         onUsage: (usage) => void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request, usage)),

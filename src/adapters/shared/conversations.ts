@@ -64,7 +64,7 @@ export interface ConversationCall {
  */
 export interface ConversationProjection extends Pick<
   SessionTurnResult,
-  'decision' | 'strategy' | 'summaryCalls' | 'compaction'
+  'decision' | 'strategy' | 'summaryCalls' | 'compaction' | 'summaryCache'
 > {
   conversationId: string;
   /** The request to send: the projected conversation (summary + tail after a compaction; pairing repaired; old results cleared). */
@@ -517,7 +517,7 @@ async function projectCall(
   await sync();
   // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
   const request = turn.request ?? session.prepareRequest().messages;
-  const { decision, strategy, summaryCalls, compaction } = turn;
+  const { decision, strategy, summaryCalls, compaction, summaryCache } = turn;
   return {
     conversationId: id,
     request,
@@ -525,6 +525,7 @@ async function projectCall(
     strategy,
     summaryCalls,
     compaction,
+    summaryCache,
     session,
     ...deprecatedNames(request, decision),
   };
