@@ -204,8 +204,11 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       label: agent.label,
       exit: run.code,
       signal: run.signal,
-      // The answer's own words: an agent's output shows the files it read too, the marker line among them.
-      answered: run.stdout.includes(needsPast ? `${fileName(PAST_FILE)}: ${marker}` : marker),
+      // An agent's output shows the files it read too, the marker line among them: the model must
+      // also have answered with it (it does only when the marker reached it).
+      answered:
+        run.stdout.includes(marker) &&
+        (!needsPast || model.turns.some((t) => t.answered === 'final' && t.text === finalAnswer)),
       stderrTail: run.code === 0 ? '' : run.stderr.trim().split('\n').slice(-6).join('\n').slice(-1_500),
       wallSeconds,
       ...measureCell(model, relay.exchanges, goal, spec.window, needsPast ? marker : undefined),

@@ -66,6 +66,8 @@ export interface MatrixTurn {
   /** Input tokens (tiktoken o200k over every string of the body) and the output it asked for. */
   input: number;
   output: number;
+  /** The text the model answered with. */
+  text: string;
 }
 
 export interface MatrixModel extends FakeServer {
@@ -142,7 +144,7 @@ function resultOf(protocol: WireProtocol, body: any, callId: string): unknown {
 }
 
 /** Whether a request offers a tool named `recall` (the proxy's). */
-function offersRecall(body: any): boolean {
+export function offersRecall(body: any): boolean {
   const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
   return tools.some(
     (t) =>
@@ -310,7 +312,14 @@ export async function startMatrixModel(
       }
       const [answered, r] = reply(protocol, req, `t${turns.length}`);
       const input = estimateBodyTokens(body);
-      turns.push({ protocol, answered, request: req, input, output: requestedOutputTokens(body) });
+      turns.push({
+        protocol,
+        answered,
+        request: req,
+        input,
+        output: requestedOutputTokens(body),
+        text: r.text,
+      });
       answer(protocol, body, r, res, input, path);
     },
     [],

@@ -5,7 +5,7 @@ import { STUB_START } from '../../src/projection/stubs.js';
 import { topLevelValueText } from '../../src/serve/json-splice.js';
 import { wirePrompt } from '../fakes/wire-prompt.js';
 import { auditPrompt } from '../loops/prompt-audit.js';
-import { isLoopRequest, type MatrixModel, type MatrixTurn } from './fake-model.js';
+import { isLoopRequest, offersRecall, type MatrixModel, type MatrixTurn } from './fake-model.js';
 import type { RelayedExchange } from './relay.js';
 
 /*
@@ -220,7 +220,7 @@ function toolLists(session: readonly MatrixTurn[]): CellMeasure['toolLists'] {
   return {
     distinct: new Set(session.map(toolsText)).size,
     requests: session.length,
-    offeringRecall: session.filter((t) => withoutRecallOffer(t.request.body) !== t.request.body).length,
+    offeringRecall: session.filter((t) => offersRecall(t.request.body)).length,
   };
 }
 

@@ -317,7 +317,9 @@ export async function handleCompacting(
   try {
     const { text, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
     // Every request that carries tools offers the recall tool too, from a session's first request on.
-    const recalling = withRecallTool(asSent);
+    // Not on a streamed Gemini answer: the proxy cannot read one for recall calls, and a call it
+    // let through would reach an agent that has no such tool.
+    const recalling = asSent.stream && protocol === 'gemini' ? undefined : withRecallTool(asSent);
     const parsed = recalling ?? asSent;
     const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
     const skip =
@@ -347,7 +349,7 @@ export async function handleCompacting(
     const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
-    if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
+    if (recalling !== undefined) {
       const turn = recallTurn(out, parsed, betas, { capacity, reserve });
       const { session } = projection;
       countRecalls(
