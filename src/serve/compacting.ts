@@ -20,6 +20,7 @@ import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from 
 import { holdsCompaction, REPLAY_BETAS, replayingRequest } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
 import { withRecallTool, withRecallToolText } from './recall-tool.js';
+import { splicedRequest } from './list-splice.js';
 import { forwardAnsweringRecalls, sendUpstream } from './recall-loop.js';
 import {
   answerReserve,
@@ -222,8 +223,9 @@ function projectRequest(
 
 /**
  * The body that goes upstream for a projected request: the client's own bytes when the
- * projection changed nothing, else the request written again around the projected messages,
- * with its output limit lowered when the window cannot hold it beside the input.
+ * projection changed nothing, else its text with only the changed items written anew (or the
+ * request written again around the projected messages where that cannot be done), with its
+ * output limit lowered when the window cannot hold it beside the input.
  */
 function outgoing(
   text: string | undefined,
@@ -237,19 +239,25 @@ function outgoing(
   const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
   const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
-  const verbatim =
-    sent === undefined && text !== undefined && unchanged(messages, parsed.messages) ? text : undefined;
-  const asked = verbatim ?? writeRequest(request, messages);
+  const own = sent === undefined ? text : undefined;
+  const inText = (ms: readonly Message[]) =>
+    own === undefined ? undefined : unchanged(ms, parsed.messages) ? own : splicedRequest(own, request, ms);
+  const asked = inText(messages) ?? writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
-  // Only the limit changes: the client's bytes keep the prefix the provider cached.
-  const inPlace =
-    lowered !== undefined && verbatim !== undefined
-      ? textWithOutputLimit(verbatim, parsed.protocol, lowered)
-      : undefined;
   const written = lowered === undefined ? request : withOutputLimit(request, lowered);
-  const body = lowered === undefined ? asked : (inPlace ?? writeRequest(written, messages));
-  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), written, messages };
+  /** The body for a list of messages: in the client's text where it can be, its output limit as sent. */
+  const write = (ms: readonly Message[]) => {
+    const body = inText(ms);
+    // Only the limit changes: the client's bytes keep the prefix the provider cached.
+    const inPlace =
+      lowered !== undefined && body !== undefined
+        ? textWithOutputLimit(body, parsed.protocol, lowered)
+        : body;
+    return inPlace ?? writeRequest(written, ms);
+  };
+  const body = lowered === undefined ? asked : write(messages);
+  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), write, messages };
 }
 
 /** A request's body, session, window and answer reserve. */
@@ -281,6 +289,13 @@ async function projected(
   } finally {
     release();
   }
+}
+
+/** Reads the provider's own count of what was sent from its answer: it anchors the session's next estimate. */
+function providerUsageTap(stream: boolean, projection: ConversationProjection): Transform {
+  return usageTap(stream, (usage) => {
+    if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
+  });
 }
 
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
@@ -316,23 +331,24 @@ export async function handleCompacting(
       signal,
     );
     const { projection, counts, body, lowered, replay, cleared } = out;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
-    // The provider's own count of what was sent anchors the session's next estimate.
-    const tap = usageTap(parsed.stream, (usage) => {
-      if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
-    });
+    ctx.metrics.projectionSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
+    const tap = providerUsageTap(parsed.stream, projection);
     const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
     if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
-      const turn = { request: out.written, messages: out.messages, history: parsed.messages, body, betas };
-      const { session } = projection;
-      countRecalls(
+      const turn = { request: parsed, write: out.write, messages: out.messages, history: parsed.messages };
+      const rounds = await forwardAnsweringRecalls(
         ctx,
-        id,
-        await forwardAnsweringRecalls(ctx, req, res, turn, session, signal, headers, tap),
+        req,
+        res,
+        { ...turn, body, betas },
+        projection.session,
+        signal,
+        headers,
+        tap,
       );
+      countRecalls(ctx, id, rounds);
       return 'projected';
     }
     await forward(ctx, protocol, req, res, body, signal, headers, tap, betas);

@@ -6,7 +6,7 @@ import type { CompactorSession } from '../session/index.js';
 import { answerRecall } from '../projection/index.js';
 import { relayResponse } from './http-io.js';
 import type { CompactingContext } from './compacting.js';
-import { writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
+import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
 import { StreamPeek, type StreamVerdict } from './recall-peek.js';
@@ -21,8 +21,10 @@ export const RECALLS_HEADER = 'x-compactor-recalls';
 
 /** What the first upstream request of a turn is made of. */
 export interface RecallTurn {
-  /** The request as written upstream (recall tool added, output limit as sent). */
+  /** The request as the client sent it, with the recall tool added. */
   request: ParsedRequest;
+  /** Writes the body for a list of messages after the fixed part, as the first one was written. */
+  write(messages: readonly Message[]): string;
   /** The messages it carries after the fixed part. */
   messages: readonly Message[];
   /** The conversation as the client sent it (originals of whatever was cleared). */
@@ -108,7 +110,7 @@ export async function forwardAnsweringRecalls(
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
     if (called === undefined) return relay(res, buffered, round, extra, tap);
     messages = [...messages, ...called, ...answers(session, turn.history, called, messages)];
-    const body = writeRequest(turn.request, messages);
+    const body = turn.write(messages);
     answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
   }
 }
