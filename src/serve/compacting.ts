@@ -336,7 +336,7 @@ export async function handleCompacting(
     const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
-    if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
+    if (recalling !== undefined) {
       const turn = { request: parsed, write: out.write, messages: out.messages, history: parsed.messages };
       const rounds = await forwardAnsweringRecalls(
         ctx,
