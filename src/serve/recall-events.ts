@@ -45,6 +45,11 @@ export interface EventRules {
   continued(e: Obj, at: StreamPlace): Obj | undefined;
   /** Notes what an event the client got adds to its stream. */
   passed(e: Obj, at: StreamPlace): void;
+  /**
+   * An event that brings text and then opens a recall call, as what goes on now (the text) and
+   * what is held (the rest); undefined when nothing in it comes before the call.
+   */
+  split?(e: Obj): [Obj, Obj] | undefined;
 }
 
 const said = (v: unknown) => typeof v === 'string' && v !== '';
@@ -116,7 +121,7 @@ const responses: EventRules = {
       out.response = {
         ...e.response,
         ...(at.responseId !== undefined ? { id: at.responseId } : {}),
-        output: [...at.items, ...own],
+        output: [...at.items.slice(0, at.offset), ...own],
       };
     }
     return out;
@@ -150,6 +155,24 @@ const gemini: EventRules = {
   // Each chunk stands alone: a later answer's chunks go on as they come.
   continued: (e) => e,
   passed: () => undefined,
+  split(e) {
+    const parts = geminiParts(e);
+    const k = parts.findIndex(
+      (p) => isObj(p) && isObj(p.functionCall) && byName(p.functionCall.name) === 'recall',
+    );
+    if (k <= 0) return undefined;
+    const candidate = (e.candidates as Obj[])[0];
+    const content = candidate.content as Obj;
+    const withParts = (some: Json[], whole: boolean): Obj => {
+      const c: Obj = { ...candidate, content: { ...content, parts: some } };
+      // The end of the turn (its finish reason, its usage) stays with what is held.
+      if (!whole) delete c.finishReason;
+      const out: Obj = { ...e, candidates: [c, ...(e.candidates as Json[]).slice(1)] };
+      if (!whole) delete out.usageMetadata;
+      return out;
+    };
+    return [withParts(parts.slice(0, k), false), withParts(parts.slice(k), true)];
+  },
 };
 
 export const EVENT_RULES: Record<ProtocolName, EventRules> = {

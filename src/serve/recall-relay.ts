@@ -129,13 +129,21 @@ export async function passAnswer(
   };
   const take = async (frames: Frame[]) => {
     for (const f of frames) {
+      let frame = f;
       if (!holding) {
         const e = said && !f.text.includes('recall') ? undefined : parsed(f);
         const verdict = e === undefined ? undefined : rules.verdict(e);
         holding = verdict === 'recall' && options.hold;
         said ||= verdict !== undefined;
+        // What the event brings before the recall call goes on; the call and after it wait.
+        const parts = holding && e !== undefined ? rules.split?.(e) : undefined;
+        if (parts !== undefined) {
+          waiting.push(rewritten(f, parts[0]));
+          frame = rewritten(f, parts[1]);
+          await pass(waiting.splice(0));
+        }
       }
-      waiting.push(f);
+      waiting.push(frame);
       if (said && !holding) {
         const ready = waiting;
         waiting = [];
