@@ -13,6 +13,7 @@ import type { SessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { checkJsonDepth } from './request-guards.js';
+import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
@@ -150,10 +151,15 @@ export async function readParsed(
   limit: number,
   countTokens = false,
 ) {
-  const text = (await readBody(req, limit)).toString('utf8');
+  const bytes = await readBody(req, limit);
+  const text = bytes.toString('utf8');
   try {
-    checkJsonDepth(text);
-    return { text, parsed: parseRequest(protocol, text, countTokens, req.url) };
+    // A large body is checked and parsed a slice at a time: other clients are served meanwhile.
+    const large = bytes.length >= SLICED_BODY_BYTES;
+    if (large) await checkJsonDepthInSlices(text);
+    else checkJsonDepth(text);
+    const body = large ? await parsedInSlices(bytes) : undefined;
+    return { text, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
