@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { TASK, GOAL_LINE } from '#dev/loops/loop-matrix.js';
 import { startGeminiUpstream } from '#dev/fakes/gemini-upstream.js';
 import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
@@ -6,9 +6,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import { startServer } from '#src/serve/index.js';
 import type { RecordedRequest } from '#support/fake-http.js';
 import { argsOfStep, runGeminiLoop, stepOfArgs, type GeminiLoop } from '#support/gemini-cli-loop.js';
-import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
-jest.setTimeout(PROCESS_TEST_MS);
 afterAll(() => freeEncoders());
 
 const KEY = 'gemini-clearing-test-key-77a1';
