@@ -307,8 +307,9 @@ export function geminiAnswer(
   });
   const textParts = [{ text: reply.text }];
   if (!stream) return sendJson(res, 200, frame(call ? [...textParts, call] : textParts, true));
-  // A call with no text before it still needs a frame to ride in.
-  const texts = reply.text === '' ? [''] : pieces(reply.text);
+  const texts = pieces(reply.text);
+  // A call without a word before it comes in a frame of its own.
+  if (texts.length === 0) return sendSse(res, [{ data: frame(call ? [call] : [{ text: '' }], true) }]);
   const events: FakeSseEvent[] = texts.map((text, i) => ({
     data: frame(i === texts.length - 1 && call ? [{ text }, call] : [{ text }], i === texts.length - 1),
   }));

@@ -7,8 +7,10 @@
  */
 import type { SeenPrompt } from '../loops/prompt-audit.js';
 import { sourceText } from '../loops/source-text.js';
+import type { ServerResponse } from 'node:http';
 import { wirePrompt } from './wire-prompt.js';
-import { anthropicAnswer, chatAnswer, responsesAnswer, type Reply } from './agent-wire.js';
+import type { WireProtocol } from './agent-upstream.js';
+import { anthropicAnswer, chatAnswer, geminiAnswer, responsesAnswer, type Reply } from './agent-wire.js';
 import { startFakeServer, type FakeServer } from './fake-http.js';
 import { estimateBodyTokens } from './fake-window.js';
 
@@ -67,8 +69,11 @@ export function recallStep(prompt: SeenPrompt, files: number): RecallStep {
   return id === undefined ? { kind: 'answer', text: LOST } : { kind: 'recall', id };
 }
 
-/** The step as a wire reply (a thought and a call, a bare recall call, or the final text). */
-export function recallReply(step: RecallStep, key: string): Reply {
+/**
+ * The step as a wire reply (a thought and a call, a recall call, or the final text). A recall
+ * call comes bare, or after `textBeforeRecall` when given.
+ */
+export function recallReply(step: RecallStep, key: string, textBeforeRecall = ''): Reply {
   if (step.kind === 'answer') return { key, text: step.text };
   if (step.kind === 'read')
     return {
@@ -76,33 +81,50 @@ export function recallReply(step: RecallStep, key: string): Reply {
       text: `Reading file ${step.n}.`,
       call: { id: `call_${key}`, name: 'read_file', arguments: JSON.stringify({ path: recallPath(step.n) }) },
     };
-  // It recalls without a word first: text before a call goes on to the agent as it streams.
   return {
     key,
-    text: '',
+    text: textBeforeRecall,
     call: { id: `call_${key}`, name: 'recall', arguments: JSON.stringify({ id: step.id }) },
   };
 }
 
-const WIRES = {
+type Answer = (body: any, reply: Reply, res: ServerResponse, input: number) => void;
+
+const WIRES: Record<string, [WireProtocol, Answer]> = {
   '/v1/chat/completions': ['openai-chat', chatAnswer],
   '/v1/messages': ['anthropic', anthropicAnswer],
   '/v1/responses': ['openai-responses', responsesAnswer],
-} as const;
+};
+
+const GEMINI_CALL = /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)(\?alt=sse)?$/;
+
+/** The wire of a request path: one of the three, or the Gemini API (its SSE stream or one JSON answer). */
+function wireOf(path: string): [WireProtocol, Answer] | undefined {
+  const gemini = GEMINI_CALL.exec(path);
+  if (gemini === null) return WIRES[path];
+  const sse = gemini[2] !== undefined;
+  return ['gemini', (body, reply, res, input) => geminiAnswer(body, reply, res, input, sse)];
+}
 
 /**
- * The model as a fake provider on 127.0.0.1 speaking Chat Completions, Messages and Responses
- * (JSON and SSE), held to `window` tokens per request.
+ * The model as a fake provider on 127.0.0.1 speaking Chat Completions, Messages, Responses
+ * (JSON and SSE) and the Gemini API (JSON and SSE), held to `window` tokens per request.
+ * `textBeforeRecall` makes it say something before it calls `recall`.
  */
-export function startRecallUpstream(options: { window: number; files: number }): Promise<FakeServer> {
+export function startRecallUpstream(options: {
+  window: number;
+  files: number;
+  textBeforeRecall?: string;
+}): Promise<FakeServer> {
   let answered = 0;
   return startFakeServer(
     (req, _fault, res) => {
-      const wire = WIRES[req.path as keyof typeof WIRES];
+      const wire = wireOf(req.path);
       if (wire === undefined) return void res.writeHead(404).end();
       const [protocol, answer] = wire;
       const step = recallStep(wirePrompt(protocol, req.body), options.files);
-      answer(req.body, recallReply(step, `r${++answered}`), res, estimateBodyTokens(req.body));
+      const reply = recallReply(step, `r${++answered}`, options.textBeforeRecall);
+      answer(req.body, reply, res, estimateBodyTokens(req.body));
     },
     [],
     { window: options.window },

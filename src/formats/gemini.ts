@@ -294,13 +294,13 @@ export function importGemini(text: SessionText, where: string): ImportedSession 
   return { id: 'main', messages, meta: { provider: { format: 'gemini', shape: 'object', envelope } } };
 }
 
+/** Canonical messages as the items of a Gemini request's `contents`. */
+export function exportGeminiContents(messages: readonly Message[]): Json[] {
+  return exportGroups('gemini', messages, buildContents, defaultGrouping);
+}
+
 /** Writes canonical messages as a Gemini request body, with every other field of the imported one. */
 export function exportGemini(messages: readonly Message[], meta?: Record<string, unknown>): string {
   const envelope = providerMetaFor(meta, 'gemini')?.envelope ?? {};
-  return writeDocument(
-    exportGroups('gemini', messages, buildContents, defaultGrouping),
-    'contents',
-    'object',
-    envelope,
-  );
+  return writeDocument(exportGeminiContents(messages), 'contents', 'object', envelope);
 }

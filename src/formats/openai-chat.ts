@@ -305,10 +305,15 @@ export function assertChatCarriesCompaction(messages: readonly Message[]): void 
   });
 }
 
+/** Canonical messages as the items of a Chat Completions `messages` list. */
+export function exportOpenAIChatItems(messages: readonly Message[]): Json[] {
+  assertChatCarriesCompaction(messages);
+  return exportGroups('openai-chat', messages, buildGroup, () => 1, restoreCallExtras);
+}
+
 /** Exports canonical messages as Chat Completions messages. */
 export function exportOpenAIChat(messages: readonly Message[], meta?: Record<string, unknown>): string {
-  assertChatCarriesCompaction(messages);
-  const items = exportGroups('openai-chat', messages, buildGroup, () => 1, restoreCallExtras);
+  const items = exportOpenAIChatItems(messages);
   const p = providerMetaFor(meta, 'openai-chat');
   return writeDocument(items, 'messages', p?.shape ?? 'object', p?.envelope);
 }

@@ -40,6 +40,11 @@ function roundTripOf(m: Message, format: RoundTripFormat): RoundTrip | undefined
     : undefined;
 }
 
+/** The provider object (group) of the imported document a message came from, or undefined. */
+export function groupOf(m: Message, format: RoundTripFormat): number | undefined {
+  return roundTripOf(m, format)?.group;
+}
+
 /**
  * Marks each group's messages with their group number and stores, on the first one, what
  * the plain exporter gets wrong about the original objects. `groups` may be made one at a time.

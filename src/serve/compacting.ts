@@ -13,6 +13,7 @@ import type { SessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { checkJsonDepth } from './request-guards.js';
+import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
@@ -21,7 +22,8 @@ import { holdsCompaction, REPLAY_BETAS, replayingRequest } from './anthropic-nat
 import { agentSessionId } from './agent-ids.js';
 import { withRecallTool, withRecallToolText } from './recall-tool.js';
 import { withTopLevelValueOf } from './json-splice.js';
-import { forwardAnsweringRecalls, sendUpstream, type RecallTurn } from './recall-loop.js';
+import { splicedRequest } from './list-splice.js';
+import { forwardAnsweringRecalls, sendUpstream } from './recall-loop.js';
 import {
   answerReserve,
   asClientSent,
@@ -153,10 +155,15 @@ export async function readParsed(
   limit: number,
   countTokens = false,
 ) {
-  const text = (await readBody(req, limit)).toString('utf8');
+  const bytes = await readBody(req, limit);
+  const text = bytes.toString('utf8');
   try {
-    checkJsonDepth(text);
-    return { text, parsed: parseRequest(protocol, text, countTokens, req.url) };
+    // A large body is checked and parsed a slice at a time: other clients are served meanwhile.
+    const large = bytes.length >= SLICED_BODY_BYTES;
+    if (large) await checkJsonDepthInSlices(text);
+    else checkJsonDepth(text);
+    const body = large ? await parsedInSlices(bytes) : undefined;
+    return { text, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
@@ -226,8 +233,9 @@ function projectRequest(
 
 /**
  * The body that goes upstream for a projected request: the client's own bytes when the
- * projection changed nothing, else the request written again around the projected messages,
- * with its output limit lowered when the window cannot hold it beside the input.
+ * projection changed nothing, else its text with only the changed items written anew (or the
+ * request written again around the projected messages where that cannot be done), with its
+ * output limit lowered when the window cannot hold it beside the input.
  */
 function outgoing(
   text: string | undefined,
@@ -241,22 +249,28 @@ function outgoing(
   const sent = replay ? replayingRequest(projection.request, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
   const messages = asClientSent(sent?.messages ?? projection.request, parsed.messages);
-  const verbatim =
-    sent === undefined && text !== undefined && unchanged(messages, parsed.messages) ? text : undefined;
-  const asked = verbatim ?? writeRequest(request, messages);
+  const own = sent === undefined ? text : undefined;
+  const inText = (ms: readonly Message[]) =>
+    own === undefined ? undefined : unchanged(ms, parsed.messages) ? own : splicedRequest(own, request, ms);
+  const asked = inText(messages) ?? writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
-  // Only the limit changes: the client's bytes keep the prefix the provider cached.
-  const inPlace =
-    lowered !== undefined && verbatim !== undefined
-      ? textWithOutputLimit(verbatim, parsed.protocol, lowered)
-      : undefined;
-  const written = lowered === undefined ? request : withOutputLimit(request, lowered);
-  const made = lowered === undefined ? asked : (inPlace ?? writeRequest(written, messages));
-  // A body written anew carries the tools in the client's own bytes: the list never changes within a session.
-  const anew = made !== verbatim && made !== inPlace && text !== undefined;
-  const body = anew ? withTopLevelValueOf(made, text, 'tools') : made;
-  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), written, messages };
+  /**
+   * The body for a list of messages asking for `limit` tokens of answer (the client's own limit
+   * when undefined): in the client's text where it can be, else written anew with the tools in
+   * the client's own bytes, so the tool list never changes within a session.
+   */
+  const write = (ms: readonly Message[], limit: number | undefined) => {
+    const body = inText(ms);
+    // Only the limit changes: the client's bytes keep the prefix the provider cached.
+    const inPlace =
+      limit !== undefined && body !== undefined ? textWithOutputLimit(body, parsed.protocol, limit) : body;
+    if (inPlace !== undefined) return inPlace;
+    const made = writeRequest(limit === undefined ? request : withOutputLimit(request, limit), ms);
+    return text === undefined ? made : withTopLevelValueOf(made, text, 'tools');
+  };
+  const body = lowered === undefined && inText(messages) !== undefined ? asked : write(messages, lowered);
+  return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), write, messages };
 }
 
 /** A request's body, session, window and answer reserve. */
@@ -290,22 +304,11 @@ async function projected(
   }
 }
 
-/** The first upstream request of a turn that may take recall rounds, and the window they must fit. */
-function recallTurn(
-  out: Awaited<ReturnType<typeof projected>>,
-  parsed: ParsedRequest,
-  betas: readonly string[],
-  window: { capacity: number; reserve: number },
-): RecallTurn {
-  const room = { ...window, estimator: out.projection.session.estimator };
-  return {
-    request: out.written,
-    messages: out.messages,
-    history: parsed.messages,
-    body: out.body,
-    betas,
-    room,
-  };
+/** Reads the provider's own count of what was sent from its answer: it anchors the session's next estimate. */
+function providerUsageTap(stream: boolean, projection: ConversationProjection): Transform {
+  return usageTap(stream, (usage) => {
+    if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
+  });
 }
 
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
@@ -320,9 +323,7 @@ export async function handleCompacting(
   try {
     const { text, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
     // Every request that carries tools offers the recall tool too, from a session's first request on.
-    // Not on a streamed Gemini answer: the proxy cannot read one for recall calls, and a call it
-    // let through would reach an agent that has no such tool.
-    const recalling = asSent.stream && protocol === 'gemini' ? undefined : withRecallTool(asSent);
+    const recalling = withRecallTool(asSent);
     const parsed = recalling ?? asSent;
     const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
     const skip =
@@ -343,17 +344,16 @@ export async function handleCompacting(
       signal,
     );
     const { projection, counts, body, lowered, replay, cleared } = out;
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    ctx.metrics.projectionSeconds.observe({ protocol }, seconds);
-    // The provider's own count of what was sent anchors the session's next estimate.
-    const tap = usageTap(parsed.stream, (usage) => {
-      if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
-    });
+    ctx.metrics.projectionSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
+    const tap = providerUsageTap(parsed.stream, projection);
     const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
     if (recalling !== undefined) {
-      const turn = recallTurn(out, parsed, betas, { capacity, reserve });
+      // The rounds fit the window as the first request did.
+      const room = { capacity, reserve, estimator: projection.session.estimator };
+      const { write, messages } = out;
+      const turn = { request: parsed, write, messages, history: parsed.messages, body, betas, room };
       const { session } = projection;
       countRecalls(
         ctx,

@@ -4,7 +4,9 @@ import { exportGemini, importGemini } from '../formats/gemini.js';
 import type { FileRequestEnvelope } from '../formats/request-envelope.js';
 import type { Json, Message } from '../messages/message.js';
 import type { ToolSchema } from '../providers/types.js';
-import type { ParsedRequest } from './protocols.js';
+import { parseBody, type ParsedRequest } from './protocols.js';
+import { JsonDocument } from '../formats/json-text.js';
+import { rememberRawNumbers } from '../formats/raw-numbers.js';
 
 /**
  * The Gemini API as the proxy serves it: `POST /v1beta/models/<model>:generateContent`,
@@ -103,16 +105,13 @@ const WHERE = 'request body';
  * Reads a Gemini request of `path` (`url` with its query). A `countTokens` body may wrap the
  * request in `generateContentRequest`; the wrapper is kept and written back around it.
  */
-export function parseGeminiRequest(text: string, url: string): ParsedRequest {
+export function parseGeminiRequest(text: string, url: string, parsed?: unknown): ParsedRequest {
   const { pathname, searchParams } = new URL(url, 'http://proxy');
   const call = geminiCall(pathname);
   if (call === undefined) throw new UserError(`${pathname}: not a Gemini model call`);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`${WHERE} is not JSON (${(e as Error).message})`);
-  }
+  const body = parsed ?? parseBody(text);
+  // Parsed once: the importer reads the same value, with its exact number texts.
+  if (parsed === undefined) rememberRawNumbers(text, body);
   let inner = body;
   let base = '';
   let outer: Record<string, Json> | undefined;
@@ -125,7 +124,7 @@ export function parseGeminiRequest(text: string, url: string): ParsedRequest {
     } else if (c.contents === undefined) throw new UserError('contents: expected an array');
   }
   const b = check(GenerateRequest, inner, base);
-  const session = importGemini(outer === undefined ? text : JSON.stringify(inner), WHERE);
+  const session = importGemini(outer === undefined ? new JsonDocument(body) : JSON.stringify(inner), WHERE);
   const system = instructionText(b.systemInstruction);
   const tools = toolsOf(b.tools);
   const envelope = {

@@ -4,14 +4,16 @@
  * formatting and key order, and with them what a byte-for-byte client or cache sees).
  */
 
-/** Index just past the string starting at `i` (a quote). */
+/** Index just past the string starting at `i` (a quote); found with indexOf, as most of a body is strings. */
 function stringEnd(text: string, i: number): number {
-  for (let j = i + 1; j < text.length; j++) {
-    const c = text.charCodeAt(j);
-    if (c === 0x5c) j++;
-    else if (c === 0x22) return j + 1;
+  for (let j = i + 1; ;) {
+    const q = text.indexOf('"', j);
+    if (q < 0) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(q - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    j = q + 1;
   }
-  return -1;
 }
 
 /** Index of the bracket closing the array or object opened at `i`, or -1. */
@@ -33,8 +35,58 @@ const skipSpace = (text: string, i: number) => {
   return i;
 };
 
-/** Where the value under `key` at the top level of the object `text` holds begins and ends (both included). */
-function topLevelSpan(text: string, key: string): { value: number; close: number } | undefined {
+/**
+ * The text with `element` (JSON text) appended to the non-empty array under `key` at the
+ * top level of the object `text` holds, or undefined when there is no such array.
+ */
+export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
+  const at = topLevelArrayAt(text, key);
+  if (at === undefined || at.items.length === 0) return undefined;
+  return `${text.slice(0, at.close)},${element}${text.slice(at.close)}`;
+}
+
+/** Index of the last character of a scalar value starting at `i` (string, number, literal). */
+function valueEnd(text: string, i: number): number {
+  if (text[i] === '"') {
+    const end = stringEnd(text, i);
+    return end < 0 ? -1 : end - 1;
+  }
+  let j = i;
+  while (j < text.length && !/[\s,}\]]/.test(text[j])) j++;
+  return j > i ? j - 1 : -1;
+}
+
+/** Where a top-level array member of a JSON object's text lies: its brackets and each element's span. */
+export interface ArrayAt {
+  /** Index of the `[`. */
+  open: number;
+  /** Index of the `]`. */
+  close: number;
+  /** Each element's `[start, end)` in the text. */
+  items: Array<[number, number]>;
+}
+
+/** The spans of the elements of the array under `key` at the top level of the object `text` holds. */
+export function topLevelArrayAt(text: string, key: string): ArrayAt | undefined {
+  const value = memberValueAt(text, key);
+  if (value === undefined || text[value] !== '[') return undefined;
+  const items: Array<[number, number]> = [];
+  let i = skipSpace(text, value + 1);
+  if (text[i] === ']') return { open: value, close: i, items };
+  while (i < text.length) {
+    const end = text[i] === '[' || text[i] === '{' ? closingOf(text, i) : valueEnd(text, i);
+    if (end < 0) return undefined;
+    items.push([i, end + 1]);
+    i = skipSpace(text, end + 1);
+    if (text[i] === ']') return { open: value, close: i, items };
+    if (text[i] !== ',') return undefined;
+    i = skipSpace(text, i + 1);
+  }
+  return undefined;
+}
+
+/** Index where the value of the top-level member `key` begins, or undefined. */
+function memberValueAt(text: string, key: string): number | undefined {
   let i = skipSpace(text, 0);
   if (text[i] !== '{') return undefined;
   const want = JSON.stringify(key);
@@ -43,25 +95,21 @@ function topLevelSpan(text: string, key: string): { value: number; close: number
     if (end < 0) return undefined;
     const name = text.slice(i, end);
     const value = skipSpace(text, skipSpace(text, end) + 1);
+    if (name === want || JSON.parse(name) === key) return value;
     const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
     if (close < 0) return undefined;
-    if (name === want || JSON.parse(name) === key) return { value, close };
     i = skipSpace(text, close + 1);
     if (text[i] === ',') i = skipSpace(text, i + 1);
   }
   return undefined;
 }
 
-/**
- * The text with `element` (JSON text) appended to the non-empty array under `key` at the
- * top level of the object `text` holds, or undefined when there is no such array.
- */
-export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
-  const span = topLevelSpan(text, key);
-  if (span === undefined) return undefined;
-  const { value, close } = span;
-  if (text[value] !== '[' || skipSpace(text, value + 1) === close) return undefined;
-  return `${text.slice(0, close)},${element}${text.slice(close)}`;
+/** Where the value under `key` at the top level of the object `text` holds begins and ends (both included). */
+function topLevelSpan(text: string, key: string): { value: number; close: number } | undefined {
+  const value = memberValueAt(text, key);
+  if (value === undefined) return undefined;
+  const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
+  return close < 0 ? undefined : { value, close };
 }
 
 /** The text with the value under `key` at its top level replaced by `value` (JSON text), or undefined when it has no such key. */
@@ -83,15 +131,4 @@ export function withTopLevelValueOf(text: string, source: string, key: string): 
 export function topLevelValueText(text: string, key: string): string | undefined {
   const span = topLevelSpan(text, key);
   return span === undefined ? undefined : text.slice(span.value, span.close + 1);
-}
-
-/** Index of the last character of a scalar value starting at `i` (string, number, literal). */
-function valueEnd(text: string, i: number): number {
-  if (text[i] === '"') {
-    const end = stringEnd(text, i);
-    return end < 0 ? -1 : end - 1;
-  }
-  let j = i;
-  while (j < text.length && !/[\s,}\]]/.test(text[j])) j++;
-  return j > i ? j - 1 : -1;
 }

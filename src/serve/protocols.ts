@@ -124,8 +124,17 @@ function split(
   };
 }
 
+/** A request body parsed whole; not JSON is a one-line error. */
+export function parseBody(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new UserError(`${WHERE} is not JSON (${(e as Error).message})`);
+  }
+}
+
 /** The parsed body as the importers read it, with its exact number texts remembered: parsed once. */
-function parsedOnce(text: string, body: unknown): JsonDocument {
+function rememberedOnce(text: string, body: unknown): JsonDocument {
   rememberRawNumbers(text, body);
   return new JsonDocument(body);
 }
@@ -133,21 +142,20 @@ function parsedOnce(text: string, body: unknown): JsonDocument {
 /**
  * Reads a request body of `protocol`; malformed bodies throw a one-line {@link UserError}. A
  * token count (`countTokens`) is a Messages request without `max_tokens`. A Gemini request
- * names its model and method in `url`.
+ * names its model and method in `url`. `parsed` is the body when it was parsed already.
  */
 export function parseRequest(
   protocol: ProtocolName,
   text: string,
   countTokens = false,
   url = '/',
+  parsed?: unknown,
 ): ParsedRequest {
-  if (protocol === 'gemini') return parseGeminiRequest(text, url);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (e) {
-    throw new UserError(`${WHERE} is not JSON (${(e as Error).message})`);
-  }
+  if (protocol === 'gemini') return parseGeminiRequest(text, url, parsed);
+  const body = parsed ?? parseBody(text);
+  // A body parsed in slices already knows its exact number texts.
+  const parsedOnce = (t: string, b: unknown) =>
+    parsed === undefined ? rememberedOnce(t, b) : new JsonDocument(b);
   if (protocol === 'anthropic') {
     const b = check(countTokens ? CountTokensRequest : AnthropicRequest, body);
     return {

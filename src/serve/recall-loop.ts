@@ -9,7 +9,8 @@ import type { CompactingContext } from './compacting.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
-import { StreamPeek, type StreamVerdict } from './recall-peek.js';
+import { newPlace } from './recall-events.js';
+import { passAnswer, writeFrames, type Frame } from './recall-relay.js';
 import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
 import { withBetas } from './anthropic-native.js';
 import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.js';
@@ -22,15 +23,20 @@ export const RECALLS_HEADER = 'x-compactor-recalls';
 
 /** What the first upstream request of a turn is made of. */
 export interface RecallTurn {
-  /** The request as written upstream (recall tool added, output limit as sent). */
+  /** The request as the client sent it, with the recall tool added. */
   request: ParsedRequest;
+  /**
+   * Writes the body for a list of messages after the fixed part, as the first one was written,
+   * asking for `outputLimit` tokens of answer (the client's own limit when undefined).
+   */
+  write(messages: readonly Message[], outputLimit: number | undefined): string;
   /** The messages it carries after the fixed part. */
   messages: readonly Message[];
   /** The conversation as the client sent it (originals of whatever was cleared). */
   history: readonly Message[];
   body: string;
   betas: readonly string[];
-  /** The window each round must fit. */
+  /** The window every round must fit, as the first request did. */
   room: RecallRoom;
 }
 
@@ -76,12 +82,28 @@ function answers(
 }
 
 /**
- * Forwards a request whose upstream may call the recall tool: while the answer
- * holds only recall calls (at most {@link MAX_RECALL_ROUNDS} times), the proxy appends the calls
+ * The messages and body of the next round: the model's recall calls and their answers after
+ * what was sent, fitted to the window. `earlier` collects the answers of this turn's rounds (they
+ * give way to later ones when the window is full).
+ */
+function nextRound(
+  turn: RecallTurn,
+  session: CompactorSession,
+  sent: readonly Message[],
+  called: readonly Message[],
+  earlier: Set<Message>,
+): { messages: readonly Message[]; body: string } {
+  const given = answers(session, turn.history, called, sent);
+  const messages = fitRecallRound(turn.room, turn.request, sent, called, given, earlier, turn.history);
+  for (const m of messages.slice(messages.length - given.length)) earlier.add(m);
+  return { messages, body: recallRoundBody(turn.room, turn.request, messages, turn.write) };
+}
+
+/**
+ * Forwards a request whose upstream may call the recall tool: while the answer's only tool
+ * calls are recall calls (at most {@link MAX_RECALL_ROUNDS} times), the proxy appends the calls
  * and the originals they ask for and asks again; the client gets the last answer, with no
- * recall call in it unless the rounds ran out. A streamed answer passes on as it comes once its
- * first events show text or another tool's call; one that opens with a recall call is held to
- * its end. Resolves to the number of rounds taken.
+ * recall call in it unless the rounds ran out. Resolves to the number of rounds taken.
  */
 export async function forwardAnsweringRecalls(
   ctx: CompactingContext,
@@ -93,31 +115,100 @@ export async function forwardAnsweringRecalls(
   extra: Record<string, string>,
   tap?: Transform,
 ): Promise<number> {
+  if (turn.request.stream) return streamAnsweringRecalls(ctx, req, res, turn, session, signal, extra, tap);
   const { protocol } = turn.request;
-  let messages: readonly Message[] = turn.messages;
-  // The answers of this turn's rounds so far: they give way to later ones when the window is full.
+  let messages = turn.messages;
   const earlier = new Set<Message>();
   let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
-    if (turn.request.stream) {
-      const peeked = await peek(protocol, answer);
-      // Not a recall turn: the stream goes on to the client as it comes.
-      if (peeked.verdict === 'other') return relay(res, peeked.answer, round, extra, tap);
-      answer = peeked.answer;
-    }
-    // Read through the stream, whatever it is now (the peeked part comes again first).
     const text = await textOf(answer.body);
-    const json = turn.request.stream ? answerOfStream(protocol, text) : text;
-    const called = json === undefined ? undefined : recallTurnOf(protocol, json);
+    const called = recallTurnOf(protocol, text);
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
     if (called === undefined) return relay(res, buffered, round, extra, tap);
-    const given = answers(session, turn.history, called, messages);
-    messages = fitRecallRound(turn.room, turn.request, messages, called, given, earlier, turn.history);
-    for (const m of messages.slice(messages.length - given.length)) earlier.add(m);
-    const body = recallRoundBody(turn.room, turn.request, messages, turn.body);
-    answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
+    const next = nextRound(turn, session, messages, called, earlier);
+    messages = next.messages;
+    answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal);
   }
+}
+
+/**
+ * The same for a streamed answer, which reaches the client event by event: its events go on as
+ * they come until one opens a recall call; from there the answer is held to its end. When the
+ * turn's only calls were recall calls, the proxy answers them and the next answer goes on in
+ * the same stream (renumbered to follow what the client has), so the client reads one answer:
+ * the model's text before the recall, then what it wrote after it. Otherwise the held events
+ * go to the client as they came.
+ */
+async function streamAnsweringRecalls(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  turn: RecallTurn,
+  session: CompactorSession,
+  signal: AbortSignal,
+  extra: Record<string, string>,
+  tap?: Transform,
+): Promise<number> {
+  const { protocol } = turn.request;
+  const at = newPlace();
+  let messages = turn.messages;
+  const earlier = new Set<Message>();
+  let body = turn.body;
+  let before: { frames: Frame[]; later: boolean } = { frames: [], later: false };
+  tap?.resume();
+  for (let round = 0; ; round++) {
+    const answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
+    if (answer.status !== 200) {
+      if (!res.headersSent) return relay(res, answer, round, extra, undefined);
+      // The stream has begun: the recall call the proxy could not answer goes to the client.
+      await answer.body.dump();
+      await writeFrames(res, protocol, before.frames, at, before.later);
+      return end(res, round);
+    }
+    const open = () => {
+      if (!res.headersSent) writeHead(res, answer, { ...extra, [RECALLS_HEADER]: String(round) });
+    };
+    // An answer after a recall round goes on in the client's stream once that has begun.
+    const later = at.begun;
+    const hold = round < MAX_RECALL_ROUNDS;
+    const passed = await passAnswer(res, protocol, answer, {
+      at,
+      later,
+      hold,
+      open,
+      ...(round === 0 ? { tap } : {}),
+    });
+    const json = passed.held.length > 0 ? answerOfStream(protocol, passed.text) : undefined;
+    const called = json === undefined ? undefined : recallTurnOf(protocol, json);
+    if (called === undefined) {
+      open();
+      await writeFrames(res, protocol, passed.held, at, later);
+      return end(res, round);
+    }
+    ({ messages, body } = nextRound(turn, session, messages, called, earlier));
+    before = { frames: passed.held, later };
+    at.offset = at.count;
+  }
+}
+
+/** Writes the head of a streamed answer. */
+function writeHead(res: ServerResponse, answer: UpstreamResponse, extra: Record<string, string>): void {
+  const headers = { ...answer.headers };
+  delete headers['content-length'];
+  res.writeHead(answer.status, { ...headers, ...extra });
+  res.flushHeaders();
+}
+
+/** Ends a streamed answer once the client has it all. */
+async function end(res: ServerResponse, rounds: number): Promise<number> {
+  if (!res.destroyed)
+    await new Promise<void>((resolve) => {
+      // A client gone meanwhile closes the answer without finishing it.
+      res.once('close', resolve);
+      res.end(resolve);
+    });
+  return rounds;
 }
 
 /** Relays the final answer with the count of recall rounds it took. */
@@ -139,34 +230,4 @@ async function relay(
     answer.status === 200 && rounds === 0 ? tap : undefined,
   );
   return rounds;
-}
-
-/**
- * Reads a streamed answer until its first events tell whether it can be a recall turn (or it
- * ends); the answer returned carries the whole stream again, the read part first.
- */
-async function peek(
-  protocol: ProtocolName,
-  answer: UpstreamResponse,
-): Promise<{ verdict: StreamVerdict; answer: UpstreamResponse }> {
-  const source = answer.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const seen = new StreamPeek(protocol);
-  const read: Buffer[] = [];
-  for (;;) {
-    const next = await source.next();
-    if (next.done === true) break;
-    read.push(next.value);
-    if (seen.push(next.value) !== undefined) break;
-  }
-  async function* again(): AsyncGenerator<Buffer> {
-    try {
-      yield* read;
-      for (let next = await source.next(); next.done !== true; next = await source.next()) yield next.value;
-    } finally {
-      // A client gone early leaves nothing open upstream.
-      await source.return?.();
-    }
-  }
-  const body = Readable.from(again()) as UpstreamResponse['body'];
-  return { verdict: seen.verdict, answer: { ...answer, body } };
 }

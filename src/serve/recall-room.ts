@@ -1,8 +1,7 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
 import { isClearedStub, stubResult } from '../projection/index.js';
-import { bodyTokens, loweredOutput, OUTPUT_SAFETY_SHARE, withOutputLimit } from './answer-room.js';
-import { withTopLevelValueOf } from './json-splice.js';
+import { bodyTokens, loweredOutput, OUTPUT_SAFETY_SHARE } from './answer-room.js';
 import { writeRequest, type ParsedRequest } from './protocols.js';
 
 /**
@@ -114,19 +113,18 @@ export function fitRecallRound(
 }
 
 /**
- * The body of a recall round: the request written around `messages`, its output limit lowered
- * where the window cannot hold it beside them, and its tools as the bytes the turn's first
- * request sent (the tool list never changes within a session).
+ * The body of a recall round, written by the turn's own writer (the client's bytes where it
+ * can, the tools always as the client sent them), its output limit lowered where the window
+ * cannot hold it beside the messages.
  */
 export function recallRoundBody(
   room: RecallRoom,
   request: ParsedRequest,
   messages: readonly Message[],
-  firstBody: string,
+  write: (messages: readonly Message[], outputLimit: number | undefined) => string,
 ): string {
-  let body = writeRequest(request, messages);
+  const body = write(messages, undefined);
   const input = bodyTokens(body, (t) => room.estimator.text(t));
   const lowered = loweredOutput(room.capacity, input, request.maxOutput);
-  if (lowered !== undefined) body = writeRequest(withOutputLimit(request, lowered), messages);
-  return withTopLevelValueOf(body, firstBody, 'tools');
+  return lowered === undefined ? body : write(messages, lowered);
 }

@@ -1,13 +1,11 @@
 import type { Json } from '../messages/message.js';
 import type { ProtocolName } from './protocols.js';
+import { geminiParts, isObj, type Obj } from './recall-events.js';
 
 /**
  * A streamed answer (server-sent events) read back into the JSON answer the same request
  * would have got without streaming, so the proxy can tell a recall turn from any other.
  */
-
-type Obj = Record<string, Json>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The data lines of one event, joined. */
 export function frameData(frame: string): string {
@@ -90,9 +88,27 @@ function anthropicAnswer(events: Obj[]): Obj {
 }
 
 /**
+ * Gemini chunks as one answer: every chunk's parts in order, runs of plain text joined (a
+ * chunk is a piece of the same turn).
+ */
+export function geminiAnswer(chunks: Obj[]): Obj {
+  const parts: Json[] = [];
+  for (const c of chunks)
+    for (const p of geminiParts(c)) {
+      const last = parts.at(-1);
+      const plain = (v: Json | undefined): v is Obj =>
+        isObj(v) && typeof v.text === 'string' && Object.keys(v).length === 1;
+      if (plain(p) && plain(last))
+        parts[parts.length - 1] = { text: `${String(last.text)}${String(p.text)}` };
+      else parts.push(p);
+    }
+  return { candidates: [{ content: { role: 'model', parts }, index: 0 }] };
+}
+
+/**
  * The JSON answer a stream of `protocol` stands for, as text, or undefined when it cannot be
  * read (the stream then goes to the client as it came). A Responses stream carries its whole
- * answer in its last event; Gemini streams are not read.
+ * answer in its last event.
  */
 export function answerOfStream(protocol: ProtocolName, sse: string): string | undefined {
   const events = eventsOf(sse);
@@ -103,5 +119,5 @@ export function answerOfStream(protocol: ProtocolName, sse: string): string | un
     const done = events.find((e) => e.type === 'response.completed' && isObj(e.response));
     return done === undefined ? undefined : JSON.stringify(done.response);
   }
-  return undefined;
+  return JSON.stringify(geminiAnswer(events));
 }

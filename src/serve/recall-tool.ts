@@ -7,15 +7,14 @@ import type { Json, Message } from '../messages/message.js';
 import { RECALL_TOOL, RECALL_TOOL_NAME } from '../projection/index.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { appendToTopLevelArray } from './json-splice.js';
+import { geminiAnswer } from './recall-stream.js';
+import { isObj, type Obj } from './recall-events.js';
 
 /**
  * The recall tool on each wire, and reading an upstream's answer for calls of it. The proxy
  * adds the tool to every request that carries tools and answers its calls itself, so the agent
  * never sees it.
  */
-
-type Obj = Record<string, Json>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The recall tool as `protocol` writes a tool (the same bytes in every request). */
 export function recallWireTool(protocol: ProtocolName): Json {
@@ -114,6 +113,8 @@ export function recallTurnOf(protocol: ProtocolName, answerText: string): Messag
   } catch {
     return undefined;
   }
+  // A Gemini stream without server-sent events is one JSON array of chunks.
+  if (protocol === 'gemini' && Array.isArray(answer)) answer = geminiAnswer(answer.filter(isObj));
   if (!isObj(answer)) return undefined;
   const doc = assistantDoc(protocol, answer);
   if (doc === undefined) return undefined;

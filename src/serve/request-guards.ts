@@ -10,14 +10,29 @@ export const MAX_JSON_DEPTH = 512;
  * overflow the stack. One pass over the text, skipping strings.
  */
 export function checkJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
+  scanDepth(text, 0, text.length, 0, max);
+}
+
+/**
+ * The depth check from `from` up to `to` starting at `depth` (a string that begins before `to`
+ * is skipped whole): where it stopped and the depth there.
+ */
+export function scanDepth(
+  text: string,
+  from: number,
+  to: number,
+  depth: number,
+  max: number,
+): [number, number] {
+  let i = from;
+  for (; i < to; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) i = jsonStringEnd(text, i);
     else if (c === 0x5b || c === 0x7b) {
       if (++depth > max) throw new UserError(`request body nests deeper than ${max} levels`);
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
+  return [i, depth];
 }
 
 /** The session id of a `/compactor/sessions/ID` path segment; a malformed `%` escape is a 400. */

@@ -25,6 +25,10 @@ export interface GeminiLoop {
   maxTurns: number;
   /** Called after each streamed event is read (a test may hold the upstream's next write until then). */
   onEvent?: () => void;
+  /** Tokens of the file read at each step, when they differ by step (else `resultTokens`). */
+  resultTokensAt?: (step: number) => number;
+  /** Each content item's keys as the client writes them: `role` first, or `parts` first (the Gemini SDK's order). */
+  keyOrder?: 'role-first' | 'parts-first';
 }
 
 export interface GeminiLoopResult {
@@ -107,7 +111,10 @@ async function readSse(body: AsyncIterable<Buffer>, each: (e: any) => void): Pro
 
 export async function runGeminiLoop(l: GeminiLoop): Promise<GeminiLoopResult> {
   const source = sourceText();
-  const contents: any[] = [{ role: 'user', parts: [{ text: l.task }] }];
+  // The Gemini SDK writes each content item's `parts` before its `role`.
+  const item = (role: string, parts: unknown[]) =>
+    l.keyOrder === 'parts-first' ? { parts, role } : { role, parts };
+  const contents: any[] = [item('user', [{ text: l.task }])];
   const events: number[] = [];
   const headers: Record<string, string>[] = [];
   const method = l.mode === 'json' ? 'generateContent' : 'streamGenerateContent';
@@ -151,27 +158,28 @@ export async function runGeminiLoop(l: GeminiLoop): Promise<GeminiLoopResult> {
     const parts = chunks.flatMap((c) => c?.candidates?.[0]?.content?.parts ?? []);
     const text = parts.map((p: any) => (typeof p.text === 'string' ? p.text : '')).join('');
     const calls = parts.filter((p: any) => p.functionCall !== undefined).map((p: any) => p.functionCall);
-    contents.push({
-      role: 'model',
-      parts: [
+    contents.push(
+      item('model', [
         ...(text !== '' ? [{ text }] : []),
         ...calls.map((c: any) => ({ functionCall: c, thoughtSignature: SIGNATURE })),
-      ],
-    });
+      ]),
+    );
     if (calls.length === 0) return { finalText: text, turns: turn + 1, events, headers };
-    contents.push({
-      role: 'user',
-      parts: calls.map((c: any, k: number) => {
-        const step = stepOfArgs(c.args) ?? turn;
-        return {
-          functionResponse: {
-            id: `${c.name}-${l.loop}-${turn}-${k}`,
-            name: c.name,
-            response: { output: source.read(step, l.resultTokens) },
-          },
-        };
-      }),
-    });
+    contents.push(
+      item(
+        'user',
+        calls.map((c: any, k: number) => {
+          const step = stepOfArgs(c.args) ?? turn;
+          return {
+            functionResponse: {
+              id: `${c.name}-${l.loop}-${turn}-${k}`,
+              name: c.name,
+              response: { output: source.read(step, l.resultTokensAt?.(step) ?? l.resultTokens) },
+            },
+          };
+        }),
+      ),
+    );
   }
   throw new Error(`the loop did not end in ${l.maxTurns} turns`);
 }
