@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { hasToolCalls, textOf, type Message } from '../messages/message.js';
 import { oneLine } from '../core/text.js';
+import { isSpanPointerLine } from '../projection/recall-spans.js';
 import { extractSessionFacts } from './offline/extract.js';
 import { isExplorationCommand } from './offline/shell.js';
 import { summaryMessage } from './rebuild.js';
@@ -150,7 +151,15 @@ export interface CheckOptions {
   isPointer?: (line: string) => boolean;
 }
 
-/** Where each item landed in the compacted history `after`. */
+/** Kinds a pointer line can carry: what a call named (its paths, its command, ids in its input). */
+const POINTED_KINDS: ReadonlySet<ReceiptKind> = new Set(['path', 'command', 'id']);
+
+/**
+ * Where each item landed in the compacted history `after`. A pointer line (a clearing stub, or
+ * a summary's line naming a recall id) stands for a removed result: what it names lands there
+ * when the item is what a call named (a path, a command, an id); a request, a correction or an
+ * error must be said in words.
+ */
 export function checkReceipt(
   items: readonly ReceiptItem[],
   after: readonly Message[],
@@ -159,15 +168,15 @@ export function checkReceipt(
   const summaries: string[] = [];
   const kept: string[] = [];
   const pointers: string[] = [];
+  const isPointer = options.isPointer ?? (() => false);
   for (const m of after) {
     const text = [textOf(m.content), ...(m.toolCalls ?? []).map((c) => c.arguments)].join('\n');
+    const lines = text.split('\n');
     if (isSummaryMessage(m)) {
-      summaries.push(fold(text));
+      pointers.push(...lines.filter(isSpanPointerLine).map(fold));
+      summaries.push(fold(lines.filter((l) => !isSpanPointerLine(l)).join('\n')));
       continue;
     }
-    // A pointer line stands for a removed original: what it names is not kept verbatim.
-    const lines = text.split('\n');
-    const isPointer = options.isPointer ?? (() => false);
     pointers.push(...lines.filter(isPointer).map(fold));
     kept.push(fold(lines.filter((l) => !isPointer(l)).join('\n')));
   }
@@ -178,7 +187,7 @@ export function checkReceipt(
       ? 'kept'
       : has(summaries, it.key)
         ? 'summary'
-        : has(pointers, it.key)
+        : POINTED_KINDS.has(it.kind) && has(pointers, it.key)
           ? 'pointer'
           : 'missing',
   }));
