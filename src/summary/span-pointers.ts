@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { oneLine } from '../core/text.js';
+import { headUnits, oneLine } from '../core/text.js';
 import { hasToolCalls, textOf, type Message, type ToolCall } from '../messages/message.js';
 import { recallIdOf, sizeOf } from '../projection/recall-ids.js';
 import {
@@ -10,6 +10,7 @@ import {
   type SpanIndex,
 } from '../projection/recall-spans.js';
 import { isClearedStub } from '../projection/stubs.js';
+import { isExplorationCommand } from './offline/shell.js';
 import { commandOf, parseArguments, pathsOfCall, readResult, toolKind } from './offline/tool-calls.js';
 import { SUMMARY_METADATA_KIND } from './summary-message.js';
 
@@ -39,7 +40,11 @@ function describeInput(call: ToolCall | undefined): string {
   if (call === undefined) return '';
   const args = parseArguments(call);
   const kind = toolKind(call, args);
-  if (kind === 'shell') return oneLine(commandOf(call, args).split('\n')[0], INPUT_CHARS);
+  // A command by its first line, whole up to the length a receipt matches it by.
+  if (kind === 'shell') {
+    const first = oneLine(commandOf(call, args).trim().split('\n')[0], Infinity);
+    return first.length <= INPUT_CHARS ? first : `${headUnits(first, INPUT_CHARS)}…`;
+  }
   const paths = pathsOfCall(call, args);
   return oneLine(paths.length > 0 ? paths.join(', ') : call.arguments, INPUT_CHARS);
 }
@@ -49,6 +54,15 @@ function outcomeOf(result: Message): string {
   const { status, exitCode } = readResult(result, textOf(result.content));
   if (exitCode !== null) return ` → exit ${exitCode}`;
   return status === 'completed' ? '' : ` → ${status}`;
+}
+
+/** Whether a call changed something or failed (the results a summary most needs to point at). */
+function acted(result: Message, call: ToolCall | undefined): boolean {
+  if (call === undefined) return false;
+  const args = parseArguments(call);
+  const kind = toolKind(call, args);
+  if (readResult(result, textOf(result.content)).status === 'failed') return true;
+  return kind === 'write' || (kind === 'shell' && !isExplorationCommand(commandOf(call, args).trim()));
 }
 
 /** The pointer entry of one result: its recall id, tool, input, outcome and size. */
@@ -79,13 +93,14 @@ function replaced(before: readonly Message[], after: readonly Message[]): { span
 export function spanIndexFor(
   before: readonly Message[],
   after: readonly Message[],
-): { index: SpanIndex; inherited: SpanIndex['results'] } | null {
+): { index: SpanIndex; inherited: SpanIndex['results']; acting: Set<string> } | null {
   const { span, at } = replaced(before, after);
   const calls = new Map<string, ToolCall>();
   for (const m of before) if (hasToolCalls(m)) for (const c of m.toolCalls) calls.set(c.id, c);
   const results: SpanIndex['results'] = [];
   const earlier: string[] = [];
   const inherited: SpanIndex['results'] = [];
+  const acting = new Set<string>();
   for (const m of span) {
     const inner = spanIndexOf(m);
     if (inner) {
@@ -93,10 +108,13 @@ export function spanIndexFor(
       inherited.push(...inner.results);
     }
     if (m.role !== 'tool' || m.toolCallId === undefined || isClearedStub(m)) continue;
-    results.push(entryOf(m, calls.get(m.toolCallId)));
+    const call = calls.get(m.toolCallId);
+    const entry = entryOf(m, call);
+    results.push(entry);
+    if (acted(m, call)) acting.add(entry.id);
   }
   if (results.length === 0 && earlier.length === 0) return null;
-  return { index: { id: spanIdOf(span, at), results, earlier }, inherited };
+  return { index: { id: spanIdOf(span, at), results, earlier }, inherited, acting };
 }
 
 /** Options of {@link addSpanPointers}. */
@@ -124,22 +142,23 @@ export function addSpanPointers(
   if (at < 0) return [...after];
   const found = spanIndexFor(before, after);
   if (found === null) return [...after];
-  const { index, inherited } = found;
-  // The newest results first: own ones, then those of the summaries this one replaced.
-  const candidates = [...inherited, ...index.results].reverse();
-  const shown: string[] = [];
-  const seen = new Set<string>();
+  const { index, inherited, acting } = found;
+  // The newest results first (own ones, then those of the summaries this one replaced); calls
+  // that changed something or failed take up to half the lines before the rest fill them.
+  const candidates = [...new Map([...inherited, ...index.results].reverse().map((e) => [e.id, e])).values()];
+  const chosen = new Set<string>();
   let room = options.roomTokens;
-  for (const e of candidates) {
-    if (shown.length >= options.maxLines) break;
-    if (seen.has(e.id)) continue;
-    seen.add(e.id);
-    const line = pointerLine(e);
-    const cost = options.estimator.text(line) + 1;
-    if (cost > room) break;
+  const pick = (e: { id: string; line: string }): boolean => {
+    const cost = options.estimator.text(pointerLine(e)) + 1;
+    if (chosen.size >= options.maxLines || cost > room) return false;
     room -= cost;
-    shown.push(line);
-  }
+    chosen.add(e.id);
+    return true;
+  };
+  const firstPass = Math.ceil(options.maxLines / 2);
+  for (const e of candidates) if (acting.has(e.id) && (chosen.size >= firstPass || !pick(e))) break;
+  for (const e of candidates) if (!chosen.has(e.id) && !pick(e)) break;
+  const shown = candidates.filter((e) => chosen.has(e.id)).map(pointerLine);
   const total = index.results.length;
   const more = index.earlier.length > 0 ? ' and by the summaries before it' : '';
   const block = [
