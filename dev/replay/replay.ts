@@ -45,6 +45,8 @@ export interface TurnRecord {
   recoverable: number;
   /** Recall calls those would take (one per id, one per page of a span's list). */
   recallCalls: number;
+  /** Recoverable ones reached through a summarized span's list (their own id not shown). */
+  viaSpan: number;
   /** Tokens of needed results that were not present (what re-reading them would cost). */
   rereadTokens: number;
   /**
@@ -80,6 +82,7 @@ export interface ReplayTotals {
   present: number;
   recoverable: number;
   recallCalls: number;
+  viaSpan: number;
   rereadTokens: number;
   invalidRequests: number;
   overThresholdTurns: number;
@@ -123,6 +126,7 @@ export function emptyTotals(): ReplayTotals {
     present: 0,
     recoverable: 0,
     recallCalls: 0,
+    viaSpan: 0,
     rereadTokens: 0,
     invalidRequests: 0,
     overThresholdTurns: 0,
@@ -149,6 +153,7 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     t.present += r.present;
     t.recoverable += r.recoverable;
     t.recallCalls += r.recallCalls;
+    t.viaSpan += r.viaSpan;
     t.rereadTokens += r.rereadTokens;
     if (!r.valid) t.invalidRequests++;
     if (r.overThreshold) t.overThresholdTurns++;

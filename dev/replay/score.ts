@@ -19,6 +19,8 @@ export interface NeedScore {
   recoverable: number;
   /** Recall calls getting the recoverable ones back would take (one per id, one per page of a span's list). */
   recallCalls: number;
+  /** Recoverable ones whose own id the request does not show: reached through a summarized span's list. */
+  viaSpan: number;
   /** Tokens of needed results not there verbatim (what re-reading them would cost). */
   rereadTokens: number;
   /** Needed results that were compacted away: no message answers their call, and a summary is present. */
@@ -44,6 +46,7 @@ export function scoreNeeds(
     present: 0,
     recoverable: 0,
     recallCalls: 0,
+    viaSpan: 0,
     rereadTokens: 0,
     compactedNeeded: 0,
     summaryRecalled: 0,
@@ -64,6 +67,7 @@ export function scoreNeeds(
     if (calls > 0) {
       score.recoverable++;
       score.recallCalls += calls;
+      if (calls > 1) score.viaSpan++;
     }
     score.rereadTokens += est.message(result);
     if (index.has(result.toolCallId ?? '')) continue; // cleared or masked, not compacted
