@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hasToolCalls, textOf, type Message } from '../messages/message.js';
 import { oneLine } from '../core/text.js';
 import { isSpanPointerLine } from '../projection/recall-spans.js';
+import { ID_PATTERN, ISSUE_PATTERN } from './ids.js';
 import { extractSessionFacts } from './offline/extract.js';
 import { isExplorationCommand } from './offline/shell.js';
 import { summaryMessage } from './rebuild.js';
@@ -55,12 +56,6 @@ const REQUEST_CHARS = 600;
 
 /** Whitespace folded, so a line wrapped differently still matches. */
 const fold = (text: string): string => text.replace(/\s+/g, ' ').trim();
-
-/** Identifiers worth keeping anywhere: UUIDs and long hex hashes with a digit. */
-const ID_PATTERN =
-  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{10,40}\b/g;
-/** Issue-style numbers, from the user's words only: in code `#213547` is a colour, `&#8212;` a dash. */
-const ISSUE_PATTERN = /(?<![&\w])#\d{2,7}\b/g;
 
 /** The longest head of a command kept as its key (a summary shows long commands by their first line). */
 const COMMAND_CHARS = 200;
