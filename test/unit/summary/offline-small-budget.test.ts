@@ -27,6 +27,7 @@ describe('the offline summary in a small output budget', () => {
     const summary = await createOfflineSummarizer({ estimator: est }).summarize({
       model: 'offline',
       messages: fork(),
+      instructions: 'Summarize.',
       maxOutputTokens: 1_000,
     });
     const goal = summary.text.split('\n').find((l) => l.startsWith('- Issue text line 0'))!;
