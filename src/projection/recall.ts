@@ -14,17 +14,12 @@ import { isClearedStub } from './stubs.js';
 export const RECALL_TOOL: Readonly<ToolSchema> = Object.freeze({
   name: RECALL_TOOL_NAME,
   description:
-    'Returns the whole output of an earlier tool result that was cleared or summarized to save room. ' +
-    'Cleared results and summaries name recall ids (r- and 8 hex digits); a summary also names a span id ' +
-    '(s- and 8 hex digits) that returns the list of every result it replaced. Give range to get only some lines.',
+    'Returns the whole output of an earlier tool result cleared or summarized to save room, by the recall id (r-…) ' +
+    "it names; a summary's span id (s-…) returns its list. Give range to get only some lines.",
   parameters: {
     type: 'object',
     properties: {
-      id: {
-        type: 'string',
-        description:
-          'The recall id a cleared result or a summary names, e.g. r-3f9a2c1b, or a span id, e.g. s-07c1d2e3.',
-      },
+      id: { type: 'string', description: 'A recall id (e.g. r-3f9a2c1b) or span id (s-07c1d2e3).' },
       range: {
         type: 'object',
         description: 'Only these lines (1-based, both included).',
