@@ -30,7 +30,7 @@ const receiptInput = (context: CompactionContext) => ({
 /** The compacted window of an inline reply, or null when it asks for the Local fallback. */
 function inlineResult(output: CompactInlineOutput): CompactedHistory | null {
   return output.kind === 'compacted'
-    ? { historyRef: output.historyRef, itemCount: output.itemCount, shrank: output.shrank }
+    ? { historyRef: output.historyRef, itemCount: output.itemCount, tokens: output.tokens }
     : null;
 }
 

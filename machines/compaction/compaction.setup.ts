@@ -3,6 +3,7 @@ import { capacityRetryMachine } from '../capacity-retry/capacity-retry.machine.j
 import { hierarchicalSummaryMachine } from '../hierarchical-summary/hierarchical-summary.machine.js';
 import { toFailure, type FailureReason } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
+import { didShrink } from './compaction.types.js';
 import type { SummaryOutcome } from '../shared/summary.types.js';
 import type {
   AdoptNativeWindowInput,
@@ -99,8 +100,6 @@ export const compactionSetup = setup({
       context.summary !== null && context.summary.summaryTokens > context.summary.inputTokens,
     // Items of the receipt the rebuilt history lacks are added to the summary verbatim.
     hasMissingReceiptItems: (_, params: { receipt: ReceiptCheck }) => params.receipt.missing > 0,
-    isUnchanged: ({ context }) =>
-      context.result === null ||
-      (context.result.shrank !== true && context.result.itemCount >= context.itemsBefore),
+    isUnchanged: ({ context }) => context.result === null || !didShrink(context.result, context.itemsBefore),
   },
 });

@@ -71,11 +71,18 @@ export interface CompactedHistory {
   historyRef: string;
   itemCount: number;
   /**
-   * The runtime's verdict that the new history is smaller than the old one in items OR in
-   * estimated tokens (a long single message summarized into one message keeps the count).
-   * Absent: only the item count decides.
+   * Estimated tokens of the history before and after (a long single message summarized into
+   * one message keeps the count, not the tokens). Absent: only the item count is known.
    */
-  shrank?: boolean;
+  tokens?: { before: number; after: number };
+}
+
+/** A new history saves something: fewer items, or fewer estimated tokens. */
+export function didShrink(result: CompactedHistory, itemsBefore: number): boolean {
+  return (
+    result.itemCount < itemsBefore ||
+    (result.tokens !== undefined && result.tokens.after < result.tokens.before)
+  );
 }
 
 /** Input of `compactInline` and `measureInline`. */

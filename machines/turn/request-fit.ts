@@ -18,3 +18,16 @@ export function isOverPromptBudget(
 ): boolean {
   return promptBudgetTokens !== null && pressureTokens !== null && pressureTokens > promptBudgetTokens;
 }
+
+/** A request with no known bound: nothing needs to be left out. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/** The pressure clearing first must get under: one token below this turn's threshold. */
+export function clearFirstTarget(thresholdTokens: number | null): number {
+  return thresholdTokens === null ? UNBOUNDED : thresholdTokens - 1;
+}
+
+/** The pressure a request is made to fit: the prompt budget, or no bound when it is unknown. */
+export function fitTarget(promptBudgetTokens: number | null): number {
+  return promptBudgetTokens ?? UNBOUNDED;
+}

@@ -37,8 +37,9 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
     strategy: context.compaction?.strategy ?? null,
     fallbackReason: context.compaction?.fallbackReason ?? null,
     summaryCalls: context.compaction?.summaryCalls ?? 0,
+    repairRequests: context.compaction?.repairRequests ?? 0,
     historyRef: compacted?.historyRef ?? context.historyRef,
-    projectionRef: context.projectionRef,
+    requestRef: context.projectionRef,
     items: { before: context.itemsBefore, after: compacted?.itemsAfter ?? context.itemsBefore },
     tokens: {
       beforeClearing: context.clearing?.tokensBefore ?? null,

@@ -1,5 +1,6 @@
 import { finalStateOf } from '../shared/outcome.js';
 import { UNKNOWN_WINDOW_POLICY } from './cache-policy.js';
+import { clearFirstTarget, fitTarget } from './request-fit.js';
 import { turnOutput } from './turn-output.js';
 import { turnSetup } from './turn.setup.js';
 import { DEFAULT_LOOP_GUARD_POLICY, INITIAL_LOOP_GUARD_STATE, type TurnDecision } from './turn.types.js';
@@ -156,7 +157,7 @@ export const turnMachine = turnSetup.createMachine({
             input: ({ context }) => ({
               turnId: context.turnId,
               historyRef: context.historyRef,
-              thresholdTokens: context.pressure?.thresholdTokens ?? null,
+              targetTokens: clearFirstTarget(context.pressure?.thresholdTokens ?? null),
               sent: context.lastSent,
             }),
             onDone: [
@@ -296,7 +297,7 @@ export const turnMachine = turnSetup.createMachine({
                 context.outcome === 'compacted'
                   ? (context.compaction?.historyRef ?? context.historyRef)
                   : context.historyRef,
-              budgetTokens: context.policy.promptBudgetTokens,
+              budgetTokens: fitTarget(context.policy.promptBudgetTokens),
               sent: context.lastSent,
             }),
             onDone: {

@@ -151,8 +151,8 @@ export interface ClearToolResultsOutput {
 export interface ClearBeforeCompactingInput {
   turnId: string;
   historyRef: string;
-  /** The pressure clearing has to get under. */
-  thresholdTokens: number | null;
+  /** The pressure the cleared request must not exceed (decided by the machine: just under the threshold). */
+  targetTokens: number;
   sent: SentRequest | null;
 }
 /** The projection with old tool results cleared, and its pressure. */
@@ -166,8 +166,8 @@ export interface ClearBeforeCompactingOutput extends ClearToolResultsOutput {
 export interface FitRequestInput {
   turnId: string;
   historyRef: string;
-  /** The prompt budget the request must fit; null = unknown (nothing is left out). */
-  budgetTokens: number | null;
+  /** The pressure the request must not exceed (decided by the machine: the prompt budget). */
+  budgetTokens: number;
   sent: SentRequest | null;
 }
 /** A request that fits the prompt budget, and what it took (clearing, previews, older exchanges left out). */
@@ -298,18 +298,25 @@ export interface TurnContext {
 /** External events. */
 export type TurnEvent = { type: 'turn.cancelled' };
 
-/** What a turn reports (the runner turns refs back into messages). */
+/**
+ * What a turn reports. Every layer above reports these names as they are; only a store
+ * reference (`…Ref`) becomes the messages it names (`historyRef` → `history`, `requestRef` →
+ * `request`), and `startedAt` the time the turn took.
+ */
 export interface TurnOutput {
   decision: TurnDecision;
   guardReason: LoopGuardReason | null;
   /** Strategy that ran, or null when no compaction ran. */
   strategy: CompactionStrategy | null;
   fallbackReason: CompactionOutput['fallbackReason'];
+  /** Provider requests of the turn's compaction, repair requests included. */
   summaryCalls: number;
+  /** Of those, repair requests: a summary missed template sections and was asked for again. */
+  repairRequests: number;
   /** The session history after the turn (compacted, or the synced one). */
   historyRef: string;
-  /** The request window for the next request; null only when cancelled before it existed. */
-  projectionRef: string | null;
+  /** The request to send next (the projection the turn ends with); null only when cancelled before it existed. */
+  requestRef: string | null;
   items: { before: number; after: number };
   tokens: { beforeClearing: number | null; afterClearing: number | null; afterCompaction: number | null };
   /** Clearing diagnostics of the projection; null when the turn was cancelled before clearing. */

@@ -54,6 +54,7 @@ export {
 } from '../../machines/index.js';
 export {
   createTurnRunner,
+  resolveRunConfig,
   createLocalSummarizer,
   type TurnRunner,
   type TurnRunnerDeps,
@@ -70,7 +71,6 @@ export {
   type LocalSummarizerWithWarnings,
   type PreparedFork,
   type RunOptions,
-  type TurnActorDeps,
   type LocalFork,
   type StoreJson,
   CheckpointSchema,

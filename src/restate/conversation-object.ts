@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { branchName, hashOf } from '../adapters/shared/sync-point.js';
 import { MessageSchema, type Message } from '../messages/message.js';
 import { SessionOptionsSchema } from '../session/options.js';
+import type { SessionTurnResult } from '../session/session-types.js';
+import { StrategySchema } from '../store/events.js';
 import { checkedInput, type ObjectContext, type ObjectSharedContext, type RestateSdk } from './sdk.js';
 import type { ServiceDefinition } from './sdk.js';
 
@@ -41,25 +43,34 @@ export const ConversationTurnInput = z.strictObject({
 });
 export type ConversationTurnCall = z.infer<typeof ConversationTurnInput>;
 
-/** What `turn` answers. */
+/** How a turn can end, as the session reports it. */
+const TURN_DECISIONS = [
+  'below-threshold',
+  'cleared',
+  'compacted',
+  'unchanged',
+  'failed',
+  'guarded',
+  'cancelled',
+  'window-too-small',
+] as const satisfies readonly SessionTurnResult['decision'][];
+
+/** What `turn` answers: the session's turn result under its own names, and the branch. */
 export const ConversationTurnResultSchema = z.strictObject({
   /** The request to send: the projected conversation. */
-  messages: z.array(MessageSchema),
-  compacted: z.boolean(),
+  request: z.array(MessageSchema),
+  decision: z.enum(TURN_DECISIONS),
   summaryCalls: z.number().int().nonnegative(),
-  strategy: z.string().nullable(),
+  strategy: StrategySchema.nullable(),
   /** The branch the turn ran on (0 unless the client rewrote its list). */
   branch: z.number().int().nonnegative(),
 });
 export type ConversationTurnResult = z.infer<typeof ConversationTurnResultSchema>;
 
 /** The part of the session object's `runTurn` answer the conversation uses. */
-interface SessionTurn {
-  decision: string;
-  strategy: string | null;
-  summaryCalls: number;
+type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summaryCalls'> & {
   request: Message[] | null;
-}
+};
 type SessionClient = { runTurn(input: unknown): Promise<SessionTurn> };
 
 /** A shorter list, or another message where the last synced one was, is a rewritten conversation. */
@@ -103,13 +114,8 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
           lastHash: last === undefined ? '' : hashOf(last),
           branch: at.branch,
         });
-        return {
-          messages: turn.request,
-          compacted: turn.decision === 'compacted',
-          summaryCalls: turn.summaryCalls,
-          strategy: turn.strategy,
-          branch: at.branch,
-        };
+        const { request, decision, summaryCalls, strategy } = turn;
+        return { request, decision, summaryCalls, strategy, branch: at.branch };
       }),
       state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
     },

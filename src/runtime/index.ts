@@ -17,12 +17,8 @@ export type { CompactionDeps } from './compaction/compaction-deps.js';
 export * from './inspection.js';
 export * from './local-summary/local-summarizer.js';
 export * from './message-store.js';
-export {
-  DEFAULT_PROJECTION,
-  resolveTurnPolicy,
-  type ProjectionFunctions,
-  type TurnActorDeps,
-} from './turn/turn-projection.js';
+export { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn/turn-projection.js';
+export * from './resolved-config.js';
 export * from './turn/turn.implementations.js';
 export * from './turn-runner.js';
 export * from './turn-runner-types.js';

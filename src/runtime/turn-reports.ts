@@ -41,12 +41,12 @@ export function toTurnResult(out: TurnOutput, store: MessageStore, clock: Clock)
   if (out.decision === 'window-too-small' && out.fixedPart?.capacity != null)
     throw new WindowTooSmallError(out.fixedPart, out.fixedPart.capacity);
   // The machine's output is the result: only its store references become the messages they name.
-  const { historyRef, projectionRef, fixedPart: _fixed, startedAt, compaction, ...facts } = out;
+  const { historyRef, requestRef, fixedPart: _fixed, startedAt, compaction, ...facts } = out;
   return {
     ...facts,
     elapsedMs: Math.max(0, clock.now() - startedAt),
     compaction: compaction ? toCompactionReport(compaction, store, clock) : null,
     history: store.get(historyRef),
-    request: projectionRef === null ? null : store.get(projectionRef),
+    request: requestRef === null ? null : store.get(requestRef),
   };
 }

@@ -8,14 +8,13 @@ import type {
   LoopGuardState,
   TurnInput,
   TurnOutput,
-  TurnPolicy,
 } from '../../machines/index.js';
-import type { Budgets } from '../projection/budgets.js';
 import type { Receipt } from '../summary/receipt.js';
 import type { Message } from '../messages/message.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { CompactionDeps } from './compaction/compaction-deps.js';
-import type { TurnActorDeps } from './turn/turn-projection.js';
+import type { Estimator } from '../estimate/estimator.js';
+import type { resolveRunConfig } from './resolved-config.js';
 
 // The runner's public contract on its own, so the files that implement it (run-turn,
 // run-compaction, turn-reports) and the session import types without importing each other.
@@ -28,24 +27,22 @@ export interface Clock {
 /** An XState inspection observer, as `createActor(…, { inspect })` takes it. */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
-/** Dependencies of {@link createTurnRunner}. */
-export interface TurnRunnerDeps extends TurnActorDeps {
+/**
+ * Dependencies of {@link createTurnRunner}: the settings come resolved once (`config`, from
+ * `resolveRunConfig`, capacity retries and their backoff included) and are used as given.
+ */
+export interface TurnRunnerDeps {
+  estimator: Estimator;
+  /** The settings, resolved once by `resolveRunConfig`. */
+  config: ReturnType<typeof resolveRunConfig>;
   /** Clients and summarizer of the compaction strategies (the estimator comes from the top level). */
   compaction: Omit<CompactionDeps, 'estimator'>;
   /** Strategy of the route (`selectStrategy(route).kind`); default `local`. Falls back to local when its client is missing. */
   strategy?: CompactionStrategy;
   /** Two-band local summaries (abstract of the older part, detail of the newer). */
   hierarchical?: boolean;
-  /** Capacity retries of a summary call (default: `limits.routePolicy.maxOverflowRetries`, else 1). */
-  maxOverflowRetries?: number;
-  retryBackoffMs?: number;
+  /** The loop guard's limits; the machine fills in the rest from its defaults. */
   loopGuardPolicy?: Partial<LoopGuardPolicy>;
-  /**
-   * What the session resolved once from its settings, used as given: the budgets of `limits`
-   * and the numbers every turn decides by. Absent, the runner resolves them from `limits`,
-   * `policy` and `compactionWait`.
-   */
-  resolved?: { budgets: Budgets; turn: TurnPolicy };
   clock?: Clock;
   /** Inspection observer for every actor of the turn (see src/runtime/inspection.ts). */
   inspect?: InspectOption;
@@ -127,7 +124,7 @@ export interface CompactionReport {
 /** What one turn did. */
 export interface TurnResult extends Omit<
   TurnOutput,
-  'historyRef' | 'projectionRef' | 'fixedPart' | 'startedAt' | 'compaction'
+  'historyRef' | 'requestRef' | 'fixedPart' | 'startedAt' | 'compaction'
 > {
   /** How long the turn took. */
   elapsedMs: number;

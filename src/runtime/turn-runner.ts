@@ -1,13 +1,10 @@
 import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
-import { completeClearingPolicy } from '../projection/clearing-policy.js';
-import { effectiveLimits } from '../projection/effective-limits.js';
-import type { Budgets } from '../projection/budgets.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import { runCompaction } from './compaction/run-compaction.js';
 import type { MessageStore } from './message-store.js';
 import { resumeTurn, runTurn } from './turn/run-turn.js';
 import { provideTurn } from './turn/turn.implementations.js';
-import { createTurnProjection, DEFAULT_PROJECTION, resolveTurnPolicy } from './turn/turn-projection.js';
+import { createTurnProjection } from './turn/turn-projection.js';
 import type { Clock, TurnRunner, TurnRunnerDeps } from './turn-runner-types.js';
 
 /**
@@ -21,13 +18,8 @@ export interface TurnRunnerContext {
   strategy: CompactionStrategy;
   /** Which native clients the route has (the machines decide what a missing one means). */
   nativeClients: NativeClients;
-  maxOverflowRetries: number | undefined;
-  /** The budgets of the limits as they are now (read at each use, never cached). */
-  budgetsNow(): Budgets;
   /** The numbers every turn decides by (threshold, budgets, the compaction wait), resolved once. */
   turnPolicy: TurnPolicy;
-  /** Clear old results first when a pass would buy fewer turns than this (the clearing policy's). */
-  minTurnsPerPass: number;
   /** The machines provided with actors bound to `store` (one fresh store per run). */
   machinesFor(store: MessageStore): {
     compaction: ReturnType<typeof provideCompaction>;
@@ -40,14 +32,10 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   const strategy = deps.strategy ?? 'local';
   // Facts for the compaction machine, which picks Local when the strategy's client is missing.
   const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
-  const maxOverflowRetries = deps.maxOverflowRetries ?? deps.limits.routePolicy?.maxOverflowRetries;
-  const { resolved } = deps;
-  const budgetsNow = () =>
-    resolved?.budgets ?? DEFAULT_PROJECTION.resolveBudgets(effectiveLimits(deps.limits, deps.policy));
-  const turnProjection = createTurnProjection(deps, resolved?.budgets);
+  const turnProjection = createTurnProjection(deps);
   const machinesFor = (store: MessageStore) => {
     const compaction = provideCompaction({
-      capacity: budgetsNow().capacity,
+      capacity: deps.config.budgets.capacity,
       ...deps.compaction,
       estimator: deps.estimator,
       store,
@@ -55,19 +43,7 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
     const turn = provideTurn({ ...deps, store, compaction, turnProjection });
     return { compaction, turn };
   };
-  const turnPolicy = resolved?.turn ?? Object.freeze(resolveTurnPolicy(deps));
-  const minTurnsPerPass = completeClearingPolicy(deps.policy).clearWhenPassBuysFewerTurns;
-  return {
-    minTurnsPerPass,
-    deps,
-    clock,
-    strategy,
-    nativeClients,
-    maxOverflowRetries,
-    budgetsNow,
-    turnPolicy,
-    machinesFor,
-  };
+  return { deps, clock, strategy, nativeClients, turnPolicy: deps.config.turn, machinesFor };
 }
 
 /**

@@ -233,10 +233,10 @@ function outgoing(
   capacity: number,
 ) {
   // A session that holds an Anthropic compaction block sends it as the API accepts it.
-  const replay = parsed.protocol === 'anthropic' && holdsCompaction(projection.messages);
-  const sent = replay ? replayingRequest(projection.messages, parsed.meta, capacity) : undefined;
+  const replay = parsed.protocol === 'anthropic' && holdsCompaction(projection.request);
+  const sent = replay ? replayingRequest(projection.request, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
-  const messages = asClientSent(sent?.messages ?? projection.messages, parsed.messages);
+  const messages = asClientSent(sent?.messages ?? projection.request, parsed.messages);
   const verbatim =
     sent === undefined && text !== undefined && unchanged(messages, parsed.messages) ? text : undefined;
   const asked = verbatim ?? writeRequest(request, messages);
@@ -374,7 +374,7 @@ function requestLine(
   asked: number | undefined,
 ): string {
   const done = [
-    projection.compacted
+    projection.decision === 'compacted'
       ? `compacted (${counts.strategy ?? 'local'}, ${projection.summaryCalls} summary call(s))`
       : undefined,
     cleared > 0 ? `${cleared} tool result(s) cleared or shortened` : undefined,
@@ -446,25 +446,26 @@ function recordProjection(
     protocol: parsed.protocol,
     model: parsed.model,
     tokensBefore: fixed + sent.tokens,
-    tokensAfter: fixed + session.estimator.history(projection.messages),
-    compacted: projection.compacted,
-    ...(projection.strategy !== undefined ? { strategy: projection.strategy } : {}),
+    tokensAfter: fixed + session.estimator.history(projection.request),
+    compacted: projection.decision === 'compacted',
+    ...(projection.strategy !== null ? { strategy: projection.strategy } : {}),
     at: new Date().toISOString(),
     sent,
-    made: projection.compacted
-      ? {
-          ...made,
-          compactions: made.compactions + 1,
-          summaryCalls: made.summaryCalls + projection.summaryCalls,
-          summarizer: summarizerOf(ctx, parsed, projection),
-          ...(projection.receipt ? { receipt: projection.receipt } : {}),
-        }
-      : made,
+    made:
+      projection.decision === 'compacted'
+        ? {
+            ...made,
+            compactions: made.compactions + 1,
+            summaryCalls: made.summaryCalls + projection.summaryCalls,
+            summarizer: summarizerOf(ctx, parsed, projection),
+            ...(projection.compaction?.receipt ? { receipt: projection.compaction.receipt } : {}),
+          }
+        : made,
   };
   const labels = { protocol: parsed.protocol };
   ctx.metrics.tokensBefore.inc(labels, last.tokensBefore);
   ctx.metrics.tokensAfter.inc(labels, last.tokensAfter);
-  if (projection.compacted) ctx.metrics.compactions.inc(labels);
+  if (projection.decision === 'compacted') ctx.metrics.compactions.inc(labels);
   if (projection.summaryCalls > 0) ctx.metrics.summaryCalls.inc(labels, projection.summaryCalls);
   ctx.lastRequests.set(id, last);
   return last;
@@ -482,7 +483,7 @@ function answerHeaders(
     [SESSION_HEADER]: id,
     'x-compactor-tokens-before': String(counts.tokensBefore),
     'x-compactor-tokens-after': String(counts.tokensAfter),
-    'x-compactor-compacted': String(projection.compacted),
+    'x-compactor-compacted': String(projection.decision === 'compacted'),
     ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
     ...(lowered !== undefined ? { [LOWERED_HEADER]: `${asked}->${lowered}` } : {}),
   };

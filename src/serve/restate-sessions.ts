@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   catalogCapacity,
   conversationIdOf,
+  deprecatedNames,
   type ConversationCall,
   type ConversationOptions,
 } from '../adapters/shared/conversations.js';
@@ -51,13 +52,17 @@ export function restateConversations(
       const turn = await callTurn(`${base}/${encodeURIComponent(id)}/turn`, input, ingress, call.signal);
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
+      const { request, decision, summaryCalls, strategy } = turn;
+      // The compaction pass ran on a worker: its report stays there.
       return {
         conversationId: id,
-        messages: turn.messages,
-        compacted: turn.compacted,
-        summaryCalls: turn.summaryCalls,
-        ...(turn.compacted && turn.strategy !== null ? { strategy: turn.strategy } : {}),
+        request,
+        decision,
+        summaryCalls,
+        strategy,
+        compaction: null,
         session,
+        ...deprecatedNames(request, decision),
       };
     },
     // The session itself lives on Restate (its object's `state` handler shows it); the proxy

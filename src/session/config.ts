@@ -1,7 +1,6 @@
-import type { TurnPolicy } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
-import { resolveRoutePolicy, resolveSettings, type SessionConfig } from '../projection/index.js';
-import { resolveTurnPolicy } from '../runtime/index.js';
+import { resolveRoutePolicy, type SessionConfig } from '../projection/index.js';
+import { resolveRunConfig, type ResolvedConfig } from '../runtime/index.js';
 import type { CompactorSessionOptions } from './options.js';
 import type { RequestEnvelope } from './parent-context.js';
 import type { SessionRoute } from './route.js';
@@ -21,16 +20,7 @@ export type { SessionConfig };
  * complete clearing policy, the compaction settings with the wait filled in, the budgets, and
  * the numbers every turn decides by (`turn`).
  */
-export type ResolvedSessionConfig = Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }>;
-
-/** Freezes a plain settings object and everything in it. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
+export type ResolvedSessionConfig = ResolvedConfig;
 
 /**
  * The session's one resolved configuration, computed here. It depends on the envelope only
@@ -47,7 +37,7 @@ export function resolveConfig(
   // The top-level preset is shorthand for policy.preset (which wins when both are given).
   const policy =
     options.preset === undefined ? options.policy : { preset: options.preset, ...options.policy };
-  const settings = resolveSettings(
+  return resolveRunConfig(
     { limits: options.limits, policy, compaction: options.compaction },
     {
       contextWindow: route.contextWindow,
@@ -56,6 +46,4 @@ export function resolveConfig(
       routePolicy: resolveRoutePolicy(route.provider, route.model),
     },
   );
-  const turn = resolveTurnPolicy({ ...settings, compactionWait: settings.compaction });
-  return deepFreeze({ ...settings, turn });
 }

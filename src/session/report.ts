@@ -85,10 +85,7 @@ export interface SummaryPassSource {
   warnings(): readonly SummaryWarning[];
 }
 
-/**
- * A turn's result as the session reports it: the repair requests among its provider requests
- * (both counted by the machines), and the template warning fields.
- */
+/** A turn's result as the session reports it: the boundary it recorded and the template warning fields. */
 export function sessionTurnResult(
   result: TurnResult,
   boundary: BoundaryInfo | null,
@@ -98,7 +95,6 @@ export function sessionTurnResult(
 ): SessionTurnResult {
   return {
     ...result,
-    repairRequests: result.compaction?.repairRequests ?? 0,
     boundary,
     ...summaryWarningFields(localSummary ? summarizer.warnings() : []),
   };

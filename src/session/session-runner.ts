@@ -48,7 +48,7 @@ export function buildSessionRunner(
   instructions?: string,
 ): SessionRunner {
   const { route, estimator } = ctx;
-  const { limits, policy, compaction: settings, budgets } = ctx.config;
+  const { limits, compaction: settings, budgets } = ctx.config;
   const parent = parentContextFor(envelope, route, mode);
   const requestFields = requestFieldsFor(envelope, route);
   const tools = requestToolsFor(envelope, route, parent);
@@ -69,14 +69,10 @@ export function buildSessionRunner(
   });
   const runner = createTurnRunner({
     estimator,
-    limits,
-    policy,
-    compactionWait: settings,
+    config: ctx.config,
     strategy: route.strategy.kind,
     hierarchical: ctx.hierarchical,
-    retryBackoffMs: settings.retryBackoffMs,
     loopGuardPolicy: ctx.options.loopGuardPolicy,
-    resolved: { budgets, turn: ctx.config.turn },
     clock: ctx.options.clock,
     inspect: ctx.options.inspect,
     compaction: {

@@ -68,11 +68,6 @@ export interface SessionTurnOptions {
 /** A turn's result plus the durable boundary it recorded. */
 export interface SessionTurnResult extends TurnResult {
   boundary: BoundaryInfo | null;
-  /**
-   * Of `summaryCalls` (every provider request of the turn's compaction), the repair requests:
-   * a summary missed template sections and was asked for again.
-   */
-  repairRequests: number;
   /** Summaries of this turn's compaction accepted without every template section. */
   warnings: string[];
   /** The template sections they lack. */

@@ -17,6 +17,7 @@ import {
   summaryOutcome,
   prepared,
   providerError,
+  savedTokens,
   summary,
   tooLong,
 } from './samples.js';
@@ -107,7 +108,10 @@ export const compactionModel: PathModel = {
       providerError('inline request cannot be built'),
     ],
     compactInline: [
-      { as: 'compacted', done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } },
+      {
+        as: 'compacted',
+        done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, tokens: savedTokens(true) },
+      },
       { as: 'no compaction', done: { kind: 'fallback', reason: 'no-compaction' } },
       providerError('compact edit unsupported'),
     ],

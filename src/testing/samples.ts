@@ -87,5 +87,8 @@ export const summaryOutcome = (as: string, extra: Record<string, unknown> = {}):
 /** A history window a strategy produced. */
 export const historyWindow = (historyRef: string, itemCount: number, shrank: boolean): Reply => ({
   as: `${itemCount} items${shrank ? '' : ', no saving'}`,
-  done: { historyRef, itemCount, shrank },
+  done: { historyRef, itemCount, tokens: savedTokens(shrank) },
 });
+
+/** Estimated tokens before and after a new history: fewer after when it saved any. */
+export const savedTokens = (saved: boolean) => ({ before: 1_000, after: saved ? 400 : 1_000 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '#src/core/errors.js';
 import { msg, type Message } from '#src/messages/message.js';
-import { createTurnRunner, RefCheckpointSchema } from '#src/runtime/index.js';
+import { createTurnRunner, resolveRunConfig, RefCheckpointSchema } from '#src/runtime/index.js';
 import { decodeList } from '#src/runtime/checkpoint-refs.js';
 import { deferred, settle } from '#support/deferred.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
@@ -13,7 +13,11 @@ const limits = { capacity: 2_000, reservedOutput: 200 };
 // A window this small leaves a pass little room, so the defaults would clear instead of calling the summarizer.
 const policy = { clearWhenPassBuysFewerTurns: 0 };
 const runner = (s = new FakeSummarizer()) =>
-  createTurnRunner({ estimator, limits, policy, compaction: { summarizer: s } });
+  createTurnRunner({
+    estimator,
+    config: resolveRunConfig({ limits, policy }),
+    compaction: { summarizer: s },
+  });
 
 function session(rounds: number): Message[] {
   const h: Message[] = [msg.system('You are a coding agent.')];

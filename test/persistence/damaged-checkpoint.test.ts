@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '#src/core/errors.js';
 import { msg, type Message } from '#src/messages/message.js';
-import { createTurnRunner } from '#src/runtime/index.js';
+import { createTurnRunner, resolveRunConfig } from '#src/runtime/index.js';
 import { deferred, settle } from '#support/deferred.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
@@ -30,10 +30,11 @@ async function midSummaryCheckpoint(dir: string): Promise<string> {
   const s = new FakeSummarizer();
   s.gate = deferred<void>().promise;
   const controller = new AbortController();
-  const run = createTurnRunner({ estimator, limits, policy, compaction: { summarizer: s } }).runTurn(
-    { turnId: 'cp', history: session(10) },
-    { signal: controller.signal, checkpointPath: live },
-  );
+  const run = createTurnRunner({
+    estimator,
+    config: resolveRunConfig({ limits, policy }),
+    compaction: { summarizer: s },
+  }).runTurn({ turnId: 'cp', history: session(10) }, { signal: controller.signal, checkpointPath: live });
   while (s.requests.length === 0) await settle();
   // The checkpoint is written without blocking the turn: wait for it to land.
   while (!existsSync(live)) await settle();
@@ -75,7 +76,7 @@ describe('resuming a damaged checkpoint (D3)', () => {
       writeFileSync(file, JSON.stringify(cp));
       const resumed = createTurnRunner({
         estimator,
-        limits,
+        config: resolveRunConfig({ limits }),
         compaction: { summarizer: new FakeSummarizer() },
       }).resumeTurn(file, { history: session(10) });
       await expect(resumed).rejects.toThrow(UserError);
@@ -84,7 +85,7 @@ describe('resuming a damaged checkpoint (D3)', () => {
     // The undamaged checkpoint still resumes.
     const ok = await createTurnRunner({
       estimator,
-      limits,
+      config: resolveRunConfig({ limits }),
       compaction: { summarizer: new FakeSummarizer() },
     }).resumeTurn(saved, { history: session(10) });
     expect(ok.decision).toBe('compacted');

@@ -106,7 +106,7 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}): C
       });
       const projected = [
         ...prompt.slice(0, lead),
-        ...(toAiMessages(projection.messages, true) as unknown as Prompt),
+        ...(toAiMessages(projection.request, true) as unknown as Prompt),
       ];
       const next = { ...params, prompt: projected };
       sent.set(next, projection);

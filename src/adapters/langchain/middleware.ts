@@ -99,7 +99,7 @@ export function compactorMiddleware(options: CompactorMiddlewareOptions = {}) {
         messages: fromBaseMessages(request.messages),
         ...(model ? { model } : {}),
       });
-      const response = await handler({ ...request, messages: toBaseMessages(projection.messages) });
+      const response = await handler({ ...request, messages: toBaseMessages(projection.request) });
       // The provider's usage feeds the conversation's cache health and pressure anchor.
       const { input, cached } = usageOf(response);
       recordProviderUsage(projection, input, cached);

@@ -160,7 +160,7 @@ export function compactorInputFilter(options: CompactorInputFilterOptions = {}):
       ...(typeof agent.model === 'string' && agent.model !== '' ? { model: { id: agent.model } } : {}),
     });
     usage.sent(args, projection);
-    return { ...modelData, input: toAgentInputItems(projection.messages) };
+    return { ...modelData, input: toAgentInputItems(projection.request) };
   };
   const recall = rest.recall === false ? {} : { recallTool: agentsRecallTool(conversations) };
   return Object.assign(filter, { conversations, ...recall });

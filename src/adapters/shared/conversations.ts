@@ -12,6 +12,7 @@ import {
   type CompactorSessionOptions,
   type RequestEnvelope,
   SessionOptionsSchema,
+  type SessionTurnResult,
 } from '../../session/index.js';
 import {
   advanceSyncPoint,
@@ -26,7 +27,6 @@ import {
   syncFile,
   type SyncPoint,
 } from './sync-point.js';
-import type { Receipt } from '../../summary/receipt.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
@@ -57,21 +57,23 @@ export interface ConversationCall {
   bytes?: number;
 }
 
-/** What the model is sent instead, and the conversation it belongs to. */
-export interface ConversationProjection {
+/**
+ * What the model is sent instead, and the conversation it belongs to. The turn's facts keep the
+ * names the turn reports them by (`request`, `decision`, `strategy`, `summaryCalls`, `compaction`).
+ */
+export interface ConversationProjection extends Pick<
+  SessionTurnResult,
+  'decision' | 'strategy' | 'summaryCalls' | 'compaction'
+> {
   conversationId: string;
-  /** The projected conversation (summary + tail after a compaction; pairing repaired; old results cleared). */
-  messages: readonly Message[];
-  /** This call compacted the conversation. */
-  compacted: boolean;
-  /** Provider requests this call's compaction made (0 without one, and for the offline summarizer's none). */
-  summaryCalls: number;
-  /** The strategy this call's compaction ran with (`local` after a failed native pass); absent without one. */
-  strategy?: string;
-  /** What this call's Local compaction had to keep and where each item landed; absent without one. */
-  receipt?: Receipt;
+  /** The request to send: the projected conversation (summary + tail after a compaction; pairing repaired; old results cleared). */
+  request: readonly Message[];
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
+  /** @deprecated The same array as `request`. */
+  messages: readonly Message[];
+  /** @deprecated Whether `decision` is `compacted`. */
+  compacted: boolean;
 }
 
 /** Per-conversation Compactor state shared by the framework adapters. */
@@ -243,7 +245,7 @@ function enqueue(state: State, work: () => Promise<ConversationProjection>): Pro
   state.active++;
   const run = state.queue.then(async () => {
     const projection = await work();
-    state.sent = projection.messages;
+    state.sent = projection.request;
     return projection;
   });
   state.queue = run.catch(() => undefined).finally(() => state.active--);
@@ -413,6 +415,11 @@ function removeConversation(sessionDir: string | undefined, id: string): void {
   if (file !== undefined) rmSync(file, { force: true });
 }
 
+/** The names a projection had before it kept the turn's own (`request`, `decision`). */
+export function deprecatedNames(request: readonly Message[], decision: ConversationProjection['decision']) {
+  return { messages: request, compacted: decision === 'compacted' };
+}
+
 /** One call: the new messages go through the session's turn; the projected request comes back. */
 async function projectCall(
   id: string,
@@ -460,14 +467,17 @@ async function projectCall(
   // Saved before the request goes on (without blocking other requests): a save that fails
   // fails this call instead of surfacing later, and a deleted conversation is not written again.
   await sync();
+  // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
+  const request = turn.request ?? session.prepareRequest().messages;
+  const { decision, strategy, summaryCalls, compaction } = turn;
   return {
     conversationId: id,
-    // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
-    messages: turn.request ?? session.prepareRequest().messages,
-    compacted: turn.decision === 'compacted',
-    summaryCalls: turn.summaryCalls,
-    ...(turn.compaction ? { strategy: turn.compaction.strategy } : {}),
-    ...(turn.compaction?.receipt ? { receipt: turn.compaction.receipt } : {}),
+    request,
+    decision,
+    strategy,
+    summaryCalls,
+    compaction,
     session,
+    ...deprecatedNames(request, decision),
   };
 }

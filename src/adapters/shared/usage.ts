@@ -11,7 +11,7 @@ const count = (value: unknown): number | undefined =>
  * provider that reports none), never an error in the caller's loop.
  */
 export function recordProviderUsage(
-  projection: Pick<ConversationProjection, 'session' | 'messages'>,
+  projection: Pick<ConversationProjection, 'session' | 'request'>,
   inputTokens: unknown,
   cachedInputTokens?: unknown,
 ): void {
@@ -20,6 +20,6 @@ export function recordProviderUsage(
   const cached = count(cachedInputTokens);
   projection.session.recordUsage(
     { inputTokens: input, ...(cached !== undefined && cached <= input ? { cachedInputTokens: cached } : {}) },
-    projection.messages,
+    projection.request,
   );
 }

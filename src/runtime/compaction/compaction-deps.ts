@@ -42,7 +42,11 @@ export function unavailable(what: string): never {
   throw new ActorFailureError('provider', `${what} is not configured for this route`);
 }
 
-/** A pass counts (it rebuilds the projection) when it leaves fewer items or fewer estimated tokens. */
-export function shrank(estimator: Estimator, before: readonly Message[], after: readonly Message[]): boolean {
-  return after.length < before.length || estimator.history(after) < estimator.history(before);
+/** Estimated tokens of the history before and after a step; the machine decides whether it saved any. */
+export function tokensOf(
+  estimator: Estimator,
+  before: readonly Message[],
+  after: readonly Message[],
+): { before: number; after: number } {
+  return { before: estimator.history(before), after: estimator.history(after) };
 }

@@ -32,7 +32,7 @@ import {
   createSummaryForks,
   type SummaryForks,
 } from '../local-summary/local-summary.implementations.js';
-import { shrank, unavailable, type CompactionDeps } from './compaction-deps.js';
+import { tokensOf, unavailable, type CompactionDeps } from './compaction-deps.js';
 import { amendSummaryActor, checkReceiptActor } from './receipt.implementations.js';
 
 // The sizes of native compaction requests.
@@ -137,7 +137,7 @@ const adoptNativeWindow = (deps: CompactionDeps, store: MessageStore) =>
     const history = store.get(input.historyRef);
     const next = withLeadingSystem(history, store.get(input.windowRef));
     const ref = store.put(`${input.turnId}:history:native`, next);
-    return { historyRef: ref, itemCount: next.length, shrank: shrank(deps.estimator, history, next) };
+    return { historyRef: ref, itemCount: next.length, tokens: tokensOf(deps.estimator, history, next) };
   });
 
 /** The inline request's sizes: its `max_tokens`, the frozen prefix and the bounded history. */
@@ -201,7 +201,7 @@ export const compactInline = (deps: CompactionDeps, store: MessageStore) =>
         kind: 'compacted',
         historyRef: ref,
         itemCount: next.length,
-        shrank: shrank(deps.estimator, history, next),
+        tokens: tokensOf(deps.estimator, history, next),
       };
     }),
   );
@@ -213,7 +213,7 @@ const rebuildHistory = (deps: CompactionDeps, store: MessageStore, sf: SummaryFo
     const before = store.get(input.historyRef);
     const rebuilt = sf.summarizer().rebuild(before, summaries, input.mode);
     const ref = store.put(`${input.turnId}:history:compacted`, rebuilt);
-    return { historyRef: ref, itemCount: rebuilt.length, shrank: shrank(deps.estimator, before, rebuilt) };
+    return { historyRef: ref, itemCount: rebuilt.length, tokens: tokensOf(deps.estimator, before, rebuilt) };
   });
 
 /** What the compaction machine's actors work with during one run. */

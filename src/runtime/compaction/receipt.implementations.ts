@@ -10,7 +10,7 @@ import {
 } from '../../summary/receipt.js';
 import { isRecallPointer } from '../../projection/stubs.js';
 import type { MessageStore } from '../message-store.js';
-import { shrank, type CompactionDeps } from './compaction-deps.js';
+import { tokensOf, type CompactionDeps } from './compaction-deps.js';
 
 // The receipt of a Local pass: what the replaced span must keep, where each item landed, and
 // the amend step that adds the missing items to the summary. Pure work on the store: no calls.
@@ -53,5 +53,5 @@ export const amendSummaryActor = (deps: CompactionDeps, store: MessageStore) =>
     };
     store.putText(input.receiptRef, JSON.stringify(amended));
     const ref = store.put(`${input.turnId}:history:amended`, next);
-    return { historyRef: ref, itemCount: next.length, shrank: shrank(deps.estimator, before, next) };
+    return { historyRef: ref, itemCount: next.length, tokens: tokensOf(deps.estimator, before, next) };
   });

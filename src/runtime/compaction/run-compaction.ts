@@ -19,7 +19,7 @@ export async function runCompaction(
   const { deps, clock } = ctx;
   const store = new MessageStore();
   const historyRef = store.put(`${request.turnId}:history:input`, request.history);
-  const budgets = ctx.budgetsNow();
+  const { budgets, limits, compaction } = deps.config;
   const actor = createActor(ctx.machinesFor(store).compaction, {
     input: {
       turnId: request.turnId,
@@ -31,8 +31,8 @@ export async function runCompaction(
       compactableItems: deps.compaction.summarizer?.compactable?.(request.history),
       hierarchical: deps.hierarchical,
       budget: budgets.summaryInputBudget,
-      maxOverflowRetries: ctx.maxOverflowRetries,
-      retryBackoffMs: deps.retryBackoffMs,
+      maxOverflowRetries: limits.routePolicy?.maxOverflowRetries,
+      retryBackoffMs: compaction.retryBackoffMs,
       startedAt: clock.now(),
     },
     inspect: deps.inspect,

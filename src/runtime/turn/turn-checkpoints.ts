@@ -1,4 +1,5 @@
 import type { Snapshot } from 'xstate';
+import { isPastFreeSteps, type TurnSnapshotView } from '../../../machines/index.js';
 import { saveCheckpoint, type Checkpoint, type RefCheckpoint } from '../checkpoint.js';
 import { historyPrint, ListEncoder } from '../checkpoint-refs.js';
 import type { MessageStore } from '../message-store.js';
@@ -14,21 +15,6 @@ export interface TurnCheckpointsOptions {
   path?: string;
   /** Called with each checkpoint as it is taken, for a caller that keeps it elsewhere. */
   onCheckpoint?: (checkpoint: Checkpoint) => void;
-}
-
-interface TurnSnapshot {
-  value?: unknown;
-  context?: { compaction?: unknown };
-}
-
-/**
- * Whether a turn has reached a step that cannot be repeated for free: the compaction pass
- * (provider calls) or anything after it. Every step before is a pure function of the history
- * and the settings, so a turn that stops there simply runs again.
- */
-function pastFreeSteps(s: TurnSnapshot): boolean {
-  const v = s.value as { working?: unknown } | string | undefined;
-  return (typeof v === 'object' && v?.working === 'compacting') || (s.context?.compaction ?? null) !== null;
 }
 
 /**
@@ -58,7 +44,7 @@ export class TurnCheckpoints {
   offer(snapshot: Snapshot<unknown>): void {
     if (this.error) throw this.error.e;
     if (!this.o.path && !this.o.onCheckpoint) return;
-    this.started ||= pastFreeSteps(snapshot as TurnSnapshot);
+    this.started ||= isPastFreeSteps(snapshot as TurnSnapshotView);
     if (!this.started) return;
     const checkpoint = this.build(snapshot as unknown as Record<string, unknown>);
     this.o.onCheckpoint?.(checkpoint);

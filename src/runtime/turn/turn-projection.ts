@@ -1,14 +1,8 @@
-import type { SentRequest, TurnPolicy } from '../../../machines/index.js';
+import type { SentRequest } from '../../../machines/index.js';
 import type { Message } from '../../messages/message.js';
-import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
 import {
   stepwiseClearing,
-  completeCompactionWait,
-  completeClearingPolicy,
-  effectiveLimits,
   type Budgets,
-  type ClearingPolicy,
-  type CompactionWaitSettings,
   type ProjectedRequest,
   fitToWindow,
   type FittedRequest,
@@ -16,12 +10,12 @@ import {
   normalizeWithPairing,
   projectNormalized,
   projectRequest,
-  reservedOutputOf,
   resolveBudgets,
   type Limits,
   type ProjectRequestOptions,
 } from '../../projection/index.js';
 import type { Estimator } from '../../estimate/estimator.js';
+import type { ResolvedConfig } from '../resolved-config.js';
 import { keptCleared } from './sent-request.js';
 
 /** The pure projection functions the turn uses (default: src/projection). */
@@ -34,34 +28,10 @@ export interface ProjectionFunctions {
 /** The real projection functions (N, B, C). */
 export const DEFAULT_PROJECTION: ProjectionFunctions = { normalizeHistory, projectRequest, resolveBudgets };
 
-/** What the turn's own actors need. */
+/** What the turn's own actors need: the estimator and the settings resolved once. */
 export interface TurnActorDeps {
   estimator: Estimator;
-  limits: Limits;
-  policy?: Partial<ClearingPolicy>;
-  /** How far compaction waits while the prompt cache holds (missing fields: the preset's). */
-  compactionWait?: Partial<CompactionWaitSettings>;
-}
-
-/**
- * The numbers a turn decides by, from the settings: the threshold and budgets of the limits,
- * what a pass is expected to leave, and the compaction wait (the preset's where not given).
- */
-export function resolveTurnPolicy(deps: Omit<TurnActorDeps, 'estimator'>): TurnPolicy {
-  const b = resolveBudgets(effectiveLimits(deps.limits, deps.policy));
-  const wait = completeCompactionWait(deps.compactionWait, completeClearingPolicy(deps.policy).preset);
-  return {
-    thresholdTokens: b.compactionThreshold,
-    promptBudgetTokens: b.capacity === null ? null : Math.max(b.capacity - reservedOutputOf(deps.limits), 0),
-    summaryInputBudget: b.summaryInputBudget,
-    prefixTokens: Math.max(0, deps.limits.prefixTokens ?? 0),
-    continuityTailTokens: b.continuityTailTokens ?? 0,
-    // A pass is expected to write a summary of the default output size.
-    summaryTokens: defaultSummaryOutputTokens(b.capacity) ?? 0,
-    waitsForCacheBreak: wait.waitsForCacheBreak,
-    waitByCost: wait.waitByCost,
-    wait: { ratio: wait.waitRatio, maxTokens: wait.waitMaxTokens },
-  };
+  config: ResolvedConfig;
 }
 
 /**
@@ -88,14 +58,15 @@ export interface TurnProjection {
   pressure(projectedTokens: number): number;
 }
 
-/** The turn's projection over `deps`; `budgets`, when the caller resolved them already, are used as given. */
-export function createTurnProjection(deps: TurnActorDeps, budgets?: Budgets): TurnProjection {
+/** The turn's projection over the resolved settings, used as given. */
+export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
   const p = DEFAULT_PROJECTION;
-  const prefix = Math.max(0, deps.limits.prefixTokens ?? 0);
+  const { limits, policy, budgets } = deps.config;
+  const prefix = Math.max(0, limits.prefixTokens ?? 0);
   // Clearing in steps keeps what the request sent last cleared, so requests grow unchanged between steps.
-  const { sticky, between } = stepwiseClearing(deps.policy);
+  const { sticky, between } = stepwiseClearing(policy);
   const own = (sent: SentRequest | null) => ({
-    limits: deps.limits,
+    limits,
     estimator: deps.estimator,
     ...keptCleared(sticky, sent),
   });
@@ -103,7 +74,7 @@ export function createTurnProjection(deps: TurnActorDeps, budgets?: Budgets): Tu
   const normalized = new WeakMap<readonly Message[], ReturnType<typeof normalizeWithPairing>>();
   return {
     functions: p,
-    budgets: () => budgets ?? p.resolveBudgets(effectiveLimits(deps.limits, deps.policy)),
+    budgets: () => budgets,
     normalize(history) {
       const done = normalizeWithPairing(history);
       normalized.set(done.messages, done);
@@ -118,7 +89,7 @@ export function createTurnProjection(deps: TurnActorDeps, budgets?: Budgets): Tu
       fitToWindow(history, {
         ...own(sent),
         budgetTokens: Math.max(0, pressureTokens - prefix),
-        policy: deps.policy,
+        policy,
         clearingOnly,
       }),
     pressure: (projectedTokens) => projectedTokens + prefix,

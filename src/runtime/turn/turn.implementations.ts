@@ -66,8 +66,7 @@ const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
 const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const target = input.thresholdTokens === null ? Number.MAX_SAFE_INTEGER : input.thresholdTokens - 1;
-    const fitted = tp.fit(history, target, input.sent, true);
+    const fitted = tp.fit(history, input.targetTokens, input.sent, true);
     const ref = store.put(`${input.turnId}:projection:cleared-first`, fitted.messages);
     return {
       projectionRef: ref,
@@ -85,8 +84,7 @@ const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: Tur
 const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const budget = input.budgetTokens ?? Number.MAX_SAFE_INTEGER;
-    const fitted = tp.fit(history, budget, input.sent);
+    const fitted = tp.fit(history, input.budgetTokens, input.sent);
     const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
     return {
       projectionRef: ref,
@@ -124,7 +122,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
       projectedTokens,
       prefixIntact,
       newestStepTokens: newestStepTokens(request, deps.estimator),
-      fixedPart: measureFixedPart(request, deps.limits, tp.budgets().capacity, deps.estimator),
+      fixedPart: measureFixedPart(request, deps.config.limits, deps.config.budgets.capacity, deps.estimator),
       sent,
     };
   });

@@ -33,7 +33,7 @@ export interface CompactionRunInput {
 interface Window {
   historyRef: string;
   itemCount: number;
-  shrank?: boolean;
+  tokens?: { before: number; after: number };
 }
 
 interface Facts {
@@ -65,7 +65,8 @@ function toLocal(w: Walk<Facts>, input: CompactionRunInput, reason: string | nul
 /** A new history is in: compacted when it has fewer items or saves tokens. */
 function checkShrink(w: Walk<Facts>, input: CompactionRunInput, result: Window | null): void {
   w.facts.result = result;
-  const shrank = result !== null && (result.shrank === true || result.itemCount < input.itemsBefore);
+  const saved = (t: Window['tokens']) => t !== undefined && t.after < t.before;
+  const shrank = result !== null && (result.itemCount < input.itemsBefore || saved(result.tokens));
   w.go('checkingShrink', shrank ? 'compacted' : 'unchanged');
 }
 
@@ -95,7 +96,7 @@ function inline(w: Walk<Facts>, input: CompactionRunInput, r: Reply): void {
   w.facts.summaryCalls += 1;
   if (out === null) return toLocal(w, input, 'inline-error');
   if (out.kind === 'fallback') return toLocal(w, input, out.reason ?? null);
-  checkShrink(w, input, { historyRef: out.historyRef, itemCount: out.itemCount, shrank: out.shrank });
+  checkShrink(w, input, { historyRef: out.historyRef, itemCount: out.itemCount, tokens: out.tokens });
 }
 
 /** The summary's verdict: a bad summary fails the pass before any rebuild. */

@@ -333,7 +333,7 @@ export function turnOracle(input: unknown, steps: readonly PathStep[]): Expected
     guardReason: f.guardReason,
     summaryCalls: f.report?.summaryCalls ?? 0,
     historyRef: w.here === 'compacted' ? f.report!.historyRef : f.historyRef,
-    projectionRef: f.projectionRef,
+    requestRef: f.projectionRef,
     lastSent: f.sent,
     cacheCycle: f.cycle,
     thresholdTokens: f.pressure?.thresholdTokens ?? null,

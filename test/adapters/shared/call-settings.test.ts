@@ -26,14 +26,14 @@ describe('a per-call setting of an open conversation applies or is refused', () 
     const conversations = createConversations({ limits: { capacity: 50_000 } });
     const off = { enabled: false, triggerTokens: 1_000 };
     const first = await conversations.project({ conversationId: 'c', messages: loop(8), policy: off });
-    expect(stubs(first.messages)).toBe(0);
+    expect(stubs(first.request)).toBe(0);
     expect(first.session.config.policy.enabled).toBe(false);
 
     const on = { enabled: true, triggerTokens: 1_000, clearAtLeast: 0 };
     const second = await conversations.project({ conversationId: 'c', messages: loop(9), policy: on });
     expect(second.session).toBe(first.session);
     expect(second.session.config.policy.enabled).toBe(true);
-    expect(stubs(second.messages)).toBeGreaterThan(0);
+    expect(stubs(second.request)).toBeGreaterThan(0);
   });
 
   it('B2: a call that reserves more output for its answer shrinks the prompt budget of the open conversation', async () => {
@@ -71,6 +71,6 @@ describe('a per-call setting of an open conversation applies or is refused', () 
     expect((error as Error).message).not.toContain('\n');
     expect(first.session.config.policy.keepToolUses).not.toBe(-1);
     const again = await conversations.project({ conversationId: 'c', messages: loop(3) });
-    expect(again.messages.length).toBeGreaterThan(first.messages.length);
+    expect(again.request.length).toBeGreaterThan(first.request.length);
   });
 });

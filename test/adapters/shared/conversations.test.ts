@@ -102,7 +102,8 @@ describe('conversations behave like chats', () => {
         conversations.project({ conversationId: 'loop', system: real.system, messages });
       // The loop runs until its first compaction; the chat then goes on from there.
       let steps = 0;
-      while (!(await call(fullConversation(real, ++steps))).compacted) expect(steps).toBeLessThan(40);
+      while ((await call(fullConversation(real, ++steps))).decision !== 'compacted')
+        expect(steps).toBeLessThan(40);
       const done = fullConversation(real, steps);
       await call([...done, msg.user('now run the tests')]);
       const old = conversations.session('loop')!;
@@ -118,6 +119,33 @@ describe('conversations behave like chats', () => {
       expect(conversations.branches('loop')).toHaveLength(stored ? 2 : 0);
       conversations.close();
     });
+
+  it("H1: a projection reports the turn under the turn machine's own names (request, decision, strategy, summaryCalls, compaction)", async () => {
+    const real = loadRealSession();
+    const conversations = createConversations({ limits: { capacity: 8_000 } });
+    let steps = 0;
+    let p;
+    do {
+      expect(++steps).toBeLessThan(40);
+      p = await conversations.project({
+        conversationId: 'names',
+        system: real.system,
+        messages: fullConversation(real, steps),
+      });
+    } while (p.decision !== 'compacted');
+    const session = conversations.session('names')!;
+    expect(p.session).toBe(session);
+    expect(p.strategy).toBe('local');
+    expect(p.compaction).toMatchObject({ status: 'compacted', strategy: 'local' });
+    expect(p.summaryCalls).toBe(p.compaction!.summaryCalls);
+    expect(p.compaction!.receipt).not.toBeNull();
+    // The request the session would send next is the turn's own.
+    expect(p.request).toBe(session.prepareRequest().messages);
+    // The old names stay as aliases of the same values.
+    expect(p.messages).toBe(p.request);
+    expect(p.compacted).toBe(true);
+    conversations.close();
+  });
 
   it('H1: a conversation without a framework id is named by its system prompt and first message', async () => {
     const hi = [msg.user('hi')];

@@ -22,7 +22,7 @@ const inline = { ...base, strategy: 'nativeInline' };
 const local = { ...base, strategy: 'local' };
 
 const window = (historyRef: string, itemCount: number, shrank: boolean): Reply => ({
-  done: { historyRef, itemCount, shrank },
+  done: { historyRef, itemCount, tokens: { before: 9_000, after: shrank ? 3_000 : 9_000 } },
 });
 const rebuilt = window('t1:compacted', 6, true);
 /** A capacity-retry ladder answering as a whole (the standalone endpoint's: a window after `calls` calls, or none). */
@@ -228,7 +228,16 @@ export const COMPACTION_ORACLE: readonly OracleRow[] = [
     input: inline,
     replies: {
       measureInline: [aboveTrigger],
-      compactInline: [{ done: { kind: 'compacted', historyRef: 't1:inline', itemCount: 3, shrank: true } }],
+      compactInline: [
+        {
+          done: {
+            kind: 'compacted',
+            historyRef: 't1:inline',
+            itemCount: 3,
+            tokens: { before: 9_000, after: 3_000 },
+          },
+        },
+      ],
     },
     expect: {
       states: ['resolvingStrategy', 'measuringInline', 'nativeInline', 'checkingShrink', 'compacted'],

@@ -104,7 +104,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
         strategy: 'local',
         summaryCalls: 1,
         historyRef: 't1:compacted',
-        projectionRef: 't1:rebuilt',
+        requestRef: 't1:rebuilt',
         items: { before: 12, after: 5 },
         tokens: { beforeClearing: 9_000, afterClearing: 7_000, afterCompaction: 2_000 },
         pressureTokens: 3_000,
@@ -120,7 +120,9 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     replies: {
       ...pipeline(pressure(8_000)),
       ...localPass,
-      rebuildHistory: [{ done: { historyRef: 't1:compacted', itemCount: 14, shrank: false } }],
+      rebuildHistory: [
+        { done: { historyRef: 't1:compacted', itemCount: 14, tokens: { before: 9_000, after: 9_000 } } },
+      ],
     },
     expect: {
       states: [...COMPACTING, 'working.settling', 'unchanged'],
@@ -170,7 +172,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       output: {
         decision: 'failed',
         historyRef: 't1:synced',
-        projectionRef: 't1:fitted',
+        requestRef: 't1:fitted',
         clearedToFit: true,
         fit: FIT,
         pressureTokens: 6_000,
@@ -296,7 +298,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
         summaryCalls: 0,
         compaction: null,
         historyRef: 't1:synced',
-        projectionRef: 't1:fitted',
+        requestRef: 't1:fitted',
         tokens: { beforeClearing: 9_000, afterClearing: 7_000, afterCompaction: null },
         pressureTokens: 6_000,
         advisory: { estimatedTokens: 6_000, budgetTokens: 8_000, percentUsed: 75, overBudget: false },
@@ -359,7 +361,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       output: {
         decision: 'compacted',
         historyRef: 't1:compacted',
-        projectionRef: 't1:fitted',
+        requestRef: 't1:fitted',
         clearedToFit: true,
         pressureTokens: 6_000,
         advisory: { overBudget: false },
@@ -373,13 +375,13 @@ export const TURN_ORACLE: readonly OracleRow[] = [
     expect: {
       states: [...PIPELINE, 'working.clearingFirst', 'cleared'],
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting'],
-      inputs: { clearBeforeCompacting: [{ turnId: 't1', historyRef: 't1:synced', thresholdTokens: 6_000 }] },
+      inputs: { clearBeforeCompacting: [{ turnId: 't1', historyRef: 't1:synced', targetTokens: 5_999 }] },
       output: {
         decision: 'cleared',
         summaryCalls: 0,
         compaction: null,
         historyRef: 't1:synced',
-        projectionRef: 't1:cleared-first',
+        requestRef: 't1:cleared-first',
         pressureTokens: 5_000,
         clearing: { clearedResults: 5 },
         advisory: { estimatedTokens: 5_000, budgetTokens: 8_000, overBudget: false },
@@ -408,7 +410,7 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       ],
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', ...LOCAL_CALLS, 'rebuildProjection'],
       inputs: { prepareSummaryInput: [{ historyRef: 't1:synced' }] },
-      output: { decision: 'compacted', projectionRef: 't1:rebuilt', summaryCalls: 1 },
+      output: { decision: 'compacted', requestRef: 't1:rebuilt', summaryCalls: 1 },
     },
   },
   {
@@ -431,14 +433,14 @@ export const TURN_ORACLE: readonly OracleRow[] = [
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', 'fitRequest'],
       // Fitted to the policy's prompt budget, against the request measured last (the cleared one is over the threshold).
       inputs: {
-        clearBeforeCompacting: [{ thresholdTokens: 6_000, sent: sent(12) }],
+        clearBeforeCompacting: [{ targetTokens: 5_999, sent: sent(12) }],
         fitRequest: [{ historyRef: 't1:synced', budgetTokens: 8_000, sent: sent(12) }],
       },
       output: {
         decision: 'cleared',
         summaryCalls: 0,
         compaction: null,
-        projectionRef: 't1:fitted',
+        requestRef: 't1:fitted',
         lastSent: sent(9),
         cacheCycle: { last: 9_500, maxStep: 0, afterPass: 2_000 },
         clearedToFit: true,

@@ -105,7 +105,9 @@ export const clearedFirst = (pressureTokens: number): Reply => ({
     sent: sent(10),
   },
 });
-export const compactedHistory: Reply = { done: { historyRef: 't1:compacted', itemCount: 5, shrank: true } };
+export const compactedHistory: Reply = {
+  done: { historyRef: 't1:compacted', itemCount: 5, tokens: { before: 9_000, after: 3_000 } },
+};
 
 export const pipeline = (p: Reply) => ({
   syncHistory: [synced],
@@ -134,7 +136,7 @@ export const LOCAL_CALLS = ['prepareSummaryInput', 'requestSummary', 'rebuildHis
 /** History and projection as they were before the pass (kept when a pass fails). */
 export const kept = {
   historyRef: 't1:synced',
-  projectionRef: 't1:cleared',
+  requestRef: 't1:cleared',
   items: { before: 12, after: 12 },
 };
 export const FRESH_GUARD = { consecutiveFailures: 0, lastFreedRatio: null, turnsSinceCompaction: null };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { msg, type Message } from '#src/messages/message.js';
 import { WindowTooSmallError } from '#src/core/errors.js';
-import { createTurnRunner } from '#src/runtime/index.js';
+import { createTurnRunner, resolveRunConfig } from '#src/runtime/index.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
 // capacity 2,000 − reserved 200: the prompt budget is 1,800 tokens, compaction threshold 1,350 (75 %).
@@ -24,8 +24,7 @@ describe('preflight advisory (H4)', () => {
     const history = chattySession(20);
     const runner = createTurnRunner({
       estimator,
-      limits,
-      policy: COMPACT_ALWAYS,
+      config: resolveRunConfig({ limits, policy: COMPACT_ALWAYS }),
       compaction: { summarizer: s },
     });
     const result = await runner.runTurn({ turnId: 'h4', history });
@@ -44,8 +43,7 @@ describe('preflight advisory (H4)', () => {
     const s = new FakeSummarizer();
     const result = await createTurnRunner({
       estimator,
-      limits,
-      policy: COMPACT_ALWAYS,
+      config: resolveRunConfig({ limits, policy: COMPACT_ALWAYS }),
       compaction: { summarizer: s },
     }).runTurn({
       turnId: 'h4b',
@@ -60,8 +58,7 @@ describe('preflight advisory (H4)', () => {
     const s = new FakeSummarizer();
     const runner = createTurnRunner({
       estimator,
-      limits,
-      policy: COMPACT_ALWAYS,
+      config: resolveRunConfig({ limits, policy: COMPACT_ALWAYS }),
       compaction: { summarizer: s },
     });
     const guard = { consecutiveFailures: 2, lastFreedRatio: null, turnsSinceCompaction: null };
@@ -78,7 +75,7 @@ describe('preflight advisory (H4)', () => {
     const s = new FakeSummarizer();
     const runner = createTurnRunner({
       estimator,
-      limits: { capacity: 2_000, reservedOutput: 200, prefixTokens: 1_700 },
+      config: resolveRunConfig({ limits: { capacity: 2_000, reservedOutput: 200, prefixTokens: 1_700 } }),
       compaction: { summarizer: s },
     });
     const e = await runner.runTurn({ turnId: 'w1', history: chattySession(3) }).catch((x: unknown) => x);

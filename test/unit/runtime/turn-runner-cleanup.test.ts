@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { msg, type Message } from '#src/messages/message.js';
-import { createTurnRunner } from '#src/runtime/index.js';
+import { createTurnRunner, resolveRunConfig } from '#src/runtime/index.js';
 import { deferred, settle } from '#support/deferred.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
@@ -28,7 +28,11 @@ describe('turn runner releases the turn when a checkpoint cannot be written', ()
     s.gate = gate.promise;
     // A window this small leaves a pass little room, so the defaults would clear instead of compacting.
     const policy = { clearWhenPassBuysFewerTurns: 0 };
-    const runner = createTurnRunner({ estimator, limits, policy, compaction: { summarizer: s } });
+    const runner = createTurnRunner({
+      estimator,
+      config: resolveRunConfig({ limits, policy }),
+      compaction: { summarizer: s },
+    });
     // The directory does not exist, so every checkpoint write fails.
     const checkpointPath = join(mkdtempSync(join(tmpdir(), 'compactor-ckpt-')), 'missing', 'turn.json');
     const controller = new AbortController();

@@ -10,6 +10,7 @@ import {
   createJsonlInspector,
   createLocalSummarizer,
   createTurnRunner,
+  resolveRunConfig,
   type TurnRunnerDeps,
 } from '#src/runtime/index.js';
 import { deferred, settle } from '#support/deferred.js';
@@ -43,7 +44,12 @@ function session(rounds: number): Message[] {
 const policy = { preset: 'vtcode' } as const;
 
 function runner(summarizer: FakeSummarizer, extra: Partial<TurnRunnerDeps> = {}) {
-  return createTurnRunner({ estimator, limits, policy, compaction: { summarizer }, ...extra });
+  return createTurnRunner({
+    estimator,
+    config: resolveRunConfig({ limits, policy }),
+    compaction: { summarizer },
+    ...extra,
+  });
 }
 
 describe('turn runner with the real projection functions', () => {
@@ -115,7 +121,11 @@ describe('turn runner with the real projection functions', () => {
       reinjectBudgetTokens: 0,
     });
     const history = session(10);
-    const result = await createTurnRunner({ estimator, limits, policy, compaction: { summarizer } }).runTurn({
+    const result = await createTurnRunner({
+      estimator,
+      config: resolveRunConfig({ limits, policy }),
+      compaction: { summarizer },
+    }).runTurn({
       turnId: 't-empty',
       history,
     });
