@@ -37,6 +37,7 @@ function dollarsOf(result: ReplayResult): number[] {
     requests: result.turns.map((t) => ({ prefixTokens: t.prefixTokens, inputTokens: t.projectedTokens })),
     outputTokens: result.totals.outputTokens,
     summaryInputTokens: result.totals.summaryInputTokens,
+    summaryCachedTokens: result.totals.summaryCachedTokens,
     summaryOutputTokens: result.totals.summaryOutputTokens,
   };
   return PRICES.map((p) => sessionDollars(usage, p));

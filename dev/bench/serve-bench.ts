@@ -30,6 +30,7 @@ import { startServer } from '../../src/serve/index.js';
 import { latency } from './serve-latency.js';
 import { memorySection, scaleSection } from './serve-scale.js';
 import { blockingSection } from './serve-blocking.js';
+import { summaryCacheSection } from './summary-cache-bench.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 /*
@@ -336,8 +337,9 @@ export const serveSuite: BenchSuite = {
       const memory = await memorySection(ctx, upstream);
       const blocking = await blockingSection(ctx, upstream);
       const saved = await savings(ctx);
+      const summaryCache = await summaryCacheSection(ctx);
       const cli = await agentClis(ctx);
-      return [...load, scale, memory, blocking, saved, cli];
+      return [...load, scale, memory, blocking, saved, summaryCache, cli];
     } finally {
       await upstream.close();
     }

@@ -24,6 +24,8 @@ export interface HttpLoopOptions {
   label?: string;
   /** Ask for server-sent events (Chat Completions only) and time the first and the last event. */
   stream?: boolean;
+  /** Anthropic: ask the API to cache each request up to its end (top-level `cache_control`). */
+  cacheEachRequest?: boolean;
 }
 
 export interface HttpLoopResult {
@@ -113,7 +115,14 @@ export async function runHttpLoop(o: HttpLoopOptions): Promise<HttpLoopResult> {
       const t0 = nowMs();
       const r = await post(
         `${o.baseUrl}/messages`,
-        { model: o.model, max_tokens: 1_024, system: LOOP_SYSTEM, messages, tools: [READ_FILE_ANTHROPIC] },
+        {
+          model: o.model,
+          max_tokens: 1_024,
+          system: LOOP_SYSTEM,
+          messages,
+          tools: [READ_FILE_ANTHROPIC],
+          ...(o.cacheEachRequest ? { cache_control: { type: 'ephemeral' } } : {}),
+        },
         headers,
       );
       latencies.push(nowMs() - t0);

@@ -20,7 +20,15 @@
  */
 import type { ServerResponse } from 'node:http';
 import { loadSummaryPrompt, summarySections } from '../../src/summary/prompt.js';
-import { anthropicAnswer, chatAnswer, geminiAnswer, responsesAnswer, type Reply } from './agent-wire.js';
+import {
+  anthropicAnswer,
+  chatAnswer,
+  geminiAnswer,
+  responsesAnswer,
+  type InputUsage,
+  type Reply,
+} from './agent-wire.js';
+import { FakePromptCache, type FakeUsage } from './prompt-cache.js';
 import {
   anthropicError,
   compactAnthropic,
@@ -66,6 +74,8 @@ export interface AgentTurn {
   /** The step it answered with a tool call, `'final'`, or `'summary'`. */
   answered: number | 'final' | 'summary';
   request: RecordedRequest;
+  /** The usage it reported: its input and what the prompt cache served of it. */
+  usage?: FakeUsage;
 }
 
 export interface AgentUpstream extends FakeServer {
@@ -162,7 +172,7 @@ export function answer(
   body: any,
   reply: Reply,
   res: ServerResponse,
-  input: number,
+  input: InputUsage,
   path = '',
 ): void {
   if (protocol === 'anthropic') anthropicAnswer(body, reply, res, input);
@@ -186,6 +196,7 @@ export async function startAgentUpstream(
   const paced = (res: ServerResponse) =>
     gap > 0 ? heldWrites(res, () => new Promise((resolve) => setTimeout(resolve, gap))) : res;
   const count = options.countUsage === false ? () => 1_000 : estimateBodyTokens;
+  const cache = new FakePromptCache();
   const { script } = options;
   const turns: AgentTurn[] = [];
   const server = await startFakeServer(
@@ -224,8 +235,9 @@ export async function startAgentUpstream(
                 },
               };
       }
-      turns.push({ protocol, answered, request: req });
-      answer(protocol, body, reply, paced(res), count(body));
+      const usage = options.countUsage === false ? count(body) : cache.count(protocol, body, count(body));
+      turns.push({ protocol, answered, request: req, ...(typeof usage === 'number' ? {} : { usage }) });
+      answer(protocol, body, reply, paced(res), usage);
     },
     [],
     { window: options.window },
@@ -268,8 +280,11 @@ function summaryReply(req: RecordedRequest, step: number, key: string): Reply {
   return { key, text };
 }
 
-/** The steered fake, and the requests it refused as the real API would (each: where and why). */
-export type FakeAgentUpstream = FakeServer & { refusals: string[] };
+/**
+ * The steered fake, the requests it refused as the real API would (each: where and why), and
+ * the usage it reported for each summary request, in order.
+ */
+export type FakeAgentUpstream = FakeServer & { refusals: string[]; summaries: FakeUsage[] };
 
 /**
  * Starts the header-steered fake; its `url` ends in `/v1`. `compactEndpoint` says what
@@ -285,6 +300,8 @@ export async function startFakeAgentUpstream(
     },
 ): Promise<FakeAgentUpstream> {
   const refusals: string[] = [];
+  const cache = new FakePromptCache();
+  const summaries: FakeUsage[] = [];
   const server = await startFakeServer(
     (req, fault, res) => {
       if (handleCommonFault(fault, res)) return;
@@ -317,16 +334,12 @@ export async function startFakeAgentUpstream(
       if (protocol === undefined)
         return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.path}` } });
       const summary = req.raw.includes(SUMMARY_PROMPT_START);
-      answer(
-        protocol,
-        req.body,
-        summary ? summaryReply(req, step, reply.key) : reply,
-        res,
-        estimateBodyTokens(req.body),
-      );
+      const usage = cache.count(protocol, req.body, estimateBodyTokens(req.body));
+      if (summary) summaries.push(usage);
+      answer(protocol, req.body, summary ? summaryReply(req, step, reply.key) : reply, res, usage);
     },
     [],
     opts,
   );
-  return Object.assign(server, { refusals });
+  return Object.assign(server, { refusals, summaries });
 }

@@ -5,6 +5,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import { sendJson, sendSse, type FakeSseEvent } from './fake-http.js';
+import type { FakeUsage } from './prompt-cache.js';
+
+/** A request's input tokens, alone (nothing cached) or with what the prompt cache served. */
+export type InputUsage = number | FakeUsage;
+const usageOf = (u: InputUsage): FakeUsage =>
+  typeof u === 'number' ? { input: u, cached: 0, written: 0 } : u;
 
 /** One answer: a thought, and a tool call unless it is the last. */
 export interface Reply {
@@ -21,7 +27,8 @@ export function pieces(s: string): string[] {
   return [s.slice(0, a), s.slice(a, b), s.slice(b)].filter((p) => p !== '');
 }
 
-export function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
+export function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, given: InputUsage): void {
+  const u = usageOf(given);
   const content: any[] = [{ type: 'text', text: reply.text }];
   if (reply.call)
     content.push({
@@ -32,10 +39,10 @@ export function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, in
     });
   const stop = reply.call ? 'tool_use' : 'end_turn';
   const usage = {
-    input_tokens: input,
+    input_tokens: u.input - u.cached - u.written,
     output_tokens: 30,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: u.written,
+    cache_read_input_tokens: u.cached,
   };
   const message = {
     id: `msg_${reply.key}`,
@@ -81,8 +88,14 @@ export function anthropicAnswer(body: any, reply: Reply, res: ServerResponse, in
   sendSse(res, events);
 }
 
-export function chatAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
-  const usage = { prompt_tokens: input, completion_tokens: 30, total_tokens: input + 30 };
+export function chatAnswer(body: any, reply: Reply, res: ServerResponse, given: InputUsage): void {
+  const { input, cached } = usageOf(given);
+  const usage = {
+    prompt_tokens: input,
+    completion_tokens: 30,
+    total_tokens: input + 30,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
   const finish = reply.call ? 'tool_calls' : 'stop';
   const toolCalls = reply.call
     ? [
@@ -163,7 +176,8 @@ export function chatAnswer(body: any, reply: Reply, res: ServerResponse, input: 
   sendSse(res, events);
 }
 
-export function responsesAnswer(body: any, reply: Reply, res: ServerResponse, input: number): void {
+export function responsesAnswer(body: any, reply: Reply, res: ServerResponse, given: InputUsage): void {
+  const { input, cached } = usageOf(given);
   const key = reply.key;
   const message = {
     id: `msg_${key}`,
@@ -197,7 +211,7 @@ export function responsesAnswer(body: any, reply: Reply, res: ServerResponse, in
     tools: body.tools ?? [],
     usage: {
       input_tokens: input,
-      input_tokens_details: { cached_tokens: 0 },
+      input_tokens_details: { cached_tokens: cached },
       output_tokens: 30,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: input + 30,
@@ -272,10 +286,16 @@ export function geminiAnswer(
   body: any,
   reply: Reply,
   res: ServerResponse,
-  input: number,
+  given: InputUsage,
   stream: boolean,
 ): void {
-  const usageMetadata = { promptTokenCount: input, candidatesTokenCount: 30, totalTokenCount: input + 30 };
+  const { input, cached } = usageOf(given);
+  const usageMetadata = {
+    promptTokenCount: input,
+    candidatesTokenCount: 30,
+    totalTokenCount: input + 30,
+    ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+  };
   const call = reply.call
     ? { functionCall: { id: reply.call.id, name: reply.call.name, args: JSON.parse(reply.call.arguments) } }
     : undefined;

@@ -24,6 +24,7 @@ import {
   type RecordedRequest,
 } from './fake-http.js';
 import { estimateBodyTokens } from './fake-window.js';
+import { FakePromptCache, type FakeUsage } from './prompt-cache.js';
 
 const CALL = /^\/(v1beta|v1alpha|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
 const SUMMARY_MARKER = loadSummaryPrompt().instructions.slice(0, 80);
@@ -32,6 +33,8 @@ const SUMMARY_MARKER = loadSummaryPrompt().instructions.slice(0, 80);
 export interface GeminiTurn {
   answered: number | 'final' | 'summary';
   request: RecordedRequest;
+  /** The usage it reported: its input and what implicit caching served of it. */
+  usage: FakeUsage;
 }
 
 export interface GeminiUpstream extends FakeServer {
@@ -79,8 +82,18 @@ function nextStep(body: any, stepOf: (args: any) => number | undefined): number 
   return 0;
 }
 
+/** Gemini's usage: the prompt, the answer, and what implicit caching served of the prompt. */
+function usageMetadata(u: FakeUsage) {
+  return {
+    promptTokenCount: u.input,
+    candidatesTokenCount: 20,
+    totalTokenCount: u.input + 20,
+    ...(u.cached > 0 ? { cachedContentTokenCount: u.cached } : {}),
+  };
+}
+
 /** The answer's chunks: the text in pieces, then the call (if any) with the finish reason and usage. */
-function chunks(text: string, call: { name: string; args: unknown } | undefined, input: number, key: string) {
+function chunks(text: string, call: { name: string; args: unknown } | undefined, u: FakeUsage, key: string) {
   const content = (parts: unknown[]) => ({ role: 'model', parts });
   const out: unknown[] = pieces(text).map((t) => ({
     candidates: [{ content: content([{ text: t }]), index: 0 }],
@@ -93,7 +106,7 @@ function chunks(text: string, call: { name: string; args: unknown } | undefined,
         index: 0,
       },
     ],
-    usageMetadata: { promptTokenCount: input, candidatesTokenCount: 20, totalTokenCount: input + 20 },
+    usageMetadata: usageMetadata(u),
     modelVersion: 'fake-gemini',
     responseId: key,
   });
@@ -101,12 +114,12 @@ function chunks(text: string, call: { name: string; args: unknown } | undefined,
 }
 
 /** The whole answer of `generateContent`: the chunks joined. */
-function whole(text: string, call: { name: string; args: unknown } | undefined, input: number, key: string) {
+function whole(text: string, call: { name: string; args: unknown } | undefined, u: FakeUsage, key: string) {
   const parts: unknown[] = [{ text }];
   if (call) parts.push({ functionCall: call });
   return {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { promptTokenCount: input, candidatesTokenCount: 20, totalTokenCount: input + 20 },
+    usageMetadata: usageMetadata(u),
     modelVersion: 'fake-gemini',
     responseId: key,
   };
@@ -123,6 +136,7 @@ export async function startGeminiUpstream(
 ): Promise<GeminiUpstream> {
   const { script } = options;
   const turns: GeminiTurn[] = [];
+  const cache = new FakePromptCache();
   const server = await startFakeServer(
     (req, _fault, res) => {
       const url = new URL(req.path, 'http://fake');
@@ -160,8 +174,8 @@ export async function startGeminiUpstream(
         text = n >= script.steps ? script.finalAnswer : `Step ${n + 1}: reading the next file.`;
         if (n < script.steps) call = { name: script.toolName, args: script.args(n) };
       }
-      turns.push({ answered, request: req });
-      const input = estimateBodyTokens(body);
+      const input = cache.count('gemini', body, estimateBodyTokens(body));
+      turns.push({ answered, request: req, usage: input });
       if (m[3] === 'generateContent') return sendJson(res, 200, whole(text, call, input, id));
       const out = options.paced ? options.paced(res) : res;
       const events = chunks(text, call, input, id);

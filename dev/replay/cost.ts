@@ -45,8 +45,10 @@ export interface SessionUsage {
   requests: readonly CacheSplit[];
   /** The recorded assistant messages (the agent's output; the same under every policy). */
   outputTokens: number;
-  /** Summary calls: input sent uncached (a fresh prompt), output = the summary. */
+  /** Summary calls: their input, output = the summary. */
   summaryInputTokens: number;
+  /** Of that input, what the cache serves (a summary over the last request sent); the rest is sent uncached. */
+  summaryCachedTokens?: number;
   summaryOutputTokens: number;
 }
 
@@ -54,7 +56,8 @@ export interface SessionUsage {
 export function sessionDollars(usage: SessionUsage, price: PriceRow): number {
   let d = 0;
   for (const r of usage.requests) d += requestInputDollars(r, price);
-  d += (usage.summaryInputTokens * price.input) / 1e6;
+  const cached = Math.min(usage.summaryInputTokens, usage.summaryCachedTokens ?? 0);
+  d += ((usage.summaryInputTokens - cached) * price.input + cached * price.cachedInput) / 1e6;
   d += ((usage.outputTokens + usage.summaryOutputTokens) * price.output) / 1e6;
   return d;
 }

@@ -14,6 +14,8 @@ import type { CompactorSetting, RetentionPolicy } from './types.js';
 export interface SummaryCount {
   calls: number;
   inputTokens: number;
+  /** Of the input, what the provider's cache serves: a summary asked over the last request sent. */
+  cachedInputTokens: number;
   outputTokens: number;
 }
 
@@ -65,13 +67,17 @@ export interface DriverOptions {
  * calls cost money in the bench's price model, so their sizes are needed, not only their count).
  */
 function countingSummarizer(inner: SummaryClient, est: Estimator) {
-  let count: SummaryCount = { calls: 0, inputTokens: 0, outputTokens: 0 };
+  const none = (): SummaryCount => ({ calls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 });
+  let count = none();
   const client: SummaryClient = {
     provider: inner.provider,
     model: inner.model,
     async summarize(request: SummaryRequest, signal?: AbortSignal) {
       count.calls++;
-      count.inputTokens += est.history(request.messages) + est.text(request.instructions);
+      const messages = est.history(request.messages);
+      count.inputTokens += messages + est.text(request.instructions);
+      // The last request sent, unchanged: the cache holds it (the instructions are new).
+      if (request.prefix === true) count.cachedInputTokens += messages;
       const response = await inner.summarize(request, signal);
       count.outputTokens += est.text(response.text);
       return response;
@@ -82,7 +88,7 @@ function countingSummarizer(inner: SummaryClient, est: Estimator) {
     /** The calls since the last take. */
     take(): SummaryCount {
       const taken = count;
-      count = { calls: 0, inputTokens: 0, outputTokens: 0 };
+      count = none();
       return taken;
     },
   };
@@ -113,6 +119,8 @@ function openSession(
     estimator: est,
     summarizer: counting.client,
   });
+  // The agent's requests go to the summarizer's model: a summary extends the last request sent.
+  session.setEnvelope({ provider: 'replay', model: counting.client.model });
   return { session, take: counting.take };
 }
 
@@ -177,6 +185,8 @@ export function baselineDriver(policy: RetentionPolicy, options: DriverOptions):
           request = await policy.project(normalizeHistory(session.history), ctx);
         overThreshold = est.history(request) + prefix >= threshold;
       }
+      // What was sent, so the next summary extends it as the product's turns do.
+      session.recordUsage({ inputTokens: est.history(request) + prefix }, request);
       return { request, historyTokens, acted, overThreshold, summary: take(), receipts };
     },
     recall: (args, request) => session.recall(args, request),

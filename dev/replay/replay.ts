@@ -34,6 +34,8 @@ export interface TurnRecord {
   summaryCalls: number;
   /** Estimated input tokens of those summary calls. */
   summaryInputTokens: number;
+  /** Of those, the tokens the provider's cache serves (summaries over the last request sent). */
+  summaryCachedTokens: number;
   /** Compaction ran but could not bring the request under the threshold (or failed). */
   overThreshold: boolean;
   /** Request is protocol-valid (every call answered right after its batch, nothing orphaned). */
@@ -78,6 +80,7 @@ export interface ReplayTotals {
   requestTokens: number;
   summaryCalls: number;
   summaryInputTokens: number;
+  summaryCachedTokens: number;
   needed: number;
   present: number;
   recoverable: number;
@@ -122,6 +125,7 @@ export function emptyTotals(): ReplayTotals {
     requestTokens: 0,
     summaryCalls: 0,
     summaryInputTokens: 0,
+    summaryCachedTokens: 0,
     needed: 0,
     present: 0,
     recoverable: 0,
@@ -149,6 +153,7 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     t.requestTokens += r.projectedTokens;
     t.summaryCalls += r.summaryCalls;
     t.summaryInputTokens += r.summaryInputTokens;
+    t.summaryCachedTokens += r.summaryCachedTokens;
     t.needed += r.needed;
     t.present += r.present;
     t.recoverable += r.recoverable;
@@ -215,6 +220,7 @@ export async function replaySession(
         projectedTokens: est.history(request),
         summaryCalls: step.summary.calls,
         summaryInputTokens: step.summary.inputTokens,
+        summaryCachedTokens: step.summary.cachedInputTokens,
         overThreshold: step.overThreshold,
         valid: isRequestHistoryValid(request),
         needed: need.length,

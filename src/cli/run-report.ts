@@ -1,4 +1,9 @@
-import type { CompactorSession, SessionCompactionReport, SessionTurnResult } from '../session/index.js';
+import type {
+  CompactorSession,
+  SessionCompactionReport,
+  SessionTurnResult,
+  SummaryCacheReport,
+} from '../session/index.js';
 import type { InspectTarget } from './run-options.js';
 import { spokenDuration } from '../providers/http-limits.js';
 import { nothingToCompactLine } from '../session/index.js';
@@ -66,6 +71,8 @@ export interface RunJsonReport extends IoReport {
   warnings: string[];
   /** What the replaced span had to keep, where each item landed, tokens before and after; null without a Local compaction. */
   receipt: Receipt | null;
+  /** How the summary request was built and the share of it the provider's cache served; null without one. */
+  summaryCache: SummaryCacheReport | null;
   /** The template sections those summaries lack. */
   missingSections: string[];
   tokens: TurnResult['tokens'];
@@ -103,6 +110,8 @@ export interface CompactJsonReport extends IoReport {
   warnings: string[];
   /** What the replaced span had to keep, where each item landed, tokens before and after; null without a Local compaction. */
   receipt: Receipt | null;
+  /** How the summary request was built and the share of it the provider's cache served; null without one. */
+  summaryCache: SummaryCacheReport | null;
   /** The template sections those summaries lack. */
   missingSections: string[];
   /** The history held nothing a summary could replace: no provider call was made. */
@@ -194,6 +203,7 @@ interface SummaryFacts {
   repairRequests: number;
   warnings: string[];
   receipt: Receipt | null;
+  summaryCache: SummaryCacheReport | null;
 }
 
 /** `strategy: local; summary calls: 2 (1 repair request)`, then a line per repair and warning. */
@@ -211,8 +221,22 @@ function summaryLines(r: SummaryFacts): string[] {
         : 'summary: repaired — the first answer lacked template sections and was asked for again, but the answer kept still lacks some',
     );
   for (const w of r.warnings) lines.push(`warning: ${w}`);
+  if (r.summaryCache) lines.push(summaryCacheText(r.summaryCache));
   if (r.receipt) lines.push(receiptText(r.receipt));
   return lines;
+}
+
+/** `summary request: the last request sent plus the instructions; 96 % of its input cached`. */
+function summaryCacheText(c: SummaryCacheReport): string {
+  const how =
+    c.request === 'prefix'
+      ? 'the last request sent plus the instructions'
+      : `a bounded fork of the history${c.fallback === null ? '' : ` (${c.fallback})`}`;
+  const cached =
+    c.share === null
+      ? 'the provider reported no usage'
+      : `${Math.round(c.share * 100)} % of its input cached`;
+  return `summary request: ${how}; ${cached}`;
 }
 
 /** `receipt: 14 items (9 kept, 4 in the summary, 1 added verbatim); 41,200 → 6,300 tokens`. */

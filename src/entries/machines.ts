@@ -69,6 +69,7 @@ export {
   type CompactionRequest,
   type InspectOption,
   type LocalSummarizerWithWarnings,
+  type SummaryCacheReport,
   type PreparedFork,
   type RunOptions,
   type LocalFork,

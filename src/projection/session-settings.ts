@@ -114,6 +114,11 @@ export const COMPACTION_SETTINGS = {
     defaultText: 'min(4,000, 5 % of capacity)',
     doc: 'Tokens of recent file reads re-injected after a local summary; 0 disables.',
   },
+  summaryOverLastRequest: {
+    schema: z.boolean(),
+    default: true,
+    doc: "A summary by the agent's own model is asked over the last request sent, unchanged, plus the instructions, so the provider's prompt cache serves it; false sends a bounded fork of the history.",
+  },
   promptVersion: {
     schema: z.string().regex(/^summary-v\d+$/, 'expected summary-v<N>'),
     default: 'summary-v1',

@@ -38,6 +38,11 @@ export interface SummaryRequest {
   maxOutputTokens?: number;
   /** The caller's own request fields; the wire forwards the cache/tier ones it accepts. */
   requestFields?: RequestFields;
+  /**
+   * `messages` are the last request sent, unchanged: the wire keeps what the provider's prompt
+   * cache keys on as the agent sent it (Anthropic: tool use left on, a cache breakpoint set).
+   */
+  prefix?: boolean;
 }
 
 /** Token usage a provider reported for one call. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { branchName, hashOf } from '../adapters/shared/sync-point.js';
+import { branchName, hashOf, messageHash } from '../adapters/shared/sync-point.js';
 import { MessageSchema, type Message } from '../messages/message.js';
 import { SessionOptionsSchema } from '../session/options.js';
 import type { SessionTurnResult } from '../session/session-types.js';
@@ -31,6 +31,8 @@ const SyncSchema = z.strictObject({
   lastHash: z.string(),
   /** 0 the first branch; each rewrite starts the next one. */
   branch: z.number().int().nonnegative(),
+  /** Short hashes of the synced messages, in order (absent in states kept before them). */
+  hashes: z.array(z.string()).optional(),
 });
 type Sync = z.infer<typeof SyncSchema>;
 
@@ -71,12 +73,51 @@ export type ConversationTurnResult = z.infer<typeof ConversationTurnResultSchema
 type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summaryCalls'> & {
   request: Message[] | null;
 };
-type SessionClient = { runTurn(input: unknown): Promise<SessionTurn> };
+type SessionClient = {
+  runTurn(input: unknown): Promise<SessionTurn>;
+  state(): Promise<{ history: Message[] }>;
+};
 
 /** A shorter list, or another message where the last synced one was, is a rewritten conversation. */
 const rewritten = (point: Sync, messages: readonly Message[]) =>
   messages.length < point.synced ||
   (point.synced > 0 && hashOf(messages[point.synced - 1]) !== point.lastHash);
+
+/**
+ * Where a rewritten list's branch starts: from the longest prefix it shares with what was
+ * synced. When the messages after that prefix are still verbatim at the end of the old
+ * branch's history, the new branch starts from that history without them, so an earlier
+ * compaction (its summary) carries over; otherwise from nothing, with the whole list.
+ */
+async function forkPoint(
+  point: Sync,
+  messages: readonly Message[],
+  old: SessionClient,
+): Promise<{ point: Sync; start?: Message[] }> {
+  const branch = point.branch + 1;
+  const fresh = { point: { synced: 0, lastHash: '', branch, hashes: [] } };
+  const hashes = point.hashes;
+  if (hashes === undefined || hashes.length !== point.synced) return fresh;
+  let shared = 0;
+  while (
+    shared < hashes.length &&
+    shared < messages.length &&
+    hashes[shared] === messageHash(messages[shared])
+  )
+    shared++;
+  if (shared === 0) return fresh;
+  const dropped = point.synced - shared;
+  const { history } = await old.state();
+  const tail = history.slice(history.length - dropped).map(messageHash);
+  if (history.length <= dropped || tail.some((h, i) => h !== hashes[shared + i])) return fresh;
+  const synced = {
+    synced: shared,
+    lastHash: hashOf(messages[shared - 1]),
+    branch,
+    hashes: hashes.slice(0, shared),
+  };
+  return { point: synced, start: history.slice(0, history.length - dropped) };
+}
 
 /** The conversation object of session object `name` (default `compactorSessionConversation`). */
 export function conversationObject(sdk: RestateSdk, name: string): ServiceDefinition {
@@ -98,21 +139,31 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
     handlers: {
       turn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ConversationTurnResult> => {
         const { messages, ...call } = input(ConversationTurnInput, raw, 'turn');
-        const point = (await saved(ctx)) ?? { synced: 0, lastHash: '', branch: 0 };
-        // A rewritten list starts a new branch from the messages it holds; the old one stays.
-        const at = rewritten(point, messages) ? { synced: 0, lastHash: '', branch: point.branch + 1 } : point;
-        const session = ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, at.branch));
+        const point = (await saved(ctx)) ?? { synced: 0, lastHash: '', branch: 0, hashes: [] };
+        const client = (branch: number) =>
+          ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, branch));
+        // A rewritten list starts a new branch; the old one stays.
+        const fork = rewritten(point, messages)
+          ? await forkPoint(point, messages, client(point.branch))
+          : null;
+        const at = fork?.point ?? point;
         // A failed turn changes nothing: the same request again sends the same messages.
-        const turn = await session.runTurn({ pending: messages.slice(at.synced), ...call });
+        const turn = await client(at.branch).runTurn({
+          pending: messages.slice(at.synced),
+          ...(fork?.start ? { start: fork.start } : {}),
+          ...call,
+        });
         if (turn.request === null)
           throw new sdk.TerminalError(`${own}/${ctx.key}: the turn built no request (${turn.decision})`, {
             errorCode: 500,
           });
         const last = messages.at(-1);
+        const known = at.hashes?.length === at.synced ? at.hashes : undefined;
         ctx.set<Sync>(SYNC_KEY, {
           synced: messages.length,
           lastHash: last === undefined ? '' : hashOf(last),
           branch: at.branch,
+          ...(known ? { hashes: [...known, ...messages.slice(at.synced).map(messageHash)] } : {}),
         });
         const { request, decision, summaryCalls, strategy } = turn;
         return { request, decision, summaryCalls, strategy, branch: at.branch };

@@ -19,6 +19,7 @@ import {
 } from './working-records.js';
 import { archivedHistory, archiveHistories, sessionArchive } from './session-archive.js';
 import { conversationObject } from './conversation-object.js';
+import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import {
   restateSdk,
   type ObjectContext,
@@ -66,12 +67,14 @@ const AppendInput = z.strictObject({ messages: z.array(MessageSchema) });
 const TurnInput = z
   .strictObject({
     pending: z.array(MessageSchema).optional(),
+    /** Where a new branch of a conversation starts (an edited list keeping an earlier compaction); only into an empty session. */
+    start: z.array(MessageSchema).optional(),
     envelope: SessionOptionsSchema.shape.envelope,
     limits: SessionOptionsSchema.shape.limits,
     policy: SessionOptionsSchema.shape.policy,
   })
   .nullish();
-type TurnCall = Omit<NonNullable<z.infer<typeof TurnInput>>, 'pending'>;
+type TurnCall = Omit<NonNullable<z.infer<typeof TurnInput>>, 'pending' | 'start'>;
 const CompactInput = z
   .strictObject({
     mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -105,6 +108,11 @@ export interface ObjectSessionState {
   messagesRecorded: number;
   /** The turn in flight (its machine state and how many steps it has settled), null between turns. */
   turn: InFlightTurnView | null;
+  /**
+   * What the provider reported for the last request it was told of (`recordUsage`): input
+   * tokens, of them cached, and how many messages of the request they cover; null before.
+   */
+  usage: { inputTokens: number; cachedInputTokens?: number; messageCount: number; lastHash: string } | null;
 }
 
 /** Reading a handler's input, opening the session from state and saving what a run committed. */
@@ -179,11 +187,11 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         await save(ctx, store, records);
         return plain(report);
       }),
-      prepareRequest: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
-        const opts = input(PrepareInput, raw, 'prepareRequest') ?? {};
-        const { session } = await open(ctx);
-        return plain(session.prepareRequest(opts));
+      // What the provider counted for a request the object built; its next requests are anchored on it.
+      recordUsage: exclusive(async (ctx: ObjectContext, raw: unknown) => {
+        keepUsage(ctx, input(ProviderUsageSchema, raw, 'recordUsage'));
       }),
+      prepareRequest: shared(prepareRequestHandler(access)),
       state: shared(async (ctx: ObjectSharedContext): Promise<ObjectSessionState> => {
         const { session, store, records } = await open(ctx);
         const boundaries = await allBoundaries(ctx, name, records, store.listBoundaries());
@@ -193,6 +201,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
           boundaries,
           messagesRecorded: messagesRecorded(records),
           turn,
+          usage: await keptUsage(ctx),
         };
       }),
       restore: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
@@ -209,14 +218,28 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
   });
 }
 
+/** `prepareRequest`: the next request, its pressure anchored on the provider's last count when it applies. */
+function prepareRequestHandler({ input, open }: ReturnType<typeof sessionAccess>) {
+  return async (ctx: ObjectSharedContext, raw: unknown) => {
+    const opts = input(PrepareInput, raw, 'prepareRequest') ?? {};
+    const { session } = await open(ctx);
+    const prepared = session.prepareRequest(opts);
+    const pressure = anchoredOnUsage(session, prepared.messages, await keptUsage(ctx), prepared.pressure);
+    const { messages, diagnostics, budgets } = prepared;
+    return plain({ messages, diagnostics, budgets, pressure });
+  };
+}
+
 /** `runTurn`: continues a kept turn of the same request, or starts one; commits what it settled. */
 function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeof sessionAccess>) {
   return async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
-    const { pending = [], ...call } = input(TurnInput, raw, 'runTurn') ?? {};
+    const { pending = [], start, ...call } = input(TurnInput, raw, 'runTurn') ?? {};
     // The turn's clock is recorded (below), so a replayed run writes the very snapshots it
     // wrote before; the session reads it only once the turn runs.
     let startedAt = 0;
     const { session, store, records } = await open(ctx, { now: () => startedAt }, call);
+    // A new branch starts where its conversation left off; committed with the turn or not at all.
+    if (start !== undefined && start.length > 0 && session.history.length === 0) session.append(...start);
     const inFlight = await keepTurnInFlight(ctx, pending, [...session.history, ...pending]);
     startedAt = await ctx.run('turn started', async () => Date.now());
     const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {

@@ -16,6 +16,7 @@ export {
 export type { CompactionDeps } from './compaction/compaction-deps.js';
 export * from './inspection.js';
 export * from './local-summary/local-summarizer.js';
+export type { SummaryCacheReport } from './local-summary/summary-prefix.js';
 export * from './message-store.js';
 export { DEFAULT_PROJECTION, type ProjectionFunctions, type TurnActorDeps } from './turn/turn-projection.js';
 export * from './resolved-config.js';

@@ -32,6 +32,7 @@ import {
   withOutputLimit,
 } from './answer-room.js';
 import type { Receipt } from '../summary/receipt.js';
+import type { SummaryCacheReport } from '../session/index.js';
 
 /** What the compacting handler works with (one per server). */
 export interface CompactingContext {
@@ -93,6 +94,8 @@ export interface SessionMade {
   summarizer?: string;
   /** The last Local compaction's receipt: what its replaced span had to keep and where each item landed. */
   receipt?: Receipt;
+  /** The last summary request: over the last request sent or a bounded fork, and the share of it the upstream's cache served. */
+  summaryCache?: SummaryCacheReport;
 }
 
 /** Header of an answer whose request asked for more output than the window holds: `ASKED->SENT`. */
@@ -459,6 +462,7 @@ function recordProjection(
             summaryCalls: made.summaryCalls + projection.summaryCalls,
             summarizer: summarizerOf(ctx, parsed, projection),
             ...(projection.compaction?.receipt ? { receipt: projection.compaction.receipt } : {}),
+            ...(projection.summaryCache ? { summaryCache: projection.summaryCache } : {}),
           }
         : made,
   };

@@ -18,6 +18,7 @@ import {
 } from '../restate/conversation-object.js';
 import { oneLine } from '../restate/restate-store.js';
 import { OBJECT_NAME } from '../restate/session-object.js';
+import { providerUsage, type ProviderUsage } from '../restate/provider-usage.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -52,6 +53,7 @@ export function restateConversations(
       const turn = await callTurn(`${base}/${encodeURIComponent(id)}/turn`, input, ingress, call.signal);
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
+      const sessionUrl = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${encodeURIComponent(branchName(id, turn.branch))}`;
       const { request, decision, summaryCalls, strategy } = turn;
       // The compaction pass ran on a worker: its report stays there.
       return {
@@ -61,7 +63,10 @@ export function restateConversations(
         summaryCalls,
         strategy,
         compaction: null,
+        summaryCache: null,
         session,
+        // The session object anchors its next requests on the provider's count, as a local session does.
+        onUsage: (usage) => void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request, usage)),
         ...deprecatedNames(request, decision),
       };
     },
@@ -215,6 +220,15 @@ async function callTurn(url: string, input: ConversationTurnCall, ingress: strin
   const parsed = ConversationTurnResultSchema.safeParse(safeJson(text));
   if (!parsed.success) throw notAnAnswer(ingress, 'turn');
   return parsed.data;
+}
+
+/**
+ * Hands the provider's usage to the session object without waiting for it (the client's answer
+ * is on its way already); a usage that does not arrive leaves the object's estimate as it was.
+ */
+async function sendUsage(url: string, usage: ProviderUsage | undefined): Promise<void> {
+  if (usage === undefined) return;
+  await post(url, usage, url, undefined).catch(() => undefined);
 }
 
 function safeJson(text: string): unknown {

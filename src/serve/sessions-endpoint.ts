@@ -43,6 +43,8 @@ export async function sessionState(
     summaryCalls: last?.made.summaryCalls ?? 0,
     // What the last Local compaction had to keep and where each item landed.
     receipt: last?.made.receipt ?? null,
+    // How the last summary request was built and the share of it the upstream's cache served.
+    summaryCache: last?.made.summaryCache ?? null,
     // Extra upstream requests spent answering the model's recall calls.
     recallTurns: last?.made.recallTurns ?? 0,
     window: limits.capacity ?? null,

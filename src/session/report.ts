@@ -7,7 +7,7 @@ import {
 import { redactSecrets } from '../core/redact.js';
 import { clip } from '../core/text.js';
 import { msg, type Message } from '../messages/message.js';
-import type { CompactionReport, TurnResult } from '../runtime/index.js';
+import type { CompactionReport, SummaryCacheReport, TurnResult } from '../runtime/index.js';
 import type { BoundaryInfo } from '../store/index.js';
 import type { Receipt } from '../summary/receipt.js';
 import type { SummaryWarning } from '../summary/repair.js';
@@ -56,6 +56,11 @@ export interface SessionCompactionReport {
    * commands, ids), where each item landed, tokens before and after; null unless a Local pass compacted.
    */
   receipt: Receipt | null;
+  /**
+   * How the pass's summary request was built (over the last request sent, or a bounded fork)
+   * and the share of its input the provider's prompt cache served; null when no summary was asked for.
+   */
+  summaryCache: SummaryCacheReport | null;
 }
 
 /**
@@ -83,6 +88,8 @@ export function summaryWarningFields(warnings: readonly SummaryWarning[]): {
 export interface SummaryPassSource {
   /** Summaries accepted without every template section. */
   warnings(): readonly SummaryWarning[];
+  /** How the pass's summary request was built and the cached share of its calls. */
+  summaryCache?(): SummaryCacheReport | null;
 }
 
 /** A turn's result as the session reports it: the boundary it recorded and the template warning fields. */
@@ -97,6 +104,7 @@ export function sessionTurnResult(
     ...result,
     boundary,
     ...summaryWarningFields(localSummary ? summarizer.warnings() : []),
+    summaryCache: summarizer.summaryCache?.() ?? null,
   };
 }
 
@@ -107,6 +115,7 @@ function summaryPassFields(r: CompactionReport, source: SummaryPassSource | unde
     summaryCalls: r.summaryCalls,
     repairRequests: r.repairRequests,
     receipt: r.receipt,
+    summaryCache: source?.summaryCache?.() ?? null,
     ...summaryWarningFields(local ? (source?.warnings() ?? []) : []),
   };
 }

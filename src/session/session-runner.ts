@@ -1,5 +1,6 @@
 import type { CompactionMode } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
+import type { Message } from '../messages/message.js';
 import { createLocalSummarizer } from '../runtime/local-summary/create-local-summarizer.js';
 import type { LocalSummarizerWithWarnings } from '../runtime/local-summary/local-summarizer-options.js';
 import { createTurnRunner } from '../runtime/turn-runner.js';
@@ -39,13 +40,15 @@ export interface SessionRunner {
  * Wires the machines for one run: the Local summarizer over the route's summary client and
  * the turn runner with the route's native clients. The envelope's system prompt and tools
  * travel only when the one parent-context rule allows it (its tools also where the route's wire
- * needs them for a tool loop); its request fields when it went to the route's provider.
+ * needs them for a tool loop), and with them the last request sent, which a summary then
+ * extends; its request fields when it went to the route's provider.
  */
 export function buildSessionRunner(
   ctx: RunnerContext,
   envelope: RequestEnvelope | undefined,
   mode: CompactionMode,
   instructions?: string,
+  lastRequest?: readonly Message[],
 ): SessionRunner {
   const { route, estimator } = ctx;
   const { limits, compaction: settings, budgets } = ctx.config;
@@ -66,6 +69,10 @@ export function buildSessionRunner(
     reinjectBudgetTokens: settings.reinjectBudgetTokens,
     reservedOutput: limits.reservedOutput,
     prefixTokens: limits.prefixTokens,
+    // The last request's cached prefix is reused only where its system prompt and tools are.
+    ...(parent !== null && lastRequest !== undefined && settings.summaryOverLastRequest !== false
+      ? { lastRequest }
+      : {}),
   });
   const runner = createTurnRunner({
     estimator,

@@ -6,6 +6,7 @@ import type { Budgets, Limits } from '../projection/index.js';
 import type { ProjectionDiagnostics } from '../projection/diagnostics.js';
 import type { Checkpoint } from '../runtime/checkpoint.js';
 import type { TurnResult } from '../runtime/turn-runner-types.js';
+import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
 import type { BoundaryInfo, SessionStore } from '../store/index.js';
 import type { CacheHealthMonitor, CacheUsage, CacheUsageVerdict } from './cache-health.js';
 import type { RequestEnvelope } from './parent-context.js';
@@ -72,6 +73,11 @@ export interface SessionTurnResult extends TurnResult {
   warnings: string[];
   /** The template sections they lack. */
   missingSections: string[];
+  /**
+   * How this turn's summary request was built (over the last request sent, or a bounded fork)
+   * and the share of its input the provider's prompt cache served; null when no summary was asked for.
+   */
+  summaryCache: SummaryCacheReport | null;
 }
 
 /** A compaction that did not fail, as {@link CompactOptions.beforeCommit} sees it. */

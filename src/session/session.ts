@@ -83,6 +83,9 @@ export class Session implements CompactorSession {
   private lastTurn: CacheCarry = {};
   /** The request the last turn built, and the history it was built from (see prepareRequest). */
   private lastRequest: TurnRequestMemo | undefined;
+  // The messages of the last request sent (a turn's own, or one whose usage was recorded): a
+  // summary by the same model asks over them so the provider's prompt cache serves them.
+  private sent: readonly Message[] | undefined;
   private busy = false;
   private turns = 0;
   /** The histories compactions replaced (without a store, the only copy of what they dropped). */
@@ -179,7 +182,13 @@ export class Session implements CompactorSession {
   recordUsage(usage: CacheUsage, request: readonly Message[]): CacheUsageVerdict {
     const verdict = this.cacheHealth.recordUsage(usage);
     this.anchor = usageAnchor(request, usage.inputTokens);
+    this.sent = request;
     return verdict;
+  }
+
+  /** The machines for one run; a summary may extend the last request sent. */
+  private runnerFor(mode: CompactionMode, instructions?: string) {
+    return buildSessionRunner(this.ctx, this.envelope, mode, instructions, this.sent);
   }
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
@@ -187,7 +196,7 @@ export class Session implements CompactorSession {
       // Pending messages are conversation facts: stored before the turn may compact them.
       this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
-      const { runner, summarizer } = buildSessionRunner(this.ctx, this.envelope, 'automatic');
+      const { runner, summarizer } = this.runnerFor('automatic');
       // With a store every step is checkpointed atomically, so a killed turn can be resumed.
       const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
@@ -243,6 +252,7 @@ export class Session implements CompactorSession {
       );
       const local = c?.strategy === 'local';
       this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
+      if (turnRequest !== null) this.sent = turnRequest;
       return sessionTurnResult(result, boundary, summarizer, local);
     });
   }
@@ -252,12 +262,7 @@ export class Session implements CompactorSession {
     const mode: CompactionMode = o.mode ?? 'manual';
     return this.exclusive('compact', async () => {
       const before = this.live;
-      const { runner, parent, summarizer } = buildSessionRunner(
-        this.ctx,
-        this.envelope,
-        mode,
-        o.instructions,
-      );
+      const { runner, parent, summarizer } = this.runnerFor(mode, o.instructions);
       const report = await this.orRollback(() =>
         runner.runCompaction(
           { turnId: `compact-${++this.turns}`, history: before, mode },

@@ -1,7 +1,18 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import type { ThreadEvent } from './events.js';
 import { commitLine, frameLine } from './frame.js';
 import type { LoadedLog } from './load-event-log.js';
+import { WriteQueue, type QueueIo } from './write-queue.js';
 import { InternalError } from '../core/errors.js';
 import { PRIVATE_FILE } from '../io/private.js';
 
@@ -10,7 +21,8 @@ import { PRIVATE_FILE } from '../io/private.js';
  * lines (see frame.ts) ending in a commit line, followed by `fsync`: an acknowledged write
  * survives a crash, and a write cut short by a crash leaves an uncommitted tail that
  * loading (load-event-log.ts) detects. A writer moves that tail aside into
- * `events.jsonl.corrupt` before it appends.
+ * `events.jsonl.corrupt` before it appends. A server's log queues its writes instead
+ * (write-queue.ts): the same lines, written and fsynced off the event loop, in order.
  */
 
 /** Suffix of the file an unfinished write is moved to. */
@@ -37,6 +49,7 @@ export class EventLog {
   private committedBytes = 0;
   private lastSeq = 0;
   private uncommitted = 0;
+  private queue: WriteQueue | undefined;
 
   constructor(
     readonly file: string,
@@ -76,6 +89,28 @@ export class EventLog {
     }
   }
 
+  /** From now on writes are queued, not made at once (call after {@link EventLog.repairTail}). */
+  queueWrites(io?: QueueIo): void {
+    const size = existsSync(this.file) ? statSync(this.file).size : 0;
+    this.queue = new WriteQueue(this.file, size, io);
+  }
+
+  /** Whether writes are queued. */
+  get queued(): boolean {
+    return this.queue !== undefined;
+  }
+
+  /** Runs `write` in order with the queued appends (at once when writes are not queued). */
+  inOrder(write: () => Promise<void>, now: () => void): void {
+    if (this.queue) this.queue.task(write);
+    else now();
+  }
+
+  /** Resolves once every write so far is on disk; rejects with a failed queued write. */
+  flush(): Promise<void> {
+    return this.queue?.flush() ?? Promise.resolve();
+  }
+
   private open(): number {
     if (this.fd === undefined) {
       this.fd = openSync(this.file, 'a', PRIVATE_FILE);
@@ -111,15 +146,23 @@ export class EventLog {
   /** Cuts off the events appended since the last commit; returns how many there were. */
   rollback(): number {
     const dropped = this.uncommitted;
-    if (dropped === 0 || this.fd === undefined) return 0;
-    ftruncateSync(this.fd, this.committedBytes);
-    fsyncSync(this.fd);
+    if (dropped === 0) return 0;
+    if (this.queue) this.queue.cutToCommit();
+    else if (this.fd === undefined) return 0;
+    else {
+      ftruncateSync(this.fd, this.committedBytes);
+      fsyncSync(this.fd);
+    }
     this.lastSeq -= dropped;
     this.uncommitted = 0;
     return dropped;
   }
 
   private write(lines: string[]): void {
+    if (this.queue) {
+      const commits = lines[lines.length - 1]!.startsWith('{"commit":');
+      return this.queue.append(lines.map((l) => `${l}\n`).join(''), commits);
+    }
     const fd = this.open();
     const before = fstatSync(fd).size;
     const buf = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
@@ -142,9 +185,12 @@ export class EventLog {
     return this.uncommitted;
   }
 
-  close(): void {
+  /** Closes the file; `onClosed` runs once it is (after the queued writes, when there are any). */
+  close(onClosed: () => void = () => undefined): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    if (this.queue) this.queue.close(onClosed);
+    else onClosed();
   }
 }
 

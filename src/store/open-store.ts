@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeFileAtomic, writeFileAtomicAsync } from '../io/atomic-write.js';
+import { mkdir } from 'node:fs/promises';
 import type { Message } from '../messages/message.js';
 import { ARTIFACTS_DIR, EVENTS_FILE, readArtifact, SNAPSHOTS_DIR } from './artifacts.js';
 import { NAME_PATTERN, type CompactBoundary, type ThreadEvent } from './events.js';
@@ -71,17 +72,21 @@ export class OpenStore implements SessionStore {
   private readonly loaded: ThreadEvent[];
   private readonly boundaries = new Map<string, CompactBoundary>();
   private live: Message[] = [];
+  /** Artifacts and snapshots whose queued write has not landed yet: read from here meanwhile. */
+  private readonly unwritten = new Map<string, string>();
 
   constructor(
     readonly dir: string,
     create: boolean,
     private readonly now: () => Date,
     private readonly lock: SessionLock | undefined,
+    queued = false,
   ) {
     this.eventsFile = join(dir, EVENTS_FILE);
     const loaded = loadEventLog(this.eventsFile);
     this.log = new EventLog(this.eventsFile);
     const repaired = create ? this.log.repairTail(loaded) : undefined;
+    if (create && queued) this.log.queueWrites();
     this.loadWarnings = loaded.warnings.map((w) =>
       repaired && w.line === 0 ? { ...w, message: `${w.message}; ${repaired}` } : w,
     );
@@ -137,9 +142,10 @@ export class OpenStore implements SessionStore {
 
   recordCompaction(record: CompactionRecord): BoundaryInfo {
     const event = boundaryEvent(this.loaded.length + 1, this.stamp(), record);
-    mkdirSync(join(this.dir, ARTIFACTS_DIR), { recursive: true, mode: PRIVATE_DIR });
-    writeFileAtomic(
-      join(this.dir, event.artifact),
+    // The artifact is on disk before the boundary that refers to it.
+    this.write(
+      ARTIFACTS_DIR,
+      event.artifact,
       `${JSON.stringify({ version: 1, boundaryId: event.id, createdAt: event.at, messages: record.before })}\n`,
     );
     this.log.append([event]);
@@ -147,6 +153,38 @@ export class OpenStore implements SessionStore {
     this.boundaries.set(event.id, event);
     this.live = record.after.slice();
     return toInfo(event);
+  }
+
+  /** Writes a file of the directory atomically, at once or in order with the queued appends. */
+  private write(sub: string, name: string, text: string): void {
+    const file = join(this.dir, name);
+    const now = () => {
+      mkdirSync(join(this.dir, sub), { recursive: true, mode: PRIVATE_DIR });
+      writeFileAtomic(file, text);
+    };
+    this.unwritten.set(name, text);
+    const landed = () => {
+      if (this.unwritten.get(name) === text) this.unwritten.delete(name);
+    };
+    this.log.inOrder(
+      async () => {
+        await mkdir(join(this.dir, sub), { recursive: true, mode: PRIVATE_DIR });
+        await writeFileAtomicAsync(file, text);
+        landed();
+      },
+      () => {
+        try {
+          now();
+        } finally {
+          landed();
+        }
+      },
+    );
+  }
+
+  /** Resolves once every write so far is on disk (see {@link SessionStore.flush}). */
+  flush(): Promise<void> {
+    return this.log.flush();
   }
 
   loadHistory(): Message[] {
@@ -162,6 +200,8 @@ export class OpenStore implements SessionStore {
     const b = this.boundaries.get(id);
     if (!b)
       throw new UserError(`${this.eventsFile}: no compaction boundary '${id}' (listBoundaries() lists them)`);
+    const unwritten = this.unwritten.get(b.artifact);
+    if (unwritten !== undefined) return (JSON.parse(unwritten) as { messages: Message[] }).messages;
     return readArtifact(this.dir, b);
   }
 
@@ -171,16 +211,16 @@ export class OpenStore implements SessionStore {
 
   saveSnapshot(name: string, snapshot: unknown): void {
     checkName('snapshot', name);
-    mkdirSync(join(this.dir, SNAPSHOTS_DIR), { recursive: true, mode: PRIVATE_DIR });
-    writeFileAtomic(join(this.dir, SNAPSHOTS_DIR, `${name}.json`), `${JSON.stringify(snapshot)}\n`);
+    this.write(SNAPSHOTS_DIR, `${SNAPSHOTS_DIR}/${name}.json`, `${JSON.stringify(snapshot)}\n`);
   }
 
   loadSnapshot(name: string): unknown {
     checkName('snapshot', name);
     const file = join(this.dir, SNAPSHOTS_DIR, `${name}.json`);
-    if (!existsSync(file)) return undefined;
+    const unwritten = this.unwritten.get(`${SNAPSHOTS_DIR}/${name}.json`);
+    if (unwritten === undefined && !existsSync(file)) return undefined;
     try {
-      return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      return JSON.parse(unwritten ?? readFileSync(file, 'utf8')) as unknown;
     } catch (e) {
       throw new UserError(`${file}: invalid snapshot JSON (${(e as Error).message.split('\n')[0]})`);
     }
@@ -191,7 +231,7 @@ export class OpenStore implements SessionStore {
   }
 
   close(): void {
-    this.log.close();
-    this.lock?.release();
+    // With queued writes the lock is held until they have landed: no other writer sees a half log.
+    this.log.close(() => this.lock?.release());
   }
 }

@@ -16,7 +16,8 @@ import { PRIVATE_DIR } from '../io/private.js';
 /**
  * The durable session store. A session directory holds:
  *
- * - `events.jsonl` — canonical thread events, append-only, fsynced per append;
+ * - `events.jsonl` — canonical thread events, append-only, fsynced per append (or per group
+ *   of queued appends);
  * - `artifacts/<boundary-id>.json` — the full live history before each compaction,
  *   written atomically BEFORE its boundary event, so every boundary is recoverable;
  * - `snapshots/<name>.json` — persisted machine snapshots, written atomically.
@@ -91,6 +92,13 @@ export interface SessionStore {
   loadSnapshot(name: string): unknown;
   /** What loading tolerated: torn lines, orphan artifacts, stale temp files. */
   warnings(): readonly LogWarning[];
+  /**
+   * Resolves once every write so far is durable. Only a store that queues its writes has it
+   * (a file store opened with `queued`); then a failed write rejects here, the file is back at
+   * its last commit and the store refuses further writes: reopen it.
+   */
+  flush?(): Promise<void>;
+  /** Closes the store; with queued writes the writer's lease is let go once they have landed. */
   close(): void;
 }
 
@@ -107,9 +115,16 @@ export interface SessionStoreSource {
   open(options: { startOver?: boolean }): SessionStore;
 }
 
-/** The default source: a session directory on this machine, guarded by its lock file. */
-export function fileStore(dir: string, options: { lock?: LockOptions } = {}): SessionStoreSource {
-  return { open: ({ startOver }) => openSessionStore(dir, { lock: options.lock, startOver }) };
+/**
+ * The default source: a session directory on this machine, guarded by its lock file. With
+ * `queued` its writes leave the event loop free (see {@link OpenOptions.queued}).
+ */
+export function fileStore(
+  dir: string,
+  options: { lock?: LockOptions; queued?: boolean } = {},
+): SessionStoreSource {
+  const { lock, queued } = options;
+  return { open: ({ startOver }) => openSessionStore(dir, { lock, startOver, queued }) };
 }
 
 /** Options of {@link openSessionStore}. */
@@ -122,6 +137,12 @@ export interface OpenOptions {
   lock?: LockOptions;
   /** Writer only: move an existing session's records into `previous/<time>/` and start anew. */
   startOver?: boolean;
+  /**
+   * Writer only: queue the writes (in order, off the event loop, appends made together sharing
+   * one fsync) instead of making each at once; {@link SessionStore.flush} is then the durability
+   * point. For a server, where one session's disk wait must not hold the others' requests.
+   */
+  queued?: boolean;
 }
 
 // Temp files left by a writer killed inside writeFileAtomic (`.name.pid.time.rand.tmp`).
@@ -138,7 +159,7 @@ export function openSessionStore(dir: string, options: OpenOptions = {}): FileSe
   const lock = create ? acquireSessionLock(dir, options.lock) : undefined;
   try {
     if (create && options.startOver) moveAside(dir, now());
-    return openLocked(dir, create, now, lock);
+    return openLocked(dir, create, now, lock, options.queued ?? false);
   } catch (e) {
     lock?.release();
     throw e;
@@ -195,6 +216,7 @@ function openLocked(
   create: boolean,
   now: () => Date,
   lock: SessionLock | undefined,
+  queued: boolean,
 ): FileSessionStore {
   if (create) {
     try {
@@ -204,7 +226,7 @@ function openLocked(
       throw fsError(dir, 'create the session directory layout', e);
     }
   }
-  const store = new OpenStore(dir, create, now, lock);
+  const store = new OpenStore(dir, create, now, lock, queued);
   cleanTempFiles([dir, join(dir, ARTIFACTS_DIR), join(dir, SNAPSHOTS_DIR)], create, store.loadWarnings);
   store.reportOrphanArtifacts();
   return store;

@@ -43,6 +43,7 @@ const JSON_FIELDS = [
   'session',
   'sessionDir',
   'strategy',
+  'summaryCache',
   'summaryCalls',
   'thresholdTokens',
   'tokens',

@@ -2,19 +2,22 @@
  * Child process for the crash test (writes are atomic): writes to a session store as fast as it can and
  * prints an ack line (synchronously, to fd 1) after each durable write. The parent kills
  * it with SIGKILL at random points. Plain JavaScript over the compiled store (npm run build),
- * so it starts in a fraction of a second even on a loaded machine.
- * Usage: node store-crash-child.mjs DIR TAG
+ * so it starts in a fraction of a second even on a loaded machine. With `queued` the store
+ * queues its writes: the writes of one round are acked together once flush says they landed.
+ * Usage: node store-crash-child.mjs DIR TAG [queued]
  */
 import { writeSync } from 'node:fs';
 import process from 'node:process';
 import { msg } from '../../dist/src/messages/message.js';
 import { openSessionStore } from '../../dist/src/store/index.js';
 
-const [dir, tag] = process.argv.slice(2);
-const store = openSessionStore(dir);
-const ack = (line) => writeSync(1, `${line}\n`);
+const [dir, tag, mode] = process.argv.slice(2);
+const queued = mode === 'queued';
+const store = openSessionStore(dir, { queued });
+const held = [];
+const ack = (line) => (queued ? held.push(line) : writeSync(1, `${line}\n`));
 const padding = 'x'.repeat(3000);
-ack('ready');
+writeSync(1, 'ready\n');
 for (let i = 0; i < 5000; i++) {
   store.appendMessages([msg.user(`${tag}-${i} ${padding}`), msg.assistant(`reply ${tag}-${i}`)]);
   ack(`m ${tag}-${i}`);
@@ -27,6 +30,11 @@ for (let i = 0; i < 5000; i++) {
   if (i % 3 === 1) {
     store.saveSnapshot('machine', { tag, i, padding });
     ack(`s ${tag} ${i}`);
+  }
+  // Queued: a round of three appends is written together, and acked once it has landed.
+  if (queued && i % 3 === 2) {
+    await store.flush();
+    for (const line of held.splice(0)) writeSync(1, `${line}\n`);
   }
 }
 store.close();

@@ -15,9 +15,9 @@ const ROOT = join(import.meta.dirname, '../..');
 const CHILD = join(import.meta.dirname, 'store-crash-child.mjs');
 
 /** Runs the child until it has acked `acks` writes, SIGKILLs it, returns the acked lines. */
-function runAndKill(dir: string, tag: string, acks: number): Promise<string[]> {
+function runAndKill(dir: string, tag: string, acks: number, mode: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CHILD, dir, tag], {
+    const child = spawn(process.execPath, [CHILD, dir, tag, mode], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -61,51 +61,54 @@ function checkWhole(store: SessionStore, dir: string, boundaries: string[], chec
 }
 
 describe('R2 crash safety (SIGKILL at random points)', () => {
-  it('R2: after every kill the store loads, every acknowledged write is present, no artifact is torn', async () => {
-    requireBuild();
-    const rand = prng(20_26);
-    const dir = mkdtempSync(join(tmpdir(), 'compactor-crash-'));
-    const ackedMessages: string[] = [];
-    const ackedBoundaries: string[] = [];
-    let lastSnapshot: { tag: string; i: number } | undefined;
-    let tornTails = 0;
-    const checked = new Set<string>();
-    for (let k = 0; k < 20; k++) {
-      const tag = `it${k}`;
-      const lines = await runAndKill(dir, tag, 1 + Math.floor(rand() * 40));
-      for (const l of lines) {
-        const [kind, a, b] = l.split(' ');
-        if (kind === 'm') ackedMessages.push(a);
-        else if (kind === 'b') ackedBoundaries.push(a);
-        else if (kind === 's') lastSnapshot = { tag: a, i: Number(b) };
+  it.each(['sync', 'queued'])(
+    'R2: after every kill the store loads, every acknowledged write is present, no artifact is torn (%s writes)',
+    async (mode) => {
+      requireBuild();
+      const rand = prng(20_26);
+      const dir = mkdtempSync(join(tmpdir(), 'compactor-crash-'));
+      const ackedMessages: string[] = [];
+      const ackedBoundaries: string[] = [];
+      let lastSnapshot: { tag: string; i: number } | undefined;
+      let tornTails = 0;
+      const checked = new Set<string>();
+      for (let k = 0; k < 20; k++) {
+        const tag = `it${k}`;
+        const lines = await runAndKill(dir, tag, 1 + Math.floor(rand() * 40), mode);
+        for (const l of lines) {
+          const [kind, a, b] = l.split(' ');
+          if (kind === 'm') ackedMessages.push(a);
+          else if (kind === 'b') ackedBoundaries.push(a);
+          else if (kind === 's') lastSnapshot = { tag: a, i: Number(b) };
+        }
+        const store = openSessionStore(dir);
+        tornTails += store.warnings().filter((w) => /unfinished write/.test(w.message)).length;
+        const appended = new Set(
+          store
+            .events()
+            .flatMap((e) => (e.type === 'message.appended' ? [textOf(e.message.content).split(' ')[0]] : [])),
+        );
+        for (const m of ackedMessages) expect(appended.has(m)).toBe(true);
+        const ids = new Set(store.listBoundaries().map((x) => x.id));
+        for (const id of ackedBoundaries) expect(ids.has(id)).toBe(true);
+        if (lastSnapshot) {
+          const snap = store.loadSnapshot('machine') as { tag: string; i: number };
+          expect(snap.tag === lastSnapshot.tag ? snap.i >= lastSnapshot.i : true).toBe(true);
+        }
+        // Each boundary and artifact is read back whole once it appears (every one again at the end).
+        checkWhole(store, dir, ackedBoundaries, checked);
+        store.close();
       }
       const store = openSessionStore(dir);
-      tornTails += store.warnings().filter((w) => /unfinished write/.test(w.message)).length;
-      const appended = new Set(
-        store
-          .events()
-          .flatMap((e) => (e.type === 'message.appended' ? [textOf(e.message.content).split(' ')[0]] : [])),
-      );
-      for (const m of ackedMessages) expect(appended.has(m)).toBe(true);
-      const ids = new Set(store.listBoundaries().map((x) => x.id));
-      for (const id of ackedBoundaries) expect(ids.has(id)).toBe(true);
-      if (lastSnapshot) {
-        const snap = store.loadSnapshot('machine') as { tag: string; i: number };
-        expect(snap.tag === lastSnapshot.tag ? snap.i >= lastSnapshot.i : true).toBe(true);
-      }
-      // Each boundary and artifact is read back whole once it appears (every one again at the end).
-      checkWhole(store, dir, ackedBoundaries, checked);
+      checkWhole(store, dir, ackedBoundaries, new Set());
       store.close();
-    }
-    const store = openSessionStore(dir);
-    checkWhole(store, dir, ackedBoundaries, new Set());
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-    expect(ackedMessages.length).toBeGreaterThan(20);
-    expect(ackedBoundaries.length).toBeGreaterThan(0);
-    // Not asserted (timing-dependent), but reported so the test shows it exercised crashes.
-    process.stdout.write(
-      `R2 crash test: ${ackedMessages.length} acked messages, ${ackedBoundaries.length} boundaries, ${tornTails} torn tails repaired\n`,
-    );
-  });
+      rmSync(dir, { recursive: true, force: true });
+      expect(ackedMessages.length).toBeGreaterThan(20);
+      expect(ackedBoundaries.length).toBeGreaterThan(0);
+      // Not asserted (timing-dependent), but reported so the test shows it exercised crashes.
+      process.stdout.write(
+        `R2 crash test (${mode}): ${ackedMessages.length} acked messages, ${ackedBoundaries.length} boundaries, ${tornTails} torn tails repaired\n`,
+      );
+    },
+  );
 });

@@ -13,6 +13,7 @@ import {
   type Worker,
 } from '#dev/restate/harness.js';
 import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
+import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
 
 /**
  * `compactor serve --engine restate`: the proxy (the compiled CLI as a process, so
@@ -222,6 +223,82 @@ describeWithRestate('compactor serve on Restate', () => {
       expect(events.some((e) => e.type === 'thread.compact_boundary')).toBe(true);
     },
   );
+
+  it('the provider usage of a request reaches the session object; an edited list keeps the compaction on its new branch', async () => {
+    const server = await proxy();
+    const id = 'edit-me';
+    const sendAs = (messages: unknown[], n: number) =>
+      fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'sk-test',
+          'x-compactor-session': id,
+          'x-test-step': String(n),
+          'x-test-steps': '100',
+        },
+        body: JSON.stringify({ model: 'claude-sonnet-4-6', max_tokens: 256, tools: [READ_TOOL], messages }),
+      });
+    const summaries = () => upstream.requests.filter((r) => r.raw.includes(SUMMARY_PROMPT_START)).length;
+    try {
+      const messages: unknown[] = [{ role: 'user', content: 'Read every file and report (edited later).' }];
+      let compactedAt = -1;
+      let n = 0;
+      for (; n < 20 && (compactedAt < 0 || n < compactedAt + 2); n++) {
+        messages.push(...step(n));
+        const res = await sendAs(messages, n);
+        expect(res.status).toBe(200);
+        await res.text();
+        if (res.headers.get('x-compactor-compacted') === 'true' && compactedAt < 0) compactedAt = n;
+      }
+      expect(compactedAt).toBeGreaterThanOrEqual(0);
+
+      // The fake reports the input tokens it counted; the proxy hands them to the session
+      // object after answering, so the test waits until the object has them.
+      const reported = estimateBodyTokens(upstream.requests.at(-1)!.body);
+      type State = { usage: { inputTokens: number } | null; history: unknown[] };
+      let state = await restate.call<State>('compactorSession', id, 'state');
+      for (let polls = 0; state.usage?.inputTokens !== reported && polls < 1_000; polls++) {
+        await new Promise((resolve) => setImmediate(resolve));
+        state = await restate.call<State>('compactorSession', id, 'state');
+      }
+      expect(state.usage?.inputTokens).toBe(reported);
+      // The object's next request is anchored on that count, not on its own estimate.
+      const prepared = await restate.call<{ pressure: { tokens: number; source: string } }>(
+        'compactorSession',
+        id,
+        'prepareRequest',
+        {},
+      );
+      expect(prepared.pressure).toEqual({ tokens: reported, source: 'anchored' });
+
+      // The client edits its last tool result: a new branch, which starts from the compacted
+      // history (the summary and the tail) instead of the whole list, with no summary paid again.
+      const paid = summaries();
+      const last = messages.at(-1) as { content: [{ content: string }] };
+      last.content[0].content = `edited: ${last.content[0].content.slice(0, 200)}`;
+      const res = await sendAs(messages, n);
+      expect(res.status).toBe(200);
+      await res.text();
+      expect(res.headers.get('x-compactor-compacted')).toBe('false');
+      expect(summaries()).toBe(paid);
+      const forwarded = JSON.stringify(upstream.requests.at(-1)!.body);
+      expect(forwarded.includes('summary written at step')).toBe(true);
+      expect(forwarded.includes('edited: file')).toBe(true);
+      const point = await restate.call<{ branch: number; synced: number }>(
+        'compactorSessionConversation',
+        id,
+        'state',
+      );
+      expect(point).toMatchObject({ branch: 1, synced: messages.length });
+      const fork = await restate.call<State>('compactorSession', `${id}.fork-1`, 'state');
+      // The old branch's history less its last message, then the edited one.
+      expect(fork.history.length).toBe(state.history.length);
+      expect(JSON.stringify(fork.history)).toContain('summary written at step');
+    } finally {
+      await server.close();
+    }
+  });
 
   it('a request whose fixed part alone is over the window is refused with 400, worded as the providers word it', async () => {
     const server = await proxy();

@@ -34,6 +34,8 @@ export interface ClientLoop {
   apiKey: string;
   /** The agent's system prompt (default: the loop matrix's one line). */
   system?: string;
+  /** Anthropic: ask the API to cache each request up to its last block (top-level `cache_control`), as agents do. */
+  cacheControl?: boolean;
 }
 
 /** What a loop saw: the final answer and, per streamed step, whether its events arrived whole and in order. */
@@ -102,6 +104,7 @@ async function anthropicLoop(l: ClientLoop): Promise<LoopResult> {
       tools,
       messages,
       ...(l.identify === 'client-field' ? { metadata: { user_id: l.loop } } : {}),
+      ...(l.cacheControl === true ? { cache_control: { type: 'ephemeral' as const } } : {}),
     };
     const options = { headers: headersFor(l, step) };
     let message: Anthropic.Message;

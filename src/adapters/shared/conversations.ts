@@ -6,6 +6,7 @@ import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
 import { answerRecall, RECALL_NOT_FOUND, SPAN_NOT_FOUND } from '../../projection/recall.js';
 import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
+import { fileStore } from '../../store/index.js';
 import {
   createCompactorSession,
   type CompactorSession,
@@ -63,13 +64,15 @@ export interface ConversationCall {
  */
 export interface ConversationProjection extends Pick<
   SessionTurnResult,
-  'decision' | 'strategy' | 'summaryCalls' | 'compaction'
+  'decision' | 'strategy' | 'summaryCalls' | 'compaction' | 'summaryCache'
 > {
   conversationId: string;
   /** The request to send: the projected conversation (summary + tail after a compaction; pairing repaired; old results cleared). */
   request: readonly Message[];
   /** The conversation's session (history, budgets, cache health). */
   session: CompactorSession;
+  /** Also told what the provider reported for this request (a session kept elsewhere anchors on it). */
+  onUsage?: (usage: { inputTokens: number; cachedInputTokens?: number }) => void;
   /** @deprecated The same array as `request`. */
   messages: readonly Message[];
   /** @deprecated Whether `decision` is `compacted`. */
@@ -152,6 +155,10 @@ interface State extends SyncPoint {
   bytes?: number;
   /** The envelope its session was last given, as JSON ('' for none). */
   envelopeKey?: string;
+  /** A write of its store failed: it is reopened from what the store holds on its next call. */
+  broken?: boolean;
+  /** The point as last saved under `sessionDir` (by this process). */
+  saved?: { synced: number; recorded: number; branch: number };
 }
 
 /**
@@ -188,7 +195,12 @@ export function createConversations(options: CompactorSessionOptions & Conversat
 
   /** The conversation's state, opened on first sight and forked when the framework rewrote it. */
   function stateOf(id: string, call: ConversationCall): State {
-    const state = states.get(id) ?? openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
+    const kept = states.get(id);
+    if (kept?.broken) kept.session.close();
+    const state =
+      kept !== undefined && !kept.broken
+        ? kept
+        : openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
     if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
@@ -307,12 +319,13 @@ function openConversation(
   point: SyncPoint,
   history?: readonly Message[],
 ): State {
-  const { sessionDir, history: _history, ...shared } = options;
+  const { sessionDir, history: _history, storeLock, ...shared } = options;
   const settings = callSettings(call, options);
   const dir = conversationDir(sessionDir, id, point.branch);
   const session = createCompactorSession({
     ...shared,
-    ...(dir !== undefined ? { sessionDir: dir } : {}),
+    // Queued writes: one conversation waiting for its disk never holds the others' calls.
+    ...(dir !== undefined ? { store: fileStore(dir, { lock: storeLock, queued: true }) } : {}),
     ...(history !== undefined ? { history } : {}),
     ...(call.standalone !== undefined ? { standalone: call.standalone } : {}),
     ...(call.inline !== undefined ? { inline: call.inline } : {}),
@@ -415,6 +428,36 @@ function removeConversation(sessionDir: string | undefined, id: string): void {
   if (file !== undefined) rmSync(file, { force: true });
 }
 
+/**
+ * Whether the saved sync point needs no new save: since it was saved the store recorded
+ * exactly the messages synced after it, one for one, so reopening catches the point up from
+ * the store (catchUpSyncPoint) to where a save would put it. A request then pays one fsync
+ * (its messages in the store) instead of three (and the point's file and directory).
+ */
+function toldByStore(state: State, synced: number): boolean {
+  const { saved, recorded } = state;
+  return (
+    saved !== undefined &&
+    recorded !== undefined &&
+    saved.branch === state.branch &&
+    recorded - saved.recorded === synced - saved.synced
+  );
+}
+
+/**
+ * Waits until what the session's store was given is on disk. A failed write leaves the store
+ * at its last commit; the conversation is then reopened from it on its next call, so the
+ * failed call leaves nothing behind.
+ */
+async function durable(state: State): Promise<void> {
+  try {
+    await state.session.store?.flush?.();
+  } catch (e) {
+    state.broken = true;
+    throw e;
+  }
+}
+
 /** The names a projection had before it kept the turn's own (`request`, `decision`). */
 export function deprecatedNames(request: readonly Message[], decision: ConversationProjection['decision']) {
   return { messages: request, compacted: decision === 'compacted' };
@@ -446,9 +489,14 @@ async function projectCall(
   const pending = messages.slice(state.synced);
   const before = session.history.length;
   const sync = async () => {
+    await durable(state);
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
-    await advanceSyncPoint(state, messages, sessionDir, id);
+    const skip = toldByStore(state, messages.length);
+    await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
+    if (!skip && sessionDir !== undefined && state.recorded !== undefined)
+      state.saved = { synced: state.synced, recorded: state.recorded, branch: state.branch };
   };
+
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
   const keptAfterFailure = () => pending.length > 0 && session.history.length === before + pending.length;
@@ -469,7 +517,7 @@ async function projectCall(
   await sync();
   // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
   const request = turn.request ?? session.prepareRequest().messages;
-  const { decision, strategy, summaryCalls, compaction } = turn;
+  const { decision, strategy, summaryCalls, compaction, summaryCache } = turn;
   return {
     conversationId: id,
     request,
@@ -477,6 +525,7 @@ async function projectCall(
     strategy,
     summaryCalls,
     compaction,
+    summaryCache,
     session,
     ...deprecatedNames(request, decision),
   };

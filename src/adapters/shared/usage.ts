@@ -11,15 +11,17 @@ const count = (value: unknown): number | undefined =>
  * provider that reports none), never an error in the caller's loop.
  */
 export function recordProviderUsage(
-  projection: Pick<ConversationProjection, 'session' | 'request'>,
+  projection: Pick<ConversationProjection, 'session' | 'request' | 'onUsage'>,
   inputTokens: unknown,
   cachedInputTokens?: unknown,
 ): void {
   const input = count(inputTokens);
   if (input === undefined) return;
   const cached = count(cachedInputTokens);
-  projection.session.recordUsage(
-    { inputTokens: input, ...(cached !== undefined && cached <= input ? { cachedInputTokens: cached } : {}) },
-    projection.request,
-  );
+  const usage = {
+    inputTokens: input,
+    ...(cached !== undefined && cached <= input ? { cachedInputTokens: cached } : {}),
+  };
+  projection.session.recordUsage(usage, projection.request);
+  projection.onUsage?.(usage);
 }

@@ -51,7 +51,8 @@ mode "manual", strategy, requestedStrategy, fallbackReason, summaryCalls (every
 provider request, repair requests included), repairRequests, warnings and
 missingSections (summaries accepted without every template section), receipt
 {items [{kind, key, line, place (kept | summary | pointer | amended)}], amended,
-tokensBefore, tokensAfter} | null,
+tokensBefore, tokensAfter} | null, summaryCache {request (prefix | fork), fallback, calls,
+inputTokens, cachedTokens, share} | null,
 items {before, after}, tokens {before, after}, elapsedMs, failure {reason, message} | null,
 note (the prompt-cache note on success), out, outFormat, sessionDir, boundary, inspect.
 
@@ -125,6 +126,7 @@ function compactReport(
     repairRequests: result.repairRequests,
     warnings: result.warnings,
     receipt: result.receipt,
+    summaryCache: result.summaryCache,
     missingSections: result.missingSections,
     nothingToCompact: result.nothingToCompact,
     items: { before: result.itemsBefore, after: result.itemsAfter },

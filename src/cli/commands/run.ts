@@ -45,7 +45,8 @@ unchanged | failed | guarded), guardReason, strategy (that ran, or null), fallba
 (every provider request, repair requests included), repairRequests, warnings and
 missingSections (summaries accepted without every template section), receipt
 {items [{kind, key, line, place (kept | summary | pointer | amended)}], amended,
-tokensBefore, tokensAfter} | null, tokens
+tokensBefore, tokensAfter} | null, summaryCache {request (prefix | fork), fallback,
+calls, inputTokens, cachedTokens, share} | null, tokens
 {beforeClearing, afterClearing, afterCompaction}, clearing {clearedResults,
 protectedBatches, protectedResults, clearedInputs}, clearedToFit (the request was
 over the window and was made to fit), fit {tokensBefore, tokensAfter, clearedResults,
@@ -131,6 +132,7 @@ function runReport(run: RunSession, io: RunInput, result: SessionTurnResult): Ru
     repairRequests: result.repairRequests,
     warnings: result.warnings,
     receipt: result.compaction?.receipt ?? null,
+    summaryCache: result.summaryCache,
     missingSections: result.missingSections,
     tokens: result.tokens,
     clearing: result.clearing,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseResponse, withInstructions, type WireBody, type WireDialect } from '../dialect.js';
 import { forwardedFields } from '../request-fields.js';
-import { toAnthropicConversation, toAnthropicTools } from './convert.js';
+import { toAnthropicConversation, toAnthropicTools, type AnthropicConversation } from './convert.js';
 import { aggregateAnthropicUsage, anthropicHeaders } from './headers.js';
 import { createInlineClient } from './inline-client.js';
 import { foldMessagesStream } from './stream.js';
@@ -18,6 +18,19 @@ const MessagesResponseSchema = z.looseObject({
   usage: z.unknown().optional(),
 });
 
+/**
+ * A cache breakpoint on the last block before the instructions (the end of the request last
+ * sent): the cache entry that request wrote there is read back instead of paid for again.
+ */
+function markPrefixEnd(messages: AnthropicConversation['messages']): void {
+  const blocks = messages.flatMap((m) => m.content);
+  const end = blocks.at(-2);
+  if (end === undefined || typeof end !== 'object' || end === null || Array.isArray(end)) return;
+  // Thinking blocks take no breakpoint of their own.
+  if (end.type === 'thinking' || end.type === 'redacted_thinking') return;
+  end.cache_control = { type: 'ephemeral' };
+}
+
 /** The Anthropic Messages dialect. */
 export const anthropicDialect: WireDialect = {
   path: '/messages',
@@ -31,10 +44,13 @@ export const anthropicDialect: WireDialect = {
     };
     if (conv.system !== undefined) body.system = conv.system;
     const tools = toAnthropicTools(r.tools ?? []);
+    // Over the last request sent, tool use stays as the agent had it: a changed tool_choice
+    // would cost the cached messages.
     if (tools.length > 0) {
       body.tools = tools;
-      body.tool_choice = { type: 'none' };
+      if (r.prefix !== true) body.tool_choice = { type: 'none' };
     }
+    if (r.prefix === true) markPrefixEnd(conv.messages);
     Object.assign(body, forwardedFields(r.requestFields, 'messages'));
     if (stream) body.stream = true;
     return body;

@@ -21,6 +21,7 @@ import type {
 } from './local-summarizer-options.js';
 import { requestLocalSummary, SummaryPassWarnings } from './local-summary-request.js';
 import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
+import { PrefixRequests } from './summary-prefix.js';
 
 /**
  * Ceiling of the budget for re-injecting durable context (instructions, recently touched files)
@@ -41,6 +42,9 @@ export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummarizerWithWarnings {
   const s = resolveLocalSummarySettings(opts);
   const passWarnings = new SummaryPassWarnings();
+  const prefix = new PrefixRequests(s);
+  const request = (f: LocalFork, band: SummaryBand, signal: AbortSignal, previous?: string) =>
+    prefix.send(f, () => requestLocalSummary(s, f, band, signal, previous));
   return {
     compactable(history) {
       const { verbatimStart } = splitContinuityTail(history, s.tailTokens, s.est);
@@ -49,6 +53,8 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     },
     prepare(history, budget) {
       passWarnings.clear();
+      const over = prefix.fork();
+      if (over !== null) return over;
       return toLocalFork(
         'flat',
         prepareLocalSummary(history, {
@@ -66,14 +72,15 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     prepareBand(history, band, budget) {
       return toLocalFork(band, prepareOneBand(s, history, band, s.fit(budget)));
     },
-    request: (f, band, signal) => requestLocalSummary(s, f, band, signal),
-    repair: (f, band, previous, signal) => requestLocalSummary(s, f, band, signal, previous),
+    request: (f, band, signal) => request(f, band, signal),
+    repair: (f, band, previous, signal) => request(f, band, signal, previous),
     followsTemplate(text, band) {
       // The abstract band is one or two sentences by design (ABSTRACT_INSTRUCTIONS): no template.
       if (band === 'older') return text.trim() !== '';
       return templateProblem(text, s.prompt.sections, s.est) === null;
     },
     warnings: () => passWarnings.list(),
+    summaryCache: () => prefix.report(),
     rebuild(history, summaries) {
       // The summaries the machine settled on: one that still misses sections is reported.
       passWarnings.clear();

@@ -5,7 +5,9 @@ import type { RequestFields } from '../../providers/request-fields.js';
 import type { SummaryClient, ToolSchema } from '../../providers/types.js';
 import type { PreparedSummary } from '../../summary/prepare.js';
 import type { SummaryWarning } from '../../summary/repair.js';
+import type { Message } from '../../messages/message.js';
 import type { LocalSummarizer, PreparedFork } from './local-summarizer.js';
+import type { SummaryCacheReport } from './summary-prefix.js';
 
 // The public types of createLocalSummarizer, on their own so the files that implement it share
 // them without importing the factory.
@@ -45,15 +47,25 @@ export interface LocalSummarizerOptions {
   reservedOutput?: number;
   /** Frozen system + tool schema tokens of the next request (bounds the rebuilt history). */
   prefixTokens?: number;
+  /**
+   * The messages of the last request sent to the model that writes the summary, as sent. When
+   * given and it fits, a flat summary is asked for over exactly these messages plus the
+   * instructions, so the provider's prompt cache serves them; else over a bounded fork.
+   */
+  lastRequest?: readonly Message[];
 }
 
 /** A fork prepared by {@link createLocalSummarizer}: the summary pipeline's fork plus its band. */
 export interface LocalFork extends PreparedFork {
   readonly band: SummaryBand;
   readonly prepared: PreparedSummary;
+  /** Set when the fork is the last request sent, unchanged: the output its summary may ask for. */
+  readonly prefix?: { readonly maxOutputTokens: number | undefined };
 }
 
 /** The summarizer, plus the template warnings of the pass it is running. */
 export interface LocalSummarizerWithWarnings extends LocalSummarizer<LocalFork> {
   warnings(): SummaryWarning[];
+  /** How the pass's summary request was built and the cached share of its calls; null before any. */
+  summaryCache(): SummaryCacheReport | null;
 }

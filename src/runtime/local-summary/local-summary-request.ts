@@ -51,7 +51,7 @@ function sender(
         requestFields: s.opts.requestFields,
       },
     );
-    return s.opts.client.summarize(request, signal);
+    return s.opts.client.summarize(f.prefix ? { ...request, prefix: true } : request, signal);
   };
 }
 
@@ -68,7 +68,7 @@ export async function requestLocalSummary(
   signal: AbortSignal,
   previous?: string,
 ): Promise<SummaryResponse> {
-  const send = sender(s, f, outputTokens(s, band), signal);
+  const send = sender(s, f, f.prefix ? f.prefix.maxOutputTokens : outputTokens(s, band), signal);
   const attempt: SummaryAttempt = {
     provider: s.opts.client.provider,
     model: s.model,

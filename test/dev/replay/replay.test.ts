@@ -4,6 +4,7 @@ import { isRequestHistoryValid } from '#src/projection/normalize.js';
 import { compactorPolicy, compactorVtcodePolicy, noClearingPolicy } from '#dev/replay/policies/index.js';
 import { replaySession, turnIndices } from '#dev/replay/replay.js';
 import { createCompactorSession } from '#src/session/index.js';
+import { createOfflineSummarizer } from '#src/summary/offline/offline-summarizer.js';
 import { fastEstimator, readSession } from '#support/replay/helpers.js';
 
 /** A session whose final answer uses an identifier from every result (so every result is needed there). */
@@ -127,7 +128,10 @@ describe('replaySession (H1–H3 replay, §14 retention)', () => {
     });
     expect(r.totals.summaryCalls).toBeGreaterThan(0);
 
-    const session = createCompactorSession({ limits, estimator: est });
+    // As the replay opens it: summaries by the agent's own model, over the last request sent.
+    const summarizer = createOfflineSummarizer({ estimator: est });
+    const session = createCompactorSession({ limits, estimator: est, summarizer });
+    session.setEnvelope({ provider: 'replay', model: summarizer.model });
     const sent: Array<readonly Message[]> = [];
     let calls = 0;
     let next = 0;

@@ -1,0 +1,170 @@
+import { closeSync, constants, fsync, ftruncate, openSync, write } from 'node:fs';
+import { promisify } from 'node:util';
+import { InternalError } from '../core/errors.js';
+import { fsError } from '../io/fs-errors.js';
+import { PRIVATE_FILE } from '../io/private.js';
+
+/**
+ * The writes of one session file, in order, without blocking the event loop. Appends go to
+ * the position the file will have once every earlier step has run (known when they are
+ * queued: this process is the file's one writer), so appends queued while another write is on
+ * its way go out together with one fsync. A step that fails cuts the file back to its last
+ * commit line and refuses every later step: the caller reopens the session from what is on
+ * disk, which is then exactly what was acknowledged.
+ */
+
+/** The file operations a queued write uses; a test seam for disk faults (ENOSPC, EIO). */
+export interface QueueIo {
+  write(fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number>;
+  fsync(fd: number): Promise<void>;
+}
+
+const writeAsync = promisify(write);
+const NODE_IO: QueueIo = {
+  write: async (fd, buf, off, len, pos) => (await writeAsync(fd, buf, off, len, pos)).bytesWritten,
+  fsync: promisify(fsync),
+};
+const truncateAsync = promisify(ftruncate);
+
+type Step =
+  | { kind: 'append'; buf: Buffer; commits: boolean }
+  | { kind: 'truncate'; size: number }
+  | { kind: 'task'; run: () => Promise<void> };
+
+export class WriteQueue {
+  private readonly fd: number;
+  private readonly steps: Step[] = [];
+  private running: Promise<void> | undefined;
+  private failure: Error | undefined;
+  private onClosed: (() => void) | undefined;
+  private closed = false;
+  /** Size and last commit end of the file once every queued step has run. */
+  private planned: { size: number; committed: number };
+  /** The same, as on disk now. */
+  private durable: { size: number; committed: number };
+
+  constructor(
+    readonly file: string,
+    size: number,
+    private readonly io: QueueIo = NODE_IO,
+  ) {
+    // Opened once, with the session; positions are explicit, so no append mode.
+    this.fd = openSync(file, constants.O_RDWR | constants.O_CREAT, PRIVATE_FILE);
+    this.planned = { size, committed: size };
+    this.durable = { size, committed: size };
+  }
+
+  /** Queues whole framed lines; `commits` when they end with a commit line. */
+  append(text: string, commits: boolean): void {
+    this.usable();
+    const buf = Buffer.from(text, 'utf8');
+    this.planned.size += buf.length;
+    if (commits) this.planned.committed = this.planned.size;
+    this.push({ kind: 'append', buf, commits });
+  }
+
+  /** Queues cutting the file back to its last commit line (what is not committed is dropped). */
+  cutToCommit(): void {
+    // A failed queue has cut the file back already.
+    if (this.failure) return;
+    this.usable();
+    this.planned.size = this.planned.committed;
+    this.push({ kind: 'truncate', size: this.planned.committed });
+  }
+
+  /** Queues another write (an artifact, a snapshot) to run in order with the appends. */
+  task(run: () => Promise<void>): void {
+    this.usable();
+    this.push({ kind: 'task', run });
+  }
+
+  /** Resolves once every step queued so far is on disk; rejects with the failure that stopped the queue. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.failure) throw this.failure;
+  }
+
+  /** Closes the file once the queued steps have run, then calls `onClosed` (a lock's release). */
+  close(onClosed: () => void = () => undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onClosed = onClosed;
+    if (!this.running) this.finish();
+  }
+
+  private usable(): void {
+    if (this.failure) throw this.failure;
+    if (this.closed) throw new InternalError(`${this.file}: written after the session store was closed`);
+  }
+
+  private push(step: Step): void {
+    this.steps.push(step);
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.running) return;
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      // A step queued while the last one finished starts a new round.
+      if (this.steps.length > 0) this.kick();
+      else if (this.closed) this.finish();
+    });
+  }
+
+  private finish(): void {
+    closeSync(this.fd);
+    this.onClosed?.();
+    this.onClosed = undefined;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.steps.length > 0) {
+      const step = this.steps.shift()!;
+      try {
+        if (step.kind === 'append') await this.appendGroup(step);
+        else if (step.kind === 'truncate') await this.truncate(step.size);
+        else await step.run();
+      } catch (e) {
+        await this.fail(e);
+      }
+    }
+  }
+
+  /** Writes the step and every append queued right after it at once, then one fsync. */
+  private async appendGroup(first: Step & { kind: 'append' }): Promise<void> {
+    const group = [first];
+    while (this.steps[0]?.kind === 'append') group.push(this.steps.shift() as Step & { kind: 'append' });
+    const buf = group.length === 1 ? first.buf : Buffer.concat(group.map((s) => s.buf));
+    const at = this.durable.size;
+    let off = 0;
+    while (off < buf.length) off += await this.io.write(this.fd, buf, off, buf.length - off, at + off);
+    await this.io.fsync(this.fd);
+    this.durable.size = at + buf.length;
+    let end = at;
+    for (const s of group) {
+      end += s.buf.length;
+      if (s.commits) this.durable.committed = end;
+    }
+  }
+
+  private async truncate(size: number): Promise<void> {
+    await truncateAsync(this.fd, size);
+    await this.io.fsync(this.fd);
+    this.durable.size = size;
+  }
+
+  /** Drops every later step and cuts the file back to its last commit on disk. */
+  private async fail(e: unknown): Promise<void> {
+    this.failure = fsError(this.file, 'write', e);
+    this.steps.length = 0;
+    try {
+      await truncateAsync(this.fd, this.durable.committed);
+      await this.io.fsync(this.fd);
+      this.durable.size = this.durable.committed;
+    } catch {
+      // The disk refuses even this; loading will then find an unfinished write and set it aside.
+    }
+    this.planned = { ...this.durable };
+  }
+}
