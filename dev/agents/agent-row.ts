@@ -16,6 +16,8 @@ import { runCell, type CellResult } from './cell.js';
 export interface RowSpec {
   agent: string;
   windows: number[];
+  /** Windows to run the task that needs the past at (after the others; those that hold its first request). */
+  pastWindows?: number[];
   files: number;
   seed: number;
   limitSeconds: number;
@@ -25,6 +27,8 @@ export interface AgentRow {
   agent: string;
   direct?: CellResult;
   cells: CellResult[];
+  /** The task that needs the past, through the proxy. */
+  past?: CellResult[];
   /** Windows not run, each with why. */
   skipped: Array<{ window: number; reason: string }>;
   /** Why the row could not run at all. */
@@ -45,21 +49,18 @@ export async function runRowHere(spec: RowSpec): Promise<AgentRow> {
 
 async function runCells(spec: RowSpec, root: string): Promise<AgentRow> {
   const { agent, files, seed, limitSeconds } = spec;
-  const cell = (window: number | null) => runCell({ agent, window, files, seed, limitSeconds, root });
+  const cell = (window: number | null, needsPast = false) =>
+    runCell({ agent, window, files, seed, limitSeconds, root, needsPast });
   const direct = await cell(null);
-  const row: AgentRow = { agent: spec.agent, direct, cells: [], skipped: [] };
+  const row: AgentRow = { agent: spec.agent, direct, cells: [], skipped: [], past: [] };
   // Its first request with nothing but the task in it: what no window below can hold.
   const first = direct.fixedPart;
+  const reason = `its first request alone (system prompt, tools, task) is ${first.toLocaleString('en-US')} tokens`;
   for (const window of spec.windows) {
-    if (first > window) {
-      row.skipped.push({
-        window,
-        reason: `its first request alone (system prompt, tools, task) is ${first.toLocaleString('en-US')} tokens`,
-      });
-      continue;
-    }
-    row.cells.push(await cell(window));
+    if (first > window) row.skipped.push({ window, reason });
+    else row.cells.push(await cell(window));
   }
+  for (const window of spec.pastWindows ?? []) if (first <= window) row.past!.push(await cell(window, true));
   return row;
 }
 

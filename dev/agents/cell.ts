@@ -27,6 +27,11 @@ export interface CellSpec {
   files: number;
   /** Picks the file sizes and the task's marker. */
   seed: number;
+  /**
+   * The task that needs the past: the final answer is the marker line of the first file, which
+   * the model gives only when it sees it (recalling it when it was cleared).
+   */
+  needsPast?: boolean;
   /** A safety limit for a run that hangs (the run is waited for, never raced). */
   limitSeconds: number;
   /**
@@ -59,11 +64,29 @@ function sizes(count: number, seed: number): number[] {
 
 export const fileName = (n: number) => `file-${String(n + 1).padStart(2, '0')}.txt`;
 
+/** The file whose marker line the task that needs the past asks for. */
+export const PAST_FILE = 0;
+
 /** The task's goal line (what "task present" looks for) and the prompt the agent gets. */
-export function taskOf(files: number, seed: number): { goal: string; prompt: string; marker: string } {
-  const marker = `MATRIX-${seed.toString(16).toUpperCase()}-DONE`;
-  const goal = `Read each of the ${files} files ${fileName(0)} to ${fileName(files - 1)} in this directory, one per turn, then report the task marker.`;
+export function taskOf(
+  files: number,
+  seed: number,
+  needsPast = false,
+): { goal: string; prompt: string; marker: string } {
+  const hex = seed.toString(16).toUpperCase();
+  const marker = needsPast ? `NEEDLE-${hex}-PAST` : `MATRIX-${hex}-DONE`;
+  const what = needsPast ? `the marker line of ${fileName(PAST_FILE)}` : 'the task marker';
+  const goal = `Read each of the ${files} files ${fileName(0)} to ${fileName(files - 1)} in this directory, one per turn, then report ${what}.`;
   return { goal, prompt: `${goal}\nUse your file-reading tool; do not skip a file.`, marker };
+}
+
+/**
+ * A file's text: its number, its marker line when it has one, then source text. The marker
+ * comes first because agents shorten long outputs themselves (Codex keeps a command's start
+ * and end): every agent's own read must show it.
+ */
+function fileText(n: number, files: number, body: string, marker?: string): string {
+  return `File ${n + 1} of ${files}.\n${marker === undefined ? '' : `Marker: ${marker}\n`}${body}\n`;
 }
 
 /** Whether this proxy has a Gemini upstream setting (it routes the Gemini API itself). */
@@ -117,11 +140,16 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
   mkdirSync(work, { recursive: true });
   mkdirSync(home, { recursive: true });
   const source = sourceText();
-  sizes(spec.files, spec.seed).forEach((tokens, n) =>
-    writeFileSync(join(work, fileName(n)), `File ${n + 1} of ${spec.files}.\n${source.read(n, tokens)}\n`),
-  );
-  const { goal, prompt, marker } = taskOf(spec.files, spec.seed);
-  const finalAnswer = `All ${spec.files} files were read. Task marker: ${marker}`;
+  const needsPast = spec.needsPast === true;
+  const { goal, prompt, marker } = taskOf(spec.files, spec.seed, needsPast);
+  sizes(spec.files, spec.seed).forEach((tokens, n) => {
+    const text = source.read(n, tokens);
+    const holds = needsPast && n === PAST_FILE ? marker : undefined;
+    writeFileSync(join(work, fileName(n)), fileText(n, spec.files, text, holds));
+  });
+  const finalAnswer = needsPast
+    ? `All ${spec.files} files were read. The marker line of ${fileName(PAST_FILE)}: ${marker}`
+    : `All ${spec.files} files were read. Task marker: ${marker}`;
   const model = await startMatrixModel({
     // The direct run has no window: it is the baseline of what the agent sends by itself.
     window: spec.window ?? UNCHECKED_OVERFLOW_TEST,
@@ -130,6 +158,15 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       tool: { name: agent.tool.name, args: (n) => agent.tool.args(join(work, fileName(n))) },
       finalAnswer,
       goal,
+      ...(needsPast
+        ? {
+            needsPast: {
+              file: PAST_FILE,
+              marker,
+              missing: `All ${spec.files} files were read. The marker line of ${fileName(PAST_FILE)} is no longer in my context.`,
+            },
+          }
+        : {}),
     },
   });
   let proxy: RunningServer | undefined;
@@ -167,20 +204,26 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
       label: agent.label,
       exit: run.code,
       signal: run.signal,
-      answered: run.stdout.includes(marker),
+      // An agent's output shows the files it read too, the marker line among them: the model must
+      // also have answered with it (it does only when the marker reached it).
+      answered:
+        run.stdout.includes(marker) &&
+        (!needsPast || model.turns.some((t) => t.answered === 'final' && t.text === finalAnswer)),
       stderrTail: run.code === 0 ? '' : run.stderr.trim().split('\n').slice(-6).join('\n').slice(-1_500),
       wallSeconds,
-      ...measureCell(model, relay.exchanges, goal, spec.window),
+      ...measureCell(model, relay.exchanges, goal, spec.window, needsPast ? marker : undefined),
     };
   } finally {
     // COMPACTOR_MATRIX_DUMP=DIR keeps what the model received, one JSON file per cell, to look into.
     const dump = process.env.COMPACTOR_MATRIX_DUMP;
     if (dump) {
       mkdirSync(dump, { recursive: true });
-      const name = `${agent.id}-${spec.window ?? 'direct'}.json`;
+      const name = `${agent.id}-${spec.window ?? 'direct'}${needsPast ? '-past' : ''}.json`;
       writeFileSync(
         join(dump, name),
-        JSON.stringify(model.requests.map((r) => ({ path: r.path, headers: r.headers, body: r.body }))),
+        JSON.stringify(
+          model.requests.map((r) => ({ path: r.path, headers: r.headers, body: r.body, raw: r.raw })),
+        ),
       );
       // And what the agent sent, before the proxy.
       writeFileSync(

@@ -41,9 +41,23 @@ export interface MatrixTask {
   finalAnswer: string;
   /** The task's goal line, restated in every summary the fake writes. */
   goal: string;
+  /**
+   * The variant that needs the past: the final answer is a marker line of an early file, which
+   * the model gives only when the marker is in the request it gets. Where that file's result
+   * was cleared, it calls the recall tool (when offered) with the id the clearing left.
+   */
+  needsPast?: NeedsPast;
 }
 
-export type MatrixAnswered = number | 'final' | 'summary' | 'side';
+export interface NeedsPast {
+  /** The file (0-based) whose content holds the marker. */
+  file: number;
+  marker: string;
+  /** The final answer when the marker is nowhere in the request. */
+  missing: string;
+}
+
+export type MatrixAnswered = number | 'final' | 'summary' | 'side' | 'recall';
 
 export interface MatrixTurn {
   protocol: WireProtocol;
@@ -52,6 +66,8 @@ export interface MatrixTurn {
   /** Input tokens (tiktoken o200k over every string of the body) and the output it asked for. */
   input: number;
   output: number;
+  /** The text the model answered with. */
+  text: string;
 }
 
 export interface MatrixModel extends FakeServer {
@@ -68,6 +84,10 @@ const PROXY_SUMMARY = 'You are writing a checkpoint of an agent session';
 const AGENT_SIDE =
   /CONTEXT CHECKPOINT COMPACTION|create a detailed summary|summarize the conversation|summary of the conversation|state_snapshot|memory extraction|You are a title generator/i;
 const FILES_READ = /Files read so far: (\d+)\./g;
+/** How a clearing stub or a shortened result names its recall id. */
+const RECALL_ID = /recall with id (r-[0-9a-f]{8})/;
+/** How a recall answer of some lines begins: which lines of how many, of which id. */
+const RANGE_GOT = /lines (\d+)-(\d+) of (\d+) of (r-[0-9a-f]{8})/g;
 
 /** The texts a user wrote in a message (not tool results), in any wire's shape. */
 function userTexts(m: any): string {
@@ -104,6 +124,76 @@ function stepOf(protocol: WireProtocol, req: RecordedRequest): number {
   let n = nextStep(protocol, req.body);
   for (const m of req.raw.matchAll(FILES_READ)) n = Math.max(n, Number(m[1]));
   return n;
+}
+
+/** The tool result item answering call `callId`, in any wire's shape. */
+function resultOf(protocol: WireProtocol, body: any, callId: string): unknown {
+  if (protocol === 'anthropic')
+    return (body?.messages ?? [])
+      .flatMap((m: any) => (Array.isArray(m?.content) ? m.content : []))
+      .find((b: any) => b?.type === 'tool_result' && b.tool_use_id === callId);
+  if (protocol === 'openai-chat')
+    return (body?.messages ?? []).find((m: any) => m?.role === 'tool' && m.tool_call_id === callId);
+  if (protocol === 'gemini')
+    return (body?.contents ?? [])
+      .flatMap((c: any) => c?.parts ?? [])
+      .find((p: any) => p?.functionResponse && p.functionResponse.id === callId);
+  return (Array.isArray(body?.input) ? body.input : []).find(
+    (it: any) => it?.type === 'function_call_output' && it.call_id === callId,
+  );
+}
+
+/** Whether a request offers a tool named `recall` (the proxy's). */
+export function offersRecall(body: any): boolean {
+  const tools: any[] = Array.isArray(body?.tools) ? body.tools : [];
+  return tools.some(
+    (t) =>
+      t?.name === 'recall' ||
+      t?.function?.name === 'recall' ||
+      (Array.isArray(t?.functionDeclarations) &&
+        t.functionDeclarations.some((d: any) => d?.name === 'recall')),
+  );
+}
+
+/**
+ * The call id of a recall call at the final step: it ends as the last step's call id does, so
+ * the step read back from the request stays the final one.
+ */
+const recallCallId = (protocol: WireProtocol, steps: number, k: number) =>
+  protocol === 'anthropic' ? `toolu_recall${k}_s${steps - 1}` : `call_recall${k}_s${steps - 1}`;
+
+/**
+ * The final step of the variant that needs the past: the marker when the request holds it; else
+ * a recall call with the id the marker file's cleared result names (when the tool is offered);
+ * else the answer that says the marker is gone.
+ */
+function pastAnswer(
+  protocol: WireProtocol,
+  req: RecordedRequest,
+  task: MatrixTask & { needsPast: NeedsPast },
+  key: string,
+): [MatrixAnswered, Reply] {
+  const past = task.needsPast;
+  if (req.raw.includes(past.marker)) return ['final', { key, text: task.finalAnswer }];
+  const gone: [MatrixAnswered, Reply] = ['final', { key, text: past.missing }];
+  if (!offersRecall(req.body)) return gone;
+  // Distinct ids for calls after the first (each call and its result name one).
+  const k = (req.raw.match(/_recall\d+_s/g) ?? []).length;
+  let args: Record<string, unknown>;
+  if (k > 0) {
+    // Recalled already in this turn: go on past the lines it got, or give up.
+    const got = [...req.raw.matchAll(RANGE_GOT)].at(-1);
+    if (got === undefined || Number(got[2]) >= Number(got[3])) return gone;
+    args = { id: got[4], range: { start: Number(got[2]) + 1, end: Number(got[3]) } };
+  } else {
+    const held = resultOf(protocol, req.body, stepCallId(protocol, past.file));
+    const id = held === undefined ? undefined : RECALL_ID.exec(JSON.stringify(held))?.[1];
+    if (id === undefined) return gone;
+    args = { id };
+  }
+  const call = { id: recallCallId(protocol, task.steps, k), name: 'recall', arguments: JSON.stringify(args) };
+  // A call alone, with no text before it, as a model that looks something up answers.
+  return ['recall', { key, text: '', call }];
 }
 
 /** A value for a JSON schema (a routing classifier's score, a next-speaker check, a title). */
@@ -190,7 +280,10 @@ export async function startMatrixModel(
         { key, text: `${fakeSummary(task.goal)}\n\nFiles read so far: ${stepOf(protocol, req)}.` },
       ];
     const n = stepOf(protocol, req);
-    if (n >= task.steps) return ['final', { key, text: task.finalAnswer }];
+    if (n >= task.steps)
+      return task.needsPast
+        ? pastAnswer(protocol, req, { ...task, needsPast: task.needsPast }, key)
+        : ['final', { key, text: task.finalAnswer }];
     const call = {
       id: stepCallId(protocol, n),
       name: task.tool.name,
@@ -219,7 +312,14 @@ export async function startMatrixModel(
       }
       const [answered, r] = reply(protocol, req, `t${turns.length}`);
       const input = estimateBodyTokens(body);
-      turns.push({ protocol, answered, request: req, input, output: requestedOutputTokens(body) });
+      turns.push({
+        protocol,
+        answered,
+        request: req,
+        input,
+        output: requestedOutputTokens(body),
+        text: r.text,
+      });
       answer(protocol, body, r, res, input, path);
     },
     [],

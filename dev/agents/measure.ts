@@ -1,9 +1,11 @@
 import { protocolOfPath, type WireProtocol } from '../fakes/agent-upstream.js';
 import { estimateBodyTokens, requestedOutputTokens } from '../fakes/fake-window.js';
 import { tiktokenCounter } from '../../src/estimate/counters.js';
+import { STUB_START } from '../../src/projection/stubs.js';
+import { topLevelValueText } from '../../src/serve/json-splice.js';
 import { wirePrompt } from '../fakes/wire-prompt.js';
 import { auditPrompt } from '../loops/prompt-audit.js';
-import { isLoopRequest, type MatrixModel, type MatrixTurn } from './fake-model.js';
+import { isLoopRequest, offersRecall, type MatrixModel, type MatrixTurn } from './fake-model.js';
 import type { RelayedExchange } from './relay.js';
 
 /*
@@ -67,6 +69,17 @@ export interface CellMeasure {
    * left out of `upstreamTokens` and `tally` (they compare what the agent's own requests cost).
    */
   recallOffer: number;
+  /**
+   * The session's tool lists: how many distinct ones its loop requests and recall rounds carried
+   * (1: byte for byte the same in each), over how many requests, and how many offered recall.
+   */
+  toolLists: { distinct: number; requests: number; offeringRecall: number };
+  /** Recall calls the model made (each one the proxy answers costs one more upstream request). */
+  recallRounds: number;
+  /** The agent's own requests that carry a recall call: the proxy let one through to the agent. */
+  recallLeaks: number;
+  /** The task that needs the past: the marker was not in the first request of the final step (its file was cleared). */
+  pastCleared?: boolean;
 }
 
 const isRecallTool = (t: any): boolean => t?.name === 'recall' || t?.function?.name === 'recall';
@@ -115,12 +128,16 @@ function changes(protocol: WireProtocol, prev: unknown, next: unknown): { items:
   return { items, fixed: canon(a.fixed) !== canon(b.fixed) };
 }
 
+/** How a clearing stub begins, as it reads inside a request's JSON text (a string in a string). */
+const STUB_IN_JSON = JSON.stringify(STUB_START).slice(1, -1);
+
 /** An item that holds a tool's result the proxy has not cleared (a shortened preview counts: it could go). */
 function unclearedResult(item: unknown): boolean {
   const text = canon(item);
   return (
     /"tool_result"|"function_call_output"|"role":"tool"|"functionResponse"/.test(text) &&
-    !text.includes('tool_result_clearing')
+    !text.includes(STUB_IN_JSON) &&
+    !text.includes(STUB_START)
   );
 }
 
@@ -196,11 +213,26 @@ function fixedPartTokens(body: any): number {
 
 const isLoop = (t: MatrixTurn) => typeof t.answered === 'number' || t.answered === 'final';
 
+/** A request's tool list as the bytes it was sent in. */
+const toolsText = (t: MatrixTurn): string => topLevelValueText(t.request.raw, 'tools') ?? '';
+
+function toolLists(session: readonly MatrixTurn[]): CellMeasure['toolLists'] {
+  return {
+    distinct: new Set(session.map(toolsText)).size,
+    requests: session.length,
+    offeringRecall: session.filter((t) => offersRecall(t.request.body)).length,
+  };
+}
+
+/** Whether an agent's request carries a call of the recall tool (JSON text of its body). */
+const RECALL_CALL = /"name":\s*"recall"/;
+
 export function measureCell(
   model: MatrixModel,
   exchanges: readonly RelayedExchange[],
   goal: string,
   window: number | null,
+  pastMarker?: string,
 ): CellMeasure {
   const calls = model.requests.filter((r) => protocolOfPath(r.path.split('?')[0]) !== undefined);
   const agentCalls = exchanges.filter(
@@ -210,9 +242,11 @@ export function measureCell(
   const fromModel = model.violations.length + model.misses.length;
   const named = errors.filter((e) => (e.error ?? '').includes('compactor'));
   const loop = model.turns.filter(isLoop);
+  // The session's requests: its loop turns and the recall rounds among them.
+  const session = model.turns.filter((t) => isLoop(t) || t.answered === 'recall');
   let badPairing = 0;
   let taskMissing = 0;
-  for (const t of loop) {
+  for (const t of session) {
     const a = auditPrompt(wirePrompt(t.protocol, t.request.body), goal);
     if (!a.pairingValid) badPairing++;
     if (!a.taskPresent) taskMissing++;
@@ -254,7 +288,14 @@ export function measureCell(
     sentByAgent.has(sortedJson(withoutRecallOffer(t.request.body ?? null))),
   ).length;
   const recallOffer = calls.reduce((n, r) => n + recallOfferTokens(r.body), 0);
+  const lastStep = session.find((t) => t.answered === 'final' || t.answered === 'recall');
   return {
+    toolLists: toolLists(session),
+    recallRounds: session.filter((t) => t.answered === 'recall').length,
+    recallLeaks: agentCalls.filter((e) => RECALL_CALL.test(e.body ?? '')).length,
+    ...(pastMarker === undefined
+      ? {}
+      : { pastCleared: lastStep !== undefined && !lastStep.request.raw.includes(pastMarker) }),
     agentRequests: agentCalls.length,
     forwarded: forwarded.length,
     unchanged,

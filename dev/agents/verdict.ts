@@ -1,3 +1,4 @@
+import { MAX_RECALL_ROUNDS } from '../../src/serve/recall-loop.js';
 import type { AgentRow } from './agent-row.js';
 import type { CellResult } from './cell.js';
 
@@ -29,6 +30,25 @@ export const RUN_NOISE = 0.005;
 
 const n = (x: number) => x.toLocaleString('en-US');
 
+/** A table of the matrix: its headers, rows, and the notes under it. */
+export interface MatrixTable {
+  headers: string[];
+  rows: Array<Array<string | number>>;
+  notes: string[];
+}
+
+/** What every cell must hold: exit 0 and its answer, nothing refused or over the window, pairing and task intact. */
+function commonFailures(cell: CellResult, noAnswer: string): string[] {
+  const out: string[] = [];
+  if (cell.exit !== 0) out.push(cell.signal ? `killed (${cell.signal})` : `exit ${cell.exit}`);
+  if (!cell.answered) out.push(noAnswer);
+  if (cell.refusals > 0) out.push(`${cell.refusals} refused by the proxy`);
+  if (cell.overWindow > 0) out.push(`${cell.overWindow} over the window`);
+  if (cell.badPairing > 0) out.push(`pairing broken in ${cell.badPairing}`);
+  if (cell.taskMissing > 0) out.push(`task missing in ${cell.taskMissing}`);
+  return out;
+}
+
 /** Clearing steps: prefix changes the proxy made with no summary call before them (the agent's own changes aside). */
 const clearingSteps = (cell: CellResult) => cell.breaks.filter((b) => !b.afterSummary && !b.agentOwn);
 
@@ -46,14 +66,8 @@ export function worstRunningShare(cell: CellResult, direct: CellResult | undefin
 
 /** What a cell through the proxy failed, given the agent's direct run. */
 export function cellFailures(cell: CellResult, direct: CellResult | undefined): string[] {
-  const out: string[] = [];
+  const out = commonFailures(cell, 'no final answer');
   const window = cell.spec.window ?? 0;
-  if (cell.exit !== 0) out.push(cell.signal ? `killed (${cell.signal})` : `exit ${cell.exit}`);
-  if (!cell.answered) out.push('no final answer');
-  if (cell.refusals > 0) out.push(`${cell.refusals} refused by the proxy`);
-  if (cell.overWindow > 0) out.push(`${cell.overWindow} over the window`);
-  if (cell.badPairing > 0) out.push(`pairing broken in ${cell.badPairing}`);
-  if (cell.taskMissing > 0) out.push(`task missing in ${cell.taskMissing}`);
   const misrouted = cell.misses.filter((m) => !m.startsWith('HEAD '));
   if (misrouted.length > 0) out.push(`sent where no provider serves: ${misrouted.join(', ')}`);
   const least = leastStep(window, direct);
@@ -86,11 +100,7 @@ const running = (c: CellResult, direct: CellResult | undefined): string => {
 };
 
 /** The matrix as table rows (the direct run first in each agent's rows), and the notes under it. */
-export function matrixTable(rows: readonly AgentRow[]): {
-  headers: string[];
-  rows: Array<Array<string | number>>;
-  notes: string[];
-} {
+export function matrixTable(rows: readonly AgentRow[]): MatrixTable {
   const headers = [
     'agent',
     'window',
@@ -158,5 +168,65 @@ export function matrixTable(rows: readonly AgentRow[]): {
     }
     for (const s of row.skipped) notes.push(`${row.agent} at ${s.window / 1000}k not run: ${s.reason}.`);
   }
+  return { headers, rows: table, notes };
+}
+
+/**
+ * What a cell of the task that needs the past failed: the marker in the final answer, no loop
+ * (at most the proxy's bound of recall rounds, and no recall call let through to the agent),
+ * the tool list byte for byte the same in every request of the session with the recall tool in
+ * each, and what every cell must hold (exit 0, nothing refused or over the window, pairing and
+ * task intact).
+ */
+export function pastFailures(cell: CellResult): string[] {
+  const out = commonFailures(cell, 'the marker is not in the final answer');
+  if (cell.recallRounds > MAX_RECALL_ROUNDS)
+    out.push(`${cell.recallRounds} recall calls (the bound is ${MAX_RECALL_ROUNDS})`);
+  if (cell.recallLeaks > 0) out.push(`${cell.recallLeaks} agent requests carry a recall call it was given`);
+  const { distinct, requests, offeringRecall } = cell.toolLists;
+  if (distinct > 1) out.push(`${distinct} different tool lists over ${requests} requests`);
+  if (offeringRecall < requests) out.push(`the recall tool in ${offeringRecall} of ${requests} requests`);
+  return out;
+}
+
+/** The task that needs the past as table rows, and the notes under it. */
+export function pastTable(rows: readonly AgentRow[]): MatrixTable {
+  const headers = [
+    'agent',
+    'window',
+    'exit',
+    'marker answered',
+    'first file cleared by then',
+    'recall calls',
+    'tool lists (requests)',
+    'largest / window',
+    'refusals, over window',
+    'wall s',
+    'holds',
+  ];
+  const table: Array<Array<string | number>> = [];
+  const notes: string[] = [];
+  for (const row of rows)
+    for (const c of row.past ?? []) {
+      const failures = pastFailures(c);
+      const where = `${c.label} at ${c.spec.window! / 1000}k`;
+      table.push([
+        c.label,
+        `${c.spec.window! / 1000}k`,
+        c.signal ?? String(c.exit),
+        c.answered ? 'yes' : 'NO',
+        c.pastCleared ? 'yes' : 'no',
+        c.recallRounds,
+        `${c.toolLists.distinct} (${c.toolLists.requests})`,
+        `${n(c.largest)} / ${n(c.spec.window!)}`,
+        `${c.refusals}, ${c.overWindow}`,
+        Math.round(c.wallSeconds),
+        failures.length === 0 ? 'yes' : 'NO',
+      ]);
+      if (failures.length > 0) notes.push(`${where}: ${failures.join('; ')}.`);
+      if (c.refusalSample) notes.push(`${where} got: ${c.refusalSample}`);
+      if (c.exit !== 0 && c.stderrTail)
+        notes.push(`${c.label} stderr: ${c.stderrTail.replace(/\s+/g, ' ').slice(0, 400)}`);
+    }
   return { headers, rows: table, notes };
 }

@@ -307,7 +307,8 @@ export function geminiAnswer(
   });
   const textParts = [{ text: reply.text }];
   if (!stream) return sendJson(res, 200, frame(call ? [...textParts, call] : textParts, true));
-  const texts = pieces(reply.text);
+  // A call with no text before it still needs a frame to ride in.
+  const texts = reply.text === '' ? [''] : pieces(reply.text);
   const events: FakeSseEvent[] = texts.map((text, i) => ({
     data: frame(i === texts.length - 1 && call ? [{ text }, call] : [{ text }], i === texts.length - 1),
   }));

@@ -20,7 +20,8 @@ import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from 
 import { holdsCompaction, REPLAY_BETAS, replayingRequest } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
 import { withRecallTool, withRecallToolText } from './recall-tool.js';
-import { forwardAnsweringRecalls, sendUpstream } from './recall-loop.js';
+import { withTopLevelValueOf } from './json-splice.js';
+import { forwardAnsweringRecalls, sendUpstream, type RecallTurn } from './recall-loop.js';
 import {
   answerReserve,
   asClientSent,
@@ -251,7 +252,10 @@ function outgoing(
       ? textWithOutputLimit(verbatim, parsed.protocol, lowered)
       : undefined;
   const written = lowered === undefined ? request : withOutputLimit(request, lowered);
-  const body = lowered === undefined ? asked : (inPlace ?? writeRequest(written, messages));
+  const made = lowered === undefined ? asked : (inPlace ?? writeRequest(written, messages));
+  // A body written anew carries the tools in the client's own bytes: the list never changes within a session.
+  const anew = made !== verbatim && made !== inPlace && text !== undefined;
+  const body = anew ? withTopLevelValueOf(made, text, 'tools') : made;
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), written, messages };
 }
 
@@ -286,6 +290,24 @@ async function projected(
   }
 }
 
+/** The first upstream request of a turn that may take recall rounds, and the window they must fit. */
+function recallTurn(
+  out: Awaited<ReturnType<typeof projected>>,
+  parsed: ParsedRequest,
+  betas: readonly string[],
+  window: { capacity: number; reserve: number },
+): RecallTurn {
+  const room = { ...window, estimator: out.projection.session.estimator };
+  return {
+    request: out.written,
+    messages: out.messages,
+    history: parsed.messages,
+    body: out.body,
+    betas,
+    room,
+  };
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -298,7 +320,9 @@ export async function handleCompacting(
   try {
     const { text, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
     // Every request that carries tools offers the recall tool too, from a session's first request on.
-    const recalling = withRecallTool(asSent);
+    // Not on a streamed Gemini answer: the proxy cannot read one for recall calls, and a call it
+    // let through would reach an agent that has no such tool.
+    const recalling = asSent.stream && protocol === 'gemini' ? undefined : withRecallTool(asSent);
     const parsed = recalling ?? asSent;
     const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
     const skip =
@@ -328,8 +352,8 @@ export async function handleCompacting(
     const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
     ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
     const betas = replay ? REPLAY_BETAS : [];
-    if (recalling !== undefined && (!parsed.stream || protocol !== 'gemini')) {
-      const turn = { request: out.written, messages: out.messages, history: parsed.messages, body, betas };
+    if (recalling !== undefined) {
+      const turn = recallTurn(out, parsed, betas, { capacity, reserve });
       const { session } = projection;
       countRecalls(
         ctx,

@@ -33,11 +33,8 @@ const skipSpace = (text: string, i: number) => {
   return i;
 };
 
-/**
- * The text with `element` (JSON text) appended to the non-empty array under `key` at the
- * top level of the object `text` holds, or undefined when there is no such array.
- */
-export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
+/** Where the value under `key` at the top level of the object `text` holds begins and ends (both included). */
+function topLevelSpan(text: string, key: string): { value: number; close: number } | undefined {
   let i = skipSpace(text, 0);
   if (text[i] !== '{') return undefined;
   const want = JSON.stringify(key);
@@ -48,14 +45,44 @@ export function appendToTopLevelArray(text: string, key: string, element: string
     const value = skipSpace(text, skipSpace(text, end) + 1);
     const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
     if (close < 0) return undefined;
-    if (name === want || JSON.parse(name) === key) {
-      if (text[value] !== '[' || skipSpace(text, value + 1) === close) return undefined;
-      return `${text.slice(0, close)},${element}${text.slice(close)}`;
-    }
+    if (name === want || JSON.parse(name) === key) return { value, close };
     i = skipSpace(text, close + 1);
     if (text[i] === ',') i = skipSpace(text, i + 1);
   }
   return undefined;
+}
+
+/**
+ * The text with `element` (JSON text) appended to the non-empty array under `key` at the
+ * top level of the object `text` holds, or undefined when there is no such array.
+ */
+export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
+  const span = topLevelSpan(text, key);
+  if (span === undefined) return undefined;
+  const { value, close } = span;
+  if (text[value] !== '[' || skipSpace(text, value + 1) === close) return undefined;
+  return `${text.slice(0, close)},${element}${text.slice(close)}`;
+}
+
+/** The text with the value under `key` at its top level replaced by `value` (JSON text), or undefined when it has no such key. */
+export function withTopLevelValue(text: string, key: string, value: string): string | undefined {
+  const span = topLevelSpan(text, key);
+  return span === undefined ? undefined : `${text.slice(0, span.value)}${value}${text.slice(span.close + 1)}`;
+}
+
+/**
+ * `text` with the value under `key` at its top level as `source` has it, byte for byte (`text`
+ * as it is when either lacks the key): a body written anew keeps the client's own bytes there.
+ */
+export function withTopLevelValueOf(text: string, source: string, key: string): string {
+  const value = topLevelValueText(source, key);
+  return value === undefined ? text : (withTopLevelValue(text, key, value) ?? text);
+}
+
+/** The value under `key` at the top level of the object `text` holds, as the bytes it was written in. */
+export function topLevelValueText(text: string, key: string): string | undefined {
+  const span = topLevelSpan(text, key);
+  return span === undefined ? undefined : text.slice(span.value, span.close + 1);
 }
 
 /** Index of the last character of a scalar value starting at `i` (string, number, literal). */

@@ -6,12 +6,13 @@ import type { CompactorSession } from '../session/index.js';
 import { answerRecall } from '../projection/index.js';
 import { relayResponse } from './http-io.js';
 import type { CompactingContext } from './compacting.js';
-import { writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
+import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
 import { StreamPeek, type StreamVerdict } from './recall-peek.js';
 import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
 import { withBetas } from './anthropic-native.js';
+import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.js';
 
 /** The most recall rounds one client request may take before the model's answer goes back as it is. */
 export const MAX_RECALL_ROUNDS = 3;
@@ -29,6 +30,8 @@ export interface RecallTurn {
   history: readonly Message[];
   body: string;
   betas: readonly string[];
+  /** The window each round must fit. */
+  room: RecallRoom;
 }
 
 /** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
@@ -91,7 +94,9 @@ export async function forwardAnsweringRecalls(
   tap?: Transform,
 ): Promise<number> {
   const { protocol } = turn.request;
-  let messages = turn.messages;
+  let messages: readonly Message[] = turn.messages;
+  // The answers of this turn's rounds so far: they give way to later ones when the window is full.
+  const earlier = new Set<Message>();
   let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
@@ -107,8 +112,10 @@ export async function forwardAnsweringRecalls(
     const called = json === undefined ? undefined : recallTurnOf(protocol, json);
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
     if (called === undefined) return relay(res, buffered, round, extra, tap);
-    messages = [...messages, ...called, ...answers(session, turn.history, called, messages)];
-    const body = writeRequest(turn.request, messages);
+    const given = answers(session, turn.history, called, messages);
+    messages = fitRecallRound(turn.room, turn.request, messages, called, given, earlier, turn.history);
+    for (const m of messages.slice(messages.length - given.length)) earlier.add(m);
+    const body = recallRoundBody(turn.room, turn.request, messages, turn.body);
     answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
   }
 }

@@ -14,6 +14,7 @@ import {
   startRecallUpstream,
 } from '#dev/fakes/recall-model.js';
 import type { FakeServer } from '#dev/fakes/fake-http.js';
+import { topLevelValueText } from '#src/serve/json-splice.js';
 
 afterAll(() => freeEncoders());
 
@@ -121,7 +122,11 @@ async function chatLoop(proxy: string, stream: boolean): Promise<Seen> {
   return seen;
 }
 
-async function anthropicLoop(proxy: string, stream: boolean): Promise<Seen> {
+async function anthropicLoop(
+  proxy: string,
+  stream: boolean,
+  tokensOf: (n: number) => number = () => FILE_TOKENS,
+): Promise<Seen> {
   const client = new Anthropic({ apiKey: 'sk-test', baseURL: proxy, maxRetries: 0 });
   const messages: Anthropic.MessageParam[] = [{ role: 'user', content: TASK }];
   const tools = [
@@ -154,7 +159,10 @@ async function anthropicLoop(proxy: string, stream: boolean): Promise<Seen> {
       content: calls.map((c) => ({
         type: 'tool_result' as const,
         tool_use_id: c.id,
-        content: recallFile(Number(/\d+/.exec((c.input as { path: string }).path)![0]), FILE_TOKENS),
+        content: (() => {
+          const n = Number(/\d+/.exec((c.input as { path: string }).path)![0]);
+          return recallFile(n, tokensOf(n));
+        })(),
       })),
     });
   }
@@ -231,4 +239,25 @@ describe('compactor serve answers the model recall calls itself', () => {
         ).json()) as { recallTurns: number };
         expect(state.recallTurns).toBe(1);
       });
+});
+
+describe('a recall round fits the window like the request before it', () => {
+  it('C6: a recalled original larger than the room left is cut to the lines that fit, with the range to ask next; nothing goes over the window and the tool list keeps its bytes', async () => {
+    const { upstream, server } = await setup();
+    // The first file alone is more than the window holds: the recall round has no room for all of it.
+    const seen = await anthropicLoop(server.url, false, (n) => (n === 0 ? 20_000 : FILE_TOKENS));
+    expect(seen.final).toBe(RECALL_FINAL(markerOf(0)));
+    expect(seen.recallRounds.at(-1)).toBe(1);
+    expect(upstream.violations).toEqual([]);
+    const last = wirePrompt('anthropic', upstream.requests.at(-1)!.body);
+    const answer = last.messages.at(-1)!.texts.join('\n');
+    expect(answer).toMatch(
+      /^lines 1-\d+ of \d+ of r-[0-9a-f]{8} \(only these fit the context window; recall r-[0-9a-f]{8} with a range from line \d+ for the rest\):\n/,
+    );
+    expect(answer).toContain(markerOf(0));
+    // The same bytes of tools in every request, the client's own and the recall tool's.
+    const tools = upstream.requests.map((r) => topLevelValueText(r.raw, 'tools'));
+    expect(new Set(tools).size).toBe(1);
+    expect(tools[0]).toContain('"recall"');
+  });
 });

@@ -2,14 +2,16 @@ import { beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { runRow, type AgentRow } from '#dev/agents/agent-row.js';
 import { agentById } from '#dev/agents/agents.js';
 import { installedAgent } from '#dev/agents/install.js';
-import { cellFailures } from '#dev/agents/verdict.js';
+import { cellFailures, pastFailures } from '#dev/agents/verdict.js';
 import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
 /*
  * Claude Code and Codex from npm, each with its defaults (its own system prompt, tools and
  * output limit), headless through `compactor serve` against a fake model that enforces the
  * window and has them read 8 files of 2k–8k tokens one per turn; each also directly, the
- * baseline. The agents are installed into a cache outside the repository by
+ * baseline. Then the task that needs the past, at a window where the first file is cleared by
+ * the end: the answer is a marker line from the middle of that file, which the model sees only
+ * by calling the proxy's recall tool. The agents are installed into a cache outside the repository by
  * `npx tsx dev/agents/install.ts` (CI does it first and sets COMPACTOR_AGENTS_REQUIRED=1);
  * without them the test is skipped here and fails in CI.
  */
@@ -17,9 +19,9 @@ import { PROCESS_TEST_MS } from '#support/time-limits.js';
 // The agents' rows run as child processes, each waited for to its end.
 jest.setTimeout(PROCESS_TEST_MS);
 
-const CELLS: Array<{ agent: string; windows: number[] }> = [
-  { agent: 'claude-code', windows: [32_000, 128_000] },
-  { agent: 'codex', windows: [16_000, 128_000] },
+const CELLS: Array<{ agent: string; windows: number[]; pastWindows: number[] }> = [
+  { agent: 'claude-code', windows: [32_000, 128_000], pastWindows: [32_000] },
+  { agent: 'codex', windows: [16_000, 128_000], pastWindows: [16_000] },
 ];
 const required = process.env.COMPACTOR_AGENTS_REQUIRED === '1';
 const missing = CELLS.map((c) => agentById(c.agent)).filter((a) => !installedAgent(a));
@@ -40,7 +42,14 @@ suite(
       // Both rows at once: each is a child process that mostly waits on its agent.
       const done = await Promise.all(
         CELLS.map((c) =>
-          runRow({ agent: c.agent, windows: c.windows, files: 8, seed: 20_261_204, limitSeconds: 300 }),
+          runRow({
+            agent: c.agent,
+            windows: c.windows,
+            pastWindows: c.pastWindows,
+            files: 8,
+            seed: 20_261_204,
+            limitSeconds: 300,
+          }),
         ),
       );
       for (const row of done) rows.set(row.agent, row);
@@ -73,6 +82,21 @@ suite(
           failures: [],
           refused: '',
         });
+      },
+    );
+
+    test.each(CELLS.flatMap((c) => c.pastWindows.map((w) => [c.agent, w] as const)))(
+      'N1: %s at a %i-token window answers with a marker from a file cleared by then, through recall: no loop, one tool list with the recall tool in every request',
+      (agent, window) => {
+        const cell = rows.get(agent)!.past?.find((c) => c.spec.window === window);
+        expect(cell).toBeDefined();
+        expect({ agent, window, cleared: cell!.pastCleared, failures: pastFailures(cell!) }).toEqual({
+          agent,
+          window,
+          cleared: true,
+          failures: [],
+        });
+        expect(cell!.recallRounds).toBeGreaterThanOrEqual(1);
       },
     );
   },
