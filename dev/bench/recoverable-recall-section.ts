@@ -6,9 +6,9 @@ const pct = (part: number, whole: number) => (whole === 0 ? '—' : `${((100 * p
 
 /**
  * Recoverable recall: per window and policy, the needed results the request held verbatim or
- * named by a recall id that resolves from the session, beside the recall as measured before
- * (verbatim, or a fact the summary still carries), and the recall calls it would take to get
- * the rest back (one per needed result that was only named).
+ * could get back with the recall tool (their id shown, or a summarized span's id whose list
+ * names them, and the session's recall returns the original), beside the recall as measured
+ * before (verbatim, or a fact the summary still carries), and the recall calls it would take.
  */
 export function recoverableRecallSection(all: ReadonlyMap<number, readonly PolicyRun[]>): BenchSection {
   const rows: Array<Array<string | number>> = [];
@@ -20,27 +20,32 @@ export function recoverableRecallSection(all: ReadonlyMap<number, readonly Polic
         r.policy.name,
         t.needed,
         pct(t.recoverable, t.needed),
+        pct(t.present, t.needed),
         `${(100 * recallOf(t)).toFixed(1)}%`,
-        t.recoverable - t.present,
-        t.turns === 0 ? '—' : ((10 * (t.recoverable - t.present)) / t.turns).toFixed(2),
+        t.recoverable - t.present - t.viaSpan,
+        t.viaSpan,
+        t.recallCalls,
+        t.turns === 0 ? '—' : ((10 * t.recallCalls) / t.turns).toFixed(2),
       ]);
     }
   return {
-    title: 'Recoverable recall: needed results in the request or one recall away',
+    title: 'Recoverable recall: needed results in the request or a few recall calls away',
     headers: [
       'window',
       'policy',
       'needed',
       'recoverable recall',
+      'verbatim',
       'recall before',
+      'by id shown',
+      'via a span list',
       'recall calls',
       'per 10 turns',
     ],
     rows,
     notes: [
-      'A needed result counts as recoverable when the request holds it verbatim, or shows its recall id (a clearing stub or the note of a cut result names it) and that id resolves to it from the recorded session.',
-      '"recall before" is the recall of the earlier report: verbatim, or compacted with a fact the summary still carries. "recall calls" is what getting the rest back would cost: one recall call per needed result that was only named (an upper bound; one call may serve several turns).',
-      'Results that a compaction summarized away are not counted as recoverable: summaries do not name recall ids yet.',
+      "A needed result counts as recoverable when the request holds it verbatim, or when the product's own recall tool returns its original: its recall id is in the request (a clearing stub, a cut result's note, or a summary's pointer line), or a summarized span's id is, and that span's list (read page by page) names it.",
+      '"recall before" is the recall of the earlier report: verbatim, or compacted with a fact the summary still carries. "recall calls" is what getting the rest back would cost: one call per id, plus one per page of a span list read first (an upper bound; one call may serve several turns).',
     ],
   };
 }

@@ -49,6 +49,8 @@ function receiptCount(receipt: Receipt | null | undefined): ReceiptCount {
 export interface ReplayDriver {
   /** The messages recorded since the last step in, the request of this step out. */
   turn(newMessages: readonly Message[]): Promise<ReplayStep>;
+  /** Answers a recall call from everything the session held, as the product's recall tool does. */
+  recall(args: unknown, request: readonly Message[]): string;
   close(): void;
 }
 
@@ -148,6 +150,7 @@ export function productDriver(policy: CompactorSetting, options: DriverOptions):
         receipts: receiptCount(r.compaction?.receipt),
       };
     },
+    recall: (args, request) => session.recall(args, request),
     close: () => session.close(),
   };
 }
@@ -186,6 +189,7 @@ export function baselineDriver(policy: RetentionPolicy, options: DriverOptions):
       session.recordUsage({ inputTokens: est.history(request) + prefix }, request);
       return { request, historyTokens, acted, overThreshold, summary: take(), receipts };
     },
+    recall: (args, request) => session.recall(args, request),
     close: () => session.close(),
   };
 }

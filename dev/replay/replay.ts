@@ -43,8 +43,12 @@ export interface TurnRecord {
   /** Results this turn needed, and how many of them the request held verbatim. */
   needed: number;
   present: number;
-  /** Needed results present, or named by a recall id the request shows that resolves. */
+  /** Needed results present, or reached by recall from an id the request shows. */
   recoverable: number;
+  /** Recall calls those would take (one per id, one per page of a span's list). */
+  recallCalls: number;
+  /** Recoverable ones reached through a summarized span's list (their own id not shown). */
+  viaSpan: number;
   /** Tokens of needed results that were not present (what re-reading them would cost). */
   rereadTokens: number;
   /**
@@ -80,6 +84,8 @@ export interface ReplayTotals {
   needed: number;
   present: number;
   recoverable: number;
+  recallCalls: number;
+  viaSpan: number;
   rereadTokens: number;
   invalidRequests: number;
   overThresholdTurns: number;
@@ -123,6 +129,8 @@ export function emptyTotals(): ReplayTotals {
     needed: 0,
     present: 0,
     recoverable: 0,
+    recallCalls: 0,
+    viaSpan: 0,
     rereadTokens: 0,
     invalidRequests: 0,
     overThresholdTurns: 0,
@@ -149,6 +157,8 @@ export function totalsOf(turns: readonly TurnRecord[]): ReplayTotals {
     t.needed += r.needed;
     t.present += r.present;
     t.recoverable += r.recoverable;
+    t.recallCalls += r.recallCalls;
+    t.viaSpan += r.viaSpan;
     t.rereadTokens += r.rereadTokens;
     if (!r.valid) t.invalidRequests++;
     if (r.overThreshold) t.overThresholdTurns++;
@@ -200,7 +210,7 @@ export async function replaySession(
       options.onRequest?.(t, request);
 
       const need = needs.get(t) ?? [];
-      const score = scoreNeeds(need, session, request, est);
+      const score = scoreNeeds(need, session, request, est, driver.recall);
       const prefixTokens = sharedPrefixTokens(previous, request, est);
       // A snapshot: the cache only holds what was actually sent.
       previous = request.slice();

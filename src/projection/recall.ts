@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { textOf, type Message } from '../messages/message.js';
 import type { ToolSchema } from '../providers/types.js';
 import { RECALL_ID_PATTERN, RECALL_TOOL_NAME, recallIdOf } from './recall-ids.js';
+import { answerSpan, SPAN_ID_PATTERN } from './recall-spans.js';
 import { isClearedStub } from './stubs.js';
 
 /**
@@ -13,12 +14,12 @@ import { isClearedStub } from './stubs.js';
 export const RECALL_TOOL: Readonly<ToolSchema> = Object.freeze({
   name: RECALL_TOOL_NAME,
   description:
-    'Returns the whole output of an earlier tool result that was cleared to save room. ' +
-    'Cleared results name their recall id (r- and 8 hex digits). Give range to get only some lines.',
+    'Returns the whole output of an earlier tool result cleared or summarized to save room, by the recall id (r-…) ' +
+    "it names; a summary's span id (s-…) returns its list. Give range to get only some lines.",
   parameters: {
     type: 'object',
     properties: {
-      id: { type: 'string', description: 'The recall id a cleared result names, e.g. r-3f9a2c1b.' },
+      id: { type: 'string', description: 'A recall id (e.g. r-3f9a2c1b) or span id (s-07c1d2e3).' },
       range: {
         type: 'object',
         description: 'Only these lines (1-based, both included).',
@@ -39,6 +40,9 @@ const RecallArgsSchema = z.object({
     .refine((r) => r.end >= r.start, 'range.end must not be below range.start')
     .optional(),
 });
+
+/** How the answer for a span id no summary has begins. */
+export const SPAN_NOT_FOUND = 'recall: no summarized span with id';
 
 /** How the answer for an id no result has begins. */
 export const RECALL_NOT_FOUND = 'recall: no tool result with id';
@@ -94,8 +98,17 @@ export function answerRecall(
   const parsed = parseRecallArgs(args);
   if (typeof parsed === 'string') return { text: parsed, found: false };
   const { id, range } = parsed;
+  if (SPAN_ID_PATTERN.test(id)) {
+    const index = answerSpan(history, id, range);
+    return index === null
+      ? { text: `${SPAN_NOT_FOUND} ${id} in this session`, found: false }
+      : { text: index, found: true };
+  }
   if (!RECALL_ID_PATTERN.test(id))
-    return { text: `recall: "${id.slice(0, 40)}" is not a recall id (r- and 8 hex digits)`, found: false };
+    return {
+      text: `recall: "${id.slice(0, 40)}" is not a recall id (r- or s- and 8 hex digits)`,
+      found: false,
+    };
   const original = findRecalled(history, id);
   if (original === undefined) return { text: `${RECALL_NOT_FOUND} ${id} in this session`, found: false };
   const whole = textOf(original.content);

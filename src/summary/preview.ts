@@ -2,6 +2,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
 import { headUnits, tailFrom } from '../core/text.js';
 import { textOf, type Message } from '../messages/message.js';
+import { restrictionSentences } from './offline/user-text.js';
 
 /**
  * Token-bounded previews of text and messages. Only the estimator's `text`
@@ -152,8 +153,36 @@ export function previewMessage(m: Message, budget: number, est: Estimator): Mess
     });
   }
   const text = textOf(m.content);
-  if (room > 0 && text.length > 0) out.content = previewText(text, room, est);
+  const isUserText = m.role === 'user' && m.toolCallId === undefined;
+  if (room > 0 && text.length > 0)
+    out.content = isUserText ? previewUserText(text, room, est) : previewText(text, room, est);
   return out;
+}
+
+/** The line that opens the user's rules a preview kept from the part it cut. */
+export const KEPT_RULES_HEADER = 'Rules the user stated in the cut part:';
+
+/**
+ * A preview of a user's message that keeps the rules it states (sentences such as "never …",
+ * "always …", "don't …") from the part the preview cuts, newest first within half the room:
+ * a summary can only carry the instructions it was shown.
+ */
+function previewUserText(text: string, maxTokens: number, est: Estimator): string {
+  const plain = previewText(text, maxTokens, est);
+  if (plain === text) return text;
+  const cut = restrictionSentences(text).filter((r) => !plain.includes(r));
+  const kept: string[] = [];
+  let used = est.text(KEPT_RULES_HEADER) + 2;
+  for (const r of [...new Set(cut)].reverse()) {
+    const cost = est.text(r) + 2;
+    if (used + cost > maxTokens / 2) break;
+    used += cost;
+    kept.unshift(`- ${r}`);
+  }
+  if (kept.length === 0) return plain;
+  const block = `\n${KEPT_RULES_HEADER}\n${kept.join('\n')}`;
+  const withRules = previewText(text, maxTokens - est.text(block) - 1, est) + block;
+  return est.text(withRules) <= maxTokens ? withRules : plain;
 }
 
 /**

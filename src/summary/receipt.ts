@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { hasToolCalls, textOf, type Message } from '../messages/message.js';
 import { oneLine } from '../core/text.js';
+import { isSpanPointerLine } from '../projection/recall-spans.js';
+import { ID_PATTERN, ISSUE_PATTERN } from './ids.js';
 import { extractSessionFacts } from './offline/extract.js';
 import { isExplorationCommand } from './offline/shell.js';
 import { summaryMessage } from './rebuild.js';
@@ -54,12 +56,6 @@ const REQUEST_CHARS = 600;
 
 /** Whitespace folded, so a line wrapped differently still matches. */
 const fold = (text: string): string => text.replace(/\s+/g, ' ').trim();
-
-/** Identifiers worth keeping anywhere: UUIDs and long hex hashes with a digit. */
-const ID_PATTERN =
-  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{10,40}\b/g;
-/** Issue-style numbers, from the user's words only: in code `#213547` is a colour, `&#8212;` a dash. */
-const ISSUE_PATTERN = /(?<![&\w])#\d{2,7}\b/g;
 
 /** The longest head of a command kept as its key (a summary shows long commands by their first line). */
 const COMMAND_CHARS = 200;
@@ -150,7 +146,15 @@ export interface CheckOptions {
   isPointer?: (line: string) => boolean;
 }
 
-/** Where each item landed in the compacted history `after`. */
+/** Kinds a pointer line can carry: what a call named (its paths, its command, ids in its input). */
+const POINTED_KINDS: ReadonlySet<ReceiptKind> = new Set(['path', 'command', 'id']);
+
+/**
+ * Where each item landed in the compacted history `after`. A pointer line (a clearing stub, or
+ * a summary's line naming a recall id) stands for a removed result: what it names lands there
+ * when the item is what a call named (a path, a command, an id); a request, a correction or an
+ * error must be said in words.
+ */
 export function checkReceipt(
   items: readonly ReceiptItem[],
   after: readonly Message[],
@@ -159,15 +163,15 @@ export function checkReceipt(
   const summaries: string[] = [];
   const kept: string[] = [];
   const pointers: string[] = [];
+  const isPointer = options.isPointer ?? (() => false);
   for (const m of after) {
     const text = [textOf(m.content), ...(m.toolCalls ?? []).map((c) => c.arguments)].join('\n');
+    const lines = text.split('\n');
     if (isSummaryMessage(m)) {
-      summaries.push(fold(text));
+      pointers.push(...lines.filter(isSpanPointerLine).map(fold));
+      summaries.push(fold(lines.filter((l) => !isSpanPointerLine(l)).join('\n')));
       continue;
     }
-    // A pointer line stands for a removed original: what it names is not kept verbatim.
-    const lines = text.split('\n');
-    const isPointer = options.isPointer ?? (() => false);
     pointers.push(...lines.filter(isPointer).map(fold));
     kept.push(fold(lines.filter((l) => !isPointer(l)).join('\n')));
   }
@@ -178,7 +182,7 @@ export function checkReceipt(
       ? 'kept'
       : has(summaries, it.key)
         ? 'summary'
-        : has(pointers, it.key)
+        : POINTED_KINDS.has(it.kind) && has(pointers, it.key)
           ? 'pointer'
           : 'missing',
   }));

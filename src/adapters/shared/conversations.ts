@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Message } from '../../messages/message.js';
 import { CancelledError } from '../../core/errors.js';
 import { parseOptions } from '../../core/parse-options.js';
-import { answerRecall, RECALL_NOT_FOUND } from '../../projection/recall.js';
+import { answerRecall, RECALL_NOT_FOUND, SPAN_NOT_FOUND } from '../../projection/recall.js';
 import { applyCallSettings, callSettings, settingsKey } from './call-settings.js';
 import { fileStore } from '../../store/index.js';
 import {
@@ -269,7 +269,7 @@ function recallAcross(states: Map<string, State>, args: unknown): string {
   let answer = answerRecall([], args).text;
   for (const s of [...states.values()].reverse()) {
     answer = s.session.recall(args, s.sent ?? []);
-    if (!answer.startsWith(RECALL_NOT_FOUND)) break;
+    if (!answer.startsWith(RECALL_NOT_FOUND) && !answer.startsWith(SPAN_NOT_FOUND)) break;
   }
   return answer;
 }

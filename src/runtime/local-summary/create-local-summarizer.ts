@@ -11,6 +11,7 @@ import { compactedHistoryBudget } from '../../summary/output-bound.js';
 import { isSummaryMessage } from '../../summary/summary-message.js';
 import { prepareLocalSummary, type PreparedSummary } from '../../summary/prepare.js';
 import { rebuildHistory } from '../../summary/rebuild.js';
+import { addSpanPointers, pointerLineCap } from '../../summary/span-pointers.js';
 import { applyReinjection, buildReinjection, REINJECT_BUDGET_MAX_TOKENS } from '../../summary/reinject.js';
 import { templateProblem } from '../../summary/repair.js';
 import type {
@@ -125,8 +126,8 @@ function prepareOneBand(
 
 /**
  * The next history from the summaries (flat: one; hierarchical: older, newer), the kept
- * messages and the continuity tail, then the re-injection of the instructions and the
- * most recently touched files.
+ * messages and the continuity tail, the summary's pointer lines to what it replaced, then the
+ * re-injection of the instructions and the most recently touched files.
  */
 function rebuildLocal(
   s: LocalSummarySettings,
@@ -143,17 +144,21 @@ function rebuildLocal(
           rebuildOptions,
         )
       : rebuildHistory(history, summaries[0] ?? '', rebuildOptions);
-  if (reinjectBudget === 0) return rebuilt.history;
-  // Re-injection only uses room the rebuilt window has left, so the next request still fits.
   const window = compactedHistoryBudget(
     rebuildOptions.capacity,
     rebuildOptions.reservedOutput,
     rebuildOptions.prefixTokens,
   );
-  const room = window === null ? reinjectBudget : Math.min(reinjectBudget, window - rebuilt.tokens);
-  if (room <= 0) return rebuilt.history;
-  return applyReinjection(
-    rebuilt.history,
-    buildReinjection(history, { budgetTokens: room, estimator: s.est }),
-  );
+  // The summary names what it replaced by recall ids, within the room the window has left.
+  const pointed = addSpanPointers(history, rebuilt.history, {
+    estimator: s.est,
+    maxLines: pointerLineCap(s.capacity),
+    roomTokens: window === null ? Infinity : window - rebuilt.tokens,
+  });
+  if (reinjectBudget === 0) return pointed;
+  // Re-injection only uses room the rebuilt window has left, so the next request still fits.
+  const tokens = s.est.history(pointed);
+  const room = window === null ? reinjectBudget : Math.min(reinjectBudget, window - tokens);
+  if (room <= 0) return pointed;
+  return applyReinjection(pointed, buildReinjection(history, { budgetTokens: room, estimator: s.est }));
 }

@@ -1,5 +1,6 @@
 import type { Estimator } from '../../estimate/estimator.js';
 import { headUnits } from '../../core/text.js';
+import { userIds } from '../ids.js';
 import { previewText } from '../preview.js';
 import { foldKey, type CommandFact, type SessionFacts } from './facts.js';
 import type { SourceFacts } from './output-facts.js';
@@ -70,8 +71,13 @@ export interface RenderOptions {
   estimator: Estimator;
   /** Heading text per slot, in {@link SECTION_KEYS} order (from the prompt file). */
   headings: readonly string[];
-  /** Cap for the goal statement (default 600 tokens). */
+  /** Cap for the goal statement (default 600 tokens, at most 30 % of the output budget). */
   goalTokens?: number;
+}
+
+/** The goal's default cap: 600 tokens, but never most of a small budget (the checks and commands need room too). */
+function goalCap(options: RenderOptions): number {
+  return options.goalTokens ?? Math.min(600, Math.max(150, Math.floor(options.maxOutputTokens * 0.3)));
 }
 
 const MAX_COMMAND_CHARS = 500;
@@ -138,13 +144,16 @@ function addGoal(facts: SessionFacts, options: RenderOptions, carried: readonly 
       ? facts.laterRequests.reduce((a, b) => (b.last > a.last ? b : a))
       : undefined;
   if (facts.goal !== '') {
-    const goal = previewText(facts.goal, options.goalTokens ?? 600, options.estimator).replace(/\n+/g, ' ');
+    const goal = previewText(facts.goal, goalCap(options), options.estimator).replace(/\n+/g, ' ');
     // A retained copy of the first request restates the carried goal: say it once.
     const head = goal.slice(0, SAME_GOAL_CHARS);
     const restated = carried.some((l) => l.replace(/^-\s*/, '').slice(0, SAME_GOAL_CHARS) === head);
     if (!restated && carried.length === 0) add('goal', `- ${goal}`, Infinity);
     else if (!restated && latest === undefined) add('goal', `- Latest request: ${goal}`, Infinity);
     else if (!restated) add('goal', `- Later request: ${goal}`, 0, LATER_REQUEST_PRIORITY);
+    // Ids the shortened goal cut (a base commit, an issue number) are named after it.
+    const cutIds = userIds(facts.goal).filter((id) => !goal.includes(id));
+    if (!restated && cutIds.length > 0) add('goal', `- Ids in the request: ${cutIds.join(', ')}`, Infinity);
   }
   for (const r of facts.laterRequests)
     if (r === latest) add('goal', `- Latest request: ${r.text}${times(r.count)}`, Infinity);

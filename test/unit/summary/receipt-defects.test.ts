@@ -44,7 +44,8 @@ const DEFECTS: Record<string, Defect> = {
       .split('\n')
       .filter((l) => !l.includes('npm test -- parser'))
       .join('\n'),
-  truncates: (text) => text.slice(0, Math.floor(text.length * 0.3)),
+  // Cut before the failed run: a cut that loses only what the pointer lines name loses nothing.
+  truncates: (text) => text.slice(0, Math.floor(text.length * 0.1)),
   'drops sections': (text) => text.split(/\n## /).slice(0, 2).join('\n## '),
   'answers an empty template': (text) =>
     text
@@ -93,6 +94,20 @@ describe('receipts: what the replaced span had to keep lands somewhere (R3)', ()
     expect(summary).toContain('npm test -- parser');
     expect(summary).not.toContain('## Kept verbatim');
     expect(receipt.tokensAfter).toBeLessThan(receipt.tokensBefore);
+  });
+
+  it('R3: a summary cut after its failed run loses only paths the pointer lines name: nothing is missing', async () => {
+    const { report, history } = await compactWith((text) => text.slice(0, Math.floor(text.length * 0.3)));
+    const receipt = report.receipt!;
+    expect(receipt.amended).toBe(0);
+    expect(receipt.items.find((i) => i.kind === 'error')?.place).toBe('summary');
+    const pointed = receipt.items.filter((i) => i.place === 'pointer');
+    expect(pointed.length).toBeGreaterThan(0);
+    expect(pointed.every((i) => i.kind === 'path')).toBe(true);
+    // Each pointed path is on a line of the summary that names a recall id.
+    const summary = textOf(history.find(isSummaryMessage)!.content).split('\n');
+    for (const item of pointed)
+      expect(summary.some((l) => /^- r-[0-9a-f]{8} /.test(l) && l.includes(item.key))).toBe(true);
   });
 
   it.each(Object.entries(DEFECTS))('R3: a summarizer that %s is caught and mended', async (_name, defect) => {
