@@ -48,7 +48,7 @@ export function buildSessionRunner(
   envelope: RequestEnvelope | undefined,
   mode: CompactionMode,
   instructions?: string,
-  lastRequest?: readonly Message[],
+  lastRequest?: { messages: readonly Message[]; providerTokens: number | undefined },
 ): SessionRunner {
   const { route, estimator } = ctx;
   const { limits, compaction: settings, budgets } = ctx.config;
@@ -71,7 +71,7 @@ export function buildSessionRunner(
     prefixTokens: limits.prefixTokens,
     // The last request's cached prefix is reused only where its system prompt and tools are.
     ...(parent !== null && lastRequest !== undefined && settings.summaryOverLastRequest !== false
-      ? { lastRequest }
+      ? { lastRequest: lastRequest.messages, lastRequestTokens: lastRequest.providerTokens }
       : {}),
   });
   const runner = createTurnRunner({

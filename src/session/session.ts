@@ -86,6 +86,8 @@ export class Session implements CompactorSession {
   // The messages of the last request sent (a turn's own, or one whose usage was recorded): a
   // summary by the same model asks over them so the provider's prompt cache serves them.
   private sent: readonly Message[] | undefined;
+  /** The provider's count of that request's input (system prompt and tools included), when it reported one. */
+  private sentTokens: number | undefined;
   private busy = false;
   private turns = 0;
   /** The histories compactions replaced (without a store, the only copy of what they dropped). */
@@ -183,12 +185,14 @@ export class Session implements CompactorSession {
     const verdict = this.cacheHealth.recordUsage(usage);
     this.anchor = usageAnchor(request, usage.inputTokens);
     this.sent = request;
+    this.sentTokens = usage.inputTokens;
     return verdict;
   }
 
   /** The machines for one run; a summary may extend the last request sent. */
   private runnerFor(mode: CompactionMode, instructions?: string) {
-    return buildSessionRunner(this.ctx, this.envelope, mode, instructions, this.sent);
+    const sent = this.sent && { messages: this.sent, providerTokens: this.sentTokens };
+    return buildSessionRunner(this.ctx, this.envelope, mode, instructions, sent);
   }
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
@@ -252,7 +256,7 @@ export class Session implements CompactorSession {
       );
       const local = c?.strategy === 'local';
       this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
-      if (turnRequest !== null) this.sent = turnRequest;
+      if (turnRequest !== null) [this.sent, this.sentTokens] = [turnRequest, undefined];
       return sessionTurnResult(result, boundary, summarizer, local);
     });
   }

@@ -53,6 +53,11 @@ export interface LocalSummarizerOptions {
    * instructions, so the provider's prompt cache serves them; else over a bounded fork.
    */
   lastRequest?: readonly Message[];
+  /**
+   * The provider's count of that request's whole input, when it reported one: the window check
+   * trusts it over the estimate, which can fall a few percent short.
+   */
+  lastRequestTokens?: number;
 }
 
 /** A fork prepared by {@link createLocalSummarizer}: the summary pipeline's fork plus its band. */

@@ -37,7 +37,8 @@ export function choosePrefix(s: LocalSummarySettings, refused: boolean): PrefixC
   const prepared = prefixPrepared(sent, inputTokens, instructionsTokens, s.instructions);
   if (s.capacity === null) return { kind: 'prefix', prepared, maxOutputTokens: s.opts.summaryOutputLimit };
   const margin = Math.floor(s.capacity / 64);
-  const room = s.capacity - margin - s.frozen - inputTokens - instructionsTokens;
+  const whole = Math.max(inputTokens + s.frozen, s.opts.lastRequestTokens ?? 0);
+  const room = s.capacity - margin - whole - instructionsTokens;
   const wanted = s.opts.summaryOutputLimit ?? defaultSummaryOutputTokens(s.capacity) ?? MIN_PREFIX_OUTPUT;
   const needed = s.opts.summaryOutputLimit ?? Math.min(wanted, MIN_PREFIX_OUTPUT);
   if (room < needed)
