@@ -68,10 +68,19 @@ export function droppedNotes(
   };
 }
 
-/** A copy of the task message `m` with `note` after its text. */
+const NOTE_START = '\n\n[compactor: ';
+const NOTE_HEAD = /^\n\n\[compactor: \d+ older messages were left out/;
+
+/** A copy of the task message `m` with `note` after its text, in place of a note it had. */
 export function withNote(m: Message, note: string): Message {
-  if (typeof m.content === 'string') return { ...m, content: `${m.content}\n\n${note}` };
-  return { ...m, content: [...m.content, { type: 'text', text: `\n\n${note}` }] };
+  if (typeof m.content === 'string') {
+    const at = m.content.lastIndexOf(NOTE_START);
+    const own = at >= 0 && NOTE_HEAD.test(m.content.slice(at)) ? m.content.slice(0, at) : m.content;
+    return { ...m, content: `${own}\n\n${note}` };
+  }
+  const last = m.content.at(-1);
+  const own = last?.type === 'text' && NOTE_HEAD.test(last.text) ? m.content.slice(0, -1) : m.content;
+  return { ...m, content: [...own, { type: 'text', text: `\n\n${note}` }] };
 }
 
 /**

@@ -91,7 +91,7 @@ export function fitToWindow(history: readonly Message[], opts: FitWindowOptions)
   if (opts.clearingOnly || fits(all.messages)) return done(all.messages, all.cleared);
   const previewed = previewLargestResults(all.messages, opts.budgetTokens, est);
   if (fits(previewed.messages)) return done(previewed.messages, all.cleared, previewed.count);
-  const dropped = dropOldest(history, previewed.messages, opts.budgetTokens, est);
+  const dropped = leaveOutOldest(history, previewed.messages, opts.budgetTokens, est);
   return done(dropped.messages, all.cleared, previewed.count, dropped.count);
 }
 
@@ -154,7 +154,7 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
  * then ends with a note naming what was left out by recall id, counted in the budget; its lines
  * depend only on what was left out, so requests that leave out the same messages repeat it.
  */
-function dropOldest(
+export function leaveOutOldest(
   history: readonly Message[],
   messages: readonly Message[],
   budget: number,

@@ -39,7 +39,7 @@ describe('exchanges left out of a small window leave an address', () => {
     expect(est.history(fitted.messages)).toBe(fitted.projectedTokens);
     expect(fitted.messages.filter((m) => m.role === 'system')).toEqual([history[1]]);
     expect(analyzePairing(fitted.messages).valid).toBe(true);
-    const kept = new Set(fitted.messages.map((m) => m.toolCallId).filter((id) => id !== undefined));
+    const kept = new Set(fitted.messages.map((m) => m.toolCallId));
     const gone = history.filter((m) => m.role === 'tool' && !kept.has(m.toolCallId));
     expect(gone.length).toBeGreaterThan(0);
     const ids = idsIn(task);
