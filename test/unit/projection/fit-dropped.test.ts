@@ -80,12 +80,16 @@ describe('exchanges left out of a small window leave an address', () => {
     expect(again.messages[0]).toEqual(fitted.messages[0]);
   });
 
-  it('C1: when no note fits beside the newest exchange, the request is left out as before and never grows', () => {
-    const tight = fitToWindow(history, { budgetTokens: 420, limits, policy, estimator: est });
-    expect(tight.droppedMessages).toBeGreaterThan(0);
-    const without = est.history(tight.messages.map((m, i) => (i === 0 ? history[0] : m)));
-    // Either the note fits within the budget or there is none.
-    if (tight.projectedTokens > 420) expect(tight.messages[0]).toBe(history[0]);
-    expect(tight.projectedTokens).toBeGreaterThanOrEqual(without);
+  it('C1: with room for only the newest exchange and a short note, the note is cut to fewer lines, ends with the span id, and the request still fits', () => {
+    const newest = est.history([...history.slice(0, 2), ...history.slice(-2)]);
+    const tight = fitToWindow(history, { budgetTokens: newest + 60, limits, policy, estimator: est });
+    expect(tight.projectedTokens).toBeLessThanOrEqual(newest + 60);
+    const ids = idsIn(textOf(tight.messages[0].content));
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.length).toBeLessThan(3);
+    // The span id lists the first file's result, which recall returns whole.
+    const list = answerRecall(history, { id: ids.at(-1) }).text;
+    expect(list).toContain(recallIdOf(history[3]));
+    expect(answerRecall(history, { id: recallIdOf(history[3]) }).text).toMatch(/^MARKER-1\n/);
   });
 });
