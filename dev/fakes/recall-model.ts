@@ -37,8 +37,16 @@ export type RecallStep =
 
 const PATH_OF = /src\/file-(\d+)\.ts/;
 
-/** The recall id the prompt shows for the cleared or cut result of reading `path`. */
-function recallIdFor(prompt: SeenPrompt, path: string): string | undefined {
+/** A pointer line: a recall id (or a span id), then what it held. */
+const POINTER = /^- ([rs]-[0-9a-f]{8}) (.*)$/gm;
+
+/**
+ * The id to recall for the result of reading `path`: a clearing stub's recall id, else a
+ * pointer line naming it (a note on left-out messages, a summary, a span's list), else a span
+ * id whose list may name it. Ids in `asked` were recalled already.
+ */
+function recallIdFor(prompt: SeenPrompt, path: string, asked: ReadonlySet<string>): string | undefined {
+  const spans: string[] = [];
   for (const m of prompt.messages)
     for (const t of m.texts) {
       if (!t.includes(path) && !t.includes('recall')) continue;
@@ -48,8 +56,22 @@ function recallIdFor(prompt: SeenPrompt, path: string): string | undefined {
       } catch {
         // not a clearing stub
       }
+      for (const [, id, line] of t.matchAll(POINTER)) {
+        if (asked.has(id)) continue;
+        if (id.startsWith('r-') && line.includes(path)) return id;
+        if (id.startsWith('s-')) spans.push(id);
+      }
     }
-  return undefined;
+  return spans[0];
+}
+
+/** The ids the prompt's recall calls asked for. */
+function askedIds(prompt: SeenPrompt): Set<string> {
+  const out = new Set<string>();
+  for (const m of prompt.messages)
+    for (const c of m.calls)
+      if (c.name === 'recall') out.add(String((JSON.parse(c.arguments) as { id?: unknown }).id));
+  return out;
 }
 
 /** The next step of the model that needs the past, from its prompt. */
@@ -64,8 +86,10 @@ export function recallStep(prompt: SeenPrompt, files: number): RecallStep {
   const marker = markerOf(0);
   if (prompt.messages.some((m) => m.texts.some((t) => t.includes(marker))))
     return { kind: 'answer', text: RECALL_FINAL(marker) };
-  const recalled = prompt.messages.some((m) => m.calls.some((c) => c.name === 'recall'));
-  const id = recalled ? undefined : recallIdFor(prompt, recallPath(0));
+  const asked = askedIds(prompt);
+  // A clearing stub names the result itself: one recall of it is enough.
+  const stubbed = asked.size > 0 && [...asked].some((id) => id.startsWith('r-'));
+  const id = stubbed ? undefined : recallIdFor(prompt, recallPath(0), asked);
   return id === undefined ? { kind: 'answer', text: LOST } : { kind: 'recall', id };
 }
 

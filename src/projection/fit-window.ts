@@ -3,6 +3,7 @@ import { textOf, type Message } from '../messages/message.js';
 import { originalTokens, previewMessage } from '../summary/preview.js';
 import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
+import { droppedLineCap, droppedNotes, withNote } from './dropped-pointer.js';
 import { analyzePairing } from './pairing.js';
 import { projectRequest } from './project-request.js';
 import { recallIdOf } from './recall-ids.js';
@@ -43,7 +44,7 @@ const NO_EVIDENCE_WINDOW = 1e-9;
  * in steps: a step is then the next one at once), (2) clear every result but
  * the newest call's, (3) cut the largest results to head + tail previews that say how much was
  * cut and that the whole output stays in the session history, (4) leave out the oldest whole
- * exchanges after the task. Pairing stays valid at every step and the first user message (the
+ * exchanges after the task, which then names them by recall id. Pairing stays valid at every step and the first user message (the
  * task, or the summary that restates it) is always kept. The session history is never touched.
  */
 export function fitToWindow(history: readonly Message[], opts: FitWindowOptions): FittedRequest {
@@ -90,7 +91,7 @@ export function fitToWindow(history: readonly Message[], opts: FitWindowOptions)
   if (opts.clearingOnly || fits(all.messages)) return done(all.messages, all.cleared);
   const previewed = previewLargestResults(all.messages, opts.budgetTokens, est);
   if (fits(previewed.messages)) return done(previewed.messages, all.cleared, previewed.count);
-  const dropped = dropOldest(previewed.messages, opts.budgetTokens, est);
+  const dropped = leaveOutOldest(history, previewed.messages, opts.budgetTokens, est);
   return done(dropped.messages, all.cleared, previewed.count, dropped.count);
 }
 
@@ -149,9 +150,12 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
 /**
  * Leaves out the oldest exchanges after the task until the request fits: an assistant message
  * goes with the results of its calls, so no result loses its call. The newest exchange stays,
- * and so does every system message (an agent's instructions sent among its messages).
+ * and so does every system message (an agent's instructions sent among its messages). The task
+ * then ends with a note naming what was left out by recall id, counted in the budget; its lines
+ * depend only on what was left out, so requests that leave out the same messages repeat it.
  */
-function dropOldest(
+export function leaveOutOldest(
+  history: readonly Message[],
   messages: readonly Message[],
   budget: number,
   est: Estimator,
@@ -159,17 +163,47 @@ function dropOldest(
   const task = messages.findIndex((m) => m.role === 'user');
   if (task < 0) return { messages, count: 0 };
   const units = exchangesAfter(messages, task);
-  let total = est.history(messages);
-  let drop = 0;
-  let count = 0;
-  while (total > budget && drop < units.length - 1) {
-    for (const i of units[drop]) total -= est.message(messages[i]);
-    count += units[drop].length;
-    drop++;
+  const total = est.history(messages);
+  const taskTokens = est.message(messages[task]);
+  const noteOf = droppedNotes(history);
+  // Tokens left after dropping the first d units, for d = 0, 1, …
+  const left = [total];
+  for (const unit of units)
+    left.push(left[left.length - 1] - unit.reduce((a, i) => a + est.message(messages[i]), 0));
+  const build = (drop: number, lines: number | null) => {
+    const gone = new Set(units.slice(0, drop).flat());
+    const kept = messages.filter((_, i) => !gone.has(i));
+    const note =
+      lines === null
+        ? null
+        : noteOf(
+            messages.filter((_, i) => gone.has(i)),
+            lines,
+          );
+    if (note === null) return { messages: kept, tokens: left[drop], count: gone.size };
+    const noted = withNote(messages[task], note);
+    return {
+      messages: kept.map((m) => (m === messages[task] ? noted : m)),
+      tokens: left[drop] - taskTokens + est.message(noted),
+      count: gone.size,
+    };
+  };
+  const most = Math.max(0, units.length - 1);
+  const cap = droppedLineCap(budget);
+  // The fewest exchanges left out with the whole note; then fewer lines with the most left out;
+  // then, when no note fits at all, the fewest left out without one.
+  for (let drop = 1; drop <= most; drop++) {
+    if (left[drop] > budget) continue;
+    const fitted = build(drop, cap);
+    if (fitted.tokens <= budget) return fitted;
   }
-  if (count === 0) return { messages, count: 0 };
-  const gone = new Set(units.slice(0, drop).flat());
-  return { messages: messages.filter((_, i) => !gone.has(i)), count };
+  for (let lines = cap - 1; lines >= 0 && most > 0; lines--) {
+    const fitted = build(most, lines);
+    if (fitted.tokens <= budget) return fitted;
+  }
+  let drop = 0;
+  while (left[drop] > budget && drop < most) drop++;
+  return drop === 0 ? { messages, count: 0 } : build(drop, null);
 }
 
 /** The messages after `task` grouped so that each call travels with its results. */

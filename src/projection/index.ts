@@ -18,6 +18,6 @@ export * from './session-settings.js';
 export * from './cache-aware.js';
 export { clearedCallIds, keepClearedOf, stepwiseClearing } from './sticky-clearing.js';
 export * from './wait-by-cost.js';
-export { fitToWindow, type FittedRequest, type FitWindowOptions } from './fit-window.js';
+export { fitToWindow, leaveOutOldest, type FittedRequest, type FitWindowOptions } from './fit-window.js';
 export * from './recall-ids.js';
 export * from './recall.js';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { textOf, type Message } from '../messages/message.js';
 import type { ToolSchema } from '../providers/types.js';
 import { RECALL_ID_PATTERN, RECALL_TOOL_NAME, recallIdOf } from './recall-ids.js';
+import { answerDroppedSpan } from './dropped-pointer.js';
 import { answerSpan, SPAN_ID_PATTERN } from './recall-spans.js';
 import { isClearedStub } from './stubs.js';
 
@@ -99,7 +100,9 @@ export function answerRecall(
   if (typeof parsed === 'string') return { text: parsed, found: false };
   const { id, range } = parsed;
   if (SPAN_ID_PATTERN.test(id)) {
-    const index = answerSpan(history, id, range);
+    // Read twice (a summary's span, else a run of left-out exchanges): `history` may be a generator.
+    const all = [...history];
+    const index = answerSpan(all, id, range) ?? answerDroppedSpan(all, id, range);
     return index === null
       ? { text: `${SPAN_NOT_FOUND} ${id} in this session`, found: false }
       : { text: index, found: true };

@@ -1,13 +1,14 @@
 import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
-import { isClearedStub, stubResult } from '../projection/index.js';
+import { isClearedStub, leaveOutOldest, stubResult } from '../projection/index.js';
 import { bodyTokens, loweredOutput, OUTPUT_SAFETY_SHARE } from './answer-room.js';
 import { writeRequest, type ParsedRequest } from './protocols.js';
 
 /**
  * A recall round must fit the window as the turn's first request did: the recalled original
  * comes on top of a request the projection already filled. Older results give way first (they
- * keep their recall ids), then earlier answers of the same turn, and a recalled original that
+ * keep their recall ids), then earlier answers of the same turn, then the oldest exchanges (the
+ * task names them by recall id), and a recalled original that
  * still does not fit is cut to the lines that do, with a note naming the range to ask for next.
  */
 
@@ -100,6 +101,10 @@ export function fitRecallRound(
         ? { ...m, content: 'recall: this answer gave way to a later one; recall it again to see it.' }
         : m,
     );
+  // Room for the answers (up to half the window's): older exchanges give way, named by recall id.
+  const need = Math.min(est.history(answers), Math.floor(budget / 2));
+  if (est.history([...kept, ...turn]) + need > budget)
+    kept = [...leaveOutOldest(history, kept, budget - need - est.history(turn), est).messages];
   const rest = est.history([...kept, ...turn]);
   const share = Math.floor((budget - rest) / Math.max(1, answers.length));
   const calls = new Map(turn.flatMap((m) => (m.toolCalls ?? []).map((c) => [c.id, c] as const)));
