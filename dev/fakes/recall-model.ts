@@ -2,7 +2,7 @@
  * A fake model whose task needs the past: it reads `files` files one per turn, then must answer
  * with the marker written at the top of the first file, which the proxy or adapter has cleared
  * by then. When the marker is not in its prompt it looks for the recall id of that file's
- * cleared result and calls `recall`; with neither it answers that the marker is lost. The
+ * cleared result (a clearing stub, or a summary's pointer line) and calls `recall`; with neither it answers that the marker is lost. The
  * decision is read from the prompt alone, so it plays the model behind any framework or proxy.
  */
 import type { SeenPrompt } from '../loops/prompt-audit.js';
@@ -37,11 +37,15 @@ export type RecallStep =
 
 const PATH_OF = /src\/file-(\d+)\.ts/;
 
-/** The recall id the prompt shows for the cleared or cut result of reading `path`. */
+/** A summary's pointer line for a result of reading a path: its recall id first. */
+const POINTER_LINE = /^- (r-[0-9a-f]{8}) read_file: (\S+)/gm;
+
+/** The recall id the prompt shows for the cleared, cut or summarized result of reading `path`. */
 function recallIdFor(prompt: SeenPrompt, path: string): string | undefined {
   for (const m of prompt.messages)
     for (const t of m.texts) {
       if (!t.includes(path) && !t.includes('recall')) continue;
+      for (const [, id, named] of t.matchAll(POINTER_LINE)) if (named === path) return id;
       try {
         const stub = JSON.parse(t) as { recall_id?: unknown; input?: unknown };
         if (typeof stub.recall_id === 'string' && String(stub.input).includes(path)) return stub.recall_id;
