@@ -140,6 +140,30 @@ describeWithRestate('recall on the Restate engine', () => {
       new RegExp(`^${span}: all \\d+ tool results that summaries replaced`),
     );
     expect(list.text).toContain(`- ${pointer![1]} read_file: ${recallPath(0)}`);
+    // A client that starts its list over (it compacted it itself) is on a new branch; the ids
+    // the model saw before still resolve, from the branch they were stored on.
+    const restart = await fetch(`${proxy.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-test', 'x-compactor-session': SESSION },
+      body: JSON.stringify({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 512,
+        system: SYSTEM,
+        messages: [{ role: 'user', content: `Earlier work: ${pointer![1]} holds the first file.` }],
+      }),
+    });
+    expect(restart.status).toBe(200);
+    await restart.text();
+    const point = await restate.call<{ branch: number }>('compactorSessionConversation', SESSION, 'state');
+    expect(point.branch).toBe(1);
+    const later = await restate.call<Answer>('compactorSessionConversation', SESSION, 'recall', {
+      id: pointer![1],
+      range: { start: 1, end: 1 },
+    });
+    expect(later).toEqual({
+      text: `lines 1-1 of ${original.split('\n').length} of ${pointer![1]}:\n// marker: ${markerOf(0)}`,
+      found: true,
+    });
     // An id nobody stored, and arguments that are not a recall call, are answered as such.
     const unknown = await restate.call<Answer>('compactorSession', SESSION, 'recall', { id: 'r-00000000' });
     expect(unknown).toEqual({
