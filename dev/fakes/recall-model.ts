@@ -2,7 +2,7 @@
  * A fake model whose task needs the past: it reads `files` files one per turn, then must answer
  * with the marker written at the top of the first file, which the proxy or adapter has cleared
  * by then. When the marker is not in its prompt it looks for the recall id of that file's
- * cleared result and calls `recall`; with neither it answers that the marker is lost. The
+ * cleared result (a clearing stub, or a summary's pointer line) and calls `recall`; with neither it answers that the marker is lost. The
  * decision is read from the prompt alone, so it plays the model behind any framework or proxy.
  */
 import type { SeenPrompt } from '../loops/prompt-audit.js';

@@ -120,19 +120,25 @@ export function answerRecall(
     const cut = linesOf(whole, range.start, range.end);
     text = `lines ${range.start}-${Math.min(range.end, cut.total)} of ${cut.total} of ${id}:\n${cut.text}`;
   }
-  const holder = request.find(
-    (m) => m.role === 'tool' && !isClearedStub(m) && (m === original || holds(m, whole, text)),
-  );
-  if (holder !== undefined)
-    return {
-      text: `recall: ${id} is already in this conversation, whole, in the result of call ${holder.toolCallId ?? '?'}; read it there.`,
-      found: true,
-    };
-  return { text, found: true };
+  return alreadyHeld(request, id, [whole, text], original) ?? { text, found: true };
 }
 
-/** True when a message's text is the whole original, or the very answer about to be given. */
-function holds(m: Message, whole: string, answer: string): boolean {
-  const t = textOf(m.content);
-  return t === whole || t === answer;
+/**
+ * The answer pointing at the tool result of `request` that already holds one of `texts` (or
+ * is `original` itself), so asking again never sends a second copy; undefined when none does.
+ */
+export function alreadyHeld(
+  request: readonly Message[],
+  id: string,
+  texts: readonly string[],
+  original?: Message,
+): RecallAnswer | undefined {
+  const holder = request.find(
+    (m) => m.role === 'tool' && !isClearedStub(m) && (m === original || texts.includes(textOf(m.content))),
+  );
+  if (holder === undefined) return undefined;
+  return {
+    text: `recall: ${id} is already in this conversation, whole, in the result of call ${holder.toolCallId ?? '?'}; read it there.`,
+    found: true,
+  };
 }

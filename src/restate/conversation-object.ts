@@ -4,6 +4,7 @@ import { MessageSchema, type Message } from '../messages/message.js';
 import { SessionOptionsSchema } from '../session/options.js';
 import type { SessionTurnResult } from '../session/session-types.js';
 import { StrategySchema } from '../store/events.js';
+import { answerRecall, parseRecallArgs, type RecallAnswer } from '../projection/recall.js';
 import { checkedInput, type ObjectContext, type ObjectSharedContext, type RestateSdk } from './sdk.js';
 import type { ServiceDefinition } from './sdk.js';
 
@@ -76,6 +77,7 @@ type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summa
 type SessionClient = {
   runTurn(input: unknown): Promise<SessionTurn>;
   state(): Promise<{ history: Message[] }>;
+  recall(args: unknown): Promise<RecallAnswer>;
 };
 
 /** A shorter list, or another message where the last synced one was, is a rewritten conversation. */
@@ -117,6 +119,29 @@ async function forkPoint(
     hashes: hashes.slice(0, shared),
   };
   return { point: synced, start: history.slice(0, history.length - dropped) };
+}
+
+/**
+ * A recall call answered by the current branch, else by the earlier ones, newest first: a
+ * client that rewrote its list (trimmed it, or compacted it itself) may still hold ids the
+ * model saw before, and the branch they were seen on keeps their originals.
+ */
+async function recallAcrossBranches(
+  current: number | undefined,
+  args: unknown,
+  ask: (branch: number, args: unknown) => Promise<RecallAnswer>,
+): Promise<RecallAnswer> {
+  const parsed = parseRecallArgs(args);
+  if (typeof parsed === 'string') return { text: parsed, found: false };
+  // A conversation never seen holds nothing.
+  if (current === undefined) return answerRecall([], parsed);
+  let first: RecallAnswer | undefined;
+  for (let branch = current; branch >= 0; branch--) {
+    const answer = await ask(branch, parsed);
+    if (answer.found) return answer;
+    first ??= answer;
+  }
+  return first!;
 }
 
 /** The conversation object of session object `name` (default `compactorSessionConversation`). */
@@ -169,6 +194,12 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
         return { request, decision, summaryCalls, strategy, branch: at.branch };
       }),
       state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
+      recall: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
+        const point = await saved(ctx);
+        const client = (branch: number) =>
+          ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, branch));
+        return recallAcrossBranches(point?.branch, raw, (branch, args) => client(branch).recall(args));
+      }),
     },
   });
 }

@@ -19,6 +19,7 @@ import {
 } from './working-records.js';
 import { archivedHistory, archiveHistories, sessionArchive } from './session-archive.js';
 import { conversationObject } from './conversation-object.js';
+import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import {
   restateSdk,
@@ -36,7 +37,7 @@ import {
  * The Restate virtual object `compactorSession`: one object per session id. Restate runs at
  * most one exclusive handler (`append`, `runTurn`, `compact`) per id at a time, on whichever
  * worker it picks, so a session is never written by two workers at once; the shared ones
- * (`prepareRequest`, `state`, `restore`) only read. The session's records live in the
+ * (`prepareRequest`, `state`, `recall`, `restore`) only read. The session's records live in the
  * object's state, so any worker continues it; every provider call of a turn is a recorded
  * step, so a turn retried after its worker died never pays for a summary twice.
  */
@@ -204,6 +205,8 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
           usage: await keptUsage(ctx),
         };
       }),
+      // A call of the recall tool (`{ id, range? }`), answered from everything the session stored.
+      recall: shared(async (ctx: ObjectSharedContext, raw: unknown) => recallFromStore(ctx, name, raw)),
       restore: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
         const { boundary } = input(RestoreInput, raw, 'restore');
         const known = knownBoundary(await loadRecords(ctx), boundary);

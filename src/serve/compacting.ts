@@ -23,7 +23,7 @@ import { agentSessionId } from './agent-ids.js';
 import { withRecallTool, withRecallToolText } from './recall-tool.js';
 import { withTopLevelValueOf } from './json-splice.js';
 import { splicedRequest } from './list-splice.js';
-import { forwardAnsweringRecalls, sendUpstream } from './recall-loop.js';
+import { forwardAnsweringRecalls, sendUpstream, sessionRecaller } from './recall-loop.js';
 import {
   answerReserve,
   asClientSent,
@@ -354,12 +354,13 @@ export async function handleCompacting(
       const room = { capacity, reserve, estimator: projection.session.estimator };
       const { write, messages } = out;
       const turn = { request: parsed, write, messages, history: parsed.messages, body, betas, room };
-      const { session } = projection;
-      countRecalls(
-        ctx,
-        id,
-        await forwardAnsweringRecalls(ctx, req, res, turn, session, signal, headers, tap),
+      const recall = sessionRecaller(
+        ctx.conversations,
+        projection.conversationId,
+        projection.session,
+        signal,
       );
+      countRecalls(ctx, id, await forwardAnsweringRecalls(ctx, req, res, turn, recall, signal, headers, tap));
       return 'projected';
     }
     await forward(ctx, protocol, req, res, body, signal, headers, tap, betas);

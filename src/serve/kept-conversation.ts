@@ -1,5 +1,6 @@
 import type { Conversations } from '../adapters/shared/conversations.js';
 import type { Message } from '../messages/message.js';
+import type { RecallAnswer } from '../projection/recall.js';
 import type { CompactorSession } from '../session/index.js';
 
 /** A conversation as kept outside the process: its current branch's session. */
@@ -21,4 +22,9 @@ export interface ProxyConversations extends Conversations {
    * read from there; undefined when nothing is.
    */
   kept?(conversationId: string, signal?: AbortSignal): Promise<KeptConversation | undefined>;
+  /**
+   * For conversations kept outside the process: a call of the recall tool (its arguments)
+   * answered from everything kept there, as the proxy holds none of it.
+   */
+  recallKept?(conversationId: string, args: unknown, signal?: AbortSignal): Promise<RecallAnswer>;
 }

@@ -3,7 +3,9 @@ import { Readable, type Transform } from 'node:stream';
 import { text as textOf } from 'node:stream/consumers';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactorSession } from '../session/index.js';
-import { answerRecall } from '../projection/index.js';
+import { alreadyHeld, answerRecall, parseRecallArgs, RECALL_ID_PATTERN } from '../projection/index.js';
+import type { ProxyConversations } from './kept-conversation.js';
+import { RequestRefusedError } from '../core/errors.js';
 import { relayResponse } from './http-io.js';
 import type { CompactingContext } from './compacting.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
@@ -60,22 +62,49 @@ export async function sendUpstream(
   return answer;
 }
 
+/** Answers a recall call the client's messages do not hold, pointing at a copy `request` already has. */
+export type Recaller = (args: unknown, request: readonly Message[]) => Promise<string>;
+
+/**
+ * The session's answer to recall calls: from the session in this process, or, for a session
+ * kept elsewhere (on Restate), from everything kept there.
+ */
+export function sessionRecaller(
+  conversations: ProxyConversations,
+  id: string,
+  session: CompactorSession,
+  signal: AbortSignal,
+): Recaller {
+  const kept = conversations.recallKept?.bind(conversations);
+  if (kept === undefined) return async (args, request) => session.recall(args, request);
+  return async (args, request) => {
+    // A store that cannot answer costs the model this one answer, not the client its request.
+    const answer = await kept(id, args, signal).catch((e: unknown) => {
+      if (!RequestRefusedError.isInstance(e)) throw e;
+      return { text: `recall: ${e.message}`, found: false };
+    });
+    const parsed = parseRecallArgs(args);
+    if (!answer.found || typeof parsed === 'string' || !RECALL_ID_PATTERN.test(parsed.id)) return answer.text;
+    return (alreadyHeld(request, parsed.id, [answer.text]) ?? answer).text;
+  };
+}
+
 /**
  * The recall results for every call of an assistant turn: from the client's own messages (an
  * agent sends its whole conversation), else from the session (what it stored before).
  */
-function answers(
-  session: CompactorSession,
+async function answers(
+  recall: Recaller,
   history: readonly Message[],
   turn: readonly Message[],
   sent: readonly Message[],
-): Message[] {
+): Promise<Message[]> {
   const out: Message[] = [];
   for (const m of turn)
     for (const call of m.toolCalls ?? []) {
       const request = [...sent, ...out];
       const own = answerRecall(history, call.arguments, request);
-      const text = own.found ? own.text : session.recall(call.arguments, request);
+      const text = own.found ? own.text : await recall(call.arguments, request);
       out.push(msg.tool(call.id, text, call.name));
     }
   return out;
@@ -86,14 +115,14 @@ function answers(
  * what was sent, fitted to the window. `earlier` collects the answers of this turn's rounds (they
  * give way to later ones when the window is full).
  */
-function nextRound(
+async function nextRound(
   turn: RecallTurn,
-  session: CompactorSession,
+  recall: Recaller,
   sent: readonly Message[],
   called: readonly Message[],
   earlier: Set<Message>,
-): { messages: readonly Message[]; body: string } {
-  const given = answers(session, turn.history, called, sent);
+): Promise<{ messages: readonly Message[]; body: string }> {
+  const given = await answers(recall, turn.history, called, sent);
   const messages = fitRecallRound(turn.room, turn.request, sent, called, given, earlier, turn.history);
   for (const m of messages.slice(messages.length - given.length)) earlier.add(m);
   return { messages, body: recallRoundBody(turn.room, turn.request, messages, turn.write) };
@@ -110,12 +139,12 @@ export async function forwardAnsweringRecalls(
   req: IncomingMessage,
   res: ServerResponse,
   turn: RecallTurn,
-  session: CompactorSession,
+  recall: Recaller,
   signal: AbortSignal,
   extra: Record<string, string>,
   tap?: Transform,
 ): Promise<number> {
-  if (turn.request.stream) return streamAnsweringRecalls(ctx, req, res, turn, session, signal, extra, tap);
+  if (turn.request.stream) return streamAnsweringRecalls(ctx, req, res, turn, recall, signal, extra, tap);
   const { protocol } = turn.request;
   let messages = turn.messages;
   const earlier = new Set<Message>();
@@ -126,7 +155,7 @@ export async function forwardAnsweringRecalls(
     const called = recallTurnOf(protocol, text);
     const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
     if (called === undefined) return relay(res, buffered, round, extra, tap);
-    const next = nextRound(turn, session, messages, called, earlier);
+    const next = await nextRound(turn, recall, messages, called, earlier);
     messages = next.messages;
     answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal);
   }
@@ -145,7 +174,7 @@ async function streamAnsweringRecalls(
   req: IncomingMessage,
   res: ServerResponse,
   turn: RecallTurn,
-  session: CompactorSession,
+  recall: Recaller,
   signal: AbortSignal,
   extra: Record<string, string>,
   tap?: Transform,
@@ -186,7 +215,7 @@ async function streamAnsweringRecalls(
       await writeFrames(res, protocol, passed.held, at, later);
       return end(res, round);
     }
-    ({ messages, body } = nextRound(turn, session, messages, called, earlier));
+    ({ messages, body } = await nextRound(turn, recall, messages, called, earlier));
     before = { frames: passed.held, later };
     at.offset = at.count;
   }

@@ -70,10 +70,12 @@ export function restateConversations(
         ...deprecatedNames(request, decision),
       };
     },
-    // The session itself lives on Restate (its object's `state` handler shows it); the proxy
-    // answers recall calls from the request's own messages.
+    // The session itself lives on Restate (its object's `state` handler shows it); recall calls
+    // are answered there (`recallKept`).
     session: () => undefined,
     recall: (args) => answerRecall([], args).text,
+    recallKept: (id, args, signal) =>
+      callRecall(`${base}/${encodeURIComponent(id)}/recall`, args, ingress, signal),
     syncedHashes: () => undefined,
     async delete(id) {
       counters.drop(id);
@@ -104,6 +106,7 @@ export function restateConversations(
 /** The parts of the conversation object's sync point and the session object's `state` a reader uses. */
 const KeptSyncSchema = z.looseObject({ branch: z.number().int().nonnegative() });
 const KeptStateSchema = z.looseObject({ history: z.array(MessageSchema), boundaries: z.array(z.unknown()) });
+const RecallAnswerSchema = z.strictObject({ text: z.string(), found: z.boolean() });
 
 const notAnAnswer = (ingress: string, what: string) =>
   new RequestRefusedError(502, `the Restate server at ${ingress} answered something else than a ${what}`);
@@ -199,6 +202,16 @@ async function callHandler(url: string, ingress: string, signal: AbortSignal | u
   if (!res.ok)
     throw new RequestRefusedError(502, `the Restate server at ${ingress} refused: ${oneLine(text)}`);
   return safeJson(text);
+}
+
+/** One `recall` call of a conversation object (the recall tool's arguments); its answer checked. */
+async function callRecall(url: string, args: unknown, ingress: string, signal: AbortSignal | undefined) {
+  const { res, text } = await post(url, args, ingress, signal);
+  if (!res.ok)
+    throw new RequestRefusedError(502, `the Restate server at ${ingress} refused: ${oneLine(text)}`);
+  const answer = RecallAnswerSchema.safeParse(safeJson(text));
+  if (!answer.success) throw notAnAnswer(ingress, 'recall answer');
+  return answer.data;
 }
 
 /** One `turn` call over the ingress, keyed by the request; its answer checked. */
