@@ -11,6 +11,7 @@ import {
   type CorpusSession,
 } from './corpus-sessions.js';
 import { howSureSection } from './how-sure-section.js';
+import { neverWorseSection } from './never-worse-section.js';
 import { ResamplePlans } from './paired-bootstrap.js';
 import { chooseDefault } from './retention-choice.js';
 import { recallOf, runWindow, subsetRuns, type PolicyRun } from './retention-runs.js';
@@ -137,6 +138,10 @@ export const retentionSuite: BenchSuite = {
       policiesSection(policies),
       corpusSection(sessions, tuningNames, loaded.failures, ctx.corpusDir),
       choiceSection(scores, chosen, tuningRuns, checkRuns, plans),
+      neverWorseSection([
+        ['tuning', tuningRuns],
+        ['check', checkRuns],
+      ]),
       firingSection(all, sessions.length),
     ];
     for (const [half, byWindow, n] of [

@@ -29,7 +29,8 @@ import { renderTable } from './table.js';
  * pilot's). A variant is `key=value` pairs of clearing and compaction settings, joined by commas (each runs
  * through the session API); `waitByCost=true` drops the wait where the expected
  * cost says it cannot pay. `--per-session` lists the
- * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent.
+ * sessions whose dollars differ; `--digits 4` prints dollars to a hundredth of a cent;
+ * `--corpus DIR` replays sessions the defaults were not tuned on (split the same way).
  */
 function parseVariant(text: string): CompactorSetting {
   const raw: Record<string, unknown> = {};
@@ -54,10 +55,11 @@ async function main(): Promise<void> {
       variant: { type: 'string', multiple: true, default: [] },
       'per-session': { type: 'boolean', default: false },
       digits: { type: 'string', default: '2' },
+      corpus: { type: 'string' },
     },
     strict: true,
   });
-  const dir = sessionCorpusDir(undefined);
+  const dir = sessionCorpusDir(values.corpus);
   const sessions = [...loadCorpusSessions(dir).sessions, ...syntheticLongSessions(Number(values.synthetic))];
   const halves = splitSessions(sessions);
   const half = values.half === 'check' ? halves.check : halves.tuning;

@@ -111,8 +111,8 @@ export const COMPACTION_SETTINGS = {
   },
   reinjectBudgetTokens: {
     schema: count,
-    defaultText: 'min(4,000, 5 % of capacity)',
-    doc: 'Tokens of recent file reads re-injected after a local summary; 0 disables.',
+    defaultText: '0 (off)',
+    doc: 'Tokens of recent file reads re-injected after a local summary (every removed result keeps a recall id); 0 disables.',
   },
   summaryOverLastRequest: {
     schema: z.boolean(),

@@ -25,8 +25,8 @@ import { PrefixRequests } from './summary-prefix.js';
 
 /**
  * Ceiling of the budget for re-injecting durable context (instructions, recently touched files)
- * after a summary, when none is given; the default itself scales with the window
- * (`defaultReinjectBudget`: min(4,000, floor(capacity × 0.05))).
+ * after a summary (off unless a budget is given; `defaultReinjectBudget` gives
+ * min(4,000, floor(capacity × 0.05)) for callers that want it).
  */
 export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 

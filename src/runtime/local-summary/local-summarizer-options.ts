@@ -39,8 +39,8 @@ export interface LocalSummarizerOptions {
    */
   abstractMaxOutputTokens?: number;
   /**
-   * Re-injection budget (default `min(4,000, floor(capacity × 0.05))`, 4,000 for an
-   * unknown window; 0 disables). Capped by room left in the rebuilt window.
+   * Re-injection budget (default 0: off; `defaultReinjectBudget(capacity)` gives
+   * min(4,000, floor(capacity × 0.05))). Capped by room left in the rebuilt window.
    */
   reinjectBudgetTokens?: number;
   /** Output tokens the next request reserves (bounds the rebuilt history). */

@@ -3,7 +3,6 @@ import { CONTINUITY_TAIL_MAX_TOKENS } from '../../projection/budgets.js';
 import { ABSTRACT_MAX_OUTPUT_TOKENS, type BandOptions } from '../../summary/hierarchical.js';
 import { loadSummaryPrompt, type SummaryPrompt } from '../../summary/prompt.js';
 import type { RebuildOptions } from '../../summary/rebuild.js';
-import { defaultReinjectBudget } from '../../summary/reinject.js';
 import {
   defaultSummaryOutputTokens,
   fitBudget,
@@ -65,7 +64,9 @@ export function resolveLocalSummarySettings(opts: LocalSummarizerOptions): Local
     frozen,
     fit: (budget) => fitBudget(budget, allowance),
     abstractMax: opts.abstractMaxOutputTokens ?? ABSTRACT_MAX_OUTPUT_TOKENS,
-    reinjectBudget: Math.max(0, opts.reinjectBudgetTokens ?? defaultReinjectBudget(opts.budgets.capacity)),
+    // Off unless asked: every result a pass removes keeps a recall id, and re-injected reads
+    // made each pass leave more behind, so passes came sooner and cost more than no clearing.
+    reinjectBudget: Math.max(0, opts.reinjectBudgetTokens ?? 0),
     bandOptions: (budget) => ({ budget, estimator: est, instructions, continuityTailTokens: tailTokens }),
     rebuildOptions: {
       estimator: est,

@@ -94,8 +94,8 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(s.followsTemplate('   ', 'older')).toBe(false);
   });
 
-  it('L7/§14: rebuild puts the summary first, keeps a continuity tail, and re-injects the system prompt and README.md', async () => {
-    const s = make(recordingOffline());
+  it('L7/§14: rebuild puts the summary first, keeps a continuity tail, and, given a budget, re-injects the system prompt and README.md', async () => {
+    const s = make(recordingOffline(), { reinjectBudgetTokens: 4_000 });
     const history = agentSession(12_000);
     const text = (await s.request(s.prepare(history, 20_000), 'flat', signal)).text;
     const rebuilt = s.rebuild(history, [text], 'manual');
@@ -107,7 +107,7 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     expect(est.history(rebuilt)).toBeLessThan(est.history(history));
   });
 
-  it('§14: the default re-injection budget scales with the window: min(4,000, floor(capacity × 0.05)); an explicit budget wins', async () => {
+  it('§14: re-injection is off by default; the window-scaled budget min(4,000, floor(capacity × 0.05)) is one call away; an explicit budget wins', async () => {
     expect(defaultReinjectBudget(16_000)).toBe(800);
     expect(defaultReinjectBudget(32_000)).toBe(1_600);
     expect(defaultReinjectBudget(200_000)).toBe(4_000);
@@ -116,9 +116,14 @@ describe('createLocalSummarizer with the offline summarizer (L1–L8, §14)', ()
     const big = agentSession(16_000);
     const reinjected = (m: readonly Message[]) =>
       est.history(m.filter((x) => x.metadata?.kind === 'compaction-reinjection'));
-    const at16k = make(recordingOffline(), { budgets: resolveBudgets({ capacity: 16_000 }) });
+    const at16k = make(recordingOffline(), {
+      budgets: resolveBudgets({ capacity: 16_000 }),
+      reinjectBudgetTokens: defaultReinjectBudget(16_000),
+    });
     const text = (await at16k.request(at16k.prepare(big, 8_000), 'flat', signal)).text;
     const small = reinjected(at16k.rebuild(big, [text], 'automatic'));
+    const byDefault = make(recordingOffline(), { budgets: resolveBudgets({ capacity: 16_000 }) });
+    expect(reinjected(byDefault.rebuild(big, [text], 'automatic'))).toBe(0);
     expect(small).toBeGreaterThan(0);
     expect(small).toBeLessThanOrEqual(800);
     const explicit = make(recordingOffline(), {

@@ -18,7 +18,11 @@ function goalLines(history: readonly Message[]): string[] {
 
 describe('the offline summary after two compactions in a row (L7, §14)', () => {
   it('L7/§14: "Latest request" is the user\'s last request, not the re-injected files message', async () => {
-    const s = createCompactorSession({ history: agentSession(30, 1_600, 900), limits: { capacity: 16_000 } });
+    const s = createCompactorSession({
+      history: agentSession(30, 1_600, 900),
+      limits: { capacity: 16_000 },
+      compaction: { reinjectBudgetTokens: 800 },
+    });
     expect((await s.compact()).status).toBe('compacted');
     // The first rebuild re-injected the files it read: the second pass sees that message.
     expect(s.history.some((m) => m.metadata?.kind === REINJECTION_METADATA_KIND)).toBe(true);
