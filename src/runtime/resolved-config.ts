@@ -1,4 +1,4 @@
-import type { TurnPolicy } from '../../machines/index.js';
+import { DEFAULT_LOOP_GUARD_POLICY, type LoopGuardPolicy, type TurnPolicy } from '../../machines/index.js';
 import { reservedOutputOf } from '../projection/budgets.js';
 import type { ClearingPolicy } from '../projection/clearing-policy.js';
 import type { RoutePolicy } from '../projection/route-policy.js';
@@ -12,10 +12,12 @@ import { defaultSummaryOutputTokens } from '../summary/request-fit.js';
 
 /**
  * The settings resolved once and frozen: the limits, the whole clearing policy, the compaction
- * settings with the wait filled in, the budgets, and the numbers every turn decides by
- * (`turn`). The runner and its actors take nothing else.
+ * settings with the wait filled in, the budgets, the numbers every turn decides by
+ * (`turn`) and the loop guard's limits. The runner and its actors take nothing else.
  */
-export type ResolvedConfig = Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }>;
+export type ResolvedConfig = Readonly<
+  SessionConfig & { turn: Readonly<TurnPolicy>; loopGuard: Readonly<LoopGuardPolicy> }
+>;
 
 /** The numbers a turn decides by, from settings already resolved. */
 function turnPolicyOf(settings: SessionConfig): TurnPolicy {
@@ -50,10 +52,16 @@ function deepFreeze<T>(value: T): T {
  */
 export function resolveRunConfig(
   /** The settings as given (all optional). */
-  input: { limits?: SessionLimits; policy?: Partial<ClearingPolicy>; compaction?: CompactionSettings },
+  input: {
+    limits?: SessionLimits;
+    policy?: Partial<ClearingPolicy>;
+    compaction?: CompactionSettings;
+    loopGuard?: Partial<LoopGuardPolicy>;
+  },
   /** The route's window, the envelope's estimated prefix and the route's compaction tuning. */
   route?: { contextWindow?: number | null; prefixTokens?: number; routePolicy?: RoutePolicy },
-): Readonly<SessionConfig & { turn: Readonly<TurnPolicy> }> {
+): ResolvedConfig {
   const settings = resolveSettings(input, route);
-  return deepFreeze({ ...settings, turn: turnPolicyOf(settings) });
+  const loopGuard = { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuard };
+  return deepFreeze({ ...settings, turn: turnPolicyOf(settings), loopGuard });
 }

@@ -4,7 +4,6 @@ import type {
   CompactionOutput,
   CompactionStrategy,
   Failure,
-  LoopGuardPolicy,
   LoopGuardState,
   TurnInput,
   TurnOutput,
@@ -41,8 +40,6 @@ export interface TurnRunnerDeps {
   strategy?: CompactionStrategy;
   /** Two-band local summaries (abstract of the older part, detail of the newer). */
   hierarchical?: boolean;
-  /** The loop guard's limits; the machine fills in the rest from its defaults. */
-  loopGuardPolicy?: Partial<LoopGuardPolicy>;
   clock?: Clock;
   /** Inspection observer for every actor of the turn (see src/runtime/inspection.ts). */
   inspect?: InspectOption;

@@ -29,7 +29,7 @@ export type ResolvedSessionConfig = ResolvedConfig;
  * (its catalog window and route policy) and the envelope (the estimated prefix).
  */
 export function resolveConfig(
-  options: Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction' | 'preset'>,
+  options: Pick<CompactorSessionOptions, 'limits' | 'policy' | 'compaction' | 'preset' | 'loopGuardPolicy'>,
   route: Pick<SessionRoute, 'provider' | 'model' | 'contextWindow'>,
   envelope: RequestEnvelope | undefined,
   estimator: Estimator,
@@ -38,7 +38,7 @@ export function resolveConfig(
   const policy =
     options.preset === undefined ? options.policy : { preset: options.preset, ...options.policy };
   return resolveRunConfig(
-    { limits: options.limits, policy, compaction: options.compaction },
+    { limits: options.limits, policy, compaction: options.compaction, loopGuard: options.loopGuardPolicy },
     {
       contextWindow: route.contextWindow,
       prefixTokens:

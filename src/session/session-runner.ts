@@ -25,7 +25,7 @@ export interface RunnerContext {
   /** Resolved once; again when the envelope changes. */
   config: ResolvedSessionConfig;
   hierarchical: boolean | undefined;
-  options: Pick<CompactorSessionOptions, 'loopGuardPolicy' | 'clock' | 'inspect'>;
+  options: Pick<CompactorSessionOptions, 'clock' | 'inspect'>;
 }
 
 /** A runner for one turn or compaction, and the summarizer it uses. */
@@ -79,7 +79,6 @@ export function buildSessionRunner(
     config: ctx.config,
     strategy: route.strategy.kind,
     hierarchical: ctx.hierarchical,
-    loopGuardPolicy: ctx.options.loopGuardPolicy,
     clock: ctx.options.clock,
     inspect: ctx.options.inspect,
     compaction: {

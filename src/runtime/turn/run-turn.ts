@@ -76,7 +76,7 @@ export async function runTurn(
       maxOverflowRetries: deps.config.limits.routePolicy?.maxOverflowRetries,
       retryBackoffMs: deps.config.compaction.retryBackoffMs,
       loopGuard: request.loopGuard,
-      loopGuardPolicy: deps.loopGuardPolicy,
+      loopGuardPolicy: deps.config.loopGuard,
       minTurnsPerPass: deps.config.policy.clearWhenPassBuysFewerTurns,
       policy: ctx.turnPolicy,
       cacheCycle: request.cacheCycle ?? null,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { DEFAULT_LOOP_GUARD_POLICY } from '#machines/index.js';
 import { completeClearingPolicy, resolveRoutePolicy } from '#src/projection/index.js';
 import { resolveRunConfig } from '#src/runtime/index.js';
 import { createCompactorSession } from '#src/session/index.js';
@@ -26,6 +27,13 @@ describe('settings resolved once (resolveRunConfig)', () => {
     expect(config.compaction.waitsForCacheBreak).toBe(false);
     expect(config.turn.waitsForCacheBreak).toBe(false);
     expect(deeplyFrozen(config)).toBe(true);
+  });
+
+  it('P1: a partial loop guard policy comes out complete (the defaults filled in) and frozen', () => {
+    const config = resolveRunConfig({ loopGuard: { maxConsecutiveFailures: 5 } });
+    expect(config.loopGuard).toEqual({ ...DEFAULT_LOOP_GUARD_POLICY, maxConsecutiveFailures: 5 });
+    expect(resolveRunConfig({}).loopGuard).toEqual(DEFAULT_LOOP_GUARD_POLICY);
+    expect(Object.isFrozen(config.loopGuard)).toBe(true);
   });
 
   it('P1: the session resolves its settings with the same function: same options, same configuration', () => {
