@@ -163,6 +163,7 @@ export async function runCell(spec: CellSpec): Promise<CellResult> {
             needsPast: {
               file: PAST_FILE,
               marker,
+              name: fileName(PAST_FILE),
               missing: `All ${spec.files} files were read. The marker line of ${fileName(PAST_FILE)} is no longer in my context.`,
             },
           }

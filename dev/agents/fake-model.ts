@@ -53,6 +53,8 @@ export interface NeedsPast {
   /** The file (0-based) whose content holds the marker. */
   file: number;
   marker: string;
+  /** The file's name, as a pointer line to its left-out result names it. */
+  name?: string;
   /** The final answer when the marker is nowhere in the request. */
   missing: string;
 }
@@ -88,6 +90,35 @@ const FILES_READ = /Files read so far: (\d+)\./g;
 const RECALL_ID = /recall with id (r-[0-9a-f]{8})/;
 /** How a recall answer of some lines begins: which lines of how many, of which id. */
 const RANGE_GOT = /lines (\d+)-(\d+) of (\d+) of (r-[0-9a-f]{8})/g;
+
+/** A pointer line a removal left (a note on left-out messages, a summary, a span's list): an id and what it held. */
+const POINTER = /^- ([rs]-[0-9a-f]{8}) (.*)$/gm;
+/** The ids the request's recall calls asked for. */
+const ASKED = /\\?"id\\?"\s*:\s*\\?"([rs]-[0-9a-f]{8})/g;
+
+/** Every pointer line in the strings of a request body. */
+function pointerLines(body: unknown): Array<[id: string, held: string]> {
+  const out: Array<[string, string]> = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') for (const m of v.matchAll(POINTER)) out.push([m[1]!, m[2]!]);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(body);
+  return out;
+}
+
+/**
+ * The id to recall for a left-out result: a pointer line naming the file, else a span id not
+ * asked for yet (its list names the rest).
+ */
+function pointedId(req: RecordedRequest, name: string | undefined): string | undefined {
+  const asked = new Set([...req.raw.matchAll(ASKED)].map((m) => m[1]!));
+  const lines = pointerLines(req.body).filter(([id]) => !asked.has(id));
+  const named =
+    name === undefined ? undefined : lines.find(([id, held]) => id.startsWith('r-') && held.includes(name));
+  return named?.[0] ?? lines.find(([id]) => id.startsWith('s-'))?.[0];
+}
 
 /** The texts a user wrote in a message (not tool results), in any wire's shape. */
 function userTexts(m: any): string {
@@ -182,12 +213,16 @@ function pastAnswer(
   let args: Record<string, unknown>;
   if (k > 0) {
     // Recalled already in this turn: go on past the lines it got, or give up.
+    // A span's list came back instead: recall the file's id it names.
     const got = [...req.raw.matchAll(RANGE_GOT)].at(-1);
-    if (got === undefined || Number(got[2]) >= Number(got[3])) return gone;
-    args = { id: got[4], range: { start: Number(got[2]) + 1, end: Number(got[3]) } };
+    const listed = got === undefined ? pointedId(req, past.name) : undefined;
+    if (listed !== undefined) args = { id: listed };
+    else if (got === undefined || Number(got[2]) >= Number(got[3])) return gone;
+    else args = { id: got[4], range: { start: Number(got[2]) + 1, end: Number(got[3]) } };
   } else {
     const held = resultOf(protocol, req.body, stepCallId(protocol, past.file));
-    const id = held === undefined ? undefined : RECALL_ID.exec(JSON.stringify(held))?.[1];
+    // Left out whole: a note on the task message points to it.
+    const id = held === undefined ? pointedId(req, past.name) : RECALL_ID.exec(JSON.stringify(held))?.[1];
     if (id === undefined) return gone;
     args = { id };
   }
