@@ -197,16 +197,3 @@ export function turnsPerPass(
   // What a pass leaves already reaches the threshold: it buys no turn.
   return left >= threshold ? 0 : (threshold - left) / newestStepTokens;
 }
-
-/**
- * The fewest turns a pass must buy before old results are cleared first instead, in this
- * prompt budget: as asked up to {@link WAIT_REFERENCE_BUDGET}, proportionally fewer beyond.
- * Clearing first rewrites the whole cached prefix; in a small window it saves summary calls
- * that come every few turns, but in a large one a pass is rare and the rewrite of a long
- * cached request costs more than the pass it puts off.
- */
-export function clearFirstTurns(minTurnsPerPass: number, promptBudget: number | null): number {
-  if (minTurnsPerPass <= 0 || promptBudget === null || promptBudget <= WAIT_REFERENCE_BUDGET)
-    return minTurnsPerPass;
-  return (minTurnsPerPass * WAIT_REFERENCE_BUDGET) / promptBudget;
-}

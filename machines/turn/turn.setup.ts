@@ -3,14 +3,7 @@ import { compactionMachine } from '../compaction/compaction.machine.js';
 import type { CompactionOutput } from '../compaction/compaction.types.js';
 import { toFailure } from '../shared/failure.js';
 import { placeholder } from '../shared/placeholder.js';
-import {
-  clearFirstTurns,
-  cycleAfterPass,
-  cycleOrFirst,
-  nextCacheCycle,
-  turnsPerPass,
-  turnThreshold,
-} from './cache-policy.js';
+import { cycleAfterPass, cycleOrFirst, nextCacheCycle, turnsPerPass, turnThreshold } from './cache-policy.js';
 import { loopGuardReason } from './loop-guard.js';
 import { isFixedPartTooLarge, isOverPromptBudget } from './request-fit.js';
 import type {
@@ -176,14 +169,12 @@ export const turnSetup = setup({
       context.mode === 'automatic' &&
       loopGuardReason(context.loopGuard, context.loopGuardPolicy) === params.reason,
     // A summary pass would buy only a few turns (large tool results in a small window): clear first.
-    // Fewer turns suffice in a larger window, where clearing rewrites a long cached request.
     isPassTooShortLived: ({ context }) =>
       context.mode === 'automatic' &&
       context.minTurnsPerPass > 0 &&
       context.pressure !== null &&
       context.pressure.turnsPerPass !== null &&
-      context.pressure.turnsPerPass <
-        clearFirstTurns(context.minTurnsPerPass, context.pressure.promptBudgetTokens),
+      context.pressure.turnsPerPass < context.minTurnsPerPass,
     // Clearing made a request that fits the prompt budget (the threshold when the budget is unknown).
     isClearedToFit: ({ context }, params: { output: ClearBeforeCompactingOutput }) => {
       const limit = context.pressure?.promptBudgetTokens ?? context.pressure?.thresholdTokens ?? null;

@@ -120,21 +120,12 @@ export const TURN_RULES = {
   windowTooSmall: ({ fixedPart: f }: Pressure) =>
     f !== undefined && f.capacity !== null && f.prefix + f.task + f.reserved > f.capacity,
   belowThreshold: (p: Pressure) => p.thresholdTokens === null || p.pressureTokens < p.thresholdTokens,
-  /**
-   * Clear old tool results first: an automatic pass would buy fewer steps than asked, the ask
-   * scaled by 24,000 over the prompt budget where the budget is larger.
-   */
-  clearFirst: (p: Pressure, input: TurnRunInput) => {
-    const asked = input.minTurnsPerPass ?? 0;
-    const budget = p.promptBudgetTokens;
-    const need = budget !== null && budget > 24_000 ? (asked * 24_000) / budget : asked;
-    return (
-      (input.mode ?? 'automatic') === 'automatic' &&
-      asked > 0 &&
-      p.turnsPerPass != null &&
-      p.turnsPerPass < need
-    );
-  },
+  /** Clear old tool results first: an automatic pass would buy fewer steps than asked. */
+  clearFirst: (p: Pressure, input: TurnRunInput) =>
+    (input.mode ?? 'automatic') === 'automatic' &&
+    (input.minTurnsPerPass ?? 0) > 0 &&
+    p.turnsPerPass != null &&
+    p.turnsPerPass < (input.minTurnsPerPass ?? 0),
   /** The cleared request fits (the prompt budget, else the threshold). */
   clearedFits: (p: Pressure, after: number) => {
     const limit = p.promptBudgetTokens ?? p.thresholdTokens;

@@ -1,6 +1,5 @@
 import type { OracleRow } from '../oracle.js';
 import {
-  clearedFirst,
   COMPACTING,
   input,
   localPass,
@@ -25,38 +24,6 @@ const waiting = { ...POLICY, waitsForCacheBreak: true };
 const afterOne = { lastSent: sent(11), cacheCycle: { last: 6_000, maxStep: 0, afterPass: 2_000 } };
 
 export const TURN_POLICY_ROWS: readonly OracleRow[] = [
-  {
-    name: 'H2: in a 56,000-token prompt budget a pass that buys 5 turns compacts: clearing first is asked for under 10 × 24,000 / 56,000 (4.3) turns',
-    input: {
-      ...input,
-      minTurnsPerPass: 10,
-      policy: { ...POLICY, thresholdTokens: 40_000, promptBudgetTokens: 56_000 },
-    },
-    replies: {
-      ...pipeline(pressure(41_000, 4_000 / 7_600)),
-      ...localPass,
-      rebuildProjection: [rebuiltProjection],
-    },
-    expect: {
-      states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'compacted'],
-      calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
-      output: { decision: 'compacted', thresholdTokens: 40_000 },
-    },
-  },
-  {
-    name: 'H2: in a 56,000-token prompt budget a pass that buys 4 turns is still too short-lived: old results are cleared first',
-    input: {
-      ...input,
-      minTurnsPerPass: 10,
-      policy: { ...POLICY, thresholdTokens: 40_000, promptBudgetTokens: 56_000 },
-    },
-    replies: { ...pipeline(pressure(41_000, 4_000 / 9_500)), clearBeforeCompacting: [clearedFirst(30_000)] },
-    expect: {
-      states: [...PIPELINE, 'working.clearingFirst', 'cleared'],
-      calls: [...PIPELINE_CALLS, 'clearBeforeCompacting'],
-      output: { decision: 'cleared', summaryCalls: 0, pressureTokens: 30_000 },
-    },
-  },
   {
     name: 'H5: while the request extends the last one sent, compaction waits past the threshold and the cache cycle grows',
     input: { ...input, policy: waiting, ...afterOne },
