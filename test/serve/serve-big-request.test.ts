@@ -24,6 +24,9 @@ function post(url: string, session: string, body: string) {
       `${url}/v1/chat/completions`,
       {
         method: 'POST',
+        // A connection of its own: a kept-alive one may be closed by the server's idle timer
+        // just as it is reused, when this process (the server's too) was busy for seconds.
+        agent: false,
         headers: {
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
