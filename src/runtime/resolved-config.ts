@@ -60,7 +60,7 @@ export function resolveRunConfig(
   },
   /** The route's window, the envelope's estimated prefix and the route's compaction tuning. */
   route?: { contextWindow?: number | null; prefixTokens?: number; routePolicy?: RoutePolicy },
-): ResolvedConfig {
+): Readonly<SessionConfig & { turn: Readonly<TurnPolicy>; loopGuard: Readonly<LoopGuardPolicy> }> {
   const settings = resolveSettings(input, route);
   const loopGuard = { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuard };
   return deepFreeze({ ...settings, turn: turnPolicyOf(settings), loopGuard });
