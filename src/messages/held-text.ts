@@ -43,8 +43,16 @@ function accessorOf(key: HeldKey) {
   return a;
 }
 
-const worthHolding = (v: unknown): v is string =>
-  typeof v === 'string' && v.length >= HOLD_MIN_LENGTH && WIDE.test(v);
+/**
+ * The UTF-8 bytes of `v` packed into a one-byte string, when holding them saves memory: a long
+ * text with a wide character whose UTF-8 is at most 3/4 of its two bytes a character (text that
+ * is mostly CJK or emoji is smaller as it is).
+ */
+function packed(v: unknown): string | undefined {
+  if (typeof v !== 'string' || v.length < HOLD_MIN_LENGTH || !WIDE.test(v)) return undefined;
+  const bytes = Buffer.from(v, 'utf8');
+  return bytes.length <= 1.5 * v.length ? bytes.toString('latin1') : undefined;
+}
 
 /**
  * A copy of `source` (same keys, same order) whose `keys` texts worth it are held as bytes and
@@ -52,22 +60,21 @@ const worthHolding = (v: unknown): v is string =>
  */
 function heldCopy<T extends object>(source: T, keys: readonly HeldKey[], replaced: Partial<T> = {}): T {
   const record = source as Record<string, unknown>;
-  const changes = Object.keys(replaced).length > 0;
-  if (!changes && !keys.some((k) => worthHolding(record[k]))) return source;
+  const held = new Map<string, string>();
+  for (const k of keys) {
+    const p = packed(k in replaced ? (replaced as Record<string, unknown>)[k] : record[k]);
+    if (p !== undefined) held.set(k, p);
+  }
+  if (held.size === 0 && Object.keys(replaced).length === 0) return source;
   const out: Record<string | symbol, unknown> = {};
   for (const k of Object.keys(record)) {
-    const v = k in replaced ? (replaced as Record<string, unknown>)[k] : record[k];
-    if (!keys.includes(k as HeldKey) || !worthHolding(v)) {
-      out[k] = v;
+    const p = held.get(k);
+    if (p === undefined) {
+      out[k] = k in replaced ? (replaced as Record<string, unknown>)[k] : record[k];
       continue;
     }
     const { bytes, get, set } = accessorOf(k as HeldKey);
-    Object.defineProperty(out, bytes, {
-      value: Buffer.from(v, 'utf8').toString('latin1'),
-      writable: true,
-      enumerable: false,
-      configurable: true,
-    });
+    Object.defineProperty(out, bytes, { value: p, writable: true, enumerable: false, configurable: true });
     Object.defineProperty(out, k, { get, set, enumerable: true, configurable: true });
   }
   return out as T;

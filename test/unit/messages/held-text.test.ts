@@ -52,6 +52,9 @@ describe('held texts', () => {
     expect(heldMessage(latin1)).toBe(latin1);
     const short = msg.user('→'.repeat(HOLD_MIN_LENGTH - 1));
     expect(heldMessage(short)).toBe(short);
+    // Text that is mostly CJK takes 3 bytes a character in UTF-8, more than V8's two.
+    const cjk = msg.user('読み込んだファイルの内容 '.repeat(HOLD_MIN_LENGTH));
+    expect(heldMessage(cjk)).toBe(cjk);
   });
 
   it('a held text written anew becomes a plain property again', () => {
