@@ -392,7 +392,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
   it('a restart of the Restate server loses nothing committed, and sessions go on after it', async () => {
     const keys = [
       'concurrent-0',
-      'concurrent-19',
+      'concurrent-9',
       'one-writer',
       'killed-mid-summary',
       'store-client',
