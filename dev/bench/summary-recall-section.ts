@@ -63,7 +63,7 @@ export function summaryRecallSection(
     notes: [
       `Summarizer: the embedded offline summarizer (${OFFLINE_MODEL}), the default. A needed result counts as carried when a summary in the request holds, verbatim, one of the facts the turn used from it; a needed re-read (no fact) never does.`,
       'A real model summarizer was not measured: no test model is reachable from this machine (no network), and the bench makes no provider calls.',
-      `Receipts, compactions whose summary lacked an item and had it added verbatim, all policies: ${receipts.join(', ') || 'no compactions'}. A small window leaves the summary little room, so it carries less.`,
+      `Receipts, compactions whose summary lacked an item and had it added verbatim, all policies: ${receipts.join(', ') || 'no compactions'}. A path, command or id counts as kept when a pointer line or the list the summary's span id returns names it; a request, correction or error only when the summary or a kept message says it.`,
     ],
   };
 }
