@@ -189,7 +189,10 @@ function landingsOf(after: readonly Message[], isPointer: (line: string) => bool
     if (isSummaryMessage(m)) {
       const pointed = lines.filter(isSpanPointerLine);
       out.pointers.push(...pointed.map((l) => pointerOf(l)));
-      for (const l of pointed) spans.add(SPAN_LINE.exec(l.trimStart())?.[1] ?? '');
+      for (const l of pointed) {
+        const span = SPAN_LINE.exec(l.trimStart())?.[1];
+        if (span !== undefined) spans.add(span);
+      }
       out.summaries.push(fold(lines.filter((l) => !isSpanPointerLine(l)).join('\n')));
       continue;
     }
