@@ -33,7 +33,7 @@ import {
   type StoredHistory,
 } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
-import { keepCheckpoint } from './checkpoint-guard.js';
+import { checkpointKeeper } from './checkpoint-guard.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 
 /** A change of settings: the groups given replace the session's. */
@@ -205,12 +205,13 @@ export class Session implements CompactorSession {
       const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
-      const restoreCheckpoint = checkpointPath ? await keepCheckpoint(checkpointPath) : async () => undefined;
+      const keeper = checkpointPath ? checkpointKeeper(checkpointPath) : null;
+      const restoreCheckpoint = async () => keeper?.restore();
       const result = await this.orRollback(() => {
         const turnId = `turn-${++this.turns}`;
         const run = {
           signal: opts.signal,
-          ...(checkpointPath ? { checkpointPath } : {}),
+          ...(checkpointPath && keeper ? { checkpointPath, beforeFirstCheckpoint: keeper.keep } : {}),
           ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
         };
         if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
