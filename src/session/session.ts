@@ -197,8 +197,9 @@ export class Session implements CompactorSession {
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
     return this.exclusive('runTurn', async () => {
-      // Pending messages are conversation facts: stored before the turn may compact them.
-      this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
+      // Pending messages are conversation facts: stored before the turn may compact them. Their
+      // fsync runs while the turn works; the turn waits for it before it records or returns anything.
+      const synced = this.appendSyncingLater(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
       const { runner, summarizer } = this.runnerFor('automatic');
       // With a store every step is checkpointed atomically, so a killed turn can be resumed.
@@ -218,9 +219,14 @@ export class Session implements CompactorSession {
         const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
         return runner.runTurn(request, run);
       }).catch(async (e: unknown) => {
+        await this.landed(synced).catch(() => undefined);
         // A window too small for the fixed part of a request is a configuration error found
         // during the turn: like any refused turn it leaves no checkpoint to resume.
         if (WindowTooSmallError.isInstance(e)) await restoreCheckpoint();
+        throw e;
+      });
+      await this.landed(synced).catch(async (e: unknown) => {
+        await restoreCheckpoint();
         throw e;
       });
       if (result.decision === 'cancelled') {
@@ -377,5 +383,24 @@ export class Session implements CompactorSession {
     if (messages.length === 0) return;
     this.stored?.add(messages);
     this.live = [...this.live, ...messages];
+  }
+
+  /** Appends like appendValidated; the store's fsync of them may still run (see {@link Session.landed}). */
+  private appendSyncingLater(messages: Message[]): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
+    const synced = this.stored?.addSyncingLater(messages) ?? Promise.resolve();
+    synced.catch(() => undefined); // awaited by the turn through landed()
+    this.live = [...this.live, ...messages];
+    return synced;
+  }
+
+  /** Waits until appended messages are durable; when their fsync failed the store dropped them, and so does the session. */
+  private async landed(synced: Promise<void>): Promise<void> {
+    try {
+      await synced;
+    } catch (e) {
+      if (this.stored) this.live = this.stored.store.loadHistory();
+      throw e;
+    }
   }
 }
