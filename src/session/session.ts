@@ -202,19 +202,9 @@ export class Session implements CompactorSession {
       const synced = this.appendSyncingLater(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
       const { runner, summarizer } = this.runnerFor('automatic');
-      // With a store every step is checkpointed atomically, so a killed turn can be resumed.
-      const checkpointPath = this.stored?.store.dir
-        ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
-        : undefined;
-      const keeper = checkpointPath ? checkpointKeeper(checkpointPath) : null;
-      const restoreCheckpoint = async () => keeper?.restore();
+      const { run, restoreCheckpoint } = this.checkpointing(opts);
       const result = await this.orRollback(() => {
         const turnId = `turn-${++this.turns}`;
-        const run = {
-          signal: opts.signal,
-          ...(checkpointPath && keeper ? { checkpointPath, beforeFirstCheckpoint: keeper.keep } : {}),
-          ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
-        };
         if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
         const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
         return runner.runTurn(request, run);
@@ -266,6 +256,24 @@ export class Session implements CompactorSession {
       if (turnRequest !== null) [this.sent, this.sentTokens] = [turnRequest, undefined];
       return sessionTurnResult(result, boundary, summarizer, local);
     });
+  }
+
+  /**
+   * How a turn checkpoints: with a store every step from the compaction pass on is written
+   * atomically, so a killed turn can be resumed; `restoreCheckpoint` puts back the file the
+   * turn replaced, for a turn that keeps nothing.
+   */
+  private checkpointing(opts: SessionTurnOptions) {
+    const checkpointPath = this.stored?.store.dir
+      ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
+      : undefined;
+    const keeper = checkpointPath ? checkpointKeeper(checkpointPath) : null;
+    const run = {
+      signal: opts.signal,
+      ...(checkpointPath && keeper ? { checkpointPath, beforeFirstCheckpoint: keeper.keep } : {}),
+      ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
+    };
+    return { run, restoreCheckpoint: async () => keeper?.restore() };
   }
 
   compact(opts: CompactOptions = {}): Promise<SessionCompactionReport> {
