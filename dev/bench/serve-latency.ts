@@ -51,10 +51,17 @@ export function startChild(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    // Once ready, the child's output is only drained: a proxy that logs every request must
+    // never wait on a full pipe because the bench held its output (its writes to a pipe block).
+    let started = false;
     const onData = (c: Buffer) => {
+      if (started) return;
       out += c.toString('utf8');
       const m = out.match(ready);
-      if (m) resolve({ child, match: m });
+      if (m) {
+        started = true;
+        resolve({ child, match: m });
+      }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);

@@ -1,3 +1,4 @@
+import type { AnyActorLogic } from 'xstate';
 import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import { runCompaction } from './compaction/run-compaction.js';
@@ -34,16 +35,43 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
   const turnProjection = createTurnProjection(deps);
   const machinesFor = (store: MessageStore) => {
-    const compaction = provideCompaction({
-      capacity: deps.config.budgets.capacity,
-      ...deps.compaction,
-      estimator: deps.estimator,
-      store,
-    });
+    // Most turns never compact: the compaction machines (four of them) are built only when one
+    // is started, not with every turn.
+    const compaction = deferredLogic(() =>
+      provideCompaction({
+        capacity: deps.config.budgets.capacity,
+        ...deps.compaction,
+        estimator: deps.estimator,
+        store,
+      }),
+    );
     const turn = provideTurn({ ...deps, store, compaction, turnProjection });
     return { compaction, turn };
   };
   return { deps, clock, strategy, nativeClients, turnPolicy: deps.config.turn, machinesFor };
+}
+
+/**
+ * Actor logic that builds the real logic the first time an actor of it is created or restored,
+ * and hands it every call from then on.
+ */
+function deferredLogic<T extends AnyActorLogic>(make: () => T): T {
+  let made: T | undefined;
+  const real = () => (made ??= make());
+  const logic: Pick<
+    AnyActorLogic,
+    'transition' | 'start' | 'getInitialSnapshot' | 'restoreSnapshot' | 'getPersistedSnapshot'
+  > = {
+    transition: (snapshot, event, scope) => real().transition(snapshot, event, scope),
+    start: (snapshot, scope) => real().start?.(snapshot, scope),
+    getInitialSnapshot: (scope, input) => real().getInitialSnapshot(scope, input),
+    restoreSnapshot: (snapshot, scope) => {
+      const r = real();
+      return r.restoreSnapshot ? r.restoreSnapshot(snapshot, scope) : snapshot;
+    },
+    getPersistedSnapshot: (snapshot, options) => real().getPersistedSnapshot(snapshot, options),
+  };
+  return logic as unknown as T;
 }
 
 /**
