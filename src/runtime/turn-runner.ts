@@ -1,5 +1,5 @@
-import type { AnyActorLogic } from 'xstate';
 import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
+import { delegatedLogic } from './delegated-logic.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import { runCompaction } from './compaction/run-compaction.js';
 import type { MessageStore } from './message-store.js';
@@ -21,10 +21,14 @@ export interface TurnRunnerContext {
   nativeClients: NativeClients;
   /** The numbers every turn decides by (threshold, budgets, the compaction wait), resolved once. */
   turnPolicy: TurnPolicy;
-  /** The machines provided with actors bound to `store` (one fresh store per run). */
+  /**
+   * The machines with actors bound to `store` (one fresh store per run); `release` ends the
+   * binding once the run has ended.
+   */
   machinesFor(store: MessageStore): {
     compaction: ReturnType<typeof provideCompaction>;
-    turn: ReturnType<typeof provideTurn>;
+    turn: ReturnType<typeof provideTurn>['machine'];
+    release(): void;
   };
 }
 
@@ -37,41 +41,21 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   const machinesFor = (store: MessageStore) => {
     // Most turns never compact: the compaction machines (four of them) are built only when one
     // is started, not with every turn.
-    const compaction = deferredLogic(() =>
-      provideCompaction({
-        capacity: deps.config.budgets.capacity,
-        ...deps.compaction,
-        estimator: deps.estimator,
-        store,
-      }),
+    let made: ReturnType<typeof provideCompaction> | undefined;
+    const compaction = delegatedLogic(
+      () =>
+        (made ??= provideCompaction({
+          capacity: deps.config.budgets.capacity,
+          ...deps.compaction,
+          estimator: deps.estimator,
+          store,
+        })),
     );
-    const turn = provideTurn({ ...deps, store, compaction, turnProjection });
-    return { compaction, turn };
+    // The turn machine is one kept between runs: `release` hands it back once the run has ended.
+    const { machine: turn, release } = provideTurn({ ...deps, store, compaction, turnProjection });
+    return { compaction, turn, release };
   };
   return { deps, clock, strategy, nativeClients, turnPolicy: deps.config.turn, machinesFor };
-}
-
-/**
- * Actor logic that builds the real logic the first time an actor of it is created or restored,
- * and hands it every call from then on.
- */
-function deferredLogic<T extends AnyActorLogic>(make: () => T): T {
-  let made: T | undefined;
-  const real = () => (made ??= make());
-  const logic: Pick<
-    AnyActorLogic,
-    'transition' | 'start' | 'getInitialSnapshot' | 'restoreSnapshot' | 'getPersistedSnapshot'
-  > = {
-    transition: (snapshot, event, scope) => real().transition(snapshot, event, scope),
-    start: (snapshot, scope) => real().start?.(snapshot, scope),
-    getInitialSnapshot: (scope, input) => real().getInitialSnapshot(scope, input),
-    restoreSnapshot: (snapshot, scope) => {
-      const r = real();
-      return r.restoreSnapshot ? r.restoreSnapshot(snapshot, scope) : snapshot;
-    },
-    getPersistedSnapshot: (snapshot, options) => real().getPersistedSnapshot(snapshot, options),
-  };
-  return logic as unknown as T;
 }
 
 /**
