@@ -7,10 +7,11 @@ import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-la
 /*
  * Profiles `compactor serve` (from src/, as the bench starts it) on the bench's small-history
  * loop, beside direct and Portkey's gateway in alternating rounds:
- * `npx tsx dev/bench/serve-profile.ts OUTDIR [sessions] [rounds] [stream]`. The proxy's CPU
- * profile lands in OUTDIR (open it in Chrome's DevTools).
+ * `npx tsx dev/bench/serve-profile.ts OUTDIR [sessions] [rounds] [stream|json] [OTHER_CHECKOUT]`.
+ * The proxy's CPU profile lands in OUTDIR (open it in Chrome's DevTools); with another
+ * checkout, its proxy runs too, in the same rounds (a before and after in one run).
  */
-const [dir = '/tmp', sessions = '1', rounds = '10', stream = ''] = process.argv.slice(2);
+const [dir = '/tmp', sessions = '1', rounds = '10', stream = '', other] = process.argv.slice(2);
 const turns = 20;
 const upstream = await startAgentUpstream({
   window: 'unchecked-overflow-test',
@@ -34,11 +35,36 @@ const proxy = await startChild(
   ],
   /serving on (http:\/\/\S+)/,
 );
+const before =
+  other === undefined
+    ? undefined
+    : await startChild(
+        [
+          '--import',
+          'tsx',
+          `${other}/src/bin/compactor.ts`,
+          'serve',
+          '--port',
+          '0',
+          '--openai-upstream',
+          upstream.url,
+        ],
+        /serving on (http:\/\/\S+)/,
+      );
 const port = await freePort();
 const gateway = await startChild([GATEWAY, `--port=${port}`, '--headless'], /Ready for connections/);
 const targets = [
   { name: 'direct', base: upstream.url, headers: (_: string): Record<string, string> => ({}) },
   { name: 'serve', base: `${proxy.match[1]}/v1`, headers: (s: string) => ({ 'x-compactor-session': s }) },
+  ...(before === undefined
+    ? []
+    : [
+        {
+          name: 'serve before',
+          base: `${before.match[1]}/v1`,
+          headers: (s: string) => ({ 'x-compactor-session': s }),
+        },
+      ]),
   {
     name: 'portkey',
     base: `http://127.0.0.1:${port}/v1`,
@@ -65,17 +91,36 @@ try {
         }),
       );
       // The first round warms every path.
-      if (r > 0) lat.get(t.name)!.push(...results.flatMap((x) => (stream ? x.firstEvents : x.latencies)));
+      if (r > 0)
+        lat.get(t.name)!.push(...results.flatMap((x) => (stream === 'stream' ? x.firstEvents : x.latencies)));
     }
   const d = lat.get('direct')!;
   for (const [name, l] of lat) {
     const p50 = percentile(l, 50);
     const p99 = percentile(l, 99);
     const added = name === 'direct' ? '' : `added p50 ${(p50 - percentile(d, 50)).toFixed(2)}`;
-    console.log(name, 'n', l.length, 'p50', p50.toFixed(2), 'p99', p99.toFixed(2), 'p99/p50', (p99 / p50).toFixed(2), added);
+    const p = lat.get('portkey')!;
+    const vs =
+      name === 'direct'
+        ? ''
+        : `vs Portkey p50 ${(p50 / percentile(p, 50)).toFixed(2)} p99 ${(p99 / percentile(p, 99)).toFixed(2)}`;
+    console.log(
+      name.padEnd(13),
+      'n',
+      l.length,
+      'p50',
+      p50.toFixed(2),
+      'p99',
+      p99.toFixed(2),
+      'p99/p50',
+      (p99 / p50).toFixed(2),
+      added,
+      vs,
+    );
   }
 } finally {
   await stopChild(proxy.child);
+  if (before !== undefined) await stopChild(before.child);
   await stopChild(gateway.child);
   await upstream.close();
 }

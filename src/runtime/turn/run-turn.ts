@@ -40,7 +40,7 @@ async function drive(
         actor.send({ type: 'turn.cancelled' });
         return undefined;
       },
-      () => checkpoints.offer(actor.getPersistedSnapshot()),
+      () => checkpoints.offer(() => actor.getPersistedSnapshot()),
     ),
     checkpoints.failed,
   ]);

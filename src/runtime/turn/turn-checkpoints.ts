@@ -40,10 +40,14 @@ export class TurnCheckpoints {
     this.failed.catch(() => undefined); // observed by the caller's race; never unhandled
   }
 
-  /** Takes a checkpoint of `snapshot` when the turn is past its free steps. */
-  offer(snapshot: Snapshot<unknown>): void {
+  /**
+   * Takes a checkpoint of the snapshot `persisted` returns when the turn is past its free steps
+   * (asked for only then: a turn nobody checkpoints never persists its snapshot).
+   */
+  offer(persisted: () => Snapshot<unknown>): void {
     if (this.error) throw this.error.e;
     if (!this.o.path && !this.o.onCheckpoint) return;
+    const snapshot = persisted();
     this.started ||= isPastFreeSteps(snapshot as TurnSnapshotView);
     if (!this.started) return;
     const checkpoint = this.build(snapshot as unknown as Record<string, unknown>);
