@@ -2,6 +2,7 @@ import { runHttpLoop } from '../clients/http-loop.js';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
+import { readFileSync } from 'node:fs';
 import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
 
 /*
@@ -71,10 +72,23 @@ const targets = [
     headers: () => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.url }),
   },
 ];
+/** CPU ms a process has used so far (user and system, from /proc; Linux clock ticks of 10 ms). */
+const cpuMs = (pid: number | undefined) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+const pids = new Map<string, number | undefined>([
+  ['serve', proxy.child.pid],
+  ['serve before', before?.child.pid],
+  ['portkey', gateway.child.pid],
+]);
+const cpu = new Map<string, number>();
 const lat = new Map(targets.map((t) => [t.name, [] as number[]]));
 try {
   for (let r = 0; r < Number(rounds); r++)
     for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
+      const pid = pids.get(t.name);
+      const cpuBefore = pid === undefined || r === 0 ? 0 : cpuMs(pid);
       const results = await Promise.all(
         Array.from({ length: Number(sessions) }, (_, i) => {
           const label = `p-${t.name}-${r}-${i}`;
@@ -90,6 +104,7 @@ try {
           });
         }),
       );
+      if (pid !== undefined && r > 0) cpu.set(t.name, (cpu.get(t.name) ?? 0) + cpuMs(pid) - cpuBefore);
       // The first round warms every path.
       if (r > 0)
         lat.get(t.name)!.push(...results.flatMap((x) => (stream === 'stream' ? x.firstEvents : x.latencies)));
@@ -104,7 +119,9 @@ try {
       name === 'direct'
         ? ''
         : `vs Portkey p50 ${(p50 / percentile(p, 50)).toFixed(2)} p99 ${(p99 / percentile(p, 99)).toFixed(2)}`;
+    const perRequest = cpu.has(name) ? `cpu ms/request ${(cpu.get(name)! / l.length).toFixed(2)}` : '';
     console.log(
+      perRequest.padEnd(22),
       name.padEnd(13),
       'n',
       l.length,
