@@ -18,6 +18,7 @@ import {
   type SyncHistoryOutput,
 } from '../../../machines/index.js';
 import type { ProjectionDiagnostics } from '../../projection/index.js';
+import { InternalError } from '../../core/errors.js';
 import { delegatedLogic } from '../delegated-logic.js';
 import type { MessageStore } from '../message-store.js';
 import { printRequest } from './sent-request.js';
@@ -160,11 +161,13 @@ export interface TurnImplementationsDeps extends TurnActorDeps {
 
 /** The run a pooled turn machine serves: set for the run's length, read by each actor as it starts. */
 interface Binding {
-  run: (TurnActorDeps & { store: MessageStore; compaction: typeof compactionMachine; tp: TurnProjection }) | undefined;
+  run:
+    | (TurnActorDeps & { store: MessageStore; compaction: typeof compactionMachine; tp: TurnProjection })
+    | undefined;
 }
 
 function bound(b: Binding): NonNullable<Binding['run']> {
-  if (b.run === undefined) throw new Error('turn machine actor started outside a run');
+  if (b.run === undefined) throw new InternalError('a turn machine actor started outside a run');
   return b.run;
 }
 
