@@ -53,7 +53,15 @@ const before =
         /serving on (http:\/\/\S+)/,
       );
 const port = await freePort();
-const gateway = await startChild([GATEWAY, `--port=${port}`, '--headless'], /Ready for connections/);
+const gateway = await startChild(
+  [
+    ...(stream === 'stream' ? ['--import', './dev/bench/portkey-stream-headers.mjs'] : []),
+    GATEWAY,
+    `--port=${port}`,
+    '--headless',
+  ],
+  /Ready for connections/,
+);
 const targets = [
   { name: 'direct', base: upstream.url, headers: (_: string): Record<string, string> => ({}) },
   { name: 'serve', base: `${proxy.match[1]}/v1`, headers: (s: string) => ({ 'x-compactor-session': s }) },
