@@ -4,6 +4,7 @@ import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } fr
 import type { Estimator } from '../estimate/estimator.js';
 import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
+import { heldMessage } from '../messages/held-text.js';
 import { answerRecall, RECALL_TOOL, type Limits } from '../projection/index.js';
 import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
 import {
@@ -374,7 +375,9 @@ export class Session implements CompactorSession {
 
   private appendValidated(messages: Message[]): void {
     if (messages.length === 0) return;
-    this.stored?.add(messages);
-    this.live = [...this.live, ...messages];
+    // The validated copies are the session's own: their long texts are held as UTF-8.
+    const held = messages.map(heldMessage);
+    this.stored?.add(held);
+    this.live = [...this.live, ...held];
   }
 }
