@@ -103,7 +103,7 @@ export async function runTurn(
     onCheckpoint: options.onCheckpoint,
     beforeFirstWrite: options.beforeFirstCheckpoint,
   });
-  return drive(ctx, store, actor, options, checkpoints);
+  return drive(ctx, store, actor, options, checkpoints).finally(machines.release);
 }
 
 /** The message store a checkpoint holds (whole), or refers to over `history` (by reference). */
@@ -151,7 +151,12 @@ export async function resumeTurn(
     typeof from === 'string' ? loadCheckpoint(from) : parseCheckpoint(from, where);
   if (checkpoint.machine !== 'turn')
     throw new UserError(`${where}: checkpoint of a ${checkpoint.machine} run, not a turn`);
-  validatePersistedSnapshot(ctx.machinesFor(new MessageStore()).turn, checkpoint.snapshot, where);
+  const check = ctx.machinesFor(new MessageStore());
+  try {
+    validatePersistedSnapshot(check.turn, checkpoint.snapshot, where);
+  } finally {
+    check.release();
+  }
   const store = storeOf(checkpoint, options.history, where);
   const machines = ctx.machinesFor(store);
   const actor = createActor(machines.turn, {
@@ -171,7 +176,7 @@ export async function resumeTurn(
     onCheckpoint: options.onCheckpoint,
     beforeFirstWrite: options.beforeFirstCheckpoint,
   });
-  return drive(ctx, store, actor, options, checkpoints);
+  return drive(ctx, store, actor, options, checkpoints).finally(machines.release);
 }
 
 /**
