@@ -54,7 +54,7 @@ const normalizeProjection = (store: MessageStore, tp: TurnProjection) =>
 const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
   fromPromise<ClearToolResultsOutput, ClearToolResultsInput>(async ({ input }) => {
     const projection = store.get(input.projectionRef);
-    const { messages, diagnostics } = tp.project(projection, input.sent);
+    const { messages, diagnostics } = tp.project(projection, input.keepCleared);
     const ref =
       messages === projection
         ? input.projectionRef
@@ -66,7 +66,7 @@ const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
 const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const fitted = tp.fit(history, input.targetTokens, input.sent, true);
+    const fitted = tp.fit(history, input.targetTokens, input.keepCleared, true);
     const ref = store.put(`${input.turnId}:projection:cleared-first`, fitted.messages);
     return {
       projectionRef: ref,
@@ -84,7 +84,7 @@ const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: Tur
 const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
   fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
     const history = store.get(input.historyRef);
-    const fitted = tp.fit(history, input.budgetTokens, input.sent);
+    const fitted = tp.fit(history, input.budgetTokens, input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
     return {
       projectionRef: ref,
@@ -129,7 +129,7 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
 
 const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
   fromPromise<RebuildProjectionOutput, RebuildProjectionInput>(async ({ input }) => {
-    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.sent);
+    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);
     return {
       projectionRef: ref,
