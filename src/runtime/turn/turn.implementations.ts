@@ -59,7 +59,7 @@ const clearToolResults = (b: Binding) =>
   fromPromise<ClearToolResultsOutput, ClearToolResultsInput>(async ({ input }) => {
     const { store, tp } = bound(b);
     const projection = store.get(input.projectionRef);
-    const { messages, diagnostics } = tp.project(projection, input.sent);
+    const { messages, diagnostics } = tp.project(projection, input.keepCleared);
     const ref =
       messages === projection
         ? input.projectionRef
@@ -72,7 +72,7 @@ const clearBeforeCompacting = (b: Binding) =>
   fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
     const { store, tp, ...deps } = bound(b);
     const history = store.get(input.historyRef);
-    const fitted = tp.fit(history, input.targetTokens, input.sent, true);
+    const fitted = tp.fit(history, input.targetTokens, input.keepCleared, true);
     const ref = store.put(`${input.turnId}:projection:cleared-first`, fitted.messages);
     return {
       projectionRef: ref,
@@ -91,7 +91,7 @@ const fitRequest = (b: Binding) =>
   fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
     const { store, tp, ...deps } = bound(b);
     const history = store.get(input.historyRef);
-    const fitted = tp.fit(history, input.budgetTokens, input.sent);
+    const fitted = tp.fit(history, input.budgetTokens, input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
     return {
       projectionRef: ref,
@@ -138,7 +138,7 @@ const estimatePressure = (b: Binding) =>
 const rebuildProjection = (b: Binding) =>
   fromPromise<RebuildProjectionOutput, RebuildProjectionInput>(async ({ input }) => {
     const { store, tp } = bound(b);
-    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.sent);
+    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);
     return {
       projectionRef: ref,
