@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { commands } from '#src/cli/commands/index.js';
+import { runCli } from '#support/cli.js';
 import { requireBuild, runCompiledCli } from '#support/compiled-cli.js';
 import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
@@ -23,8 +24,10 @@ function wordsDir(): string {
   return dir;
 }
 const shared = wordsDir();
-// The compiled CLI, as a user runs it (the bin, not the in-process main).
-const compactor = (args: string[], cwd = shared) => runCompiledCli(args, { cwd });
+// The words come from the same main either way, so most runs call it in-process; the compiled
+// bin, as a user starts it, runs for the top-level help and an unknown command.
+const compactor = (args: string[], cwd = shared) => runCli(args, { cwd });
+const compiled = (args: string[], cwd = shared) => runCompiledCli(args, { cwd });
 
 /** The rule ids in a command's output (stdout and stderr), with the command for the failure message. */
 async function idsIn(
@@ -47,14 +50,17 @@ function wordsOf(value: unknown): string[] {
 beforeAll(requireBuild);
 
 describe('plain words: help, reports and errors carry no rule ids', () => {
-  it('the top-level help and every command --help (compiled CLI) name no rule id', async () => {
+  it('the top-level help and every command --help name no rule id', async () => {
     const names = Object.keys(commands);
     expect(names).toEqual(
       expect.arrayContaining(['import', 'stats', 'restore', 'plan', 'project', 'run', 'compact']),
     );
-    const top = await compactor(['--help']);
+    const top = await compiled(['--help']);
+    expect(top.code).toBe(0);
     expect(top.out).toContain('Usage: compactor');
     expect(top.out.match(RULE_ID)).toBeNull();
+    // The in-process main prints the same help as the bin.
+    expect((await compactor(['--help'])).out).toBe(top.out);
     for (const name of names) {
       const r = await compactor([name, '--help']);
       expect(r.code).toBe(0);
@@ -108,6 +114,11 @@ describe('plain words: help, reports and errors carry no rule ids', () => {
 
   it('error messages name no rule id', async () => {
     const cwd = wordsDir();
+    const unknown = await compiled(['frobnicate'], cwd);
+    expect({ code: unknown.code, ids: `${unknown.out}\n${unknown.err}`.match(RULE_ID) }).toEqual({
+      code: 2,
+      ids: null,
+    });
     const bad = [
       ['frobnicate'],
       ['run', 'missing.json'],

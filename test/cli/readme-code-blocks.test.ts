@@ -67,19 +67,28 @@ function typeErrors(sources: string[]): string[] {
     });
 }
 
-/** Runs one block with tsx from a project that has the package installed (a link to this one). */
-async function runBlock(source: string): Promise<string> {
+/**
+ * Runs blocks with tsx, one after another in one process, from a project that has the package
+ * installed (a link to this one); each block's output, in order. One tsx start for all blocks:
+ * each start is two Node processes and an esbuild service.
+ */
+async function runBlocks(sources: string[]): Promise<string[]> {
   const project = join(dir, 'project');
-  if (!existsSync(project)) {
-    mkdirSync(join(project, 'node_modules'), { recursive: true });
-    writeFileSync(join(project, 'package.json'), '{ "type": "module" }');
-    symlinkSync(repoRoot, join(project, 'node_modules', 'context-compactor'), 'dir');
-  }
-  const file = join(project, `block-${Math.random().toString(36).slice(2)}.ts`);
-  writeFileSync(file, source);
+  mkdirSync(join(project, 'node_modules'), { recursive: true });
+  writeFileSync(join(project, 'package.json'), '{ "type": "module" }');
+  symlinkSync(repoRoot, join(project, 'node_modules', 'context-compactor'), 'dir');
+  sources.forEach((source, i) => writeFileSync(join(project, `block-${i}.ts`), source));
+  // Each block ends its output with a line of its own, so the outputs can be told apart.
+  const mark = `--- block done ${Math.random().toString(36).slice(2)} ---`;
+  const runner = sources
+    .map((_, i) => `await import('./block-${i}.ts');\nconsole.log(${JSON.stringify(mark)});\n`)
+    .join('');
+  writeFileSync(join(project, 'run-blocks.ts'), runner);
   const tsx = join(repoRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-  const { stdout } = await promisify(execFile)(process.execPath, [tsx, file], { cwd: project });
-  return stdout;
+  const { stdout } = await promisify(execFile)(process.execPath, [tsx, 'run-blocks.ts'], { cwd: project });
+  const outputs = stdout.split(`${mark}\n`);
+  expect(outputs.pop()).toBe('');
+  return outputs;
 }
 
 // Commands that run until they are stopped (the proxy): the README shows them, the test does
@@ -118,17 +127,25 @@ describe("the README's code blocks", () => {
     expect(typeErrors(tsBlocks)).toEqual([]);
   });
 
+  // The library and testing blocks run in one tsx process (see runBlocks); each test reads its own output.
+  let ran: Promise<string[]> | undefined;
+  const blockOutput = async (which: 0 | 1): Promise<string> => {
+    ran ??= runBlocks([
+      tsBlocks.find((b) => b.includes('createCompactorSession('))!,
+      tsBlocks.find((b) => b.includes("from 'context-compactor/testing'"))!,
+    ]);
+    return (await ran)[which];
+  };
+
   it('D1/H2: the library block runs offline and says what the session did', async () => {
-    const library = tsBlocks.find((b) => b.includes('createCompactorSession('))!;
-    const out = await runBlock(library);
+    const out = await blockOutput(0);
     expect(out).toMatch(/^sending 2 messages, \d+ tokens$/m);
     expect(out).toMatch(/^below-threshold$/m);
     expect(out).toMatch(/^Nothing to compact: all 3 context items are recent enough/m);
   });
 
   it('the testing block drives every capacity-retry path with its own summarizer', async () => {
-    const testing = tsBlocks.find((b) => b.includes("from 'context-compactor/testing'"))!;
-    expect(await runBlock(testing)).toMatch(/^\d{2,} paths passed$/m);
+    expect(await blockOutput(1)).toMatch(/^\d{2,} paths passed$/m);
   });
 
   it('the serve line is shown but never started (it would not exit)', () => {

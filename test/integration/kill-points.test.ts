@@ -10,8 +10,10 @@ import { PROCESS_TEST_MS } from '#support/time-limits.js';
 jest.setTimeout(PROCESS_TEST_MS);
 
 /**
- * SIGKILL at random points of `import`, `run` and `compact` (at least 50 kill
- * points). Every kill moment is a valid outcome, so nothing races the clock: a kill that
+ * SIGKILL at random points of `import`, `run` and `compact` (eight kill points each). The run
+ * is cut into as many equal slices as there are kills and each kill lands at a random moment
+ * of its own slice, so early, middle and late moments of every command are all hit without
+ * dozens of processes. Every kill moment is a valid outcome, so nothing races the clock: a kill that
  * lands after the child finished is simply a completed run, and the loop goes on until each
  * command was killed mid-way often enough. Kill moments are spread over the time an
  * uninterrupted run of the same command took on this machine: measured first, and measured
@@ -19,7 +21,7 @@ jest.setTimeout(PROCESS_TEST_MS);
  * the loop runs; a duration measured once would leave most kills landing after the end.
  */
 
-const KILLS_PER_COMMAND = 17;
+const KILLS_PER_COMMAND = 8;
 const dir = workDir('kill');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const session = agentSession(40, 1_200, 600, 10);
@@ -68,7 +70,8 @@ async function killLoop(
   // No cap on attempts: a kill that comes too late re-measures the run, so the next kill
   // moments fit how fast the machine is now, and each later attempt likely lands mid-run.
   while (kills < KILLS_PER_COMMAND) {
-    const { killed, ms } = await killAfter(args, rand() * full);
+    // A kill that came too late tries the same slice again.
+    const { killed, ms } = await killAfter(args, ((kills + rand()) / KILLS_PER_COMMAND) * full);
     if (killed) kills++;
     else full = ms;
     check(killed);

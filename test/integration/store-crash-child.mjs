@@ -7,6 +7,7 @@
  * Usage: node store-crash-child.mjs DIR TAG [queued]
  */
 import { writeSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { msg } from '../../dist/src/messages/message.js';
 import { openSessionStore } from '../../dist/src/store/index.js';
@@ -15,9 +16,25 @@ const [dir, tag, mode] = process.argv.slice(2);
 const queued = mode === 'queued';
 const store = openSessionStore(dir, { queued });
 const held = [];
-const ack = (line) => (queued ? held.push(line) : writeSync(1, `${line}\n`));
+const pause = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * Writes a line to fd 1 whole. The pipe can be full while a busy parent is slow to read
+ * (EAGAIN): wait a moment and write the rest, rather than die before the kill.
+ */
+function say(line) {
+  const bytes = Buffer.from(`${line}\n`);
+  for (let done = 0; done < bytes.length;) {
+    try {
+      done += writeSync(1, bytes, done);
+    } catch (error) {
+      if (error.code !== 'EAGAIN') throw error;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+const ack = (line) => (queued ? held.push(line) : say(line));
 const padding = 'x'.repeat(3000);
-writeSync(1, 'ready\n');
+say('ready');
 for (let i = 0; i < 5000; i++) {
   store.appendMessages([msg.user(`${tag}-${i} ${padding}`), msg.assistant(`reply ${tag}-${i}`)]);
   ack(`m ${tag}-${i}`);
@@ -34,7 +51,7 @@ for (let i = 0; i < 5000; i++) {
   // Queued: a round of three appends is written together, and acked once it has landed.
   if (queued && i % 3 === 2) {
     await store.flush();
-    for (const line of held.splice(0)) writeSync(1, `${line}\n`);
+    for (const line of held.splice(0)) say(line);
   }
 }
 store.close();

@@ -13,6 +13,9 @@ jest.setTimeout(PROCESS_TEST_MS);
 
 const ROOT = join(import.meta.dirname, '../..');
 const CHILD = join(import.meta.dirname, 'store-crash-child.mjs');
+// Kills per write mode. Each lands at a random ack count, so every kind of write (message,
+// boundary, snapshot) is cut mid-way across the rounds; more rounds add spawns, not new cases.
+const KILLS = 12;
 
 /** Runs the child until it has acked `acks` writes, SIGKILLs it, returns the acked lines. */
 function runAndKill(dir: string, tag: string, acks: number, mode: string): Promise<string[]> {
@@ -72,7 +75,7 @@ describe('R2 crash safety (SIGKILL at random points)', () => {
       let lastSnapshot: { tag: string; i: number } | undefined;
       let tornTails = 0;
       const checked = new Set<string>();
-      for (let k = 0; k < 20; k++) {
+      for (let k = 0; k < KILLS; k++) {
         const tag = `it${k}`;
         const lines = await runAndKill(dir, tag, 1 + Math.floor(rand() * 40), mode);
         for (const l of lines) {

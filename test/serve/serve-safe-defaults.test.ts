@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,10 +17,10 @@ jest.setTimeout(PROCESS_TEST_MS);
 const WINDOW = 16_000;
 const dirs: string[] = [];
 const upstreams: FakeServer[] = [];
-afterEach(async () => {
+async function stopAll(): Promise<void> {
   await stopRunningClis();
   for (const u of upstreams.splice(0)) await u.close();
-});
+}
 afterAll(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -85,6 +85,8 @@ function modesUnder(dir: string): Array<{ path: string; dir: boolean; mode: numb
 }
 
 describe('compactor serve: private and safe defaults', () => {
+  afterEach(stopAll);
+
   it('R2: the data directory is created owner-only and every file in it is 0600; an open one is tightened with one line', async () => {
     const cwd = tempDir();
     const { cli, url } = await serve(cwd, ['--data-dir', 'sessions']);
@@ -121,8 +123,33 @@ describe('compactor serve: private and safe defaults', () => {
     expect((await post(local, '/v1/chat/completions', chat())).status).toBe(200);
   });
 
+  it('R2: a second server on the same data directory is refused with one line naming no pid, host or path; a killed one does not block', async () => {
+    const cwd = tempDir();
+    const first = await serve(cwd, ['--data-dir', 'sessions']);
+    const second = await runCompiledCli(['serve', '--port', '0', '--data-dir', 'sessions'], { cwd });
+    expect(second.code).toBe(2);
+    expect(second.err).toBe(
+      'compactor: serve: the data directory is in use by another compactor serve; stop that one first or give another --data-dir\n',
+    );
+    for (const leak of [String(first.cli.child.pid), hostname(), cwd]) expect(second.err).not.toContain(leak);
+    first.cli.child.kill('SIGKILL');
+    await first.cli.done;
+    // The lock of a killed server is taken over: the next one starts and serves.
+    const third = await serve(cwd, ['--data-dir', 'sessions']);
+    expect((await post(third.url, '/v1/chat/completions', chat())).status).toBe(200);
+  });
+});
+
+// The hostile bodies and paths all go to one server: each must leave it serving the next.
+describe('compactor serve: hostile bodies and paths, one server throughout', () => {
+  let shared: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    shared = await serve(tempDir(), ['--max-body-bytes', String(1024 * 1024)]);
+  });
+  afterAll(stopAll);
+
   it('D3: gzip, deflate and br bodies are decoded and sent on plain; an unknown encoding is a 415', async () => {
-    const { url, upstream } = await serve(tempDir());
+    const { url, upstream } = shared;
     const encoders: Record<string, (b: Buffer) => Buffer> = {
       gzip: (b) => gzipSync(b),
       deflate: (b) => deflateSync(b),
@@ -147,7 +174,7 @@ describe('compactor serve: private and safe defaults', () => {
   });
 
   it('D3: a zip bomb is refused with 413 in the protocol’s shape after the body limit, and the proxy keeps serving', async () => {
-    const { cli, url } = await serve(tempDir(), ['--max-body-bytes', String(1024 * 1024)]);
+    const { cli, url } = shared;
     // 256 MiB of zeros, compressed as it is made: about 250 KB on the wire.
     const zeros = Readable.from(
       (function* () {
@@ -169,7 +196,7 @@ describe('compactor serve: private and safe defaults', () => {
   });
 
   it('D3: 100,000-deep JSON, a malformed % in a sessions path and a path that is no URL get a 4xx, never a 500 or a crash', async () => {
-    const { cli, url } = await serve(tempDir());
+    const { cli, url } = shared;
     const deep = `{"model":"gpt-4o","messages":[{"role":"user","content":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`;
     for (const path of ['/v1/chat/completions', '/v1/messages', '/v1/responses']) {
       const res = await post(url, path, deep);
@@ -187,22 +214,6 @@ describe('compactor serve: private and safe defaults', () => {
     expect(raw).toMatch(/^HTTP\/1\.1 [45]\d\d /);
     expect((await post(url, '/v1/chat/completions', chat())).status).toBe(200);
     expect(cli.child.exitCode).toBeNull();
-  });
-
-  it('R2: a second server on the same data directory is refused with one line naming no pid, host or path; a killed one does not block', async () => {
-    const cwd = tempDir();
-    const first = await serve(cwd, ['--data-dir', 'sessions']);
-    const second = await runCompiledCli(['serve', '--port', '0', '--data-dir', 'sessions'], { cwd });
-    expect(second.code).toBe(2);
-    expect(second.err).toBe(
-      'compactor: serve: the data directory is in use by another compactor serve; stop that one first or give another --data-dir\n',
-    );
-    for (const leak of [String(first.cli.child.pid), hostname(), cwd]) expect(second.err).not.toContain(leak);
-    first.cli.child.kill('SIGKILL');
-    await first.cli.done;
-    // The lock of a killed server is taken over: the next one starts and serves.
-    const third = await serve(cwd, ['--data-dir', 'sessions']);
-    expect((await post(third.url, '/v1/chat/completions', chat())).status).toBe(200);
   });
 });
 
