@@ -34,6 +34,8 @@ import {
 } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { keepCheckpoint } from './checkpoint-guard.js';
+import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
+import type { SentMessages, TurnRunner } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 
 /** A change of settings: the groups given replace the session's. */
@@ -189,10 +191,34 @@ export class Session implements CompactorSession {
     return verdict;
   }
 
+  /** The last request sent, as a summary would extend it. */
+  private sentMessages(): SentMessages | undefined {
+    return this.sent && { messages: this.sent, providerTokens: this.sentTokens };
+  }
+
   /** The machines for one run; a summary may extend the last request sent. */
-  private runnerFor(mode: CompactionMode, instructions?: string) {
-    const sent = this.sent && { messages: this.sent, providerTokens: this.sentTokens };
+  private runnerFor(mode: CompactionMode, instructions?: string, sent = this.sentMessages()) {
     return buildSessionRunner(this.ctx, this.envelope, mode, instructions, sent);
+  }
+
+  /** Runs the turn, or resumes it from its checkpoint, checkpointing where asked. */
+  private startTurn(
+    runner: TurnRunner,
+    opts: SessionTurnOptions,
+    before: readonly Message[],
+    sent: SentMessages | undefined,
+    checkpointPath: string | undefined,
+  ) {
+    const turnId = `turn-${++this.turns}`;
+    const run = {
+      signal: opts.signal,
+      ...(checkpointPath ? { checkpointPath } : {}),
+      ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
+    };
+    if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
+    const lastRequest = sent ? { lastRequest: sent } : {};
+    const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn, ...lastRequest };
+    return runner.runTurn(request, run); // mode: automatic
   }
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
@@ -200,23 +226,19 @@ export class Session implements CompactorSession {
       // Pending messages are conversation facts: stored before the turn may compact them.
       this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
-      const { runner, summarizer } = this.runnerFor('automatic');
+      // A resumed turn's summary extends the request its first run would have: its checkpoint keeps it.
+      const sent = opts.resumeFrom
+        ? await this.orRollback(async () => checkpointLastRequest(opts.resumeFrom!, before))
+        : this.sentMessages();
+      const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
       // With a store every step is checkpointed atomically, so a killed turn can be resumed.
       const checkpointPath = this.stored?.store.dir
         ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
         : undefined;
       const restoreCheckpoint = checkpointPath ? await keepCheckpoint(checkpointPath) : async () => undefined;
-      const result = await this.orRollback(() => {
-        const turnId = `turn-${++this.turns}`;
-        const run = {
-          signal: opts.signal,
-          ...(checkpointPath ? { checkpointPath } : {}),
-          ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
-        };
-        if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
-        const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
-        return runner.runTurn(request, run);
-      }).catch(async (e: unknown) => {
+      const result = await this.orRollback(() =>
+        this.startTurn(runner, opts, before, sent, checkpointPath),
+      ).catch(async (e: unknown) => {
         // A window too small for the fixed part of a request is a configuration error found
         // during the turn: like any refused turn it leaves no checkpoint to resume.
         if (WindowTooSmallError.isInstance(e)) await restoreCheckpoint();
