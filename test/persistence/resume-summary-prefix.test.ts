@@ -4,7 +4,7 @@ import { msg, type Message } from '#src/messages/message.js';
 import type { Checkpoint } from '#src/runtime/checkpoint.js';
 import { createCompactorSession } from '#src/session/index.js';
 import { useFakeProviders } from '#support/fake-providers.js';
-import { templateSummary } from '#support/session/fixtures.js';
+import { readExchanges, templateSummary } from '#support/session/fixtures.js';
 
 /**
  * A summary by the agent's own model asks over the last request sent, so the provider's
@@ -23,18 +23,7 @@ const READ_FILE = {
   parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
 };
 
-/** `n` exchanges (a tool batch and a note), about 450 tokens each, numbered from `from`. */
-function exchanges(from: number, n: number): Message[] {
-  const out: Message[] = [];
-  for (let i = from; i < from + n; i++) {
-    out.push(msg.user(`Step ${i}: ${'check the parser module and report. '.repeat(8)}`));
-    out.push(msg.assistant('', [{ id: `c${i}`, name: 'read_file', arguments: `{"path":"src/m${i}.ts"}` }]));
-    out.push(
-      msg.tool(`c${i}`, `export const v${i} = ${i};\n${'// a line of source\n'.repeat(60)}`, 'read_file'),
-    );
-  }
-  return out;
-}
+const exchanges = readExchanges;
 
 const START = [msg.system('You are a coding agent.'), msg.user('Fix the parser.')];
 const FIRST = exchanges(0, 4);
