@@ -72,14 +72,15 @@ export interface TurnRequest {
    * Local summarizer). Kept with the turn's checkpoints, so a resumed turn's summary asks over
    * the very same messages and the provider's prompt cache still serves them.
    */
-  lastRequest?: SentMessages;
+  lastRequest?: {
+    messages: readonly Message[];
+    /** The provider's count of its whole input, when it reported one. */
+    providerTokens?: number;
+  };
 }
 
 /** The messages of the last request sent, and the provider's count of its whole input when it reported one. */
-export interface SentMessages {
-  messages: readonly Message[];
-  providerTokens?: number;
-}
+export type SentMessages = NonNullable<TurnRequest['lastRequest']>;
 
 /** Options of a run. */
 export interface RunOptions {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ContextCapacityError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
 import type { SummaryResponse } from '../../providers/types.js';
@@ -78,6 +79,16 @@ function prefixPrepared(
     omittedMessages: 0,
   };
 }
+
+/** A {@link SummaryCacheReport} as another process hands it over (a Restate worker's answer, its object's state). */
+export const SummaryCacheReportSchema = z.strictObject({
+  request: z.enum(['prefix', 'fork']),
+  fallback: z.string().nullable(),
+  calls: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  cachedTokens: z.number().int().nonnegative(),
+  share: z.number().min(0).max(1).nullable(),
+});
 
 /** The cached share of a pass's summary calls, from the usage the provider reported for each. */
 export interface SummaryCacheReport {
