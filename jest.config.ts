@@ -8,6 +8,8 @@ const config: Config = {
   testEnvironment: '<rootDir>/test/support/jest-environment.cjs',
   roots: ['<rootDir>/test'],
   setupFiles: ['<rootDir>/test/support/fast-check-seed.ts'],
+  // Files that start processes or run agent loops first when Jest has no timings of its own.
+  testSequencer: '<rootDir>/test/support/long-first-sequencer.mjs',
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     // The names tests import the code they check by (tsconfig.json "paths").

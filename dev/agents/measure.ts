@@ -128,6 +128,22 @@ function changes(protocol: WireProtocol, prev: unknown, next: unknown): { items:
   return { items, fixed: canon(a.fixed) !== canon(b.fixed) };
 }
 
+/**
+ * Whether an item of `a` stands at another position in `b`: older messages were left out before
+ * it (and as many new ones came after), so the positions no longer pair the same items.
+ */
+function shifted(a: readonly unknown[], b: readonly unknown[]): boolean {
+  const at = new Map<string, Set<number>>();
+  a.forEach((it, k) => {
+    const key = canon(it);
+    at.set(key, (at.get(key) ?? new Set()).add(k));
+  });
+  return b.some((it, j) => {
+    const ks = at.get(canon(it));
+    return ks !== undefined && !ks.has(j);
+  });
+}
+
 /** How a clearing stub begins, as it reads inside a request's JSON text (a string in a string). */
 const STUB_IN_JSON = JSON.stringify(STUB_START).slice(1, -1);
 
@@ -168,7 +184,7 @@ function comparePrefix(
   const own = proxyItems.length === 0 && (!ours.fixed || theirs.fixed) && a.items.length <= b.items.length;
   // Only the newest result may stand uncleared (older ones left out count as cleared).
   const clearedAll = b.items.filter(unclearedResult).length <= 1;
-  if (a.items.length <= b.items.length) {
+  if (a.items.length <= b.items.length && !shifted(a.items, b.items)) {
     // Items stay where they were (a clearing step replaces them in place): sum what each lost.
     let freed = proxyItems.reduce(
       (n, k) => n + estimateBodyTokens(a.items[k]) - estimateBodyTokens(b.items[k]),
@@ -177,13 +193,21 @@ function comparePrefix(
     if (ours.fixed && !theirs.fixed) freed += estimateBodyTokens(a.fixed) - estimateBodyTokens(b.fixed);
     return { kept: false, freed, own, clearedAll };
   }
-  // Items went (a summary took their place): the older request less what the newer kept of it.
+  // Items went (a summary took their place, or older exchanges were left out): the older request
+  // less what the newer kept of it. The new items are the last ones: as many as the agent added
+  // between its own two requests, else those after the last item the older request also had.
   const seen = new Set(a.items.map(canon));
   let last = -1;
   b.items.forEach((x, i) => {
     if (seen.has(canon(x))) last = i;
   });
-  const tail = b.items.slice(last + 1).reduce<number>((n, it) => n + estimateBodyTokens(it), 0);
+  const added =
+    agentPrev !== undefined && agentNext !== undefined
+      ? split(protocol, agentNext).items.length - split(protocol, agentPrev).items.length
+      : -1;
+  const from = added >= 0 && added <= b.items.length ? b.items.length - added : last + 1;
+  // What the new items add to the request (as items of a list, as the window counts them).
+  const tail = estimateBodyTokens(b.items.slice(from));
   return { kept: false, freed: prev.input - (next.input - tail), own, clearedAll };
 }
 

@@ -22,6 +22,29 @@ function carriedIn(run: PolicyRun, keep: (i: number) => boolean): Carried {
 const cell = (c: Carried) =>
   c.compacted === 0 ? '—' : `${c.carried}/${c.compacted} (${((100 * c.carried) / c.compacted).toFixed(1)}%)`;
 
+/** Compactions with a receipt and those amended, per window, over the policies `pick` keeps. */
+function receiptCounts(
+  all: ReadonlyMap<number, readonly PolicyRun[]>,
+  pick: (policy: string) => boolean,
+): string[] {
+  const out: string[] = [];
+  for (const [window, runs] of all) {
+    let compactions = 0;
+    let amended = 0;
+    for (const r of runs.filter((run) => pick(run.policy.name)))
+      for (const s of r.perSession)
+        if (s.ok) {
+          compactions += s.result.totals.receiptCompactions;
+          amended += s.result.totals.amendedCompactions;
+        }
+    if (compactions > 0)
+      out.push(
+        `${window / 1000}k ${amended}/${compactions} (${((100 * amended) / compactions).toFixed(1)}%)`,
+      );
+  }
+  return out;
+}
+
 /**
  * Summary recall on its own: for every window and every policy that
  * compacted a result a later turn needed, how many of those results the summary still
@@ -33,21 +56,8 @@ export function summaryRecallSection(
   sessions: readonly CorpusSession[],
 ): BenchSection {
   const rows: Array<Array<string | number>> = [];
-  const receipts: string[] = [];
-  for (const [window, runs] of all) {
-    let compactions = 0;
-    let amended = 0;
-    for (const r of runs)
-      for (const s of r.perSession)
-        if (s.ok) {
-          compactions += s.result.totals.receiptCompactions;
-          amended += s.result.totals.amendedCompactions;
-        }
-    if (compactions > 0)
-      receipts.push(
-        `${window / 1000}k ${amended}/${compactions} (${((100 * amended) / compactions).toFixed(1)}%)`,
-      );
-  }
+  const receipts = receiptCounts(all, () => true);
+  const defaults = receiptCounts(all, (name) => name === 'compactor');
   for (const [window, runs] of all)
     for (const r of runs) {
       const every = carriedIn(r, () => true);
@@ -63,7 +73,7 @@ export function summaryRecallSection(
     notes: [
       `Summarizer: the embedded offline summarizer (${OFFLINE_MODEL}), the default. A needed result counts as carried when a summary in the request holds, verbatim, one of the facts the turn used from it; a needed re-read (no fact) never does.`,
       'A real model summarizer was not measured: no test model is reachable from this machine (no network), and the bench makes no provider calls.',
-      `Receipts, compactions whose summary lacked an item and had it added verbatim, all policies: ${receipts.join(', ') || 'no compactions'}. A small window leaves the summary little room, so it carries less.`,
+      `Receipts, compactions whose summary lacked an item and had it added verbatim, all policies: ${receipts.join(', ') || 'no compactions'}; the defaults (compactor): ${defaults.join(', ') || 'no compactions'}. A path, command or id counts as kept when a pointer line or the list the summary's span id returns names it; a request, correction or error only when the summary or a kept message says it.`,
     ],
   };
 }

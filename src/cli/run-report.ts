@@ -239,13 +239,14 @@ function summaryCacheText(c: SummaryCacheReport): string {
   return `summary request: ${how}; ${cached}`;
 }
 
-/** `receipt: 14 items (9 kept, 4 in the summary, 1 added verbatim); 41,200 → 6,300 tokens`. */
+/** `receipt: 14 items (9 kept, 3 in the summary, 1 on a span's list, 1 added verbatim); 41,200 → 6,300 tokens`. */
 function receiptText(r: Receipt): string {
   const count = (place: string) => r.items.filter((i) => i.place === place).length;
   const parts = [
     `${count('kept')} kept`,
     `${count('summary')} in the summary`,
     ...(count('pointer') > 0 ? [`${count('pointer')} by recall id`] : []),
+    ...(count('span') > 0 ? [`${count('span')} on a span's list`] : []),
     ...(r.amended > 0 ? [`${r.amended} added verbatim`] : []),
   ];
   return `receipt: ${r.items.length} items (${parts.join(', ')}); ${r.tokensBefore.toLocaleString('en-US')} → ${r.tokensAfter.toLocaleString('en-US')} tokens`;

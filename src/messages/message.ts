@@ -124,3 +124,28 @@ export const msg = {
       ? { role: 'tool', content, toolCallId, ...extra }
       : { role: 'tool', content, toolCallId, toolName, ...extra },
 };
+
+/**
+ * Where the task is: the user messages that open the conversation before its first answer (system
+ * messages among them aside), or the first user message when nothing has answered yet. Agents often
+ * send their environment as a user message of its own before the user's request, and both belong to
+ * the task. Returns the index range `[first, last]` of those messages, or null when there is no user
+ * message.
+ */
+export function taskRange(messages: readonly Message[]): { first: number; last: number } | null {
+  let first = -1;
+  let last = -1;
+  for (let i = 0; i < messages.length; i++) {
+    const role = messages[i].role;
+    if (role === 'user') {
+      if (first < 0) first = i;
+      last = i;
+    } else if (role !== 'system') return first < 0 ? firstUser(messages) : { first, last };
+  }
+  return firstUser(messages);
+}
+
+function firstUser(messages: readonly Message[]): { first: number; last: number } | null {
+  const i = messages.findIndex((m) => m.role === 'user');
+  return i < 0 ? null : { first: i, last: i };
+}

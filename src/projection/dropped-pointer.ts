@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hasToolCalls, type Message, type ToolCall } from '../messages/message.js';
-import { inputPreview, recallIdOf, sizeOf } from './recall-ids.js';
+import { callInputOf } from './call-input.js';
+import { recallIdOf, sizeOf } from './recall-ids.js';
 import { pointerLine, SPAN_PAGE_LINES, spanIndexOf } from './recall-spans.js';
 import { isClearedStub } from './stubs.js';
 
@@ -22,26 +23,10 @@ export function droppedLineCap(budgetTokens: number): number {
   return Math.max(0, Math.min(8, Math.floor(budgetTokens / 400)));
 }
 
-/** The longest path a pointer line shows whole (a path cut short loses the file's name). */
-const PATH_CHARS = 200;
-
-/** A call's input in a few words: the path it names when it names one, else its arguments cut short. */
-function inputOf(args: string | undefined): string {
-  try {
-    const parsed: unknown = JSON.parse(args ?? '');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      for (const [key, value] of Object.entries(parsed))
-        if (/path|file/i.test(key) && typeof value === 'string' && value.length <= PATH_CHARS) return value;
-  } catch {
-    // not JSON: shown as it is
-  }
-  return inputPreview(args);
-}
-
 /** The pointer entry of one result: its recall id, then its tool, input and size. */
 function entryOf(result: Message, call: ToolCall | undefined): { id: string; line: string } {
   const tool = result.toolName ?? call?.name ?? 'tool';
-  const input = inputOf(call?.arguments);
+  const input = callInputOf(call);
   return { id: recallIdOf(result), line: `${tool}${input ? `: ${input}` : ''} (${sizeOf(result)})` };
 }
 

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { textOf, type Message } from '../messages/message.js';
+import { taskRange, textOf, type Message } from '../messages/message.js';
 import { originalTokens, previewMessage } from '../summary/preview.js';
 import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
@@ -44,8 +44,8 @@ const NO_EVIDENCE_WINDOW = 1e-9;
  * in steps: a step is then the next one at once), (2) clear every result but
  * the newest call's, (3) cut the largest results to head + tail previews that say how much was
  * cut and that the whole output stays in the session history, (4) leave out the oldest whole
- * exchanges after the task, which then names them by recall id. Pairing stays valid at every step and the first user message (the
- * task, or the summary that restates it) is always kept. The session history is never touched.
+ * exchanges after the task, which then names them by recall id. Pairing stays valid at every step and the task (the user messages
+ * that open the conversation, or the summary that restates it) is always kept. The session history is never touched.
  */
 export function fitToWindow(history: readonly Message[], opts: FitWindowOptions): FittedRequest {
   const est = opts.estimator;
@@ -150,7 +150,8 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
 /**
  * Leaves out the oldest exchanges after the task until the request fits: an assistant message
  * goes with the results of its calls, so no result loses its call. The newest exchange stays,
- * and so does every system message (an agent's instructions sent among its messages). The task
+ * and so does every system message (an agent's instructions sent among its messages), and every
+ * user message that opens the conversation (an agent's environment sent before the request). The task
  * then ends with a note naming what was left out by recall id, counted in the budget; its lines
  * depend only on what was left out, so requests that leave out the same messages repeat it.
  */
@@ -160,8 +161,9 @@ export function leaveOutOldest(
   budget: number,
   est: Estimator,
 ): { messages: readonly Message[]; count: number } {
-  const task = messages.findIndex((m) => m.role === 'user');
-  if (task < 0) return { messages, count: 0 };
+  const range = taskRange(messages);
+  if (range === null) return { messages, count: 0 };
+  const task = range.last;
   const units = exchangesAfter(messages, task);
   const total = est.history(messages);
   const taskTokens = est.message(messages[task]);

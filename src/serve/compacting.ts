@@ -360,7 +360,8 @@ export async function handleCompacting(
         projection.session,
         signal,
       );
-      countRecalls(ctx, id, await forwardAnsweringRecalls(ctx, req, res, turn, recall, signal, headers, tap));
+      const exchange = { ctx, req, res, turn, recall, signal, extra: headers, tap };
+      countRecalls(ctx, id, await forwardAnsweringRecalls(exchange));
       return 'projected';
     }
     await forward(ctx, protocol, req, res, body, signal, headers, tap, betas);

@@ -42,6 +42,20 @@ export interface RecallTurn {
   room: RecallRoom;
 }
 
+/** One client request whose answers may call the recall tool, and where its answer goes. */
+export interface RecallExchange {
+  ctx: CompactingContext;
+  req: IncomingMessage;
+  res: ServerResponse;
+  turn: RecallTurn;
+  recall: Recaller;
+  signal: AbortSignal;
+  /** Headers the client's answer gets besides the upstream's. */
+  extra: Record<string, string>;
+  /** Reads the provider's usage from the first answer (a later round's describes a longer request). */
+  tap?: Transform | undefined;
+}
+
 /** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
 export async function sendUpstream(
   ctx: CompactingContext,
@@ -134,17 +148,9 @@ async function nextRound(
  * and the originals they ask for and asks again; the client gets the last answer, with no
  * recall call in it unless the rounds ran out. Resolves to the number of rounds taken.
  */
-export async function forwardAnsweringRecalls(
-  ctx: CompactingContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  turn: RecallTurn,
-  recall: Recaller,
-  signal: AbortSignal,
-  extra: Record<string, string>,
-  tap?: Transform,
-): Promise<number> {
-  if (turn.request.stream) return streamAnsweringRecalls(ctx, req, res, turn, recall, signal, extra, tap);
+export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise<number> {
+  if (exchange.turn.request.stream) return streamAnsweringRecalls(exchange);
+  const { ctx, req, res, turn, recall, signal, extra, tap } = exchange;
   const { protocol } = turn.request;
   let messages = turn.messages;
   const earlier = new Set<Message>();
@@ -169,16 +175,8 @@ export async function forwardAnsweringRecalls(
  * the model's text before the recall, then what it wrote after it. Otherwise the held events
  * go to the client as they came.
  */
-async function streamAnsweringRecalls(
-  ctx: CompactingContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  turn: RecallTurn,
-  recall: Recaller,
-  signal: AbortSignal,
-  extra: Record<string, string>,
-  tap?: Transform,
-): Promise<number> {
+async function streamAnsweringRecalls(exchange: RecallExchange): Promise<number> {
+  const { ctx, req, res, turn, recall, signal, extra, tap } = exchange;
   const { protocol } = turn.request;
   const at = newPlace();
   let messages = turn.messages;

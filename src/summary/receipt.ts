@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { hasToolCalls, textOf, type Message } from '../messages/message.js';
 import { oneLine } from '../core/text.js';
-import { isSpanPointerLine } from '../projection/recall-spans.js';
+import { isSpanPointerLine, pointerLine, spanEntries, spanIndexes } from '../projection/recall-spans.js';
 import { ID_PATTERN, ISSUE_PATTERN } from './ids.js';
 import { extractSessionFacts } from './offline/extract.js';
 import { isExplorationCommand } from './offline/shell.js';
@@ -17,7 +17,8 @@ import { isReinjectionMessage, isSummaryMessage } from './summary-message.js';
 /**
  * A compaction's receipt: what the replaced span had to keep, every item and where it landed
  * (`kept`: in a message the compacted history keeps; `summary`; `pointer`: on a line naming a
- * recall id; `amended`: added verbatim to the summary; `missing`), tokens before and after.
+ * recall id; `span`: on a line of the list a span id the summary names returns; `amended`:
+ * added verbatim to the summary; `missing`), tokens before and after.
  */
 export interface Receipt {
   items: Array<{
@@ -26,7 +27,12 @@ export interface Receipt {
     key: string;
     /** The line added to the summary when the item is missing. */
     line: string;
-    place: 'kept' | 'summary' | 'pointer' | 'amended' | 'missing';
+    place: 'kept' | 'summary' | 'pointer' | 'span' | 'amended' | 'missing';
+    /**
+     * For `pointer` and `span`: the recall id whose line names the item, and for `span` the
+     * span id whose list holds that line (`recall` with the span id shows it).
+     */
+    recall?: { id: string; span?: string };
   }>;
   /** Items added verbatim to the summary because the compacted history lacked them. */
   amended: number;
@@ -39,7 +45,7 @@ export type ReceiptEntry = Receipt['items'][number];
 /** What kind of evidence an item is. */
 export type ReceiptKind = ReceiptEntry['kind'];
 /** One item of a receipt, before it is checked. */
-export type ReceiptItem = Omit<ReceiptEntry, 'place'>;
+export type ReceiptItem = Omit<ReceiptEntry, 'place' | 'recall'>;
 
 /** How many items of each kind a receipt holds at most (the newest win). */
 const LIMITS: Readonly<Record<ReceiptKind, number>> = {
@@ -149,43 +155,81 @@ export interface CheckOptions {
 /** Kinds a pointer line can carry: what a call named (its paths, its command, ids in its input). */
 const POINTED_KINDS: ReadonlySet<ReceiptKind> = new Set(['path', 'command', 'id']);
 
+/** A line naming a recall id (whitespace folded), that id, and the span id whose list holds it. */
+interface Pointer {
+  text: string;
+  id?: string;
+  span?: string;
+}
+
+const RECALL_ID = /\br-[0-9a-f]{8}\b/;
+const SPAN_LINE = /^- (s-[0-9a-f]{8})\b/;
+
+function pointerOf(line: string, span?: string): Pointer {
+  const id = RECALL_ID.exec(line)?.[0];
+  return { text: fold(line), ...(id === undefined ? {} : { id }), ...(span === undefined ? {} : { span }) };
+}
+
+/** What the compacted history says, split by where it says it. */
+interface Landings {
+  kept: string[];
+  summaries: string[];
+  /** Pointer lines the history shows (a clearing stub, a summary's line naming a recall id). */
+  pointers: Pointer[];
+  /** Lines of the lists that the span ids the summaries name return, one recall away. */
+  listed: Pointer[];
+}
+
+function landingsOf(after: readonly Message[], isPointer: (line: string) => boolean): Landings {
+  const out: Landings = { kept: [], summaries: [], pointers: [], listed: [] };
+  const spans = new Set<string>();
+  for (const m of after) {
+    const text = [textOf(m.content), ...(m.toolCalls ?? []).map((c) => c.arguments)].join('\n');
+    const lines = text.split('\n');
+    if (isSummaryMessage(m)) {
+      const pointed = lines.filter(isSpanPointerLine);
+      out.pointers.push(...pointed.map((l) => pointerOf(l)));
+      for (const l of pointed) {
+        const span = SPAN_LINE.exec(l.trimStart())?.[1];
+        if (span !== undefined) spans.add(span);
+      }
+      out.summaries.push(fold(lines.filter((l) => !isSpanPointerLine(l)).join('\n')));
+      continue;
+    }
+    out.pointers.push(...lines.filter(isPointer).map((l) => pointerOf(l)));
+    out.kept.push(fold(lines.filter((l) => !isPointer(l)).join('\n')));
+  }
+  // A span id counts only when its list resolves from the compacted history itself.
+  const indexes = spanIndexes(after);
+  for (const span of spans)
+    for (const e of spanEntries(indexes, span) ?? []) out.listed.push(pointerOf(pointerLine(e), span));
+  return out;
+}
+
 /**
  * Where each item landed in the compacted history `after`. A pointer line (a clearing stub, or
- * a summary's line naming a recall id) stands for a removed result: what it names lands there
- * when the item is what a call named (a path, a command, an id); a request, a correction or an
- * error must be said in words.
+ * a summary's line naming a recall id) stands for a removed result, and so does a line of the
+ * list a summary's span id returns: what it names lands there when the item is what a call
+ * named (a path, a command, an id), and the receipt says which recall id (and span id) holds
+ * it. A request, a correction or an error must be said in words.
  */
 export function checkReceipt(
   items: readonly ReceiptItem[],
   after: readonly Message[],
   options: CheckOptions = {},
 ): ReceiptEntry[] {
-  const summaries: string[] = [];
-  const kept: string[] = [];
-  const pointers: string[] = [];
-  const isPointer = options.isPointer ?? (() => false);
-  for (const m of after) {
-    const text = [textOf(m.content), ...(m.toolCalls ?? []).map((c) => c.arguments)].join('\n');
-    const lines = text.split('\n');
-    if (isSummaryMessage(m)) {
-      pointers.push(...lines.filter(isSpanPointerLine).map(fold));
-      summaries.push(fold(lines.filter((l) => !isSpanPointerLine(l)).join('\n')));
-      continue;
-    }
-    pointers.push(...lines.filter(isPointer).map(fold));
-    kept.push(fold(lines.filter((l) => !isPointer(l)).join('\n')));
-  }
+  const { kept, summaries, pointers, listed } = landingsOf(after, options.isPointer ?? (() => false));
   const has = (texts: readonly string[], key: string) => texts.some((t) => t.includes(key));
-  return items.map((it) => ({
-    ...it,
-    place: has(kept, it.key)
-      ? 'kept'
-      : has(summaries, it.key)
-        ? 'summary'
-        : POINTED_KINDS.has(it.kind) && has(pointers, it.key)
-          ? 'pointer'
-          : 'missing',
-  }));
+  return items.map((it): ReceiptEntry => {
+    if (has(kept, it.key)) return { ...it, place: 'kept' };
+    if (has(summaries, it.key)) return { ...it, place: 'summary' };
+    if (!POINTED_KINDS.has(it.kind)) return { ...it, place: 'missing' };
+    const shown = pointers.find((p) => p.text.includes(it.key));
+    if (shown) return { ...it, place: 'pointer', ...(shown.id ? { recall: { id: shown.id } } : {}) };
+    const inList = listed.find((p) => p.text.includes(it.key));
+    if (inList?.id === undefined) return { ...it, place: 'missing' };
+    return { ...it, place: 'span', recall: { id: inList.id, span: inList.span } };
+  });
 }
 
 /** The heading of the lines a receipt adds to a summary. */
@@ -223,7 +267,8 @@ const ReceiptEntrySchema = z.object({
   kind: z.enum(['request', 'correction', 'error', 'path', 'command', 'id']),
   key: z.string(),
   line: z.string(),
-  place: z.enum(['kept', 'summary', 'pointer', 'amended', 'missing']),
+  place: z.enum(['kept', 'summary', 'pointer', 'span', 'amended', 'missing']),
+  recall: z.object({ id: z.string(), span: z.string().optional() }).optional(),
 });
 
 /** Validates a stored receipt (a checkpoint or a session store read back from disk). */

@@ -1,6 +1,6 @@
 import type { Estimator } from '../estimate/estimator.js';
-import { headUnits, oneLine } from '../core/text.js';
 import { hasToolCalls, textOf, type Message, type ToolCall } from '../messages/message.js';
+import { callInputOf } from '../projection/call-input.js';
 import { recallIdOf, sizeOf } from '../projection/recall-ids.js';
 import {
   pointerLine,
@@ -11,7 +11,7 @@ import {
 } from '../projection/recall-spans.js';
 import { isClearedStub } from '../projection/stubs.js';
 import { isExplorationCommand } from './offline/shell.js';
-import { commandOf, parseArguments, pathsOfCall, readResult, toolKind } from './offline/tool-calls.js';
+import { commandOf, parseArguments, readResult, toolKind } from './offline/tool-calls.js';
 import { SUMMARY_METADATA_KIND } from './summary-message.js';
 
 /*
@@ -32,23 +32,6 @@ export function pointerLineCap(capacity: number | null): number {
 
 const MAX_POINTER_LINES = 24;
 
-/** The longest input a pointer line shows (a command's first line up to this is kept whole). */
-const INPUT_CHARS = 200;
-
-/** What a result's call did, in one line: a command's first line, the paths it named, or its arguments. */
-function describeInput(call: ToolCall | undefined): string {
-  if (call === undefined) return '';
-  const args = parseArguments(call);
-  const kind = toolKind(call, args);
-  // A command by its first line, whole up to the length a receipt matches it by.
-  if (kind === 'shell') {
-    const first = oneLine(commandOf(call, args).trim().split('\n')[0], Infinity);
-    return first.length <= INPUT_CHARS ? first : `${headUnits(first, INPUT_CHARS)}…`;
-  }
-  const paths = pathsOfCall(call, args);
-  return oneLine(paths.length > 0 ? paths.join(', ') : call.arguments, INPUT_CHARS);
-}
-
 /** How a call ended, when its result says more than that it completed: its exit code, or failed. */
 function outcomeOf(result: Message): string {
   const { status, exitCode } = readResult(result, textOf(result.content));
@@ -68,7 +51,7 @@ function acted(result: Message, call: ToolCall | undefined): boolean {
 /** The pointer entry of one result: its recall id, tool, input, outcome and size. */
 function entryOf(result: Message, call: ToolCall | undefined): { id: string; line: string } {
   const tool = result.toolName ?? call?.name ?? 'tool';
-  const input = describeInput(call);
+  const input = callInputOf(call);
   const line = `${tool}${input ? `: ${input}` : ''}${outcomeOf(result)} (${sizeOf(result)})`;
   return { id: recallIdOf(result), line };
 }

@@ -1,7 +1,6 @@
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { GOAL_LINE, TASK } from '#dev/loops/loop-matrix.js';
 import { auditPrompt, freeAuditEncoder } from '#dev/loops/prompt-audit.js';
-import { startServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { FINAL_TEXT, startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { RecordedRequest } from '#support/fake-http.js';
@@ -12,6 +11,7 @@ import {
   type ClientLoop,
   type ServeProtocol,
 } from '#support/serve-client-loops.js';
+import { COMPACTING_POLICY, startProxyTo } from '#support/serve/proxy.js';
 import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
 jest.setTimeout(PROCESS_TEST_MS);
@@ -56,28 +56,26 @@ function prefixBreaks(protocol: ServeProtocol, requests: RecordedRequest[]): num
 }
 
 describe('compactor serve: 30-step tool loops of the official clients at a 16k window', () => {
+  // Each case runs two loops in parallel on one proxy: one asks for JSON, the other streams.
   const cases = [
-    ...(['anthropic', 'openai-chat', 'openai-responses'] as const).flatMap((protocol) =>
-      [false, true].map((stream) => ({ protocol, stream, compacting: false })),
-    ),
+    ...(['anthropic', 'openai-chat', 'openai-responses'] as const).map((protocol) => ({
+      protocol,
+      compacting: false,
+    })),
     // Compaction instead of clearing: the summaries come from the upstream model.
-    { protocol: 'anthropic' as const, stream: false, compacting: true },
+    { protocol: 'anthropic' as const, compacting: true },
   ];
-  for (const { protocol, stream, compacting } of cases)
-    it(`H1/C1/N1: ${protocol} ${stream ? 'streaming' : 'JSON'}${compacting ? ', compacting' : ''}: two loops in parallel finish; every upstream request fits, is paired, keeps the task and belongs to its own session`, async () => {
+  for (const { protocol, compacting } of cases)
+    it(`H1/C1/N1: ${protocol} JSON beside streaming${compacting ? ', compacting' : ''}: two loops in parallel finish; every upstream request fits, is paired, keeps the task and belongs to its own session`, async () => {
       const upstream = await startFakeAgentUpstream({ window: WINDOW });
-      const server = await startServer({
-        port: 0,
-        capacity: WINDOW,
-        anthropicUpstream: upstream.url,
-        openaiUpstream: upstream.url,
-        http: { retries: 0 },
-        ...(compacting ? { session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } } } : {}),
-      });
+      const server = await startProxyTo(
+        upstream,
+        WINDOW,
+        compacting ? { session: { policy: COMPACTING_POLICY } } : {},
+      );
       try {
         const base = {
           protocol,
-          stream,
           proxy: server.url,
           steps: STEPS,
           resultTokens: RESULT_TOKENS,
@@ -86,8 +84,14 @@ describe('compactor serve: 30-step tool loops of the official clients at a 16k w
           apiKey: KEY,
         };
         const loops: ClientLoop[] = [
-          { ...base, loop: 'A', task: TASK, identify: 'client-field' },
-          { ...base, loop: 'B', task: `${TASK}\nStart with the providers.`, identify: 'history' },
+          { ...base, stream: false, loop: 'A', task: TASK, identify: 'client-field' },
+          {
+            ...base,
+            stream: true,
+            loop: 'B',
+            task: `${TASK}\nStart with the providers.`,
+            identify: 'history',
+          },
         ];
         const results = await Promise.all(loops.map(runClientLoop));
         for (const [i, r] of results.entries()) {
@@ -117,7 +121,7 @@ describe('compactor serve: 30-step tool loops of the official clients at a 16k w
           const breaks = prefixBreaks(protocol, requests);
           const summaries = new Set(audits.flatMap((a) => a.summaries)).size;
           console.log(
-            `${protocol} ${stream ? 'stream' : 'json'} loop ${l.loop}: largest prompt ${largest} tokens, ${breaks.length} prefix changes in ${STEPS} steps, ${summaries} summaries`,
+            `${protocol} ${l.stream ? 'stream' : 'json'} loop ${l.loop}: largest prompt ${largest} tokens, ${breaks.length} prefix changes in ${STEPS} steps, ${summaries} summaries`,
           );
           // Stubs by their recall id field (the files the loop reads are this repository's source,
           // which may name the field too).

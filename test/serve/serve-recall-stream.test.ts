@@ -1,14 +1,13 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { startServer, type RunningServer } from '#src/serve/index.js';
+import type { RunningServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { READ_FILE } from '#dev/loops/loop-matrix.js';
-import { anthropicAnswer, chatAnswer, pieces, responsesAnswer, type Reply } from '#dev/fakes/agent-wire.js';
+import { pieces, type Reply } from '#dev/fakes/agent-wire.js';
 import { deferred, type Deferred } from '#support/deferred.js';
-import { heldWrites } from '#support/fake-http.js';
+import { HELD_ANSWERS, startHeldUpstream, type HeldProtocol } from '#support/serve/held-stream.js';
+import { startProxyTo } from '#support/serve/proxy.js';
 
 /**
  * The proxy offers the recall tool on every request with tools, yet a streamed answer that is
@@ -29,45 +28,7 @@ const REPLIES: Record<string, Reply> = {
 /** The bytes of the event the client must see before the model goes on. */
 const firstOf = (reply: Reply) => JSON.stringify(reply.text === '' ? CALL.id : pieces(reply.text)[0]);
 
-const ANSWERS = {
-  anthropic: { path: '/v1/messages', answer: anthropicAnswer },
-  'openai-chat': { path: '/v1/chat/completions', answer: chatAnswer },
-  'openai-responses': { path: '/v1/responses', answer: responsesAnswer },
-} as const;
-type Protocol = keyof typeof ANSWERS;
-
-interface Upstream {
-  url: string;
-  tools: string[];
-  close(): Promise<void>;
-}
-
-/** A fake model on 127.0.0.1 that holds its stream after the reply's first text or call event until `gate` opens. */
-async function startHeldUpstream(reply: Reply, gate: Deferred<void>): Promise<Upstream> {
-  const tools: string[] = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as { stream?: boolean; tools?: unknown };
-      tools.push(JSON.stringify(body.tools));
-      const entry = Object.values(ANSWERS).find((a) => req.url?.endsWith(a.path));
-      if (!entry) return void res.writeHead(404).end();
-      const held = heldWrites(
-        res,
-        () => gate.promise,
-        (chunk) => chunk.includes(firstOf(reply)),
-      );
-      entry.answer(body, reply, held, 500);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    tools,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+type Protocol = HeldProtocol;
 
 /** What the client got: its text and calls joined, and the proxy's recall count. */
 interface Got {
@@ -169,21 +130,19 @@ describe('compactor serve: offering recall does not hold back a streamed answer'
     for (const s of started.splice(0).reverse()) await s.close();
   });
 
-  for (const protocol of Object.keys(ANSWERS) as Protocol[])
+  for (const protocol of Object.keys(HELD_ANSWERS) as Protocol[])
     for (const [shape, reply] of Object.entries(REPLIES))
       it(`C6: ${protocol}: ${shape}: the first event reaches the client while the model still holds the rest`, async () => {
         const gate = deferred<void>();
         gates.push(gate);
-        const upstream = await startHeldUpstream(reply, gate);
-        started.push(upstream);
-        const server: RunningServer = await startServer({
-          port: 0,
-          capacity: WINDOW,
-          anthropicUpstream: upstream.url,
-          openaiUpstream: upstream.url,
-          http: { retries: 0 },
-          summarizer: 'offline',
+        // The stream holds after the reply's first text or call event.
+        const upstream = await startHeldUpstream({
+          reply,
+          gate: () => gate.promise,
+          holdAfter: (chunk) => chunk.includes(firstOf(reply)),
         });
+        started.push(upstream);
+        const server: RunningServer = await startProxyTo(upstream, WINDOW, { summarizer: 'offline' });
         started.push(server);
         const got = await CLIENTS[protocol](server.url, gate);
         expect(gate.settled).toBe(true);

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startServer, type RunningServer } from '#src/serve/index.js';
+import type { RunningServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import { anthropicAnswer, chatAnswer, responsesAnswer, type Reply } from '#dev/fakes/agent-wire.js';
+import type { Reply } from '#dev/fakes/agent-wire.js';
 import { deferred, type Deferred } from '#support/deferred.js';
-import { heldWrites } from '#support/fake-http.js';
+import { HELD_ANSWERS, startHeldUpstream, type HeldProtocol } from '#support/serve/held-stream.js';
+import { startProxyTo } from '#support/serve/proxy.js';
 
 /**
  * A streamed answer reaches the client event by event: the fake model writes its first event,
@@ -23,33 +22,7 @@ const REPLY: Reply = {
   call: { id: 'call_held_1', name: 'read_file', arguments: '{"path":"src/main.ts"}' },
 };
 
-const ANSWERS = {
-  anthropic: { path: '/v1/messages', answer: anthropicAnswer },
-  'openai-chat': { path: '/v1/chat/completions', answer: chatAnswer },
-  'openai-responses': { path: '/v1/responses', answer: responsesAnswer },
-} as const;
-type Protocol = keyof typeof ANSWERS;
-
-/** A fake model on 127.0.0.1 whose streamed answers hold after their first event until `gate` opens. */
-async function startHeldUpstream(gates: Deferred<void>[]) {
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const body = JSON.parse(raw) as { stream?: boolean };
-      const entry = Object.values(ANSWERS).find((a) => req.url?.endsWith(a.path));
-      if (!entry) return void res.writeHead(404).end();
-      const gate = deferred<void>();
-      gates.push(gate);
-      entry.answer(body, REPLY, body.stream ? heldWrites(res, () => gate.promise) : res, 500);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+type Protocol = HeldProtocol;
 
 const requestBody = (protocol: Protocol) => {
   const user = 'Fix the failing test in src/main.ts.';
@@ -73,20 +46,19 @@ describe('compactor serve: streamed answers pass through event by event', () => 
     for (const s of started.splice(0).reverse()) await s.close();
   });
 
-  it.each(Object.keys(ANSWERS) as Protocol[])(
+  it.each(Object.keys(HELD_ANSWERS) as Protocol[])(
     '%s: the first event reaches the client while the model still holds the rest; the whole stream follows intact',
     async (protocol) => {
-      const upstream = await startHeldUpstream(gates);
+      const gate = () => {
+        const opened = deferred<void>();
+        gates.push(opened);
+        return opened.promise;
+      };
+      const upstream = await startHeldUpstream({ reply: REPLY, gate });
       started.push(upstream);
-      const server: RunningServer = await startServer({
-        port: 0,
-        capacity: WINDOW,
-        anthropicUpstream: upstream.url,
-        openaiUpstream: upstream.url,
-        http: { retries: 0 },
-      });
+      const server: RunningServer = await startProxyTo(upstream, WINDOW);
       started.push(server);
-      const res = await fetch(`${server.url}${ANSWERS[protocol].path}`, {
+      const res = await fetch(`${server.url}${HELD_ANSWERS[protocol].path}`, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',

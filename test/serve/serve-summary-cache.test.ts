@@ -7,6 +7,7 @@ import type { FakeUsage } from '#dev/fakes/prompt-cache.js';
 import { startGeminiUpstream } from '#dev/fakes/gemini-upstream.js';
 import { runClientLoop, type ServeProtocol } from '#support/serve-client-loops.js';
 import { argsOfStep, runGeminiLoop, stepOfArgs } from '#support/gemini-cli-loop.js';
+import { COMPACTING_POLICY, startProxyTo } from '#support/serve/proxy.js';
 import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
 jest.setTimeout(PROCESS_TEST_MS);
@@ -39,18 +40,9 @@ async function summaryShares(
   overLast: boolean,
   hierarchical: boolean,
 ) {
-  const server = await startServer({
-    port: 0,
-    capacity: WINDOW,
-    anthropicUpstream: upstream.url,
-    openaiUpstream: upstream.url,
-    http: { retries: 0 },
-    // Compaction instead of clearing, so every step toward the window ends in a summary.
-    session: {
-      policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 },
-      compaction: { summaryOverLastRequest: overLast },
-      hierarchical,
-    },
+  // Compaction instead of clearing, so every step toward the window ends in a summary.
+  const server = await startProxyTo(upstream, WINDOW, {
+    session: { policy: COMPACTING_POLICY, compaction: { summaryOverLastRequest: overLast }, hierarchical },
   });
   try {
     const from = upstream.summaries.length;
@@ -147,7 +139,7 @@ describe('compactor serve: summary calls the prompt cache pays for', () => {
         geminiUpstream: gemini.baseUrl,
         http: { retries: 0 },
         session: {
-          policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 },
+          policy: COMPACTING_POLICY,
           compaction: { summaryOverLastRequest: overLast },
         },
       });

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { startServer, type RunningServer } from '#src/serve/index.js';
+import type { RunningServer } from '#src/serve/index.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
+import { COMPACTING_POLICY, startProxyTo } from '#support/serve/proxy.js';
 
 afterAll(() => freeEncoders());
 
@@ -15,15 +16,8 @@ afterEach(async () => {
 
 async function setup() {
   const upstream = await startFakeAgentUpstream({ window: WINDOW });
-  const server = await startServer({
-    port: 0,
-    capacity: WINDOW,
-    anthropicUpstream: upstream.url,
-    openaiUpstream: upstream.url,
-    http: { retries: 0 },
-    // Clearing off, so the loop compacts and a summary request carries the tools too.
-    session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
-  });
+  // Clearing off, so the loop compacts and a summary request carries the tools too.
+  const server = await startProxyTo(upstream, WINDOW, { session: { policy: COMPACTING_POLICY } });
   started.push(upstream, server);
   return { upstream, server };
 }

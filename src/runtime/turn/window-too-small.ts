@@ -2,11 +2,11 @@ import { isFixedPartTooLarge, type FixedPart } from '../../../machines/index.js'
 import { WindowTooSmallError } from '../../core/errors.js';
 import { reservedOutputOf } from '../../projection/budgets.js';
 import type { Estimator } from '../../estimate/estimator.js';
-import type { Message } from '../../messages/message.js';
+import { taskRange, type Message } from '../../messages/message.js';
 
 /**
  * The part of every request built from `history` that no projection can shrink — the system
- * prompt and tool schemas, the task (the first user message) and the room kept for the answer —
+ * prompt and tool schemas, the task (the user messages that open the conversation) and the room kept for the answer —
  * and the window it must fit. The turn machine decides from it; callers outside a turn check it
  * with {@link checkFixedPartFits}.
  */
@@ -16,10 +16,12 @@ export function measureFixedPart(
   capacity: number | null,
   est: Estimator,
 ): FixedPart {
-  const task = history.find((m) => m.role === 'user');
+  const range = taskRange(history);
+  let task = 0;
+  if (range !== null) for (let i = range.first; i <= range.last; i++) task += est.message(history[i]);
   return {
     prefix: Math.max(0, limits.prefixTokens ?? 0),
-    task: task ? est.message(task) : 0,
+    task,
     reserved: reservedOutputOf(limits),
     capacity,
   };

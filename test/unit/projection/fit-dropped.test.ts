@@ -93,3 +93,26 @@ describe('exchanges left out of a small window leave an address', () => {
     expect(answerRecall(history, { id: recallIdOf(history[3]) }).text).toMatch(/^MARKER-1\n/);
   });
 });
+
+describe('an agent that sends its environment as a user message before the request', () => {
+  // Codex opens with a user message holding its environment, then the user's request.
+  const environment = msg.user(`<environment_context>\n${body(300, 'e')}\n</environment_context>`);
+  const request = msg.user('read every file, then say the marker of file 1');
+  const history = deepFreeze([
+    environment,
+    request,
+    ...[1, 2, 3, 4, 5, 6, 7, 8].flatMap((n) => read(n, 300)),
+  ]);
+  const budget = 1_400;
+  const fitted = fitToWindow(history, { budgetTokens: budget, limits, policy, estimator: est });
+
+  it('C1: both opening user messages are kept, the note goes on the request, and the request fits', () => {
+    expect(fitted.droppedMessages).toBeGreaterThan(0);
+    expect(fitted.projectedTokens).toBeLessThanOrEqual(budget);
+    expect(fitted.messages[0]).toEqual(environment);
+    const task = textOf(fitted.messages[1].content);
+    expect(task.startsWith('read every file, then say the marker of file 1\n\n[compactor: ')).toBe(true);
+    expect(idsIn(task).at(-1)).toMatch(/^s-[0-9a-f]{8}$/);
+    expect(analyzePairing(fitted.messages).valid).toBe(true);
+  });
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { request } from 'undici';
+import { startMatrixModel, type MatrixModel } from '#dev/agents/fake-model.js';
+import { measureCell } from '#dev/agents/measure.js';
+import { estimateBodyTokens } from '#dev/fakes/fake-window.js';
+import { freeAuditEncoder } from '#dev/loops/prompt-audit.js';
+
+/*
+ * The matrix judge over what the matrix model really received: where a small window leaves the
+ * oldest exchange out while a new one comes in, the request keeps its length but every kept
+ * message moves up; what that step freed is the older request less what the newer kept of it,
+ * not a sum over positions that no longer hold the same messages.
+ */
+
+const goal = 'Read the four files, then report the marker.';
+const task = {
+  steps: 4,
+  tool: { name: 'Read', args: (n: number) => ({ file_path: `/work/file-${n}.txt` }) },
+  finalAnswer: 'All files read. MARKER-1',
+  goal,
+};
+const tools = [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object' } }];
+const text = (n: number) => `File ${n}.\n${'const x = 1; // some source text\n'.repeat(60)}`;
+const stub = (n: number) => `{"cleared":"tool_result","note":"recall with id r-0000000${n}"}`;
+
+/** The assistant's call of step n and the user's message with its result. */
+const exchange = (n: number, result: string) => [
+  {
+    role: 'assistant',
+    content: [
+      { type: 'tool_use', id: `toolu_s${n}`, name: 'Read', input: { file_path: `/work/file-${n}.txt` } },
+    ],
+  },
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_s${n}`, content: result }] },
+];
+
+const body = (taskText: string, ...items: unknown[][]) => ({
+  model: 'fake-model',
+  max_tokens: 1_000,
+  system: 'You read files.',
+  tools,
+  messages: [{ role: 'user', content: taskText }, ...items.flat()],
+});
+
+describe('the agent matrix judge', () => {
+  let model: MatrixModel;
+  beforeAll(async () => {
+    model = await startMatrixModel({ window: 100_000, task });
+  });
+  afterAll(async () => {
+    await model.close();
+    freeAuditEncoder();
+  });
+
+  test('a step that leaves the oldest exchange out as a new one comes in counts what left, less the note it added', async () => {
+    // Two loop requests of the same length: the second has exchange 0 left out (a line on the
+    // task names it), exchange 2 cleared, and exchange 3 new.
+    const older = body(goal, exchange(0, stub(0)), exchange(1, stub(1)), exchange(2, text(2)));
+    const newer = body(
+      `${goal}\n\n[compactor: 2 older messages were left out]\n- r-00000000 Read: /work/file-0.txt`,
+      exchange(1, stub(1)),
+      exchange(2, stub(2)),
+      exchange(3, text(3)),
+    );
+    // What the agent sent: its whole history, one exchange more each time.
+    const sent = [
+      body(goal, exchange(0, text(0)), exchange(1, text(1)), exchange(2, text(2))),
+      body(goal, exchange(0, text(0)), exchange(1, text(1)), exchange(2, text(2)), exchange(3, text(3))),
+    ];
+    for (const b of [older, newer]) {
+      const r = await request(`${model.root}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(b),
+      });
+      expect(r.statusCode).toBe(200);
+      await r.body.text();
+    }
+    expect(model.turns.map((t) => t.answered)).toEqual([3, 'final']);
+    const relayed = sent.map((b) => ({
+      method: 'POST',
+      path: '/v1/messages',
+      status: 200,
+      body: JSON.stringify(b),
+    }));
+    const m = measureCell(model, relayed, goal, 100_000);
+    expect(m.breaks).toHaveLength(1);
+    // The new exchange is what the agent added; the rest of the newer request is what the step
+    // kept of the older one.
+    const kept = estimateBodyTokens({ ...newer, messages: newer.messages.slice(0, -2) });
+    const freed = estimateBodyTokens(older) - kept;
+    expect(freed).toBeGreaterThan(0);
+    expect(m.breaks[0]).toMatchObject({ at: 1, freed, afterSummary: false, clearedAll: true });
+  });
+});
