@@ -1,3 +1,5 @@
+import { hash } from 'node:crypto';
+import { HOLD_MIN_LENGTH } from '../messages/held-text.js';
 import type { History, Json, Message } from '../messages/message.js';
 import { counterFor, type EncodingName, type TokenCounter } from './counters.js';
 import { createTextCache } from './text-cache.js';
@@ -37,7 +39,7 @@ export interface EstimatorOptions {
   encoding?: EncodingName;
   /** Counter override (tests, custom tokenizers). */
   counter?: TokenCounter;
-  /** Max distinct long strings remembered by text identity (default 50,000). */
+  /** Max distinct long strings remembered by their text, the longest by its digest (default 50,000). */
   textCacheSize?: number;
 }
 
@@ -56,7 +58,8 @@ function jsonStrings(v: Json, text: (t: string) => number): number {
 /**
  * Creates an estimator. Two cache levels: message objects by identity (a WeakMap, so a
  * growing session re-estimates only new messages), and long strings by value (so a
- * re-imported or copied message with the same text is not re-tokenized).
+ * re-imported or copied message with the same text is not re-tokenized); the longest by a
+ * digest of their text, so the cache never keeps a history's texts alive.
  */
 export function createEstimator(options: EstimatorOptions = {}): Estimator {
   const counter = options.counter ?? counterFor(options.encoding ?? 'o200k_base');
@@ -67,14 +70,17 @@ export function createEstimator(options: EstimatorOptions = {}): Estimator {
 
   function text(t: string): number {
     if (t.length < TEXT_CACHE_MIN_LENGTH || textCacheSize === 0) return counter.count(t);
-    const hit = byText.get(t);
+    // A long text is remembered by its digest: kept as a key, the text itself would stay in
+    // memory beside the bytes its message holds it as.
+    const key = t.length < HOLD_MIN_LENGTH ? t : hash('sha1', t, 'base64');
+    const hit = byText.get(key);
     if (hit !== undefined) {
       s.textHits++;
       return hit;
     }
     s.textMisses++;
     const n = counter.count(t);
-    byText.set(t, n);
+    byText.set(key, n);
     return n;
   }
 

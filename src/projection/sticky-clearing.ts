@@ -1,4 +1,5 @@
-import { textOf, type Message } from '../messages/message.js';
+import type { Message } from '../messages/message.js';
+import { textStartsWith } from '../messages/held-text.js';
 import { completeClearingPolicy, type ClearingPolicy } from './clearing-policy.js';
 import { STUB_START } from './stubs.js';
 
@@ -14,7 +15,7 @@ export function clearedCallIds(sent: readonly Message[] | null): ReadonlySet<str
   if (sent === null) return ids;
   for (const m of sent) {
     if (m.role !== 'tool' || m.toolCallId === undefined || m.toolCallId === '') continue;
-    if (textOf(m.content).startsWith(STUB_START)) ids.add(m.toolCallId);
+    if (textStartsWith(m, STUB_START)) ids.add(m.toolCallId);
   }
   return ids;
 }

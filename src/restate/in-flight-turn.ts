@@ -73,7 +73,7 @@ export async function keepTurnInFlight(ctx: ObjectContext, pending: Message[], i
   // Written when the machine's state changes, not on every event inside one state.
   const onCheckpoint = (checkpoint: Checkpoint) => {
     // A turn writes its checkpoints by reference; a whole one (an older version's) is not kept.
-    if (checkpoint.version !== 2) return;
+    if (checkpoint.version === 1) return;
     const value = JSON.stringify(checkpoint.snapshot.value);
     if (value === lastValue) return;
     lastValue = value;

@@ -5,6 +5,7 @@ import { UserError } from '../core/errors.js';
 import { writeFileAtomicAsync } from '../io/atomic-write.js';
 import { MessageSchema } from '../messages/message.js';
 import { BaseJsonSchema, ListJsonSchema } from './checkpoint-refs.js';
+import { WrittenRefSchema } from './checkpoint-written.js';
 import { StoreJsonSchema, type StoreJson } from './message-store.js';
 
 /**
@@ -32,12 +33,14 @@ const CacheCycleSchema = z.object({
 /**
  * Zod schema of a turn checkpoint by reference: the persisted machine snapshot, the turn's
  * message lists as runs into the session history the turn started from (which the event log
- * holds) plus the messages the turn wrote, the summary texts and finished provider calls. The
+ * holds) plus the messages the turn wrote (by reference where they repeat the texts or the
+ * history), the summary texts and finished provider calls. The
  * snapshot's context holds the prompt cache's cycle and the last request sent, so a resumed
  * turn decides as the uninterrupted one would.
  */
 export const RefCheckpointSchema = z.object({
-  version: z.literal(2),
+  /** 3 since the written messages may refer to the texts and the base (`writtenRefs`). */
+  version: z.union([z.literal(2), z.literal(3)]),
   machine: z.enum(['turn', 'compaction']),
   turnId: z.string().min(1),
   startedAt: z.number(),
@@ -46,6 +49,8 @@ export const RefCheckpointSchema = z.object({
   lists: z.record(z.string(), ListJsonSchema),
   /** The messages the turn wrote itself; list indexes past the base count into these. */
   written: z.array(MessageSchema),
+  /** What written messages refer to instead of holding it, by position (see checkpoint-written.ts). */
+  writtenRefs: z.record(z.string(), WrittenRefSchema).optional(),
   texts: z.record(z.string(), z.string()),
   results: z.record(z.string(), z.unknown()),
   /** Written by older versions; the snapshot's context holds it now. */

@@ -92,6 +92,11 @@ export interface RunOptions {
    * from, not the messages: a few kilobytes.
    */
   checkpointPath?: string;
+  /**
+   * Runs once just before the turn writes its first checkpoint file (most turns write none),
+   * for a caller that keeps the file it replaces to put it back.
+   */
+  beforeFirstCheckpoint?: () => Promise<void>;
   /** Called with the same checkpoint at each of those steps, for a caller that keeps it elsewhere. */
   onCheckpoint?: (checkpoint: Checkpoint) => void;
 }

@@ -101,9 +101,11 @@ function sameJson(a: unknown, b: unknown, key = ''): boolean {
   const y = b as Record<string, unknown>;
   let defined = 0;
   for (const k in x) {
-    if (x[k] === undefined) continue;
+    // Read once: a held text is decoded on each read.
+    const v = x[k];
+    if (v === undefined) continue;
     defined++;
-    if (!sameJson(x[k], y[k], k)) return false;
+    if (!sameJson(v, y[k], k)) return false;
   }
   for (const k in y) if (y[k] !== undefined) defined--;
   return defined === 0;

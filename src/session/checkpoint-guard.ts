@@ -8,20 +8,39 @@ const exists = (path: string) =>
     () => false,
   );
 
+/** The turn checkpoint as it was before a turn replaced it (see {@link checkpointKeeper}). */
+export interface CheckpointKeeper {
+  /** Reads the checkpoint as it is, once; the turn calls it just before its first checkpoint write. */
+  keep(): Promise<void>;
+  /** Puts back what {@link CheckpointKeeper.keep} read (or removes the turn's); nothing when the turn wrote none. */
+  restore(): Promise<void>;
+}
+
 /**
- * The turn checkpoint as it is before a turn; the returned function puts it back (or removes
- * the one the turn wrote), so a cancelled turn leaves the session directory as it was. Both
- * read and write without blocking the event loop (a checkpoint is a few kilobytes).
+ * Keeps the turn checkpoint so a cancelled or refused turn leaves the session directory as it
+ * was. The file is read only when the turn is about to write one (most turns write none, and
+ * then there is nothing to put back), without blocking the event loop.
  */
-export async function keepCheckpoint(path: string): Promise<() => Promise<void>> {
-  const dirExisted = await exists(dirname(path));
-  const before = await readFile(path).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return null;
-    throw e;
+export function checkpointKeeper(path: string): CheckpointKeeper {
+  let kept: Promise<{ before: Buffer | null; dirExisted: boolean }> | undefined;
+  const read = async () => ({
+    dirExisted: await exists(dirname(path)),
+    before: await readFile(path).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    }),
   });
-  return async () => {
-    if (before !== null) return writeFileAtomicAsync(path, before);
-    await rm(path, { force: true });
-    if (!dirExisted) await rmdir(dirname(path)).catch(() => undefined);
+  return {
+    keep: async () => {
+      await (kept ??= read());
+    },
+    async restore() {
+      // A read that failed stopped the write it came before: nothing to put back.
+      const was = kept && (await kept.catch(() => undefined));
+      if (!was) return;
+      if (was.before !== null) return writeFileAtomicAsync(path, was.before);
+      await rm(path, { force: true });
+      if (!was.dirExisted) await rmdir(dirname(path)).catch(() => undefined);
+    },
   };
 }

@@ -4,6 +4,7 @@ import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } fr
 import type { Estimator } from '../estimate/estimator.js';
 import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
+import { heldMessage } from '../messages/held-text.js';
 import { answerRecall, RECALL_TOOL, type Limits } from '../projection/index.js';
 import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
 import {
@@ -33,9 +34,9 @@ import {
   type StoredHistory,
 } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
-import { keepCheckpoint } from './checkpoint-guard.js';
+import { checkpointKeeper } from './checkpoint-guard.js';
 import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
-import type { SentMessages, TurnRunner } from '../runtime/turn-runner-types.js';
+import type { SentMessages } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 
 /** A change of settings: the groups given replace the session's. */
@@ -201,47 +202,39 @@ export class Session implements CompactorSession {
     return buildSessionRunner(this.ctx, this.envelope, mode, instructions, sent);
   }
 
-  /** Runs the turn, or resumes it from its checkpoint, checkpointing where asked. */
-  private startTurn(
-    runner: TurnRunner,
-    opts: SessionTurnOptions,
-    before: readonly Message[],
-    sent: SentMessages | undefined,
-    checkpointPath: string | undefined,
-  ) {
-    const turnId = `turn-${++this.turns}`;
-    const run = {
-      signal: opts.signal,
-      ...(checkpointPath ? { checkpointPath } : {}),
-      ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
-    };
-    if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
-    const lastRequest = sent ? { lastRequest: sent } : {};
-    const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn, ...lastRequest };
-    return runner.runTurn(request, run); // mode: automatic
+  /** The last request sent that the turn's summary extends: a resumed turn's own, which its checkpoint keeps. */
+  private async turnSent(opts: SessionTurnOptions, before: readonly Message[], synced: Promise<void>) {
+    const from = opts.resumeFrom;
+    if (!from) return this.sentMessages();
+    return this.orRollback(async () => checkpointLastRequest(from, before)).catch(async (e: unknown) => {
+      await this.landed(synced).catch(() => undefined);
+      throw e;
+    });
   }
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
     return this.exclusive('runTurn', async () => {
-      // Pending messages are conversation facts: stored before the turn may compact them.
-      this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'));
+      // Pending messages are conversation facts: stored before the turn may compact them. Their
+      // fsync runs while the turn works; the turn waits for it before it records or returns anything.
+      const synced = this.appendSyncingLater(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
-      // A resumed turn's summary extends the request its first run would have: its checkpoint keeps it.
-      const sent = opts.resumeFrom
-        ? await this.orRollback(async () => checkpointLastRequest(opts.resumeFrom!, before))
-        : this.sentMessages();
+      const sent = await this.turnSent(opts, before, synced);
       const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
-      // With a store every step is checkpointed atomically, so a killed turn can be resumed.
-      const checkpointPath = this.stored?.store.dir
-        ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
-        : undefined;
-      const restoreCheckpoint = checkpointPath ? await keepCheckpoint(checkpointPath) : async () => undefined;
-      const result = await this.orRollback(() =>
-        this.startTurn(runner, opts, before, sent, checkpointPath),
-      ).catch(async (e: unknown) => {
+      const { run, restoreCheckpoint } = this.checkpointing(opts);
+      const result = await this.orRollback(() => {
+        const turnId = `turn-${++this.turns}`;
+        if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
+        const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
+        return runner.runTurn(sent ? { ...request, lastRequest: sent } : request, run);
+      }).catch(async (e: unknown) => {
+        await this.landed(synced).catch(() => undefined);
         // A window too small for the fixed part of a request is a configuration error found
         // during the turn: like any refused turn it leaves no checkpoint to resume.
         if (WindowTooSmallError.isInstance(e)) await restoreCheckpoint();
+        throw e;
+      });
+      await this.landed(synced).catch(async (e: unknown) => {
+        await restoreCheckpoint();
         throw e;
       });
       if (result.decision === 'cancelled') {
@@ -281,6 +274,24 @@ export class Session implements CompactorSession {
       if (turnRequest !== null) [this.sent, this.sentTokens] = [turnRequest, undefined];
       return sessionTurnResult(result, boundary, summarizer, local);
     });
+  }
+
+  /**
+   * How a turn checkpoints: with a store every step from the compaction pass on is written
+   * atomically, so a killed turn can be resumed; `restoreCheckpoint` puts back the file the
+   * turn replaced, for a turn that keeps nothing.
+   */
+  private checkpointing(opts: SessionTurnOptions) {
+    const checkpointPath = this.stored?.store.dir
+      ? join(this.stored.store.dir, SNAPSHOTS_DIR, 'turn.json')
+      : undefined;
+    const keeper = checkpointPath ? checkpointKeeper(checkpointPath) : null;
+    const run = {
+      signal: opts.signal,
+      ...(checkpointPath && keeper ? { checkpointPath, beforeFirstCheckpoint: keeper.keep } : {}),
+      ...(opts.onCheckpoint ? { onCheckpoint: opts.onCheckpoint } : {}),
+    };
+    return { run, restoreCheckpoint: async () => keeper?.restore() };
   }
 
   compact(opts: CompactOptions = {}): Promise<SessionCompactionReport> {
@@ -396,7 +407,28 @@ export class Session implements CompactorSession {
 
   private appendValidated(messages: Message[]): void {
     if (messages.length === 0) return;
-    this.stored?.add(messages);
+    // The validated copies are the session's own: their long texts are held as UTF-8.
+    const held = messages.map(heldMessage);
+    this.stored?.add(held);
+    this.live = [...this.live, ...held];
+  }
+
+  /** Appends like appendValidated; the store's fsync of them may still run (see {@link Session.landed}). */
+  private appendSyncingLater(messages: Message[]): Promise<void> {
+    if (messages.length === 0) return Promise.resolve();
+    const synced = this.stored?.addSyncingLater(messages) ?? Promise.resolve();
+    synced.catch(() => undefined); // awaited by the turn through landed()
     this.live = [...this.live, ...messages];
+    return synced;
+  }
+
+  /** Waits until appended messages are durable; when their fsync failed the store dropped them, and so does the session. */
+  private async landed(synced: Promise<void>): Promise<void> {
+    try {
+      await synced;
+    } catch (e) {
+      if (this.stored) this.live = this.stored.store.loadHistory();
+      throw e;
+    }
   }
 }

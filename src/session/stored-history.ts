@@ -65,6 +65,12 @@ export interface StoredHistory {
   resumedFrom: number;
   /** Adds messages (held back with `onSuccess` writes, else committed). */
   add(messages: readonly Message[]): void;
+  /**
+   * Adds messages like {@link StoredHistory.add}, but a file store committing at once returns
+   * before their fsync: the promise resolves once they are durable (see
+   * `SessionStore.appendMessagesSyncingLater`).
+   */
+  addSyncingLater(messages: readonly Message[]): Promise<void>;
   /** Commits held messages, and a compaction's boundary when given; returns the boundary. */
   commit(compaction?: CompactionToRecord): BoundaryInfo | null;
   /** Drops held messages; returns the history as stored. */
@@ -156,6 +162,12 @@ function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory 
     resumedFrom: 0,
     add(messages) {
       if (messages.length > 0) store.appendMessages(messages, { commit: writes === 'immediate' });
+    },
+    addSyncingLater(messages) {
+      if (messages.length > 0 && writes === 'immediate' && store.appendMessagesSyncingLater)
+        return store.appendMessagesSyncingLater(messages);
+      this.add(messages);
+      return Promise.resolve();
     },
     commit(compaction) {
       if (!compaction) {

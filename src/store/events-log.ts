@@ -2,6 +2,7 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  fsync,
   fsyncSync,
   ftruncateSync,
   openSync,
@@ -14,7 +15,9 @@ import { commitLine, frameLine } from './frame.js';
 import type { LoadedLog } from './load-event-log.js';
 import { WriteQueue, type QueueIo } from './write-queue.js';
 import { InternalError } from '../core/errors.js';
+import { fsError } from '../io/fs-errors.js';
 import { PRIVATE_FILE } from '../io/private.js';
+import { promisify } from 'node:util';
 
 /**
  * Writing the append-only `events.jsonl`. Each write is one `write` of whole framed
@@ -32,13 +35,24 @@ export const CORRUPT_SUFFIX = '.corrupt';
 export interface AppendIo {
   writeSync(fd: number, buf: Buffer, offset: number, length: number): number;
   fsyncSync(fd: number): void;
+  /** The fsync of {@link EventLog.appendSyncingLater}, off the event loop (default: Node's). */
+  fsync?(fd: number): Promise<void>;
 }
 
-const NODE_IO: AppendIo = { writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len), fsyncSync };
+const fsyncAsync = promisify(fsync);
+const NODE_IO: AppendIo = {
+  writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len),
+  fsyncSync,
+  fsync: fsyncAsync,
+};
 
-function writeAll(io: AppendIo, fd: number, buf: Buffer): void {
+function writeOnly(io: AppendIo, fd: number, buf: Buffer): void {
   let off = 0;
   while (off < buf.length) off += io.writeSync(fd, buf, off, buf.length - off);
+}
+
+function writeAll(io: AppendIo, fd: number, buf: Buffer): void {
+  writeOnly(io, fd, buf);
   io.fsyncSync(fd);
 }
 
@@ -50,6 +64,8 @@ export class EventLog {
   private lastSeq = 0;
   private uncommitted = 0;
   private queue: WriteQueue | undefined;
+  /** Set when an fsync off the event loop failed: the log then refuses every write. */
+  private failure: Error | undefined;
 
   constructor(
     readonly file: string,
@@ -136,6 +152,63 @@ export class EventLog {
     this.uncommitted = commit ? 0 : this.uncommitted + events.length;
   }
 
+  /**
+   * Appends events and their commit line at once, like {@link EventLog.append}, but returns
+   * before the fsync, which runs off the event loop: the caller does its own work while the
+   * disk is busy and awaits the returned promise before it acknowledges the events. A failed
+   * fsync cuts the file back to before them (when nothing was written after them) and the log
+   * refuses every later write: reopen it. A queued log queues the append and waits for it.
+   */
+  appendSyncingLater(events: readonly ThreadEvent[]): Promise<void> {
+    if (this.queue) {
+      this.append(events);
+      return this.queue.flush();
+    }
+    if (events.length === 0) return Promise.resolve();
+    this.usable();
+    const last = events[events.length - 1]!.seq;
+    const fd = this.open();
+    const before = fstatSync(fd).size;
+    const buf = Buffer.from(
+      [...events.map((e) => frameLine(e)), commitLine(last)].map((l) => `${l}\n`).join(''),
+      'utf8',
+    );
+    try {
+      writeOnly(this.io, fd, buf);
+    } catch (e) {
+      this.cutBack(fd, before);
+      throw e;
+    }
+    const previous = { seq: this.lastSeq, committed: this.committedBytes };
+    this.lastSeq = last;
+    this.uncommitted = 0;
+    this.committedBytes = before + buf.length;
+    return (this.io.fsync ?? fsyncAsync)(fd).catch((e: unknown) => {
+      this.failure = fsError(this.file, 'write', e);
+      // Later writes (each fsynced itself) keep their place; with none, the file is as before.
+      if (this.fd === fd && this.committedBytes === before + buf.length) {
+        this.cutBack(fd, before);
+        this.lastSeq = previous.seq;
+        this.committedBytes = previous.committed;
+      }
+      throw this.failure;
+    });
+  }
+
+  private usable(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Cuts the file back to `size` after a failed write (best effort: loading finds what is left). */
+  private cutBack(fd: number, size: number): void {
+    try {
+      ftruncateSync(fd, size);
+      fsyncSync(fd);
+    } catch {
+      // The disk refuses even the rollback; loading will then find an unfinished write.
+    }
+  }
+
   /** Commits the events appended without a commit line (no-op when there are none). */
   commit(): void {
     if (this.uncommitted === 0) return;
@@ -163,18 +236,14 @@ export class EventLog {
       const commits = lines[lines.length - 1]!.startsWith('{"commit":');
       return this.queue.append(lines.map((l) => `${l}\n`).join(''), commits);
     }
+    this.usable();
     const fd = this.open();
     const before = fstatSync(fd).size;
     const buf = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
     try {
       writeAll(this.io, fd, buf);
     } catch (e) {
-      try {
-        ftruncateSync(fd, before);
-        fsyncSync(fd);
-      } catch {
-        // The disk refuses even the rollback; loading will then find an unfinished write.
-      }
+      this.cutBack(fd, before);
       throw e;
     }
     if (lines[lines.length - 1]!.startsWith('{"commit":')) this.committedBytes = before + buf.length;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { UserError } from '../core/errors.js';
 import { fsErrorMessage } from '../io/fs-errors.js';
 import { ThreadEventSchema, type ThreadEvent } from './events.js';
+import { heldMessage } from '../messages/held-text.js';
 import { readFrame, type Frame } from './frame.js';
 
 /**
@@ -127,10 +128,17 @@ function takeLine(scan: Scan, frame: Frame, isLast: () => boolean, where: string
   }
   if (parsed.data.seq !== read + 1)
     throw new UserError(`${where}: seq: expected ${read + 1}, found ${parsed.data.seq} (log damaged)`);
-  scan.pending.push(parsed.data);
+  scan.pending.push(withHeldTexts(parsed.data));
   if (frame.kind === 'event') return 'pending';
   commitPending(scan); // an unframed line from before framing commits itself
   return 'committed';
+}
+
+/** An event as a live session keeps it: the long texts of its messages held as UTF-8. */
+function withHeldTexts(e: ThreadEvent): ThreadEvent {
+  return e.type === 'message.appended'
+    ? { ...e, message: heldMessage(e.message) }
+    : { ...e, history: e.history.map(heldMessage) };
 }
 
 function commitPending(scan: Scan): void {

@@ -115,16 +115,35 @@ export class OpenStore implements SessionStore {
     return this.now().toISOString();
   }
 
-  appendMessages(messages: readonly Message[], opts: { commit?: boolean } = {}): void {
-    const batch: ThreadEvent[] = messages.map((message, i) => ({
+  private batch(messages: readonly Message[]): ThreadEvent[] {
+    return messages.map((message, i) => ({
       type: 'message.appended',
       seq: this.loaded.length + 1 + i,
       at: this.stamp(),
       message,
     }));
+  }
+
+  appendMessages(messages: readonly Message[], opts: { commit?: boolean } = {}): void {
+    const batch = this.batch(messages);
     this.log.append(batch, opts.commit ?? true);
     this.loaded.push(...batch);
     this.live.push(...messages);
+  }
+
+  appendMessagesSyncingLater(messages: readonly Message[]): Promise<void> {
+    const batch = this.batch(messages);
+    const synced = this.log.appendSyncingLater(batch);
+    this.loaded.push(...batch);
+    this.live.push(...messages);
+    return synced.catch((e: unknown) => {
+      // The log cut them off again (nothing is written after them while the caller waits).
+      if (this.loaded.at(-1) === batch.at(-1)) {
+        this.loaded.length -= batch.length;
+        this.replay();
+      }
+      throw e;
+    });
   }
 
   commit(): void {

@@ -74,6 +74,13 @@ export interface SessionStore {
    * compaction, and {@link SessionStore.rollback} (or a crash) drops them.
    */
   appendMessages(messages: readonly Message[], options?: { commit?: boolean }): void;
+  /**
+   * Appends and commits messages, returning once they are written and before their fsync,
+   * which runs off the event loop; the promise resolves once they are durable. When the fsync
+   * fails they are dropped again, it rejects, and the store refuses further writes: reopen it.
+   * A file store has it, so a caller can do its own work while the disk is busy.
+   */
+  appendMessagesSyncingLater?(messages: readonly Message[]): Promise<void>;
   /** Commits pending messages (no-op when there are none). */
   commit(): void;
   /** Drops pending messages from the log and the live history; returns how many. */

@@ -56,6 +56,21 @@ function entryOf(result: Message, call: ToolCall | undefined): { id: string; lin
   return { id: recallIdOf(result), line };
 }
 
+/** The tool calls of `history` by id (a later call with the same id wins). */
+export function callsById(history: readonly Message[]): Map<string, ToolCall> {
+  const calls = new Map<string, ToolCall>();
+  for (const m of history) if (hasToolCalls(m)) for (const c of m.toolCalls) calls.set(c.id, c);
+  return calls;
+}
+
+/** The span index entry of tool result `result`, whose call `calls` holds. */
+export function spanEntryOf(
+  result: Message,
+  calls: ReadonlyMap<string, ToolCall>,
+): { id: string; line: string } {
+  return entryOf(result, result.toolCallId === undefined ? undefined : calls.get(result.toolCallId));
+}
+
 /** The messages of `before` the rebuilt history `after` no longer holds verbatim, and where they start. */
 function replaced(before: readonly Message[], after: readonly Message[]): { span: Message[]; at: number } {
   const kept = new Set(after.map((m) => JSON.stringify(m)));
@@ -78,8 +93,7 @@ export function spanIndexFor(
   after: readonly Message[],
 ): { index: SpanIndex; inherited: SpanIndex['results']; acting: Set<string> } | null {
   const { span, at } = replaced(before, after);
-  const calls = new Map<string, ToolCall>();
-  for (const m of before) if (hasToolCalls(m)) for (const c of m.toolCalls) calls.set(c.id, c);
+  const calls = callsById(before);
   const results: SpanIndex['results'] = [];
   const earlier: string[] = [];
   const inherited: SpanIndex['results'] = [];

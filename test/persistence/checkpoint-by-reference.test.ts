@@ -6,6 +6,7 @@ import { UserError } from '#src/core/errors.js';
 import { msg, type Message } from '#src/messages/message.js';
 import { createTurnRunner, resolveRunConfig, RefCheckpointSchema } from '#src/runtime/index.js';
 import { decodeList } from '#src/runtime/checkpoint-refs.js';
+import { decodeWritten } from '#src/runtime/checkpoint-written.js';
 import { deferred, settle } from '#support/deferred.js';
 import { estimator, FakeSummarizer } from '#support/runtime/fake-summarizer.js';
 
@@ -72,9 +73,10 @@ describe('turn checkpoints hold references, not the conversation (R2)', () => {
     const history = session(40);
     const cp = RefCheckpointSchema.parse(await midSummary(dir, history));
     // The same turn as an earlier version wrote it: every list in full beside the snapshot.
+    const written = decodeWritten(cp.written, cp.writtenRefs, history, cp.texts) as Message[];
     const messages = Object.fromEntries([
       [cp.base.ref, history],
-      ...Object.entries(cp.lists).map(([ref, list]) => [ref, decodeList(list, history, cp.written)]),
+      ...Object.entries(cp.lists).map(([ref, list]) => [ref, decodeList(list, history, written)]),
     ]);
     const old = join(dir, 'old-turn.json');
     const { turnId, startedAt, snapshot, texts, results } = cp;

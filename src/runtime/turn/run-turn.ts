@@ -9,6 +9,7 @@ import {
   type Checkpoint,
 } from '../checkpoint.js';
 import { decodeList, historyPrint } from '../checkpoint-refs.js';
+import { decodeWritten } from '../checkpoint-written.js';
 import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { toTurnResult } from '../turn-reports.js';
@@ -39,18 +40,26 @@ async function drive(
 ): Promise<TurnResult> {
   // A checkpoint that cannot be written ends the run: the actor stops (aborting any provider call).
   checkpoints.failed.catch(() => actor.stop());
-  const out = await Promise.race([
-    runToOutput<TurnOutput>(
-      actor,
-      options.signal,
-      () => {
-        actor.send({ type: 'turn.cancelled' });
-        return undefined;
-      },
-      () => checkpoints.offer(actor.getPersistedSnapshot()),
-    ),
-    checkpoints.failed,
-  ]);
+  let out: TurnOutput;
+  try {
+    out = await Promise.race([
+      runToOutput<TurnOutput>(
+        actor,
+        options.signal,
+        () => {
+          actor.send({ type: 'turn.cancelled' });
+          return undefined;
+        },
+        () => checkpoints.offer(actor),
+      ),
+      checkpoints.failed,
+    ]);
+  } catch (e) {
+    // No checkpoint write may land after the caller has seen the turn fail (and put its file back).
+    actor.stop();
+    await checkpoints.flush().catch(() => undefined);
+    throw e;
+  }
   actor.stop();
   await checkpoints.flush();
   return toTurnResult(out, store, ctx.clock);
@@ -100,6 +109,7 @@ export async function runTurn(
     baseRef: historyRef,
     path: options.checkpointPath,
     onCheckpoint: options.onCheckpoint,
+    beforeFirstWrite: options.beforeFirstCheckpoint,
   });
   return drive(ctx, store, actor, options, checkpoints);
 }
@@ -120,9 +130,11 @@ function storeOf(
     throw new UserError(
       `${where}: the checkpoint was taken on another session history (${base.count} messages, this one has ${history.length}); it cannot be resumed on this one`,
     );
+  const written = decodeWritten(checkpoint.written, checkpoint.writtenRefs, history, checkpoint.texts);
+  if (typeof written === 'string') throw new UserError(`${where}: invalid checkpoint at ${written}`);
   const messages: Record<string, Message[]> = { [base.ref]: [...history] };
   for (const [ref, list] of Object.entries(checkpoint.lists)) {
-    const decoded = decodeList(list, history, checkpoint.written);
+    const decoded = decodeList(list, history, written);
     if (!decoded)
       throw new UserError(`${where}: invalid checkpoint at lists.${ref}: a run lies outside the history`);
     messages[ref] = decoded;
@@ -183,6 +195,7 @@ export async function resumeTurn(
     baseRef: store.lists().has(baseRef) ? baseRef : firstRef(store),
     path: checkpointPath,
     onCheckpoint: options.onCheckpoint,
+    beforeFirstWrite: options.beforeFirstCheckpoint,
   });
   return drive(ctx, store, actor, options, checkpoints);
 }
@@ -195,7 +208,7 @@ export async function resumeTurn(
 function upgradedSnapshot(checkpoint: Checkpoint, policy: TurnPolicy): unknown {
   const snapshot = checkpoint.snapshot as { context?: Record<string, unknown> };
   if (!snapshot.context || 'policy' in snapshot.context) return snapshot;
-  const cacheCycle = checkpoint.version === 2 ? (checkpoint.cacheCycle ?? null) : null;
+  const cacheCycle = checkpoint.version === 1 ? null : (checkpoint.cacheCycle ?? null);
   const context = { cacheCycle, lastSent: null, projectionSent: null, ...snapshot.context, policy };
   return { ...snapshot, context };
 }

@@ -1,7 +1,8 @@
-import type { Snapshot } from 'xstate';
+import type { AnyActorRef } from 'xstate';
 import { isPastFreeSteps, type TurnSnapshotView } from '../../../machines/index.js';
 import { saveCheckpoint, type Checkpoint, type RefCheckpoint } from '../checkpoint.js';
 import { historyPrint, ListEncoder } from '../checkpoint-refs.js';
+import { WrittenEncoder } from '../checkpoint-written.js';
 import type { MessageStore } from '../message-store.js';
 
 /** What a turn's checkpoints refer to and where they go. */
@@ -15,6 +16,8 @@ export interface TurnCheckpointsOptions {
   path?: string;
   /** Called with each checkpoint as it is taken, for a caller that keeps it elsewhere. */
   onCheckpoint?: (checkpoint: Checkpoint) => void;
+  /** Runs once before the first file is written (a caller keeping the file it replaces). */
+  beforeFirstWrite?: () => Promise<void>;
 }
 
 /**
@@ -30,23 +33,30 @@ export class TurnCheckpoints {
   private fail!: (e: unknown) => void;
   private error: { e: unknown } | null = null;
   private readonly encoder: ListEncoder;
+  private readonly writtenEncoder: WrittenEncoder;
   private started = false;
   private writing: Promise<void> | null = null;
   private waiting: Checkpoint | null = null;
+  private firstWrite = true;
 
   constructor(private readonly o: TurnCheckpointsOptions) {
     this.encoder = new ListEncoder(o.store.get(o.baseRef));
+    this.writtenEncoder = new WrittenEncoder(o.store.get(o.baseRef));
     this.failed = new Promise<never>((_, reject) => (this.fail = reject));
     this.failed.catch(() => undefined); // observed by the caller's race; never unhandled
   }
 
-  /** Takes a checkpoint of `snapshot` when the turn is past its free steps. */
-  offer(snapshot: Snapshot<unknown>): void {
+  /**
+   * Takes a checkpoint of the actor's snapshot when the turn is past its free steps (the
+   * persisted snapshot, a copy of the whole context, is made only then).
+   */
+  offer(actor: AnyActorRef): void {
     if (this.error) throw this.error.e;
     if (!this.o.path && !this.o.onCheckpoint) return;
-    this.started ||= isPastFreeSteps(snapshot as TurnSnapshotView);
+    this.started ||= isPastFreeSteps(actor.getSnapshot() as TurnSnapshotView);
     if (!this.started) return;
-    const checkpoint = this.build(snapshot as unknown as Record<string, unknown>);
+    const snapshot = actor.getPersistedSnapshot() as unknown as Record<string, unknown>;
+    const checkpoint = this.build(snapshot);
     this.o.onCheckpoint?.(checkpoint);
     if (this.o.path) this.write(checkpoint);
   }
@@ -62,16 +72,19 @@ export class TurnCheckpoints {
     const base = store.get(baseRef);
     const lists: RefCheckpoint['lists'] = {};
     for (const [ref, list] of store.lists()) if (ref !== baseRef) lists[ref] = this.encoder.encode(list);
+    const extras = store.extras();
+    const { written, refs } = this.writtenEncoder.encode(this.encoder.written, extras.texts);
     return {
-      version: 2,
+      version: 3,
       machine: 'turn',
       turnId: this.o.turnId,
       startedAt: this.o.startedAt,
       snapshot,
       base: { ref: baseRef, count: base.length, print: historyPrint(base) },
       lists,
-      written: [...this.encoder.written],
-      ...store.extras(),
+      written,
+      ...(Object.keys(refs).length > 0 ? { writtenRefs: refs } : {}),
+      ...extras,
     };
   }
 
@@ -81,19 +94,23 @@ export class TurnCheckpoints {
       return;
     }
     const path = this.o.path!;
-    this.writing = saveCheckpoint(path, checkpoint).then(
-      () => {
-        this.writing = null;
-        const next = this.waiting;
-        this.waiting = null;
-        if (next && !this.error) this.write(next);
-      },
-      (e: unknown) => {
-        this.writing = null;
-        this.waiting = null;
-        this.error = { e };
-        this.fail(e);
-      },
-    );
+    const before = this.firstWrite ? this.o.beforeFirstWrite : undefined;
+    this.firstWrite = false;
+    this.writing = (before ? before() : Promise.resolve())
+      .then(() => saveCheckpoint(path, checkpoint))
+      .then(
+        () => {
+          this.writing = null;
+          const next = this.waiting;
+          this.waiting = null;
+          if (next && !this.error) this.write(next);
+        },
+        (e: unknown) => {
+          this.writing = null;
+          this.waiting = null;
+          this.error = { e };
+          this.fail(e);
+        },
+      );
   }
 }

@@ -32,6 +32,14 @@ function faultyIo(mode: 'partial-write' | 'fsync'): AppendIo & { armed: boolean 
         throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' });
       }
     },
+    fsync(fd: number): Promise<void> {
+      try {
+        io.fsyncSync(fd);
+        return Promise.resolve();
+      } catch (e) {
+        return Promise.reject(e as Error);
+      }
+    },
   };
   return io;
 }
@@ -55,4 +63,20 @@ describe('event log append rollback (R2)', () => {
       expect(loaded.events.map((e) => e.seq)).toEqual([1, 2]);
     },
   );
+
+  it('R2: an append whose fsync runs off the event loop is durable once it resolves; a failed one leaves the log as it was and refuses further writes', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'compactor-log-')), 'events.jsonl');
+    const io = faultyIo('fsync');
+    const log = new EventLog(file, io);
+    await log.appendSyncingLater([event(1), event(2)]);
+    const size = statSync(file).size;
+    io.armed = true;
+    await expect(log.appendSyncingLater([event(3)])).rejects.toThrow(/cannot write: .*EIO/);
+    expect(statSync(file).size).toBe(size);
+    expect(() => log.append([event(3)])).toThrow(/EIO/);
+    log.close();
+    const loaded = loadEventLog(file);
+    expect(loaded.warnings).toEqual([]);
+    expect(loaded.events.map((e) => e.seq)).toEqual([1, 2]);
+  });
 });
