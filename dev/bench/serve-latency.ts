@@ -51,10 +51,17 @@ export function startChild(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    // Once ready, the child's output is only drained: a proxy that logs every request must
+    // never wait on a full pipe because the bench held its output (its writes to a pipe block).
+    let started = false;
     const onData = (c: Buffer) => {
+      if (started) return;
       out += c.toString('utf8');
       const m = out.match(ready);
-      if (m) resolve({ child, match: m });
+      if (m) {
+        started = true;
+        resolve({ child, match: m });
+      }
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
@@ -319,6 +326,7 @@ export function jsonSection(rows: LoadRow[], o: LatencyOptions, notes: LoadNote[
       ...LEAD,
       own('p50 ms', (r) => r.p50),
       own('p99 ms', (r) => r.p99),
+      own('p99 / p50', (r) => r.p99 / r.p50),
       added('added p50 ms', (r) => r.p50),
       added('added p99 ms', (r) => r.p99),
       ...THROUGHPUT,
@@ -326,7 +334,7 @@ export function jsonSection(rows: LoadRow[], o: LatencyOptions, notes: LoadNote[
     notes: [
       sizeNote(o, 'json'),
       PATHS_NOTE,
-      'Portkey gateway: @portkey-ai/gateway (node build) forwarding to the same fake with x-portkey-custom-host. Added latency = p50/p99 minus the direct p50/p99 of the same run; one machine (2 cores) runs the clients, the fake, the proxy and the gateway.',
+      'Portkey gateway: @portkey-ai/gateway (node build) forwarding to the same fake with x-portkey-custom-host. Added latency = p50/p99 minus the direct p50/p99 of the same run (negative where the tail of direct is the longer, as on a busy machine); p99 / p50 = the tail of a path over its own median, comparable between paths (the goal: within 3x); one machine (2 cores) runs the clients, the fake, the proxy and the gateway.',
       ...notesOf(notes, 'json'),
     ],
   };
@@ -341,6 +349,7 @@ export function streamSection(rows: LoadRow[], o: LatencyOptions, notes: LoadNot
       own('events per reply', (r) => r.eventsPerReply),
       own('first event p50 ms', (r) => r.firstP50),
       own('first event p99 ms', (r) => r.firstP99),
+      own('first p99 / p50', (r) => r.firstP99 / r.firstP50),
       added('added first p50 ms', (r) => r.firstP50),
       added('added first p99 ms', (r) => r.firstP99),
       own('last event p50 ms', (r) => r.p50),

@@ -144,6 +144,11 @@ export interface TurnPolicy {
   waitByCost: boolean;
   /** How far it waits (see {@link CompactionWait}). */
   wait: { ratio: number; maxTokens: number };
+  /**
+   * The session's own clearing rules decide again every turn which old results are cleared
+   * (clearing on, not in steps); absent or false: what a request cleared stays cleared.
+   */
+  clearsEachTurn?: boolean;
 }
 
 /** A policy that never compacts and never waits (an unknown window). */

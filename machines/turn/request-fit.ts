@@ -1,3 +1,4 @@
+import type { SentRequest } from './cache-policy.js';
 import type { FixedPart } from './turn.types.js';
 
 /**
@@ -30,4 +31,14 @@ export function clearFirstTarget(thresholdTokens: number | null): number {
 /** The pressure a request is made to fit: the prompt budget, or no bound when it is unknown. */
 export function fitTarget(promptBudgetTokens: number | null): number {
   return promptBudgetTokens ?? UNBOUNDED;
+}
+
+/**
+ * The results the next request keeps cleared: every one the last request sent had cleared,
+ * unless the session's own rules decide again each turn. A result cleared to make room and
+ * put back on the next turn is cleared again at once: that rewrites the cached request every
+ * turn and clears the newest results sooner than one step that stays would.
+ */
+export function keptCleared(sent: SentRequest | null | undefined, clearsEachTurn = false): readonly string[] {
+  return clearsEachTurn ? [] : (sent?.clearedCallIds ?? []);
 }

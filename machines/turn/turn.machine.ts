@@ -1,6 +1,6 @@
 import { finalStateOf } from '../shared/outcome.js';
 import { UNKNOWN_WINDOW_POLICY } from './cache-policy.js';
-import { clearFirstTarget, fitTarget } from './request-fit.js';
+import { clearFirstTarget, fitTarget, keptCleared } from './request-fit.js';
 import { turnOutput } from './turn-output.js';
 import { turnSetup } from './turn.setup.js';
 import { DEFAULT_LOOP_GUARD_POLICY, INITIAL_LOOP_GUARD_STATE, type TurnDecision } from './turn.types.js';
@@ -114,7 +114,7 @@ export const turnMachine = turnSetup.createMachine({
             input: ({ context }) => ({
               turnId: context.turnId,
               projectionRef: context.projectionRef ?? '',
-              sent: context.lastSent,
+              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
             }),
             onDone: {
               target: 'estimating',
@@ -158,7 +158,7 @@ export const turnMachine = turnSetup.createMachine({
               turnId: context.turnId,
               historyRef: context.historyRef,
               targetTokens: clearFirstTarget(context.pressure?.thresholdTokens ?? null),
-              sent: context.lastSent,
+              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
             }),
             onDone: [
               {
@@ -261,7 +261,7 @@ export const turnMachine = turnSetup.createMachine({
             input: ({ context }) => ({
               turnId: context.turnId,
               historyRef: context.compaction?.historyRef ?? context.historyRef,
-              sent: context.lastSent,
+              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
             }),
             onDone: {
               target: 'settling',
@@ -298,7 +298,7 @@ export const turnMachine = turnSetup.createMachine({
                   ? (context.compaction?.historyRef ?? context.historyRef)
                   : context.historyRef,
               budgetTokens: fitTarget(context.policy.promptBudgetTokens),
-              sent: context.lastSent,
+              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
             }),
             onDone: {
               target: 'settling',

@@ -130,8 +130,8 @@ export interface NormalizeProjectionOutput {
 export interface ClearToolResultsInput {
   turnId: string;
   projectionRef: string;
-  /** The last request sent: clearing in steps keeps what it cleared. */
-  sent: SentRequest | null;
+  /** Call ids whose results stay cleared (decided by the machine from the last request sent). */
+  keepCleared: readonly string[];
 }
 /** Output of `clearToolResults` with the clearing diagnostics (estimates and counts). */
 export interface ClearToolResultsOutput {
@@ -153,7 +153,8 @@ export interface ClearBeforeCompactingInput {
   historyRef: string;
   /** The pressure the cleared request must not exceed (decided by the machine: just under the threshold). */
   targetTokens: number;
-  sent: SentRequest | null;
+  /** Call ids whose results stay cleared (decided by the machine from the last request sent). */
+  keepCleared: readonly string[];
 }
 /** The projection with old tool results cleared, and its pressure. */
 export interface ClearBeforeCompactingOutput extends ClearToolResultsOutput {
@@ -168,7 +169,8 @@ export interface FitRequestInput {
   historyRef: string;
   /** The pressure the request must not exceed (decided by the machine: the prompt budget). */
   budgetTokens: number;
-  sent: SentRequest | null;
+  /** Call ids whose results stay cleared (decided by the machine from the last request sent). */
+  keepCleared: readonly string[];
 }
 /** A request that fits the prompt budget, and what it took (clearing, previews, older exchanges left out). */
 export interface FitRequestOutput {
@@ -234,7 +236,8 @@ export interface Pressure {
 export interface RebuildProjectionInput {
   turnId: string;
   historyRef: string;
-  sent: SentRequest | null;
+  /** Call ids whose results stay cleared (decided by the machine from the last request sent). */
+  keepCleared: readonly string[];
 }
 /** Output of `rebuildProjection`. */
 export interface RebuildProjectionOutput {

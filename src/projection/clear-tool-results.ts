@@ -62,11 +62,9 @@ export function clearOldToolResultsWithRecentBatches(
   const keep = opts.keepCleared ?? NONE;
   const carried = (i: number) => keep.size > 0 && keep.has(messages[i].toolCallId ?? '');
 
-  if (
-    !policy.enabled ||
-    messages.length === 0 ||
-    (total < localTrigger && !messages.some((_, i) => carried(i)))
-  ) {
+  // Results the last request had cleared stay cleared, even where the rules would clear nothing.
+  const carries = keep.size > 0 && messages.some((_, i) => carried(i));
+  if (messages.length === 0 || (!carries && (!policy.enabled || total < localTrigger))) {
     const reason = !policy.enabled
       ? 'clearing off (toolResultClearing.enabled is false, as in the default compactor preset)'
       : `below trigger: ${total} < ${localTrigger} tokens`;
@@ -85,7 +83,9 @@ export function clearOldToolResultsWithRecentBatches(
 
   const found = clearingCandidates(messages, pairing, tokens, est, (i) => isProtected(i) && !carried(i));
   // Results the last request had cleared stay cleared; the rules decide about the others.
-  const stepped = new Set(clearInSteps(found.candidates, found.savings, policy.clearAtLeast));
+  const stepped = new Set(
+    policy.enabled ? clearInSteps(found.candidates, found.savings, policy.clearAtLeast) : [],
+  );
   const replaced = found.candidates.filter((i) => stepped.has(i) || carried(i));
   const stubbed = replaceWithStubs(messages, found, replaced);
   const out = stubbed?.out ?? null;

@@ -59,17 +59,14 @@ export function projectRequest(
 
 /**
  * {@link projectRequest} of a history that {@link normalizeWithPairing} already normalized:
- * the projection reuses that result instead of normalizing again.
+ * the projection reuses that result instead of normalizing again. Its options are a turn's
+ * settings, validated once when they were resolved: not parsed again on every request.
  */
 export function projectNormalized(
   normalized: ReturnType<typeof normalizeWithPairing>,
   options: ProjectRequestOptions,
 ): ProjectedRequest {
-  const opts = {
-    ...parseOptions(ProjectRequestOptionsSchema, options, 'projectRequest: options'),
-    estimator: options.estimator,
-  };
-  return projectHistory(normalized.messages, opts, normalized);
+  return projectHistory(normalized.messages, options, normalized);
 }
 
 /** Number of system messages at the start of `history` (the prompt prefix of a transcript). */

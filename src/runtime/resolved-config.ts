@@ -21,7 +21,7 @@ export type ResolvedConfig = Readonly<
 
 /** The numbers a turn decides by, from settings already resolved. */
 function turnPolicyOf(settings: SessionConfig): TurnPolicy {
-  const { budgets: b, limits, compaction: wait } = settings;
+  const { budgets: b, limits, compaction: wait, policy } = settings;
   return {
     thresholdTokens: b.compactionThreshold,
     promptBudgetTokens: b.capacity === null ? null : Math.max(b.capacity - reservedOutputOf(limits), 0),
@@ -33,6 +33,7 @@ function turnPolicyOf(settings: SessionConfig): TurnPolicy {
     waitsForCacheBreak: wait.waitsForCacheBreak,
     waitByCost: wait.waitByCost,
     wait: { ratio: wait.waitRatio, maxTokens: wait.waitMaxTokens },
+    clearsEachTurn: policy.enabled && policy.clearAtLeast <= 0,
   };
 }
 

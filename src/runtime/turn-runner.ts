@@ -1,4 +1,5 @@
 import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
+import { delegatedLogic } from './delegated-logic.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import { runCompaction } from './compaction/run-compaction.js';
 import type { MessageStore } from './message-store.js';
@@ -20,10 +21,14 @@ export interface TurnRunnerContext {
   nativeClients: NativeClients;
   /** The numbers every turn decides by (threshold, budgets, the compaction wait), resolved once. */
   turnPolicy: TurnPolicy;
-  /** The machines provided with actors bound to `store` (one fresh store per run). */
+  /**
+   * The machines with actors bound to `store` (one fresh store per run); `release` ends the
+   * binding once the run has ended.
+   */
   machinesFor(store: MessageStore): {
     compaction: ReturnType<typeof provideCompaction>;
-    turn: ReturnType<typeof provideTurn>;
+    turn: ReturnType<typeof provideTurn>['machine'];
+    release(): void;
   };
 }
 
@@ -34,14 +39,21 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
   const nativeClients = { standalone: !!deps.compaction.standalone, inline: !!deps.compaction.inline };
   const turnProjection = createTurnProjection(deps);
   const machinesFor = (store: MessageStore) => {
-    const compaction = provideCompaction({
-      capacity: deps.config.budgets.capacity,
-      ...deps.compaction,
-      estimator: deps.estimator,
-      store,
-    });
-    const turn = provideTurn({ ...deps, store, compaction, turnProjection });
-    return { compaction, turn };
+    // Most turns never compact: the compaction machines (four of them) are built only when one
+    // is started, not with every turn.
+    let made: ReturnType<typeof provideCompaction> | undefined;
+    const compaction = delegatedLogic(
+      () =>
+        (made ??= provideCompaction({
+          capacity: deps.config.budgets.capacity,
+          ...deps.compaction,
+          estimator: deps.estimator,
+          store,
+        })),
+    );
+    // The turn machine is one kept between runs: `release` hands it back once the run has ended.
+    const { machine: turn, release } = provideTurn({ ...deps, store, compaction, turnProjection });
+    return { compaction, turn, release };
   };
   return { deps, clock, strategy, nativeClients, turnPolicy: deps.config.turn, machinesFor };
 }

@@ -124,3 +124,27 @@ export async function relayResponse(
   if (tap) await pipeline(upstream.body, tap, res);
   else await pipeline(upstream.body, res);
 }
+
+/**
+ * Sends an answer already read whole: its head and body in one write (one wake-up of the
+ * client, not one for the head and one for the body). `tap` reads the same bytes for usage.
+ */
+export function relayWhole(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: Buffer,
+  tap?: Transform,
+): Promise<void> {
+  if (tap) {
+    // Only its reading matters: what it passes on is dropped.
+    tap.resume();
+    tap.end(body);
+  }
+  res.writeHead(status, { ...headers, 'content-length': String(body.length) });
+  return new Promise((resolve) => {
+    // A client gone meanwhile closes the answer without finishing it.
+    res.once('close', resolve);
+    res.end(body, resolve);
+  });
+}

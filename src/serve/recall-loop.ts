@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable, type Transform } from 'node:stream';
-import { text as textOf } from 'node:stream/consumers';
+import type { Transform } from 'node:stream';
+import { arrayBuffer as arrayBufferOf } from 'node:stream/consumers';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactorSession } from '../session/index.js';
 import { alreadyHeld, answerRecall, parseRecallArgs, RECALL_ID_PATTERN } from '../projection/index.js';
 import type { ProxyConversations } from './kept-conversation.js';
 import { RequestRefusedError } from '../core/errors.js';
-import { relayResponse } from './http-io.js';
+import { relayResponse, relayWhole } from './http-io.js';
 import type { CompactingContext } from './compacting.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
@@ -157,10 +157,14 @@ export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise
   let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
-    const text = await textOf(answer.body);
-    const called = recallTurnOf(protocol, text);
-    const buffered = { ...answer, body: Readable.from([Buffer.from(text)]) as UpstreamResponse['body'] };
-    if (called === undefined) return relay(res, buffered, round, extra, tap);
+    const bytes = Buffer.from(await arrayBufferOf(answer.body));
+    const called = recallTurnOf(protocol, bytes.toString('utf8'));
+    if (called === undefined) {
+      const headers = { ...answer.headers, ...extra, [RECALLS_HEADER]: String(round) };
+      // The usage of a later round describes a longer request than the session projected.
+      await relayWhole(res, answer.status, headers, bytes, round === 0 ? tap : undefined);
+      return round;
+    }
     const next = await nextRound(turn, recall, messages, called, earlier);
     messages = next.messages;
     answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal);

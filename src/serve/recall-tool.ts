@@ -107,6 +107,8 @@ function imported(protocol: ProtocolName, doc: string): Message[] {
  * (the proxy answers those itself), else undefined: the answer goes to the client as it came.
  */
 export function recallTurnOf(protocol: ProtocolName, answerText: string): Message[] | undefined {
+  // Most answers call no recall: one whose text never names the tool (not even escaped) is not read.
+  if (!answerText.includes(RECALL_TOOL_NAME) && !answerText.includes('\\u')) return undefined;
   let answer: unknown;
   try {
     answer = JSON.parse(answerText);

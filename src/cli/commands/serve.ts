@@ -88,6 +88,28 @@ export function serveOptions(flags: ServeFlags, ctx: CommandContext): ServeOptio
   };
 }
 
+/** How long a log line may wait for others to be written with it. */
+const LOG_BATCH_MS = 50;
+
+/** A log that gathers lines and writes them together, at most {@link LOG_BATCH_MS} after the first. */
+function batchedLines(write: (text: string) => void): ((line: string) => void) & { flush(): void } {
+  let lines: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (lines.length === 0) return;
+    const text = lines.join('');
+    lines = [];
+    write(text);
+  };
+  const log = (line: string) => {
+    lines.push(`compactor: ${line}\n`);
+    timer ??= setTimeout(flush, LOG_BATCH_MS);
+  };
+  return Object.assign(log, { flush });
+}
+
 export const command: Command = {
   name: 'serve',
   help: HELP,
@@ -97,8 +119,10 @@ export const command: Command = {
     const flags = parseFlags('serve', ServeFlagsSchema, args.values);
     if (args.positionals.length > 0)
       throw new UserError(`serve: takes no arguments (got "${args.positionals[0]}")`);
-    // One line per request for the operator, on stderr like the start and stop lines.
-    const log = (line: string) => ctx.stderr.write(`compactor: ${line}\n`);
+    // One line per request for the operator, on stderr like the start and stop lines. Lines are
+    // written a few at a time: a write to a pipe holds the whole process until the reader
+    // takes it, so one per request would make every client wait on the log's reader.
+    const log = batchedLines((text) => ctx.stderr.write(text));
     const server = await startServer({ ...serveOptions(flags, ctx), log }).catch((e: unknown) => {
       const err = e as NodeJS.ErrnoException;
       if (err.code === 'EADDRINUSE' || err.code === 'EACCES' || err.code === 'EADDRNOTAVAIL')
@@ -114,8 +138,10 @@ export const command: Command = {
       if (ctx.signal.aborted) resolve();
       else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    log.flush();
     ctx.stderr.write('compactor: stopping: no new requests; finishing those in flight\n');
     await server.close();
+    log.flush();
     ctx.stderr.write('compactor: stopped serving\n');
     return 0;
   },

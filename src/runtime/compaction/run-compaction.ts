@@ -20,7 +20,10 @@ export async function runCompaction(
   const store = new MessageStore();
   const historyRef = store.put(`${request.turnId}:history:input`, request.history);
   const { budgets, limits, compaction } = deps.config;
-  const actor = createActor(ctx.machinesFor(store).compaction, {
+  const machines = ctx.machinesFor(store);
+  // Only the compaction machine runs here.
+  machines.release();
+  const actor = createActor(machines.compaction, {
     input: {
       turnId: request.turnId,
       mode: request.mode ?? 'manual',

@@ -111,7 +111,7 @@ export async function runTurn(
     onCheckpoint: options.onCheckpoint,
     beforeFirstWrite: options.beforeFirstCheckpoint,
   });
-  return drive(ctx, store, actor, options, checkpoints);
+  return drive(ctx, store, actor, options, checkpoints).finally(machines.release);
 }
 
 /** The message store a checkpoint holds (whole), or refers to over `history` (by reference). */
@@ -177,7 +177,12 @@ export async function resumeTurn(
   options: ResumeOptions,
 ): Promise<TurnResult> {
   const { checkpoint, where } = turnCheckpoint(from);
-  validatePersistedSnapshot(ctx.machinesFor(new MessageStore()).turn, checkpoint.snapshot, where);
+  const check = ctx.machinesFor(new MessageStore());
+  try {
+    validatePersistedSnapshot(check.turn, checkpoint.snapshot, where);
+  } finally {
+    check.release();
+  }
   const store = storeOf(checkpoint, options.history, where);
   const machines = ctx.machinesFor(store);
   const actor = createActor(machines.turn, {
@@ -197,7 +202,7 @@ export async function resumeTurn(
     onCheckpoint: options.onCheckpoint,
     beforeFirstWrite: options.beforeFirstCheckpoint,
   });
-  return drive(ctx, store, actor, options, checkpoints);
+  return drive(ctx, store, actor, options, checkpoints).finally(machines.release);
 }
 
 /**

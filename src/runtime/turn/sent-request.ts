@@ -37,11 +37,3 @@ export function printRequest(
     prefixIntact,
   };
 }
-
-/** The cleared call ids of the last request sent, as a projection keeps them (clearing in steps). */
-export function keptCleared(
-  sticky: boolean,
-  sent: SentRequest | null,
-): { keepCleared?: ReadonlySet<string> } {
-  return sticky && sent !== null ? { keepCleared: new Set(sent.clearedCallIds) } : {};
-}

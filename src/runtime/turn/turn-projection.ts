@@ -1,4 +1,3 @@
-import type { SentRequest } from '../../../machines/index.js';
 import type { Message } from '../../messages/message.js';
 import {
   stepwiseClearing,
@@ -16,7 +15,6 @@ import {
 } from '../../projection/index.js';
 import type { Estimator } from '../../estimate/estimator.js';
 import type { ResolvedConfig } from '../resolved-config.js';
-import { keptCleared } from './sent-request.js';
 
 /** The pure projection functions the turn uses (default: src/projection). */
 export interface ProjectionFunctions {
@@ -43,7 +41,7 @@ export interface TurnProjection {
   budgets(): Budgets;
   /** Repairs pairing; projecting the result next reuses the analysis (a turn normalizes once). */
   normalize(history: readonly Message[]): readonly Message[];
-  project(history: readonly Message[], sent: SentRequest | null): ProjectedRequest;
+  project(history: readonly Message[], keepCleared: readonly string[]): ProjectedRequest;
   /**
    * The request built from `history` made to fit `pressureTokens` (the prompt budget): clearing,
    * then previews, then older exchanges left out; with `clearingOnly`, clearing alone.
@@ -51,7 +49,7 @@ export interface TurnProjection {
   fit(
     history: readonly Message[],
     pressureTokens: number,
-    sent: SentRequest | null,
+    keepCleared: readonly string[],
     clearingOnly?: boolean,
   ): FittedRequest;
   /** Tokens the next request carries: the projection plus the frozen prefix. */
@@ -63,12 +61,12 @@ export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
   const p = DEFAULT_PROJECTION;
   const { limits, policy, budgets } = deps.config;
   const prefix = Math.max(0, limits.prefixTokens ?? 0);
-  // Clearing in steps keeps what the request sent last cleared, so requests grow unchanged between steps.
-  const { sticky, between } = stepwiseClearing(policy);
-  const own = (sent: SentRequest | null) => ({
+  // Between steps a stepwise policy clears nothing new; the machine says which results stay cleared.
+  const { between } = stepwiseClearing(policy);
+  const own = (keep: readonly string[]) => ({
     limits,
     estimator: deps.estimator,
-    ...keptCleared(sticky, sent),
+    ...(keep.length > 0 ? { keepCleared: new Set(keep) } : {}),
   });
   // What normalizing found, by the array it returned; the store never changes an array it holds.
   const normalized = new WeakMap<readonly Message[], ReturnType<typeof normalizeWithPairing>>();
@@ -80,14 +78,14 @@ export function createTurnProjection(deps: TurnActorDeps): TurnProjection {
       normalized.set(done.messages, done);
       return done.messages;
     },
-    project(history, sent) {
-      const opts = { ...own(sent), policy: between };
+    project(history, keep) {
+      const opts = { ...own(keep), policy: between };
       const done = normalized.get(history);
       return done ? projectNormalized(done, opts) : p.projectRequest(history, opts);
     },
-    fit: (history, pressureTokens, sent, clearingOnly) =>
+    fit: (history, pressureTokens, keep, clearingOnly) =>
       fitToWindow(history, {
-        ...own(sent),
+        ...own(keep),
         budgetTokens: Math.max(0, pressureTokens - prefix),
         policy,
         clearingOnly,

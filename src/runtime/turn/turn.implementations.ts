@@ -18,6 +18,8 @@ import {
   type SyncHistoryOutput,
 } from '../../../machines/index.js';
 import type { ProjectionDiagnostics } from '../../projection/index.js';
+import { InternalError } from '../../core/errors.js';
+import { delegatedLogic } from '../delegated-logic.js';
 import type { MessageStore } from '../message-store.js';
 import { printRequest } from './sent-request.js';
 import {
@@ -31,8 +33,9 @@ import { measureFixedPart } from './window-too-small.js';
 // One factory per actor of the turn machine, so each reads on its own; provideTurn only wires them.
 
 /** The turn's first step: the pending messages appended to the history (the input ref itself when none). */
-const syncHistory = (store: MessageStore) =>
+const syncHistory = (b: Binding) =>
   fromPromise<SyncHistoryOutput, SyncHistoryInput>(async ({ input }) => {
+    const { store } = bound(b);
     const history = store.get(input.historyRef);
     const pending = input.pendingRef === null ? [] : store.get(input.pendingRef);
     if (pending.length === 0)
@@ -41,8 +44,9 @@ const syncHistory = (store: MessageStore) =>
     return { historyRef: ref, itemCount: history.length + pending.length, syncedCount: pending.length };
   });
 
-const normalizeProjection = (store: MessageStore, tp: TurnProjection) =>
+const normalizeProjection = (b: Binding) =>
   fromPromise<NormalizeProjectionOutput, NormalizeProjectionInput>(async ({ input }) => {
+    const { store, tp } = bound(b);
     const history = store.get(input.historyRef);
     const normalized = tp.normalize(history);
     if (normalized === history)
@@ -51,10 +55,11 @@ const normalizeProjection = (store: MessageStore, tp: TurnProjection) =>
     return { projectionRef: ref, itemCount: normalized.length, changed: true };
   });
 
-const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
+const clearToolResults = (b: Binding) =>
   fromPromise<ClearToolResultsOutput, ClearToolResultsInput>(async ({ input }) => {
+    const { store, tp } = bound(b);
     const projection = store.get(input.projectionRef);
-    const { messages, diagnostics } = tp.project(projection, input.sent);
+    const { messages, diagnostics } = tp.project(projection, input.keepCleared);
     const ref =
       messages === projection
         ? input.projectionRef
@@ -63,10 +68,11 @@ const clearToolResults = (store: MessageStore, tp: TurnProjection) =>
   });
 
 /** Old tool results cleared instead of a summary pass; the machine keeps it only when it gets under the threshold. */
-const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
+const clearBeforeCompacting = (b: Binding) =>
   fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
+    const { store, tp, ...deps } = bound(b);
     const history = store.get(input.historyRef);
-    const fitted = tp.fit(history, input.targetTokens, input.sent, true);
+    const fitted = tp.fit(history, input.targetTokens, input.keepCleared, true);
     const ref = store.put(`${input.turnId}:projection:cleared-first`, fitted.messages);
     return {
       projectionRef: ref,
@@ -81,10 +87,11 @@ const clearBeforeCompacting = (deps: TurnActorDeps, store: MessageStore, tp: Tur
   });
 
 /** A request over the prompt budget made to fit it, whatever the turn's outcome. */
-const fitRequest = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
+const fitRequest = (b: Binding) =>
   fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
+    const { store, tp, ...deps } = bound(b);
     const history = store.get(input.historyRef);
-    const fitted = tp.fit(history, input.budgetTokens, input.sent);
+    const fitted = tp.fit(history, input.budgetTokens, input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:fitted`, fitted.messages);
     return {
       projectionRef: ref,
@@ -112,8 +119,9 @@ function clearingCounts(d: ProjectionDiagnostics) {
 }
 
 /** Facts of the request: its tokens, whether it extends the last one sent, its newest step, its fixed part. */
-const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProjection) =>
+const estimatePressure = (b: Binding) =>
   fromPromise<EstimatePressureOutput, EstimatePressureInput>(async ({ input }) => {
+    const { store, tp, ...deps } = bound(b);
     const request = store.get(input.projectionRef);
     const projectedTokens = deps.estimator.history(request);
     const { sent, prefixIntact } = printRequest(request, input.sent);
@@ -127,9 +135,10 @@ const estimatePressure = (deps: TurnActorDeps, store: MessageStore, tp: TurnProj
     };
   });
 
-const rebuildProjection = (store: MessageStore, tp: TurnProjection) =>
+const rebuildProjection = (b: Binding) =>
   fromPromise<RebuildProjectionOutput, RebuildProjectionInput>(async ({ input }) => {
-    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.sent);
+    const { store, tp } = bound(b);
+    const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);
     return {
       projectionRef: ref,
@@ -150,28 +159,63 @@ export interface TurnImplementationsDeps extends TurnActorDeps {
   turnProjection?: TurnProjection;
 }
 
-/**
- * Actor implementations for the turn machine, for `turnMachine.provide`: its projection actors
- * over the store, and `compaction`. Arrays are stored by reference and a step that changes
- * nothing returns its input ref, so a no-op turn never copies the session history.
- */
-export function createTurnImplementations(deps: TurnImplementationsDeps) {
-  const { store, compaction } = deps;
-  const tp = deps.turnProjection ?? createTurnProjection(deps);
-  return {
+/** The run a pooled turn machine serves: set for the run's length, read by each actor as it starts. */
+interface Binding {
+  run:
+    | (TurnActorDeps & { store: MessageStore; compaction: typeof compactionMachine; tp: TurnProjection })
+    | undefined;
+}
+
+function bound(b: Binding): NonNullable<Binding['run']> {
+  if (b.run === undefined) throw new InternalError('a turn machine actor started outside a run');
+  return b.run;
+}
+
+/** A turn machine provided once, its actors reading the run bound to it. */
+interface PooledTurn {
+  machine: typeof turnMachine;
+  binding: Binding;
+}
+
+function pooledTurn(): PooledTurn {
+  const binding: Binding = { run: undefined };
+  const machine = turnMachine.provide({
     actors: {
-      syncHistory: syncHistory(store),
-      normalizeProjection: normalizeProjection(store, tp),
-      clearToolResults: clearToolResults(store, tp),
-      estimatePressure: estimatePressure(deps, store, tp),
-      compaction,
-      clearBeforeCompacting: clearBeforeCompacting(deps, store, tp),
-      fitRequest: fitRequest(deps, store, tp),
-      rebuildProjection: rebuildProjection(store, tp),
+      syncHistory: syncHistory(binding),
+      normalizeProjection: normalizeProjection(binding),
+      clearToolResults: clearToolResults(binding),
+      estimatePressure: estimatePressure(binding),
+      compaction: delegatedLogic(() => bound(binding).compaction),
+      clearBeforeCompacting: clearBeforeCompacting(binding),
+      fitRequest: fitRequest(binding),
+      rebuildProjection: rebuildProjection(binding),
+    },
+  });
+  return { machine, binding };
+}
+
+// Providing the machine costs more than a turn that changes nothing: a machine is provided once
+// and kept for the next run, a few of them for the turns that run at once.
+const idle: PooledTurn[] = [];
+const MAX_IDLE = 64;
+
+/** The turn machine bound to one run's store and deps, and how to hand it back once the run has ended. */
+export function provideTurn(deps: TurnImplementationsDeps): {
+  machine: typeof turnMachine;
+  release(): void;
+} {
+  const pooled = idle.pop() ?? pooledTurn();
+  const { store, compaction, estimator, config } = deps;
+  const tp = deps.turnProjection ?? createTurnProjection(deps);
+  pooled.binding.run = { store, compaction, estimator, config, tp };
+  let released = false;
+  return {
+    machine: pooled.machine,
+    release() {
+      if (released) return;
+      released = true;
+      pooled.binding.run = undefined;
+      if (idle.length < MAX_IDLE) idle.push(pooled);
     },
   };
 }
-
-/** The turn machine provided for one run. */
-export const provideTurn = (deps: TurnImplementationsDeps) =>
-  turnMachine.provide(createTurnImplementations(deps));

@@ -1,5 +1,6 @@
 import type { OracleRow } from '../oracle.js';
 import {
+  clearedFirst,
   COMPACTING,
   input,
   localPass,
@@ -22,6 +23,8 @@ import {
 /** Waits while the cache holds: 85 % of the way from 6,000 to 8,000, so to 7,700 tokens. */
 const waiting = { ...POLICY, waitsForCacheBreak: true };
 const afterOne = { lastSent: sent(11), cacheCycle: { last: 6_000, maxStep: 0, afterPass: 2_000 } };
+/** A last request sent that carried the results of calls c1 and c2 cleared. */
+const clearedSent = { count: 11, print: 'p11', clearedCallIds: ['c1', 'c2'] };
 
 export const TURN_POLICY_ROWS: readonly OracleRow[] = [
   {
@@ -31,7 +34,7 @@ export const TURN_POLICY_ROWS: readonly OracleRow[] = [
     expect: {
       states: [...PIPELINE, 'belowThreshold'],
       calls: PIPELINE_CALLS,
-      inputs: { clearToolResults: [{ sent: sent(11) }], estimatePressure: [{ sent: sent(11) }] },
+      inputs: { clearToolResults: [{ keepCleared: [] }], estimatePressure: [{ sent: sent(11) }] },
       output: {
         decision: 'below-threshold',
         thresholdTokens: 7_700,
@@ -47,7 +50,7 @@ export const TURN_POLICY_ROWS: readonly OracleRow[] = [
     expect: {
       states: [...COMPACTING, 'working.rebuildingProjection', 'working.settling', 'compacted'],
       calls: [...PIPELINE_CALLS, ...LOCAL_CALLS, 'rebuildProjection'],
-      inputs: { rebuildProjection: [{ historyRef: 't1:compacted', sent: sent(12) }] },
+      inputs: { rebuildProjection: [{ historyRef: 't1:compacted', keepCleared: [] }] },
       output: {
         decision: 'compacted',
         thresholdTokens: 6_000,
@@ -83,6 +86,48 @@ export const TURN_POLICY_ROWS: readonly OracleRow[] = [
       states: [...PIPELINE, 'belowThreshold'],
       calls: PIPELINE_CALLS,
       output: { decision: 'below-threshold', thresholdTokens: 7_700 },
+    },
+  },
+  {
+    name: 'H5: a result the last request sent had cleared stays cleared: putting it back would rewrite the cached request only to clear it again',
+    input: { ...input, lastSent: clearedSent },
+    replies: pipeline(pressure(5_000)),
+    expect: {
+      states: [...PIPELINE, 'belowThreshold'],
+      calls: PIPELINE_CALLS,
+      inputs: {
+        clearToolResults: [{ keepCleared: ['c1', 'c2'] }],
+        estimatePressure: [{ sent: clearedSent }],
+      },
+      output: { decision: 'below-threshold' },
+    },
+  },
+  {
+    name: 'H5: a result cleared before stays cleared when old results are cleared first instead of a pass',
+    input: { ...input, minTurnsPerPass: 10, lastSent: clearedSent },
+    replies: {
+      ...pipeline(pressure(7_000, 5, { sent: clearedSent })),
+      clearBeforeCompacting: [clearedFirst(5_000)],
+    },
+    expect: {
+      states: [...PIPELINE, 'working.clearingFirst', 'cleared'],
+      calls: [...PIPELINE_CALLS, 'clearBeforeCompacting'],
+      inputs: {
+        clearToolResults: [{ keepCleared: ['c1', 'c2'] }],
+        clearBeforeCompacting: [{ keepCleared: ['c1', 'c2'] }],
+      },
+      output: { decision: 'cleared', summaryCalls: 0 },
+    },
+  },
+  {
+    name: "H5: where the session's own rules clear old results every turn, they decide again which stay cleared",
+    input: { ...input, policy: { ...POLICY, clearsEachTurn: true }, lastSent: clearedSent },
+    replies: pipeline(pressure(5_000)),
+    expect: {
+      states: [...PIPELINE, 'belowThreshold'],
+      calls: PIPELINE_CALLS,
+      inputs: { clearToolResults: [{ keepCleared: [] }] },
+      output: { decision: 'below-threshold' },
     },
   },
 ];

@@ -431,10 +431,11 @@ export const TURN_ORACLE: readonly OracleRow[] = [
         'cleared',
       ],
       calls: [...PIPELINE_CALLS, 'clearBeforeCompacting', 'fitRequest'],
-      // Fitted to the policy's prompt budget, against the request measured last (the cleared one is over the threshold).
+      // Fitted to the policy's prompt budget, keeping cleared what the request measured last had
+      // cleared (the cleared one is over the threshold): here nothing.
       inputs: {
-        clearBeforeCompacting: [{ targetTokens: 5_999, sent: sent(12) }],
-        fitRequest: [{ historyRef: 't1:synced', budgetTokens: 8_000, sent: sent(12) }],
+        clearBeforeCompacting: [{ targetTokens: 5_999, keepCleared: [] }],
+        fitRequest: [{ historyRef: 't1:synced', budgetTokens: 8_000, keepCleared: [] }],
       },
       output: {
         decision: 'cleared',
