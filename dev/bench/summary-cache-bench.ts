@@ -21,7 +21,12 @@ type Protocol = 'anthropic' | 'openai-chat';
 const MODELS: Record<Protocol, string> = { anthropic: 'claude-sonnet-4-6', 'openai-chat': 'gpt-4o' };
 
 /** The summary calls' usage of one session. */
-async function summaryCalls(protocol: Protocol, overLast: boolean, steps: number): Promise<FakeUsage[]> {
+async function summaryCalls(
+  protocol: Protocol,
+  overLast: boolean,
+  steps: number,
+  hierarchical: boolean,
+): Promise<FakeUsage[]> {
   const upstream = await startAgentUpstream({ window: WINDOW, script: loopScript(steps) });
   const proxy = await startServer({
     port: 0,
@@ -31,6 +36,7 @@ async function summaryCalls(protocol: Protocol, overLast: boolean, steps: number
     session: {
       policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 },
       compaction: { summaryOverLastRequest: overLast },
+      hierarchical,
     },
   });
   const source = sourceText();
@@ -60,17 +66,20 @@ const share = (calls: readonly FakeUsage[]) => {
 export async function summaryCacheSection(ctx: BenchContext): Promise<BenchSection> {
   const steps = ctx.quick ? 10 : 24;
   const rows: Array<Array<string | number>> = [];
-  for (const protocol of ['anthropic', 'openai-chat'] as const) {
-    const prefix = await summaryCalls(protocol, true, steps);
-    const fork = await summaryCalls(protocol, false, steps);
-    const lowest = Math.min(...prefix.map((u) => u.cached / u.input));
-    rows.push([protocol, prefix.length, share(prefix), lowest, fork.length, share(fork)]);
-    ctx.log(`bench: summary cache on ${protocol} done`);
-  }
+  for (const hierarchical of [false, true])
+    for (const protocol of ['anthropic', 'openai-chat'] as const) {
+      const prefix = await summaryCalls(protocol, true, steps, hierarchical);
+      const fork = await summaryCalls(protocol, false, steps, hierarchical);
+      const lowest = Math.min(...prefix.map((u) => u.cached / u.input));
+      const summary = hierarchical ? 'two bands' : 'flat';
+      rows.push([protocol, summary, prefix.length, share(prefix), lowest, fork.length, share(fork)]);
+      ctx.log(`bench: summary cache on ${protocol} (${summary}) done`);
+    }
   return {
     title: 'Summary calls and the prompt cache: over the last request sent against a bounded fork',
     headers: [
       'protocol',
+      'summary',
       'summary calls (last request)',
       'cached share',
       'lowest call',
@@ -79,6 +88,7 @@ export async function summaryCacheSection(ctx: BenchContext): Promise<BenchSecti
     ],
     rows,
     notes: [
+      'Two bands: both calls (the abstract of the older part, the detail of the newer) are asked over the same last request, each naming its part; the fork column sends each band its own bounded slice.',
       `One session per row and column through compactor serve at a ${WINDOW / 1000}k window: ${steps} read_file steps of ${RESULT_TOKENS}-token results, compacting instead of clearing, summaries by the upstream model.`,
       'The fake upstream caches as the providers do: OpenAI every prompt from 1,024 tokens, hits in 128-token steps; Anthropic only at cache_control breakpoints (the loop asks for one at the end of each request, as agents do), looking back 20 blocks. Cached share = cached input tokens / input tokens of the summary calls, from the usage the upstream reported.',
       'test/serve/serve-summary-cache.test.ts holds every summary call over the last request to at least 95 % on Chat, Responses, Messages and Gemini.',

@@ -19,6 +19,7 @@
  * (agent-compaction.ts) and answers only clients that send a credential.
  */
 import type { ServerResponse } from 'node:http';
+import { ABSTRACT_INSTRUCTIONS } from '../../src/summary/hierarchical.js';
 import { loadSummaryPrompt, summarySections } from '../../src/summary/prompt.js';
 import {
   anthropicAnswer,
@@ -93,6 +94,8 @@ export const stepCallId = (protocol: WireProtocol, n: number): string =>
 const STEP_OF_ID = /_s(\d+)$/;
 
 const SUMMARY_MARKER = loadSummaryPrompt().instructions.slice(0, 80);
+/** The two-band summary's abstract call asks with these words instead of the summary prompt. */
+const ABSTRACT_MARKER = ABSTRACT_INSTRUCTIONS.slice(0, 60);
 
 /** The checkpoint the fake writes: every template section, the first restating the goal. */
 export function fakeSummary(goal: string): string {
@@ -125,7 +128,8 @@ export function isSummaryRequest(protocol: WireProtocol, body: any): boolean {
   if (!Array.isArray(tools) || tools.length === 0) return true;
   const choice = body.tool_choice;
   if (choice === 'none' || choice?.type === 'none') return true;
-  return lastUserText(protocol, body).includes(SUMMARY_MARKER);
+  const last = lastUserText(protocol, body);
+  return last.includes(SUMMARY_MARKER) || last.includes(ABSTRACT_MARKER);
 }
 
 /** The id of the latest tool result in a request, in its protocol's shape. */
@@ -270,9 +274,13 @@ const SUMMARY_PROMPT_START = 'You are writing a checkpoint of an agent session';
 
 /** A summary request's answer: every template section, the goal restated from the first user message. */
 function summaryReply(req: RecordedRequest, step: number, key: string): Reply {
-  const goal = firstUserText(req.body)
+  const first = firstUserText(req.body)
     .replace(/^Previous conversation summary:\n/, '')
     .replace(/^## Goal\n/, '');
+  // A band that starts after the task has the instructions as its first user text: never echoed,
+  // or the agent's next request would read as a summary request.
+  const asked = first.includes(SUMMARY_PROMPT_START) || first.includes(ABSTRACT_MARKER);
+  const goal = asked ? 'the task the session started with' : first;
   const rest = summarySections().slice(1);
   // Each summary names the step it was written at, so a later one differs from an earlier one.
   const written = `(summary written at step ${step})`;
@@ -333,7 +341,8 @@ export async function startFakeAgentUpstream(
       const protocol = req.method === 'POST' ? PATHS[path] : undefined;
       if (protocol === undefined)
         return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.path}` } });
-      const summary = req.raw.includes(SUMMARY_PROMPT_START);
+      const summary =
+        req.raw.includes(SUMMARY_PROMPT_START) || lastUserText(protocol, req.body).includes(ABSTRACT_MARKER);
       const usage = cache.count(protocol, req.body, estimateBodyTokens(req.body));
       if (summary) summaries.push(usage);
       answer(protocol, req.body, summary ? summaryReply(req, step, reply.key) : reply, res, usage);

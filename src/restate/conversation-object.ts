@@ -4,6 +4,7 @@ import { MessageSchema, type Message } from '../messages/message.js';
 import { SessionOptionsSchema } from '../session/options.js';
 import type { SessionTurnResult } from '../session/session-types.js';
 import { StrategySchema } from '../store/events.js';
+import { SummaryCacheReportSchema } from '../runtime/local-summary/summary-prefix.js';
 import { answerRecall, parseRecallArgs, type RecallAnswer } from '../projection/recall.js';
 import { checkedInput, type ObjectContext, type ObjectSharedContext, type RestateSdk } from './sdk.js';
 import type { ServiceDefinition } from './sdk.js';
@@ -67,11 +68,13 @@ export const ConversationTurnResultSchema = z.strictObject({
   strategy: StrategySchema.nullable(),
   /** The branch the turn ran on (0 unless the client rewrote its list). */
   branch: z.number().int().nonnegative(),
+  /** How the turn's summary request was built and its cached share (absent from an older worker). */
+  summaryCache: SummaryCacheReportSchema.nullable().optional(),
 });
 export type ConversationTurnResult = z.infer<typeof ConversationTurnResultSchema>;
 
 /** The part of the session object's `runTurn` answer the conversation uses. */
-type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summaryCalls'> & {
+type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summaryCalls' | 'summaryCache'> & {
   request: Message[] | null;
 };
 type SessionClient = {
@@ -190,8 +193,8 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
           branch: at.branch,
           ...(known ? { hashes: [...known, ...messages.slice(at.synced).map(messageHash)] } : {}),
         });
-        const { request, decision, summaryCalls, strategy } = turn;
-        return { request, decision, summaryCalls, strategy, branch: at.branch };
+        const { request, decision, summaryCalls, strategy, summaryCache = null } = turn;
+        return { request, decision, summaryCalls, strategy, branch: at.branch, summaryCache };
       }),
       state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
       recall: shared(async (ctx: ObjectSharedContext, raw: unknown) => {

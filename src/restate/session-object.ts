@@ -11,6 +11,7 @@ import { storeHandlers } from './store-handlers.js';
 import {
   allBoundaries,
   keepRecords,
+  keptSummaryCache,
   knownBoundary,
   loadRecords,
   messagesRecorded,
@@ -21,6 +22,7 @@ import { archivedHistory, archiveHistories, sessionArchive } from './session-arc
 import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
+import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
 import {
   restateSdk,
   type ObjectContext,
@@ -99,6 +101,8 @@ export interface ObjectTurnResult {
   historyLength: number;
   /** The next request window (null only when the turn did not build one). */
   request: readonly Message[] | null;
+  /** How the turn's summary request was built and the share of it the provider's cache served; null without one. */
+  summaryCache: SummaryCacheReport | null;
 }
 
 /** What `state` answers. */
@@ -114,6 +118,8 @@ export interface ObjectSessionState {
    * tokens, of them cached, and how many messages of the request they cover; null before.
    */
   usage: { inputTokens: number; cachedInputTokens?: number; messageCount: number; lastHash: string } | null;
+  /** How the last summary request was built and the share of it the provider's cache served; null before one. */
+  summaryCache: SummaryCacheReport | null;
 }
 
 /** Reading a handler's input, opening the session from state and saving what a run committed. */
@@ -149,10 +155,15 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
    * Writes what the run committed: new pre-compaction histories first (to the archive), then
    * the records (older events to a chunk when the run compacted).
    */
-  const save = async (ctx: ObjectContext, store: MemoryStore, loaded: StoredRecords) => {
+  const save = async (
+    ctx: ObjectContext,
+    store: MemoryStore,
+    loaded: StoredRecords,
+    summaryCache?: SummaryCacheReport | null,
+  ) => {
     const { artifacts, ...records } = store.records();
     await archiveHistories(ctx, name, artifacts);
-    await keepRecords(ctx, name, loaded, records);
+    await keepRecords(ctx, name, loaded, records, summaryCache ?? loaded.summaryCache);
   };
   return { input, open, save };
 }
@@ -185,7 +196,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         const report = await session.compact(opts).catch((e: unknown) => {
           throw forGoodIfUserError(sdk, e);
         });
-        await save(ctx, store, records);
+        await save(ctx, store, records, report.summaryCache);
         return plain(report);
       }),
       // What the provider counted for a request the object built; its next requests are anchored on it.
@@ -203,6 +214,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
           messagesRecorded: messagesRecorded(records),
           turn,
           usage: await keptUsage(ctx),
+          summaryCache: keptSummaryCache(records),
         };
       }),
       // A call of the recall tool (`{ id, range? }`), answered from everything the session stored.
@@ -251,7 +263,7 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
       throw error;
     });
-    await save(ctx, store, records);
+    await save(ctx, store, records, result.summaryCache);
     ctx.clear(TURN_KEY);
     return turnAnswer(result, session.history.length);
   };
@@ -291,8 +303,8 @@ export function endpoint(options: CompactorSessionObjectOptions = {}): RestateEn
 
 /** What `runTurn` answers of a turn's result. */
 function turnAnswer(result: SessionTurnResult, historyLength: number): ObjectTurnResult {
-  const { decision, strategy, summaryCalls, items, boundary, request } = result;
-  return { decision, strategy, summaryCalls, items, boundary, historyLength, request };
+  const { decision, strategy, summaryCalls, items, boundary, request, summaryCache } = result;
+  return { decision, strategy, summaryCalls, items, boundary, historyLength, request, summaryCache };
 }
 
 /** Plain JSON data (what the ingress answers). */

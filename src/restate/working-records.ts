@@ -1,4 +1,8 @@
 import type { MemoryRecords, ThreadEvent, BoundaryInfo } from '../store/index.js';
+import {
+  SummaryCacheReportSchema,
+  type SummaryCacheReport,
+} from '../runtime/local-summary/summary-prefix.js';
 import type { ObjectContext, ObjectSharedContext } from './sdk.js';
 import { archivedEvents, archiveEvents } from './session-archive.js';
 
@@ -28,8 +32,14 @@ export interface ArchivedNote {
   chunks: number[];
 }
 
-/** The records as kept in the object (no histories: those live in the archive). */
-export type StoredRecords = Omit<MemoryRecords, 'artifacts'> & { archived?: ArchivedNote };
+/**
+ * The records as kept in the object (no histories: those live in the archive), and how the
+ * last summary request was built and the share of it the provider's cache served.
+ */
+export type StoredRecords = Omit<MemoryRecords, 'artifacts'> & {
+  archived?: ArchivedNote;
+  summaryCache?: SummaryCacheReport;
+};
 
 const NOTHING_ARCHIVED: ArchivedNote = { messages: 0, boundaries: [], chunks: [] };
 
@@ -56,15 +66,17 @@ export async function keepRecords(
   name: string,
   previous: StoredRecords,
   next: Omit<MemoryRecords, 'artifacts'>,
+  summaryCache: SummaryCacheReport | undefined = previous.summaryCache,
 ): Promise<void> {
   const offset = next.offset ?? 0;
+  const cache = summaryCache ? { summaryCache } : {};
   let last = -1;
   next.events.forEach((e, i) => {
     if (e.type === 'thread.compact_boundary') last = i;
   });
   const archived = previous.archived ?? NOTHING_ARCHIVED;
   if (last <= 0) {
-    ctx.set(RECORDS_KEY, { ...storeRecords(next), ...(previous.archived ? { archived } : {}) });
+    ctx.set(RECORDS_KEY, { ...storeRecords(next), ...(previous.archived ? { archived } : {}), ...cache });
     return;
   }
   // Messages a turn appended are stamped with the time of the run that appended them, so a
@@ -80,6 +92,7 @@ export async function keepRecords(
       boundaries: [...archived.boundaries, ...boundaryIds(older)],
       chunks: [...archived.chunks, offset + 1],
     },
+    ...cache,
   };
   ctx.set(RECORDS_KEY, records);
 }
@@ -118,4 +131,10 @@ export async function allBoundaries(
       }
   }
   return [...older, ...working];
+}
+
+/** The last summary request's cache report the records keep, or null (none yet, or one this version cannot read). */
+export function keptSummaryCache(records: StoredRecords): SummaryCacheReport | null {
+  const parsed = SummaryCacheReportSchema.safeParse(records.summaryCache);
+  return parsed.success ? parsed.data : null;
 }

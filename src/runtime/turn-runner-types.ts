@@ -67,7 +67,20 @@ export interface TurnRequest {
    * last rewritten, for the wait by expected cost (`compaction.waitByCost`).
    */
   cacheCycle?: TurnInput['cacheCycle'];
+  /**
+   * The last request sent to the model, which a summary asks over (see `lastRequest` of the
+   * Local summarizer). Kept with the turn's checkpoints, so a resumed turn's summary asks over
+   * the very same messages and the provider's prompt cache still serves them.
+   */
+  lastRequest?: {
+    messages: readonly Message[];
+    /** The provider's count of its whole input, when it reported one. */
+    providerTokens?: number;
+  };
 }
+
+/** The messages of the last request sent, and the provider's count of its whole input when it reported one. */
+export type SentMessages = NonNullable<TurnRequest['lastRequest']>;
 
 /** Options of a run. */
 export interface RunOptions {

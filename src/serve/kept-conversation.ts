@@ -1,7 +1,7 @@
 import type { Conversations } from '../adapters/shared/conversations.js';
 import type { Message } from '../messages/message.js';
 import type { RecallAnswer } from '../projection/recall.js';
-import type { CompactorSession } from '../session/index.js';
+import type { CompactorSession, SummaryCacheReport } from '../session/index.js';
 
 /** A conversation as kept outside the process: its current branch's session. */
 export interface KeptConversation {
@@ -11,6 +11,8 @@ export interface KeptConversation {
   history: Message[];
   /** Compactions of the current branch. */
   compactions: number;
+  /** How the current branch's last summary request was built and the share of it the provider's cache served. */
+  summaryCache: SummaryCacheReport | null;
   /** The session this process counts the conversation's tokens with, when it served it since it started. */
   session?: CompactorSession;
 }

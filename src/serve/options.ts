@@ -18,7 +18,7 @@ export interface ServeOptions extends Omit<ServeSettings, 'authTokenEnv'> {
   /** Environment the default upstreams are read from (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Session settings every session starts with: clearing preset and policy, compaction tuning, limits. */
-  session?: Pick<CompactorSessionOptions, 'preset' | 'policy' | 'compaction' | 'limits'>;
+  session?: Pick<CompactorSessionOptions, 'preset' | 'policy' | 'compaction' | 'limits' | 'hierarchical'>;
   /**
    * Gets one line per refusal, passthrough and projected request (its session, tokens before
    * and after, what was done); `compactor serve` writes them to stderr. Never holds a secret.
@@ -36,6 +36,7 @@ const ServeOptionsSchema = SERVE.schema.omit({ authTokenEnv: true }).extend({
       policy: SessionOptionsSchema.shape.policy,
       compaction: SessionOptionsSchema.shape.compaction,
       limits: SessionOptionsSchema.shape.limits,
+      hierarchical: SessionOptionsSchema.shape.hierarchical,
     })
     .optional(),
   log: z.custom<(line: string) => void>((v) => typeof v === 'function', 'expected a function').optional(),

@@ -21,6 +21,7 @@ import { OBJECT_NAME } from '../restate/session-object.js';
 import { providerUsage, type ProviderUsage } from '../restate/provider-usage.js';
 import {
   createCompactorSession,
+  SummaryCacheReportSchema,
   type CompactorSession,
   type CompactorSessionOptions,
 } from '../session/index.js';
@@ -54,17 +55,11 @@ export function restateConversations(
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
       const sessionUrl = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${encodeURIComponent(branchName(id, turn.branch))}`;
-      const { request, decision, summaryCalls, strategy } = turn;
-      // The compaction pass ran on a worker: its report stays there.
+      const { request, decision, summaryCalls, strategy, summaryCache = null } = turn;
+      // The compaction pass ran on a worker: its report stays there, but for its summaries' cached share.
       return {
-        conversationId: id,
-        request,
-        decision,
-        summaryCalls,
-        strategy,
-        compaction: null,
-        summaryCache: null,
-        session,
+        ...{ conversationId: id, request, decision, summaryCalls, strategy },
+        ...{ compaction: null, summaryCache, session },
         // The session object anchors its next requests on the provider's count, as a local session does.
         onUsage: (usage) => void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request, usage)),
         ...deprecatedNames(request, decision),
@@ -97,6 +92,7 @@ export function restateConversations(
         branches: point.data.branch + 1,
         history: state.data.history,
         compactions: state.data.boundaries.length,
+        summaryCache: state.data.summaryCache ?? null,
         ...(session !== undefined ? { session } : {}),
       } satisfies KeptConversation;
     },
@@ -105,7 +101,11 @@ export function restateConversations(
 
 /** The parts of the conversation object's sync point and the session object's `state` a reader uses. */
 const KeptSyncSchema = z.looseObject({ branch: z.number().int().nonnegative() });
-const KeptStateSchema = z.looseObject({ history: z.array(MessageSchema), boundaries: z.array(z.unknown()) });
+const KeptStateSchema = z.looseObject({
+  history: z.array(MessageSchema),
+  boundaries: z.array(z.unknown()),
+  summaryCache: SummaryCacheReportSchema.nullable().optional(),
+});
 const RecallAnswerSchema = z.strictObject({ text: z.string(), found: z.boolean() });
 
 const notAnAnswer = (ingress: string, what: string) =>

@@ -80,6 +80,8 @@ function keptState(
     historyTokens: estimator.history(history),
     summaries: history.filter(isSummaryMessage).length,
     summariesMade: kept.compactions,
+    // What the worker's last summary request cost: kept with the session, so any proxy shows it.
+    summaryCache: kept.summaryCache,
     ...(session !== undefined
       ? {
           window: session.limits.capacity ?? null,

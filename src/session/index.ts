@@ -59,7 +59,10 @@ export {
 } from './report.js';
 // Observers a caller can hand to `inspect` (a JSONL log, the Stately inspector).
 export { createJsonlInspector } from '../runtime/inspection.js';
-export type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
+export {
+  SummaryCacheReportSchema,
+  type SummaryCacheReport,
+} from '../runtime/local-summary/summary-prefix.js';
 export {
   createStatelyInspector,
   type StatelyInspector,

@@ -1,10 +1,9 @@
 import type { CompactionMode } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../messages/message.js';
 import { createLocalSummarizer } from '../runtime/local-summary/create-local-summarizer.js';
 import type { LocalSummarizerWithWarnings } from '../runtime/local-summary/local-summarizer-options.js';
 import { createTurnRunner } from '../runtime/turn-runner.js';
-import type { TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
+import type { SentMessages, TurnRequest, TurnRunner } from '../runtime/turn-runner-types.js';
 import type { ResolvedSessionConfig } from './config.js';
 import type { CompactorSessionOptions } from './options.js';
 import {
@@ -48,7 +47,7 @@ export function buildSessionRunner(
   envelope: RequestEnvelope | undefined,
   mode: CompactionMode,
   instructions?: string,
-  lastRequest?: { messages: readonly Message[]; providerTokens: number | undefined },
+  lastRequest?: SentMessages,
 ): SessionRunner {
   const { route, estimator } = ctx;
   const { limits, compaction: settings, budgets } = ctx.config;

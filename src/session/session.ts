@@ -35,6 +35,8 @@ import {
 } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { checkpointKeeper } from './checkpoint-guard.js';
+import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
+import type { SentMessages } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 
 /** A change of settings: the groups given replace the session's. */
@@ -190,10 +192,24 @@ export class Session implements CompactorSession {
     return verdict;
   }
 
+  /** The last request sent, as a summary would extend it. */
+  private sentMessages(): SentMessages | undefined {
+    return this.sent && { messages: this.sent, providerTokens: this.sentTokens };
+  }
+
   /** The machines for one run; a summary may extend the last request sent. */
-  private runnerFor(mode: CompactionMode, instructions?: string) {
-    const sent = this.sent && { messages: this.sent, providerTokens: this.sentTokens };
+  private runnerFor(mode: CompactionMode, instructions?: string, sent = this.sentMessages()) {
     return buildSessionRunner(this.ctx, this.envelope, mode, instructions, sent);
+  }
+
+  /** The last request sent that the turn's summary extends: a resumed turn's own, which its checkpoint keeps. */
+  private async turnSent(opts: SessionTurnOptions, before: readonly Message[], synced: Promise<void>) {
+    const from = opts.resumeFrom;
+    if (!from) return this.sentMessages();
+    return this.orRollback(async () => checkpointLastRequest(from, before)).catch(async (e: unknown) => {
+      await this.landed(synced).catch(() => undefined);
+      throw e;
+    });
   }
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
@@ -202,13 +218,14 @@ export class Session implements CompactorSession {
       // fsync runs while the turn works; the turn waits for it before it records or returns anything.
       const synced = this.appendSyncingLater(this.validated(opts.pending ?? [], 'runTurn: pending'));
       const before = this.live;
-      const { runner, summarizer } = this.runnerFor('automatic');
+      const sent = await this.turnSent(opts, before, synced);
+      const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
       const { run, restoreCheckpoint } = this.checkpointing(opts);
       const result = await this.orRollback(() => {
         const turnId = `turn-${++this.turns}`;
         if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
         const request = { turnId, history: before, loopGuard: this.guard, ...this.lastTurn }; // mode: automatic
-        return runner.runTurn(request, run);
+        return runner.runTurn(sent ? { ...request, lastRequest: sent } : request, run);
       }).catch(async (e: unknown) => {
         await this.landed(synced).catch(() => undefined);
         // A window too small for the fixed part of a request is a configuration error found

@@ -1,5 +1,5 @@
 import type { Estimator } from '../estimate/estimator.js';
-import type { Message } from '../messages/message.js';
+import { textOf, type Message } from '../messages/message.js';
 import { splitContinuityTail } from './continuity.js';
 import { prepareLocalSummary, type PreparedSummary } from './prepare.js';
 import { instructionsTokens as measureInstructions } from './preview.js';
@@ -120,4 +120,40 @@ export function rebuildHierarchicalHistory(
   const lead = [summaryMessage(detailText, DETAIL_HEADER)];
   if (abstractText.trim() !== '') lead.unshift(summaryMessage(abstractText, ABSTRACT_HEADER));
   return assembleRebuilt(lead, bands.retainFrom, bands.tail, options);
+}
+
+/** How many characters of a message the band instructions quote to name where the newer part starts. */
+const QUOTE_CHARS = 80;
+
+/** The message the newer band starts at, named so a model reading the whole conversation finds it. */
+function bandStart(detail: readonly Message[]): string | null {
+  for (const m of detail) {
+    const text = textOf(m.content).replace(/\s+/g, ' ').trim();
+    if (text !== '' && m.role !== 'tool')
+      return `the ${m.role} message that begins "${text.slice(0, QUOTE_CHARS)}"`;
+    const call = m.toolCalls?.[0];
+    if (call) return `the ${call.name} call with the arguments ${call.arguments.slice(0, QUOTE_CHARS)}`;
+  }
+  return null;
+}
+
+/**
+ * The instructions of both bands when each is asked over the whole request last sent (so the
+ * provider's prompt cache serves it) instead of over its own slice: each names the part of the
+ * conversation it covers by quoting where the newer part starts. Null when the newer band has
+ * no message to name.
+ */
+export function wholeRequestBandInstructions(
+  bands: Pick<HierarchicalBands, 'detail'>,
+  instructions: string,
+  abstractInstructions: string = ABSTRACT_INSTRUCTIONS,
+): { older: string; newer: string } | null {
+  const start = bandStart(bands.detail.fork);
+  if (start === null) return null;
+  return {
+    older: `The earlier part of this session is everything before ${start}. ${abstractInstructions}`,
+    newer:
+      `${instructions}\n\nSummarize only the part of the session from ${start} on, to the end; ` +
+      'the part before it is summarized separately.',
+  };
 }

@@ -2,8 +2,9 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { charsCounter, freeEncoders } from '#src/estimate/counters.js';
 import { createEstimator } from '#src/estimate/estimator.js';
-import { msg, type Message } from '#src/messages/message.js';
+import { msg } from '#src/messages/message.js';
 import type { Checkpoint } from '#src/runtime/checkpoint.js';
+import { readExchanges } from '#support/session/fixtures.js';
 import { createCompactorSession, type SessionTurnResult } from '#src/session/index.js';
 
 /**
@@ -18,18 +19,7 @@ import { createCompactorSession, type SessionTurnResult } from '#src/session/ind
 afterAll(freeEncoders);
 const estimator = createEstimator({ counter: charsCounter });
 
-/** `n` exchanges (a tool batch and a note), about 450 tokens each, numbered from `from`. */
-function exchanges(from: number, n: number): Message[] {
-  const out: Message[] = [];
-  for (let i = from; i < from + n; i++) {
-    out.push(msg.user(`Step ${i}: ${'check the parser module and report. '.repeat(8)}`));
-    out.push(msg.assistant('', [{ id: `c${i}`, name: 'read_file', arguments: `{"path":"src/m${i}.ts"}` }]));
-    out.push(
-      msg.tool(`c${i}`, `export const v${i} = ${i};\n${'// a line of source\n'.repeat(60)}`, 'read_file'),
-    );
-  }
-  return out;
-}
+const exchanges = readExchanges;
 
 interface Plan {
   capacity: number;

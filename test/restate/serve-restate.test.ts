@@ -123,7 +123,7 @@ describeWithRestate('compactor serve on Restate', () => {
   const FILE_ENGINE_FIELDS = [
     ...['id', 'open', 'stored', 'branches', 'messages', 'historyTokens', 'summaries', 'summariesMade'],
     ...['summaryCalls', 'window', 'reservedOutput', 'prefixTokens', 'budgets', 'strategy', 'summarizer'],
-    ...['cacheHealth', 'lastRequest'],
+    ...['cacheHealth', 'lastRequest', 'summaryCache'],
   ];
 
   it.each([
@@ -186,6 +186,13 @@ describeWithRestate('compactor serve on Restate', () => {
         });
         expect(shown.historyTokens).toBeGreaterThan(0);
         expect(Object.keys(shown).filter((k) => !FILE_ENGINE_FIELDS.includes(k))).toEqual([]);
+        // The worker's last summary calls, as the upstream counted them: kept with the session.
+        const cache = shown.summaryCache as { calls: number; inputTokens: number; cachedTokens: number };
+        expect(cache).toMatchObject({ request: 'fork', fallback: null });
+        expect(cache.calls).toBeGreaterThanOrEqual(1);
+        const counted = upstream.summaries.slice(-cache.calls);
+        expect(cache.inputTokens).toBe(counted.reduce((n, u) => n + u.input, 0));
+        expect(cache.cachedTokens).toBe(counted.reduce((n, u) => n + u.cached, 0));
         // The window and cache health are this proxy's counts: none before it served the session.
         expect(shown).not.toHaveProperty('window');
         expect(shown).not.toHaveProperty('cacheHealth');

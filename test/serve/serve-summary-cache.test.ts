@@ -33,46 +33,54 @@ const shareOf = (calls: readonly FakeUsage[]) =>
     calls.reduce((n, u) => n + u.input, 0),
   );
 
+/** One loop through a fresh proxy; the usage of its summary calls and what the sessions endpoint reports. */
+async function summaryShares(
+  upstream: Awaited<ReturnType<typeof startFakeAgentUpstream>>,
+  protocol: ServeProtocol,
+  overLast: boolean,
+  hierarchical: boolean,
+) {
+  // Compaction instead of clearing, so every step toward the window ends in a summary.
+  const server = await startProxyTo(upstream, WINDOW, {
+    session: { policy: COMPACTING_POLICY, compaction: { summaryOverLastRequest: overLast }, hierarchical },
+  });
+  try {
+    const from = upstream.summaries.length;
+    const loop = `${overLast ? 'P' : 'F'}${hierarchical ? '2' : '1'}`;
+    const result = await runClientLoop({
+      protocol,
+      stream: false,
+      proxy: server.url,
+      loop,
+      task: TASK,
+      steps: STEPS,
+      resultTokens: RESULT_TOKENS,
+      model: MODELS[protocol],
+      maxTokens: 1_024,
+      apiKey: 'sk-test-summary-cache',
+      identify: 'header',
+      cacheControl: true,
+    });
+    expect(result.finalText).toBe(FINAL_TEXT);
+    const calls = upstream.summaries.slice(from);
+    const state = (await (await fetch(`${server.url}/compactor/sessions/${loop}`)).json()) as any;
+    return { share: shareOf(calls), calls, reported: state.summaryCache };
+  } finally {
+    await server.close();
+  }
+}
+
 describe('compactor serve: summary calls the prompt cache pays for', () => {
   for (const protocol of ['anthropic', 'openai-chat', 'openai-responses'] as const)
     it(`${protocol}: a summary asked over the last request sent is ≥ 95 % cached; a bounded fork of the same loop much less`, async () => {
       const upstream = await startFakeAgentUpstream({ window: WINDOW });
-      const shares: Record<string, { share: number; calls: FakeUsage[]; reported: any }> = {};
+      let prefix, fork;
       try {
-        for (const overLast of [true, false]) {
-          // Compaction instead of clearing, so every step toward the window ends in a summary.
-          const server = await startProxyTo(upstream, WINDOW, {
-            session: { policy: COMPACTING_POLICY, compaction: { summaryOverLastRequest: overLast } },
-          });
-          try {
-            const from = upstream.summaries.length;
-            const loop = overLast ? 'P' : 'F';
-            const result = await runClientLoop({
-              protocol,
-              stream: false,
-              proxy: server.url,
-              loop,
-              task: TASK,
-              steps: STEPS,
-              resultTokens: RESULT_TOKENS,
-              model: MODELS[protocol],
-              maxTokens: 1_024,
-              apiKey: 'sk-test-summary-cache',
-              identify: 'header',
-              cacheControl: true,
-            });
-            expect(result.finalText).toBe(FINAL_TEXT);
-            const calls = upstream.summaries.slice(from);
-            const state = (await (await fetch(`${server.url}/compactor/sessions/${loop}`)).json()) as any;
-            shares[loop] = { share: shareOf(calls), calls, reported: state.summaryCache };
-          } finally {
-            await server.close();
-          }
-        }
+        prefix = await summaryShares(upstream, protocol, true, false);
+        fork = await summaryShares(upstream, protocol, false, false);
       } finally {
         await upstream.close();
       }
-      const { P: prefix, F: fork } = shares;
       console.log(
         `${protocol}: summary calls cached ${(100 * prefix.share).toFixed(1)} % over the last request (${prefix.calls.length} calls), ${(100 * fork.share).toFixed(1)} % as a bounded fork (${fork.calls.length} calls)`,
       );
@@ -85,6 +93,30 @@ describe('compactor serve: summary calls the prompt cache pays for', () => {
       expect(prefix.reported).toMatchObject({ request: 'prefix', fallback: null, calls: 1 });
       expect(prefix.reported.share).toBeGreaterThanOrEqual(0.95);
       expect(fork.reported).toMatchObject({ request: 'fork', calls: 1 });
+    });
+
+  for (const protocol of ['anthropic', 'openai-chat'] as const)
+    it(`${protocol}: both calls of a two-band summary go over the last request sent, each ≥ 95 % cached; bounded bands much less`, async () => {
+      const upstream = await startFakeAgentUpstream({ window: WINDOW });
+      let prefix, fork;
+      try {
+        prefix = await summaryShares(upstream, protocol, true, true);
+        fork = await summaryShares(upstream, protocol, false, true);
+      } finally {
+        await upstream.close();
+      }
+      console.log(
+        `${protocol} two-band: summary calls cached ${(100 * prefix.share).toFixed(1)} % over the last request (${prefix.calls.length} calls), ${(100 * fork.share).toFixed(1)} % as bounded bands (${fork.calls.length} calls)`,
+      );
+      // Two calls a pass: the abstract of the older part and the detail of the newer.
+      expect(prefix.calls.length).toBeGreaterThanOrEqual(2);
+      expect(prefix.calls.length % 2).toBe(0);
+      for (const u of prefix.calls) expect(u.cached / u.input).toBeGreaterThanOrEqual(0.95);
+      expect(fork.calls.length).toBeGreaterThanOrEqual(2);
+      expect(fork.share).toBeLessThan(prefix.share - 0.2);
+      expect(prefix.reported).toMatchObject({ request: 'prefix', fallback: null, calls: 2 });
+      expect(prefix.reported.share).toBeGreaterThanOrEqual(0.95);
+      expect(fork.reported).toMatchObject({ request: 'fork', calls: 2 });
     });
 
   it('gemini: a summary asked over the last request sent is ≥ 95 % cached; a bounded fork of the same loop much less', async () => {

@@ -66,10 +66,15 @@ export function createLocalSummarizer(opts: LocalSummarizerOptions): LocalSummar
     },
     prepareBands(history, budget) {
       passWarnings.clear();
+      const over = prefix.bands(prepareHierarchicalBands(history, s.bandOptions(null)));
+      if (over !== null) return over;
       const bands: HierarchicalBands = prepareHierarchicalBands(history, s.bandOptions(s.fit(budget)));
       return { older: toLocalFork('older', bands.abstract), newer: toLocalFork('newer', bands.detail) };
     },
     prepareBand(history, band, budget) {
+      // A restored pass asks again over the last request; a retry after the provider refused it does not.
+      const over = prefix.bands(prepareHierarchicalBands(history, s.bandOptions(null)));
+      if (over !== null) return over[band];
       return toLocalFork(band, prepareOneBand(s, history, band, s.fit(budget)));
     },
     request: (f, band, signal) => request(f, band, signal),

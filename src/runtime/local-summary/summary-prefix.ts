@@ -1,6 +1,8 @@
+import { z } from 'zod';
 import { ContextCapacityError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
 import type { SummaryResponse } from '../../providers/types.js';
+import { wholeRequestBandInstructions, type HierarchicalBands } from '../../summary/hierarchical.js';
 import type { PreparedSummary } from '../../summary/prepare.js';
 import { instructionsTokens as measureInstructions } from '../../summary/preview.js';
 import { defaultSummaryOutputTokens } from '../../summary/request-fit.js';
@@ -22,25 +24,37 @@ export type PrefixChoice =
   | { kind: 'prefix'; prepared: PreparedSummary; maxOutputTokens: number | undefined }
   | { kind: 'fork'; reason: string | null };
 
+/** What one summary call over the last request asks: its instructions and the most output it wants. */
+interface PrefixAsk {
+  instructions: string;
+  /** The output the call asks for at most (default: the configured or by-window summary output). */
+  maxOutput?: number;
+}
+
 /**
  * The summary request over the last request sent, when it fits the window with the instructions
  * and the summary's output (a small margin left for the estimate of the new part). The provider
  * accepted that request already, so no other headroom is needed. `reason` says why not, or is
  * null when there is no such request to reuse (another model, nothing sent yet).
  */
-export function choosePrefix(s: LocalSummarySettings, refused: boolean): PrefixChoice {
+export function choosePrefix(
+  s: LocalSummarySettings,
+  refused: boolean,
+  ask: PrefixAsk = { instructions: s.instructions },
+): PrefixChoice {
   const sent = s.opts.lastRequest;
   if (sent === undefined || sent.length === 0) return { kind: 'fork', reason: null };
   if (refused) return { kind: 'fork', reason: 'the provider refused the prefix request as too long' };
   const inputTokens = s.est.history(sent);
-  const instructionsTokens = measureInstructions(s.instructions, s.est);
-  const prepared = prefixPrepared(sent, inputTokens, instructionsTokens, s.instructions);
-  if (s.capacity === null) return { kind: 'prefix', prepared, maxOutputTokens: s.opts.summaryOutputLimit };
+  const instructionsTokens = measureInstructions(ask.instructions, s.est);
+  const prepared = prefixPrepared(sent, inputTokens, instructionsTokens, ask.instructions);
+  const limit = ask.maxOutput ?? s.opts.summaryOutputLimit;
+  if (s.capacity === null) return { kind: 'prefix', prepared, maxOutputTokens: limit };
   const margin = Math.floor(s.capacity / 64);
   const whole = Math.max(inputTokens + s.frozen, s.opts.lastRequestTokens ?? 0);
   const room = s.capacity - margin - whole - instructionsTokens;
-  const wanted = s.opts.summaryOutputLimit ?? defaultSummaryOutputTokens(s.capacity) ?? MIN_PREFIX_OUTPUT;
-  const needed = s.opts.summaryOutputLimit ?? Math.min(wanted, MIN_PREFIX_OUTPUT);
+  const wanted = limit ?? defaultSummaryOutputTokens(s.capacity) ?? MIN_PREFIX_OUTPUT;
+  const needed = limit ?? Math.min(wanted, MIN_PREFIX_OUTPUT);
   if (room < needed)
     return {
       kind: 'fork',
@@ -65,6 +79,16 @@ function prefixPrepared(
     omittedMessages: 0,
   };
 }
+
+/** A {@link SummaryCacheReport} as another process hands it over (a Restate worker's answer, its object's state). */
+export const SummaryCacheReportSchema = z.strictObject({
+  request: z.enum(['prefix', 'fork']),
+  fallback: z.string().nullable(),
+  calls: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  cachedTokens: z.number().int().nonnegative(),
+  share: z.number().min(0).max(1).nullable(),
+});
 
 /** The cached share of a pass's summary calls, from the usage the provider reported for each. */
 export interface SummaryCacheReport {
@@ -146,6 +170,41 @@ export class PrefixRequests {
     this.tally.chose('prefix', null);
     const { prepared, maxOutputTokens } = choice;
     return { band: 'flat', prepared, inputTokens: prepared.inputTokens, prefix: { maxOutputTokens } };
+  }
+
+  /**
+   * Both bands over the last request sent, each with instructions naming its part, or null when
+   * the bounded bands go instead (the reason is reported). Both calls send the same prefix, so
+   * the second reads back what the agent's request and the first call had the cache keep.
+   */
+  bands(bands: Pick<HierarchicalBands, 'detail'>): { older: LocalFork; newer: LocalFork } | null {
+    const asks = wholeRequestBandInstructions(bands, this.s.instructions);
+    if (asks === null) {
+      // Nothing to name in the newer band: no reason to report when no request was sent either.
+      const none = choosePrefix(this.s, this.refused);
+      this.tally.chose('fork', none.kind === 'fork' ? none.reason : 'the newer band has no message to name');
+      return null;
+    }
+    const older = choosePrefix(this.s, this.refused, {
+      instructions: asks.older,
+      maxOutput: Math.min(this.s.abstractMax, this.s.opts.summaryOutputLimit ?? this.s.abstractMax),
+    });
+    const newer = choosePrefix(this.s, this.refused, { instructions: asks.newer });
+    if (older.kind === 'fork' || newer.kind === 'fork') {
+      this.tally.chose(
+        'fork',
+        older.kind === 'fork' ? older.reason : newer.kind === 'fork' ? newer.reason : null,
+      );
+      return null;
+    }
+    this.tally.chose('prefix', null);
+    const fork = (band: 'older' | 'newer', c: PrefixChoice & { kind: 'prefix' }): LocalFork => ({
+      band,
+      prepared: c.prepared,
+      inputTokens: c.prepared.inputTokens,
+      prefix: { maxOutputTokens: c.maxOutputTokens },
+    });
+    return { older: fork('older', older), newer: fork('newer', newer) };
   }
 
   /** Sends one call of `f`, counting its cache; a prefix request refused as too long is not sent again. */

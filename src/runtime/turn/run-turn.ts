@@ -14,7 +14,14 @@ import { MessageStore } from '../message-store.js';
 import { runToOutput } from '../run-to-output.js';
 import { toTurnResult } from '../turn-reports.js';
 import type { TurnRunnerContext } from '../turn-runner.js';
-import type { ResumeOptions, RunOptions, TurnRequest, TurnResult } from '../turn-runner-types.js';
+import type {
+  ResumeOptions,
+  RunOptions,
+  SentMessages,
+  TurnRequest,
+  TurnResult,
+} from '../turn-runner-types.js';
+import { keepLastRequest, keptLastRequest } from './last-request.js';
 import { TurnCheckpoints } from './turn-checkpoints.js';
 
 // A fresh turn and a resumed one differ only in how the actor starts; both are driven the
@@ -71,6 +78,7 @@ export async function runTurn(
     request.pending && request.pending.length > 0
       ? store.put(`${request.turnId}:pending`, request.pending)
       : null;
+  if (request.lastRequest) keepLastRequest(store, request.turnId, request.lastRequest);
   const startedAt = clock.now();
   const machines = ctx.machinesFor(store);
   const actor = createActor(machines.turn, {
@@ -134,6 +142,28 @@ function storeOf(
   return MessageStore.from({ messages, texts: checkpoint.texts, results: checkpoint.results });
 }
 
+/** A turn's checkpoint, read and checked as a resume reads it. */
+function turnCheckpoint(from: string | Checkpoint): { checkpoint: Checkpoint; where: string } {
+  const where = typeof from === 'string' ? from : 'checkpoint';
+  const checkpoint: Checkpoint =
+    typeof from === 'string' ? loadCheckpoint(from) : parseCheckpoint(from, where);
+  if (checkpoint.machine !== 'turn')
+    throw new UserError(`${where}: checkpoint of a ${checkpoint.machine} run, not a turn`);
+  return { checkpoint, where };
+}
+
+/**
+ * The last request sent that a turn's checkpoint holds (its summary asks over it), or undefined
+ * when it holds none: nothing was sent before the turn, or an older version wrote it.
+ */
+export function checkpointLastRequest(
+  from: string | Checkpoint,
+  history: readonly Message[] | undefined,
+): SentMessages | undefined {
+  const { checkpoint, where } = turnCheckpoint(from);
+  return keptLastRequest(storeOf(checkpoint, history, where), checkpoint.turnId);
+}
+
 /**
  * Continues a turn from its checkpoint file, where it keeps checkpointing unless told
  * otherwise, or from a checkpoint the caller kept (validated the same way). A checkpoint by
@@ -146,11 +176,7 @@ export async function resumeTurn(
   from: string | Checkpoint,
   options: ResumeOptions,
 ): Promise<TurnResult> {
-  const where = typeof from === 'string' ? from : 'checkpoint';
-  const checkpoint: Checkpoint =
-    typeof from === 'string' ? loadCheckpoint(from) : parseCheckpoint(from, where);
-  if (checkpoint.machine !== 'turn')
-    throw new UserError(`${where}: checkpoint of a ${checkpoint.machine} run, not a turn`);
+  const { checkpoint, where } = turnCheckpoint(from);
   const check = ctx.machinesFor(new MessageStore());
   try {
     validatePersistedSnapshot(check.turn, checkpoint.snapshot, where);

@@ -73,3 +73,16 @@ export function sessionDirs(): () => string {
     return join(d, 'session');
   };
 }
+
+/** `n` exchanges (a user note and a read_file batch), about 450 tokens each, numbered from `from`. */
+export function readExchanges(from: number, n: number): Message[] {
+  const out: Message[] = [];
+  for (let i = from; i < from + n; i++) {
+    out.push(msg.user(`Step ${i}: ${'check the parser module and report. '.repeat(8)}`));
+    out.push(msg.assistant('', [call(`c${i}`, 'read_file', { path: `src/m${i}.ts` })]));
+    out.push(
+      msg.tool(`c${i}`, `export const v${i} = ${i};\n${'// a line of source\n'.repeat(60)}`, 'read_file'),
+    );
+  }
+  return out;
+}
