@@ -3,9 +3,11 @@ import type { AnyActorLogic } from 'xstate';
 /**
  * Actor logic that hands every call to the logic `get` returns at that moment: logic built
  * only when an actor of it starts, or the logic of the run a shared machine serves now.
+ * Everything else (the machine's id, config and definition, which progress lines and the
+ * inspector read) comes from `shape`, the same machine before its actors were provided.
  */
-export function delegatedLogic<T extends AnyActorLogic>(get: () => T): T {
-  const logic: Pick<
+export function delegatedLogic<T extends AnyActorLogic>(shape: T, get: () => T): T {
+  const calls: Pick<
     AnyActorLogic,
     'transition' | 'start' | 'getInitialSnapshot' | 'restoreSnapshot' | 'getPersistedSnapshot'
   > = {
@@ -18,5 +20,5 @@ export function delegatedLogic<T extends AnyActorLogic>(get: () => T): T {
     },
     getPersistedSnapshot: (snapshot, options) => get().getPersistedSnapshot(snapshot, options),
   };
-  return logic as unknown as T;
+  return Object.assign(Object.create(shape) as T, calls);
 }

@@ -1,4 +1,9 @@
-import type { CompactionStrategy, NativeClients, TurnPolicy } from '../../machines/index.js';
+import {
+  compactionMachine,
+  type CompactionStrategy,
+  type NativeClients,
+  type TurnPolicy,
+} from '../../machines/index.js';
 import { delegatedLogic } from './delegated-logic.js';
 import { provideCompaction } from './compaction/compaction.implementations.js';
 import { runCompaction } from './compaction/run-compaction.js';
@@ -43,6 +48,7 @@ function createTurnRunnerContext(deps: TurnRunnerDeps): TurnRunnerContext {
     // is started, not with every turn.
     let made: ReturnType<typeof provideCompaction> | undefined;
     const compaction = delegatedLogic(
+      compactionMachine,
       () =>
         (made ??= provideCompaction({
           capacity: deps.config.budgets.capacity,

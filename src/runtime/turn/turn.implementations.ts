@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import {
   turnMachine,
-  type compactionMachine,
+  compactionMachine,
   type ClearBeforeCompactingInput,
   type ClearBeforeCompactingOutput,
   type FitRequestInput,
@@ -185,7 +185,7 @@ function pooledTurn(): PooledTurn {
       normalizeProjection: normalizeProjection(binding),
       clearToolResults: clearToolResults(binding),
       estimatePressure: estimatePressure(binding),
-      compaction: delegatedLogic(() => bound(binding).compaction),
+      compaction: delegatedLogic(compactionMachine, () => bound(binding).compaction),
       clearBeforeCompacting: clearBeforeCompacting(binding),
       fitRequest: fitRequest(binding),
       rebuildProjection: rebuildProjection(binding),
