@@ -21,37 +21,24 @@ const upstream = await startAgentUpstream({
 });
 const source = sourceText();
 const reads = Array.from({ length: turns }, (_, n) => source.read(n, 1_000));
-const proxy = await startChild(
-  [
-    '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
-    '--import',
-    'tsx',
-    'src/bin/compactor.ts',
-    'serve',
-    '--port',
-    '0',
-    '--openai-upstream',
-    upstream.url,
-  ],
-  /serving on (http:\/\/\S+)/,
-);
-const before =
-  other === undefined
-    ? undefined
-    : await startChild(
-        [
-          '--import',
-          'tsx',
-          `${other}/src/bin/compactor.ts`,
-          'serve',
-          '--port',
-          '0',
-          '--openai-upstream',
-          upstream.url,
-        ],
-        /serving on (http:\/\/\S+)/,
-      );
+/** `compactor serve` from `checkout`'s src/ against the fake upstream, with `node` flags before it. */
+const serveFrom = (checkout: string, node: string[] = []) =>
+  startChild(
+    [
+      ...node,
+      '--import',
+      'tsx',
+      `${checkout}src/bin/compactor.ts`,
+      'serve',
+      '--port',
+      '0',
+      '--openai-upstream',
+      upstream.url,
+    ],
+    /serving on (http:\/\/\S+)/,
+  );
+const proxy = await serveFrom('', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const before = other === undefined ? undefined : await serveFrom(`${other}/`);
 const port = await freePort();
 const gateway = await startChild(
   [
