@@ -76,7 +76,7 @@ async function send(server: RunningServer, text: string): Promise<void> {
 }
 
 describe('serve: a history that holds its long texts as UTF-8', () => {
-  it('a request the projection leaves alone goes upstream as the client sent it, byte for byte', async () => {
+  it('D2: a request the projection leaves alone goes upstream as the client sent it, byte for byte', async () => {
     const { upstream, server } = await setup(200_000);
     const reads = results(6);
     const sent: string[] = [];
@@ -87,7 +87,7 @@ describe('serve: a history that holds its long texts as UTF-8', () => {
     expect(upstream.requests.map((r) => r.raw)).toEqual(sent);
   });
 
-  it('after a clearing step every result it kept arrives as the client wrote it, and the held ones read back whole', async () => {
+  it('C6: after a clearing step every result it kept arrives as the client wrote it, and the held ones read back whole', async () => {
     const { upstream, server } = await setup(16_000);
     const reads = results(12);
     for (let n = 1; n <= reads.length; n++) await send(server, body(reads.slice(0, n), true));

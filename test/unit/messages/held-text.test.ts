@@ -9,7 +9,7 @@ const wide = (n: number, tag = '') =>
   `${tag}// reads the file → returns its lines — “quoted” 🙂\n${'const x = 1;\n'.repeat(n)}`.slice(0, 13 * n);
 
 describe('held texts', () => {
-  it('a long text with wide characters is held as bytes and reads, prints and copies as the same message', () => {
+  it('D1: a long text with wide characters is held as bytes and reads, prints and copies as the same message', () => {
     const original = msg.tool('call_1', wide(200), 'read_file', { metadata: { at: 1 } });
     const held = heldMessage(original);
     expect(held).not.toBe(original);
@@ -23,7 +23,7 @@ describe('held texts', () => {
     expect(MessageSchema.parse(held)).toEqual(original);
   });
 
-  it('text parts, tool call arguments and reasoning are held; what gains nothing stays the same object', () => {
+  it('D1: text parts, tool call arguments and reasoning are held; what gains nothing stays the same object', () => {
     const args = JSON.stringify({ path: 'a.ts', content: wide(100) });
     const m: Message = {
       role: 'assistant',
@@ -57,7 +57,7 @@ describe('held texts', () => {
     expect(heldMessage(cjk)).toBe(cjk);
   });
 
-  it('a held text written anew becomes a plain property again', () => {
+  it('D1: a held text written anew becomes a plain property again', () => {
     const held = heldMessage(msg.user(wide(200))) as { content: string };
     held.content = 'replaced';
     expect(held.content).toBe('replaced');
@@ -65,7 +65,7 @@ describe('held texts', () => {
     expect(JSON.stringify(held)).toBe('{"role":"user","content":"replaced"}');
   });
 
-  it('textStartsWith reads a held text, a plain one and text parts alike, up to a cut in a character', () => {
+  it('D1: textStartsWith reads a held text, a plain one and text parts alike, up to a cut in a character', () => {
     // The prefix's last unit is half of a surrogate pair: the bytes read must still hold it.
     const text = `${'→'.repeat(10)}🙂${wide(100)}`;
     const held = heldMessage(msg.tool('c', text));
@@ -87,7 +87,7 @@ describe('held texts', () => {
     expect(textStartsWith(msg.tool('c', 'ab'), 'abc')).toBe(false);
   });
 
-  it('the estimator counts a held message as the message it was made from, and a copy of a long text from its cache', () => {
+  it('T2: the estimator counts a held message as the message it was made from, and a copy of a long text from its cache', () => {
     const e = createEstimator({ counter: charsCounter });
     const original = msg.tool('c', wide(300, 'one'));
     expect(e.message(heldMessage(original))).toBe(e.message(original));
