@@ -413,13 +413,12 @@ export class Session implements CompactorSession {
     this.live = [...this.live, ...held];
   }
 
-  /** Appends like appendValidated (long texts held as UTF-8 too); the store's fsync of them may still run (see {@link Session.landed}). */
+  /** Appends like appendValidated; the store's fsync of them may still run (see {@link Session.landed}). */
   private appendSyncingLater(messages: Message[]): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
-    const held = messages.map(heldMessage);
-    const synced = this.stored?.addSyncingLater(held) ?? Promise.resolve();
+    const synced = this.stored?.addSyncingLater(messages) ?? Promise.resolve();
     synced.catch(() => undefined); // awaited by the turn through landed()
-    this.live = [...this.live, ...held];
+    this.live = [...this.live, ...messages];
     return synced;
   }
 
