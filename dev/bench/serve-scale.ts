@@ -7,6 +7,7 @@ import type { AgentUpstream } from '../fakes/agent-upstream.js';
 import { sourceText } from '../loops/source-text.js';
 import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
 import { median, nowMs } from './timing.js';
+import { INSPECTOR_URL, openInspector, residentBytes, type ProcessMemory } from './process-memory.js';
 import type { BenchContext, BenchSection } from './types.js';
 
 /*
@@ -88,14 +89,7 @@ function storageWrites(pid: number | undefined): number {
 }
 
 /** Resident memory of a process in MiB (Linux), else NaN. */
-function rssMib(pid: number | undefined): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
+const rssMib = (pid: number | undefined) => residentBytes(pid) / (1024 * 1024);
 
 // Idle connections close on this side first, so none is reused just as a server closes it.
 const client = new Agent({ keepAliveTimeout: 1_000, connections: 64 });
@@ -340,8 +334,9 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
 
 /**
  * Memory per live session: `sessions` sessions of a 100k-token history opened one after another
- * through the proxy in memory, its resident memory before and after, against the bytes of one
- * request (what a session holds is its history, so the raw bytes are the floor).
+ * through the proxy in memory, what it holds after a full collection before and after them,
+ * against the bytes of one request (what a session holds is its history, so the raw bytes are
+ * the floor).
  */
 export async function memorySection(
   ctx: BenchContext,
@@ -353,16 +348,17 @@ export async function memorySection(
   const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
     source.read(n, RESULT_TOKENS),
   );
-  const serve = ['--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
+  const serve = ['--inspect=127.0.0.1:0', '--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
   const limit = String(sessions + 1);
   const proxy = await startChild(
     [...serve, '--openai-upstream', upstream.url, '--capacity', String(CAPACITY), '--max-sessions', limit],
-    /serving on (http:\/\/\S+)/,
+    new RegExp(`${INSPECTOR_URL.source}[\\s\\S]*serving on (http:\\/\\/\\S+)`),
   );
-  const target: Target = { name: 'memory', url: `${proxy.match[1]}/v1`, headers: {} };
+  const target: Target = { name: 'memory', url: `${proxy.match[2]}/v1`, headers: {} };
+  const inspector = await openInspector(proxy.match[1]!);
   try {
     await send(target, body(reads, 'warm', 10_000, 0));
-    const before = rssMib(proxy.child.pid);
+    const before = await inspector.memoryAfterCollection(proxy.child.pid);
     let raw = 0;
     for (let s = 0; s < sessions; s++) {
       const text = body(reads, `m${s}`, tokens, 0);
@@ -371,25 +367,52 @@ export async function memorySection(
       upstream.turns.length = 0;
       upstream.requests.length = 0;
     }
-    const after = rssMib(proxy.child.pid);
-    const perSession = ((after - before) * 1024 * 1024) / sessions;
+    const uncollected = residentBytes(proxy.child.pid);
+    const after = await inspector.memoryAfterCollection(proxy.child.pid);
     const rawPerSession = raw / sessions;
+    const perSession = (bytes: number) => bytes / sessions;
+    const held = (m: ProcessMemory) => m.heapUsed + m.external;
+    const figures = [
+      perSession(uncollected - before.rss),
+      perSession(after.rss - before.rss),
+      perSession(held(after) - held(before)),
+      perSession(after.arrayBuffers - before.arrayBuffers),
+    ];
+    ctx.log(
+      `bench: serve memory: ${sessions} sessions; per session raw ${Math.round(rawPerSession / 1024)} KiB, ${figures
+        .map((f) => Math.round(f / 1024))
+        .join(' / ')} KiB (resident, resident after collection, heap and external, ArrayBuffers)`,
+    );
     return {
       title: `compactor serve memory: ${sessions.toLocaleString('en-US')} live sessions of ${tokens / 1000}k tokens`,
-      headers: ['sessions', 'raw KiB per session', 'resident KiB per session', 'resident / raw'],
+      headers: [
+        'sessions',
+        'raw KiB per session',
+        'resident KiB per session',
+        'resident / raw',
+        'after a collection: resident KiB',
+        'resident / raw',
+        'heap and external KiB',
+        'heap and external / raw',
+        'of which ArrayBuffers KiB',
+      ],
       rows: [
         [
           sessions,
           Math.round(rawPerSession / 1024),
-          Math.round(perSession / 1024),
-          Math.round((perSession / rawPerSession) * 100) / 100,
+          ...figures
+            .slice(0, 3)
+            .flatMap((f) => [Math.round(f / 1024), Math.round((f / rawPerSession) * 100) / 100]),
+          Math.round(figures[3]! / 1024),
         ],
       ],
       notes: [
-        `The proxy in memory (--max-sessions ${limit}, so none is closed); its resident memory (VmRSS) after the sessions minus before, over the request bytes of one session.`,
+        `The proxy in memory (--max-sessions ${limit}, so none is closed); what it holds after the sessions minus before, per session, over the request bytes of one session.`,
+        "Resident: the kernel's count (VmRSS) as the last request left it; after a collection: the same once a full garbage collection ran in the proxy (asked through its inspector), and the heap and external memory (ArrayBuffers included) the JavaScript engine accounts for then.",
       ],
     };
   } finally {
+    await inspector.close();
     await stopChild(proxy.child);
   }
 }
