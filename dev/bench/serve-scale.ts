@@ -332,26 +332,25 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
   };
 }
 
-/**
- * Memory per live session: `sessions` sessions of a 100k-token history opened one after another
- * through the proxy in memory, what it holds after a full collection before and after them,
- * against the bytes of one request (what a session holds is its history, so the raw bytes are
- * the floor).
- */
-export async function memorySection(
-  ctx: BenchContext,
+/** What a proxy holds per session opened, after `sessions` sessions through `--max-sessions cap` (bytes). */
+async function heldPerSession(
   upstream: AgentUpstream,
-  sessions = ctx.quick ? 3 : 1_000,
-): Promise<BenchSection> {
-  const tokens = ctx.quick ? 10_000 : 100_000;
-  const source = sourceText();
-  const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
-    source.read(n, RESULT_TOKENS),
-  );
+  reads: readonly string[],
+  tokens: number,
+  sessions: number,
+  cap: number,
+) {
   const serve = ['--inspect=127.0.0.1:0', '--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
-  const limit = String(sessions + 1);
   const proxy = await startChild(
-    [...serve, '--openai-upstream', upstream.url, '--capacity', String(CAPACITY), '--max-sessions', limit],
+    [
+      ...serve,
+      '--openai-upstream',
+      upstream.url,
+      '--capacity',
+      String(CAPACITY),
+      '--max-sessions',
+      String(cap),
+    ],
     new RegExp(`${INSPECTOR_URL.source}[\\s\\S]*serving on (http:\\/\\/\\S+)`),
   );
   const target: Target = { name: 'memory', url: `${proxy.match[2]}/v1`, headers: {} };
@@ -369,50 +368,75 @@ export async function memorySection(
     }
     const uncollected = residentBytes(proxy.child.pid);
     const after = await inspector.memoryAfterCollection(proxy.child.pid);
-    const rawPerSession = raw / sessions;
-    const perSession = (bytes: number) => bytes / sessions;
     const held = (m: ProcessMemory) => m.heapUsed + m.external;
-    const figures = [
-      perSession(uncollected - before.rss),
-      perSession(after.rss - before.rss),
-      perSession(held(after) - held(before)),
-      perSession(after.arrayBuffers - before.arrayBuffers),
-    ];
-    ctx.log(
-      `bench: serve memory: ${sessions} sessions; per session raw ${Math.round(rawPerSession / 1024)} KiB, ${figures
-        .map((f) => Math.round(f / 1024))
-        .join(' / ')} KiB (resident, resident after collection, heap and external, ArrayBuffers)`,
-    );
     return {
-      title: `compactor serve memory: ${sessions.toLocaleString('en-US')} live sessions of ${tokens / 1000}k tokens`,
-      headers: [
-        'sessions',
-        'raw KiB per session',
-        'resident KiB per session',
-        'resident / raw',
-        'after a collection: resident KiB',
-        'resident / raw',
-        'heap and external KiB',
-        'heap and external / raw',
-        'of which ArrayBuffers KiB',
-      ],
-      rows: [
-        [
-          sessions,
-          Math.round(rawPerSession / 1024),
-          ...figures
-            .slice(0, 3)
-            .flatMap((f) => [Math.round(f / 1024), Math.round((f / rawPerSession) * 100) / 100]),
-          Math.round(figures[3]! / 1024),
-        ],
-      ],
-      notes: [
-        `The proxy in memory (--max-sessions ${limit}, so none is closed); what it holds after the sessions minus before, per session, over the request bytes of one session.`,
-        "Resident: the kernel's count (VmRSS) as the last request left it; after a collection: the same once a full garbage collection ran in the proxy (asked through its inspector), and the heap and external memory (ArrayBuffers included) the JavaScript engine accounts for then.",
-      ],
+      raw: raw / sessions,
+      resident: (uncollected - before.rss) / sessions,
+      collected: (after.rss - before.rss) / sessions,
+      held: (held(after) - held(before)) / sessions,
+      arrayBuffers: (after.arrayBuffers - before.arrayBuffers) / sessions,
     };
   } finally {
     await inspector.close();
     await stopChild(proxy.child);
   }
+}
+
+/**
+ * Memory per session: `sessions` sessions of a 100k-token history opened one after another
+ * through the proxy in memory, what it holds after a full collection before and after them,
+ * against the bytes of one request (what a session holds is its history, so the raw bytes are
+ * the floor). Once with every session open, once with a tenth of them kept open: the sessions
+ * closed to make room must leave nothing behind.
+ */
+export async function memorySection(
+  ctx: BenchContext,
+  upstream: AgentUpstream,
+  sessions = ctx.quick ? 3 : 1_000,
+): Promise<BenchSection> {
+  const tokens = ctx.quick ? 10_000 : 100_000;
+  const source = sourceText();
+  const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
+    source.read(n, RESULT_TOKENS),
+  );
+  const rows: Array<Array<string | number>> = [];
+  const kib = (n: number) => Math.round(n / 1024);
+  for (const cap of [sessions + 1, Math.max(1, Math.round(sessions / 10))]) {
+    const m = await heldPerSession(upstream, reads, tokens, sessions, cap);
+    const over = (n: number) => Math.round((n / m.raw) * 100) / 100;
+    const open = Math.min(cap, sessions);
+    rows.push([
+      sessions,
+      open,
+      kib(m.raw),
+      kib(m.resident),
+      over(m.resident),
+      kib(m.collected),
+      over(m.collected),
+      kib(m.held),
+      over(m.held),
+      kib(m.arrayBuffers),
+    ]);
+    ctx.log(`bench: serve memory: ${rows.at(-1)!.join(' ')}`);
+  }
+  return {
+    title: `compactor serve memory: ${sessions.toLocaleString('en-US')} sessions of ${tokens / 1000}k tokens`,
+    headers: [
+      'sessions',
+      'open at the end',
+      'raw KiB per session',
+      'resident KiB per session',
+      'resident / raw',
+      'after a collection: resident KiB',
+      'resident / raw',
+      'heap and external KiB',
+      'heap and external / raw',
+      'of which ArrayBuffers KiB',
+    ],
+    rows,
+    notes: [
+      `The proxy in memory, each session opened by one request; what the proxy holds after the sessions minus before, per session opened, over the request bytes of one session. First with --max-sessions above the sessions (none is closed), then with a tenth of them (the rest closed to make room: what they leave behind shows as more than a tenth of the first row).`,
+      "Resident: the kernel's count (VmRSS) as the last request left it; after a collection: the same once a full garbage collection ran in the proxy (asked through its inspector), and the heap and external memory (ArrayBuffers included) the JavaScript engine accounts for then.",
+    ],
+  };
 }
