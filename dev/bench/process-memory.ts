@@ -31,7 +31,7 @@ export function residentBytes(pid: number | undefined): number {
 
 interface Reply {
   id: number;
-  result?: { result?: { value?: unknown } };
+  result?: { result?: { value?: unknown }; profile?: unknown };
   error?: { message: string };
 }
 
@@ -41,6 +41,10 @@ export interface Inspector {
   memoryAfterCollection(pid: number | undefined): Promise<ProcessMemory>;
   /** The value of an expression evaluated in the process (one that JSON can carry). */
   evaluate(expression: string): Promise<unknown>;
+  /** Starts the process's CPU profiler (one sample a millisecond). */
+  startProfile(): Promise<void>;
+  /** Stops it: the profile, as a .cpuprofile file holds it. */
+  stopProfile(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -73,6 +77,14 @@ export async function openInspector(url: string): Promise<Inspector> {
   };
   return {
     evaluate,
+    async startProfile() {
+      await call('Profiler.enable');
+      await call('Profiler.setSamplingInterval', { interval: 1_000 });
+      await call('Profiler.start');
+    },
+    async stopProfile() {
+      return (await call('Profiler.stop')).result?.profile;
+    },
     async memoryAfterCollection(pid) {
       // Twice: what the first one frees may let go of more (weak maps, finalizers).
       await call('HeapProfiler.collectGarbage');

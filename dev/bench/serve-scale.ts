@@ -20,9 +20,9 @@ import type { BenchContext, BenchSection } from './types.js';
  */
 
 const MODEL = 'gpt-4.1';
-const RESULT_TOKENS = 2_000;
+export const RESULT_TOKENS = 2_000;
 // A window larger than every history here: the rows measure the proxy's own cost, not summaries.
-const CAPACITY = 1_000_000;
+export const CAPACITY = 1_000_000;
 
 const TOOLS = [
   {
@@ -36,7 +36,7 @@ const TOOLS = [
 ];
 
 /** The body of request `turn` of a session whose history starts at `tokens` tokens. */
-function body(reads: readonly string[], session: string, tokens: number, turn: number): string {
+export function body(reads: readonly string[], session: string, tokens: number, turn: number): string {
   const pairs = Math.round(tokens / RESULT_TOKENS) + turn;
   const messages: unknown[] = [
     { role: 'system', content: 'You are a coding agent. Use read_file to read files.' },
@@ -72,7 +72,7 @@ function parseFloor(text: string): number {
   return median(times);
 }
 
-interface Target {
+export interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
@@ -94,7 +94,7 @@ const rssMib = (pid: number | undefined) => residentBytes(pid) / (1024 * 1024);
 // Idle connections close on this side first, so none is reused just as a server closes it.
 const client = new Agent({ keepAliveTimeout: 1_000, connections: 64 });
 
-async function send(t: Target, text: string): Promise<number> {
+export async function send(t: Target, text: string): Promise<number> {
   const t0 = nowMs();
   const res = await request(`${t.url}/chat/completions`, {
     method: 'POST',
