@@ -164,6 +164,23 @@ async function startTargets(upstream: AgentUpstream, dataDir: string): Promise<S
 }
 
 /**
+ * Every session opens before any goes on, so what follows the openings is measured apart: a
+ * session awaits the gate after its opening; `opened` runs once the last one arrives.
+ */
+export function openingGate(sessions: number, opened: () => unknown): () => Promise<void> {
+  let opening = sessions;
+  let release!: () => void;
+  const open = new Promise<void>((resolve) => (release = resolve));
+  return async () => {
+    if (--opening === 0) {
+      await opened();
+      release();
+    }
+    await open;
+  };
+}
+
+/**
  * One cell: `sessions` sessions at once, each sending `turns` requests to every target in turn
  * (the order rotates per request). The first request of each session opens it and is not counted.
  */
@@ -180,21 +197,12 @@ async function cell(
   const failed = new Map<string, number>();
   const floor: number[] = [];
   let bytes = 0;
-  // Every session opens before any goes on, so what follows the openings is measured apart.
-  let opening = sessions;
-  let allOpen!: () => void;
-  const open = new Promise<void>((resolve) => (allOpen = resolve));
+  const allOpen = openingGate(sessions, opened);
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
       const session = `${tag}-${s}`;
       for (let turn = 0; turn <= turns; turn++) {
-        if (turn === 1) {
-          if (--opening === 0) {
-            opened();
-            allOpen();
-          }
-          await open;
-        }
+        if (turn === 1) await allOpen();
         const text = body(reads, session, tokens, turn);
         if (turn > 0) bytes += Buffer.byteLength(text);
         if (s === 0 && turn === 1) floor.push(parseFloor(text));

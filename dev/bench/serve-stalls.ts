@@ -7,7 +7,7 @@ import { sourceText } from '../loops/source-text.js';
 import { STALL_PROBE, STALL_READ, STALL_RESET, stallReport, type Noted } from './loop-stalls.js';
 import { INSPECTOR_URL, openInspector } from './process-memory.js';
 import { percentile, startChild, stopChild } from './serve-latency.js';
-import { body, CAPACITY, RESULT_TOKENS, send } from './serve-scale.js';
+import { body, CAPACITY, openingGate, RESULT_TOKENS, send } from './serve-scale.js';
 
 /*
  * Where `compactor serve` stalls under many sessions at once, as in one cell of the bench by
@@ -42,21 +42,15 @@ try {
   await send(target, body(reads, 'warm', 10_000, 0));
   const times: number[] = [];
   let failed = 0;
-  // Every session opens before any goes on, as in the bench; what follows is measured.
-  let opening = sessions;
-  let allOpen!: () => void;
-  const open = new Promise<void>((resolve) => (allOpen = resolve));
+  // As in the bench: what follows the openings is measured.
+  const allOpen = openingGate(sessions, async () => {
+    await inspector.evaluate(STALL_RESET);
+    await inspector.startProfile();
+  });
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
       for (let turn = 0; turn <= turns; turn++) {
-        if (turn === 1) {
-          if (--opening === 0) {
-            await inspector.evaluate(STALL_RESET);
-            await inspector.startProfile();
-            allOpen();
-          }
-          await open;
-        }
+        if (turn === 1) await allOpen();
         // A failed request is counted, and the run goes on (as in the bench).
         const ms = await send(target, body(reads, `s${s}`, tokens, turn)).catch(() => void failed++);
         if (turn > 0 && ms !== undefined) times.push(ms);
