@@ -1,16 +1,11 @@
-import { runHttpLoop } from '../clients/http-loop.js';
-import { loopScript } from '../clients/tool-loop.js';
-import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import type { FakeUsage } from '../fakes/prompt-cache.js';
-import { sourceText } from '../loops/source-text.js';
-import { startServer } from '../../src/serve/index.js';
 import {
+  COMPACTING,
   libraryResumedCalls,
-  MODELS,
+  proxiedCalls,
   RESULT_TOKENS,
   restateCalls,
   startRestate,
-  summaryUsage,
   WINDOW,
   type CacheProtocol as Protocol,
 } from './summary-cache-runs.js';
@@ -25,41 +20,10 @@ import type { BenchContext, BenchSection } from './types.js';
  * `compactor serve --engine restate`.
  */
 
-/** The summary calls' usage of one session. */
-async function summaryCalls(
-  protocol: Protocol,
-  overLast: boolean,
-  steps: number,
-  hierarchical: boolean,
-): Promise<FakeUsage[]> {
-  const upstream = await startAgentUpstream({ window: WINDOW, script: loopScript(steps) });
-  const proxy = await startServer({
-    port: 0,
-    capacity: WINDOW,
-    anthropicUpstream: upstream.anthropicUrl,
-    openaiUpstream: upstream.url,
-    session: {
-      policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 },
-      compaction: { summaryOverLastRequest: overLast },
-      hierarchical,
-    },
-  });
-  const source = sourceText();
-  try {
-    await runHttpLoop({
-      baseUrl: `${proxy.url}/v1`,
-      protocol,
-      model: MODELS[protocol],
-      read: (n) => source.read(n, RESULT_TOKENS),
-      maxTurns: steps + 2,
-      // Anthropic caches only where asked: the whole request, as agents ask.
-      ...(protocol === 'anthropic' ? { cacheEachRequest: true } : {}),
-    });
-    return summaryUsage(upstream);
-  } finally {
-    await proxy.close();
-    await upstream.close();
-  }
+/** The summary calls' usage of one session through the proxy in memory. */
+function summaryCalls(protocol: Protocol, overLast: boolean, steps: number, hierarchical: boolean) {
+  const compaction = { summaryOverLastRequest: overLast };
+  return proxiedCalls(protocol, steps, { session: { policy: COMPACTING, compaction, hierarchical } });
 }
 
 const share = (calls: readonly FakeUsage[]) => {

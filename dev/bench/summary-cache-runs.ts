@@ -11,7 +11,7 @@ import { msg, type Message } from '../../src/messages/message.js';
 import { toAnthropicConversation, toAnthropicTools } from '../../src/providers/anthropic/convert.js';
 import { toChatMessages, toChatTools } from '../../src/providers/chat/dialect.js';
 import type { Checkpoint } from '../../src/runtime/checkpoint.js';
-import { startServer } from '../../src/serve/index.js';
+import { startServer, type ServeOptions } from '../../src/serve/index.js';
 import { createCompactorSession, type CompactorSession } from '../../src/session/index.js';
 
 /*
@@ -43,7 +43,7 @@ const READ_FILE = {
   description: 'Read a source file of the repository and return its text.',
   parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
 };
-const COMPACTING = { enabled: false, clearWhenPassBuysFewerTurns: 0 };
+export const COMPACTING = { enabled: false, clearWhenPassBuysFewerTurns: 0 };
 
 export const summaryUsage = (upstream: AgentUpstream): FakeUsage[] =>
   upstream.turns.filter((t) => t.answered === 'summary').flatMap((t) => (t.usage ? [t.usage] : []));
@@ -177,50 +177,70 @@ export async function startRestate(): Promise<RestateServer | null> {
 }
 
 /**
- * One agent loop through `compactor serve --engine restate` (in this process) with one Node 24
- * worker whose route is the agent's own model on the protocol's wire, with its own key.
+ * One agent loop through `compactor serve` (in this process) against a fresh fake upstream,
+ * the proxy started with `options`; `before` runs first (a Restate worker) and hands back its
+ * cleanup. Returns the summary calls' usage.
  */
-export async function restateCalls(
-  restate: RestateServer,
+export async function proxiedCalls(
   protocol: CacheProtocol,
-  overLast: boolean,
   steps: number,
+  options: ServeOptions,
+  before: (upstream: AgentUpstream) => Promise<() => Promise<void>> = async () => async () => undefined,
 ): Promise<FakeUsage[]> {
   const upstream = await startAgentUpstream({ window: WINDOW, script: loopScript(steps) });
-  const route = { provider: PROVIDERS[protocol], model: MODELS[protocol], baseUrl: upstream.url };
-  const worker = await startWorker(restateInstall()!, {
-    WORKER_ROUTE: JSON.stringify({ ...route, apiKeyEnv: 'WORKER_KEY' }),
-    WORKER_CAPACITY: String(WINDOW),
-    WORKER_SESSION: JSON.stringify({ compaction: { summaryOverLastRequest: overLast } }),
-    WORKER_KEY: 'sk-worker-not-a-real-key',
-  });
   const proxy = await startServer({
     port: 0,
     capacity: WINDOW,
-    engine: 'restate',
-    restateIngress: restate.ingress,
     anthropicUpstream: upstream.anthropicUrl,
     openaiUpstream: upstream.url,
     http: { retries: 0 },
-    session: { policy: COMPACTING },
+    ...options,
   });
   const source = sourceText();
+  const after = await before(upstream);
   try {
-    // The newest deployment serves new calls: this worker, with this route.
-    await restate.register(`http://127.0.0.1:${worker.port}`);
     await runHttpLoop({
       baseUrl: `${proxy.url}/v1`,
       protocol,
       model: MODELS[protocol],
       read: (n) => source.read(n, RESULT_TOKENS),
       maxTurns: steps + 2,
-      label: `restate ${overLast ? 'last request' : 'fork'}`,
+      // Anthropic caches only where asked: the whole request, as agents ask.
       ...(protocol === 'anthropic' ? { cacheEachRequest: true } : {}),
     });
     return summaryUsage(upstream);
   } finally {
     await proxy.close();
-    await stopWorker(worker);
+    await after();
     await upstream.close();
   }
+}
+
+/**
+ * One agent loop through `compactor serve --engine restate` with one Node 24 worker whose
+ * route is the agent's own model on the protocol's wire, with its own key.
+ */
+export function restateCalls(
+  restate: RestateServer,
+  protocol: CacheProtocol,
+  overLast: boolean,
+  steps: number,
+): Promise<FakeUsage[]> {
+  const options = {
+    engine: 'restate' as const,
+    restateIngress: restate.ingress,
+    session: { policy: COMPACTING },
+  };
+  return proxiedCalls(protocol, steps, options, async (upstream) => {
+    const route = { provider: PROVIDERS[protocol], model: MODELS[protocol], baseUrl: upstream.url };
+    const worker = await startWorker(restateInstall()!, {
+      WORKER_ROUTE: JSON.stringify({ ...route, apiKeyEnv: 'WORKER_KEY' }),
+      WORKER_CAPACITY: String(WINDOW),
+      WORKER_SESSION: JSON.stringify({ compaction: { summaryOverLastRequest: overLast } }),
+      WORKER_KEY: 'sk-worker-not-a-real-key',
+    });
+    // The newest deployment serves new calls: this worker, with this route.
+    await restate.register(`http://127.0.0.1:${worker.port}`);
+    return () => stopWorker(worker);
+  });
 }
