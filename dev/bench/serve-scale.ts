@@ -72,7 +72,7 @@ function parseFloor(text: string): number {
   return median(times);
 }
 
-export interface Target {
+interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
