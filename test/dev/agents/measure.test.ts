@@ -44,6 +44,20 @@ const body = (taskText: string, ...items: unknown[][]) => ({
   messages: [{ role: 'user', content: taskText }, ...items.flat()],
 });
 
+/** Sends a run's requests to the model as the agent (through the proxy) would: each answered. */
+async function sendAll(model: MatrixModel, bodies: unknown[]): Promise<void> {
+  for (const b of bodies) {
+    const r = await request(`${model.root}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(b),
+    });
+    expect(r.statusCode).toBe(200);
+    await r.body.text();
+  }
+  expect(model.turns.map((t) => t.answered)).toEqual([3, 'final']);
+}
+
 describe('the agent matrix judge', () => {
   let model: MatrixModel;
   beforeAll(async () => {
@@ -69,16 +83,7 @@ describe('the agent matrix judge', () => {
       body(goal, exchange(0, text(0)), exchange(1, text(1)), exchange(2, text(2))),
       body(goal, exchange(0, text(0)), exchange(1, text(1)), exchange(2, text(2)), exchange(3, text(3))),
     ];
-    for (const b of [older, newer]) {
-      const r = await request(`${model.root}/v1/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(b),
-      });
-      expect(r.statusCode).toBe(200);
-      await r.body.text();
-    }
-    expect(model.turns.map((t) => t.answered)).toEqual([3, 'final']);
+    await sendAll(model, [older, newer]);
     const relayed = sent.map((b) => ({
       method: 'POST',
       path: '/v1/messages',
@@ -127,16 +132,7 @@ describe('the agent matrix judge', () => {
     const tallyOf = async (run: 'a' | 'b') => {
       const runModel = await startMatrixModel({ window: 100_000, task });
       try {
-        for (const b of runBodies(run)) {
-          const r = await request(`${runModel.root}/v1/messages`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(b),
-          });
-          expect(r.statusCode).toBe(200);
-          await r.body.text();
-        }
-        expect(runModel.turns.map((t) => t.answered)).toEqual([3, 'final']);
+        await sendAll(runModel, runBodies(run));
         return measureCell(runModel, [], goal, run === 'a' ? null : 100_000);
       } finally {
         await runModel.close();
