@@ -221,3 +221,15 @@ export function catchUpSyncPoint(point: SyncPoint, recorded: readonly unknown[])
   point.lastHash = hashOf(extra[extra.length - 1]);
   point.recorded = recorded.length;
 }
+
+/** How many leading values two hash chains share (each covers all before it, so halving finds it). */
+export function sharedLinks(a: readonly string[], b: readonly string[]): number {
+  let lo = 0;
+  let hi = Math.min(a.length, b.length);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a[mid - 1] === b[mid - 1]) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
