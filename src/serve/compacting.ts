@@ -164,7 +164,7 @@ export async function readParsed(
     if (large) await checkJsonDepthInSlices(text);
     else checkJsonDepth(text);
     const body = large ? await parsedInSlices(bytes) : undefined;
-    return { text, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
+    return { text, bytes, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
@@ -331,7 +331,7 @@ export async function handleCompacting(
 ): Promise<string> {
   const started = process.hrtime.bigint();
   try {
-    const { text, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
+    const { text, bytes, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
     // Every request that carries tools offers the recall tool too, from a session's first request on.
     const recalling = withRecallTool(asSent);
     const parsed = recalling ?? asSent;
@@ -344,7 +344,7 @@ export async function handleCompacting(
       return 'passthrough';
     }
     // Every message's bytes hashed once, chained: the session index and the sync point compare these.
-    const chain = requestChain(text, asSent);
+    const chain = requestChain(text, asSent, bytes);
     const id = sessionIdOf(req, parsed, chain, ctx.index);
     const reserve = answerReserve(capacity, parsed.maxOutput);
     const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);

@@ -95,7 +95,7 @@ export function withoutMarkers(text: string): string {
   return out + text.slice(from);
 }
 
-const digest = (...parts: string[]) => {
+const digest = (...parts: Array<string | Buffer>) => {
   const h = createHash('sha256');
   for (const p of parts) h.update(p).update('\0');
   return h.digest('hex').slice(0, 16);
@@ -105,7 +105,7 @@ const digest = (...parts: string[]) => {
  * Each conversation message's digest from the bytes of the list item it came from (and its place
  * in that item); undefined when the list cannot be matched item for item to the messages.
  */
-function byteDigests(text: string, parsed: ParsedRequest): string[] | undefined {
+function byteDigests(text: string, parsed: ParsedRequest, bytes?: Buffer): string[] | undefined {
   const { key, format } = LISTS[parsed.protocol];
   if (parsed.meta.geminiOuter !== undefined) return undefined;
   const at = topLevelArrayAt(text, key);
@@ -113,6 +113,13 @@ function byteDigests(text: string, parsed: ParsedRequest): string[] | undefined 
   const groups = parsed.messages.map((m) => groupOf(m, format));
   // The conversation must end the list, its items in order: anything else is not read from bytes.
   if (groups[groups.length - 1] !== at.items.length - 1) return undefined;
+  // An ASCII body's characters are its bytes: they are hashed as they came, without encoding them again.
+  const ascii = bytes !== undefined && bytes.length === text.length ? bytes : undefined;
+  const itemText = ([start, end]: [number, number]): string | Buffer => {
+    if (ascii === undefined) return withoutMarkers(text.slice(start, end));
+    const own = ascii.subarray(start, end);
+    return own.includes(MARKER) ? withoutMarkers(text.slice(start, end)) : own;
+  };
   const items = new Map<number, string>();
   const out: string[] = [];
   let last = -1;
@@ -125,8 +132,8 @@ function byteDigests(text: string, parsed: ParsedRequest): string[] | undefined 
     let item = items.get(g);
     if (item === undefined) {
       // Items no message came from (just before this one) count with it: an edit there is seen too.
-      const own: string[] = [];
-      for (let k = from; k <= g; k++) own.push(withoutMarkers(text.slice(...at.items[k])));
+      const own: Array<string | Buffer> = [];
+      for (let k = from; k <= g; k++) own.push(itemText(at.items[k]));
       items.set(g, (item = digest(...own)));
     }
     out.push(within === 0 ? item : `${item}.${within}`);
@@ -142,10 +149,13 @@ export interface RequestChain {
   links: string[];
 }
 
-/** The chain of a parsed request, from its text's bytes where they map to its messages (else from its messages). */
-export function requestChain(text: string, parsed: ParsedRequest): RequestChain {
+/**
+ * The chain of a parsed request, from its text's bytes where they map to its messages (else from
+ * its messages); `bytes` is the body the text was decoded from, when the caller still has it.
+ */
+export function requestChain(text: string, parsed: ParsedRequest, bytes?: Buffer): RequestChain {
   const fixed = hashOf(parsed.prefix);
-  const digests = byteDigests(text, parsed) ?? parsed.messages.map((m) => `m${messageHash(m)}`);
+  const digests = byteDigests(text, parsed, bytes) ?? parsed.messages.map((m) => `m${messageHash(m)}`);
   const links: string[] = [];
   let h = fixed.slice(0, 16);
   for (const d of digests) links.push((h = digest(h, d)));

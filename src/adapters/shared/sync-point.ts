@@ -61,11 +61,21 @@ export function roundTripForHash(rt: unknown): unknown {
   return left === undefined ? rest : { ...rest, fp, patch: left };
 }
 
+let valuesHashed = 0;
+
+/**
+ * How many values {@link hashOf} has serialized and hashed in this process: each is a walk over
+ * the whole value, so a request's share of them should follow what it adds, not its history.
+ */
+export const valuesHashedSoFar = (): number => valuesHashed;
+
 /** A stable hash of any JSON value (a message, usually); per-request markers of messages do not count. */
-export const hashOf = (value: unknown): string =>
-  createHash('sha256')
+export const hashOf = (value: unknown): string => {
+  valuesHashed++;
+  return createHash('sha256')
     .update(JSON.stringify(value, (key, v: unknown) => (key === 'roundTrip' ? roundTripForHash(v) : v)))
     .digest('hex');
+};
 
 /** The short hash kept per synced message. */
 export const messageHash = (value: unknown): string => hashOf(value).slice(0, 16);
