@@ -39,7 +39,11 @@ function body(session: string, tokens: number, turn: number): string {
       role: 'assistant',
       content: null,
       tool_calls: [
-        { id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path: `f${i}` }) } },
+        {
+          id,
+          type: 'function',
+          function: { name: 'read_file', arguments: JSON.stringify({ path: `f${i}` }) },
+        },
       ],
     });
     messages.push({ role: 'tool', tool_call_id: id, content: reads[i % reads.length] });
@@ -95,7 +99,9 @@ try {
     const start = cpuMs(proxy.child.pid);
     for (let t = 1; t <= turns; t++) await send(body(session, tokens, t));
     const per = (cpuMs(proxy.child.pid) - start) / turns;
-    rows.push(`${tokens / 1000}k: ${per.toFixed(1)} cpu ms/request (${(Buffer.byteLength(body(session, tokens, 1)) / 1024).toFixed(0)} KiB body)`);
+    rows.push(
+      `${tokens / 1000}k: ${per.toFixed(1)} cpu ms/request (${(Buffer.byteLength(body(session, tokens, 1)) / 1024).toFixed(0)} KiB body)`,
+    );
     upstream.turns.length = 0;
     upstream.requests.length = 0;
   }

@@ -72,6 +72,38 @@ function newest(ids: Set<string> | undefined): string | undefined {
   return last;
 }
 
+function add(map: Map<string, Set<string>>, key: string, id: string): void {
+  let ids = map.get(key);
+  if (ids === undefined) map.set(key, (ids = new Set()));
+  ids.add(id);
+}
+
+function remove(map: Map<string, Set<string>>, key: string, id: string): void {
+  const ids = map.get(key);
+  ids?.delete(id);
+  if (ids?.size === 0) map.delete(key);
+}
+
+/** The longest session of an earlier run whose messages begin `messages` (its last message checked by hash). */
+function storedPrefix(
+  known: ReadonlyMap<string, Known>,
+  storedByFirst: ReadonlyMap<string, Set<string>>,
+  messages: readonly Message[],
+): string | undefined {
+  if (storedByFirst.size === 0 || messages.length === 0) return undefined;
+  let best: string | undefined;
+  let length = 0;
+  for (const id of storedByFirst.get(messageHash(messages[0])) ?? []) {
+    const hashes = known.get(id)!.stored!;
+    const n = hashes.length;
+    if (n <= length || n > messages.length) continue;
+    if (hashes[n - 1] !== messageHash(messages[n - 1])) continue;
+    best = id;
+    length = n;
+  }
+  return best;
+}
+
 export function createSessionIndex(dataDir: string | undefined): SessionIndex {
   const known = new Map<string, Known>();
   // Sessions by chain value: heads (a whole history) and checkpoints (a prefix of one).
@@ -79,16 +111,6 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
   const marks = new Map<string, Set<string>>();
   // Sessions of an earlier run by their first message's hash, until a request updates them.
   const storedByFirst = new Map<string, Set<string>>();
-  const add = (map: Map<string, Set<string>>, key: string, id: string) => {
-    let ids = map.get(key);
-    if (ids === undefined) map.set(key, (ids = new Set()));
-    ids.add(id);
-  };
-  const remove = (map: Map<string, Set<string>>, key: string, id: string) => {
-    const ids = map.get(key);
-    ids?.delete(id);
-    if (ids?.size === 0) map.delete(key);
-  };
   const forget = (id: string) => {
     const entry = known.get(id);
     if (entry === undefined) return;
@@ -102,22 +124,6 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
       if (hashes.length > 0) add(storedByFirst, hashes[0], id);
     });
 
-  /** The longest session of an earlier run whose messages begin `messages` (its last message checked by hash). */
-  const storedPrefix = (messages: readonly Message[]): string | undefined => {
-    if (storedByFirst.size === 0 || messages.length === 0) return undefined;
-    let best: string | undefined;
-    let length = 0;
-    for (const id of storedByFirst.get(messageHash(messages[0])) ?? []) {
-      const hashes = known.get(id)!.stored!;
-      const n = hashes.length;
-      if (n <= length || n > messages.length) continue;
-      if (hashes[n - 1] !== messageHash(messages[n - 1])) continue;
-      best = id;
-      length = n;
-    }
-    return best;
-  };
-
   return {
     find(messages, chain) {
       const { links } = chain;
@@ -125,7 +131,7 @@ export function createSessionIndex(dataDir: string | undefined): SessionIndex {
         const id = newest(heads.get(links[i - 1]));
         if (id !== undefined) return id;
       }
-      const stored = storedPrefix(messages);
+      const stored = storedPrefix(known, storedByFirst, messages);
       if (stored !== undefined) return stored;
       // No session this continues: the one it shares the longest prefix with (it forks there).
       for (const p of checkpoints(links.length + 1).reverse()) {

@@ -104,6 +104,23 @@ describe('compactor serve: one hash chain per request for the session index and 
     // Two new messages, not the 160 the long session already holds.
     expect(long).toBeLessThan(10);
   });
+
+  it('a request that rewrites the last message finds where it forks without hashing the history', async () => {
+    const { server, upstream } = await setup();
+    /** Values hashed while a session of `turns` turns gets its last message rewritten. */
+    const hashedByRewrite = async (topic: string, turns: number) => {
+      const id = await send(server, chat(topic, turns));
+      const rewritten = chat(topic, turns);
+      rewritten.messages[rewritten.messages.length - 1] = { role: 'user', content: 'Something else.' };
+      const before = valuesHashedSoFar();
+      expect(await send(server, rewritten)).toBe(id);
+      const hashed = valuesHashedSoFar() - before;
+      expect(lastSent(upstream)).toEqual(rewritten.messages);
+      expect(await held(server, id)).toBe(rewritten.messages.length - 1);
+      return hashed;
+    };
+    expect(await hashedByRewrite('loader', 80)).toBe(await hashedByRewrite('runner', 2));
+  });
 });
 
 describe('a request hash chain', () => {
