@@ -7,10 +7,13 @@ import { startChild, stopChild } from './serve-latency.js';
 
 /*
  * CPU the proxy spends per request by history size, one session at a time, no session header
- * (the session index finds it): `npx tsx dev/bench/serve-cpu-probe.ts [turns] [PROFILE_DIR|-] [sizes in k, e.g. 10,200]`.
- * With a directory, the proxy writes a CPU profile there. Bodies as the serve bench sends them.
+ * (the session index finds it): `npx tsx dev/bench/serve-cpu-probe.ts [turns] [PROFILE_DIR|-] [sizes in k,
+ * e.g. 10,200] [OTHER_CHECKOUT]`. With a directory, each proxy writes a CPU profile there
+ * (this/, other/); with
+ * another checkout, its proxy gets the same bodies in the same rounds (a before and after in one
+ * run). Bodies as the serve bench sends them.
  */
-const [turnsArg = '10', profileDir, sizesArg = '10,50,100,200'] = process.argv.slice(2);
+const [turnsArg = '10', profileDir, sizesArg = '10,50,100,200', other] = process.argv.slice(2);
 const turns = Number(turnsArg);
 const SIZES = sizesArg.split(',').map((k) => Number(k) * 1000);
 const RESULT_TOKENS = 2_000;
@@ -62,25 +65,34 @@ const upstream = await startAgentUpstream({
   script: loopScript(20),
   countUsage: false,
 });
-const proxy = await startChild(
-  [
-    ...(profileDir !== undefined && profileDir !== '-' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    '--import',
-    'tsx',
-    'src/bin/compactor.ts',
-    'serve',
-    '--port',
-    '0',
-    '--openai-upstream',
-    upstream.url,
-    '--capacity',
-    '1000000',
-  ],
-  /serving on (http:\/\/\S+)/,
-);
+/** `compactor serve` from a checkout's src/ against the fake upstream, with `node` flags before it. */
+const serveFrom = (checkout: string, node: string[] = []) =>
+  startChild(
+    [
+      ...node,
+      '--import',
+      'tsx',
+      `${checkout}src/bin/compactor.ts`,
+      'serve',
+      '--port',
+      '0',
+      '--openai-upstream',
+      upstream.url,
+      '--capacity',
+      '1000000',
+    ],
+    /serving on (http:\/\/\S+)/,
+  );
+/** Node flags that write a proxy's CPU profile under the profile directory, in `sub`. */
+const profiled = (sub: string) =>
+  profileDir !== undefined && profileDir !== '-' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${sub}`] : [];
+const proxies = [
+  { name: 'this tree', ...(await serveFrom('', profiled('this'))) },
+  ...(other === undefined ? [] : [{ name: other, ...(await serveFrom(`${other}/`, profiled('other'))) }]),
+];
 const client = new Agent({ connections: 4 });
-const send = async (text: string) => {
-  const res = await request(`${proxy.match[1]}/v1/chat/completions`, {
+const send = async (url: string, text: string) => {
+  const res = await request(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer test' },
     body: text,
@@ -90,24 +102,28 @@ const send = async (text: string) => {
   if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
 };
 try {
-  await send(body('warm', 10_000, 0));
-  await send(body('warm', 10_000, 1));
-  const rows: string[] = [];
+  for (const p of proxies) {
+    await send(p.match[1], body('warm', 10_000, 0));
+    await send(p.match[1], body('warm', 10_000, 1));
+  }
   for (const tokens of SIZES) {
     const session = `s${tokens}`;
-    await send(body(session, tokens, 0));
-    const start = cpuMs(proxy.child.pid);
-    for (let t = 1; t <= turns; t++) await send(body(session, tokens, t));
-    const per = (cpuMs(proxy.child.pid) - start) / turns;
-    rows.push(
-      `${tokens / 1000}k: ${per.toFixed(1)} cpu ms/request (${(Buffer.byteLength(body(session, tokens, 1)) / 1024).toFixed(0)} KiB body)`,
-    );
+    const used = proxies.map(() => 0);
+    for (const p of proxies) await send(p.match[1], body(session, tokens, 0));
+    for (let t = 1; t <= turns; t++)
+      for (const [i, p] of proxies.entries()) {
+        const start = cpuMs(p.child.pid);
+        await send(p.match[1], body(session, tokens, t));
+        used[i] += cpuMs(p.child.pid) - start;
+      }
+    const kib = (Buffer.byteLength(body(session, tokens, 1)) / 1024).toFixed(0);
+    const cells = proxies.map((p, i) => `${p.name} ${(used[i] / turns).toFixed(1)}`);
+    console.log(`${tokens / 1000}k (${kib} KiB body): cpu ms/request ${cells.join(', ')}`);
     upstream.turns.length = 0;
     upstream.requests.length = 0;
   }
-  console.log(rows.join('\n'));
 } finally {
-  await stopChild(proxy.child);
+  for (const p of proxies) await stopChild(p.child);
   await upstream.close();
   await client.close();
 }

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { groupOf, type RoundTripFormat } from '../formats/round-trip.js';
+import type { Message } from '../messages/message.js';
 import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
 import { topLevelArrayAt } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 
 /**
- * One rolling hash chain per request: for each message of the conversation, a digest of the
- * bytes the client sent it in, chained with the one before (h_i = H(h_{i-1} | d_i)). Equal
+ * One rolling hash chain per request: for each message of the conversation, a hash of the
+ * bytes the client sent it and every message before it in (one running hash). Equal
  * values at position i mean the first i messages (and the fixed part) are unchanged byte for
  * byte, so one comparison tells a continuation from a request that edited an old message, and
  * the session index finds a session by looking its head up, with no scan.
@@ -95,17 +96,13 @@ export function withoutMarkers(text: string): string {
   return out + text.slice(from);
 }
 
-const digest = (...parts: Array<string | Buffer>) => {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p).update('\0');
-  return h.digest('hex').slice(0, 16);
-};
-
 /**
- * Each conversation message's digest from the bytes of the list item it came from (and its place
- * in that item); undefined when the list cannot be matched item for item to the messages.
+ * The links of a conversation from the bytes of the list items its messages came from: one hash
+ * runs over the fixed part's hash and then every item in order, and each message's link is that
+ * hash so far at the end of its item (with its place in the item when one item gave several).
+ * Undefined when the list cannot be matched item for item to the messages.
  */
-function byteDigests(text: string, parsed: ParsedRequest, bytes?: Buffer): string[] | undefined {
+function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Buffer): string[] | undefined {
   const { key, format } = LISTS[parsed.protocol];
   if (parsed.meta.geminiOuter !== undefined) return undefined;
   const at = topLevelArrayAt(text, key);
@@ -115,30 +112,36 @@ function byteDigests(text: string, parsed: ParsedRequest, bytes?: Buffer): strin
   if (groups[groups.length - 1] !== at.items.length - 1) return undefined;
   // An ASCII body's characters are its bytes: they are hashed as they came, without encoding them again.
   const ascii = bytes !== undefined && bytes.length === text.length ? bytes : undefined;
-  const itemText = ([start, end]: [number, number]): string | Buffer => {
-    if (ascii === undefined) return withoutMarkers(text.slice(start, end));
-    const own = ascii.subarray(start, end);
-    return own.includes(MARKER) ? withoutMarkers(text.slice(start, end)) : own;
+  const itemBytes = ([start, end]: [number, number]): string | Buffer => {
+    const own = text.slice(start, end);
+    if (own.includes(MARKER)) return withoutMarkers(own);
+    return ascii === undefined ? own : ascii.subarray(start, end);
   };
-  const items = new Map<number, string>();
-  const out: string[] = [];
+  const running = createHash('sha256').update(seed);
+  const links: string[] = [];
   let last = -1;
   let within = 0;
+  let link = '';
   for (const g of groups) {
     if (g === undefined || g < last) return undefined;
-    within = g === last ? within + 1 : 0;
-    const from = last + 1;
-    last = g;
-    let item = items.get(g);
-    if (item === undefined) {
-      // Items no message came from (just before this one) count with it: an edit there is seen too.
-      const own: Array<string | Buffer> = [];
-      for (let k = from; k <= g; k++) own.push(itemText(at.items[k]));
-      items.set(g, (item = digest(...own)));
+    if (g === last) {
+      links.push(`${link}.${++within}`);
+      continue;
     }
-    out.push(within === 0 ? item : `${item}.${within}`);
+    // Items no message came from (just before this one) are hashed too: an edit there is seen.
+    for (let k = last + 1; k <= g; k++) running.update(itemBytes(at.items[k])).update('\0');
+    last = g;
+    within = 0;
+    link = running.copy().digest('hex').slice(0, 16);
+    links.push(link);
   }
-  return out;
+  return links;
+}
+
+/** The links of a conversation from its messages (serialized and hashed), where the bytes cannot give them. */
+function messageLinks(messages: readonly Message[], seed: string): string[] {
+  const running = createHash('sha256').update(seed);
+  return messages.map((m) => running.update(messageHash(m)).copy().digest('hex').slice(0, 16));
 }
 
 /** A request's chain: its fixed part's hash, then one chained value per conversation message. */
@@ -155,9 +158,8 @@ export interface RequestChain {
  */
 export function requestChain(text: string, parsed: ParsedRequest, bytes?: Buffer): RequestChain {
   const fixed = hashOf(parsed.prefix);
-  const digests = byteDigests(text, parsed, bytes) ?? parsed.messages.map((m) => `m${messageHash(m)}`);
-  const links: string[] = [];
-  let h = fixed.slice(0, 16);
-  for (const d of digests) links.push((h = digest(h, d)));
+  // The two kinds never agree: a request read the other way starts over rather than match wrongly.
+  const links =
+    byteLinks(text, parsed, `bytes:${fixed}`, bytes) ?? messageLinks(parsed.messages, `messages:${fixed}`);
   return { fixed, links };
 }
