@@ -81,7 +81,7 @@ export interface LastRequest {
   sent?: SentCount;
 }
 
-/** The messages a request sent after its fixed part: how many, their tokens, the short hash of the last. */
+/** The messages a request sent after its fixed part: how many, their tokens, the last one's hash chain value. */
 export interface SentCount {
   messages: number;
   tokens: number;
@@ -307,7 +307,7 @@ async function projected(
   try {
     const projection = await projectRequest(ctx, req, parsed, at, signal);
     ctx.index.update(id, at.chain);
-    const counts = recordProjection(ctx, id, parsed, projection);
+    const counts = recordProjection(ctx, id, parsed, projection, at.chain);
     return { projection, counts, ...outgoing(at.verbatim, parsed, projection, counts, capacity, at.chain) };
   } finally {
     release();
@@ -445,21 +445,21 @@ function summarizerOf(
 
 /**
  * Tokens of the messages a request sent. A session's next request resends the last one's
- * messages and adds a few: when the synced hashes show the last request's messages are still
- * its beginning, only the new ones are counted.
+ * messages and adds a few: when the request's hash chain shows the last request's messages
+ * are still its beginning (every one of them unchanged), only the new ones are counted.
  */
 function sentTokens(
   messages: readonly Message[],
   estimator: Estimator,
   before: SentCount | undefined,
-  hashes: readonly string[] | undefined,
+  hashes: readonly string[],
 ): SentCount {
-  const lastHash = hashes?.length === messages.length ? hashes[messages.length - 1] : undefined;
+  const lastHash = hashes.length === messages.length ? hashes[messages.length - 1] : undefined;
   const kept =
     before !== undefined &&
     before.lastHash !== undefined &&
     before.messages <= messages.length &&
-    hashes?.[before.messages - 1] === before.lastHash;
+    hashes[before.messages - 1] === before.lastHash;
   const from = kept ? before.messages : 0;
   let tokens = kept ? before.tokens : 0;
   for (let i = from; i < messages.length; i++) tokens += estimator.message(messages[i]);
@@ -472,17 +472,13 @@ function recordProjection(
   id: string,
   parsed: ParsedRequest,
   projection: ConversationProjection,
+  chain: RequestChain,
 ): LastRequest {
   const { session } = projection;
   const fixed = session.limits.prefixTokens ?? 0;
   const before = ctx.lastRequests.get(id);
   const made = before?.made ?? { compactions: 0, summaryCalls: 0 };
-  const sent = sentTokens(
-    parsed.messages,
-    session.estimator,
-    before?.sent,
-    ctx.conversations.syncedHashes(id),
-  );
+  const sent = sentTokens(parsed.messages, session.estimator, before?.sent, chain.links);
   const last: LastRequest = {
     protocol: parsed.protocol,
     model: parsed.model,
