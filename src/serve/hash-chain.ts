@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { groupOf, type RoundTripFormat } from '../formats/round-trip.js';
 import type { Message } from '../messages/message.js';
 import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
-import { topLevelArrayAt } from './json-splice.js';
+import { stringEnd, topLevelArrayAt } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 
 /**
@@ -27,18 +27,6 @@ const LISTS: Record<ProtocolName, { key: string; format: RoundTripFormat }> = {
 
 /** Keys a client sets per request, not per message (where the cache breakpoint sits this time). */
 const MARKER = '"cache_control"';
-
-/** Index just past the JSON string starting at `i` (a quote), or -1. */
-function stringEnd(text: string, i: number): number {
-  for (let j = i + 1; ;) {
-    const q = text.indexOf('"', j);
-    if (q < 0) return -1;
-    let slashes = 0;
-    while (text.charCodeAt(q - 1 - slashes) === 0x5c) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-    j = q + 1;
-  }
-}
 
 /** Index just past the JSON value starting at `i`, or -1. */
 function valueEnd(text: string, i: number): number {
