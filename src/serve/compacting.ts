@@ -226,6 +226,7 @@ function projectRequest(
         messages: parsed.messages,
         chain: chain.links,
         model: { id: parsed.model },
+        ...(parsed.envelope.wire !== 'gemini' ? { wire: parsed.envelope.wire } : {}),
         signal,
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
