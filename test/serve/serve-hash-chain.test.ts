@@ -155,6 +155,49 @@ describe('a request hash chain', () => {
     expect(edited.slice(2).every((link, i) => link !== before[i + 2])).toBe(true);
   });
 
+  it('gives each message of one item its own link, and reads every protocol list from its bytes', () => {
+    const results = JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [
+        { role: 'user', content: 'Read both.' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 't1', name: 'read', input: { path: 'a' } },
+            { type: 'tool_use', id: 't2', name: 'read', input: { path: 'b' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: 'A' },
+            { type: 'tool_result', tool_use_id: 't2', content: 'B' },
+          ],
+        },
+      ],
+    });
+    const links = chainOf(results);
+    expect(new Set(links).size).toBe(links.length);
+    expect(links.length).toBeGreaterThanOrEqual(4);
+    const responses = (text: string) =>
+      JSON.stringify({
+        model: 'gpt-4.1',
+        input: [
+          { role: 'user', content: 'hi' },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] },
+        ],
+      });
+    const read = (text: string) => requestChain(text, parseRequest('openai-responses', text)).links;
+    const [a, b] = [read(responses('done')), read(responses('done, edited'))];
+    expect(a).toHaveLength(2);
+    expect(sharedLinks(a, b)).toBe(1);
+    // A bare string input has no list to read: its message is hashed as parsed, the same each time.
+    const bare = JSON.stringify({ model: 'gpt-4.1', input: 'hello' });
+    expect(read(bare)).toEqual(read(bare));
+    expect(read(bare)).toHaveLength(1);
+  });
+
   it('strips only members named cache_control, never text that mentions them', () => {
     expect(withoutMarkers('{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}')).toBe(
       '{"type":"text","text":"a"}',
