@@ -12,6 +12,7 @@ import { errorBody, parseRequest, writeRequest, type ParsedRequest, type Protoco
 import type { SessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
+import { rememberClientBody } from './client-bytes.js';
 import { checkJsonDepth } from './request-guards.js';
 import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
@@ -163,7 +164,9 @@ export async function readParsed(
     if (large) await checkJsonDepthInSlices(text);
     else checkJsonDepth(text);
     const body = large ? await parsedInSlices(bytes) : undefined;
-    return { text, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
+    const parsed = parseRequest(protocol, text, countTokens, req.url, body);
+    rememberClientBody(req, text, bytes);
+    return { text, parsed };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
