@@ -1,19 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * The bytes of a body the proxy sends upstream, taken from the client's own bytes wherever the
- * body's text is the client's text. Encoding a whole body again costs as much as decoding it;
- * a body that differs from the client's in one place (the recall tool added, an output limit
- * lowered, a few items cleared) is sent as the client's bytes before and after that place, and
- * only what lies between is encoded.
+ * The bytes of a body the proxy sends upstream, taken from the client's own bytes where the
+ * body is the client's text: encoding a whole body again costs as much as decoding it. The
+ * client's text with something added in one place (the recall tool after its tools) goes as
+ * the client's bytes before and after that place, with only what was added encoded.
  */
 
-/** A client's body as read: its decoded bytes and their text. */
+/** A client's body as read: its decoded bytes and their text, and the one text made from it by an insertion. */
 interface ClientBody {
   text: string;
   bytes: Buffer;
   /** Whether each character of the text stands for as many bytes as it encodes to (known once asked). */
   aligned?: boolean;
+  inserted?: { text: string; pieces: Buffer[] };
 }
 
 const bodies = new WeakMap<IncomingMessage, ClientBody>();
@@ -23,60 +23,46 @@ export function rememberClientBody(req: IncomingMessage, text: string, bytes: Bu
   bodies.set(req, { text, bytes });
 }
 
-/** Characters compared at a time while looking for where two texts part. */
-const CHUNK = 4_096;
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
-/** How many leading characters `a` and `b` share. */
-function commonPrefix(a: string, b: string): number {
-  const max = Math.min(a.length, b.length);
-  let n = 0;
-  // Whole chunks first (compared natively), then character by character inside the first that differs.
-  while (n + CHUNK <= max && a.slice(n, n + CHUNK) === b.slice(n, n + CHUNK)) n += CHUNK;
-  while (n < max && a.charCodeAt(n) === b.charCodeAt(n)) n++;
-  return n;
+/** Whether a body's bytes map one to one onto its text (they were valid UTF-8, or near enough). */
+function aligned(client: ClientBody): boolean {
+  client.aligned ??= Buffer.byteLength(client.text) === client.bytes.length;
+  return client.aligned;
 }
 
-/** How many trailing characters `a` and `b` share, leaving at least `keep` leading ones of each. */
-function commonSuffix(a: string, b: string, keep: number): number {
-  const max = Math.min(a.length, b.length) - keep;
-  let n = 0;
-  while (
-    n + CHUNK <= max &&
-    a.slice(a.length - n - CHUNK, a.length - n) === b.slice(b.length - n - CHUNK, b.length - n)
-  )
-    n += CHUNK;
-  while (n < max && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
-  return n;
+/**
+ * The client's text of `req` with `insert` added before character `at`; its bytes are
+ * remembered as the client's around the insertion, so sending it encodes only `insert`.
+ */
+export function clientTextWith(req: IncomingMessage, text: string, at: number, insert: string): string {
+  const out = `${text.slice(0, at)}${insert}${text.slice(at)}`;
+  const client = bodies.get(req);
+  // The place must fall between two characters of UTF-8, not inside a surrogate pair.
+  if (client?.text !== text || !aligned(client) || (at > 0 && isHighSurrogate(text.charCodeAt(at - 1))))
+    return out;
+  const { bytes } = client;
+  // Counted from the nearer end: the tools are most often at one end of a request.
+  const byteAt =
+    at <= text.length / 2
+      ? Buffer.byteLength(text.slice(0, at))
+      : bytes.length - Buffer.byteLength(text.slice(at));
+  client.inserted = {
+    text: out,
+    pieces: [bytes.subarray(0, byteAt), Buffer.from(insert), bytes.subarray(byteAt)],
+  };
+  return out;
 }
 
 /**
  * What to send for `body` on behalf of `req`: the client's bytes when it is the client's text,
- * else the client's bytes around the part that differs with only that part encoded, else the
- * text (for undici to encode) when the request has no body remembered or its bytes do not map
- * one to one onto its text (they were not valid UTF-8).
+ * the client's bytes around the insertion when it is the text {@link clientTextWith} made,
+ * else the text (encoded as it goes). The same string objects are compared: no text is read.
  */
 export function upstreamBytes(req: IncomingMessage, body: string): Buffer | Buffer[] | string {
   const client = bodies.get(req);
   if (client === undefined) return body;
-  const { text, bytes } = client;
-  client.aligned ??= Buffer.byteLength(text) === bytes.length;
-  if (!client.aligned) return body;
-  if (body === text) return bytes;
-  const head = commonPrefix(text, body);
-  // A surrogate pair is one character of UTF-8: a part that differs never starts inside one.
-  const start = head > 0 && isHighSurrogate(text.charCodeAt(head - 1)) ? head - 1 : head;
-  let tail = commonSuffix(text, body, start);
-  if (tail > 0 && isLowSurrogate(text.charCodeAt(text.length - tail))) tail--;
-  // Too little in common to be worth the pieces: the body is encoded whole.
-  if (start + tail < body.length / 2) return body;
-  const headBytes = Buffer.byteLength(text.slice(0, start));
-  const tailBytes = Buffer.byteLength(text.slice(text.length - tail));
-  return [
-    bytes.subarray(0, headBytes),
-    Buffer.from(body.slice(start, body.length - tail)),
-    bytes.subarray(bytes.length - tailBytes),
-  ];
+  if (body === client.text && aligned(client)) return client.bytes;
+  if (body === client.inserted?.text) return client.inserted.pieces;
+  return body;
 }
-
-const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
-const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;

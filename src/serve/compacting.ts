@@ -12,7 +12,7 @@ import { errorBody, parseRequest, writeRequest, type ParsedRequest, type Protoco
 import type { SessionIndex } from './session-index.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
-import { rememberClientBody } from './client-bytes.js';
+import { clientTextWith, rememberClientBody } from './client-bytes.js';
 import { checkJsonDepth } from './request-guards.js';
 import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
@@ -21,7 +21,7 @@ import { warmCounts } from './warm-counts.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest } from './anthropic-native.js';
 import { agentSessionId } from './agent-ids.js';
-import { withRecallTool, withRecallToolText } from './recall-tool.js';
+import { recallToolInsert, withRecallTool } from './recall-tool.js';
 import { withTopLevelValueOf } from './json-splice.js';
 import { splicedRequest } from './list-splice.js';
 import { forwardAnsweringRecalls, sendUpstream, sessionRecaller } from './recall-loop.js';
@@ -314,6 +314,12 @@ function providerUsageTap(stream: boolean, projection: ConversationProjection): 
   });
 }
 
+/** The client's text with the recall tool after its tools (its bytes kept), or undefined when they cannot be found in it. */
+function withRecallToolText(req: IncomingMessage, protocol: ProtocolName, text: string): string | undefined {
+  const insert = recallToolInsert(protocol, text);
+  return insert && clientTextWith(req, text, insert.at, insert.insert);
+}
+
 /** Handles one request of a compacting path: sync its session, project, forward, relay the answer. */
 export async function handleCompacting(
   ctx: CompactingContext,
@@ -338,7 +344,7 @@ export async function handleCompacting(
     }
     const id = sessionIdOf(req, parsed, ctx.index);
     const reserve = answerReserve(capacity, parsed.maxOutput);
-    const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
+    const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
     const out = await projected(
       ctx,
       req,
