@@ -189,8 +189,9 @@ try {
       for (const p of proxies) await send(p.base, first.path, first.text, session);
       const bodies = Array.from({ length: TURNS }, (_, t) => body(wire, session, size, t + 1));
       const cpu = proxies.map(() => 0);
-      for (const b of bodies)
-        for (const [i, p] of proxies.entries()) {
+      for (const [t, b] of bodies.entries())
+        // The order alternates: neither proxy always runs just after the other.
+        for (const [i, p] of t % 2 === 0 ? [...proxies.entries()] : [...proxies.entries()].reverse()) {
           const before = cpuMs(p.child.pid);
           await send(p.base, b.path, b.text, session);
           cpu[i] += cpuMs(p.child.pid) - before;
