@@ -5,7 +5,7 @@ import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
 import { startChild, stopChild } from './serve-latency.js';
-import { median, nowMs } from './timing.js';
+import { median } from './timing.js';
 
 /*
  * CPU a `compactor serve` process spends per request, by protocol and history size, against the
@@ -101,14 +101,15 @@ function body(wire: Wire, session: string, tokens: number, turn: number): { path
   return { path: '/v1beta/models/gemini-2.5-pro:generateContent', text: JSON.stringify(b) };
 }
 
-/** Decode, parse, serialize, encode: the least a proxy that reads a body pays (median ms). */
+/** Decode, parse, serialize, encode: the least a proxy that reads a body pays (median CPU ms of 15). */
 function parseFloor(text: string): number {
   const bytes = Buffer.from(text);
   const times: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    const t0 = nowMs();
+  for (let i = 0; i < 15; i++) {
+    const before = process.cpuUsage();
     Buffer.from(JSON.stringify(JSON.parse(bytes.toString('utf8'))));
-    times.push(nowMs() - t0);
+    const spent = process.cpuUsage(before);
+    times.push((spent.user + spent.system) / 1_000);
   }
   return median(times);
 }
