@@ -13,6 +13,7 @@ import type { SessionIndex } from './session-index.js';
 import { requestChain, type RequestChain } from './hash-chain.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
+import { rememberClientBody } from './client-bytes.js';
 import { checkJsonDepth } from './request-guards.js';
 import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
@@ -164,7 +165,9 @@ export async function readParsed(
     if (large) await checkJsonDepthInSlices(text);
     else checkJsonDepth(text);
     const body = large ? await parsedInSlices(bytes) : undefined;
-    return { text, bytes, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
+    const parsed = parseRequest(protocol, text, countTokens, req.url, body);
+    rememberClientBody(req, text, bytes);
+    return { text, bytes, parsed };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
@@ -348,7 +351,7 @@ export async function handleCompacting(
     const chain = requestChain(text, asSent, bytes);
     const id = sessionIdOf(req, parsed, chain, ctx.index);
     const reserve = answerReserve(capacity, parsed.maxOutput);
-    const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
+    const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
     const out = await projected(
       ctx,
       req,

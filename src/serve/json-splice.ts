@@ -35,16 +35,6 @@ const skipSpace = (text: string, i: number) => {
   return i;
 };
 
-/**
- * The text with `element` (JSON text) appended to the non-empty array under `key` at the
- * top level of the object `text` holds, or undefined when there is no such array.
- */
-export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
-  const at = topLevelArrayAt(text, key);
-  if (at === undefined || at.items.length === 0) return undefined;
-  return `${text.slice(0, at.close)},${element}${text.slice(at.close)}`;
-}
-
 /** Index of the last character of a scalar value starting at `i` (string, number, literal). */
 function valueEnd(text: string, i: number): number {
   if (text[i] === '"') {
