@@ -2,7 +2,7 @@ import type { Estimator } from '../estimate/estimator.js';
 import { textOf, type Message } from '../messages/message.js';
 import { previewMessage } from '../summary/preview.js';
 import { isSummaryMessage } from '../summary/summary-message.js';
-import { recallIdOf } from './recall-ids.js';
+import { cutMessageNote, cutOriginOf } from './recall-ids.js';
 
 /*
  * Some agents open with long user messages before the user's request: SWE-agent sends a whole
@@ -20,11 +20,7 @@ const MIN_KEPT = 64;
 
 /** The note a cut opening message ends with. */
 export function openingCutNote(totalTokens: number, recallId: string): string {
-  return (
-    `\n\n[compactor: this message had about ${totalTokens.toLocaleString('en-US')} tokens, more than the ` +
-    'context window holds, so only its start and end are shown. The whole message is kept: recall ' +
-    `with id ${recallId} returns it.]`
-  );
+  return cutMessageNote(totalTokens, recallId, 'its start and end are');
 }
 
 /** The opening messages before the request that may be cut: user text that is not a summary. */
@@ -68,8 +64,12 @@ export function cutOpening(
   at.forEach((i, k) => {
     if (sizes[k] <= cap) return;
     const m = messages[i];
-    const preview = previewMessage(m, cap - note, est);
-    out[i] = { ...preview, content: textOf(preview.content) + openingCutNote(sizes[k], recallIdOf(m)) };
+    const origin = cutOriginOf(m, sizes[k]);
+    const preview = previewMessage({ ...m, content: origin.text }, cap - note, est);
+    out[i] = {
+      ...preview,
+      content: textOf(preview.content) + openingCutNote(origin.totalTokens, origin.recallId),
+    };
   });
   return out;
 }
