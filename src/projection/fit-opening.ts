@@ -18,6 +18,25 @@ const CUT_STEP = 256;
 /** The least a cut opening message keeps of its own text, in tokens: less says nothing. */
 const MIN_KEPT = 64;
 
+/** The share of the room the opening leaves for the exchanges and the note once it is cut. */
+const WORK_SHARE = 1 / 4;
+
+/**
+ * Tokens the opening (`range`, the request included) takes beyond what a cut leaves it: the
+ * room less a quarter for the exchanges and the note. It depends on the opening and the room
+ * alone, so while they stay the same every request cuts the same bytes and the cache keeps them.
+ */
+export function openingOverShare(
+  messages: readonly Message[],
+  range: { first: number; last: number },
+  budget: number,
+  est: Estimator,
+): number {
+  return (
+    est.history(messages.slice(range.first, range.last + 1)) - (budget - Math.floor(budget * WORK_SHARE))
+  );
+}
+
 /** The note a cut opening message ends with. */
 export function openingCutNote(totalTokens: number, recallId: string): string {
   return cutMessageNote(totalTokens, recallId, 'its start and end are');

@@ -4,7 +4,7 @@ import { originalTokens, previewMessage } from '../summary/preview.js';
 import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import { droppedLineCap, droppedNotes, withNote } from './dropped-pointer.js';
-import { cutOpening } from './fit-opening.js';
+import { cutOpening, openingOverShare } from './fit-opening.js';
 import { analyzePairing } from './pairing.js';
 import { projectRequest } from './project-request.js';
 import { recallIdOf } from './recall-ids.js';
@@ -155,8 +155,8 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
  * user message that opens the conversation (an agent's environment sent before the request). The task
  * then ends with a note naming what was left out by recall id, counted in the budget; its lines
  * depend only on what was left out, so requests that leave out the same messages repeat it.
- * When not even a short note fits, the opening messages before the request are cut (each
- * naming its own recall id) to make room for the whole note.
+ * When the opening takes more than three quarters of the room, or not even a short note fits,
+ * the opening messages before the request are cut (each naming its own recall id).
  */
 export function leaveOutOldest(
   history: readonly Message[],
@@ -167,8 +167,11 @@ export function leaveOutOldest(
   const range = taskRange(messages);
   if (range === null) return { messages, count: 0 };
   const first = leaveOutFrom(history, messages, range.last, budget, est);
-  if (first.noted) return first;
-  const cut = cutOpening(messages, range, first.wholeNoteTokens - budget, est);
+  const excess = Math.max(
+    openingOverShare(messages, range, budget, est),
+    first.noted ? 0 : first.wholeNoteTokens - budget,
+  );
+  const cut = cutOpening(messages, range, excess, est);
   if (cut === null) return first;
   const again = leaveOutFrom(history, cut, range.last, budget, est);
   return again.tokens <= budget || first.tokens > budget ? again : first;

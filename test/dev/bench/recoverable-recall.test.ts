@@ -53,7 +53,7 @@ describe('recoverable recall: every needed result is in the request or a recall 
     expect(t.needed - t.present).toBeGreaterThan(0);
     expect(t.recoverable).toBe(t.needed);
     expect(t.taskLostTurns).toBe(0);
-    const budget = resolveBudgets(limits).historyBudget;
+    const budget = resolveBudgets(limits).historyBudget ?? 0;
     for (const turn of replay.turns) expect(turn.projectedTokens).toBeLessThanOrEqual(budget);
     const range = taskRange(session.messages)!;
     const [demo, issue] = [session.messages[range.first], session.messages[range.last]];
