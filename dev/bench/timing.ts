@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
@@ -14,4 +16,18 @@ export function median(values: number[]): number {
 /** Peak resident set size of this process so far, in MB (Linux reports maxRSS in KB). */
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
+}
+
+/**
+ * CPU time of the calling thread so far (ms): the kernel's count of its time on a CPU, which a
+ * busy machine does not inflate as it does wall time. Where the kernel does not give it (not
+ * Linux), the whole process's user and system time.
+ */
+export function threadCpuMs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
 }
