@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { msg, type Message } from '../../src/messages/message.js';
 import { createCompactorSession } from '../../src/session/index.js';
 import { syntheticSession } from './synthetic-session.js';
-import { median, nowMs, threadCpuMs } from './timing.js';
+import { median, nowMs, cpuMs } from './timing.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
 
 /** A durable turn may take at most this many times an in-memory one. */
@@ -64,7 +64,7 @@ interface Paired {
   ratios: number[];
   /** The same with the session directory in memory (empty when there is no such folder). */
   ramRatios: number[];
-  /** CPU time of the main thread, in memory and durable, one per turn (ms). */
+  /** CPU time of the process, in memory and durable, one per turn (ms). */
   memoryCpuMs: number[];
   durableCpuMs: number[];
   /** Size of the turn checkpoint after the last turn (bytes), or 0 when none was written. */
@@ -93,12 +93,12 @@ function checkpointSize(dir: string): { checkpointBytes: number; writtenBytes: n
 
 type Session = ReturnType<typeof createCompactorSession>;
 
-/** One turn: its wall time and its main thread's CPU time (ms), and whether it compacted. */
+/** One turn: its wall time and the process's CPU time (ms), and whether it compacted. */
 async function timedTurn(session: Session, i: number) {
-  const [c0, t0] = [threadCpuMs(), nowMs()];
+  const [c0, t0] = [cpuMs(), nowMs()];
   const r = await session.runTurn({ pending: exchange(i) });
   const ms = nowMs() - t0;
-  return { ms, cpuMs: threadCpuMs() - c0, compacted: r.decision === 'compacted' };
+  return { ms, cpuMs: cpuMs() - c0, compacted: r.decision === 'compacted' };
 }
 
 /**
@@ -239,7 +239,7 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
     notes: [
       `createCompactorSession on a synthetic session (offline route), ${turns} turns each adding one exchange, in memory and with a sessionDir turn by turn in turn, after a few warm-up turns on both; ratio (median turn) = median of each turn's durable/in-memory time, ratio (all turns) = total durable/in-memory time; durable extra = median of each turn's durable minus in-memory time; ${process.version}.`,
       "fsync floor = median of a bare fsyncSync after appending one line to a file beside the session, measured after each turn: a durable turn must wait for one (its new messages are on disk when it returns); its fsync runs while the turn works, so it costs the turn only what it takes beyond the turn's own work.",
-      `ratio in RAM = the same median-turn ratio with the session directory in ${RAM_DIR} (tmpfs: the fsync costs nothing), what the durable code adds without the disk. CPU = the main thread's own time on a CPU per turn (from the kernel; a busy machine does not inflate it), median; CPU ratio = median of each turn's durable/in-memory CPU time.`,
+      `ratio in RAM = the same median-turn ratio with the session directory in ${RAM_DIR} (tmpfs: the fsync costs nothing), what the durable code adds without the disk. CPU = the process's user and system time per turn (all its threads: the fsync in the thread pool and the garbage collector's helpers included), median; CPU ratio = median of each turn's durable/in-memory CPU time.`,
       `The goal column compares the real durable turn with the in-memory one: "NO: the disk" where the turn is within the goal in RAM and one fsync alone is more than the goal leaves of an in-memory turn (${Math.round((DURABLE_RATIO_GOAL - 1) * 100)} %), so the disk, not the code, decides it.`,
       'The durable run appends the new messages of a turn to events.jsonl (one write, one fsync) and checkpoints a compacting turn in snapshots/turn.json (a turn that does not compact writes none and reads none): its size after the last turn, and without the summary the compacting turn wrote (the references, the machine snapshot and the cache cycle).',
     ],

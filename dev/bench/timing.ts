@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-
 /** Milliseconds since an arbitrary origin, sub-millisecond resolution. */
 export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
@@ -19,15 +17,11 @@ export function peakRssMb(): number {
 }
 
 /**
- * CPU time of the calling thread so far (ms): the kernel's count of its time on a CPU, which a
- * busy machine does not inflate as it does wall time. Where the kernel does not give it (not
- * Linux), the whole process's user and system time.
+ * CPU time of this process so far (ms): user and system time of all its threads (the thread
+ * pool's fsync and the garbage collector's helpers included), which a busy machine does not
+ * inflate as it does wall time.
  */
-export function threadCpuMs(): number {
-  try {
-    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  }
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 }
