@@ -22,6 +22,7 @@ import { archivedHistory, archiveHistories, sessionArchive } from './session-arc
 import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
+import { keepLastSent, keptLastSent } from './last-sent.js';
 import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
 import {
   restateSdk,
@@ -255,6 +256,9 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
     const { session, store, records } = await open(ctx, { now: () => startedAt }, call);
     // A new branch starts where its conversation left off; committed with the turn or not at all.
     if (start !== undefined && start.length > 0 && session.history.length === 0) session.append(...start);
+    // The request the last turn built was sent: a summary by the same model asks over it.
+    const sent = await keptLastSent(ctx, session.history, call.envelope, await keptUsage(ctx));
+    if (sent) session.rememberSent(sent.messages, sent.providerTokens);
     const inFlight = await keepTurnInFlight(ctx, pending, [...session.history, ...pending]);
     startedAt = await ctx.run('turn started', async () => Date.now());
     const result = await session.runTurn({ pending, ...inFlight }).catch((e: unknown) => {
@@ -264,6 +268,8 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       throw error;
     });
     await save(ctx, store, records, result.summaryCache);
+    if (result.request !== null && result.decision !== 'failed')
+      keepLastSent(ctx, result.request, session.history, call.envelope);
     ctx.clear(TURN_KEY);
     return turnAnswer(result, session.history.length);
   };

@@ -219,6 +219,7 @@ function projectRequest(
         tools: parsed.envelope.tools,
         messages: parsed.messages,
         model: { id: parsed.model },
+        ...(parsed.envelope.wire !== 'gemini' ? { wire: parsed.envelope.wire } : {}),
         signal,
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),

@@ -117,9 +117,12 @@ function turnInput(
   shared: CompactorSessionOptions,
   capacity: number | undefined,
 ): ConversationTurnCall {
+  // Named by its wire, so a worker whose route speaks it with the same model reuses the
+  // request's system prompt, tools and the last request sent (the provider's cache holds them).
+  const to = call.wire !== undefined ? { wire: call.wire } : { provider: 'framework' };
   const envelope =
     call.system !== undefined || (call.tools?.length ?? 0) > 0
-      ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
+      ? { ...to, model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
       : undefined;
   const policy = { ...shared.policy, ...call.policy };
   return {

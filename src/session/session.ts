@@ -192,6 +192,14 @@ export class Session implements CompactorSession {
     return verdict;
   }
 
+  /**
+   * Tells a session opened afresh (a Restate object opens one per call) the last request that
+   * was sent, and the provider's count of it when known: a summary by the same model asks over it.
+   */
+  rememberSent(request: readonly Message[], providerTokens?: number): void {
+    [this.sent, this.sentTokens] = [request, providerTokens];
+  }
+
   /** The last request sent, as a summary would extend it. */
   private sentMessages(): SentMessages | undefined {
     return this.sent && { messages: this.sent, providerTokens: this.sentTokens };

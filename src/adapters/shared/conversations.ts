@@ -12,6 +12,7 @@ import {
   type CompactorSession,
   type CompactorSessionOptions,
   type RequestEnvelope,
+  type RequestWire,
   SessionOptionsSchema,
   type SessionTurnResult,
 } from '../../session/index.js';
@@ -41,6 +42,8 @@ export interface ConversationCall {
   messages: readonly Message[];
   /** The model's id (and provider name), to look its window up in the catalog when `limits.capacity` is absent. */
   model?: { provider?: string; id: string };
+  /** The wire protocol the request goes out in, when the caller knows it (a proxy does). */
+  wire?: RequestWire;
   /**
    * Limits of this conversation's session, over the shared ones (a proxy reserves the output
    * its client asks for). A call with other limits than the last applies them from its request on.
