@@ -154,7 +154,7 @@ export class Session implements CompactorSession {
   append(...messages: Message[]): void {
     if (this.busy)
       throw new SessionBusyError('compactor session is busy; append must wait for the running turn');
-    this.appendValidated(this.validated(messages, 'append: message'));
+    void this.appendValidated(this.validated(messages, 'append: message'));
   }
 
   setEnvelope(next: RequestEnvelope | undefined): void {
@@ -224,7 +224,7 @@ export class Session implements CompactorSession {
     return this.exclusive('runTurn', async () => {
       // Pending messages are conversation facts: stored before the turn may compact them. Their
       // fsync runs while the turn works; the turn waits for it before it records or returns anything.
-      const synced = this.appendSyncingLater(this.validated(opts.pending ?? [], 'runTurn: pending'));
+      const synced = this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'), true);
       const before = this.live;
       const sent = await this.turnSent(opts, before, synced);
       const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
@@ -413,20 +413,20 @@ export class Session implements CompactorSession {
     return messages.map((m, i) => parseOrThrow(MessageSchema, m, `${where}[${i}]`));
   }
 
-  private appendValidated(messages: Message[]): void {
-    if (messages.length === 0) return;
-    // The validated copies are the session's own: their long texts are held as UTF-8.
-    const held = messages.map(heldMessage);
-    this.stored?.add(held);
-    this.live = [...this.live, ...held];
-  }
-
-  /** Appends like appendValidated; the store's fsync of them may still run (see {@link Session.landed}). */
-  private appendSyncingLater(messages: Message[]): Promise<void> {
+  /**
+   * The one way messages join the session: validated copies whose long texts are held as UTF-8,
+   * added to the store and the live history. `append` waits for the store's fsync; a turn
+   * (`syncingLater`) lets it run while it works and awaits the returned promise through
+   * {@link Session.landed} before it records or returns anything.
+   */
+  private appendValidated(messages: Message[], syncingLater = false): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
-    const synced = this.stored?.addSyncingLater(messages) ?? Promise.resolve();
+    const held = messages.map(heldMessage);
+    let synced = Promise.resolve();
+    if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held);
+    else this.stored?.add(held);
     synced.catch(() => undefined); // awaited by the turn through landed()
-    this.live = [...this.live, ...messages];
+    this.live = [...this.live, ...held];
     return synced;
   }
 
