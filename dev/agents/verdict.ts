@@ -59,7 +59,10 @@ const ownChanges = (cell: CellResult) => cell.breaks.filter((b) => b.agentOwn).l
  * The highest ratio, over the turns, of the tokens sent upstream so far to the direct run's at
  * the same turn (undefined when the two runs took a different number of turns).
  */
-export function worstRunningShare(cell: CellResult, direct: CellResult | undefined): number | undefined {
+export function worstRunningShare(
+  cell: Pick<CellResult, 'tally'>,
+  direct: Pick<CellResult, 'tally'> | undefined,
+): number | undefined {
   if (!direct || direct.tally.length !== cell.tally.length || cell.tally.length === 0) return undefined;
   return Math.max(...cell.tally.map((t, i) => t / Math.max(1, direct.tally[i])));
 }

@@ -7,6 +7,7 @@ import type { AgentUpstream } from '../fakes/agent-upstream.js';
 import { sourceText } from '../loops/source-text.js';
 import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
 import { median, nowMs } from './timing.js';
+import { INSPECTOR_URL, openInspector, residentBytes, type ProcessMemory } from './process-memory.js';
 import type { BenchContext, BenchSection } from './types.js';
 
 /*
@@ -19,9 +20,9 @@ import type { BenchContext, BenchSection } from './types.js';
  */
 
 const MODEL = 'gpt-4.1';
-const RESULT_TOKENS = 2_000;
+export const RESULT_TOKENS = 2_000;
 // A window larger than every history here: the rows measure the proxy's own cost, not summaries.
-const CAPACITY = 1_000_000;
+export const CAPACITY = 1_000_000;
 
 const TOOLS = [
   {
@@ -35,7 +36,7 @@ const TOOLS = [
 ];
 
 /** The body of request `turn` of a session whose history starts at `tokens` tokens. */
-function body(reads: readonly string[], session: string, tokens: number, turn: number): string {
+export function body(reads: readonly string[], session: string, tokens: number, turn: number): string {
   const pairs = Math.round(tokens / RESULT_TOKENS) + turn;
   const messages: unknown[] = [
     { role: 'system', content: 'You are a coding agent. Use read_file to read files.' },
@@ -88,19 +89,12 @@ function storageWrites(pid: number | undefined): number {
 }
 
 /** Resident memory of a process in MiB (Linux), else NaN. */
-function rssMib(pid: number | undefined): number {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
-}
+const rssMib = (pid: number | undefined) => residentBytes(pid) / (1024 * 1024);
 
 // Idle connections close on this side first, so none is reused just as a server closes it.
 const client = new Agent({ keepAliveTimeout: 1_000, connections: 64 });
 
-async function send(t: Target, text: string): Promise<number> {
+export async function send(t: Target, text: string): Promise<number> {
   const t0 = nowMs();
   const res = await request(`${t.url}/chat/completions`, {
     method: 'POST',
@@ -170,6 +164,23 @@ async function startTargets(upstream: AgentUpstream, dataDir: string): Promise<S
 }
 
 /**
+ * Every session opens before any goes on, so what follows the openings is measured apart: a
+ * session awaits the gate after its opening; `opened` runs once the last one arrives.
+ */
+export function openingGate(sessions: number, opened: () => unknown): () => Promise<void> {
+  let opening = sessions;
+  let release!: () => void;
+  const open = new Promise<void>((resolve) => (release = resolve));
+  return async () => {
+    if (--opening === 0) {
+      await opened();
+      release();
+    }
+    await open;
+  };
+}
+
+/**
  * One cell: `sessions` sessions at once, each sending `turns` requests to every target in turn
  * (the order rotates per request). The first request of each session opens it and is not counted.
  */
@@ -186,21 +197,12 @@ async function cell(
   const failed = new Map<string, number>();
   const floor: number[] = [];
   let bytes = 0;
-  // Every session opens before any goes on, so what follows the openings is measured apart.
-  let opening = sessions;
-  let allOpen!: () => void;
-  const open = new Promise<void>((resolve) => (allOpen = resolve));
+  const allOpen = openingGate(sessions, opened);
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
       const session = `${tag}-${s}`;
       for (let turn = 0; turn <= turns; turn++) {
-        if (turn === 1) {
-          if (--opening === 0) {
-            opened();
-            allOpen();
-          }
-          await open;
-        }
+        if (turn === 1) await allOpen();
         const text = body(reads, session, tokens, turn);
         if (turn > 0) bytes += Buffer.byteLength(text);
         if (s === 0 && turn === 1) floor.push(parseFloor(text));
@@ -338,10 +340,62 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
   };
 }
 
+/** What a proxy holds per session opened, after `sessions` sessions through `--max-sessions cap` (bytes). */
+async function heldPerSession(
+  upstream: AgentUpstream,
+  reads: readonly string[],
+  tokens: number,
+  sessions: number,
+  cap: number,
+) {
+  const serve = ['--inspect=127.0.0.1:0', '--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
+  const proxy = await startChild(
+    [
+      ...serve,
+      '--openai-upstream',
+      upstream.url,
+      '--capacity',
+      String(CAPACITY),
+      '--max-sessions',
+      String(cap),
+    ],
+    new RegExp(`${INSPECTOR_URL.source}[\\s\\S]*serving on (http:\\/\\/\\S+)`),
+  );
+  const target: Target = { name: 'memory', url: `${proxy.match[2]}/v1`, headers: {} };
+  const inspector = await openInspector(proxy.match[1]!);
+  try {
+    await send(target, body(reads, 'warm', 10_000, 0));
+    const before = await inspector.memoryAfterCollection(proxy.child.pid);
+    let raw = 0;
+    for (let s = 0; s < sessions; s++) {
+      const text = body(reads, `m${s}`, tokens, 0);
+      raw += Buffer.byteLength(text);
+      await send(target, text);
+      upstream.turns.length = 0;
+      upstream.requests.length = 0;
+    }
+    const uncollected = residentBytes(proxy.child.pid);
+    const after = await inspector.memoryAfterCollection(proxy.child.pid);
+    const held = (m: ProcessMemory) => m.heapUsed + m.external;
+    return {
+      raw: raw / sessions,
+      resident: (uncollected - before.rss) / sessions,
+      collected: (after.rss - before.rss) / sessions,
+      held: (held(after) - held(before)) / sessions,
+      arrayBuffers: (after.arrayBuffers - before.arrayBuffers) / sessions,
+    };
+  } finally {
+    await inspector.close();
+    await stopChild(proxy.child);
+  }
+}
+
 /**
- * Memory per live session: `sessions` sessions of a 100k-token history opened one after another
- * through the proxy in memory, its resident memory before and after, against the bytes of one
- * request (what a session holds is its history, so the raw bytes are the floor).
+ * Memory per session: `sessions` sessions of a 100k-token history opened one after another
+ * through the proxy in memory, what it holds after a full collection before and after them,
+ * against the bytes of one request (what a session holds is its history, so the raw bytes are
+ * the floor). Once with every session open, once with a tenth of them kept open: the sessions
+ * closed to make room must leave nothing behind.
  */
 export async function memorySection(
   ctx: BenchContext,
@@ -353,43 +407,44 @@ export async function memorySection(
   const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
     source.read(n, RESULT_TOKENS),
   );
-  const serve = ['--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'];
-  const limit = String(sessions + 1);
-  const proxy = await startChild(
-    [...serve, '--openai-upstream', upstream.url, '--capacity', String(CAPACITY), '--max-sessions', limit],
-    /serving on (http:\/\/\S+)/,
-  );
-  const target: Target = { name: 'memory', url: `${proxy.match[1]}/v1`, headers: {} };
-  try {
-    await send(target, body(reads, 'warm', 10_000, 0));
-    const before = rssMib(proxy.child.pid);
-    let raw = 0;
-    for (let s = 0; s < sessions; s++) {
-      const text = body(reads, `m${s}`, tokens, 0);
-      raw += Buffer.byteLength(text);
-      await send(target, text);
-      upstream.turns.length = 0;
-      upstream.requests.length = 0;
-    }
-    const after = rssMib(proxy.child.pid);
-    const perSession = ((after - before) * 1024 * 1024) / sessions;
-    const rawPerSession = raw / sessions;
-    return {
-      title: `compactor serve memory: ${sessions.toLocaleString('en-US')} live sessions of ${tokens / 1000}k tokens`,
-      headers: ['sessions', 'raw KiB per session', 'resident KiB per session', 'resident / raw'],
-      rows: [
-        [
-          sessions,
-          Math.round(rawPerSession / 1024),
-          Math.round(perSession / 1024),
-          Math.round((perSession / rawPerSession) * 100) / 100,
-        ],
-      ],
-      notes: [
-        `The proxy in memory (--max-sessions ${limit}, so none is closed); its resident memory (VmRSS) after the sessions minus before, over the request bytes of one session.`,
-      ],
-    };
-  } finally {
-    await stopChild(proxy.child);
+  const rows: Array<Array<string | number>> = [];
+  const kib = (n: number) => Math.round(n / 1024);
+  for (const cap of [sessions + 1, Math.max(1, Math.round(sessions / 10))]) {
+    const m = await heldPerSession(upstream, reads, tokens, sessions, cap);
+    const over = (n: number) => Math.round((n / m.raw) * 100) / 100;
+    const open = Math.min(cap, sessions);
+    rows.push([
+      sessions,
+      open,
+      kib(m.raw),
+      kib(m.resident),
+      over(m.resident),
+      kib(m.collected),
+      over(m.collected),
+      kib(m.held),
+      over(m.held),
+      kib(m.arrayBuffers),
+    ]);
+    ctx.log(`bench: serve memory: ${rows.at(-1)!.join(' ')}`);
   }
+  return {
+    title: `compactor serve memory: ${sessions.toLocaleString('en-US')} sessions of ${tokens / 1000}k tokens`,
+    headers: [
+      'sessions',
+      'open at the end',
+      'raw KiB per session',
+      'resident KiB per session',
+      'resident / raw',
+      'after a collection: resident KiB',
+      'resident / raw',
+      'heap and external KiB',
+      'heap and external / raw',
+      'of which ArrayBuffers KiB',
+    ],
+    rows,
+    notes: [
+      `The proxy in memory, each session opened by one request; what the proxy holds after the sessions minus before, per session opened, over the request bytes of one session. First with --max-sessions above the sessions (none is closed), then with a tenth of them (the rest closed to make room: what they leave behind shows as more than a tenth of the first row).`,
+      "Resident: the kernel's count (VmRSS) as the last request left it; after a collection: the same once a full garbage collection ran in the proxy (asked through its inspector), and the heap and external memory (ArrayBuffers included) the JavaScript engine accounts for then.",
+    ],
+  };
 }

@@ -5,7 +5,7 @@
  */
 
 /** Index just past the string starting at `i` (a quote); found with indexOf, as most of a body is strings. */
-function stringEnd(text: string, i: number): number {
+export function stringEnd(text: string, i: number): number {
   for (let j = i + 1; ;) {
     const q = text.indexOf('"', j);
     if (q < 0) return -1;

@@ -7,6 +7,7 @@ import { parseFlags } from '#src/cli/flags.js';
 import { CLEARING, COMPACTION } from '#src/projection/index.js';
 import { HTTP } from '#src/providers/http-limits.js';
 import { startServer } from '#src/serve/index.js';
+import { resolveServeOptions } from '#src/serve/options.js';
 import { SERVE } from '#src/serve/settings.js';
 import { sink } from '#support/cli.js';
 
@@ -73,6 +74,20 @@ describe('compactor serve: its settings come from one table, with the shared tab
         compaction: { waitRatio: 0.5, waitMaxTokens: 500 },
       },
     });
+  });
+
+  it('--max-sessions and --max-memory, or their config keys, bound the open sessions (the memory in bytes)', () => {
+    const fromConfig = serveOptions(flags({}), context({ serve: { maxSessions: 50, maxMemory: 256 } }));
+    expect(resolveServeOptions(fromConfig)).toMatchObject({ maxSessions: 50, maxSessionBytes: 256 << 20 });
+    const fromFlags = serveOptions(
+      flags({ 'max-sessions': '7', 'max-memory': '64' }),
+      context({ serve: { maxSessions: 50, maxMemory: 256 } }),
+    );
+    expect(resolveServeOptions(fromFlags)).toMatchObject({ maxSessions: 7, maxSessionBytes: 64 << 20 });
+    // No budget unless given: only the session count bounds them.
+    expect(resolveServeOptions(serveOptions(flags({}), context({})))).not.toHaveProperty('maxSessionBytes');
+    expect(() => flags({ 'max-memory': '0' })).toThrow(/^serve: --max-memory: /);
+    expect(CompactorConfigSchema.safeParse({ serve: { maxSessions: 0 } }).success).toBe(false);
   });
 
   it('a serve flag out of its row bounds is one line naming the flag; a missing token variable too', () => {

@@ -54,14 +54,22 @@ describe('serve bench by history size', () => {
     expect(section.notes?.join(' ')).toMatch(/memory \d+ MiB, data-dir \d+ MiB/);
   });
 
-  it("measures the proxy's memory per live session against the bytes of a session", async () => {
-    const section = await memorySection({ quick: true, corpusDir: null, log: () => {} }, upstream);
-    expect(section.rows).toHaveLength(1);
-    const [sessions, raw, resident, ratio] = section.rows[0] as number[];
-    expect(sessions).toBe(3);
+  it("measures the proxy's memory per session after a full collection, all open and a tenth open", async () => {
+    const section = await memorySection({ quick: true, corpusDir: null, log: () => {} }, upstream, 10);
+    expect(section.rows.map((r) => r.slice(0, 2))).toEqual([
+      [10, 10],
+      [10, 1],
+    ]);
+    const col = (name: string) => section.headers.indexOf(name);
+    for (const row of section.rows) for (const cell of row) expect(Number.isFinite(cell)).toBe(true);
+    const [open, closed] = section.rows as number[][];
     // A 10k-token history is some tens of KiB of JSON.
-    expect(raw).toBeGreaterThan(20);
-    expect(Number.isFinite(resident) && Number.isFinite(ratio)).toBe(true);
+    expect(open[col('raw KiB per session')]).toBeGreaterThan(20);
+    // Read from the proxy through its inspector after a collection: live sessions hold at least
+    // their histories' characters, and sessions closed to make room hold less.
+    const held = col('heap and external KiB');
+    expect(open[held]).toBeGreaterThan(open[col('raw KiB per session')] / 2);
+    expect(closed[held]).toBeLessThan(open[held]);
   });
 
   it('times small requests alone and beside a large one of another session', async () => {

@@ -1,0 +1,95 @@
+/*
+ * Where a process's event loop stalls: a timer that notes every stretch in which the loop took
+ * no turn for longer than a threshold, and the garbage collections, both installed in the
+ * process through its inspector; then the CPU profile's samples inside those stretches, by the
+ * outermost function of ours on their stack (what to break up or shorten).
+ */
+
+/** Installed in the process by `evaluate` (its `require` is the inspector's). */
+export const STALL_PROBE = `(() => {
+  const { PerformanceObserver } = require('node:perf_hooks');
+  const probe = { gaps: [], gc: [], last: process.hrtime.bigint() };
+  const tick = () => {
+    const now = process.hrtime.bigint();
+    if (now - probe.last > 20000000n) probe.gaps.push([Number(probe.last / 1000n), Number(now / 1000n)]);
+    probe.last = now;
+    setTimeout(tick, 1).unref();
+  };
+  setTimeout(tick, 1).unref();
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) probe.gc.push(e.duration);
+  }).observe({ entryTypes: ['gc'] });
+  globalThis.__loopStalls = probe;
+  return true;
+})()`;
+
+/** Forgets what the probe noted so far. */
+export const STALL_RESET = '(__loopStalls.gaps = [], __loopStalls.gc = [], true)';
+
+/** What the probe noted: the stretches without a loop turn [start, end] in µs, GC pauses in ms. */
+export const STALL_READ = '({ gaps: __loopStalls.gaps, gc: __loopStalls.gc })';
+
+export interface Noted {
+  gaps: Array<[number, number]>;
+  gc: number[];
+}
+
+interface CpuProfile {
+  nodes: Array<{ id: number; callFrame: { functionName: string; url: string }; children?: number[] }>;
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Our own code: what a stall can be put down to. */
+const OURS = /\/(src|machines)\//;
+
+/** Per sample node: the outermost function of ours on its stack and the leaf, else the leaf alone. */
+function blamed(profile: CpuProfile): Map<number, string> {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const name = (id: number) => {
+    const { functionName, url } = byId.get(id)!.callFrame;
+    return `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}`.trim();
+  };
+  const out = new Map<number, string>();
+  for (const n of profile.nodes) {
+    let outer: number | undefined;
+    for (let at: number | undefined = n.id; at !== undefined; at = parent.get(at))
+      if (OURS.test(byId.get(at)!.callFrame.url)) outer = at;
+    // The leaf beside it: a decode, an encode or a parse inside our function shows as such.
+    out.set(n.id, outer === undefined || outer === n.id ? name(n.id) : `${name(outer)} > ${name(n.id)}`);
+  }
+  return out;
+}
+
+/** The stalls in lines: how many and how long, GC, and what the samples inside them ran. */
+export function stallReport(profile: CpuProfile, noted: Noted, top = 12): string[] {
+  const blame = blamed(profile);
+  const by = new Map<string, number>();
+  let t = profile.startTime;
+  const times = profile.timeDeltas.map((d) => (t += d));
+  const gaps = [...noted.gaps].sort((a, b) => a[0] - b[0]);
+  let g = 0;
+  let inside = 0;
+  for (let i = 0; i < times.length - 1; i++) {
+    while (g < gaps.length && gaps[g]![1] < times[i]!) g++;
+    if (g === gaps.length || times[i]! < gaps[g]![0]) continue;
+    const ms = (times[i + 1]! - times[i]!) / 1000;
+    const who = blame.get(profile.samples[i]!)!;
+    by.set(who, (by.get(who) ?? 0) + ms);
+    inside += ms;
+  }
+  const lengths = gaps.map(([a, b]) => (b - a) / 1000).sort((a, b) => b - a);
+  const round = (n: number) => Math.round(n);
+  return [
+    `${gaps.length} stretches of 20 ms or more without a loop turn, ${round(lengths.reduce((a, b) => a + b, 0))} ms in all, the longest ${lengths.slice(0, 5).map(round).join(', ')} ms`,
+    `GC: ${noted.gc.length} pauses, ${round(noted.gc.reduce((a, b) => a + b, 0))} ms, the longest ${round(Math.max(0, ...noted.gc))} ms`,
+    `sampled inside them (${round(inside)} ms), by the outermost function of ours on the stack > the function running:`,
+    ...[...by]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([who, ms]) => `  ${String(round(ms)).padStart(6)} ms ${who}`),
+  ];
+}

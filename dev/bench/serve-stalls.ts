@@ -1,0 +1,74 @@
+import { rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loopScript } from '../clients/tool-loop.js';
+import { startAgentUpstream } from '../fakes/agent-upstream.js';
+import { sourceText } from '../loops/source-text.js';
+import { STALL_PROBE, STALL_READ, STALL_RESET, stallReport, type Noted } from './loop-stalls.js';
+import { INSPECTOR_URL, openInspector } from './process-memory.js';
+import { percentile, startChild, stopChild } from './serve-latency.js';
+import { body, CAPACITY, openingGate, RESULT_TOKENS, send } from './serve-scale.js';
+
+/*
+ * Where `compactor serve` stalls under many sessions at once, as in one cell of the bench by
+ * history size: `npx tsx dev/bench/serve-stalls.ts [tokens] [sessions] [turns] [memory|data-dir]`.
+ * Prints the proxy's own p50 and p99, the stretches in which its event loop took no turn, its
+ * garbage collections, and what its CPU profile ran inside those stretches.
+ */
+const [tokensArg = '100000', sessionsArg = '50', turnsArg = '4', mode = 'memory'] = process.argv.slice(2);
+const [tokens, sessions, turns] = [tokensArg, sessionsArg, turnsArg].map(Number) as [number, number, number];
+const source = sourceText();
+const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) + turns + 1 }, (_, n) =>
+  source.read(n, RESULT_TOKENS),
+);
+const upstream = await startAgentUpstream({
+  window: 'unchecked-overflow-test',
+  script: loopScript(5),
+  countUsage: false,
+});
+const dataDir = mkdtempSync(join(tmpdir(), 'compactor-stalls-'));
+const proxy = await startChild(
+  [
+    ...['--inspect=127.0.0.1:0', '--import', 'tsx', 'src/bin/compactor.ts', 'serve', '--port', '0'],
+    ...['--openai-upstream', upstream.url, '--capacity', String(CAPACITY)],
+    ...(mode === 'data-dir' ? ['--data-dir', dataDir] : []),
+  ],
+  new RegExp(`${INSPECTOR_URL.source}[\\s\\S]*serving on (http:\\/\\/\\S+)`),
+);
+const inspector = await openInspector(proxy.match[1]!);
+const target = { name: mode, url: `${proxy.match[2]}/v1`, headers: {} };
+try {
+  await inspector.evaluate(STALL_PROBE);
+  await send(target, body(reads, 'warm', 10_000, 0));
+  const times: number[] = [];
+  let failed = 0;
+  // As in the bench: what follows the openings is measured.
+  const allOpen = openingGate(sessions, async () => {
+    await inspector.evaluate(STALL_RESET);
+    await inspector.startProfile();
+  });
+  await Promise.all(
+    Array.from({ length: sessions }, async (_, s) => {
+      for (let turn = 0; turn <= turns; turn++) {
+        if (turn === 1) await allOpen();
+        // A failed request is counted, and the run goes on (as in the bench).
+        const ms = await send(target, body(reads, `s${s}`, tokens, turn)).catch(() => void failed++);
+        if (turn > 0 && ms !== undefined) times.push(ms);
+        upstream.turns.length = 0;
+        upstream.requests.length = 0;
+      }
+    }),
+  );
+  const profile = await inspector.stopProfile();
+  const noted = (await inspector.evaluate(STALL_READ)) as Noted;
+  const [p50, p99] = [percentile(times, 50), percentile(times, 99)];
+  console.log(
+    `${tokens / 1000}k tokens, ${sessions} sessions, ${turns} requests each, ${mode}: p50 ${Math.round(p50)} ms, p99 ${Math.round(p99)} ms, p99 / p50 ${(p99 / p50).toFixed(2)}, ${failed} failed`,
+  );
+  for (const line of stallReport(profile as Parameters<typeof stallReport>[0], noted)) console.log(line);
+} finally {
+  await inspector.close();
+  await stopChild(proxy.child);
+  await upstream.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
