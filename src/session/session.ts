@@ -18,7 +18,7 @@ import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
 import { resolveSessionRoute, withSummarizer, type SessionRoute } from './route.js';
-import { buildSessionRunner, type CacheCarry, type RunnerContext } from './session-runner.js';
+import { buildSessionRunner, type CacheCarry, type RunnerContext, type TurnCarry } from './session-runner.js';
 import type {
   CompactOptions,
   CompactorSession,
@@ -198,6 +198,19 @@ export class Session implements CompactorSession {
    */
   rememberSent(request: readonly Message[], providerTokens?: number): void {
     [this.sent, this.sentTokens] = [request, providerTokens];
+  }
+
+  /**
+   * What the turns so far hand the next one (the loop guard, the request the last turn ended
+   * with, the prompt cache's cycle), for a host that opens the session afresh for every call.
+   */
+  get carry(): TurnCarry {
+    return { loopGuard: this.guard, ...this.lastTurn };
+  }
+
+  /** Continues from what an earlier opening of this session handed on ({@link Session.carry}). */
+  carryOn({ loopGuard, ...cache }: TurnCarry): void {
+    [this.guard, this.lastTurn] = [{ ...loopGuard }, cache];
   }
 
   /** The last request sent, as a summary would extend it. */
