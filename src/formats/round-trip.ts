@@ -19,6 +19,10 @@ export interface RoundTrip {
   patch?: Patch;
   /** Number literals whose text JSON.parse loses (`1.0`, big integers), by path in the group. */
   nums?: RawNumberAt[];
+  /** Index of the group's first provider object in the list, when it is not `group`. */
+  at?: number;
+  /** How many provider objects the group holds, when more than one. */
+  items?: number;
 }
 
 /** Provider objects and the canonical messages made from them. */
@@ -40,6 +44,14 @@ function roundTripOf(m: Message, format: RoundTripFormat): RoundTrip | undefined
     : undefined;
 }
 
+/** The list items (first and last index) of the group a message came from, or undefined. */
+export function itemsOf(m: Message, format: RoundTripFormat): [number, number] | undefined {
+  const rt = roundTripOf(m, format);
+  if (rt === undefined) return undefined;
+  const first = rt.at ?? rt.group;
+  return [first, first + (rt.items ?? 1) - 1];
+}
+
 /** The provider object (group) of the imported document a message came from, or undefined. */
 export function groupOf(m: Message, format: RoundTripFormat): number | undefined {
   return roundTripOf(m, format)?.group;
@@ -58,13 +70,19 @@ export function attachRoundTrip(
   // Results are named here, in the one copy made anyway, as fillToolNames would name them after.
   const nameOf = toolNamer();
   let group = -1;
+  let at = 0;
   for (const g of groups) {
     group++;
+    const first = at;
+    at += g.raw.length;
     if (g.messages.length === 0) continue;
     const patch = diff(g.raw, build(g.messages));
     const nums = rawNumbersIn(g.raw);
     g.messages.forEach((m, i) => {
       const rt: RoundTrip = { format, group };
+      // Where the group's objects sit, so the request's bytes can be read item for item.
+      if (first !== group) rt.at = first;
+      if (g.raw.length > 1) rt.items = g.raw.length;
       if (i === 0 && patch) Object.assign(rt, { fp: fingerprint(g.messages), patch });
       if (i === 0 && nums.length > 0) rt.nums = nums;
       const metadata = { ...(m.metadata ?? {}), roundTrip: rt as unknown as Json };

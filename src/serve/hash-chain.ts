@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { groupOf, type RoundTripFormat } from '../formats/round-trip.js';
+import { itemsOf, type RoundTripFormat } from '../formats/round-trip.js';
 import type { Message } from '../messages/message.js';
 import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
 import { stringEnd, topLevelArrayAt } from './json-splice.js';
@@ -87,7 +87,8 @@ export function withoutMarkers(text: string): string {
 /**
  * The links of a conversation from the bytes of the list items its messages came from: one hash
  * runs over the fixed part's hash and then every item in order, and each message's link is that
- * hash so far at the end of its item (with its place in the item when one item gave several).
+ * hash so far at the end of its group's items (with its place in the group when one group gave
+ * several messages; one group may hold several items, as a Responses turn does).
  * Undefined when the list cannot be matched item for item to the messages.
  */
 function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Buffer): string[] | undefined {
@@ -95,9 +96,9 @@ function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Bu
   if (parsed.meta.geminiOuter !== undefined) return undefined;
   const at = topLevelArrayAt(text, key);
   if (at === undefined || parsed.messages.length === 0) return undefined;
-  const groups = parsed.messages.map((m) => groupOf(m, format));
+  const ranges = parsed.messages.map((m) => itemsOf(m, format));
   // The conversation must end the list, its items in order: anything else is not read from bytes.
-  if (groups[groups.length - 1] !== at.items.length - 1) return undefined;
+  if (ranges[ranges.length - 1]?.[1] !== at.items.length - 1) return undefined;
   // An ASCII body's characters are its bytes: they are hashed as they came, without encoding them again.
   const ascii = bytes !== undefined && bytes.length === text.length ? bytes : undefined;
   const itemBytes = ([start, end]: [number, number]): string | Buffer => {
@@ -107,18 +108,23 @@ function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Bu
   };
   const running = createHash('sha256').update(seed);
   const links: string[] = [];
+  // The last item hashed, and the first item of the last message's group.
   let last = -1;
+  let group = -1;
   let within = 0;
   let link = '';
-  for (const g of groups) {
-    if (g === undefined || g < last) return undefined;
-    if (g === last) {
+  for (const r of ranges) {
+    if (r === undefined) return undefined;
+    const [first, end] = r;
+    if (first === group) {
       links.push(`${link}.${++within}`);
       continue;
     }
-    // Items no message came from (just before this one) are hashed too: an edit there is seen.
-    for (let k = last + 1; k <= g; k++) running.update(itemBytes(at.items[k])).update('\0');
-    last = g;
+    if (first <= last) return undefined;
+    // Items no message came from (just before this group) are hashed too: an edit there is seen.
+    for (let k = last + 1; k <= end; k++) running.update(itemBytes(at.items[k])).update('\0');
+    last = end;
+    group = first;
     within = 0;
     link = running.copy().digest('hex').slice(0, 16);
     links.push(link);

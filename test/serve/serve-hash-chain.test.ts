@@ -198,6 +198,45 @@ describe('a request hash chain', () => {
     expect(read(bare)).toHaveLength(1);
   });
 
+  it('reads a Responses turn of several items (text and a call) from its bytes: a continuation keeps every link, an edit in it does not', () => {
+    const turn = (i: number, args: string) => [
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: `Step ${i}.` }],
+      },
+      {
+        type: 'function_call',
+        call_id: `call_${i}`,
+        name: 'read_file',
+        arguments: args,
+        status: 'completed',
+      },
+      { type: 'function_call_output', call_id: `call_${i}`, output: `contents ${i}` },
+    ];
+    const body = (steps: number, edit?: string) =>
+      JSON.stringify({
+        model: 'gpt-4o',
+        instructions: 'You read files.',
+        input: [
+          { role: 'user', content: 'Read the files.' },
+          ...Array.from({ length: steps }, (_, i) =>
+            turn(i, i === 0 && edit ? edit : `{"path":"f${i}"}`),
+          ).flat(),
+        ],
+      });
+    const read = (text: string) => requestChain(text, parseRequest('openai-responses', text)).links;
+    const before = read(body(3));
+    const after = read(body(4));
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(sharedLinks(before, after)).toBe(before.length);
+    // From bytes: the same items written with other spacing share nothing.
+    expect(sharedLinks(before, read(JSON.stringify(JSON.parse(body(3)), null, 1)))).toBe(0);
+    // The first call's arguments edited: the opening message still matches, nothing after it.
+    expect(sharedLinks(before, read(body(3, '{"path":"other"}')))).toBe(1);
+  });
+
   it('strips only members named cache_control, never text that mentions them', () => {
     expect(withoutMarkers('{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}')).toBe(
       '{"type":"text","text":"a"}',

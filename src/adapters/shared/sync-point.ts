@@ -56,7 +56,8 @@ function withoutMarkers(value: unknown): unknown {
  */
 export function roundTripForHash(rt: unknown): unknown {
   if (rt === null || typeof rt !== 'object' || Array.isArray(rt)) return rt;
-  const { fp, patch, ...rest } = rt as Record<string, unknown>;
+  // Where its objects sat in the list is not part of the message.
+  const { fp, patch, at: _at, items: _items, ...rest } = rt as Record<string, unknown>;
   const left = withoutMarkers(patch);
   return left === undefined ? rest : { ...rest, fp, patch: left };
 }
