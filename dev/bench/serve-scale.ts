@@ -102,7 +102,10 @@ export async function send(t: Target, text: string): Promise<number> {
     body: text,
     dispatcher: client,
   }).catch((e: unknown) => {
-    throw new Error(`${t.name}: ${String((e as Error).message ?? e)}`);
+    const code = (e as { code?: unknown }).code;
+    throw new Error(
+      `${t.name}: ${String((e as Error).message ?? e)}${typeof code === 'string' ? ` (${code})` : ''}`,
+    );
   });
   await res.body.arrayBuffer();
   if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}`);
