@@ -179,13 +179,14 @@ export async function startRestate(): Promise<RestateServer | null> {
 /**
  * One agent loop through `compactor serve` (in this process) against a fresh fake upstream,
  * the proxy started with `options`; `before` runs first (a Restate worker) and hands back its
- * cleanup. Returns the summary calls' usage.
+ * cleanup; `headers` go with every request. Returns the summary calls' usage.
  */
 export async function proxiedCalls(
   protocol: CacheProtocol,
   steps: number,
   options: ServeOptions,
   before: (upstream: AgentUpstream) => Promise<() => Promise<void>> = async () => async () => undefined,
+  headers: Record<string, string> = {},
 ): Promise<FakeUsage[]> {
   const upstream = await startAgentUpstream({ window: WINDOW, script: loopScript(steps) });
   const proxy = await startServer({
@@ -205,6 +206,7 @@ export async function proxiedCalls(
       model: MODELS[protocol],
       read: (n) => source.read(n, RESULT_TOKENS),
       maxTurns: steps + 2,
+      headers,
       // Anthropic caches only where asked: the whole request, as agents ask.
       ...(protocol === 'anthropic' ? { cacheEachRequest: true } : {}),
     });
@@ -218,7 +220,9 @@ export async function proxiedCalls(
 
 /**
  * One agent loop through `compactor serve --engine restate` with one Node 24 worker whose
- * route is the agent's own model on the protocol's wire, with its own key.
+ * route is the agent's own model on the protocol's wire, with its own key. Each run names its
+ * own session: the same messages again would be the same conversation, whose turns Restate
+ * answers from the earlier run (the proxy's calls are idempotent) without asking for a summary.
  */
 export function restateCalls(
   restate: RestateServer,
@@ -231,16 +235,22 @@ export function restateCalls(
     restateIngress: restate.ingress,
     session: { policy: COMPACTING },
   };
-  return proxiedCalls(protocol, steps, options, async (upstream) => {
-    const route = { provider: PROVIDERS[protocol], model: MODELS[protocol], baseUrl: upstream.url };
-    const worker = await startWorker(restateInstall()!, {
-      WORKER_ROUTE: JSON.stringify({ ...route, apiKeyEnv: 'WORKER_KEY' }),
-      WORKER_CAPACITY: String(WINDOW),
-      WORKER_SESSION: JSON.stringify({ compaction: { summaryOverLastRequest: overLast } }),
-      WORKER_KEY: 'sk-worker-not-a-real-key',
-    });
-    // The newest deployment serves new calls: this worker, with this route.
-    await restate.register(`http://127.0.0.1:${worker.port}`);
-    return () => stopWorker(worker);
-  });
+  return proxiedCalls(
+    protocol,
+    steps,
+    options,
+    async (upstream) => {
+      const route = { provider: PROVIDERS[protocol], model: MODELS[protocol], baseUrl: upstream.url };
+      const worker = await startWorker(restateInstall()!, {
+        WORKER_ROUTE: JSON.stringify({ ...route, apiKeyEnv: 'WORKER_KEY' }),
+        WORKER_CAPACITY: String(WINDOW),
+        WORKER_SESSION: JSON.stringify({ compaction: { summaryOverLastRequest: overLast } }),
+        WORKER_KEY: 'sk-worker-not-a-real-key',
+      });
+      // The newest deployment serves new calls: this worker, with this route.
+      await restate.register(`http://127.0.0.1:${worker.port}`);
+      return () => stopWorker(worker);
+    },
+    { 'x-compactor-session': `summary-cache-${protocol}-${overLast ? 'last-request' : 'fork'}` },
+  );
 }

@@ -15,3 +15,13 @@ export function median(values: number[]): number {
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
+
+/**
+ * CPU time of this process so far (ms): user and system time of all its threads (the thread
+ * pool's fsync and the garbage collector's helpers included), which a busy machine does not
+ * inflate as it does wall time.
+ */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

@@ -17,6 +17,9 @@ export const HOLD_MIN_LENGTH = 512;
 /** A character V8 cannot keep in a one-byte string. */
 const WIDE = /[^\0-\xff]/;
 
+// Node 20 has String.prototype.isWellFormed; the ES2022 library types do not declare it.
+const wellFormed = (v: string): boolean => (v as string & { isWellFormed(): boolean }).isWellFormed();
+
 /** The fields whose texts may be held. */
 export type HeldKey = 'content' | 'reasoning' | 'text' | 'arguments' | 'freeformInput';
 
@@ -46,10 +49,12 @@ function accessorOf(key: HeldKey) {
 /**
  * The UTF-8 bytes of `v` packed into a one-byte string, when holding them saves memory: a long
  * text with a wide character whose UTF-8 is at most 3/4 of its two bytes a character (text that
- * is mostly CJK or emoji is smaller as it is).
+ * is mostly CJK or emoji is smaller as it is). A text with a lone surrogate stays as it is:
+ * UTF-8 cannot hold one, so it would read back as U+FFFD and no longer be the text sent.
  */
 function packed(v: unknown): string | undefined {
   if (typeof v !== 'string' || v.length < HOLD_MIN_LENGTH || !WIDE.test(v)) return undefined;
+  if (!wellFormed(v)) return undefined;
   const bytes = Buffer.from(v, 'utf8');
   return bytes.length <= 1.5 * v.length ? bytes.toString('latin1') : undefined;
 }

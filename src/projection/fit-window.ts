@@ -4,6 +4,7 @@ import { originalTokens, previewMessage } from '../summary/preview.js';
 import type { Limits } from './budgets.js';
 import type { ClearingPolicy } from './clearing-policy.js';
 import { droppedLineCap, droppedNotes, withNote } from './dropped-pointer.js';
+import { cutOpening, openingOverShare } from './fit-opening.js';
 import { analyzePairing } from './pairing.js';
 import { projectRequest } from './project-request.js';
 import { recallIdOf } from './recall-ids.js';
@@ -154,6 +155,8 @@ function previewWithNote(m: Message, budget: number, size: number, est: Estimato
  * user message that opens the conversation (an agent's environment sent before the request). The task
  * then ends with a note naming what was left out by recall id, counted in the budget; its lines
  * depend only on what was left out, so requests that leave out the same messages repeat it.
+ * When the opening takes more than three quarters of the room, or not even a short note fits,
+ * the opening messages before the request are cut (each naming its own recall id).
  */
 export function leaveOutOldest(
   history: readonly Message[],
@@ -163,7 +166,30 @@ export function leaveOutOldest(
 ): { messages: readonly Message[]; count: number } {
   const range = taskRange(messages);
   if (range === null) return { messages, count: 0 };
-  const task = range.last;
+  const first = leaveOutFrom(history, messages, range.last, budget, est);
+  const excess = Math.max(
+    openingOverShare(messages, range, budget, est),
+    first.noted ? 0 : first.wholeNoteTokens - budget,
+  );
+  const cut = cutOpening(messages, range, excess, est);
+  if (cut === null) return first;
+  const again = leaveOutFrom(history, cut, range.last, budget, est);
+  return again.tokens <= budget || first.tokens > budget ? again : first;
+}
+
+/**
+ * {@link leaveOutOldest} with the task's last message at `task`. `noted` says the request fits
+ * and names everything it left out (or left out nothing that needed naming);
+ * `wholeNoteTokens` is what the request takes with every exchange but the newest left out and
+ * the whole note.
+ */
+function leaveOutFrom(
+  history: readonly Message[],
+  messages: readonly Message[],
+  task: number,
+  budget: number,
+  est: Estimator,
+): { messages: readonly Message[]; count: number; tokens: number; noted: boolean; wholeNoteTokens: number } {
   const units = exchangesAfter(messages, task);
   const total = est.history(messages);
   const taskTokens = est.message(messages[task]);
@@ -172,7 +198,10 @@ export function leaveOutOldest(
   const left = [total];
   for (const unit of units)
     left.push(left[left.length - 1] - unit.reduce((a, i) => a + est.message(messages[i]), 0));
-  const build = (drop: number, lines: number | null) => {
+  const build = (
+    drop: number,
+    lines: number | null,
+  ): { messages: readonly Message[]; tokens: number; count: number } => {
     const gone = new Set(units.slice(0, drop).flat());
     const kept = messages.filter((_, i) => !gone.has(i));
     const note =
@@ -192,20 +221,28 @@ export function leaveOutOldest(
   };
   const most = Math.max(0, units.length - 1);
   const cap = droppedLineCap(budget);
+  const whole = build(most, cap);
+  const result = (r: ReturnType<typeof build>, noted: boolean) => ({
+    ...r,
+    noted,
+    wholeNoteTokens: whole.tokens,
+  });
   // The fewest exchanges left out with the whole note; then fewer lines with the most left out;
   // then, when no note fits at all, the fewest left out without one.
   for (let drop = 1; drop <= most; drop++) {
     if (left[drop] > budget) continue;
     const fitted = build(drop, cap);
-    if (fitted.tokens <= budget) return fitted;
+    if (fitted.tokens <= budget) return result(fitted, true);
   }
   for (let lines = cap - 1; lines >= 0 && most > 0; lines--) {
     const fitted = build(most, lines);
-    if (fitted.tokens <= budget) return fitted;
+    if (fitted.tokens <= budget) return result(fitted, true);
   }
   let drop = 0;
   while (left[drop] > budget && drop < most) drop++;
-  return drop === 0 ? { messages, count: 0 } : build(drop, null);
+  if (drop === 0) return result({ messages, tokens: total, count: 0 }, total <= budget);
+  // Left out with no note: what went held tool results (else the first loop had taken it).
+  return result(build(drop, null), false);
 }
 
 /** The messages after `task` grouped so that each call travels with its results. */

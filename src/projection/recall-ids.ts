@@ -46,3 +46,37 @@ export function sizeOf(result: Message): string {
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
   return `${text.length} chars, ${lines} lines`;
 }
+
+/**
+ * The note a user message ends with when a small window cut it: how large it was, what part is
+ * shown, and the recall id that returns it whole.
+ */
+export function cutMessageNote(totalTokens: number, recallId: string, shown: string): string {
+  return (
+    `\n\n[compactor: this message had about ${totalTokens.toLocaleString('en-US')} tokens, more than the ` +
+    `context window holds, so only ${shown} shown. The whole message is kept: recall ` +
+    `with id ${recallId} returns it.]`
+  );
+}
+
+const CUT_NOTE =
+  /\n\n\[compactor: this message had about ([\d,]+) tokens, more than the context window holds, so only [a-z ]+ shown\. The whole message is kept: recall with id (r-[0-9a-f]{8}) returns it\.\]$/;
+
+/**
+ * What a cut of user message `m` stands for: its own text without the note an earlier cut left,
+ * and the size and recall id of the whole message (the earlier cut's, so a cut of a cut still
+ * names the original).
+ */
+export function cutOriginOf(
+  m: Message,
+  tokens: number,
+): { text: string; totalTokens: number; recallId: string } {
+  const text = textOf(m.content);
+  const earlier = CUT_NOTE.exec(text);
+  if (earlier === null) return { text, totalTokens: tokens, recallId: recallIdOf(m) };
+  return {
+    text: text.slice(0, earlier.index),
+    totalTokens: Number(earlier[1].replace(/,/g, '')),
+    recallId: earlier[2],
+  };
+}

@@ -73,10 +73,14 @@ export function parseRecallArgs(args: unknown): RecallArgs | string {
   return `recall: ${issue.path.join('.') || 'arguments'}: ${issue.message}`;
 }
 
-/** The newest tool result in `history` with recall id `id`. */
+/** A message recall can return: a tool result (not a stub), or a user message a small window cut. */
+const isRecallable = (m: Message) =>
+  m.role === 'tool' ? !isClearedStub(m) : m.role === 'user' && m.toolCallId === undefined;
+
+/** The newest tool result (or cut user message) in `history` with recall id `id`. */
 export function findRecalled(history: Iterable<Message>, id: string): Message | undefined {
   let found: Message | undefined;
-  for (const m of history) if (m.role === 'tool' && !isClearedStub(m) && recallIdOf(m) === id) found = m;
+  for (const m of history) if (isRecallable(m) && recallIdOf(m) === id) found = m;
   return found;
 }
 
@@ -134,11 +138,12 @@ export function alreadyHeld(
   original?: Message,
 ): RecallAnswer | undefined {
   const holder = request.find(
-    (m) => m.role === 'tool' && !isClearedStub(m) && (m === original || texts.includes(textOf(m.content))),
+    (m) => isRecallable(m) && (m === original || texts.includes(textOf(m.content))),
   );
   if (holder === undefined) return undefined;
+  const where = holder.role === 'tool' ? `the result of call ${holder.toolCallId ?? '?'}` : 'a user message';
   return {
-    text: `recall: ${id} is already in this conversation, whole, in the result of call ${holder.toolCallId ?? '?'}; read it there.`,
+    text: `recall: ${id} is already in this conversation, whole, in ${where}; read it there.`,
     found: true,
   };
 }

@@ -23,6 +23,8 @@ import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import { keepLastSent, keptLastSent } from './last-sent.js';
+import { keptCarry } from './turn-carry.js';
+import type { TurnCarry } from '../session/session-runner.js';
 import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
 import {
   restateSdk,
@@ -149,22 +151,30 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
       if (envelope) opened.setEnvelope(envelope);
       return opened;
     });
+    // The next turn decides as it would in a session kept open since the last one.
+    const carry = keptCarry(records.carry);
+    if (carry) session.carryOn(carry);
     return { session, store, records };
   };
 
   /**
    * Writes what the run committed: new pre-compaction histories first (to the archive), then
-   * the records (older events to a chunk when the run compacted).
+   * the records (older events to a chunk when the run compacted) with the run's notes (the
+   * loaded ones where it has none).
    */
   const save = async (
     ctx: ObjectContext,
     store: MemoryStore,
     loaded: StoredRecords,
-    summaryCache?: SummaryCacheReport | null,
+    notes: { summaryCache?: SummaryCacheReport | null; carry?: TurnCarry } = {},
   ) => {
     const { artifacts, ...records } = store.records();
     await archiveHistories(ctx, name, artifacts);
-    await keepRecords(ctx, name, loaded, records, summaryCache ?? loaded.summaryCache);
+    const { summaryCache, carry } = notes;
+    await keepRecords(ctx, name, loaded, records, {
+      ...(summaryCache ? { summaryCache } : {}),
+      ...(carry ? { carry } : {}),
+    });
   };
   return { input, open, save };
 }
@@ -197,7 +207,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         const report = await session.compact(opts).catch((e: unknown) => {
           throw forGoodIfUserError(sdk, e);
         });
-        await save(ctx, store, records, report.summaryCache);
+        await save(ctx, store, records, { summaryCache: report.summaryCache, carry: session.carry });
         return plain(report);
       }),
       // What the provider counted for a request the object built; its next requests are anchored on it.
@@ -267,7 +277,7 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
       throw error;
     });
-    await save(ctx, store, records, result.summaryCache);
+    await save(ctx, store, records, { summaryCache: result.summaryCache, carry: session.carry });
     if (result.request !== null && result.decision !== 'failed')
       keepLastSent(ctx, result.request, session.history, call.envelope);
     ctx.clear(TURN_KEY);

@@ -3,6 +3,7 @@ import {
   SummaryCacheReportSchema,
   type SummaryCacheReport,
 } from '../runtime/local-summary/summary-prefix.js';
+import type { TurnCarry } from '../session/session-runner.js';
 import type { ObjectContext, ObjectSharedContext } from './sdk.js';
 import { archivedEvents, archiveEvents } from './session-archive.js';
 
@@ -32,14 +33,16 @@ export interface ArchivedNote {
   chunks: number[];
 }
 
-/**
- * The records as kept in the object (no histories: those live in the archive), and how the
- * last summary request was built and the share of it the provider's cache served.
- */
-export type StoredRecords = Omit<MemoryRecords, 'artifacts'> & {
-  archived?: ArchivedNote;
+/** What the records keep beside the events: the last summary request's cache report and what the last turn handed on. */
+export interface RecordsNotes {
+  /** How the last summary request was built and the share of it the provider's cache served. */
   summaryCache?: SummaryCacheReport;
-};
+  /** What the last turn hands the next one (read back with `keptCarry`). */
+  carry?: TurnCarry;
+}
+
+/** The records as kept in the object (no histories: those live in the archive), and their notes. */
+export type StoredRecords = Omit<MemoryRecords, 'artifacts'> & RecordsNotes & { archived?: ArchivedNote };
 
 const NOTHING_ARCHIVED: ArchivedNote = { messages: 0, boundaries: [], chunks: [] };
 
@@ -66,10 +69,12 @@ export async function keepRecords(
   name: string,
   previous: StoredRecords,
   next: Omit<MemoryRecords, 'artifacts'>,
-  summaryCache: SummaryCacheReport | undefined = previous.summaryCache,
+  notes: RecordsNotes = {},
 ): Promise<void> {
   const offset = next.offset ?? 0;
-  const cache = summaryCache ? { summaryCache } : {};
+  const summaryCache = notes.summaryCache ?? previous.summaryCache;
+  const carry = notes.carry ?? previous.carry;
+  const cache = { ...(summaryCache ? { summaryCache } : {}), ...(carry ? { carry } : {}) };
   let last = -1;
   next.events.forEach((e, i) => {
     if (e.type === 'thread.compact_boundary') last = i;

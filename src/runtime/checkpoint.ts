@@ -24,7 +24,7 @@ export const WholeCheckpointSchema = z.object({
 });
 
 /** How the prompt cache stood, as checkpoints before the turn's context held it kept it (see `CacheCycle`). */
-const CacheCycleSchema = z.object({
+export const CacheCycleSchema = z.object({
   last: z.number(),
   maxStep: z.number(),
   afterPass: z.number(),

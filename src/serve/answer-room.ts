@@ -120,13 +120,32 @@ function sameJson(a: unknown, b: unknown, key = ''): boolean {
  * projected message is compared with the sent one as far from the end; one that differs (a
  * summary, a cleared result) goes as the projection has it.
  */
-export function asClientSent(projected: readonly Message[], sent: readonly Message[]): Message[] {
+export function asClientSent(
+  projected: readonly Message[],
+  sent: readonly Message[],
+  chain?: readonly string[],
+): Message[] {
   const shift = sent.length - projected.length;
+  const links = chain?.length === sent.length ? chain : undefined;
   return projected.map((m, i) => {
     const own = sent[i + shift];
-    return own !== undefined && sameJson(m, own) ? own : m;
+    if (own === undefined) return m;
+    const link = links?.[i + shift];
+    // Matched before to a message with this chain value: the same bytes after the same history.
+    if (link !== undefined && matched.get(m) === link) return own;
+    if (!sameJson(m, own)) return m;
+    if (link !== undefined) matched.set(m, link);
+    return own;
   });
 }
+
+/**
+ * A session's message (an object its history keeps from request to request) and the chain value
+ * of the client's message it was found to equal: a later request whose message there has the
+ * same value sent the same message after the same history, so it is not compared again. Weak: a
+ * closed session's messages take their entries with them.
+ */
+const matched = new WeakMap<Message, string>();
 
 /** Whether the projection left the client's messages exactly as they came (same objects, same order). */
 export function unchanged(projected: readonly Message[], sent: readonly Message[]): boolean {

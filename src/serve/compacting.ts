@@ -10,8 +10,10 @@ import type { Message } from '../messages/message.js';
 import type { ServeMetrics } from './metrics.js';
 import { errorBody, parseRequest, writeRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import type { SessionIndex } from './session-index.js';
+import { requestChain, type RequestChain } from './hash-chain.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
+import { rememberClientBody } from './client-bytes.js';
 import { checkJsonDepth } from './request-guards.js';
 import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
@@ -80,7 +82,7 @@ export interface LastRequest {
   sent?: SentCount;
 }
 
-/** The messages a request sent after its fixed part: how many, their tokens, the short hash of the last. */
+/** The messages a request sent after its fixed part: how many, their tokens, the last one's hash chain value. */
 export interface SentCount {
   messages: number;
   tokens: number;
@@ -163,7 +165,9 @@ export async function readParsed(
     if (large) await checkJsonDepthInSlices(text);
     else checkJsonDepth(text);
     const body = large ? await parsedInSlices(bytes) : undefined;
-    return { text, parsed: parseRequest(protocol, text, countTokens, req.url, body) };
+    const parsed = parseRequest(protocol, text, countTokens, req.url, body);
+    rememberClientBody(req, text, bytes);
+    return { text, bytes, parsed };
   } catch (e) {
     if (UserError.isInstance(e)) throw new RequestRefusedError(400, `malformed request: ${e.message}`);
     throw e;
@@ -171,7 +175,12 @@ export async function readParsed(
 }
 
 /** The session a request belongs to: the client's header, an id the agent already sends, else its history. */
-function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: SessionIndex): string {
+function sessionIdOf(
+  req: IncomingMessage,
+  parsed: ParsedRequest,
+  chain: RequestChain,
+  index: SessionIndex,
+): string {
   const header = req.headers[SESSION_HEADER];
   const given = (Array.isArray(header) ? header[0] : header)?.trim();
   if (given !== undefined && given !== '') {
@@ -183,8 +192,8 @@ function sessionIdOf(req: IncomingMessage, parsed: ParsedRequest, index: Session
   // An id the agent sends (a header of its own, its body) that the proxy cannot use is ignored:
   // its history finds the session.
   const agent = validSessionId(agentSessionId(req.headers)) ?? validSessionId(parsed.clientSessionId);
-  if (agent !== undefined) return index.place(agent, parsed.messages, parsed.prefix);
-  return index.find(parsed.messages, parsed.prefix);
+  if (agent !== undefined) return index.place(agent, parsed.messages, chain);
+  return index.find(parsed.messages, chain);
 }
 
 /** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */
@@ -196,7 +205,7 @@ function projectRequest(
   signal: AbortSignal,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
-  const { id, capacity, reserve, text } = at;
+  const { id, capacity, reserve, text, chain } = at;
   const native = ctx.nativeCompaction(protocol, parsed.model);
   const summaryContext = {
     protocol,
@@ -218,6 +227,7 @@ function projectRequest(
         system: parsed.envelope.system,
         tools: parsed.envelope.tools,
         messages: parsed.messages,
+        chain: chain.links,
         model: { id: parsed.model },
         ...(parsed.envelope.wire !== 'gemini' ? { wire: parsed.envelope.wire } : {}),
         signal,
@@ -244,12 +254,13 @@ function outgoing(
   projection: ConversationProjection,
   counts: LastRequest,
   capacity: number,
+  chain: RequestChain,
 ) {
   // A session that holds an Anthropic compaction block sends it as the API accepts it.
   const replay = parsed.protocol === 'anthropic' && holdsCompaction(projection.request);
   const sent = replay ? replayingRequest(projection.request, parsed.meta, capacity) : undefined;
   const request = sent ? { ...parsed, meta: sent.meta } : parsed;
-  const messages = asClientSent(sent?.messages ?? projection.request, parsed.messages);
+  const messages = asClientSent(sent?.messages ?? projection.request, parsed.messages, chain.links);
   const own = sent === undefined ? text : undefined;
   const inText = (ms: readonly Message[]) =>
     own === undefined ? undefined : unchanged(ms, parsed.messages) ? own : splicedRequest(own, request, ms);
@@ -282,6 +293,8 @@ interface RequestAt {
   id: string;
   capacity: number;
   reserve: number;
+  /** The request's hash chain (one value per message), shared by the session index and the sync point. */
+  chain: RequestChain;
 }
 
 /** Projects a request into its session and writes what goes upstream; what is new is counted first, a slice at a time. */
@@ -297,9 +310,9 @@ async function projected(
     ctx.countsAhead === true ? await warmCounts(ctx.conversations, id, parsed) : () => undefined;
   try {
     const projection = await projectRequest(ctx, req, parsed, at, signal);
-    ctx.index.update(id, parsed.messages, parsed.prefix, ctx.conversations.syncedHashes(id));
-    const counts = recordProjection(ctx, id, parsed, projection);
-    return { projection, counts, ...outgoing(at.verbatim, parsed, projection, counts, capacity) };
+    ctx.index.update(id, at.chain);
+    const counts = recordProjection(ctx, id, parsed, projection, at.chain);
+    return { projection, counts, ...outgoing(at.verbatim, parsed, projection, counts, capacity, at.chain) };
   } finally {
     release();
   }
@@ -322,7 +335,7 @@ export async function handleCompacting(
 ): Promise<string> {
   const started = process.hrtime.bigint();
   try {
-    const { text, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
+    const { text, bytes, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
     // Every request that carries tools offers the recall tool too, from a session's first request on.
     const recalling = withRecallTool(asSent);
     const parsed = recalling ?? asSent;
@@ -334,14 +347,16 @@ export async function handleCompacting(
       await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
       return 'passthrough';
     }
-    const id = sessionIdOf(req, parsed, ctx.index);
+    // Every message's bytes hashed once, chained: the session index and the sync point compare these.
+    const chain = requestChain(text, asSent, bytes);
+    const id = sessionIdOf(req, parsed, chain, ctx.index);
     const reserve = answerReserve(capacity, parsed.maxOutput);
-    const clientText = recalling === undefined ? text : withRecallToolText(protocol, text);
+    const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
     const out = await projected(
       ctx,
       req,
       parsed,
-      { text, verbatim: clientText, id, capacity, reserve },
+      { text, verbatim: clientText, id, capacity, reserve, chain },
       signal,
     );
     const { projection, counts, body, lowered, replay, cleared } = out;
@@ -434,21 +449,21 @@ function summarizerOf(
 
 /**
  * Tokens of the messages a request sent. A session's next request resends the last one's
- * messages and adds a few: when the synced hashes show the last request's messages are still
- * its beginning, only the new ones are counted.
+ * messages and adds a few: when the request's hash chain shows the last request's messages
+ * are still its beginning (every one of them unchanged), only the new ones are counted.
  */
 function sentTokens(
   messages: readonly Message[],
   estimator: Estimator,
   before: SentCount | undefined,
-  hashes: readonly string[] | undefined,
+  hashes: readonly string[],
 ): SentCount {
-  const lastHash = hashes?.length === messages.length ? hashes[messages.length - 1] : undefined;
+  const lastHash = hashes.length === messages.length ? hashes[messages.length - 1] : undefined;
   const kept =
     before !== undefined &&
     before.lastHash !== undefined &&
     before.messages <= messages.length &&
-    hashes?.[before.messages - 1] === before.lastHash;
+    hashes[before.messages - 1] === before.lastHash;
   const from = kept ? before.messages : 0;
   let tokens = kept ? before.tokens : 0;
   for (let i = from; i < messages.length; i++) tokens += estimator.message(messages[i]);
@@ -461,17 +476,13 @@ function recordProjection(
   id: string,
   parsed: ParsedRequest,
   projection: ConversationProjection,
+  chain: RequestChain,
 ): LastRequest {
   const { session } = projection;
   const fixed = session.limits.prefixTokens ?? 0;
   const before = ctx.lastRequests.get(id);
   const made = before?.made ?? { compactions: 0, summaryCalls: 0 };
-  const sent = sentTokens(
-    parsed.messages,
-    session.estimator,
-    before?.sent,
-    ctx.conversations.syncedHashes(id),
-  );
+  const sent = sentTokens(parsed.messages, session.estimator, before?.sent, chain.links);
   const last: LastRequest = {
     protocol: parsed.protocol,
     model: parsed.model,

@@ -5,7 +5,7 @@
  */
 
 /** Index just past the string starting at `i` (a quote); found with indexOf, as most of a body is strings. */
-function stringEnd(text: string, i: number): number {
+export function stringEnd(text: string, i: number): number {
   for (let j = i + 1; ;) {
     const q = text.indexOf('"', j);
     if (q < 0) return -1;
@@ -34,16 +34,6 @@ const skipSpace = (text: string, i: number) => {
   while (i < text.length && /\s/.test(text[i])) i++;
   return i;
 };
-
-/**
- * The text with `element` (JSON text) appended to the non-empty array under `key` at the
- * top level of the object `text` holds, or undefined when there is no such array.
- */
-export function appendToTopLevelArray(text: string, key: string, element: string): string | undefined {
-  const at = topLevelArrayAt(text, key);
-  if (at === undefined || at.items.length === 0) return undefined;
-  return `${text.slice(0, at.close)},${element}${text.slice(at.close)}`;
-}
 
 /** Index of the last character of a scalar value starting at `i` (string, number, literal). */
 function valueEnd(text: string, i: number): number {

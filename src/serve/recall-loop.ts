@@ -14,6 +14,7 @@ import { answerOfStream } from './recall-stream.js';
 import { newPlace } from './recall-events.js';
 import { passAnswer, writeFrames, type Frame } from './recall-relay.js';
 import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
+import { upstreamBytes } from './client-bytes.js';
 import { withBetas } from './anthropic-native.js';
 import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.js';
 
@@ -69,7 +70,8 @@ export async function sendUpstream(
   headers['content-type'] = 'application/json';
   const answer = await ctx.upstream.send(
     ctx.upstreamUrl(protocol, req.url ?? '/'),
-    { method: 'POST', headers, body },
+    // What is still the client's text goes as the client's bytes, not encoded again.
+    { method: 'POST', headers, body: upstreamBytes(req, body) },
     signal,
   );
   if (answer.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(answer.status) });

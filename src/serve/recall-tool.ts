@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { importAnthropic } from '../formats/anthropic.js';
 import { importGemini } from '../formats/gemini.js';
 import { importOpenAIChat } from '../formats/openai-chat.js';
@@ -6,7 +7,8 @@ import type { ProviderMeta } from '../formats/provider-envelope.js';
 import type { Json, Message } from '../messages/message.js';
 import { RECALL_TOOL, RECALL_TOOL_NAME } from '../projection/index.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
-import { appendToTopLevelArray } from './json-splice.js';
+import { topLevelArrayAt } from './json-splice.js';
+import { clientTextWith } from './client-bytes.js';
 import { geminiAnswer } from './recall-stream.js';
 import { isObj, type Obj } from './recall-events.js';
 
@@ -63,11 +65,17 @@ export function withRecallTool(req: ParsedRequest): ParsedRequest | undefined {
 }
 
 /**
- * The client's own body text with the recall tool added after its tools, every other byte as
- * it came; undefined when the tools cannot be found in the text (the body is then written anew).
+ * Where the recall tool goes in the client's own body text (after its last tool) and the JSON
+ * that goes there, every other byte as it came; undefined when the tools cannot be found in the
+ * text (the body is then written anew).
  */
-export function withRecallToolText(protocol: ProtocolName, text: string): string | undefined {
-  return appendToTopLevelArray(text, 'tools', JSON.stringify(recallWireTool(protocol)));
+export function recallToolInsert(
+  protocol: ProtocolName,
+  text: string,
+): { at: number; insert: string } | undefined {
+  const at = topLevelArrayAt(text, 'tools');
+  if (at === undefined || at.items.length === 0) return undefined;
+  return { at: at.close, insert: `,${JSON.stringify(recallWireTool(protocol))}` };
 }
 
 /** The assistant's turn in an upstream's (non-streaming) answer, as the wire's own request would carry it. */
@@ -128,4 +136,14 @@ export function recallTurnOf(protocol: ProtocolName, answerText: string): Messag
   }
   const calls = messages.flatMap((m) => m.toolCalls ?? []);
   return calls.length > 0 && calls.every((c) => c.name === RECALL_TOOL_NAME) ? messages : undefined;
+}
+
+/** The client's text with the recall tool after its tools (its bytes kept), or undefined when they cannot be found in it. */
+export function withRecallToolText(
+  req: IncomingMessage,
+  protocol: ProtocolName,
+  text: string,
+): string | undefined {
+  const insert = recallToolInsert(protocol, text);
+  return insert && clientTextWith(req, text, insert.at, insert.insert);
 }

@@ -1,33 +1,28 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Message } from '../messages/message.js';
 import { hashOf, idOfDirName, messageHash, readSyncPoint } from '../adapters/shared/sync-point.js';
+import type { RequestChain } from './hash-chain.js';
 
 /**
- * Which session a request belongs to when the client names none: the session whose stored
- * messages are the longest prefix of the request's (an agent resends its whole history, so
- * its next request starts with everything the last one held), else a new one named after
- * the request's opening.
+ * Which session a request belongs to when the client names none: the session whose messages are
+ * the longest prefix of the request's (an agent resends its whole history, so its next request
+ * starts with everything the last one held), else the session it shares the longest prefix with
+ * (an edited or regenerated message: the session forks), else a new one named after the
+ * request's opening. Sessions are filed under values of their hash chain, so finding one is a
+ * lookup per message of the request, whatever the number of sessions.
  */
 export interface SessionIndex {
-  /** The session whose messages are the longest prefix of `messages`, or a new id for them. */
-  find(messages: readonly Message[], prefix: readonly Message[]): string;
-  /**
-   * Remembers what a session holds after a request. `hashes` are its messages' short hashes
-   * when the caller already has them (the session's sync point), so none is hashed again.
-   */
-  update(
-    id: string,
-    messages: readonly Message[],
-    prefix: readonly Message[],
-    hashes?: readonly string[],
-  ): void;
+  /** The session `chain` continues (or forks), or a new id for it. */
+  find(messages: readonly Message[], chain: RequestChain): string;
+  /** Remembers what a session holds after a request: the request's chain. */
+  update(id: string, chain: RequestChain): void;
   /**
    * The session for an id the client sends in its body (`metadata.user_id`, `prompt_cache_key`
    * …): that id, unless the session under it opened differently. A client sends the same id
    * with side requests of another conversation (a title, a summary of its own); each such
    * conversation gets a session of its own, `ID~HASH`, rather than forking the main one.
    */
-  place(id: string, messages: readonly Message[], prefix: readonly Message[]): string;
+  place(id: string, messages: readonly Message[], chain: RequestChain): string;
   /** Drops everything kept about a session (it was closed to make room). */
   forget(id: string): void;
   /** How many sessions it keeps something about. */
@@ -37,19 +32,25 @@ export interface SessionIndex {
 const SYNC_SUFFIX = '.sync.json';
 
 interface Known {
-  /** Short hashes of the session's messages (shared with its sync point when it gave them). */
-  hashes: readonly string[];
-  /** Hash of its fixed part (unknown for one stored by an earlier run). */
+  /** Chain values it is filed under: its head (its whole history), then checkpoints of its prefixes. */
+  filed: string[];
+  /** Its first chain value (fixed part and first message); undefined while it holds no message. */
+  opening?: string;
+  /** Short hash of its fixed part. */
   fixed?: string;
-  /** The key it is filed under in `byOpening`. */
-  opening: string;
+  /** A session stored by an earlier run: its messages' canonical short hashes (no chain is stored). */
+  stored?: readonly string[];
 }
 
-/** The key sessions that open alike are filed under: the fixed part's hash and the first message's. */
-const openingKey = (fixed: string | undefined, first: string | undefined) => `${fixed ?? '*'}:${first ?? ''}`;
+/** Positions (message counts) below `n` whose chain values are filed: 1, 2, 4, 8 … */
+function checkpoints(n: number): number[] {
+  const out: number[] = [];
+  for (let p = 1; p < n; p *= 2) out.push(p);
+  return out;
+}
 
 /** Files the sessions stored by an earlier run: their sync points hold their messages' hashes. */
-function fileStored(dataDir: string, file: (id: string, entry: Known) => void): void {
+function fileStored(dataDir: string, file: (id: string, hashes: readonly string[]) => void): void {
   if (!existsSync(dataDir)) return;
   for (const name of readdirSync(dataDir)) {
     if (!name.endsWith(SYNC_SUFFIX)) continue;
@@ -57,27 +58,45 @@ function fileStored(dataDir: string, file: (id: string, entry: Known) => void): 
     // A hashed name cannot give its id back; such a session is found by its id only.
     if (id === undefined) continue;
     try {
-      const { hashes } = readSyncPoint(dataDir, id);
-      file(id, { hashes, opening: openingKey(undefined, hashes[0]) });
+      file(id, readSyncPoint(dataDir, id).hashes);
     } catch {
       // An unreadable sync point names no session to match; opening that id reports it.
     }
   }
 }
 
-/** The longest session among `ids` whose messages begin `messages`, over `best` (its last message checked by hash). */
-function longest(
+/** A set's last member (the most recently filed), or undefined. */
+function newest(ids: Set<string> | undefined): string | undefined {
+  let last: string | undefined;
+  for (const id of ids ?? []) last = id;
+  return last;
+}
+
+function add(map: Map<string, Set<string>>, key: string, id: string): void {
+  let ids = map.get(key);
+  if (ids === undefined) map.set(key, (ids = new Set()));
+  ids.add(id);
+}
+
+function remove(map: Map<string, Set<string>>, key: string, id: string): void {
+  const ids = map.get(key);
+  ids?.delete(id);
+  if (ids?.size === 0) map.delete(key);
+}
+
+/** The longest session of an earlier run whose messages begin `messages` (its last message checked by hash). */
+function storedPrefix(
   known: ReadonlyMap<string, Known>,
-  ids: Iterable<string> | undefined,
+  storedByFirst: ReadonlyMap<string, Set<string>>,
   messages: readonly Message[],
-  best?: string,
 ): string | undefined {
-  let length = best === undefined ? 0 : known.get(best)!.hashes.length;
-  for (const id of ids ?? []) {
-    const { hashes } = known.get(id)!;
+  if (storedByFirst.size === 0 || messages.length === 0) return undefined;
+  let best: string | undefined;
+  let length = 0;
+  for (const id of storedByFirst.get(messageHash(messages[0])) ?? []) {
+    const hashes = known.get(id)!.stored!;
     const n = hashes.length;
     if (n <= length || n > messages.length) continue;
-    // Like the sync point, the last stored message tells a longer list from a rewritten one.
     if (hashes[n - 1] !== messageHash(messages[n - 1])) continue;
     best = id;
     length = n;
@@ -87,57 +106,61 @@ function longest(
 
 export function createSessionIndex(dataDir: string | undefined): SessionIndex {
   const known = new Map<string, Known>();
-  // Sessions by how they open, so a request is matched against those only, not against all.
-  const byOpening = new Map<string, Set<string>>();
-  const file = (id: string, entry: Known) => {
-    known.set(id, entry);
-    let ids = byOpening.get(entry.opening);
-    if (ids === undefined) byOpening.set(entry.opening, (ids = new Set()));
-    ids.add(id);
-  };
+  // Sessions by chain value: heads (a whole history) and checkpoints (a prefix of one).
+  const heads = new Map<string, Set<string>>();
+  const marks = new Map<string, Set<string>>();
+  // Sessions of an earlier run by their first message's hash, until a request updates them.
+  const storedByFirst = new Map<string, Set<string>>();
   const forget = (id: string) => {
     const entry = known.get(id);
     if (entry === undefined) return;
     known.delete(id);
-    const ids = byOpening.get(entry.opening);
-    ids?.delete(id);
-    if (ids?.size === 0) byOpening.delete(entry.opening);
+    entry.filed.forEach((value, i) => remove(i === 0 ? heads : marks, value, id));
+    if (entry.stored !== undefined && entry.stored.length > 0) remove(storedByFirst, entry.stored[0], id);
   };
-  if (dataDir !== undefined) fileStored(dataDir, file);
-  // One request's fixed part is hashed once, though finding and updating its session both need it.
-  const fixedHashes = new WeakMap<readonly Message[], string>();
-  const fixedOf = (prefix: readonly Message[]) => {
-    let h = fixedHashes.get(prefix);
-    if (h === undefined) fixedHashes.set(prefix, (h = hashOf(prefix)));
-    return h;
-  };
+  if (dataDir !== undefined)
+    fileStored(dataDir, (id, hashes) => {
+      known.set(id, { filed: [], stored: hashes });
+      if (hashes.length > 0) add(storedByFirst, hashes[0], id);
+    });
+
   return {
-    find(messages, prefix) {
-      const fixed = fixedOf(prefix);
-      const first = messages.length > 0 ? messageHash(messages[0]) : undefined;
-      const sameFixed = longest(known, byOpening.get(openingKey(fixed, first)), messages);
-      const best = longest(known, byOpening.get(openingKey(undefined, first)), messages, sameFixed);
-      if (best !== undefined) return best;
+    find(messages, chain) {
+      const { links } = chain;
+      for (let i = links.length; i > 0; i--) {
+        const id = newest(heads.get(links[i - 1]));
+        if (id !== undefined) return id;
+      }
+      const stored = storedPrefix(known, storedByFirst, messages);
+      if (stored !== undefined) return stored;
+      // No session this continues: the one it shares the longest prefix with (it forks there).
+      for (const p of checkpoints(links.length + 1).reverse()) {
+        const id = newest(marks.get(links[p - 1]));
+        if (id !== undefined) return id;
+      }
       // A new conversation: named by its fixed part and its first message, so the same
       // opening finds the same session again even before it was stored (or after it was closed).
-      return `c-${hashOf([fixed, messages[0] ?? null]).slice(0, 16)}`;
+      return `c-${hashOf([chain.fixed, messages[0] ?? null]).slice(0, 16)}`;
     },
-    update(id, messages, prefix, hashes) {
-      const own =
-        hashes !== undefined && hashes.length === messages.length ? hashes : messages.map(messageHash);
-      const fixed = fixedOf(prefix);
+    update(id, chain) {
+      const { links } = chain;
       forget(id);
-      file(id, { hashes: own, fixed, opening: openingKey(fixed, own[0]) });
+      const n = links.length;
+      const filed = n > 0 ? [links[n - 1], ...checkpoints(n).map((p) => links[p - 1])] : [];
+      known.set(id, { filed, fixed: chain.fixed.slice(0, 16), ...(n > 0 ? { opening: links[0] } : {}) });
+      filed.forEach((value, i) => add(i === 0 ? heads : marks, value, id));
     },
-    place(id, messages, prefix) {
-      const fixed = fixedOf(prefix);
-      const first = messages.length > 0 ? messageHash(messages[0]) : '';
+    place(id, messages, chain) {
       const stored = known.get(id);
+      // Hashed as a whole only when the chain cannot tell (a session of an earlier run) or for a new name.
+      const first = () => (messages.length > 0 ? messageHash(messages[0]) : '');
       const sameOpening =
         stored === undefined ||
-        ((stored.hashes.length === 0 || stored.hashes[0] === first) &&
-          (stored.fixed === undefined || stored.fixed === fixed));
-      return sameOpening ? id : `${id}~${hashOf([fixed, first]).slice(0, 8)}`;
+        (stored.stored !== undefined
+          ? stored.stored.length === 0 || stored.stored[0] === first()
+          : (stored.opening === undefined || stored.opening === chain.links[0]) &&
+            stored.fixed === chain.fixed.slice(0, 16));
+      return sameOpening ? id : `${id}~${hashOf([chain.fixed, first()]).slice(0, 8)}`;
     },
     forget,
     get size() {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { HTTP_DEFAULTS, type HttpLimits } from '../providers/http-limits.js';
@@ -62,7 +63,7 @@ const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504, 529]);
 export interface Upstream {
   send(
     url: string,
-    init: { method: string; headers: Record<string, string | string[]>; body?: Buffer | string },
+    init: { method: string; headers: Record<string, string | string[]>; body?: Buffer | Buffer[] | string },
     signal: AbortSignal,
   ): Promise<UpstreamResponse>;
   close(): Promise<void>;
@@ -76,13 +77,19 @@ export function createUpstream(limits: HttpLimits): Upstream {
       // Another attempt only while retries and the budget (its wait included) allow.
       const mayRetry = (attempt: number, wait: number) =>
         attempt <= limits.retries && Date.now() - started + wait <= limits.retryBudgetMs;
+      // A body in pieces is written piece by piece: its length is said up front, not chunked.
+      const { body } = init;
+      const headers = Array.isArray(body)
+        ? { ...init.headers, 'content-length': String(body.reduce((n, b) => n + b.length, 0)) }
+        : init.headers;
       for (let attempt = 1; ; attempt++) {
         let wait = backoff(attempt);
         try {
           const res = await request(url, {
             method: init.method as Dispatcher.HttpMethod,
-            headers: init.headers,
-            body: init.body,
+            headers,
+            // A stream is read once: each attempt gets its own over the same pieces.
+            body: Array.isArray(body) ? Readable.from(body, { objectMode: false }) : body,
             signal,
             dispatcher: agent,
           });

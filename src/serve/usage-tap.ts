@@ -64,7 +64,8 @@ export function usageTap(stream: boolean, done: (usage: ReportedUsage | undefine
   const decoder = new StringDecoder('utf8');
   const json: Buffer[] = [];
   const readLine = (line: string) => {
-    if (!line.startsWith('data:')) return;
+    // Only the events that name a usage are read: the others (most of a long answer) are not parsed.
+    if (!line.startsWith('data:') || !line.includes('usage')) return;
     try {
       found = usageIn(JSON.parse(line.slice(5))) ?? found;
     } catch {

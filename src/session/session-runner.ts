@@ -1,4 +1,4 @@
-import type { CompactionMode } from '../../machines/index.js';
+import type { CompactionMode, LoopGuardState } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { createLocalSummarizer } from '../runtime/local-summary/create-local-summarizer.js';
 import type { LocalSummarizerWithWarnings } from '../runtime/local-summary/local-summarizer-options.js';
@@ -16,6 +16,9 @@ import type { SessionRoute } from './route.js';
 
 /** What one turn hands the next so compaction may wait while the prompt cache holds. */
 export type CacheCarry = Pick<TurnRequest, 'lastSent' | 'cacheCycle'>;
+
+/** Everything one turn hands the next: the cache carry and the loop guard's memory. */
+export type TurnCarry = CacheCarry & { loopGuard: LoopGuardState };
 
 /** What every run of one session shares. */
 export interface RunnerContext {

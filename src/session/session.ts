@@ -18,7 +18,7 @@ import { parseOrThrow, SessionOptionsSchema, type CompactorSessionOptions } from
 import type { RequestEnvelope } from './parent-context.js';
 import { describeCompaction, sessionTurnResult, type SessionCompactionReport } from './report.js';
 import { resolveSessionRoute, withSummarizer, type SessionRoute } from './route.js';
-import { buildSessionRunner, type CacheCarry, type RunnerContext } from './session-runner.js';
+import { buildSessionRunner, type CacheCarry, type RunnerContext, type TurnCarry } from './session-runner.js';
 import type {
   CompactOptions,
   CompactorSession,
@@ -154,7 +154,7 @@ export class Session implements CompactorSession {
   append(...messages: Message[]): void {
     if (this.busy)
       throw new SessionBusyError('compactor session is busy; append must wait for the running turn');
-    this.appendValidated(this.validated(messages, 'append: message'));
+    void this.appendValidated(this.validated(messages, 'append: message'));
   }
 
   setEnvelope(next: RequestEnvelope | undefined): void {
@@ -200,6 +200,19 @@ export class Session implements CompactorSession {
     [this.sent, this.sentTokens] = [request, providerTokens];
   }
 
+  /**
+   * What the turns so far hand the next one (the loop guard, the request the last turn ended
+   * with, the prompt cache's cycle), for a host that opens the session afresh for every call.
+   */
+  get carry(): TurnCarry {
+    return { loopGuard: this.guard, ...this.lastTurn };
+  }
+
+  /** Continues from what an earlier opening of this session handed on ({@link Session.carry}). */
+  carryOn({ loopGuard, ...cache }: TurnCarry): void {
+    [this.guard, this.lastTurn] = [{ ...loopGuard }, cache];
+  }
+
   /** The last request sent, as a summary would extend it. */
   private sentMessages(): SentMessages | undefined {
     return this.sent && { messages: this.sent, providerTokens: this.sentTokens };
@@ -224,7 +237,7 @@ export class Session implements CompactorSession {
     return this.exclusive('runTurn', async () => {
       // Pending messages are conversation facts: stored before the turn may compact them. Their
       // fsync runs while the turn works; the turn waits for it before it records or returns anything.
-      const synced = this.appendSyncingLater(this.validated(opts.pending ?? [], 'runTurn: pending'));
+      const synced = this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'), true);
       const before = this.live;
       const sent = await this.turnSent(opts, before, synced);
       const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
@@ -413,20 +426,20 @@ export class Session implements CompactorSession {
     return messages.map((m, i) => parseOrThrow(MessageSchema, m, `${where}[${i}]`));
   }
 
-  private appendValidated(messages: Message[]): void {
-    if (messages.length === 0) return;
-    // The validated copies are the session's own: their long texts are held as UTF-8.
-    const held = messages.map(heldMessage);
-    this.stored?.add(held);
-    this.live = [...this.live, ...held];
-  }
-
-  /** Appends like appendValidated; the store's fsync of them may still run (see {@link Session.landed}). */
-  private appendSyncingLater(messages: Message[]): Promise<void> {
+  /**
+   * The one way messages join the session: validated copies whose long texts are held as UTF-8,
+   * added to the store and the live history. `append` waits for the store's fsync; a turn
+   * (`syncingLater`) lets it run while it works and awaits the returned promise through
+   * {@link Session.landed} before it records or returns anything.
+   */
+  private appendValidated(messages: Message[], syncingLater = false): Promise<void> {
     if (messages.length === 0) return Promise.resolve();
-    const synced = this.stored?.addSyncingLater(messages) ?? Promise.resolve();
+    const held = messages.map(heldMessage);
+    let synced = Promise.resolve();
+    if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held);
+    else this.stored?.add(held);
     synced.catch(() => undefined); // awaited by the turn through landed()
-    this.live = [...this.live, ...messages];
+    this.live = [...this.live, ...held];
     return synced;
   }
 

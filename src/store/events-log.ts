@@ -61,6 +61,11 @@ export class EventLog {
   private fd: number | undefined;
   /** Bytes up to the last commit line written by this log (set when the file is opened). */
   private committedBytes = 0;
+  /**
+   * The file's size as this log left it, so an append needs no stat of the file (undefined:
+   * read it again, after a cut back the disk refused).
+   */
+  private size: number | undefined;
   private lastSeq = 0;
   private uncommitted = 0;
   private queue: WriteQueue | undefined;
@@ -130,7 +135,8 @@ export class EventLog {
   private open(): number {
     if (this.fd === undefined) {
       this.fd = openSync(this.file, 'a', PRIVATE_FILE);
-      this.committedBytes = fstatSync(this.fd).size;
+      this.size = fstatSync(this.fd).size;
+      this.committedBytes = this.size;
     }
     return this.fd;
   }
@@ -168,7 +174,7 @@ export class EventLog {
     this.usable();
     const last = events[events.length - 1]!.seq;
     const fd = this.open();
-    const before = fstatSync(fd).size;
+    const before = this.sizeOf(fd);
     const buf = Buffer.from(
       [...events.map((e) => frameLine(e)), commitLine(last)].map((l) => `${l}\n`).join(''),
       'utf8',
@@ -179,6 +185,7 @@ export class EventLog {
       this.cutBack(fd, before);
       throw e;
     }
+    this.size = before + buf.length;
     const previous = { seq: this.lastSeq, committed: this.committedBytes };
     this.lastSeq = last;
     this.uncommitted = 0;
@@ -199,10 +206,16 @@ export class EventLog {
     if (this.failure) throw this.failure;
   }
 
+  private sizeOf(fd: number): number {
+    return (this.size ??= fstatSync(fd).size);
+  }
+
   /** Cuts the file back to `size` after a failed write (best effort: loading finds what is left). */
   private cutBack(fd: number, size: number): void {
+    this.size = undefined;
     try {
       ftruncateSync(fd, size);
+      this.size = size;
       fsyncSync(fd);
     } catch {
       // The disk refuses even the rollback; loading will then find an unfinished write.
@@ -223,7 +236,9 @@ export class EventLog {
     if (this.queue) this.queue.cutToCommit();
     else if (this.fd === undefined) return 0;
     else {
+      this.size = undefined;
       ftruncateSync(this.fd, this.committedBytes);
+      this.size = this.committedBytes;
       fsyncSync(this.fd);
     }
     this.lastSeq -= dropped;
@@ -238,7 +253,7 @@ export class EventLog {
     }
     this.usable();
     const fd = this.open();
-    const before = fstatSync(fd).size;
+    const before = this.sizeOf(fd);
     const buf = Buffer.from(lines.map((l) => `${l}\n`).join(''), 'utf8');
     try {
       writeAll(this.io, fd, buf);
@@ -246,6 +261,7 @@ export class EventLog {
       this.cutBack(fd, before);
       throw e;
     }
+    this.size = before + buf.length;
     if (lines[lines.length - 1]!.startsWith('{"commit":')) this.committedBytes = before + buf.length;
   }
 
@@ -258,6 +274,7 @@ export class EventLog {
   close(onClosed: () => void = () => undefined): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    this.size = undefined;
     if (this.queue) this.queue.close(onClosed);
     else onClosed();
   }

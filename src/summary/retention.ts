@@ -3,6 +3,7 @@ import { MESSAGE_OVERHEAD } from '../estimate/estimator.js';
 import { hasToolCalls, msg, textOf, type Message } from '../messages/message.js';
 import { headWithinTokens } from './preview.js';
 import { isSummaryMessage } from './summary-message.js';
+import { cutMessageNote, cutOriginOf } from '../projection/recall-ids.js';
 
 /** Options of {@link collectRetainedMessages}. */
 export interface RetentionOptions {
@@ -76,9 +77,8 @@ export function collectRetainedMessages(history: readonly Message[], options: Re
       continue;
     }
     if (left > MESSAGE_OVERHEAD) {
-      const cut = headWithinTokens(textOf(history[c.index].content), left - MESSAGE_OVERHEAD, est);
-      if (cut.length > 0) {
-        const m = msg.user(cut);
+      const m = cutToFit(history[c.index], left, est);
+      if (m !== null) {
         chosen.set(c.index, m);
         left -= est.message(m);
       }
@@ -103,6 +103,23 @@ export function collectRetainedMessages(history: readonly Message[], options: Re
     }
   }
   return coherent(history, chosen);
+}
+
+/**
+ * The start of a user message within `room` tokens, as a fresh plain user message that ends by
+ * naming the original's recall id (so the cut part is one recall away); only the start when
+ * the note itself does not fit. Null when not even a start fits.
+ */
+function cutToFit(original: Message, room: number, est: Estimator): Message | null {
+  const { text, totalTokens, recallId } = cutOriginOf(original, est.message(original));
+  const note = cutMessageNote(totalTokens, recallId, 'its start is');
+  const head = headWithinTokens(text, room - MESSAGE_OVERHEAD - est.text(note), est);
+  if (head.length > 0) {
+    const noted = msg.user(head + note);
+    if (est.message(noted) <= room) return noted;
+  }
+  const bare = headWithinTokens(text, room - MESSAGE_OVERHEAD, est);
+  return bare.length > 0 ? msg.user(bare) : null;
 }
 
 /** Applies call/result coherence to a selection (see {@link collectRetainedMessages}). */

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
-import { TASK } from '#dev/loops/loop-matrix.js';
+import { afterAll, expect, it, jest } from '@jest/globals';
 import { freeEncoders } from '#src/estimate/index.js';
 import { startServer } from '#src/serve/index.js';
-import { FINAL_TEXT, startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeUsage } from '#dev/fakes/prompt-cache.js';
-import { RestateServer, startWorker, stopWorker } from '#dev/restate/harness.js';
-import { runClientLoop, type ServeProtocol } from '#support/serve-client-loops.js';
+import { stopWorker } from '#dev/restate/harness.js';
+import type { ServeProtocol } from '#support/serve-client-loops.js';
 import { COMPACTING_POLICY } from '#support/serve/proxy.js';
+import { agentWorker, cachingAgentLoop, restateAndAgentUpstream } from '#support/serve/restate-agent.js';
 import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
 
 /**
@@ -28,12 +27,6 @@ const CLIENT_KEY = 'sk-client-summary-cache';
 
 afterAll(() => freeEncoders());
 
-/** The worker's route for the agent's own model, on the wire of `protocol`. */
-const ROUTES: Record<Exclude<ServeProtocol, 'openai-responses'>, { provider: string; model: string }> = {
-  anthropic: { provider: 'anthropic', model: 'claude-sonnet-4-6' },
-  'openai-chat': { provider: 'openai-compatible', model: 'gpt-4o' },
-};
-
 const shareOf = (calls: readonly FakeUsage[]) =>
   calls.reduce((n, u) => n + u.cached, 0) /
   Math.max(
@@ -49,31 +42,20 @@ interface Report {
 }
 
 describeWithRestate('summary calls the cache pays for, on the Restate engine', () => {
-  let restate: RestateServer;
-  let upstream: FakeAgentUpstream;
-
-  beforeAll(async () => {
-    upstream = await startFakeAgentUpstream({ window: WINDOW });
-    restate = new RestateServer(install!);
-    await restate.start();
-  });
-
-  afterAll(async () => {
-    await restate?.dispose();
-    await upstream?.close();
-  });
+  const started = restateAndAgentUpstream(install, WINDOW);
 
   /**
    * One agent loop through a proxy whose sessions live on Restate, with a worker of route
    * `protocol` (and `session` options over its own); the usage of its summary calls, what the
    * session object reports and the bytes of its kept last request.
    */
-  async function loop(protocol: keyof typeof ROUTES, name: string, session: object = {}) {
-    const worker = await startWorker(install!, {
-      WORKER_ROUTE: JSON.stringify({ ...ROUTES[protocol], baseUrl: upstream.url, apiKeyEnv: 'FAKE_KEY' }),
-      WORKER_CAPACITY: String(WINDOW),
-      WORKER_SESSION: JSON.stringify(session),
-      FAKE_KEY: WORKER_KEY,
+  async function loop(protocol: ServeProtocol, name: string, session: object = {}) {
+    const { restate, upstream } = started;
+    const worker = await agentWorker(install!, started, {
+      protocol,
+      window: WINDOW,
+      key: WORKER_KEY,
+      session,
     });
     const proxy = await startServer({
       port: 0,
@@ -86,25 +68,10 @@ describeWithRestate('summary calls the cache pays for, on the Restate engine', (
       session: { policy: COMPACTING_POLICY },
     });
     try {
-      // The newest deployment serves new calls: this worker, with this route.
-      await restate.register(`http://127.0.0.1:${worker.port}`);
       const from = upstream.requests.length;
       const fromSummaries = upstream.summaries.length;
-      const result = await runClientLoop({
-        protocol,
-        stream: false,
-        proxy: proxy.url,
-        loop: name,
-        task: TASK,
-        steps: STEPS,
-        resultTokens: RESULT_TOKENS,
-        model: ROUTES[protocol].model,
-        maxTokens: 1_024,
-        apiKey: CLIENT_KEY,
-        identify: 'header',
-        cacheControl: true,
-      });
-      expect(result.finalText).toBe(FINAL_TEXT);
+      const loop = { protocol, proxy: proxy.url, loop: name, steps: STEPS, resultTokens: RESULT_TOKENS };
+      await cachingAgentLoop({ ...loop, apiKey: CLIENT_KEY });
       const state = await restate.call<{ summaryCache: Report }>('compactorSession', name, 'state');
       const bytes = await restate.stateBytes('compactorSession', name);
       const requests = upstream.requests.slice(from);
@@ -121,7 +88,7 @@ describeWithRestate('summary calls the cache pays for, on the Restate engine', (
       .filter((r) => r.raw.includes('You are writing a checkpoint of an agent session'))
       .map((r) => String(r.headers['x-api-key'] ?? r.headers.authorization));
 
-  for (const protocol of ['anthropic', 'openai-chat'] as const)
+  for (const protocol of ['anthropic', 'openai-chat', 'openai-responses'] as const)
     it(`${protocol}: a worker on the agent's model asks its summary over the last request the proxy sent, each call ≥ 95 % cached; a bounded fork much less`, async () => {
       const prefix = await loop(protocol, `restate-prefix-${protocol}`);
       const fork = await loop(protocol, `restate-fork-${protocol}`, {

@@ -25,6 +25,7 @@ import {
   hashOf,
   messageHash,
   readSyncPoint,
+  sharedLinks,
   saveSyncPoint,
   syncFile,
   type SyncPoint,
@@ -40,6 +41,13 @@ export interface ConversationCall {
   tools?: RequestEnvelope['tools'];
   /** The whole conversation as the framework sends it (without the system prompt). */
   messages: readonly Message[];
+  /**
+   * One value per message of `messages`, each covering that message and all before it (a hash
+   * chain, e.g. over the bytes a client sent them in): two calls whose values agree at a position
+   * share every message up to it. With it a call tells a longer list from an edited one
+   * (anywhere in it) with one comparison instead of hashing messages; ignored when its length differs.
+   */
+  chain?: readonly string[];
   /** The model's id (and provider name), to look its window up in the catalog when `limits.capacity` is absent. */
   model?: { provider?: string; id: string };
   /** The wire protocol the request goes out in, when the caller knows it (a proxy does). */
@@ -162,6 +170,8 @@ interface State extends SyncPoint {
   broken?: boolean;
   /** The point as last saved under `sessionDir` (by this process). */
   saved?: { synced: number; recorded: number; branch: number };
+  /** The chain values of the synced messages, when the calls that synced them all gave theirs. */
+  chain?: readonly string[];
 }
 
 /**
@@ -204,7 +214,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
       kept !== undefined && !kept.broken
         ? kept
         : openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
-    if (!isRewritten(state, call.messages)) return remember(id, state, call.bytes);
+    if (!isRewritten(state, call.messages, chainOf(call))) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
     // that, and for its own sync point to be saved.
@@ -301,15 +311,31 @@ function evictBeyond(
 const allHashes = (state: State | undefined) =>
   state !== undefined && state.hashes.length === state.synced ? state.hashes : undefined;
 
+/** A call's chain when it gives one value per message. */
+const chainOf = (call: ConversationCall) =>
+  call.chain !== undefined && call.chain.length === call.messages.length ? call.chain : undefined;
+
+/** The synced messages' chain values when both the state and the call have them. */
+const bothChains = (state: State, chain: readonly string[] | undefined) =>
+  chain !== undefined && state.chain !== undefined && state.chain.length === state.synced
+    ? state.chain
+    : undefined;
+
 /**
  * A list shorter than what was synced, or a different message at the sync point, is a
- * rewritten conversation (an edited or regenerated message): it forks rather than mix two histories.
+ * rewritten conversation (an edited or regenerated message): it forks rather than mix two
+ * histories. With chains, a different message anywhere before the sync point counts too.
  */
-function isRewritten(state: State, messages: readonly Message[]): boolean {
-  return (
-    messages.length < state.synced ||
-    (state.synced > 0 && hashOf(messages[state.synced - 1]) !== state.lastHash)
-  );
+function isRewritten(state: State, messages: readonly Message[], chain?: readonly string[]): boolean {
+  if (messages.length < state.synced) return true;
+  if (state.synced === 0) return false;
+  const synced = bothChains(state, chain);
+  if (synced !== undefined) return synced[state.synced - 1] !== chain![state.synced - 1];
+  // A chain given to a session without one (reopened from its store): every message is checked
+  // once, by its hash, and the chain is kept from then on.
+  if (chain !== undefined && state.hashes.length === state.synced)
+    return commonPrefix(state.hashes, messages) < state.synced;
+  return hashOf(messages[state.synced - 1]) !== state.lastHash;
 }
 
 export { catalogCapacity } from './call-settings.js';
@@ -365,7 +391,12 @@ function forkConversation(
   options: CompactorSessionOptions,
 ): State {
   const { sessionDir } = options;
-  const shared = commonPrefix(old.hashes, call.messages);
+  const chain = chainOf(call);
+  const oldChain = bothChains(old, chain);
+  const shared =
+    oldChain !== undefined && old.hashes.length === old.synced
+      ? sharedLinks(oldChain, chain!)
+      : commonPrefix(old.hashes, call.messages);
   const dropped = old.synced - shared;
   const live = old.session.history;
   const tail = live.slice(live.length - dropped).map(messageHash);
@@ -383,7 +414,7 @@ function forkConversation(
         branch,
       }
     : { synced: 0, lastHash: '', hashes: [], branch };
-  const state = openConversation(
+  const state: State = openConversation(
     id,
     call,
     options,
@@ -391,6 +422,7 @@ function forkConversation(
     keeps ? live.slice(0, live.length - dropped) : undefined,
   );
   if (sessionDir !== undefined) state.recorded = recordedCount(state.session);
+  if (keeps && chain !== undefined && state.synced === shared) state.chain = chain.slice(0, shared);
   state.queue = saveSyncPoint(state, sessionDir, id);
   return state;
 }
@@ -496,6 +528,8 @@ async function projectCall(
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
     const skip = toldByStore(state, messages.length);
     await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
+    // The call's messages were checked against the synced ones before its turn: its chain is the point's.
+    state.chain = chainOf(call);
     if (!skip && sessionDir !== undefined && state.recorded !== undefined)
       state.saved = { synced: state.synced, recorded: state.recorded, branch: state.branch };
   };

@@ -61,11 +61,21 @@ export function roundTripForHash(rt: unknown): unknown {
   return left === undefined ? rest : { ...rest, fp, patch: left };
 }
 
+let valuesHashed = 0;
+
+/**
+ * How many values {@link hashOf} has serialized and hashed in this process: each is a walk over
+ * the whole value, so a request's share of them should follow what it adds, not its history.
+ */
+export const valuesHashedSoFar = (): number => valuesHashed;
+
 /** A stable hash of any JSON value (a message, usually); per-request markers of messages do not count. */
-export const hashOf = (value: unknown): string =>
-  createHash('sha256')
+export const hashOf = (value: unknown): string => {
+  valuesHashed++;
+  return createHash('sha256')
     .update(JSON.stringify(value, (key, v: unknown) => (key === 'roundTrip' ? roundTripForHash(v) : v)))
     .digest('hex');
+};
 
 /** The short hash kept per synced message. */
 export const messageHash = (value: unknown): string => hashOf(value).slice(0, 16);
@@ -220,4 +230,16 @@ export function catchUpSyncPoint(point: SyncPoint, recorded: readonly unknown[])
   point.synced += extra.length;
   point.lastHash = hashOf(extra[extra.length - 1]);
   point.recorded = recorded.length;
+}
+
+/** How many leading values two hash chains share (each covers all before it, so halving finds it). */
+export function sharedLinks(a: readonly string[], b: readonly string[]): number {
+  let lo = 0;
+  let hi = Math.min(a.length, b.length);
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (a[mid - 1] === b[mid - 1]) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

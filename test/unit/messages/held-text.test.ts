@@ -57,6 +57,20 @@ describe('held texts', () => {
     expect(heldMessage(cjk)).toBe(cjk);
   });
 
+  it('D1: a long text with a lone surrogate stays as it is: UTF-8 would give it back as U+FFFD, another text in every request', () => {
+    // A tool result cut inside an emoji keeps the pair's first half; one that starts inside
+    // one keeps the second half. Both are strings JavaScript can send (JSON escapes them).
+    for (const text of [`${wide(200)}\ud83d`, `\ude42${wide(200)}`, `${wide(100)}\ud83d x ${wide(100)}`]) {
+      const original = msg.tool('call_1', text);
+      const held = heldMessage(original);
+      expect(held.content).toBe(text);
+      expect(JSON.stringify(held)).toBe(JSON.stringify(original));
+      expect(isHeld(held, 'content')).toBe(false);
+    }
+    // The same text without the lone half is held.
+    expect(isHeld(heldMessage(msg.tool('call_1', wide(200))), 'content')).toBe(true);
+  });
+
   it('D1: a held text written anew becomes a plain property again', () => {
     const held = heldMessage(msg.user(wide(200))) as { content: string };
     held.content = 'replaced';

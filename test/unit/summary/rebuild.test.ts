@@ -13,6 +13,7 @@ import {
   validateSummary,
   summarySections,
 } from '#src/summary/index.js';
+import { answerRecall, recallIdOf } from '#src/projection/index.js';
 import { session, turn } from '#support/summary/helpers.js';
 
 afterAll(freeEncoders);
@@ -82,6 +83,26 @@ describe('L7 rebuildHistory', () => {
       "no, don't touch the tests",
     ]);
     expect(collectRetainedMessages(h, { maxMessages: 0, maxTokens: 1000, estimator: est })).toEqual([]);
+  });
+
+  it('L7 retention: a user message cut to the room left keeps its start and names the whole one by recall id; a cut of that cut still names the original', () => {
+    const long = msg.user(
+      Array.from({ length: 400 }, (_, i) => `step ${i}: run the reproduction script`).join('\n'),
+    );
+    const [cut] = collectRetainedMessages([long], { maxMessages: 4, maxTokens: 300, estimator: est });
+    const text = textOf(cut.content);
+    expect(est.message(cut)).toBeLessThanOrEqual(300);
+    expect(text.startsWith('step 0: run the reproduction script\nstep 1:')).toBe(true);
+    const id = recallIdOf(long);
+    expect(text).toMatch(
+      new RegExp(
+        `about ${est.message(long).toLocaleString('en-US')} tokens, .* only its start is shown\\. .*recall with id ${id} returns it\\.\\]$`,
+      ),
+    );
+    expect(answerRecall([long], { id })).toEqual({ found: true, text: textOf(long.content) });
+    const [again] = collectRetainedMessages([cut], { maxMessages: 4, maxTokens: 200, estimator: est });
+    expect(est.message(again)).toBeLessThanOrEqual(200);
+    expect(textOf(again.content).match(/r-[0-9a-f]{8}/g)).toEqual([id]);
   });
 });
 

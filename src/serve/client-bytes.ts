@@ -1,0 +1,68 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * The bytes of a body the proxy sends upstream, taken from the client's own bytes where the
+ * body is the client's text: encoding a whole body again costs as much as decoding it. The
+ * client's text with something added in one place (the recall tool after its tools) goes as
+ * the client's bytes before and after that place, with only what was added encoded.
+ */
+
+/** A client's body as read: its decoded bytes and their text, and the one text made from it by an insertion. */
+interface ClientBody {
+  text: string;
+  bytes: Buffer;
+  /** Whether each character of the text stands for as many bytes as it encodes to (known once asked). */
+  aligned?: boolean;
+  inserted?: { text: string; pieces: Buffer[] };
+}
+
+const bodies = new WeakMap<IncomingMessage, ClientBody>();
+
+/** Remembers the body a request came with, for the bodies sent upstream on its behalf. */
+export function rememberClientBody(req: IncomingMessage, text: string, bytes: Buffer): void {
+  bodies.set(req, { text, bytes });
+}
+
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+/** Whether a body's bytes map one to one onto its text (they were valid UTF-8, or near enough). */
+function aligned(client: ClientBody): boolean {
+  client.aligned ??= Buffer.byteLength(client.text) === client.bytes.length;
+  return client.aligned;
+}
+
+/**
+ * The client's text of `req` with `insert` added before character `at`; its bytes are
+ * remembered as the client's around the insertion, so sending it encodes only `insert`.
+ */
+export function clientTextWith(req: IncomingMessage, text: string, at: number, insert: string): string {
+  const out = `${text.slice(0, at)}${insert}${text.slice(at)}`;
+  const client = bodies.get(req);
+  // The place must fall between two characters of UTF-8, not inside a surrogate pair.
+  if (client?.text !== text || !aligned(client) || (at > 0 && isHighSurrogate(text.charCodeAt(at - 1))))
+    return out;
+  const { bytes } = client;
+  // Counted from the nearer end: the tools are most often at one end of a request.
+  const byteAt =
+    at <= text.length / 2
+      ? Buffer.byteLength(text.slice(0, at))
+      : bytes.length - Buffer.byteLength(text.slice(at));
+  client.inserted = {
+    text: out,
+    pieces: [bytes.subarray(0, byteAt), Buffer.from(insert), bytes.subarray(byteAt)],
+  };
+  return out;
+}
+
+/**
+ * What to send for `body` on behalf of `req`: the client's bytes when it is the client's text,
+ * the client's bytes around the insertion when it is the text {@link clientTextWith} made,
+ * else the text (encoded as it goes). The same string objects are compared: no text is read.
+ */
+export function upstreamBytes(req: IncomingMessage, body: string): Buffer | Buffer[] | string {
+  const client = bodies.get(req);
+  if (client === undefined) return body;
+  if (body === client.text && aligned(client)) return client.bytes;
+  if (body === client.inserted?.text) return client.inserted.pieces;
+  return body;
+}

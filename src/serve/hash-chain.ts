@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { groupOf, type RoundTripFormat } from '../formats/round-trip.js';
+import type { Message } from '../messages/message.js';
+import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
+import { stringEnd, topLevelArrayAt } from './json-splice.js';
+import type { ParsedRequest, ProtocolName } from './protocols.js';
+
+/**
+ * One rolling hash chain per request: for each message of the conversation, a hash of the
+ * bytes the client sent it and every message before it in (one running hash). Equal
+ * values at position i mean the first i messages (and the fixed part) are unchanged byte for
+ * byte, so one comparison tells a continuation from a request that edited an old message, and
+ * the session index finds a session by looking its head up, with no scan.
+ *
+ * Every message's bytes are hashed on every request: that is far cheaper than parsing them
+ * (which the request pays anyway) and the only way an edit anywhere in the history is noticed.
+ * Canonical hashing (serialize then hash) is kept for what the bytes cannot give.
+ */
+
+/** Where each protocol keeps its message list, and the round-trip format its items are grouped by. */
+const LISTS: Record<ProtocolName, { key: string; format: RoundTripFormat }> = {
+  anthropic: { key: 'messages', format: 'anthropic' },
+  'openai-chat': { key: 'messages', format: 'openai-chat' },
+  'openai-responses': { key: 'input', format: 'openai-responses' },
+  gemini: { key: 'contents', format: 'gemini' },
+};
+
+/** Keys a client sets per request, not per message (where the cache breakpoint sits this time). */
+const MARKER = '"cache_control"';
+
+/** Index just past the JSON value starting at `i`, or -1. */
+function valueEnd(text: string, i: number): number {
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x22) {
+      j = stringEnd(text, j) - 1;
+      if (j < 0) return -1;
+      if (depth === 0) return j + 1;
+    } else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) {
+      if (--depth === 0) return j + 1;
+      if (depth < 0) return j;
+    } else if (depth === 0 && (c === 0x2c || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) return j;
+  }
+  return depth === 0 ? text.length : -1;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * An item's text without its per-request markers (each `"cache_control": …` member and the
+ * comma that joined it), so a message whose breakpoint moved hashes as it did before. Only a
+ * key (after `{` or `,`, before `:`) is a member: inside a JSON string a quote is escaped.
+ */
+export function withoutMarkers(text: string): string {
+  let at = text.indexOf(MARKER);
+  if (at < 0) return text;
+  let out = '';
+  let from = 0;
+  while (at >= 0) {
+    let before = at - 1;
+    while (before >= 0 && isSpace(text.charCodeAt(before))) before--;
+    let colon = at + MARKER.length;
+    while (colon < text.length && isSpace(text.charCodeAt(colon))) colon++;
+    const opener = text.charCodeAt(before);
+    if ((opener === 0x7b || opener === 0x2c) && text.charCodeAt(colon) === 0x3a) {
+      let start = colon + 1;
+      while (start < text.length && isSpace(text.charCodeAt(start))) start++;
+      const end = valueEnd(text, start);
+      if (end < 0) return text;
+      let next = end;
+      while (next < text.length && isSpace(text.charCodeAt(next))) next++;
+      // `,"cache_control":{…}` goes with its leading comma; a first member with the one after it.
+      if (opener === 0x2c) out += text.slice(from, before);
+      else {
+        out += text.slice(from, before + 1);
+        if (text.charCodeAt(next) === 0x2c) next++;
+      }
+      from = next;
+      at = text.indexOf(MARKER, next);
+    } else at = text.indexOf(MARKER, at + 1);
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * The links of a conversation from the bytes of the list items its messages came from: one hash
+ * runs over the fixed part's hash and then every item in order, and each message's link is that
+ * hash so far at the end of its item (with its place in the item when one item gave several).
+ * Undefined when the list cannot be matched item for item to the messages.
+ */
+function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Buffer): string[] | undefined {
+  const { key, format } = LISTS[parsed.protocol];
+  if (parsed.meta.geminiOuter !== undefined) return undefined;
+  const at = topLevelArrayAt(text, key);
+  if (at === undefined || parsed.messages.length === 0) return undefined;
+  const groups = parsed.messages.map((m) => groupOf(m, format));
+  // The conversation must end the list, its items in order: anything else is not read from bytes.
+  if (groups[groups.length - 1] !== at.items.length - 1) return undefined;
+  // An ASCII body's characters are its bytes: they are hashed as they came, without encoding them again.
+  const ascii = bytes !== undefined && bytes.length === text.length ? bytes : undefined;
+  const itemBytes = ([start, end]: [number, number]): string | Buffer => {
+    const own = text.slice(start, end);
+    if (own.includes(MARKER)) return withoutMarkers(own);
+    return ascii === undefined ? own : ascii.subarray(start, end);
+  };
+  const running = createHash('sha256').update(seed);
+  const links: string[] = [];
+  let last = -1;
+  let within = 0;
+  let link = '';
+  for (const g of groups) {
+    if (g === undefined || g < last) return undefined;
+    if (g === last) {
+      links.push(`${link}.${++within}`);
+      continue;
+    }
+    // Items no message came from (just before this one) are hashed too: an edit there is seen.
+    for (let k = last + 1; k <= g; k++) running.update(itemBytes(at.items[k])).update('\0');
+    last = g;
+    within = 0;
+    link = running.copy().digest('hex').slice(0, 16);
+    links.push(link);
+  }
+  return links;
+}
+
+/** The links of a conversation from its messages (serialized and hashed), where the bytes cannot give them. */
+function messageLinks(messages: readonly Message[], seed: string): string[] {
+  const running = createHash('sha256').update(seed);
+  return messages.map((m) => running.update(messageHash(m)).copy().digest('hex').slice(0, 16));
+}
+
+/** A request's chain: its fixed part's hash, then one chained value per conversation message. */
+export interface RequestChain {
+  /** Hash of the fixed part (the leading system messages). */
+  fixed: string;
+  /** `links[i]` covers the fixed part and messages 0..i. */
+  links: string[];
+}
+
+/**
+ * The chain of a parsed request, from its text's bytes where they map to its messages (else from
+ * its messages); `bytes` is the body the text was decoded from, when the caller still has it.
+ */
+export function requestChain(text: string, parsed: ParsedRequest, bytes?: Buffer): RequestChain {
+  const fixed = hashOf(parsed.prefix);
+  // The two kinds never agree: a request read the other way starts over rather than match wrongly.
+  const links =
+    byteLinks(text, parsed, `bytes:${fixed}`, bytes) ?? messageLinks(parsed.messages, `messages:${fixed}`);
+  return { fixed, links };
+}
