@@ -42,6 +42,8 @@ try {
   await send(target, body(reads, 'warm', 10_000, 0));
   const times: number[] = [];
   let failed = 0;
+  // Why requests failed, by message: which hop dropped them shows in it.
+  const failures = new Map<string, number>();
   // As in the bench: what follows the openings is measured.
   const allOpen = openingGate(sessions, async () => {
     await inspector.evaluate(STALL_RESET);
@@ -52,7 +54,11 @@ try {
       for (let turn = 0; turn <= turns; turn++) {
         if (turn === 1) await allOpen();
         // A failed request is counted, and the run goes on (as in the bench).
-        const ms = await send(target, body(reads, `s${s}`, tokens, turn)).catch(() => void failed++);
+        const ms = await send(target, body(reads, `s${s}`, tokens, turn)).catch((e: unknown) => {
+          failed++;
+          const why = String((e as Error).message ?? e);
+          failures.set(why, (failures.get(why) ?? 0) + 1);
+        });
         if (turn > 0 && ms !== undefined) times.push(ms);
         upstream.turns.length = 0;
         upstream.requests.length = 0;
@@ -65,6 +71,7 @@ try {
   console.log(
     `${tokens / 1000}k tokens, ${sessions} sessions, ${turns} requests each, ${mode}: p50 ${Math.round(p50)} ms, p99 ${Math.round(p99)} ms, p99 / p50 ${(p99 / p50).toFixed(2)}, ${failed} failed`,
   );
+  for (const [why, n] of failures) console.log(`  ${n} failed: ${why}`);
   for (const line of stallReport(profile as Parameters<typeof stallReport>[0], noted)) console.log(line);
 } finally {
   await inspector.close();

@@ -16,6 +16,7 @@ import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
 import { geminiCall } from './gemini.js';
+import { holdIdleConnections } from './keep-alive.js';
 import { placeRequest } from './placement.js';
 import { upstreamSummarizer } from './upstream-summarizer.js';
 import { loadCatalogFile, lookupModel } from '../providers/catalog.js';
@@ -314,7 +315,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   tiktokenCounter('o200k_base');
   const { handle, inFlight } = listener(parts);
   const server = createServer(handle);
-  server.keepAliveTimeout = 5_000;
+  holdIdleConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {

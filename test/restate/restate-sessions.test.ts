@@ -35,6 +35,15 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
   let balancer: Awaited<ReturnType<typeof startBalancer>>;
   const call = <T>(key: string, handler: string, body?: unknown) =>
     server.call<T>(OBJECT, key, handler, body);
+  /**
+   * Waits until the server holds the turn's snapshot. The worker writes it before the summary
+   * call, but the write can reach the server after the call reaches the fake, so a kill sent at
+   * once could land before it.
+   */
+  const untilSnapshotKept = async (key: string) => {
+    while ((await call<ObjectSessionState>(key, 'state')).turn === null)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+  };
 
   beforeAll(async () => {
     fakes = await Promise.all(
@@ -142,6 +151,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     });
     const { invocationId } = (await sent.json()) as { invocationId: string };
     await arrived.promise;
+    await untilSnapshotKept(key);
     const killed = await fetch(`${server.admin}/invocations/${invocationId}/kill`, { method: 'PATCH' });
     expect(killed.status).toBeLessThan(300);
     release.resolve();
@@ -195,6 +205,7 @@ describeWithRestate('durable sessions on Restate: two workers, one server', () =
     });
     const { invocationId } = (await sent.json()) as { invocationId: string };
     await first.arrived.promise;
+    await untilSnapshotKept(key);
     await fetch(`${server.admin}/invocations/${invocationId}/kill`, { method: 'PATCH' });
     first.release.resolve();
     for (const f of fakes) f.script.length = 0;
