@@ -131,12 +131,21 @@ export class Session implements CompactorSession {
     this.keptCarry = this.restoreCarry();
   }
 
+  /**
+   * Whether the session opened its own directory (`sessionDir`): only then does it keep the
+   * carry. A store the caller passes is the caller's to keep (a server's conversations queue
+   * their writes and may remove the directory right after closing; Restate keeps its own).
+   */
+  private get ownDir(): boolean {
+    return this.data.sessionDir !== undefined && this.stored?.store.dir !== undefined;
+  }
+
   /** What the session directory kept when the session last closed, continued from (as JSON, to see a change). */
   private readonly keptCarry: string | undefined;
 
   private restoreCarry(): string | undefined {
-    const stored = this.stored;
-    if (stored?.store.dir === undefined) return undefined;
+    const stored = this.ownDir ? this.stored : null;
+    if (!stored) return undefined;
     let kept: unknown;
     try {
       kept = stored.store.loadSnapshot(CARRY_SNAPSHOT);
@@ -155,8 +164,8 @@ export class Session implements CompactorSession {
    * one that stayed open. Nothing is written when it did not change.
    */
   private saveCarry(): void {
-    const store = this.stored?.store;
-    if (store?.dir === undefined) return;
+    const store = this.ownDir ? this.stored?.store : undefined;
+    if (store === undefined) return;
     const record = carryRecord(store.events().length, this.carry);
     const fresh = this.lastTurn.lastSent == null && this.lastTurn.cacheCycle == null;
     const initial = fresh && jsonEqual(this.guard, INITIAL_LOOP_GUARD_STATE);
