@@ -23,7 +23,7 @@ import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import { keepLastSent, keptLastSent } from './last-sent.js';
-import { keptCarry } from './turn-carry.js';
+import { keptCarry } from '../session/turn-carry.js';
 import type { TurnCarry } from '../session/session-runner.js';
 import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
 import {

@@ -35,9 +35,11 @@ import {
 } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { checkpointKeeper } from './checkpoint-guard.js';
+import { CARRY_SNAPSHOT, carryRecord, keptDirCarry } from './turn-carry.js';
 import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
 import type { SentMessages } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
+import { jsonEqual } from '../formats/residual.js';
 
 /** A change of settings: the groups given replace the session's. */
 const SettingsChangeSchema = z.strictObject({
@@ -126,6 +128,54 @@ export class Session implements CompactorSession {
       : null;
     this.live = this.stored ? this.stored.history : (data.history ?? []);
     this.resumedFrom = this.stored?.resumedFrom ?? 0;
+    this.keptCarry = this.restoreCarry();
+  }
+
+  /**
+   * Whether the session opened its own directory (`sessionDir`): only then does it keep the
+   * carry. A store the caller passes is the caller's to keep (a server's conversations queue
+   * their writes and may remove the directory right after closing; Restate keeps its own).
+   */
+  private get ownDir(): boolean {
+    return this.data.sessionDir !== undefined && this.stored?.store.dir !== undefined;
+  }
+
+  /** What the session directory kept when the session last closed, continued from (as JSON, to see a change). */
+  private readonly keptCarry: string | undefined;
+
+  private restoreCarry(): string | undefined {
+    const stored = this.ownDir ? this.stored : null;
+    if (!stored) return undefined;
+    let kept: unknown;
+    try {
+      kept = stored.store.loadSnapshot(CARRY_SNAPSHOT);
+    } catch {
+      return undefined; // unreadable: the next turn starts afresh
+    }
+    const carry = keptDirCarry(kept, stored.openedEvents);
+    if (carry === undefined) return undefined;
+    this.carryOn(carry);
+    return JSON.stringify(carryRecord(stored.openedEvents, this.carry));
+  }
+
+  /**
+   * A session directory keeps the carry when the session closes (one small file, not a write
+   * per turn), so a session reopened from it (a restart, a server's evicted session) decides as
+   * one that stayed open. Nothing is written when it did not change.
+   */
+  private saveCarry(): void {
+    const store = this.ownDir ? this.stored?.store : undefined;
+    if (store === undefined) return;
+    const record = carryRecord(store.events().length, this.carry);
+    const fresh = this.lastTurn.lastSent == null && this.lastTurn.cacheCycle == null;
+    const initial = fresh && jsonEqual(this.guard, INITIAL_LOOP_GUARD_STATE);
+    const text = JSON.stringify(record);
+    if (text === this.keptCarry || (initial && this.keptCarry === undefined)) return;
+    try {
+      store.saveSnapshot(CARRY_SNAPSHOT, record);
+    } catch {
+      // Best effort: without it the next opening starts a fresh cache cycle, as before.
+    }
   }
 
   get history(): readonly Message[] {
@@ -381,6 +431,7 @@ export class Session implements CompactorSession {
 
   close(): void {
     this.stored?.rollback();
+    this.saveCarry();
     this.stored?.store.close();
   }
 

@@ -63,6 +63,8 @@ export interface StoredHistory {
   history: Message[];
   /** How many of the caller's messages the store already held. */
   resumedFrom: number;
+  /** How many events the log held when it was opened (before the caller's new messages). */
+  openedEvents: number;
   /** Adds messages (held back with `onSuccess` writes, else committed). */
   add(messages: readonly Message[]): void;
   /**
@@ -119,6 +121,7 @@ export function openStoredHistory(options: StoredHistoryOptions): StoredHistory 
     const recorded = store.events().flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
     checkContinues(store, recorded, given);
     const stored = storedHistory(store, options.writes);
+    stored.openedEvents = store.events().length;
     stored.add(given.slice(recorded.length));
     stored.history = store.loadHistory();
     stored.resumedFrom = recorded.length;
@@ -160,6 +163,7 @@ function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory 
     store,
     history: [],
     resumedFrom: 0,
+    openedEvents: 0,
     add(messages) {
       if (messages.length > 0) store.appendMessages(messages, { commit: writes === 'immediate' });
     },

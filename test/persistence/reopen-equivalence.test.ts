@@ -1,0 +1,106 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { freeEncoders } from '#src/estimate/counters.js';
+import { SNAPSHOTS_DIR } from '#src/store/index.js';
+import { readExchanges } from '#support/session/fixtures.js';
+import {
+  observedTurn,
+  PLAN_OPENING,
+  planOptions,
+  turnPlans,
+  type TurnPlan as Plan,
+} from '#support/session/turn-plans.js';
+import { Session } from '#src/session/session.js';
+import { INITIAL_LOOP_GUARD_STATE } from '#machines/index.js';
+
+/**
+ * A session reopened from its directory decides as one that never closed: each run plays a
+ * session's turns once with one session object, then again with a new session object on its
+ * own directory for every turn (closed after it), and compares every turn's decision and request.
+ */
+
+afterAll(freeEncoders);
+
+const sessionOf = (p: Plan, sessionDir: string, first: boolean) =>
+  new Session({ sessionDir, ...planOptions(p), ...(first ? { history: PLAN_OPENING } : {}) });
+
+/** Plays the plan in `dir`: one session throughout, or (`reopen`) a new one for every turn. */
+async function play(p: Plan, dir: string, reopen: boolean) {
+  const results: string[] = [];
+  let s = sessionOf(p, dir, true);
+  let next = 0;
+  for (const [t, n] of p.growth.entries()) {
+    if (reopen && t > 0) {
+      s.close();
+      s = sessionOf(p, dir, false);
+    }
+    const pending = readExchanges(next, n);
+    next += n;
+    results.push(observedTurn(await s.runTurn({ pending })));
+  }
+  s.close();
+  return results;
+}
+
+describe('a session reopened from its directory decides as one that never closed', () => {
+  it('R2: closed and reopened between every turn, a session makes the same decisions and requests', async () => {
+    let compacted = 0;
+    await fc.assert(
+      fc.asyncProperty(turnPlans, async (plan) => {
+        const root = mkdtempSync(join(tmpdir(), 'compactor-reopen-'));
+        try {
+          const straight = await play(plan, join(root, 'straight'), false);
+          const reopened = await play(plan, join(root, 'reopened'), true);
+          expect(reopened).toEqual(straight);
+          // What is kept stays small, whatever the session's length.
+          expect(readFileSync(join(root, 'reopened', SNAPSHOTS_DIR, 'carry.json')).length).toBeLessThan(
+            1_000,
+          );
+          compacted += straight.filter((r) => r.includes('"decision":"compacted"')).length;
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 10 },
+    );
+    // The plans must reach compaction, where the carried cache cycle changes the decision.
+    expect(compacted).toBeGreaterThan(0);
+  });
+
+  it('R2: a kept carry this version cannot read, or one the log grew past, is dropped: the next turn starts afresh', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'compactor-reopen-bad-'));
+    const plan = {
+      capacity: 12_000,
+      waitByCost: true,
+      waitsForCacheBreak: true,
+      clearFirst: true,
+      growth: [4, 4],
+    };
+    const file = join(root, SNAPSHOTS_DIR, 'carry.json');
+    try {
+      await play(plan, root, true);
+      const good = readFileSync(file, 'utf8');
+      const { events } = JSON.parse(good) as { events: number };
+      const carryOf = () => {
+        const s = sessionOf(plan, root, false);
+        const { carry } = s;
+        s.close();
+        return carry;
+      };
+      expect(carryOf().lastSent).toBeDefined();
+      for (const bad of [
+        'not json',
+        JSON.stringify({ events, carry: { loopGuard: 7 } }),
+        JSON.stringify({ events: events - 1, carry: (JSON.parse(good) as { carry: unknown }).carry }),
+      ]) {
+        writeFileSync(file, bad);
+        expect(carryOf()).toEqual({ loopGuard: INITIAL_LOOP_GUARD_STATE });
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
