@@ -63,7 +63,6 @@ interface Paired {
   /** Durable over in-memory time of the same turn, one per turn. */
   ratios: number[];
   /** The same with the session directory in memory (empty when there is no such folder). */
-  ramRatios: number[];
   /** CPU time of the process, in memory and durable, one per turn (ms). */
   memoryCpuMs: number[];
   durableCpuMs: number[];
@@ -102,8 +101,9 @@ async function timedTurn(session: Session, i: number) {
 }
 
 /**
- * The same turns on the same history in memory, with a session directory on the disk and
- * (where there is one) with one in memory, turn by turn in turn (a busy machine slows all alike).
+ * The same turns on the same history in memory and with a session directory, turn by turn in
+ * turn (a busy machine slows both alike). Only two sessions are alive at once: a third long
+ * history in the same heap slowed every turn of the other two by its collections.
  */
 async function pairedTurns(
   history: readonly Message[],
@@ -111,15 +111,12 @@ async function pairedTurns(
   dir: string,
   capacity: number,
 ): Promise<Paired> {
-  const ramDir = existsSync(RAM_DIR) ? mkdtempSync(join(RAM_DIR, 'compactor-durable-bench-')) : null;
   const memory = sessionOn(history, null, capacity);
   const durable = sessionOn(history, join(dir, 'session'), capacity);
-  const ram = ramDir ? sessionOn(history, join(ramDir, 'session'), capacity) : null;
   const out: Omit<Paired, 'fsyncMs'> = {
     memoryMs: [],
     durableMs: [],
     ratios: [],
-    ramRatios: [],
     memoryCpuMs: [],
     durableCpuMs: [],
     checkpointBytes: 0,
@@ -131,7 +128,6 @@ async function pairedTurns(
     for (let i = 0; i < turns; i++) {
       const m = await timedTurn(memory, i);
       const d = await timedTurn(durable, i);
-      if (ram) out.ramRatios.push((await timedTurn(ram, i)).ms / m.ms);
       out.memoryMs.push(m.ms);
       out.durableMs.push(d.ms);
       out.ratios.push(d.ms / m.ms);
@@ -144,10 +140,19 @@ async function pairedTurns(
   } finally {
     memory.close();
     durable.close();
-    ram?.close();
-    if (ramDir) rmSync(ramDir, { recursive: true, force: true });
   }
   return { ...out, ...checkpointSize(join(dir, 'session')), fsyncMs: median(fsyncs) };
+}
+
+/** The median-turn ratio of the same turns with the session directory in memory (tmpfs), or undefined without one. */
+async function ramRatioOf(history: readonly Message[], turns: number, capacity: number) {
+  if (!existsSync(RAM_DIR)) return undefined;
+  const ramDir = mkdtempSync(join(RAM_DIR, 'compactor-durable-bench-'));
+  try {
+    return median((await pairedTurns(history, turns, ramDir, capacity)).ratios);
+  } finally {
+    rmSync(ramDir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -184,14 +189,15 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
     for (const [label, capacity] of CASES) {
       const dir = mkdtempSync(join(tmpdir(), 'compactor-durable-bench-'));
       try {
-        const p = await pairedTurns(syntheticSession(size), turns, dir, capacity);
+        const history = syntheticSession(size);
+        const p = await pairedTurns(history, turns, dir, capacity);
+        const ramRatio = await ramRatioOf(history, turns, capacity);
         const ratio = median(p.ratios);
         const total = sum(p.durableMs) / sum(p.memoryMs);
         const extra = median(p.durableMs.map((d, i) => d - p.memoryMs[i]!));
-        const ramRatio = median(p.ramRatios);
         const cpu = median(p.durableCpuMs.map((d, i) => d / p.memoryCpuMs[i]!));
         ctx.log(
-          `bench: durable ${size} messages, ${label}: ratio ${ratio.toFixed(2)}, in RAM ${ramRatio.toFixed(2)}, CPU ${cpu.toFixed(2)}, total ${total.toFixed(2)}, fsync ${p.fsyncMs.toFixed(2)} ms`,
+          `bench: durable ${size} messages, ${label}: ratio ${ratio.toFixed(2)}, in RAM ${ramRatio?.toFixed(2) ?? '—'}, CPU ${cpu.toFixed(2)}, total ${total.toFixed(2)}, fsync ${p.fsyncMs.toFixed(2)} ms`,
         );
         rows.push([
           size,
@@ -202,14 +208,14 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
           total,
           extra,
           p.fsyncMs,
-          p.ramRatios.length > 0 ? ramRatio : '—',
+          ramRatio ?? '—',
           median(p.memoryCpuMs),
           median(p.durableCpuMs),
           cpu,
           `${(p.checkpointBytes / 1024).toFixed(1)} KB`,
           `${((p.checkpointBytes - p.writtenBytes) / 1024).toFixed(1)} KB`,
           `${p.compactions} of ${turns}`,
-          verdict(ratio, p.ramRatios.length > 0 ? ramRatio : Infinity, p.fsyncMs, median(p.memoryMs)),
+          verdict(ratio, ramRatio ?? Infinity, p.fsyncMs, median(p.memoryMs)),
         ]);
       } finally {
         rmSync(dir, { recursive: true, force: true });
