@@ -3,7 +3,8 @@ import { Agent, request } from 'undici';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
-import { startChild, stopChild } from './serve-latency.js';
+import { serveFromCheckout, stopChild } from './serve-latency.js';
+import { body as scaleBody, RESULT_TOKENS } from './serve-scale.js';
 
 /*
  * CPU the proxy spends per request by history size, one session at a time, no session header
@@ -16,43 +17,10 @@ import { startChild, stopChild } from './serve-latency.js';
 const [turnsArg = '10', profileDir, sizesArg = '10,50,100,200', other] = process.argv.slice(2);
 const turns = Number(turnsArg);
 const SIZES = sizesArg.split(',').map((k) => Number(k) * 1000);
-const RESULT_TOKENS = 2_000;
-const TOOLS = [
-  {
-    type: 'function',
-    function: {
-      name: 'read_file',
-      description: 'Reads a file of the repository.',
-      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-    },
-  },
-];
 const source = sourceText();
 const reads = Array.from({ length: 120 }, (_, n) => source.read(n, RESULT_TOKENS));
-
-function body(session: string, tokens: number, turn: number): string {
-  const pairs = Math.round(tokens / RESULT_TOKENS) + turn;
-  const messages: unknown[] = [
-    { role: 'system', content: 'You are a coding agent. Use read_file to read files.' },
-    { role: 'user', content: `Session ${session}: read the files one by one, then summarize them.` },
-  ];
-  for (let i = 0; i < pairs; i++) {
-    const id = `call_${session}_${i}`;
-    messages.push({
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        {
-          id,
-          type: 'function',
-          function: { name: 'read_file', arguments: JSON.stringify({ path: `f${i}` }) },
-        },
-      ],
-    });
-    messages.push({ role: 'tool', tool_call_id: id, content: reads[i % reads.length] });
-  }
-  return JSON.stringify({ model: 'gpt-4.1', messages, tools: TOOLS, max_tokens: 1_000 });
-}
+// Bodies as the serve bench sends them.
+const body = (session: string, tokens: number, turn: number) => scaleBody(reads, session, tokens, turn);
 
 /** CPU ms a process has used so far (from /proc, clock ticks of 10 ms). */
 const cpuMs = (pid: number | undefined) => {
@@ -67,22 +35,7 @@ const upstream = await startAgentUpstream({
 });
 /** `compactor serve` from a checkout's src/ against the fake upstream, with `node` flags before it. */
 const serveFrom = (checkout: string, node: string[] = []) =>
-  startChild(
-    [
-      ...node,
-      '--import',
-      'tsx',
-      `${checkout}src/bin/compactor.ts`,
-      'serve',
-      '--port',
-      '0',
-      '--openai-upstream',
-      upstream.url,
-      '--capacity',
-      '1000000',
-    ],
-    /serving on (http:\/\/\S+)/,
-  );
+  serveFromCheckout(checkout, ['--openai-upstream', upstream.url, '--capacity', '1000000'], node);
 /** Node flags that write a proxy's CPU profile under the profile directory, in `sub`. */
 const profiled = (sub: string) =>
   profileDir !== undefined && profileDir !== '-' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${sub}`] : [];

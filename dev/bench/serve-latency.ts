@@ -72,6 +72,14 @@ export function startChild(
   });
 }
 
+/** `compactor serve` from a checkout's src/ (`''` for this one) with `args`, `node` flags before it. */
+export function serveFromCheckout(checkout: string, args: string[], node: string[] = []) {
+  return startChild(
+    [...node, '--import', 'tsx', `${checkout}src/bin/compactor.ts`, 'serve', '--port', '0', ...args],
+    /serving on (http:\/\/\S+)/,
+  );
+}
+
 export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));

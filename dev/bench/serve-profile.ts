@@ -3,7 +3,7 @@ import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
 import { readFileSync } from 'node:fs';
-import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
+import { freePort, GATEWAY, percentile, serveFromCheckout, startChild, stopChild } from './serve-latency.js';
 
 /*
  * Profiles `compactor serve` (from src/, as the bench starts it) on the bench's small-history
@@ -23,20 +23,7 @@ const source = sourceText();
 const reads = Array.from({ length: turns }, (_, n) => source.read(n, 1_000));
 /** `compactor serve` from `checkout`'s src/ against the fake upstream, with `node` flags before it. */
 const serveFrom = (checkout: string, node: string[] = []) =>
-  startChild(
-    [
-      ...node,
-      '--import',
-      'tsx',
-      `${checkout}src/bin/compactor.ts`,
-      'serve',
-      '--port',
-      '0',
-      '--openai-upstream',
-      upstream.url,
-    ],
-    /serving on (http:\/\/\S+)/,
-  );
+  serveFromCheckout(checkout, ['--openai-upstream', upstream.url], node);
 const proxy = await serveFrom('', ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
 const before = other === undefined ? undefined : await serveFrom(`${other}/`);
 const port = await freePort();

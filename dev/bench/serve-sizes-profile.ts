@@ -4,7 +4,7 @@ import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
-import { startChild, stopChild } from './serve-latency.js';
+import { serveFromCheckout, stopChild } from './serve-latency.js';
 import { median } from './timing.js';
 
 /*
@@ -137,21 +137,7 @@ const serveFrom = async (checkout: string, node: string[] = []) => {
     '--anthropic-upstream',
     upstream.url,
   ];
-  const p = await startChild(
-    [
-      ...node,
-      '--import',
-      'tsx',
-      `${checkout}src/bin/compactor.ts`,
-      'serve',
-      '--port',
-      '0',
-      ...args,
-      '--gemini-upstream',
-      gemini.baseUrl,
-    ],
-    /serving on (http:\/\/\S+)/,
-  );
+  const p = await serveFromCheckout(checkout, [...args, '--gemini-upstream', gemini.baseUrl], node);
   return { name: checkout === '' ? 'this' : 'other', base: p.match[1], child: p.child };
 };
 const proxies = [await serveFrom('', dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`])];
