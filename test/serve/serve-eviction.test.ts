@@ -6,6 +6,7 @@ import { startServer, type RunningServer, type ServeOptions } from '#src/serve/i
 import { freeEncoders } from '#src/estimate/index.js';
 import { startFakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
+import { reviewChat } from '#support/serve/review-chat.js';
 
 afterAll(() => freeEncoders());
 
@@ -29,20 +30,6 @@ async function setup(options: ServeOptions, window = 16_000) {
   return server;
 }
 
-/** A conversation's request after `turns` answered turns (no session header: the proxy finds it by its history). */
-function chat(topic: string, turns: number) {
-  const messages: unknown[] = [
-    { role: 'system', content: 'You review code.' },
-    { role: 'user', content: `Review the ${topic} module.` },
-  ];
-  for (let i = 0; i < turns; i++)
-    messages.push(
-      { role: 'assistant', content: `Notes ${i} on the ${topic} module.` },
-      { role: 'user', content: `Go on with part ${i + 2} of ${topic}.` },
-    );
-  return { model: 'gpt-4o', messages };
-}
-
 async function send(server: RunningServer, body: unknown): Promise<string> {
   const res = await fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST',
@@ -62,14 +49,14 @@ async function state(server: RunningServer, id: string) {
 describe('serve: sessions beyond --max-sessions', () => {
   it('an evicted session keeps nothing in memory; its next request finds it again by its history', async () => {
     const server = await setup({ maxSessions: 1 });
-    const a = await send(server, chat('parser', 0));
+    const a = await send(server, reviewChat('parser', 0));
     expect((await state(server, a)).body.lastRequest).not.toBeNull();
-    const b = await send(server, chat('printer', 0));
+    const b = await send(server, reviewChat('printer', 0));
     expect(b).not.toBe(a);
     // Closed to make room: no session, no last request left to show.
     expect((await state(server, a)).status).toBe(404);
     expect((await state(server, b)).status).toBe(200);
-    const again = await send(server, chat('parser', 1));
+    const again = await send(server, reviewChat('parser', 1));
     expect(again).toBe(a);
     const back = (await state(server, a)).body;
     expect(back.messages).toBe(3);
@@ -81,14 +68,14 @@ describe('serve: sessions beyond --max-sessions', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'compactor-evict-'));
     dirs.push(dataDir);
     const server = await setup({ maxSessions: 1, dataDir });
-    const a = await send(server, chat('parser', 0));
-    const a2 = await send(server, chat('parser', 1));
+    const a = await send(server, reviewChat('parser', 0));
+    const a2 = await send(server, reviewChat('parser', 1));
     expect(a2).toBe(a);
-    await send(server, chat('printer', 0));
+    await send(server, reviewChat('printer', 0));
     // Closed, its store kept; nothing of this process's own record of it is left.
     const closed = await state(server, a);
     expect(closed.body).toEqual({ id: a, open: false, stored: true, branches: 1 });
-    const a3 = await send(server, chat('parser', 2));
+    const a3 = await send(server, reviewChat('parser', 2));
     expect(a3).toBe(a);
     const back = (await state(server, a)).body;
     // Every message once (the store's three and the two new), on the same branch: not imported again.
@@ -110,7 +97,7 @@ describe('serve: sessions beyond --max-memory', () => {
     // 1 MiB: one request of 300,000 characters counts 600,000 bytes, two do not fit.
     const server = await setup({ maxMemory: 1, capacity: 1_000_000 }, 1_000_000);
     const a = await send(server, long('parser', 300_000));
-    const small = await send(server, chat('small', 0));
+    const small = await send(server, reviewChat('small', 0));
     expect((await state(server, a)).status).toBe(200);
     const b = await send(server, long('printer', 300_000));
     // The oldest went to make room; the small one, used after it, stays.

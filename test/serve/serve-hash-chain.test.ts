@@ -6,6 +6,7 @@ import { requestChain, withoutMarkers } from '#src/serve/hash-chain.js';
 import { sharedLinks, valuesHashedSoFar } from '#src/adapters/shared/sync-point.js';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { FakeServer } from '#support/fake-http.js';
+import { reviewChat } from '#support/serve/review-chat.js';
 
 afterAll(() => freeEncoders());
 
@@ -20,20 +21,6 @@ async function setup(): Promise<{ server: RunningServer; upstream: FakeAgentUpst
   const server = await startServer({ port: 0, openaiUpstream: upstream.url, http: { retries: 0 } });
   started.push(upstream, server);
   return { server, upstream };
-}
-
-/** A review conversation after `turns` answered turns. */
-function chat(topic: string, turns: number) {
-  const messages: Array<{ role: string; content: string }> = [
-    { role: 'system', content: 'You review code.' },
-    { role: 'user', content: `Review the ${topic} module.` },
-  ];
-  for (let i = 0; i < turns; i++)
-    messages.push(
-      { role: 'assistant', content: `Notes ${i} on the ${topic} module.` },
-      { role: 'user', content: `Go on with part ${i + 2} of ${topic}.` },
-    );
-  return { model: 'gpt-4o', messages };
 }
 
 async function send(server: RunningServer, body: unknown, session?: string): Promise<string> {
@@ -63,8 +50,8 @@ const lastSent = (upstream: FakeAgentUpstream) => upstream.requests.at(-1)!.body
 describe('compactor serve: one hash chain per request for the session index and the sync point', () => {
   it('an edited old message reaches the upstream as the client edited it: the session forks there', async () => {
     const { server, upstream } = await setup();
-    const id = await send(server, chat('parser', 6));
-    const edited = chat('parser', 7);
+    const id = await send(server, reviewChat('parser', 6));
+    const edited = reviewChat('parser', 7);
     // The agent rewrote an old answer (as agents do when they drop or shorten old content).
     edited.messages[3] = { role: 'assistant', content: 'Notes 0, shortened.' };
     expect(await send(server, edited)).toBe(id);
@@ -74,10 +61,10 @@ describe('compactor serve: one hash chain per request for the session index and 
 
   it('a request that forks from the middle of a session the client named is found by its history', async () => {
     const { server, upstream } = await setup();
-    expect(await send(server, chat('printer', 8), 'alpha')).toBe('alpha');
+    expect(await send(server, reviewChat('printer', 8), 'alpha')).toBe('alpha');
     // Without the header the history finds it: a continuation by its head, a fork by a checkpoint.
-    expect(await send(server, chat('printer', 9))).toBe('alpha');
-    const fork = chat('printer', 2);
+    expect(await send(server, reviewChat('printer', 9))).toBe('alpha');
+    const fork = reviewChat('printer', 2);
     fork.messages.push({ role: 'user', content: 'Start over with the error paths.' });
     expect(await send(server, fork)).toBe('alpha');
     expect(lastSent(upstream)).toEqual(fork.messages);
@@ -93,9 +80,9 @@ describe('compactor serve: one hash chain per request for the session index and 
     const { server } = await setup();
     /** Values serialized and hashed while a session of `turns` turns sends its next request. */
     const hashedByNext = async (topic: string, turns: number) => {
-      const id = await send(server, chat(topic, turns));
+      const id = await send(server, reviewChat(topic, turns));
       const before = valuesHashedSoFar();
-      expect(await send(server, chat(topic, turns + 1))).toBe(id);
+      expect(await send(server, reviewChat(topic, turns + 1))).toBe(id);
       return valuesHashedSoFar() - before;
     };
     const short = await hashedByNext('lexer', 2);
@@ -109,8 +96,8 @@ describe('compactor serve: one hash chain per request for the session index and 
     const { server, upstream } = await setup();
     /** Values hashed while a session of `turns` turns gets its last message rewritten. */
     const hashedByRewrite = async (topic: string, turns: number) => {
-      const id = await send(server, chat(topic, turns));
-      const rewritten = chat(topic, turns);
+      const id = await send(server, reviewChat(topic, turns));
+      const rewritten = reviewChat(topic, turns);
       rewritten.messages[rewritten.messages.length - 1] = { role: 'user', content: 'Something else.' };
       const before = valuesHashedSoFar();
       expect(await send(server, rewritten)).toBe(id);
