@@ -37,7 +37,7 @@ import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { checkpointKeeper } from './checkpoint-guard.js';
 import { CARRY_SNAPSHOT, carryRecord, keptDirCarry } from './turn-carry.js';
 import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
-import type { SentMessages } from '../runtime/turn-runner-types.js';
+import type { SentMessages, TurnResult } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 import { jsonEqual } from '../formats/residual.js';
 
@@ -314,18 +314,17 @@ export class Session implements CompactorSession {
         await restoreCheckpoint();
         return sessionTurnResult(result, null, summarizer, false);
       }
-      this.guard = result.loopGuard;
-      this.lastTurn = { lastSent: result.lastSent, cacheCycle: result.cacheCycle };
       const turnRequest = result.request;
       if (result.compaction?.status === 'failed')
         this.log(
           `automatic compaction failed; continuing with full history: ${result.compaction.failure?.message}`,
         );
       if (result.decision === 'failed') {
+        this.handOn(result); // the loop guard counts failed turns
         this.rollback();
         return sessionTurnResult(result, null, summarizer, false);
       }
-      // A refused commit (--out cannot be written) keeps nothing either, the checkpoint included.
+      // A refused commit (--out cannot be written) keeps nothing, checkpoint and hand-on included.
       await this.orRollback(async () => {
         try {
           await opts.beforeCommit?.(result);
@@ -334,6 +333,7 @@ export class Session implements CompactorSession {
           throw e;
         }
       });
+      this.handOn(result);
       const c = result.decision === 'compacted' ? result.compaction : null;
       const boundary = this.commit(
         c
@@ -449,6 +449,12 @@ export class Session implements CompactorSession {
   /** Drops what the failed run held back: the history is the stored one again. */
   private rollback(): void {
     if (this.data.storeWrites === 'onSuccess' && this.stored) this.live = this.stored.rollback();
+  }
+
+  /** Keeps what a turn hands on to the next one (its loop guard, last request and cache cycle). */
+  private handOn(r: Pick<TurnResult, 'loopGuard' | 'lastSent' | 'cacheCycle'>): void {
+    this.guard = r.loopGuard;
+    this.lastTurn = { lastSent: r.lastSent, cacheCycle: r.cacheCycle };
   }
 
   private async orRollback<T>(fn: () => Promise<T>): Promise<T> {
