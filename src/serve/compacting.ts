@@ -17,6 +17,10 @@ import { rememberClientBody } from './client-bytes.js';
 import { checkJsonDepth } from './request-guards.js';
 import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
+import { settler, settlingUpstream } from './settle-turn.js';
+import { answerHeaders, countRecalls, requestLine, summarizerOf } from './request-report.js';
+
+export { OFFLINE_SUMMARIZER } from './request-report.js';
 import { usageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
@@ -37,6 +41,7 @@ import {
   withOutputLimit,
 } from './answer-room.js';
 import type { Receipt } from '../summary/receipt.js';
+import { RequestSummaries, type PaidSummaries } from './paid-summaries.js';
 import type { SummaryCacheReport } from '../session/index.js';
 
 /** What the compacting handler works with (one per server). */
@@ -61,6 +66,8 @@ export interface CompactingContext {
   summarizer: 'upstream' | 'offline';
   /** Where one line per notable request goes (operators read it on stderr); none when absent. */
   log?(line: string): void;
+  /** Summary answers of requests whose turn was dropped, for their retries. */
+  paidSummaries?: PaidSummaries;
 }
 
 /** The upstream's own compaction: its compact endpoint, or the compact edit inside a request. */
@@ -203,6 +210,7 @@ function projectRequest(
   parsed: ParsedRequest,
   at: RequestAt,
   signal: AbortSignal,
+  summaries: RequestSummaries | undefined,
 ): Promise<ConversationProjection> {
   const { protocol } = parsed;
   const { id, capacity, reserve, text, chain } = at;
@@ -216,6 +224,7 @@ function projectRequest(
     signal,
     maxOutput: reserve,
     window: capacity,
+    ...(summaries !== undefined ? { summaries } : {}),
     ...(native === 'nativeStandalone'
       ? { compactUrl: ctx.upstreamUrl(protocol, '/v1/responses/compact') }
       : {}),
@@ -231,6 +240,8 @@ function projectRequest(
         model: { id: parsed.model },
         ...(parsed.envelope.wire !== 'gemini' ? { wire: parsed.envelope.wire } : {}),
         signal,
+        // Kept only once the upstream accepts the request (see settlingUpstream).
+        held: true,
         ...(native === 'nativeStandalone' ? { standalone: upstreamCompactClient() } : {}),
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
@@ -304,15 +315,26 @@ async function projected(
   parsed: ParsedRequest,
   at: RequestAt,
   signal: AbortSignal,
+  held: HeldTurn,
 ) {
   const { id, capacity } = at;
   const release =
     ctx.countsAhead === true ? await warmCounts(ctx.conversations, id, parsed) : () => undefined;
   try {
-    const projection = await projectRequest(ctx, req, parsed, at, signal);
-    ctx.index.update(id, at.chain);
+    const summaries = ctx.paidSummaries && new RequestSummaries(ctx.paidSummaries);
+    const projection = await projectRequest(ctx, req, parsed, at, signal, summaries).catch((e: unknown) => {
+      summaries?.settle(false);
+      throw e;
+    });
     const counts = recordProjection(ctx, id, parsed, projection, at.chain);
-    return { projection, counts, ...outgoing(at.verbatim, parsed, projection, counts, capacity, at.chain) };
+    held.settle = settler(ctx, id, at.chain, counts, projection, summaries);
+    const sending = settlingUpstream(ctx, held.settle);
+    return {
+      projection,
+      counts,
+      sending,
+      ...outgoing(at.verbatim, parsed, projection, counts, capacity, at.chain),
+    };
   } finally {
     release();
   }
@@ -333,61 +355,77 @@ export async function handleCompacting(
   res: ServerResponse,
   signal: AbortSignal,
 ): Promise<string> {
-  const started = process.hrtime.bigint();
+  // Until the upstream answers, the request's turn is held; any way out without an answer drops it.
+  const held: HeldTurn = { settle: async () => undefined };
   try {
-    const { text, bytes, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
-    // Every request that carries tools offers the recall tool too, from a session's first request on.
-    const recalling = withRecallTool(asSent);
-    const parsed = recalling ?? asSent;
-    const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
-    const skip =
-      parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
-    if (parsed.passthrough !== undefined || capacity === undefined) {
-      ctx.log?.(`passthrough: ${protocol} ${parsed.model}: ${skip}`);
-      await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
-      return 'passthrough';
-    }
-    // Every message's bytes hashed once, chained: the session index and the sync point compare these.
-    const chain = requestChain(text, asSent, bytes);
-    const id = sessionIdOf(req, parsed, chain, ctx.index);
-    const reserve = answerReserve(capacity, parsed.maxOutput);
-    const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
-    const out = await projected(
-      ctx,
-      req,
-      parsed,
-      { text, verbatim: clientText, id, capacity, reserve, chain },
-      signal,
-    );
-    const { projection, counts, body, lowered, replay, cleared } = out;
-    ctx.metrics.projectionSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
-    const tap = providerUsageTap(parsed.stream, projection);
-    const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
-    ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
-    const betas = replay ? REPLAY_BETAS : [];
-    if (recalling !== undefined) {
-      // The rounds fit the window as the first request did.
-      const room = { capacity, reserve, estimator: projection.session.estimator };
-      const { write, messages } = out;
-      const turn = { request: parsed, write, messages, history: parsed.messages, body, betas, room };
-      const recall = sessionRecaller(
-        ctx.conversations,
-        projection.conversationId,
-        projection.session,
-        signal,
-      );
-      const exchange = { ctx, req, res, turn, recall, signal, extra: headers, tap };
-      countRecalls(ctx, id, await forwardAnsweringRecalls(exchange));
-      return 'projected';
-    }
-    await forward(ctx, protocol, req, res, body, signal, headers, tap, betas);
-    return 'projected';
+    return await compacting(ctx, protocol, req, res, signal, held);
   } catch (e) {
     if (!RequestRefusedError.isInstance(e)) throw e;
     ctx.log?.(`refused (${e.status}): ${protocol}: ${e.message}`);
     sendJsonText(res, e.status, errorBody(protocol, e.status, refusalText(e.message)));
     return `refused-${e.status}`;
+  } finally {
+    await held.settle(false);
   }
+}
+
+/** What settles a request's turn (see settle-turn.ts). */
+interface HeldTurn {
+  settle(kept: boolean): Promise<void>;
+}
+
+async function compacting(
+  ctx: CompactingContext,
+  protocol: ProtocolName,
+  req: IncomingMessage,
+  res: ServerResponse,
+  signal: AbortSignal,
+  held: HeldTurn,
+): Promise<string> {
+  const started = process.hrtime.bigint();
+  const { text, bytes, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
+  // Every request that carries tools offers the recall tool too, from a session's first request on.
+  const recalling = withRecallTool(asSent);
+  const parsed = recalling ?? asSent;
+  const capacity = ctx.capacity ?? catalogCapacity({ id: parsed.model });
+  const skip =
+    parsed.passthrough ?? `unknown model "${parsed.model}" and no --capacity: the window is not known`;
+  if (parsed.passthrough !== undefined || capacity === undefined) {
+    ctx.log?.(`passthrough: ${protocol} ${parsed.model}: ${skip}`);
+    await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
+    return 'passthrough';
+  }
+  // Every message's bytes hashed once, chained: the session index and the sync point compare these.
+  const chain = requestChain(text, asSent, bytes);
+  const id = sessionIdOf(req, parsed, chain, ctx.index);
+  const reserve = answerReserve(capacity, parsed.maxOutput);
+  const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
+  const out = await projected(
+    ctx,
+    req,
+    parsed,
+    { text, verbatim: clientText, id, capacity, reserve, chain },
+    signal,
+    held,
+  );
+  const { projection, counts, body, lowered, replay, cleared, sending } = out;
+  ctx.metrics.projectionSeconds.observe({ protocol }, Number(process.hrtime.bigint() - started) / 1e9);
+  const tap = providerUsageTap(parsed.stream, projection);
+  const headers = answerHeaders(id, counts, projection, lowered, parsed.maxOutput);
+  ctx.log?.(requestLine(id, counts, projection, cleared, lowered, parsed.maxOutput));
+  const betas = replay ? REPLAY_BETAS : [];
+  if (recalling !== undefined) {
+    // The rounds fit the window as the first request did.
+    const room = { capacity, reserve, estimator: projection.session.estimator };
+    const { write, messages } = out;
+    const turn = { request: parsed, write, messages, history: parsed.messages, body, betas, room };
+    const recall = sessionRecaller(ctx.conversations, projection.conversationId, projection.session, signal);
+    const exchange = { ctx: sending, req, res, turn, recall, signal, extra: headers, tap };
+    countRecalls(ctx, id, await forwardAnsweringRecalls(exchange));
+    return 'projected';
+  }
+  await forward(sending, protocol, req, res, body, signal, headers, tap, betas);
+  return 'projected';
 }
 
 /**
@@ -407,44 +445,6 @@ function inputTokens(
     counts.tokensAfter,
     bodyTokens(body, (t) => estimator.text(t)),
   );
-}
-
-/** The operator's line for a projected request: its session, tokens before and after, and what was done. */
-function requestLine(
-  id: string,
-  counts: LastRequest,
-  projection: ConversationProjection,
-  cleared: number,
-  lowered: number | undefined,
-  asked: number | undefined,
-): string {
-  const done = [
-    projection.decision === 'compacted'
-      ? `compacted (${counts.strategy ?? 'local'}, ${projection.summaryCalls} summary call(s))`
-      : undefined,
-    cleared > 0 ? `${cleared} tool result(s) cleared or shortened` : undefined,
-    lowered !== undefined ? `max output lowered ${asked}->${lowered}` : undefined,
-  ].filter((s) => s !== undefined);
-  const what = done.length > 0 ? done.join(', ') : 'sent as it came';
-  return `session ${id}: ${counts.model}: ${counts.tokensBefore} -> ${counts.tokensAfter} tokens; ${what}`;
-}
-
-export const OFFLINE_SUMMARIZER = 'offline (the embedded summarizer)';
-
-/** Who wrote a compaction: the embedded summarizer, or the request's upstream and model (and how). */
-function summarizerOf(
-  ctx: CompactingContext,
-  parsed: ParsedRequest,
-  projection: ConversationProjection,
-): string {
-  if (ctx.summarizer === 'offline') return OFFLINE_SUMMARIZER;
-  const how =
-    projection.strategy === 'nativeStandalone'
-      ? "the upstream's /responses/compact"
-      : projection.strategy === 'nativeInline'
-        ? "the upstream's compact edit"
-        : 'a summary through the upstream';
-  return `${how} (${parsed.protocol}, model ${parsed.model})`;
 }
 
 /**
@@ -505,38 +505,12 @@ function recordProjection(
         : made,
   };
   const labels = { protocol: parsed.protocol };
+  // The sessions endpoint learns it once the upstream accepted the request (see settler).
   ctx.metrics.tokensBefore.inc(labels, last.tokensBefore);
   ctx.metrics.tokensAfter.inc(labels, last.tokensAfter);
   if (projection.decision === 'compacted') ctx.metrics.compactions.inc(labels);
   if (projection.summaryCalls > 0) ctx.metrics.summaryCalls.inc(labels, projection.summaryCalls);
-  ctx.lastRequests.set(id, last);
   return last;
-}
-
-/** The headers an answer gets: its session, tokens before and after, and what was done to it. */
-function answerHeaders(
-  id: string,
-  counts: LastRequest,
-  projection: ConversationProjection,
-  lowered: number | undefined,
-  asked: number | undefined,
-): Record<string, string> {
-  return {
-    [SESSION_HEADER]: id,
-    'x-compactor-tokens-before': String(counts.tokensBefore),
-    'x-compactor-tokens-after': String(counts.tokensAfter),
-    'x-compactor-compacted': String(projection.decision === 'compacted'),
-    ...(counts.strategy !== undefined ? { 'x-compactor-strategy': counts.strategy } : {}),
-    ...(lowered !== undefined ? { [LOWERED_HEADER]: `${asked}->${lowered}` } : {}),
-  };
-}
-
-/** Counts the recall rounds a request took (the sessions endpoint and the operator's line). */
-function countRecalls(ctx: CompactingContext, id: string, rounds: number): void {
-  if (rounds === 0) return;
-  const last = ctx.lastRequests.get(id);
-  if (last !== undefined) last.made = { ...last.made, recallTurns: (last.made.recallTurns ?? 0) + rounds };
-  ctx.log?.(`session ${id}: answered the model's recall calls in ${rounds} extra request(s)`);
 }
 
 /** Sends a body upstream with the client's headers and relays the answer with `extra` headers. */

@@ -1,3 +1,4 @@
+import { createPaidSummaries } from './paid-summaries.js';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createConversations } from '../adapters/shared/conversations.js';
@@ -172,6 +173,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     summarizer: o.summarizer,
     ...(o.log !== undefined ? { log: o.log } : {}),
     lastRequests,
+    paidSummaries: createPaidSummaries(),
   };
 }
 

@@ -15,6 +15,7 @@ import { REPLAY_BETAS, replayingBody, sendsCompactionBlock, withBetas } from './
 import { geminiSummaryBody, geminiSummaryUrl, readGeminiAnswer } from './gemini-summary.js';
 import type { ProtocolName } from './protocols.js';
 import type { Upstream } from './upstream.js';
+import { summaryKey, type RequestSummaries } from './paid-summaries.js';
 
 /** The proxied request a summary is written for: its upstream, model and the client's credentials. */
 export interface SummaryContext {
@@ -32,6 +33,8 @@ export interface SummaryContext {
   compactUrl?: string;
   /** The session's window (a request replaying an Anthropic compaction block declares an edit above it). */
   window: number;
+  /** The summary answers of the request: a dropped request's retry gets them back instead of paying again. */
+  summaries?: RequestSummaries;
 }
 
 const current = new AsyncLocalStorage<SummaryContext>();
@@ -88,13 +91,13 @@ async function postUpstream(
   headers = c.headers,
 ): Promise<unknown> {
   const site = siteOfContext(c);
+  const sent = JSON.stringify(body);
+  const key = c.summaries === undefined ? undefined : summaryKey(url, headers, sent);
+  const reused = key === undefined ? undefined : c.summaries?.take(key);
+  if (reused !== undefined) return JSON.parse(reused) as unknown;
   const res = await c.upstream.send(
     url,
-    {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    },
+    { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: sent },
     signal ?? c.signal,
   );
   const text = await res.body.text();
@@ -105,7 +108,9 @@ async function postUpstream(
       retryable: false,
     });
   try {
-    return JSON.parse(text) as unknown;
+    const answer = JSON.parse(text) as unknown;
+    if (key !== undefined) c.summaries?.paidFor(key, text);
+    return answer;
   } catch {
     throw new ProviderError(`${site.provider}/${site.model}: the ${what} answer is not JSON`, site);
   }

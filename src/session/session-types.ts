@@ -64,6 +64,13 @@ export interface SessionTurnOptions {
    * on the same history and pending messages) instead of starting it again.
    */
   resumeFrom?: Checkpoint;
+  /**
+   * Hold the turn: its messages and compaction stay in memory, nothing is written, and the
+   * session runs no other turn until {@link CompactorSession.settleTurn} keeps or drops it (a
+   * proxy keeps it once the provider accepted the request). A turn that fails or is cancelled
+   * leaves the session as it was.
+   */
+  held?: boolean;
 }
 
 /** A turn's result plus the durable boundary it recorded. */
@@ -147,6 +154,11 @@ export interface CompactorSession {
   prepareRequest(options?: PrepareRequestOptions): PreparedRequest;
   /** One headless turn in automatic mode; a compaction replaces history and is recorded. */
   runTurn(options?: SessionTurnOptions): Promise<SessionTurnResult>;
+  /**
+   * Ends a turn run with `held`: kept, it is written to the store (resolves once durable);
+   * dropped, the session is exactly as it was before the turn. No-op without a held turn.
+   */
+  settleTurn(kept: boolean): Promise<void>;
   /** An explicit compaction pass (reports what it did, or a bounded cause on failure). */
   compact(options?: CompactOptions): Promise<SessionCompactionReport>;
   /**

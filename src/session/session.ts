@@ -40,6 +40,7 @@ import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
 import type { SentMessages, TurnResult } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
 import { jsonEqual } from '../formats/residual.js';
+import { heldTurn, holdTurn, settleHeld, type HeldTurn, type SessionMark } from './held-turn.js';
 
 /** A change of settings: the groups given replace the session's. */
 const SettingsChangeSchema = z.strictObject({
@@ -95,6 +96,10 @@ export class Session implements CompactorSession {
   private sentTokens: number | undefined;
   private busy = false;
   private turns = 0;
+  /** The turn running with `held`, while it runs. */
+  private holding: HeldTurn | undefined;
+  /** A held turn that ran and waits for {@link Session.settleTurn}. */
+  private held: HeldTurn | undefined;
   /** The histories compactions replaced (without a store, the only copy of what they dropped). */
   private readonly replaced: (readonly Message[])[] = [];
   readonly recallTool = RECALL_TOOL;
@@ -285,6 +290,44 @@ export class Session implements CompactorSession {
 
   runTurn(opts: SessionTurnOptions = {}): Promise<SessionTurnResult> {
     return this.exclusive('runTurn', async () => {
+      if (this.held !== undefined) throw new SessionBusyError('compactor session holds an unsettled turn');
+      if (opts.held !== true) return this.turn(opts);
+      this.holding = heldTurn(this.mark());
+      return holdTurn(this.holding, () => this.turn(opts), {
+        keep: (held) => (this.held = held),
+        restore: (mark) => this.restore(mark),
+        done: () => (this.holding = undefined),
+      });
+    });
+  }
+
+  /**
+   * Ends a turn run with `held`: kept, its messages and compaction go to the store (the promise
+   * resolves once they are durable); dropped, the session is exactly as before the turn.
+   */
+  async settleTurn(kept: boolean): Promise<void> {
+    const held = this.held;
+    this.held = undefined;
+    if (held === undefined) return;
+    await settleHeld(held, kept, this.stored, {
+      restore: (mark) => this.restore(mark),
+      compacted: () => this.cacheHealth.onCompaction('compacted'),
+    });
+  }
+
+  private mark(): SessionMark {
+    const { live, guard, lastTurn, lastRequest, sent, sentTokens, anchor } = this;
+    return { live, guard, lastTurn, lastRequest, sent, sentTokens, anchor, replaced: this.replaced.length };
+  }
+
+  private restore(m: SessionMark): void {
+    [this.live, this.guard, this.lastTurn, this.lastRequest] = [m.live, m.guard, m.lastTurn, m.lastRequest];
+    [this.sent, this.sentTokens, this.anchor] = [m.sent, m.sentTokens, m.anchor];
+    this.replaced.length = m.replaced;
+  }
+
+  private turn(opts: SessionTurnOptions): Promise<SessionTurnResult> {
+    return (async () => {
       // Pending messages are conversation facts: stored before the turn may compact them. Their
       // fsync runs while the turn works; the turn waits for it before it records or returns anything.
       const synced = this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'), true);
@@ -292,6 +335,7 @@ export class Session implements CompactorSession {
       const sent = await this.turnSent(opts, before, synced);
       const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
       const { run, restoreCheckpoint } = this.checkpointing(opts);
+      if (this.holding) this.holding.restoreCheckpoint = restoreCheckpoint;
       const result = await this.orRollback(() => {
         const turnId = `turn-${++this.turns}`;
         if (opts.resumeFrom) return runner.resumeTurn(opts.resumeFrom, { ...run, history: before });
@@ -344,7 +388,7 @@ export class Session implements CompactorSession {
       this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
       if (turnRequest !== null) [this.sent, this.sentTokens] = [turnRequest, undefined];
       return sessionTurnResult(result, boundary, summarizer, local);
-    });
+    })();
   }
 
   /**
@@ -437,17 +481,21 @@ export class Session implements CompactorSession {
 
   /** Commits held messages and a compaction's boundary; a compaction replaces live history and resets the cache streak. */
   private commit(compaction?: CompactionToRecord) {
-    const boundary = this.stored?.commit(compaction) ?? null;
+    // A held turn's store writes wait for settleTurn.
+    const holding = this.holding;
+    if (holding && compaction) holding.compaction = compaction;
+    const boundary = holding ? null : (this.stored?.commit(compaction) ?? null);
     if (compaction) {
       if (this.stored === null) this.replaced.push(compaction.before);
       this.live = compaction.after;
-      this.cacheHealth.onCompaction('compacted');
+      if (!holding) this.cacheHealth.onCompaction('compacted');
     }
     return boundary;
   }
 
   /** Drops what the failed run held back: the history is the stored one again. */
   private rollback(): void {
+    if (this.holding) return; // a held turn is put back by its mark
     if (this.data.storeWrites === 'onSuccess' && this.stored) this.live = this.stored.rollback();
   }
 
@@ -493,7 +541,8 @@ export class Session implements CompactorSession {
     if (messages.length === 0) return Promise.resolve();
     const held = messages.map(heldMessage);
     let synced = Promise.resolve();
-    if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held);
+    if (this.holding) this.holding.pending.push(...held);
+    else if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held);
     else this.stored?.add(held);
     synced.catch(() => undefined); // awaited by the turn through landed()
     this.live = [...this.live, ...held];

@@ -30,6 +30,7 @@ import {
   syncFile,
   type SyncPoint,
 } from './sync-point.js';
+import { heldCall, settling, type HeldState } from './held-call.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
@@ -67,6 +68,12 @@ export interface ConversationCall {
   signal?: AbortSignal;
   /** What the conversation holds in memory after this call, in bytes as the caller counts them (see `maxBytes`). */
   bytes?: number;
+  /**
+   * Keep nothing of the call until its projection's `settle` says so: the conversation runs no
+   * other call meanwhile, and `settle(false)` leaves it exactly as it was before the call (a
+   * proxy keeps a turn only once the provider accepted its request).
+   */
+  held?: boolean;
 }
 
 /**
@@ -84,6 +91,11 @@ export interface ConversationProjection extends Pick<
   session: CompactorSession;
   /** Also told what the provider reported for this request (a session kept elsewhere anchors on it). */
   onUsage?: (usage: { inputTokens: number; cachedInputTokens?: number }) => void;
+  /**
+   * With a `held` call: keeps the call's turn (resolves once it is durable) or drops it. Call it
+   * exactly once; later calls do nothing.
+   */
+  settle?: (kept: boolean) => Promise<void>;
   /** @deprecated The same array as `request`. */
   messages: readonly Message[];
   /** @deprecated Whether `decision` is `compacted`. */
@@ -152,7 +164,7 @@ export function parseAdapterOptions(options: unknown, where: string): void {
   parseOptions(SessionOptionsSchema.extend(ConversationOptionsSchema.shape), options, where);
 }
 
-interface State extends SyncPoint {
+interface State extends SyncPoint, HeldState {
   session: CompactorSession;
   /** The key of the limits and clearing policy the session runs with (see call-settings.ts). */
   settings: string;
@@ -273,7 +285,11 @@ function enqueue(state: State, work: () => Promise<ConversationProjection>): Pro
     state.sent = projection.request;
     return projection;
   });
-  state.queue = run.catch(() => undefined).finally(() => state.active--);
+  // A held call's conversation waits for its settling.
+  state.queue = run
+    .then((p) => settling.get(p))
+    .catch(() => undefined)
+    .finally(() => state.active--);
   return run;
 }
 
@@ -517,6 +533,7 @@ async function projectCall(
       ? { provider: 'framework', model: call.model?.id ?? 'unknown', system: call.system, tools: call.tools }
       : undefined;
   const envelopeKey = envelope === undefined ? '' : JSON.stringify(envelope);
+  const previousEnvelope = state.envelopeKey;
   if (state.envelopeKey !== envelopeKey) {
     session.setEnvelope(envelope);
     state.envelopeKey = envelopeKey;
@@ -527,13 +544,20 @@ async function projectCall(
     await durable(state);
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
     const skip = toldByStore(state, messages.length);
-    await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
+    // A held call's point moved in memory when its turn ran: only the save is left.
+    if (state.synced === messages.length && call.held === true) {
+      if (!skip) await saveSyncPoint(state, sessionDir, id);
+    } else await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
     // The call's messages were checked against the synced ones before its turn: its chain is the point's.
     state.chain = chainOf(call);
     if (!skip && sessionDir !== undefined && state.recorded !== undefined)
       state.saved = { synced: state.synced, recorded: state.recorded, branch: state.branch };
   };
 
+  if (call.held === true)
+    return heldCall(state, call, { pending, envelopeKey: previousEnvelope }, sync, (turn) =>
+      projectionOf(id, session, turn),
+    );
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
   const keptAfterFailure = () => pending.length > 0 && session.history.length === before + pending.length;
@@ -552,6 +576,15 @@ async function projectCall(
   // Saved before the request goes on (without blocking other requests): a save that fails
   // fails this call instead of surfacing later, and a deleted conversation is not written again.
   await sync();
+  return projectionOf(id, session, turn);
+}
+
+/** What a call's turn made into the projection the caller sends. */
+function projectionOf(
+  id: string,
+  session: CompactorSession,
+  turn: SessionTurnResult,
+): ConversationProjection {
   // The turn's own request: the one the machine made fit the window (prepareRequest agrees).
   const request = turn.request ?? session.prepareRequest().messages;
   const { decision, strategy, summaryCalls, compaction, summaryCache } = turn;

@@ -1,0 +1,74 @@
+import { CancelledError } from '../../core/errors.js';
+import type { Message } from '../../messages/message.js';
+import type { CompactorSession, SessionTurnResult } from '../../session/index.js';
+import type { ConversationCall, ConversationProjection } from './conversations.js';
+import { advanceSyncPoint, type SyncPoint } from './sync-point.js';
+
+/** What a held call changes of its conversation's state, and puts back when dropped. */
+export interface HeldState extends SyncPoint {
+  session: CompactorSession;
+  sent?: readonly Message[];
+  envelopeKey?: string;
+  broken?: boolean;
+  chain?: readonly string[];
+}
+
+/** When a held call's projection is settled (and, kept, durable): the conversation's next call waits for it. */
+export const settling = new WeakMap<ConversationProjection, Promise<void>>();
+
+/**
+ * A held call: its turn runs held, its sync point moves in memory only, and nothing is written
+ * until `settle(true)`; `settle(false)` puts the session and the point back as they were.
+ */
+export async function heldCall(
+  state: HeldState,
+  call: ConversationCall,
+  before: { pending: readonly Message[]; envelopeKey: string | undefined },
+  sync: () => Promise<void>,
+  projectionOf: (turn: SessionTurnResult) => ConversationProjection,
+): Promise<ConversationProjection> {
+  const { session } = state;
+  const { synced, lastHash, hashes, chain, sent } = state;
+  // A call that changed the envelope leaves it to be set again by the next call.
+  const envelopeChanged = state.envelopeKey !== before.envelopeKey;
+  const putBack = () => {
+    Object.assign(state, { synced, lastHash, hashes, chain, sent });
+    if (envelopeChanged) state.envelopeKey = undefined;
+  };
+  let turn: SessionTurnResult;
+  try {
+    turn = await session.runTurn({
+      pending: before.pending,
+      held: true,
+      ...(call.signal !== undefined ? { signal: call.signal } : {}),
+    });
+  } catch (e) {
+    putBack();
+    throw e;
+  }
+  if (turn.decision === 'cancelled') {
+    putBack();
+    throw new CancelledError('the call was cancelled before its request was ready');
+  }
+  void advanceSyncPoint(state, call.messages, undefined, '');
+  state.chain = call.chain?.length === call.messages.length ? call.chain : undefined;
+  let settledNow!: () => void;
+  const settled = new Promise<void>((resolve) => (settledNow = resolve));
+  let done: Promise<void> | undefined;
+  const settle = (kept: boolean): Promise<void> => {
+    done ??= kept
+      ? session
+          .settleTurn(true)
+          .then(sync)
+          .catch((e: unknown) => {
+            state.broken = true; // reopened from what the store holds on the next call
+            throw e;
+          })
+      : session.settleTurn(false).then(putBack);
+    void done.catch(() => undefined).then(settledNow);
+    return done;
+  };
+  const projection = { ...projectionOf(turn), settle };
+  settling.set(projection, settled);
+  return projection;
+}
