@@ -204,3 +204,30 @@ describe('compactor serve: a summary the failed request paid for is not paid aga
       expect(after.summariesMade).toBe(1);
     });
 });
+
+describe('compactor serve: an answer the upstream began with 2xx completes the turn', () => {
+  for (const withDir of [false, true])
+    it(`the answer is cut after a 200: the turn is kept, and the client's retry of it continues the session without a message twice${withDir ? ', with --data-dir' : ''}`, async () => {
+      const upstream = await fakeModel({ kind: 'malformed-json' });
+      const dataDir = withDir ? mkdtempSync(join(tmpdir(), 'failed-turn-')) : undefined;
+      if (dataDir !== undefined) dirs.push(dataDir);
+      const server = await proxy(upstream, dataDir !== undefined ? { dataDir } : {});
+      const first = await ask(server, OPENING);
+      const turn: Chat[] = [
+        ...OPENING,
+        { role: 'assistant', content: first.choices[0]!.message.content },
+        { role: 'user', content: FAILED_TEXT },
+      ];
+      expect(await failure(server, turn)).toBeDefined();
+      expect((await sessionState(server)).messages).toBe(turn.length - 1);
+      await ask(server, turn);
+      const after = await sessionState(server);
+      expect(after.messages).toBe(turn.length - 1);
+      expect(after.branches).toBe(1);
+      if (dataDir === undefined) return;
+      await server.close();
+      started.splice(started.indexOf(server), 1);
+      const stored = filesUnder(dataDir).join('\n').split('FAILED-TURN').length - 1;
+      expect(stored).toBe(1);
+    });
+});
