@@ -1,4 +1,5 @@
 import type { LoopGuardState } from '../../machines/index.js';
+import type { CacheHealthMonitor } from './cache-health.js';
 import type { UsageAnchor } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
 import type { TurnRequestMemo } from './next-request.js';
@@ -66,13 +67,14 @@ export async function settleHeld(
   held: HeldTurn,
   kept: boolean,
   stored: StoredHistory | null,
-  on: { restore(mark: SessionMark): void; compacted(): void },
+  health: CacheHealthMonitor,
+  restore: (mark: SessionMark) => void,
 ): Promise<void> {
   if (!kept) {
-    on.restore(held.mark);
+    restore(held.mark);
     return held.restoreCheckpoint();
   }
-  if (held.compaction) on.compacted();
+  if (held.compaction) health.onCompaction('compacted');
   if (!stored) return;
   if (held.pending.length > 0) stored.store.appendMessages(held.pending, { commit: false });
   // The boundary event commits the messages before it; without one, a commit line does.

@@ -308,11 +308,8 @@ export class Session implements CompactorSession {
   async settleTurn(kept: boolean): Promise<void> {
     const held = this.held;
     this.held = undefined;
-    if (held === undefined) return;
-    await settleHeld(held, kept, this.stored, {
-      restore: (mark) => this.restore(mark),
-      compacted: () => this.cacheHealth.onCompaction('compacted'),
-    });
+    const restore = (mark: SessionMark) => this.restore(mark);
+    if (held) await settleHeld(held, kept, this.stored, this.cacheHealth, restore);
   }
 
   private mark(): SessionMark {
@@ -474,6 +471,8 @@ export class Session implements CompactorSession {
   }
 
   close(): void {
+    // A turn still held was never kept: the carry saved is the one from before it.
+    if (this.held) this.restore(this.held.mark);
     this.stored?.rollback();
     this.saveCarry();
     this.stored?.store.close();
