@@ -14,8 +14,7 @@ import { requestChain, type RequestChain } from './hash-chain.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { rememberClientBody } from './client-bytes.js';
-import { checkJsonDepth } from './request-guards.js';
-import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
+import { checkedBody, parseAsItArrives } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
@@ -157,14 +156,13 @@ export async function readParsed(
   limit: number,
   countTokens = false,
 ) {
-  const bytes = await readBody(req, limit);
+  // A large body is parsed as it arrives (or a slice at a time once read), and its depth checked
+  // a slice at a time: other clients are served meanwhile.
+  const arriving = parseAsItArrives(req);
+  const bytes = await readBody(req, limit, arriving?.write);
   const text = bytes.toString('utf8');
   try {
-    // A large body is checked and parsed a slice at a time: other clients are served meanwhile.
-    const large = bytes.length >= SLICED_BODY_BYTES;
-    if (large) await checkJsonDepthInSlices(text);
-    else checkJsonDepth(text);
-    const body = large ? await parsedInSlices(bytes) : undefined;
+    const body = await checkedBody(text, bytes, arriving);
     const parsed = parseRequest(protocol, text, countTokens, req.url, body);
     rememberClientBody(req, text, bytes);
     return { text, bytes, parsed };
