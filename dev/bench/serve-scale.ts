@@ -60,6 +60,14 @@ export function body(reads: readonly string[], session: string, tokens: number, 
   return JSON.stringify({ model: MODEL, messages, tools: TOOLS, max_tokens: 1_000 });
 }
 
+/** The tool results of sessions that open at `tokens` tokens and go on for `turns` requests. */
+export function cellReads(tokens: number, turns: number): string[] {
+  const source = sourceText();
+  return Array.from({ length: Math.round(tokens / RESULT_TOKENS) + turns + 1 }, (_, n) =>
+    source.read(n, RESULT_TOKENS),
+  );
+}
+
 /** What any proxy that reads a body pays for it at least: decode, parse, serialize, encode (median ms). */
 function parseFloor(text: string): number {
   const bytes = Buffer.from(text);
