@@ -253,9 +253,17 @@ export function importOpenAIResponses(text: SessionText, fileName?: string): Imp
   };
 }
 
+/**
+ * Canonical messages as Responses input items; `all` is the whole list they go into (a call's
+ * output is typed after its call, which may be elsewhere in it).
+ */
+export function exportOpenAIResponsesItems(messages: readonly Message[], all = messages): Json[] {
+  return exportGroups('openai-responses', messages, responsesBuilder(all), () => 1);
+}
+
 /** Exports canonical messages as Responses input items. */
 export function exportOpenAIResponses(messages: readonly Message[], meta?: Record<string, unknown>): string {
-  const items = exportGroups('openai-responses', messages, responsesBuilder(messages), () => 1);
+  const items = exportOpenAIResponsesItems(messages);
   const p = providerMetaFor(meta, 'openai-responses');
   return writeDocument(items, 'input', p?.shape ?? 'object', p?.envelope);
 }

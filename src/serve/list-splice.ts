@@ -1,7 +1,9 @@
+import { exportAnthropicItems, isSystemInMessages, isTopLevelSystem } from '../formats/anthropic.js';
 import { exportGeminiContents } from '../formats/gemini.js';
+import { exportOpenAIResponsesItems } from '../formats/openai-responses.js';
 import { exportOpenAIChatItems } from '../formats/openai-chat.js';
 import { stringifyWithRawNumbers } from '../formats/raw-numbers.js';
-import { groupOf, type RoundTripFormat } from '../formats/round-trip.js';
+import { groupOf, itemsOf as roundTripItems, type RoundTripFormat } from '../formats/round-trip.js';
 import type { Json, Message } from '../messages/message.js';
 import { topLevelArrayAt } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
@@ -20,7 +22,10 @@ interface ListWire {
   format: RoundTripFormat;
   /** The messages of the list, of the request as parsed or projected: fixed part and conversation. */
   list(fixed: readonly Message[], conversation: readonly Message[]): readonly Message[];
-  items(messages: readonly Message[]): Json[];
+  /** Items for a run of messages; `all` is the whole list they go into. */
+  items(messages: readonly Message[], all: readonly Message[]): Json[];
+  /** Whether the body written anew would put the list's messages elsewhere (then it is not spliced). */
+  movesOut?(list: readonly Message[]): boolean;
 }
 
 const WIRES: Partial<Record<ProtocolName, ListWire>> = {
@@ -37,21 +42,49 @@ const WIRES: Partial<Record<ProtocolName, ListWire>> = {
     list: (fixed, conversation) => [...fixed, ...conversation],
     items: exportOpenAIChatItems,
   },
+  // The top-level system prompt is a member of its own; a system message sent inside the list stays there.
+  anthropic: {
+    key: 'messages',
+    format: 'anthropic',
+    list: (fixed, conversation) => [...fixed.filter((m) => !isTopLevelSystem(m)), ...conversation],
+    items: exportAnthropicItems,
+    // A leading system message of no list (a summary, say) would be written into `system`.
+    movesOut: (list) => list.length > 0 && list[0].role === 'system' && !isSystemInMessages(list[0]),
+  },
+  // Leading system and developer items are items of the list; `instructions` is a member of its own.
+  'openai-responses': {
+    key: 'input',
+    format: 'openai-responses',
+    list: (fixed, conversation) => [...fixed, ...conversation],
+    items: exportOpenAIResponsesItems,
+  },
 };
 
-/** The client's messages of each item of its list, by item index; undefined when they do not map one to one. */
-function itemsOf(wire: ListWire, sent: readonly Message[], count: number): Message[][] | undefined {
-  const byItem: Message[][] = [];
-  let last = -1;
+/** The client's messages of one group (a run of list items), and the items' first and last index. */
+interface OwnGroup {
+  messages: Message[];
+  first: number;
+  last: number;
+}
+
+/** The client's messages of each group of its list, by group; undefined when they do not cover the list in order. */
+function groupsOf(wire: ListWire, sent: readonly Message[], count: number): OwnGroup[] | undefined {
+  const byGroup: OwnGroup[] = [];
+  let last: OwnGroup | undefined;
   for (const m of sent) {
     const g = groupOf(m, wire.format);
-    // Items come in order, each one's messages together.
-    if (g === undefined || g >= count || g < last || (g > last && byItem[g] !== undefined)) return undefined;
-    (byItem[g] ??= []).push(m);
-    last = g;
+    const span = roundTripItems(m, wire.format);
+    if (g === undefined || span === undefined) return undefined;
+    if (last !== undefined && byGroup[g] === last) {
+      last.messages.push(m);
+      continue;
+    }
+    // Groups come in order, each one's items right after the one before.
+    if (byGroup[g] !== undefined || span[0] !== (last?.last ?? -1) + 1 || span[1] >= count) return undefined;
+    last = { messages: [m], first: span[0], last: span[1] };
+    byGroup[g] = last;
   }
-  for (let g = 0; g < count; g++) if (byItem[g] === undefined) return undefined;
-  return byItem;
+  return (last?.last ?? -1) === count - 1 ? byGroup : undefined;
 }
 
 /**
@@ -68,24 +101,24 @@ export function splicedRequest(
   if (wire === undefined || req.meta.geminiOuter !== undefined) return undefined;
   const at = topLevelArrayAt(text, wire.key);
   if (at === undefined) return undefined;
-  const byItem = itemsOf(wire, wire.list(req.prefix, req.messages), at.items.length);
-  if (byItem === undefined) return undefined;
+  const byGroup = groupsOf(wire, wire.list(req.prefix, req.messages), at.items.length);
+  if (byGroup === undefined) return undefined;
   const out = wire.list(req.prefix, projected);
+  if (wire.movesOut?.(out) === true) return undefined;
   const pieces: string[] = [];
   let pending: Message[] = [];
   const flush = () => {
-    for (const item of pending.length > 0 ? wire.items(pending) : [])
+    for (const item of pending.length > 0 ? wire.items(pending, out) : [])
       pieces.push(stringifyWithRawNumbers(item));
     pending = [];
   };
   for (let i = 0; i < out.length;) {
     const g = groupOf(out[i], wire.format);
-    const own = g === undefined ? undefined : byItem[g];
-    if (own !== undefined && own.every((m, k) => out[i + k] === m)) {
+    const own = g === undefined ? undefined : byGroup[g];
+    if (own !== undefined && own.messages.every((m, k) => out[i + k] === m)) {
       flush();
-      const [start, end] = at.items[g!];
-      pieces.push(text.slice(start, end));
-      i += own.length;
+      pieces.push(text.slice(at.items[own.first][0], at.items[own.last][1]));
+      i += own.messages.length;
     } else pending.push(out[i++]);
   }
   flush();
