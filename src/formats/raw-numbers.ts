@@ -103,6 +103,20 @@ export function rawNumbersIn(value: unknown): RawNumberAt[] {
 }
 
 /**
+ * {@link rawNumbersIn} of a list of values as parsed (an importer's items). A parsed container
+ * that holds a raw number at any depth has a twin, so an item without one holds none and is not
+ * walked: most bodies hold no such literal, and each item costs a lookup instead of a walk.
+ */
+export function rawNumbersInParsed(items: readonly unknown[]): RawNumberAt[] {
+  const out: RawNumberAt[] = [];
+  items.forEach((item, i) => {
+    if (!isContainer(item) || !twins.has(item)) return;
+    for (const [path, text] of rawNumbersIn(item)) out.push([[i, ...path], text]);
+  });
+  return out;
+}
+
+/**
  * `value` with the raw texts put back wherever the number at the path still equals the
  * literal's value (a changed value keeps its new number). Containers on a changed path are
  * copied, never mutated: they may be shared with a stored residual.
