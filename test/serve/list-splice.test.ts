@@ -211,3 +211,54 @@ describe('serve: a changed request keeps the client bytes of the items it did no
     expect(topLevelArrayAt(text, 'missing')).toBeUndefined();
   });
 });
+
+/** Bodies written by hand: number texts JSON.parse changes, unicode escapes, unknown fields, odd key orders. */
+const ODD: Array<[ProtocolName, string, string]> = [
+  [
+    'anthropic',
+    '/v1/messages',
+    `{"temperature":1.0,"model":"claude-sonnet-4-5","messages":[
+  {"content":"Read a.ts \\u00e9","role":"user"},
+  {"role":"assistant","content":[{"input":{"path":"a.ts","n":1.0,"big":1e400},"type":"tool_use","id":"c1","name":"read_file"}]},
+  {"role":"user","x_unknown":2.50,"content":[{"type":"tool_result","tool_use_id":"c1","content":"${'A '.repeat(40)}"}]},
+  {"content":"Next \\ud83d\\ude00","role":"user","x_other":{"k":[1.0]}}
+ ],"max_tokens":300}`,
+  ],
+  [
+    'openai-responses',
+    '/v1/responses',
+    `{"model":"gpt-5","input":[
+  {"content":"Read a.ts \\u00e9","role":"user"},
+  {"type":"function_call","z":1.0,"call_id":"c1","name":"read_file","arguments":"{\\"n\\":1.0}"},
+  {"call_id":"c1","x_unknown":2.50,"type":"function_call_output","output":"${'A '.repeat(40)}"},
+  {"type":"message","role":"user","content":[{"type":"input_text","text":"Next \\ud83d\\ude00","x":1e400}]}
+ ],"temperature":1.0,"max_output_tokens":300}`,
+  ],
+];
+
+describe('serve: a changed Anthropic or Responses body keeps the bytes the projection does not own', () => {
+  for (const [protocol, url, text] of ODD)
+    it(`D2: ${protocol}: unchanged items, number texts, escapes and unknown fields as the client wrote them`, () => {
+      const parsed = parseRequest(protocol, text, false, url);
+      const key = protocol === 'anthropic' ? 'messages' : 'input';
+      const own = topLevelArrayAt(text, key)!.items.map(([a, b]) => text.slice(a, b));
+      const tool = parsed.messages.findIndex((m) => m.role === 'tool');
+      const cleared = parsed.messages.map((m, i) => (i === tool ? { ...m, content: 'cleared' } : m));
+      const spliced = splicedRequest(text, parsed, cleared)!;
+      const out = topLevelArrayAt(spliced, key)!.items.map(([a, b]) => spliced.slice(a, b));
+      // Every item but the cleared one is the client's bytes, in place.
+      expect(out).toHaveLength(own.length);
+      for (const i of [0, 1, 3]) expect(out[i]).toBe(own[i]);
+      // The cleared item is written anew with its unknown field and that field's number text.
+      expect(out[2]).toContain('"x_unknown":2.50');
+      expect(out[2]).toContain('cleared');
+      expect(out[2]).not.toContain('A A');
+      // Around the list, the body is the client's own.
+      const list = topLevelArrayAt(text, key)!;
+      const at = topLevelArrayAt(spliced, key)!;
+      expect(spliced.slice(0, at.open)).toBe(text.slice(0, list.open));
+      expect(spliced.slice(at.close)).toBe(text.slice(list.close));
+      // Unchanged, the body is the client's text itself.
+      expect(splicedRequest(text, parsed, parsed.messages)).toBe(text);
+    });
+});
