@@ -22,8 +22,8 @@ function anthropicBody(): string {
   const items = [`{"content":"Read the files. \\u00e9 \\ud83d\\ude00","role":"user","x_note":1.0}`];
   for (let i = 0; i < RESULTS; i++) {
     items.push(
-      `{"role":"assistant","content":[{"input":{"path":"f${i}","n":1.0,"big":12345678901234567890},"type":"tool_use","id":"c${i}","name":"read_file"}]}`,
-      `{"role":"user","x_unknown":2.50,"content":[{"type":"tool_result","tool_use_id":"c${i}","content":"${result(i)}"}]}`,
+      `{"role":"assistant","content":[{"input":{"path":"f${i}","n":1.0,"big":12345678901234567890,"huge":1e400},"type":"tool_use","id":"c${i}","name":"read_file"}]}`,
+      `{"role":"user","x_unknown":2.50,"x_huge":-1e400,"content":[{"type":"tool_result","tool_use_id":"c${i}","content":"${result(i)}"}]}`,
     );
   }
   items.push(`{"content":"Go on.","role":"user"}`);
@@ -36,9 +36,9 @@ function responsesBody(): string {
   const items = [`{"content":"Read the files. \\u00e9 \\ud83d\\ude00","role":"user","x_note":1.0}`];
   for (let i = 0; i < RESULTS; i++) {
     items.push(
-      `{"type":"reasoning","id":"rs_${i}","summary":[],"encrypted_content":"ZW5j","x":2.50}`,
+      `{"type":"reasoning","id":"rs_${i}","summary":[],"encrypted_content":"ZW5j","x":1e400}`,
       `{"type":"function_call","z":1.0,"call_id":"c${i}","name":"read_file","arguments":"{\\"path\\":\\"f${i}\\"}"}`,
-      `{"call_id":"c${i}","x_unknown":2.50,"type":"function_call_output","output":"${result(i)}"}`,
+      `{"call_id":"c${i}","x_unknown":2.50,"x_huge":-1e400,"type":"function_call_output","output":"${result(i)}"}`,
     );
   }
   items.push(`{"type":"message","role":"user","content":[{"type":"input_text","text":"Go on."}]}`);
@@ -79,7 +79,7 @@ describe('compactor serve: a cleared Anthropic or Responses request keeps the cl
         for (const i of changed) {
           expect(own[i]).toContain('lorem ipsum');
           expect(out[i]).not.toContain('lorem ipsum dolor lorem');
-          expect(out[i]).toContain('"x_unknown":2.50');
+          expect(out[i]).toContain('"x_unknown":2.50,"x_huge":-1e400');
         }
         // The newest result is kept whole, and the body around the list is the client's (the
         // recall tool aside).
