@@ -254,16 +254,17 @@ export function importOpenAIResponses(text: SessionText, fileName?: string): Imp
 }
 
 /**
- * Canonical messages as Responses input items; `all` is the whole list they go into (a call's
- * output is typed after its call, which may be elsewhere in it).
+ * The writer of Responses input items for runs of the messages `all`: a call's output is typed
+ * after its call (a freeform tool's or a function's), which may be in another run.
  */
-export function exportOpenAIResponsesItems(messages: readonly Message[], all = messages): Json[] {
-  return exportGroups('openai-responses', messages, responsesBuilder(all), () => 1);
+export function responsesItemsWriter(all: readonly Message[]): (messages: readonly Message[]) => Json[] {
+  const build = responsesBuilder(all);
+  return (messages) => exportGroups('openai-responses', messages, build, () => 1);
 }
 
 /** Exports canonical messages as Responses input items. */
 export function exportOpenAIResponses(messages: readonly Message[], meta?: Record<string, unknown>): string {
-  const items = exportOpenAIResponsesItems(messages);
+  const items = responsesItemsWriter(messages)(messages);
   const p = providerMetaFor(meta, 'openai-responses');
   return writeDocument(items, 'input', p?.shape ?? 'object', p?.envelope);
 }

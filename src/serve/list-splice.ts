@@ -1,6 +1,6 @@
 import { exportAnthropicItems, isSystemInMessages, isTopLevelSystem } from '../formats/anthropic.js';
 import { exportGeminiContents } from '../formats/gemini.js';
-import { exportOpenAIResponsesItems } from '../formats/openai-responses.js';
+import { responsesItemsWriter } from '../formats/openai-responses.js';
 import { exportOpenAIChatItems } from '../formats/openai-chat.js';
 import { stringifyWithRawNumbers } from '../formats/raw-numbers.js';
 import { groupOf, itemsOf as roundTripItems, type RoundTripFormat } from '../formats/round-trip.js';
@@ -22,8 +22,8 @@ interface ListWire {
   format: RoundTripFormat;
   /** The messages of the list, of the request as parsed or projected: fixed part and conversation. */
   list(fixed: readonly Message[], conversation: readonly Message[]): readonly Message[];
-  /** Items for a run of messages; `all` is the whole list they go into. */
-  items(messages: readonly Message[], all: readonly Message[]): Json[];
+  /** The writer of items for runs of messages going into the list `all` (made once per body). */
+  items(all: readonly Message[]): (messages: readonly Message[]) => Json[];
   /** Whether the body written anew would put the list's messages elsewhere (then it is not spliced). */
   movesOut?(list: readonly Message[]): boolean;
 }
@@ -33,21 +33,21 @@ const WIRES: Partial<Record<ProtocolName, ListWire>> = {
     key: 'contents',
     format: 'gemini',
     list: (_fixed, conversation) => conversation,
-    items: exportGeminiContents,
+    items: () => exportGeminiContents,
   },
   // A Chat Completions request's system messages are items of its list like the others.
   'openai-chat': {
     key: 'messages',
     format: 'openai-chat',
     list: (fixed, conversation) => [...fixed, ...conversation],
-    items: exportOpenAIChatItems,
+    items: () => exportOpenAIChatItems,
   },
   // The top-level system prompt is a member of its own; a system message sent inside the list stays there.
   anthropic: {
     key: 'messages',
     format: 'anthropic',
     list: (fixed, conversation) => [...fixed.filter((m) => !isTopLevelSystem(m)), ...conversation],
-    items: exportAnthropicItems,
+    items: () => exportAnthropicItems,
     // A leading system message of no list (a summary, say) would be written into `system`.
     movesOut: (list) => list.length > 0 && list[0].role === 'system' && !isSystemInMessages(list[0]),
   },
@@ -56,7 +56,7 @@ const WIRES: Partial<Record<ProtocolName, ListWire>> = {
     key: 'input',
     format: 'openai-responses',
     list: (fixed, conversation) => [...fixed, ...conversation],
-    items: exportOpenAIResponsesItems,
+    items: responsesItemsWriter,
   },
 };
 
@@ -107,9 +107,9 @@ export function splicedRequest(
   if (wire.movesOut?.(out) === true) return undefined;
   const pieces: string[] = [];
   let pending: Message[] = [];
+  const itemsOf = wire.items(out);
   const flush = () => {
-    for (const item of pending.length > 0 ? wire.items(pending, out) : [])
-      pieces.push(stringifyWithRawNumbers(item));
+    for (const item of pending.length > 0 ? itemsOf(pending) : []) pieces.push(stringifyWithRawNumbers(item));
     pending = [];
   };
   for (let i = 0; i < out.length;) {
