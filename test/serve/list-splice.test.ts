@@ -87,6 +87,8 @@ const anthropicBody = (space?: number) =>
       max_tokens: 300,
       system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
       messages: [
+        // A system message inside the list (a beta Claude Code sends) stays an item of it.
+        { role: 'system', content: 'Project rules: be careful.' },
         { content: 'Read a.ts then b.ts.', role: 'user' },
         {
           role: 'assistant',
