@@ -107,8 +107,12 @@ export function splicedRequest(
   if (wire.movesOut?.(out) === true) return undefined;
   const pieces: string[] = [];
   let pending: Message[] = [];
+  // Items kept one after another go as one slice of the client's text, its separators included.
+  let run: { first: number; last: number } | undefined;
   const itemsOf = wire.items(out);
   const flush = () => {
+    if (run !== undefined) pieces.push(text.slice(at.items[run.first][0], at.items[run.last][1]));
+    run = undefined;
     for (const item of pending.length > 0 ? itemsOf(pending) : []) pieces.push(stringifyWithRawNumbers(item));
     pending = [];
   };
@@ -116,10 +120,16 @@ export function splicedRequest(
     const g = groupOf(out[i], wire.format);
     const own = g === undefined ? undefined : byGroup[g];
     if (own !== undefined && own.messages.every((m, k) => out[i + k] === m)) {
-      flush();
-      pieces.push(text.slice(at.items[own.first][0], at.items[own.last][1]));
+      if (run !== undefined && pending.length === 0 && own.first === run.last + 1) run.last = own.last;
+      else {
+        flush();
+        run = { first: own.first, last: own.last };
+      }
       i += own.messages.length;
-    } else pending.push(out[i++]);
+    } else {
+      if (run !== undefined) flush();
+      pending.push(out[i++]);
+    }
   }
   flush();
   // The client's own spacing: before the first item, between items, after the last.
@@ -127,5 +137,11 @@ export function splicedRequest(
   const first = items.length > 0 ? text.slice(at.open + 1, items[0][0]) : '';
   const between = items.length > 1 ? text.slice(items[0][1], items[1][0]) : ',';
   const after = items.length > 0 ? text.slice(items[items.length - 1][1], at.close) : '';
-  return `${text.slice(0, at.open + 1)}${first}${pieces.join(between)}${after}${text.slice(at.close)}`;
+  // Joined with +, not join(): a join copies every slice into a new flat string at once (slow
+  // for a body with characters above U+00FF), + links them and the one copy is the encoding.
+  let body = text.slice(0, at.open + 1) + first;
+  pieces.forEach((piece, k) => {
+    body += k === 0 ? piece : between + piece;
+  });
+  return body + after + text.slice(at.close);
 }
