@@ -262,7 +262,8 @@ function outgoing(
   const own = sent === undefined ? text : undefined;
   const inText = (ms: readonly Message[]) =>
     own === undefined ? undefined : unchanged(ms, parsed.messages) ? own : splicedRequest(own, request, ms);
-  const asked = inText(messages) ?? writeRequest(request, messages);
+  const spliced = inText(messages);
+  const asked = spliced ?? writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
   /**
@@ -279,7 +280,7 @@ function outgoing(
     const made = writeRequest(limit === undefined ? request : withOutputLimit(request, limit), ms);
     return text === undefined ? made : withTopLevelValueOf(made, text, 'tools');
   };
-  const body = lowered === undefined && inText(messages) !== undefined ? asked : write(messages, lowered);
+  const body = lowered === undefined && spliced !== undefined ? asked : write(messages, lowered);
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), write, messages };
 }
 
