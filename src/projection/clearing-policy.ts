@@ -170,6 +170,20 @@ export function isEvidenceWindowRatio(value: unknown): value is number {
  * row's schema rejects takes the preset's value.
  */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
+  // A frozen policy (a resolved run's settings) cannot change: it is completed once, not on
+  // every turn, which completes it several times over.
+  const frozen = Object.isFrozen(partial);
+  const known = frozen ? completed.get(partial) : undefined;
+  if (known !== undefined) return { ...known };
+  const policy = completePolicy(partial);
+  if (frozen) completed.set(partial, { ...policy });
+  return policy;
+}
+
+/** Complete policies by the frozen partial they were made from. */
+const completed = new WeakMap<object, ClearingPolicy>();
+
+function completePolicy(partial: Partial<ClearingPolicy>): ClearingPolicy {
   const preset = isClearingPreset(partial.preset) ? partial.preset : DEFAULT_CLEARING_POLICY.preset;
   const base = CLEARING_PRESETS[preset];
   const out: Record<string, unknown> = {};

@@ -118,6 +118,19 @@ describe('settings tables: one row gives the option, the config key, the flag an
       expect(compactor[k as keyof typeof compactor]).toBe(row.default);
   });
 
+  it('a frozen policy is completed as its unfrozen copy is, into an object of its own each time', () => {
+    const given = { preset: 'vtcode' as const, keepToolUses: 2.7, clearAtLeast: -5, enabled: 'yes' as never };
+    const frozen = Object.freeze({ ...given });
+    const first = completeClearingPolicy(frozen);
+    first.keepToolUses = 99;
+    const second = completeClearingPolicy(frozen);
+    expect(second).toEqual(completeClearingPolicy({ ...given }));
+    // A value its row refuses takes the preset's.
+    const { enabled } = completeClearingPolicy({ preset: 'vtcode' });
+    expect(second).toMatchObject({ keepToolUses: 2, clearAtLeast: 0, enabled });
+    expect(second).not.toBe(completeClearingPolicy(frozen));
+  });
+
   it('the session resolves its configuration once: limits, the whole policy, compaction and budgets', () => {
     const s = createCompactorSession({
       limits: { capacity: 20_000, reservedOutput: 1_000 },
