@@ -120,6 +120,8 @@ export interface SessionStore {
 /** A session directory opened with {@link openSessionStore}. */
 export interface FileSessionStore extends SessionStore {
   readonly dir: string;
+  appendMessagesSyncingLater(messages: readonly Message[], carry?: unknown): Promise<void>;
+  keptCarry(): KeptCarry | undefined;
 }
 
 /**

@@ -82,7 +82,7 @@ describe('a note kept on a commit line', () => {
     const store = openSessionStore(dir, { queued: true });
     await store.appendMessagesSyncingLater([msg.user('a')], { n: 1 });
     await store.appendMessagesSyncingLater([], { n: 2 });
-    await store.flush();
+    await store.flush?.();
     store.close();
     expect(loadEventLog(join(dir, EVENTS_FILE)).carry).toEqual({ events: 1, carry: { n: 2 } });
   });
