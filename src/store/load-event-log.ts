@@ -30,14 +30,11 @@ export interface LoadedLog {
   /** The committed prefix ends in a whole line that lacks its newline. */
   needsNewline: boolean;
   /** The note of the last commit line that had one, and how many events it follows. */
-  carry?: KeptCarry;
+  carry?: { events: number; carry: unknown };
 }
 
 /** A note kept on a commit line (see frame.ts) and the number of events before it. */
-export interface KeptCarry {
-  events: number;
-  carry: unknown;
-}
+export type KeptCarry = NonNullable<LoadedLog['carry']>;
 
 /** Where a scan of the log stands after each line. */
 interface Scan {

@@ -7,7 +7,7 @@ import type { Json, Message } from '../messages/message.js';
 import type { CompactionStrategy } from '../../machines/index.js';
 import { type CompactionOrigin, type ThreadEvent } from './events.js';
 import { CORRUPT_SUFFIX } from './events-log.js';
-import type { KeptCarry, LogWarning } from './load-event-log.js';
+import type { LogWarning } from './load-event-log.js';
 import { OpenStore } from './open-store.js';
 import { ARTIFACTS_DIR, EVENTS_FILE, SNAPSHOTS_DIR } from './artifacts.js';
 import { acquireSessionLock, type LockOptions, type SessionLock } from './session-lock.js';
@@ -90,7 +90,7 @@ export interface SessionStore {
    * The last small note a committed write kept (`carry` of the writes above: what a session
    * hands its next turn) and how many events it follows; a file store has it.
    */
-  keptCarry?(): KeptCarry | undefined;
+  keptCarry?(): { events: number; carry: unknown } | undefined;
   /** Drops pending messages from the log and the live history; returns how many. */
   rollback(): number;
   /** Writes the artifact atomically, then appends the boundary event (a commit); returns it. */
@@ -121,7 +121,7 @@ export interface SessionStore {
 export interface FileSessionStore extends SessionStore {
   readonly dir: string;
   appendMessagesSyncingLater(messages: readonly Message[], carry?: unknown): Promise<void>;
-  keptCarry(): KeptCarry | undefined;
+  keptCarry(): { events: number; carry: unknown } | undefined;
 }
 
 /**
