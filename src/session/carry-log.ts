@@ -55,6 +55,11 @@ export class CarryLog {
     return kept ? result : undefined;
   }
 
+  /** Leaves the last turn unreplayed: the host handed the session a carry of its own. */
+  forgetReplay(): void {
+    this.pending = undefined;
+  }
+
   /** The note a turn starting from `carry` writes with its messages; undefined when the log already says it. */
   startNote(carry: TurnCarry): unknown {
     if (this.store?.keptCarry === undefined) return undefined;

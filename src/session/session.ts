@@ -129,7 +129,7 @@ export class Session implements CompactorSession {
     this.resumedFrom = this.stored?.resumedFrom ?? 0;
     this.carryLog = new CarryLog(this.stored?.store);
     const kept = this.carryLog.restore();
-    if (kept) this.carryOn(kept);
+    if (kept) this.continueFrom(kept);
   }
 
   /** The carry kept in the session's event log (see carry-log.ts). */
@@ -225,7 +225,12 @@ export class Session implements CompactorSession {
   }
 
   /** Continues from what an earlier opening of this session handed on ({@link Session.carry}). */
-  carryOn({ loopGuard, ...cache }: TurnCarry): void {
+  carryOn(carry: TurnCarry): void {
+    this.carryLog.forgetReplay(); // the host's carry wins over the one the log would give
+    this.continueFrom(carry);
+  }
+
+  private continueFrom({ loopGuard, ...cache }: TurnCarry): void {
     [this.guard, this.lastTurn] = [{ ...loopGuard }, cache];
   }
 
