@@ -1,9 +1,10 @@
 import type { LoopGuardState } from '../../machines/index.js';
 import type { CacheHealthMonitor } from './cache-health.js';
+import type { CarryLog } from './carry-log.js';
 import type { UsageAnchor } from '../estimate/usage-anchor.js';
 import type { Message } from '../messages/message.js';
 import type { TurnRequestMemo } from './next-request.js';
-import type { CacheCarry } from './session-runner.js';
+import type { CacheCarry, TurnCarry } from './session-runner.js';
 import type { CompactionToRecord, StoredHistory } from './stored-history.js';
 
 /** What a turn may change in a session's memory, to put back when the turn is not kept. */
@@ -60,24 +61,34 @@ export async function holdTurn<R extends { decision: string }>(
 }
 
 /**
- * Settles a held turn: kept, it is written to the store (its messages, then its boundary or a
- * commit line; resolves once durable); dropped, the mark and the checkpoint file go back.
+ * Settles a held turn. Kept, it is written as a turn that was not held writes it (its messages
+ * with the carry it started from, then its boundary with the carry after it) and the promise
+ * resolves once that is durable; dropped, the mark and the checkpoint file go back.
  */
 export async function settleHeld(
   held: HeldTurn,
   kept: boolean,
-  stored: StoredHistory | null,
-  health: CacheHealthMonitor,
-  restore: (mark: SessionMark) => void,
+  to: {
+    stored: StoredHistory | null;
+    health: CacheHealthMonitor;
+    restore(mark: SessionMark): void;
+    log: CarryLog;
+    /** The session's carry now. */
+    carry(): TurnCarry;
+  },
 ): Promise<void> {
   if (!kept) {
-    restore(held.mark);
+    to.restore(held.mark);
+    to.log.ended(to.carry(), false);
     return held.restoreCheckpoint();
   }
-  if (held.compaction) health.onCompaction('compacted');
+  if (held.compaction) to.health.onCompaction('compacted');
+  const { stored } = to;
   if (!stored) return;
-  if (held.pending.length > 0) stored.store.appendMessages(held.pending, { commit: false });
-  // The boundary event commits the messages before it; without one, a commit line does.
-  stored.commit(held.compaction);
+  const start = to.log.startNote({ loopGuard: held.mark.guard, ...held.mark.lastTurn });
+  if (held.pending.length > 0 || start !== undefined)
+    stored.store.appendMessages(held.pending, start === undefined ? {} : { carry: start });
+  stored.commit(held.compaction, to.log.endNote(to.carry()));
+  to.log.ended(to.carry(), true);
   await stored.store.flush?.();
 }
