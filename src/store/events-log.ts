@@ -175,10 +175,7 @@ export class EventLog {
     const last = events[events.length - 1]!.seq;
     const fd = this.open();
     const before = this.sizeOf(fd);
-    const buf = Buffer.from(
-      [...events.map((e) => frameLine(e)), commitLine(last)].map((l) => `${l}\n`).join(''),
-      'utf8',
-    );
+    const buf = framed(events);
     try {
       writeOnly(this.io, fd, buf);
     } catch (e) {
@@ -278,6 +275,13 @@ export class EventLog {
     if (this.queue) this.queue.close(onClosed);
     else onClosed();
   }
+}
+
+/** Events and the commit line of the last as framed lines in one buffer (one string, no arrays). */
+function framed(events: readonly ThreadEvent[]): Buffer {
+  let text = '';
+  for (const e of events) text += `${frameLine(e)}\n`;
+  return Buffer.from(`${text}${commitLine(events[events.length - 1]!.seq)}\n`, 'utf8');
 }
 
 function readChunk(fd: number, buf: Buffer, off: number, position: number): number {
