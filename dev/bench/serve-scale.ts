@@ -60,6 +60,14 @@ export function body(reads: readonly string[], session: string, tokens: number, 
   return JSON.stringify({ model: MODEL, messages, tools: TOOLS, max_tokens: 1_000 });
 }
 
+/** The tool results of sessions that open at `tokens` tokens and go on for `turns` requests. */
+export function cellReads(tokens: number, turns: number): string[] {
+  const source = sourceText();
+  return Array.from({ length: Math.round(tokens / RESULT_TOKENS) + turns + 1 }, (_, n) =>
+    source.read(n, RESULT_TOKENS),
+  );
+}
+
 /** What any proxy that reads a body pays for it at least: decode, parse, serialize, encode (median ms). */
 function parseFloor(text: string): number {
   const bytes = Buffer.from(text);
@@ -72,7 +80,7 @@ function parseFloor(text: string): number {
   return median(times);
 }
 
-interface Target {
+export interface Target {
   name: string;
   url: string;
   headers: Record<string, string>;
@@ -188,7 +196,7 @@ export function openingGate(sessions: number, opened: () => unknown): () => Prom
  * One cell: `sessions` sessions at once, each sending `turns` requests to every target in turn
  * (the order rotates per request). The first request of each session opens it and is not counted.
  */
-async function cell(
+export async function cell(
   targets: Target[],
   reads: readonly string[],
   tag: string,
@@ -237,7 +245,9 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
   const started = await startTargets(upstream, dataDir);
   const rows: Array<Array<string | number>> = [];
   try {
-    await cell(started.targets, reads, 'warm', 10_000, 1, 2);
+    // A process's first requests load modules on first use and run code V8 has not optimized
+    // yet: every path gets about as many requests as a cell sends before anything is counted.
+    await cell(started.targets, reads, 'warm', 10_000, ctx.quick ? 1 : 10, ctx.quick ? 2 : 5);
     for (const tokens of sizes)
       for (const { sessions, turns } of levels) {
         const pids = [...started.proxies.values()].map((p) => p.pid);

@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loopScript } from '../clients/tool-loop.js';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
-import { sourceText } from '../loops/source-text.js';
 import { STALL_PROBE, STALL_READ, STALL_RESET, stallReport, type Noted } from './loop-stalls.js';
 import { INSPECTOR_URL, openInspector } from './process-memory.js';
 import { percentile, startChild, stopChild } from './serve-latency.js';
-import { body, CAPACITY, openingGate, RESULT_TOKENS, send } from './serve-scale.js';
+import { body, CAPACITY, cellReads, openingGate, send } from './serve-scale.js';
 
 /*
  * Where `compactor serve` stalls under many sessions at once, as in one cell of the bench by
@@ -17,10 +16,7 @@ import { body, CAPACITY, openingGate, RESULT_TOKENS, send } from './serve-scale.
  */
 const [tokensArg = '100000', sessionsArg = '50', turnsArg = '4', mode = 'memory'] = process.argv.slice(2);
 const [tokens, sessions, turns] = [tokensArg, sessionsArg, turnsArg].map(Number) as [number, number, number];
-const source = sourceText();
-const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) + turns + 1 }, (_, n) =>
-  source.read(n, RESULT_TOKENS),
-);
+const reads = cellReads(tokens, turns);
 const upstream = await startAgentUpstream({
   window: 'unchecked-overflow-test',
   script: loopScript(5),

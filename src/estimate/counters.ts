@@ -107,14 +107,16 @@ export async function precount(
   try {
     for (const text of texts) {
       if (text.length < PRECOUNT_MIN_LENGTH) continue;
+      // Others get in before a text that still has to be counted, never after the last one:
+      // a request that yields once its work is done only waits behind everyone else's.
+      if (!ahead.has(text) && performance.now() - since >= sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
       const entry = ahead.get(text);
       if (entry !== undefined) entry.waiting++;
       else ahead.set(text, { tokens: counter.count(text), waiting: 1 });
       mine.push(text);
-      if (performance.now() - since >= sliceMs) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        since = performance.now();
-      }
     }
   } catch (e) {
     release();

@@ -110,6 +110,20 @@ function tagSystem(m: Message): Message {
   return { ...m, metadata: { ...m.metadata, anthropicSystem: true } };
 }
 
+/**
+ * Canonical messages of the conversation (after the top-level system prompt) as the items of
+ * a Messages request's `messages` list.
+ */
+export function exportAnthropicItems(messages: readonly Message[]): Json[] {
+  return exportGroups('anthropic', messages, buildMessages, defaultGrouping);
+}
+
+/** Whether a message is the top-level system prompt as imported (it lives outside `messages`). */
+export const isTopLevelSystem = (m: Message): boolean => m.metadata?.anthropicSystem === true;
+
+/** Whether a message goes into `messages` wherever it stands: a system message that came inside it. */
+export const isSystemInMessages = (m: Message): boolean => m.metadata?.[IN_MESSAGES] === true;
+
 /** Exports canonical messages as an Anthropic Messages document (leading system messages → `system`). */
 export function exportAnthropic(messages: readonly Message[], meta?: Record<string, unknown>): string {
   let k = 0;
@@ -136,19 +150,9 @@ export function exportAnthropic(messages: readonly Message[], meta?: Record<stri
       if (key !== 'system') ordered[key] = v;
     }
     if (!placed) ordered.system = value;
-    return writeDocument(
-      exportGroups('anthropic', rest, buildMessages, defaultGrouping),
-      'messages',
-      'object',
-      ordered,
-    );
+    return writeDocument(exportAnthropicItems(rest), 'messages', 'object', ordered);
   }
-  return writeDocument(
-    exportGroups('anthropic', rest, buildMessages, defaultGrouping),
-    'messages',
-    'object',
-    envelope,
-  );
+  return writeDocument(exportAnthropicItems(rest), 'messages', 'object', envelope);
 }
 
 /** Anthropic Messages: `{role, content}` messages with Anthropic blocks, or a request with `system`/`max_tokens`. */

@@ -253,9 +253,18 @@ export function importOpenAIResponses(text: SessionText, fileName?: string): Imp
   };
 }
 
+/**
+ * The writer of Responses input items for runs of the messages `all`: a call's output is typed
+ * after its call (a freeform tool's or a function's), which may be in another run.
+ */
+export function responsesItemsWriter(all: readonly Message[]): (messages: readonly Message[]) => Json[] {
+  const build = responsesBuilder(all);
+  return (messages) => exportGroups('openai-responses', messages, build, () => 1);
+}
+
 /** Exports canonical messages as Responses input items. */
 export function exportOpenAIResponses(messages: readonly Message[], meta?: Record<string, unknown>): string {
-  const items = exportGroups('openai-responses', messages, responsesBuilder(messages), () => 1);
+  const items = responsesItemsWriter(messages)(messages);
   const p = providerMetaFor(meta, 'openai-responses');
   return writeDocument(items, 'input', p?.shape ?? 'object', p?.envelope);
 }

@@ -58,9 +58,14 @@ function link(plain: unknown, lossless: unknown): boolean {
   if (lossless instanceof RawNumber) return true;
   if (!isContainer(plain) || !isContainer(lossless)) return false;
   let found = false;
+  const own = plain as Record<string, unknown>;
   for (const key of Object.keys(plain)) {
-    if (link((plain as Record<string, unknown>)[key], (lossless as Record<string, unknown>)[key]))
-      found = true;
+    const value = own[key];
+    if (!link(value, (lossless as Record<string, unknown>)[key])) continue;
+    found = true;
+    // JSON has no infinity: a literal beyond a double (1e400) is its text in the twin and null
+    // here, so what is made of the plain value (a message, a residual) is JSON.
+    if (typeof value === 'number' && !Number.isFinite(value)) own[key] = null;
   }
   if (found) twins.set(plain, lossless);
   return found;
@@ -103,6 +108,20 @@ export function rawNumbersIn(value: unknown): RawNumberAt[] {
 }
 
 /**
+ * {@link rawNumbersIn} of a list of values as parsed (an importer's items). A parsed container
+ * that holds a raw number at any depth has a twin, so an item without one holds none and is not
+ * walked: most bodies hold no such literal, and each item costs a lookup instead of a walk.
+ */
+export function rawNumbersInParsed(items: readonly unknown[]): RawNumberAt[] {
+  const out: RawNumberAt[] = [];
+  items.forEach((item, i) => {
+    if (!isContainer(item) || !twins.has(item)) return;
+    for (const [path, text] of rawNumbersIn(item)) out.push([[i, ...path], text]);
+  });
+  return out;
+}
+
+/**
  * `value` with the raw texts put back wherever the number at the path still equals the
  * literal's value (a changed value keeps its new number). Containers on a changed path are
  * copied, never mutated: they may be shared with a stored residual.
@@ -114,7 +133,12 @@ export function restoreRawNumbers(value: Json, at: readonly RawNumberAt[]): Json
 }
 
 function restoreOne(v: unknown, path: ReadonlyArray<string | number>, text: string): unknown {
-  if (path.length === 0) return typeof v === 'number' && v === Number(text) ? new RawNumber(text) : v;
+  if (path.length === 0) {
+    const n = Number(text);
+    // A literal beyond a double reads as null (see link): null where it was is the same value.
+    const same = Number.isFinite(n) ? typeof v === 'number' && v === n : v === null;
+    return same ? new RawNumber(text) : v;
+  }
   if (!isContainer(v)) return v;
   const [key, ...rest] = path;
   const child = (v as Record<string | number, unknown>)[key];

@@ -1,5 +1,5 @@
 import type { Json, Message } from '../messages/message.js';
-import { rawNumbersIn, restoreRawNumbers, type RawNumberAt } from './raw-numbers.js';
+import { rawNumbersInParsed, restoreRawNumbers, type RawNumberAt } from './raw-numbers.js';
 import { applyExtrasOnly, applyPatch, diff, fingerprint, type Patch } from './residual.js';
 import { toolNamer } from './tool-names.js';
 import type { ExportFormat } from './types.js';
@@ -77,7 +77,7 @@ export function attachRoundTrip(
     at += g.raw.length;
     if (g.messages.length === 0) continue;
     const patch = diff(g.raw, build(g.messages));
-    const nums = rawNumbersIn(g.raw);
+    const nums = rawNumbersInParsed(g.raw);
     g.messages.forEach((m, i) => {
       const rt: RoundTrip = { format, group };
       // Where the group's objects sit, so the request's bytes can be read item for item.

@@ -170,6 +170,22 @@ export function isEvidenceWindowRatio(value: unknown): value is number {
  * row's schema rejects takes the preset's value.
  */
 export function completeClearingPolicy(partial: Partial<ClearingPolicy> = {}): ClearingPolicy {
+  // A frozen policy (a resolved run's settings) cannot change: it is completed once, into a
+  // frozen policy that completes to itself, where every turn used to complete it several times.
+  if (!Object.isFrozen(partial)) return completePolicy(partial);
+  let known = completed.get(partial);
+  if (known === undefined) {
+    known = Object.freeze(completePolicy(partial));
+    completed.set(partial, known);
+    completed.set(known, known);
+  }
+  return known;
+}
+
+/** Complete frozen policies by the frozen partial they were made from. */
+const completed = new WeakMap<object, ClearingPolicy>();
+
+function completePolicy(partial: Partial<ClearingPolicy>): ClearingPolicy {
   const preset = isClearingPreset(partial.preset) ? partial.preset : DEFAULT_CLEARING_POLICY.preset;
   const base = CLEARING_PRESETS[preset];
   const out: Record<string, unknown> = {};

@@ -46,12 +46,12 @@ export const HTTP_SETTINGS = {
   retries: {
     schema: z.number().int().nonnegative().max(20, 'at most 20'),
     default: 3,
-    doc: 'Retries of a failed request (timeouts, resets, 429, 5xx) after the first attempt.',
+    doc: 'Retries of a failed request after the first attempt: `run` retries timeouts, resets, 429 and 5xx; `serve` only a request the provider refused (408, 429, 503, 529) or never received.',
     flag: {
       name: 'retries',
       arg: 'N',
       parse: flagValue.nonNegInt,
-      help: 'retries of a failed request: timeouts, resets, 429, 5xx (default 3)',
+      help: 'retries of a failed request (default 3): run retries timeouts, resets, 429, 5xx; serve only one the provider refused or never received',
     },
   },
   retryBudgetMs: {

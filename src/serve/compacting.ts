@@ -14,8 +14,7 @@ import { requestChain, type RequestChain } from './hash-chain.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { rememberClientBody } from './client-bytes.js';
-import { checkJsonDepth } from './request-guards.js';
-import { checkJsonDepthInSlices, parsedInSlices, SLICED_BODY_BYTES } from './sliced-parse.js';
+import { checkedBody, parseAsItArrives } from './sliced-parse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { usageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
@@ -157,14 +156,13 @@ export async function readParsed(
   limit: number,
   countTokens = false,
 ) {
-  const bytes = await readBody(req, limit);
+  // A large body is parsed as it arrives (or a slice at a time once read), and its depth checked
+  // a slice at a time: other clients are served meanwhile.
+  const arriving = parseAsItArrives(req);
+  const bytes = await readBody(req, limit, arriving?.write);
   const text = bytes.toString('utf8');
   try {
-    // A large body is checked and parsed a slice at a time: other clients are served meanwhile.
-    const large = bytes.length >= SLICED_BODY_BYTES;
-    if (large) await checkJsonDepthInSlices(text);
-    else checkJsonDepth(text);
-    const body = large ? await parsedInSlices(bytes) : undefined;
+    const body = await checkedBody(text, bytes, arriving);
     const parsed = parseRequest(protocol, text, countTokens, req.url, body);
     rememberClientBody(req, text, bytes);
     return { text, bytes, parsed };
@@ -264,7 +262,8 @@ function outgoing(
   const own = sent === undefined ? text : undefined;
   const inText = (ms: readonly Message[]) =>
     own === undefined ? undefined : unchanged(ms, parsed.messages) ? own : splicedRequest(own, request, ms);
-  const asked = inText(messages) ?? writeRequest(request, messages);
+  const spliced = inText(messages);
+  const asked = spliced ?? writeRequest(request, messages);
   const input = inputTokens(asked, counts, projection, parsed.maxOutput, capacity);
   const lowered = loweredOutput(capacity, input, parsed.maxOutput);
   /**
@@ -281,7 +280,7 @@ function outgoing(
     const made = writeRequest(limit === undefined ? request : withOutputLimit(request, limit), ms);
     return text === undefined ? made : withTopLevelValueOf(made, text, 'tools');
   };
-  const body = lowered === undefined && inText(messages) !== undefined ? asked : write(messages, lowered);
+  const body = lowered === undefined && spliced !== undefined ? asked : write(messages, lowered);
   return { body, lowered, replay, cleared: changedResults(messages, parsed.messages), write, messages };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { itemsOf, type RoundTripFormat } from '../formats/round-trip.js';
 import type { Message } from '../messages/message.js';
 import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
-import { stringEnd, topLevelArrayAt } from './json-splice.js';
+import { isSpace, stringEnd, topLevelArrayAt } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 
 /**
@@ -45,8 +45,6 @@ function valueEnd(text: string, i: number): number {
   }
   return depth === 0 ? text.length : -1;
 }
-
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
  * An item's text without its per-request markers (each `"cache_control": …` member and the

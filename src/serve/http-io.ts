@@ -31,11 +31,61 @@ function decoderOf(req: IncomingMessage): Transform | undefined {
 }
 
 /**
+ * At most this much is set aside for a body before its bytes arrive (a client that declares
+ * 32 MiB and sends nothing reserves no more; larger bodies go on in chunks).
+ */
+const SET_ASIDE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The bytes of a body as they arrive, in one buffer of the size the client declared when it
+ * declared one (each chunk is copied in and let go: no second copy of the whole body when it
+ * ends, and the socket's read buffers are reused), else in chunks joined at the end.
+ */
+class Gathered {
+  private whole: Buffer | undefined;
+  private chunks: Buffer[] = [];
+  size = 0;
+
+  constructor(expected: number | undefined) {
+    if (expected !== undefined && expected > 0)
+      this.whole = Buffer.allocUnsafe(Math.min(expected, SET_ASIDE_BYTES));
+  }
+
+  /** Keeps a chunk; returns the kept bytes (the chunk itself may be reused by its reader). */
+  add(c: Buffer): Buffer {
+    const at = this.size;
+    this.size += c.length;
+    const { whole } = this;
+    if (whole !== undefined && this.size <= whole.length) {
+      c.copy(whole, at);
+      return whole.subarray(at, this.size);
+    }
+    if (whole !== undefined) {
+      // More than was set aside: the rest is kept as chunks.
+      this.chunks.push(whole.subarray(0, at));
+      this.whole = undefined;
+    }
+    this.chunks.push(c);
+    return c;
+  }
+
+  bytes(): Buffer {
+    if (this.whole !== undefined) return this.whole.subarray(0, this.size);
+    return Buffer.concat(this.chunks, this.size);
+  }
+}
+
+/**
  * Reads a request body whole, decoding gzip, deflate or br, up to `limit` bytes both as sent and
  * as decoded: the decoding stops at the limit, so a small body that inflates to gigabytes is a
- * 413 after `limit` bytes of work, not an exhausted memory.
+ * 413 after `limit` bytes of work, not an exhausted memory. `sink` gets each piece of the
+ * decoded body in order as it arrives (to parse it meanwhile); it must not throw.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+  sink?: (piece: Buffer) => void,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) return reject(tooLarge(limit));
@@ -46,8 +96,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       req.resume();
       return reject(e);
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    // Only an identity body is as long as it says; a decoded one's size is known at its end.
+    const got = new Gathered(decoder === undefined && Number.isFinite(declared) ? declared : undefined);
     let sent = 0;
     let failed = false;
     const fail = (e: unknown) => {
@@ -59,9 +109,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       reject(e);
     };
     const take = (c: Buffer) => {
-      size += c.length;
-      if (size > limit) fail(tooLarge(limit));
-      else chunks.push(c);
+      if (got.size + c.length > limit) fail(tooLarge(limit));
+      else {
+        const kept = got.add(c);
+        sink?.(kept);
+      }
     };
     req.on('data', (c: Buffer) => {
       sent += c.length;
@@ -76,7 +128,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         fail(new RequestRefusedError(400, 'the client closed the request before its body ended'));
     });
     if (!decoder) {
-      req.on('end', () => failed || resolve(Buffer.concat(chunks)));
+      req.on('end', () => failed || resolve(got.bytes()));
       return;
     }
     const body = decoder;
@@ -85,7 +137,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     body.on('error', () =>
       fail(new RequestRefusedError(400, 'request body does not decode as its content-encoding says')),
     );
-    body.on('end', () => failed || resolve(Buffer.concat(chunks)));
+    body.on('end', () => failed || resolve(got.bytes()));
   });
 }
 

@@ -4,6 +4,11 @@
  * formatting and key order, and with them what a byte-for-byte client or cache sees).
  */
 
+const QUOTE = 0x22;
+
+/** Whether a character code is space between the tokens of a JSON text (only these four are). */
+export const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
 /** Index just past the string starting at `i` (a quote); found with indexOf, as most of a body is strings. */
 export function stringEnd(text: string, i: number): number {
   for (let j = i + 1; ;) {
@@ -20,29 +25,32 @@ export function stringEnd(text: string, i: number): number {
 function closingOf(text: string, i: number): number {
   let depth = 0;
   for (let j = i; j < text.length; j++) {
-    const c = text[j];
-    if (c === '"') {
+    const c = text.charCodeAt(j);
+    if (c === QUOTE) {
       j = stringEnd(text, j) - 1;
       if (j < 0) return -1;
-    } else if (c === '[' || c === '{') depth++;
-    else if (c === ']' || c === '}') if (--depth === 0) return j;
+    } else if (c === 0x5b || c === 0x7b) depth++;
+    else if (c === 0x5d || c === 0x7d) if (--depth === 0) return j;
   }
   return -1;
 }
 
 const skipSpace = (text: string, i: number) => {
-  while (i < text.length && /\s/.test(text[i])) i++;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
   return i;
 };
 
 /** Index of the last character of a scalar value starting at `i` (string, number, literal). */
 function valueEnd(text: string, i: number): number {
-  if (text[i] === '"') {
+  if (text.charCodeAt(i) === QUOTE) {
     const end = stringEnd(text, i);
     return end < 0 ? -1 : end - 1;
   }
   let j = i;
-  while (j < text.length && !/[\s,}\]]/.test(text[j])) j++;
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (isSpace(c) || c === 0x2c || c === 0x7d || c === 0x5d) break;
+  }
   return j > i ? j - 1 : -1;
 }
 

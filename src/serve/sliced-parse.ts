@@ -1,6 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { JsonPieces } from '../formats/json-pieces.js';
-import { MAX_JSON_DEPTH, scanDepth } from './request-guards.js';
+import { checkJsonDepth, MAX_JSON_DEPTH, scanDepth } from './request-guards.js';
 
 /**
  * A large request body read a slice at a time, with other requests served between the slices:
@@ -9,7 +10,11 @@ import { MAX_JSON_DEPTH, scanDepth } from './request-guards.js';
  * go by) both stop at each slice's end and go on after the event loop has had its turn.
  */
 
-/** Bodies from this size on are read in slices. */
+/**
+ * Bodies from this size on are parsed in pieces: as their bytes arrive, or a slice at a time.
+ * Smaller ones are parsed whole: for an 850 KB body the pieces cost about a fifth more CPU than
+ * one JSON.parse of the text the proxy decodes anyway.
+ */
 export const SLICED_BODY_BYTES = 1024 * 1024;
 
 /** Bytes (or characters) handled between two turns of the event loop. */
@@ -40,4 +45,56 @@ export async function parsedInSlices(body: Buffer): Promise<unknown> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A body parsed while its bytes arrive, each chunk as it comes: the parse costs no stretch of
+ * its own once the body has ended. Any problem (not JSON, not UTF-8, more than one value) only
+ * marks it failed: the caller then parses the text whole, which reports the problem.
+ */
+export class ParseAsItArrives {
+  private pieces: JsonPieces | undefined = new JsonPieces();
+
+  /** Parses one more chunk of the body (its bytes are not kept). */
+  write = (chunk: Buffer): void => {
+    try {
+      this.pieces?.write(chunk);
+    } catch {
+      this.pieces = undefined;
+    }
+  };
+
+  /** The parsed body, or undefined when it is not one valid JSON document. */
+  end(): unknown {
+    try {
+      return this.pieces?.end();
+    } catch {
+      return undefined;
+    } finally {
+      this.pieces = undefined;
+    }
+  }
+}
+
+/** The parse of a request's body as it arrives, for a body declared large; else none. */
+export function parseAsItArrives(req: IncomingMessage): ParseAsItArrives | undefined {
+  const declared = Number(req.headers['content-length']);
+  return declared >= SLICED_BODY_BYTES ? new ParseAsItArrives() : undefined;
+}
+
+/**
+ * Checks a body's depth and, for a large one, parses it (as it arrived or a slice at a time,
+ * the event loop turning between slices): the parsed body, or undefined when the caller is to
+ * parse the text whole.
+ */
+export async function checkedBody(
+  text: string,
+  bytes: Buffer,
+  arriving: ParseAsItArrives | undefined,
+): Promise<unknown> {
+  const large = bytes.length >= SLICED_BODY_BYTES;
+  if (!large) checkJsonDepth(text);
+  else await checkJsonDepthInSlices(text);
+  if (arriving !== undefined) return arriving.end();
+  return large ? parsedInSlices(bytes) : undefined;
 }

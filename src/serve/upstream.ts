@@ -56,8 +56,45 @@ export function returnedHeaders(
   return out;
 }
 
-// Statuses a provider answers when trying again later may work.
-const RETRY_STATUSES = new Set([408, 429, 500, 502, 503, 504, 529]);
+// Statuses by which a provider refused a request without acting on it: later may work.
+// A 500, 502 or 504 may come after the provider started (and billed) the work, so it goes
+// to the client as it came, and the client's own retry decides.
+const REFUSED_STATUSES = new Set([408, 429, 503, 529]);
+
+/** Whether an answer may be sent again: the provider's own `x-should-retry` first, then its status. */
+function retryableAnswer(status: number, headers: Dispatcher.ResponseData['headers']): boolean {
+  if (status < 400) return false;
+  const said = headers['x-should-retry'];
+  const word = Array.isArray(said) ? said[0] : said;
+  if (word === 'false') return false;
+  if (word === 'true') return true;
+  return REFUSED_STATUSES.has(status);
+}
+
+// Errors that say the request itself is wrong: another attempt fails the same way.
+const REQUEST_ERRORS = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
+/**
+ * The agent as one attempt uses it, calling `written` when the request goes to a connected
+ * socket. An error before that (refused, DNS, TLS handshake, connect timeout) left the
+ * provider without a byte of it; after that the provider may be working on it.
+ */
+function watched(agent: Agent, written: () => void): Dispatcher {
+  return agent.compose(
+    (dispatch) => (opts, handler) =>
+      dispatch(opts, {
+        onRequestStart: (controller, context: unknown) => {
+          written();
+          handler.onRequestStart?.(controller, context);
+        },
+        onRequestUpgrade: (...a) => handler.onRequestUpgrade?.(...a),
+        onResponseStart: (...a) => handler.onResponseStart?.(...a),
+        onResponseData: (...a) => handler.onResponseData?.(...a),
+        onResponseEnd: (...a) => handler.onResponseEnd?.(...a),
+        onResponseError: (...a) => handler.onResponseError?.(...a),
+      }),
+  );
+}
 
 /** Sends requests upstream with the time limits and retry budget of `compactor run`. */
 export interface Upstream {
@@ -69,6 +106,12 @@ export interface Upstream {
   close(): Promise<void>;
 }
 
+/**
+ * Sends a request again only when the provider surely did not act on it: it never got it (the
+ * connection failed before the request was written), or it refused it (408, 429, 503, 529, or
+ * `x-should-retry: true`). A timeout or a reset after the request went out, and any answer
+ * that has begun, go to the client as they are: a second attempt could be paid twice.
+ */
 export function createUpstream(limits: HttpLimits): Upstream {
   const agent = new Agent({ headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs });
   return {
@@ -84,6 +127,7 @@ export function createUpstream(limits: HttpLimits): Upstream {
         : init.headers;
       for (let attempt = 1; ; attempt++) {
         let wait = backoff(attempt);
+        let written = false;
         try {
           const res = await request(url, {
             method: init.method as Dispatcher.HttpMethod,
@@ -91,11 +135,16 @@ export function createUpstream(limits: HttpLimits): Upstream {
             // A stream is read once: each attempt gets its own over the same pieces.
             body: Array.isArray(body) ? Readable.from(body, { objectMode: false }) : body,
             signal,
-            dispatcher: agent,
+            dispatcher: watched(agent, () => (written = true)),
           });
-          if (RETRY_STATUSES.has(res.statusCode))
-            wait = Math.min(retryAfterMs(res.headers) ?? wait, HTTP_DEFAULTS.retryAfterCapMs);
-          if (!RETRY_STATUSES.has(res.statusCode) || !mayRetry(attempt, wait))
+          const asked = retryAfterMs(res.headers);
+          if (asked !== undefined) wait = asked;
+          // A wait longer than the cap is the provider's to ask of the client, not ours to cut short.
+          const again =
+            retryableAnswer(res.statusCode, res.headers) &&
+            wait <= HTTP_DEFAULTS.retryAfterCapMs &&
+            mayRetry(attempt, wait);
+          if (!again)
             return {
               status: res.statusCode,
               headers: returnedHeaders(res.headers),
@@ -104,7 +153,9 @@ export function createUpstream(limits: HttpLimits): Upstream {
             };
           await res.body.dump();
         } catch (e) {
-          if (signal.aborted || !mayRetry(attempt, wait)) throw e;
+          const code = (e as { code?: unknown } | null)?.code;
+          if (signal.aborted || written || REQUEST_ERRORS.has(code as string) || !mayRetry(attempt, wait))
+            throw e;
         }
         await sleep(wait, undefined, { signal });
       }

@@ -35,11 +35,10 @@ import {
 } from './stored-history.js';
 import { prepareNextRequest, type TurnRequestMemo } from './next-request.js';
 import { checkpointKeeper } from './checkpoint-guard.js';
-import { CARRY_SNAPSHOT, carryRecord, keptDirCarry } from './turn-carry.js';
+import { CarryLog } from './carry-log.js';
 import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
 import type { SentMessages, TurnResult } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
-import { jsonEqual } from '../formats/residual.js';
 
 /** A change of settings: the groups given replace the session's. */
 const SettingsChangeSchema = z.strictObject({
@@ -128,54 +127,21 @@ export class Session implements CompactorSession {
       : null;
     this.live = this.stored ? this.stored.history : (data.history ?? []);
     this.resumedFrom = this.stored?.resumedFrom ?? 0;
-    this.keptCarry = this.restoreCarry();
+    this.carryLog = new CarryLog(this.stored?.store);
+    const kept = this.carryLog.restore();
+    if (kept) this.continueFrom(kept);
   }
 
-  /**
-   * Whether the session opened its own directory (`sessionDir`): only then does it keep the
-   * carry. A store the caller passes is the caller's to keep (a server's conversations queue
-   * their writes and may remove the directory right after closing; Restate keeps its own).
-   */
-  private get ownDir(): boolean {
-    return this.data.sessionDir !== undefined && this.stored?.store.dir !== undefined;
-  }
+  /** The carry kept in the session's event log (see carry-log.ts). */
+  private readonly carryLog: CarryLog;
 
-  /** What the session directory kept when the session last closed, continued from (as JSON, to see a change). */
-  private readonly keptCarry: string | undefined;
-
-  private restoreCarry(): string | undefined {
-    const stored = this.ownDir ? this.stored : null;
-    if (!stored) return undefined;
-    let kept: unknown;
-    try {
-      kept = stored.store.loadSnapshot(CARRY_SNAPSHOT);
-    } catch {
-      return undefined; // unreadable: the next turn starts afresh
-    }
-    const carry = keptDirCarry(kept, stored.openedEvents);
-    if (carry === undefined) return undefined;
-    this.carryOn(carry);
-    return JSON.stringify(carryRecord(stored.openedEvents, this.carry));
-  }
-
-  /**
-   * A session directory keeps the carry when the session closes (one small file, not a write
-   * per turn), so a session reopened from it (a restart, a server's evicted session) decides as
-   * one that stayed open. Nothing is written when it did not change.
-   */
-  private saveCarry(): void {
-    const store = this.ownDir ? this.stored?.store : undefined;
-    if (store === undefined) return;
-    const record = carryRecord(store.events().length, this.carry);
-    const fresh = this.lastTurn.lastSent == null && this.lastTurn.cacheCycle == null;
-    const initial = fresh && jsonEqual(this.guard, INITIAL_LOOP_GUARD_STATE);
-    const text = JSON.stringify(record);
-    if (text === this.keptCarry || (initial && this.keptCarry === undefined)) return;
-    try {
-      store.saveSnapshot(CARRY_SNAPSHOT, record);
-    } catch {
-      // Best effort: without it the next opening starts a fresh cache cycle, as before.
-    }
+  /** Settles the carry of a turn the log says started and did not end (replayed once, before the first run). */
+  private async settleCarry(): Promise<void> {
+    const replayed = await this.carryLog.replay(this.ctx, this.envelope);
+    if (!replayed) return;
+    this.handOn(replayed);
+    this.carryLog.reached(this.carry);
+    if (replayed.request !== null) [this.sent, this.sentTokens] = [replayed.request, undefined];
   }
 
   get history(): readonly Message[] {
@@ -259,7 +225,12 @@ export class Session implements CompactorSession {
   }
 
   /** Continues from what an earlier opening of this session handed on ({@link Session.carry}). */
-  carryOn({ loopGuard, ...cache }: TurnCarry): void {
+  carryOn(carry: TurnCarry): void {
+    this.carryLog.forgetReplay(); // the host's carry wins over the one the log would give
+    this.continueFrom(carry);
+  }
+
+  private continueFrom({ loopGuard, ...cache }: TurnCarry): void {
     [this.guard, this.lastTurn] = [{ ...loopGuard }, cache];
   }
 
@@ -287,7 +258,7 @@ export class Session implements CompactorSession {
     return this.exclusive('runTurn', async () => {
       // Pending messages are conversation facts: stored before the turn may compact them. Their
       // fsync runs while the turn works; the turn waits for it before it records or returns anything.
-      const synced = this.appendValidated(this.validated(opts.pending ?? [], 'runTurn: pending'), true);
+      const { synced } = await this.storePending(opts);
       const before = this.live;
       const sent = await this.turnSent(opts, before, synced);
       const { runner, summarizer } = this.runnerFor('automatic', undefined, sent);
@@ -310,7 +281,7 @@ export class Session implements CompactorSession {
       });
       if (result.decision === 'cancelled') {
         // Aborted (Ctrl-C, SIGTERM, the caller's signal): nothing of the turn is kept.
-        this.rollback();
+        this.dropRun();
         await restoreCheckpoint();
         return sessionTurnResult(result, null, summarizer, false);
       }
@@ -321,7 +292,7 @@ export class Session implements CompactorSession {
         );
       if (result.decision === 'failed') {
         this.handOn(result); // the loop guard counts failed turns
-        this.rollback();
+        this.dropRun();
         return sessionTurnResult(result, null, summarizer, false);
       }
       // A refused commit (--out cannot be written) keeps nothing, checkpoint and hand-on included.
@@ -340,11 +311,29 @@ export class Session implements CompactorSession {
           ? { before, after: result.history, mode: 'automatic', strategy: c.strategy, receipt: c.receipt }
           : undefined,
       );
+      this.carryLog.ended(this.carry, !opts.resumeFrom);
       const local = c?.strategy === 'local';
       this.lastRequest = turnRequest === null ? undefined : { history: this.live, request: turnRequest };
       if (turnRequest !== null) [this.sent, this.sentTokens] = [turnRequest, undefined];
       return sessionTurnResult(result, boundary, summarizer, local);
     });
+  }
+
+  /**
+   * Stores a turn's pending messages, their fsync left running; the same write keeps the carry
+   * the turn starts from (see carry-log.ts).
+   */
+  private async storePending(opts: SessionTurnOptions): Promise<{ synced: Promise<void> }> {
+    const pending = this.validated(opts.pending ?? [], 'runTurn: pending');
+    await this.settleCarry();
+    const note = opts.resumeFrom ? undefined : this.carryLog.startNote(this.carry);
+    return { synced: this.appendValidated(pending, true, note) };
+  }
+
+  /** A failed or cancelled turn: what it held back is dropped, and a reopen would not replay its carry. */
+  private dropRun(): void {
+    this.rollback();
+    this.carryLog.ended(this.carry, false);
   }
 
   /**
@@ -370,6 +359,7 @@ export class Session implements CompactorSession {
     const mode: CompactionMode = o.mode ?? 'manual';
     return this.exclusive('compact', async () => {
       const before = this.live;
+      await this.settleCarry();
       const { runner, parent, summarizer } = this.runnerFor(mode, o.instructions);
       const report = await this.orRollback(() =>
         runner.runCompaction(
@@ -399,12 +389,13 @@ export class Session implements CompactorSession {
         await this.orRollback(async () => opts.beforeCommit?.({ status, history: report.history }));
         saveReport();
         const compacted = status === 'compacted';
+        if (compacted) this.guard = { ...INITIAL_LOOP_GUARD_STATE };
         boundary = this.commit(
           compacted
             ? { before, after: report.history, mode, strategy: report.strategy, receipt: report.receipt }
             : undefined,
         );
-        if (compacted) this.guard = { ...INITIAL_LOOP_GUARD_STATE };
+        this.carryLog.ended(this.carry, false);
       }
       return describeCompaction(report, {
         usedParentContext: parent,
@@ -431,13 +422,14 @@ export class Session implements CompactorSession {
 
   close(): void {
     this.stored?.rollback();
-    this.saveCarry();
+    this.carryLog.close(this.carry);
     this.stored?.store.close();
   }
 
   /** Commits held messages and a compaction's boundary; a compaction replaces live history and resets the cache streak. */
   private commit(compaction?: CompactionToRecord) {
-    const boundary = this.stored?.commit(compaction) ?? null;
+    // The write after the run keeps the carry it hands on (a held write's commit, a boundary).
+    const boundary = this.stored?.commit(compaction, this.carryLog.endNote(this.carry)) ?? null;
     if (compaction) {
       if (this.stored === null) this.replaced.push(compaction.before);
       this.live = compaction.after;
@@ -489,11 +481,11 @@ export class Session implements CompactorSession {
    * (`syncingLater`) lets it run while it works and awaits the returned promise through
    * {@link Session.landed} before it records or returns anything.
    */
-  private appendValidated(messages: Message[], syncingLater = false): Promise<void> {
-    if (messages.length === 0) return Promise.resolve();
+  private appendValidated(messages: Message[], syncingLater = false, carry?: unknown): Promise<void> {
+    if (messages.length === 0 && carry === undefined) return Promise.resolve();
     const held = messages.map(heldMessage);
     let synced = Promise.resolve();
-    if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held);
+    if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held, carry);
     else this.stored?.add(held);
     synced.catch(() => undefined); // awaited by the turn through landed()
     this.live = [...this.live, ...held];

@@ -72,9 +72,9 @@ export interface StoredHistory {
    * before their fsync: the promise resolves once they are durable (see
    * `SessionStore.appendMessagesSyncingLater`).
    */
-  addSyncingLater(messages: readonly Message[]): Promise<void>;
-  /** Commits held messages, and a compaction's boundary when given; returns the boundary. */
-  commit(compaction?: CompactionToRecord): BoundaryInfo | null;
+  addSyncingLater(messages: readonly Message[], carry?: unknown): Promise<void>;
+  /** Commits held messages, and a compaction's boundary when given; returns the boundary. `carry` is kept with that write. */
+  commit(compaction?: CompactionToRecord, carry?: unknown): BoundaryInfo | null;
   /** Drops held messages; returns the history as stored. */
   rollback(): Message[];
 }
@@ -167,15 +167,20 @@ function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory 
     add(messages) {
       if (messages.length > 0) store.appendMessages(messages, { commit: writes === 'immediate' });
     },
-    addSyncingLater(messages) {
-      if (messages.length > 0 && writes === 'immediate' && store.appendMessagesSyncingLater)
-        return store.appendMessagesSyncingLater(messages);
+    addSyncingLater(messages, carry) {
+      // The carry goes with messages written at once; held ones keep it with their commit.
+      if (
+        (messages.length > 0 || carry !== undefined) &&
+        writes === 'immediate' &&
+        store.appendMessagesSyncingLater
+      )
+        return store.appendMessagesSyncingLater(messages, carry);
       this.add(messages);
       return Promise.resolve();
     },
-    commit(compaction) {
+    commit(compaction, carry) {
       if (!compaction) {
-        store.commit();
+        store.commit(carry);
         return null;
       }
       // The boundary event commits every message appended before it.
@@ -191,6 +196,7 @@ function storedHistory(store: SessionStore, writes: StoreWrites): StoredHistory 
               ? 'nativeInline'
               : 'nativeStandalone',
         ...(compaction.receipt ? { receipt: compaction.receipt as unknown as Json } : {}),
+        ...(carry === undefined ? {} : { carry }),
       });
     },
     rollback() {

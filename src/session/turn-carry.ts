@@ -34,22 +34,21 @@ export function keptCarry(kept: unknown): TurnCarry | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** Snapshot name of the carry a session directory keeps when its session closes. */
-export const CARRY_SNAPSHOT = 'carry';
+/**
+ * The carry as a session's event log keeps it, on the commit line of a write: `startsTurn` when
+ * a turn starts from it over the events before it (the turn's own outcome is then replayed on
+ * open), else what the session held after those events.
+ */
+const LoggedCarrySchema = z.strictObject({ carry: z.unknown(), startsTurn: z.literal(true).optional() });
 
-/** The carry as a session directory keeps it: with the number of log events it follows. */
-const KeptCarrySchema = z.strictObject({ events: z.number().int().nonnegative(), carry: z.unknown() });
-
-/** The kept record for `carry` after `events` log events. */
-export function carryRecord(events: number, carry: TurnCarry): z.infer<typeof KeptCarrySchema> {
-  return { events, carry };
+/** The note a write keeps for `carry`. */
+export function loggedCarry(carry: TurnCarry, startsTurn: boolean): z.infer<typeof LoggedCarrySchema> {
+  return startsTurn ? { carry, startsTurn } : { carry };
 }
 
-/**
- * The carry a session directory kept, when it follows exactly the `events` the log holds now
- * (a log that grew after it, by a later opening that could not close, makes it stale).
- */
-export function keptDirCarry(kept: unknown, events: number): TurnCarry | undefined {
-  const parsed = KeptCarrySchema.safeParse(kept);
-  return parsed.success && parsed.data.events === events ? keptCarry(parsed.data.carry) : undefined;
+/** The carry a log kept, and whether a turn started from it; undefined when this version cannot read it. */
+export function readLoggedCarry(kept: unknown): { carry: TurnCarry; startsTurn: boolean } | undefined {
+  const parsed = LoggedCarrySchema.safeParse(kept);
+  const carry = parsed.success ? keptCarry(parsed.data.carry) : undefined;
+  return carry && { carry, startsTurn: parsed.data?.startsTurn === true };
 }

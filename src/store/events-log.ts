@@ -142,17 +142,17 @@ export class EventLog {
   }
 
   /**
-   * Appends events as framed lines in one write, ending with a commit line unless
-   * `commit` is false (then {@link EventLog.commit} or {@link EventLog.rollback} follows),
+   * Appends events as framed lines in one write, ending with a commit line (holding `carry`,
+   * when given: then written even with no events) unless `commit` is false (then {@link EventLog.commit} or {@link EventLog.rollback} follows),
    * then fsyncs (the durability point). A write or fsync that fails (ENOSPC, EIO)
    * truncates the file back to where it was before rethrowing, so the caller's
    * sequence numbers stay in step with the file.
    */
-  append(events: readonly ThreadEvent[], commit = true): void {
-    if (events.length === 0) return commit ? this.commit() : undefined;
+  append(events: readonly ThreadEvent[], commit = true, carry?: unknown): void {
+    if (events.length === 0 && (carry === undefined || !commit)) return commit ? this.commit() : undefined;
     const lines = events.map((e) => frameLine(e));
-    const last = events[events.length - 1]!.seq;
-    if (commit) lines.push(commitLine(last));
+    const last = events.at(-1)?.seq ?? this.lastSeq;
+    if (commit) lines.push(commitLine(last, carry));
     this.write(lines);
     this.lastSeq = last;
     this.uncommitted = commit ? 0 : this.uncommitted + events.length;
@@ -164,18 +164,19 @@ export class EventLog {
    * disk is busy and awaits the returned promise before it acknowledges the events. A failed
    * fsync cuts the file back to before them (when nothing was written after them) and the log
    * refuses every later write: reopen it. A queued log queues the append and waits for it.
+   * `carry` goes on the commit line (then it is written even with no events).
    */
-  appendSyncingLater(events: readonly ThreadEvent[]): Promise<void> {
+  appendSyncingLater(events: readonly ThreadEvent[], carry?: unknown): Promise<void> {
     if (this.queue) {
-      this.append(events);
+      this.append(events, true, carry);
       return this.queue.flush();
     }
-    if (events.length === 0) return Promise.resolve();
+    if (events.length === 0 && carry === undefined) return Promise.resolve();
     this.usable();
-    const last = events[events.length - 1]!.seq;
+    const last = events.at(-1)?.seq ?? this.lastSeq;
     const fd = this.open();
     const before = this.sizeOf(fd);
-    const buf = framed(events);
+    const buf = framed(events, last, carry);
     try {
       writeOnly(this.io, fd, buf);
     } catch (e) {
@@ -219,10 +220,10 @@ export class EventLog {
     }
   }
 
-  /** Commits the events appended without a commit line (no-op when there are none). */
-  commit(): void {
+  /** Commits the events appended without a commit line (no-op when there are none), `carry` on its line. */
+  commit(carry?: unknown): void {
     if (this.uncommitted === 0) return;
-    this.write([commitLine(this.lastSeq)]);
+    this.write([commitLine(this.lastSeq, carry)]);
     this.uncommitted = 0;
   }
 
@@ -277,11 +278,11 @@ export class EventLog {
   }
 }
 
-/** Events and the commit line of the last as framed lines in one buffer (one string, no arrays). */
-function framed(events: readonly ThreadEvent[]): Buffer {
+/** Events and their commit line (at `last`, holding `carry`) as framed lines in one buffer (one string, no arrays). */
+function framed(events: readonly ThreadEvent[], last: number, carry: unknown): Buffer {
   let text = '';
   for (const e of events) text += `${frameLine(e)}\n`;
-  return Buffer.from(`${text}${commitLine(events[events.length - 1]!.seq)}\n`, 'utf8');
+  return Buffer.from(`${text}${commitLine(last, carry)}\n`, 'utf8');
 }
 
 function readChunk(fd: number, buf: Buffer, off: number, position: number): number {

@@ -20,15 +20,18 @@ export function frameLine(value: object): string {
   return `${body.slice(0, -1)},"crc":"${hex(crc32(body))}"}`;
 }
 
-/** The commit line for a write that ends at event `seq`. */
-export function commitLine(seq: number): string {
-  return frameLine({ commit: seq });
+/**
+ * The commit line for a write that ends at event `seq`; `carry` is a small note its writer
+ * keeps with the write (what a session hands its next turn), read back by the loader.
+ */
+export function commitLine(seq: number, carry?: unknown): string {
+  return frameLine(carry === undefined ? { commit: seq } : { commit: seq, carry });
 }
 
 /** What one line of the log holds. */
 export type Frame =
   | { kind: 'event'; value: unknown }
-  | { kind: 'commit'; seq: number }
+  | { kind: 'commit'; seq: number; carry?: unknown }
   /** A line from before framing (no checksum): whole if it parses, committed on its own. */
   | { kind: 'legacy'; value: unknown }
   | { kind: 'bad'; reason: string };
@@ -41,9 +44,9 @@ export function readFrame(line: string): Frame {
   if (hex(crc32(body)) !== m[1]) return { kind: 'bad', reason: 'checksum mismatch (record damaged)' };
   const frame = parse(body, 'event');
   if (frame.kind !== 'event') return frame;
-  const commit = (frame.value as { commit?: unknown }).commit;
-  if (typeof commit === 'number' && Object.keys(frame.value as object).length === 1)
-    return { kind: 'commit', seq: commit };
+  const { commit, carry, ...rest } = frame.value as { commit?: unknown; carry?: unknown };
+  if (typeof commit === 'number' && Object.keys(rest).length === 0)
+    return carry === undefined ? { kind: 'commit', seq: commit } : { kind: 'commit', seq: commit, carry };
   return frame;
 }
 

@@ -15,7 +15,8 @@ export {
 } from './session-store.js';
 export { memoryStore, type MemoryStore, type MemoryRecords } from './memory-store.js';
 export { CORRUPT_SUFFIX } from './events-log.js';
-export { loadEventLog, type LogWarning, type LoadedLog } from './load-event-log.js';
+export { loadEventLog, type KeptCarry, type LogWarning, type LoadedLog } from './load-event-log.js';
+export { replayEvents } from './open-store.js';
 export { acquireSessionLock, LOCK_FILE, type LockOptions, type SessionLock } from './session-lock.js';
 export {
   ThreadEventSchema,

@@ -29,7 +29,12 @@ export interface LoadedLog {
   totalBytes: number;
   /** The committed prefix ends in a whole line that lacks its newline. */
   needsNewline: boolean;
+  /** The note of the last commit line that had one, and how many events it follows. */
+  carry?: { events: number; carry: unknown };
 }
+
+/** A note kept on a commit line (see frame.ts) and the number of events before it. */
+export type KeptCarry = NonNullable<LoadedLog['carry']>;
 
 /** Where a scan of the log stands after each line. */
 interface Scan {
@@ -42,6 +47,7 @@ interface Scan {
   torn: boolean;
   /** Number of the line being read (1-based). */
   line: number;
+  carry?: KeptCarry;
 }
 
 /** What one non-blank line did: ended the scan, added an uncommitted event, or committed. */
@@ -63,6 +69,7 @@ export function loadEventLog(file: string): LoadedLog {
     validBytes: scan.validBytes,
     totalBytes: buf.length,
     needsNewline: scan.needsNewline,
+    ...(scan.carry ? { carry: scan.carry } : {}),
   };
 }
 
@@ -118,6 +125,7 @@ function takeLine(scan: Scan, frame: Frame, isLast: () => boolean, where: string
         `${where}: commit of event ${frame.seq} does not follow event ${read} (log damaged)`,
       );
     commitPending(scan);
+    if (frame.carry !== undefined) scan.carry = { events: frame.seq, carry: frame.carry };
     return 'committed';
   }
   const parsed = ThreadEventSchema.safeParse(frame.value);

@@ -7,7 +7,7 @@ import type { Message } from '../messages/message.js';
 import { ARTIFACTS_DIR, EVENTS_FILE, readArtifact, SNAPSHOTS_DIR } from './artifacts.js';
 import { NAME_PATTERN, type CompactBoundary, type ThreadEvent } from './events.js';
 import { EventLog } from './events-log.js';
-import { loadEventLog, type LogWarning } from './load-event-log.js';
+import { loadEventLog, type KeptCarry, type LogWarning } from './load-event-log.js';
 import type { SessionLock } from './session-lock.js';
 import type { BoundaryInfo, CompactionRecord, SessionStore } from './session-store.js';
 import { PRIVATE_DIR } from '../io/private.js';
@@ -74,6 +74,7 @@ export class OpenStore implements SessionStore {
   private live: Message[] = [];
   /** Artifacts and snapshots whose queued write has not landed yet: read from here meanwhile. */
   private readonly unwritten = new Map<string, string>();
+  private carry: KeptCarry | undefined;
 
   constructor(
     readonly dir: string,
@@ -91,6 +92,7 @@ export class OpenStore implements SessionStore {
       repaired && w.line === 0 ? { ...w, message: `${w.message}; ${repaired}` } : w,
     );
     this.loaded = loaded.events;
+    this.carry = loaded.carry;
     this.replay();
   }
 
@@ -125,18 +127,21 @@ export class OpenStore implements SessionStore {
     }));
   }
 
-  appendMessages(messages: readonly Message[], opts: { commit?: boolean } = {}): void {
+  appendMessages(messages: readonly Message[], opts: { commit?: boolean; carry?: unknown } = {}): void {
     const batch = this.batch(messages);
-    this.log.append(batch, opts.commit ?? true);
+    const commit = opts.commit ?? true;
+    this.log.append(batch, commit, opts.carry);
     this.loaded.push(...batch);
     this.live.push(...messages);
+    if (commit) this.kept(opts.carry);
   }
 
-  appendMessagesSyncingLater(messages: readonly Message[]): Promise<void> {
+  appendMessagesSyncingLater(messages: readonly Message[], carry?: unknown): Promise<void> {
     const batch = this.batch(messages);
-    const synced = this.log.appendSyncingLater(batch);
+    const synced = this.log.appendSyncingLater(batch, carry);
     this.loaded.push(...batch);
     this.live.push(...messages);
+    this.kept(carry);
     return synced.catch((e: unknown) => {
       // The log cut them off again (nothing is written after them while the caller waits).
       if (this.loaded.at(-1) === batch.at(-1)) {
@@ -147,8 +152,19 @@ export class OpenStore implements SessionStore {
     });
   }
 
-  commit(): void {
-    this.log.commit();
+  commit(carry?: unknown): void {
+    const pending = this.log.pending > 0;
+    this.log.commit(carry);
+    if (pending) this.kept(carry);
+  }
+
+  /** Remembers the note a committed write just kept. */
+  private kept(carry: unknown): void {
+    if (carry !== undefined) this.carry = { events: this.loaded.length, carry };
+  }
+
+  keptCarry(): KeptCarry | undefined {
+    return this.carry;
   }
 
   rollback(): number {
@@ -168,8 +184,9 @@ export class OpenStore implements SessionStore {
       event.artifact,
       `${JSON.stringify({ version: 1, boundaryId: event.id, createdAt: event.at, messages: record.before })}\n`,
     );
-    this.log.append([event]);
+    this.log.append([event], true, record.carry);
     this.loaded.push(event);
+    this.kept(record.carry);
     this.boundaries.set(event.id, event);
     this.live = record.after.slice();
     return toInfo(event);

@@ -43,6 +43,8 @@ export interface CompactionRecord {
   strategy: CompactionStrategy;
   /** The compaction's receipt, kept in the boundary event (absent for a native pass). */
   receipt?: Json;
+  /** A note kept on the boundary's commit line (see {@link SessionStore.keptCarry}). */
+  carry?: unknown;
 }
 
 /** A boundary as listed (without its history). */
@@ -73,16 +75,22 @@ export interface SessionStore {
    * `commit: false` they stay pending until {@link SessionStore.commit} or the next
    * compaction, and {@link SessionStore.rollback} (or a crash) drops them.
    */
-  appendMessages(messages: readonly Message[], options?: { commit?: boolean }): void;
+  appendMessages(messages: readonly Message[], options?: { commit?: boolean; carry?: unknown }): void;
   /**
    * Appends and commits messages, returning once they are written and before their fsync,
    * which runs off the event loop; the promise resolves once they are durable. When the fsync
    * fails they are dropped again, it rejects, and the store refuses further writes: reopen it.
-   * A file store has it, so a caller can do its own work while the disk is busy.
+   * A file store has it, so a caller can do its own work while the disk is busy. `carry` is
+   * kept with the write (written even with no messages).
    */
-  appendMessagesSyncingLater?(messages: readonly Message[]): Promise<void>;
-  /** Commits pending messages (no-op when there are none). */
-  commit(): void;
+  appendMessagesSyncingLater?(messages: readonly Message[], carry?: unknown): Promise<void>;
+  /** Commits pending messages (no-op when there are none), keeping `carry` with them. */
+  commit(carry?: unknown): void;
+  /**
+   * The last small note a committed write kept (`carry` of the writes above: what a session
+   * hands its next turn) and how many events it follows; a file store has it.
+   */
+  keptCarry?(): { events: number; carry: unknown } | undefined;
   /** Drops pending messages from the log and the live history; returns how many. */
   rollback(): number;
   /** Writes the artifact atomically, then appends the boundary event (a commit); returns it. */
@@ -112,6 +120,8 @@ export interface SessionStore {
 /** A session directory opened with {@link openSessionStore}. */
 export interface FileSessionStore extends SessionStore {
   readonly dir: string;
+  appendMessagesSyncingLater(messages: readonly Message[], carry?: unknown): Promise<void>;
+  keptCarry(): { events: number; carry: unknown } | undefined;
 }
 
 /**

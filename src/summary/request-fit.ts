@@ -18,7 +18,19 @@ export function frozenPrefixTokens(
   est: Estimator,
 ): number {
   let n = system ? est.text(system) : 0;
-  if (tools && tools.length > 0) n += est.text(JSON.stringify(tools));
+  if (tools && tools.length > 0) n += toolTokens(tools, est);
+  return n;
+}
+
+/** Tokens of tool lists by list and estimator: a session passes the same list to every turn. */
+const toolCounts = new WeakMap<readonly ToolSchema[], WeakMap<Estimator, number>>();
+
+/** Tokens of a tool list's JSON, serialized once per list and estimator (an agent's run to tens of KB). */
+function toolTokens(tools: readonly ToolSchema[], est: Estimator): number {
+  let byEstimator = toolCounts.get(tools);
+  if (byEstimator === undefined) toolCounts.set(tools, (byEstimator = new WeakMap()));
+  let n = byEstimator.get(est);
+  if (n === undefined) byEstimator.set(est, (n = est.text(JSON.stringify(tools))));
   return n;
 }
 

@@ -14,7 +14,7 @@ import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
 
 /**
  * Replicas that share sessions: three `compactor serve --engine restate` processes behind a
- * round-robin TCP balancer, two workers behind another, one real Restate server, ten agent
+ * round-robin TCP balancer, two workers behind another, one real Restate server, twenty agent
  * sessions at once. A proxy is killed (SIGKILL) while the summary of its request is being
  * written, and a worker while it writes another one; the clients retry through the balancer.
  * Nothing may be lost or stored twice, the model must get every step once, and each
@@ -25,7 +25,7 @@ const { install, describeWithRestate } = restateSuite();
 jest.setTimeout(RESTATE_TEST_MS);
 
 const WINDOW = 16_000;
-const SESSIONS = 10;
+const SESSIONS = 20;
 const STEPS = 7;
 /** The session whose proxy is killed mid-summary, and the one whose worker is. */
 const PROXY_KILL = 0;
@@ -201,7 +201,7 @@ describeWithRestate('replicas on Restate', () => {
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('R3/N1: 3 proxies and 2 workers serve 10 sessions; a proxy and a worker killed mid-summary lose nothing; one summary per compaction, made again only when its worker died before recording it', async () => {
+  it(`R3/N1: 3 proxies and 2 workers serve ${SESSIONS} sessions; a proxy and a worker killed mid-summary lose nothing; one summary per compaction, made again only when its worker died before recording it`, async () => {
     const started = Date.now();
     const front = balancers[1]!;
     const inFlight = new Map<number, number>();

@@ -209,12 +209,20 @@ export function advanceSyncPoint(
   sessionDir: string | undefined,
   id: string,
 ): Promise<void> {
+  const last = messages.length > 0 ? messages.length - 1 : -1;
+  let lastHash: string | undefined;
   // Hashes of a point saved before they were kept cannot be recovered: they stay empty.
-  if (point.hashes.length === point.synced)
-    point.hashes = [...point.hashes, ...messages.slice(point.synced).map(messageHash)];
-  else point.hashes = [];
+  if (point.hashes.length === point.synced) {
+    const fresh = messages.slice(point.synced).map((m, i) => {
+      const full = hashOf(m);
+      // The last message is hashed once: its short hash is the start of its full one.
+      if (point.synced + i === last) lastHash = full;
+      return full.slice(0, 16);
+    });
+    point.hashes = [...point.hashes, ...fresh];
+  } else point.hashes = [];
   point.synced = messages.length;
-  point.lastHash = messages.length > 0 ? hashOf(messages[messages.length - 1]) : '';
+  point.lastHash = last < 0 ? '' : (lastHash ?? hashOf(messages[last]));
   return saveSyncPoint(point, sessionDir, id);
 }
 

@@ -118,6 +118,23 @@ describe('settings tables: one row gives the option, the config key, the flag an
       expect(compactor[k as keyof typeof compactor]).toBe(row.default);
   });
 
+  it('a frozen policy is completed as its unfrozen copy is, once, into a frozen policy that completes to itself', () => {
+    const given = { preset: 'vtcode' as const, keepToolUses: 2.7, clearAtLeast: -5, enabled: 'yes' as never };
+    const frozen = Object.freeze({ ...given });
+    const complete = completeClearingPolicy(frozen);
+    expect(complete).toEqual(completeClearingPolicy({ ...given }));
+    // A value its row refuses takes the preset's.
+    const { enabled } = completeClearingPolicy({ preset: 'vtcode' });
+    expect(complete).toMatchObject({ keepToolUses: 2, clearAtLeast: 0, enabled });
+    expect(Object.isFrozen(complete)).toBe(true);
+    expect(completeClearingPolicy(frozen)).toBe(complete);
+    expect(completeClearingPolicy(complete)).toBe(complete);
+    // An unfrozen policy is completed into an object of its own, as before.
+    const open = completeClearingPolicy({ ...given });
+    expect(Object.isFrozen(open)).toBe(false);
+    expect(completeClearingPolicy({ ...given })).not.toBe(open);
+  });
+
   it('the session resolves its configuration once: limits, the whole policy, compaction and budgets', () => {
     const s = createCompactorSession({
       limits: { capacity: 20_000, reservedOutput: 1_000 },

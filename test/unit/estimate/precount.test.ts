@@ -24,6 +24,18 @@ describe('counting ahead of a synchronous pass (T1)', () => {
     expect(texts.map((t) => tiktokenCounter('o200k_base').count(t))).toEqual(fresh);
   });
 
+  it('T1: does not let other work in once the last text is counted', async () => {
+    const [last] = texts.slice(-1).map((t) => `${t} once more`);
+    let ranBetween = false;
+    // A slice of 0 ms yields before every text to count: one text that is already known costs no wait.
+    const first = await precount('o200k_base', [last!], 0);
+    setImmediate(() => (ranBetween = true));
+    const release = await precount('o200k_base', [last!], 0);
+    expect(ranBetween).toBe(false);
+    release();
+    first();
+  });
+
   it('T1: one counter per encoding serves every caller', () => {
     expect(tiktokenCounter('o200k_base')).toBe(tiktokenCounter('o200k_base'));
     expect(tiktokenCounter('cl100k_base')).not.toBe(tiktokenCounter('o200k_base'));
