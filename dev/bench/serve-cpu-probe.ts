@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
-import { serveFromCheckout, stopChild } from './serve-latency.js';
+import { processCpuMs, serveFromCheckout, stopChild } from './serve-latency.js';
 import { body as scaleBody, RESULT_TOKENS } from './serve-scale.js';
 
 /*
@@ -21,12 +20,6 @@ const source = sourceText();
 const reads = Array.from({ length: 120 }, (_, n) => source.read(n, RESULT_TOKENS));
 // Bodies as the serve bench sends them.
 const body = (session: string, tokens: number, turn: number) => scaleBody(reads, session, tokens, turn);
-
-/** CPU ms a process has used so far (from /proc, clock ticks of 10 ms). */
-const cpuMs = (pid: number | undefined) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 
 const upstream = await startAgentUpstream({
   window: 'unchecked-overflow-test',
@@ -65,9 +58,9 @@ try {
     for (const p of proxies) await send(p.match[1], body(session, tokens, 0));
     for (let t = 1; t <= turns; t++)
       for (const [i, p] of proxies.entries()) {
-        const start = cpuMs(p.child.pid);
+        const start = processCpuMs(p.child.pid);
         await send(p.match[1], body(session, tokens, t));
-        used[i] += cpuMs(p.child.pid) - start;
+        used[i] += processCpuMs(p.child.pid) - start;
       }
     const kib = (Buffer.byteLength(body(session, tokens, 1)) / 1024).toFixed(0);
     const cells = proxies.map((p, i) => `${p.name} ${(used[i] / turns).toFixed(1)}`);

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { runHttpLoop, type HttpLoopResult } from '../clients/http-loop.js';
 import type { AgentUpstream } from '../fakes/agent-upstream.js';
 import { sourceText } from '../loops/source-text.js';
+import { INSPECTOR_URL } from './process-memory.js';
 import type { BenchContext, BenchSection } from './types.js';
 
 /*
@@ -72,12 +74,30 @@ export function startChild(
   });
 }
 
+/** Node's arguments for `compactor serve` from a checkout's src/, `node` flags before it. */
+const serveArgs = (checkout: string, args: string[], node: string[]) => [
+  ...node,
+  ...['--import', 'tsx', `${checkout}src/bin/compactor.ts`, 'serve', '--port', '0', ...args],
+];
+
 /** `compactor serve` from a checkout's src/ (`''` for this one) with `args`, `node` flags before it. */
 export function serveFromCheckout(checkout: string, args: string[], node: string[] = []) {
-  return startChild(
-    [...node, '--import', 'tsx', `${checkout}src/bin/compactor.ts`, 'serve', '--port', '0', ...args],
-    /serving on (http:\/\/\S+)/,
+  return startChild(serveArgs(checkout, args, node), /serving on (http:\/\/\S+)/);
+}
+
+/** The same with its inspector open on a port the OS picks: the proxy's URL and the inspector's. */
+export async function serveInspected(checkout: string, args: string[], node: string[] = []) {
+  const p = await startChild(
+    serveArgs(checkout, args, ['--inspect=127.0.0.1:0', ...node]),
+    new RegExp(`${INSPECTOR_URL.source}[\\s\\S]*serving on (http:\\/\\/\\S+)`),
   );
+  return { child: p.child, url: p.match[2]!, inspectorUrl: p.match[1]! };
+}
+
+/** CPU ms a process has used so far (user and system, from /proc; clock ticks of 10 ms). */
+export function processCpuMs(pid: number | undefined): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export async function stopChild(child: ChildProcess): Promise<void> {

@@ -2,8 +2,15 @@ import { runHttpLoop } from '../clients/http-loop.js';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
-import { readFileSync } from 'node:fs';
-import { freePort, GATEWAY, percentile, serveFromCheckout, startChild, stopChild } from './serve-latency.js';
+import {
+  freePort,
+  GATEWAY,
+  percentile,
+  processCpuMs,
+  serveFromCheckout,
+  startChild,
+  stopChild,
+} from './serve-latency.js';
 
 /*
  * Profiles `compactor serve` (from src/, as the bench starts it) on the bench's small-history
@@ -54,11 +61,6 @@ const targets = [
     headers: () => ({ 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.url }),
   },
 ];
-/** CPU ms a process has used so far (user and system, from /proc; Linux clock ticks of 10 ms). */
-const cpuMs = (pid: number | undefined) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
 const pids = new Map<string, number | undefined>([
   ['serve', proxy.child.pid],
   ['serve before', before?.child.pid],
@@ -70,7 +72,7 @@ try {
   for (let r = 0; r < Number(rounds); r++)
     for (const t of r % 2 === 0 ? targets : [...targets].reverse()) {
       const pid = pids.get(t.name);
-      const cpuBefore = pid === undefined || r === 0 ? 0 : cpuMs(pid);
+      const cpuBefore = pid === undefined || r === 0 ? 0 : processCpuMs(pid);
       const results = await Promise.all(
         Array.from({ length: Number(sessions) }, (_, i) => {
           const label = `p-${t.name}-${r}-${i}`;
@@ -86,7 +88,7 @@ try {
           });
         }),
       );
-      if (pid !== undefined && r > 0) cpu.set(t.name, (cpu.get(t.name) ?? 0) + cpuMs(pid) - cpuBefore);
+      if (pid !== undefined && r > 0) cpu.set(t.name, (cpu.get(t.name) ?? 0) + processCpuMs(pid) - cpuBefore);
       // The first round warms every path.
       if (r > 0)
         lat.get(t.name)!.push(...results.flatMap((x) => (stream === 'stream' ? x.firstEvents : x.latencies)));

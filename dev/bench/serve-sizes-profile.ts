@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { startGeminiUpstream } from '../fakes/gemini-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { sourceText } from '../loops/source-text.js';
-import { serveFromCheckout, stopChild } from './serve-latency.js';
+import { processCpuMs, serveFromCheckout, stopChild } from './serve-latency.js';
 import { median } from './timing.js';
 
 /*
@@ -114,12 +113,6 @@ function parseFloor(text: string): number {
   return median(times);
 }
 
-/** CPU ms a process has used so far (user and system, from /proc; clock ticks of 10 ms). */
-const cpuMs = (pid: number | undefined) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
-
 const script = loopScript(1_000);
 const upstream = await startAgentUpstream({ window: 'unchecked-overflow-test', script, countUsage: false });
 const gemini = await startGeminiUpstream({
@@ -179,9 +172,9 @@ try {
       for (const [t, b] of bodies.entries())
         // The order alternates: neither proxy always runs just after the other.
         for (const [i, p] of t % 2 === 0 ? [...proxies.entries()] : [...proxies.entries()].reverse()) {
-          const before = cpuMs(p.child.pid);
+          const before = processCpuMs(p.child.pid);
           await send(p.base, b.path, b.text, session);
-          cpu[i] += cpuMs(p.child.pid) - before;
+          cpu[i] += processCpuMs(p.child.pid) - before;
         }
       const floor = parseFloor(bodies[0].text);
       for (const [i, p] of proxies.entries())
