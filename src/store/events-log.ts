@@ -176,10 +176,7 @@ export class EventLog {
     const last = events.at(-1)?.seq ?? this.lastSeq;
     const fd = this.open();
     const before = this.sizeOf(fd);
-    const buf = Buffer.from(
-      [...events.map((e) => frameLine(e)), commitLine(last, carry)].map((l) => `${l}\n`).join(''),
-      'utf8',
-    );
+    const buf = framed(events, last, carry);
     try {
       writeOnly(this.io, fd, buf);
     } catch (e) {
@@ -279,6 +276,13 @@ export class EventLog {
     if (this.queue) this.queue.close(onClosed);
     else onClosed();
   }
+}
+
+/** Events and their commit line (at `last`, holding `carry`) as framed lines in one buffer (one string, no arrays). */
+function framed(events: readonly ThreadEvent[], last: number, carry: unknown): Buffer {
+  let text = '';
+  for (const e of events) text += `${frameLine(e)}\n`;
+  return Buffer.from(`${text}${commitLine(last, carry)}\n`, 'utf8');
 }
 
 function readChunk(fd: number, buf: Buffer, off: number, position: number): number {

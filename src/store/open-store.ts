@@ -118,10 +118,11 @@ export class OpenStore implements SessionStore {
   }
 
   private batch(messages: readonly Message[]): ThreadEvent[] {
+    const at = this.stamp();
     return messages.map((message, i) => ({
       type: 'message.appended',
       seq: this.loaded.length + 1 + i,
-      at: this.stamp(),
+      at,
       message,
     }));
   }
