@@ -48,7 +48,14 @@ export function loggedCarry(carry: TurnCarry, startsTurn: boolean): z.infer<type
 
 /** The carry a log kept, and whether a turn started from it; undefined when this version cannot read it. */
 export function readLoggedCarry(kept: unknown): { carry: TurnCarry; startsTurn: boolean } | undefined {
+  // Every turn asks about the note the log kept last: checked once per note, not once per turn.
+  const known = typeof kept === 'object' && kept !== null ? readNotes.get(kept) : undefined;
+  if (known !== undefined) return known.read;
   const parsed = LoggedCarrySchema.safeParse(kept);
   const carry = parsed.success ? keptCarry(parsed.data.carry) : undefined;
-  return carry && { carry, startsTurn: parsed.data?.startsTurn === true };
+  const read = carry && { carry, startsTurn: parsed.data?.startsTurn === true };
+  if (typeof kept === 'object' && kept !== null) readNotes.set(kept, { read });
+  return read;
 }
+
+const readNotes = new WeakMap<object, { read: { carry: TurnCarry; startsTurn: boolean } | undefined }>();
