@@ -327,7 +327,8 @@ async function projected(
     });
     const counts = recordProjection(ctx, id, parsed, projection, at.chain);
     held.settle = settler(ctx, id, at.chain, counts, projection, summaries);
-    const sending = settlingUpstream(ctx, held.settle);
+    const paid = projection.compaction !== null || projection.summaryCalls > 0;
+    const sending = settlingUpstream(ctx, held.settle, paid);
     return {
       projection,
       counts,
