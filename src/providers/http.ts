@@ -44,6 +44,15 @@ export function retryAfterMs(
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }
 
+/** What a provider's `x-should-retry` header says: true, false, or nothing. */
+export function shouldRetryHeader(
+  headers: Record<string, string | string[] | undefined>,
+): boolean | undefined {
+  const said = headers['x-should-retry'];
+  const word = Array.isArray(said) ? said[0] : said;
+  return word === 'true' ? true : word === 'false' ? false : undefined;
+}
+
 const NETWORK_CODES = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -108,8 +117,7 @@ async function throwHttpError(res: Dispatcher.ResponseData, site: CallSite): Pro
     await res.body.dump().catch(() => undefined);
   }
   const facts = errorFactsFromBody(res.statusCode, text.slice(0, 64_000));
-  const shouldRetry = res.headers['x-should-retry'];
-  const retryable = shouldRetry === 'true' ? true : shouldRetry === 'false' ? false : undefined;
+  const retryable = shouldRetryHeader(res.headers);
   const err = providerErrorFrom(site, facts, retryable === undefined ? {} : { retryable });
   if (err.info.retryable) {
     const r = new RetryableProviderError(err.message, err.info);

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { HTTP_DEFAULTS, type HttpLimits } from '../providers/http-limits.js';
-import { retryAfterMs } from '../providers/http.js';
+import { retryAfterMs, shouldRetryHeader } from '../providers/http.js';
 
 /** What the upstream answered: status, headers and the body as it arrives. */
 export interface UpstreamResponse {
@@ -64,11 +64,7 @@ const REFUSED_STATUSES = new Set([408, 429, 503, 529]);
 /** Whether an answer may be sent again: the provider's own `x-should-retry` first, then its status. */
 function retryableAnswer(status: number, headers: Dispatcher.ResponseData['headers']): boolean {
   if (status < 400) return false;
-  const said = headers['x-should-retry'];
-  const word = Array.isArray(said) ? said[0] : said;
-  if (word === 'false') return false;
-  if (word === 'true') return true;
-  return REFUSED_STATUSES.has(status);
+  return shouldRetryHeader(headers) ?? REFUSED_STATUSES.has(status);
 }
 
 // Errors that say the request itself is wrong: another attempt fails the same way.

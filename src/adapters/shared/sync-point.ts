@@ -78,8 +78,9 @@ export const hashOf = (value: unknown): string => {
     .digest('hex');
 };
 
-/** The short hash kept per synced message. */
-export const messageHash = (value: unknown): string => hashOf(value).slice(0, 16);
+/** The short hash kept per synced message: the start of its full hash. */
+const shortHash = (full: string): string => full.slice(0, 16);
+export const messageHash = (value: unknown): string => shortHash(hashOf(value));
 
 // Encoded names longer than this are replaced by a hash (file names stop at 255 bytes).
 const MAX_ENCODED = 120;
@@ -215,9 +216,9 @@ export function advanceSyncPoint(
   if (point.hashes.length === point.synced) {
     const fresh = messages.slice(point.synced).map((m, i) => {
       const full = hashOf(m);
-      // The last message is hashed once: its short hash is the start of its full one.
+      // The last message is hashed once, for its short hash and the point's last hash.
       if (point.synced + i === last) lastHash = full;
-      return full.slice(0, 16);
+      return shortHash(full);
     });
     point.hashes = [...point.hashes, ...fresh];
   } else point.hashes = [];
