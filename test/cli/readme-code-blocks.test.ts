@@ -171,6 +171,16 @@ describe("the README's code blocks", () => {
     }
   });
 
+  it('D1: the quick start shows the report the main job prints (all but the elapsed time)', async () => {
+    const shown = readme.match(/^```\n(examples\/sessions\/[^\n]+\n[\s\S]*?)^```/m)?.[1];
+    const args = offlineCommands().find((c) => c[0] === 'run' && shown?.startsWith(c[1]!))!;
+    mkdirSync(join(dir, 'report-cwd', dirname(args[1]!)), { recursive: true });
+    copyFileSync(join(repoRoot, args[1]!), join(dir, 'report-cwd', args[1]!));
+    const r = await runCli(args, { cwd: join(dir, 'report-cwd') });
+    const withoutTime = (text: string) => text.replace(/^elapsed: .*$/m, 'elapsed: …');
+    expect(withoutTime(r.out)).toBe(withoutTime(shown!));
+  });
+
   it('N1: the project example clears old tool results (it names its preset) and writes the projection', async () => {
     const args = offlineCommands().find((c) => c[0] === 'project')!;
     // A change of the default preset cannot silently turn it into a run where nothing is cleared.
