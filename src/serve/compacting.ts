@@ -327,8 +327,7 @@ async function projected(
     });
     const counts = recordProjection(ctx, id, parsed, projection, at.chain);
     held.settle = settler(ctx, id, at.chain, counts, projection, summaries);
-    const paid = projection.compaction !== null || projection.summaryCalls > 0;
-    const sending = settlingUpstream(ctx, held.settle, paid);
+    const sending = settlingUpstream(ctx, held.settle);
     return {
       projection,
       counts,

@@ -40,14 +40,10 @@ export function settler(
 /**
  * The upstream as a request's answer goes through it: the first answer settles the request's
  * turn, kept only when the upstream accepted the request (a 2xx status); a failed send drops it.
- * A kept turn that paid for a summary is durable before the client hears the answer; any other
- * kept turn is written while the answer goes back (its messages are the client's, sent again
- * with its next request, which waits for the write), so the disk adds nothing to the answer.
  */
 export function settlingUpstream(
   ctx: CompactingContext,
   settle: (kept: boolean) => Promise<void>,
-  paid: boolean,
 ): CompactingContext {
   const { upstream } = ctx;
   const send: Upstream['send'] = async (url, init, signal) => {
@@ -58,9 +54,8 @@ export function settlingUpstream(
       await settle(false);
       throw e;
     }
-    const kept = answer.status >= 200 && answer.status < 300;
-    const stored = settle(kept);
-    if (!kept || paid) await stored;
+    // The client hears the answer once the turn it completes is stored, as before the answer.
+    await settle(answer.status >= 200 && answer.status < 300);
     return answer;
   };
   return { ...ctx, upstream: { send, close: () => upstream.close() } };
