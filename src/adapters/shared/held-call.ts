@@ -64,7 +64,11 @@ export async function heldCall(
             state.broken = true; // reopened from what the store holds on the next call
             throw e;
           })
-      : session.settleTurn(false).then(putBack);
+      : session.settleTurn(false).then(putBack, (e: unknown) => {
+          putBack();
+          state.broken = true; // the cut back failed: reopened from what the store holds
+          throw e;
+        });
     void done.catch(() => undefined).then(settledNow);
     return done;
   };
