@@ -127,6 +127,11 @@ export class EventLog {
     else now();
   }
 
+  /** Resolves once every queued write so far reached the file, before its fsync (see {@link WriteQueue.written}). */
+  written(): Promise<void> {
+    return this.queue?.written() ?? Promise.resolve();
+  }
+
   /** Resolves once every write so far is on disk; rejects with a failed queued write. */
   flush(): Promise<void> {
     return this.queue?.flush() ?? Promise.resolve();

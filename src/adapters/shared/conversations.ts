@@ -222,10 +222,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
   function stateOf(id: string, call: ConversationCall): State {
     const kept = states.get(id);
     if (kept?.broken) kept.session.close();
-    const state =
-      kept !== undefined && !kept.broken
-        ? kept
-        : openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
+    const state = kept !== undefined && !kept.broken ? kept : reopenConversation(id, call, sessionOptions);
     if (!isRewritten(state, call.messages, chainOf(call))) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
@@ -391,6 +388,19 @@ function recordedCount(session: CompactorSession): number {
 /** The messages a session's store recorded, in order (empty without a store). */
 function recordedMessages(session: CompactorSession): unknown[] {
   return (session.store?.events() ?? []).flatMap((e) => (e.type === 'message.appended' ? [e.message] : []));
+}
+
+/**
+ * A conversation opened from what its directory holds. The point read is the one saved, so a
+ * call that only adds what the store records needs no save (see toldByStore): not even the
+ * first call of a new conversation.
+ */
+function reopenConversation(id: string, call: ConversationCall, options: CompactorSessionOptions): State {
+  const point = readSyncPoint(options.sessionDir, id);
+  const state = openConversation(id, call, options, point);
+  if (options.sessionDir !== undefined && point.recorded !== undefined)
+    state.saved = { synced: point.synced, recorded: point.recorded, branch: point.branch };
+  return state;
 }
 
 /**

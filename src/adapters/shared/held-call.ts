@@ -56,7 +56,8 @@ export async function heldCall(
   const settled = new Promise<void>((resolve) => (settledNow = resolve));
   let done: Promise<void> | undefined;
   const settle = (kept: boolean): Promise<void> => {
-    done ??= kept
+    if (done !== undefined) return done;
+    const stored = kept
       ? session
           .settleTurn(true)
           .then(sync)
@@ -69,7 +70,13 @@ export async function heldCall(
           state.broken = true; // the cut back failed: reopened from what the store holds
           throw e;
         });
-    void done.catch(() => undefined).then(settledNow);
+    void stored.catch(() => undefined).then(settledNow);
+    // settleTurn has queued the turn's commit line by now. Its answer waits until that line is
+    // written (a killed process keeps the turn); the fsync ends behind it, before the
+    // conversation's next call. A summary is paid for: durable before its answer.
+    const paid = turn.compaction !== null || turn.summaryCalls > 0;
+    const written = kept && !paid ? session.store?.written?.() : undefined;
+    done = written ?? stored;
     return done;
   };
   const projection = { ...projectionOf(turn), settle };
