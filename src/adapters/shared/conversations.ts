@@ -554,10 +554,7 @@ async function projectCall(
     await durable(state);
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
     const skip = toldByStore(state, messages.length);
-    // A held call's point moved in memory when its turn ran: only the save is left.
-    if (state.synced === messages.length && call.held === true) {
-      if (!skip) await saveSyncPoint(state, sessionDir, id);
-    } else await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
+    await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
     // The call's messages were checked against the synced ones before its turn: its chain is the point's.
     state.chain = chainOf(call);
     if (!skip && sessionDir !== undefined && state.recorded !== undefined)
@@ -565,8 +562,12 @@ async function projectCall(
   };
 
   if (call.held === true)
-    return heldCall(state, call, { pending, envelopeKey: previousEnvelope }, sync, (turn) =>
-      projectionOf(id, session, turn),
+    return heldCall(
+      state,
+      call,
+      { pending, envelopeKey: previousEnvelope },
+      keptPoint(id, state, options),
+      (turn) => projectionOf(id, session, turn),
     );
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
@@ -588,6 +589,34 @@ async function projectCall(
   await sync();
   return projectionOf(id, session, turn);
 }
+
+/**
+ * For a held call whose turn is kept: its point (moved in memory when its turn ran) as it is
+ * now, saved once the turn is durable, when the store does not tell it. Taken at once: the
+ * conversation's next call may move the point before this turn's fsync has ended.
+ */
+function keptPoint(id: string, state: State, { sessionDir }: CompactorSessionOptions) {
+  return (): (() => Promise<void>) => {
+    const recorded = sessionDir === undefined ? undefined : recordedCount(state.session);
+    state.recorded = recorded;
+    const skip = toldByStore(state, state.synced);
+    const point: SyncPoint = { ...pointOf(state), ...(recorded === undefined ? {} : { recorded }) };
+    return async () => {
+      await durable(state);
+      if (skip || sessionDir === undefined || recorded === undefined) return;
+      await saveSyncPoint(point, sessionDir, id);
+      state.saved = { synced: point.synced, recorded, branch: point.branch };
+    };
+  };
+}
+
+/** The fields of a sync point (its hashes are replaced when they grow, never changed in place). */
+const pointOf = ({ synced, lastHash, hashes, branch }: SyncPoint): SyncPoint => ({
+  synced,
+  lastHash,
+  hashes,
+  branch,
+});
 
 /** What a call's turn made into the projection the caller sends. */
 function projectionOf(

@@ -24,7 +24,8 @@ export async function heldCall(
   state: HeldState,
   call: ConversationCall,
   before: { pending: readonly Message[]; envelopeKey: string | undefined },
-  sync: () => Promise<void>,
+  /** Called as the turn is kept: what to save once it is durable. */
+  keep: () => () => Promise<void>,
   projectionOf: (turn: SessionTurnResult) => ConversationProjection,
 ): Promise<ConversationProjection> {
   const { session } = state;
@@ -60,7 +61,7 @@ export async function heldCall(
     const stored = kept
       ? session
           .settleTurn(true)
-          .then(sync)
+          .then(keep())
           .catch((e: unknown) => {
             state.broken = true; // reopened from what the store holds on the next call
             throw e;
@@ -70,13 +71,14 @@ export async function heldCall(
           state.broken = true; // the cut back failed: reopened from what the store holds
           throw e;
         });
-    void stored.catch(() => undefined).then(settledNow);
-    // settleTurn has queued the turn's commit line by now. Its answer waits until that line is
-    // written (a killed process keeps the turn); the fsync ends behind it, before the
-    // conversation's next call. A summary is paid for: durable before its answer.
+    // settleTurn has queued the turn's commit line by now. Its answer, and the conversation's
+    // next call, wait until that line is written (a killed process keeps the turn); the fsync
+    // ends behind it, before the store's next write. A summary is paid for: durable before its answer.
     const paid = turn.compaction !== null || turn.summaryCalls > 0;
     const written = kept && !paid ? session.store?.written?.() : undefined;
     done = written ?? stored;
+    void stored.catch(() => undefined); // a failed fsync marked the conversation broken
+    void done.catch(() => undefined).then(settledNow);
     return done;
   };
   const projection = { ...projectionOf(turn), settle };
