@@ -25,7 +25,7 @@ afterAll(async () => {
 
 describe('serve bench by history size', () => {
   it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
-    const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} }, upstream);
+    const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} });
     expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
       ['10k', 2, 'memory', 6, 0],
       ['10k', 2, 'data-dir', 6, 0],
