@@ -231,3 +231,51 @@ describe('compactor serve: an answer the upstream began with 2xx completes the t
       expect(stored).toBe(1);
     });
 });
+
+describe('compactor serve: an edit of the conversation whose request fails leaves no new branch', () => {
+  for (const withDir of [false, true])
+    it(`the client rewrote its first question and the upstream failed: the session shows what it showed, the next request continues the old branch${withDir ? ', with --data-dir (no fork directory, no sync point of it)' : ''}`, async () => {
+      const upstream = await fakeModel({ kind: 'status', status: 500 });
+      const dataDir = withDir ? mkdtempSync(join(tmpdir(), 'failed-turn-')) : undefined;
+      if (dataDir !== undefined) dirs.push(dataDir);
+      const server = await proxy(upstream, dataDir !== undefined ? { dataDir } : {});
+      const first = await ask(server, OPENING);
+      const answered: Chat[] = [
+        ...OPENING,
+        { role: 'assistant', content: first.choices[0]!.message.content },
+        { role: 'user', content: 'Now read the CHANGELOG.' },
+      ];
+      const second = await ask(server, answered);
+      const before = await sessionState(server);
+      const stored = dataDir !== undefined ? readdirSync(dataDir).sort() : [];
+
+      const edited: Chat[] = [OPENING[0]!, { role: 'user', content: `${FAILED_TEXT} Read the LICENSE.` }];
+      expect(await failure(server, edited)).toBeInstanceOf(OpenAI.APIError);
+      expect(await sessionState(server)).toEqual(before);
+      if (dataDir !== undefined) {
+        expect(readdirSync(dataDir).sort()).toEqual(stored);
+        expect(filesUnder(dataDir).some((text) => text.includes('FAILED-TURN'))).toBe(false);
+      }
+
+      const next: Chat[] = [
+        ...answered,
+        { role: 'assistant', content: second.choices[0]!.message.content },
+        { role: 'user', content: 'Thanks.' },
+      ];
+      await ask(server, next);
+      const after = await sessionState(server);
+      expect(after.branches).toBe(1);
+      expect(after.messages).toBe(next.length - 1);
+      if (dataDir === undefined) return;
+      await server.close();
+      started.splice(started.indexOf(server), 1);
+      expect(readdirSync(dataDir).some((name) => name.includes('.fork-'))).toBe(false);
+      const fresh = await proxy(upstream, { dataDir });
+      await ask(fresh, [
+        ...next,
+        { role: 'assistant', content: 'You are welcome.' },
+        { role: 'user', content: 'Bye.' },
+      ]);
+      expect((await sessionState(fresh)).branches).toBe(1);
+    });
+});
