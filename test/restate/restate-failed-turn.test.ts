@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '#src/serve/index.js';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { Fault } from '#dev/fakes/fake-http.js';
 import { RestateServer, startWorker, stopWorker, type Worker } from '#dev/restate/harness.js';
+import { OPENING, stepRequest, type Chat } from '#support/serve/growing-chat.js';
 import { COMPACTING_POLICY } from '#support/serve/proxy.js';
 import { AGENT_ROUTES } from '#support/serve/restate-agent.js';
 import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
@@ -29,28 +30,6 @@ const FAILED_TEXT = 'FAILED-TURN: this question never got an answer.';
 const SUMMARY_PROMPT = 'You are writing a checkpoint of an agent session';
 
 afterAll(() => freeEncoders());
-
-type Chat = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-
-const OPENING: Chat[] = [
-  { role: 'system', content: 'You review code.' },
-  { role: 'user', content: 'Read the README and summarise it.' },
-];
-
-/** A long text of `n` distinct numbered words. */
-const words = (tag: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${tag}${i % 97} value${(i * 7) % 101}`).join(' ');
-
-/** The request of step `n` of a growing session: each step adds a long answer and a long question. */
-function stepRequest(n: number): Chat[] {
-  const messages: Chat[] = [...OPENING];
-  for (let i = 0; i < n; i++)
-    messages.push(
-      { role: 'assistant', content: `Read part ${i}. ${words(`a${i}w`, 300)}` },
-      { role: 'user', content: `STEP-${i + 1}-ASKED: go on. ${words(`u${i}w`, 150)}` },
-    );
-  return messages;
-}
 
 describeWithRestate(
   'compactor serve --engine restate: a request that fails upstream leaves its session as it was',

@@ -7,6 +7,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import type { RunningServer, ServeOptions } from '#src/serve/index.js';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { Fault, RecordedRequest } from '#support/fake-http.js';
+import { OPENING, stepRequest, type Chat } from '#support/serve/growing-chat.js';
 import { COMPACTING_POLICY, startProxyTo } from '#support/serve/proxy.js';
 
 /**
@@ -51,8 +52,6 @@ async function proxy(upstream: FakeAgentUpstream, options: ServeOptions = {}): P
   return server;
 }
 
-type Chat = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-
 function client(server: RunningServer): OpenAI {
   return new OpenAI({
     apiKey: KEY,
@@ -83,11 +82,6 @@ function filesUnder(dir: string): string[] {
     return statSync(path).isDirectory() ? filesUnder(path) : [readFileSync(path, 'utf8')];
   });
 }
-
-const OPENING: Chat[] = [
-  { role: 'system', content: 'You review code.' },
-  { role: 'user', content: 'Read the README and summarise it.' },
-];
 
 const FAULTS: Array<[string, Fault]> = [
   [
@@ -143,21 +137,6 @@ describe('compactor serve: a request that fails upstream leaves its session as i
         expect(readdirSync(dataDir).some((name) => name.includes('.fork-'))).toBe(false);
       });
 });
-
-/** A long text of `n` distinct numbered words. */
-const words = (tag: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${tag}${i % 97} value${(i * 7) % 101}`).join(' ');
-
-/** The request of step `n` of a growing session: each step adds a long answer and a long question. */
-function stepRequest(n: number): Chat[] {
-  const messages: Chat[] = [...OPENING];
-  for (let i = 0; i < n; i++)
-    messages.push(
-      { role: 'assistant', content: `Read part ${i}. ${words(`a${i}w`, 300)}` },
-      { role: 'user', content: `STEP-${i + 1}-ASKED: go on. ${words(`u${i}w`, 150)}` },
-    );
-  return messages;
-}
 
 /** The first step whose request compacts, found through a proxy of its own. */
 async function firstCompactingStep(): Promise<number> {
