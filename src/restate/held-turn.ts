@@ -16,6 +16,8 @@ import { keepRecords, loadRecords, type RecordsNotes, type StoredRecords } from 
 
 /** State key of the held turn. */
 export const HELD_KEY = 'held';
+/** State key of the name of the last held turn kept. */
+const KEPT_KEY = 'keptTurn';
 
 const HeldSchema = z.strictObject({
   /** Names the turn: only a settle call with this name settles it. */
@@ -66,7 +68,8 @@ export async function settleHeldTurn(
   { turn, keep }: { turn: string; keep: boolean },
 ): Promise<boolean> {
   const parsed = HeldSchema.safeParse(await ctx.get<unknown>(HELD_KEY));
-  if (!parsed.success || parsed.data.turn !== turn) return false;
+  // Asked again (a caller retried after its first call went through), it answers the same.
+  if (!parsed.success || parsed.data.turn !== turn) return (await ctx.get<unknown>(KEPT_KEY)) === turn;
   const held = parsed.data;
   ctx.clear(HELD_KEY);
   if (!keep) return false;
@@ -81,5 +84,6 @@ export async function settleHeldTurn(
   };
   await keepRecords(ctx, name, loaded, next, held.notes as RecordsNotes);
   if (held.lastSent !== undefined) keepLastSent(ctx, held.lastSent as LastSent | null);
+  ctx.set(KEPT_KEY, turn);
   return true;
 }
