@@ -11,38 +11,143 @@ import { createTextCache } from './text-cache.js';
 
 /** Unicode White_Space, which the Rust regex in tiktoken reads as `\s` (JS `\s` differs: U+FEFF, U+0085). */
 const WS = '\\t\\n\\v\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
-const S = `[${WS}]`;
-const NOT_S = `[^${WS}]`;
-/** `(?i:'s|'t|'re|'ve|'m|'ll|'d)` spelled out: JS on Node 20 has no inline flags; ſ folds to s. */
-const CONTRACTION = "'(?:[sSſ]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
-const UPPER = '[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]';
-const LOWER = '[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]';
 
-const PATTERNS: Partial<Record<string, string>> & Record<Exclude<EncodingName, 'chars'>, string> = {
-  o200k_base: [
-    `[^\\r\\n\\p{L}\\p{N}]?${UPPER}*${LOWER}+(?:${CONTRACTION})?`,
-    `[^\\r\\n\\p{L}\\p{N}]?${UPPER}+${LOWER}*(?:${CONTRACTION})?`,
-    '\\p{N}{1,3}',
-    ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n/]*`,
-    `${S}*[\\r\\n]+`,
-    `${S}+(?!${NOT_S})`,
-    `${S}+`,
-  ].join('|'),
-  cl100k_base: [
-    CONTRACTION,
-    '[^\\r\\n\\p{L}\\p{N}]?\\p{L}+',
-    '\\p{N}{1,3}',
-    ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n]*`,
-    `${S}*[\\r\\n]+`,
-    `${S}+(?!${NOT_S})`,
-    `${S}+`,
-  ].join('|'),
+/** The character classes a pattern is written with: all of Unicode, or what each holds of ASCII. */
+interface Classes {
+  /** White space, inside a class. */
+  ws: string;
+  /** Letters and numbers, inside a class. */
+  letter: string;
+  number: string;
+  /** One number character. */
+  digit: string;
+  /** One letter of the upper and of the lower kind, as tiktoken's patterns group them. */
+  upper: string;
+  lower: string;
+  /** Any letter. */
+  anyLetter: string;
+  /** What `s` folds to in `(?i:'s)`: ſ folds to s. */
+  s: string;
+}
+
+const UNICODE: Classes = {
+  ws: WS,
+  letter: '\\p{L}',
+  number: '\\p{N}',
+  digit: '\\p{N}',
+  upper: '[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]',
+  lower: '[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]',
+  anyLetter: '\\p{L}',
+  s: 'sSſ',
 };
+
+// The same classes within ASCII: on a text of ASCII only, the pattern finds the same pieces
+// about ten times faster (no Unicode property tables to consult).
+const ASCII: Classes = {
+  ws: '\\t\\n\\v\\f\\r ',
+  letter: 'A-Za-z',
+  number: '0-9',
+  digit: '[0-9]',
+  upper: '[A-Z]',
+  lower: '[a-z]',
+  anyLetter: '[A-Za-z]',
+  s: 'sS',
+};
+
+/** tiktoken's pre-tokenizer patterns, written with `c`'s classes. */
+function patternsWith(c: Classes): Record<Exclude<EncodingName, 'chars'>, string> {
+  const s = `[${c.ws}]`;
+  const notS = `[^${c.ws}]`;
+  /** `(?i:'s|'t|'re|'ve|'m|'ll|'d)` spelled out: JS on Node 20 has no inline flags. */
+  const contraction = `'(?:[${c.s}]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])`;
+  const other = `[^\\r\\n${c.letter}${c.number}]`;
+  return {
+    o200k_base: [
+      `${other}?${c.upper}*${c.lower}+(?:${contraction})?`,
+      `${other}?${c.upper}+${c.lower}*(?:${contraction})?`,
+      `${c.digit}{1,3}`,
+      ` ?[^${c.ws}${c.letter}${c.number}]+[\\r\\n/]*`,
+      `${s}*[\\r\\n]+`,
+      `${s}+(?!${notS})`,
+      `${s}+`,
+    ].join('|'),
+    cl100k_base: [
+      contraction,
+      `${other}?${c.anyLetter}+`,
+      `${c.digit}{1,3}`,
+      ` ?[^${c.ws}${c.letter}${c.number}]+[\\r\\n]*`,
+      `${s}*[\\r\\n]+`,
+      `${s}+(?!${notS})`,
+      `${s}+`,
+    ].join('|'),
+  };
+}
+
+const PATTERNS: Partial<Record<string, string>> = patternsWith(UNICODE);
+const ASCII_PATTERNS: Partial<Record<string, string>> = patternsWith(ASCII);
 
 /** The pre-tokenizer pattern of an encoding (global, Unicode); undefined for encodings not listed. */
 export function piecePattern(name: string): RegExp | undefined {
   const source = PATTERNS[name];
   return source === undefined ? undefined : new RegExp(source, 'gu');
+}
+
+/** The same pattern for texts of ASCII only, when `pattern` is one of {@link piecePattern}'s. */
+function asciiTwin(pattern: RegExp): RegExp | undefined {
+  const name = Object.keys(PATTERNS).find((n) => PATTERNS[n] === pattern.source);
+  const source = name === undefined ? undefined : ASCII_PATTERNS[name];
+  return source === undefined ? undefined : new RegExp(source, 'g');
+}
+
+/** Unicode White_Space, as the Rust regex in tiktoken reads `\s` (JS `\s` differs: U+FEFF, U+0085). */
+function isWhiteSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
+/**
+ * True when a piece of both cl100k and o200k always starts at `i`: a white-space character
+ * other than CR/LF right after a non-white-space one. No pre-tokenizer piece holds a
+ * non-space followed by such a character (only CR/LF may trail punctuation), so encoding
+ * the text on each side of `i` separately gives exactly the tokens of encoding it whole.
+ */
+export function isCut(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c !== 0x0a && c !== 0x0d && isWhiteSpace(c) && !isWhiteSpace(text.charCodeAt(i - 1));
+}
+
+const NON_ASCII = /[^\x00-\x7f]/g;
+
+/**
+ * The stretches of `text` as [from, to, ascii]: each begins and ends at a cut (or an end of the
+ * text), so its pieces are the text's, and `ascii` says it holds ASCII only. A character
+ * beyond ASCII takes the stretch from the cut before it to the cut after it.
+ */
+function* stretches(text: string): Generator<[number, number, boolean]> {
+  let from = 0;
+  NON_ASCII.lastIndex = 0;
+  for (let m = NON_ASCII.exec(text); m !== null; m = NON_ASCII.exec(text)) {
+    let start = m.index;
+    while (start > from && !isCut(text, start)) start--;
+    let end = m.index + 1;
+    while (end < text.length && !isCut(text, end)) end++;
+    if (start > from) yield [from, start, true];
+    yield [start, end, false];
+    from = end;
+    NON_ASCII.lastIndex = end;
+  }
+  if (from < text.length) yield [from, text.length, true];
 }
 
 // Distinct pieces remembered (short strings: a few MB at most).
@@ -53,6 +158,8 @@ const PIECE_CACHE_SIZE = 200_000;
  * remembered piece counts and encodes only new pieces, one call each. Exact: each piece gets
  * the BPE it gets inside the whole text. Measured against encoding 8 KB chunks whole: logs
  * 8.5×, prose 7.7×, source code 3.7× faster; random base64 (every piece new) the same.
+ * Stretches of ASCII only are split with the pattern's ASCII twin (an 8 KB source file with a
+ * few characters beyond ASCII: 0.6 ms of splitting with the Unicode pattern, 0.07 with it).
  * Meant for texts without pathological runs (bounded-encode.ts cuts those out first).
  */
 export function pieceCounter(
@@ -60,8 +167,9 @@ export function pieceCounter(
   pattern: RegExp,
 ): (text: string) => number {
   const known = createTextCache(PIECE_CACHE_SIZE);
-  return (text) => {
-    const pieces = text.match(pattern);
+  const ascii = asciiTwin(pattern);
+  const count = (text: string, split: RegExp): number => {
+    const pieces = text.match(split);
     if (pieces === null) return encodeLength(text);
     let n = 0;
     for (const p of pieces) {
@@ -72,6 +180,13 @@ export function pieceCounter(
       }
       n += k;
     }
+    return n;
+  };
+  return (text) => {
+    if (ascii === undefined) return count(text, pattern);
+    let n = 0;
+    for (const [from, to, plain] of stretches(text))
+      n += count(from === 0 && to === text.length ? text : text.slice(from, to), plain ? ascii : pattern);
     return n;
   };
 }

@@ -80,6 +80,33 @@ describe('counting by remembered pieces is exact (T1)', () => {
     },
   );
 
+  // Source code and logs: ASCII stretches (split with the ASCII twin of the pattern) around a
+  // few characters beyond it, next to every kind of white space and punctuation.
+  const CODE = [
+    ...['const', ' x', ' = ', 'Foo', 'HTTPServer', 'don', "'s", "'S", "'LL", "'Re", "'ve", "'M", "'d", "'T"],
+    ...['(a, b)', ';\n', '});', '_', '$', '#', '//\n', '...', ' -> ', '123456', '7', '<|endoftext|>'],
+    ...[' ', '  ', '\t', '\v', '\f', '\n', '\r\n', '\r'],
+  ];
+  const RARE = ['→', '…', 'é', 'ſ', '\u00a0', '\u3000', '\u0085', '你', '😀', 'e\u0301'];
+  it.each(['o200k_base', 'cl100k_base'] as const)(
+    'T1: %s: mostly ASCII texts with a few other characters count as encoding them whole',
+    (name) => {
+      const enc = encoder(name);
+      const count = boundedCounter(enc, piecePattern(name));
+      const atom = fc.oneof(
+        { weight: 30, arbitrary: fc.constantFrom(...CODE) },
+        { weight: 1, arbitrary: fc.constantFrom(...RARE) },
+      );
+      fc.assert(
+        fc.property(fc.array(atom, { maxLength: 600 }), (atoms) => {
+          const text = atoms.join('');
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+        }),
+        { numRuns: 300, seed: 21 },
+      );
+    },
+  );
+
   it('T1: random Unicode strings count as encoding them whole (o200k_base)', () => {
     const enc = encoder('o200k_base');
     const count = boundedCounter(enc, piecePattern('o200k_base'));
