@@ -153,6 +153,31 @@ function* stretches(text: string): Generator<[number, number, boolean]> {
 // Distinct pieces remembered (short strings: a few MB at most).
 const PIECE_CACHE_SIZE = 200_000;
 
+/** Slots of the short-piece table: a piece's characters as digits 1 to 128 of a number in base 129. */
+const SHORT_SLOTS = 129 ** 3;
+
+/**
+ * Token counts of ASCII pieces of up to three characters (about half the pieces of source code
+ * and logs), kept by their characters in a 2 MiB table: no string hashed, no map looked up.
+ * Undefined for any other piece.
+ */
+function shortPieces(encodeLength: (text: string) => number): (piece: string) => number | undefined {
+  let table: Int8Array | undefined; // made on first use: a counter of long texts only never pays for it
+  return (p) => {
+    if (p.length > 3) return undefined;
+    let slot = 0;
+    for (let i = 0; i < p.length; i++) {
+      const c = p.charCodeAt(i);
+      if (c >= 128) return undefined;
+      slot = slot * 129 + c + 1;
+    }
+    table ??= new Int8Array(SHORT_SLOTS);
+    let k = table[slot]!;
+    if (k === 0) table[slot] = k = encodeLength(p);
+    return k;
+  };
+}
+
 /**
  * A counting function over `encodeLength` (the encoder, called on a whole text) that sums
  * remembered piece counts and encodes only new pieces, one call each. Exact: each piece gets
@@ -167,13 +192,14 @@ export function pieceCounter(
   pattern: RegExp,
 ): (text: string) => number {
   const known = createTextCache(PIECE_CACHE_SIZE);
+  const short = shortPieces(encodeLength);
   const ascii = asciiTwin(pattern);
   const count = (text: string, split: RegExp): number => {
     const pieces = text.match(split);
     if (pieces === null) return encodeLength(text);
     let n = 0;
     for (const p of pieces) {
-      let k = known.get(p);
+      let k = short(p) ?? known.get(p);
       if (k === undefined) {
         k = encodeLength(p);
         known.set(p, k);

@@ -107,6 +107,29 @@ describe('counting by remembered pieces is exact (T1)', () => {
     },
   );
 
+  it('T1: every ASCII text of one or two characters, and random ones of three, counts as encoding it (o200k_base)', () => {
+    const enc = encoder('o200k_base');
+    const count = boundedCounter(enc, piecePattern('o200k_base'));
+    const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
+    const texts = [...ascii, ...ascii.flatMap((a) => ascii.map((b) => a + b))];
+    const wrong = texts.filter((text) => count(text) !== enc.encode_ordinary(text).length);
+    expect(wrong).toEqual([]);
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)),
+          minLength: 3,
+          maxLength: 3,
+        }),
+        (text) => {
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+        },
+      ),
+      { numRuns: 1000, seed: 3 },
+    );
+  });
+
   it('T1: random Unicode strings count as encoding them whole (o200k_base)', () => {
     const enc = encoder('o200k_base');
     const count = boundedCounter(enc, piecePattern('o200k_base'));
