@@ -11,6 +11,7 @@ import {
   GATEWAY,
   percentile,
   processCpuMs,
+  processFaults,
   serveInspected,
   startChild,
   stopChild,
@@ -23,9 +24,10 @@ import { CAPACITY, cell, cellReads, type Target } from './serve-scale.js';
  * Every body goes to direct, each proxy and Portkey's gateway in turn, as in the bench; the cell
  * runs `rounds` times with fresh sessions (the first round warms every path and is not counted).
  * With another checkout its proxies get the same bodies in the same rounds (a before and after).
- * Per proxy: CPU per request from /proc, and through its inspector its garbage collections and
- * its longest stretch without a turn of the event loop; the same for this process, which times
- * every path. PROBE_TRACE=file writes each request's start and time and every stall to the file.
+ * Per proxy: CPU and minor page faults (fresh memory touched) per request from /proc, and
+ * through its inspector its garbage collections and its longest stretch without a turn of the
+ * event loop; the same for this process, which times every path. PROBE_TRACE=file writes each
+ * request's start and time and every stall to the file.
  */
 const [
   tokensArg = '10000',
@@ -166,12 +168,14 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
   const failed = new Map<string, number>();
   const cpu = new Map<string, number>();
+  const faults = new Map<string, number>();
   const stalls = new Map<string, Stalls>();
   const perRound = sessions * turns;
   const trace: unknown[] = [];
   const gaps: unknown[] = [];
   for (let r = 0; r < rounds; r++) {
     let before: number[] = [];
+    let faultsBefore: number[] = [];
     const out = await cell(
       targets,
       reads,
@@ -183,6 +187,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
         for (const p of proxies) await p.inspector!.evaluate(STALL_RESET);
         bench.reset();
         before = all.map((p) => processCpuMs(p.pid));
+        faultsBefore = all.map((p) => processFaults(p.pid));
       },
       (t) => trace.push({ round: r, ...t }),
     );
@@ -191,6 +196,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
       here.requests.length = 0;
     }
     const used = all.map((p, i) => processCpuMs(p.pid) - before[i]!);
+    const faulted = all.map((p, i) => processFaults(p.pid) - faultsBefore[i]!);
     const notes = await Promise.all(proxies.map(readNoted));
     const noted = notes.map(stallsOfNoted);
     console.log(
@@ -202,6 +208,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
     gaps.push({ round: r, bench: own.gaps, proxies: notes.map((n, i) => [proxies[i]!.name, n.gaps]) });
     if (r === 0) continue;
     all.forEach((p, i) => cpu.set(p.name, (cpu.get(p.name) ?? 0) + used[i]!));
+    all.forEach((p, i) => faults.set(p.name, (faults.get(p.name) ?? 0) + faulted[i]!));
     proxies.forEach((p, i) => {
       const s = noted[i]!;
       const was = stalls.get(p.name);
@@ -230,6 +237,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
   const counted = perRound * (rounds - 1);
   for (const [name, l] of times) {
     const c = cpu.get(name);
+    const f = faults.get(name);
     const s = stalls.get(name);
     const lost = failed.get(name);
     console.log(
@@ -243,6 +251,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
           ? ''
           : `added p50 ${added(l, 50).toFixed(2)} p99 ${added(l, 99).toFixed(2)} vs Portkey p50 ${(added(l, 50) / added(portkey, 50)).toFixed(2)}`,
         c === undefined ? '' : `cpu ms/request ${(c / counted).toFixed(2)}`,
+        f === undefined ? '' : `page faults/request ${Math.round(f / counted)}`,
         s === undefined ? '' : stallText(s, counted),
         lost === undefined ? '' : `failed ${lost}`,
       ]
