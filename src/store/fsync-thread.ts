@@ -90,6 +90,8 @@ class FsyncThread {
     this.worker = new Worker(THREAD, {
       eval: true,
       workerData: { ctl: this.ctl.buffer, fds: this.fds.buffer, errs: this.errs.buffer },
+      // Plain JavaScript: none of the process's loaders (--import, --require) is needed there.
+      execArgv: [],
       // A tiny heap: the thread holds three shared arrays and a small map.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
       stdout: false,
