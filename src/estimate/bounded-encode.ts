@@ -1,5 +1,5 @@
 import type { Tiktoken } from 'tiktoken';
-import { pieceCounter } from './pieces.js';
+import { isCut, pieceCounter } from './pieces.js';
 
 /**
  * Counting in bounded pieces. tiktoken splits text into pieces with a regex and runs
@@ -28,34 +28,6 @@ const TAIL = 3;
 const STEP_MEMO_SIZE = 4_096;
 // Byte length of every token id seen so far (o200k has about 200,000 ids).
 const TOKEN_LENGTH_SLOTS = 1 << 18;
-
-/** Unicode White_Space, as the Rust regex in tiktoken reads `\s` (JS `\s` differs: U+FEFF, U+0085). */
-function isWhiteSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0x85) return false;
-  return (
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}
-
-/**
- * True when a piece of both cl100k and o200k always starts at `i`: a white-space character
- * other than CR/LF right after a non-white-space one. No pre-tokenizer piece holds a
- * non-space followed by such a character (only CR/LF may trail punctuation), so encoding
- * the text on each side of `i` separately gives exactly the tokens of encoding it whole.
- */
-function isCut(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return c !== 0x0a && c !== 0x0d && isWhiteSpace(c) && !isWhiteSpace(text.charCodeAt(i - 1));
-}
 
 interface Step {
   tokens: number;

@@ -11,33 +11,80 @@ import { createTextCache } from './text-cache.js';
 
 /** Unicode White_Space, which the Rust regex in tiktoken reads as `\s` (JS `\s` differs: U+FEFF, U+0085). */
 const WS = '\\t\\n\\v\\f\\r \\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000';
-const S = `[${WS}]`;
-const NOT_S = `[^${WS}]`;
-/** `(?i:'s|'t|'re|'ve|'m|'ll|'d)` spelled out: JS on Node 20 has no inline flags; ſ folds to s. */
-const CONTRACTION = "'(?:[sSſ]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])";
-const UPPER = '[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]';
-const LOWER = '[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]';
 
-const PATTERNS: Partial<Record<string, string>> & Record<Exclude<EncodingName, 'chars'>, string> = {
-  o200k_base: [
-    `[^\\r\\n\\p{L}\\p{N}]?${UPPER}*${LOWER}+(?:${CONTRACTION})?`,
-    `[^\\r\\n\\p{L}\\p{N}]?${UPPER}+${LOWER}*(?:${CONTRACTION})?`,
-    '\\p{N}{1,3}',
-    ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n/]*`,
-    `${S}*[\\r\\n]+`,
-    `${S}+(?!${NOT_S})`,
-    `${S}+`,
-  ].join('|'),
-  cl100k_base: [
-    CONTRACTION,
-    '[^\\r\\n\\p{L}\\p{N}]?\\p{L}+',
-    '\\p{N}{1,3}',
-    ` ?[^${WS}\\p{L}\\p{N}]+[\\r\\n]*`,
-    `${S}*[\\r\\n]+`,
-    `${S}+(?!${NOT_S})`,
-    `${S}+`,
-  ].join('|'),
+/** The character classes a pattern is written with: all of Unicode, or what each holds of ASCII. */
+interface Classes {
+  /** White space, inside a class. */
+  ws: string;
+  /** Letters and numbers, inside a class. */
+  letter: string;
+  number: string;
+  /** One number character. */
+  digit: string;
+  /** One letter of the upper and of the lower kind, as tiktoken's patterns group them. */
+  upper: string;
+  lower: string;
+  /** Any letter. */
+  anyLetter: string;
+  /** What `s` folds to in `(?i:'s)`: ſ folds to s. */
+  s: string;
+}
+
+const UNICODE: Classes = {
+  ws: WS,
+  letter: '\\p{L}',
+  number: '\\p{N}',
+  digit: '\\p{N}',
+  upper: '[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]',
+  lower: '[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]',
+  anyLetter: '\\p{L}',
+  s: 'sSſ',
 };
+
+// The same classes within ASCII: on a text of ASCII only, the pattern finds the same pieces
+// about ten times faster (no Unicode property tables to consult).
+const ASCII: Classes = {
+  ws: '\\t\\n\\v\\f\\r ',
+  letter: 'A-Za-z',
+  number: '0-9',
+  digit: '[0-9]',
+  upper: '[A-Z]',
+  lower: '[a-z]',
+  anyLetter: '[A-Za-z]',
+  s: 'sS',
+};
+
+/** tiktoken's pre-tokenizer patterns, written with `c`'s classes. */
+function patternsWith(c: Classes): Record<Exclude<EncodingName, 'chars'>, string> {
+  const s = `[${c.ws}]`;
+  const notS = `[^${c.ws}]`;
+  /** `(?i:'s|'t|'re|'ve|'m|'ll|'d)` spelled out: JS on Node 20 has no inline flags. */
+  const contraction = `'(?:[${c.s}]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])`;
+  const other = `[^\\r\\n${c.letter}${c.number}]`;
+  return {
+    o200k_base: [
+      `${other}?${c.upper}*${c.lower}+(?:${contraction})?`,
+      `${other}?${c.upper}+${c.lower}*(?:${contraction})?`,
+      `${c.digit}{1,3}`,
+      ` ?[^${c.ws}${c.letter}${c.number}]+[\\r\\n/]*`,
+      `${s}*[\\r\\n]+`,
+      `${s}+(?!${notS})`,
+      `${s}+`,
+    ].join('|'),
+    cl100k_base: [
+      contraction,
+      `${other}?${c.anyLetter}+`,
+      `${c.digit}{1,3}`,
+      ` ?[^${c.ws}${c.letter}${c.number}]+[\\r\\n]*`,
+      `${s}*[\\r\\n]+`,
+      `${s}+(?!${notS})`,
+      `${s}+`,
+    ].join('|'),
+  };
+}
+
+const PATTERNS: Partial<Record<string, string>> = patternsWith(UNICODE);
+const ASCII_PATTERNS: Partial<Record<string, string>> = patternsWith(ASCII);
 
 /** The pre-tokenizer pattern of an encoding (global, Unicode); undefined for encodings not listed. */
 export function piecePattern(name: string): RegExp | undefined {
@@ -45,14 +92,113 @@ export function piecePattern(name: string): RegExp | undefined {
   return source === undefined ? undefined : new RegExp(source, 'gu');
 }
 
+/** The same pattern for texts of ASCII only, when `pattern` is one of {@link piecePattern}'s. */
+function asciiTwin(pattern: RegExp): RegExp | undefined {
+  const name = Object.keys(PATTERNS).find((n) => PATTERNS[n] === pattern.source);
+  const source = name === undefined ? undefined : ASCII_PATTERNS[name];
+  return source === undefined ? undefined : new RegExp(source, 'g');
+}
+
+/** Unicode White_Space, as the Rust regex in tiktoken reads `\s` (JS `\s` differs: U+FEFF, U+0085). */
+function isWhiteSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
+
+/**
+ * True when a piece of both cl100k and o200k always starts at `i`: a white-space character
+ * other than CR/LF right after a non-white-space one. No pre-tokenizer piece holds a
+ * non-space followed by such a character (only CR/LF may trail punctuation), so encoding
+ * the text on each side of `i` separately gives exactly the tokens of encoding it whole.
+ */
+export function isCut(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c !== 0x0a && c !== 0x0d && isWhiteSpace(c) && !isWhiteSpace(text.charCodeAt(i - 1));
+}
+
+const NON_ASCII = /[^\x00-\x7f]/g;
+/** A character beyond Latin-1: the text is held at two bytes a character. */
+const TWO_BYTE = /[^\x00-\xff]/;
+/** Stretches of ASCII shorter than this stay with the characters around them (a split costs a slice and a match). */
+const MIN_ASCII = 64;
+
+/**
+ * The stretches of `text` as [from, to, ascii]: each begins and ends at a cut (or an end of the
+ * text), so its pieces are the text's, and `ascii` says it holds ASCII only. A character
+ * beyond ASCII takes the stretch from the cut before it to the cut after it, and so do short
+ * runs of ASCII between two of them.
+ */
+function* stretches(text: string): Generator<[number, number, boolean]> {
+  let from = 0; // where the text after the last character beyond ASCII begins
+  let other = -1; // start of the stretch not of ASCII being grown, if any
+  NON_ASCII.lastIndex = 0;
+  for (let m = NON_ASCII.exec(text); m !== null; m = NON_ASCII.exec(text)) {
+    let start = m.index;
+    while (start > from && !isCut(text, start)) start--;
+    let end = m.index + 1;
+    while (end < text.length && !isCut(text, end)) end++;
+    if (start - from >= MIN_ASCII) {
+      if (other >= 0) yield [other, from, false];
+      yield [from, start, true];
+      other = start;
+    } else if (other < 0) other = from;
+    from = end;
+    NON_ASCII.lastIndex = end;
+  }
+  if (other < 0) yield [0, text.length, true];
+  else if (text.length - from >= MIN_ASCII) {
+    yield [other, from, false];
+    yield [from, text.length, true];
+  } else yield [other, text.length, false];
+}
+
 // Distinct pieces remembered (short strings: a few MB at most).
 const PIECE_CACHE_SIZE = 200_000;
+
+/** Slots of the short-piece table: a piece's characters as digits 1 to 128 of a number in base 129. */
+const SHORT_SLOTS = 129 ** 3;
+
+/**
+ * Token counts of ASCII pieces of up to three characters (about half the pieces of source code
+ * and logs), kept by their characters in a 2 MiB table: no string hashed, no map looked up.
+ * Undefined for any other piece.
+ */
+function shortPieces(encodeLength: (text: string) => number): (piece: string) => number | undefined {
+  let table: Int8Array | undefined; // made on first use: a counter of long texts only never pays for it
+  return (p) => {
+    if (p.length > 3) return undefined;
+    let slot = 0;
+    for (let i = 0; i < p.length; i++) {
+      const c = p.charCodeAt(i);
+      if (c >= 128) return undefined;
+      slot = slot * 129 + c + 1;
+    }
+    table ??= new Int8Array(SHORT_SLOTS);
+    let k = table[slot]!;
+    if (k === 0) table[slot] = k = encodeLength(p);
+    return k;
+  };
+}
 
 /**
  * A counting function over `encodeLength` (the encoder, called on a whole text) that sums
  * remembered piece counts and encodes only new pieces, one call each. Exact: each piece gets
  * the BPE it gets inside the whole text. Measured against encoding 8 KB chunks whole: logs
  * 8.5×, prose 7.7×, source code 3.7× faster; random base64 (every piece new) the same.
+ * In a text of two bytes a character, stretches of ASCII only are split with the pattern's
+ * ASCII twin (an 8 KB source file with a few arrows: 0.6 ms of splitting with the Unicode
+ * pattern, 0.07 with the twin; on a text of one byte a character both are fast).
  * Meant for texts without pathological runs (bounded-encode.ts cuts those out first).
  */
 export function pieceCounter(
@@ -60,18 +206,28 @@ export function pieceCounter(
   pattern: RegExp,
 ): (text: string) => number {
   const known = createTextCache(PIECE_CACHE_SIZE);
-  return (text) => {
-    const pieces = text.match(pattern);
+  const short = shortPieces(encodeLength);
+  const ascii = asciiTwin(pattern);
+  const count = (text: string, split: RegExp): number => {
+    const pieces = text.match(split);
     if (pieces === null) return encodeLength(text);
     let n = 0;
     for (const p of pieces) {
-      let k = known.get(p);
+      let k = short(p) ?? known.get(p);
       if (k === undefined) {
         k = encodeLength(p);
         known.set(p, k);
       }
       n += k;
     }
+    return n;
+  };
+  return (text) => {
+    // A text of one byte a character is split fast by the full pattern; two-byte ones are not.
+    if (ascii === undefined || !TWO_BYTE.test(text)) return count(text, pattern);
+    let n = 0;
+    for (const [from, to, plain] of stretches(text))
+      n += count(from === 0 && to === text.length ? text : text.slice(from, to), plain ? ascii : pattern);
     return n;
   };
 }

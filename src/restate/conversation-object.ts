@@ -38,12 +38,27 @@ const SyncSchema = z.strictObject({
 });
 type Sync = z.infer<typeof SyncSchema>;
 
+const HELD_KEY = 'held';
+
+/** A turn held until its request is answered: the sync point it moves to once kept. */
+const HeldSchema = z.strictObject({
+  turn: z.string().min(1),
+  point: SyncSchema,
+  /** Its request failed: only the same request again (or one that carries it on) keeps it. */
+  dropped: z.boolean().optional(),
+});
+type Held = z.infer<typeof HeldSchema>;
+
+const SettleInput = z.strictObject({ turn: z.string().min(1), keep: z.boolean() });
+
 /** The input of `turn`: the whole conversation, and the request's envelope, limits and clearing settings. */
 export const ConversationTurnInput = z.strictObject({
   messages: z.array(MessageSchema),
   envelope: SessionOptionsSchema.shape.envelope,
   limits: SessionOptionsSchema.shape.limits,
   policy: SessionOptionsSchema.shape.policy,
+  /** Hold the turn under this name until `settle` says whether its request was answered (a proxy's). */
+  hold: z.string().min(1).optional(),
 });
 export type ConversationTurnCall = z.infer<typeof ConversationTurnInput>;
 
@@ -70,6 +85,8 @@ export const ConversationTurnResultSchema = z.strictObject({
   branch: z.number().int().nonnegative(),
   /** How the turn's summary request was built and its cached share (absent from an older worker). */
   summaryCache: SummaryCacheReportSchema.nullable().optional(),
+  /** The name to settle a held turn by (`settle`); absent when the turn was kept at once. */
+  held: z.string().min(1).optional(),
 });
 export type ConversationTurnResult = z.infer<typeof ConversationTurnResultSchema>;
 
@@ -79,6 +96,7 @@ type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summa
 };
 type SessionClient = {
   runTurn(input: unknown): Promise<SessionTurn>;
+  settleTurn(input: { turn: string; keep: boolean }): Promise<{ kept: boolean }>;
   state(): Promise<{ history: Message[] }>;
   recall(args: unknown): Promise<RecallAnswer>;
 };
@@ -147,12 +165,36 @@ async function recallAcrossBranches(
   return first!;
 }
 
-/** The conversation object of session object `name` (default `compactorSessionConversation`). */
-export function conversationObject(sdk: RestateSdk, name: string): ServiceDefinition {
-  const own = conversationName(name);
-  const input = checkedInput(sdk, own);
-  const { exclusive, shared } = sdk.handlers.object;
-  const saved = async (ctx: ObjectSharedContext): Promise<Sync | null> => {
+/** The held turn, if any (one this version cannot read counts as none). */
+async function heldTurn(ctx: ObjectSharedContext): Promise<Held | undefined> {
+  const parsed = HeldSchema.safeParse(await ctx.get<unknown>(HELD_KEY));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Keeps or drops a held turn on its branch; the sync point after it when it was kept. */
+async function settleHeld(ctx: ObjectContext, held: Held, keep: boolean, session: SessionClient) {
+  ctx.clear(HELD_KEY);
+  const { kept } = await session.settleTurn({ turn: held.turn, keep });
+  if (!kept) return undefined;
+  ctx.set<Sync>(SYNC_KEY, held.point);
+  return held.point;
+}
+
+/** The sync point once `messages` went to branch `at.branch` after its first `at.synced`. */
+function syncAfter(at: Sync, messages: readonly Message[]): Sync {
+  const last = messages.at(-1);
+  const known = at.hashes?.length === at.synced ? at.hashes : undefined;
+  return {
+    synced: messages.length,
+    lastHash: last === undefined ? '' : hashOf(last),
+    branch: at.branch,
+    ...(known ? { hashes: [...known, ...messages.slice(at.synced).map(messageHash)] } : {}),
+  };
+}
+
+/** Reads the sync point of a conversation object named `own` (null before its first turn). */
+function savedPoint(sdk: RestateSdk, own: string) {
+  return async (ctx: ObjectSharedContext): Promise<Sync | null> => {
     const raw = await ctx.get<unknown>(SYNC_KEY);
     if (raw === null) return null;
     const parsed = SyncSchema.safeParse(raw);
@@ -162,46 +204,67 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
       });
     return parsed.data;
   };
+}
+
+/** The conversation object of session object `name` (default `compactorSessionConversation`). */
+export function conversationObject(sdk: RestateSdk, name: string): ServiceDefinition {
+  const own = conversationName(name);
+  const input = checkedInput(sdk, own);
+  const { exclusive, shared } = sdk.handlers.object;
+  const saved = savedPoint(sdk, own);
+  const client = (ctx: ObjectSharedContext) => (branch: number) =>
+    ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, branch));
   return sdk.object({
     name: own,
     handlers: {
       turn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ConversationTurnResult> => {
-        const { messages, ...call } = input(ConversationTurnInput, raw, 'turn');
-        const point = (await saved(ctx)) ?? { synced: 0, lastHash: '', branch: 0, hashes: [] };
-        const client = (branch: number) =>
-          ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, branch));
+        const { messages, hold, ...call } = input(ConversationTurnInput, raw, 'turn');
+        const branch = client(ctx);
+        // A turn still held when the next one comes is dropped when its request failed and
+        // this one does not carry it on; else (answered, or its proxy gone before it could
+        // say) it is kept, as a turn not held would have been.
+        const held = await heldTurn(ctx);
+        const keep = held !== undefined && (held.dropped !== true || !rewritten(held.point, messages));
+        const point = (held && (await settleHeld(ctx, held, keep, branch(held.point.branch)))) ??
+          (await saved(ctx)) ?? { synced: 0, lastHash: '', branch: 0, hashes: [] };
         // A rewritten list starts a new branch; the old one stays.
         const fork = rewritten(point, messages)
-          ? await forkPoint(point, messages, client(point.branch))
+          ? await forkPoint(point, messages, branch(point.branch))
           : null;
         const at = fork?.point ?? point;
         // A failed turn changes nothing: the same request again sends the same messages.
-        const turn = await client(at.branch).runTurn({
+        const turn = await branch(at.branch).runTurn({
           pending: messages.slice(at.synced),
           ...(fork?.start ? { start: fork.start } : {}),
+          ...(hold !== undefined ? { hold } : {}),
           ...call,
         });
         if (turn.request === null)
           throw new sdk.TerminalError(`${own}/${ctx.key}: the turn built no request (${turn.decision})`, {
             errorCode: 500,
           });
-        const last = messages.at(-1);
-        const known = at.hashes?.length === at.synced ? at.hashes : undefined;
-        ctx.set<Sync>(SYNC_KEY, {
-          synced: messages.length,
-          lastHash: last === undefined ? '' : hashOf(last),
-          branch: at.branch,
-          ...(known ? { hashes: [...known, ...messages.slice(at.synced).map(messageHash)] } : {}),
-        });
+        // A held turn (a new branch with it) moves the sync point only once it is kept.
+        if (hold !== undefined) ctx.set<Held>(HELD_KEY, { turn: hold, point: syncAfter(at, messages) });
+        else ctx.set<Sync>(SYNC_KEY, syncAfter(at, messages));
         const { request, decision, summaryCalls, strategy, summaryCache = null } = turn;
-        return { request, decision, summaryCalls, strategy, branch: at.branch, summaryCache };
+        const answer = { request, decision, summaryCalls, strategy, branch: at.branch, summaryCache };
+        return { ...answer, ...(hold !== undefined ? { held: hold } : {}) };
+      }),
+      // Keeps a held turn (`{ turn, keep: true }`) once its request was answered, or marks it
+      // failed (kept aside for the same request again); answers whether it was kept.
+      settle: exclusive(async (ctx: ObjectContext, raw: unknown) => {
+        const { turn, keep } = input(SettleInput, raw, 'settle');
+        const held = await heldTurn(ctx);
+        if (held?.turn !== turn) return { kept: false };
+        if (!keep) ctx.set<Held>(HELD_KEY, { ...held, dropped: true });
+        const point = keep ? await settleHeld(ctx, held, true, client(ctx)(held.point.branch)) : undefined;
+        return { kept: point !== undefined };
       }),
       state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
       recall: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
         const point = await saved(ctx);
-        const client = (branch: number) =>
-          ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, branch));
-        return recallAcrossBranches(point?.branch, raw, (branch, args) => client(branch).recall(args));
+        const branch = client(ctx);
+        return recallAcrossBranches(point?.branch, raw, (b, args) => branch(b).recall(args));
       }),
     },
   });

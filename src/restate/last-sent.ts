@@ -27,7 +27,7 @@ const LastSentSchema = z.strictObject({
   runs: ListJsonSchema,
   written: z.array(MessageSchema),
 });
-type LastSent = z.infer<typeof LastSentSchema>;
+export type LastSent = z.infer<typeof LastSentSchema>;
 
 /** Where a request with this envelope goes; undefined without one (its summary reuses nothing). */
 function destination(envelope: RequestEnvelope | undefined): string | undefined {
@@ -35,25 +35,23 @@ function destination(envelope: RequestEnvelope | undefined): string | undefined 
   return `${envelope.wire ?? envelope.provider ?? ''} ${envelope.model}`;
 }
 
-/** Keeps `request`, the turn's next request, by reference into `history`, the live history the turn left. */
-export function keepLastSent(
-  ctx: ObjectContext,
+/** `request`, the turn's next request, by reference into `history` (the live history the turn left); undefined when it went nowhere known. */
+export function lastSentOf(
   request: readonly Message[],
   history: readonly Message[],
   envelope: RequestEnvelope | undefined,
-): void {
+): LastSent | undefined {
   const to = destination(envelope);
-  if (to === undefined) return ctx.clear(LAST_SENT_KEY);
+  if (to === undefined) return undefined;
   const encoder = new ListEncoder(history);
   const runs = encoder.encode(request);
-  const kept: LastSent = {
-    to,
-    count: history.length,
-    print: historyPrint(history),
-    runs,
-    written: encoder.written,
-  };
-  ctx.set<LastSent>(LAST_SENT_KEY, kept);
+  return { to, count: history.length, print: historyPrint(history), runs, written: encoder.written };
+}
+
+/** Keeps what {@link lastSentOf} made of the turn's request (null: forgets the last one). */
+export function keepLastSent(ctx: ObjectContext, kept: LastSent | null): void {
+  if (kept === null) ctx.clear(LAST_SENT_KEY);
+  else ctx.set<LastSent>(LAST_SENT_KEY, kept);
 }
 
 /**

@@ -22,7 +22,8 @@ import { archivedHistory, archiveHistories, sessionArchive } from './session-arc
 import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
-import { keepLastSent, keptLastSent } from './last-sent.js';
+import { keepLastSent, keptLastSent, lastSentOf } from './last-sent.js';
+import { holdTurn, settleHeldTurn } from './held-turn.js';
 import { keptCarry } from '../session/turn-carry.js';
 import type { TurnCarry } from '../session/session-runner.js';
 import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
@@ -75,12 +76,15 @@ const TurnInput = z
     pending: z.array(MessageSchema).optional(),
     /** Where a new branch of a conversation starts (an edited list keeping an earlier compaction); only into an empty session. */
     start: z.array(MessageSchema).optional(),
+    /** Hold the turn under this name instead of keeping it: `settleTurn` keeps or drops it. */
+    hold: z.string().min(1).optional(),
     envelope: SessionOptionsSchema.shape.envelope,
     limits: SessionOptionsSchema.shape.limits,
     policy: SessionOptionsSchema.shape.policy,
   })
   .nullish();
-type TurnCall = Omit<NonNullable<z.infer<typeof TurnInput>>, 'pending' | 'start'>;
+type TurnCall = Omit<NonNullable<z.infer<typeof TurnInput>>, 'pending' | 'start' | 'hold'>;
+const SettleInput = z.strictObject({ turn: z.string().min(1), keep: z.boolean() });
 const CompactInput = z
   .strictObject({
     mode: z.enum(['manual', 'automatic', 'recovery', 'targeted', 'modelSwitch']).optional(),
@@ -184,8 +188,7 @@ function sessionAccess(sdk: RestateSdk, name: string, sessionOptions: ObjectSess
  * `restate.endpoint().bind(compactorSession()).bind(compactorSessionArchive()).bind(compactorConversation())`.
  */
 export function compactorSession(options: CompactorSessionObjectOptions = {}): ServiceDefinition {
-  const sdk = restateSdk();
-  const name = options.name ?? OBJECT_NAME;
+  const [sdk, name] = [restateSdk(), options.name ?? OBJECT_NAME];
   const access = sessionAccess(sdk, name, options.session ?? {});
   const { input, open, save } = access;
   const { exclusive, shared } = sdk.handlers.object;
@@ -201,6 +204,10 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         return { historyLength: session.history.length };
       }),
       runTurn: exclusive(runTurnHandler(sdk, access)),
+      // Keeps or drops the turn a `runTurn` held (`{ turn, keep }`); answers whether it was kept.
+      settleTurn: exclusive(async (ctx: ObjectContext, raw: unknown) => ({
+        kept: await settleHeldTurn(ctx, name, input(SettleInput, raw, 'settleTurn')),
+      })),
       compact: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const opts = input(CompactInput, raw, 'compact') ?? {};
         const { session, store, records } = await open(ctx);
@@ -259,7 +266,7 @@ function prepareRequestHandler({ input, open }: ReturnType<typeof sessionAccess>
 /** `runTurn`: continues a kept turn of the same request, or starts one; commits what it settled. */
 function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeof sessionAccess>) {
   return async (ctx: ObjectContext, raw: unknown): Promise<ObjectTurnResult> => {
-    const { pending = [], start, ...call } = input(TurnInput, raw, 'runTurn') ?? {};
+    const { pending = [], start, hold, ...call } = input(TurnInput, raw, 'runTurn') ?? {};
     // The turn's clock is recorded (below), so a replayed run writes the very snapshots it
     // wrote before; the session reads it only once the turn runs.
     let startedAt = 0;
@@ -277,9 +284,21 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
       throw error;
     });
-    await save(ctx, store, records, { summaryCache: result.summaryCache, carry: session.carry });
-    if (result.request !== null && result.decision !== 'failed')
-      keepLastSent(ctx, result.request, session.history, call.envelope);
+    const { summaryCache, carry } = { summaryCache: result.summaryCache, carry: session.carry };
+    // The request to remember as the last one sent: none new after a failed turn (undefined),
+    // null when it went nowhere known (forget the last one).
+    const built =
+      result.request !== null && result.decision !== 'failed'
+        ? (lastSentOf(result.request, session.history, call.envelope) ?? null)
+        : undefined;
+    if (hold !== undefined) {
+      // Worked out but not kept: the records stay as they were until `settleTurn`.
+      const notes = { ...(summaryCache ? { summaryCache } : {}), carry };
+      holdTurn(ctx, hold, records, store.records(), notes, built);
+    } else {
+      await save(ctx, store, records, { summaryCache, carry });
+      if (built !== undefined) keepLastSent(ctx, built);
+    }
     ctx.clear(TURN_KEY);
     return turnAnswer(result, session.history.length);
   };

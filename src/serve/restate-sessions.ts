@@ -51,7 +51,8 @@ export function restateConversations(
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const capacity = shared.limits?.capacity ?? catalogCapacity(call.model);
       const input = turnInput(call, shared, capacity);
-      const turn = await callTurn(`${base}/${encodeURIComponent(id)}/turn`, input, ingress, call.signal);
+      const conversationUrl = `${base}/${encodeURIComponent(id)}`;
+      const { turn, settle } = await turnCall(conversationUrl, input, call, ingress);
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
       const sessionUrl = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${encodeURIComponent(branchName(id, turn.branch))}`;
@@ -60,6 +61,7 @@ export function restateConversations(
       return {
         ...{ conversationId: id, request, decision, summaryCalls, strategy },
         ...{ compaction: null, summaryCache, session },
+        ...(settle !== undefined ? { settle } : {}),
         // The session object anchors its next requests on the provider's count, as a local session does.
         onUsage: (usage) => void sendUsage(`${sessionUrl}/recordUsage/send`, providerUsage(request, usage)),
         ...deprecatedNames(request, decision),
@@ -217,9 +219,17 @@ async function callRecall(url: string, args: unknown, ingress: string, signal: A
   return answer.data;
 }
 
-/** One `turn` call over the ingress, keyed by the request; its answer checked. */
-async function callTurn(url: string, input: ConversationTurnCall, ingress: string, signal?: AbortSignal) {
-  const { res, text } = await post(url, input, ingress, signal, { 'idempotency-key': hashOf(input) });
+/** One `turn` call over the ingress, keyed by the request (held as `hold` when given); its answer checked. */
+async function callTurn(
+  url: string,
+  input: ConversationTurnCall,
+  hold: string | undefined,
+  ingress: string,
+  signal?: AbortSignal,
+) {
+  const key = hold ?? hashOf(input);
+  const body = hold !== undefined ? { ...input, hold } : input;
+  const { res, text } = await post(url, body, ingress, signal, { 'idempotency-key': key });
   if (!res.ok) {
     const message = oneLine(text);
     // The request itself is wrong (its fixed part alone over the window): the client's to fix,
@@ -236,6 +246,36 @@ async function callTurn(url: string, input: ConversationTurnCall, ingress: strin
   const parsed = ConversationTurnResultSchema.safeParse(safeJson(text));
   if (!parsed.success) throw notAnAnswer(ingress, 'turn');
   return parsed.data;
+}
+
+/**
+ * A request's `turn` call. A held one is named by its request and kept once the upstream
+ * answered that request (see settle-turn.ts); a call that ends without its answer drops it.
+ */
+async function turnCall(url: string, input: ConversationTurnCall, call: ConversationCall, ingress: string) {
+  const hold = call.held === true ? hashOf(input) : undefined;
+  const settle =
+    hold === undefined
+      ? undefined
+      : once((keep) => callSettle(`${url}/settle`, { turn: hold, keep }, ingress));
+  const turn = await callTurn(`${url}/turn`, input, hold, ingress, call.signal).catch(async (e: unknown) => {
+    await settle?.(false).catch(() => undefined);
+    throw e;
+  });
+  return { turn, settle };
+}
+
+/** One `settle` call of a conversation object: keeps or drops the turn it held. */
+async function callSettle(url: string, body: { turn: string; keep: boolean }, ingress: string) {
+  const { res, text } = await post(url, body, ingress, undefined);
+  if (!res.ok)
+    throw new RequestRefusedError(502, `the Restate server at ${ingress} refused: ${oneLine(text)}`);
+}
+
+/** `fn` called once; later calls get the first call's promise. */
+function once(fn: (kept: boolean) => Promise<void>): (kept: boolean) => Promise<void> {
+  let done: Promise<void> | undefined;
+  return (kept) => (done ??= fn(kept));
 }
 
 /**

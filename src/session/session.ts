@@ -6,7 +6,7 @@ import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
 import { heldMessage } from '../messages/held-text.js';
 import { answerRecall, RECALL_TOOL, type Limits } from '../projection/index.js';
-import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
+import { SNAPSHOTS_DIR, settleFinishedFsyncs, type BoundaryInfo } from '../store/index.js';
 import {
   createCacheHealthMonitor,
   type CacheHealthMonitor,
@@ -550,6 +550,8 @@ export class Session implements CompactorSession {
 
   /** Waits until appended messages are durable; when their fsync failed the store dropped them, and so does the session. */
   private async landed(synced: Promise<void>): Promise<void> {
+    // An fsync that ended while the turn worked is seen now, not one pass of the event loop later.
+    settleFinishedFsyncs();
     try {
       await synced;
     } catch (e) {

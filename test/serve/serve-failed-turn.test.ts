@@ -7,6 +7,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import type { RunningServer, ServeOptions } from '#src/serve/index.js';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import type { Fault, RecordedRequest } from '#support/fake-http.js';
+import { OPENING, stepRequest, type Chat } from '#support/serve/growing-chat.js';
 import { COMPACTING_POLICY, startProxyTo } from '#support/serve/proxy.js';
 
 /**
@@ -51,8 +52,6 @@ async function proxy(upstream: FakeAgentUpstream, options: ServeOptions = {}): P
   return server;
 }
 
-type Chat = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-
 function client(server: RunningServer): OpenAI {
   return new OpenAI({
     apiKey: KEY,
@@ -83,11 +82,6 @@ function filesUnder(dir: string): string[] {
     return statSync(path).isDirectory() ? filesUnder(path) : [readFileSync(path, 'utf8')];
   });
 }
-
-const OPENING: Chat[] = [
-  { role: 'system', content: 'You review code.' },
-  { role: 'user', content: 'Read the README and summarise it.' },
-];
 
 const FAULTS: Array<[string, Fault]> = [
   [
@@ -143,21 +137,6 @@ describe('compactor serve: a request that fails upstream leaves its session as i
         expect(readdirSync(dataDir).some((name) => name.includes('.fork-'))).toBe(false);
       });
 });
-
-/** A long text of `n` distinct numbered words. */
-const words = (tag: string, n: number) =>
-  Array.from({ length: n }, (_, i) => `${tag}${i % 97} value${(i * 7) % 101}`).join(' ');
-
-/** The request of step `n` of a growing session: each step adds a long answer and a long question. */
-function stepRequest(n: number): Chat[] {
-  const messages: Chat[] = [...OPENING];
-  for (let i = 0; i < n; i++)
-    messages.push(
-      { role: 'assistant', content: `Read part ${i}. ${words(`a${i}w`, 300)}` },
-      { role: 'user', content: `STEP-${i + 1}-ASKED: go on. ${words(`u${i}w`, 150)}` },
-    );
-  return messages;
-}
 
 /** The first step whose request compacts, found through a proxy of its own. */
 async function firstCompactingStep(): Promise<number> {
@@ -229,5 +208,53 @@ describe('compactor serve: an answer the upstream began with 2xx completes the t
       started.splice(started.indexOf(server), 1);
       const stored = filesUnder(dataDir).join('\n').split('FAILED-TURN').length - 1;
       expect(stored).toBe(1);
+    });
+});
+
+describe('compactor serve: an edit of the conversation whose request fails leaves no new branch', () => {
+  for (const withDir of [false, true])
+    it(`the client rewrote its first question and the upstream failed: the session shows what it showed, the next request continues the old branch${withDir ? ', with --data-dir (no fork directory, no sync point of it)' : ''}`, async () => {
+      const upstream = await fakeModel({ kind: 'status', status: 500 });
+      const dataDir = withDir ? mkdtempSync(join(tmpdir(), 'failed-turn-')) : undefined;
+      if (dataDir !== undefined) dirs.push(dataDir);
+      const server = await proxy(upstream, dataDir !== undefined ? { dataDir } : {});
+      const first = await ask(server, OPENING);
+      const answered: Chat[] = [
+        ...OPENING,
+        { role: 'assistant', content: first.choices[0]!.message.content },
+        { role: 'user', content: 'Now read the CHANGELOG.' },
+      ];
+      const second = await ask(server, answered);
+      const before = await sessionState(server);
+      const stored = dataDir !== undefined ? readdirSync(dataDir).sort() : [];
+
+      const edited: Chat[] = [OPENING[0]!, { role: 'user', content: `${FAILED_TEXT} Read the LICENSE.` }];
+      expect(await failure(server, edited)).toBeInstanceOf(OpenAI.APIError);
+      expect(await sessionState(server)).toEqual(before);
+      if (dataDir !== undefined) {
+        expect(readdirSync(dataDir).sort()).toEqual(stored);
+        expect(filesUnder(dataDir).some((text) => text.includes('FAILED-TURN'))).toBe(false);
+      }
+
+      const next: Chat[] = [
+        ...answered,
+        { role: 'assistant', content: second.choices[0]!.message.content },
+        { role: 'user', content: 'Thanks.' },
+      ];
+      await ask(server, next);
+      const after = await sessionState(server);
+      expect(after.branches).toBe(1);
+      expect(after.messages).toBe(next.length - 1);
+      if (dataDir === undefined) return;
+      await server.close();
+      started.splice(started.indexOf(server), 1);
+      expect(readdirSync(dataDir).some((name) => name.includes('.fork-'))).toBe(false);
+      const fresh = await proxy(upstream, { dataDir });
+      await ask(fresh, [
+        ...next,
+        { role: 'assistant', content: 'You are welcome.' },
+        { role: 'user', content: 'Bye.' },
+      ]);
+      expect((await sessionState(fresh)).branches).toBe(1);
     });
 });

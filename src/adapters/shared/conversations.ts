@@ -31,6 +31,7 @@ import {
   type SyncPoint,
 } from './sync-point.js';
 import { heldCall, settling, type HeldState } from './held-call.js';
+import { heldFork } from './held-fork.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
@@ -184,6 +185,8 @@ interface State extends SyncPoint, HeldState {
   saved?: { synced: number; recorded: number; branch: number };
   /** The chain values of the synced messages, when the calls that synced them all gave theirs. */
   chain?: readonly string[];
+  /** The branch a fork left, open until a held call on the fork is kept (see heldFork). */
+  forkedFrom?: State;
 }
 
 /**
@@ -226,10 +229,12 @@ export function createConversations(options: CompactorSessionOptions & Conversat
     if (!isRewritten(state, call.messages, chainOf(call))) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
-    // that, and for its own sync point to be saved.
+    // that, and for its own sync point to be saved. A held call's fork keeps the old branch
+    // open until a call on the fork is kept, and hands it back when none is (see heldFork).
     const saved = fork.queue;
+    if (call.held === true) fork.forkedFrom = state;
     fork.queue = state.queue.then(async () => {
-      state.session.close();
+      if (call.held !== true) state.session.close();
       await saved;
     });
     return remember(id, fork, call.bytes);
@@ -240,7 +245,8 @@ export function createConversations(options: CompactorSessionOptions & Conversat
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const state = stateOf(id, call);
-      return enqueue(state, () => projectCall(id, state, call, sessionOptions));
+      const run = enqueue(state, () => projectCall(id, state, call, sessionOptions));
+      return state.forkedFrom === undefined ? run : heldFork(run, states, id, state, sessionDir);
     },
     recall: (args) => recallAcross(states, args),
     session: (id) => states.get(id)?.session,
@@ -249,6 +255,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
       const state = states.get(id);
       if (state !== undefined) {
         await state.queue;
+        state.forkedFrom?.session.close();
         state.session.close();
         if (states.get(id) === state) states.delete(id);
       }
@@ -256,7 +263,10 @@ export function createConversations(options: CompactorSessionOptions & Conversat
     },
     branches: (id) => conversationBranches(sessionDir, id),
     close() {
-      for (const s of states.values()) s.session.close();
+      for (const s of states.values()) {
+        s.forkedFrom?.session.close();
+        s.session.close();
+      }
       states.clear();
     },
   };
@@ -449,7 +459,8 @@ function forkConversation(
   );
   if (sessionDir !== undefined) state.recorded = recordedCount(state.session);
   if (keeps && chain !== undefined && state.synced === shared) state.chain = chain.slice(0, shared);
-  state.queue = saveSyncPoint(state, sessionDir, id);
+  // A held call's fork saves its point once the call is kept.
+  state.queue = call.held === true ? Promise.resolve() : saveSyncPoint(state, sessionDir, id);
   return state;
 }
 

@@ -80,6 +80,56 @@ describe('counting by remembered pieces is exact (T1)', () => {
     },
   );
 
+  // Source code and logs: ASCII stretches (split with the ASCII twin of the pattern) around a
+  // few characters beyond it, next to every kind of white space and punctuation.
+  const CODE = [
+    ...['const', ' x', ' = ', 'Foo', 'HTTPServer', 'don', "'s", "'S", "'LL", "'Re", "'ve", "'M", "'d", "'T"],
+    ...['(a, b)', ';\n', '});', '_', '$', '#', '//\n', '...', ' -> ', '123456', '7', '<|endoftext|>'],
+    ...[' ', '  ', '\t', '\v', '\f', '\n', '\r\n', '\r'],
+  ];
+  const RARE = ['→', '…', 'é', 'ſ', '\u00a0', '\u3000', '\u0085', '你', '😀', 'e\u0301'];
+  it.each(['o200k_base', 'cl100k_base'] as const)(
+    'T1: %s: mostly ASCII texts with a few other characters count as encoding them whole',
+    (name) => {
+      const enc = encoder(name);
+      const count = boundedCounter(enc, piecePattern(name));
+      const atom = fc.oneof(
+        { weight: 150, arbitrary: fc.constantFrom(...CODE) },
+        { weight: 1, arbitrary: fc.constantFrom(...RARE) },
+      );
+      fc.assert(
+        fc.property(fc.array(atom, { minLength: 300, maxLength: 1500 }), (atoms) => {
+          const text = atoms.join('');
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+        }),
+        { numRuns: 150, seed: 21 },
+      );
+    },
+  );
+
+  it('T1: every ASCII text of one or two characters, and random ones of three, counts as encoding it (o200k_base)', () => {
+    const enc = encoder('o200k_base');
+    const count = boundedCounter(enc, piecePattern('o200k_base'));
+    const ascii = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c));
+    const texts = [...ascii, ...ascii.flatMap((a) => ascii.map((b) => a + b))];
+    const wrong = texts.filter((text) => count(text) !== enc.encode_ordinary(text).length);
+    expect(wrong).toEqual([]);
+    fc.assert(
+      fc.property(
+        fc.string({
+          unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)),
+          minLength: 3,
+          maxLength: 3,
+        }),
+        (text) => {
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+          expect(count(text)).toBe(enc.encode_ordinary(text).length);
+        },
+      ),
+      { numRuns: 1000, seed: 3 },
+    );
+  });
+
   it('T1: random Unicode strings count as encoding them whole (o200k_base)', () => {
     const enc = encoder('o200k_base');
     const count = boundedCounter(enc, piecePattern('o200k_base'));
