@@ -30,7 +30,7 @@ import {
   syncFile,
   type SyncPoint,
 } from './sync-point.js';
-import { heldCall, settling, type HeldState } from './held-call.js';
+import { heldCall, settling, type HeldState, type KeptPoint } from './held-call.js';
 import { heldFork } from './held-fork.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
@@ -606,18 +606,19 @@ async function projectCall(
  * now, saved once the turn is durable, when the store does not tell it. Taken at once: the
  * conversation's next call may move the point before this turn's fsync has ended.
  */
-function keptPoint(id: string, state: State, { sessionDir }: CompactorSessionOptions) {
-  return (): (() => Promise<void>) => {
+function keptPoint(id: string, state: State, { sessionDir }: CompactorSessionOptions): KeptPoint {
+  return () => {
     const recorded = sessionDir === undefined ? undefined : recordedCount(state.session);
     state.recorded = recorded;
-    const skip = toldByStore(state, state.synced);
+    const skip = toldByStore(state, state.synced) || sessionDir === undefined || recorded === undefined;
     const point: SyncPoint = { ...pointOf(state), ...(recorded === undefined ? {} : { recorded }) };
-    return async () => {
+    const save = async () => {
       await durable(state);
-      if (skip || sessionDir === undefined || recorded === undefined) return;
+      if (skip) return;
       await saveSyncPoint(point, sessionDir, id);
-      state.saved = { synced: point.synced, recorded, branch: point.branch };
+      state.saved = { synced: point.synced, recorded: recorded!, branch: point.branch };
     };
+    return { save, saves: !skip };
   };
 }
 
