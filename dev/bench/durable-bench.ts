@@ -35,23 +35,26 @@ function exchange(i: number): Message[] {
 
 /**
  * What the disk takes for the one fsync a durable turn needs: a bare `fsyncSync` after
- * appending a line like a turn's to a file in `dir`, median of `n` (ms).
+ * appending a line like a turn's to a file in `dir`, median of `n`: its time and the process's
+ * CPU time for it (ms).
  */
-export function fsyncFloorMs(dir: string, n: number): number {
+export function fsyncFloorMs(dir: string, n: number): { ms: number; cpuMs: number } {
   const fd = openSync(join(dir, 'fsync-floor.jsonl'), 'a');
   const times: number[] = [];
+  const cpu: number[] = [];
   try {
     const line = `${JSON.stringify({ type: 'message.appended', message: exchange(0)[0] })}\n`;
     for (let i = 0; i < n; i++) {
       writeSync(fd, line);
-      const t0 = nowMs();
+      const [c0, t0] = [cpuMs(), nowMs()];
       fsyncSync(fd);
       times.push(nowMs() - t0);
+      cpu.push(cpuMs() - c0);
     }
   } finally {
     closeSync(fd);
   }
-  return median(times);
+  return { ms: median(times), cpuMs: median(cpu) };
 }
 
 /** A folder in memory (tmpfs), where an fsync costs nothing: what the durable code adds without the disk. */
@@ -72,8 +75,9 @@ interface Paired {
   writtenBytes: number;
   /** How many turns compacted. */
   compactions: number;
-  /** Median of the bare fsyncs measured between the turns (ms). */
+  /** Median of the bare fsyncs measured between the turns (ms), and of their CPU time. */
   fsyncMs: number;
+  fsyncCpuMs: number;
 }
 
 const sessionOn = (history: readonly Message[], dir: string | null, capacity: number) =>
@@ -113,7 +117,7 @@ async function pairedTurns(
 ): Promise<Paired> {
   const memory = sessionOn(history, null, capacity);
   const durable = sessionOn(history, join(dir, 'session'), capacity);
-  const out: Omit<Paired, 'fsyncMs'> = {
+  const out: Omit<Paired, 'fsyncMs' | 'fsyncCpuMs'> = {
     memoryMs: [],
     durableMs: [],
     ratios: [],
@@ -123,7 +127,7 @@ async function pairedTurns(
     writtenBytes: 0,
     compactions: 0,
   };
-  const fsyncs: number[] = [];
+  const fsyncs: Array<{ ms: number; cpuMs: number }> = [];
   try {
     for (let i = 0; i < turns; i++) {
       const m = await timedTurn(memory, i);
@@ -141,7 +145,12 @@ async function pairedTurns(
     memory.close();
     durable.close();
   }
-  return { ...out, ...checkpointSize(join(dir, 'session')), fsyncMs: median(fsyncs) };
+  return {
+    ...out,
+    ...checkpointSize(join(dir, 'session')),
+    fsyncMs: median(fsyncs.map((f) => f.ms)),
+    fsyncCpuMs: median(fsyncs.map((f) => f.cpuMs)),
+  };
 }
 
 /** The median-turn ratio of the same turns with the session directory in memory (tmpfs), or undefined without one. */
@@ -196,6 +205,7 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
         const total = sum(p.durableMs) / sum(p.memoryMs);
         const extra = median(p.durableMs.map((d, i) => d - p.memoryMs[i]!));
         const cpu = median(p.durableCpuMs.map((d, i) => d / p.memoryCpuMs[i]!));
+        const extraCpu = median(p.durableCpuMs.map((d, i) => d - p.memoryCpuMs[i]!));
         ctx.log(
           `bench: durable ${size} messages, ${label}: ratio ${ratio.toFixed(2)}, in RAM ${ramRatio?.toFixed(2) ?? '—'}, CPU ${cpu.toFixed(2)}, total ${total.toFixed(2)}, fsync ${p.fsyncMs.toFixed(2)} ms`,
         );
@@ -212,6 +222,8 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
           median(p.memoryCpuMs),
           median(p.durableCpuMs),
           cpu,
+          extraCpu,
+          p.fsyncCpuMs,
           `${(p.checkpointBytes / 1024).toFixed(1)} KB`,
           `${((p.checkpointBytes - p.writtenBytes) / 1024).toFixed(1)} KB`,
           `${p.compactions} of ${turns}`,
@@ -236,6 +248,8 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
       'memory CPU ms/turn',
       'sessionDir CPU ms/turn',
       'CPU ratio',
+      'durable extra CPU ms/turn',
+      'fsync floor CPU ms',
       'turn.json',
       'without the summary',
       'compacted',
@@ -246,6 +260,7 @@ async function durableTurns(ctx: BenchContext): Promise<BenchSection> {
       `createCompactorSession on a synthetic session (offline route), ${turns} turns each adding one exchange, in memory and with a sessionDir turn by turn in turn, after a few warm-up turns on both; ratio (median turn) = median of each turn's durable/in-memory time, ratio (all turns) = total durable/in-memory time; durable extra = median of each turn's durable minus in-memory time; ${process.version}.`,
       "fsync floor = median of a bare fsyncSync after appending one line to a file beside the session, measured after each turn: a durable turn must wait for one (its new messages are on disk when it returns); its fsync runs while the turn works, so it costs the turn only what it takes beyond the turn's own work.",
       `ratio in RAM = the same median-turn ratio with the session directory in ${RAM_DIR} (tmpfs: the fsync costs nothing), what the durable code adds without the disk. CPU = the process's user and system time per turn (all its threads: the fsync in the thread pool and the garbage collector's helpers included), median; CPU ratio = median of each turn's durable/in-memory CPU time.`,
+      "durable extra CPU = median of each turn's durable minus in-memory CPU time; fsync floor CPU = the process's CPU time for the bare fsync. The extra is a few tenths of a millisecond per turn whatever the history: it comes with the fsync in flight (the kernel's work for it, its thread, the wait for its end; with the fsync left out the CPU ratio is about 1), not with work that grows with the history, so it weighs most where a turn is cheapest, after a compaction.",
       `The goal column compares the real durable turn with the in-memory one: "NO: the disk" where the turn is within the goal in RAM and one fsync alone is more than the goal leaves of an in-memory turn (${Math.round((DURABLE_RATIO_GOAL - 1) * 100)} %), so the disk, not the code, decides it.`,
       'The durable run appends the new messages of a turn to events.jsonl (one write, one fsync) and checkpoints a compacting turn in snapshots/turn.json (a turn that does not compact writes none and reads none): its size after the last turn, and without the summary the compacting turn wrote (the references, the machine snapshot and the cache cycle).',
     ],
