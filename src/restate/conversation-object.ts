@@ -260,7 +260,8 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
         const point = keep ? await settleHeld(ctx, held, true, client(ctx)(held.point.branch)) : undefined;
         return { kept: point !== undefined };
       }),
-      state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
+      // Exclusive: it runs after a settle call sent before it, so it shows the turn kept.
+      state: exclusive(async (ctx: ObjectContext) => saved(ctx)),
       recall: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
         const point = await saved(ctx);
         const branch = client(ctx);
