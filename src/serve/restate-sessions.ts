@@ -46,14 +46,13 @@ export function restateConversations(
   const { maxConversations = 1_000, maxBytes: _maxBytes, onEvict, ...shared } = options;
   const base = `${ingress.replace(/\/+$/, '')}/${conversationName(OBJECT_NAME)}`;
   const counters = tokenCounters(shared, maxConversations, onEvict);
-  const settling = settlesInFlight();
   const urlOf = (id: string) => `${base}/${encodeURIComponent(id)}`;
   return {
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const capacity = shared.limits?.capacity ?? catalogCapacity(call.model);
       const input = turnInput(call, shared, capacity);
-      const { turn, settle } = await turnCall(urlOf(id), input, call, ingress, settling);
+      const { turn, settle } = await turnCall(urlOf(id), input, call, ingress);
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
       const sessionUrl = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${encodeURIComponent(branchName(id, turn.branch))}`;
@@ -72,8 +71,7 @@ export function restateConversations(
     // are answered there (`recallKept`).
     session: () => undefined,
     recall: (args) => answerRecall([], args).text,
-    recallKept: (id, args, signal) =>
-      settling.wait(urlOf(id)).then(() => callRecall(`${urlOf(id)}/recall`, args, ingress, signal)),
+    recallKept: (id, args, signal) => callRecall(`${urlOf(id)}/recall`, args, ingress, signal),
     syncedHashes: () => undefined,
     async delete(id) {
       counters.drop(id);
@@ -255,18 +253,12 @@ async function callTurn(
  * The verdict goes as a one-way call: Restate has it in its log once it accepted it, and runs
  * it on the conversation before any later call there, so the answer need not wait for it.
  */
-async function turnCall(
-  url: string,
-  input: ConversationTurnCall,
-  call: ConversationCall,
-  ingress: string,
-  settling: SettlesInFlight,
-) {
+async function turnCall(url: string, input: ConversationTurnCall, call: ConversationCall, ingress: string) {
   const hold = call.held === true ? hashOf(input) : undefined;
   const settle =
     hold === undefined
       ? undefined
-      : once((keep) => sendSettle(`${url}/settle`, { turn: hold, keep }, ingress, settling));
+      : once((keep) => sendSettle(`${url}/settle`, { turn: hold, keep }, ingress));
   const turn = await callTurn(`${url}/turn`, input, hold, ingress, call.signal).catch(async (e: unknown) => {
     await settle?.(false).catch(() => undefined);
     throw e;
@@ -275,47 +267,14 @@ async function turnCall(
 }
 
 /**
- * The settle calls this proxy sent that Restate has not run yet, by conversation url: a recall
- * call of the conversation (answered by a shared handler, which does not queue behind them)
- * waits for them, so it sees the turn the client was just answered on.
- */
-function settlesInFlight() {
-  const running = new Map<string, Promise<unknown>>();
-  return {
-    /** Waits for this proxy's settle call of the conversation at `url` still running, if any. */
-    async wait(url: string) {
-      await running.get(url);
-    },
-    track(url: string, ran: Promise<unknown>) {
-      const done = ran.finally(() => {
-        if (running.get(url) === done) running.delete(url);
-      });
-      running.set(url, done);
-    },
-  };
-}
-type SettlesInFlight = ReturnType<typeof settlesInFlight>;
-
-/**
  * Sends one `settle` call of a conversation object (keeps or drops the turn it held); resolves
  * once Restate accepted it. Keyed by turn and verdict, so sending it again changes nothing.
  */
-async function sendSettle(
-  url: string,
-  body: { turn: string; keep: boolean },
-  ingress: string,
-  settling: SettlesInFlight,
-) {
+async function sendSettle(url: string, body: { turn: string; keep: boolean }, ingress: string) {
   const headers = { 'idempotency-key': `settle:${body.turn}:${body.keep}` };
   const { res, text } = await post(`${url}/send`, body, ingress, undefined, headers);
   if (!res.ok)
     throw new RequestRefusedError(502, `the Restate server at ${ingress} refused: ${oneLine(text)}`);
-  // The same call with the same key attaches to the one accepted: it answers once it ran.
-  const conversation = url.slice(0, url.lastIndexOf('/'));
-  settling.track(
-    conversation,
-    post(url, body, ingress, undefined, headers).catch(() => undefined),
-  );
 }
 
 /** `fn` called once; later calls get the first call's promise. */
