@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+
 /*
  * Where a process's event loop stalls: a timer that notes every stretch in which the loop took
  * no turn for longer than a threshold, and the garbage collections, both installed in the
@@ -13,7 +15,8 @@
  */
 export const STALL_PROBE = `(() => {
   const { PerformanceObserver } = require('node:perf_hooks');
-  const probe = { gaps: [], gc: [], last: process.hrtime.bigint() };
+  const { getHeapStatistics } = require('node:v8');
+  const probe = { gaps: [], gc: [], major: [], heapPeak: 0, last: process.hrtime.bigint() };
   const tick = () => {
     const now = process.hrtime.bigint();
     if (now - probe.last > 20000000n) probe.gaps.push([Number(probe.last / 1000n), Number(now / 1000n)]);
@@ -21,22 +24,34 @@ export const STALL_PROBE = `(() => {
     setTimeout(tick, 5).unref();
   };
   setTimeout(tick, 5).unref();
+  const heap = () => (probe.heapPeak = Math.max(probe.heapPeak, getHeapStatistics().used_heap_size));
+  setInterval(heap, 20).unref();
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) probe.gc.push(e.duration);
+    for (const e of list.getEntries()) {
+      probe.gc.push(e.duration);
+      // 4: a full mark-compact of the old generation
+      if (e.detail?.kind === 4) probe.major.push(e.duration);
+    }
   }).observe({ entryTypes: ['gc'] });
   globalThis.__loopStalls = probe;
   return true;
 })()`;
 
 /** Forgets what the probe noted so far. */
-export const STALL_RESET = '(__loopStalls.gaps = [], __loopStalls.gc = [], true)';
+export const STALL_RESET =
+  '(__loopStalls.gaps = [], __loopStalls.gc = [], __loopStalls.major = [], __loopStalls.heapPeak = 0, true)';
 
 /** What the probe noted: the stretches without a loop turn [start, end] in µs, GC pauses in ms. */
-export const STALL_READ = '({ gaps: __loopStalls.gaps, gc: __loopStalls.gc })';
+export const STALL_READ =
+  '({ gaps: __loopStalls.gaps, gc: __loopStalls.gc, major: __loopStalls.major, heapPeak: __loopStalls.heapPeak })';
 
 export interface Noted {
   gaps: Array<[number, number]>;
   gc: number[];
+  /** The full collections among them. */
+  major: number[];
+  /** The most heap in use seen (bytes, sampled every 20 ms). */
+  heapPeak: number;
 }
 
 interface CpuProfile {
@@ -97,4 +112,14 @@ export function stallReport(profile: CpuProfile, noted: Noted, top = 12): string
       .slice(0, top)
       .map(([who, ms]) => `  ${String(round(ms)).padStart(6)} ms ${who}`),
   ];
+}
+
+/**
+ * The same probe in this process: the bench's own client and fake upstream share one loop,
+ * and a stall there lengthens the times of every path it measures, direct included.
+ */
+export function watchThisProcess(): { reset: () => void; read: () => Noted } {
+  new Function('require', `return ${STALL_PROBE}`)(createRequire(import.meta.url));
+  const run = (code: string) => new Function(`return ${code}`)() as unknown;
+  return { reset: () => run(STALL_RESET), read: () => run(STALL_READ) as Noted };
 }

@@ -330,10 +330,13 @@ export const serveSuite: BenchSuite = {
       script: loopScript(ctx.quick ? 5 : 20),
       countUsage: false,
       eventGapMs: STREAM_EVENT_GAP_MS,
+      // Kept bodies filled this process's heap to GBs in the larger cells (hundreds of 838 KiB
+      // bodies, kept raw and parsed), and its full collections paused every path it times.
+      keep: false,
     });
     try {
       const load = await latency(ctx, upstream);
-      const scale = await scaleSection(ctx, upstream);
+      const scale = await scaleSection(ctx);
       const memory = await memorySection(ctx, upstream);
       const blocking = await blockingSection(ctx, upstream);
       const saved = await savings(ctx);

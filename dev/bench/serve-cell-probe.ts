@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
-import { STALL_PROBE, STALL_READ, STALL_RESET, type Noted } from './loop-stalls.js';
+import { startUpstreamThread } from './upstream-thread.js';
+import { STALL_PROBE, STALL_READ, STALL_RESET, watchThisProcess, type Noted } from './loop-stalls.js';
 import { openInspector, type Inspector } from './process-memory.js';
 import {
   freePort,
@@ -23,8 +24,10 @@ import { CAPACITY, cell, cellReads, type Target } from './serve-scale.js';
  * Every body goes to direct, each proxy and Portkey's gateway in turn, as in the bench; the cell
  * runs `rounds` times with fresh sessions (the first round warms every path and is not counted).
  * With another checkout its proxies get the same bodies in the same rounds (a before and after).
- * Per proxy: CPU and minor page faults (fresh memory touched) per request from /proc, and through its inspector its garbage collections and
- * its longest stretch without a turn of the event loop.
+ * Per proxy: CPU and minor page faults (fresh memory touched) per request from /proc, and
+ * through its inspector its garbage collections and its longest stretch without a turn of the
+ * event loop; the same for this process, which times every path. PROBE_TRACE=file writes each
+ * request's start and time and every stall to the file.
  */
 const [
   tokensArg = '10000',
@@ -43,11 +46,18 @@ const [tokens, sessions, turns, rounds] = [tokensArg, sessionsArg, turnsArg, rou
 ];
 const modes = modesArg.split(',');
 const reads = cellReads(tokens, turns);
-const upstream = await startAgentUpstream({
-  window: 'unchecked-overflow-test',
-  script: loopScript(5),
-  countUsage: false,
-});
+// The fake model in a thread of its own, as in the bench; PROBE_OLD=1: in this process, every
+// body kept until the round ends (how the bench ran before, to compare).
+const here =
+  process.env.PROBE_OLD === '1'
+    ? await startAgentUpstream({
+        window: 'unchecked-overflow-test',
+        script: loopScript(5),
+        countUsage: false,
+      })
+    : undefined;
+const upstream = here ?? (await startUpstreamThread(5));
+const bench = watchThisProcess();
 
 interface Proxy {
   name: string;
@@ -62,7 +72,10 @@ interface Stalls {
   gcCount: number;
   gcMs: number;
   gcLongest: number;
+  majorCount: number;
+  majorMs: number;
   stallLongest: number;
+  heapPeak: number;
 }
 
 const dirs: string[] = [];
@@ -122,13 +135,20 @@ try {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
-/** A proxy's collections and longest loop stall since the round's sessions were all open. */
-async function stallsOf(p: Proxy): Promise<Stalls> {
-  const noted = (await p.inspector!.evaluate(STALL_READ)) as Noted;
+/** What a proxy's probe noted since the round's sessions were all open. */
+async function readNoted(p: Proxy): Promise<Noted> {
+  return (await p.inspector!.evaluate(STALL_READ)) as Noted;
+}
+
+/** Collections and the longest stall of what a probe noted. */
+function stallsOfNoted(noted: Noted): Stalls {
   return {
     gcCount: noted.gc.length,
     gcMs: noted.gc.reduce((a, b) => a + b, 0),
     gcLongest: Math.max(0, ...noted.gc),
+    majorCount: noted.major.length,
+    majorMs: noted.major.reduce((a, b) => a + b, 0),
+    heapPeak: noted.heapPeak,
     stallLongest: Math.max(0, ...noted.gaps.map(([a, b]) => (b - a) / 1000)),
   };
 }
@@ -137,7 +157,8 @@ async function stallsOf(p: Proxy): Promise<Stalls> {
 function stallText(s: Stalls, requests: number): string {
   return (
     `GC ${(s.gcCount / requests).toFixed(2)}/request ${(s.gcMs / requests).toFixed(1)} ms/request ` +
-    `(longest ${Math.round(s.gcLongest)}), longest loop stall ${Math.round(s.stallLongest)} ms`
+    `(longest ${Math.round(s.gcLongest)}; ${s.majorCount} full, ${Math.round(s.majorMs)} ms), ` +
+    `longest loop stall ${Math.round(s.stallLongest)} ms, heap peak ${Math.round(s.heapPeak / 2 ** 20)} MiB`
   );
 }
 
@@ -150,39 +171,66 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
   const faults = new Map<string, number>();
   const stalls = new Map<string, Stalls>();
   const perRound = sessions * turns;
+  const trace: unknown[] = [];
+  const gaps: unknown[] = [];
   for (let r = 0; r < rounds; r++) {
     let before: number[] = [];
     let faultsBefore: number[] = [];
-    const out = await cell(targets, reads, `r${r}`, tokens, sessions, turns, async () => {
-      for (const p of proxies) await p.inspector!.evaluate(STALL_RESET);
-      before = all.map((p) => processCpuMs(p.pid));
-      faultsBefore = all.map((p) => processFaults(p.pid));
-    });
-    upstream.turns.length = 0;
-    upstream.requests.length = 0;
+    const out = await cell(
+      targets,
+      reads,
+      `r${r}`,
+      tokens,
+      sessions,
+      turns,
+      async () => {
+        for (const p of proxies) await p.inspector!.evaluate(STALL_RESET);
+        bench.reset();
+        before = all.map((p) => processCpuMs(p.pid));
+        faultsBefore = all.map((p) => processFaults(p.pid));
+      },
+      (t) => trace.push({ round: r, ...t }),
+    );
+    if (here !== undefined) {
+      here.turns.length = 0;
+      here.requests.length = 0;
+    }
     const used = all.map((p, i) => processCpuMs(p.pid) - before[i]!);
     const faulted = all.map((p, i) => processFaults(p.pid) - faultsBefore[i]!);
-    const noted = await Promise.all(proxies.map(stallsOf));
+    const notes = await Promise.all(proxies.map(readNoted));
+    const noted = notes.map(stallsOfNoted);
     console.log(
       `round ${r}: cpu ms/request ${all.map((p, i) => `${p.name} ${(used[i]! / perRound).toFixed(1)}`).join(', ')}`,
     );
     proxies.forEach((p, i) => console.log(`  ${p.name.padEnd(16)} ${stallText(noted[i]!, perRound)}`));
+    const own = bench.read();
+    console.log(`  ${'bench process'.padEnd(16)} ${stallText(stallsOfNoted(own), perRound)}`);
+    gaps.push({ round: r, bench: own.gaps, proxies: notes.map((n, i) => [proxies[i]!.name, n.gaps]) });
     if (r === 0) continue;
     all.forEach((p, i) => cpu.set(p.name, (cpu.get(p.name) ?? 0) + used[i]!));
     all.forEach((p, i) => faults.set(p.name, (faults.get(p.name) ?? 0) + faulted[i]!));
     proxies.forEach((p, i) => {
       const s = noted[i]!;
-      const was = stalls.get(p.name) ?? { gcCount: 0, gcMs: 0, gcLongest: 0, stallLongest: 0 };
-      stalls.set(p.name, {
-        gcCount: was.gcCount + s.gcCount,
-        gcMs: was.gcMs + s.gcMs,
-        gcLongest: Math.max(was.gcLongest, s.gcLongest),
-        stallLongest: Math.max(was.stallLongest, s.stallLongest),
-      });
+      const was = stalls.get(p.name);
+      stalls.set(
+        p.name,
+        was === undefined
+          ? s
+          : {
+              gcCount: was.gcCount + s.gcCount,
+              gcMs: was.gcMs + s.gcMs,
+              gcLongest: Math.max(was.gcLongest, s.gcLongest),
+              majorCount: was.majorCount + s.majorCount,
+              majorMs: was.majorMs + s.majorMs,
+              stallLongest: Math.max(was.stallLongest, s.stallLongest),
+              heapPeak: Math.max(was.heapPeak, s.heapPeak),
+            },
+      );
     });
     for (const [name, l] of out.times) times.get(name)!.push(...l);
     for (const [name, n] of out.failed) failed.set(name, (failed.get(name) ?? 0) + n);
   }
+  if (process.env.PROBE_TRACE) writeFileSync(process.env.PROBE_TRACE, JSON.stringify({ trace, gaps }));
   const direct = times.get('direct')!;
   const portkey = times.get('Portkey')!;
   const added = (l: number[], p: number) => percentile(l, p) - percentile(direct, p);

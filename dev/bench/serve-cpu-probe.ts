@@ -25,6 +25,7 @@ const upstream = await startAgentUpstream({
   window: 'unchecked-overflow-test',
   script: loopScript(20),
   countUsage: false,
+  keep: false, // a kept body per request would fill this process's heap
 });
 /** `compactor serve` from a checkout's src/ against the fake upstream, with `node` flags before it. */
 const serveFrom = (checkout: string, node: string[] = []) =>

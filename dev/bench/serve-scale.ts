@@ -7,6 +7,7 @@ import type { AgentUpstream } from '../fakes/agent-upstream.js';
 import { sourceText } from '../loops/source-text.js';
 import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
 import { median, nowMs } from './timing.js';
+import { startUpstreamThread } from './upstream-thread.js';
 import { INSPECTOR_URL, openInspector, residentBytes, type ProcessMemory } from './process-memory.js';
 import type { BenchContext, BenchSection } from './types.js';
 
@@ -103,7 +104,7 @@ const rssMib = (pid: number | undefined) => residentBytes(pid) / (1024 * 1024);
 // keeps them, 2 s before it does (undici), as the agents' own clients do.
 const client = new Agent({ keepAliveTimeout: 1_000, connections: 64 });
 
-export async function send(t: Target, text: string): Promise<number> {
+export async function send(t: Target, text: string | Buffer): Promise<number> {
   const t0 = nowMs();
   const res = await request(`${t.url}/chat/completions`, {
     method: 'POST',
@@ -142,7 +143,7 @@ interface Started {
   notes: string[];
 }
 
-async function startTargets(upstream: AgentUpstream, dataDir: string): Promise<Started> {
+async function startTargets(upstream: { url: string }, dataDir: string): Promise<Started> {
   const started: Started = {
     targets: [{ name: 'direct', url: upstream.url, headers: {} }],
     children: [],
@@ -204,28 +205,37 @@ export async function cell(
   sessions: number,
   turns: number,
   opened: () => void = () => undefined,
+  trace?: (r: { target: string; session: number; turn: number; start: number; ms: number }) => void,
 ): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number>; bytes: number }> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
   const failed = new Map<string, number>();
   const floor: number[] = [];
   let bytes = 0;
   const allOpen = openingGate(sessions, opened);
+  // Every body made and encoded before the cell starts: made on the loop that times the
+  // requests (50 bodies of 838 KiB at once when the sessions open), it delayed every path.
+  const bodies = Array.from({ length: sessions }, (_, s) =>
+    Array.from({ length: turns + 1 }, (_, turn) => Buffer.from(body(reads, `${tag}-${s}`, tokens, turn))),
+  );
+  floor.push(parseFloor(bodies[0]![Math.min(1, turns)]!.toString('utf8')));
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
-      const session = `${tag}-${s}`;
       for (let turn = 0; turn <= turns; turn++) {
         if (turn === 1) await allOpen();
-        const text = body(reads, session, tokens, turn);
-        if (turn > 0) bytes += Buffer.byteLength(text);
-        if (s === 0 && turn === 1) floor.push(parseFloor(text));
+        const encoded = bodies[s]![turn]!;
+        if (turn > 0) bytes += encoded.length;
         for (let k = 0; k < targets.length; k++) {
           const t = targets[(k + turn + s) % targets.length];
           // A failed request is counted in its row, and the run goes on.
-          const ms = await send(t, text).catch(() => {
+          const start = nowMs();
+          const ms = await send(t, encoded).catch(() => {
             failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
             return undefined;
           });
-          if (turn > 0 && ms !== undefined) times.get(t.name)!.push(ms);
+          if (turn > 0 && ms !== undefined) {
+            times.get(t.name)!.push(ms);
+            trace?.({ target: t.name, session: s, turn, start, ms });
+          }
         }
       }
     }),
@@ -236,13 +246,18 @@ export async function cell(
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /** Added p50 and p99 by size, sessions at once and mode, beside Portkey and the parse floor. */
-export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): Promise<BenchSection> {
+export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
   const { sizes, levels } = grid(ctx.quick);
   const source = sourceText();
   const pairs = Math.round(Math.max(...sizes) / RESULT_TOKENS) + Math.max(...levels.map((l) => l.turns)) + 1;
   const reads = Array.from({ length: pairs }, (_, n) => source.read(n, RESULT_TOKENS));
   const dataDir = mkdtempSync(join(tmpdir(), 'compactor-serve-scale-'));
-  const started = await startTargets(upstream, dataDir);
+  // Its own fake model, in a thread: on this loop its parsing would delay every path timed here.
+  const upstream = await startUpstreamThread(20);
+  const started = await startTargets(upstream, dataDir).catch(async (e: unknown) => {
+    await upstream.close();
+    throw e;
+  });
   const rows: Array<Array<string | number>> = [];
   try {
     // A process's first requests load modules on first use and run code V8 has not optimized
@@ -261,9 +276,6 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
           turns,
           () => (written = pids.map(storageWrites)),
         );
-        // The fake's own record of bodies would grow with every cell.
-        upstream.turns.length = 0;
-        upstream.requests.length = 0;
         const direct = times.get('direct')!;
         const own = (name: string, p: number) =>
           times.has(name) ? round(percentile(times.get(name)!, p)) : 'n/a';
@@ -317,6 +329,7 @@ export async function scaleSection(ctx: BenchContext, upstream: AgentUpstream): 
     started.notes.push(`Proxy resident memory after the run: ${memory.join(', ')}.`);
   } finally {
     await Promise.all(started.children.map(stopChild));
+    await upstream.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
   return {

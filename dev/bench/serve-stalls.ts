@@ -21,6 +21,7 @@ const upstream = await startAgentUpstream({
   window: 'unchecked-overflow-test',
   script: loopScript(5),
   countUsage: false,
+  keep: false, // a kept body per request would fill this process's heap
 });
 const dataDir = mkdtempSync(join(tmpdir(), 'compactor-stalls-'));
 const proxy = await startChild(

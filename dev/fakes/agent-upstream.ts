@@ -203,6 +203,7 @@ export async function startAgentUpstream(
   const cache = new FakePromptCache();
   const { script } = options;
   const turns: AgentTurn[] = [];
+  let served = 0; // requests answered, when they are not kept
   const server = await startFakeServer(
     (req, _fault, res) => {
       const path = req.path.split('?')[0];
@@ -219,7 +220,7 @@ export async function startAgentUpstream(
       if (refused !== undefined) return sendJson(res, 400, anthropicError(refused));
       let answered: AgentTurn['answered'];
       let reply: Reply;
-      const key = `t${turns.length}`; // the index in `turns`
+      const key = `t${options.keep === false ? served++ : turns.length}`; // the index in `turns`
       if (isSummaryRequest(protocol, body)) {
         answered = 'summary';
         reply = { key, text: fakeSummary(script.goal) };
@@ -240,11 +241,12 @@ export async function startAgentUpstream(
               };
       }
       const usage = options.countUsage === false ? count(body) : cache.count(protocol, body, count(body));
-      turns.push({ protocol, answered, request: req, ...(typeof usage === 'number' ? {} : { usage }) });
+      if (options.keep !== false)
+        turns.push({ protocol, answered, request: req, ...(typeof usage === 'number' ? {} : { usage }) });
       answer(protocol, body, reply, paced(res), usage);
     },
     [],
-    { window: options.window },
+    { window: options.window, keep: options.keep },
   );
   return Object.assign(server, { turns, anthropicUrl: server.url.replace(/\/v1$/, '') });
 }

@@ -84,6 +84,11 @@ export const UNCHECKED_OVERFLOW_TEST = 'unchecked-overflow-test';
 /** What every fake server factory requires: the window it holds requests to. */
 export interface FakeWindowOptions {
   window: DeclaredWindow;
+  /**
+   * False: requests are answered but not kept in `requests` (a load bench's upstream, whose
+   * bodies would otherwise fill its own heap for the whole run). Default true.
+   */
+  keep?: boolean;
 }
 
 /**
@@ -237,7 +242,7 @@ export async function startFakeServer(
         body,
         raw,
       };
-      requests.push(rec);
+      if (options.keep !== false) requests.push(rec);
       const over =
         state.window === UNCHECKED_OVERFLOW_TEST ? null : windowOverflow(rec.path, body, state.window);
       if (over !== null) {

@@ -17,8 +17,12 @@ import { loggedCarry, readLoggedCarry } from './turn-carry.js';
  * it: such a turn calls no provider, so its outcome follows from the carry and the history.
  */
 export class CarryLog {
-  /** The carry, as JSON, that opening the log again reaches. */
-  private durable: string | undefined;
+  /**
+   * The carry that opening the log again reaches: known, or the log's last note as a run left it,
+   * checked only when it matters (at close), not on every turn.
+   */
+  private durable:
+    { carry: TurnCarry } | { note: unknown; carry: TurnCarry; replayable: boolean } | undefined;
   /** The turn to replay on open: the events it saw and the carry it started from. */
   private pending: { events: number; carry: TurnCarry } | undefined;
 
@@ -29,7 +33,7 @@ export class CarryLog {
     const kept = this.store?.keptCarry?.();
     const read = kept && readLoggedCarry(kept.carry);
     if (!kept || !read) return undefined; // none, or unreadable: the next turn starts afresh
-    this.durable = JSON.stringify(read.carry);
+    this.durable = { carry: read.carry };
     if (read.startsTurn) this.pending = { events: kept.events, carry: read.carry };
     return read.carry;
   }
@@ -76,7 +80,7 @@ export class CarryLog {
 
   /** The carry a reopen now reaches is `carry` (the replay of the turn gives it). */
   reached(carry: TurnCarry): void {
-    this.durable = JSON.stringify(carry);
+    this.durable = { carry };
   }
 
   /**
@@ -86,10 +90,17 @@ export class CarryLog {
    */
   ended(carry: TurnCarry, replayable: boolean): void {
     const kept = this.store?.keptCarry?.();
-    const read = kept && readLoggedCarry(kept.carry);
-    const last = read !== undefined && kept?.events === this.store?.events().length;
-    const says = last && (read.startsTurn ? replayable : jsonEqual(read.carry, carry));
-    this.durable = says ? JSON.stringify(carry) : undefined;
+    const last = kept !== undefined && kept.events === this.store?.events().length;
+    this.durable = last ? { note: kept.carry, carry, replayable } : undefined;
+  }
+
+  /** The carry, as JSON, that opening the log again reaches, or undefined. */
+  private reaches(): string | undefined {
+    const d = this.durable;
+    if (d === undefined || !('note' in d)) return d && JSON.stringify(d.carry);
+    const read = readLoggedCarry(d.note);
+    const says = read !== undefined && (read.startsTurn ? d.replayable : jsonEqual(read.carry, d.carry));
+    return says ? JSON.stringify(d.carry) : undefined;
   }
 
   /**
@@ -104,7 +115,8 @@ export class CarryLog {
       carry.lastSent == null &&
       carry.cacheCycle == null &&
       jsonEqual(carry.loopGuard, INITIAL_LOOP_GUARD_STATE);
-    if (text === this.durable || (initial && this.durable === undefined)) return;
+    const durable = this.reaches();
+    if (text === durable || (initial && durable === undefined)) return;
     try {
       store.appendMessages([], { carry: loggedCarry(carry, false) });
     } catch {

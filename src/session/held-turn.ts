@@ -26,8 +26,10 @@ export interface SessionMark {
  */
 export interface HeldTurn {
   mark: SessionMark;
-  /** The turn's new messages, for the store. */
+  /** The turn's new messages, written to the store uncommitted (see {@link writeHeld}). */
   pending: Message[];
+  /** The note the write that keeps the turn carries (the carry it starts from), when the log needs one. */
+  start?: unknown;
   /** The compaction the turn made, for the store. */
   compaction?: CompactionToRecord;
   /** Puts back the checkpoint file the turn replaced. */
@@ -40,6 +42,16 @@ export const heldTurn = (mark: SessionMark): HeldTurn => ({
   pending: [],
   restoreCheckpoint: async () => undefined,
 });
+
+/**
+ * Adds a held turn's new messages. With a store they are written at once without a commit line
+ * (the disk works while the request is upstream): loading ignores them until the commit that
+ * keeps the turn, and dropping the turn cuts them off again.
+ */
+export function writeHeld(held: HeldTurn, messages: Message[], stored: StoredHistory | null): void {
+  held.pending.push(...messages);
+  if (stored && messages.length > 0) stored.store.appendMessages(messages, { commit: false });
+}
 
 /** Runs a held turn: one that fails or is cancelled puts the mark back, any other waits to be settled. */
 export async function holdTurn<R extends { decision: string }>(
@@ -61,9 +73,11 @@ export async function holdTurn<R extends { decision: string }>(
 }
 
 /**
- * Settles a held turn. Kept, it is written as a turn that was not held writes it (its messages
- * with the carry it started from, then its boundary with the carry after it) and the promise
- * resolves once that is durable; dropped, the mark and the checkpoint file go back.
+ * Settles a held turn. Kept, its messages (already written) are committed with the carry it
+ * started from, then its boundary is written with the carry after it, and the promise resolves
+ * once that is durable. Dropped, the mark and the checkpoint file go back, and the log is cut
+ * back to its last commit; the promise resolves once the cut is on disk, so the session's next
+ * turn starts from a log that holds nothing of this one.
  */
 export async function settleHeld(
   held: HeldTurn,
@@ -71,24 +85,25 @@ export async function settleHeld(
   to: {
     stored: StoredHistory | null;
     health: CacheHealthMonitor;
+    /** Puts the mark back (and cuts what the turn wrote off the log). */
     restore(mark: SessionMark): void;
     log: CarryLog;
     /** The session's carry now. */
     carry(): TurnCarry;
   },
 ): Promise<void> {
+  const store = to.stored?.store;
   if (!kept) {
-    to.restore(held.mark);
+    to.restore(held.mark); // cuts the log back too
     to.log.ended(to.carry(), false);
-    return held.restoreCheckpoint();
+    await held.restoreCheckpoint();
+    return store?.flush?.();
   }
   if (held.compaction) to.health.onCompaction('compacted');
-  const { stored } = to;
-  if (!stored) return;
-  const start = to.log.startNote({ loopGuard: held.mark.guard, ...held.mark.lastTurn });
-  if (held.pending.length > 0 || start !== undefined)
-    stored.store.appendMessages(held.pending, start === undefined ? {} : { carry: start });
-  stored.commit(held.compaction, to.log.endNote(to.carry()));
+  if (!to.stored || !store) return;
+  if (held.pending.length > 0) store.commit(held.start);
+  else if (held.start !== undefined) store.appendMessages([], { carry: held.start });
+  to.stored.commit(held.compaction, to.log.endNote(to.carry()));
   to.log.ended(to.carry(), true);
-  await stored.store.flush?.();
+  await store.flush?.();
 }

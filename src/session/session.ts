@@ -6,7 +6,7 @@ import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
 import { MessageSchema, type Message } from '../messages/message.js';
 import { heldMessage } from '../messages/held-text.js';
 import { answerRecall, RECALL_TOOL, type Limits } from '../projection/index.js';
-import { SNAPSHOTS_DIR, type BoundaryInfo } from '../store/index.js';
+import { SNAPSHOTS_DIR, settleFinishedFsyncs, type BoundaryInfo } from '../store/index.js';
 import {
   createCacheHealthMonitor,
   type CacheHealthMonitor,
@@ -39,7 +39,7 @@ import { CarryLog } from './carry-log.js';
 import { checkpointLastRequest } from '../runtime/turn/run-turn.js';
 import type { SentMessages, TurnResult } from '../runtime/turn-runner-types.js';
 import { SessionBusyError, WindowTooSmallError } from '../core/errors.js';
-import { heldTurn, holdTurn, settleHeld, type HeldTurn, type SessionMark } from './held-turn.js';
+import { heldTurn, holdTurn, settleHeld, writeHeld, type HeldTurn, type SessionMark } from './held-turn.js';
 
 /** A change of settings: the groups given replace the session's. */
 const SettingsChangeSchema = z.strictObject({
@@ -290,7 +290,9 @@ export class Session implements CompactorSession {
     return { live, guard, lastTurn, lastRequest, sent, sentTokens, anchor, replaced: this.replaced.length };
   }
 
+  /** Puts the mark back; what a held turn wrote without a commit line is cut off the log. */
   private restore(m: SessionMark): void {
+    this.stored?.store.rollback();
     [this.live, this.guard, this.lastTurn, this.lastRequest] = [m.live, m.guard, m.lastTurn, m.lastRequest];
     [this.sent, this.sentTokens, this.anchor] = [m.sent, m.sentTokens, m.anchor];
     this.replaced.length = m.replaced;
@@ -369,8 +371,9 @@ export class Session implements CompactorSession {
   private async storePending(opts: SessionTurnOptions): Promise<{ synced: Promise<void> }> {
     const pending = this.validated(opts.pending ?? [], 'runTurn: pending');
     await this.settleCarry();
-    // A held turn keeps its carry with its messages when it is kept (see settleTurn).
-    const note = opts.resumeFrom || this.holding ? undefined : this.carryLog.startNote(this.carry);
+    const note = opts.resumeFrom ? undefined : this.carryLog.startNote(this.carry);
+    // A held turn keeps that note on the commit line that keeps it (see settleTurn).
+    if (this.holding) this.holding.start = note;
     return { synced: this.appendValidated(pending, true, note) };
   }
 
@@ -537,7 +540,7 @@ export class Session implements CompactorSession {
     if (messages.length === 0 && carry === undefined) return Promise.resolve();
     const held = messages.map(heldMessage);
     let synced = Promise.resolve();
-    if (this.holding) this.holding.pending.push(...held);
+    if (this.holding) writeHeld(this.holding, held, this.stored);
     else if (syncingLater && this.stored) synced = this.stored.addSyncingLater(held, carry);
     else this.stored?.add(held);
     synced.catch(() => undefined); // awaited by the turn through landed()
@@ -547,6 +550,8 @@ export class Session implements CompactorSession {
 
   /** Waits until appended messages are durable; when their fsync failed the store dropped them, and so does the session. */
   private async landed(synced: Promise<void>): Promise<void> {
+    // An fsync that ended while the turn worked is seen now, not one pass of the event loop later.
+    settleFinishedFsyncs();
     try {
       await synced;
     } catch (e) {

@@ -2,7 +2,6 @@ import {
   closeSync,
   existsSync,
   fstatSync,
-  fsync,
   fsyncSync,
   ftruncateSync,
   openSync,
@@ -13,11 +12,11 @@ import {
 import type { ThreadEvent } from './events.js';
 import { commitLine, frameLine } from './frame.js';
 import type { LoadedLog } from './load-event-log.js';
+import { fsyncOffThread } from './fsync-thread.js';
 import { WriteQueue, type QueueIo } from './write-queue.js';
 import { InternalError } from '../core/errors.js';
 import { fsError } from '../io/fs-errors.js';
 import { PRIVATE_FILE } from '../io/private.js';
-import { promisify } from 'node:util';
 
 /**
  * Writing the append-only `events.jsonl`. Each write is one `write` of whole framed
@@ -35,15 +34,13 @@ export const CORRUPT_SUFFIX = '.corrupt';
 export interface AppendIo {
   writeSync(fd: number, buf: Buffer, offset: number, length: number): number;
   fsyncSync(fd: number): void;
-  /** The fsync of {@link EventLog.appendSyncingLater}, off the event loop (default: Node's). */
+  /** The fsync of {@link EventLog.appendSyncingLater}, off the event loop (default: fsync-thread.ts). */
   fsync?(fd: number): Promise<void>;
 }
 
-const fsyncAsync = promisify(fsync);
 const NODE_IO: AppendIo = {
   writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len),
   fsyncSync,
-  fsync: fsyncAsync,
 };
 
 function writeOnly(io: AppendIo, fd: number, buf: Buffer): void {
@@ -69,6 +66,8 @@ export class EventLog {
   private lastSeq = 0;
   private uncommitted = 0;
   private queue: WriteQueue | undefined;
+  /** The last fsync off the event loop, while it runs. */
+  private syncing: Promise<void> | undefined;
   /** Set when an fsync off the event loop failed: the log then refuses every write. */
   private failure: Error | undefined;
 
@@ -125,6 +124,11 @@ export class EventLog {
   inOrder(write: () => Promise<void>, now: () => void): void {
     if (this.queue) this.queue.task(write);
     else now();
+  }
+
+  /** Resolves once every queued write so far reached the file, before its fsync (see {@link WriteQueue.written}). */
+  written(): Promise<void> {
+    return this.queue?.written() ?? Promise.resolve();
   }
 
   /** Resolves once every write so far is on disk; rejects with a failed queued write. */
@@ -188,7 +192,13 @@ export class EventLog {
     this.lastSeq = last;
     this.uncommitted = 0;
     this.committedBytes = before + buf.length;
-    return (this.io.fsync ?? fsyncAsync)(fd).catch((e: unknown) => {
+    const syncing = (this.io.fsync ?? fsyncOffThread)(fd);
+    this.syncing = syncing;
+    const ended = () => {
+      if (this.syncing === syncing) this.syncing = undefined;
+    };
+    syncing.then(ended, ended);
+    return syncing.catch((e: unknown) => {
       this.failure = fsError(this.file, 'write', e);
       // Later writes (each fsynced itself) keep their place; with none, the file is as before.
       if (this.fd === fd && this.committedBytes === before + buf.length) {
@@ -270,11 +280,17 @@ export class EventLog {
 
   /** Closes the file; `onClosed` runs once it is (after the queued writes, when there are any). */
   close(onClosed: () => void = () => undefined): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    const { fd, syncing } = this;
     this.fd = undefined;
     this.size = undefined;
-    if (this.queue) this.queue.close(onClosed);
-    else onClosed();
+    const done = () => {
+      if (fd !== undefined) closeSync(fd);
+      if (this.queue) this.queue.close(onClosed);
+      else onClosed();
+    };
+    // An fsync still running keeps the file open (its number could name another file once closed).
+    if (syncing) void syncing.then(done, done);
+    else done();
   }
 }
 

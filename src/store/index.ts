@@ -15,6 +15,7 @@ export {
 } from './session-store.js';
 export { memoryStore, type MemoryStore, type MemoryRecords } from './memory-store.js';
 export { CORRUPT_SUFFIX } from './events-log.js';
+export { settleFinishedFsyncs } from './fsync-thread.js';
 export { loadEventLog, type KeptCarry, type LogWarning, type LoadedLog } from './load-event-log.js';
 export { replayEvents } from './open-store.js';
 export { acquireSessionLock, LOCK_FILE, type LockOptions, type SessionLock } from './session-lock.js';

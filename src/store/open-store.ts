@@ -219,6 +219,11 @@ export class OpenStore implements SessionStore {
     );
   }
 
+  /** Resolves once every write so far reached the file (see {@link SessionStore.written}). */
+  written(): Promise<void> {
+    return this.log.written();
+  }
+
   /** Resolves once every write so far is on disk (see {@link SessionStore.flush}). */
   flush(): Promise<void> {
     return this.log.flush();

@@ -113,6 +113,12 @@ export interface SessionStore {
    * its last commit and the store refuses further writes: reopen it.
    */
   flush?(): Promise<void>;
+  /**
+   * Resolves once every queued write so far reached the file, its fsync perhaps still running:
+   * it then survives a killed process, not a crash of the machine. Only a store that queues its
+   * writes has it; a failed write rejects here as in {@link SessionStore.flush}.
+   */
+  written?(): Promise<void>;
   /** Closes the store; with queued writes the writer's lease is let go once they have landed. */
   close(): void;
 }

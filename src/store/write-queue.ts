@@ -42,6 +42,9 @@ export class WriteQueue {
   private planned: { size: number; committed: number };
   /** The same, as on disk now. */
   private durable: { size: number; committed: number };
+  /** Appends queued so far, and how many of them are written (their fsync may still run). */
+  private appends = { queued: 0, written: 0 };
+  private readonly waiting: Array<{ appends: number; resolve(): void; reject(e: Error): void }> = [];
 
   constructor(
     readonly file: string,
@@ -60,7 +63,20 @@ export class WriteQueue {
     const buf = Buffer.from(text, 'utf8');
     this.planned.size += buf.length;
     if (commits) this.planned.committed = this.planned.size;
+    this.appends.queued++;
     this.push({ kind: 'append', buf, commits });
+  }
+
+  /**
+   * Resolves once every append queued so far is written to the file, before its fsync: it then
+   * survives a killed process (not a crash of the machine: {@link WriteQueue.flush} waits for
+   * that); rejects with the failure that stopped the queue.
+   */
+  written(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const appends = this.appends.queued;
+    if (this.appends.written >= appends) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiting.push({ appends, resolve, reject }));
   }
 
   /** Queues cutting the file back to its last commit line (what is not committed is dropped). */
@@ -131,7 +147,7 @@ export class WriteQueue {
     }
   }
 
-  /** Writes the step and every append queued right after it at once, then one fsync. */
+  /** Writes the step and every append queued right after it at once, then one fsync when they commit. */
   private async appendGroup(first: Step & { kind: 'append' }): Promise<void> {
     const group = [first];
     while (this.steps[0]?.kind === 'append') group.push(this.steps.shift() as Step & { kind: 'append' });
@@ -139,13 +155,24 @@ export class WriteQueue {
     const at = this.durable.size;
     let off = 0;
     while (off < buf.length) off += await this.io.write(this.fd, buf, off, buf.length - off, at + off);
-    await this.io.fsync(this.fd);
+    this.wrote(group.length);
+    // Lines without a commit line count for nothing until one follows, whose fsync covers them.
+    if (group.some((s) => s.commits)) await this.io.fsync(this.fd);
     this.durable.size = at + buf.length;
     let end = at;
     for (const s of group) {
       end += s.buf.length;
       if (s.commits) this.durable.committed = end;
     }
+  }
+
+  /** Counts appends written and lets go of those waiting for them. */
+  private wrote(appends: number): void {
+    this.appends.written += appends;
+    const done = this.waiting.filter((w) => w.appends <= this.appends.written);
+    if (done.length === 0) return;
+    this.waiting.splice(0, done.length); // waiting in order of their counts
+    for (const w of done) w.resolve();
   }
 
   private async truncate(size: number): Promise<void> {
@@ -158,6 +185,7 @@ export class WriteQueue {
   private async fail(e: unknown): Promise<void> {
     this.failure = fsError(this.file, 'write', e);
     this.steps.length = 0;
+    for (const w of this.waiting.splice(0)) w.reject(this.failure);
     try {
       await truncateAsync(this.fd, this.durable.committed);
       await this.io.fsync(this.fd);

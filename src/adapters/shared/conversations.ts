@@ -30,7 +30,7 @@ import {
   syncFile,
   type SyncPoint,
 } from './sync-point.js';
-import { heldCall, settling, type HeldState } from './held-call.js';
+import { heldCall, settling, type HeldState, type KeptPoint } from './held-call.js';
 import { heldFork } from './held-fork.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
@@ -225,10 +225,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
   function stateOf(id: string, call: ConversationCall): State {
     const kept = states.get(id);
     if (kept?.broken) kept.session.close();
-    const state =
-      kept !== undefined && !kept.broken
-        ? kept
-        : openConversation(id, call, sessionOptions, readSyncPoint(sessionDir, id));
+    const state = kept !== undefined && !kept.broken ? kept : reopenConversation(id, call, sessionOptions);
     if (!isRewritten(state, call.messages, chainOf(call))) return remember(id, state, call.bytes);
     const fork = forkConversation(id, state, call, sessionOptions);
     // The old branch closes once a call still running on it has finished; the fork waits for
@@ -404,6 +401,19 @@ function recordedMessages(session: CompactorSession): unknown[] {
 }
 
 /**
+ * A conversation opened from what its directory holds. The point read is the one saved, so a
+ * call that only adds what the store records needs no save (see toldByStore): not even the
+ * first call of a new conversation.
+ */
+function reopenConversation(id: string, call: ConversationCall, options: CompactorSessionOptions): State {
+  const point = readSyncPoint(options.sessionDir, id);
+  const state = openConversation(id, call, options, point);
+  if (options.sessionDir !== undefined && point.recorded !== undefined)
+    state.saved = { synced: point.synced, recorded: point.recorded, branch: point.branch };
+  return state;
+}
+
+/**
  * A new branch for a rewritten conversation, from the longest prefix it shares with what was
  * synced. When the messages after that prefix are still verbatim at the end of the session's
  * history, the branch starts from that history without them, so an earlier compaction (its
@@ -555,10 +565,7 @@ async function projectCall(
     await durable(state);
     if (sessionDir !== undefined) state.recorded = recordedCount(session);
     const skip = toldByStore(state, messages.length);
-    // A held call's point moved in memory when its turn ran: only the save is left.
-    if (state.synced === messages.length && call.held === true) {
-      if (!skip) await saveSyncPoint(state, sessionDir, id);
-    } else await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
+    await advanceSyncPoint(state, messages, skip ? undefined : sessionDir, id);
     // The call's messages were checked against the synced ones before its turn: its chain is the point's.
     state.chain = chainOf(call);
     if (!skip && sessionDir !== undefined && state.recorded !== undefined)
@@ -566,8 +573,12 @@ async function projectCall(
   };
 
   if (call.held === true)
-    return heldCall(state, call, { pending, envelopeKey: previousEnvelope }, sync, (turn) =>
-      projectionOf(id, session, turn),
+    return heldCall(
+      state,
+      call,
+      { pending, envelopeKey: previousEnvelope },
+      keptPoint(id, state, options),
+      (turn) => projectionOf(id, session, turn),
     );
   // A turn that fails or is cancelled after storing the new messages keeps them: they are
   // synced all the same, so the same call again adds them once, not twice.
@@ -589,6 +600,35 @@ async function projectCall(
   await sync();
   return projectionOf(id, session, turn);
 }
+
+/**
+ * For a held call whose turn is kept: its point (moved in memory when its turn ran) as it is
+ * now, saved once the turn is durable, when the store does not tell it. Taken at once: the
+ * conversation's next call may move the point before this turn's fsync has ended.
+ */
+function keptPoint(id: string, state: State, { sessionDir }: CompactorSessionOptions): KeptPoint {
+  return () => {
+    const recorded = sessionDir === undefined ? undefined : recordedCount(state.session);
+    state.recorded = recorded;
+    const skip = toldByStore(state, state.synced) || sessionDir === undefined || recorded === undefined;
+    const point: SyncPoint = { ...pointOf(state), ...(recorded === undefined ? {} : { recorded }) };
+    const save = async () => {
+      await durable(state);
+      if (skip) return;
+      await saveSyncPoint(point, sessionDir, id);
+      state.saved = { synced: point.synced, recorded: recorded!, branch: point.branch };
+    };
+    return { save, saves: !skip };
+  };
+}
+
+/** The fields of a sync point (its hashes are replaced when they grow, never changed in place). */
+const pointOf = ({ synced, lastHash, hashes, branch }: SyncPoint): SyncPoint => ({
+  synced,
+  lastHash,
+  hashes,
+  branch,
+});
 
 /** What a call's turn made into the projection the caller sends. */
 function projectionOf(

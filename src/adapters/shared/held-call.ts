@@ -13,6 +13,12 @@ export interface HeldState extends SyncPoint {
   chain?: readonly string[];
 }
 
+/**
+ * Called as a held call's turn is kept: what to save once the turn is durable, and whether that
+ * saves a sync point (the store does not tell it, as for a new branch: then the answer waits).
+ */
+export type KeptPoint = () => { save: () => Promise<void>; saves: boolean };
+
 /** When a held call's projection is settled (and, kept, durable): the conversation's next call waits for it. */
 export const settling = new WeakMap<ConversationProjection, Promise<void>>();
 
@@ -24,7 +30,7 @@ export async function heldCall(
   state: HeldState,
   call: ConversationCall,
   before: { pending: readonly Message[]; envelopeKey: string | undefined },
-  sync: () => Promise<void>,
+  keep: KeptPoint,
   projectionOf: (turn: SessionTurnResult) => ConversationProjection,
 ): Promise<ConversationProjection> {
   const { session } = state;
@@ -56,15 +62,27 @@ export async function heldCall(
   const settled = new Promise<void>((resolve) => (settledNow = resolve));
   let done: Promise<void> | undefined;
   const settle = (kept: boolean): Promise<void> => {
-    done ??= kept
-      ? session
-          .settleTurn(true)
-          .then(sync)
-          .catch((e: unknown) => {
-            state.broken = true; // reopened from what the store holds on the next call
-            throw e;
-          })
-      : session.settleTurn(false).then(putBack);
+    if (done !== undefined) return done;
+    const committed = kept ? session.settleTurn(true) : undefined;
+    // settleTurn has queued the turn's commit line by now: the point is taken as it is with it.
+    const point = kept ? keep() : undefined;
+    const stored = committed
+      ? committed.then(point!.save).catch((e: unknown) => {
+          state.broken = true; // reopened from what the store holds on the next call
+          throw e;
+        })
+      : session.settleTurn(false).then(putBack, (e: unknown) => {
+          putBack();
+          state.broken = true; // the cut back failed: reopened from what the store holds
+          throw e;
+        });
+    // The answer, and the conversation's next call, wait until the commit line is written (a
+    // killed process keeps the turn); the fsync ends behind it, before the store's next write.
+    // A summary is paid for, and a new branch's point must name it: durable before the answer.
+    const paid = turn.compaction !== null || turn.summaryCalls > 0;
+    const written = point && !paid && !point.saves ? session.store?.written?.() : undefined;
+    done = written ?? stored;
+    void stored.catch(() => undefined); // a failed fsync marked the conversation broken
     void done.catch(() => undefined).then(settledNow);
     return done;
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loopScript } from '#dev/clients/tool-loop.js';
 import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
-import { memorySection, scaleSection } from '#dev/bench/serve-scale.js';
+import { body, cellReads, memorySection, scaleSection, send } from '#dev/bench/serve-scale.js';
 import { blockingSection } from '#dev/bench/serve-blocking.js';
 import { freeEncoders } from '#src/estimate/index.js';
 
@@ -24,8 +24,29 @@ afterAll(async () => {
 });
 
 describe('serve bench by history size', () => {
+  it('a fake model started not to keep bodies answers them and keeps none (a load cell fills no heap)', async () => {
+    const text = body(cellReads(10_000, 1), 'keep', 10_000, 1);
+    const kept = upstream.requests.length;
+    await send({ name: 'kept', url: upstream.url, headers: {} }, text);
+    expect(upstream.requests.length).toBe(kept + 1);
+    const light = await startAgentUpstream({
+      window: 'unchecked-overflow-test',
+      script: loopScript(2),
+      countUsage: false,
+      keep: false,
+    });
+    try {
+      expect(await send({ name: 'light', url: light.url, headers: {} }, Buffer.from(text))).toBeGreaterThan(
+        0,
+      );
+      expect([light.requests.length, light.turns.length]).toEqual([0, 0]);
+    } finally {
+      await light.close();
+    }
+  });
+
   it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
-    const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} }, upstream);
+    const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} });
     expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
       ['10k', 2, 'memory', 6, 0],
       ['10k', 2, 'data-dir', 6, 0],

@@ -112,4 +112,30 @@ describe('queued event log writes (R2)', () => {
     expect(again.loadSnapshot('machine')).toEqual({ step: 1 });
     again.close();
   });
+  it("R2: lines without a commit line are written with no fsync of their own; written() resolves before the commit's fsync, flush() after it", async () => {
+    const file = join(fresh(), 'events.jsonl');
+    const io = countingIo();
+    let letGo!: () => void;
+    const held = new Promise<void>((resolve) => (letGo = resolve));
+    const slow = { ...io, fsync: async (fd: number) => held.then(() => io.fsync(fd)) };
+    const log = new EventLog(file);
+    log.queueWrites(slow);
+    log.append([event(1), event(2)], false);
+    await log.written();
+    expect(io.fsyncs).toBe(0);
+    expect(loadEventLog(file).events).toEqual([]); // on the file, not yet part of the log
+    log.commit();
+    await log.written();
+    // The commit line is on the file (a killed process keeps it) while its fsync still waits.
+    expect(loadEventLog(file).events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(io.fsyncs).toBe(0);
+    let flushed = false;
+    const flush = log.flush().then(() => (flushed = true));
+    await Promise.resolve();
+    expect(flushed).toBe(false);
+    letGo();
+    await flush;
+    expect(io.fsyncs).toBe(1);
+    log.close();
+  });
 });
