@@ -210,7 +210,7 @@ function savedPoint(sdk: RestateSdk, own: string) {
 export function conversationObject(sdk: RestateSdk, name: string): ServiceDefinition {
   const own = conversationName(name);
   const input = checkedInput(sdk, own);
-  const { exclusive, shared } = sdk.handlers.object;
+  const { exclusive } = sdk.handlers.object;
   const saved = savedPoint(sdk, own);
   const client = (ctx: ObjectSharedContext) => (branch: number) =>
     ctx.objectClient<SessionClient>({ name }, branchName(ctx.key, branch));
@@ -260,8 +260,10 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
         const point = keep ? await settleHeld(ctx, held, true, client(ctx)(held.point.branch)) : undefined;
         return { kept: point !== undefined };
       }),
-      state: shared(async (ctx: ObjectSharedContext) => saved(ctx)),
-      recall: shared(async (ctx: ObjectSharedContext, raw: unknown) => {
+      // The readers are exclusive: they run after a settle call sent before them, so they see
+      // the turn the client was answered on.
+      state: exclusive(async (ctx: ObjectContext) => saved(ctx)),
+      recall: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const point = await saved(ctx);
         const branch = client(ctx);
         return recallAcrossBranches(point?.branch, raw, (b, args) => branch(b).recall(args));

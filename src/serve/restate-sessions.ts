@@ -46,13 +46,13 @@ export function restateConversations(
   const { maxConversations = 1_000, maxBytes: _maxBytes, onEvict, ...shared } = options;
   const base = `${ingress.replace(/\/+$/, '')}/${conversationName(OBJECT_NAME)}`;
   const counters = tokenCounters(shared, maxConversations, onEvict);
+  const urlOf = (id: string) => `${base}/${encodeURIComponent(id)}`;
   return {
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
       const capacity = shared.limits?.capacity ?? catalogCapacity(call.model);
       const input = turnInput(call, shared, capacity);
-      const conversationUrl = `${base}/${encodeURIComponent(id)}`;
-      const { turn, settle } = await turnCall(conversationUrl, input, call, ingress);
+      const { turn, settle } = await turnCall(urlOf(id), input, call, ingress);
       const session = counters.of(id, input.limits ?? {});
       session.setEnvelope(input.envelope);
       const sessionUrl = `${ingress.replace(/\/+$/, '')}/${OBJECT_NAME}/${encodeURIComponent(branchName(id, turn.branch))}`;
@@ -71,8 +71,7 @@ export function restateConversations(
     // are answered there (`recallKept`).
     session: () => undefined,
     recall: (args) => answerRecall([], args).text,
-    recallKept: (id, args, signal) =>
-      callRecall(`${base}/${encodeURIComponent(id)}/recall`, args, ingress, signal),
+    recallKept: (id, args, signal) => callRecall(`${urlOf(id)}/recall`, args, ingress, signal),
     syncedHashes: () => undefined,
     async delete(id) {
       counters.drop(id);
@@ -81,7 +80,7 @@ export function restateConversations(
     close: () => counters.close(),
     async kept(id, signal) {
       const point = KeptSyncSchema.nullable().safeParse(
-        await callHandler(`${base}/${encodeURIComponent(id)}/state`, ingress, signal),
+        await callHandler(`${urlOf(id)}/state`, ingress, signal),
       );
       if (!point.success) throw notAnAnswer(ingress, 'sync point');
       if (point.data === null) return undefined;
@@ -251,13 +250,15 @@ async function callTurn(
 /**
  * A request's `turn` call. A held one is named by its request and kept once the upstream
  * answered that request (see settle-turn.ts); a call that ends without its answer drops it.
+ * The verdict goes as a one-way call: Restate has it in its log once it accepted it, and runs
+ * it on the conversation before any later call there, so the answer need not wait for it.
  */
 async function turnCall(url: string, input: ConversationTurnCall, call: ConversationCall, ingress: string) {
   const hold = call.held === true ? hashOf(input) : undefined;
   const settle =
     hold === undefined
       ? undefined
-      : once((keep) => callSettle(`${url}/settle`, { turn: hold, keep }, ingress));
+      : once((keep) => sendSettle(`${url}/settle`, { turn: hold, keep }, ingress));
   const turn = await callTurn(`${url}/turn`, input, hold, ingress, call.signal).catch(async (e: unknown) => {
     await settle?.(false).catch(() => undefined);
     throw e;
@@ -265,9 +266,13 @@ async function turnCall(url: string, input: ConversationTurnCall, call: Conversa
   return { turn, settle };
 }
 
-/** One `settle` call of a conversation object: keeps or drops the turn it held. */
-async function callSettle(url: string, body: { turn: string; keep: boolean }, ingress: string) {
-  const { res, text } = await post(url, body, ingress, undefined);
+/**
+ * Sends one `settle` call of a conversation object (keeps or drops the turn it held); resolves
+ * once Restate accepted it. Keyed by turn and verdict, so sending it again changes nothing.
+ */
+async function sendSettle(url: string, body: { turn: string; keep: boolean }, ingress: string) {
+  const headers = { 'idempotency-key': `settle:${body.turn}:${body.keep}` };
+  const { res, text } = await post(`${url}/send`, body, ingress, undefined, headers);
   if (!res.ok)
     throw new RequestRefusedError(502, `the Restate server at ${ingress} refused: ${oneLine(text)}`);
 }

@@ -264,6 +264,9 @@ describeWithRestate('compactor serve on Restate', () => {
       // object after answering, so the test waits until the object has them.
       const reported = estimateBodyTokens(upstream.requests.at(-1)!.body);
       type State = { usage: { inputTokens: number } | null; history: unknown[] };
+      // The conversation's reader runs after the last request's settle call, so the session
+      // object read next holds the turn that request kept.
+      await restate.call('compactorSessionConversation', id, 'state');
       let state = await restate.call<State>('compactorSession', id, 'state');
       for (let polls = 0; state.usage?.inputTokens !== reported && polls < 1_000; polls++) {
         await new Promise((resolve) => setImmediate(resolve));
