@@ -284,7 +284,7 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       if (error instanceof sdk.TerminalError) ctx.clear(TURN_KEY);
       throw error;
     });
-    const { summaryCache, carry } = { summaryCache: result.summaryCache, carry: session.carry };
+    const [summaryCache, carry] = [result.summaryCache, session.carry];
     // The request to remember as the last one sent: none new after a failed turn (undefined),
     // null when it went nowhere known (forget the last one).
     const built =

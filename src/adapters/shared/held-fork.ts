@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { CompactorSession } from '../../session/index.js';
 import type { ConversationProjection } from './conversations.js';
 import { conversationDir } from './sync-point.js';
@@ -37,7 +37,7 @@ export async function heldFork<S extends ForkState<S>>(
     await fork.session.store?.flush?.().catch(() => undefined);
     fork.session.close();
     if (sessionDir !== undefined && fork.branch !== old.branch)
-      rmSync(conversationDir(sessionDir, id, fork.branch)!, { recursive: true, force: true });
+      await rm(conversationDir(sessionDir, id, fork.branch)!, { recursive: true, force: true });
   };
   let projection: ConversationProjection;
   try {
