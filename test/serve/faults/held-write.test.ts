@@ -90,7 +90,7 @@ async function continues(serve: Serve, conversation: Chat): Promise<void> {
 }
 
 describe('R1/R2: compactor serve --data-dir: a held turn is written while upstream and committed on its 2xx', () => {
-  it('a process killed while a request is upstream leaves the session as it was; its messages were on disk, uncommitted', async () => {
+  it('R2: a process killed while a request is upstream leaves the session as it was; its messages were on disk, uncommitted', async () => {
     const { upstream, cwd, dataDir, serve } = await setUp();
     const conversation = await answered(serve, OPENING);
     const before = stored(dataDir);
@@ -112,7 +112,7 @@ describe('R1/R2: compactor serve --data-dir: a held turn is written while upstre
     expect(JSON.stringify(stored(dataDir))).not.toContain('KILLED-TURN');
   });
 
-  it("a process killed right after a session's first answer keeps that turn; the restarted proxy continues it", async () => {
+  it("R2: a process killed right after a session's first answer keeps that turn; the restarted proxy continues it", async () => {
     const { upstream, cwd, dataDir, serve } = await setUp();
     const conversation = await answered(serve, OPENING);
     await kill(serve);
@@ -122,7 +122,7 @@ describe('R1/R2: compactor serve --data-dir: a held turn is written while upstre
     await continues(fresh, conversation);
   });
 
-  it('a process killed right after a later answer keeps that turn', async () => {
+  it('R2: a process killed right after a later answer keeps that turn', async () => {
     const { upstream, cwd, dataDir, serve } = await setUp();
     const first = await answered(serve, OPENING);
     const second = await answered(serve, [...first, { role: 'user', content: 'KEPT-TURN: now the tests.' }]);
@@ -134,7 +134,7 @@ describe('R1/R2: compactor serve --data-dir: a held turn is written while upstre
     await continues(fresh, second);
   });
 
-  it("a process killed while a session's first request is upstream leaves a directory the restarted proxy takes as a new session", async () => {
+  it("R2: a process killed while a session's first request is upstream leaves a directory the restarted proxy takes as a new session", async () => {
     const { upstream, cwd, dataDir, serve } = await setUp();
     const hold = holdNext(upstream);
     const answer = ask(serve, OPENING).catch(() => undefined);
@@ -148,7 +148,7 @@ describe('R1/R2: compactor serve --data-dir: a held turn is written while upstre
     await continues(fresh, await answered(fresh, OPENING));
   });
 
-  it('a failed request leaves the log at its committed length, a failed first request too', async () => {
+  it('R2: a failed request leaves the log at its committed length, a failed first request too', async () => {
     const { upstream, cwd, dataDir, serve } = await setUp();
     const refused = { kind: 'status' as const, status: 500, body: { error: { message: 'upstream broke' } } };
 
