@@ -15,6 +15,7 @@ import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { rememberClientBody } from './client-bytes.js';
 import { checkedBody, parseAsItArrives } from './sliced-parse.js';
+import { reusableOf, type KeptBodies, type ReadBody } from './body-reuse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { settler, settlingUpstream } from './settle-turn.js';
 import { answerHeaders, countRecalls, requestLine, summarizerOf } from './request-report.js';
@@ -67,6 +68,8 @@ export interface CompactingContext {
   log?(line: string): void;
   /** Summary answers of requests whose turn was dropped, for their retries. */
   paidSummaries?: PaidSummaries;
+  /** Each session's last body, for its next request to be read from where it leaves off. */
+  bodies?: KeptBodies;
 }
 
 /** The upstream's own compaction: its compact endpoint, or the compact edit inside a request. */
@@ -162,11 +165,19 @@ export async function readParsed(
   protocol: ProtocolName,
   limit: number,
   countTokens = false,
-) {
+  bodies?: KeptBodies,
+): Promise<{ text: string; bytes: Buffer; parsed: ParsedRequest; read?: ReadBody }> {
   // A large body is parsed as it arrives (or a slice at a time once read), and its depth checked
   // a slice at a time: other clients are served meanwhile.
   const arriving = parseAsItArrives(req);
   const bytes = await readBody(req, limit, arriving?.write);
+  // A body that resends a session's last one is read from where that one's messages end.
+  const read = bodies?.read(protocol, req.url ?? '/', bytes);
+  if (read !== undefined) {
+    arriving?.end();
+    rememberClientBody(req, read.text, bytes);
+    return { text: read.text, bytes, parsed: read.parsed, read };
+  }
   const text = bytes.toString('utf8');
   try {
     const body = await checkedBody(text, bytes, arriving);
@@ -199,6 +210,27 @@ function sessionIdOf(
   const agent = validSessionId(agentSessionId(req.headers)) ?? validSessionId(parsed.clientSessionId);
   if (agent !== undefined) return index.place(agent, parsed.messages, chain);
   return index.find(parsed.messages, chain);
+}
+
+/**
+ * A request's hash chain and session; its body is kept for the session's next request. Every
+ * message's bytes are hashed once, chained: the session index and the sync point compare these.
+ */
+function placedRequest(
+  ctx: CompactingContext,
+  req: IncomingMessage,
+  body: { text: string; bytes: Buffer; asSent: ParsedRequest; parsed: ParsedRequest; read?: ReadBody },
+): { chain: RequestChain; id: string } {
+  const { text, bytes, asSent, read } = body;
+  const reading =
+    read ??
+    (ctx.bodies !== undefined
+      ? reusableOf(asSent.protocol, req.url ?? '/', bytes, text, asSent)
+      : { chain: requestChain(text, asSent, bytes), reusable: undefined });
+  const { chain } = reading;
+  const id = sessionIdOf(req, body.parsed, chain, ctx.index);
+  ctx.bodies?.keep(id, reading.reusable);
+  return { chain, id };
 }
 
 /** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */
@@ -244,8 +276,9 @@ function projectRequest(
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
         limits: { reservedOutput: reserve },
-        // What the session holds is about its last request: at most two bytes a character in memory.
-        bytes: 2 * text.length,
+        // What the session holds is about its last request: at most two bytes a character in
+        // memory, and the body kept for its next request.
+        bytes: 2 * text.length + (ctx.bodies?.size(id) ?? 0),
       }),
     ),
   );
@@ -382,7 +415,12 @@ async function compacting(
   held: HeldTurn,
 ): Promise<string> {
   const started = process.hrtime.bigint();
-  const { text, bytes, parsed: asSent } = await readParsed(req, protocol, ctx.maxBodyBytes);
+  const {
+    text,
+    bytes,
+    parsed: asSent,
+    read,
+  } = await readParsed(req, protocol, ctx.maxBodyBytes, false, ctx.bodies);
   // Every request that carries tools offers the recall tool too, from a session's first request on.
   const recalling = withRecallTool(asSent);
   const parsed = recalling ?? asSent;
@@ -394,9 +432,7 @@ async function compacting(
     await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
     return 'passthrough';
   }
-  // Every message's bytes hashed once, chained: the session index and the sync point compare these.
-  const chain = requestChain(text, asSent, bytes);
-  const id = sessionIdOf(req, parsed, chain, ctx.index);
+  const { chain, id } = placedRequest(ctx, req, { text, bytes, asSent, parsed, read });
   const reserve = answerReserve(capacity, parsed.maxOutput);
   const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
   const out = await projected(

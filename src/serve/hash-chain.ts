@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { itemsOf, type RoundTripFormat } from '../formats/round-trip.js';
 import type { Message } from '../messages/message.js';
 import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
-import { isSpace, stringEnd, topLevelArrayAt } from './json-splice.js';
+import { isSpace, stringEnd, topLevelArrayAt, type ArrayAt } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 
 /**
@@ -83,35 +83,71 @@ export function withoutMarkers(text: string): string {
 }
 
 /**
+ * Where a request's chain can go on from for a later request that resends the same bytes up to
+ * there: after `item` list items (and the `message` messages they gave), the running hash then.
+ */
+export interface ChainMark {
+  item: number;
+  message: number;
+  running: Hash;
+}
+
+/** How many of the last group ends of a request are kept as marks (an agent moves its cache marker back one or two). */
+export const MARKS = 4;
+
+/** The list items of a request's body, and what its chain's links start from when part of them were hashed before. */
+export interface ByteList {
+  items: ReadonlyArray<readonly [number, number]>;
+  /** The links of the messages before `mark.message`, and the mark they end at. */
+  from?: { links: readonly string[]; mark: ChainMark };
+  /** The text between two offsets of the body's (when the caller holds it in parts). */
+  slice?: (start: number, end: number) => string;
+}
+
+/**
  * The links of a conversation from the bytes of the list items its messages came from: one hash
  * runs over the fixed part's hash and then every item in order, and each message's link is that
  * hash so far at the end of its group's items (with its place in the group when one group gave
  * several messages; one group may hold several items, as a Responses turn does).
- * Undefined when the list cannot be matched item for item to the messages.
+ * Undefined when the list cannot be matched item for item to the messages. With marks, the last
+ * few group ends are kept (see {@link ChainMark}).
  */
-function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Buffer): string[] | undefined {
-  const { key, format } = LISTS[parsed.protocol];
-  if (parsed.meta.geminiOuter !== undefined) return undefined;
-  const at = topLevelArrayAt(text, key);
-  if (at === undefined || parsed.messages.length === 0) return undefined;
+function byteLinks(
+  text: string,
+  parsed: ParsedRequest,
+  seed: string,
+  bytes: Buffer | undefined,
+  list: ByteList,
+  marks?: ChainMark[],
+): string[] | undefined {
+  const { format } = LISTS[parsed.protocol];
+  const { items, from } = list;
+  if (parsed.messages.length === 0) return undefined;
   const ranges = parsed.messages.map((m) => itemsOf(m, format));
   // The conversation must end the list, its items in order: anything else is not read from bytes.
-  if (ranges[ranges.length - 1]?.[1] !== at.items.length - 1) return undefined;
+  if (ranges[ranges.length - 1]?.[1] !== items.length - 1) return undefined;
   // An ASCII body's characters are its bytes: they are hashed as they came, without encoding them again.
   const ascii = bytes !== undefined && bytes.length === text.length ? bytes : undefined;
-  const itemBytes = ([start, end]: [number, number]): string | Buffer => {
-    const own = text.slice(start, end);
+  const slice = list.slice ?? ((start: number, end: number) => text.slice(start, end));
+  const itemBytes = ([start, end]: readonly [number, number]): string | Buffer => {
+    const own = slice(start, end);
     if (own.includes(MARKER)) return withoutMarkers(own);
     return ascii === undefined ? own : ascii.subarray(start, end);
   };
-  const running = createHash('sha256').update(seed);
-  const links: string[] = [];
+  const running = from?.mark.running.copy() ?? createHash('sha256').update(seed);
+  const links: string[] = from?.links.slice() ?? [];
+  // Messages that start a group among the last few: a mark is taken before each (and at the end).
+  const starts: number[] = [];
+  if (marks !== undefined)
+    for (let i = ranges.length - 1; i > 0 && starts.length < MARKS - 1; i--)
+      if (ranges[i]?.[0] !== ranges[i - 1]?.[0]) starts.push(i);
   // The last item hashed, and the first item of the last message's group.
-  let last = -1;
+  let last = from === undefined ? -1 : from.mark.item - 1;
   let group = -1;
   let within = 0;
   let link = '';
-  for (const r of ranges) {
+  for (let i = from?.mark.message ?? 0; i < ranges.length; i++) {
+    const r = ranges[i];
     if (r === undefined) return undefined;
     const [first, end] = r;
     if (first === group) {
@@ -119,14 +155,16 @@ function byteLinks(text: string, parsed: ParsedRequest, seed: string, bytes?: Bu
       continue;
     }
     if (first <= last) return undefined;
+    if (starts.includes(i)) marks!.push({ item: last + 1, message: i, running: running.copy() });
     // Items no message came from (just before this group) are hashed too: an edit there is seen.
-    for (let k = last + 1; k <= end; k++) running.update(itemBytes(at.items[k])).update('\0');
+    for (let k = last + 1; k <= end; k++) running.update(itemBytes(items[k]!)).update('\0');
     last = end;
     group = first;
     within = 0;
     link = running.copy().digest('hex').slice(0, 16);
     links.push(link);
   }
+  marks?.push({ item: last + 1, message: ranges.length, running });
   return links;
 }
 
@@ -149,9 +187,36 @@ export interface RequestChain {
  * its messages); `bytes` is the body the text was decoded from, when the caller still has it.
  */
 export function requestChain(text: string, parsed: ParsedRequest, bytes?: Buffer): RequestChain {
-  const fixed = hashOf(parsed.prefix);
+  return markedChain(text, parsed, bytes).chain;
+}
+
+/** The list under a protocol's key in a body's text, item by item (none for a Gemini body sent whole). */
+export function listOf(text: string, parsed: ParsedRequest): ArrayAt | undefined {
+  if (parsed.meta.geminiOuter !== undefined) return undefined;
+  return topLevelArrayAt(text, LISTS[parsed.protocol].key);
+}
+
+/**
+ * A request's chain as {@link requestChain} makes it, and, when it was read from bytes, the marks
+ * a later request resending the same bytes goes on from (latest last) and the list it read.
+ * `list` gives the list already found, and the chain of the part read before.
+ */
+export function markedChain(
+  text: string,
+  parsed: ParsedRequest,
+  bytes?: Buffer,
+  list?: ByteList,
+  fixedHash?: string,
+): { chain: RequestChain; marks?: ChainMark[]; items?: ByteList['items'] } {
+  const fixed = fixedHash ?? hashOf(parsed.prefix);
+  const items = list?.items ?? listOf(text, parsed)?.items;
+  const marks: ChainMark[] = [];
   // The two kinds never agree: a request read the other way starts over rather than match wrongly.
   const links =
-    byteLinks(text, parsed, `bytes:${fixed}`, bytes) ?? messageLinks(parsed.messages, `messages:${fixed}`);
-  return { fixed, links };
+    items === undefined
+      ? undefined
+      : byteLinks(text, parsed, `bytes:${fixed}`, bytes, { ...list, items }, marks);
+  if (links === undefined)
+    return { chain: { fixed, links: messageLinks(parsed.messages, `messages:${fixed}`) } };
+  return { chain: { fixed, links }, marks, items: items! };
 }

@@ -68,19 +68,56 @@ export interface ArrayAt {
 export function topLevelArrayAt(text: string, key: string): ArrayAt | undefined {
   const value = memberValueAt(text, key);
   if (value === undefined || text[value] !== '[') return undefined;
+  const i = skipSpace(text, value + 1);
+  if (text[i] === ']') return { open: value, close: i, items: [] };
+  const rest = arrayItemsFrom(text, i, true);
+  return rest === undefined ? undefined : { open: value, ...rest };
+}
+
+/**
+ * The elements of an array from `i` on, up to its `]`: at an element when `atItem`, else just
+ * after one (where a `,` or the `]` comes next). Undefined when the text is not an array's rest there.
+ */
+export function arrayItemsFrom(
+  text: string,
+  i: number,
+  atItem: boolean,
+): { close: number; items: Array<[number, number]> } | undefined {
   const items: Array<[number, number]> = [];
-  let i = skipSpace(text, value + 1);
-  if (text[i] === ']') return { open: value, close: i, items };
+  if (!atItem) {
+    i = skipSpace(text, i);
+    if (text[i] === ']') return { close: i, items };
+    if (text[i] !== ',') return undefined;
+    i = skipSpace(text, i + 1);
+  }
   while (i < text.length) {
     const end = text[i] === '[' || text[i] === '{' ? closingOf(text, i) : valueEnd(text, i);
     if (end < 0) return undefined;
     items.push([i, end + 1]);
     i = skipSpace(text, end + 1);
-    if (text[i] === ']') return { open: value, close: i, items };
+    if (text[i] === ']') return { close: i, items };
     if (text[i] !== ',') return undefined;
     i = skipSpace(text, i + 1);
   }
   return undefined;
+}
+
+/** How many top-level members of the object `text` holds are named `key` (undefined when it cannot tell). */
+export function topLevelKeyCount(text: string, key: string): number | undefined {
+  let i = skipSpace(text, 0);
+  if (text[i] !== '{') return undefined;
+  let count = 0;
+  for (i = skipSpace(text, i + 1); i < text.length && text[i] === '"';) {
+    const end = stringEnd(text, i);
+    if (end < 0) return undefined;
+    if ((JSON.parse(text.slice(i, end)) as string) === key) count++;
+    const value = skipSpace(text, skipSpace(text, end) + 1);
+    const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
+    if (close < 0) return undefined;
+    i = skipSpace(text, close + 1);
+    if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return count;
 }
 
 /** Index where the value of the top-level member `key` begins, or undefined. */

@@ -13,6 +13,7 @@ import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } fro
 import { pathOf, sessionIdOfSegment } from './request-guards.js';
 import { restateConversations } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
+import { KeptBodies } from './body-reuse.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
@@ -138,6 +139,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
   const { policy, ...shared } = o.session;
   const index = createSessionIndex(o.dataDir);
   const lastRequests = new Map<string, LastRequest>();
+  const bodies = new KeptBodies();
   const conversationOptions = {
     ...shared,
     limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
@@ -149,6 +151,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     onEvict: (id: string) => {
       index.forget(id);
       lastRequests.delete(id);
+      bodies.forget(id);
     },
     ...(o.summarizer === 'upstream' ? { summarizer: upstreamSummarizer() } : {}),
   };
@@ -174,6 +177,8 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
     ...(o.log !== undefined ? { log: o.log } : {}),
     lastRequests,
     paidSummaries: createPaidSummaries(),
+    // On Restate the worker reads the session: the proxy keeps no bodies.
+    ...(o.restateIngress === undefined ? { bodies } : {}),
   };
 }
 

@@ -1,0 +1,279 @@
+import { isUtf8 } from 'node:buffer';
+import { importAnthropic } from '../formats/anthropic.js';
+import { JsonDocument } from '../formats/json-text.js';
+import { importOpenAIChat } from '../formats/openai-chat.js';
+import { rememberRawNumbers } from '../formats/raw-numbers.js';
+import type { Message } from '../messages/message.js';
+import { markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
+import { arrayItemsFrom, topLevelKeyCount } from './json-splice.js';
+import type { ParsedRequest, ProtocolName } from './protocols.js';
+import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
+
+/**
+ * An agent resends its whole history with every request, a few messages added at the end of its
+ * list. The proxy keeps each session's last body, and a body that begins with the same bytes up to
+ * the end of one of its last messages is read from there on only: what comes after is decoded,
+ * parsed, imported and hashed; the rest is taken from the kept body (its text, messages and the
+ * hash chain's running state), which the full read of the same bytes gives too. Anything else
+ * (another list, changed fields after the list, a body not valid UTF-8) is read whole.
+ */
+
+/** A body read, and what a later body that resends the same bytes can take from it. */
+export interface ReadBody {
+  text: string;
+  parsed: ParsedRequest;
+  chain: RequestChain;
+  /** What the next body can start from; absent when it must be read whole. */
+  reusable?: Reusable;
+}
+
+/** A kept body: its bytes and text, what was read from them, and where a later one may go on from. */
+interface Reusable {
+  protocol: ProtocolName;
+  path: string;
+  bytes: Buffer;
+  text: string;
+  parsed: ParsedRequest;
+  chain: RequestChain;
+  items: ReadonlyArray<readonly [number, number]>;
+  /** The text from the list's `]` on. */
+  suffix: string;
+  /** Ends of the last groups (latest last), each with where its bytes end. */
+  cuts: Cut[];
+}
+
+interface Cut {
+  mark: ChainMark;
+  /** The text and byte offsets just past the mark's last item. */
+  char: number;
+  byte: number;
+}
+
+/** The protocols whose list items are read one group per item (a tail imports as the whole list would). */
+const ITEM_GROUPS: Partial<Record<ProtocolName, (doc: JsonDocument) => Message[]>> = {
+  'openai-chat': (doc) => importOpenAIChat(doc, 'request body').sessions[0]!.messages,
+  anthropic: (doc) => importAnthropic(doc, 'request body').sessions[0]!.messages,
+};
+
+const LIST_KEY: Partial<Record<ProtocolName, string>> = { 'openai-chat': 'messages', anthropic: 'messages' };
+
+/** How many bytes a text's characters take in UTF-8 (an ASCII body's are its characters). */
+const utf8Length = (text: string, ascii: boolean) => (ascii ? text.length : Buffer.byteLength(text));
+
+/**
+ * What a fully read body leaves for its session's next one, or undefined when its list cannot be
+ * gone on from (read from messages, not valid UTF-8, the list's key twice, no message kept before a mark).
+ */
+export function reusableOf(
+  protocol: ProtocolName,
+  path: string,
+  bytes: Buffer,
+  text: string,
+  parsed: ParsedRequest,
+): ReadBody {
+  const { chain, marks, items } = markedChain(text, parsed, bytes);
+  const key = LIST_KEY[protocol];
+  if (key === undefined || marks === undefined || items === undefined || !isUtf8(bytes))
+    return { text, parsed, chain };
+  if (topLevelKeyCount(text, key) !== 1) return { text, parsed, chain };
+  const close = arrayCloseAfter(text, items);
+  if (close === undefined) return { text, parsed, chain };
+  const start = { item: 0, char: 0, byte: 0 };
+  const cuts = cutsFrom(marks, items, start, (a, b) => text.slice(a, b), bytes.length === text.length);
+  if (cuts.length === 0) return { text, parsed, chain };
+  return {
+    text,
+    parsed,
+    chain,
+    reusable: { protocol, path, bytes, text, parsed, chain, items, suffix: text.slice(close), cuts },
+  };
+}
+
+/** The cuts at the marks after `from` (a cut whose offsets are known), each with its offsets. */
+function cutsFrom(
+  marks: readonly ChainMark[],
+  items: ReadonlyArray<readonly [number, number]>,
+  from: { item: number; char: number; byte: number },
+  slice: (start: number, end: number) => string,
+  ascii: boolean,
+): Cut[] {
+  const cuts: Cut[] = [];
+  let { char, byte } = from;
+  for (const mark of marks) {
+    // A cut keeps at least one message: the leading system messages are then the same.
+    if (mark.item <= from.item || mark.message === 0) continue;
+    const end = items[mark.item - 1]![1];
+    byte += utf8Length(slice(char, end), ascii);
+    char = end;
+    cuts.push({ mark, char, byte });
+  }
+  return cuts;
+}
+
+/** A list's items from the text between its brackets, or undefined when they are not JSON (or nest too deep). */
+function parsedItems(inside: string): unknown[] | undefined {
+  const listText = `[${inside}]`;
+  try {
+    // The list's items sit two levels down in the body.
+    checkJsonDepth(listText, MAX_JSON_DEPTH - 1);
+    const values = JSON.parse(listText) as unknown[];
+    rememberRawNumbers(listText, values);
+    return values;
+  } catch {
+    return undefined; // read whole, which reports what is wrong
+  }
+}
+
+/** Where the list whose items these are closes: the `]` after its last item. */
+function arrayCloseAfter(text: string, items: ReadonlyArray<readonly [number, number]>): number | undefined {
+  const lastEnd = items[items.length - 1]?.[1];
+  if (lastEnd === undefined) return undefined;
+  let i = lastEnd;
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  return text[i] === ']' ? i : undefined;
+}
+
+/**
+ * The body read from where `kept` leaves off: undefined when it does not begin with the kept
+ * bytes up to one of its cuts, or what follows is not a list's rest and the kept body's end.
+ */
+export function readOnFrom(
+  kept: Reusable,
+  protocol: ProtocolName,
+  path: string,
+  bytes: Buffer,
+): ReadBody | undefined {
+  if (kept.protocol !== protocol || kept.path !== path) return undefined;
+  const importTail = ITEM_GROUPS[protocol];
+  if (importTail === undefined) return undefined;
+  for (let c = kept.cuts.length - 1; c >= 0; c--) {
+    const cut = kept.cuts[c]!;
+    if (bytes.length <= cut.byte || bytes.compare(kept.bytes, 0, cut.byte, 0, cut.byte) !== 0) continue;
+    return readTail(kept, cut, bytes, importTail);
+  }
+  return undefined;
+}
+
+function readTail(
+  kept: Reusable,
+  cut: Cut,
+  bytes: Buffer,
+  importTail: (doc: JsonDocument) => Message[],
+): ReadBody | undefined {
+  if (!isUtf8(bytes)) return undefined;
+  // Only the new part's text is read: the body's whole text is made of the kept one's and it.
+  const tail = bytes.toString('utf8', cut.byte);
+  const text = kept.text.slice(0, cut.char) + tail;
+  const inTail = arrayItemsFrom(tail, 0, false);
+  if (inTail === undefined) return undefined;
+  // Every field after the list as the kept body had it: the request's settings and envelope are its.
+  const suffix = tail.slice(inTail.close);
+  if (suffix !== kept.suffix) return undefined;
+  const at = cut.char;
+  const newItems = inTail.items.map(([start, end]): [number, number] => [start + at, end + at]);
+  const values = parsedItems(tail.slice(inTail.items[0]?.[0] ?? inTail.close, inTail.close));
+  if (values?.length !== newItems.length) return undefined;
+  let added: Message[];
+  try {
+    added = values.length === 0 ? [] : importTail(new JsonDocument({ messages: values }));
+  } catch {
+    return undefined;
+  }
+  const before = kept.parsed.messages.slice(0, cut.mark.message);
+  const messages = [...before, ...added.map((m) => placed(m, cut.mark.item, before))];
+  const parsed: ParsedRequest = { ...kept.parsed, messages };
+  const items = [...kept.items.slice(0, cut.mark.item), ...newItems];
+  const from = { links: kept.chain.links.slice(0, cut.mark.message), mark: cut.mark };
+  const slice = (start: number, end: number) =>
+    start >= at ? tail.slice(start - at, end - at) : text.slice(start, end);
+  const read = markedChain(text, parsed, bytes, { items, from, slice }, kept.chain.fixed);
+  if (read.marks === undefined) return undefined;
+  const cuts = [
+    ...kept.cuts.filter((k) => k.mark.item <= cut.mark.item),
+    ...cutsFrom(read.marks, items, { item: cut.mark.item, ...cut }, slice, bytes.length === text.length),
+  ];
+  const reusable: Reusable = {
+    ...kept,
+    bytes,
+    text,
+    parsed,
+    chain: read.chain,
+    items,
+    suffix,
+    cuts: cuts.slice(-MARKS),
+  };
+  return { text, parsed, chain: read.chain, reusable };
+}
+
+/**
+ * A message imported from the tail as the whole list's import gives it: its group counted from
+ * the list's start, and a tool result named after the latest earlier call with its id.
+ */
+function placed(m: Message, offset: number, before: readonly Message[]): Message {
+  const rt = m.metadata?.roundTrip as { group: number; at?: number } | undefined;
+  if (rt !== undefined) {
+    rt.group += offset;
+    if (rt.at !== undefined) rt.at += offset;
+  }
+  if (m.role !== 'tool' || m.toolName !== undefined || m.toolCallId === undefined) return m;
+  for (let i = before.length - 1; i >= 0; i--)
+    for (const call of before[i]!.toolCalls ?? [])
+      if (call.id === m.toolCallId) return { ...m, toolName: call.name };
+  return m;
+}
+
+/**
+ * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
+ * start with a new body is next to where that body would go, found by halving.
+ */
+export class KeptBodies {
+  private sorted: Reusable[] = [];
+  private byId = new Map<string, Reusable>();
+
+  /** The body read from a kept one it continues, or undefined (read it whole). */
+  read(protocol: ProtocolName, path: string, bytes: Buffer): ReadBody | undefined {
+    const at = this.placeOf(bytes);
+    for (const near of [this.sorted[at - 1], this.sorted[at]]) {
+      if (near === undefined) continue;
+      const read = readOnFrom(near, protocol, path, bytes);
+      if (read !== undefined) return read;
+    }
+    return undefined;
+  }
+
+  /** Keeps a session's last body (replacing the one it kept before). */
+  keep(id: string, body: Reusable | undefined): void {
+    this.forget(id);
+    if (body === undefined) return;
+    this.byId.set(id, body);
+    this.sorted.splice(this.placeOf(body.bytes), 0, body);
+  }
+
+  /** Drops a session's kept body. */
+  forget(id: string): void {
+    const old = this.byId.get(id);
+    if (old === undefined) return;
+    this.byId.delete(id);
+    const i = this.sorted.indexOf(old);
+    if (i >= 0) this.sorted.splice(i, 1);
+  }
+
+  /** How many bytes the kept bodies of a session hold (its bytes and, at most two a character, its text). */
+  size(id: string): number {
+    const kept = this.byId.get(id);
+    return kept === undefined ? 0 : kept.bytes.length + 2 * kept.text.length;
+  }
+
+  private placeOf(bytes: Buffer): number {
+    let lo = 0;
+    let hi = this.sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.sorted[mid]!.bytes.compare(bytes) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+export type { Reusable };

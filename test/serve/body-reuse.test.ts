@@ -1,0 +1,175 @@
+import { describe, expect, it } from '@jest/globals';
+import { KeptBodies, reusableOf, type ReadBody } from '#src/serve/body-reuse.js';
+import { requestChain } from '#src/serve/hash-chain.js';
+import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
+
+/*
+ * A body that resends a session's last one is read from where that one's messages end: what it
+ * reads must be what reading the whole body gives, byte for byte and message for message.
+ */
+
+const PATH: Record<string, string> = { 'openai-chat': '/v1/chat/completions', anthropic: '/v1/messages' };
+
+/** What the proxy reads from a body read whole: its text, request and chain. */
+function readWhole(protocol: ProtocolName, bytes: Buffer) {
+  const text = bytes.toString('utf8');
+  const parsed = parseRequest(protocol, text, false, PATH[protocol]);
+  return { text, parsed, chain: requestChain(text, parsed, bytes) };
+}
+
+/** Reads a body through the kept bodies as the proxy does (keeping it for the next), and checks it against a whole read. */
+function readKept(kept: KeptBodies, protocol: ProtocolName, body: string, id = 's'): ReadBody | undefined {
+  const bytes = Buffer.from(body);
+  const read = kept.read(protocol, PATH[protocol]!, bytes);
+  const whole = readWhole(protocol, bytes);
+  if (read !== undefined) {
+    expect(read.text).toBe(whole.text);
+    expect(read.chain).toEqual(whole.chain);
+    // Key order too: the messages are hashed and written back as JSON.
+    expect(JSON.stringify(read.parsed)).toBe(JSON.stringify(whole.parsed));
+    expect(read.parsed).toEqual(whole.parsed);
+  }
+  kept.keep(id, (read ?? reusableOf(protocol, PATH[protocol]!, bytes, whole.text, whole.parsed)).reusable);
+  return read;
+}
+
+const TOOLS = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }];
+
+/** A Chat Completions session: a system prompt, a task, then read_file calls and their results. */
+function chat(pairs: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a coding agent — be brief.' },
+    { role: 'user', content: 'Read the files, then say what they do. 日本語も読めます。' },
+  ];
+  for (let i = 0; i < pairs; i++) {
+    const id = `call_${i}`;
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: `{"path":"f${i}"}` } }],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: `file ${i}: “quoted” \\ "escaped" ✓ ${'x'.repeat(i * 7)}`,
+    });
+  }
+  return { model: 'gpt-4.1', messages, tools: TOOLS, max_tokens: 1000, ...extra };
+}
+
+/** An Anthropic session whose client marks its newest message for the prompt cache (as Claude Code does). */
+function anthropic(pairs: number): Record<string, unknown> {
+  const messages: Array<{ role: string; content: unknown[] }> = [
+    { role: 'user', content: [{ type: 'text', text: 'Fix the failing test — then run it.' }] },
+  ];
+  for (let i = 0; i < pairs; i++) {
+    const id = `toolu_${i}`;
+    messages.push({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Reading file ${i}.` },
+        { type: 'tool_use', id, name: 'Read', input: { path: `src/f${i}.ts`, limit: 2.5 } },
+      ],
+    });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content: `ok ${i} ✓` }],
+    });
+  }
+  const last = messages[messages.length - 1]!.content;
+  last[last.length - 1] = { ...(last[last.length - 1] as object), cache_control: { type: 'ephemeral' } };
+  return {
+    model: 'claude-sonnet-4-5',
+    messages,
+    system: [{ type: 'text', text: 'You are Claude Code.', cache_control: { type: 'ephemeral' } }],
+    tools: [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object' } }],
+    max_tokens: 32000,
+    stream: true,
+  };
+}
+
+describe('compactor serve: a body that resends the last one is read from where it left off', () => {
+  it('a Chat Completions session that adds a call and its result each turn reads only what it added, as a whole read does', () => {
+    const kept = new KeptBodies();
+    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(1)))).toBeUndefined();
+    for (let n = 2; n < 8; n++) expect(readKept(kept, 'openai-chat', JSON.stringify(chat(n)))).toBeDefined();
+    // The same body again (a retry) reads nothing new.
+    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(7)))).toBeDefined();
+  });
+
+  it('an Anthropic session whose cache marker moves to the newest message goes on from before the marked one', () => {
+    const kept = new KeptBodies();
+    readKept(kept, 'anthropic', JSON.stringify(anthropic(1)));
+    for (let n = 2; n < 7; n++)
+      expect(readKept(kept, 'anthropic', JSON.stringify(anthropic(n)))).toBeDefined();
+  });
+
+  it('a body whose list was edited mid-way is read from before the edit or whole, never as the old one', () => {
+    const kept = new KeptBodies();
+    readKept(kept, 'openai-chat', JSON.stringify(chat(6)));
+    const edited = chat(7);
+    (edited.messages as Array<Record<string, unknown>>)[3] = {
+      role: 'tool',
+      tool_call_id: 'call_0',
+      content: 'cut',
+    };
+    // Too far back for the kept marks: read whole (and checked against a whole read all the same).
+    expect(readKept(kept, 'openai-chat', JSON.stringify(edited))).toBeUndefined();
+    // An edit of one of the last messages: read from before it, the rest as new.
+    const late = chat(8);
+    const lateMessages = late.messages as Array<Record<string, unknown>>;
+    lateMessages[3] = { role: 'tool', tool_call_id: 'call_0', content: 'cut' };
+    lateMessages[15] = { role: 'tool', tool_call_id: 'call_6', content: 'cut too' };
+    expect(readKept(kept, 'openai-chat', JSON.stringify(late))).toBeDefined();
+  });
+
+  it('a body whose fields after the list changed, or whose new items are not JSON, is read whole', () => {
+    const kept = new KeptBodies();
+    readKept(kept, 'openai-chat', JSON.stringify(chat(3)));
+    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(4, { max_tokens: 2000 })))).toBeUndefined();
+    const broken = JSON.stringify(chat(5, { max_tokens: 2000 })).replace(
+      '"tool_call_id":"call_4"',
+      '"tool_call_id":,"call_4"',
+    );
+    expect(broken).not.toBe(JSON.stringify(chat(5, { max_tokens: 2000 })));
+    const bytes = Buffer.from(broken);
+    expect(kept.read('openai-chat', PATH['openai-chat']!, bytes)).toBeUndefined();
+    // Another path or protocol is not read from a Chat Completions body.
+    expect(kept.read('anthropic', '/v1/messages', Buffer.from(JSON.stringify(chat(5))))).toBeUndefined();
+  });
+
+  it('number texts JSON.parse would change (1.0, 2.50) in new items and after the list come back as sent', () => {
+    const kept = new KeptBodies();
+    const withNumbers = (n: number) =>
+      JSON.stringify(chat(n, { temperature: 1 }))
+        .replace('"temperature":1', '"temperature":1.0')
+        .replaceAll('"type":"function","function"', '"type":"function","weight":2.50,"function"');
+    readKept(kept, 'openai-chat', withNumbers(2));
+    for (let n = 3; n < 6; n++) expect(readKept(kept, 'openai-chat', withNumbers(n))).toBeDefined();
+  });
+
+  it('random continuations, edits, retries and other sessions read as whole reads do (seeded fuzz)', () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const kept = new KeptBodies();
+    const sessions = ['a', 'b', 'c'].map((name) => ({ name, n: 1 + rand(3), edit: -1 }));
+    let reused = 0;
+    for (let step = 0; step < 120; step++) {
+      const s = sessions[rand(sessions.length)]!;
+      const op = rand(10);
+      if (op < 6) s.n++;
+      else if (op === 6 && s.n > 2) s.n -= 1 + rand(2);
+      else if (op === 7) s.edit = rand(2 + 2 * s.n);
+      const body = s.name === 'c' ? anthropic(s.n) : chat(s.n, { user: s.name });
+      const messages = body.messages as Array<Record<string, unknown>>;
+      if (s.edit >= 0 && s.edit < messages.length && messages[s.edit]!.role === 'tool')
+        messages[s.edit] = { ...messages[s.edit], content: `edited ${s.edit}` };
+      const protocol = s.name === 'c' ? 'anthropic' : 'openai-chat';
+      if (readKept(kept, protocol, JSON.stringify(body), s.name) !== undefined) reused++;
+    }
+    expect(reused).toBeGreaterThan(40);
+  });
+});
