@@ -8,6 +8,7 @@ import { markedChain, MARKS, type ChainMark, type RequestChain } from './hash-ch
 import { arrayItemsFrom, topLevelKeyCount } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
+import { SLICED_BODY_BYTES } from './sliced-parse.js';
 
 /**
  * An agent resends its whole history with every request, a few messages added at the end of its
@@ -137,7 +138,7 @@ function arrayCloseAfter(text: string, items: ReadonlyArray<readonly [number, nu
  * The body read from where `kept` leaves off: undefined when it does not begin with the kept
  * bytes up to one of its cuts, or what follows is not a list's rest and the kept body's end.
  */
-export function readOnFrom(
+function readOnFrom(
   kept: Reusable,
   protocol: ProtocolName,
   path: string,
@@ -149,6 +150,8 @@ export function readOnFrom(
   for (let c = kept.cuts.length - 1; c >= 0; c--) {
     const cut = kept.cuts[c]!;
     if (bytes.length <= cut.byte || bytes.compare(kept.bytes, 0, cut.byte, 0, cut.byte) !== 0) continue;
+    // A large new part is read whole, a slice at a time, as any large body (see sliced-parse.ts).
+    if (bytes.length - cut.byte >= SLICED_BODY_BYTES) return undefined;
     return readTail(kept, cut, bytes, importTail);
   }
   return undefined;
@@ -276,4 +279,3 @@ export class KeptBodies {
   }
 }
 
-export type { Reusable };

@@ -191,7 +191,7 @@ export function requestChain(text: string, parsed: ParsedRequest, bytes?: Buffer
 }
 
 /** The list under a protocol's key in a body's text, item by item (none for a Gemini body sent whole). */
-export function listOf(text: string, parsed: ParsedRequest): ArrayAt | undefined {
+function listOf(text: string, parsed: ParsedRequest): ArrayAt | undefined {
   if (parsed.meta.geminiOuter !== undefined) return undefined;
   return topLevelArrayAt(text, LISTS[parsed.protocol].key);
 }

@@ -1,4 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
+import { freeEncoders } from '#src/estimate/index.js';
+import { startServer, type RunningServer } from '#src/serve/index.js';
 import { KeptBodies, reusableOf, type ReadBody } from '#src/serve/body-reuse.js';
 import { requestChain } from '#src/serve/hash-chain.js';
 import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
@@ -172,4 +175,63 @@ describe('compactor serve: a body that resends the last one is read from where i
     }
     expect(reused).toBeGreaterThan(40);
   });
+});
+
+afterAll(() => freeEncoders());
+
+describe('compactor serve: a session read from its last body sends what a whole read sends', () => {
+  const started: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const s of started.splice(0).reverse()) await s.close();
+  });
+
+  async function proxy(): Promise<{ server: RunningServer; upstream: FakeAgentUpstream }> {
+    const upstream = await startFakeAgentUpstream({ window: 1_000_000 });
+    const server = await startServer({
+      port: 0,
+      openaiUpstream: upstream.url,
+      anthropicUpstream: upstream.url,
+      capacity: 1_000_000,
+      http: { retries: 0 },
+    });
+    started.push(upstream, server);
+    return { server, upstream };
+  }
+
+  async function send(server: RunningServer, protocol: ProtocolName, body: string): Promise<string> {
+    const res = await fetch(`${server.url}${PATH[protocol]}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer sk-reuse',
+        'x-api-key': 'sk-reuse',
+      },
+      body,
+    });
+    await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    return res.headers.get('x-compactor-session')!;
+  }
+
+  async function held(server: RunningServer, id: string): Promise<unknown> {
+    const res = await fetch(`${server.url}/compactor/sessions/${id}`);
+    const state = (await res.json()) as { messages: number; tokens: unknown };
+    return { messages: state.messages, tokens: state.tokens };
+  }
+
+  it.each([
+    ['openai-chat', (n: number) => JSON.stringify(chat(n))],
+    ['anthropic', (n: number) => JSON.stringify({ ...anthropic(n), stream: false })],
+  ] as const)(
+    '%s: the upstream gets the same bytes, and the session holds the same, as from a proxy that reads the last body whole',
+    async (protocol, body) => {
+      const going = await proxy();
+      let id = '';
+      for (let n = 1; n <= 5; n++) id = await send(going.server, protocol, body(n));
+      const fresh = await proxy();
+      const freshId = await send(fresh.server, protocol, body(5));
+      expect(going.upstream.requests.at(-1)!.raw).toBe(fresh.upstream.requests.at(-1)!.raw);
+      expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
+    },
+  );
 });
