@@ -278,4 +278,3 @@ export class KeptBodies {
     return lo;
   }
 }
-
