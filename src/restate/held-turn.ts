@@ -1,21 +1,32 @@
 import { z } from 'zod';
 import { MessageSchema } from '../messages/message.js';
 import { ThreadEventSchema, type MemoryRecords } from '../store/index.js';
-import { keepLastSent, type LastSent } from './last-sent.js';
+import { keepLastSent, LAST_SENT_KEY, type LastSent } from './last-sent.js';
 import type { ObjectContext } from './sdk.js';
 import { archiveHistories } from './session-archive.js';
-import { keepRecords, loadRecords, type RecordsNotes, type StoredRecords } from './working-records.js';
+import {
+  eventCount,
+  keepRecords,
+  loadRecords,
+  RECORDS_KEY,
+  type RecordsNotes,
+  type StoredRecords,
+} from './working-records.js';
 
 /**
- * A turn run for a proxy is held: the session object works it out (every step recorded, so a
- * worker or proxy that dies loses nothing) but keeps its outcome beside the session's records,
- * under {@link HELD_KEY}, until the caller settles it. Kept, it is written as a turn that was
- * not held writes it; dropped, or replaced by the next held turn, the records stay as they
- * were. The session's history, its archive and every reader see nothing of it until then.
+ * A turn run for a proxy is held: the session object writes it at once, as a turn that was
+ * not held is written (every step recorded, so a worker or proxy that dies loses nothing, and
+ * every reader sees it as soon as the answer can go out), and keeps what it replaced under
+ * {@link UNDO_KEY} until the next turn. Nothing needs to say that the request was answered:
+ * only a failed one is settled (`keep: false`), which puts the records back as they were and
+ * keeps the turn aside under {@link HELD_KEY}, so the same request again can keep it without
+ * paying for its summary twice. The next held turn replaces both.
  */
 
-/** State key of the held turn. */
+/** State key of a turn put back (its request failed), kept aside for the same request again. */
 export const HELD_KEY = 'held';
+/** State key of what the last held turn replaced, until the next turn makes it final. */
+export const UNDO_KEY = 'heldUndo';
 /** State key of the name of the last held turn kept. */
 const KEPT_KEY = 'keptTurn';
 
@@ -35,38 +46,77 @@ const HeldSchema = z.strictObject({
 });
 type Held = z.infer<typeof HeldSchema>;
 
-/** Keeps a worked-out turn aside as `turn`, in place of any held before. */
-export function holdTurn(
+/** A held turn written at once, and what it replaced. */
+const UndoSchema = z.strictObject({
+  /** The turn as it is kept aside when its request fails (its histories are archived already). */
+  held: HeldSchema,
+  /** The records before it (null: there were none). */
+  records: z.unknown(),
+  /** The last request sent before it (null: none). */
+  lastSent: z.unknown(),
+});
+type Undo = z.infer<typeof UndoSchema>;
+
+/** The parts of a held turn: its events, snapshots, histories and notes, and the request it built. */
+export interface HeldParts {
+  after: MemoryRecords;
+  notes: RecordsNotes;
+  lastSent: LastSent | null | undefined;
+}
+
+/**
+ * Writes a worked-out turn named `turn` (through `save`, as an unheld one is written) and keeps
+ * what it replaced, in place of any turn held before.
+ */
+export async function writeHeldTurn(
   ctx: ObjectContext,
   turn: string,
   loaded: StoredRecords,
-  after: MemoryRecords,
-  notes: RecordsNotes,
-  lastSent: LastSent | null | undefined,
-): void {
+  { after, notes, lastSent }: HeldParts,
+  save: () => Promise<void>,
+): Promise<void> {
   const base = { offset: loaded.offset ?? 0, events: loaded.events.length };
   const held: Held = {
     turn,
     base,
     events: after.events.slice(base.events),
     snapshots: after.snapshots,
-    artifacts: after.artifacts,
+    // Archived with the turn; kept again, it needs them no more.
+    artifacts: {},
     notes,
     ...(lastSent !== undefined ? { lastSent } : {}),
   };
-  ctx.set<Held>(HELD_KEY, held);
+  const before = {
+    records: (await ctx.get<unknown>(RECORDS_KEY)) ?? null,
+    lastSent: (await ctx.get<unknown>(LAST_SENT_KEY)) ?? null,
+  };
+  await save();
+  if (lastSent !== undefined) keepLastSent(ctx, lastSent);
+  ctx.clear(HELD_KEY);
+  ctx.set<Undo>(UNDO_KEY, { held, ...before });
+}
+
+/** The next turn builds on the last held one: what it replaced is no longer needed. */
+export function finalHeldTurn(ctx: ObjectContext): void {
+  ctx.clear(UNDO_KEY);
 }
 
 /**
- * Settles held turn `turn`: kept, its histories go to the archive and its events onto the
- * records (only when they are still the ones it was worked out on); dropped, it is forgotten.
- * Whether it was kept; a turn not held (settled already, or replaced) is left alone.
+ * Settles held turn `turn`. Dropped while it is written, the records go back to what they were
+ * (when nothing was written after it) and the turn is kept aside; dropped once more, it is
+ * forgotten. Kept while it is written, nothing changes; kept once aside, it is written again
+ * onto the records it was worked out on. Whether it is kept after the call.
  */
 export async function settleHeldTurn(
   ctx: ObjectContext,
   name: string,
   { turn, keep }: { turn: string; keep: boolean },
 ): Promise<boolean> {
+  const undo = UndoSchema.safeParse(await ctx.get<unknown>(UNDO_KEY));
+  if (undo.success && undo.data.held.turn === turn) {
+    if (keep) return true;
+    return !(await putBack(ctx, undo.data));
+  }
   const parsed = HeldSchema.safeParse(await ctx.get<unknown>(HELD_KEY));
   // Asked again (a caller retried after its first call went through), it answers the same.
   if (!parsed.success || parsed.data.turn !== turn) return (await ctx.get<unknown>(KEPT_KEY)) === turn;
@@ -85,5 +135,21 @@ export async function settleHeldTurn(
   await keepRecords(ctx, name, loaded, next, held.notes as RecordsNotes);
   if (held.lastSent !== undefined) keepLastSent(ctx, held.lastSent as LastSent | null);
   ctx.set(KEPT_KEY, turn);
+  return true;
+}
+
+/**
+ * Puts the records back as they were before a held turn and keeps the turn aside; refused
+ * (false) when something was written after it, which then builds on it.
+ */
+async function putBack(ctx: ObjectContext, { held, records, lastSent }: Undo): Promise<boolean> {
+  ctx.clear(UNDO_KEY);
+  const written = held.base.offset + held.base.events + held.events.length;
+  if (eventCount(await loadRecords(ctx)) !== written) return false;
+  if (records === null) ctx.clear(RECORDS_KEY);
+  else ctx.set(RECORDS_KEY, records);
+  if (lastSent === null) ctx.clear(LAST_SENT_KEY);
+  else ctx.set(LAST_SENT_KEY, lastSent);
+  ctx.set<Held>(HELD_KEY, held);
   return true;
 }

@@ -19,7 +19,8 @@ import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
  * what it showed before, the next, different request continues the session on its branch, and
  * no object's state holds the failed turn's messages after it. A failed compacting request's
  * retry reuses the summary the worker wrote (one summary call), and a failed edit of the
- * conversation leaves no new branch.
+ * conversation leaves no new branch. A request that succeeded needs no call to say so: its
+ * turn is written when it is worked out.
  */
 
 const { install, describeWithRestate } = restateSuite();
@@ -112,6 +113,23 @@ describeWithRestate(
     const branchesOf = async (session: string) =>
       (await restate.call<{ branch: number } | null>(conversationName(OBJECT_NAME), session, 'state'))
         ?.branch;
+
+    it('a request the upstream answered sends no verdict: the sessions endpoint and the session object show its turn at once', async () => {
+      const session = 'answered-no-verdict';
+      const first = await ask(session, OPENING);
+      const nextRequest: Chat[] = [
+        ...OPENING,
+        { role: 'assistant', content: first.data.choices[0]!.message.content },
+        { role: 'user', content: 'Now read the CHANGELOG.' },
+      ];
+      await ask(session, nextRequest);
+      // The system prompt is not a message of the session.
+      expect((await shown(session)).messages).toBe(nextRequest.length - 1);
+      const events = await restate.sessionEvents(session);
+      expect(events.filter((e) => e.type === 'message.appended')).toHaveLength(nextRequest.length - 1);
+      const settles = await restate.invocations(conversationName(OBJECT_NAME), 'settle', session);
+      expect(settles[session] ?? 0).toBe(0);
+    });
 
     const FAULTS: Array<[string, Fault]> = [
       [
