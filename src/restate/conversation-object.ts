@@ -92,6 +92,8 @@ export const ConversationTurnResultSchema = z.strictObject({
   summaryCache: SummaryCacheReportSchema.nullable().optional(),
   /** The name to settle a held turn by (`settle`); absent when the turn was kept at once. */
   held: z.string().min(1).optional(),
+  /** The held turn is written already: only a failed request needs to settle it. */
+  written: z.boolean().optional(),
   /**
    * The caller's `x-compactor-attempt` header of the call that worked the turn out: another
    * one means the answer was read back for a call sent again (absent from an older worker).
@@ -309,7 +311,7 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
         const attempt = ctx.request().headers.get(ATTEMPT_HEADER);
         return {
           ...answer,
-          ...(hold !== undefined ? { held: hold } : {}),
+          ...(hold !== undefined ? { held: hold, written } : {}),
           ...(attempt !== undefined ? { attempt } : {}),
         };
       }),

@@ -5,7 +5,6 @@ import { keepLastSent, LAST_SENT_KEY, type LastSent } from './last-sent.js';
 import type { ObjectContext } from './sdk.js';
 import { archiveHistories } from './session-archive.js';
 import {
-  eventCount,
   keepRecords,
   loadRecords,
   RECORDS_KEY,
@@ -14,13 +13,15 @@ import {
 } from './working-records.js';
 
 /**
- * A turn run for a proxy is held: the session object writes it at once, as a turn that was
- * not held is written (every step recorded, so a worker or proxy that dies loses nothing, and
- * every reader sees it as soon as the answer can go out), and keeps what it replaced under
- * {@link UNDO_KEY} until the next turn. Nothing needs to say that the request was answered:
- * only a failed one is settled (`keep: false`), which puts the records back as they were and
- * keeps the turn aside under {@link HELD_KEY}, so the same request again can keep it without
- * paying for its summary twice. The next held turn replaces both.
+ * A turn run for a proxy is held until its request is answered, worked out with every step
+ * recorded (a worker or proxy that dies loses nothing). One that writes nothing to the archive
+ * (most turns: no compaction) is written at once, as a turn that was not held is written, so
+ * every reader sees it as soon as the answer can go out; what it replaced is kept under
+ * {@link UNDO_KEY} until the next turn, and nothing needs to say that the request was
+ * answered: only a failed one is settled (`keep: false`), which puts the records back as they
+ * were. One that compacted is kept aside under {@link HELD_KEY} and written by `settleTurn`, so
+ * its archive writes do not delay the answer. A turn put back or kept aside stays there for
+ * the same request again, whose summary is then not paid twice; the next held turn replaces it.
  */
 
 /** State key of a turn put back (its request failed), kept aside for the same request again. */
@@ -46,16 +47,46 @@ const HeldSchema = z.strictObject({
 });
 type Held = z.infer<typeof HeldSchema>;
 
-/** A held turn written at once, and what it replaced. */
+/**
+ * A held turn written at once (it moved nothing to the archive, so the records' events are
+ * those before it and then its own), and what it replaced: enough to put the records back.
+ */
 const UndoSchema = z.strictObject({
-  /** The turn as it is kept aside when its request fails (its histories are archived already). */
-  held: HeldSchema,
-  /** The records before it (null: there were none). */
-  records: z.unknown(),
-  /** The last request sent before it (null: none). */
-  lastSent: z.unknown(),
+  turn: z.string().min(1),
+  /** The records it was written onto: their first `events` events are the ones before it. */
+  base: HeldSchema.shape.base,
+  /** How many events the records held once it was written. */
+  written: z.number().int().nonnegative(),
+  /** The snapshots and notes of the records before it (null: there were none). */
+  before: z
+    .strictObject({ snapshots: z.record(z.string(), z.unknown()), ...HeldSchema.shape.notes.shape })
+    .nullable(),
+  /** The last request sent before it (null: none), and the one it built (absent: the same). */
+  lastSentBefore: z.unknown(),
+  lastSent: z.unknown().optional(),
 });
 type Undo = z.infer<typeof UndoSchema>;
+
+/** Keeps a worked-out turn aside as `turn`, in place of any held before, until `settleHeldTurn` keeps it. */
+export function holdTurn(
+  ctx: ObjectContext,
+  turn: string,
+  loaded: StoredRecords,
+  { after, notes, lastSent }: HeldParts,
+): void {
+  const base = { offset: loaded.offset ?? 0, events: loaded.events.length };
+  const held: Held = {
+    turn,
+    base,
+    events: after.events.slice(base.events),
+    snapshots: after.snapshots,
+    artifacts: after.artifacts,
+    notes,
+    ...(lastSent !== undefined ? { lastSent } : {}),
+  };
+  ctx.clear(UNDO_KEY);
+  ctx.set<Held>(HELD_KEY, held);
+}
 
 /** The parts of a held turn: its events, snapshots, histories and notes, and the request it built. */
 export interface HeldParts {
@@ -65,35 +96,32 @@ export interface HeldParts {
 }
 
 /**
- * Writes a worked-out turn named `turn` (through `save`, as an unheld one is written) and keeps
- * what it replaced, in place of any turn held before.
+ * Writes a worked-out turn named `turn` that moves nothing to the archive (through `save`, as
+ * an unheld one is written) and keeps what it replaced, in place of any turn held before.
  */
 export async function writeHeldTurn(
   ctx: ObjectContext,
   turn: string,
   loaded: StoredRecords,
-  { after, notes, lastSent }: HeldParts,
+  lastSent: LastSent | null | undefined,
   save: () => Promise<void>,
 ): Promise<void> {
-  const base = { offset: loaded.offset ?? 0, events: loaded.events.length };
-  const held: Held = {
+  const existed = (await ctx.get<unknown>(RECORDS_KEY)) !== null;
+  const { snapshots, summaryCache, carry } = loaded;
+  await save();
+  const undo: Undo = {
     turn,
-    base,
-    events: after.events.slice(base.events),
-    snapshots: after.snapshots,
-    // Archived with the turn; kept again, it needs them no more.
-    artifacts: {},
-    notes,
+    base: { offset: loaded.offset ?? 0, events: loaded.events.length },
+    written: (await loadRecords(ctx)).events.length,
+    before: existed
+      ? { snapshots, ...(summaryCache ? { summaryCache } : {}), ...(carry ? { carry } : {}) }
+      : null,
+    lastSentBefore: (await ctx.get<unknown>(LAST_SENT_KEY)) ?? null,
     ...(lastSent !== undefined ? { lastSent } : {}),
   };
-  const before = {
-    records: (await ctx.get<unknown>(RECORDS_KEY)) ?? null,
-    lastSent: (await ctx.get<unknown>(LAST_SENT_KEY)) ?? null,
-  };
-  await save();
   if (lastSent !== undefined) keepLastSent(ctx, lastSent);
   ctx.clear(HELD_KEY);
-  ctx.set<Undo>(UNDO_KEY, { held, ...before });
+  ctx.set<Undo>(UNDO_KEY, undo);
 }
 
 /** The next turn builds on the last held one: what it replaced is no longer needed. */
@@ -113,7 +141,7 @@ export async function settleHeldTurn(
   { turn, keep }: { turn: string; keep: boolean },
 ): Promise<boolean> {
   const undo = UndoSchema.safeParse(await ctx.get<unknown>(UNDO_KEY));
-  if (undo.success && undo.data.held.turn === turn) {
+  if (undo.success && undo.data.turn === turn) {
     if (keep) return true;
     return !(await putBack(ctx, undo.data));
   }
@@ -142,14 +170,34 @@ export async function settleHeldTurn(
  * Puts the records back as they were before a held turn and keeps the turn aside; refused
  * (false) when something was written after it, which then builds on it.
  */
-async function putBack(ctx: ObjectContext, { held, records, lastSent }: Undo): Promise<boolean> {
+async function putBack(ctx: ObjectContext, undo: Undo): Promise<boolean> {
   ctx.clear(UNDO_KEY);
-  const written = held.base.offset + held.base.events + held.events.length;
-  if (eventCount(await loadRecords(ctx)) !== written) return false;
-  if (records === null) ctx.clear(RECORDS_KEY);
-  else ctx.set(RECORDS_KEY, records);
-  if (lastSent === null) ctx.clear(LAST_SENT_KEY);
-  else ctx.set(LAST_SENT_KEY, lastSent);
+  const records = await loadRecords(ctx);
+  const { base, before } = undo;
+  if ((records.offset ?? 0) !== base.offset || records.events.length !== undo.written) return false;
+  const held: Held = {
+    turn: undo.turn,
+    base,
+    events: records.events.slice(base.events),
+    snapshots: records.snapshots,
+    artifacts: {},
+    notes: {
+      ...(records.summaryCache ? { summaryCache: records.summaryCache } : {}),
+      ...(records.carry ? { carry: records.carry } : {}),
+    },
+    ...(undo.lastSent !== undefined ? { lastSent: undo.lastSent } : {}),
+  };
+  if (before === null) ctx.clear(RECORDS_KEY);
+  else {
+    const { summaryCache: _cache, carry: _carry, ...kept } = records;
+    ctx.set<StoredRecords>(RECORDS_KEY, {
+      ...kept,
+      events: records.events.slice(0, base.events),
+      ...(before as Pick<StoredRecords, 'snapshots' | 'summaryCache' | 'carry'>),
+    });
+  }
+  if (undo.lastSentBefore === null) ctx.clear(LAST_SENT_KEY);
+  else ctx.set(LAST_SENT_KEY, undo.lastSentBefore);
   ctx.set<Held>(HELD_KEY, held);
   return true;
 }

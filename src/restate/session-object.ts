@@ -15,6 +15,7 @@ import {
   knownBoundary,
   loadRecords,
   messagesRecorded,
+  movesToArchive,
   storeRecords,
   type StoredRecords,
 } from './working-records.js';
@@ -23,7 +24,7 @@ import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import { keepLastSent, keptLastSent, lastSentOf } from './last-sent.js';
-import { finalHeldTurn, settleHeldTurn, writeHeldTurn } from './held-turn.js';
+import { finalHeldTurn, holdTurn, settleHeldTurn, writeHeldTurn } from './held-turn.js';
 import { keptCarry } from '../session/turn-carry.js';
 import type { TurnCarry } from '../session/session-runner.js';
 import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
@@ -110,7 +111,7 @@ export interface ObjectTurnResult {
   request: readonly Message[] | null;
   /** How the turn's summary request was built and the share of it the provider's cache served; null without one. */
   summaryCache: SummaryCacheReport | null;
-  /** A held turn (`hold`) was written at once (`settleTurn` with `keep: false` puts it back). */
+  /** A held turn (`hold`) was written at once (`settleTurn` with `keep: false` puts it back); absent when kept aside. */
   heldWritten?: true;
 }
 
@@ -296,18 +297,24 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
         ? (lastSentOf(result.request, session.history, call.envelope) ?? null)
         : undefined;
     const notes = { ...(summaryCache ? { summaryCache } : {}), carry };
-    if (hold !== undefined) {
-      // Written at once, with what it replaced kept until the next turn: a failed request's
-      // `settleTurn` puts it back.
-      const parts = { after: store.records(), notes, lastSent: built };
-      await writeHeldTurn(ctx, hold, records, parts, () => save(ctx, store, records, notes));
-    } else {
+    const parts = { after: store.records(), notes, lastSent: built };
+    // A held turn that writes nothing to the archive is written at once (a failed request's
+    // `settleTurn` puts it back); one that does is kept aside until `settleTurn` keeps it, so
+    // the answer does not wait for its archive writes.
+    const writeNow =
+      hold !== undefined &&
+      Object.keys(parts.after.artifacts).length === 0 &&
+      !movesToArchive(parts.after.events);
+    if (hold !== undefined && writeNow)
+      await writeHeldTurn(ctx, hold, records, built, () => save(ctx, store, records, notes));
+    else if (hold !== undefined) holdTurn(ctx, hold, records, parts);
+    else {
       await save(ctx, store, records, notes);
       if (built !== undefined) keepLastSent(ctx, built);
     }
     ctx.clear(TURN_KEY);
     const answer = turnAnswer(result, session.history.length);
-    return hold !== undefined ? { ...answer, heldWritten: true } : answer;
+    return writeNow ? { ...answer, heldWritten: true } : answer;
   };
 }
 

@@ -255,12 +255,13 @@ async function callTurn(
 }
 
 /**
- * A request's `turn` call. A held one is named by its request and written at once; only a
- * request the upstream did not answer (see settle-turn.ts) has it dropped, by a one-way call:
- * Restate has it in its log once it accepted it, and runs it on the conversation before any
- * later call there, so the answer need not wait for it. An answer read back for a call sent
- * again (another attempt's, for the same key) may be of a turn dropped since: its success
- * says so, to keep it again.
+ * A request's `turn` call. A held one is named by its request and settled once the upstream
+ * answered (see settle-turn.ts), by a one-way call: Restate has it in its log once it accepted
+ * it, and runs it on the conversation before any later call there, so the answer need not wait
+ * for it. Most turns are written at once (`written`): then only a failed request settles. A
+ * compacting one is kept aside until its success says so (its archive writes wait till then),
+ * and so is one read back for a call sent again (another attempt's answer, for the same key),
+ * which may have been dropped since.
  */
 async function turnCall(url: string, input: ConversationTurnCall, call: ConversationCall, ingress: string) {
   const hold = call.held === true ? hashOf(input) : undefined;
@@ -278,7 +279,7 @@ async function turnCall(url: string, input: ConversationTurnCall, call: Conversa
       throw e;
     },
   );
-  fresh = turn.attempt === attempt;
+  fresh = turn.attempt === attempt && turn.written === true;
   return { turn, settle };
 }
 

@@ -131,6 +131,25 @@ describeWithRestate(
       expect(settles[session] ?? 0).toBe(0);
     });
 
+    it('a request that fails upstream and is sent again as it was keeps its turn once', async () => {
+      const session = 'failed-then-sent-again';
+      const first = await ask(session, OPENING);
+      const request: Chat[] = [
+        ...OPENING,
+        { role: 'assistant', content: first.data.choices[0]!.message.content },
+        { role: 'user', content: 'SENT-AGAIN: read the LICENSE.' },
+      ];
+      const error = await failure(session, request, { kind: 'status', status: 500 }, 'SENT-AGAIN');
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      await ask(session, request);
+      expect((await shown(session)).messages).toBe(request.length - 1);
+      const events = await restate.sessionEvents(session);
+      const again = events.filter(
+        (e) => e.type === 'message.appended' && JSON.stringify(e.message).includes('SENT-AGAIN'),
+      );
+      expect(again).toHaveLength(1);
+    });
+
     const FAULTS: Array<[string, Fault]> = [
       [
         '500',
