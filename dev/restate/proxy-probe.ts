@@ -67,15 +67,15 @@ async function main(): Promise<void> {
   const route = { provider: 'openai', model: 'gpt-4o', baseUrl: upstream.url, apiKeyEnv: 'PROBE_KEY' };
   const worker = await startWorker(install, { WORKER_ROUTE: JSON.stringify(route), PROBE_KEY: 'sk-probe' });
   await restate.register(`http://127.0.0.1:${worker.port}`);
+  // Clearing off, so each session compacts as it grows.
+  const policy = { enabled: false, clearWhenPassBuysFewerTurns: 0 };
+  const restateEngine = { engine: 'restate', restateIngress: restate.ingress } as const;
   const proxy = await startServer({
+    ...restateEngine,
     port: 0,
     capacity: WINDOW,
-    engine: 'restate',
-    restateIngress: restate.ingress,
     anthropicUpstream: upstream.url,
-    openaiUpstream: upstream.url,
-    http: { retries: 0 },
-    session: { policy: { enabled: false, clearWhenPassBuysFewerTurns: 0 } },
+    session: { policy },
   });
   const times: number[] = [];
   try {

@@ -90,6 +90,11 @@ describeWithRestate(
       });
     const ask = (session: string, messages: Chat[]) =>
       client(session).chat.completions.create({ model: 'gpt-4o', messages }).withResponse();
+    /** The opening asked and answered: the conversation with the model's answer after it. */
+    const opened = async (session: string): Promise<Chat[]> => {
+      const first = await ask(session, OPENING);
+      return [...OPENING, { role: 'assistant', content: first.data.choices[0]!.message.content }];
+    };
     const failure = (session: string, messages: Chat[], fault: Fault, marker: string) => {
       next = { marker, fault };
       return ask(session, messages).then(
@@ -116,10 +121,8 @@ describeWithRestate(
 
     it('a request the upstream answered sends no verdict: the sessions endpoint and the session object show its turn at once', async () => {
       const session = 'answered-no-verdict';
-      const first = await ask(session, OPENING);
       const nextRequest: Chat[] = [
-        ...OPENING,
-        { role: 'assistant', content: first.data.choices[0]!.message.content },
+        ...(await opened(session)),
         { role: 'user', content: 'Now read the CHANGELOG.' },
       ];
       await ask(session, nextRequest);
@@ -133,10 +136,8 @@ describeWithRestate(
 
     it('a request that fails upstream and is sent again as it was keeps its turn once', async () => {
       const session = 'failed-then-sent-again';
-      const first = await ask(session, OPENING);
       const request: Chat[] = [
-        ...OPENING,
-        { role: 'assistant', content: first.data.choices[0]!.message.content },
+        ...(await opened(session)),
         { role: 'user', content: 'SENT-AGAIN: read the LICENSE.' },
       ];
       const error = await failure(session, request, { kind: 'status', status: 500 }, 'SENT-AGAIN');
