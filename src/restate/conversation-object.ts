@@ -311,8 +311,9 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
         const attempt = ctx.request().headers.get(ATTEMPT_HEADER);
         return {
           ...answer,
-          ...(hold !== undefined ? { held: hold, written } : {}),
-          ...(attempt !== undefined ? { attempt } : {}),
+          ...(hold !== undefined ? { held: hold } : {}),
+          // Only a caller that names its attempt reads these (an older proxy refuses unknown fields).
+          ...(attempt !== undefined ? { attempt, ...(hold !== undefined ? { written } : {}) } : {}),
         };
       }),
       // Drops a held turn whose request failed (`{ turn, keep: false }`: the conversation and
