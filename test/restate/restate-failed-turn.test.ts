@@ -151,6 +151,35 @@ describeWithRestate(
       expect(again).toHaveLength(1);
     });
 
+    it('a failed request puts every value of its session object back: records, snapshots, notes, the last request sent', async () => {
+      const session = 'failed-put-back';
+      const answered = await opened(session);
+      const second = await ask(session, [...answered, { role: 'user', content: 'Now read the CHANGELOG.' }]);
+      const request: Chat[] = [
+        ...answered,
+        { role: 'user', content: 'Now read the CHANGELOG.' },
+        { role: 'assistant', content: second.data.choices[0]!.message.content },
+        { role: 'user', content: `${FAILED_TEXT} Read the LICENSE.` },
+      ];
+      // What a turn keeps for the next one, and the provider's usage (it arrives on its own time).
+      const own = ['held', 'heldUndo', 'keptTurn', 'usage'];
+      const values = async () =>
+        (
+          await restate.query<{ key: string; value_utf8: string }>(
+            `SELECT key, value_utf8 FROM state WHERE service_name = '${OBJECT_NAME}' AND service_key = '${session}'`,
+          )
+        )
+          .filter((r) => !own.includes(r.key))
+          .sort((a, b) => a.key.localeCompare(b.key))
+          .map((r) => [r.key, JSON.parse(r.value_utf8) as unknown]);
+      const before = await values();
+      expect(before.map(([key]) => key)).toEqual(expect.arrayContaining(['records', 'lastSent']));
+      const error = await failure(session, request, { kind: 'status', status: 500 }, FAILED_TEXT);
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      await shown(session);
+      expect(await values()).toEqual(before);
+    });
+
     const FAULTS: Array<[string, Fault]> = [
       [
         '500',
