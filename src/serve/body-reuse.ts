@@ -5,7 +5,7 @@ import { importOpenAIChat } from '../formats/openai-chat.js';
 import { rememberRawNumbers } from '../formats/raw-numbers.js';
 import type { Message } from '../messages/message.js';
 import { markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
-import { arrayItemsFrom, topLevelKeyCount } from './json-splice.js';
+import { arrayItemsFrom, filledArrayClose, topLevelKeyCount } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
 import { SLICED_BODY_BYTES } from './sliced-parse.js';
@@ -37,8 +37,11 @@ interface Reusable {
   parsed: ParsedRequest;
   chain: RequestChain;
   items: ReadonlyArray<readonly [number, number]>;
-  /** The text from the list's `]` on. */
+  /** Where the list closes (its `]`), and the text from there on. */
+  close: number;
   suffix: string;
+  /** Where the top-level tools list closes (-1: no tools), once asked. */
+  tools?: number;
   /** Ends of the last groups (latest last), each with where its bytes end. */
   cuts: Cut[];
 }
@@ -86,7 +89,7 @@ export function reusableOf(
     text,
     parsed,
     chain,
-    reusable: { protocol, path, bytes, text, parsed, chain, items, suffix: text.slice(close), cuts },
+    reusable: { protocol, path, bytes, text, parsed, chain, items, close, suffix: text.slice(close), cuts },
   };
 }
 
@@ -202,10 +205,23 @@ function readTail(
     parsed,
     chain: read.chain,
     items,
+    close: inTail.close + at,
     suffix,
+    // The tools list is before the list or after it, where the same bytes moved with its end.
+    ...(kept.tools !== undefined
+      ? { tools: kept.tools > kept.close ? kept.tools - kept.close + inTail.close + at : kept.tools }
+      : {}),
     cuts: cuts.slice(-MARKS),
   };
   return { text, parsed, chain: read.chain, reusable };
+}
+
+/** Where a read body's top-level tools list closes (-1: no tools): found once a session, then moved with the list. */
+export function toolsCloseOf(read: ReadBody): number {
+  const kept = read.reusable;
+  if (kept === undefined) return filledArrayClose(read.text, 'tools');
+  kept.tools ??= filledArrayClose(kept.text, 'tools');
+  return kept.tools;
 }
 
 /**

@@ -15,7 +15,7 @@ import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { readBody, relayResponse, sendJsonText } from './http-io.js';
 import { rememberClientBody } from './client-bytes.js';
 import { checkedBody, parseAsItArrives } from './sliced-parse.js';
-import { reusableOf, type KeptBodies, type ReadBody } from './body-reuse.js';
+import { reusableOf, toolsCloseOf, type KeptBodies, type ReadBody } from './body-reuse.js';
 import { forwardedHeaders, type Upstream } from './upstream.js';
 import { settler, settlingUpstream } from './settle-turn.js';
 import { answerHeaders, countRecalls, requestLine, summarizerOf } from './request-report.js';
@@ -220,7 +220,7 @@ function placedRequest(
   ctx: CompactingContext,
   req: IncomingMessage,
   body: { text: string; bytes: Buffer; asSent: ParsedRequest; parsed: ParsedRequest; read?: ReadBody },
-): { chain: RequestChain; id: string } {
+): { chain: RequestChain; id: string; toolsClose: () => number } {
   const { text, bytes, asSent, read } = body;
   const reading =
     read ??
@@ -230,7 +230,7 @@ function placedRequest(
   const { chain } = reading;
   const id = sessionIdOf(req, body.parsed, chain, ctx.index);
   ctx.bodies?.keep(id, reading.reusable);
-  return { chain, id };
+  return { chain, id, toolsClose: () => toolsCloseOf({ text, parsed: asSent, ...reading }) };
 }
 
 /** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */
@@ -432,9 +432,9 @@ async function compacting(
     await forward(ctx, protocol, req, res, text, signal, { 'x-compactor-passthrough': skip });
     return 'passthrough';
   }
-  const { chain, id } = placedRequest(ctx, req, { text, bytes, asSent, parsed, read });
+  const { chain, id, toolsClose } = placedRequest(ctx, req, { text, bytes, asSent, parsed, read });
   const reserve = answerReserve(capacity, parsed.maxOutput);
-  const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text);
+  const clientText = recalling === undefined ? text : withRecallToolText(req, protocol, text, toolsClose());
   const out = await projected(
     ctx,
     req,

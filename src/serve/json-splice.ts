@@ -74,6 +74,12 @@ export function topLevelArrayAt(text: string, key: string): ArrayAt | undefined 
   return rest === undefined ? undefined : { open: value, ...rest };
 }
 
+/** Where the array under `key` at the top level of the object `text` holds closes (its `]`), or -1 when it is absent or empty. */
+export function filledArrayClose(text: string, key: string): number {
+  const at = topLevelArrayAt(text, key);
+  return at === undefined || at.items.length === 0 ? -1 : at.close;
+}
+
 /**
  * The elements of an array from `i` on, up to its `]`: at an element when `atItem`, else just
  * after one (where a `,` or the `]` comes next). Undefined when the text is not an array's rest there.

@@ -7,7 +7,7 @@ import type { ProviderMeta } from '../formats/provider-envelope.js';
 import type { Json, Message } from '../messages/message.js';
 import { RECALL_TOOL, RECALL_TOOL_NAME } from '../projection/index.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
-import { topLevelArrayAt } from './json-splice.js';
+import { filledArrayClose } from './json-splice.js';
 import { clientTextWith } from './client-bytes.js';
 import { geminiAnswer } from './recall-stream.js';
 import { isObj, type Obj } from './recall-events.js';
@@ -72,10 +72,11 @@ export function withRecallTool(req: ParsedRequest): ParsedRequest | undefined {
 export function recallToolInsert(
   protocol: ProtocolName,
   text: string,
+  toolsClose?: number,
 ): { at: number; insert: string } | undefined {
-  const at = topLevelArrayAt(text, 'tools');
-  if (at === undefined || at.items.length === 0) return undefined;
-  return { at: at.close, insert: `,${JSON.stringify(recallWireTool(protocol))}` };
+  const close = toolsClose ?? filledArrayClose(text, 'tools');
+  if (close < 0) return undefined;
+  return { at: close, insert: `,${JSON.stringify(recallWireTool(protocol))}` };
 }
 
 /** The assistant's turn in an upstream's (non-streaming) answer, as the wire's own request would carry it. */
@@ -143,7 +144,8 @@ export function withRecallToolText(
   req: IncomingMessage,
   protocol: ProtocolName,
   text: string,
+  toolsClose?: number,
 ): string | undefined {
-  const insert = recallToolInsert(protocol, text);
+  const insert = recallToolInsert(protocol, text, toolsClose);
   return insert && clientTextWith(req, text, insert.at, insert.insert);
 }

@@ -2,7 +2,8 @@ import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { startFakeAgentUpstream, type FakeAgentUpstream } from '#dev/fakes/agent-upstream.js';
 import { freeEncoders } from '#src/estimate/index.js';
 import { startServer, type RunningServer } from '#src/serve/index.js';
-import { KeptBodies, reusableOf, type ReadBody } from '#src/serve/body-reuse.js';
+import { KeptBodies, reusableOf, toolsCloseOf, type ReadBody } from '#src/serve/body-reuse.js';
+import { filledArrayClose } from '#src/serve/json-splice.js';
 import { requestChain } from '#src/serve/hash-chain.js';
 import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
 
@@ -32,7 +33,11 @@ function readKept(kept: KeptBodies, protocol: ProtocolName, body: string, id = '
     expect(JSON.stringify(read.parsed)).toBe(JSON.stringify(whole.parsed));
     expect(read.parsed).toEqual(whole.parsed);
   }
-  kept.keep(id, (read ?? reusableOf(protocol, PATH[protocol]!, bytes, whole.text, whole.parsed)).reusable);
+  // Where the recall tool goes: found in the text, or moved from the kept body's.
+  expect(toolsCloseOf(read ?? { ...whole })).toBe(filledArrayClose(whole.text, 'tools'));
+  const reading = read ?? reusableOf(protocol, PATH[protocol]!, bytes, whole.text, whole.parsed);
+  expect(toolsCloseOf(reading)).toBe(filledArrayClose(whole.text, 'tools'));
+  kept.keep(id, reading.reusable);
   return read;
 }
 
@@ -166,7 +171,13 @@ describe('compactor serve: a body that resends the last one is read from where i
       if (op < 6) s.n++;
       else if (op === 6 && s.n > 2) s.n -= 1 + rand(2);
       else if (op === 7) s.edit = rand(2 + 2 * s.n);
-      const body = s.name === 'c' ? anthropic(s.n) : chat(s.n, { user: s.name });
+      // Session b sends its tools before its messages.
+      const body =
+        s.name === 'c'
+          ? anthropic(s.n)
+          : s.name === 'b'
+            ? { tools: [], ...chat(s.n, { user: s.name }) }
+            : chat(s.n, { user: s.name });
       const messages = body.messages as Array<Record<string, unknown>>;
       if (s.edit >= 0 && s.edit < messages.length && messages[s.edit]!.role === 'tool')
         messages[s.edit] = { ...messages[s.edit], content: `edited ${s.edit}` };
