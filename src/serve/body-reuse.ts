@@ -241,13 +241,28 @@ function placed(m: Message, offset: number, before: readonly Message[]): Message
   return m;
 }
 
+/** What the kept bodies may hold together by default: those of the sessions that sent last. */
+export const KEPT_BODIES_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What a kept body is counted at: its bytes, its text at up to two bytes a character, and what
+ * was read from them at about a byte a byte (their messages, as far as the session does not hold them).
+ */
+const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
+
 /**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
- * start with a new body is next to where that body would go, found by halving.
+ * start with a new body is next to where that body would go, found by halving. They hold at
+ * most `budget` bytes together: the bodies of the sessions that sent least recently are dropped
+ * first (their next request is read whole), so idle sessions hold only their history.
  */
 export class KeptBodies {
   private sorted: Reusable[] = [];
+  /** By session, the least recently kept first. */
   private byId = new Map<string, Reusable>();
+  private held = 0;
+
+  constructor(private readonly budget = KEPT_BODIES_BYTES) {}
 
   /** The body read from a kept one it continues, or undefined (read it whole). */
   read(protocol: ProtocolName, path: string, bytes: Buffer): ReadBody | undefined {
@@ -260,11 +275,16 @@ export class KeptBodies {
     return undefined;
   }
 
-  /** Keeps a session's last body (replacing the one it kept before). */
+  /** Keeps a session's last body (replacing the one it kept before), dropping the least recent ones beyond the budget. */
   keep(id: string, body: Reusable | undefined): void {
     this.forget(id);
-    if (body === undefined) return;
+    if (body === undefined || sizeOf(body) > this.budget) return;
+    for (const old of this.byId.keys()) {
+      if (this.held + sizeOf(body) <= this.budget) break;
+      this.forget(old);
+    }
     this.byId.set(id, body);
+    this.held += sizeOf(body);
     this.sorted.splice(this.placeOf(body.bytes), 0, body);
   }
 
@@ -273,14 +293,9 @@ export class KeptBodies {
     const old = this.byId.get(id);
     if (old === undefined) return;
     this.byId.delete(id);
+    this.held -= sizeOf(old);
     const i = this.sorted.indexOf(old);
     if (i >= 0) this.sorted.splice(i, 1);
-  }
-
-  /** How many bytes the kept bodies of a session hold (its bytes and, at most two a character, its text). */
-  size(id: string): number {
-    const kept = this.byId.get(id);
-    return kept === undefined ? 0 : kept.bytes.length + 2 * kept.text.length;
   }
 
   private placeOf(bytes: Buffer): number {

@@ -276,9 +276,9 @@ function projectRequest(
         ...(native === 'nativeInline' ? { inline: upstreamInlineClient() } : {}),
         policy: { ...clearingFor(capacity), ...ctx.policy },
         limits: { reservedOutput: reserve },
-        // What the session holds is about its last request: at most two bytes a character in
-        // memory, and the body kept for its next request.
-        bytes: 2 * text.length + (ctx.bodies?.size(id) ?? 0),
+        // What the session holds is about its last request: at most two bytes a character in memory.
+        // (The bodies kept for next requests have a budget of their own.)
+        bytes: 2 * text.length,
       }),
     ),
   );

@@ -13,7 +13,7 @@ import { errorBody, errorProtocolOfPath, protocolOfPath, type ProtocolName } fro
 import { pathOf, sessionIdOfSegment } from './request-guards.js';
 import { restateConversations } from './restate-sessions.js';
 import { createSessionIndex } from './session-index.js';
-import { KeptBodies } from './body-reuse.js';
+import { KEPT_BODIES_BYTES, KeptBodies } from './body-reuse.js';
 import { SESSION_ID_RULE, validSessionId } from './session-id.js';
 import { sessionState } from './sessions-endpoint.js';
 import { createUpstream, forwardedHeaders } from './upstream.js';
@@ -139,14 +139,17 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
   const { policy, ...shared } = o.session;
   const index = createSessionIndex(o.dataDir);
   const lastRequests = new Map<string, LastRequest>();
-  const bodies = new KeptBodies();
+  // The last bodies kept for the sessions' next requests take a quarter of --max-memory at
+  // most (and 64 MiB at most): the sessions hold the rest.
+  const bodyBytes = Math.min(KEPT_BODIES_BYTES, (o.maxSessionBytes ?? Infinity) / 4);
+  const bodies = new KeptBodies(bodyBytes);
   const conversationOptions = {
     ...shared,
     limits: { ...o.session.limits, ...(o.capacity !== undefined ? { capacity: o.capacity } : {}) },
     ...(o.dataDir !== undefined ? { sessionDir: o.dataDir } : {}),
     ...(o.http ? { http: o.http } : {}),
     maxConversations: o.maxSessions,
-    ...(o.maxSessionBytes !== undefined ? { maxBytes: o.maxSessionBytes } : {}),
+    ...(o.maxSessionBytes !== undefined ? { maxBytes: o.maxSessionBytes - bodyBytes } : {}),
     // A closed session keeps nothing here; its next request finds it again by its opening or id.
     onEvict: (id: string) => {
       index.forget(id);

@@ -186,6 +186,23 @@ describe('compactor serve: a body that resends the last one is read from where i
     }
     expect(reused).toBeGreaterThan(40);
   });
+
+  it('beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
+    const body = (n: number, user: string) => JSON.stringify(chat(n, { user }));
+    // A kept body is counted at two bytes a byte and two a character.
+    const size = (n: number, user: string) => 2 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
+    // Room for any one of these bodies, never for two.
+    const budget = size(5, 'a') + 100;
+    expect(budget).toBeLessThan(size(3, 'a') + size(3, 'b'));
+    const kept = new KeptBodies(budget);
+    expect(readKept(kept, 'openai-chat', body(3, 'a'), 'a')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', body(3, 'b'), 'b')).toBeUndefined();
+    // a's body made room for b's: a's next body is read whole, and then its next from it.
+    expect(readKept(kept, 'openai-chat', body(4, 'a'), 'a')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', body(5, 'a'), 'a')).toBeDefined();
+    // b's made room for a's.
+    expect(readKept(kept, 'openai-chat', body(4, 'b'), 'b')).toBeUndefined();
+  });
 });
 
 afterAll(() => freeEncoders());
@@ -196,7 +213,7 @@ describe('compactor serve: a session read from its last body sends what a whole 
     for (const s of started.splice(0).reverse()) await s.close();
   });
 
-  async function proxy(): Promise<{ server: RunningServer; upstream: FakeAgentUpstream }> {
+  async function proxy(maxMemory?: number): Promise<{ server: RunningServer; upstream: FakeAgentUpstream }> {
     const upstream = await startFakeAgentUpstream({ window: 1_000_000 });
     const server = await startServer({
       port: 0,
@@ -204,6 +221,7 @@ describe('compactor serve: a session read from its last body sends what a whole 
       anthropicUpstream: upstream.url,
       capacity: 1_000_000,
       http: { retries: 0 },
+      ...(maxMemory !== undefined ? { maxMemory } : {}),
     });
     started.push(upstream, server);
     return { server, upstream };
@@ -245,4 +263,26 @@ describe('compactor serve: a session read from its last body sends what a whole 
       expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
     },
   );
+
+  it('a session whose kept body was dropped for others (their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
+    // --max-memory 1 MiB: a quarter for the kept bodies, room for one of these (about 240 KB
+    // each); the four sessions (about 120 KB each) fit in the rest.
+    const body = (name: string, n: number) => {
+      const sent = chat(n);
+      (sent.messages as Array<{ content: unknown }>)[1]!.content = `${name}: ${'x'.repeat(60_000)}`;
+      return JSON.stringify(sent);
+    };
+    const going = await proxy(1);
+    await send(going.server, 'openai-chat', body('a', 1));
+    await send(going.server, 'openai-chat', body('a', 2));
+    const ids = [];
+    for (const name of ['b', 'c', 'd']) ids.push(await send(going.server, 'openai-chat', body(name, 1)));
+    const a = await send(going.server, 'openai-chat', body('a', 3));
+    const fresh = await proxy();
+    const freshId = await send(fresh.server, 'openai-chat', body('a', 3));
+    expect(going.upstream.requests.at(-1)!.raw).toBe(fresh.upstream.requests.at(-1)!.raw);
+    expect(await held(going.server, a)).toEqual(await held(fresh.server, freshId));
+    for (const id of [a, ...ids])
+      expect((await fetch(`${going.server.url}/compactor/sessions/${id}`)).status).toBe(200);
+  });
 });

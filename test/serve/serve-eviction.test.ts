@@ -94,9 +94,8 @@ describe('serve: sessions beyond --max-memory', () => {
   });
 
   it('closes the least recently used sessions once those open hold more than the budget', async () => {
-    // 2 MiB: one request of 300,000 characters counts 600,000 bytes and its kept body 900,000
-    // more (its bytes, and two a character of its text); two do not fit.
-    const server = await setup({ maxMemory: 2, capacity: 1_000_000 }, 1_000_000);
+    // 1 MiB: one request of 300,000 characters counts 600,000 bytes, two do not fit.
+    const server = await setup({ maxMemory: 1, capacity: 1_000_000 }, 1_000_000);
     const a = await send(server, long('parser', 300_000));
     const small = await send(server, reviewChat('small', 0));
     expect((await state(server, a)).status).toBe(200);
