@@ -81,7 +81,8 @@ export function clearOldToolResultsWithRecentBatches(
     return b >= 0 ? protectedBatch[b] === 1 : counted.orphans.has(i);
   };
 
-  const found = clearingCandidates(messages, pairing, tokens, est, (i) => isProtected(i) && !carried(i));
+  const onlyCarried = noStepCanFire(policy, total);
+  const found = clearingCandidates(messages, pairing, tokens, est, isProtected, carried, onlyCarried);
   // Results the last request had cleared stay cleared; the rules decide about the others.
   const stepped = new Set(
     policy.enabled ? clearInSteps(found.candidates, found.savings, policy.clearAtLeast) : [],
@@ -112,6 +113,15 @@ export function clearOldToolResultsWithRecentBatches(
   };
 }
 
+/**
+ * No clearing step fires while the whole history is below `clearAtLeast` (a stub saves less than
+ * its result's tokens), nor with clearing off: then only carried results are replaced, and only
+ * theirs need a stub (between steps on a long history, stubs were most of the pass).
+ */
+function noStepCanFire(policy: ClearingPolicy, total: number): boolean {
+  return !policy.enabled || (policy.clearAtLeast > 0 && total < policy.clearAtLeast);
+}
+
 /** Diagnostics of a pass that changed nothing (yet). */
 function unchangedDiagnostics(total: number, localTrigger: number, evidenceBudget: number) {
   return {
@@ -132,6 +142,7 @@ function unchangedDiagnostics(total: number, localTrigger: number, evidenceBudge
 /**
  * Unprotected tool results whose stub is smaller, with the tokens each stub saves and the stub
  * itself (so the replacement pass does not look it up again); also counts protected results.
+ * Carried results are never protected; with `onlyCarried` the others are not looked at further.
  */
 function clearingCandidates(
   messages: readonly Message[],
@@ -139,6 +150,8 @@ function clearingCandidates(
   tokens: readonly number[],
   est: Estimator,
   isProtected: (i: number) => boolean,
+  carried: (i: number) => boolean,
+  onlyCarried: boolean,
 ): { candidates: number[]; savings: number[]; stubs: Message[]; protectedResults: number } {
   const candidates: number[] = [];
   const savings: number[] = [];
@@ -147,10 +160,12 @@ function clearingCandidates(
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (m.role !== 'tool') continue;
-    if (isProtected(i) || isFreshRecall(messages, pairing, i)) {
+    const isCarried = carried(i);
+    if ((isProtected(i) && !isCarried) || isFreshRecall(messages, pairing, i)) {
       protectedResults++;
       continue;
     }
+    if (onlyCarried && !isCarried) continue; // it cannot be replaced: no stub needed
     const stub = memoStub(messages, pairing, i);
     const saved = tokens[i] - est.message(stub);
     if (saved <= 0) continue; // small results stay unchanged: a stub must be smaller

@@ -40,10 +40,15 @@ type Sync = z.infer<typeof SyncSchema>;
 
 const HELD_KEY = 'held';
 
-/** A turn held until its request is answered: the sync point it moves to once kept. */
+/**
+ * The last turn held for a proxy's request: the sync point it moved to, and the one before it
+ * (null: none), to go back to when its request failed.
+ */
 const HeldSchema = z.strictObject({
   turn: z.string().min(1),
   point: SyncSchema,
+  /** Absent in a turn held before turns were written at once: the sync point moves once it is kept. */
+  before: SyncSchema.nullable().optional(),
   /** Its request failed: only the same request again (or one that carries it on) keeps it. */
   dropped: z.boolean().optional(),
 });
@@ -87,12 +92,23 @@ export const ConversationTurnResultSchema = z.strictObject({
   summaryCache: SummaryCacheReportSchema.nullable().optional(),
   /** The name to settle a held turn by (`settle`); absent when the turn was kept at once. */
   held: z.string().min(1).optional(),
+  /** The held turn is written already: only a failed request needs to settle it. */
+  written: z.boolean().optional(),
+  /**
+   * The caller's `x-compactor-attempt` header of the call that worked the turn out: another
+   * one means the answer was read back for a call sent again (absent from an older worker).
+   */
+  attempt: z.string().optional(),
 });
+/** The header naming a `turn` call's attempt (echoed as `attempt`). */
+export const ATTEMPT_HEADER = 'x-compactor-attempt';
 export type ConversationTurnResult = z.infer<typeof ConversationTurnResultSchema>;
 
 /** The part of the session object's `runTurn` answer the conversation uses. */
 type SessionTurn = Pick<ConversationTurnResult, 'decision' | 'strategy' | 'summaryCalls' | 'summaryCache'> & {
   request: Message[] | null;
+  /** A held turn was written at once (absent from an older worker, which keeps it aside). */
+  heldWritten?: boolean;
 };
 type SessionClient = {
   runTurn(input: unknown): Promise<SessionTurn>;
@@ -180,6 +196,49 @@ async function settleHeld(ctx: ObjectContext, held: Held, keep: boolean, session
   return held.point;
 }
 
+/**
+ * Where the next turn starts when a turn is held: a written one (answered, or its proxy gone
+ * before it could say) is final; a failed one is written again when this request carries it
+ * on (the same messages and more), else forgotten. Undefined: start from the saved point.
+ */
+async function afterHeld(
+  ctx: ObjectContext,
+  held: Held,
+  messages: readonly Message[],
+  session: SessionClient,
+) {
+  if (held.before !== undefined && held.dropped !== true) {
+    ctx.clear(HELD_KEY);
+    return held.point;
+  }
+  const keep = held.dropped !== true || !rewritten(held.point, messages);
+  return settleHeld(ctx, held, keep, session);
+}
+
+/** Keeps (a failed turn, sent again) or drops (its request failed) a held turn; whether it is kept. */
+async function settleVerdict(ctx: ObjectContext, held: Held, keep: boolean, session: SessionClient) {
+  // A turn held before turns were written at once: kept only now, dropped for the next turn to forget.
+  if (held.before === undefined) {
+    if (!keep) ctx.set<Held>(HELD_KEY, { ...held, dropped: true });
+    return keep && (await settleHeld(ctx, held, true, session)) !== undefined;
+  }
+  if (keep === (held.dropped !== true)) {
+    if (keep) ctx.clear(HELD_KEY);
+    return keep;
+  }
+  if (keep) return (await settleHeld(ctx, held, true, session)) !== undefined;
+  const { kept } = await session.settleTurn({ turn: held.turn, keep: false });
+  // Something was written after it (not through this conversation): it stays.
+  if (kept) {
+    ctx.clear(HELD_KEY);
+    return true;
+  }
+  if (held.before === null) ctx.clear(SYNC_KEY);
+  else ctx.set<Sync>(SYNC_KEY, held.before);
+  ctx.set<Held>(HELD_KEY, { ...held, dropped: true });
+  return false;
+}
+
 /** The sync point once `messages` went to branch `at.branch` after its first `at.synced`. */
 function syncAfter(at: Sync, messages: readonly Message[]): Sync {
   const last = messages.at(-1);
@@ -220,13 +279,10 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
       turn: exclusive(async (ctx: ObjectContext, raw: unknown): Promise<ConversationTurnResult> => {
         const { messages, hold, ...call } = input(ConversationTurnInput, raw, 'turn');
         const branch = client(ctx);
-        // A turn still held when the next one comes is dropped when its request failed and
-        // this one does not carry it on; else (answered, or its proxy gone before it could
-        // say) it is kept, as a turn not held would have been.
         const held = await heldTurn(ctx);
-        const keep = held !== undefined && (held.dropped !== true || !rewritten(held.point, messages));
-        const point = (held && (await settleHeld(ctx, held, keep, branch(held.point.branch)))) ??
-          (await saved(ctx)) ?? { synced: 0, lastHash: '', branch: 0, hashes: [] };
+        const previous =
+          (held && (await afterHeld(ctx, held, messages, branch(held.point.branch)))) ?? (await saved(ctx));
+        const point = previous ?? { synced: 0, lastHash: '', branch: 0, hashes: [] };
         // A rewritten list starts a new branch; the old one stays.
         const fork = rewritten(point, messages)
           ? await forkPoint(point, messages, branch(point.branch))
@@ -243,25 +299,34 @@ export function conversationObject(sdk: RestateSdk, name: string): ServiceDefini
           throw new sdk.TerminalError(`${own}/${ctx.key}: the turn built no request (${turn.decision})`, {
             errorCode: 500,
           });
-        // A held turn (a new branch with it) moves the sync point only once it is kept.
-        if (hold !== undefined) ctx.set<Held>(HELD_KEY, { turn: hold, point: syncAfter(at, messages) });
-        else ctx.set<Sync>(SYNC_KEY, syncAfter(at, messages));
+        // A held turn (a new branch with it) moves the sync point at once, and keeps the one
+        // before to go back to when its request fails.
+        const next = syncAfter(at, messages);
+        const written = hold === undefined || turn.heldWritten === true;
+        if (written) ctx.set<Sync>(SYNC_KEY, next);
+        if (hold !== undefined)
+          ctx.set<Held>(HELD_KEY, { turn: hold, point: next, ...(written ? { before: previous } : {}) });
         const { request, decision, summaryCalls, strategy, summaryCache = null } = turn;
         const answer = { request, decision, summaryCalls, strategy, branch: at.branch, summaryCache };
-        return { ...answer, ...(hold !== undefined ? { held: hold } : {}) };
+        const attempt = ctx.request().headers.get(ATTEMPT_HEADER);
+        return {
+          ...answer,
+          ...(hold !== undefined ? { held: hold } : {}),
+          // Only a caller that names its attempt reads these (an older proxy refuses unknown fields).
+          ...(attempt !== undefined ? { attempt, ...(hold !== undefined ? { written } : {}) } : {}),
+        };
       }),
-      // Keeps a held turn (`{ turn, keep: true }`) once its request was answered, or marks it
-      // failed (kept aside for the same request again); answers whether it was kept.
+      // Drops a held turn whose request failed (`{ turn, keep: false }`: the conversation and
+      // its branch go back to what they were, the turn kept aside for the same request again),
+      // or keeps it again (`keep: true`); answers whether it is kept.
       settle: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const { turn, keep } = input(SettleInput, raw, 'settle');
         const held = await heldTurn(ctx);
         if (held?.turn !== turn) return { kept: false };
-        if (!keep) ctx.set<Held>(HELD_KEY, { ...held, dropped: true });
-        const point = keep ? await settleHeld(ctx, held, true, client(ctx)(held.point.branch)) : undefined;
-        return { kept: point !== undefined };
+        return { kept: await settleVerdict(ctx, held, keep, client(ctx)(held.point.branch)) };
       }),
-      // The readers are exclusive: they run after a settle call sent before them, so they see
-      // the turn the client was answered on.
+      // The readers are exclusive: they run after a settle call sent before them, so they do
+      // not show a turn whose request failed.
       state: exclusive(async (ctx: ObjectContext) => saved(ctx)),
       recall: exclusive(async (ctx: ObjectContext, raw: unknown) => {
         const point = await saved(ctx);

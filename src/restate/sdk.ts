@@ -23,6 +23,8 @@ export interface ObjectSharedContext {
 export interface ObjectContext extends ObjectSharedContext {
   set<T>(name: string, value: T): void;
   clear(name: string): void;
+  /** The call's own request: the headers its caller sent. */
+  request(): { readonly headers: ReadonlyMap<string, string> };
 }
 
 /** A service definition as `object()` returns it (opaque here). */

@@ -15,6 +15,7 @@ import {
   knownBoundary,
   loadRecords,
   messagesRecorded,
+  movesToArchive,
   storeRecords,
   type StoredRecords,
 } from './working-records.js';
@@ -23,7 +24,7 @@ import { conversationObject } from './conversation-object.js';
 import { recallFromStore } from './recall-handler.js';
 import { anchoredOnUsage, keepUsage, keptUsage, ProviderUsageSchema } from './provider-usage.js';
 import { keepLastSent, keptLastSent, lastSentOf } from './last-sent.js';
-import { holdTurn, settleHeldTurn } from './held-turn.js';
+import { finalHeldTurn, holdTurn, settleHeldTurn, writeHeldTurn } from './held-turn.js';
 import { keptCarry } from '../session/turn-carry.js';
 import type { TurnCarry } from '../session/session-runner.js';
 import type { SummaryCacheReport } from '../runtime/local-summary/summary-prefix.js';
@@ -76,7 +77,7 @@ const TurnInput = z
     pending: z.array(MessageSchema).optional(),
     /** Where a new branch of a conversation starts (an edited list keeping an earlier compaction); only into an empty session. */
     start: z.array(MessageSchema).optional(),
-    /** Hold the turn under this name instead of keeping it: `settleTurn` keeps or drops it. */
+    /** Name the turn: `settleTurn` with `keep: false` puts the records back as they were before it (its request failed). */
     hold: z.string().min(1).optional(),
     envelope: SessionOptionsSchema.shape.envelope,
     limits: SessionOptionsSchema.shape.limits,
@@ -110,6 +111,8 @@ export interface ObjectTurnResult {
   request: readonly Message[] | null;
   /** How the turn's summary request was built and the share of it the provider's cache served; null without one. */
   summaryCache: SummaryCacheReport | null;
+  /** A held turn (`hold`) was written at once (`settleTurn` with `keep: false` puts it back); absent when kept aside. */
+  heldWritten?: true;
 }
 
 /** What `state` answers. */
@@ -204,7 +207,7 @@ export function compactorSession(options: CompactorSessionObjectOptions = {}): S
         return { historyLength: session.history.length };
       }),
       runTurn: exclusive(runTurnHandler(sdk, access)),
-      // Keeps or drops the turn a `runTurn` held (`{ turn, keep }`); answers whether it was kept.
+      // Drops (`{ turn, keep: false }`) or keeps again the turn a `runTurn` held; answers whether it is kept.
       settleTurn: exclusive(async (ctx: ObjectContext, raw: unknown) => ({
         kept: await settleHeldTurn(ctx, name, input(SettleInput, raw, 'settleTurn')),
       })),
@@ -270,6 +273,8 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
     // The turn's clock is recorded (below), so a replayed run writes the very snapshots it
     // wrote before; the session reads it only once the turn runs.
     let startedAt = 0;
+    // This turn builds on the last held one: it can no longer be put back.
+    finalHeldTurn(ctx);
     const { session, store, records } = await open(ctx, { now: () => startedAt }, call);
     // A new branch starts where its conversation left off; committed with the turn or not at all.
     if (start !== undefined && start.length > 0 && session.history.length === 0) session.append(...start);
@@ -291,16 +296,25 @@ function runTurnHandler(sdk: RestateSdk, { input, open, save }: ReturnType<typeo
       result.request !== null && result.decision !== 'failed'
         ? (lastSentOf(result.request, session.history, call.envelope) ?? null)
         : undefined;
-    if (hold !== undefined) {
-      // Worked out but not kept: the records stay as they were until `settleTurn`.
-      const notes = { ...(summaryCache ? { summaryCache } : {}), carry };
-      holdTurn(ctx, hold, records, store.records(), notes, built);
-    } else {
-      await save(ctx, store, records, { summaryCache, carry });
+    const notes = { ...(summaryCache ? { summaryCache } : {}), carry };
+    const parts = { after: store.records(), notes, lastSent: built };
+    // A held turn that writes nothing to the archive is written at once (a failed request's
+    // `settleTurn` puts it back); one that does is kept aside until `settleTurn` keeps it, so
+    // the answer does not wait for its archive writes.
+    const writeNow =
+      hold !== undefined &&
+      Object.keys(parts.after.artifacts).length === 0 &&
+      !movesToArchive(parts.after.events);
+    if (hold !== undefined && writeNow)
+      await writeHeldTurn(ctx, hold, records, built, () => save(ctx, store, records, notes));
+    else if (hold !== undefined) holdTurn(ctx, hold, records, parts);
+    else {
+      await save(ctx, store, records, notes);
       if (built !== undefined) keepLastSent(ctx, built);
     }
     ctx.clear(TURN_KEY);
-    return turnAnswer(result, session.history.length);
+    const answer = turnAnswer(result, session.history.length);
+    return writeNow ? { ...answer, heldWritten: true } : answer;
   };
 }
 

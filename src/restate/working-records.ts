@@ -75,12 +75,9 @@ export async function keepRecords(
   const summaryCache = notes.summaryCache ?? previous.summaryCache;
   const carry = notes.carry ?? previous.carry;
   const cache = { ...(summaryCache ? { summaryCache } : {}), ...(carry ? { carry } : {}) };
-  let last = -1;
-  next.events.forEach((e, i) => {
-    if (e.type === 'thread.compact_boundary') last = i;
-  });
+  const last = lastBoundary(next.events);
   const archived = previous.archived ?? NOTHING_ARCHIVED;
-  if (last <= 0) {
+  if (!movesToArchive(next.events)) {
     ctx.set(RECORDS_KEY, { ...storeRecords(next), ...(previous.archived ? { archived } : {}), ...cache });
     return;
   }
@@ -101,6 +98,18 @@ export async function keepRecords(
   };
   ctx.set(RECORDS_KEY, records);
 }
+
+/** Index of the last boundary in `events` (-1: none). */
+function lastBoundary(events: readonly ThreadEvent[]): number {
+  let last = -1;
+  events.forEach((e, i) => {
+    if (e.type === 'thread.compact_boundary') last = i;
+  });
+  return last;
+}
+
+/** Whether keeping `events` moves the ones before their last boundary to a chunk of the archive. */
+export const movesToArchive = (events: readonly ThreadEvent[]) => lastBoundary(events) > 0;
 
 const boundaryIds = (events: readonly ThreadEvent[]) =>
   events.flatMap((e) => (e.type === 'thread.compact_boundary' ? [e.id] : []));

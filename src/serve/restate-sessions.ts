@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { answerRecall } from '../projection/index.js';
 import { z } from 'zod';
 import {
@@ -12,6 +13,7 @@ import { branchName, hashOf } from '../adapters/shared/sync-point.js';
 import { MessageSchema } from '../messages/message.js';
 import { CancelledError, RequestRefusedError } from '../core/errors.js';
 import {
+  ATTEMPT_HEADER,
   conversationName,
   ConversationTurnResultSchema,
   type ConversationTurnCall,
@@ -218,17 +220,22 @@ async function callRecall(url: string, args: unknown, ingress: string, signal: A
   return answer.data;
 }
 
-/** One `turn` call over the ingress, keyed by the request (held as `hold` when given); its answer checked. */
+/**
+ * One `turn` call over the ingress, keyed by the request (held as `hold` when given) and named
+ * by `attempt`; its answer checked.
+ */
 async function callTurn(
   url: string,
   input: ConversationTurnCall,
   hold: string | undefined,
+  attempt: string,
   ingress: string,
   signal?: AbortSignal,
 ) {
   const key = hold ?? hashOf(input);
   const body = hold !== undefined ? { ...input, hold } : input;
-  const { res, text } = await post(url, body, ingress, signal, { 'idempotency-key': key });
+  const headers = { 'idempotency-key': key, [ATTEMPT_HEADER]: attempt };
+  const { res, text } = await post(url, body, ingress, signal, headers);
   if (!res.ok) {
     const message = oneLine(text);
     // The request itself is wrong (its fixed part alone over the window): the client's to fix,
@@ -248,21 +255,31 @@ async function callTurn(
 }
 
 /**
- * A request's `turn` call. A held one is named by its request and kept once the upstream
- * answered that request (see settle-turn.ts); a call that ends without its answer drops it.
- * The verdict goes as a one-way call: Restate has it in its log once it accepted it, and runs
- * it on the conversation before any later call there, so the answer need not wait for it.
+ * A request's `turn` call. A held one is named by its request and settled once the upstream
+ * answered (see settle-turn.ts), by a one-way call: Restate has it in its log once it accepted
+ * it, and runs it on the conversation before any later call there, so the answer need not wait
+ * for it. Most turns are written at once (`written`): then only a failed request settles. A
+ * compacting one is kept aside until its success says so (its archive writes wait till then),
+ * and so is one read back for a call sent again (another attempt's answer, for the same key),
+ * which may have been dropped since.
  */
 async function turnCall(url: string, input: ConversationTurnCall, call: ConversationCall, ingress: string) {
   const hold = call.held === true ? hashOf(input) : undefined;
+  const attempt = randomUUID();
+  let fresh = false;
   const settle =
     hold === undefined
       ? undefined
-      : once((keep) => sendSettle(`${url}/settle`, { turn: hold, keep }, ingress));
-  const turn = await callTurn(`${url}/turn`, input, hold, ingress, call.signal).catch(async (e: unknown) => {
-    await settle?.(false).catch(() => undefined);
-    throw e;
-  });
+      : once((keep) =>
+          keep && fresh ? Promise.resolve() : sendSettle(`${url}/settle`, { turn: hold, keep }, ingress),
+        );
+  const turn = await callTurn(`${url}/turn`, input, hold, attempt, ingress, call.signal).catch(
+    async (e: unknown) => {
+      await settle?.(false).catch(() => undefined);
+      throw e;
+    },
+  );
+  fresh = turn.attempt === attempt && turn.written === true;
   return { turn, settle };
 }
 

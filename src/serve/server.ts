@@ -325,7 +325,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       resolve();
     });
   }).catch(async (e: unknown) => {
-    parts.conversations.close();
+    await parts.conversations.close();
     await parts.upstream.close();
     claim?.release();
     throw e;
@@ -334,7 +334,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const loop = selfUpstream(o, port);
   if (loop !== undefined) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    parts.conversations.close();
+    await parts.conversations.close();
     await parts.upstream.close();
     claim?.release();
     throw new UserError(loop);
@@ -351,7 +351,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
         server.closeAllConnections();
         await stopped;
-        parts.conversations.close();
+        await parts.conversations.close();
         await parts.upstream.close();
         claim?.release();
       })();

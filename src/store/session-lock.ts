@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
@@ -141,9 +141,11 @@ function tryCreate(file: string): string | undefined {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw fsError(file, 'create the session lock', e);
   }
+  // No fsync: other processes read the lock from the page cache, and after a crash of the
+  // machine its holder is gone, so a lost or empty lock is taken as free or stale as it should.
+  // The proxy opens sessions on its request path, where an fsync held every request for ms.
   try {
     writeSync(fd, raw);
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -19,7 +19,8 @@ import { RESTATE_TEST_MS, restateSuite } from '#support/time-limits.js';
  * what it showed before, the next, different request continues the session on its branch, and
  * no object's state holds the failed turn's messages after it. A failed compacting request's
  * retry reuses the summary the worker wrote (one summary call), and a failed edit of the
- * conversation leaves no new branch.
+ * conversation leaves no new branch. A request that succeeded needs no call to say so: its
+ * turn is written when it is worked out.
  */
 
 const { install, describeWithRestate } = restateSuite();
@@ -89,6 +90,11 @@ describeWithRestate(
       });
     const ask = (session: string, messages: Chat[]) =>
       client(session).chat.completions.create({ model: 'gpt-4o', messages }).withResponse();
+    /** The opening asked and answered: the conversation with the model's answer after it. */
+    const opened = async (session: string): Promise<Chat[]> => {
+      const first = await ask(session, OPENING);
+      return [...OPENING, { role: 'assistant', content: first.data.choices[0]!.message.content }];
+    };
     const failure = (session: string, messages: Chat[], fault: Fault, marker: string) => {
       next = { marker, fault };
       return ask(session, messages).then(
@@ -112,6 +118,67 @@ describeWithRestate(
     const branchesOf = async (session: string) =>
       (await restate.call<{ branch: number } | null>(conversationName(OBJECT_NAME), session, 'state'))
         ?.branch;
+
+    it('a request the upstream answered sends no verdict: the sessions endpoint and the session object show its turn at once', async () => {
+      const session = 'answered-no-verdict';
+      const nextRequest: Chat[] = [
+        ...(await opened(session)),
+        { role: 'user', content: 'Now read the CHANGELOG.' },
+      ];
+      await ask(session, nextRequest);
+      // The system prompt is not a message of the session.
+      expect((await shown(session)).messages).toBe(nextRequest.length - 1);
+      const events = await restate.sessionEvents(session);
+      expect(events.filter((e) => e.type === 'message.appended')).toHaveLength(nextRequest.length - 1);
+      const settles = await restate.invocations(conversationName(OBJECT_NAME), 'settle', session);
+      expect(settles[session] ?? 0).toBe(0);
+    });
+
+    it('a request that fails upstream and is sent again as it was keeps its turn once', async () => {
+      const session = 'failed-then-sent-again';
+      const request: Chat[] = [
+        ...(await opened(session)),
+        { role: 'user', content: 'SENT-AGAIN: read the LICENSE.' },
+      ];
+      const error = await failure(session, request, { kind: 'status', status: 500 }, 'SENT-AGAIN');
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      await ask(session, request);
+      expect((await shown(session)).messages).toBe(request.length - 1);
+      const events = await restate.sessionEvents(session);
+      const again = events.filter(
+        (e) => e.type === 'message.appended' && JSON.stringify(e.message).includes('SENT-AGAIN'),
+      );
+      expect(again).toHaveLength(1);
+    });
+
+    it('a failed request puts every value of its session object back: records, snapshots, notes, the last request sent', async () => {
+      const session = 'failed-put-back';
+      const answered = await opened(session);
+      const second = await ask(session, [...answered, { role: 'user', content: 'Now read the CHANGELOG.' }]);
+      const request: Chat[] = [
+        ...answered,
+        { role: 'user', content: 'Now read the CHANGELOG.' },
+        { role: 'assistant', content: second.data.choices[0]!.message.content },
+        { role: 'user', content: `${FAILED_TEXT} Read the LICENSE.` },
+      ];
+      // What a turn keeps for the next one, and the provider's usage (it arrives on its own time).
+      const own = ['held', 'heldUndo', 'keptTurn', 'usage'];
+      const values = async () =>
+        (
+          await restate.query<{ key: string; value_utf8: string }>(
+            `SELECT key, value_utf8 FROM state WHERE service_name = '${OBJECT_NAME}' AND service_key = '${session}'`,
+          )
+        )
+          .filter((r) => !own.includes(r.key))
+          .sort((a, b) => a.key.localeCompare(b.key))
+          .map((r) => [r.key, JSON.parse(r.value_utf8) as unknown]);
+      const before = await values();
+      expect(before.map(([key]) => key)).toEqual(expect.arrayContaining(['records', 'lastSent']));
+      const error = await failure(session, request, { kind: 'status', status: 500 }, FAILED_TEXT);
+      expect(error).toBeInstanceOf(OpenAI.APIError);
+      await shown(session);
+      expect(await values()).toEqual(before);
+    });
 
     const FAULTS: Array<[string, Fault]> = [
       [

@@ -32,6 +32,7 @@ import {
 } from './sync-point.js';
 import { heldCall, settling, type HeldState, type KeptPoint } from './held-call.js';
 import { heldFork } from './held-fork.js';
+import { evictBeyond, released, untilClosed } from './evict.js';
 
 /** One model call of a framework agent loop, in canonical messages. */
 export interface ConversationCall {
@@ -125,8 +126,11 @@ export interface Conversations {
    * recently used first), pointing at a copy the conversation's last request already holds.
    */
   recall(args: unknown): string;
-  /** Closes every session (their stores, when `sessionDir` is set). */
-  close(): void;
+  /**
+   * Closes every session (their stores, when `sessionDir` is set); resolves once each store has
+   * released its lock, after its queued writes landed (another server may then open them).
+   */
+  close(): Promise<void> | void;
 }
 
 /** What the adapters add to `createCompactorSession`'s options. */
@@ -211,13 +215,15 @@ export function createConversations(options: CompactorSessionOptions & Conversat
   const { maxConversations, maxBytes, onEvict, sessionOptions } = splitOptions(options);
   // Insertion order is recency: a conversation is moved to the end whenever it is used.
   const states = new Map<string, State>();
+  // Conversations closed to make room whose store still writes: their lock is released then.
+  const closing = new Map<string, Promise<void>>();
   const { sessionDir } = sessionOptions;
 
   function remember(id: string, state: State, bytes: number | undefined): State {
     states.delete(id);
     states.set(id, state);
     if (bytes !== undefined) state.bytes = bytes;
-    evictBeyond(states, { count: maxConversations, bytes: maxBytes }, id, onEvict);
+    evictBeyond(states, { count: maxConversations, bytes: maxBytes }, id, onEvict, closing);
     return state;
   }
 
@@ -244,6 +250,7 @@ export function createConversations(options: CompactorSessionOptions & Conversat
     // Async so that a bad stored sync point rejects like any other failure of the call.
     async project(call) {
       const id = conversationIdOf(call.messages, call.conversationId, call.system);
+      if (closing.size > 0) await untilClosed(states, closing, id);
       const state = stateOf(id, call);
       const run = enqueue(state, () => projectCall(id, state, call, sessionOptions));
       return state.forkedFrom === undefined ? run : heldFork(run, states, id, state, sessionDir);
@@ -263,11 +270,14 @@ export function createConversations(options: CompactorSessionOptions & Conversat
     },
     branches: (id) => conversationBranches(sessionDir, id),
     close() {
+      const landed = [...closing.values()];
       for (const s of states.values()) {
         s.forkedFrom?.session.close();
         s.session.close();
+        landed.push(released(s.forkedFrom?.session), released(s.session));
       }
       states.clear();
+      return Promise.all(landed).then(() => undefined);
     },
   };
 }
@@ -308,26 +318,6 @@ function recallAcross(states: Map<string, State>, args: unknown): string {
     if (!answer.startsWith(RECALL_NOT_FOUND) && !answer.startsWith(SPAN_NOT_FOUND)) break;
   }
   return answer;
-}
-
-/** Closes the least recently used idle conversations beyond `max` in number or bytes (never `keep`). */
-function evictBeyond(
-  states: Map<string, State>,
-  max: { count: number; bytes: number | undefined },
-  keep: string,
-  onEvict: ((id: string) => void) | undefined,
-): void {
-  let bytes = 0;
-  if (max.bytes !== undefined) for (const s of states.values()) bytes += s.bytes ?? 0;
-  const over = () => states.size > max.count || (max.bytes !== undefined && bytes > max.bytes);
-  for (const [old, s] of states) {
-    if (!over()) break;
-    if (s.active > 0 || old === keep) continue;
-    s.session.close();
-    states.delete(old);
-    bytes -= s.bytes ?? 0;
-    onEvict?.(old);
-  }
 }
 
 /** A conversation's synced hashes when they are all known. */

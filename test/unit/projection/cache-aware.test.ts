@@ -1,14 +1,18 @@
 import { describe, it, expect } from '@jest/globals';
+import fc from 'fast-check';
 import { msg, type Message } from '#src/messages/message.js';
 import {
   cacheAwareThreshold,
   clearInSteps,
   completeClearingPolicy,
   completeCompactionWait,
+  normalizeHistory,
   sharedPrefixLength,
 } from '#src/projection/index.js';
+import { createEstimator } from '#src/estimate/estimator.js';
 import { clearOldToolResultsWithRecentBatches } from '#support/projection/vtcode-preset.js';
 import { batch, charsEstimator, deepFreeze, isStub } from '#support/projection/helpers.js';
+import { historyArb } from '#support/projection/history-arb.js';
 
 const est = charsEstimator();
 const clearedIds = (out: readonly Message[]) => out.filter(isStub).map((m) => m.toolCallId);
@@ -100,5 +104,53 @@ describe('cache-aware clearing', () => {
     expect(cacheAwareThreshold(18_000, 24_000, false)).toBe(18_000);
     expect(cacheAwareThreshold(null, 24_000, true)).toBeNull();
     expect(cacheAwareThreshold(18_000, null, true)).toBe(18_000);
+  });
+  it('C1: below clearAtLeast no step can fire: the pass that skips the stubs gives what the full pass gives', () => {
+    fc.assert(
+      fc.property(
+        historyArb,
+        fc.subarray(['a', 'b', 'c', 'd', 'e', 'zz']),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 1, max: 3_000 }),
+        (h, kept, keepToolUses, localTrigger) => {
+          const n = deepFreeze(normalizeHistory(h));
+          const total = est.history(n);
+          // At exactly `total` the full pass runs and no step fires (a stub saves less than its
+          // result); one token more and the pass skips every stub but those of carried results.
+          const at = (clearAtLeast: number) =>
+            clearOldToolResultsWithRecentBatches(n, {
+              estimator: est,
+              policy: { keepToolUses, keepRecentToolBatches: 1, clearAtLeast },
+              localTrigger,
+              evidenceBudget: 0,
+              keepCleared: new Set(kept),
+            });
+          const full = at(total);
+          const skipped = at(total + 1);
+          expect(skipped.messages).toEqual(full.messages);
+          skipped.messages.forEach((m, i) => expect(m).toBe(full.messages[i])); // same stubs
+          expect(skipped.diagnostics).toEqual(full.diagnostics);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('C1: between steps a long history is not stubbed again: no result is estimated beyond the history itself', () => {
+    const own = createEstimator({ encoding: 'chars' });
+    const h = history(12);
+    const between = () =>
+      clearOldToolResultsWithRecentBatches(h, {
+        estimator: own,
+        policy: { keepToolUses: 1, keepRecentToolBatches: 1, clearAtLeast: Number.MAX_SAFE_INTEGER },
+        localTrigger: 1,
+        evidenceBudget: 0,
+      });
+    expect(between().diagnostics.clearingApplied).toBe(true);
+    const before = own.stats();
+    const again = between();
+    expect(clearedIds(again.messages)).toEqual([]);
+    // The same history again: its tokens are known, so nothing is estimated at all.
+    expect(own.stats()).toEqual(before);
   });
 });
