@@ -1,9 +1,10 @@
 /** @jest-config-loader esbuild-register */
 import type { Config } from 'jest';
-import { createDefaultEsmPreset } from 'ts-jest';
 
 const config: Config = {
-  ...createDefaultEsmPreset({ tsconfig: 'tsconfig.json' }),
+  // TypeScript files load as ES modules, compiled by esbuild (test/support/esbuild-transform.cjs).
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs' },
   // Node, plus one tiktoken per worker shared by its test files (test/support/jest-environment.cjs).
   testEnvironment: '<rootDir>/test/support/jest-environment.cjs',
   roots: ['<rootDir>/test'],

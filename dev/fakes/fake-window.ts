@@ -8,10 +8,9 @@
  * value in the body (keys and the model name excluded) plus 4 per list item, roughly how a
  * provider counts a prompt.
  */
-import { tiktokenCounter } from '../../src/estimate/counters.js';
 import { lookupModel } from '../../src/providers/catalog.js';
+import { fakeTokenCount } from './fake-token-count.js';
 
-const counter = tiktokenCounter('o200k_base');
 const ITEM_OVERHEAD = 4;
 
 /** Estimated prompt tokens of a request body. */
@@ -19,7 +18,7 @@ export function estimateBodyTokens(body: unknown): number {
   let n = 0;
   const walk = (v: unknown, key: string): void => {
     if (typeof v === 'string') {
-      if (key !== 'model') n += counter.count(v);
+      if (key !== 'model') n += fakeTokenCount(v);
     } else if (Array.isArray(v)) {
       for (const x of v) {
         n += ITEM_OVERHEAD;

@@ -18,7 +18,7 @@
  * JSON layout, as a provider renders a request into tokens before it caches it.
  */
 import { createHash } from 'node:crypto';
-import { tiktokenCounter } from '../../src/estimate/counters.js';
+import { fakeTokenCount } from './fake-token-count.js';
 
 export type CacheProtocol = 'anthropic' | 'openai-chat' | 'openai-responses' | 'gemini';
 
@@ -29,7 +29,6 @@ export interface FakeUsage {
   written: number;
 }
 
-const counter = tiktokenCounter('o200k_base');
 const MIN_CACHED = 1_024;
 const OPENAI_STEP = 128;
 const ANTHROPIC_LOOKBACK = 20;
@@ -166,7 +165,7 @@ function prefixes(blocks: Block[]): { print: string; tokens: number }[] {
   let tokens = 0;
   for (const b of blocks) {
     print = createHash('sha1').update(print).update('\u0000').update(b.text).digest('base64');
-    tokens += counter.count(b.text);
+    tokens += fakeTokenCount(b.text);
     out.push({ print, tokens });
   }
   return out;

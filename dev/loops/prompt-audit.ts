@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Tiktoken } from 'tiktoken';
 import { SUMMARY_HEADERS } from '../../src/summary/summary-message.js';
+import { rememberCounts } from '../fakes/fake-token-count.js';
 
 /**
  * One prompt as a model received it, in plain pieces: every text it was sent (system prompt,
@@ -46,29 +47,9 @@ function o200k(): Tiktoken {
   return encoder;
 }
 
-/*
- * Every request of a loop repeats the messages of the one before, so the same texts are counted
- * again and again: their counts are kept (up to a bound on the characters held), which gives the
- * same numbers for a fraction of the work.
- */
-const counted = new Map<string, number>();
-let countedChars = 0;
-const MAX_COUNTED_CHARS = 16 * 1024 * 1024;
-
 /** Tokens of a text in o200k; special-token text counts as plain text. */
-function countTokens(text: string): number {
-  if (text === '') return 0;
-  const known = counted.get(text);
-  if (known !== undefined) return known;
-  const tokens = o200k().encode_ordinary(text).length;
-  if (countedChars + text.length > MAX_COUNTED_CHARS) {
-    counted.clear();
-    countedChars = 0;
-  }
-  counted.set(text, tokens);
-  countedChars += text.length;
-  return tokens;
-}
+const remembered = rememberCounts((text) => (text === '' ? 0 : o200k().encode_ordinary(text).length));
+const countTokens = remembered.count;
 
 /** The tokens of a text, to cut deterministic slices from. */
 export function encodeTokens(text: string): Uint32Array {
@@ -84,8 +65,7 @@ export function decodeTokens(tokens: Uint32Array): string {
 export function freeAuditEncoder(): void {
   encoder?.free();
   encoder = undefined;
-  counted.clear();
-  countedChars = 0;
+  remembered.forget();
 }
 
 /** Counts a prompt and checks its pairing, its task and its summaries. */
