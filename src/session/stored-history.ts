@@ -9,6 +9,7 @@ import {
   ARTIFACTS_DIR,
   CORRUPT_SUFFIX,
   EVENTS_FILE,
+  LOCK_BREAKER_FILE,
   LOCK_FILE,
   fileStore,
   openSessionStore,
@@ -104,6 +105,8 @@ const OWN_FILES = [
   ARTIFACTS_DIR,
   SNAPSHOTS_DIR,
   LOCK_FILE,
+  // Left by a process killed while it broke a stale lock, and there for a moment while one does.
+  LOCK_BREAKER_FILE,
   PREVIOUS_DIR,
   'inspect.jsonl',
 ];
@@ -134,14 +137,16 @@ export function openStoredHistory(options: StoredHistoryOptions): StoredHistory 
 
 function checkContinues(store: SessionStore, recorded: readonly Message[], given: readonly Message[]): void {
   const dir = store.dir ?? 'the session store';
-  if (
-    store.dir !== undefined &&
-    store.events().length === 0 &&
-    readdirSync(store.dir).some((f) => !OWN_FILES.includes(f))
-  )
+  const other =
+    store.dir !== undefined && store.events().length === 0
+      ? readdirSync(store.dir)
+          .sort()
+          .find((f) => !OWN_FILES.includes(f))
+      : undefined;
+  if (other !== undefined)
     throw new StoredSessionConflictError(
       dir,
-      'holds other files and no session',
+      `holds other files (${other}) and no session`,
       'use a new or empty directory',
     );
   if (given.length === 0) return;

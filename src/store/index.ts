@@ -18,7 +18,13 @@ export { CORRUPT_SUFFIX } from './events-log.js';
 export { settleFinishedFsyncs } from './fsync-thread.js';
 export { loadEventLog, type KeptCarry, type LogWarning, type LoadedLog } from './load-event-log.js';
 export { replayEvents } from './open-store.js';
-export { acquireSessionLock, LOCK_FILE, type LockOptions, type SessionLock } from './session-lock.js';
+export {
+  acquireSessionLock,
+  LOCK_BREAKER_FILE,
+  LOCK_FILE,
+  type LockOptions,
+  type SessionLock,
+} from './session-lock.js';
 export {
   ThreadEventSchema,
   CompactBoundarySchema,

@@ -15,6 +15,9 @@ import { PRIVATE_FILE } from '../io/private.js';
  */
 
 export const LOCK_FILE = 'lock';
+const BREAKER_SUFFIX = '.break';
+/** The file a process holds while it removes a stale `lock` (see {@link acquireSessionLock}). */
+export const LOCK_BREAKER_FILE = `${LOCK_FILE}${BREAKER_SUFFIX}`;
 // A lock file still empty after this long was left by a writer killed while creating it.
 const STALE_EMPTY_MS = 10_000;
 const POLL_MS = 100;
@@ -95,21 +98,25 @@ function isStale(file: string, seen: { raw: string; holder: Holder | undefined }
 
 /** Removes a stale lock unless someone replaced it meanwhile (checked under `lock.break`). */
 function breakStale(file: string, seen: string): void {
-  const breaker = `${file}.break`;
-  try {
-    closeSync(openSync(breaker, 'wx', PRIVATE_FILE));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fsError(breaker, 'create', e);
-    // Another process is breaking it; a breaker that died leaves an old file behind.
-    if (ageMs(breaker) > STALE_EMPTY_MS) unlinkQuiet(breaker);
+  const breaker = `${file}${BREAKER_SUFFIX}`;
+  // The breaker names its process like a lock does, so one left by a process killed while
+  // breaking is seen as stale at once instead of holding every opener for STALE_EMPTY_MS.
+  if (tryCreate(breaker) === undefined) {
+    const other = readHolder(breaker);
+    if (other !== undefined && isStale(breaker, other)) unlinkIfUnchanged(breaker, other.raw);
     else sleepSync(POLL_MS);
     return;
   }
   try {
-    if (readHolder(file)?.raw === seen) unlinkQuiet(file);
+    unlinkIfUnchanged(file, seen);
   } finally {
     unlinkQuiet(breaker);
   }
+}
+
+/** Removes `file` if it still holds `raw`. */
+function unlinkIfUnchanged(file: string, raw: string): void {
+  if (readHolder(file)?.raw === raw) unlinkQuiet(file);
 }
 
 function unlinkQuiet(file: string): void {

@@ -168,8 +168,9 @@ export interface OpenOptions {
   queued?: boolean;
 }
 
-// Temp files left by a writer killed inside writeFileAtomic (`.name.pid.time.rand.tmp`).
-const STALE_TEMP = /^\..+\.tmp$/;
+// Temp files left by a writer killed inside writeFileAtomic (`.name.pid.time.rand.tmp`); only
+// that shape, so a user's own `.notes.tmp` is never removed.
+const STALE_TEMP = /^\..+\.\d+\.\d+\.[0-9a-z]*\.tmp$/;
 
 /**
  * Opens (and with `create`, initialises) a session directory, loading and validating its

@@ -93,7 +93,7 @@ describe('continuing a stored session from the library (R1)', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'notes.txt'), 'mine');
     expect(() => createCompactorSession({ sessionDir: dir, history: first })).toThrow(
-      /holds other files and no session; use a new or empty directory/,
+      /holds other files \(notes.txt\) and no session; use a new or empty directory/,
     );
     expect(existsSync(join(dir, 'events.jsonl'))).toBe(false);
   });
