@@ -9,8 +9,7 @@ import {
   ARTIFACTS_DIR,
   CORRUPT_SUFFIX,
   EVENTS_FILE,
-  LOCK_BREAKER_FILE,
-  LOCK_FILE,
+  isLockFile,
   fileStore,
   openSessionStore,
   PREVIOUS_DIR,
@@ -104,9 +103,6 @@ const OWN_FILES = [
   `${EVENTS_FILE}${CORRUPT_SUFFIX}`,
   ARTIFACTS_DIR,
   SNAPSHOTS_DIR,
-  LOCK_FILE,
-  // Left by a process killed while it broke a stale lock, and there for a moment while one does.
-  LOCK_BREAKER_FILE,
   PREVIOUS_DIR,
   'inspect.jsonl',
 ];
@@ -141,7 +137,7 @@ function checkContinues(store: SessionStore, recorded: readonly Message[], given
     store.dir !== undefined && store.events().length === 0
       ? readdirSync(store.dir)
           .sort()
-          .find((f) => !OWN_FILES.includes(f))
+          .find((f) => !OWN_FILES.includes(f) && !isLockFile(f))
       : undefined;
   if (other !== undefined)
     throw new StoredSessionConflictError(

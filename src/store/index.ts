@@ -20,7 +20,7 @@ export { loadEventLog, type KeptCarry, type LogWarning, type LoadedLog } from '.
 export { replayEvents } from './open-store.js';
 export {
   acquireSessionLock,
-  LOCK_BREAKER_FILE,
+  isLockFile,
   LOCK_FILE,
   type LockOptions,
   type SessionLock,

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
@@ -17,8 +17,9 @@ import { PRIVATE_FILE } from '../io/private.js';
 export const LOCK_FILE = 'lock';
 const BREAKER_SUFFIX = '.break';
 /** The file a process holds while it removes a stale `lock` (see {@link acquireSessionLock}). */
-export const LOCK_BREAKER_FILE = `${LOCK_FILE}${BREAKER_SUFFIX}`;
-// A lock file still empty after this long was left by a writer killed while creating it.
+const LOCK_BREAKER_FILE = `${LOCK_FILE}${BREAKER_SUFFIX}`;
+// A lock file still empty after this long was left by a writer killed while creating it (an
+// older version created the lock empty, then wrote its holder).
 const STALE_EMPTY_MS = 10_000;
 const POLL_MS = 100;
 
@@ -139,24 +140,41 @@ function describe(holder: Holder | undefined): string {
   return `process ${holder.pid} on ${holder.host} (since ${holder.startedAt}${self})`;
 }
 
+/**
+ * The name a process writes its lock under before linking it into place; one left by a process
+ * killed in between is litter the store accepts (see {@link isLockFile}) and the same pid
+ * overwrites.
+ */
+const creatingName = (file: string, pid: number) => `${file}.${pid}.tmp`;
+
 function tryCreate(file: string): string | undefined {
   const raw = `${JSON.stringify({ pid: process.pid, host: hostname(), startedAt: new Date().toISOString() })}\n`;
-  let fd: number;
+  // Written whole under a name of its own, then linked to `lock` (which fails if it exists, as
+  // O_EXCL would): a process killed while taking the lock never leaves an empty lock whose
+  // holder no one can tell, which held the session for ten seconds. No fsync: other processes
+  // read the lock from the page cache, and after a crash of the machine its holder is gone, so
+  // a lost lock is taken as free or stale as it should. The proxy opens sessions on its request
+  // path, where an fsync held every request for ms.
+  const creating = creatingName(file, process.pid);
   try {
-    fd = openSync(file, 'wx', PRIVATE_FILE);
+    writeFileSync(creating, raw, { mode: PRIVATE_FILE });
+  } catch (e) {
+    throw fsError(file, 'create the session lock', e);
+  }
+  try {
+    linkSync(creating, file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw fsError(file, 'create the session lock', e);
-  }
-  // No fsync: other processes read the lock from the page cache, and after a crash of the
-  // machine its holder is gone, so a lost or empty lock is taken as free or stale as it should.
-  // The proxy opens sessions on its request path, where an fsync held every request for ms.
-  try {
-    writeSync(fd, raw);
   } finally {
-    closeSync(fd);
+    unlinkQuiet(creating);
   }
   return raw;
+}
+
+/** Whether a file of a session directory is the lock's own: the lock, its breaker, either being created. */
+export function isLockFile(name: string): boolean {
+  return name === LOCK_FILE || name === LOCK_BREAKER_FILE || /^lock(\.break)?\.\d+\.tmp$/.test(name);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,15 +6,17 @@ import { freeEncoders } from '#src/estimate/index.js';
 import { msg } from '#src/messages/message.js';
 import { frameLine } from '#src/store/frame.js';
 import { EVENTS_FILE } from '#src/store/artifacts.js';
+import { PROCESS_TEST_MS } from '#support/time-limits.js';
 import { cleanUp, fakeUpstream, post, startServe, storedMessages, tempDir } from './harness.js';
 
 /**
  * A process killed while a conversation's first request was in flight (and the next one killed
- * while it broke that request's stale lock) leaves its files in the conversation's directory
+ * while it took or broke that request's lock) leaves its files in the conversation's directory
  * with no committed session. The retry to a new process must be served from there; a file
  * that is not the store's is still refused, and the error names it.
  */
 
+jest.setTimeout(PROCESS_TEST_MS);
 afterAll(() => freeEncoders());
 afterEach(cleanUp);
 
@@ -42,6 +44,11 @@ function leaveKilledFirstRequest(dataDir: string, id: string): string {
   const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
   // The breaker of a process killed after it removed the stale lock, before it removed itself.
   writeFileSync(join(dir, 'lock.break'), '');
+  // A lock of a process killed before it linked it into place.
+  writeFileSync(
+    join(dir, `lock.${dead}.tmp`),
+    JSON.stringify({ pid: dead, host: 'here', startedAt: new Date().toISOString() }),
+  );
   // The first request's messages, written but never committed.
   const at = new Date().toISOString();
   writeFileSync(
