@@ -58,11 +58,6 @@ export function windowOverflow(path: string, body: unknown, window: number): Win
   return { input, output, window, message };
 }
 
-/** The violation text when `body` does not fit `window`, else null. */
-export function windowViolation(path: string, body: unknown, window: number): string | null {
-  return windowOverflow(path, body, window)?.message ?? null;
-}
-
 /**
  * The bundled catalog's context window of a model: the window a test's route works with when
  * the test sets no capacity, so the fake server declares that one.

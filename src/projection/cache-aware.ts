@@ -54,9 +54,4 @@ export function sharedPrefixLength(previous: readonly Message[] | null, request:
 }
 
 // The compaction wait is a decision of the turn machine; it lives with the machine's other policy.
-export {
-  cacheAwareThreshold,
-  DEFAULT_COMPACTION_WAIT,
-  WAIT_REFERENCE_BUDGET,
-  type CompactionWait,
-} from '../../machines/turn/cache-policy.js';
+export { cacheAwareThreshold, DEFAULT_COMPACTION_WAIT } from '../../machines/turn/cache-policy.js';

@@ -4,7 +4,6 @@ export {
   economicCycleTokens,
   firstCacheCycle,
   nextCacheCycle,
-  PRICE_OVER_CACHE_READ,
   waitCanPay,
   type CacheCycle,
 } from '../../machines/turn/cache-policy.js';

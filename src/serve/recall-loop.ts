@@ -22,7 +22,7 @@ import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.
 export const MAX_RECALL_ROUNDS = 3;
 
 /** Header of an answer that took recall rounds: how many extra upstream requests they cost. */
-export const RECALLS_HEADER = 'x-compactor-recalls';
+const RECALLS_HEADER = 'x-compactor-recalls';
 
 /** What the first upstream request of a turn is made of. */
 export interface RecallTurn {

@@ -12,7 +12,7 @@ import { isSummaryMessage } from '../../summary/summary-message.js';
 import { prepareLocalSummary, type PreparedSummary } from '../../summary/prepare.js';
 import { rebuildHistory } from '../../summary/rebuild.js';
 import { addSpanPointers, pointerLineCap } from '../../summary/span-pointers.js';
-import { applyReinjection, buildReinjection, REINJECT_BUDGET_MAX_TOKENS } from '../../summary/reinject.js';
+import { applyReinjection, buildReinjection } from '../../summary/reinject.js';
 import { templateProblem } from '../../summary/repair.js';
 import type {
   LocalFork,
@@ -22,13 +22,6 @@ import type {
 import { requestLocalSummary, SummaryPassWarnings } from './local-summary-request.js';
 import { resolveLocalSummarySettings, type LocalSummarySettings } from './local-summary-settings.js';
 import { PrefixRequests } from './summary-prefix.js';
-
-/**
- * Ceiling of the budget for re-injecting durable context (instructions, recently touched files)
- * after a summary (off unless a budget is given; `defaultReinjectBudget` gives
- * min(4,000, floor(capacity × 0.05)) for callers that want it).
- */
-export const DEFAULT_REINJECT_BUDGET_TOKENS = REINJECT_BUDGET_MAX_TOKENS;
 
 /**
  * Implements the runtime's {@link LocalSummarizer} with the src/summary pipeline: preparation
