@@ -110,38 +110,43 @@ export function arrayItemsFrom(
 
 /** How many top-level members of the object `text` holds are named `key` (undefined when it cannot tell). */
 export function topLevelKeyCount(text: string, key: string): number | undefined {
-  let i = skipSpace(text, 0);
-  if (text[i] !== '{') return undefined;
+  const want = JSON.stringify(key);
+  const members = topLevelMembers(text);
   let count = 0;
+  for (let m = members.next(); ; m = members.next()) {
+    if (m.done === true) return m.value ? count : undefined;
+    if (isNamed(m.value.name, key, want)) count++;
+  }
+}
+
+/**
+ * The top-level members of the object `text` holds, in order: each name as written (quotes
+ * included) and where its value begins. Returns false once the text is not such an object.
+ */
+function* topLevelMembers(text: string): Generator<{ name: string; value: number }, boolean> {
+  let i = skipSpace(text, 0);
+  if (text[i] !== '{') return false;
   for (i = skipSpace(text, i + 1); i < text.length && text[i] === '"';) {
     const end = stringEnd(text, i);
-    if (end < 0) return undefined;
-    if ((JSON.parse(text.slice(i, end)) as string) === key) count++;
+    if (end < 0) return false;
     const value = skipSpace(text, skipSpace(text, end) + 1);
+    yield { name: text.slice(i, end), value };
     const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
-    if (close < 0) return undefined;
+    if (close < 0) return false;
     i = skipSpace(text, close + 1);
     if (text[i] === ',') i = skipSpace(text, i + 1);
   }
-  return count;
+  return true;
 }
+
+/** Whether a member's name as written is `key` (`want`: the key as JSON writes it, the usual spelling). */
+const isNamed = (name: string, key: string, want: string): boolean =>
+  name === want || JSON.parse(name) === key;
 
 /** Index where the value of the top-level member `key` begins, or undefined. */
 function memberValueAt(text: string, key: string): number | undefined {
-  let i = skipSpace(text, 0);
-  if (text[i] !== '{') return undefined;
   const want = JSON.stringify(key);
-  for (i = skipSpace(text, i + 1); i < text.length && text[i] === '"';) {
-    const end = stringEnd(text, i);
-    if (end < 0) return undefined;
-    const name = text.slice(i, end);
-    const value = skipSpace(text, skipSpace(text, end) + 1);
-    if (name === want || JSON.parse(name) === key) return value;
-    const close = text[value] === '[' || text[value] === '{' ? closingOf(text, value) : valueEnd(text, value);
-    if (close < 0) return undefined;
-    i = skipSpace(text, close + 1);
-    if (text[i] === ',') i = skipSpace(text, i + 1);
-  }
+  for (const m of topLevelMembers(text)) if (isNamed(m.name, key, want)) return m.value;
   return undefined;
 }
 

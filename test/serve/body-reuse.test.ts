@@ -97,7 +97,7 @@ function anthropic(pairs: number): Record<string, unknown> {
 }
 
 describe('compactor serve: a body that resends the last one is read from where it left off', () => {
-  it('a Chat Completions session that adds a call and its result each turn reads only what it added, as a whole read does', () => {
+  it('D2: a Chat Completions session that adds a call and its result each turn reads only what it added, as a whole read does', () => {
     const kept = new KeptBodies();
     expect(readKept(kept, 'openai-chat', JSON.stringify(chat(1)))).toBeUndefined();
     for (let n = 2; n < 8; n++) expect(readKept(kept, 'openai-chat', JSON.stringify(chat(n)))).toBeDefined();
@@ -105,14 +105,14 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(readKept(kept, 'openai-chat', JSON.stringify(chat(7)))).toBeDefined();
   });
 
-  it('an Anthropic session whose cache marker moves to the newest message goes on from before the marked one', () => {
+  it('D2: an Anthropic session whose cache marker moves to the newest message goes on from before the marked one', () => {
     const kept = new KeptBodies();
     readKept(kept, 'anthropic', JSON.stringify(anthropic(1)));
     for (let n = 2; n < 7; n++)
       expect(readKept(kept, 'anthropic', JSON.stringify(anthropic(n)))).toBeDefined();
   });
 
-  it('a body whose list was edited mid-way is read from before the edit or whole, never as the old one', () => {
+  it('D2: a body whose list was edited mid-way is read from before the edit or whole, never as the old one', () => {
     const kept = new KeptBodies();
     readKept(kept, 'openai-chat', JSON.stringify(chat(6)));
     const edited = chat(7);
@@ -131,7 +131,7 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(readKept(kept, 'openai-chat', JSON.stringify(late))).toBeDefined();
   });
 
-  it('a body whose fields after the list changed, or whose new items are not JSON, is read whole', () => {
+  it('D2: a body whose fields after the list changed, or whose new items are not JSON, is read whole', () => {
     const kept = new KeptBodies();
     readKept(kept, 'openai-chat', JSON.stringify(chat(3)));
     expect(readKept(kept, 'openai-chat', JSON.stringify(chat(4, { max_tokens: 2000 })))).toBeUndefined();
@@ -146,7 +146,7 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(kept.read('anthropic', '/v1/messages', Buffer.from(JSON.stringify(chat(5))))).toBeUndefined();
   });
 
-  it('number texts JSON.parse would change (1.0, 2.50) in new items and after the list come back as sent', () => {
+  it('D2: number texts JSON.parse would change (1.0, 2.50) in new items and after the list come back as sent', () => {
     const kept = new KeptBodies();
     const withNumbers = (n: number) =>
       JSON.stringify(chat(n, { temperature: 1 }))
@@ -156,7 +156,7 @@ describe('compactor serve: a body that resends the last one is read from where i
     for (let n = 3; n < 6; n++) expect(readKept(kept, 'openai-chat', withNumbers(n))).toBeDefined();
   });
 
-  it('random continuations, edits, retries and other sessions read as whole reads do (seeded fuzz)', () => {
+  it('D2: random continuations, edits, retries and other sessions read as whole reads do (seeded fuzz)', () => {
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -187,7 +187,7 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(reused).toBeGreaterThan(40);
   });
 
-  it('beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
+  it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
     const body = (n: number, user: string) => JSON.stringify(chat(n, { user }));
     // A kept body is counted at two bytes a byte and two a character.
     const size = (n: number, user: string) => 2 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
@@ -264,7 +264,7 @@ describe('compactor serve: a session read from its last body sends what a whole 
     },
   );
 
-  it('a session whose kept body was dropped for others (their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
+  it('D2: a session whose kept body was dropped for others (their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
     // --max-memory 1 MiB: a quarter for the kept bodies, room for one of these (about 240 KB
     // each); the four sessions (about 120 KB each) fit in the rest.
     const body = (name: string, n: number) => {
