@@ -57,6 +57,9 @@ export function writeFileAtomic(
   fsyncDir(dir);
 }
 
+/** The shape of the temp file names below (`.name.pid.time.rand.tmp`): what a killed writer leaves. */
+export const ATOMIC_TEMP_NAME = /^\..+\.\d+\.\d+\.[0-9a-z]*\.tmp$/;
+
 const tempName = (path: string) =>
   join(
     dirname(path),

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync } 
 import { join } from 'node:path';
 import { fsError } from '../io/fs-errors.js';
 import { UserError } from '../core/errors.js';
-import { fsyncDir } from '../io/atomic-write.js';
+import { ATOMIC_TEMP_NAME, fsyncDir } from '../io/atomic-write.js';
 import type { Json, Message } from '../messages/message.js';
 import type { CompactionStrategy } from '../../machines/index.js';
 import { type CompactionOrigin, type ThreadEvent } from './events.js';
@@ -168,10 +168,6 @@ export interface OpenOptions {
   queued?: boolean;
 }
 
-// Temp files left by a writer killed inside writeFileAtomic (`.name.pid.time.rand.tmp`); only
-// that shape, so a user's own `.notes.tmp` is never removed.
-const STALE_TEMP = /^\..+\.\d+\.\d+\.[0-9a-z]*\.tmp$/;
-
 /**
  * Opens (and with `create`, initialises) a session directory, loading and validating its
  * events. Throws a one-line {@link UserError} naming file and line for a damaged log.
@@ -224,7 +220,8 @@ function cleanTempFiles(dirs: string[], create: boolean, warnings: LogWarning[])
   for (const d of dirs) {
     if (!existsSync(d)) continue;
     for (const f of readdirSync(d)) {
-      if (!STALE_TEMP.test(f)) continue;
+      // Only the shape writeFileAtomic gives its temp files: a user's own `.notes.tmp` stays.
+      if (!ATOMIC_TEMP_NAME.test(f)) continue;
       if (create) unlinkSync(join(d, f));
       warnings.push({
         file: join(d, f),
