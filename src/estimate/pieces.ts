@@ -169,23 +169,32 @@ const PIECE_CACHE_SIZE = 200_000;
 
 /** Slots of the short-piece table: a piece's characters as digits 1 to 128 of a number in base 129. */
 const SHORT_SLOTS = 129 ** 3;
+/** ASCII pieces up to this long are kept by the same number (129^7 < 2^53: every one exact). */
+const PACKED_LENGTH = 7;
 
 /**
- * Token counts of ASCII pieces of up to three characters (about half the pieces of source code
- * and logs), kept by their characters in a 2 MiB table: no string hashed, no map looked up.
- * Undefined for any other piece. A piece is given as `text` from `start` to `end`.
+ * Token counts of ASCII pieces of up to seven characters (most pieces of source code and logs),
+ * kept by their characters as a number: no string made or hashed. Up to three characters the
+ * number indexes a 2 MiB table; longer ones key a map. Undefined for any other piece. A piece
+ * is given as `text` from `start` to `end`.
  */
 function shortPieces(
   encodeLength: (text: string) => number,
 ): (text: string, start: number, end: number) => number | undefined {
   let table: Int8Array | undefined; // made on first use: a counter of long texts only never pays for it
+  const packed = createTextCache<number>(PIECE_CACHE_SIZE);
   return (text, start, end) => {
-    if (end - start > 3) return undefined;
+    if (end - start > PACKED_LENGTH) return undefined;
     let slot = 0;
     for (let i = start; i < end; i++) {
       const c = text.charCodeAt(i);
       if (c >= 128) return undefined;
       slot = slot * 129 + c + 1;
+    }
+    if (end - start > 3) {
+      let n = packed.get(slot);
+      if (n === undefined) packed.set(slot, (n = encodeLength(text.slice(start, end))));
+      return n;
     }
     table ??= new Int8Array(SHORT_SLOTS);
     let k = table[slot]!;
