@@ -171,18 +171,53 @@ const PIECE_CACHE_SIZE = 200_000;
 const SHORT_SLOTS = 129 ** 3;
 /** ASCII pieces up to this long are kept by the same number (129^7 < 2^53: every one exact). */
 const PACKED_LENGTH = 7;
+/** Slots of the table of longer packed pieces (a power of two); it starts over when half full. */
+const PACKED_SLOTS = 1 << 17;
+
+/**
+ * Token counts by packed piece (a number from 1 to 129^7), in typed arrays probed in place: a
+ * look-up makes no object, where a map boxes a number this large for every look-up.
+ */
+function packedTable() {
+  const keys = new Float64Array(PACKED_SLOTS); // 0: an empty slot (no piece packs to 0)
+  const counts = new Int8Array(PACKED_SLOTS);
+  const mask = PACKED_SLOTS - 1;
+  let used = 0;
+  const slotOf = (key: number): number => {
+    let i = ((key % 1_048_573) * 2_654_435_761) & mask;
+    while (keys[i] !== 0 && keys[i] !== key) i = (i + 1) & mask;
+    return i;
+  };
+  return {
+    get(key: number): number | undefined {
+      const i = slotOf(key);
+      return keys[i] === 0 ? undefined : counts[i];
+    },
+    set(key: number, tokens: number): void {
+      if (used >= PACKED_SLOTS / 2) {
+        keys.fill(0);
+        used = 0;
+      }
+      const i = slotOf(key);
+      if (keys[i] === 0) used++;
+      keys[i] = key;
+      counts[i] = tokens;
+    },
+  };
+}
 
 /**
  * Token counts of ASCII pieces of up to seven characters (most pieces of source code and logs),
  * kept by their characters as a number: no string made or hashed. Up to three characters the
- * number indexes a 2 MiB table; longer ones key a map. Undefined for any other piece. A piece
- * is given as `text` from `start` to `end`.
+ * number indexes a 2 MiB table; longer ones are looked up in {@link packedTable}. Undefined for
+ * any other piece. A piece is given as `text` from `start` to `end`.
  */
 function shortPieces(
   encodeLength: (text: string) => number,
 ): (text: string, start: number, end: number) => number | undefined {
-  let table: Int8Array | undefined; // made on first use: a counter of long texts only never pays for it
-  const packed = createTextCache<number>(PIECE_CACHE_SIZE);
+  // Made on first use: a counter of long texts only never pays for them.
+  let table: Int8Array | undefined;
+  let packed: ReturnType<typeof packedTable> | undefined;
   return (text, start, end) => {
     if (end - start > PACKED_LENGTH) return undefined;
     let slot = 0;
@@ -192,6 +227,7 @@ function shortPieces(
       slot = slot * 129 + c + 1;
     }
     if (end - start > 3) {
+      packed ??= packedTable();
       let n = packed.get(slot);
       if (n === undefined) packed.set(slot, (n = encodeLength(text.slice(start, end))));
       return n;
