@@ -3,8 +3,11 @@ import { importAnthropic } from '../formats/anthropic.js';
 import { JsonDocument } from '../formats/json-text.js';
 import { importOpenAIChat } from '../formats/openai-chat.js';
 import { rememberRawNumbers } from '../formats/raw-numbers.js';
-import type { Message } from '../messages/message.js';
-import { markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
+import { importGeminiTail } from '../formats/gemini.js';
+import { importResponsesTail } from '../formats/openai-responses.js';
+import { groupOf, type RoundTrip } from '../formats/round-trip.js';
+import type { Json, Message } from '../messages/message.js';
+import { LISTS, markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
 import { arrayItemsFrom, filledArrayClose, topLevelKeyCount } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
@@ -53,13 +56,23 @@ interface Cut {
   byte: number;
 }
 
-/** The protocols whose list items are read one group per item (a tail imports as the whole list would). */
-const ITEM_GROUPS: Partial<Record<ProtocolName, (doc: JsonDocument) => Message[]>> = {
-  'openai-chat': (doc) => importOpenAIChat(doc, 'request body').sessions[0]!.messages,
-  anthropic: (doc) => importAnthropic(doc, 'request body').sessions[0]!.messages,
-};
+const WHERE = 'request body';
 
-const LIST_KEY: Partial<Record<ProtocolName, string>> = { 'openai-chat': 'messages', anthropic: 'messages' };
+/**
+ * The messages a protocol's list items after a cut import as, counted from the items' own start
+ * (`first` items and the messages `before` came before them); undefined when the whole list's
+ * import would not read them as a list of their own (a turn that goes on across the cut).
+ */
+type TailImport = (values: unknown[], first: number, before: readonly Message[]) => Message[] | undefined;
+
+const TAIL_IMPORTS: Record<ProtocolName, TailImport> = {
+  // One group per item, each read on its own.
+  'openai-chat': (values) =>
+    importOpenAIChat(new JsonDocument({ messages: values }), WHERE).sessions[0]!.messages,
+  anthropic: (values) => importAnthropic(new JsonDocument({ messages: values }), WHERE).sessions[0]!.messages,
+  'openai-responses': (values, _first, before) => importResponsesTail(values, before, WHERE),
+  gemini: (values, first, before) => importGeminiTail(values, WHERE, first, before),
+};
 
 /** How many bytes a text's characters take in UTF-8 (an ASCII body's are its characters). */
 const utf8Length = (text: string, ascii: boolean) => (ascii ? text.length : Buffer.byteLength(text));
@@ -76,9 +89,8 @@ export function reusableOf(
   parsed: ParsedRequest,
 ): ReadBody {
   const { chain, marks, items } = markedChain(text, parsed, bytes);
-  const key = LIST_KEY[protocol];
-  if (key === undefined || marks === undefined || items === undefined || !isUtf8(bytes))
-    return { text, parsed, chain };
+  const { key } = LISTS[protocol];
+  if (marks === undefined || items === undefined || !isUtf8(bytes)) return { text, parsed, chain };
   if (topLevelKeyCount(text, key) !== 1) return { text, parsed, chain };
   const close = arrayCloseAfter(text, items);
   if (close === undefined) return { text, parsed, chain };
@@ -148,24 +160,19 @@ function readOnFrom(
   bytes: Buffer,
 ): ReadBody | undefined {
   if (kept.protocol !== protocol || kept.path !== path) return undefined;
-  const importTail = ITEM_GROUPS[protocol];
-  if (importTail === undefined) return undefined;
   for (let c = kept.cuts.length - 1; c >= 0; c--) {
     const cut = kept.cuts[c]!;
     if (bytes.length <= cut.byte || bytes.compare(kept.bytes, 0, cut.byte, 0, cut.byte) !== 0) continue;
     // A large new part is read whole, a slice at a time, as any large body (see sliced-parse.ts).
     if (bytes.length - cut.byte >= SLICED_BODY_BYTES) return undefined;
-    return readTail(kept, cut, bytes, importTail);
+    // A turn that goes on across this cut is read from an earlier one.
+    const read = readTail(kept, cut, bytes);
+    if (read !== undefined) return read;
   }
   return undefined;
 }
 
-function readTail(
-  kept: Reusable,
-  cut: Cut,
-  bytes: Buffer,
-  importTail: (doc: JsonDocument) => Message[],
-): ReadBody | undefined {
+function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined {
   if (!isUtf8(bytes)) return undefined;
   // Only the new part's text is read: the body's whole text is made of the kept one's and it.
   const tail = bytes.toString('utf8', cut.byte);
@@ -179,14 +186,18 @@ function readTail(
   const newItems = inTail.items.map(([start, end]): [number, number] => [start + at, end + at]);
   const values = parsedItems(tail.slice(inTail.items[0]?.[0] ?? inTail.close, inTail.close));
   if (values?.length !== newItems.length) return undefined;
-  let added: Message[];
+  const before = kept.parsed.messages.slice(0, cut.mark.message);
+  let added: Message[] | undefined;
   try {
-    added = values.length === 0 ? [] : importTail(new JsonDocument({ messages: values }));
+    added = values.length === 0 ? [] : TAIL_IMPORTS[kept.protocol](values, cut.mark.item, before);
   } catch {
     return undefined;
   }
-  const before = kept.parsed.messages.slice(0, cut.mark.message);
-  const messages = [...before, ...added.map((m) => placed(m, cut.mark.item, before))];
+  if (added === undefined) return undefined;
+  const { format } = LISTS[kept.protocol];
+  // A cut keeps a message: its group is the last one before the new items.
+  const place = { items: cut.mark.item, groups: groupOf(before[before.length - 1]!, format)! + 1 };
+  const messages = [...before, ...added.map((m) => placed(m, place, before))];
   const parsed: ParsedRequest = { ...kept.parsed, messages };
   const items = [...kept.items.slice(0, cut.mark.item), ...newItems];
   const from = { links: kept.chain.links.slice(0, cut.mark.message), mark: cut.mark };
@@ -225,18 +236,27 @@ export function toolsCloseOf(read: ReadBody): number {
 }
 
 /**
- * A message imported from the tail as the whole list's import gives it: its group counted from
- * the list's start, and a tool result named after the latest earlier call with its id.
+ * A message imported from the tail as the whole list's import gives it: its group and first item
+ * counted from the list's start (the item named only where it is not the group's number, in the
+ * marker's key order), and a tool result named after the latest earlier call with its id.
  */
-function placed(m: Message, offset: number, before: readonly Message[]): Message {
-  const rt = m.metadata?.roundTrip as { group: number; at?: number } | undefined;
-  if (rt !== undefined) {
-    rt.group += offset;
-    if (rt.at !== undefined) rt.at += offset;
+function placed(m: Message, before: { items: number; groups: number }, earlier: readonly Message[]): Message {
+  const meta = m.metadata;
+  const rt = meta?.roundTrip as RoundTrip | undefined;
+  if (meta !== undefined && rt !== undefined) {
+    const { format, group, at, ...rest } = rt;
+    const item = (at ?? group) + before.items;
+    const moved = group + before.groups;
+    meta.roundTrip = {
+      format,
+      group: moved,
+      ...(item !== moved ? { at: item } : {}),
+      ...rest,
+    } as unknown as Json;
   }
   if (m.role !== 'tool' || m.toolName !== undefined || m.toolCallId === undefined) return m;
-  for (let i = before.length - 1; i >= 0; i--)
-    for (const call of before[i]!.toolCalls ?? [])
+  for (let i = earlier.length - 1; i >= 0; i--)
+    for (const call of earlier[i]!.toolCalls ?? [])
       if (call.id === m.toolCallId) return { ...m, toolName: call.name };
   return m;
 }

@@ -12,7 +12,12 @@ import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
  * reads must be what reading the whole body gives, byte for byte and message for message.
  */
 
-const PATH: Record<string, string> = { 'openai-chat': '/v1/chat/completions', anthropic: '/v1/messages' };
+const PATH: Record<string, string> = {
+  'openai-chat': '/v1/chat/completions',
+  anthropic: '/v1/messages',
+  'openai-responses': '/v1/responses',
+  gemini: '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse',
+};
 
 /** What the proxy reads from a body read whole: its text, request and chain. */
 function readWhole(protocol: ProtocolName, bytes: Buffer) {
@@ -93,6 +98,119 @@ function anthropic(pairs: number): Record<string, unknown> {
     tools: [{ name: 'Read', description: 'Reads a file.', input_schema: { type: 'object' } }],
     max_tokens: 32000,
     stream: true,
+  };
+}
+
+/**
+ * The items of a long Codex-like Responses session: turns of reasoning, a call (every third a
+ * freeform patch) and its output; every fourth turn ends with a message and a new task.
+ */
+function responsesItems(turns: number): unknown[] {
+  const input: unknown[] = [
+    {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: 'You are Codex — be brief.' }],
+    },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Read the files. 日本語も。' }] },
+  ];
+  for (let i = 0; i < turns; i++) {
+    const id = `call_${i}`;
+    input.push({
+      type: 'reasoning',
+      id: `rs_${i}`,
+      summary: [{ type: 'summary_text', text: `Thinking ${i}` }],
+      encrypted_content: `gAAA${'x'.repeat(i)}`,
+    });
+    if (i % 3 === 2) {
+      input.push({ type: 'custom_tool_call', call_id: id, name: 'apply_patch', input: `*** patch ${i}` });
+      input.push({ type: 'custom_tool_call_output', call_id: id, output: `applied ${i}` });
+    } else {
+      input.push({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: `{"cmd":"cat f${i}"}`,
+        call_id: id,
+      });
+      input.push({
+        type: 'function_call_output',
+        call_id: id,
+        output: `file ${i}: “quoted” \\ "escaped" ✓ ${'x'.repeat(i * 7)}`,
+      });
+    }
+    if (i % 4 === 3) {
+      input.push({
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: `Done ${i}.` }],
+      });
+      input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `Next ${i}` }] });
+    }
+  }
+  return input;
+}
+
+/** A Responses request (as Codex sends one) with the first `n` items of a session. */
+function responses(n: number, items = responsesItems(40)): Record<string, unknown> {
+  return {
+    model: 'gpt-5-codex',
+    instructions: 'You are Codex.',
+    input: items.slice(0, n),
+    tools: [{ type: 'function', name: 'exec_command', parameters: { type: 'object' } }],
+    tool_choice: 'auto',
+    store: false,
+    stream: true,
+    include: ['reasoning.encrypted_content'],
+    prompt_cache_key: 'thread-1',
+  };
+}
+
+/**
+ * The contents of a long Gemini CLI-like session: model turns that call read_file (signed, some
+ * with ids, some with two calls answered one turn each) and user turns with the results; every
+ * third turn ends with the model's text and a new task.
+ */
+function geminiContents(turns: number): unknown[] {
+  const contents: unknown[] = [{ role: 'user', parts: [{ text: 'Read the files — then say. 日本語' }] }];
+  for (let i = 0; i < turns; i++) {
+    const call = (k: number) => ({
+      functionCall: {
+        ...(i % 2 === 0 ? { id: `c${i}.${k}` } : {}),
+        name: 'read_file',
+        args: { path: `f${i}.${k}` },
+      },
+      ...(k === 0 ? { thoughtSignature: `sig${i}` } : {}),
+    });
+    const result = (k: number) => ({
+      functionResponse: {
+        ...(i % 2 === 0 ? { id: `c${i}.${k}` } : {}),
+        name: 'read_file',
+        response: { output: `file ${i}: “quoted” ✓ ${'x'.repeat(i * 5)}` },
+      },
+    });
+    if (i % 5 === 4) {
+      contents.push({ role: 'model', parts: [call(0), call(1)] });
+      contents.push({ role: 'user', parts: [result(0)] }, { role: 'user', parts: [result(1)] });
+    } else {
+      contents.push({ role: 'model', parts: [{ text: `Reading ${i}.` }, call(0)] });
+      contents.push({ role: 'user', parts: [result(0)] });
+    }
+    if (i % 3 === 2)
+      contents.push(
+        { role: 'model', parts: [{ text: `Done ${i}.` }] },
+        { role: 'user', parts: [{ text: `Next ${i}` }] },
+      );
+  }
+  return contents;
+}
+
+/** A Gemini request (as Gemini CLI sends one) with the first `n` contents of a session. */
+function gemini(n: number, contents = geminiContents(30)): Record<string, unknown> {
+  return {
+    contents: contents.slice(0, n),
+    systemInstruction: { parts: [{ text: 'You are Gemini CLI.' }] },
+    tools: [{ functionDeclarations: [{ name: 'read_file', parameters: { type: 'object' } }] }],
+    generationConfig: { temperature: 0, maxOutputTokens: 1000 },
   };
 }
 
@@ -187,6 +305,68 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(reused).toBeGreaterThan(40);
   });
 
+  it.each([
+    ['openai-responses', (n: number) => JSON.stringify(responses(n)), 'input'],
+    ['gemini', (n: number) => JSON.stringify(gemini(n)), 'contents'],
+  ] as const)(
+    'D2: a %s session read item by item (cut inside turns, continued, cut back, retried, edited) reads as whole reads do',
+    (protocol, body, key) => {
+      let seed = 11;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const kept = new KeptBodies();
+      let n = 3;
+      let reused = 0;
+      let sent = 0;
+      for (let step = 0; step < 90 && n < 100; step++) {
+        const op = rand(10);
+        if (op < 6) n += 1 + rand(4);
+        else if (op === 6 && n > 4) n -= 1 + rand(3);
+        let text = body(n);
+        if (op === 7) {
+          // An edit of one item, late or early: read from before it, or whole.
+          const parsed = JSON.parse(text) as Record<string, unknown[]>;
+          const list = parsed[key]!;
+          const at = rand(2) === 0 ? list.length - 1 - rand(Math.min(3, list.length - 2)) : 1 + rand(3);
+          list[at] = JSON.parse(JSON.stringify(list[at]).replace(/(\d)/, '$1$1')) as unknown;
+          text = JSON.stringify(parsed);
+        }
+        sent++;
+        if (readKept(kept, protocol, text) !== undefined) reused++;
+      }
+      expect(reused).toBeGreaterThan(sent / 2);
+    },
+  );
+
+  it('D2: a Responses body that adds a call to the turn it ends with is read from before that turn', () => {
+    const kept = new KeptBodies();
+    // Ends with the reasoning of a turn whose call comes next: the call joins that turn.
+    readKept(kept, 'openai-responses', JSON.stringify(responses(6)));
+    expect(readKept(kept, 'openai-responses', JSON.stringify(responses(8)))).toBeDefined();
+    // Ends with a call whose freeform output comes next: typed after the call before the cut.
+    readKept(kept, 'openai-responses', JSON.stringify(responses(10)));
+    expect(readKept(kept, 'openai-responses', JSON.stringify(responses(13)))).toBeDefined();
+  });
+
+  it('D2: a Gemini body whose new turn answers the second call of a turn before the cut reads as a whole read does', () => {
+    const kept = new KeptBodies();
+    const contents = geminiContents(6);
+    // The model turn with two calls, then the first result: the second result comes next.
+    const twoCalls = contents.findIndex(
+      (c) => (c as { parts: unknown[] }).parts.length === 2 && (c as { role: string }).role === 'model',
+    );
+    readKept(kept, 'gemini', JSON.stringify(gemini(twoCalls + 1, contents)));
+    expect(readKept(kept, 'gemini', JSON.stringify(gemini(twoCalls + 2, contents)))).toBeDefined();
+    expect(readKept(kept, 'gemini', JSON.stringify(gemini(twoCalls + 3, contents)))).toBeDefined();
+    // A plain generateContent call is another path: its body is not read from the stream's.
+    const plain = '/v1beta/models/gemini-2.5-pro:generateContent';
+    expect(
+      kept.read('gemini', plain, Buffer.from(JSON.stringify(gemini(twoCalls + 4, contents)))),
+    ).toBeUndefined();
+  });
+
   it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
     const body = (n: number, user: string) => JSON.stringify(chat(n, { user }));
     // A kept body is counted at two bytes a byte and two a character.
@@ -219,6 +399,7 @@ describe('compactor serve: a session read from its last body sends what a whole 
       port: 0,
       openaiUpstream: upstream.url,
       anthropicUpstream: upstream.url,
+      geminiUpstream: upstream.url.replace(/\/v1$/, ''),
       capacity: 1_000_000,
       http: { retries: 0 },
       ...(maxMemory !== undefined ? { maxMemory } : {}),
@@ -251,6 +432,8 @@ describe('compactor serve: a session read from its last body sends what a whole 
   it.each([
     ['openai-chat', (n: number) => JSON.stringify(chat(n))],
     ['anthropic', (n: number) => JSON.stringify({ ...anthropic(n), stream: false })],
+    ['openai-responses', (n: number) => JSON.stringify({ ...responses(4 + 3 * n), stream: false })],
+    ['gemini', (n: number) => JSON.stringify(gemini(2 + 2 * n))],
   ] as const)(
     '%s: the upstream gets the same bytes, and the session holds the same, as from a proxy that reads the last body whole',
     async (protocol, body) => {
