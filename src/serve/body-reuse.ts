@@ -5,11 +5,12 @@ import { importOpenAIChat } from '../formats/openai-chat.js';
 import { rememberRawNumbers } from '../formats/raw-numbers.js';
 import { importGeminiTail } from '../formats/gemini.js';
 import { importResponsesTail } from '../formats/openai-responses.js';
-import { groupOf, type RoundTrip } from '../formats/round-trip.js';
+import { groupOf, itemsOf, type RoundTrip } from '../formats/round-trip.js';
+import { hashOf } from '../adapters/shared/sync-point.js';
 import type { Json, Message } from '../messages/message.js';
 import { LISTS, markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
-import { arrayItemsFrom, filledArrayClose, topLevelKeyCount } from './json-splice.js';
-import type { ParsedRequest, ProtocolName } from './protocols.js';
+import { arrayItemsFrom, filledArrayClose, isSpace, topLevelKeyCount } from './json-splice.js';
+import { parseRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
 import { SLICED_BODY_BYTES } from './sliced-parse.js';
 
@@ -179,9 +180,11 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
   const text = kept.text.slice(0, cut.char) + tail;
   const inTail = arrayItemsFrom(tail, 0, false);
   if (inTail === undefined) return undefined;
-  // Every field after the list as the kept body had it: the request's settings and envelope are its.
+  // The fields after the list as the kept body had them: the request's settings and envelope are
+  // its; else they are read anew (Codex writes a member's keys in another order each time).
   const suffix = tail.slice(inTail.close);
-  if (suffix !== kept.suffix) return undefined;
+  const fields = suffix === kept.suffix ? kept.parsed : fieldsWith(kept, suffix);
+  if (fields === undefined) return undefined;
   const at = cut.char;
   const newItems = inTail.items.map(([start, end]): [number, number] => [start + at, end + at]);
   const values = parsedItems(tail.slice(inTail.items[0]?.[0] ?? inTail.close, inTail.close));
@@ -198,7 +201,7 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
   // A cut keeps a message: its group is the last one before the new items.
   const place = { items: cut.mark.item, groups: groupOf(before[before.length - 1]!, format)! + 1 };
   const messages = [...before, ...added.map((m) => placed(m, place, before))];
-  const parsed: ParsedRequest = { ...kept.parsed, messages };
+  const parsed: ParsedRequest = { ...fields, messages };
   const items = [...kept.items.slice(0, cut.mark.item), ...newItems];
   const from = { links: kept.chain.links.slice(0, cut.mark.message), mark: cut.mark };
   const slice = (start: number, end: number) =>
@@ -218,13 +221,38 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
     items,
     close: inTail.close + at,
     suffix,
-    // The tools list is before the list or after it, where the same bytes moved with its end.
-    ...(kept.tools !== undefined
-      ? { tools: kept.tools > kept.close ? kept.tools - kept.close + inTail.close + at : kept.tools }
-      : {}),
+    // The tools list is before the list, or after it where the same bytes moved with its end (else found again).
+    tools:
+      kept.tools === undefined || kept.tools < kept.close
+        ? kept.tools
+        : suffix === kept.suffix
+          ? kept.tools - kept.close + inTail.close + at
+          : undefined,
     cuts: cuts.slice(-MARKS),
   };
   return { text, parsed, chain: read.chain, reusable };
+}
+
+/**
+ * The request read from the kept body's fields before its list, its list's items before the
+ * conversation (the leading system messages) and `suffix` after the list: what a whole read
+ * gives but the conversation. Undefined when those are not a valid request, or their fixed
+ * part differs from the kept body's (its hash chain starts from that).
+ */
+function fieldsWith(kept: Reusable, suffix: string): ParsedRequest | undefined {
+  const first = itemsOf(kept.parsed.messages[0]!, LISTS[kept.protocol].format)?.[0];
+  if (first === undefined) return undefined;
+  let head = first > 0 ? kept.items[first - 1]![1] : kept.items[0]![0];
+  // Without leading items, the text up to the list's `[`.
+  if (first === 0) while (head > 0 && isSpace(kept.text.charCodeAt(head - 1))) head--;
+  const text = kept.text.slice(0, head) + suffix;
+  try {
+    checkJsonDepth(text);
+    const fields = parseRequest(kept.protocol, text, false, kept.path);
+    return hashOf(fields.prefix) === kept.chain.fixed && fields.messages.length === 0 ? fields : undefined;
+  } catch {
+    return undefined; // read whole, which reports what is wrong
+  }
 }
 
 /** Where a read body's top-level tools list closes (-1: no tools): found once a session, then moved with the list. */

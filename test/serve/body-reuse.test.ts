@@ -249,10 +249,13 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(readKept(kept, 'openai-chat', JSON.stringify(late))).toBeDefined();
   });
 
-  it('D2: a body whose fields after the list changed, or whose new items are not JSON, is read whole', () => {
+  it('D2: a body whose fields after the list changed reads them anew; one whose new items are not JSON is read whole', () => {
     const kept = new KeptBodies();
     readKept(kept, 'openai-chat', JSON.stringify(chat(3)));
-    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(4, { max_tokens: 2000 })))).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(4, { max_tokens: 2000 })))).toBeDefined();
+    // Fields after the list that are not a valid request: read whole, which reports them.
+    const invalid = JSON.stringify(chat(5, { max_tokens: 'many' }));
+    expect(kept.read('openai-chat', PATH['openai-chat']!, Buffer.from(invalid))).toBeUndefined();
     const broken = JSON.stringify(chat(5, { max_tokens: 2000 })).replace(
       '"tool_call_id":"call_4"',
       '"tool_call_id":,"call_4"',
@@ -340,6 +343,33 @@ describe('compactor serve: a body that resends the last one is read from where i
     },
   );
 
+  it('D2: a Responses body whose fields after the list come in another key order (as Codex sends them) reads them anew', () => {
+    const kept = new KeptBodies();
+    // Codex's shape, and instructions sent after the list.
+    const meta = (n: number, instructions = 'You are Codex.') => {
+      const pairs = Object.entries({ turn_id: 't1', session_id: 's1', thread_id: 'th1', window: 'w:0' });
+      const order = [...pairs.slice(n % 4), ...pairs.slice(0, n % 4)];
+      const { instructions: _first, ...sent } = responses(4 + 3 * n);
+      const body = { ...sent, client_metadata: Object.fromEntries(order), temperature: 1, instructions };
+      return JSON.stringify(body).replace('"temperature":1', '"temperature":1.0');
+    };
+    readKept(kept, 'openai-responses', meta(0));
+    for (let n = 1; n < 6; n++) expect(readKept(kept, 'openai-responses', meta(n))).toBeDefined();
+    // The instructions changed: the request's system text is the new one.
+    expect(readKept(kept, 'openai-responses', meta(7, 'Other.'))).toBeDefined();
+  });
+
+  it('D2: an Anthropic body whose system prompt after the list changed is read whole (its fixed part is another)', () => {
+    const kept = new KeptBodies();
+    const body = (n: number, system: string) => {
+      const { system: _old, ...rest } = anthropic(n);
+      return JSON.stringify({ ...rest, system });
+    };
+    readKept(kept, 'anthropic', body(2, 'You are Claude Code.'));
+    expect(readKept(kept, 'anthropic', body(3, 'You are Claude Code.'))).toBeDefined();
+    expect(readKept(kept, 'anthropic', body(4, 'You are another agent.'))).toBeUndefined();
+  });
+
   it('D2: a Responses body that adds a call to the turn it ends with is read from before that turn', () => {
     const kept = new KeptBodies();
     // Ends with the reasoning of a turn whose call comes next: the call joins that turn.
@@ -368,7 +398,12 @@ describe('compactor serve: a body that resends the last one is read from where i
   });
 
   it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
-    const body = (n: number, user: string) => JSON.stringify(chat(n, { user }));
+    // Each session's own task: a body of one is never read from another's.
+    const body = (n: number, user: string) => {
+      const sent = chat(n, { user });
+      (sent.messages as Array<{ content: unknown }>)[1]!.content = `${user}: read the files.`;
+      return JSON.stringify(sent);
+    };
     // A kept body is counted at two bytes a byte and two a character.
     const size = (n: number, user: string) => 2 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
     // Room for any one of these bodies, never for two.
