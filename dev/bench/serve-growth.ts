@@ -13,7 +13,7 @@ const round = (n: number) => Math.round(n * 100) / 100;
 /** CPU per request at the smallest and largest history, by protocol, and its growth over the floor's. */
 export async function growthSection(ctx: BenchContext): Promise<BenchSection> {
   const [small, large] = ctx.quick ? [4_000, 20_000] : [10_000, 200_000];
-  const turns = ctx.quick ? 2 : 8;
+  const turns = ctx.quick ? 2 : 16;
   const started = await startSizeProxies(['']);
   const cells: SizeRow[] = [];
   try {

@@ -323,6 +323,21 @@ export class KeptBodies {
     return undefined;
   }
 
+  /** Tells whether a body of `protocol` to `path` that starts with given bytes may resend a kept one (read whole, it can tell). */
+  startsAsKept(protocol: ProtocolName, path: string): (start: Buffer) => boolean {
+    return (start) => {
+      const at = this.placeOf(start);
+      return [this.sorted[at - 1], this.sorted[at]].some(
+        (near) =>
+          near !== undefined &&
+          near.protocol === protocol &&
+          near.path === path &&
+          near.bytes.length >= start.length &&
+          near.bytes.compare(start, 0, start.length, 0, start.length) === 0,
+      );
+    };
+  }
+
   /** Keeps a session's last body (replacing the one it kept before), dropping the least recent ones beyond the budget. */
   keep(id: string, body: Reusable | undefined): void {
     this.forget(id);

@@ -4,6 +4,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import { startServer, type RunningServer } from '#src/serve/index.js';
 import { KeptBodies, reusableOf, toolsCloseOf, type ReadBody } from '#src/serve/body-reuse.js';
 import { filledArrayClose } from '#src/serve/json-splice.js';
+import { ParseAsItArrives } from '#src/serve/sliced-parse.js';
 import { requestChain } from '#src/serve/hash-chain.js';
 import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
 
@@ -397,6 +398,25 @@ describe('compactor serve: a body that resends the last one is read from where i
     ).toBeUndefined();
   });
 
+  it("D2: a large body whose start is a kept body's is not parsed as it arrives (it is read from the kept one); another is", () => {
+    const kept = new KeptBodies();
+    readKept(kept, 'gemini', JSON.stringify(gemini(6)));
+    const next = Buffer.from(JSON.stringify(gemini(8)));
+    const start = next.subarray(0, 200);
+    expect(kept.startsAsKept('gemini', PATH.gemini!)(start)).toBe(true);
+    expect(kept.startsAsKept('gemini', '/v1beta/models/other:generateContent')(start)).toBe(false);
+    const other = Buffer.from('{"contents":[{"role":"user","parts":[{"text":"Another task"}]}]}');
+    expect(kept.startsAsKept('gemini', PATH.gemini!)(other)).toBe(false);
+    const letGo = kept.startsAsKept('gemini', PATH.gemini!);
+    const parse = new ParseAsItArrives(letGo);
+    parse.write(start);
+    parse.write(next.subarray(200));
+    expect([parse.dropped, parse.end()]).toEqual([true, undefined]);
+    const whole = new ParseAsItArrives(letGo);
+    whole.write(other);
+    expect([whole.dropped, whole.end()]).toEqual([false, JSON.parse(other.toString())]);
+  });
+
   it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
     // Each session's own task: a body of one is never read from another's.
     const body = (n: number, user: string) => {
@@ -481,6 +501,25 @@ describe('compactor serve: a session read from its last body sends what a whole 
       expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
     },
   );
+
+  it('D2: a Gemini session over 1 MiB, continued and then edited early on, sends what a whole read sends', async () => {
+    // A first task of 1.1 MB: every body is parsed as it arrives unless it starts as the kept one.
+    const contents = geminiContents(8);
+    (contents[0] as { parts: Array<{ text: string }> }).parts[0]!.text = `Read — ${'y'.repeat(1_100_000)}`;
+    const body = (n: number, edit = false) => {
+      const sent = gemini(n, contents);
+      if (edit) (sent.contents as Array<{ parts: unknown[] }>)[2]!.parts = [{ text: 'edited' }];
+      return JSON.stringify(sent);
+    };
+    const going = await proxy();
+    for (const [n, edit] of [[3], [5], [7], [9, true]] as const) {
+      const id = await send(going.server, 'gemini', body(n, edit));
+      const fresh = await proxy();
+      const freshId = await send(fresh.server, 'gemini', body(n, edit));
+      expect(going.upstream.requests.at(-1)!.raw).toBe(fresh.upstream.requests.at(-1)!.raw);
+      expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
+    }
+  });
 
   it('D2: a session whose kept body was dropped for others (their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
     // --max-memory 1 MiB: a quarter for the kept bodies, room for one of these (about 240 KB
