@@ -39,21 +39,27 @@ const TOKEN_LENGTH_SLOTS = 1 << 18;
 const BLOCK_MIN = 32;
 /** About one cut in this many ends a block (a cut is about a word). */
 const BLOCK_EVERY = 16;
-// Blocks remembered (a few hundred characters each at most: a few MB).
-const BLOCK_CACHE_SIZE = 8_192;
+// Blocks remembered: about a hundred characters each, and never 512 or more (a cache that
+// outlives a request keeps no text that long), so 4 MiB at the very most.
+const BLOCK_CACHE_SIZE = 4_096;
+const BLOCK_MAX = 512;
+/** A block this long ends at the next cut whatever the word before it: short enough to keep. */
+const BLOCK_LONG = 384;
 
 /**
  * Whether ordinary text ends its chunk at a cut: at the chunk's limit, or, counted by blocks,
  * where the run before the cut (its `hash`) ends a block.
  */
 const endsChunk = (length: number, hash: number, blocks: boolean): boolean =>
-  length >= ORDINARY_CHUNK || (blocks && length >= BLOCK_MIN && hash % BLOCK_EVERY === 0);
+  length >= ORDINARY_CHUNK ||
+  (blocks && ((length >= BLOCK_MIN && hash % BLOCK_EVERY === 0) || length >= BLOCK_LONG));
 
 /** Counts blocks of ordinary text with `ordinary`, remembering each block's count by its text. */
 function blockCounter(ordinary: (text: string) => number): (text: string) => number {
   const blocks = createTextCache(BLOCK_CACHE_SIZE);
   return (s) => {
     if (s.length === 0) return 0;
+    if (s.length >= BLOCK_MAX) return ordinary(s);
     let n = blocks.get(s);
     if (n === undefined) {
       n = ordinary(s);
