@@ -13,6 +13,7 @@ import { arrayItemsFrom, filledArrayClose, isSpace, topLevelKeyCount } from './j
 import { parseRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
 import { SLICED_BODY_BYTES } from './sliced-parse.js';
+import { charCodeIn, joinedText, piecesBetween, withPiece, type TextPieces } from './text-pieces.js';
 
 /**
  * An agent resends its whole history with every request, a few messages added at the end of its
@@ -26,6 +27,8 @@ import { SLICED_BODY_BYTES } from './sliced-parse.js';
 /** A body read, and what a later body that resends the same bytes can take from it. */
 export interface ReadBody {
   text: string;
+  /** The text in the pieces it was read in (see text-pieces.ts). */
+  pieces: TextPieces;
   parsed: ParsedRequest;
   chain: RequestChain;
   /** What the next body can start from; absent when it must be read whole. */
@@ -38,6 +41,7 @@ interface Reusable {
   path: string;
   bytes: Buffer;
   text: string;
+  pieces: TextPieces;
   parsed: ParsedRequest;
   chain: RequestChain;
   items: ReadonlyArray<readonly [number, number]>;
@@ -91,19 +95,17 @@ export function reusableOf(
 ): ReadBody {
   const { chain, marks, items } = markedChain(text, parsed, bytes);
   const { key } = LISTS[protocol];
-  if (marks === undefined || items === undefined || !isUtf8(bytes)) return { text, parsed, chain };
-  if (topLevelKeyCount(text, key) !== 1) return { text, parsed, chain };
+  const pieces = [text];
+  const whole = { text, pieces, parsed, chain };
+  if (marks === undefined || items === undefined || !isUtf8(bytes)) return whole;
+  if (topLevelKeyCount(text, key) !== 1) return whole;
   const close = arrayCloseAfter(text, items);
-  if (close === undefined) return { text, parsed, chain };
+  if (close === undefined) return whole;
   const start = { item: 0, char: 0, byte: 0 };
   const cuts = cutsFrom(marks, items, start, (a, b) => text.slice(a, b), bytes.length === text.length);
-  if (cuts.length === 0) return { text, parsed, chain };
-  return {
-    text,
-    parsed,
-    chain,
-    reusable: { protocol, path, bytes, text, parsed, chain, items, close, suffix: text.slice(close), cuts },
-  };
+  if (cuts.length === 0) return whole;
+  const suffix = text.slice(close);
+  return { ...whole, reusable: { protocol, path, bytes, ...whole, items, close, suffix, cuts } };
 }
 
 /** The cuts at the marks after `from` (a cut whose offsets are known), each with its offsets. */
@@ -175,9 +177,11 @@ function readOnFrom(
 
 function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined {
   if (!isUtf8(bytes)) return undefined;
-  // Only the new part's text is read: the body's whole text is made of the kept one's and it.
+  // Only the new part's text is read: the body's whole text is made of the kept one's and it,
+  // held in pieces (slicing the joined text would copy it whole).
   const tail = bytes.toString('utf8', cut.byte);
-  const text = kept.text.slice(0, cut.char) + tail;
+  const pieces = withPiece(piecesBetween(kept.pieces, 0, cut.char), tail);
+  const text = joinedText(pieces);
   const inTail = arrayItemsFrom(tail, 0, false);
   if (inTail === undefined) return undefined;
   // The fields after the list as the kept body had them: the request's settings and envelope are
@@ -205,7 +209,7 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
   const items = [...kept.items.slice(0, cut.mark.item), ...newItems];
   const from = { links: kept.chain.links.slice(0, cut.mark.message), mark: cut.mark };
   const slice = (start: number, end: number) =>
-    start >= at ? tail.slice(start - at, end - at) : text.slice(start, end);
+    start >= at ? tail.slice(start - at, end - at) : joinedText(piecesBetween(pieces, start, end));
   const read = markedChain(text, parsed, bytes, { items, from, slice }, kept.chain.fixed);
   if (read.marks === undefined) return undefined;
   const cuts = [
@@ -216,6 +220,7 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
     ...kept,
     bytes,
     text,
+    pieces,
     parsed,
     chain: read.chain,
     items,
@@ -230,7 +235,7 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
           : undefined,
     cuts: cuts.slice(-MARKS),
   };
-  return { text, parsed, chain: read.chain, reusable };
+  return { text, pieces, parsed, chain: read.chain, reusable };
 }
 
 /**
@@ -244,8 +249,8 @@ function fieldsWith(kept: Reusable, suffix: string): ParsedRequest | undefined {
   if (first === undefined) return undefined;
   let head = first > 0 ? kept.items[first - 1]![1] : kept.items[0]![0];
   // Without leading items, the text up to the list's `[`.
-  if (first === 0) while (head > 0 && isSpace(kept.text.charCodeAt(head - 1))) head--;
-  const text = kept.text.slice(0, head) + suffix;
+  if (first === 0) while (head > 0 && isSpace(charCodeIn(kept.pieces, head - 1))) head--;
+  const text = joinedText([...piecesBetween(kept.pieces, 0, head), suffix]);
   try {
     checkJsonDepth(text);
     const fields = parseRequest(kept.protocol, text, false, kept.path);
@@ -256,7 +261,7 @@ function fieldsWith(kept: Reusable, suffix: string): ParsedRequest | undefined {
 }
 
 /** Where a read body's top-level tools list closes (-1: no tools): found once a session, then moved with the list. */
-export function toolsCloseOf(read: ReadBody): number {
+export function toolsCloseOf(read: Pick<ReadBody, 'text' | 'reusable'>): number {
   const kept = read.reusable;
   if (kept === undefined) return filledArrayClose(read.text, 'tools');
   kept.tools ??= filledArrayClose(kept.text, 'tools');

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { charCodeIn, joinedText, piecesBetween, type TextPieces } from './text-pieces.js';
 
 /**
  * The bytes of a body the proxy sends upstream, taken from the client's own bytes where the
@@ -12,6 +13,8 @@ import type { IncomingMessage } from 'node:http';
 interface ClientBody {
   text: string;
   bytes: Buffer;
+  /** The text in the pieces it was read in: an insertion is made from them, the text itself not read. */
+  pieces?: TextPieces;
   /** Whether each character of the text stands for as many bytes as it encodes to (known once asked). */
   aligned?: boolean;
   inserted?: { text: string; pieces: Buffer[] };
@@ -19,9 +22,17 @@ interface ClientBody {
 
 const bodies = new WeakMap<IncomingMessage, ClientBody>();
 
-/** Remembers the body a request came with, for the bodies sent upstream on its behalf. */
-export function rememberClientBody(req: IncomingMessage, text: string, bytes: Buffer): void {
-  bodies.set(req, { text, bytes });
+/**
+ * Remembers the body a request came with, for the bodies sent upstream on its behalf; `read`
+ * gives the pieces its text was read in, and whether its bytes are known to be valid UTF-8.
+ */
+export function rememberClientBody(
+  req: IncomingMessage,
+  text: string,
+  bytes: Buffer,
+  read?: { pieces: TextPieces; aligned: boolean },
+): void {
+  bodies.set(req, { text, bytes, ...read });
 }
 
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
@@ -40,23 +51,31 @@ function aligned(client: ClientBody): boolean {
  * remembered as the client's around the insertion, so sending it encodes only `insert`.
  */
 export function clientTextWith(req: IncomingMessage, text: string, at: number, insert: string): string {
-  const out = `${text.slice(0, at)}${insert}${text.slice(at)}`;
   const client = bodies.get(req);
+  const pieces = (client?.text === text ? client.pieces : undefined) ?? [text];
+  const before = piecesBetween(pieces, 0, at);
+  const after = piecesBetween(pieces, at, text.length);
+  const out = joinedText([...before, insert, ...after]);
   // The place must fall between two characters of UTF-8, not inside a surrogate pair.
-  if (client?.text !== text || !aligned(client) || (at > 0 && isHighSurrogate(text.charCodeAt(at - 1))))
+  if (client?.text !== text || !aligned(client) || (at > 0 && isHighSurrogate(charCodeIn(pieces, at - 1))))
     return out;
   const { bytes } = client;
-  // Counted from the nearer end: the tools are most often at one end of a request.
+  // As many bytes as characters: each is one. Else counted from the nearer end: the tools are
+  // most often at one end of a request.
   const byteAt =
-    at <= text.length / 2
-      ? Buffer.byteLength(text.slice(0, at))
-      : bytes.length - Buffer.byteLength(text.slice(at));
+    bytes.length === text.length
+      ? at
+      : at <= text.length / 2
+        ? byteLengthOf(before)
+        : bytes.length - byteLengthOf(after);
   client.inserted = {
     text: out,
     pieces: [bytes.subarray(0, byteAt), Buffer.from(insert), bytes.subarray(byteAt)],
   };
   return out;
 }
+
+const byteLengthOf = (pieces: TextPieces) => pieces.reduce((n, piece) => n + Buffer.byteLength(piece), 0);
 
 /**
  * What to send for `body` on behalf of `req`: the client's bytes when it is the client's text,

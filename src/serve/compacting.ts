@@ -175,7 +175,8 @@ export async function readParsed(
   const read = bodies?.read(protocol, req.url ?? '/', bytes);
   if (read !== undefined) {
     arriving?.end();
-    rememberClientBody(req, read.text, bytes);
+    // Its bytes were checked to be UTF-8 when it was read on from the kept body.
+    rememberClientBody(req, read.text, bytes, { pieces: read.pieces, aligned: true });
     return { text: read.text, bytes, parsed: read.parsed, read };
   }
   const text = bytes.toString('utf8');
@@ -230,7 +231,7 @@ function placedRequest(
   const { chain } = reading;
   const id = sessionIdOf(req, body.parsed, chain, ctx.index);
   ctx.bodies?.keep(id, reading.reusable);
-  return { chain, id, toolsClose: () => toolsCloseOf({ text, parsed: asSent, ...reading }) };
+  return { chain, id, toolsClose: () => toolsCloseOf({ text, reusable: reading.reusable }) };
 }
 
 /** Syncs the request into its session and projects it; a summary it needs goes to the request's own upstream and model. */

@@ -7,6 +7,7 @@ import { filledArrayClose } from '#src/serve/json-splice.js';
 import { ParseAsItArrives } from '#src/serve/sliced-parse.js';
 import { requestChain } from '#src/serve/hash-chain.js';
 import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
+import { withRecallToolText } from '#support/serve/recall-tool.js';
 
 /*
  * A body that resends a session's last one is read from where that one's messages end: what it
@@ -34,6 +35,7 @@ function readKept(kept: KeptBodies, protocol: ProtocolName, body: string, id = '
   const whole = readWhole(protocol, bytes);
   if (read !== undefined) {
     expect(read.text).toBe(whole.text);
+    expect(read.pieces.join('')).toBe(whole.text);
     expect(read.chain).toEqual(whole.chain);
     // Key order too: the messages are hashed and written back as JSON.
     expect(JSON.stringify(read.parsed)).toBe(JSON.stringify(whole.parsed));
@@ -222,6 +224,18 @@ describe('compactor serve: a body that resends the last one is read from where i
     for (let n = 2; n < 8; n++) expect(readKept(kept, 'openai-chat', JSON.stringify(chat(n)))).toBeDefined();
     // The same body again (a retry) reads nothing new.
     expect(readKept(kept, 'openai-chat', JSON.stringify(chat(7)))).toBeDefined();
+  });
+
+  it('D2: a session of many requests is read on from its last body every time, its text held in pieces joined now and then', () => {
+    const kept = new KeptBodies();
+    readKept(kept, 'openai-chat', JSON.stringify(chat(1)));
+    const counts: number[] = [];
+    for (let n = 2; n < 40; n++)
+      counts.push(readKept(kept, 'openai-chat', JSON.stringify(chat(n)))!.pieces.length);
+    // Each request adds a piece; past a few they are joined into one, so they stay few.
+    expect(Math.max(...counts)).toBeLessThanOrEqual(16);
+    expect(counts).toContain(1);
+    expect(counts).toContain(16);
   });
 
   it('D2: an Anthropic session whose cache marker moves to the newest message goes on from before the marked one', () => {
@@ -501,6 +515,21 @@ describe('compactor serve: a session read from its last body sends what a whole 
       expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
     },
   );
+
+  it('D2: every request of a long session goes upstream as the client sent it with the recall tool added, byte for byte', async () => {
+    const { server, upstream } = await proxy();
+    // With characters of several bytes, and all ASCII (where characters are bytes).
+    const bodies = [
+      (n: number) => JSON.stringify(chat(n)),
+      (n: number) => JSON.stringify(chat(n)).replace(/[^\x00-\x7f]/g, '?'),
+    ];
+    for (const bodyOf of bodies)
+      for (let n = 1; n <= 24; n++) {
+        const body = bodyOf(n);
+        await send(server, 'openai-chat', body);
+        expect(upstream.requests.at(-1)!.raw).toBe(withRecallToolText('openai-chat', body));
+      }
+  });
 
   it('D2: a Gemini session over 1 MiB, continued and then edited early on, sends what a whole read sends', async () => {
     // A first task of 1.1 MB: every body is parsed as it arrives unless it starts as the kept one.

@@ -51,6 +51,26 @@ describe('bodies sent as the client bytes', () => {
     );
   });
 
+  it('a text remembered in pieces gives the same insertion and the same bytes, made from the pieces', () => {
+    fc.assert(
+      fc.property(textArb, fc.array(fc.nat(), { maxLength: 6 }), fc.nat(), (text, cuts, n) => {
+        const bytes = Buffer.from(text);
+        const own = bytes.toString('utf8');
+        const at = n % (own.length + 1);
+        // Pieces are cut between characters (a body's are cut at its list's items).
+        const between = (c: number) => (/[\udc00-\udfff]/.test(own[c] ?? '') ? c - 1 : c);
+        const ends = [...new Set(cuts.map((c) => between(c % (own.length + 1))))].sort((x, y) => x - y);
+        const pieces = [0, ...ends].map((start, i) => own.slice(start, [...ends, own.length][i]));
+        const req = new IncomingMessage(new Socket());
+        rememberClientBody(req, own, bytes, { pieces, aligned: true });
+        const body = clientTextWith(req, own, at, ',"x":1');
+        expect(body).toBe(`${own.slice(0, at)},"x":1${own.slice(at)}`);
+        expect(joined(upstreamBytes(req, body)).equals(Buffer.from(body))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('any other body is encoded as written', () => {
     const req = requestWith(Buffer.from(`{"a":"${'x'.repeat(100)}"}`));
     const body = `{"b":"${'y'.repeat(100)}"}`;
