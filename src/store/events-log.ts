@@ -69,8 +69,11 @@ export class EventLog {
   private lastSeq = 0;
   private uncommitted = 0;
   private queue: WriteQueue | undefined;
-  /** A queued log's lines appended without a commit line, not yet handed to the queue. */
-  private held = '';
+  /**
+   * A queued log's lines appended without a commit line, not yet handed to the queue (as bytes,
+   * off the heap, as they would be written: the turn may wait long for its commit).
+   */
+  private held: Buffer[] = [];
   /** The last fsync off the event loop, while it runs. */
   private syncing: Promise<void> | undefined;
   /** Set when an fsync off the event loop failed: the log then refuses every write. */
@@ -246,7 +249,7 @@ export class EventLog {
   rollback(): number {
     const dropped = this.uncommitted;
     if (dropped === 0) return 0;
-    if (this.queue) this.held = '';
+    if (this.queue) this.held = [];
     else if (this.fd === undefined) return 0;
     else {
       this.size = undefined;
@@ -264,12 +267,12 @@ export class EventLog {
       const text = lines.map((l) => `${l}\n`).join('');
       if (!lines[lines.length - 1]!.startsWith('{"commit":')) {
         this.queue.usable();
-        this.held += text;
+        this.held.push(Buffer.from(text, 'utf8'));
         return;
       }
       const held = this.held;
-      this.held = '';
-      return this.queue.append(held + text);
+      this.held = [];
+      return this.queue.append([...held, Buffer.from(text, 'utf8')]);
     }
     this.usable();
     const fd = this.open();

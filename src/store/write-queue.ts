@@ -52,11 +52,11 @@ export class WriteQueue {
     this.durable = size;
   }
 
-  /** Queues whole framed lines ending with a commit line. */
-  append(text: string): void {
+  /** Queues whole framed lines (in pieces, in order) ending with a commit line. */
+  append(pieces: readonly Buffer[]): void {
     this.usable();
     this.appends.queued++;
-    this.push({ kind: 'append', buf: Buffer.from(text, 'utf8') });
+    this.push({ kind: 'append', buf: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces) });
   }
 
   /**
