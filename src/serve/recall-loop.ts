@@ -1,12 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transform } from 'node:stream';
-import { arrayBuffer as arrayBufferOf } from 'node:stream/consumers';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactorSession } from '../session/index.js';
 import { alreadyHeld, answerRecall, parseRecallArgs, RECALL_ID_PATTERN } from '../projection/index.js';
 import type { ProxyConversations } from './kept-conversation.js';
 import { RequestRefusedError } from '../core/errors.js';
 import { relayResponse, relayWhole } from './http-io.js';
+import type { UsageTap } from './usage-tap.js';
 import type { CompactingContext } from './compacting.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
@@ -54,7 +53,7 @@ export interface RecallExchange {
   /** Headers the client's answer gets besides the upstream's. */
   extra: Record<string, string>;
   /** Reads the provider's usage from the first answer (a later round's describes a longer request). */
-  tap?: Transform | undefined;
+  tap?: UsageTap | undefined;
 }
 
 /** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
@@ -159,7 +158,8 @@ export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise
   let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
     if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
-    const bytes = Buffer.from(await arrayBufferOf(answer.body));
+    const read = await answer.body.bytes();
+    const bytes = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
     const called = recallTurnOf(protocol, bytes.toString('utf8'));
     if (called === undefined) {
       const headers = { ...answer.headers, ...extra, [RECALLS_HEADER]: String(round) };
@@ -189,7 +189,6 @@ async function streamAnsweringRecalls(exchange: RecallExchange): Promise<number>
   const earlier = new Set<Message>();
   let body = turn.body;
   let before: { frames: Frame[]; later: boolean } = { frames: [], later: false };
-  tap?.resume();
   for (let round = 0; ; round++) {
     const answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
     if (answer.status !== 200) {
@@ -250,7 +249,7 @@ async function relay(
   answer: UpstreamResponse,
   rounds: number,
   extra: Record<string, string>,
-  tap: Transform | undefined,
+  tap: UsageTap | undefined,
 ): Promise<number> {
   const headers = { ...answer.headers };
   // A buffered body is sent whole; its length is what it is now.

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { HTTP_DEFAULTS, type HttpLimits } from '../providers/http-limits.js';
@@ -116,11 +115,10 @@ export function createUpstream(limits: HttpLimits): Upstream {
       // Another attempt only while retries and the budget (its wait included) allow.
       const mayRetry = (attempt: number, wait: number) =>
         attempt <= limits.retries && Date.now() - started + wait <= limits.retryBudgetMs;
-      // A body in pieces is written piece by piece: its length is said up front, not chunked.
-      const { body } = init;
-      const headers = Array.isArray(body)
-        ? { ...init.headers, 'content-length': String(body.reduce((n, b) => n + b.length, 0)) }
-        : init.headers;
+      // A body in pieces goes as one buffer: one write to the socket with its head, where a
+      // stream of the pieces costs a write (and a wake-up of the upstream) per piece.
+      const body = Array.isArray(init.body) ? Buffer.concat(init.body) : init.body;
+      const { headers } = init;
       for (let attempt = 1; ; attempt++) {
         let wait = backoff(attempt);
         let written = false;
@@ -128,8 +126,7 @@ export function createUpstream(limits: HttpLimits): Upstream {
           const res = await request(url, {
             method: init.method as Dispatcher.HttpMethod,
             headers,
-            // A stream is read once: each attempt gets its own over the same pieces.
-            body: Array.isArray(body) ? Readable.from(body, { objectMode: false }) : body,
+            body,
             signal,
             dispatcher: watched(agent, () => (written = true)),
           });
