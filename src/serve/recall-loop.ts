@@ -12,7 +12,7 @@ import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
 import { newPlace } from './recall-events.js';
 import { passAnswer, writeFrames, type Frame } from './recall-relay.js';
-import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
+import { forwardedHeaders, type Upstream, type UpstreamResponse, type WholeResponse } from './upstream.js';
 import { upstreamBytes } from './client-bytes.js';
 import { withBetas } from './anthropic-native.js';
 import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.js';
@@ -57,7 +57,7 @@ export interface RecallExchange {
 }
 
 /** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
-export async function sendUpstream(
+export function sendUpstream(
   ctx: CompactingContext,
   protocol: ProtocolName,
   req: IncomingMessage,
@@ -65,14 +65,38 @@ export async function sendUpstream(
   betas: readonly string[],
   signal: AbortSignal,
 ): Promise<UpstreamResponse> {
+  return sent(ctx, protocol, req, body, betas, signal, 'send');
+}
+
+/** The same, for an answer the proxy reads whole before it goes on (a non-streamed answer that may call the recall tool). */
+function sendForWhole(
+  ctx: CompactingContext,
+  protocol: ProtocolName,
+  req: IncomingMessage,
+  body: string,
+  betas: readonly string[],
+  signal: AbortSignal,
+): Promise<WholeResponse> {
+  return sent(ctx, protocol, req, body, betas, signal, 'sendWhole');
+}
+
+async function sent<K extends 'send' | 'sendWhole'>(
+  ctx: CompactingContext,
+  protocol: ProtocolName,
+  req: IncomingMessage,
+  body: string,
+  betas: readonly string[],
+  signal: AbortSignal,
+  how: K,
+): Promise<Awaited<ReturnType<Upstream[K]>>> {
   const headers = withBetas(forwardedHeaders(req.headers), betas);
   headers['content-type'] = 'application/json';
-  const answer = await ctx.upstream.send(
+  const answer = (await ctx.upstream[how](
     ctx.upstreamUrl(protocol, req.url ?? '/'),
     // What is still the client's text goes as the client's bytes, not encoded again.
     { method: 'POST', headers, body: upstreamBytes(req, body) },
     signal,
-  );
+  )) as Awaited<ReturnType<Upstream[K]>>;
   if (answer.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(answer.status) });
   return answer;
 }
@@ -155,21 +179,21 @@ export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise
   const { protocol } = turn.request;
   let messages = turn.messages;
   const earlier = new Set<Message>();
-  let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
+  let answer = await sendForWhole(ctx, protocol, req, turn.body, turn.betas, signal);
   for (let round = 0; ; round++) {
-    if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
-    const read = await answer.body.bytes();
-    const bytes = Buffer.from(read.buffer, read.byteOffset, read.byteLength);
-    const called = recallTurnOf(protocol, bytes.toString('utf8'));
+    const bytes = await answer.body;
+    const last = answer.status !== 200 || round === MAX_RECALL_ROUNDS;
+    const called = last ? undefined : recallTurnOf(protocol, bytes.toString('utf8'));
     if (called === undefined) {
       const headers = { ...answer.headers, ...extra, [RECALLS_HEADER]: String(round) };
       // The usage of a later round describes a longer request than the session projected.
-      await relayWhole(res, answer.status, headers, bytes, round === 0 ? tap : undefined);
+      const reading = answer.status === 200 && round === 0 ? tap : undefined;
+      await relayWhole(res, answer.status, headers, bytes, reading);
       return round;
     }
     const next = await nextRound(turn, recall, messages, called, earlier);
     messages = next.messages;
-    answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal);
+    answer = await sendForWhole(ctx, protocol, req, next.body, turn.betas, signal);
   }
 }
 
