@@ -63,11 +63,14 @@ function retryableAnswer(status: number, headers: Dispatcher.ResponseData['heade
 // Errors that say the request itself is wrong: another attempt fails the same way.
 const REQUEST_ERRORS = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
 
+/** A body in pieces as undici takes it: it writes any iterable of buffers, though its types name only streams. */
+const asBody = (body: Outgoing['body']) => body as Dispatcher.DispatchOptions['body'];
+
 /** A request as one attempt sends it. */
 interface Outgoing {
   method: string;
   headers: Record<string, string | string[]>;
-  body: Buffer | string | undefined;
+  body: Buffer | Buffer[] | string | undefined;
 }
 
 /** What one attempt got back: the answer's status and headers, its body, and how to let it go. */
@@ -83,7 +86,12 @@ interface Answered<B> {
  * socket. An error before that (refused, DNS, TLS handshake, connect timeout) left the provider
  * without a byte of it; after that the provider may be working on it.
  */
-type Attempt<B> = (url: string, out: Outgoing, signal: AbortSignal, written: () => void) => Promise<Answered<B>>;
+type Attempt<B> = (
+  url: string,
+  out: Outgoing,
+  signal: AbortSignal,
+  written: () => void,
+) => Promise<Answered<B>>;
 
 /** An attempt whose answer's body is a stream, read as it arrives. */
 function streamed(agent: Agent): Attempt<Dispatcher.ResponseData['body']> {
@@ -91,7 +99,7 @@ function streamed(agent: Agent): Attempt<Dispatcher.ResponseData['body']> {
     const res = await request(url, {
       method: out.method as Dispatcher.HttpMethod,
       headers: out.headers,
-      body: out.body,
+      body: asBody(out.body),
       signal,
       dispatcher: agent.compose(
         (dispatch) => (opts, handler) =>
@@ -146,7 +154,13 @@ function gathered(agent: Agent): Attempt<Promise<Buffer>> {
       signal.addEventListener('abort', onAbort);
       const { origin, path } = originAndPath(url);
       agent.dispatch(
-        { origin, path, method: out.method as Dispatcher.HttpMethod, headers: out.headers, body: out.body ?? null },
+        {
+          origin,
+          path,
+          method: out.method as Dispatcher.HttpMethod,
+          headers: out.headers,
+          body: asBody(out.body),
+        },
         {
           onRequestStart(c) {
             controller = c;
@@ -219,10 +233,13 @@ export function createUpstream(limits: HttpLimits): Upstream {
       // Another attempt only while retries and the budget (its wait included) allow.
       const mayRetry = (n: number, wait: number) =>
         n <= limits.retries && Date.now() - started + wait <= limits.retryBudgetMs;
-      // A body in pieces goes as one buffer: one write to the socket with its head, where a
-      // stream of the pieces costs a write per piece and a stream's machinery.
-      const body = Array.isArray(init.body) ? Buffer.concat(init.body) : init.body;
-      const out = { method: init.method, headers: init.headers, body };
+      // A body in pieces is written piece by piece, its length said up front (not chunked): no
+      // copy of the whole into fresh memory (dearer than a write per piece), and no stream.
+      const { body } = init;
+      const headers = Array.isArray(body)
+        ? { ...init.headers, 'content-length': String(body.reduce((n, b) => n + b.length, 0)) }
+        : init.headers;
+      const out = { method: init.method, headers, body };
       for (let n = 1; ; n++) {
         let wait = backoff(n);
         let written = false;
