@@ -235,7 +235,7 @@ export function createUpstream(limits: HttpLimits): Upstream {
         n <= limits.retries && Date.now() - started + wait <= limits.retryBudgetMs;
       // A body in pieces is written piece by piece, its length said up front (not chunked): no
       // copy of the whole into fresh memory (dearer than a write per piece), and no stream.
-      const { body } = init;
+      const body = Array.isArray(init.body) ? fewerPieces(init.body) : init.body;
       const headers = Array.isArray(body)
         ? { ...init.headers, 'content-length': String(body.reduce((n, b) => n + b.length, 0)) }
         : init.headers;
@@ -263,6 +263,32 @@ export function createUpstream(limits: HttpLimits): Upstream {
       }
     };
   return { send: sender(streamed(agent)), sendWhole: sender(gathered(agent)), close: () => agent.close() };
+}
+
+/** Pieces this short are joined to the next: a short copy costs less than a write of its own. */
+const SHORT_PIECE = 16 * 1024;
+
+/** The pieces of a body with runs of short ones joined (the recall tool and the body's short end go as one write). */
+function fewerPieces(pieces: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let run: Buffer[] = [];
+  let runLength = 0;
+  const close = () => {
+    if (run.length > 0) out.push(run.length === 1 ? run[0]! : Buffer.concat(run, runLength));
+    run = [];
+    runLength = 0;
+  };
+  for (const p of pieces) {
+    if (p.length === 0) continue;
+    if (runLength + p.length > SHORT_PIECE) close();
+    if (p.length > SHORT_PIECE) out.push(p);
+    else {
+      run.push(p);
+      runLength += p.length;
+    }
+  }
+  close();
+  return out;
 }
 
 function backoff(attempt: number): number {

@@ -58,7 +58,12 @@ describe('serve: the usage of an answer, as each wire shape reports it', () => {
     // Split inside the first event, and inside the two bytes of a character of the second.
     const bytes = Buffer.from(text.replace('"output_tokens":9', '"output_tokens":9,"note":"é"'));
     const at = bytes.indexOf('é') + 1;
-    const chunks = [bytes.subarray(0, 40), bytes.subarray(40, 41), bytes.subarray(41, at), bytes.subarray(at)];
+    const chunks = [
+      bytes.subarray(0, 40),
+      bytes.subarray(40, 41),
+      bytes.subarray(41, at),
+      bytes.subarray(at),
+    ];
     let seen: ReportedUsage | undefined;
     const tap = usageTap(true, (u) => (seen = u));
     for (const c of chunks) tap.write(c);
