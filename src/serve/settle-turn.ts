@@ -2,7 +2,6 @@ import type { ConversationProjection } from '../adapters/shared/conversations.js
 import type { CompactingContext, LastRequest } from './compacting.js';
 import type { RequestChain } from './hash-chain.js';
 import type { RequestSummaries } from './paid-summaries.js';
-import type { Upstream } from './upstream.js';
 
 /**
  * A request's turn is held while it goes upstream: kept once the upstream accepted the
