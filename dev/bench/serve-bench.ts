@@ -29,6 +29,7 @@ import { PRICES } from '../replay/prices.js';
 import { startServer } from '../../src/serve/index.js';
 import { latency } from './serve-latency.js';
 import { memorySection, scaleSection } from './serve-scale.js';
+import { growthSection } from './serve-growth.js';
 import { blockingSection } from './serve-blocking.js';
 import { summaryCacheSection } from './summary-cache-bench.js';
 import type { BenchContext, BenchSection, BenchSuite } from './types.js';
@@ -337,12 +338,13 @@ export const serveSuite: BenchSuite = {
     try {
       const load = await latency(ctx, upstream);
       const scale = await scaleSection(ctx);
+      const growth = await growthSection(ctx);
       const memory = await memorySection(ctx, upstream);
       const blocking = await blockingSection(ctx, upstream);
       const saved = await savings(ctx);
       const summaryCache = await summaryCacheSection(ctx);
       const cli = await agentClis(ctx);
-      return [...load, scale, memory, blocking, saved, summaryCache, cli];
+      return [...load, scale, growth, memory, blocking, saved, summaryCache, cli];
     } finally {
       await upstream.close();
     }

@@ -340,14 +340,14 @@ export async function startFakeAgentUpstream(
           return sendJson(res, 400, anthropicError('context_management: compaction is not available here'));
         }
       }
-      const protocol = req.method === 'POST' ? PATHS[path] : undefined;
+      const protocol = req.method === 'POST' ? protocolOfPath(path) : undefined;
       if (protocol === undefined)
         return sendJson(res, 404, { error: { message: `no route ${req.method} ${req.path}` } });
       const summary =
         req.raw.includes(SUMMARY_PROMPT_START) || lastUserText(protocol, req.body).includes(ABSTRACT_MARKER);
       const usage = cache.count(protocol, req.body, estimateBodyTokens(req.body));
       if (summary) summaries.push(usage);
-      answer(protocol, req.body, summary ? summaryReply(req, step, reply.key) : reply, res, usage);
+      answer(protocol, req.body, summary ? summaryReply(req, step, reply.key) : reply, res, usage, path);
     },
     [],
     opts,

@@ -265,12 +265,13 @@ function defaultGrouping(ms: readonly Message[], start: number): number {
   return n;
 }
 
-/** Imports a Gemini `generateContent` request body; `where` names it in errors. */
-export function importGemini(text: SessionText, where: string): ImportedSession {
-  const parsed = parseJson(text, where) as { contents?: Json[] };
-  const doc = validate(GeminiDoc, parsed, where);
-  const open: OpenCall[] = [];
-  const groups: ImportedGroup[] = doc.contents.map((value, i) => {
+/**
+ * The groups of `contents` items, the first of them at index `first` of the list; `open` holds
+ * the calls of the model turn before them that no result answered yet.
+ */
+function contentGroups(contents: readonly unknown[], where: string, first: number, open: OpenCall[]) {
+  return contents.map((value, k): ImportedGroup => {
+    const i = first + k;
     const c = validate(GeminiContent, value, where, `contents[${i}]`);
     const raw = (c.parts ?? []) as Json[];
     // Checked here; unmodelled parts are kept as they came (their key order too).
@@ -278,20 +279,49 @@ export function importGemini(text: SessionText, where: string): ImportedSession 
     // A model turn's calls are answered by the next turn; older open calls stay unpaired.
     if (c.role === 'model') {
       open.length = 0;
-      return {
-        raw: [(parsed.contents?.[i] ?? value) as Json],
-        messages: [modelMessage(parts, raw, i, open)],
-      };
+      return { raw: [value as Json], messages: [modelMessage(parts, raw, i, open)] };
     }
     const messages = userMessages(parts, raw, i, open);
     return {
-      raw: [(parsed.contents?.[i] ?? value) as Json],
+      raw: [value as Json],
       messages: messages.length > 0 ? messages : [{ role: 'user', content: [] }],
     };
   });
-  const messages = attachRoundTrip('gemini', groups, buildContents);
+}
+
+/** Imports a Gemini `generateContent` request body; `where` names it in errors. */
+export function importGemini(text: SessionText, where: string): ImportedSession {
+  const parsed = parseJson(text, where) as { contents: unknown[] };
+  validate(GeminiDoc, parsed, where);
+  const messages = attachRoundTrip('gemini', contentGroups(parsed.contents, where, 0, []), buildContents);
   const envelope = envelopeOf(parsed as Record<string, unknown>, 'contents');
   return { id: 'main', messages, meta: { provider: { format: 'gemini', shape: 'object', envelope } } };
+}
+
+/**
+ * The messages of `contents` items from index `first` of a list on, `before` the messages of
+ * the items before them, as importing the whole list gives them (their groups counted from
+ * `first`'s); undefined when the results of their first turn may answer calls before it.
+ */
+export function importGeminiTail(
+  contents: readonly unknown[],
+  where: string,
+  first: number,
+  before: readonly Message[],
+): Message[] | undefined {
+  const opening = contents[0] as { role?: unknown } | null | undefined;
+  const last = before[before.length - 1];
+  let open: OpenCall[];
+  // A model turn closes the calls before it; else a turn right after one answers its calls.
+  if (typeof opening === 'object' && opening !== null && opening.role === 'model') open = [];
+  else if (last?.role === 'assistant')
+    open = (last.toolCalls ?? []).map((c) => ({
+      id: c.id,
+      name: c.name,
+      ...(c.id.startsWith(MADE_UP) ? {} : { wireId: c.id }),
+    }));
+  else return undefined;
+  return attachRoundTrip('gemini', contentGroups(contents, where, first, open), buildContents);
 }
 
 /** Canonical messages as the items of a Gemini request's `contents`. */

@@ -254,6 +254,40 @@ export function importOpenAIResponses(text: SessionText, fileName?: string): Imp
 }
 
 /**
+ * Whether the item `next` starts a group of its own after the group that gave `last`, as
+ * {@link itemsToGroups} groups them: an assistant turn takes in calls, and an assistant message or
+ * an opaque item while it holds neither a message nor calls (told here only by its text).
+ */
+function startsGroupAfter(last: Message, next: unknown): boolean {
+  if (last.role !== 'assistant') return true;
+  if (!isObj(next)) return false;
+  const type = next.type ?? (next.role !== undefined ? 'message' : undefined);
+  if (type === 'function_call_output' || type === 'custom_tool_call_output') return true;
+  if (type === 'message') {
+    if (next.role !== 'assistant') return true;
+  } else if (type === undefined || type === 'function_call' || type === 'custom_tool_call') return false;
+  return last.toolCalls !== undefined || !isEmpty(last.content);
+}
+
+/**
+ * The messages of Responses items that follow `before` (the messages of the items before them in
+ * one list) as importing the whole list gives them, their groups counted from these items'
+ * start; undefined when that import would put the first of them into the group before.
+ */
+export function importResponsesTail(
+  values: readonly unknown[],
+  before: readonly Message[],
+  where: string,
+): Message[] | undefined {
+  const last = before[before.length - 1];
+  if (last !== undefined && values.length > 0 && !startsGroupAfter(last, values[0])) return undefined;
+  const groups = itemsToGroups(values.map((value, i) => ({ value, where, path: `input[${i}]` })));
+  // A result is typed after its call, which may be before these items.
+  const all = [...before, ...groups.flatMap((g) => g.messages)];
+  return attachRoundTrip('openai-responses', groups, responsesBuilder(all));
+}
+
+/**
  * The writer of Responses input items for runs of the messages `all`: a call's output is typed
  * after its call (a freeform tool's or a function's), which may be in another run.
  */

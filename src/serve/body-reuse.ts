@@ -3,10 +3,14 @@ import { importAnthropic } from '../formats/anthropic.js';
 import { JsonDocument } from '../formats/json-text.js';
 import { importOpenAIChat } from '../formats/openai-chat.js';
 import { rememberRawNumbers } from '../formats/raw-numbers.js';
-import type { Message } from '../messages/message.js';
-import { markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
-import { arrayItemsFrom, filledArrayClose, topLevelKeyCount } from './json-splice.js';
-import type { ParsedRequest, ProtocolName } from './protocols.js';
+import { importGeminiTail } from '../formats/gemini.js';
+import { importResponsesTail } from '../formats/openai-responses.js';
+import { groupOf, itemsOf, type RoundTrip } from '../formats/round-trip.js';
+import { hashOf } from '../adapters/shared/sync-point.js';
+import type { Json, Message } from '../messages/message.js';
+import { LISTS, markedChain, MARKS, type ChainMark, type RequestChain } from './hash-chain.js';
+import { arrayItemsFrom, filledArrayClose, isSpace, topLevelKeyCount } from './json-splice.js';
+import { parseRequest, type ParsedRequest, type ProtocolName } from './protocols.js';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './request-guards.js';
 import { SLICED_BODY_BYTES } from './sliced-parse.js';
 
@@ -53,13 +57,23 @@ interface Cut {
   byte: number;
 }
 
-/** The protocols whose list items are read one group per item (a tail imports as the whole list would). */
-const ITEM_GROUPS: Partial<Record<ProtocolName, (doc: JsonDocument) => Message[]>> = {
-  'openai-chat': (doc) => importOpenAIChat(doc, 'request body').sessions[0]!.messages,
-  anthropic: (doc) => importAnthropic(doc, 'request body').sessions[0]!.messages,
-};
+const WHERE = 'request body';
 
-const LIST_KEY: Partial<Record<ProtocolName, string>> = { 'openai-chat': 'messages', anthropic: 'messages' };
+/**
+ * The messages a protocol's list items after a cut import as, counted from the items' own start
+ * (`first` items and the messages `before` came before them); undefined when the whole list's
+ * import would not read them as a list of their own (a turn that goes on across the cut).
+ */
+type TailImport = (values: unknown[], first: number, before: readonly Message[]) => Message[] | undefined;
+
+const TAIL_IMPORTS: Record<ProtocolName, TailImport> = {
+  // One group per item, each read on its own.
+  'openai-chat': (values) =>
+    importOpenAIChat(new JsonDocument({ messages: values }), WHERE).sessions[0]!.messages,
+  anthropic: (values) => importAnthropic(new JsonDocument({ messages: values }), WHERE).sessions[0]!.messages,
+  'openai-responses': (values, _first, before) => importResponsesTail(values, before, WHERE),
+  gemini: (values, first, before) => importGeminiTail(values, WHERE, first, before),
+};
 
 /** How many bytes a text's characters take in UTF-8 (an ASCII body's are its characters). */
 const utf8Length = (text: string, ascii: boolean) => (ascii ? text.length : Buffer.byteLength(text));
@@ -76,9 +90,8 @@ export function reusableOf(
   parsed: ParsedRequest,
 ): ReadBody {
   const { chain, marks, items } = markedChain(text, parsed, bytes);
-  const key = LIST_KEY[protocol];
-  if (key === undefined || marks === undefined || items === undefined || !isUtf8(bytes))
-    return { text, parsed, chain };
+  const { key } = LISTS[protocol];
+  if (marks === undefined || items === undefined || !isUtf8(bytes)) return { text, parsed, chain };
   if (topLevelKeyCount(text, key) !== 1) return { text, parsed, chain };
   const close = arrayCloseAfter(text, items);
   if (close === undefined) return { text, parsed, chain };
@@ -148,46 +161,47 @@ function readOnFrom(
   bytes: Buffer,
 ): ReadBody | undefined {
   if (kept.protocol !== protocol || kept.path !== path) return undefined;
-  const importTail = ITEM_GROUPS[protocol];
-  if (importTail === undefined) return undefined;
   for (let c = kept.cuts.length - 1; c >= 0; c--) {
     const cut = kept.cuts[c]!;
     if (bytes.length <= cut.byte || bytes.compare(kept.bytes, 0, cut.byte, 0, cut.byte) !== 0) continue;
     // A large new part is read whole, a slice at a time, as any large body (see sliced-parse.ts).
     if (bytes.length - cut.byte >= SLICED_BODY_BYTES) return undefined;
-    return readTail(kept, cut, bytes, importTail);
+    // A turn that goes on across this cut is read from an earlier one.
+    const read = readTail(kept, cut, bytes);
+    if (read !== undefined) return read;
   }
   return undefined;
 }
 
-function readTail(
-  kept: Reusable,
-  cut: Cut,
-  bytes: Buffer,
-  importTail: (doc: JsonDocument) => Message[],
-): ReadBody | undefined {
+function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined {
   if (!isUtf8(bytes)) return undefined;
   // Only the new part's text is read: the body's whole text is made of the kept one's and it.
   const tail = bytes.toString('utf8', cut.byte);
   const text = kept.text.slice(0, cut.char) + tail;
   const inTail = arrayItemsFrom(tail, 0, false);
   if (inTail === undefined) return undefined;
-  // Every field after the list as the kept body had it: the request's settings and envelope are its.
+  // The fields after the list as the kept body had them: the request's settings and envelope are
+  // its; else they are read anew (Codex writes a member's keys in another order each time).
   const suffix = tail.slice(inTail.close);
-  if (suffix !== kept.suffix) return undefined;
+  const fields = suffix === kept.suffix ? kept.parsed : fieldsWith(kept, suffix);
+  if (fields === undefined) return undefined;
   const at = cut.char;
   const newItems = inTail.items.map(([start, end]): [number, number] => [start + at, end + at]);
   const values = parsedItems(tail.slice(inTail.items[0]?.[0] ?? inTail.close, inTail.close));
   if (values?.length !== newItems.length) return undefined;
-  let added: Message[];
+  const before = kept.parsed.messages.slice(0, cut.mark.message);
+  let added: Message[] | undefined;
   try {
-    added = values.length === 0 ? [] : importTail(new JsonDocument({ messages: values }));
+    added = values.length === 0 ? [] : TAIL_IMPORTS[kept.protocol](values, cut.mark.item, before);
   } catch {
     return undefined;
   }
-  const before = kept.parsed.messages.slice(0, cut.mark.message);
-  const messages = [...before, ...added.map((m) => placed(m, cut.mark.item, before))];
-  const parsed: ParsedRequest = { ...kept.parsed, messages };
+  if (added === undefined) return undefined;
+  const { format } = LISTS[kept.protocol];
+  // A cut keeps a message: its group is the last one before the new items.
+  const place = { items: cut.mark.item, groups: groupOf(before[before.length - 1]!, format)! + 1 };
+  const messages = [...before, ...added.map((m) => placed(m, place, before))];
+  const parsed: ParsedRequest = { ...fields, messages };
   const items = [...kept.items.slice(0, cut.mark.item), ...newItems];
   const from = { links: kept.chain.links.slice(0, cut.mark.message), mark: cut.mark };
   const slice = (start: number, end: number) =>
@@ -207,13 +221,38 @@ function readTail(
     items,
     close: inTail.close + at,
     suffix,
-    // The tools list is before the list or after it, where the same bytes moved with its end.
-    ...(kept.tools !== undefined
-      ? { tools: kept.tools > kept.close ? kept.tools - kept.close + inTail.close + at : kept.tools }
-      : {}),
+    // The tools list is before the list, or after it where the same bytes moved with its end (else found again).
+    tools:
+      kept.tools === undefined || kept.tools < kept.close
+        ? kept.tools
+        : suffix === kept.suffix
+          ? kept.tools - kept.close + inTail.close + at
+          : undefined,
     cuts: cuts.slice(-MARKS),
   };
   return { text, parsed, chain: read.chain, reusable };
+}
+
+/**
+ * The request read from the kept body's fields before its list, its list's items before the
+ * conversation (the leading system messages) and `suffix` after the list: what a whole read
+ * gives but the conversation. Undefined when those are not a valid request, or their fixed
+ * part differs from the kept body's (its hash chain starts from that).
+ */
+function fieldsWith(kept: Reusable, suffix: string): ParsedRequest | undefined {
+  const first = itemsOf(kept.parsed.messages[0]!, LISTS[kept.protocol].format)?.[0];
+  if (first === undefined) return undefined;
+  let head = first > 0 ? kept.items[first - 1]![1] : kept.items[0]![0];
+  // Without leading items, the text up to the list's `[`.
+  if (first === 0) while (head > 0 && isSpace(kept.text.charCodeAt(head - 1))) head--;
+  const text = kept.text.slice(0, head) + suffix;
+  try {
+    checkJsonDepth(text);
+    const fields = parseRequest(kept.protocol, text, false, kept.path);
+    return hashOf(fields.prefix) === kept.chain.fixed && fields.messages.length === 0 ? fields : undefined;
+  } catch {
+    return undefined; // read whole, which reports what is wrong
+  }
 }
 
 /** Where a read body's top-level tools list closes (-1: no tools): found once a session, then moved with the list. */
@@ -225,18 +264,27 @@ export function toolsCloseOf(read: ReadBody): number {
 }
 
 /**
- * A message imported from the tail as the whole list's import gives it: its group counted from
- * the list's start, and a tool result named after the latest earlier call with its id.
+ * A message imported from the tail as the whole list's import gives it: its group and first item
+ * counted from the list's start (the item named only where it is not the group's number, in the
+ * marker's key order), and a tool result named after the latest earlier call with its id.
  */
-function placed(m: Message, offset: number, before: readonly Message[]): Message {
-  const rt = m.metadata?.roundTrip as { group: number; at?: number } | undefined;
-  if (rt !== undefined) {
-    rt.group += offset;
-    if (rt.at !== undefined) rt.at += offset;
+function placed(m: Message, before: { items: number; groups: number }, earlier: readonly Message[]): Message {
+  const meta = m.metadata;
+  const rt = meta?.roundTrip as RoundTrip | undefined;
+  if (meta !== undefined && rt !== undefined) {
+    const { format, group, at, ...rest } = rt;
+    const item = (at ?? group) + before.items;
+    const moved = group + before.groups;
+    meta.roundTrip = {
+      format,
+      group: moved,
+      ...(item !== moved ? { at: item } : {}),
+      ...rest,
+    } as unknown as Json;
   }
   if (m.role !== 'tool' || m.toolName !== undefined || m.toolCallId === undefined) return m;
-  for (let i = before.length - 1; i >= 0; i--)
-    for (const call of before[i]!.toolCalls ?? [])
+  for (let i = earlier.length - 1; i >= 0; i--)
+    for (const call of earlier[i]!.toolCalls ?? [])
       if (call.id === m.toolCallId) return { ...m, toolName: call.name };
   return m;
 }
@@ -273,6 +321,21 @@ export class KeptBodies {
       if (read !== undefined) return read;
     }
     return undefined;
+  }
+
+  /** Tells whether a body of `protocol` to `path` that starts with given bytes may resend a kept one (read whole, it can tell). */
+  startsAsKept(protocol: ProtocolName, path: string): (start: Buffer) => boolean {
+    return (start) => {
+      const at = this.placeOf(start);
+      return [this.sorted[at - 1], this.sorted[at]].some(
+        (near) =>
+          near !== undefined &&
+          near.protocol === protocol &&
+          near.path === path &&
+          near.bytes.length >= start.length &&
+          near.bytes.compare(start, 0, start.length, 0, start.length) === 0,
+      );
+    };
   }
 
   /** Keeps a session's last body (replacing the one it kept before), dropping the least recent ones beyond the budget. */

@@ -168,7 +168,7 @@ export async function readParsed(
 ): Promise<{ text: string; bytes: Buffer; parsed: ParsedRequest; read?: ReadBody }> {
   // A large body is parsed as it arrives (or a slice at a time once read), and its depth checked
   // a slice at a time: other clients are served meanwhile.
-  const arriving = parseAsItArrives(req);
+  const arriving = parseAsItArrives(req, bodies?.startsAsKept(protocol, req.url ?? '/'));
   const bytes = await readBody(req, limit, arriving?.write);
   // A body that resends a session's last one is read from where that one's messages end.
   const read = bodies?.read(protocol, req.url ?? '/', bytes);

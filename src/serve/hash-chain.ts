@@ -18,7 +18,7 @@ import type { ParsedRequest, ProtocolName } from './protocols.js';
  */
 
 /** Where each protocol keeps its message list, and the round-trip format its items are grouped by. */
-const LISTS: Record<ProtocolName, { key: string; format: RoundTripFormat }> = {
+export const LISTS: Record<ProtocolName, { key: string; format: RoundTripFormat }> = {
   anthropic: { key: 'messages', format: 'anthropic' },
   'openai-chat': { key: 'messages', format: 'openai-chat' },
   'openai-responses': { key: 'input', format: 'openai-responses' },

@@ -54,9 +54,19 @@ export async function parsedInSlices(body: Buffer): Promise<unknown> {
  */
 export class ParseAsItArrives {
   private pieces: JsonPieces | undefined = new JsonPieces();
+  /** Whether the body was let go at its first chunk, to be read another way (it may resend a kept one). */
+  dropped = false;
+
+  /** `letGo` tells from the first chunk whether the body is likely read without parsing it whole. */
+  constructor(private letGo?: (start: Buffer) => boolean) {}
 
   /** Parses one more chunk of the body (its bytes are not kept). */
   write = (chunk: Buffer): void => {
+    if (this.letGo?.(chunk) === true) {
+      this.dropped = true;
+      this.pieces = undefined;
+    }
+    this.letGo = undefined;
     try {
       this.pieces?.write(chunk);
     } catch {
@@ -76,10 +86,17 @@ export class ParseAsItArrives {
   }
 }
 
-/** The parse of a request's body as it arrives, for a body declared large; else none. */
-export function parseAsItArrives(req: IncomingMessage): ParseAsItArrives | undefined {
+/**
+ * The parse of a request's body as it arrives, for a body declared large; else none. A body whose
+ * start `letGo` says is likely read from a kept body is not parsed meanwhile: that parse would
+ * cost the whole body's CPU for nothing.
+ */
+export function parseAsItArrives(
+  req: IncomingMessage,
+  letGo?: (start: Buffer) => boolean,
+): ParseAsItArrives | undefined {
   const declared = Number(req.headers['content-length']);
-  return declared >= SLICED_BODY_BYTES ? new ParseAsItArrives() : undefined;
+  return declared >= SLICED_BODY_BYTES ? new ParseAsItArrives(letGo) : undefined;
 }
 
 /**
@@ -95,6 +112,6 @@ export async function checkedBody(
   const large = bytes.length >= SLICED_BODY_BYTES;
   if (!large) checkJsonDepth(text);
   else await checkJsonDepthInSlices(text);
-  if (arriving !== undefined) return arriving.end();
+  if (arriving !== undefined && !arriving.dropped) return arriving.end();
   return large ? parsedInSlices(bytes) : undefined;
 }

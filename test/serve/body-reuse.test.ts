@@ -4,6 +4,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import { startServer, type RunningServer } from '#src/serve/index.js';
 import { KeptBodies, reusableOf, toolsCloseOf, type ReadBody } from '#src/serve/body-reuse.js';
 import { filledArrayClose } from '#src/serve/json-splice.js';
+import { ParseAsItArrives } from '#src/serve/sliced-parse.js';
 import { requestChain } from '#src/serve/hash-chain.js';
 import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
 
@@ -12,7 +13,12 @@ import { parseRequest, type ProtocolName } from '#src/serve/protocols.js';
  * reads must be what reading the whole body gives, byte for byte and message for message.
  */
 
-const PATH: Record<string, string> = { 'openai-chat': '/v1/chat/completions', anthropic: '/v1/messages' };
+const PATH: Record<string, string> = {
+  'openai-chat': '/v1/chat/completions',
+  anthropic: '/v1/messages',
+  'openai-responses': '/v1/responses',
+  gemini: '/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse',
+};
 
 /** What the proxy reads from a body read whole: its text, request and chain. */
 function readWhole(protocol: ProtocolName, bytes: Buffer) {
@@ -96,6 +102,119 @@ function anthropic(pairs: number): Record<string, unknown> {
   };
 }
 
+/**
+ * The items of a long Codex-like Responses session: turns of reasoning, a call (every third a
+ * freeform patch) and its output; every fourth turn ends with a message and a new task.
+ */
+function responsesItems(turns: number): unknown[] {
+  const input: unknown[] = [
+    {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: 'You are Codex — be brief.' }],
+    },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Read the files. 日本語も。' }] },
+  ];
+  for (let i = 0; i < turns; i++) {
+    const id = `call_${i}`;
+    input.push({
+      type: 'reasoning',
+      id: `rs_${i}`,
+      summary: [{ type: 'summary_text', text: `Thinking ${i}` }],
+      encrypted_content: `gAAA${'x'.repeat(i)}`,
+    });
+    if (i % 3 === 2) {
+      input.push({ type: 'custom_tool_call', call_id: id, name: 'apply_patch', input: `*** patch ${i}` });
+      input.push({ type: 'custom_tool_call_output', call_id: id, output: `applied ${i}` });
+    } else {
+      input.push({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: `{"cmd":"cat f${i}"}`,
+        call_id: id,
+      });
+      input.push({
+        type: 'function_call_output',
+        call_id: id,
+        output: `file ${i}: “quoted” \\ "escaped" ✓ ${'x'.repeat(i * 7)}`,
+      });
+    }
+    if (i % 4 === 3) {
+      input.push({
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: `Done ${i}.` }],
+      });
+      input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `Next ${i}` }] });
+    }
+  }
+  return input;
+}
+
+/** A Responses request (as Codex sends one) with the first `n` items of a session. */
+function responses(n: number, items = responsesItems(40)): Record<string, unknown> {
+  return {
+    model: 'gpt-5-codex',
+    instructions: 'You are Codex.',
+    input: items.slice(0, n),
+    tools: [{ type: 'function', name: 'exec_command', parameters: { type: 'object' } }],
+    tool_choice: 'auto',
+    store: false,
+    stream: true,
+    include: ['reasoning.encrypted_content'],
+    prompt_cache_key: 'thread-1',
+  };
+}
+
+/**
+ * The contents of a long Gemini CLI-like session: model turns that call read_file (signed, some
+ * with ids, some with two calls answered one turn each) and user turns with the results; every
+ * third turn ends with the model's text and a new task.
+ */
+function geminiContents(turns: number): unknown[] {
+  const contents: unknown[] = [{ role: 'user', parts: [{ text: 'Read the files — then say. 日本語' }] }];
+  for (let i = 0; i < turns; i++) {
+    const call = (k: number) => ({
+      functionCall: {
+        ...(i % 2 === 0 ? { id: `c${i}.${k}` } : {}),
+        name: 'read_file',
+        args: { path: `f${i}.${k}` },
+      },
+      ...(k === 0 ? { thoughtSignature: `sig${i}` } : {}),
+    });
+    const result = (k: number) => ({
+      functionResponse: {
+        ...(i % 2 === 0 ? { id: `c${i}.${k}` } : {}),
+        name: 'read_file',
+        response: { output: `file ${i}: “quoted” ✓ ${'x'.repeat(i * 5)}` },
+      },
+    });
+    if (i % 5 === 4) {
+      contents.push({ role: 'model', parts: [call(0), call(1)] });
+      contents.push({ role: 'user', parts: [result(0)] }, { role: 'user', parts: [result(1)] });
+    } else {
+      contents.push({ role: 'model', parts: [{ text: `Reading ${i}.` }, call(0)] });
+      contents.push({ role: 'user', parts: [result(0)] });
+    }
+    if (i % 3 === 2)
+      contents.push(
+        { role: 'model', parts: [{ text: `Done ${i}.` }] },
+        { role: 'user', parts: [{ text: `Next ${i}` }] },
+      );
+  }
+  return contents;
+}
+
+/** A Gemini request (as Gemini CLI sends one) with the first `n` contents of a session. */
+function gemini(n: number, contents = geminiContents(30)): Record<string, unknown> {
+  return {
+    contents: contents.slice(0, n),
+    systemInstruction: { parts: [{ text: 'You are Gemini CLI.' }] },
+    tools: [{ functionDeclarations: [{ name: 'read_file', parameters: { type: 'object' } }] }],
+    generationConfig: { temperature: 0, maxOutputTokens: 1000 },
+  };
+}
+
 describe('compactor serve: a body that resends the last one is read from where it left off', () => {
   it('D2: a Chat Completions session that adds a call and its result each turn reads only what it added, as a whole read does', () => {
     const kept = new KeptBodies();
@@ -131,10 +250,13 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(readKept(kept, 'openai-chat', JSON.stringify(late))).toBeDefined();
   });
 
-  it('D2: a body whose fields after the list changed, or whose new items are not JSON, is read whole', () => {
+  it('D2: a body whose fields after the list changed reads them anew; one whose new items are not JSON is read whole', () => {
     const kept = new KeptBodies();
     readKept(kept, 'openai-chat', JSON.stringify(chat(3)));
-    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(4, { max_tokens: 2000 })))).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', JSON.stringify(chat(4, { max_tokens: 2000 })))).toBeDefined();
+    // Fields after the list that are not a valid request: read whole, which reports them.
+    const invalid = JSON.stringify(chat(5, { max_tokens: 'many' }));
+    expect(kept.read('openai-chat', PATH['openai-chat']!, Buffer.from(invalid))).toBeUndefined();
     const broken = JSON.stringify(chat(5, { max_tokens: 2000 })).replace(
       '"tool_call_id":"call_4"',
       '"tool_call_id":,"call_4"',
@@ -187,8 +309,121 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(reused).toBeGreaterThan(40);
   });
 
+  it.each([
+    ['openai-responses', (n: number) => JSON.stringify(responses(n)), 'input'],
+    ['gemini', (n: number) => JSON.stringify(gemini(n)), 'contents'],
+  ] as const)(
+    'D2: a %s session read item by item (cut inside turns, continued, cut back, retried, edited) reads as whole reads do',
+    (protocol, body, key) => {
+      let seed = 11;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const kept = new KeptBodies();
+      let n = 3;
+      let reused = 0;
+      let sent = 0;
+      for (let step = 0; step < 90 && n < 100; step++) {
+        const op = rand(10);
+        if (op < 6) n += 1 + rand(4);
+        else if (op === 6 && n > 4) n -= 1 + rand(3);
+        let text = body(n);
+        if (op === 7) {
+          // An edit of one item, late or early: read from before it, or whole.
+          const parsed = JSON.parse(text) as Record<string, unknown[]>;
+          const list = parsed[key]!;
+          const at = rand(2) === 0 ? list.length - 1 - rand(Math.min(3, list.length - 2)) : 1 + rand(3);
+          list[at] = JSON.parse(JSON.stringify(list[at]).replace(/(\d)/, '$1$1')) as unknown;
+          text = JSON.stringify(parsed);
+        }
+        sent++;
+        if (readKept(kept, protocol, text) !== undefined) reused++;
+      }
+      expect(reused).toBeGreaterThan(sent / 2);
+    },
+  );
+
+  it('D2: a Responses body whose fields after the list come in another key order (as Codex sends them) reads them anew', () => {
+    const kept = new KeptBodies();
+    // Codex's shape, and instructions sent after the list.
+    const meta = (n: number, instructions = 'You are Codex.') => {
+      const pairs = Object.entries({ turn_id: 't1', session_id: 's1', thread_id: 'th1', window: 'w:0' });
+      const order = [...pairs.slice(n % 4), ...pairs.slice(0, n % 4)];
+      const { instructions: _first, ...sent } = responses(4 + 3 * n);
+      const body = { ...sent, client_metadata: Object.fromEntries(order), temperature: 1, instructions };
+      return JSON.stringify(body).replace('"temperature":1', '"temperature":1.0');
+    };
+    readKept(kept, 'openai-responses', meta(0));
+    for (let n = 1; n < 6; n++) expect(readKept(kept, 'openai-responses', meta(n))).toBeDefined();
+    // The instructions changed: the request's system text is the new one.
+    expect(readKept(kept, 'openai-responses', meta(7, 'Other.'))).toBeDefined();
+  });
+
+  it('D2: an Anthropic body whose system prompt after the list changed is read whole (its fixed part is another)', () => {
+    const kept = new KeptBodies();
+    const body = (n: number, system: string) => {
+      const { system: _old, ...rest } = anthropic(n);
+      return JSON.stringify({ ...rest, system });
+    };
+    readKept(kept, 'anthropic', body(2, 'You are Claude Code.'));
+    expect(readKept(kept, 'anthropic', body(3, 'You are Claude Code.'))).toBeDefined();
+    expect(readKept(kept, 'anthropic', body(4, 'You are another agent.'))).toBeUndefined();
+  });
+
+  it('D2: a Responses body that adds a call to the turn it ends with is read from before that turn', () => {
+    const kept = new KeptBodies();
+    // Ends with the reasoning of a turn whose call comes next: the call joins that turn.
+    readKept(kept, 'openai-responses', JSON.stringify(responses(6)));
+    expect(readKept(kept, 'openai-responses', JSON.stringify(responses(8)))).toBeDefined();
+    // Ends with a call whose freeform output comes next: typed after the call before the cut.
+    readKept(kept, 'openai-responses', JSON.stringify(responses(10)));
+    expect(readKept(kept, 'openai-responses', JSON.stringify(responses(13)))).toBeDefined();
+  });
+
+  it('D2: a Gemini body whose new turn answers the second call of a turn before the cut reads as a whole read does', () => {
+    const kept = new KeptBodies();
+    const contents = geminiContents(6);
+    // The model turn with two calls, then the first result: the second result comes next.
+    const twoCalls = contents.findIndex(
+      (c) => (c as { parts: unknown[] }).parts.length === 2 && (c as { role: string }).role === 'model',
+    );
+    readKept(kept, 'gemini', JSON.stringify(gemini(twoCalls + 1, contents)));
+    expect(readKept(kept, 'gemini', JSON.stringify(gemini(twoCalls + 2, contents)))).toBeDefined();
+    expect(readKept(kept, 'gemini', JSON.stringify(gemini(twoCalls + 3, contents)))).toBeDefined();
+    // A plain generateContent call is another path: its body is not read from the stream's.
+    const plain = '/v1beta/models/gemini-2.5-pro:generateContent';
+    expect(
+      kept.read('gemini', plain, Buffer.from(JSON.stringify(gemini(twoCalls + 4, contents)))),
+    ).toBeUndefined();
+  });
+
+  it("D2: a large body whose start is a kept body's is not parsed as it arrives (it is read from the kept one); another is", () => {
+    const kept = new KeptBodies();
+    readKept(kept, 'gemini', JSON.stringify(gemini(6)));
+    const next = Buffer.from(JSON.stringify(gemini(8)));
+    const start = next.subarray(0, 200);
+    expect(kept.startsAsKept('gemini', PATH.gemini!)(start)).toBe(true);
+    expect(kept.startsAsKept('gemini', '/v1beta/models/other:generateContent')(start)).toBe(false);
+    const other = Buffer.from('{"contents":[{"role":"user","parts":[{"text":"Another task"}]}]}');
+    expect(kept.startsAsKept('gemini', PATH.gemini!)(other)).toBe(false);
+    const letGo = kept.startsAsKept('gemini', PATH.gemini!);
+    const parse = new ParseAsItArrives(letGo);
+    parse.write(start);
+    parse.write(next.subarray(200));
+    expect([parse.dropped, parse.end()]).toEqual([true, undefined]);
+    const whole = new ParseAsItArrives(letGo);
+    whole.write(other);
+    expect([whole.dropped, whole.end()]).toEqual([false, JSON.parse(other.toString())]);
+  });
+
   it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
-    const body = (n: number, user: string) => JSON.stringify(chat(n, { user }));
+    // Each session's own task: a body of one is never read from another's.
+    const body = (n: number, user: string) => {
+      const sent = chat(n, { user });
+      (sent.messages as Array<{ content: unknown }>)[1]!.content = `${user}: read the files.`;
+      return JSON.stringify(sent);
+    };
     // A kept body is counted at two bytes a byte and two a character.
     const size = (n: number, user: string) => 2 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
     // Room for any one of these bodies, never for two.
@@ -219,6 +454,7 @@ describe('compactor serve: a session read from its last body sends what a whole 
       port: 0,
       openaiUpstream: upstream.url,
       anthropicUpstream: upstream.url,
+      geminiUpstream: upstream.url.replace(/\/v1$/, ''),
       capacity: 1_000_000,
       http: { retries: 0 },
       ...(maxMemory !== undefined ? { maxMemory } : {}),
@@ -251,6 +487,8 @@ describe('compactor serve: a session read from its last body sends what a whole 
   it.each([
     ['openai-chat', (n: number) => JSON.stringify(chat(n))],
     ['anthropic', (n: number) => JSON.stringify({ ...anthropic(n), stream: false })],
+    ['openai-responses', (n: number) => JSON.stringify({ ...responses(4 + 3 * n), stream: false })],
+    ['gemini', (n: number) => JSON.stringify(gemini(2 + 2 * n))],
   ] as const)(
     '%s: the upstream gets the same bytes, and the session holds the same, as from a proxy that reads the last body whole',
     async (protocol, body) => {
@@ -263,6 +501,25 @@ describe('compactor serve: a session read from its last body sends what a whole 
       expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
     },
   );
+
+  it('D2: a Gemini session over 1 MiB, continued and then edited early on, sends what a whole read sends', async () => {
+    // A first task of 1.1 MB: every body is parsed as it arrives unless it starts as the kept one.
+    const contents = geminiContents(8);
+    (contents[0] as { parts: Array<{ text: string }> }).parts[0]!.text = `Read — ${'y'.repeat(1_100_000)}`;
+    const body = (n: number, edit = false) => {
+      const sent = gemini(n, contents);
+      if (edit) (sent.contents as Array<{ parts: unknown[] }>)[2]!.parts = [{ text: 'edited' }];
+      return JSON.stringify(sent);
+    };
+    const going = await proxy();
+    for (const [n, edit] of [[3], [5], [7], [9, true]] as const) {
+      const id = await send(going.server, 'gemini', body(n, edit));
+      const fresh = await proxy();
+      const freshId = await send(fresh.server, 'gemini', body(n, edit));
+      expect(going.upstream.requests.at(-1)!.raw).toBe(fresh.upstream.requests.at(-1)!.raw);
+      expect(await held(going.server, id)).toEqual(await held(fresh.server, freshId));
+    }
+  });
 
   it('D2: a session whose kept body was dropped for others (their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
     // --max-memory 1 MiB: a quarter for the kept bodies, room for one of these (about 240 KB
