@@ -12,7 +12,7 @@ import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
 import { newPlace } from './recall-events.js';
 import { passAnswer, writeFrames, type Frame } from './recall-relay.js';
-import { forwardedHeaders, type Upstream, type UpstreamResponse, type WholeResponse } from './upstream.js';
+import { forwardedHeaders, type Upstream, type UpstreamResponse } from './upstream.js';
 import { upstreamBytes } from './client-bytes.js';
 import { withBetas } from './anthropic-native.js';
 import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.js';
@@ -56,38 +56,18 @@ export interface RecallExchange {
   tap?: UsageTap | undefined;
 }
 
+/** How an answer is read: as it arrives (`send`), or whole before it goes on (`sendWhole`). */
+type Reading = 'send' | 'sendWhole';
+
 /** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
-export function sendUpstream(
+export async function sendUpstream<K extends Reading = 'send'>(
   ctx: CompactingContext,
   protocol: ProtocolName,
   req: IncomingMessage,
   body: string,
   betas: readonly string[],
   signal: AbortSignal,
-): Promise<UpstreamResponse> {
-  return sent(ctx, protocol, req, body, betas, signal, 'send');
-}
-
-/** The same, for an answer the proxy reads whole before it goes on (a non-streamed answer that may call the recall tool). */
-function sendForWhole(
-  ctx: CompactingContext,
-  protocol: ProtocolName,
-  req: IncomingMessage,
-  body: string,
-  betas: readonly string[],
-  signal: AbortSignal,
-): Promise<WholeResponse> {
-  return sent(ctx, protocol, req, body, betas, signal, 'sendWhole');
-}
-
-async function sent<K extends 'send' | 'sendWhole'>(
-  ctx: CompactingContext,
-  protocol: ProtocolName,
-  req: IncomingMessage,
-  body: string,
-  betas: readonly string[],
-  signal: AbortSignal,
-  how: K,
+  how: K = 'send' as K,
 ): Promise<Awaited<ReturnType<Upstream[K]>>> {
   const headers = withBetas(forwardedHeaders(req.headers), betas);
   headers['content-type'] = 'application/json';
@@ -179,7 +159,8 @@ export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise
   const { protocol } = turn.request;
   let messages = turn.messages;
   const earlier = new Set<Message>();
-  let answer = await sendForWhole(ctx, protocol, req, turn.body, turn.betas, signal);
+  // Read whole: a recall call is answered before anything goes to the client.
+  let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal, 'sendWhole');
   for (let round = 0; ; round++) {
     const bytes = await answer.body;
     const last = answer.status !== 200 || round === MAX_RECALL_ROUNDS;
@@ -193,7 +174,7 @@ export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise
     }
     const next = await nextRound(turn, recall, messages, called, earlier);
     messages = next.messages;
-    answer = await sendForWhole(ctx, protocol, req, next.body, turn.betas, signal);
+    answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal, 'sendWhole');
   }
 }
 
