@@ -229,12 +229,14 @@ async function streamAnsweringRecalls(exchange: RecallExchange): Promise<number>
   }
 }
 
-/** Writes the head of a streamed answer. */
+/**
+ * Sets the head of a streamed answer. It is opened only to write an event or to end the answer,
+ * so it goes out with that write: one write to the client's socket, not one for the head alone.
+ */
 function writeHead(res: ServerResponse, answer: UpstreamResponse, extra: Record<string, string>): void {
   const headers = { ...answer.headers };
   delete headers['content-length'];
   res.writeHead(answer.status, { ...headers, ...extra });
-  res.flushHeaders();
 }
 
 /** Ends a streamed answer once the client has it all. */
