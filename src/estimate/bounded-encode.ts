@@ -1,5 +1,6 @@
 import type { Tiktoken } from 'tiktoken';
 import { isCut, pieceCounter } from './pieces.js';
+import { createTextCache } from './text-cache.js';
 
 /**
  * Counting in bounded pieces. tiktoken splits text into pieces with a regex and runs
@@ -28,6 +29,46 @@ const TAIL = 3;
 const STEP_MEMO_SIZE = 4_096;
 // Byte length of every token id seen so far (o200k has about 200,000 ids).
 const TOKEN_LENGTH_SLOTS = 1 << 18;
+
+/**
+ * Ordinary text counted by pieces is also counted by blocks, remembered by their text: a block
+ * ends at a cut where the run of text since the cut before hashes to low bits of zero, so where
+ * blocks end depends only on the text around them, and a text seen before (a file read again,
+ * the same log) is counted by a few block look-ups wherever it sits in a request.
+ */
+const BLOCK_MIN = 32;
+/** About one cut in this many ends a block (a cut is about a word). */
+const BLOCK_EVERY = 16;
+// Blocks remembered: about a hundred characters each, and never 512 or more (a cache that
+// outlives a request keeps no text that long), so 4 MiB at the very most.
+const BLOCK_CACHE_SIZE = 4_096;
+const BLOCK_MAX = 512;
+/** A block this long ends at the next cut whatever the word before it: short enough to keep. */
+const BLOCK_LONG = 384;
+
+/**
+ * Whether ordinary text ends its chunk at a cut: at the chunk's limit, or, counted by blocks,
+ * where the run before the cut (its `hash`) ends a block.
+ */
+const endsChunk = (length: number, hash: number, blocks: boolean): boolean =>
+  length >= ORDINARY_CHUNK ||
+  (blocks && ((length >= BLOCK_MIN && hash % BLOCK_EVERY === 0) || length >= BLOCK_LONG));
+
+/** Counts blocks of ordinary text with `ordinary`, remembering each block's count by its text. */
+function blockCounter(ordinary: (text: string) => number): (text: string) => number {
+  const blocks = createTextCache(BLOCK_CACHE_SIZE);
+  return (s) => {
+    if (s.length === 0) return 0;
+    if (s.length >= BLOCK_MAX) return ordinary(s);
+    let n = blocks.get(s);
+    if (n === undefined) {
+      n = ordinary(s);
+      // A copy of its own: a slice would keep the whole text it was cut from alive.
+      blocks.set((' ' + s).slice(1), n);
+    }
+    return n;
+  };
+}
 
 interface Step {
   tokens: number;
@@ -123,21 +164,28 @@ export function boundedCounter(enc: Tiktoken, pieces?: RegExp): (text: string) =
     return step(text.slice(pos, end), length === WIDE_WINDOW);
   }
 
+  const block = pieces ? blockCounter(ordinary) : ordinary;
+
   return (text: string): number => {
     if (text.length <= LONG_UNIT) return text.length === 0 ? 0 : ordinary(text);
     let n = 0;
     let chunkStart = 0;
     let unitStart = 0;
+    let hash = 0; // of the run since the last cut
     for (let i = 1; i <= text.length; i++) {
-      if (i < text.length && !isCut(text, i)) continue;
+      if (i < text.length && !isCut(text, i)) {
+        hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+        continue;
+      }
       if (i - unitStart > LONG_UNIT) {
-        n += ordinary(text.slice(chunkStart, unitStart)) + countLongUnit(text, unitStart, i);
+        n += block(text.slice(chunkStart, unitStart)) + countLongUnit(text, unitStart, i);
         chunkStart = i;
-      } else if (i - chunkStart >= ORDINARY_CHUNK || i === text.length) {
-        n += ordinary(text.slice(chunkStart, i));
+      } else if (i === text.length || endsChunk(i - chunkStart, hash, pieces !== undefined)) {
+        n += block(text.slice(chunkStart, i));
         chunkStart = i;
       }
       unitStart = i;
+      hash = 0;
     }
     return n;
   };

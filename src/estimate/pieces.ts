@@ -1,4 +1,5 @@
 import type { EncodingName } from './counters.js';
+import { eachAsciiPiece } from './ascii-pieces.js';
 import { createTextCache } from './text-cache.js';
 
 /**
@@ -168,28 +169,78 @@ const PIECE_CACHE_SIZE = 200_000;
 
 /** Slots of the short-piece table: a piece's characters as digits 1 to 128 of a number in base 129. */
 const SHORT_SLOTS = 129 ** 3;
+/** ASCII pieces up to this long are kept by the same number (129^7 < 2^53: every one exact). */
+const PACKED_LENGTH = 7;
+/** Slots of the table of longer packed pieces (a power of two); it starts over when half full. */
+const PACKED_SLOTS = 1 << 17;
 
 /**
- * Token counts of ASCII pieces of up to three characters (about half the pieces of source code
- * and logs), kept by their characters in a 2 MiB table: no string hashed, no map looked up.
- * Undefined for any other piece.
+ * Token counts by packed piece (a number from 1 to 129^7), in typed arrays probed in place: a
+ * look-up makes no object, where a map boxes a number this large for every look-up.
  */
-function shortPieces(encodeLength: (text: string) => number): (piece: string) => number | undefined {
-  let table: Int8Array | undefined; // made on first use: a counter of long texts only never pays for it
-  return (p) => {
-    if (p.length > 3) return undefined;
+function packedTable() {
+  const keys = new Float64Array(PACKED_SLOTS); // 0: an empty slot (no piece packs to 0)
+  const counts = new Int8Array(PACKED_SLOTS);
+  const mask = PACKED_SLOTS - 1;
+  let used = 0;
+  const slotOf = (key: number): number => {
+    let i = ((key % 1_048_573) * 2_654_435_761) & mask;
+    while (keys[i] !== 0 && keys[i] !== key) i = (i + 1) & mask;
+    return i;
+  };
+  return {
+    get(key: number): number | undefined {
+      const i = slotOf(key);
+      return keys[i] === 0 ? undefined : counts[i];
+    },
+    set(key: number, tokens: number): void {
+      if (used >= PACKED_SLOTS / 2) {
+        keys.fill(0);
+        used = 0;
+      }
+      const i = slotOf(key);
+      if (keys[i] === 0) used++;
+      keys[i] = key;
+      counts[i] = tokens;
+    },
+  };
+}
+
+/**
+ * Token counts of ASCII pieces of up to seven characters (most pieces of source code and logs),
+ * kept by their characters as a number: no string made or hashed. Up to three characters the
+ * number indexes a 2 MiB table; longer ones are looked up in {@link packedTable}. Undefined for
+ * any other piece. A piece is given as `text` from `start` to `end`.
+ */
+function shortPieces(
+  encodeLength: (text: string) => number,
+): (text: string, start: number, end: number) => number | undefined {
+  // Made on first use: a counter of long texts only never pays for them.
+  let table: Int8Array | undefined;
+  let packed: ReturnType<typeof packedTable> | undefined;
+  return (text, start, end) => {
+    if (end - start > PACKED_LENGTH) return undefined;
     let slot = 0;
-    for (let i = 0; i < p.length; i++) {
-      const c = p.charCodeAt(i);
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
       if (c >= 128) return undefined;
       slot = slot * 129 + c + 1;
     }
+    if (end - start > 3) {
+      packed ??= packedTable();
+      let n = packed.get(slot);
+      if (n === undefined) packed.set(slot, (n = encodeLength(text.slice(start, end))));
+      return n;
+    }
     table ??= new Int8Array(SHORT_SLOTS);
     let k = table[slot]!;
-    if (k === 0) table[slot] = k = encodeLength(p);
+    if (k === 0) table[slot] = k = encodeLength(text.slice(start, end));
     return k;
   };
 }
+
+/** A character beyond ASCII. */
+const BEYOND_ASCII = /[^\x00-\x7f]/;
 
 /**
  * A counting function over `encodeLength` (the encoder, called on a whole text) that sums
@@ -213,7 +264,7 @@ export function pieceCounter(
     if (pieces === null) return encodeLength(text);
     let n = 0;
     for (const p of pieces) {
-      let k = short(p) ?? known.get(p);
+      let k = short(p, 0, p.length) ?? known.get(p);
       if (k === undefined) {
         k = encodeLength(p);
         known.set(p, k);
@@ -222,12 +273,39 @@ export function pieceCounter(
     }
     return n;
   };
+  // o200k's pieces of ASCII text are found by a scan (ascii-pieces.ts) instead of the regex, and
+  // a piece becomes a string only when it is longer than the short-piece table holds.
+  let sum = 0;
+  const add = (text: string, start: number, end: number) => {
+    let k = short(text, start, end);
+    if (k === undefined) {
+      const p = text.slice(start, end);
+      k = known.get(p);
+      if (k === undefined) {
+        k = encodeLength(p);
+        known.set(p, k);
+      }
+    }
+    sum += k;
+  };
+  const scanned =
+    pattern.source === PATTERNS.o200k_base
+      ? (text: string, from: number, to: number): number => {
+          sum = 0;
+          eachAsciiPiece(text, from, to, add);
+          return sum;
+        }
+      : undefined;
   return (text) => {
+    if (scanned !== undefined && !BEYOND_ASCII.test(text)) return scanned(text, 0, text.length);
     // A text of one byte a character is split fast by the full pattern; two-byte ones are not.
     if (ascii === undefined || !TWO_BYTE.test(text)) return count(text, pattern);
     let n = 0;
     for (const [from, to, plain] of stretches(text))
-      n += count(from === 0 && to === text.length ? text : text.slice(from, to), plain ? ascii : pattern);
+      n +=
+        plain && scanned !== undefined
+          ? scanned(text, from, to)
+          : count(from === 0 && to === text.length ? text : text.slice(from, to), plain ? ascii : pattern);
     return n;
   };
 }

@@ -5,15 +5,15 @@
  * O(1) but V8 scans the deleted slots at the front of the table on every call, so a full
  * cache made each miss cost time growing with its size (quadratic over a long session).
  */
-export interface TextCache {
-  get(text: string): number | undefined;
-  set(text: string, tokens: number): void;
+export interface TextCache<K = string> {
+  get(text: K): number | undefined;
+  set(text: K, tokens: number): void;
 }
 
-export function createTextCache(capacity: number): TextCache {
+export function createTextCache<K = string>(capacity: number): TextCache<K> {
   const half = Math.max(1, Math.floor(capacity / 2));
-  let young = new Map<string, number>();
-  let old = new Map<string, number>();
+  let young = new Map<K, number>();
+  let old = new Map<K, number>();
   return {
     get(text) {
       const hit = young.get(text);

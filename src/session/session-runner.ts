@@ -57,25 +57,27 @@ export function buildSessionRunner(
   const parent = parentContextFor(envelope, route, mode);
   const requestFields = requestFieldsFor(envelope, route);
   const tools = requestToolsFor(envelope, route, parent);
-  const summarizer = createLocalSummarizer({
-    client: route.summary,
-    estimator,
-    budgets,
-    model: route.model,
-    system: parent?.system,
-    tools,
-    summaryOutputLimit: limits.summaryOutputLimit,
-    requestFields,
-    instructions,
-    promptVersion: settings.promptVersion,
-    reinjectBudgetTokens: settings.reinjectBudgetTokens,
-    reservedOutput: limits.reservedOutput,
-    prefixTokens: limits.prefixTokens,
-    // The last request's cached prefix is reused only where its system prompt and tools are.
-    ...(parent !== null && lastRequest !== undefined && settings.summaryOverLastRequest !== false
-      ? { lastRequest: lastRequest.messages, lastRequestTokens: lastRequest.providerTokens }
-      : {}),
-  });
+  const summarizer = builtWhenAsked(() =>
+    createLocalSummarizer({
+      client: route.summary,
+      estimator,
+      budgets,
+      model: route.model,
+      system: parent?.system,
+      tools,
+      summaryOutputLimit: limits.summaryOutputLimit,
+      requestFields,
+      instructions,
+      promptVersion: settings.promptVersion,
+      reinjectBudgetTokens: settings.reinjectBudgetTokens,
+      reservedOutput: limits.reservedOutput,
+      prefixTokens: limits.prefixTokens,
+      // The last request's cached prefix is reused only where its system prompt and tools are.
+      ...(parent !== null && lastRequest !== undefined && settings.summaryOverLastRequest !== false
+        ? { lastRequest: lastRequest.messages, lastRequestTokens: lastRequest.providerTokens }
+        : {}),
+    }),
+  );
   const runner = createTurnRunner({
     estimator,
     config: ctx.config,
@@ -96,4 +98,28 @@ export function buildSessionRunner(
     },
   });
   return { runner, parent: parent !== null, summarizer };
+}
+
+/**
+ * The Local summarizer, built the first time a pass asks it something: most turns never
+ * compact, and resolving its settings (its prompt, the prefix's tokens) was a third of what
+ * wiring a turn cost. Before that it has no warnings and no summary request to report.
+ */
+function builtWhenAsked(make: () => LocalSummarizerWithWarnings): LocalSummarizerWithWarnings {
+  let made: LocalSummarizerWithWarnings | undefined;
+  const built = () => (made ??= make());
+  return {
+    // The Local summarizer has both: `?.` only satisfies the interface, which makes them optional.
+    compactable: (history) => built().compactable?.(history) ?? 0,
+    prepare: (history, budget) => built().prepare(history, budget),
+    prepareBands: (history, budget) => built().prepareBands(history, budget),
+    prepareBand: (history, band, budget) => built().prepareBand(history, band, budget),
+    request: (fork, band, signal) => built().request(fork, band, signal),
+    repair: (fork, band, previous, signal) =>
+      built().repair?.(fork, band, previous, signal) ?? built().request(fork, band, signal),
+    followsTemplate: (text, band) => built().followsTemplate(text, band),
+    rebuild: (history, summaries, mode) => built().rebuild(history, summaries, mode),
+    warnings: () => made?.warnings() ?? [],
+    summaryCache: () => made?.summaryCache() ?? null,
+  };
 }

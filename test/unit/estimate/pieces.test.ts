@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { get_encoding, type Tiktoken, type TiktokenEncoding } from 'tiktoken';
-import { boundedCounter } from '#src/estimate/bounded-encode.js';
+import { boundedCounter, LONG_UNIT } from '#src/estimate/bounded-encode.js';
 import { piecePattern } from '#src/estimate/pieces.js';
 
 const encoders = new Map<TiktokenEncoding, Tiktoken>();
@@ -140,6 +140,33 @@ describe('counting by remembered pieces is exact (T1)', () => {
       { numRuns: 300, seed: 7 },
     );
   });
+
+  // The same lines again in other orders, after other text: blocks remembered from one text are
+  // met in the next at other offsets, and must count as the whole text encodes.
+  it.each(['o200k_base', 'cl100k_base'] as const)(
+    'T1: %s: texts made of lines seen before count as encoding them whole',
+    (name) => {
+      const enc = encoder(name);
+      const count = boundedCounter(enc, piecePattern(name));
+      const line = fc.array(fc.constantFrom(...ATOMS.slice(0, 40)), { minLength: 8, maxLength: 30 });
+      fc.assert(
+        fc.property(
+          fc.array(line, { minLength: 30, maxLength: 60 }),
+          fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
+          (lines, picks) => {
+            const texts = lines.map((atoms) => atoms.join(''));
+            for (const pick of picks) {
+              const order = texts.map((_, i) => texts[(i * (pick | 1) + pick) % texts.length]!);
+              const text = `${'x'.repeat(pick % 7)} ${order.join('\n')}`;
+              expect(text.length).toBeGreaterThan(LONG_UNIT); // counted in blocks, not whole
+              expect(count(text)).toBe(enc.encode_ordinary(text).length);
+            }
+          },
+        ),
+        { numRuns: 60, seed: 33 },
+      );
+    },
+  );
 
   it('T1: encodings without a known pattern are counted by chunks (no pattern)', () => {
     expect(piecePattern('p50k_base')).toBeUndefined();
