@@ -28,7 +28,7 @@ import { CAPACITY, cell, cellReads, type Target } from './serve-scale.js';
  * touched) per request from /proc, and through its inspector its garbage collections and its
  * longest stretch without a turn of the event loop; the same for this process, which times
  * every path. PROBE_TRACE=file writes each
- * request's start and time and every stall to the file.
+ * request's start and time and every stall to the file; PROBE_STREAM=1 asks for streamed answers.
  */
 const [
   tokensArg = '10000',

@@ -59,7 +59,13 @@ export function body(reads: readonly string[], session: string, tokens: number, 
     });
     messages.push({ role: 'tool', tool_call_id: id, content: reads[i % reads.length] });
   }
-  return JSON.stringify({ model: MODEL, messages, tools: TOOLS, max_tokens: 1_000 });
+  return JSON.stringify({
+    model: MODEL,
+    messages,
+    tools: TOOLS,
+    max_tokens: 1_000,
+    ...(process.env.PROBE_STREAM === '1' ? { stream: true } : {}),
+  });
 }
 
 /** The tool results of sessions that open at `tokens` tokens and go on for `turns` requests. */
