@@ -24,10 +24,11 @@ import { CAPACITY, cell, cellReads, type Target } from './serve-scale.js';
  * Every body goes to direct, each proxy and Portkey's gateway in turn, as in the bench; the cell
  * runs `rounds` times with fresh sessions (the first round warms every path and is not counted).
  * With another checkout its proxies get the same bodies in the same rounds (a before and after).
- * Per proxy: CPU and minor page faults (fresh memory touched) per request from /proc, and
- * through its inspector its garbage collections and its longest stretch without a turn of the
- * event loop; the same for this process, which times every path. PROBE_TRACE=file writes each
- * request's start and time and every stall to the file.
+ * Per proxy: CPU (all threads, and its main thread alone) and minor page faults (fresh memory
+ * touched) per request from /proc, and through its inspector its garbage collections and its
+ * longest stretch without a turn of the event loop; the same for this process, which times
+ * every path. PROBE_TRACE=file writes each
+ * request's start and time and every stall to the file; PROBE_STREAM=1 asks for streamed answers.
  */
 const [
   tokensArg = '10000',
@@ -168,6 +169,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
   const failed = new Map<string, number>();
   const cpu = new Map<string, number>();
+  const mainCpu = new Map<string, number>();
   const faults = new Map<string, number>();
   const stalls = new Map<string, Stalls>();
   const perRound = sessions * turns;
@@ -175,6 +177,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
   const gaps: unknown[] = [];
   for (let r = 0; r < rounds; r++) {
     let before: number[] = [];
+    let mainBefore: number[] = [];
     let faultsBefore: number[] = [];
     const out = await cell(
       targets,
@@ -187,6 +190,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
         for (const p of proxies) await p.inspector!.evaluate(STALL_RESET);
         bench.reset();
         before = all.map((p) => processCpuMs(p.pid));
+        mainBefore = all.map((p) => processCpuMs(p.pid, true));
         faultsBefore = all.map((p) => processFaults(p.pid));
       },
       (t) => trace.push({ round: r, ...t }),
@@ -196,11 +200,12 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
       here.requests.length = 0;
     }
     const used = all.map((p, i) => processCpuMs(p.pid) - before[i]!);
+    const usedMain = all.map((p, i) => processCpuMs(p.pid, true) - mainBefore[i]!);
     const faulted = all.map((p, i) => processFaults(p.pid) - faultsBefore[i]!);
     const notes = await Promise.all(proxies.map(readNoted));
     const noted = notes.map(stallsOfNoted);
     console.log(
-      `round ${r}: cpu ms/request ${all.map((p, i) => `${p.name} ${(used[i]! / perRound).toFixed(1)}`).join(', ')}`,
+      `round ${r}: cpu ms/request (main thread) ${all.map((p, i) => `${p.name} ${(used[i]! / perRound).toFixed(1)} (${(usedMain[i]! / perRound).toFixed(1)})`).join(', ')}`,
     );
     proxies.forEach((p, i) => console.log(`  ${p.name.padEnd(16)} ${stallText(noted[i]!, perRound)}`));
     const own = bench.read();
@@ -208,6 +213,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
     gaps.push({ round: r, bench: own.gaps, proxies: notes.map((n, i) => [proxies[i]!.name, n.gaps]) });
     if (r === 0) continue;
     all.forEach((p, i) => cpu.set(p.name, (cpu.get(p.name) ?? 0) + used[i]!));
+    all.forEach((p, i) => mainCpu.set(p.name, (mainCpu.get(p.name) ?? 0) + usedMain[i]!));
     all.forEach((p, i) => faults.set(p.name, (faults.get(p.name) ?? 0) + faulted[i]!));
     proxies.forEach((p, i) => {
       const s = noted[i]!;
@@ -237,6 +243,7 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
   const counted = perRound * (rounds - 1);
   for (const [name, l] of times) {
     const c = cpu.get(name);
+    const m = mainCpu.get(name);
     const f = faults.get(name);
     const s = stalls.get(name);
     const lost = failed.get(name);
@@ -250,7 +257,9 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
         name === 'direct'
           ? ''
           : `added p50 ${added(l, 50).toFixed(2)} p99 ${added(l, 99).toFixed(2)} vs Portkey p50 ${(added(l, 50) / added(portkey, 50)).toFixed(2)}`,
-        c === undefined ? '' : `cpu ms/request ${(c / counted).toFixed(2)}`,
+        c === undefined
+          ? ''
+          : `cpu ms/request ${(c / counted).toFixed(2)} (main thread ${(m! / counted).toFixed(2)})`,
         f === undefined ? '' : `page faults/request ${Math.round(f / counted)}`,
         s === undefined ? '' : stallText(s, counted),
         lost === undefined ? '' : `failed ${lost}`,

@@ -94,9 +94,13 @@ export async function serveInspected(checkout: string, args: string[], node: str
   return { child: p.child, url: p.match[2]!, inspectorUrl: p.match[1]! };
 }
 
-/** CPU ms a process has used so far (user and system, from /proc; clock ticks of 10 ms). */
-export function processCpuMs(pid: number | undefined): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/**
+ * CPU ms a process has used so far (user and system, from /proc; clock ticks of 10 ms); with
+ * `mainThread`, only its main thread's (the event loop's, without the thread pool and workers).
+ */
+export function processCpuMs(pid: number | undefined, mainThread = false): number {
+  const stat = mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`;
+  const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 

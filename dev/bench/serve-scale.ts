@@ -6,6 +6,7 @@ import { Agent, request } from 'undici';
 import type { AgentUpstream } from '../fakes/agent-upstream.js';
 import { sourceText } from '../loops/source-text.js';
 import { freePort, GATEWAY, percentile, startChild, stopChild } from './serve-latency.js';
+import { prng } from './synthetic-session.js';
 import { median, nowMs } from './timing.js';
 import { startUpstreamThread } from './upstream-thread.js';
 import { INSPECTOR_URL, openInspector, residentBytes, type ProcessMemory } from './process-memory.js';
@@ -58,7 +59,13 @@ export function body(reads: readonly string[], session: string, tokens: number, 
     });
     messages.push({ role: 'tool', tool_call_id: id, content: reads[i % reads.length] });
   }
-  return JSON.stringify({ model: MODEL, messages, tools: TOOLS, max_tokens: 1_000 });
+  return JSON.stringify({
+    model: MODEL,
+    messages,
+    tools: TOOLS,
+    max_tokens: 1_000,
+    ...(process.env.PROBE_STREAM === '1' ? { stream: true } : {}),
+  });
 }
 
 /** The tool results of sessions that open at `tokens` tokens and go on for `turns` requests. */
@@ -218,14 +225,16 @@ export async function cell(
     Array.from({ length: turns + 1 }, (_, turn) => Buffer.from(body(reads, `${tag}-${s}`, tokens, turn))),
   );
   floor.push(parseFloor(bodies[0]![Math.min(1, turns)]!.toString('utf8')));
+  const order = prng(tokens * 1_000 + sessions);
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
       for (let turn = 0; turn <= turns; turn++) {
         if (turn === 1) await allOpen();
         const encoded = bodies[s]![turn]!;
         if (turn > 0) bytes += encoded.length;
-        for (let k = 0; k < targets.length; k++) {
-          const t = targets[(k + turn + s) % targets.length];
+        // A fresh order per session and turn: in a fixed cycle each path always follows the same
+        // neighbour, and two copies of one proxy measured up to 1.5x apart.
+        for (const t of shuffled(targets, order)) {
           // A failed request is counted in its row, and the run goes on.
           const start = nowMs();
           const ms = await send(t, encoded).catch(() => {
@@ -241,6 +250,16 @@ export async function cell(
     }),
   );
   return { times, floor, failed, bytes: bytes / (sessions * turns) };
+}
+
+/** The targets in a random order (Fisher-Yates over a seeded generator). */
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
 
 const round = (n: number) => Math.round(n * 10) / 10;

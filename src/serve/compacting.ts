@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transform } from 'node:stream';
 import { recordProviderUsage } from '../adapters/shared/usage.js';
 import { catalogCapacity, type ConversationProjection } from '../adapters/shared/conversations.js';
 import type { ProxyConversations } from './kept-conversation.js';
@@ -21,7 +20,7 @@ import { settler, settlingUpstream } from './settle-turn.js';
 import { answerHeaders, countRecalls, requestLine, summarizerOf } from './request-report.js';
 
 export { OFFLINE_SUMMARIZER } from './request-report.js';
-import { usageTap } from './usage-tap.js';
+import { usageTap, type UsageTap } from './usage-tap.js';
 import { warmCounts } from './warm-counts.js';
 import { upstreamCompactClient, upstreamInlineClient, withSummaryContext } from './upstream-summarizer.js';
 import { holdsCompaction, REPLAY_BETAS, replayingRequest } from './anthropic-native.js';
@@ -374,7 +373,7 @@ async function projected(
 }
 
 /** Reads the provider's own count of what was sent from its answer: it anchors the session's next estimate. */
-function providerUsageTap(stream: boolean, projection: ConversationProjection): Transform {
+function providerUsageTap(stream: boolean, projection: ConversationProjection): UsageTap {
   return usageTap(stream, (usage) => {
     if (usage !== undefined) recordProviderUsage(projection, usage.inputTokens, usage.cachedInputTokens);
   });
@@ -558,7 +557,7 @@ export async function forward(
   body: string,
   signal: AbortSignal,
   extra: Record<string, string>,
-  tap?: Transform,
+  tap?: UsageTap,
   betas: readonly string[] = [],
 ): Promise<void> {
   const upstream = await sendUpstream(ctx, protocol, req, body, betas, signal);

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { RequestRefusedError } from '../core/errors.js';
 import type { UpstreamResponse } from './upstream.js';
+import type { UsageTap } from './usage-tap.js';
 
 /** A body larger than the server accepts: answered 413. */
 const tooLarge = (limit: number) =>
@@ -168,13 +169,16 @@ export async function relayResponse(
   res: ServerResponse,
   upstream: UpstreamResponse,
   extra: Record<string, string>,
-  tap?: Transform,
+  tap?: UsageTap,
 ): Promise<void> {
   res.writeHead(upstream.status, { ...upstream.headers, ...extra });
   // Each event is written as it comes: no buffering between the upstream and the client.
   res.flushHeaders();
-  if (tap) await pipeline(upstream.body, tap, res);
-  else await pipeline(upstream.body, res);
+  if (tap) {
+    upstream.body.on('data', (chunk: Buffer) => tap.write(chunk));
+    upstream.body.once('end', () => tap.end());
+  }
+  await pipeline(upstream.body, res);
 }
 
 /**
@@ -186,12 +190,11 @@ export function relayWhole(
   status: number,
   headers: Record<string, string | string[]>,
   body: Buffer,
-  tap?: Transform,
+  tap?: UsageTap,
 ): Promise<void> {
   if (tap) {
-    // Only its reading matters: what it passes on is dropped.
-    tap.resume();
-    tap.end(body);
+    tap.write(body);
+    tap.end();
   }
   res.writeHead(status, { ...headers, 'content-length': String(body.length) });
   return new Promise((resolve) => {

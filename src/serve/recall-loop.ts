@@ -1,19 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Transform } from 'node:stream';
-import { arrayBuffer as arrayBufferOf } from 'node:stream/consumers';
 import { msg, type Message } from '../messages/message.js';
 import type { CompactorSession } from '../session/index.js';
 import { alreadyHeld, answerRecall, parseRecallArgs, RECALL_ID_PATTERN } from '../projection/index.js';
 import type { ProxyConversations } from './kept-conversation.js';
 import { RequestRefusedError } from '../core/errors.js';
 import { relayResponse, relayWhole } from './http-io.js';
+import type { UsageTap } from './usage-tap.js';
 import type { CompactingContext } from './compacting.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 import { recallTurnOf } from './recall-tool.js';
 import { answerOfStream } from './recall-stream.js';
 import { newPlace } from './recall-events.js';
 import { passAnswer, writeFrames, type Frame } from './recall-relay.js';
-import { forwardedHeaders, type UpstreamResponse } from './upstream.js';
+import { forwardedHeaders, type Upstream, type UpstreamResponse } from './upstream.js';
 import { upstreamBytes } from './client-bytes.js';
 import { withBetas } from './anthropic-native.js';
 import { fitRecallRound, recallRoundBody, type RecallRoom } from './recall-room.js';
@@ -54,26 +53,30 @@ export interface RecallExchange {
   /** Headers the client's answer gets besides the upstream's. */
   extra: Record<string, string>;
   /** Reads the provider's usage from the first answer (a later round's describes a longer request). */
-  tap?: Transform | undefined;
+  tap?: UsageTap | undefined;
 }
 
+/** How an answer is read: as it arrives (`send`), or whole before it goes on (`sendWhole`). */
+type Reading = 'send' | 'sendWhole';
+
 /** Sends one body upstream with the client's headers, counting an error answer in the metrics. */
-export async function sendUpstream(
+export async function sendUpstream<K extends Reading = 'send'>(
   ctx: CompactingContext,
   protocol: ProtocolName,
   req: IncomingMessage,
   body: string,
   betas: readonly string[],
   signal: AbortSignal,
-): Promise<UpstreamResponse> {
+  how: K = 'send' as K,
+): Promise<Awaited<ReturnType<Upstream[K]>>> {
   const headers = withBetas(forwardedHeaders(req.headers), betas);
   headers['content-type'] = 'application/json';
-  const answer = await ctx.upstream.send(
+  const answer = (await ctx.upstream[how](
     ctx.upstreamUrl(protocol, req.url ?? '/'),
     // What is still the client's text goes as the client's bytes, not encoded again.
     { method: 'POST', headers, body: upstreamBytes(req, body) },
     signal,
-  );
+  )) as Awaited<ReturnType<Upstream[K]>>;
   if (answer.status >= 400) ctx.metrics.upstreamErrors.inc({ protocol, status: String(answer.status) });
   return answer;
 }
@@ -156,20 +159,22 @@ export async function forwardAnsweringRecalls(exchange: RecallExchange): Promise
   const { protocol } = turn.request;
   let messages = turn.messages;
   const earlier = new Set<Message>();
-  let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal);
+  // Read whole: a recall call is answered before anything goes to the client.
+  let answer = await sendUpstream(ctx, protocol, req, turn.body, turn.betas, signal, 'sendWhole');
   for (let round = 0; ; round++) {
-    if (answer.status !== 200 || round === MAX_RECALL_ROUNDS) return relay(res, answer, round, extra, tap);
-    const bytes = Buffer.from(await arrayBufferOf(answer.body));
-    const called = recallTurnOf(protocol, bytes.toString('utf8'));
+    const bytes = await answer.body;
+    const last = answer.status !== 200 || round === MAX_RECALL_ROUNDS;
+    const called = last ? undefined : recallTurnOf(protocol, bytes.toString('utf8'));
     if (called === undefined) {
       const headers = { ...answer.headers, ...extra, [RECALLS_HEADER]: String(round) };
       // The usage of a later round describes a longer request than the session projected.
-      await relayWhole(res, answer.status, headers, bytes, round === 0 ? tap : undefined);
+      const reading = answer.status === 200 && round === 0 ? tap : undefined;
+      await relayWhole(res, answer.status, headers, bytes, reading);
       return round;
     }
     const next = await nextRound(turn, recall, messages, called, earlier);
     messages = next.messages;
-    answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal);
+    answer = await sendUpstream(ctx, protocol, req, next.body, turn.betas, signal, 'sendWhole');
   }
 }
 
@@ -189,7 +194,6 @@ async function streamAnsweringRecalls(exchange: RecallExchange): Promise<number>
   const earlier = new Set<Message>();
   let body = turn.body;
   let before: { frames: Frame[]; later: boolean } = { frames: [], later: false };
-  tap?.resume();
   for (let round = 0; ; round++) {
     const answer = await sendUpstream(ctx, protocol, req, body, turn.betas, signal);
     if (answer.status !== 200) {
@@ -225,12 +229,14 @@ async function streamAnsweringRecalls(exchange: RecallExchange): Promise<number>
   }
 }
 
-/** Writes the head of a streamed answer. */
+/**
+ * Sets the head of a streamed answer. It is opened only to write an event or to end the answer,
+ * so it goes out with that write: one write to the client's socket, not one for the head alone.
+ */
 function writeHead(res: ServerResponse, answer: UpstreamResponse, extra: Record<string, string>): void {
   const headers = { ...answer.headers };
   delete headers['content-length'];
   res.writeHead(answer.status, { ...headers, ...extra });
-  res.flushHeaders();
 }
 
 /** Ends a streamed answer once the client has it all. */
@@ -250,7 +256,7 @@ async function relay(
   answer: UpstreamResponse,
   rounds: number,
   extra: Record<string, string>,
-  tap: Transform | undefined,
+  tap: UsageTap | undefined,
 ): Promise<number> {
   const headers = { ...answer.headers };
   // A buffered body is sent whole; its length is what it is now.

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import type { Transform } from 'node:stream';
 import type { ProtocolName } from './protocols.js';
 import { EVENT_RULES, isObj, type EventRules, type Obj, type StreamPlace } from './recall-events.js';
 import { frameData } from './recall-stream.js';
 import type { UpstreamResponse } from './upstream.js';
+import type { UsageTap } from './usage-tap.js';
 
 /**
  * Passes one streamed answer of the model on to the client event by event, and holds it from
@@ -109,7 +109,7 @@ export async function passAnswer(
   res: ServerResponse,
   protocol: ProtocolName,
   answer: UpstreamResponse,
-  options: { at: StreamPlace; later: boolean; hold: boolean; open: () => void; tap?: Transform },
+  options: { at: StreamPlace; later: boolean; hold: boolean; open: () => void; tap?: UsageTap },
 ): Promise<PassedAnswer> {
   const rules = EVENT_RULES[protocol];
   const decoder = new TextDecoder();

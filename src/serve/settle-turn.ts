@@ -2,7 +2,6 @@ import type { ConversationProjection } from '../adapters/shared/conversations.js
 import type { CompactingContext, LastRequest } from './compacting.js';
 import type { RequestChain } from './hash-chain.js';
 import type { RequestSummaries } from './paid-summaries.js';
-import type { Upstream } from './upstream.js';
 
 /**
  * A request's turn is held while it goes upstream: kept once the upstream accepted the
@@ -46,10 +45,10 @@ export function settlingUpstream(
   settle: (kept: boolean) => Promise<void>,
 ): CompactingContext {
   const { upstream } = ctx;
-  const send: Upstream['send'] = async (url, init, signal) => {
+  const settling = async <A extends { status: number }>(sending: Promise<A>): Promise<A> => {
     let answer;
     try {
-      answer = await upstream.send(url, init, signal);
+      answer = await sending;
     } catch (e) {
       await settle(false);
       throw e;
@@ -58,5 +57,12 @@ export function settlingUpstream(
     await settle(answer.status >= 200 && answer.status < 300);
     return answer;
   };
-  return { ...ctx, upstream: { send, close: () => upstream.close() } };
+  return {
+    ...ctx,
+    upstream: {
+      send: (url, init, signal) => settling(upstream.send(url, init, signal)),
+      sendWhole: (url, init, signal) => settling(upstream.sendWhole(url, init, signal)),
+      close: () => upstream.close(),
+    },
+  };
 }

@@ -1,18 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request, type Dispatcher } from 'undici';
 import { HTTP_DEFAULTS, type HttpLimits } from '../providers/http-limits.js';
 import { retryAfterMs, shouldRetryHeader } from '../providers/http.js';
 
 /** What the upstream answered: status, headers and the body as it arrives. */
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[]>;
-  body: Dispatcher.ResponseData['body'];
-  /** Attempts made (1 when the first one was answered). */
-  attempts: number;
-}
+export type UpstreamResponse = UpstreamAnswer<Dispatcher.ResponseData['body']>;
 
 // Headers that belong to one connection, and ours, never go to the other side.
 const HOP_BY_HOP = new Set([
@@ -70,37 +63,160 @@ function retryableAnswer(status: number, headers: Dispatcher.ResponseData['heade
 // Errors that say the request itself is wrong: another attempt fails the same way.
 const REQUEST_ERRORS = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
 
+/** A body in pieces as undici takes it: it writes any iterable of buffers, though its types name only streams. */
+const asBody = (body: Outgoing['body']) => body as Dispatcher.DispatchOptions['body'];
+
+/** A request as one attempt sends it. */
+interface Outgoing {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body: Buffer | Buffer[] | string | undefined;
+}
+
+/** What one attempt got back: the answer's status and headers, its body, and how to let it go. */
+interface Answered<B> {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  body: B;
+  drop(): Promise<unknown>;
+}
+
 /**
- * The agent as one attempt uses it, calling `written` when the request goes to a connected
- * socket. An error before that (refused, DNS, TLS handshake, connect timeout) left the
- * provider without a byte of it; after that the provider may be working on it.
+ * One attempt's way of sending: `written` is called when the request goes to a connected
+ * socket. An error before that (refused, DNS, TLS handshake, connect timeout) left the provider
+ * without a byte of it; after that the provider may be working on it.
  */
-function watched(agent: Agent, written: () => void): Dispatcher {
-  return agent.compose(
-    (dispatch) => (opts, handler) =>
-      dispatch(opts, {
-        onRequestStart: (controller, context: unknown) => {
-          written();
-          handler.onRequestStart?.(controller, context);
+type Attempt<B> = (
+  url: string,
+  out: Outgoing,
+  signal: AbortSignal,
+  written: () => void,
+) => Promise<Answered<B>>;
+
+/** An attempt whose answer's body is a stream, read as it arrives. */
+function streamed(agent: Agent): Attempt<Dispatcher.ResponseData['body']> {
+  return async (url, out, signal, written) => {
+    const res = await request(url, {
+      method: out.method as Dispatcher.HttpMethod,
+      headers: out.headers,
+      body: asBody(out.body),
+      signal,
+      dispatcher: agent.compose(
+        (dispatch) => (opts, handler) =>
+          dispatch(opts, {
+            onRequestStart: (controller, context: unknown) => {
+              written();
+              handler.onRequestStart?.(controller, context);
+            },
+            onRequestUpgrade: (...a) => handler.onRequestUpgrade?.(...a),
+            onResponseStart: (...a) => handler.onResponseStart?.(...a),
+            onResponseData: (...a) => handler.onResponseData?.(...a),
+            onResponseEnd: (...a) => handler.onResponseEnd?.(...a),
+            onResponseError: (...a) => handler.onResponseError?.(...a),
+          }),
+      ),
+    });
+    return { status: res.statusCode, headers: res.headers, body: res.body, drop: () => res.body.dump() };
+  };
+}
+
+// The origin and path of each upstream URL, split once (a server sends to a few URLs only).
+const split = new Map<string, { origin: string; path: string }>();
+function originAndPath(url: string): { origin: string; path: string } {
+  let got = split.get(url);
+  if (got === undefined) {
+    const u = new URL(url);
+    got = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (split.size >= 256) split.clear();
+    split.set(url, got);
+  }
+  return got;
+}
+
+/**
+ * An attempt whose answer's body is gathered whole: the answer resolves with its status and
+ * headers, its body once it has all come. Straight on the agent: no stream for the body, no
+ * wrapper around the dispatch, the signal heard only while the request is out.
+ */
+function gathered(agent: Agent): Attempt<Promise<Buffer>> {
+  return (url, out, signal, written) =>
+    new Promise((resolveAnswer, rejectAnswer) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let bodyDone: { resolve(b: Buffer): void; reject(e: Error): void } | undefined;
+      const chunks: Buffer[] = [];
+      const onAbort = () => controller?.abort(signal.reason as Error);
+      const fail = (e: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        if (bodyDone !== undefined) bodyDone.reject(e);
+        else rejectAnswer(e);
+      };
+      if (signal.aborted) return rejectAnswer(signal.reason as Error);
+      signal.addEventListener('abort', onAbort);
+      const { origin, path } = originAndPath(url);
+      agent.dispatch(
+        {
+          origin,
+          path,
+          method: out.method as Dispatcher.HttpMethod,
+          headers: out.headers,
+          body: asBody(out.body),
         },
-        onRequestUpgrade: (...a) => handler.onRequestUpgrade?.(...a),
-        onResponseStart: (...a) => handler.onResponseStart?.(...a),
-        onResponseData: (...a) => handler.onResponseData?.(...a),
-        onResponseEnd: (...a) => handler.onResponseEnd?.(...a),
-        onResponseError: (...a) => handler.onResponseError?.(...a),
-      }),
-  );
+        {
+          onRequestStart(c) {
+            controller = c;
+            // Aborted while it waited for a connection: it goes no further.
+            if (signal.aborted) c.abort(signal.reason as Error);
+            else written();
+          },
+          onResponseStart(_c, status, headers) {
+            // An informational answer (100 Continue) comes before the answer itself.
+            if (status < 200) return;
+            const body = new Promise<Buffer>((resolve, reject) => (bodyDone = { resolve, reject }));
+            // A body nobody waits for (its answer dropped) fails quietly.
+            body.catch(() => undefined);
+            resolveAnswer({ status, headers, body, drop: () => body.catch(() => undefined) });
+          },
+          onResponseData(_c, chunk) {
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            signal.removeEventListener('abort', onAbort);
+            bodyDone?.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+          },
+          onResponseError(_c, e) {
+            fail(e);
+          },
+        },
+      );
+    });
+}
+
+/** An answer as the client should get it, with the body as the attempt read it. */
+export interface UpstreamAnswer<B> {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: B;
+  /** Attempts made (1 when the first one was answered). */
+  attempts: number;
+}
+
+/** What a request sends upstream. */
+export interface UpstreamInit {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body?: Buffer | Buffer[] | string;
 }
 
 /** Sends requests upstream with the time limits and retry budget of `compactor run`. */
 export interface Upstream {
-  send(
-    url: string,
-    init: { method: string; headers: Record<string, string | string[]>; body?: Buffer | Buffer[] | string },
-    signal: AbortSignal,
-  ): Promise<UpstreamResponse>;
+  send(url: string, init: UpstreamInit, signal: AbortSignal): Promise<UpstreamResponse>;
+  /** The same, for an answer read whole before it goes on (the body resolves once it has all come). */
+  sendWhole(url: string, init: UpstreamInit, signal: AbortSignal): Promise<WholeResponse>;
   close(): Promise<void>;
 }
+
+/** An answer whose body is read whole: the bytes once they have all come. */
+export type WholeResponse = UpstreamAnswer<Promise<Buffer>>;
 
 /**
  * Sends a request again only when the provider surely did not act on it: it never got it (the
@@ -110,54 +226,69 @@ export interface Upstream {
  */
 export function createUpstream(limits: HttpLimits): Upstream {
   const agent = new Agent({ headersTimeout: limits.timeoutMs, bodyTimeout: limits.timeoutMs });
-  return {
-    async send(url, init, signal) {
+  const sender =
+    <B>(attempt: Attempt<B>) =>
+    async (url: string, init: UpstreamInit, signal: AbortSignal): Promise<UpstreamAnswer<B>> => {
       const started = Date.now();
       // Another attempt only while retries and the budget (its wait included) allow.
-      const mayRetry = (attempt: number, wait: number) =>
-        attempt <= limits.retries && Date.now() - started + wait <= limits.retryBudgetMs;
-      // A body in pieces is written piece by piece: its length is said up front, not chunked.
-      const { body } = init;
+      const mayRetry = (n: number, wait: number) =>
+        n <= limits.retries && Date.now() - started + wait <= limits.retryBudgetMs;
+      // A body in pieces is written piece by piece, its length said up front (not chunked): no
+      // copy of the whole into fresh memory (dearer than a write per piece), and no stream.
+      const body = Array.isArray(init.body) ? fewerPieces(init.body) : init.body;
       const headers = Array.isArray(body)
         ? { ...init.headers, 'content-length': String(body.reduce((n, b) => n + b.length, 0)) }
         : init.headers;
-      for (let attempt = 1; ; attempt++) {
-        let wait = backoff(attempt);
+      const out = { method: init.method, headers, body };
+      for (let n = 1; ; n++) {
+        let wait = backoff(n);
         let written = false;
         try {
-          const res = await request(url, {
-            method: init.method as Dispatcher.HttpMethod,
-            headers,
-            // A stream is read once: each attempt gets its own over the same pieces.
-            body: Array.isArray(body) ? Readable.from(body, { objectMode: false }) : body,
-            signal,
-            dispatcher: watched(agent, () => (written = true)),
-          });
+          const res = await attempt(url, out, signal, () => (written = true));
           const asked = retryAfterMs(res.headers);
           if (asked !== undefined) wait = asked;
           // A wait longer than the cap is the provider's to ask of the client, not ours to cut short.
           const again =
-            retryableAnswer(res.statusCode, res.headers) &&
+            retryableAnswer(res.status, res.headers) &&
             wait <= HTTP_DEFAULTS.retryAfterCapMs &&
-            mayRetry(attempt, wait);
+            mayRetry(n, wait);
           if (!again)
-            return {
-              status: res.statusCode,
-              headers: returnedHeaders(res.headers),
-              body: res.body,
-              attempts: attempt,
-            };
-          await res.body.dump();
+            return { status: res.status, headers: returnedHeaders(res.headers), body: res.body, attempts: n };
+          await res.drop();
         } catch (e) {
           const code = (e as { code?: unknown } | null)?.code;
-          if (signal.aborted || written || REQUEST_ERRORS.has(code as string) || !mayRetry(attempt, wait))
-            throw e;
+          if (signal.aborted || written || REQUEST_ERRORS.has(code as string) || !mayRetry(n, wait)) throw e;
         }
         await sleep(wait, undefined, { signal });
       }
-    },
-    close: () => agent.close(),
+    };
+  return { send: sender(streamed(agent)), sendWhole: sender(gathered(agent)), close: () => agent.close() };
+}
+
+/** Pieces this short are joined to the next: a short copy costs less than a write of its own. */
+const SHORT_PIECE = 16 * 1024;
+
+/** The pieces of a body with runs of short ones joined (the recall tool and the body's short end go as one write). */
+function fewerPieces(pieces: readonly Buffer[]): Buffer[] {
+  const out: Buffer[] = [];
+  let run: Buffer[] = [];
+  let runLength = 0;
+  const close = () => {
+    if (run.length > 0) out.push(run.length === 1 ? run[0]! : Buffer.concat(run, runLength));
+    run = [];
+    runLength = 0;
   };
+  for (const p of pieces) {
+    if (p.length === 0) continue;
+    if (runLength + p.length > SHORT_PIECE) close();
+    if (p.length > SHORT_PIECE) out.push(p);
+    else {
+      run.push(p);
+      runLength += p.length;
+    }
+  }
+  close();
+  return out;
 }
 
 function backoff(attempt: number): number {

@@ -1,4 +1,3 @@
-import { Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
 /** The prompt tokens an upstream reported for a request, and how many of them were read from its cache. */
@@ -51,17 +50,24 @@ export function usageIn(value: unknown): ReportedUsage | undefined {
 // A JSON answer larger than this carries no usage worth keeping it in memory for.
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 
+/** Reads an answer's bytes as they go by to the client, and hears its usage once it has ended. */
+export interface UsageTap {
+  write(chunk: Buffer): void;
+  end(): void;
+}
+
 /**
- * A pass-through stream that reads the prompt usage out of the answer as it goes by (every
- * byte reaches the client unchanged and at once): the last usage of an SSE stream, or the
- * usage of a JSON answer. `done` hears it once the answer has ended.
+ * Reads the prompt usage out of an answer as it goes by (the bytes themselves go to the client
+ * as they came, not through it): the last usage of an SSE stream, or the usage of a JSON
+ * answer. `done` hears it once the answer has ended. Not a stream: no stream's machinery for
+ * each request.
  */
-export function usageTap(stream: boolean, done: (usage: ReportedUsage | undefined) => void): Transform {
+export function usageTap(stream: boolean, done: (usage: ReportedUsage | undefined) => void): UsageTap {
   let found: ReportedUsage | undefined;
   let pending = '';
   let size = 0;
   // A character split between two chunks is decoded once both have arrived.
-  const decoder = new StringDecoder('utf8');
+  const decoder = stream ? new StringDecoder('utf8') : undefined;
   const json: Buffer[] = [];
   const readLine = (line: string) => {
     // Only the events that name a usage are read: the others (most of a long answer) are not parsed.
@@ -72,26 +78,25 @@ export function usageTap(stream: boolean, done: (usage: ReportedUsage | undefine
       // Not JSON ([DONE], a comment): no usage in it.
     }
   };
-  return new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (stream) {
+  return {
+    write(chunk) {
+      if (decoder !== undefined) {
         pending += decoder.write(chunk);
         const lines = pending.split('\n');
         pending = lines.pop() ?? '';
         for (const line of lines) readLine(line.trim());
       } else if ((size += chunk.length) <= MAX_JSON_BYTES) json.push(chunk);
-      callback(null, chunk);
     },
-    flush(callback) {
-      if (stream) readLine((pending + decoder.end()).trim());
+    end() {
+      if (decoder !== undefined) readLine((pending + decoder.end()).trim());
       else if (size <= MAX_JSON_BYTES)
         try {
-          found = usageIn(JSON.parse(Buffer.concat(json).toString('utf8')));
+          const whole = json.length === 1 ? json[0]! : Buffer.concat(json);
+          found = usageIn(JSON.parse(whole.toString('utf8')));
         } catch {
           found = undefined;
         }
       done(found);
-      callback();
     },
-  });
+  };
 }

@@ -44,9 +44,9 @@ export const heldTurn = (mark: SessionMark): HeldTurn => ({
 });
 
 /**
- * Adds a held turn's new messages. With a store they are written at once without a commit line
- * (the disk works while the request is upstream): loading ignores them until the commit that
- * keeps the turn, and dropping the turn cuts them off again.
+ * Adds a held turn's new messages. With a store they are appended without a commit line: loading
+ * ignores them until the commit that keeps the turn, and dropping the turn cuts them off again
+ * (a server's queued store keeps them in memory until that commit and writes them with it).
  */
 export function writeHeld(held: HeldTurn, messages: Message[], stored: StoredHistory | null): void {
   held.pending.push(...messages);

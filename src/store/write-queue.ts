@@ -5,8 +5,9 @@ import { fsError } from '../io/fs-errors.js';
 import { PRIVATE_FILE } from '../io/private.js';
 
 /**
- * The writes of one session file, in order, without blocking the event loop. Appends go to
- * the position the file will have once every earlier step has run (known when they are
+ * The writes of one session file, in order, without blocking the event loop. Every append ends
+ * with a commit line (lines without one wait in the event log, see events-log.ts). Appends go
+ * to the position the file will have once every earlier step has run (known when they are
  * queued: this process is the file's one writer), so appends queued while another write is on
  * its way go out together with one fsync. A step that fails cuts the file back to its last
  * commit line and refuses every later step: the caller reopens the session from what is on
@@ -26,10 +27,7 @@ const NODE_IO: QueueIo = {
 };
 const truncateAsync = promisify(ftruncate);
 
-type Step =
-  | { kind: 'append'; buf: Buffer; commits: boolean }
-  | { kind: 'truncate'; size: number }
-  | { kind: 'task'; run: () => Promise<void> };
+type Step = { kind: 'append'; buf: Buffer } | { kind: 'task'; run: () => Promise<void> };
 
 export class WriteQueue {
   private readonly fd: number;
@@ -38,10 +36,8 @@ export class WriteQueue {
   private failure: Error | undefined;
   private onClosed: (() => void) | undefined;
   private closed = false;
-  /** Size and last commit end of the file once every queued step has run. */
-  private planned: { size: number; committed: number };
-  /** The same, as on disk now. */
-  private durable: { size: number; committed: number };
+  /** The file's size on disk, up to its last commit line (every append ends with one). */
+  private durable: number;
   /** Appends queued so far, and how many of them are written (their fsync may still run). */
   private appends = { queued: 0, written: 0 };
   private readonly waiting: Array<{ appends: number; resolve(): void; reject(e: Error): void }> = [];
@@ -53,18 +49,14 @@ export class WriteQueue {
   ) {
     // Opened once, with the session; positions are explicit, so no append mode.
     this.fd = openSync(file, constants.O_RDWR | constants.O_CREAT, PRIVATE_FILE);
-    this.planned = { size, committed: size };
-    this.durable = { size, committed: size };
+    this.durable = size;
   }
 
-  /** Queues whole framed lines; `commits` when they end with a commit line. */
-  append(text: string, commits: boolean): void {
+  /** Queues whole framed lines (in pieces, in order) ending with a commit line. */
+  append(pieces: readonly Buffer[]): void {
     this.usable();
-    const buf = Buffer.from(text, 'utf8');
-    this.planned.size += buf.length;
-    if (commits) this.planned.committed = this.planned.size;
     this.appends.queued++;
-    this.push({ kind: 'append', buf, commits });
+    this.push({ kind: 'append', buf: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces) });
   }
 
   /**
@@ -77,15 +69,6 @@ export class WriteQueue {
     const appends = this.appends.queued;
     if (this.appends.written >= appends) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiting.push({ appends, resolve, reject }));
-  }
-
-  /** Queues cutting the file back to its last commit line (what is not committed is dropped). */
-  cutToCommit(): void {
-    // A failed queue has cut the file back already.
-    if (this.failure) return;
-    this.usable();
-    this.planned.size = this.planned.committed;
-    this.push({ kind: 'truncate', size: this.planned.committed });
   }
 
   /** Queues another write (an artifact, a snapshot) to run in order with the appends. */
@@ -108,7 +91,8 @@ export class WriteQueue {
     if (!this.running) this.finish();
   }
 
-  private usable(): void {
+  /** Throws the failure that stopped the queue, or when it was closed. */
+  usable(): void {
     if (this.failure) throw this.failure;
     if (this.closed) throw new InternalError(`${this.file}: written after the session store was closed`);
   }
@@ -139,7 +123,6 @@ export class WriteQueue {
       const step = this.steps.shift()!;
       try {
         if (step.kind === 'append') await this.appendGroup(step);
-        else if (step.kind === 'truncate') await this.truncate(step.size);
         else await step.run();
       } catch (e) {
         await this.fail(e);
@@ -147,23 +130,17 @@ export class WriteQueue {
     }
   }
 
-  /** Writes the step and every append queued right after it at once, then one fsync when they commit. */
+  /** Writes the step and every append queued right after it at once, then one fsync. */
   private async appendGroup(first: Step & { kind: 'append' }): Promise<void> {
     const group = [first];
     while (this.steps[0]?.kind === 'append') group.push(this.steps.shift() as Step & { kind: 'append' });
     const buf = group.length === 1 ? first.buf : Buffer.concat(group.map((s) => s.buf));
-    const at = this.durable.size;
+    const at = this.durable;
     let off = 0;
     while (off < buf.length) off += await this.io.write(this.fd, buf, off, buf.length - off, at + off);
     this.wrote(group.length);
-    // Lines without a commit line count for nothing until one follows, whose fsync covers them.
-    if (group.some((s) => s.commits)) await this.io.fsync(this.fd);
-    this.durable.size = at + buf.length;
-    let end = at;
-    for (const s of group) {
-      end += s.buf.length;
-      if (s.commits) this.durable.committed = end;
-    }
+    await this.io.fsync(this.fd);
+    this.durable = at + buf.length;
   }
 
   /** Counts appends written and lets go of those waiting for them. */
@@ -175,24 +152,16 @@ export class WriteQueue {
     for (const w of done) w.resolve();
   }
 
-  private async truncate(size: number): Promise<void> {
-    await truncateAsync(this.fd, size);
-    await this.io.fsync(this.fd);
-    this.durable.size = size;
-  }
-
   /** Drops every later step and cuts the file back to its last commit on disk. */
   private async fail(e: unknown): Promise<void> {
     this.failure = fsError(this.file, 'write', e);
     this.steps.length = 0;
     for (const w of this.waiting.splice(0)) w.reject(this.failure);
     try {
-      await truncateAsync(this.fd, this.durable.committed);
+      await truncateAsync(this.fd, this.durable);
       await this.io.fsync(this.fd);
-      this.durable.size = this.durable.committed;
     } catch {
       // The disk refuses even this; loading will then find an unfinished write and set it aside.
     }
-    this.planned = { ...this.durable };
   }
 }

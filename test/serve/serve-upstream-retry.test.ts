@@ -128,6 +128,27 @@ describe('compactor serve: a request the provider may have received is never sen
     },
   );
 
+  it('an error answer to a request with tools (one the proxy reads whole for recall calls) reaches the client whole: body, headers and its length', async () => {
+    const upstream = await fakeModel();
+    const body = { error: { message: 'upstream said 500', type: 'server_error' } };
+    upstream.script.push({ kind: 'status', status: 500, body, headers: { 'x-request-id': 'req_relayed' } });
+    const server = await proxyTo(upstream, { retries: 3 });
+    const tools = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }];
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ ...chatBody, tools }),
+    });
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual(body);
+    expect(res.headers.get('x-request-id')).toBe('req_relayed');
+    // Its length said, as the upstream said it: not passed on in chunks of unknown length.
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(res.headers.get('x-compactor-recalls')).toBe('0');
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   it('a streamed answer cut midway is not sent again: the client gets what came, once', async () => {
     const fake = await startFakeServer(
       (_req, _fault, res) => {

@@ -1,6 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { usageIn, usageTap, type ReportedUsage } from '#src/serve/usage-tap.js';
 
 describe('serve: the usage of an answer, as each wire shape reports it', () => {
@@ -38,40 +36,39 @@ describe('serve: the usage of an answer, as each wire shape reports it', () => {
       inputTokens: 900,
       cachedInputTokens: 600,
     });
-    const read = async (stream: boolean, text: string) => {
+    const read = (stream: boolean, text: string) => {
       let seen: ReportedUsage | undefined;
-      await pipeline(
-        Readable.from([Buffer.from(text)]),
-        usageTap(stream, (u) => (seen = u)),
-        async (source: AsyncIterable<Buffer>) => {
-          for await (const c of source) void c;
-        },
-      );
+      const tap = usageTap(stream, (u) => (seen = u));
+      tap.write(Buffer.from(text));
+      tap.end();
       return seen;
     };
     const sse = `data: ${JSON.stringify(chunk(5))}\r\n\r\ndata: ${JSON.stringify(chunk(4_321, 1_000))}\r\n\r\n`;
-    expect(await read(true, sse)).toEqual({ inputTokens: 4_321, cachedInputTokens: 1_000 });
-    expect(await read(false, JSON.stringify([chunk(5), chunk(777)]))).toEqual({
+    expect(read(true, sse)).toEqual({ inputTokens: 4_321, cachedInputTokens: 1_000 });
+    expect(read(false, JSON.stringify([chunk(5), chunk(777)]))).toEqual({
       inputTokens: 777,
       cachedInputTokens: undefined,
     });
   });
 
-  it('passes a stream through unchanged and finds its usage even when an event is split between chunks', async () => {
+  it('finds the usage of a stream even when an event, or a character, is split between chunks', () => {
     const text =
       'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":123,"output_tokens":1}}}\n\n' +
       'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":9}}\n\n';
-    const chunks = [text.slice(0, 40), text.slice(40, 41), text.slice(41)].map((c) => Buffer.from(c));
+    // Split inside the first event, and inside the two bytes of a character of the second.
+    const bytes = Buffer.from(text.replace('"output_tokens":9', '"output_tokens":9,"note":"é"'));
+    const at = bytes.indexOf('é') + 1;
+    const chunks = [
+      bytes.subarray(0, 40),
+      bytes.subarray(40, 41),
+      bytes.subarray(41, at),
+      bytes.subarray(at),
+    ];
     let seen: ReportedUsage | undefined;
-    let out = '';
-    await pipeline(
-      Readable.from(chunks),
-      usageTap(true, (u) => (seen = u)),
-      async (source: AsyncIterable<Buffer>) => {
-        for await (const c of source) out += c.toString();
-      },
-    );
-    expect(out).toBe(text);
+    const tap = usageTap(true, (u) => (seen = u));
+    for (const c of chunks) tap.write(c);
+    expect(seen).toBeUndefined();
+    tap.end();
     expect(seen).toEqual({ inputTokens: 123, cachedInputTokens: undefined });
   });
 });

@@ -1,12 +1,9 @@
-import { afterAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { growthSection } from '#dev/bench/serve-growth.js';
 import { freeEncoders } from '#src/estimate/index.js';
-import { PROCESS_TEST_MS } from '#support/time-limits.js';
 
 /* The serve bench's growth by protocol in its quick run: only what was measured is checked, never how fast. */
 
-// It starts a proxy process and waits on its answers.
-jest.setTimeout(PROCESS_TEST_MS);
 afterAll(() => freeEncoders());
 
 describe('serve bench: CPU growth by protocol', () => {

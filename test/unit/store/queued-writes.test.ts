@@ -112,21 +112,30 @@ describe('queued event log writes (R2)', () => {
     expect(again.loadSnapshot('machine')).toEqual({ step: 1 });
     again.close();
   });
-  it("R2: lines without a commit line are written with no fsync of their own; written() resolves before the commit's fsync, flush() after it", async () => {
+  it('R2: lines without a commit line wait in memory and go out with it in one write; written() resolves before its fsync, flush() after it', async () => {
     const file = join(fresh(), 'events.jsonl');
     const io = countingIo();
+    let writes = 0;
     let letGo!: () => void;
     const held = new Promise<void>((resolve) => (letGo = resolve));
-    const slow = { ...io, fsync: async (fd: number) => held.then(() => io.fsync(fd)) };
+    const slow = {
+      write: (fd: number, buf: Buffer, off: number, len: number, pos: number) => {
+        writes++;
+        return io.write(fd, buf, off, len, pos);
+      },
+      fsync: async (fd: number) => held.then(() => io.fsync(fd)),
+    };
     const log = new EventLog(file);
     log.queueWrites(slow);
     log.append([event(1), event(2)], false);
     await log.written();
-    expect(io.fsyncs).toBe(0);
-    expect(loadEventLog(file).events).toEqual([]); // on the file, not yet part of the log
+    expect(writes).toBe(0);
+    expect(statSync(file).size).toBe(0);
     log.commit();
     await log.written();
-    // The commit line is on the file (a killed process keeps it) while its fsync still waits.
+    // The lines and their commit line in one write, on the file (a killed process keeps them)
+    // while its fsync still waits.
+    expect(writes).toBe(1);
     expect(loadEventLog(file).events.map((e) => e.seq)).toEqual([1, 2]);
     expect(io.fsyncs).toBe(0);
     let flushed = false;
@@ -137,5 +146,24 @@ describe('queued event log writes (R2)', () => {
     await flush;
     expect(io.fsyncs).toBe(1);
     log.close();
+  });
+
+  it('R2: lines dropped before their commit line leave the file as it was, with no write, cut or fsync', async () => {
+    const file = join(fresh(), 'events.jsonl');
+    const io = countingIo();
+    const log = new EventLog(file);
+    log.queueWrites(io);
+    log.append([event(1)]);
+    await log.flush();
+    const size = statSync(file).size;
+    log.append([event(2)], false);
+    expect(log.rollback()).toBe(1);
+    await log.flush();
+    expect(io.fsyncs).toBe(1);
+    expect(statSync(file).size).toBe(size);
+    log.append([event(2)]);
+    await log.flush();
+    log.close();
+    expect(loadEventLog(file).events.map((e) => e.seq)).toEqual([1, 2]);
   });
 });
