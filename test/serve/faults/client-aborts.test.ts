@@ -16,6 +16,7 @@ import {
   post,
   startServe,
   storedMessages,
+  streamMessages,
   tempDir,
   type Serve,
 } from './harness.js';
@@ -187,21 +188,7 @@ describe('compactor serve: a client that hangs up costs only its own request', (
       const modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}`;
       const serve = await startServe(upstream.url, tempDir(), ['--anthropic-upstream', modelUrl]);
       const controller = new AbortController();
-      const res = await fetch(`${serve.url}/v1/messages`, {
-        method: 'POST',
-        signal: controller.signal,
-        headers: {
-          'content-type': 'application/json',
-          'x-api-key': 'sk-x',
-          'anthropic-version': '2023-06-01',
-        },
-        body: JSON.stringify({
-          model: 'claude-sonnet-4-6',
-          max_tokens: 256,
-          stream: true,
-          messages: [{ role: 'user', content: 'Fix the failing test.' }],
-        }),
-      });
+      const res = await streamMessages(serve.url, 'Fix the failing test.', {}, controller.signal);
       expect(res.status).toBe(200);
       const reader = res.body!.getReader();
       const first = new TextDecoder().decode((await reader.read()).value);

@@ -134,3 +134,23 @@ export function storedMessages(dataDir: string): Map<string, unknown[]> {
   }
   return out;
 }
+
+/** A streamed Anthropic request to the proxy, with `extra` fields in its body. */
+export function streamMessages(url: string, content: string, extra: object = {}, signal?: AbortSignal) {
+  return fetch(`${url}/v1/messages`, {
+    method: 'POST',
+    ...(signal ? { signal } : {}),
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'sk-x',
+      'anthropic-version': '2023-06-01',
+    },
+    body: JSON.stringify({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 256,
+      stream: true,
+      messages: [{ role: 'user', content }],
+      ...extra,
+    }),
+  });
+}
