@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { RequestRefusedError } from '../core/errors.js';
 import type { UpstreamResponse } from './upstream.js';
@@ -174,11 +173,7 @@ export async function relayResponse(
   res.writeHead(upstream.status, { ...upstream.headers, ...extra });
   // Each event is written as it comes: no buffering between the upstream and the client.
   res.flushHeaders();
-  if (tap) {
-    upstream.body.on('data', (chunk: Buffer) => tap.write(chunk));
-    upstream.body.once('end', () => tap.end());
-  }
-  await pipeline(upstream.body, res);
+  await upstream.body.relayTo(res, tap);
 }
 
 /**

@@ -45,6 +45,8 @@ export interface EventRules {
   continued(e: Obj, at: StreamPlace): Obj | undefined;
   /** Notes what an event the client got adds to its stream. */
   passed(e: Obj, at: StreamPlace): void;
+  /** Whether `passed` may note anything in an event of this text (absent: it may in any). */
+  notes?(text: string): boolean;
   /**
    * An event that brings text and then opens a recall call, as what goes on now (the text) and
    * what is held (the rest); undefined when nothing in it comes before the call.
@@ -80,6 +82,7 @@ const anthropic: EventRules = {
   passed(e, at) {
     if (e.type === 'content_block_start') noteIndex(at, e.index);
   },
+  notes: (text) => text.includes('content_block_start'),
 };
 
 const chat: EventRules = {
@@ -95,6 +98,7 @@ const chat: EventRules = {
   // Chunks carry no numbers of their own beyond a call's index, and the continued turn had no other call.
   continued: (e) => e,
   passed: () => undefined,
+  notes: () => false,
 };
 
 const FINAL_RESPONSE = new Set(['response.completed', 'response.incomplete', 'response.failed']);
@@ -155,6 +159,7 @@ const gemini: EventRules = {
   // Each chunk stands alone: a later answer's chunks go on as they come.
   continued: (e) => e,
   passed: () => undefined,
+  notes: () => false,
   split(e) {
     const parts = geminiParts(e);
     const k = parts.findIndex(

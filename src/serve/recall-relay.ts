@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import type { ProtocolName } from './protocols.js';
 import { EVENT_RULES, isObj, type EventRules, type Obj, type StreamPlace } from './recall-events.js';
 import { frameData } from './recall-stream.js';
@@ -25,9 +26,10 @@ export interface PassedAnswer {
 }
 
 /** Writes to the client, waiting while its socket is full (or until it went away). */
-async function write(res: ServerResponse, text: string): Promise<void> {
-  if (res.destroyed || res.write(text)) return;
-  await new Promise<void>((resolve) => {
+function write(res: ServerResponse, text: string): Promise<void> | undefined {
+  // Nothing to wait for most of the time: no promise for it.
+  if (res.destroyed || res.write(text)) return undefined;
+  return new Promise<void>((resolve) => {
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
@@ -63,6 +65,11 @@ export function clientFrame(
   at: StreamPlace,
   later: boolean,
 ): Frame | undefined {
+  // An event of the first answer goes as it came: it is read only when `passed` notes something in it.
+  if (!later && rules.notes?.(frame.text) === false) {
+    if (!at.begun) at.begun = frameData(frame.text).startsWith('{');
+    return frame;
+  }
   const e = parsed(frame);
   if (e === undefined) return frame;
   // Until the client has an event, an answer is the first it reads and goes as it came.
@@ -81,10 +88,18 @@ export async function writeFrames(
   at: StreamPlace,
   later: boolean,
 ): Promise<void> {
+  const text = clientText(EVENT_RULES[protocol], frames, at, later);
+  if (text !== '') await write(res, text);
+}
+
+/** The frames as the client gets them, as one text (one write to its socket, not one for each). */
+function clientText(rules: EventRules, frames: readonly Frame[], at: StreamPlace, later: boolean): string {
+  let text = '';
   for (const f of frames) {
-    const out = clientFrame(EVENT_RULES[protocol], f, at, later);
-    if (out !== undefined) await write(res, out.text + out.end);
+    const out = clientFrame(rules, f, at, later);
+    if (out !== undefined) text += out.text + out.end;
   }
+  return text;
 }
 
 /** Splits text into complete frames and the rest (an event not ended yet). */
@@ -112,22 +127,22 @@ export async function passAnswer(
   options: { at: StreamPlace; later: boolean; hold: boolean; open: () => void; tap?: UsageTap },
 ): Promise<PassedAnswer> {
   const rules = EVENT_RULES[protocol];
-  const decoder = new TextDecoder();
+  const decoder = new StringDecoder('utf8');
   const whole: string[] = [];
   let waitingText = '';
   // Events that said nothing yet wait for one that does; from a recall call on, all wait.
-  let waiting: Frame[] = [];
+  const waiting: Frame[] = [];
   let said = false;
   let holding = false;
-  const pass = async (frames: Frame[]) => {
-    for (const f of frames) {
-      const out = clientFrame(rules, f, options.at, options.later);
-      if (out === undefined) continue;
-      options.open();
-      await write(res, out.text + out.end);
-    }
+  const pass = (frames: Frame[]) => {
+    const text = clientText(rules, frames, options.at, options.later);
+    if (text === '') return undefined;
+    options.open();
+    return write(res, text);
   };
-  const take = async (frames: Frame[]) => {
+  const take = (frames: Frame[]) => {
+    // What may go on of these frames goes in one write.
+    const ready: Frame[] = [];
     for (const f of frames) {
       let frame = f;
       if (!holding) {
@@ -140,29 +155,28 @@ export async function passAnswer(
         if (parts !== undefined) {
           waiting.push(rewritten(f, parts[0]));
           frame = rewritten(f, parts[1]);
-          await pass(waiting.splice(0));
+          ready.push(...waiting.splice(0));
         }
       }
       waiting.push(frame);
-      if (said && !holding) {
-        const ready = waiting;
-        waiting = [];
-        await pass(ready);
-      }
+      if (said && !holding) ready.push(...waiting.splice(0));
     }
+    return pass(ready);
   };
-  for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+  for await (const chunk of answer.body) {
     options.tap?.write(chunk);
-    const text = decoder.decode(chunk, { stream: true });
+    const text = decoder.write(chunk);
     whole.push(text);
     const split = framesOf(waitingText + text);
     waitingText = split.rest;
-    await take(split.frames);
+    const wait = take(split.frames);
+    if (wait !== undefined) await wait;
   }
   options.tap?.end();
-  const last = waitingText + decoder.decode();
+  const last = waitingText + decoder.end();
   if (last.trim() !== '') await take([{ text: last, end: '' }]);
   // A stream that never said anything (or held nothing) has its events go on as they came.
   if (!holding) await pass(waiting);
-  return { held: holding ? waiting : [], text: whole.join('') };
+  // Only an answer that held events is read back whole (for its recall calls).
+  return { held: holding ? waiting : [], text: holding ? whole.join('') : '' };
 }

@@ -1,11 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { HTTP_DEFAULTS, type HttpLimits } from '../providers/http-limits.js';
 import { retryAfterMs, shouldRetryHeader } from '../providers/http.js';
+import { ArrivingBody } from './arriving-body.js';
 
 /** What the upstream answered: status, headers and the body as it arrives. */
-export type UpstreamResponse = UpstreamAnswer<Dispatcher.ResponseData['body']>;
+export type UpstreamResponse = UpstreamAnswer<ArrivingBody>;
 
 // Headers that belong to one connection, and ours, never go to the other side.
 const HOP_BY_HOP = new Set([
@@ -93,33 +94,6 @@ type Attempt<B> = (
   written: () => void,
 ) => Promise<Answered<B>>;
 
-/** An attempt whose answer's body is a stream, read as it arrives. */
-function streamed(agent: Agent): Attempt<Dispatcher.ResponseData['body']> {
-  return async (url, out, signal, written) => {
-    const res = await request(url, {
-      method: out.method as Dispatcher.HttpMethod,
-      headers: out.headers,
-      body: asBody(out.body),
-      signal,
-      dispatcher: agent.compose(
-        (dispatch) => (opts, handler) =>
-          dispatch(opts, {
-            onRequestStart: (controller, context: unknown) => {
-              written();
-              handler.onRequestStart?.(controller, context);
-            },
-            onRequestUpgrade: (...a) => handler.onRequestUpgrade?.(...a),
-            onResponseStart: (...a) => handler.onResponseStart?.(...a),
-            onResponseData: (...a) => handler.onResponseData?.(...a),
-            onResponseEnd: (...a) => handler.onResponseEnd?.(...a),
-            onResponseError: (...a) => handler.onResponseError?.(...a),
-          }),
-      ),
-    });
-    return { status: res.statusCode, headers: res.headers, body: res.body, drop: () => res.body.dump() };
-  };
-}
-
 // The origin and path of each upstream URL, split once (a server sends to a few URLs only).
 const split = new Map<string, { origin: string; path: string }>();
 function originAndPath(url: string): { origin: string; path: string } {
@@ -133,23 +107,28 @@ function originAndPath(url: string): { origin: string; path: string } {
   return got;
 }
 
+/** How an attempt reads an answer's body: it hears each chunk and the end (or a failure). */
+interface BodyReader<B> {
+  body: B;
+  data(chunk: Buffer): void;
+  end(e?: Error): void;
+  drop(): Promise<unknown>;
+}
+
 /**
- * An attempt whose answer's body is gathered whole: the answer resolves with its status and
- * headers, its body once it has all come. Straight on the agent: no stream for the body, no
- * wrapper around the dispatch, the signal heard only while the request is out.
+ * An attempt straight on the agent: no stream for the body, no wrapper around the dispatch.
+ * The answer resolves with its status and headers, its body as `read` makes it; the signal is
+ * heard only while the request is out.
  */
-function gathered(agent: Agent): Attempt<Promise<Buffer>> {
+function dispatched<B>(
+  agent: Agent,
+  read: (controller: Dispatcher.DispatchController) => BodyReader<B>,
+): Attempt<B> {
   return (url, out, signal, written) =>
     new Promise((resolveAnswer, rejectAnswer) => {
       let controller: Dispatcher.DispatchController | undefined;
-      let bodyDone: { resolve(b: Buffer): void; reject(e: Error): void } | undefined;
-      const chunks: Buffer[] = [];
+      let reader: BodyReader<B> | undefined;
       const onAbort = () => controller?.abort(signal.reason as Error);
-      const fail = (e: Error) => {
-        signal.removeEventListener('abort', onAbort);
-        if (bodyDone !== undefined) bodyDone.reject(e);
-        else rejectAnswer(e);
-      };
       if (signal.aborted) return rejectAnswer(signal.reason as Error);
       signal.addEventListener('abort', onAbort);
       const { origin, path } = originAndPath(url);
@@ -168,27 +147,55 @@ function gathered(agent: Agent): Attempt<Promise<Buffer>> {
             if (signal.aborted) c.abort(signal.reason as Error);
             else written();
           },
-          onResponseStart(_c, status, headers) {
+          onResponseStart(c, status, headers) {
             // An informational answer (100 Continue) comes before the answer itself.
             if (status < 200) return;
-            const body = new Promise<Buffer>((resolve, reject) => (bodyDone = { resolve, reject }));
-            // A body nobody waits for (its answer dropped) fails quietly.
-            body.catch(() => undefined);
-            resolveAnswer({ status, headers, body, drop: () => body.catch(() => undefined) });
+            reader = read(c);
+            resolveAnswer({ status, headers, body: reader.body, drop: () => reader!.drop() });
           },
           onResponseData(_c, chunk) {
-            chunks.push(chunk);
+            reader?.data(chunk);
           },
           onResponseEnd() {
             signal.removeEventListener('abort', onAbort);
-            bodyDone?.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+            reader?.end();
           },
           onResponseError(_c, e) {
-            fail(e);
+            signal.removeEventListener('abort', onAbort);
+            if (reader !== undefined) reader.end(e);
+            else rejectAnswer(e);
           },
         },
       );
     });
+}
+
+/** An attempt whose answer's body is gathered whole: it resolves once it has all come. */
+function gathered(agent: Agent): Attempt<Promise<Buffer>> {
+  return dispatched(agent, () => {
+    const chunks: Buffer[] = [];
+    let done!: { resolve(b: Buffer): void; reject(e: Error): void };
+    const body = new Promise<Buffer>((resolve, reject) => (done = { resolve, reject }));
+    // A body nobody waits for (its answer dropped) fails quietly.
+    body.catch(() => undefined);
+    return {
+      body,
+      data: (chunk) => chunks.push(chunk),
+      end: (e) =>
+        e !== undefined
+          ? done.reject(e)
+          : done.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)),
+      drop: () => body.catch(() => undefined),
+    };
+  });
+}
+
+/** An attempt whose answer's body is read as it arrives. */
+function streamed(agent: Agent): Attempt<ArrivingBody> {
+  return dispatched(agent, (controller) => {
+    const body = new ArrivingBody(controller);
+    return { body, data: (c) => body.data(c), end: (e) => body.end(e), drop: () => body.dump() };
+  });
 }
 
 /** An answer as the client should get it, with the body as the attempt read it. */
