@@ -259,34 +259,30 @@ export function pieceCounter(
   const known = createTextCache(PIECE_CACHE_SIZE);
   const short = shortPieces(encodeLength);
   const ascii = asciiTwin(pattern);
+  // One piece's count: by its characters when short, else remembered by its text, else encoded.
+  const countPiece = (text: string, start: number, end: number): number => {
+    const k = short(text, start, end);
+    if (k !== undefined) return k;
+    const p = start === 0 && end === text.length ? text : text.slice(start, end);
+    let n = known.get(p);
+    if (n === undefined) {
+      n = encodeLength(p);
+      known.set(p, n);
+    }
+    return n;
+  };
   const count = (text: string, split: RegExp): number => {
     const pieces = text.match(split);
     if (pieces === null) return encodeLength(text);
     let n = 0;
-    for (const p of pieces) {
-      let k = short(p, 0, p.length) ?? known.get(p);
-      if (k === undefined) {
-        k = encodeLength(p);
-        known.set(p, k);
-      }
-      n += k;
-    }
+    for (const p of pieces) n += countPiece(p, 0, p.length);
     return n;
   };
   // o200k's pieces of ASCII text are found by a scan (ascii-pieces.ts) instead of the regex, and
   // a piece becomes a string only when it is longer than the short-piece table holds.
   let sum = 0;
   const add = (text: string, start: number, end: number) => {
-    let k = short(text, start, end);
-    if (k === undefined) {
-      const p = text.slice(start, end);
-      k = known.get(p);
-      if (k === undefined) {
-        k = encodeLength(p);
-        known.set(p, k);
-      }
-    }
-    sum += k;
+    sum += countPiece(text, start, end);
   };
   const scanned =
     pattern.source === PATTERNS.o200k_base

@@ -67,12 +67,8 @@ const REQUEST_ERRORS = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED'])
 /** A body in pieces as undici takes it: it writes any iterable of buffers, though its types name only streams. */
 const asBody = (body: Outgoing['body']) => body as Dispatcher.DispatchOptions['body'];
 
-/** A request as one attempt sends it. */
-interface Outgoing {
-  method: string;
-  headers: Record<string, string | string[]>;
-  body: Buffer | Buffer[] | string | undefined;
-}
+/** A request as one attempt sends it (its headers with the length of a body in pieces). */
+type Outgoing = UpstreamInit;
 
 /** What one attempt got back: the answer's status and headers, its body, and how to let it go. */
 interface Answered<B> {

@@ -7,7 +7,7 @@ import { charCodeIn, joinedText, piecesBetween, withPiece } from '#src/serve/tex
 const piecesArb = fc.array(fc.string({ maxLength: 20 }), { maxLength: 20 });
 
 describe('a text held in pieces', () => {
-  it('slices and code units read from the pieces are those of the joined text', () => {
+  it('D2: slices and code units read from the pieces are those of the joined text', () => {
     fc.assert(
       fc.property(piecesArb, fc.nat(), fc.nat(), (pieces, a, b) => {
         const text = pieces.join('');
@@ -21,7 +21,7 @@ describe('a text held in pieces', () => {
     );
   });
 
-  it('a piece added keeps the text, and many pieces are joined into one', () => {
+  it('D2: a piece added keeps the text, and many pieces are joined into one', () => {
     let pieces: readonly string[] = [];
     let text = '';
     const counts: number[] = [];
