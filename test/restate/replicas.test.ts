@@ -108,16 +108,14 @@ describeWithRestate('replicas on Restate', () => {
     releaseWorker: signal(),
   };
   const closed = new Map([PROXY_KILL, WORKER_KILL].map((s) => [s, signal()]));
-  // Every summary call: its session, its body, and whether it came before the killed worker's
-  // process had exited (a call it starts between the signal and its exit is cut too).
-  const calls: { session: number; raw: string; worker: number; beforeKill: boolean }[] = [];
-  let workerExited = false;
+  // Every summary call: its session, its body and the worker that made it.
+  const calls: { session: number; raw: string; worker: number }[] = [];
   const aborted = new Map<number, number>();
   let releasedProxy = false;
   const holdOnce = new Set<number>();
   const faultFor = (req: RecordedRequest): Fault | undefined => {
     const s = sessionOf(req);
-    calls.push({ session: s, raw: req.raw, worker: writer(req), beforeKill: !workerExited });
+    calls.push({ session: s, raw: req.raw, worker: writer(req) });
     if ((s !== PROXY_KILL && s !== WORKER_KILL) || holdOnce.has(s)) return undefined;
     holdOnce.add(s);
     const proxyKill = s === PROXY_KILL;
@@ -246,7 +244,6 @@ describeWithRestate('replicas on Restate', () => {
     // The worker writing another session's summary dies; Restate runs that turn on the other one.
     const killed = writer(await held.worker.promise);
     await harness.stopWorker(workers[killed]!, 'SIGKILL');
-    workerExited = true;
     // Its held call is cut, and so is the other held one when the same worker wrote it.
     await closed.get(WORKER_KILL)!.promise;
     if (writer(await held.proxy.promise) === killed) await closed.get(PROXY_KILL)!.promise;
@@ -276,8 +273,14 @@ describeWithRestate('replicas on Restate', () => {
       for (const raw of bodies) {
         const same = mine.filter((c) => c.raw === raw);
         again += same.length - 1;
-        for (const cut of same.slice(0, -1))
-          expect([i, cut.worker, cut.beforeKill]).toEqual([i, killed, true]);
+        // Every copy but one came from the killed worker, and the one that counted from the
+        // other. (Arrival order proves nothing: bytes the killed worker sent just before dying
+        // can be read here after its exit was seen.)
+        if (same.length > 1)
+          expect([i, same.map((c) => c.worker).sort()]).toEqual([
+            i,
+            [...same.slice(1).map(() => killed), 1 - killed].sort(),
+          ]);
       }
     }
     expect(aborted.get(WORKER_KILL)).toBe(1);
