@@ -67,3 +67,29 @@ describe('a resumed turn decides as an uninterrupted one', () => {
     expect(resumed).toBeGreaterThan(0);
   });
 });
+
+/** The checkpoint as an older version wrote it: what the turn was given beside the rest of its context. */
+function flattened(checkpoint: Checkpoint): Checkpoint {
+  const snapshot = checkpoint.snapshot as { context: { given?: object } };
+  const { given, ...rest } = snapshot.context;
+  return { ...checkpoint, snapshot: { ...snapshot, context: { ...rest, ...given } } };
+}
+
+describe('a checkpoint of an older version resumes', () => {
+  it('R2: a turn context without `given` (the older layout) resumes to the same decisions and requests', async () => {
+    let resumed = 0;
+    await fc.assert(
+      fc.asyncProperty(turnPlans, async (plan) => {
+        const straight = await play(plan);
+        for (const [turn, taken] of straight.checkpoints.entries())
+          for (const checkpoint of taken.slice(0, 2)) {
+            const again = await play(plan, { turn, checkpoint: flattened(checkpoint) });
+            expect(again.results).toEqual(straight.results);
+            resumed++;
+          }
+      }),
+      { numRuns: 5 },
+    );
+    expect(resumed).toBeGreaterThan(0);
+  });
+});
