@@ -10,8 +10,7 @@ type Settled = { type: string; data?: unknown };
  * Actor logic for a step that computes its output at once (no I/O, nothing to abort). It acts
  * as a promise actor does, with the same snapshots, events and persisted form, and reports its
  * output or error to the machine the same way, but it does not create an AbortController and a
- * promise per run, or wait a microtask to report. Each of those cost more than the step itself
- * in a turn that changes nothing.
+ * promise per run, or wait a microtask to report: a turn's steps run one after the other at once.
  */
 export function fromComputation<TOutput, TInput>(
   compute: (input: TInput) => TOutput,
