@@ -295,13 +295,14 @@ function placed(m: Message, before: { items: number; groups: number }, earlier: 
 }
 
 /** What the kept bodies may hold together by default: those of the sessions that sent last. */
-export const KEPT_BODIES_BYTES = 64 * 1024 * 1024;
+export const KEPT_BODIES_BYTES = 40 * 1024 * 1024;
 
 /**
- * What a kept body is counted at: its bytes, its text at up to two bytes a character, and what
- * was read from them at about a byte a byte (their messages, as far as the session does not hold them).
+ * What a kept body is counted at: its bytes and what was read from them (their messages' texts,
+ * at two bytes a character as soon as one is beyond Latin-1, and the objects around them) at
+ * three bytes a byte, and its text at two bytes a character.
  */
-const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
+const sizeOf = (body: Reusable) => 3 * body.bytes.length + 2 * body.text.length;
 
 /**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest

@@ -431,6 +431,18 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect([whole.dropped, whole.end()]).toEqual([false, JSON.parse(other.toString())]);
   });
 
+  it('D2: a kept body is counted at what it holds (its bytes, the messages read from them, its text): a budget below that keeps none', () => {
+    const first = JSON.stringify(chat(3));
+    // Three bytes a byte (the bytes, and the messages' texts at up to two bytes a character) and two a character.
+    const size = 3 * Buffer.byteLength(first) + 2 * first.length;
+    const under = new KeptBodies(size - 1);
+    readKept(under, 'openai-chat', first);
+    expect(readKept(under, 'openai-chat', JSON.stringify(chat(4)))).toBeUndefined();
+    const room = new KeptBodies(size);
+    readKept(room, 'openai-chat', first);
+    expect(readKept(room, 'openai-chat', JSON.stringify(chat(4)))).toBeDefined();
+  });
+
   it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
     // Each session's own task: a body of one is never read from another's.
     const body = (n: number, user: string) => {
@@ -438,8 +450,8 @@ describe('compactor serve: a body that resends the last one is read from where i
       (sent.messages as Array<{ content: unknown }>)[1]!.content = `${user}: read the files.`;
       return JSON.stringify(sent);
     };
-    // A kept body is counted at two bytes a byte and two a character.
-    const size = (n: number, user: string) => 2 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
+    // A kept body is counted at three bytes a byte and two a character.
+    const size = (n: number, user: string) => 3 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
     // Room for any one of these bodies, never for two.
     const budget = size(5, 'a') + 100;
     expect(budget).toBeLessThan(size(3, 'a') + size(3, 'b'));
