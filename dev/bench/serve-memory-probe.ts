@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sourceText } from '../loops/source-text.js';
 import { startUpstreamThread } from './upstream-thread.js';
 import { INSPECTOR_URL, openInspector, residentBytes, type ProcessMemory } from './process-memory.js';
-import { stopChild } from './serve-latency.js';
+import { startChild, stopChild } from './serve-latency.js';
 import { body, CAPACITY, RESULT_TOKENS, send } from './serve-scale.js';
 
 /*
@@ -14,7 +15,7 @@ import { body, CAPACITY, RESULT_TOKENS, send } from './serve-scale.js';
  * the checkouts in turn each round; per session opened: resident as the last request left it,
  * resident and heap+external after a full collection, over the request bytes of one session.
  * PROBE_ENV="NAME=value ..." adds to the proxies' environment; PROBE_SNAPSHOT=1 writes a heap
- * snapshot of each proxy at the end (SIGUSR2, into its checkout).
+ * snapshot of each proxy at the end (SIGUSR2, into this checkout's directory).
  */
 const [sessionsArg = '200', tokensArg = '100000', checkoutsArg = process.cwd(), roundsArg = '1'] =
   process.argv.slice(2);
@@ -22,44 +23,34 @@ const sessions = Number(sessionsArg);
 const tokens = Number(tokensArg);
 const rounds = Number(roundsArg);
 const checkouts = checkoutsArg.split(',');
-const extraEnv = Object.fromEntries(
-  (process.env.PROBE_ENV ?? '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((kv) => kv.split('=') as [string, string]),
-);
+// The proxies inherit this process's environment.
+for (const kv of (process.env.PROBE_ENV ?? '').split(/\s+/).filter(Boolean)) {
+  const [name, value = ''] = kv.split('=');
+  process.env[name!] = value;
+}
+// Where the proxies run, and write their heap snapshots.
+const HERE = fileURLToPath(new URL('../../', import.meta.url));
 const source = sourceText();
 const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
   source.read(n, RESULT_TOKENS),
 );
 const upstream = await startUpstreamThread(5);
 
-function start(cwd: string): Promise<{ child: ChildProcess; inspect: string; url: string }> {
+/** A proxy of `checkout` (its own code, run from this checkout's directory), with its inspector. */
+async function start(checkout: string): Promise<{ child: ChildProcess; inspect: string; url: string }> {
   const args = ['--inspect=127.0.0.1:0', '--heapsnapshot-signal=SIGUSR2', '--import', 'tsx'];
-  args.push('src/bin/compactor.ts', 'serve', '--port', '0', '--openai-upstream', upstream.url);
+  args.push(
+    join(checkout, 'src/bin/compactor.ts'),
+    'serve',
+    '--port',
+    '0',
+    '--openai-upstream',
+    upstream.url,
+  );
   args.push('--capacity', String(CAPACITY), '--max-sessions', String(sessions + 1));
   const ready = new RegExp(`${INSPECTOR_URL.source}[\\s\\S]*serving on (http:\\/\\/\\S+)`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd,
-      env: { ...process.env, ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let started = false;
-    const onData = (c: Buffer) => {
-      if (started) return;
-      out += c.toString('utf8');
-      const m = out.match(ready);
-      if (m) {
-        started = true;
-        resolve({ child, inspect: m[1]!, url: m[2]! });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${out.slice(-500)}`)));
-  });
+  const { child, match } = await startChild(args, ready);
+  return { child, inspect: match[1]!, url: match[2]! };
 }
 
 interface Space {
@@ -123,8 +114,8 @@ for (let round = 0; round < rounds; round++) {
       if (process.env.PROBE_SNAPSHOT === '1') {
         proxy.child.kill('SIGUSR2');
         // Written on the proxy's main thread once the signal is seen: wait until its file stops growing.
-        await snapshotWritten(cwd);
-        console.log(`snapshot written in ${cwd}`);
+        await snapshotWritten(HERE);
+        console.log(`snapshot of ${cwd} written in ${HERE}`);
       }
     } finally {
       await inspector.close();
