@@ -49,6 +49,13 @@ function readKept(kept: KeptBodies, protocol: ProtocolName, body: string, id = '
   return read;
 }
 
+/** The length of every string an object holds, counted each time it is reached. */
+function stringLengths(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return 0;
+  return Object.values(value).reduce((n: number, v) => n + stringLengths(v), 0);
+}
+
 const TOOLS = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }];
 
 /** A Chat Completions session: a system prompt, a task, then read_file calls and their results. */
@@ -431,16 +438,47 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect([whole.dropped, whole.end()]).toEqual([false, JSON.parse(other.toString())]);
   });
 
-  it('D2: a kept body is counted at what it holds (its bytes, the messages read from them, its text): a budget below that keeps none', () => {
+  it('D2: a kept body is counted at what it holds (its bytes and the messages read from them, and its text while it keeps it)', () => {
     const first = JSON.stringify(chat(3));
-    // Three bytes a byte (the bytes, and the messages' texts at up to two bytes a character) and two a character.
-    const size = 3 * Buffer.byteLength(first) + 2 * first.length;
-    const under = new KeptBodies(size - 1);
-    readKept(under, 'openai-chat', first);
-    expect(readKept(under, 'openai-chat', JSON.stringify(chat(4)))).toBeUndefined();
-    const room = new KeptBodies(size);
-    readKept(room, 'openai-chat', first);
-    expect(readKept(room, 'openai-chat', JSON.stringify(chat(4)))).toBeDefined();
+    const next = JSON.stringify(chat(4));
+    // Three bytes a byte (the bytes, and the messages' texts at up to two bytes a character), two a character of the text.
+    const bytes = 3 * Buffer.byteLength(first);
+    const keptIn = (budget: number) => {
+      const kept = new KeptBodies(budget);
+      readKept(kept, 'openai-chat', first);
+      return readKept(kept, 'openai-chat', next);
+    };
+    expect(keptIn(bytes - 1)).toBeUndefined();
+    // Kept without its text: the next body is read on from its bytes all the same.
+    expect(keptIn(bytes)).toBeDefined();
+    expect(keptIn(bytes + 2 * first.length)).toBeDefined();
+  });
+
+  it('D2: without room the least recent bodies give up their text before their place, and a body kept without its text is read on from its bytes', () => {
+    const len = (n: number) => Buffer.byteLength(JSON.stringify(chat(n)));
+    // Room for one body's bytes and what was read from them (three bytes a byte), not for its text too.
+    const kept = new KeptBodies(4 * len(30));
+    readKept(kept, 'openai-chat', JSON.stringify(chat(25)));
+    for (let n = 26; n <= 30; n++) {
+      const body = JSON.stringify(chat(n));
+      const read = readKept(kept, 'openai-chat', body)!;
+      expect(read).toBeDefined();
+      expect(read.reusable?.bytes.equals(Buffer.from(body))).toBe(true);
+      // What the kept body holds as strings, besides the messages and chain read from it, is its end alone.
+      const { parsed: _parsed, chain: _chain, ...rest } = read.reusable!;
+      expect(stringLengths(rest)).toBeLessThan(body.length / 2);
+    }
+    // Two sessions with room for both bodies' bytes, not their texts: the older gives up its text and stays.
+    const user = (n: number, name: string) => {
+      const sent = chat(n, { user: name });
+      (sent.messages as Array<{ content: unknown }>)[1]!.content = `${name}: read the files.`;
+      return JSON.stringify(sent);
+    };
+    const two = new KeptBodies(3 * (len(10) + len(10)) + 2 * len(10) + 400);
+    readKept(two, 'openai-chat', user(9, 'a'), 'a');
+    readKept(two, 'openai-chat', user(9, 'b'), 'b');
+    expect(readKept(two, 'openai-chat', user(10, 'a'), 'a')).toBeDefined();
+    expect(readKept(two, 'openai-chat', user(10, 'b'), 'b')).toBeDefined();
   });
 
   it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
