@@ -137,8 +137,9 @@ class FsyncThread {
   /** Waits (off the main thread) for the thread's next count; keeps the process alive meanwhile. */
   private watch(): void {
     if (this.watching || this.stopped) return;
-    const done = Atomics.load(this.ctl, DONE);
-    const wait = waitAsync(this.ctl, DONE, done);
+    // From the count already settled, not a fresh read: a count the thread published after
+    // `settleFinished` read it would be the value waited on, and its change never comes.
+    const wait = waitAsync(this.ctl, DONE, this.settled);
     this.watching = true;
     this.worker.ref();
     const next = () => {
