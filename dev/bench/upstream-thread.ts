@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { startAgentUpstream, stepCallId, stepThought } from '../fakes/agent-upstream.js';
 import { chatAnswer } from '../fakes/agent-wire.js';
+import { listenLocal } from '../fakes/fake-http.js';
 import { loopScript } from '../clients/tool-loop.js';
 
 /*
@@ -62,17 +62,7 @@ async function startUnparsingUpstream(model: string): Promise<{ url: string; clo
       chatAnswer({ model, ...(stream ? { stream } : {}) }, { key: `t${served++}`, ...REPLY }, res, 1_000);
     });
   });
-  server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listenLocal(server);
 }
 
 /**

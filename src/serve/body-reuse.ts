@@ -304,18 +304,29 @@ export const KEPT_BODIES_BYTES = 64 * 1024 * 1024;
 const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
 
 /**
+ * How long a session must not have sent for its kept body to give way to another's. Sessions
+ * that take turns beyond the budget (50 agents of 200k tokens at once) would each drop the body
+ * the next one needs: the bodies kept stay, and a new one is kept once one of them goes quiet.
+ */
+export const QUIET_MS = 60_000;
+
+/**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
  * start with a new body is next to where that body would go, found by halving. They hold at
- * most `budget` bytes together: the bodies of the sessions that sent least recently are dropped
- * first (their next request is read whole), so idle sessions hold only their history.
+ * most `budget` bytes together: beyond it, the bodies of the sessions that sent least recently
+ * are dropped when their sessions have been quiet for `quietMs` (their next request is read
+ * whole), so idle sessions hold only their history; else the new body is not kept.
  */
 export class KeptBodies {
   private sorted: Reusable[] = [];
-  /** By session, the least recently kept first. */
-  private byId = new Map<string, Reusable>();
+  /** By session, the least recently kept first, with when it was kept. */
+  private byId = new Map<string, { body: Reusable; at: number }>();
   private held = 0;
 
-  constructor(private readonly budget = KEPT_BODIES_BYTES) {}
+  constructor(
+    private readonly budget = KEPT_BODIES_BYTES,
+    private readonly quietMs = QUIET_MS,
+  ) {}
 
   /** The body read from a kept one it continues, or undefined (read it whole). */
   read(protocol: ProtocolName, path: string, bytes: Buffer): ReadBody | undefined {
@@ -343,22 +354,27 @@ export class KeptBodies {
     };
   }
 
-  /** Keeps a session's last body (replacing the one it kept before), dropping the least recent ones beyond the budget. */
+  /**
+   * Keeps a session's last body (replacing the one it kept before), dropping the least recent
+   * ones of quiet sessions beyond the budget; when that does not make room, the body is not kept.
+   */
   keep(id: string, body: Reusable | undefined): void {
     this.forget(id);
     if (body === undefined || sizeOf(body) > this.budget) return;
-    for (const old of this.byId.keys()) {
+    const now = Date.now();
+    for (const [old, { at }] of this.byId) {
       if (this.held + sizeOf(body) <= this.budget) break;
+      if (now - at < this.quietMs) return;
       this.forget(old);
     }
-    this.byId.set(id, body);
+    this.byId.set(id, { body, at: now });
     this.held += sizeOf(body);
     this.sorted.splice(this.placeOf(body.bytes), 0, body);
   }
 
   /** Drops a session's kept body. */
   forget(id: string): void {
-    const old = this.byId.get(id);
+    const old = this.byId.get(id)?.body;
     if (old === undefined) return;
     this.byId.delete(id);
     this.held -= sizeOf(old);
