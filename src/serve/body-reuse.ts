@@ -308,7 +308,7 @@ const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
  * that take turns beyond the budget (50 agents of 200k tokens at once) would each drop the body
  * the next one needs: the bodies kept stay, and a new one is kept once one of them goes quiet.
  */
-export const QUIET_MS = 60_000;
+const QUIET_MS = 60_000;
 
 /**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
