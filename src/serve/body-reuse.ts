@@ -304,28 +304,44 @@ export const KEPT_BODIES_BYTES = 64 * 1024 * 1024;
 const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
 
 /**
- * How long a session must not have sent for its kept body to give way to another's. Sessions
- * that take turns beyond the budget (50 agents of 200k tokens at once) would each drop the body
- * the next one needs: the bodies kept stay, and a new one is kept once one of them goes quiet.
+ * When a session counts as quiet, its kept body giving way to another's: once it has not sent
+ * for three times the time between its last two requests (at least a second), or a minute.
+ * Sessions that take turns beyond the budget (50 agents of 200k tokens at once) would each drop
+ * the body the next one needs: the bodies kept stay while their sessions go on, and a body of
+ * a session that stopped gives way soon after.
  */
 const QUIET_MS = 60_000;
+const QUIET_TURNS = 3;
+const MIN_QUIET_MS = 1_000;
+
+/** A kept body, when it was kept, and the time between its session's last two requests. */
+interface Kept {
+  body: Reusable;
+  at: number;
+  gap?: number;
+}
+
+const quiet = (k: Kept, now: number) =>
+  now - k.at >=
+  (k.gap === undefined ? QUIET_MS : Math.min(QUIET_MS, Math.max(MIN_QUIET_MS, QUIET_TURNS * k.gap)));
 
 /**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
  * start with a new body is next to where that body would go, found by halving. They hold at
- * most `budget` bytes together: beyond it, the bodies of the sessions that sent least recently
- * are dropped when their sessions have been quiet for `quietMs` (their next request is read
- * whole), so idle sessions hold only their history; else the new body is not kept.
+ * most `budget` bytes together: beyond it, the bodies of quiet sessions are dropped, those that
+ * sent least recently first (their next request is read whole), so idle sessions hold only
+ * their history; when that does not make room, the new body is not kept. `clock` gives the
+ * time in ms.
  */
 export class KeptBodies {
   private sorted: Reusable[] = [];
-  /** By session, the least recently kept first, with when it was kept. */
-  private byId = new Map<string, { body: Reusable; at: number }>();
+  /** By session, the least recently kept first. */
+  private byId = new Map<string, Kept>();
   private held = 0;
 
   constructor(
     private readonly budget = KEPT_BODIES_BYTES,
-    private readonly quietMs = QUIET_MS,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /** The body read from a kept one it continues, or undefined (read it whole). */
@@ -359,15 +375,16 @@ export class KeptBodies {
    * ones of quiet sessions beyond the budget; when that does not make room, the body is not kept.
    */
   keep(id: string, body: Reusable | undefined): void {
+    const now = this.clock();
+    const last = this.byId.get(id)?.at;
     this.forget(id);
     if (body === undefined || sizeOf(body) > this.budget) return;
-    const now = Date.now();
-    for (const [old, { at }] of this.byId) {
+    for (const [old, kept] of this.byId) {
       if (this.held + sizeOf(body) <= this.budget) break;
-      if (now - at < this.quietMs) return;
-      this.forget(old);
+      if (quiet(kept, now)) this.forget(old);
     }
-    this.byId.set(id, { body, at: now });
+    if (this.held + sizeOf(body) > this.budget) return;
+    this.byId.set(id, { body, at: now, ...(last !== undefined ? { gap: now - last } : {}) });
     this.held += sizeOf(body);
     this.sorted.splice(this.placeOf(body.bytes), 0, body);
   }

@@ -447,8 +447,9 @@ describe('compactor serve: a body that resends the last one is read from where i
     // Room for any one of these bodies, never for two.
     const budget = keptSize(5, 'a') + 100;
     expect(budget).toBeLessThan(keptSize(3, 'a') + keptSize(3, 'b'));
-    // Every session counts as quiet at once.
-    const kept = new KeptBodies(budget, 0);
+    // A minute goes by between any two requests: every session is quiet by the next one.
+    let minutes = 0;
+    const kept = new KeptBodies(budget, () => (minutes += 60_000));
     expect(readKept(kept, 'openai-chat', body(3, 'a'), 'a')).toBeUndefined();
     expect(readKept(kept, 'openai-chat', body(3, 'b'), 'b')).toBeUndefined();
     // a's body made room for b's: a's next body is read whole, and then its next from it.
@@ -463,13 +464,41 @@ describe('compactor serve: a body that resends the last one is read from where i
     // one, every body of the three would be read whole.
     const budget = keptSize(5, 'a') + keptSize(5, 'b') + 100;
     expect(budget).toBeLessThan(keptSize(3, 'a') + keptSize(3, 'b') + keptSize(3, 'c'));
-    const kept = new KeptBodies(budget);
+    // A millisecond between requests: no session is quiet.
+    let ms = 0;
+    const kept = new KeptBodies(budget, () => (ms += 1));
     const readOn = new Map<string, number>();
     for (let n = 3; n < 6; n++)
       for (const user of ['a', 'b', 'c'])
         if (readKept(kept, 'openai-chat', ownBody(n, user), user) !== undefined)
           readOn.set(user, (readOn.get(user) ?? 0) + 1);
     expect(Object.fromEntries(readOn)).toEqual({ a: 2, b: 2 });
+  });
+
+  it('D2: a kept body gives way once its session has been quiet for three times the time between its last two requests', () => {
+    const budget = keptSize(5, 'a') + keptSize(5, 'b') + 100;
+    let now = 0;
+    const kept = new KeptBodies(budget, () => now);
+    // a and b send every 10 s, then stop.
+    for (const [n, at] of [
+      [3, 0],
+      [4, 10_000],
+    ] as const) {
+      now = at;
+      readKept(kept, 'openai-chat', ownBody(n, 'a'), 'a');
+      readKept(kept, 'openai-chat', ownBody(n, 'b'), 'b');
+    }
+    // 20 s later a and b may still go on: c's body is not kept, and its next is read whole.
+    now = 30_000;
+    readKept(kept, 'openai-chat', ownBody(3, 'c'), 'c');
+    now = 35_000;
+    expect(readKept(kept, 'openai-chat', ownBody(4, 'c'), 'c')).toBeUndefined();
+    // 30 s after their last request they are quiet: c's body takes a's place, and its next reads on.
+    now = 40_000;
+    expect(readKept(kept, 'openai-chat', ownBody(5, 'c'), 'c')).toBeUndefined();
+    now = 41_000;
+    expect(readKept(kept, 'openai-chat', ownBody(6, 'c'), 'c')).toBeDefined();
+    expect(readKept(kept, 'openai-chat', ownBody(5, 'b'), 'b')).toBeDefined();
   });
 });
 
