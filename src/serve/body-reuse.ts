@@ -304,26 +304,27 @@ export const KEPT_BODIES_BYTES = 64 * 1024 * 1024;
 const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
 
 /**
- * When a session counts as quiet, its kept body giving way to another's: once it has not sent
- * for three times the time between its last two requests (at least a second), or a minute.
- * Sessions that take turns beyond the budget (50 agents of 200k tokens at once) would each drop
- * the body the next one needs: the bodies kept stay while their sessions go on, and a body of
- * a session that stopped gives way soon after.
+ * When a session counts as quiet, its kept body giving way to another's: once the proxy has
+ * had more than twice as many requests since the session's last one as between its last two
+ * (counted in requests, not time: on a loaded machine the time between two requests varies
+ * several times over, and every session's with it), or after a minute. Sessions that take turns
+ * beyond the budget (50 agents of 200k tokens at once) would each drop the body the next one
+ * needs: the bodies kept stay while their sessions go on, and a body of a session that stopped
+ * gives way after two rounds of the others.
  */
 const QUIET_MS = 60_000;
-const QUIET_TURNS = 3;
-const MIN_QUIET_MS = 1_000;
+const QUIET_TURNS = 2;
 
-/** A kept body, when it was kept, and the time between its session's last two requests. */
+/** A kept body: when it was kept (ms, and the proxy's request count), and the requests between its session's last two. */
 interface Kept {
   body: Reusable;
   at: number;
+  seq: number;
   gap?: number;
 }
 
-const quiet = (k: Kept, now: number) =>
-  now - k.at >=
-  (k.gap === undefined ? QUIET_MS : Math.min(QUIET_MS, Math.max(MIN_QUIET_MS, QUIET_TURNS * k.gap)));
+const quiet = (k: Kept, now: number, seq: number) =>
+  now - k.at >= QUIET_MS || (k.gap !== undefined && seq - k.seq > QUIET_TURNS * k.gap);
 
 /**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
@@ -338,6 +339,8 @@ export class KeptBodies {
   /** By session, the least recently kept first. */
   private byId = new Map<string, Kept>();
   private held = 0;
+  /** Bodies offered to keep so far: the requests read. */
+  private seq = 0;
 
   constructor(
     private readonly budget = KEPT_BODIES_BYTES,
@@ -376,15 +379,16 @@ export class KeptBodies {
    */
   keep(id: string, body: Reusable | undefined): void {
     const now = this.clock();
-    const last = this.byId.get(id)?.at;
+    const seq = ++this.seq;
+    const last = this.byId.get(id)?.seq;
     this.forget(id);
     if (body === undefined || sizeOf(body) > this.budget) return;
     for (const [old, kept] of this.byId) {
       if (this.held + sizeOf(body) <= this.budget) break;
-      if (quiet(kept, now)) this.forget(old);
+      if (quiet(kept, now, seq)) this.forget(old);
     }
     if (this.held + sizeOf(body) > this.budget) return;
-    this.byId.set(id, { body, at: now, ...(last !== undefined ? { gap: now - last } : {}) });
+    this.byId.set(id, { body, at: now, seq, ...(last !== undefined ? { gap: seq - last } : {}) });
     this.held += sizeOf(body);
     this.sorted.splice(this.placeOf(body.bytes), 0, body);
   }

@@ -475,30 +475,23 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(Object.fromEntries(readOn)).toEqual({ a: 2, b: 2 });
   });
 
-  it('D2: a kept body gives way once its session has been quiet for three times the time between its last two requests', () => {
-    const budget = keptSize(5, 'a') + keptSize(5, 'b') + 100;
-    let now = 0;
-    const kept = new KeptBodies(budget, () => now);
-    // a and b send every 10 s, then stop.
-    for (const [n, at] of [
-      [3, 0],
-      [4, 10_000],
-    ] as const) {
-      now = at;
-      readKept(kept, 'openai-chat', ownBody(n, 'a'), 'a');
-      readKept(kept, 'openai-chat', ownBody(n, 'b'), 'b');
-    }
-    // 20 s later a and b may still go on: c's body is not kept, and its next is read whole.
-    now = 30_000;
-    readKept(kept, 'openai-chat', ownBody(3, 'c'), 'c');
-    now = 35_000;
+  it("D2: a kept body gives way once more than twice as many requests came after its session's last as between its last two", () => {
+    const budget = keptSize(6, 'a') + keptSize(5, 'b') + 100;
+    expect(budget).toBeLessThan(keptSize(4, 'a') + keptSize(4, 'b') + keptSize(4, 'c'));
+    // The clock stands still: only the requests count.
+    const kept = new KeptBodies(budget, () => 0);
+    // a and b take turns twice (each kept 2 requests after its last), then stop.
+    for (const n of [3, 4])
+      for (const user of ['a', 'b']) readKept(kept, 'openai-chat', ownBody(n, user), user);
+    // Up to 4 requests after theirs they may still go on: c's bodies are not kept.
+    expect(readKept(kept, 'openai-chat', ownBody(3, 'c'), 'c')).toBeUndefined();
     expect(readKept(kept, 'openai-chat', ownBody(4, 'c'), 'c')).toBeUndefined();
-    // 30 s after their last request they are quiet: c's body takes a's place, and its next reads on.
-    now = 40_000;
     expect(readKept(kept, 'openai-chat', ownBody(5, 'c'), 'c')).toBeUndefined();
-    now = 41_000;
-    expect(readKept(kept, 'openai-chat', ownBody(6, 'c'), 'c')).toBeDefined();
+    // The 5th after a's: a is quiet, and c's body takes its place; b's stays, b not yet quiet then.
+    expect(readKept(kept, 'openai-chat', ownBody(6, 'c'), 'c')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', ownBody(7, 'c'), 'c')).toBeDefined();
     expect(readKept(kept, 'openai-chat', ownBody(5, 'b'), 'b')).toBeDefined();
+    expect(readKept(kept, 'openai-chat', ownBody(5, 'a'), 'a')).toBeUndefined();
   });
 });
 
