@@ -69,9 +69,9 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
     compaction: context.compaction,
     loopGuard:
       decision === 'cancelled'
-        ? context.loopGuard
+        ? context.given.loopGuard
         : nextLoopGuardState(
-            context.loopGuard,
+            context.given.loopGuard,
             decision,
             context.pressure?.pressureTokens ?? null,
             context.rebuilt?.pressureTokens ?? null,
@@ -79,6 +79,6 @@ export function turnOutput(context: TurnContext, decision: TurnDecision): TurnOu
     cacheCycle: context.cacheCycle,
     lastSent: context.projectionSent,
     fixedPart: context.pressure?.fixedPart ?? null,
-    startedAt: context.startedAt,
+    startedAt: context.given.startedAt,
   };
 }

@@ -41,16 +41,22 @@ export const turnMachine = turnSetup.createMachine({
   description: 'One headless turn: sync, normalize, clear, estimate, decide.',
   initial: 'working',
   context: ({ input }) => ({
-    turnId: input.turnId,
-    mode: input.mode ?? 'automatic',
-    strategy: input.strategy,
-    nativeClients: input.nativeClients ?? { standalone: true, inline: true },
-    hierarchical: input.hierarchical ?? false,
-    maxOverflowRetries: input.maxOverflowRetries,
-    retryBackoffMs: input.retryBackoffMs,
-    startedAt: input.startedAt,
+    given: {
+      turnId: input.turnId,
+      mode: input.mode ?? 'automatic',
+      strategy: input.strategy,
+      nativeClients: input.nativeClients ?? { standalone: true, inline: true },
+      hierarchical: input.hierarchical ?? false,
+      maxOverflowRetries: input.maxOverflowRetries,
+      retryBackoffMs: input.retryBackoffMs,
+      startedAt: input.startedAt,
+      pendingRef: input.pendingRef,
+      minTurnsPerPass: input.minTurnsPerPass ?? 0,
+      loopGuard: { ...INITIAL_LOOP_GUARD_STATE, ...input.loopGuard },
+      loopGuardPolicy: { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuardPolicy },
+      policy: input.policy ?? UNKNOWN_WINDOW_POLICY,
+    },
     historyRef: input.historyRef,
-    pendingRef: input.pendingRef,
     itemsBefore: 0,
     syncedCount: 0,
     projectionRef: null,
@@ -64,10 +70,6 @@ export const turnMachine = turnSetup.createMachine({
     guardReason: null,
     outcome: null,
     fitTried: false,
-    minTurnsPerPass: input.minTurnsPerPass ?? 0,
-    loopGuard: { ...INITIAL_LOOP_GUARD_STATE, ...input.loopGuard },
-    loopGuardPolicy: { ...DEFAULT_LOOP_GUARD_POLICY, ...input.loopGuardPolicy },
-    policy: input.policy ?? UNKNOWN_WINDOW_POLICY,
     cacheCycle: input.cacheCycle ?? null,
     lastSent: input.lastSent ?? null,
     projectionSent: null,
@@ -84,9 +86,9 @@ export const turnMachine = turnSetup.createMachine({
             id: 'syncHistory',
             src: 'syncHistory',
             input: ({ context }) => ({
-              turnId: context.turnId,
+              turnId: context.given.turnId,
               historyRef: context.historyRef,
-              pendingRef: context.pendingRef,
+              pendingRef: context.given.pendingRef,
             }),
             onDone: {
               target: 'normalizing',
@@ -99,7 +101,7 @@ export const turnMachine = turnSetup.createMachine({
           invoke: {
             id: 'normalizeProjection',
             src: 'normalizeProjection',
-            input: ({ context }) => ({ turnId: context.turnId, historyRef: context.historyRef }),
+            input: ({ context }) => ({ turnId: context.given.turnId, historyRef: context.historyRef }),
             onDone: {
               target: 'clearing',
               actions: { type: 'storeNormalizedProjection', params: ({ event }) => event.output },
@@ -112,9 +114,9 @@ export const turnMachine = turnSetup.createMachine({
             id: 'clearToolResults',
             src: 'clearToolResults',
             input: ({ context }) => ({
-              turnId: context.turnId,
+              turnId: context.given.turnId,
               projectionRef: context.projectionRef ?? '',
-              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
+              keepCleared: keptCleared(context.lastSent, context.given.policy.clearsEachTurn),
             }),
             onDone: {
               target: 'estimating',
@@ -128,7 +130,7 @@ export const turnMachine = turnSetup.createMachine({
             id: 'estimatePressure',
             src: 'estimatePressure',
             input: ({ context }) => ({
-              turnId: context.turnId,
+              turnId: context.given.turnId,
               projectionRef: context.projectionRef ?? '',
               sent: context.lastSent,
             }),
@@ -155,10 +157,10 @@ export const turnMachine = turnSetup.createMachine({
             id: 'clearBeforeCompacting',
             src: 'clearBeforeCompacting',
             input: ({ context }) => ({
-              turnId: context.turnId,
+              turnId: context.given.turnId,
               historyRef: context.historyRef,
               targetTokens: clearFirstTarget(context.pressure?.thresholdTokens ?? null),
-              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
+              keepCleared: keptCleared(context.lastSent, context.given.policy.clearsEachTurn),
             }),
             onDone: [
               {
@@ -210,17 +212,17 @@ export const turnMachine = turnSetup.createMachine({
             id: 'compaction',
             src: 'compaction',
             input: ({ context }) => ({
-              turnId: context.turnId,
-              mode: context.mode,
-              strategy: context.strategy,
-              nativeClients: context.nativeClients,
+              turnId: context.given.turnId,
+              mode: context.given.mode,
+              strategy: context.given.strategy,
+              nativeClients: context.given.nativeClients,
               historyRef: context.historyRef,
               itemsBefore: context.itemsBefore,
-              hierarchical: context.hierarchical,
+              hierarchical: context.given.hierarchical,
               budget: context.pressure?.summaryInputBudget ?? null,
-              maxOverflowRetries: context.maxOverflowRetries,
-              retryBackoffMs: context.retryBackoffMs,
-              startedAt: context.startedAt,
+              maxOverflowRetries: context.given.maxOverflowRetries,
+              retryBackoffMs: context.given.retryBackoffMs,
+              startedAt: context.given.startedAt,
             }),
             onDone: [
               {
@@ -259,9 +261,9 @@ export const turnMachine = turnSetup.createMachine({
             id: 'rebuildProjection',
             src: 'rebuildProjection',
             input: ({ context }) => ({
-              turnId: context.turnId,
+              turnId: context.given.turnId,
               historyRef: context.compaction?.historyRef ?? context.historyRef,
-              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
+              keepCleared: keptCleared(context.lastSent, context.given.policy.clearsEachTurn),
             }),
             onDone: {
               target: 'settling',
@@ -292,13 +294,13 @@ export const turnMachine = turnSetup.createMachine({
             id: 'fitRequest',
             src: 'fitRequest',
             input: ({ context }) => ({
-              turnId: context.turnId,
+              turnId: context.given.turnId,
               historyRef:
                 context.outcome === 'compacted'
                   ? (context.compaction?.historyRef ?? context.historyRef)
                   : context.historyRef,
-              budgetTokens: fitTarget(context.policy.promptBudgetTokens),
-              keepCleared: keptCleared(context.lastSent, context.policy.clearsEachTurn),
+              budgetTokens: fitTarget(context.given.policy.promptBudgetTokens),
+              keepCleared: keptCleared(context.lastSent, context.given.policy.clearsEachTurn),
             }),
             onDone: {
               target: 'settling',

@@ -38,7 +38,7 @@ type Report = { report: CompactionOutput };
  * by the request. The request becomes the one later decisions compare against.
  */
 function decidePressure(context: TurnContext, m: EstimatePressureOutput) {
-  const { policy } = context;
+  const { policy } = context.given;
   const cacheCycle = nextCacheCycle(
     cycleOrFirst(context.cacheCycle, policy),
     m.prefixIntact,
@@ -166,15 +166,15 @@ export const turnSetup = setup({
       context.pressure.thresholdTokens === null ||
       context.pressure.pressureTokens < context.pressure.thresholdTokens,
     isLoopGuardTripped: ({ context }, params: { reason: LoopGuardReason }) =>
-      context.mode === 'automatic' &&
-      loopGuardReason(context.loopGuard, context.loopGuardPolicy) === params.reason,
+      context.given.mode === 'automatic' &&
+      loopGuardReason(context.given.loopGuard, context.given.loopGuardPolicy) === params.reason,
     // A summary pass would buy only a few turns (large tool results in a small window): clear first.
     isPassTooShortLived: ({ context }) =>
-      context.mode === 'automatic' &&
-      context.minTurnsPerPass > 0 &&
+      context.given.mode === 'automatic' &&
+      context.given.minTurnsPerPass > 0 &&
       context.pressure !== null &&
       context.pressure.turnsPerPass !== null &&
-      context.pressure.turnsPerPass < context.minTurnsPerPass,
+      context.pressure.turnsPerPass < context.given.minTurnsPerPass,
     // Clearing made a request that fits the prompt budget (the threshold when the budget is unknown).
     isClearedToFit: ({ context }, params: { output: ClearBeforeCompactingOutput }) => {
       const limit = context.pressure?.promptBudgetTokens ?? context.pressure?.thresholdTokens ?? null;

@@ -258,7 +258,8 @@ export interface PreflightAdvisory {
 }
 
 /** Context: refs, numbers and bounded records. */
-export interface TurnContext {
+/** What a turn is given when it starts; nothing of it changes while the turn runs. */
+export interface TurnGiven {
   turnId: string;
   mode: CompactionMode;
   strategy: CompactionStrategy;
@@ -267,8 +268,21 @@ export interface TurnContext {
   maxOverflowRetries: number | undefined;
   retryBackoffMs: number | undefined;
   startedAt: number;
-  historyRef: string;
   pendingRef: string | null;
+  minTurnsPerPass: number;
+  loopGuard: LoopGuardState;
+  loopGuardPolicy: LoopGuardPolicy;
+  policy: TurnPolicy;
+}
+
+/**
+ * The turn's context. XState copies it key by key at every assign, and V8 keeps an object
+ * built that way fast only while it has fewer than 20 keys (past that each copy costs about
+ * 20 times more): what the turn is given stays under one key, `given`.
+ */
+export interface TurnContext {
+  given: TurnGiven;
+  historyRef: string;
   itemsBefore: number;
   syncedCount: number;
   projectionRef: string | null;
@@ -286,10 +300,6 @@ export interface TurnContext {
   outcome: TurnDecision | null;
   /** Fitting ran (whether or not it worked): a request is fitted at most once. */
   fitTried: boolean;
-  minTurnsPerPass: number;
-  loopGuard: LoopGuardState;
-  loopGuardPolicy: LoopGuardPolicy;
-  policy: TurnPolicy;
   /** The prompt cache's cycle, advanced by each request measured and restarted by a pass. */
   cacheCycle: CacheCycle | null;
   /** The request the cache decisions compare against: the last one this turn measured or would send. */

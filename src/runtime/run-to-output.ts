@@ -41,8 +41,16 @@ export function runToOutput<T>(
         reject(e);
       },
     });
+    // Cancelled before the start, so a run whose steps all compute at once (it ends inside
+    // start()) still ends cancelled; a run cancelled by an error is never started.
+    if (signal?.aborted) {
+      const error = onAbort();
+      if (error !== undefined) {
+        subscription.unsubscribe();
+        reject(error);
+        return;
+      }
+    } else signal?.addEventListener('abort', abort, { once: true });
     actor.start();
-    if (signal?.aborted) abort();
-    else signal?.addEventListener('abort', abort, { once: true });
   });
 }

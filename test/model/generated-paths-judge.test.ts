@@ -94,7 +94,7 @@ describe('a machine change the oracle does not expect fails the generated paths'
       guards: {
         // The real rules, but without the "automatic passes only" condition.
         isLoopGuardTripped: ({ context }: any, params: { reason: string }) =>
-          loopGuardReason(context.loopGuard, context.loopGuardPolicy) === params.reason,
+          loopGuardReason(context.given.loopGuard, context.given.loopGuardPolicy) === params.reason,
       },
     });
     const wrong = await judgedWrong(turnModel, machine);
@@ -113,14 +113,14 @@ describe('a machine change the oracle does not expect fails the generated paths'
       actions: {
         // The measured pressure against the policy's threshold alone, ignoring the cached prefix.
         storePressure: assign(({ context }: any, m: any) => {
-          const threshold = context.policy.thresholdTokens;
+          const threshold = context.given.policy.thresholdTokens;
           return {
             pressure: {
               ...m,
               thresholdTokens: threshold,
-              promptBudgetTokens: context.policy.promptBudgetTokens,
-              summaryInputBudget: context.policy.summaryInputBudget,
-              turnsPerPass: turnsPerPass(context.policy, threshold, m.newestStepTokens),
+              promptBudgetTokens: context.given.policy.promptBudgetTokens,
+              summaryInputBudget: context.given.policy.summaryInputBudget,
+              turnsPerPass: turnsPerPass(context.given.policy, threshold, m.newestStepTokens),
             },
             lastSent: m.sent,
             projectionSent: m.sent,

@@ -48,22 +48,53 @@ async function play(p: Plan, kill?: { turn: number; checkpoint: Checkpoint }) {
   return { results, checkpoints };
 }
 
+/**
+ * Plays `numRuns` plans straight, then again killed at each checkpoint `pick` keeps of every
+ * turn and resumed from it as `as` hands it back; every replay must match. Returns how many ran.
+ */
+async function resumedEverywhere(
+  numRuns: number,
+  pick: (taken: Checkpoint[]) => Checkpoint[],
+  as: (c: Checkpoint) => Checkpoint,
+): Promise<number> {
+  let resumed = 0;
+  await fc.assert(
+    fc.asyncProperty(turnPlans, async (plan) => {
+      const straight = await play(plan);
+      for (const [turn, taken] of straight.checkpoints.entries())
+        for (const checkpoint of pick(taken)) {
+          const again = await play(plan, { turn, checkpoint: as(checkpoint) });
+          expect(again.results).toEqual(straight.results);
+          resumed++;
+        }
+    }),
+    { numRuns },
+  );
+  return resumed;
+}
+
 describe('a resumed turn decides as an uninterrupted one', () => {
   it('R2/H5: killed at every checkpoint of every turn and resumed, a session makes the same decisions and requests', async () => {
-    let resumed = 0;
-    await fc.assert(
-      fc.asyncProperty(turnPlans, async (plan) => {
-        const straight = await play(plan);
-        for (const [turn, taken] of straight.checkpoints.entries())
-          for (const checkpoint of taken) {
-            const again = await play(plan, { turn, checkpoint });
-            expect(again.results).toEqual(straight.results);
-            resumed++;
-          }
-      }),
-      { numRuns: 10 },
+    const resumed = await resumedEverywhere(
+      10,
+      (taken) => taken,
+      (c) => c,
     );
     // The plans must reach compaction, or no checkpoint is ever taken and nothing is compared.
+    expect(resumed).toBeGreaterThan(0);
+  });
+});
+
+/** The checkpoint as an older version wrote it: what the turn was given beside the rest of its context. */
+function flattened(checkpoint: Checkpoint): Checkpoint {
+  const snapshot = checkpoint.snapshot as { context: { given?: object } };
+  const { given, ...rest } = snapshot.context;
+  return { ...checkpoint, snapshot: { ...snapshot, context: { ...rest, ...given } } };
+}
+
+describe('a checkpoint of an older version resumes', () => {
+  it('R2: a turn context without `given` (the older layout) resumes to the same decisions and requests', async () => {
+    const resumed = await resumedEverywhere(5, (taken) => taken.slice(0, 2), flattened);
     expect(resumed).toBeGreaterThan(0);
   });
 });

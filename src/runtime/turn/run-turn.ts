@@ -1,5 +1,5 @@
 import { createActor, type AnyActorRef } from 'xstate';
-import type { TurnInput, TurnOutput, TurnPolicy } from '../../../machines/index.js';
+import type { TurnGiven, TurnInput, TurnOutput, TurnPolicy } from '../../../machines/index.js';
 import { UserError } from '../../core/errors.js';
 import type { Message } from '../../messages/message.js';
 import {
@@ -205,16 +205,41 @@ export async function resumeTurn(
   return drive(ctx, store, actor, options, checkpoints).finally(machines.release);
 }
 
+/** The keys of a turn's context that an older version kept beside the others instead of under `given`. */
+const GIVEN_KEYS = {
+  turnId: true,
+  mode: true,
+  strategy: true,
+  nativeClients: true,
+  hierarchical: true,
+  maxOverflowRetries: true,
+  retryBackoffMs: true,
+  startedAt: true,
+  pendingRef: true,
+  minTurnsPerPass: true,
+  loopGuard: true,
+  loopGuardPolicy: true,
+  policy: true,
+} satisfies Record<keyof TurnGiven, true>;
+
 /**
  * The machine snapshot of a checkpoint. The turn's context holds its policy, the prompt cache's
  * cycle and the last request sent; a checkpoint from an older version kept the cycle beside the
- * snapshot and none of the others, which get the runner's policy and "no request sent".
+ * snapshot and none of the others, which get the runner's policy and "no request sent". What
+ * the turn was given sits under `given`; older versions kept it beside the rest.
  */
 function upgradedSnapshot(checkpoint: Checkpoint, policy: TurnPolicy): unknown {
   const snapshot = checkpoint.snapshot as { context?: Record<string, unknown> };
-  if (!snapshot.context || 'policy' in snapshot.context) return snapshot;
-  const cacheCycle = checkpoint.version === 1 ? null : (checkpoint.cacheCycle ?? null);
-  const context = { cacheCycle, lastSent: null, projectionSent: null, ...snapshot.context, policy };
+  if (!snapshot.context || 'given' in snapshot.context) return snapshot;
+  let flat = snapshot.context;
+  if (!('policy' in flat)) {
+    const cacheCycle = checkpoint.version === 1 ? null : (checkpoint.cacheCycle ?? null);
+    flat = { cacheCycle, lastSent: null, projectionSent: null, ...flat, policy };
+  }
+  const given: Record<string, unknown> = {};
+  const context: Record<string, unknown> = { given };
+  for (const [key, value] of Object.entries(flat))
+    (Object.hasOwn(GIVEN_KEYS, key) ? given : context)[key] = value;
   return { ...snapshot, context };
 }
 

@@ -1,4 +1,3 @@
-import { fromPromise } from 'xstate';
 import {
   turnMachine,
   compactionMachine,
@@ -19,6 +18,7 @@ import {
 } from '../../../machines/index.js';
 import type { ProjectionDiagnostics } from '../../projection/index.js';
 import { InternalError } from '../../core/errors.js';
+import { fromComputation } from '../computed-logic.js';
 import { delegatedLogic } from '../delegated-logic.js';
 import type { MessageStore } from '../message-store.js';
 import { printRequest } from './sent-request.js';
@@ -34,7 +34,7 @@ import { measureFixedPart } from './window-too-small.js';
 
 /** The turn's first step: the pending messages appended to the history (the input ref itself when none). */
 const syncHistory = (b: Binding) =>
-  fromPromise<SyncHistoryOutput, SyncHistoryInput>(async ({ input }) => {
+  fromComputation<SyncHistoryOutput, SyncHistoryInput>((input) => {
     const { store } = bound(b);
     const history = store.get(input.historyRef);
     const pending = input.pendingRef === null ? [] : store.get(input.pendingRef);
@@ -45,7 +45,7 @@ const syncHistory = (b: Binding) =>
   });
 
 const normalizeProjection = (b: Binding) =>
-  fromPromise<NormalizeProjectionOutput, NormalizeProjectionInput>(async ({ input }) => {
+  fromComputation<NormalizeProjectionOutput, NormalizeProjectionInput>((input) => {
     const { store, tp } = bound(b);
     const history = store.get(input.historyRef);
     const normalized = tp.normalize(history);
@@ -56,7 +56,7 @@ const normalizeProjection = (b: Binding) =>
   });
 
 const clearToolResults = (b: Binding) =>
-  fromPromise<ClearToolResultsOutput, ClearToolResultsInput>(async ({ input }) => {
+  fromComputation<ClearToolResultsOutput, ClearToolResultsInput>((input) => {
     const { store, tp } = bound(b);
     const projection = store.get(input.projectionRef);
     const { messages, diagnostics } = tp.project(projection, input.keepCleared);
@@ -69,7 +69,7 @@ const clearToolResults = (b: Binding) =>
 
 /** Old tool results cleared instead of a summary pass; the machine keeps it only when it gets under the threshold. */
 const clearBeforeCompacting = (b: Binding) =>
-  fromPromise<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>(async ({ input }) => {
+  fromComputation<ClearBeforeCompactingOutput, ClearBeforeCompactingInput>((input) => {
     const { store, tp, ...deps } = bound(b);
     const history = store.get(input.historyRef);
     const fitted = tp.fit(history, input.targetTokens, input.keepCleared, true);
@@ -88,7 +88,7 @@ const clearBeforeCompacting = (b: Binding) =>
 
 /** A request over the prompt budget made to fit it, whatever the turn's outcome. */
 const fitRequest = (b: Binding) =>
-  fromPromise<FitRequestOutput, FitRequestInput>(async ({ input }) => {
+  fromComputation<FitRequestOutput, FitRequestInput>((input) => {
     const { store, tp, ...deps } = bound(b);
     const history = store.get(input.historyRef);
     const fitted = tp.fit(history, input.budgetTokens, input.keepCleared);
@@ -120,7 +120,7 @@ function clearingCounts(d: ProjectionDiagnostics) {
 
 /** Facts of the request: its tokens, whether it extends the last one sent, its newest step, its fixed part. */
 const estimatePressure = (b: Binding) =>
-  fromPromise<EstimatePressureOutput, EstimatePressureInput>(async ({ input }) => {
+  fromComputation<EstimatePressureOutput, EstimatePressureInput>((input) => {
     const { store, tp, ...deps } = bound(b);
     const request = store.get(input.projectionRef);
     const projectedTokens = deps.estimator.history(request);
@@ -136,7 +136,7 @@ const estimatePressure = (b: Binding) =>
   });
 
 const rebuildProjection = (b: Binding) =>
-  fromPromise<RebuildProjectionOutput, RebuildProjectionInput>(async ({ input }) => {
+  fromComputation<RebuildProjectionOutput, RebuildProjectionInput>((input) => {
     const { store, tp } = bound(b);
     const { messages, diagnostics } = tp.project(store.get(input.historyRef), input.keepCleared);
     const ref = store.put(`${input.turnId}:projection:rebuilt`, messages);

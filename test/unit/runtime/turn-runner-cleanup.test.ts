@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,5 +44,35 @@ describe('turn runner releases the turn when a checkpoint cannot be written', ()
     // Either the turn never reached the provider call, or that call's signal was aborted.
     expect(s.requests.every((r) => r.signal.aborted)).toBe(true);
     gate.resolve();
+  });
+});
+
+describe("turn runner and the caller's signal", () => {
+  const runner = () =>
+    createTurnRunner({
+      estimator,
+      config: resolveRunConfig({ limits }),
+      compaction: { summarizer: new FakeSummarizer() },
+    });
+
+  it('a turn whose steps all compute at once leaves no listener on the signal it was given', async () => {
+    const controller = new AbortController();
+    const r = runner();
+    for (let i = 0; i < 3; i++) {
+      const result = await r.runTurn({ turnId: `t${i}`, history: session(1) }, { signal: controller.signal });
+      expect(result.decision).toBe('below-threshold');
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a turn given a signal already aborted ends cancelled, before any step', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await runner().runTurn(
+      { turnId: 't1', history: session(1) },
+      { signal: controller.signal },
+    );
+    expect(result.decision).toBe('cancelled');
+    expect(result.request).toBeNull();
   });
 });
