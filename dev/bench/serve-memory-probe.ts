@@ -6,7 +6,7 @@ import { sourceText } from '../loops/source-text.js';
 import { startUpstreamThread } from './upstream-thread.js';
 import { INSPECTOR_URL, openInspector, residentBytes, type ProcessMemory } from './process-memory.js';
 import { startChild, stopChild } from './serve-latency.js';
-import { body, CAPACITY, RESULT_TOKENS, send } from './serve-scale.js';
+import { body, CAPACITY, MODEL, RESULT_TOKENS, send } from './serve-scale.js';
 
 /*
  * The bench's memory row alone, for a before and after:
@@ -34,7 +34,7 @@ const source = sourceText();
 const reads = Array.from({ length: Math.round(tokens / RESULT_TOKENS) }, (_, n) =>
   source.read(n, RESULT_TOKENS),
 );
-const upstream = await startUpstreamThread(5);
+const upstream = await startUpstreamThread(5, MODEL);
 
 /** A proxy of `checkout` (its own code, run from this checkout's directory), with its inspector. */
 async function start(checkout: string): Promise<{ child: ChildProcess; inspect: string; url: string }> {

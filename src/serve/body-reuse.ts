@@ -315,18 +315,48 @@ const sizeOf = (body: Reusable) => 3 * body.bytes.length + 2 * textLength(body);
 const textLength = (body: Reusable) => body.pieces?.reduce((n, piece) => n + piece.length, 0) ?? 0;
 
 /**
+ * When a session counts as quiet, its kept body giving way to another's: once the proxy has
+ * had more than twice as many requests since the session's last one as between its last two
+ * (counted in requests, not time: on a loaded machine the time between two requests varies
+ * several times over, and every session's with it), or after a minute. Sessions that take turns
+ * beyond the budget (50 agents of 200k tokens at once) would each drop the body the next one
+ * needs: the bodies kept stay while their sessions go on, and a body of a session that stopped
+ * gives way after two rounds of the others.
+ */
+const QUIET_MS = 60_000;
+const QUIET_TURNS = 2;
+
+/** A kept body: when it was kept (ms, and the proxy's request count), and the requests between its session's last two. */
+interface Kept {
+  body: Reusable;
+  at: number;
+  seq: number;
+  gap?: number;
+}
+
+const quiet = (k: Kept, now: number, seq: number) =>
+  now - k.at >= QUIET_MS || (k.gap !== undefined && seq - k.seq > QUIET_TURNS * k.gap);
+
+/**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
  * start with a new body is next to where that body would go, found by halving. They hold at
- * most `budget` bytes together: the bodies of the sessions that sent least recently are dropped
- * first (their next request is read whole), so idle sessions hold only their history.
+ * most `budget` bytes together: beyond it, the bodies of quiet sessions are dropped, those that
+ * sent least recently first (their next request is read whole), so idle sessions hold only
+ * their history; when that does not make room, the new body is not kept. `clock` gives the
+ * time in ms.
  */
 export class KeptBodies {
   private sorted: Reusable[] = [];
   /** By session, the least recently kept first. */
-  private byId = new Map<string, Reusable>();
+  private byId = new Map<string, Kept>();
   private held = 0;
+  /** Bodies offered to keep so far: the requests read. */
+  private seq = 0;
 
-  constructor(private readonly budget = KEPT_BODIES_BYTES) {}
+  constructor(
+    private readonly budget = KEPT_BODIES_BYTES,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** The body read from a kept one it continues, or undefined (read it whole). */
   read(protocol: ProtocolName, path: string, bytes: Buffer): ReadBody | undefined {
@@ -354,29 +384,35 @@ export class KeptBodies {
     };
   }
 
-  /** Keeps a session's last body (replacing the one it kept before), dropping the least recent ones beyond the budget. */
+  /**
+   * Keeps a session's last body (replacing the one it kept before), dropping the least recent
+   * ones of quiet sessions beyond the budget; when that does not make room, the body is not kept.
+   */
   keep(id: string, body: Reusable | undefined): void {
+    const now = this.clock();
+    const seq = ++this.seq;
+    const last = this.byId.get(id)?.seq;
     this.forget(id);
     if (body === undefined) return;
     const room = () => this.held + sizeOf(body) <= this.budget;
     // The least recent body first gives up its text, and goes too when that leaves too little
-    // room; the new body gives up its own only when no other is left.
+    // room and its session is quiet; the new body gives up its own text when that is not enough.
     for (const [old, kept] of this.byId) {
       if (room()) break;
-      this.held -= 2 * textLength(kept);
-      delete kept.pieces;
-      if (!room()) this.forget(old);
+      this.held -= 2 * textLength(kept.body);
+      delete kept.body.pieces;
+      if (!room() && quiet(kept, now, seq)) this.forget(old);
     }
     if (!room()) delete body.pieces;
     if (!room()) return;
-    this.byId.set(id, body);
+    this.byId.set(id, { body, at: now, seq, ...(last !== undefined ? { gap: seq - last } : {}) });
     this.held += sizeOf(body);
     this.sorted.splice(this.placeOf(body.bytes), 0, body);
   }
 
   /** Drops a session's kept body. */
   forget(id: string): void {
-    const old = this.byId.get(id);
+    const old = this.byId.get(id)?.body;
     if (old === undefined) return;
     this.byId.delete(id);
     this.held -= sizeOf(old);
