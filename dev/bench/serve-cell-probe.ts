@@ -16,7 +16,7 @@ import {
   startChild,
   stopChild,
 } from './serve-latency.js';
-import { CAPACITY, cell, cellReads, type Target } from './serve-scale.js';
+import { CAPACITY, cell, cellReads, MODEL, type Target } from './serve-scale.js';
 
 /*
  * One cell of the bench by history size, with what each proxy spent per counted request:
@@ -47,8 +47,9 @@ const [tokens, sessions, turns, rounds] = [tokensArg, sessionsArg, turnsArg, rou
 ];
 const modes = modesArg.split(',');
 const reads = cellReads(tokens, turns);
-// The fake model in a thread of its own, as in the bench; PROBE_OLD=1: in this process, every
-// body kept until the round ends (how the bench ran before, to compare).
+// The fake model in a thread of its own, as in the bench (PROBE_FAKE_PARSES=1: one that parses
+// every body, how the bench ran before); PROBE_OLD=1: in this process, every body kept until the
+// round ends (how it ran before that).
 const here =
   process.env.PROBE_OLD === '1'
     ? await startAgentUpstream({
@@ -57,7 +58,7 @@ const here =
         countUsage: false,
       })
     : undefined;
-const upstream = here ?? (await startUpstreamThread(5));
+const upstream = here ?? (await startUpstreamThread(5, MODEL, process.env.PROBE_FAKE_PARSES === '1'));
 const bench = watchThisProcess();
 
 interface Proxy {

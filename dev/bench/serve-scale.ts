@@ -21,7 +21,7 @@ import type { BenchContext, BenchSection } from './types.js';
  * bodies costs in this process, the least any proxy that reads a body must pay.
  */
 
-const MODEL = 'gpt-4.1';
+export const MODEL = 'gpt-4.1';
 export const RESULT_TOKENS = 2_000;
 // A window larger than every history here: the rows measure the proxy's own cost, not summaries.
 export const CAPACITY = 1_000_000;
@@ -272,7 +272,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
   const reads = Array.from({ length: pairs }, (_, n) => source.read(n, RESULT_TOKENS));
   const dataDir = mkdtempSync(join(tmpdir(), 'compactor-serve-scale-'));
   // Its own fake model, in a thread: on this loop its parsing would delay every path timed here.
-  const upstream = await startUpstreamThread(20);
+  const upstream = await startUpstreamThread(20, MODEL);
   const started = await startTargets(upstream, dataDir).catch(async (e: unknown) => {
     await upstream.close();
     throw e;

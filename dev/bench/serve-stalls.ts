@@ -1,12 +1,11 @@
 import { rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loopScript } from '../clients/tool-loop.js';
-import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { STALL_PROBE, STALL_READ, STALL_RESET, stallReport, type Noted } from './loop-stalls.js';
 import { INSPECTOR_URL, openInspector } from './process-memory.js';
 import { percentile, startChild, stopChild } from './serve-latency.js';
-import { body, CAPACITY, cellReads, openingGate, send } from './serve-scale.js';
+import { body, CAPACITY, cellReads, MODEL, openingGate, send } from './serve-scale.js';
+import { startUpstreamThread } from './upstream-thread.js';
 
 /*
  * Where `compactor serve` stalls under many sessions at once, as in one cell of the bench by
@@ -17,12 +16,12 @@ import { body, CAPACITY, cellReads, openingGate, send } from './serve-scale.js';
 const [tokensArg = '100000', sessionsArg = '50', turnsArg = '4', mode = 'memory'] = process.argv.slice(2);
 const [tokens, sessions, turns] = [tokensArg, sessionsArg, turnsArg].map(Number) as [number, number, number];
 const reads = cellReads(tokens, turns);
-const upstream = await startAgentUpstream({
-  window: 'unchecked-overflow-test',
-  script: loopScript(5),
-  countUsage: false,
-  keep: false, // a kept body per request would fill this process's heap
-});
+// The fake model in a thread, and every body made before the requests, as in the bench: on the
+// loop that times the requests, either delayed them.
+const upstream = await startUpstreamThread(5, MODEL);
+const bodies = Array.from({ length: sessions }, (_, s) =>
+  Array.from({ length: turns + 1 }, (_, turn) => Buffer.from(body(reads, `s${s}`, tokens, turn))),
+);
 const dataDir = mkdtempSync(join(tmpdir(), 'compactor-stalls-'));
 const proxy = await startChild(
   [
@@ -51,14 +50,12 @@ try {
       for (let turn = 0; turn <= turns; turn++) {
         if (turn === 1) await allOpen();
         // A failed request is counted, and the run goes on (as in the bench).
-        const ms = await send(target, body(reads, `s${s}`, tokens, turn)).catch((e: unknown) => {
+        const ms = await send(target, bodies[s]![turn]!).catch((e: unknown) => {
           failed++;
           const why = String((e as Error).message ?? e);
           failures.set(why, (failures.get(why) ?? 0) + 1);
         });
         if (turn > 0 && ms !== undefined) times.push(ms);
-        upstream.turns.length = 0;
-        upstream.requests.length = 0;
       }
     }),
   );

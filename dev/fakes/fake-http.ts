@@ -9,7 +9,7 @@
  * Used through the provider-specific servers: fake-openai.ts (Responses, /responses/compact,
  * Chat Completions; also the xAI flavour) and fake-anthropic.ts (Messages).
  */
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { windowOverflow, type WindowOverflow } from './fake-window.js';
 
@@ -211,6 +211,21 @@ export function handleCommonFault(fault: Fault | undefined, res: ServerResponse)
     default:
       return false;
   }
+}
+
+/** Listens on 127.0.0.1 (a random port): the base URL (`/v1`) and a close that ends every connection. */
+export async function listenLocal(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
+  server.keepAliveTimeout = 0;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
 }
 
 /** Starts a fake server on 127.0.0.1 with a random port. */

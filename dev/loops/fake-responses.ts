@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from '../fakes/fake-http.js';
 
 /** One output item of a scripted Responses answer: assistant text or a function call. */
 export type ResponsesOutput =
@@ -95,15 +95,5 @@ export async function startFakeResponses(
       res.end();
     });
   });
-  server.keepAliveTimeout = 0;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? reject(e) : resolve()));
-      }),
-  };
+  return listenLocal(server);
 }

@@ -21,7 +21,10 @@ import { charCodeIn, joinedText, piecesBetween, withPiece, type TextPieces } fro
  * the end of one of its last messages is read from there on only: what comes after is decoded,
  * parsed, imported and hashed; the rest is taken from the kept body (its text, messages and the
  * hash chain's running state), which the full read of the same bytes gives too. Anything else
- * (another list, changed fields after the list, a body not valid UTF-8) is read whole.
+ * (another list, changed fields after the list, a body not valid UTF-8) is read whole. Where the
+ * kept bodies lack room, the least recent ones keep their bytes without their text (two bytes a
+ * character as soon as one is beyond Latin-1), and the next body's start is decoded from its own
+ * bytes (the same up to the cut) instead.
  */
 
 /** A body read, and what a later body that resends the same bytes can take from it. */
@@ -35,17 +38,17 @@ export interface ReadBody {
   reusable?: Reusable;
 }
 
-/** A kept body: its bytes and text, what was read from them, and where a later one may go on from. */
+/** A kept body: its bytes (and text), what was read from them, and where a later one may go on from. */
 interface Reusable {
   protocol: ProtocolName;
   path: string;
   bytes: Buffer;
-  text: string;
-  pieces: TextPieces;
+  /** Its text in the pieces it was read in, until the kept bodies need the room. */
+  pieces?: TextPieces;
   parsed: ParsedRequest;
   chain: RequestChain;
   items: ReadonlyArray<readonly [number, number]>;
-  /** Where the list closes (its `]`), and the text from there on. */
+  /** Where the list closes (its `]`), and the text from there on (a string of its own, not a slice that would hold the whole text). */
   close: number;
   suffix: string;
   /** Where the top-level tools list closes (-1: no tools), once asked. */
@@ -104,9 +107,13 @@ export function reusableOf(
   const start = { item: 0, char: 0, byte: 0 };
   const cuts = cutsFrom(marks, items, start, (a, b) => text.slice(a, b), bytes.length === text.length);
   if (cuts.length === 0) return whole;
-  const suffix = text.slice(close);
-  return { ...whole, reusable: { protocol, path, bytes, ...whole, items, close, suffix, cuts } };
+  const suffix = endOf(bytes, text.slice(close), bytes.length === text.length);
+  return { ...whole, reusable: { protocol, path, bytes, pieces, parsed, chain, items, close, suffix, cuts } };
 }
+
+/** A copy of the text `end` that ends `bytes`, decoded from them: a slice of the body's text would hold all of it. */
+const endOf = (bytes: Buffer, end: string, ascii: boolean) =>
+  bytes.toString('utf8', bytes.length - utf8Length(end, ascii));
 
 /** The cuts at the marks after `from` (a cut whose offsets are known), each with its offsets. */
 function cutsFrom(
@@ -180,14 +187,15 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
   // Only the new part's text is read: the body's whole text is made of the kept one's and it,
   // held in pieces (slicing the joined text would copy it whole).
   const tail = bytes.toString('utf8', cut.byte);
-  const pieces = withPiece(piecesBetween(kept.pieces, 0, cut.char), tail);
+  const start = kept.pieces ? piecesBetween(kept.pieces, 0, cut.char) : [bytes.toString('utf8', 0, cut.byte)];
+  const pieces = withPiece(start, tail);
   const text = joinedText(pieces);
   const inTail = arrayItemsFrom(tail, 0, false);
   if (inTail === undefined) return undefined;
   // The fields after the list as the kept body had them: the request's settings and envelope are
   // its; else they are read anew (Codex writes a member's keys in another order each time).
   const suffix = tail.slice(inTail.close);
-  const fields = suffix === kept.suffix ? kept.parsed : fieldsWith(kept, suffix);
+  const fields = suffix === kept.suffix ? kept.parsed : fieldsWith(kept, pieces, suffix);
   if (fields === undefined) return undefined;
   const at = cut.char;
   const newItems = inTail.items.map(([start, end]): [number, number] => [start + at, end + at]);
@@ -212,20 +220,20 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
     start >= at ? tail.slice(start - at, end - at) : joinedText(piecesBetween(pieces, start, end));
   const read = markedChain(text, parsed, bytes, { items, from, slice }, kept.chain.fixed);
   if (read.marks === undefined) return undefined;
+  const ascii = bytes.length === text.length;
   const cuts = [
     ...kept.cuts.filter((k) => k.mark.item <= cut.mark.item),
-    ...cutsFrom(read.marks, items, { item: cut.mark.item, ...cut }, slice, bytes.length === text.length),
+    ...cutsFrom(read.marks, items, { item: cut.mark.item, ...cut }, slice, ascii),
   ];
   const reusable: Reusable = {
     ...kept,
     bytes,
-    text,
     pieces,
     parsed,
     chain: read.chain,
     items,
     close: inTail.close + at,
-    suffix,
+    suffix: suffix === kept.suffix ? kept.suffix : endOf(bytes, suffix, ascii),
     // The tools list is before the list, or after it where the same bytes moved with its end (else found again).
     tools:
       kept.tools === undefined || kept.tools < kept.close
@@ -241,16 +249,17 @@ function readTail(kept: Reusable, cut: Cut, bytes: Buffer): ReadBody | undefined
 /**
  * The request read from the kept body's fields before its list, its list's items before the
  * conversation (the leading system messages) and `suffix` after the list: what a whole read
- * gives but the conversation. Undefined when those are not a valid request, or their fixed
- * part differs from the kept body's (its hash chain starts from that).
+ * gives but the conversation. `pieces` are the new body's text, the same as the kept one's
+ * before the cut (where the conversation's first message has ended). Undefined when those are
+ * not a valid request, or their fixed part differs from the kept body's (its hash chain starts from that).
  */
-function fieldsWith(kept: Reusable, suffix: string): ParsedRequest | undefined {
+function fieldsWith(kept: Reusable, pieces: TextPieces, suffix: string): ParsedRequest | undefined {
   const first = itemsOf(kept.parsed.messages[0]!, LISTS[kept.protocol].format)?.[0];
   if (first === undefined) return undefined;
   let head = first > 0 ? kept.items[first - 1]![1] : kept.items[0]![0];
   // Without leading items, the text up to the list's `[`.
-  if (first === 0) while (head > 0 && isSpace(charCodeIn(kept.pieces, head - 1))) head--;
-  const text = joinedText([...piecesBetween(kept.pieces, 0, head), suffix]);
+  if (first === 0) while (head > 0 && isSpace(charCodeIn(pieces, head - 1))) head--;
+  const text = joinedText([...piecesBetween(pieces, 0, head), suffix]);
   try {
     checkJsonDepth(text);
     const fields = parseRequest(kept.protocol, text, false, kept.path);
@@ -264,7 +273,7 @@ function fieldsWith(kept: Reusable, suffix: string): ParsedRequest | undefined {
 export function toolsCloseOf(read: Pick<ReadBody, 'text' | 'reusable'>): number {
   const kept = read.reusable;
   if (kept === undefined) return filledArrayClose(read.text, 'tools');
-  kept.tools ??= filledArrayClose(kept.text, 'tools');
+  kept.tools ??= filledArrayClose(read.text, 'tools');
   return kept.tools;
 }
 
@@ -295,27 +304,59 @@ function placed(m: Message, before: { items: number; groups: number }, earlier: 
 }
 
 /** What the kept bodies may hold together by default: those of the sessions that sent last. */
-export const KEPT_BODIES_BYTES = 64 * 1024 * 1024;
+export const KEPT_BODIES_BYTES = 40 * 1024 * 1024;
 
 /**
- * What a kept body is counted at: its bytes, its text at up to two bytes a character, and what
- * was read from them at about a byte a byte (their messages, as far as the session does not hold them).
+ * What a kept body is counted at: its bytes and what was read from them (their messages' texts,
+ * at two bytes a character as soon as one is beyond Latin-1, and the objects around them) at
+ * three bytes a byte, and its text, while kept, at two bytes a character.
  */
-const sizeOf = (body: Reusable) => 2 * body.bytes.length + 2 * body.text.length;
+const sizeOf = (body: Reusable) => 3 * body.bytes.length + 2 * textLength(body);
+const textLength = (body: Reusable) => body.pieces?.reduce((n, piece) => n + piece.length, 0) ?? 0;
+
+/**
+ * When a session counts as quiet, its kept body giving way to another's: once the proxy has
+ * had more than twice as many requests since the session's last one as between its last two
+ * (counted in requests, not time: on a loaded machine the time between two requests varies
+ * several times over, and every session's with it), or after a minute. Sessions that take turns
+ * beyond the budget (50 agents of 200k tokens at once) would each drop the body the next one
+ * needs: the bodies kept stay while their sessions go on, and a body of a session that stopped
+ * gives way after two rounds of the others.
+ */
+const QUIET_MS = 60_000;
+const QUIET_TURNS = 2;
+
+/** A kept body: when it was kept (ms, and the proxy's request count), and the requests between its session's last two. */
+interface Kept {
+  body: Reusable;
+  at: number;
+  seq: number;
+  gap?: number;
+}
+
+const quiet = (k: Kept, now: number, seq: number) =>
+  now - k.at >= QUIET_MS || (k.gap !== undefined && seq - k.seq > QUIET_TURNS * k.gap);
 
 /**
  * The kept bodies of sessions, in the order of their bytes: the one that shares the longest
  * start with a new body is next to where that body would go, found by halving. They hold at
- * most `budget` bytes together: the bodies of the sessions that sent least recently are dropped
- * first (their next request is read whole), so idle sessions hold only their history.
+ * most `budget` bytes together: beyond it, the bodies of quiet sessions are dropped, those that
+ * sent least recently first (their next request is read whole), so idle sessions hold only
+ * their history; when that does not make room, the new body is not kept. `clock` gives the
+ * time in ms.
  */
 export class KeptBodies {
   private sorted: Reusable[] = [];
   /** By session, the least recently kept first. */
-  private byId = new Map<string, Reusable>();
+  private byId = new Map<string, Kept>();
   private held = 0;
+  /** Bodies offered to keep so far: the requests read. */
+  private seq = 0;
 
-  constructor(private readonly budget = KEPT_BODIES_BYTES) {}
+  constructor(
+    private readonly budget = KEPT_BODIES_BYTES,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** The body read from a kept one it continues, or undefined (read it whole). */
   read(protocol: ProtocolName, path: string, bytes: Buffer): ReadBody | undefined {
@@ -343,22 +384,35 @@ export class KeptBodies {
     };
   }
 
-  /** Keeps a session's last body (replacing the one it kept before), dropping the least recent ones beyond the budget. */
+  /**
+   * Keeps a session's last body (replacing the one it kept before), dropping the least recent
+   * ones of quiet sessions beyond the budget; when that does not make room, the body is not kept.
+   */
   keep(id: string, body: Reusable | undefined): void {
+    const now = this.clock();
+    const seq = ++this.seq;
+    const last = this.byId.get(id)?.seq;
     this.forget(id);
-    if (body === undefined || sizeOf(body) > this.budget) return;
-    for (const old of this.byId.keys()) {
-      if (this.held + sizeOf(body) <= this.budget) break;
-      this.forget(old);
+    if (body === undefined) return;
+    const room = () => this.held + sizeOf(body) <= this.budget;
+    // The least recent body first gives up its text, and goes too when that leaves too little
+    // room and its session is quiet; the new body gives up its own text when that is not enough.
+    for (const [old, kept] of this.byId) {
+      if (room()) break;
+      this.held -= 2 * textLength(kept.body);
+      delete kept.body.pieces;
+      if (!room() && quiet(kept, now, seq)) this.forget(old);
     }
-    this.byId.set(id, body);
+    if (!room()) delete body.pieces;
+    if (!room()) return;
+    this.byId.set(id, { body, at: now, seq, ...(last !== undefined ? { gap: seq - last } : {}) });
     this.held += sizeOf(body);
     this.sorted.splice(this.placeOf(body.bytes), 0, body);
   }
 
   /** Drops a session's kept body. */
   forget(id: string): void {
-    const old = this.byId.get(id);
+    const old = this.byId.get(id)?.body;
     if (old === undefined) return;
     this.byId.delete(id);
     this.held -= sizeOf(old);

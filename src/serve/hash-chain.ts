@@ -161,7 +161,8 @@ function byteLinks(
     last = end;
     group = first;
     within = 0;
-    link = running.copy().digest('hex').slice(0, 16);
+    // The first 8 bytes in hex, a string of its own (a slice of the whole hex would hold all of it).
+    link = running.copy().digest().toString('hex', 0, 8);
     links.push(link);
   }
   marks?.push({ item: last + 1, message: ranges.length, running });
@@ -171,7 +172,7 @@ function byteLinks(
 /** The links of a conversation from its messages (serialized and hashed), where the bytes cannot give them. */
 function messageLinks(messages: readonly Message[], seed: string): string[] {
   const running = createHash('sha256').update(seed);
-  return messages.map((m) => running.update(messageHash(m)).copy().digest('hex').slice(0, 16));
+  return messages.map((m) => running.update(messageHash(m)).copy().digest().toString('hex', 0, 8));
 }
 
 /** A request's chain: its fixed part's hash, then one chained value per conversation message. */

@@ -140,7 +140,7 @@ function serverParts(o: ResolvedServeOptions, metrics: ServeMetrics): ServerPart
   const index = createSessionIndex(o.dataDir);
   const lastRequests = new Map<string, LastRequest>();
   // The last bodies kept for the sessions' next requests take a quarter of --max-memory at
-  // most (and 64 MiB at most): the sessions hold the rest.
+  // most (and 40 MiB at most): the sessions hold the rest.
   const bodyBytes = Math.min(KEPT_BODIES_BYTES, (o.maxSessionBytes ?? Infinity) / 4);
   const bodies = new KeptBodies(bodyBytes);
   const conversationOptions = {

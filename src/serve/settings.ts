@@ -188,7 +188,7 @@ export const SERVE_SETTINGS = {
   maxMemory: {
     schema: z.number().int().positive(),
     defaultText: 'none: only `maxSessions` bounds the sessions',
-    doc: 'Memory the open sessions may hold together, in MiB, each counted at two bytes a character of its last request (the most the JavaScript engine takes for text; plain ASCII takes half). A quarter of it (at most 64 MiB) goes to the last bodies kept so that the next requests are read faster, otherwise held to 64 MiB. Beyond it the least recently used idle sessions are closed as beyond `maxSessions`. The process needs about 150 MiB besides (code, the tokenizer).',
+    doc: 'Memory the open sessions may hold together, in MiB, each counted at two bytes a character of its last request (the most the JavaScript engine takes for text; plain ASCII takes half). A quarter of it (at most 40 MiB) goes to the last bodies kept so that the next requests are read faster, otherwise held to 40 MiB. Beyond it the least recently used idle sessions are closed as beyond `maxSessions`. The process needs about 150 MiB besides (code, the tokenizer).',
     flag: {
       name: 'max-memory',
       arg: 'MIB',

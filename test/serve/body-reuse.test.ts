@@ -49,6 +49,13 @@ function readKept(kept: KeptBodies, protocol: ProtocolName, body: string, id = '
   return read;
 }
 
+/** The length of every string an object holds, counted each time it is reached. */
+function stringLengths(value: unknown): number {
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return 0;
+  return Object.values(value).reduce((n: number, v) => n + stringLengths(v), 0);
+}
+
 const TOOLS = [{ type: 'function', function: { name: 'read_file', parameters: { type: 'object' } } }];
 
 /** A Chat Completions session: a system prompt, a task, then read_file calls and their results. */
@@ -431,19 +438,70 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect([whole.dropped, whole.end()]).toEqual([false, JSON.parse(other.toString())]);
   });
 
-  it('D2: beyond their budget the bodies of the sessions that sent least recently are dropped, and their next bodies read whole', () => {
-    // Each session's own task: a body of one is never read from another's.
-    const body = (n: number, user: string) => {
-      const sent = chat(n, { user });
-      (sent.messages as Array<{ content: unknown }>)[1]!.content = `${user}: read the files.`;
+  it('D2: a kept body is counted at what it holds (its bytes and the messages read from them, and its text while it keeps it)', () => {
+    const first = JSON.stringify(chat(3));
+    const next = JSON.stringify(chat(4));
+    // Three bytes a byte (the bytes, and the messages' texts at up to two bytes a character), two a character of the text.
+    const bytes = 3 * Buffer.byteLength(first);
+    const keptIn = (budget: number) => {
+      const kept = new KeptBodies(budget);
+      readKept(kept, 'openai-chat', first);
+      return readKept(kept, 'openai-chat', next);
+    };
+    expect(keptIn(bytes - 1)).toBeUndefined();
+    // Kept without its text: the next body is read on from its bytes all the same.
+    expect(keptIn(bytes)).toBeDefined();
+    expect(keptIn(bytes + 2 * first.length)).toBeDefined();
+  });
+
+  it('D2: without room the least recent bodies give up their text before their place, and a body kept without its text is read on from its bytes', () => {
+    const len = (n: number) => Buffer.byteLength(JSON.stringify(chat(n)));
+    // Room for one body's bytes and what was read from them (three bytes a byte), not for its text too.
+    const kept = new KeptBodies(4 * len(30));
+    readKept(kept, 'openai-chat', JSON.stringify(chat(25)));
+    for (let n = 26; n <= 30; n++) {
+      const body = JSON.stringify(chat(n));
+      const read = readKept(kept, 'openai-chat', body)!;
+      expect(read).toBeDefined();
+      expect(read.reusable?.bytes.equals(Buffer.from(body))).toBe(true);
+      // What the kept body holds as strings, besides the messages and chain read from it, is its end alone.
+      const { parsed: _parsed, chain: _chain, ...rest } = read.reusable!;
+      expect(stringLengths(rest)).toBeLessThan(body.length / 2);
+    }
+    // Two sessions with room for both bodies' bytes, not their texts: the older gives up its text and stays.
+    const user = (n: number, name: string) => {
+      const sent = chat(n, { user: name });
+      (sent.messages as Array<{ content: unknown }>)[1]!.content = `${name}: read the files.`;
       return JSON.stringify(sent);
     };
-    // A kept body is counted at two bytes a byte and two a character.
-    const size = (n: number, user: string) => 2 * Buffer.byteLength(body(n, user)) + 2 * body(n, user).length;
+    const two = new KeptBodies(3 * (len(10) + len(10)) + 2 * len(10) + 400);
+    readKept(two, 'openai-chat', user(9, 'a'), 'a');
+    readKept(two, 'openai-chat', user(9, 'b'), 'b');
+    expect(readKept(two, 'openai-chat', user(10, 'a'), 'a')).toBeDefined();
+    expect(readKept(two, 'openai-chat', user(10, 'b'), 'b')).toBeDefined();
+  });
+
+  // Each session's own task (long, as agents' are): a body of one is never read from another's.
+  const ownBody = (n: number, user: string) => {
+    const sent = chat(n, { user });
+    (sent.messages as Array<{ content: unknown }>)[1]!.content =
+      `${user}: read the files. ${'-'.repeat(2_000)}`;
+    return JSON.stringify(sent);
+  };
+  // A kept body is counted at three bytes a byte and two a character of its text.
+  const keptSize = (n: number, user: string) =>
+    3 * Buffer.byteLength(ownBody(n, user)) + 2 * ownBody(n, user).length;
+  // Without its text (what the least recent bodies give up first when room is needed).
+  const bytesSize = (n: number, user: string) => 3 * Buffer.byteLength(ownBody(n, user));
+
+  it('D2: beyond their budget the bodies of quiet sessions that sent least recently are dropped, and their next bodies read whole', () => {
+    const body = ownBody;
     // Room for any one of these bodies, never for two.
-    const budget = size(5, 'a') + 100;
-    expect(budget).toBeLessThan(size(3, 'a') + size(3, 'b'));
-    const kept = new KeptBodies(budget);
+    const budget = keptSize(5, 'a') + 100;
+    expect(budget).toBeLessThan(keptSize(3, 'a') + keptSize(3, 'b'));
+    // A minute goes by between any two requests: every session is quiet by the next one.
+    let minutes = 0;
+    const kept = new KeptBodies(budget, () => (minutes += 60_000));
     expect(readKept(kept, 'openai-chat', body(3, 'a'), 'a')).toBeUndefined();
     expect(readKept(kept, 'openai-chat', body(3, 'b'), 'b')).toBeUndefined();
     // a's body made room for b's: a's next body is read whole, and then its next from it.
@@ -451,6 +509,42 @@ describe('compactor serve: a body that resends the last one is read from where i
     expect(readKept(kept, 'openai-chat', body(5, 'a'), 'a')).toBeDefined();
     // b's made room for a's.
     expect(readKept(kept, 'openai-chat', body(4, 'b'), 'b')).toBeUndefined();
+  });
+
+  it('D2: sessions that take turns beyond the budget keep the bodies kept first (read on every turn); the others are read whole', () => {
+    // Room for two of these bodies (without their text), never for three: with the least recent
+    // dropped for each new one, every body of the three would be read whole.
+    const budget = bytesSize(5, 'a') + bytesSize(5, 'b') + 100;
+    expect(budget).toBeLessThan(bytesSize(3, 'a') + bytesSize(3, 'b') + bytesSize(3, 'c'));
+    // A millisecond between requests: no session is quiet.
+    let ms = 0;
+    const kept = new KeptBodies(budget, () => (ms += 1));
+    const readOn = new Map<string, number>();
+    for (let n = 3; n < 6; n++)
+      for (const user of ['a', 'b', 'c'])
+        if (readKept(kept, 'openai-chat', ownBody(n, user), user) !== undefined)
+          readOn.set(user, (readOn.get(user) ?? 0) + 1);
+    expect(Object.fromEntries(readOn)).toEqual({ a: 2, b: 2 });
+  });
+
+  it("D2: a kept body gives way once more than twice as many requests came after its session's last as between its last two", () => {
+    const budget = bytesSize(6, 'a') + bytesSize(5, 'b') + 100;
+    expect(budget).toBeLessThan(bytesSize(4, 'a') + bytesSize(4, 'b') + bytesSize(4, 'c'));
+    // The clock stands still: only the requests count.
+    const kept = new KeptBodies(budget, () => 0);
+    // a and b take turns twice (each kept 2 requests after its last), then stop.
+    for (const n of [3, 4])
+      for (const user of ['a', 'b']) readKept(kept, 'openai-chat', ownBody(n, user), user);
+    // Up to 4 requests after theirs they may still go on: c's bodies are not kept.
+    expect(readKept(kept, 'openai-chat', ownBody(3, 'c'), 'c')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', ownBody(4, 'c'), 'c')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', ownBody(5, 'c'), 'c')).toBeUndefined();
+    // The 5th after a's: a is quiet, and c's body takes its place; b's stays, b not yet quiet then.
+    expect(readKept(kept, 'openai-chat', ownBody(6, 'c'), 'c')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', ownBody(7, 'c'), 'c')).toBeDefined();
+    // c's next body needs room too (none is left without texts to give up): b, quiet by then, gives way.
+    expect(readKept(kept, 'openai-chat', ownBody(5, 'b'), 'b')).toBeUndefined();
+    expect(readKept(kept, 'openai-chat', ownBody(5, 'a'), 'a')).toBeUndefined();
   });
 });
 
@@ -550,7 +644,7 @@ describe('compactor serve: a session read from its last body sends what a whole 
     }
   });
 
-  it('D2: a session whose kept body was dropped for others (their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
+  it('D2: a session whose body is not kept (others fill their budget) sends what a whole read sends, and no session is closed for the bodies', async () => {
     // --max-memory 1 MiB: a quarter for the kept bodies, room for one of these (about 240 KB
     // each); the four sessions (about 120 KB each) fit in the rest.
     const body = (name: string, n: number) => {
@@ -559,10 +653,11 @@ describe('compactor serve: a session read from its last body sends what a whole 
       return JSON.stringify(sent);
     };
     const going = await proxy(1);
+    // b's body takes the room, and keeps it while b is not quiet: a's bodies are read whole.
+    const ids = [await send(going.server, 'openai-chat', body('b', 1))];
     await send(going.server, 'openai-chat', body('a', 1));
     await send(going.server, 'openai-chat', body('a', 2));
-    const ids = [];
-    for (const name of ['b', 'c', 'd']) ids.push(await send(going.server, 'openai-chat', body(name, 1)));
+    for (const name of ['c', 'd']) ids.push(await send(going.server, 'openai-chat', body(name, 1)));
     const a = await send(going.server, 'openai-chat', body('a', 3));
     const fresh = await proxy();
     const freshId = await send(fresh.server, 'openai-chat', body('a', 3));

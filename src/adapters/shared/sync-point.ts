@@ -78,8 +78,11 @@ export const hashOf = (value: unknown): string => {
     .digest('hex');
 };
 
-/** The short hash kept per synced message: the start of its full hash. */
-const shortHash = (full: string): string => full.slice(0, 16);
+/**
+ * The short hash kept per synced message: the start of its full hash, as a string of its own (a
+ * slice would keep the whole 64 characters alive beside it, for every message of every session).
+ */
+const shortHash = (full: string): string => Buffer.from(full, 'hex').toString('hex', 0, 8);
 export const messageHash = (value: unknown): string => shortHash(hashOf(value));
 
 // Encoded names longer than this are replaced by a hash (file names stop at 255 bytes).

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loopScript } from '#dev/clients/tool-loop.js';
 import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
-import { body, cellReads, memorySection, scaleSection, send } from '#dev/bench/serve-scale.js';
+import { body, cellReads, memorySection, MODEL, scaleSection, send } from '#dev/bench/serve-scale.js';
+import { startUpstreamThread } from '#dev/bench/upstream-thread.js';
 import { blockingSection } from '#dev/bench/serve-blocking.js';
 import { freeEncoders } from '#src/estimate/index.js';
 
@@ -42,6 +43,32 @@ describe('serve bench by history size', () => {
       expect([light.requests.length, light.turns.length]).toEqual([0, 0]);
     } finally {
       await light.close();
+    }
+  });
+
+  it("the load cells' fake model answers without parsing as the parsing one does, and refuses what is not a Chat Completions body", async () => {
+    const thread = await startUpstreamThread(2, MODEL);
+    const post = async (url: string, text: string) => {
+      const res = await fetch(`${url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: text,
+      });
+      return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+    };
+    // The answer but its id, and a stream's events but theirs.
+    const answer = (text: string) => text.replace(/chatcmpl-t\d+/g, 'chatcmpl-t');
+    try {
+      const text = body(cellReads(10_000, 1), 'fake', 10_000, 1);
+      const streamed = text.replace(/}$/, ',"stream":true}');
+      for (const sent of [text, streamed]) {
+        const [light, full] = [await post(thread.url, sent), await post(upstream.url, sent)];
+        expect({ ...light, text: answer(light.text) }).toEqual({ ...full, text: answer(full.text) });
+      }
+      expect((await post(thread.url, '{"model":"gpt-4.1"}')).status).toBe(400);
+      expect((await post(thread.url, text.slice(0, -1))).status).toBe(400);
+    } finally {
+      await thread.close();
     }
   });
 
