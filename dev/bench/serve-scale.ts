@@ -261,13 +261,11 @@ export async function cell(
 async function cellRounds(
   targets: Target[],
   reads: readonly string[],
-  tag: string,
   tokens: number,
-  sessions: number,
-  turns: number,
-  rounds: number,
+  { sessions, turns, rounds }: { sessions: number; turns: number; rounds: number },
   pids: Array<number | undefined>,
 ) {
+  const tag = `s${tokens}-${sessions}`;
   const times = new Map<string, number[]>();
   const failed = new Map<string, number>();
   const floor: number[] = [];
@@ -323,11 +321,8 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
         const { times, floor, failed, bytes, written } = await cellRounds(
           started.targets,
           reads,
-          `s${tokens}-${sessions}`,
           tokens,
-          sessions,
-          turns,
-          rounds,
+          { sessions, turns, rounds },
           pids,
         );
         const direct = times.get('direct')!;
