@@ -257,7 +257,6 @@ export interface PreflightAdvisory {
   overBudget: boolean;
 }
 
-/** Context: refs, numbers and bounded records. */
 /** What a turn is given when it starts; nothing of it changes while the turn runs. */
 export interface TurnGiven {
   turnId: string;
@@ -276,7 +275,7 @@ export interface TurnGiven {
 }
 
 /**
- * The turn's context. XState copies it key by key at every assign, and V8 keeps an object
+ * The turn's context: refs, numbers and bounded records. XState copies it key by key at every assign, and V8 keeps an object
  * built that way fast only while it has fewer than 20 keys (past that each copy costs about
  * 20 times more): what the turn is given stays under one key, `given`.
  */

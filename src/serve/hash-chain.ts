@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { itemsOf, type RoundTripFormat } from '../formats/round-trip.js';
 import type { Message } from '../messages/message.js';
-import { hashOf, messageHash } from '../adapters/shared/sync-point.js';
+import { hashOf, messageHash, shortDigest } from '../adapters/shared/sync-point.js';
 import { isSpace, stringEnd, topLevelArrayAt, type ArrayAt } from './json-splice.js';
 import type { ParsedRequest, ProtocolName } from './protocols.js';
 
@@ -161,8 +161,7 @@ function byteLinks(
     last = end;
     group = first;
     within = 0;
-    // The first 8 bytes in hex, a string of its own (a slice of the whole hex would hold all of it).
-    link = running.copy().digest().toString('hex', 0, 8);
+    link = shortDigest(running.copy().digest());
     links.push(link);
   }
   marks?.push({ item: last + 1, message: ranges.length, running });
@@ -172,7 +171,7 @@ function byteLinks(
 /** The links of a conversation from its messages (serialized and hashed), where the bytes cannot give them. */
 function messageLinks(messages: readonly Message[], seed: string): string[] {
   const running = createHash('sha256').update(seed);
-  return messages.map((m) => running.update(messageHash(m)).copy().digest().toString('hex', 0, 8));
+  return messages.map((m) => shortDigest(running.update(messageHash(m)).copy().digest()));
 }
 
 /** A request's chain: its fixed part's hash, then one chained value per conversation message. */

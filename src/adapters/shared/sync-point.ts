@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -70,20 +70,24 @@ let valuesHashed = 0;
  */
 export const valuesHashedSoFar = (): number => valuesHashed;
 
-/** A stable hash of any JSON value (a message, usually); per-request markers of messages do not count. */
-export const hashOf = (value: unknown): string => {
+/** A JSON value (a message, usually) fed to a hash; per-request markers of messages do not count. */
+const hashed = (value: unknown): Hash => {
   valuesHashed++;
-  return createHash('sha256')
-    .update(JSON.stringify(value, (key, v: unknown) => (key === 'roundTrip' ? roundTripForHash(v) : v)))
-    .digest('hex');
+  return createHash('sha256').update(
+    JSON.stringify(value, (key, v: unknown) => (key === 'roundTrip' ? roundTripForHash(v) : v)),
+  );
 };
 
+/** A stable hash of any JSON value (a message, usually); per-request markers of messages do not count. */
+export const hashOf = (value: unknown): string => hashed(value).digest('hex');
+
 /**
- * The short hash kept per synced message: the start of its full hash, as a string of its own (a
- * slice would keep the whole 64 characters alive beside it, for every message of every session).
+ * The short form of a hash kept per message: its first 8 bytes in hex, a string of its own (a
+ * slice of the full hex would keep all 64 characters alive beside it, for every message of every
+ * session).
  */
-const shortHash = (full: string): string => Buffer.from(full, 'hex').toString('hex', 0, 8);
-export const messageHash = (value: unknown): string => shortHash(hashOf(value));
+export const shortDigest = (digest: Buffer): string => digest.toString('hex', 0, 8);
+export const messageHash = (value: unknown): string => shortDigest(hashed(value).digest());
 
 // Encoded names longer than this are replaced by a hash (file names stop at 255 bytes).
 const MAX_ENCODED = 120;
@@ -218,10 +222,10 @@ export function advanceSyncPoint(
   // Hashes of a point saved before they were kept cannot be recovered: they stay empty.
   if (point.hashes.length === point.synced) {
     const fresh = messages.slice(point.synced).map((m, i) => {
-      const full = hashOf(m);
+      const digest = hashed(m).digest();
       // The last message is hashed once, for its short hash and the point's last hash.
-      if (point.synced + i === last) lastHash = full;
-      return shortHash(full);
+      if (point.synced + i === last) lastHash = digest.toString('hex');
+      return shortDigest(digest);
     });
     point.hashes = [...point.hashes, ...fresh];
   } else point.hashes = [];
