@@ -16,9 +16,9 @@ import type { BenchContext, BenchSection } from './types.js';
  * `compactor serve` by history size: sessions of 10k to 200k tokens that each add one tool
  * call and its result per request (as an agent resends its whole history), 1, 10 and 50 at
  * once, through the proxy in memory and with --data-dir, and through Portkey's gateway in
- * passthrough, each path measured alone on the same bodies. Added time is against the direct calls
- * of the same run; the parse floor is what decoding, parsing, serializing and encoding the same
- * bodies costs in this process, the least any proxy that reads a body must pay.
+ * passthrough, each path measured alone on the same bodies. Added time is against the direct
+ * calls of the same run; the parse floor is what decoding, parsing, serializing and encoding the
+ * same bodies costs in this process, the least any proxy that reads a body must pay.
  */
 
 export const MODEL = 'gpt-4.1';
@@ -241,10 +241,10 @@ export async function cell(
       trace?.({ target: t.name, session: s, turn, start, ms });
     }
   };
-  // Paths alone and fed the same bursts, because a session that goes through every path in turn
-  // waits longest at the slowest: that path then holds more of the sessions while all share the
-  // CPU, which slows it more: two copies of one proxy measured 0.41 to 1.88x each other at
-  // 10k x 50 that way, 0.90 to 1.27x this way.
+  // Paths alone and fed the same bursts: a session that went through every path in turn waited
+  // longest at the slowest, which then held more of the sessions while all shared the CPU, and
+  // so slowed further. Two copies of one proxy measured 0.41 to 1.88x each other at 10k x 50
+  // that way, 0.90 to 1.27x this way.
   for (let turn = 0; turn <= turns; turn++) {
     if (turn === 1) await opened();
     for (const t of shuffled(targets, order))
@@ -409,7 +409,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
     notes: [
       ...started.notes,
       `Chat Completions (${MODEL}, --capacity ${CAPACITY}: nothing compacts); each session opens at the history size and adds a tool call and a ${RESULT_TOKENS}-token result per request; the opening request is not counted; 10 sessions at once run three rounds of new sessions (one counts 40 requests a path).`,
-      'p50, p99: ms through the path itself; p99 / p50: its tail over its median, the goal being within 3x, compared with that of Portkey. Added = the percentile through the target minus the same percentile direct, in ms (it goes negative where the tail of direct is the longer, as on a busy machine at 50 sessions); each path is measured alone: at each turn every session sends its request to one path at once, then to the next (order drawn anew each turn), so every path gets the same bodies at the same moments of a turn. Parse floor: Buffer to string, JSON.parse, JSON.stringify, string to Buffer of one body, in the bench process.',
+      'p50, p99: ms through the path itself; p99 / p50: its tail over its median, the goal being within 3x, compared with that of Portkey. Added = the percentile through the target minus the same percentile direct, in ms (it goes negative where the tail of direct is the longer, as on a busy machine at 50 sessions); each path is measured alone: at each turn every session sends its request to one path at once, then to the next (order drawn anew each turn), so every path gets the same bodies in the same bursts; fifty requests that arrive at once end over the time the path takes for all of them, so at 50 sessions p99 / p50 reads how far the tail goes past that queue. Parse floor: Buffer to string, JSON.parse, JSON.stringify, string to Buffer of one body, in the bench process.',
       'KiB written / request: what the proxy process had written to storage (Linux write_bytes, whole 4 KiB pages) over the counted requests of the cell (after every session had opened), per request, beside their mean body; in memory it writes nothing.',
     ],
   };
