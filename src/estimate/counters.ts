@@ -1,7 +1,9 @@
+import { hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { Tiktoken, TiktokenEncoding } from 'tiktoken';
 import { boundedCounter } from './bounded-encode.js';
 import { piecePattern } from './pieces.js';
+import { createTextCache, type TextCache } from './text-cache.js';
 
 /** Counts tokens in a piece of text. Pure from the caller's point of view. */
 export interface TokenCounter {
@@ -46,10 +48,30 @@ export const charsCounter: TokenCounter = {
 const counters = new Map<TiktokenEncoding, TokenCounter>();
 
 /**
- * Counts made ahead of a synchronous pass, by encoding and text (see {@link precount}); each
- * entry holds how many passes still wait for it.
+ * Texts at least this long are also remembered whole, by a digest of their text: the digest
+ * costs about a sixth of counting a text whose blocks are all remembered (8,000 characters:
+ * 10 µs against 60 µs), so a text seen again (a file every session reads, the history a new
+ * session brings) is not scanned again.
  */
-const precounted = new Map<TiktokenEncoding, Map<string, { tokens: number; waiting: number }>>();
+const WHOLE_MIN_LENGTH = 512;
+// About 30 bytes a digest, so a few hundred KiB at most; never the texts themselves.
+const WHOLE_CACHE_SIZE = 8_192;
+
+/** What one encoding counts with, beside its {@link TokenCounter}. */
+interface Counting {
+  /** Counts a text no pass counted ahead, remembered whole by `key` when long. */
+  whole(text: string, key?: string): number;
+  /** The remembered count of a long text by its digest. */
+  wholes: TextCache;
+  /**
+   * Counts made ahead of a synchronous pass, by text (see {@link precount}); each entry holds
+   * how many passes still wait for it.
+   */
+  ahead: Map<string, { tokens: number; waiting: number }>;
+}
+const countings = new Map<TiktokenEncoding, Counting>();
+
+const digestOf = (text: string): string => hash('sha1', text, 'base64');
 
 /**
  * A tiktoken counter. Special-token text such as `<|endoftext|>` is counted as plain
@@ -67,12 +89,19 @@ export function tiktokenCounter(name: TiktokenEncoding = 'o200k_base'): TokenCou
     return charsCounter;
   }
   const bounded = boundedCounter(enc, piecePattern(name));
-  let ahead = precounted.get(name);
-  if (ahead === undefined) precounted.set(name, (ahead = new Map()));
-  const early = ahead;
+  const wholes = createTextCache(WHOLE_CACHE_SIZE);
+  const ahead = new Map<string, { tokens: number; waiting: number }>();
+  const whole = (text: string, key?: string): number => {
+    if (text.length < WHOLE_MIN_LENGTH) return bounded(text);
+    const k = key ?? digestOf(text);
+    let n = wholes.get(k);
+    if (n === undefined) wholes.set(k, (n = bounded(text)));
+    return n;
+  };
+  countings.set(name, { whole, wholes, ahead });
   const counter: TokenCounter = {
     name: name as EncodingName,
-    count: (text) => (early.size > 0 ? early.get(text)?.tokens : undefined) ?? bounded(text),
+    count: (text) => (ahead.size > 0 ? ahead.get(text)?.tokens : undefined) ?? whole(text),
   };
   counters.set(name, counter);
   return counter;
@@ -93,9 +122,10 @@ export async function precount(
   sliceMs = 8,
 ): Promise<() => void> {
   if (encoding === 'chars') return () => undefined;
-  const counter = tiktokenCounter(encoding);
-  const ahead = precounted.get(encoding);
-  if (ahead === undefined) return () => undefined;
+  tiktokenCounter(encoding);
+  const counting = countings.get(encoding);
+  if (counting === undefined) return () => undefined;
+  const { ahead, wholes, whole } = counting;
   const mine: string[] = [];
   const release = () => {
     for (const text of mine) {
@@ -107,15 +137,22 @@ export async function precount(
   try {
     for (const text of texts) {
       if (text.length < PRECOUNT_MIN_LENGTH) continue;
-      // Others get in before a text that still has to be counted, never after the last one:
-      // a request that yields once its work is done only waits behind everyone else's.
-      if (!ahead.has(text) && performance.now() - since >= sliceMs) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        since = performance.now();
+      let entry = ahead.get(text);
+      if (entry === undefined) {
+        const key = text.length < WHOLE_MIN_LENGTH ? undefined : digestOf(text);
+        const tokens = key === undefined ? undefined : wholes.get(key);
+        // Others get in before a text that still has to be counted, never after the last one:
+        // a request that yields once its work is done only waits behind everyone else's.
+        if (tokens === undefined && performance.now() - since >= sliceMs) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          since = performance.now();
+        }
+        // Another pass may have counted it while this one waited.
+        entry = ahead.get(text);
+        if (entry === undefined)
+          ahead.set(text, (entry = { tokens: tokens ?? whole(text, key), waiting: 0 }));
       }
-      const entry = ahead.get(text);
-      if (entry !== undefined) entry.waiting++;
-      else ahead.set(text, { tokens: counter.count(text), waiting: 1 });
+      entry.waiting++;
       mine.push(text);
     }
   } catch (e) {
@@ -135,5 +172,5 @@ export function freeEncoders(): void {
   for (const enc of encoders.values()) enc.free();
   encoders.clear();
   counters.clear();
-  precounted.clear();
+  countings.clear();
 }

@@ -1,7 +1,16 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { get_encoding } from 'tiktoken';
+import { boundedCounter } from '#src/estimate/bounded-encode.js';
 import { freeEncoders, precount, tiktokenCounter } from '#src/estimate/counters.js';
+import { piecePattern } from '#src/estimate/pieces.js';
 
-afterAll(() => freeEncoders());
+// An encoder of the test's own, so the counts compared with are not the shared counter's.
+const own = get_encoding('o200k_base');
+const countedAlone = boundedCounter(own, piecePattern('o200k_base'));
+afterAll(() => {
+  freeEncoders();
+  own.free();
+});
 
 /** Distinct texts long enough to be counted ahead. */
 const texts = Array.from(
@@ -11,7 +20,7 @@ const texts = Array.from(
 
 describe('counting ahead of a synchronous pass (T1)', () => {
   it('T1: lets other work run between its slices, and the counter answers the same counts', async () => {
-    const fresh = texts.map((t) => tiktokenCounter('o200k_base').count(t));
+    const fresh = texts.map(countedAlone);
     let ranBetween = false;
     setImmediate(() => (ranBetween = true));
     // A slice of 0 ms: other work gets in after every text.
@@ -34,6 +43,19 @@ describe('counting ahead of a synchronous pass (T1)', () => {
     expect(ranBetween).toBe(false);
     release();
     first();
+  });
+
+  it('T1: a long text counted before, whole, is not counted again, so others wait for nothing', async () => {
+    const seen = `${texts[0]!} seen before`;
+    expect(seen.length).toBeGreaterThanOrEqual(512);
+    expect(tiktokenCounter('o200k_base').count(seen)).toBe(countedAlone(seen));
+    let ranBetween = false;
+    setImmediate(() => (ranBetween = true));
+    // A slice of 0 ms yields before every text that still has to be counted.
+    const release = await precount('o200k_base', [seen], 0);
+    expect(ranBetween).toBe(false);
+    expect(tiktokenCounter('o200k_base').count(seen)).toBe(countedAlone(seen));
+    release();
   });
 
   it('T1: one counter per encoding serves every caller', () => {
