@@ -57,7 +57,8 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
     throw new InternalError(
       `summary prompt ${prompt.version} has ${prompt.sections.length} sections; the offline summarizer expects ${SECTION_KEYS.length}`,
     );
-  const floor = fullTemplateFloorTokens(prompt.sections, estimator);
+  // Worked out at the first summary: most sessions never summarize, and every session makes one.
+  let floorTokens: number | undefined;
   return {
     provider: OFFLINE_PROVIDER,
     model: OFFLINE_MODEL,
@@ -65,6 +66,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
       if (signal?.aborted) return Promise.reject(signal.reason ?? new CancelledError('aborted'));
       const facts = extractSessionFacts(request.messages);
       const inputTokens = estimator.history(request.messages);
+      const floor = (floorTokens ??= fullTemplateFloorTokens(prompt.sections, estimator));
       const render = {
         estimator,
         maxOutputTokens: outputCap(

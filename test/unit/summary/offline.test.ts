@@ -70,6 +70,19 @@ describe('§14 offline summarizer on the real session corpus', () => {
     expect(sessions.length).toBeGreaterThanOrEqual(20);
   });
 
+  it('§14: making one counts nothing until it summarizes (every session makes one, few summarize)', async () => {
+    const own = createEstimator();
+    const made = createOfflineSummarizer({ estimator: own });
+    const { textHits, textMisses } = own.stats();
+    expect(textHits + textMisses).toBe(0);
+    await made.summarize({
+      model: 'offline',
+      messages: [msg.user('Fix the build.')],
+      instructions: 'Summarize.',
+    });
+    expect(own.stats().textMisses).toBeGreaterThan(0);
+  });
+
   it('§14/L8: every failing command and every modified file appears; output within budget; all sections', async () => {
     let failingChecked = 0;
     let modifiedChecked = 0;
