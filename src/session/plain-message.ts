@@ -1,3 +1,6 @@
+import { MessageSchema, type Message, type ToolCall } from '../messages/message.js';
+import { parseOrThrow } from './options.js';
+
 /**
  * A quick check for the plainest messages of a `history` option: true only when the value is
  * made of plain objects and arrays with exactly the fields MessageSchema keeps, so its parse
@@ -31,6 +34,52 @@ export function isPlainMessage(v: unknown): boolean {
   )
     return false;
   return !('metadata' in v) || (isPlainObject(v.metadata) && isJsonObject(v.metadata));
+}
+
+/** Validated copies of messages given to a session; a bad one throws naming `where` and its index. */
+export function validatedCopies(messages: readonly Message[], where: string): Message[] {
+  return messages.map((m, i) =>
+    isPlainMessage(m) ? copyOfPlainMessage(m) : parseOrThrow(MessageSchema, m, `${where}[${i}]`),
+  );
+}
+
+/**
+ * The copy MessageSchema's parse returns for a message {@link isPlainMessage} says yes to: its
+ * fields in the schema's order, every object and array new, the texts shared. zod walks every
+ * value of `metadata` and `reasoningDetails` through its recursive JSON schema; a turn's
+ * pending messages came from a client's body, so that walk cost more than the turn's clearing.
+ */
+export function copyOfPlainMessage(m: Message): Message {
+  const out: Record<string, unknown> = {
+    role: m.role,
+    // Plain content parts are text parts with exactly these two fields.
+    content:
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.map((p) => ({ type: 'text', text: (p as { text: string }).text })),
+  };
+  if (m.toolCalls !== undefined) out.toolCalls = m.toolCalls.map(copyOfCall);
+  for (const k of OPTIONAL_TEXT) if (k in m) out[k] = m[k];
+  if (m.reasoningDetails !== undefined) out.reasoningDetails = m.reasoningDetails.map(copyOfJson);
+  if (m.metadata !== undefined) out.metadata = copyOfJson(m.metadata);
+  return out as Message;
+}
+
+/** A tool call's fields in ToolCallSchema's order. */
+function copyOfCall(c: ToolCall): ToolCall {
+  const out: ToolCall = { id: c.id, name: c.name, arguments: c.arguments };
+  if ('freeformInput' in c) out.freeformInput = c.freeformInput;
+  if ('thoughtSignature' in c) out.thoughtSignature = c.thoughtSignature;
+  return out;
+}
+
+/** A JSON value with every object and array new, keys in their order (as a zod record keeps them). */
+function copyOfJson<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copyOfJson) as T;
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = copyOfJson(v[k]);
+  return out as T;
 }
 
 /** A string, or an array of text parts with exactly `type` and `text` (other parts: the schema decides). */

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { INITIAL_LOOP_GUARD_STATE, type CompactionMode, type LoopGuardState } from '../../machines/index.js';
 import type { Estimator } from '../estimate/estimator.js';
 import { usageAnchor, type UsageAnchor } from '../estimate/usage-anchor.js';
-import { MessageSchema, type Message } from '../messages/message.js';
+import type { Message } from '../messages/message.js';
 import { heldMessage } from '../messages/held-text.js';
+import { validatedCopies } from './plain-message.js';
 import { answerRecall, RECALL_TOOL, type Limits } from '../projection/index.js';
 import { SNAPSHOTS_DIR, settleFinishedFsyncs, type BoundaryInfo } from '../store/index.js';
 import {
@@ -175,7 +176,7 @@ export class Session implements CompactorSession {
   append(...messages: Message[]): void {
     if (this.busy)
       throw new SessionBusyError('compactor session is busy; append must wait for the running turn');
-    void this.appendValidated(this.validated(messages, 'append: message'));
+    void this.appendValidated(validatedCopies(messages, 'append: message'));
   }
 
   setEnvelope(next: RequestEnvelope | undefined): void {
@@ -369,7 +370,7 @@ export class Session implements CompactorSession {
    * the turn starts from (see carry-log.ts).
    */
   private async storePending(opts: SessionTurnOptions): Promise<{ synced: Promise<void> }> {
-    const pending = this.validated(opts.pending ?? [], 'runTurn: pending');
+    const pending = validatedCopies(opts.pending ?? [], 'runTurn: pending');
     await this.settleCarry();
     const note = opts.resumeFrom ? undefined : this.carryLog.startNote(this.carry);
     // A held turn keeps that note on the commit line that keeps it (see settleTurn).
@@ -524,10 +525,6 @@ export class Session implements CompactorSession {
     } finally {
       this.busy = false;
     }
-  }
-
-  private validated(messages: readonly Message[], where: string): Message[] {
-    return messages.map((m, i) => parseOrThrow(MessageSchema, m, `${where}[${i}]`));
   }
 
   /**

@@ -2,8 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { readSessionFile } from '#src/formats/index.js';
 import { jsonEqual } from '#src/formats/residual.js';
-import { MessageSchema, msg } from '#src/messages/message.js';
-import { isPlainMessage } from '#src/session/plain-message.js';
+import { MessageSchema, msg, type Message } from '#src/messages/message.js';
+import { copyOfPlainMessage, isPlainMessage } from '#src/session/plain-message.js';
 
 /**
  * The quick check of the history option may only say yes where MessageSchema accepts the
@@ -13,6 +13,16 @@ import { isPlainMessage } from '#src/session/plain-message.js';
 const schemaKeepsAsGiven = (v: unknown): boolean => {
   const parsed = MessageSchema.safeParse(v);
   return parsed.success && jsonEqual(parsed.data, v);
+};
+
+/** A turn's pending messages get the copy the schema would return: the same JSON, key order included, nothing shared but texts. */
+const copiedAsTheSchemaDoes = (v: Message): void => {
+  const copy = copyOfPlainMessage(v);
+  expect(JSON.stringify(copy)).toBe(JSON.stringify(MessageSchema.parse(v)));
+  expect(Object.keys(copy)).toEqual(Object.keys(MessageSchema.parse(v)));
+  expect(copy).not.toBe(v);
+  if (v.metadata !== undefined) expect(copy.metadata).not.toBe(v.metadata);
+  if (v.toolCalls !== undefined) expect(copy.toolCalls).not.toBe(v.toolCalls);
 };
 
 class Box {
@@ -30,9 +40,22 @@ describe('the quick check of plain history messages (D1, bounded memory)', () =>
         for (const m of s.messages) {
           expect(isPlainMessage(m)).toBe(true);
           expect(schemaKeepsAsGiven(m)).toBe(true);
+          copiedAsTheSchemaDoes(m);
         }
     expect(isPlainMessage(msg.assistant('', [{ id: 'c', name: 'n', arguments: '{}' }]))).toBe(true);
     expect(isPlainMessage({ role: 'user', content: [{ type: 'text', text: 'a' }] })).toBe(true);
+  });
+
+  it("D1: a plain message out of the schema's key order is copied in its order, as the schema does", () => {
+    const shuffled = {
+      metadata: { b: [1, { z: null }], a: 'x' },
+      toolCalls: [{ arguments: '{}', name: 'n', id: 'c', thoughtSignature: 's' }],
+      content: [{ text: 'a', type: 'text' }],
+      reasoning: 'r',
+      role: 'assistant',
+    } as unknown as Message;
+    expect(isPlainMessage(shuffled)).toBe(true);
+    copiedAsTheSchemaDoes(shuffled);
   });
 
   it('D1: values the schema rejects or would change are left to the schema', () => {
@@ -86,7 +109,9 @@ describe('the quick check of plain history messages (D1, bounded memory)', () =>
     );
     fc.assert(
       fc.property(message, (v) => {
-        if (isPlainMessage(v)) expect(schemaKeepsAsGiven(v)).toBe(true);
+        if (!isPlainMessage(v)) return;
+        expect(schemaKeepsAsGiven(v)).toBe(true);
+        copiedAsTheSchemaDoes(v as Message);
       }),
       { numRuns: 2_000 },
     );
