@@ -57,6 +57,17 @@ function bodyBuffer(size: number): Buffer {
   return Buffer.from(new PagedArrayBuffer(size, { maxByteLength: size }), 0, size);
 }
 
+/** A body to send: a large text encoded into pages of its own (see {@link bodyBuffer}), a short one as it is. */
+export function bodyToSend(text: string): Buffer | string {
+  // A UTF-16 unit encodes to at most three bytes.
+  if (3 * text.length < OWN_PAGES_BYTES) return text;
+  const size = Buffer.byteLength(text);
+  if (size < OWN_PAGES_BYTES) return text;
+  const bytes = bodyBuffer(size);
+  bytes.write(text);
+  return bytes;
+}
+
 /**
  * The bytes of a body as they arrive, in one buffer of the size the client declared when it
  * declared one (each chunk is copied in and let go: no second copy of the whole body when it
