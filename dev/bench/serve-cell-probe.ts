@@ -21,8 +21,9 @@ import { CAPACITY, cell, cellReads, MODEL, type Target } from './serve-scale.js'
 /*
  * One cell of the bench by history size, with what each proxy spent per counted request:
  * `npx tsx dev/bench/serve-cell-probe.ts [tokens] [sessions] [turns] [rounds] [memory,data-dir] [OTHER_CHECKOUT] [PROFILE_DIR]`.
- * Every body goes to direct, each proxy and Portkey's gateway in turn, as in the bench; the cell
- * runs `rounds` times with fresh sessions (the first round warms every path and is not counted).
+ * Every body goes to direct, each proxy and Portkey's gateway, one path at a time as in the
+ * bench; the cell runs `rounds` times with fresh sessions (the first round warms every path and
+ * is not counted).
  * With another checkout its proxies get the same bodies in the same rounds (a before and after).
  * Per proxy: CPU (all threads, and its main thread alone) and minor page faults (fresh memory
  * touched) per request from /proc, and through its inspector its garbage collections and its

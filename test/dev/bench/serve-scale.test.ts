@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loopScript } from '#dev/clients/tool-loop.js';
 import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
-import { body, cellReads, memorySection, MODEL, scaleSection, send } from '#dev/bench/serve-scale.js';
+import { body, cell, cellReads, memorySection, MODEL, scaleSection, send } from '#dev/bench/serve-scale.js';
 import { startUpstreamThread } from '#dev/bench/upstream-thread.js';
 import { blockingSection } from '#dev/bench/serve-blocking.js';
 import { freeEncoders } from '#src/estimate/index.js';
@@ -69,6 +69,50 @@ describe('serve bench by history size', () => {
       expect((await post(thread.url, text.slice(0, -1))).status).toBe(400);
     } finally {
       await thread.close();
+    }
+  });
+
+  it('times each path alone, every session sending its turn to it at once, the same bodies to every path', async () => {
+    const light = await startAgentUpstream({
+      window: 'unchecked-overflow-test',
+      script: loopScript(2),
+      countUsage: false,
+      keep: false,
+    });
+    const paths = ['a', 'b', 'c'];
+    const seen: Array<{ target: string; session: number; turn: number; start: number; ms: number }> = [];
+    try {
+      const out = await cell(
+        paths.map((name) => ({ name, url: light.url, headers: {} })),
+        cellReads(10_000, 2),
+        'alone',
+        10_000,
+        4,
+        2,
+        () => undefined,
+        (r) => seen.push(r),
+      );
+      expect(paths.map((p) => out.times.get(p)!.length)).toEqual([8, 8, 8]);
+    } finally {
+      await light.close();
+    }
+    // Requests of one path and turn go out together; no other path has any in flight meanwhile
+    // (a session that went through the paths one after another would be at two at once).
+    const bursts = new Map<string, { first: number; last: number; sessions: number[] }>();
+    for (const r of seen) {
+      const key = `${r.turn} ${r.target}`;
+      const b = bursts.get(key) ?? { first: Infinity, last: -Infinity, sessions: [] };
+      bursts.set(key, {
+        first: Math.min(b.first, r.start),
+        last: Math.max(b.last, r.start + r.ms),
+        sessions: [...b.sessions, r.session],
+      });
+    }
+    const inOrder = [...bursts.values()].sort((x, y) => x.first - y.first);
+    expect(inOrder).toHaveLength(paths.length * 2);
+    for (const [i, b] of inOrder.entries()) {
+      expect([...b.sessions].sort()).toEqual([0, 1, 2, 3]);
+      if (i > 0) expect(b.first).toBeGreaterThanOrEqual(inOrder[i - 1]!.last);
     }
   });
 
