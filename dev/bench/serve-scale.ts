@@ -591,7 +591,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
     ],
     rows: openRows,
     notes: [
-      `New sessions at each size, opened on every path first (not counted); then each path alone gets ${open.turns} requests of each session at the same seeded random times: one stream of arrivals with exponential gaps, at ${OPEN_LOAD * 100} % of the requests a second that the slowest path other than direct answered in the bursts of ${open.sessions} sessions at that size (requests / s), each session sending its next request once its time has come and its previous one is answered. In a burst every request waits behind the others alike, so a stall of the proxy moves p50 with p99; here requests overlap less, and one that meets a stall shows in the tail. p50, p99: ms from sending a request to its whole answer; p99 / p50 in bursts: the same path's in the table above.`,
+      `New sessions at each size; each path alone: the ${open.sessions} sessions open on it at once (not counted), then send it ${open.turns} requests each at the same seeded random times for every path: one stream of arrivals with exponential gaps, at ${OPEN_LOAD * 100} % of the requests a second that the slowest path other than direct answered in the bursts of ${open.sessions} sessions at that size (requests / s), each session sending its next request once its time has come and its previous one is answered. In a burst every request waits behind the others alike, so a stall of the proxy moves p50 with p99; here requests overlap less, and one that meets a stall shows in the tail. p50, p99: ms from sending a request to its whole answer; p99 / p50 in bursts: the same path's in the table above.`,
     ],
   };
   return [bySize, spread];
