@@ -344,7 +344,7 @@ export const serveSuite: BenchSuite = {
       const saved = await savings(ctx);
       const summaryCache = await summaryCacheSection(ctx);
       const cli = await agentClis(ctx);
-      return [...load, scale, growth, memory, blocking, saved, summaryCache, cli];
+      return [...load, ...scale, growth, memory, blocking, saved, summaryCache, cli];
     } finally {
       await upstream.close();
     }

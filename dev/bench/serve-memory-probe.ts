@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sourceText } from '../loops/source-text.js';
@@ -14,8 +14,10 @@ import { body, CAPACITY, MODEL, RESULT_TOKENS, send } from './serve-scale.js';
  * Each checkout's proxy (in memory, --max-sessions above the sessions) gets the same sessions,
  * the checkouts in turn each round; per session opened: resident as the last request left it,
  * resident and heap+external after a full collection, over the request bytes of one session.
- * PROBE_ENV="NAME=value ..." adds to the proxies' environment; PROBE_SNAPSHOT=1 writes a heap
- * snapshot of each proxy at the end (SIGUSR2, into this checkout's directory).
+ * PROBE_ENV="NAME=value ..." adds to the proxies' environment, PROBE_NODE_ARGS="--flag ..." to
+ * their node flags; PROBE_SNAPSHOT=1 writes a heap snapshot of each proxy at the end (SIGUSR2,
+ * into this checkout's directory). PROBE_SLOPE=1 collects halfway too and prints what each
+ * session of the second half added (fixed costs are paid once, in the first half).
  */
 const [sessionsArg = '200', tokensArg = '100000', checkoutsArg = process.cwd(), roundsArg = '1'] =
   process.argv.slice(2);
@@ -23,10 +25,13 @@ const sessions = Number(sessionsArg);
 const tokens = Number(tokensArg);
 const rounds = Number(roundsArg);
 const checkouts = checkoutsArg.split(',');
+// PROBE_SLOPE=1 also collects halfway: the second half's sessions alone, per session.
+const slope = process.env.PROBE_SLOPE === '1';
 // The proxies inherit this process's environment.
 for (const kv of (process.env.PROBE_ENV ?? '').split(/\s+/).filter(Boolean)) {
-  const [name, value = ''] = kv.split('=');
-  process.env[name!] = value;
+  // The value may hold '=' itself (NODE_OPTIONS=--max-semi-space-size=32).
+  const at = kv.indexOf('=');
+  process.env[at < 0 ? kv : kv.slice(0, at)] = at < 0 ? '' : kv.slice(at + 1);
 }
 // Where the proxies run, and write their heap snapshots.
 const HERE = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,7 +43,8 @@ const upstream = await startUpstreamThread(5, MODEL);
 
 /** A proxy of `checkout` (its own code, run from this checkout's directory), with its inspector. */
 async function start(checkout: string): Promise<{ child: ChildProcess; inspect: string; url: string }> {
-  const args = ['--inspect=127.0.0.1:0', '--heapsnapshot-signal=SIGUSR2', '--import', 'tsx'];
+  const node = (process.env.PROBE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const args = [...node, '--inspect=127.0.0.1:0', '--heapsnapshot-signal=SIGUSR2', '--import', 'tsx'];
   args.push(
     join(checkout, 'src/bin/compactor.ts'),
     'serve',
@@ -72,6 +78,24 @@ async function snapshotWritten(dir: string): Promise<void> {
 }
 
 const kib = (n: number) => Math.round(n / 1024);
+
+/** Resident bytes of a process by kind of mapping (Linux smaps): the brk heap, anonymous, files. */
+function residentByKind(pid: number | undefined): Record<string, number> {
+  const out: Record<string, number> = { heap: 0, anon: 0, anonLarge: 0, file: 0 };
+  let kind = 'anon';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      const size = parseInt(head[2]!, 16) - parseInt(head[1]!, 16);
+      const name = head[3]!;
+      kind = name === '[heap]' ? 'heap' : name === '' ? (size >= 32 << 20 ? 'anonLarge' : 'anon') : 'file';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind]! += Number(rss[1]) * 1024;
+  }
+  return out;
+}
 for (let round = 0; round < rounds; round++) {
   for (const cwd of checkouts) {
     const proxy = await start(cwd);
@@ -80,15 +104,20 @@ for (let round = 0; round < rounds; round++) {
     try {
       await send(target, body(reads, 'warm', 10_000, 0));
       const before = await inspector.memoryAfterCollection(proxy.child.pid);
+      const kindsBefore = residentByKind(proxy.child.pid);
       const spacesBefore = (await inspector.evaluate(SPACES)) as Space[];
       let raw = 0;
+      const half = Math.floor(sessions / 2);
+      let middle: ProcessMemory | undefined;
       for (let s = 0; s < sessions; s++) {
+        if (slope && s === half) middle = await inspector.memoryAfterCollection(proxy.child.pid);
         const text = body(reads, `m${s}`, tokens, 0);
         raw += Buffer.byteLength(text);
         await send(target, text);
       }
       const uncollected = residentBytes(proxy.child.pid);
       const after = await inspector.memoryAfterCollection(proxy.child.pid);
+      const kindsAfter = residentByKind(proxy.child.pid);
       const total = (await inspector.evaluate('process.memoryUsage().heapTotal')) as number;
       const held = (m: ProcessMemory) => m.heapUsed + m.external;
       const per = raw / sessions;
@@ -103,6 +132,22 @@ for (let round = 0; round < rounds; round++) {
       console.log(
         `${cwd} round ${round}: raw ${kib(per)} KiB; resident ${kib(row.resident)} (${over(row.resident)}x); after GC ${kib(row.collected)} (${over(row.collected)}x); heap+ext ${kib(row.held)} (${over(row.held)}x); arrayBuffers ${kib(row.arrayBuffers)}; heap total - used ${kib((total - after.heapUsed) / sessions)}`,
       );
+      console.log(
+        '  resident by mapping: ' +
+          Object.keys(kindsAfter)
+            .map((k) => `${k} ${kib((kindsAfter[k]! - kindsBefore[k]!) / sessions)}`)
+            .join(', ') +
+          ' KiB per session',
+      );
+      if (middle !== undefined) {
+        // What each session of the second half added: costs fixed in number (the kept bodies'
+        // budget, caches, code) are paid in the first half.
+        const added = (m: ProcessMemory) => m.heapUsed + m.external;
+        const n = sessions - half;
+        console.log(
+          `  slope over the second half: after GC ${kib((after.rss - middle.rss) / n)} (${over((after.rss - middle.rss) / n)}x); heap+ext ${kib((added(after) - added(middle)) / n)} (${over((added(after) - added(middle)) / n)}x)`,
+        );
+      }
       const spacesAfter = (await inspector.evaluate(SPACES)) as Space[];
       for (const a of spacesAfter) {
         const b = spacesBefore.find((x) => x.space_name === a.space_name)!;

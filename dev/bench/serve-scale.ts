@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import type { AgentUpstream } from '../fakes/agent-upstream.js';
@@ -132,7 +133,11 @@ export async function send(t: Target, text: string | Buffer): Promise<number> {
 /** The sizes of a run: the full grid, or one small cell for a smoke test. */
 function grid(quick: boolean) {
   return quick
-    ? { sizes: [10_000], levels: [{ sessions: 2, turns: 3, rounds: 1 }] }
+    ? {
+        sizes: [10_000],
+        levels: [{ sessions: 2, turns: 3, rounds: 1 }],
+        open: { sessions: 2, turns: 3, sizes: [10_000] },
+      }
     : {
         sizes: [10_000, 50_000, 100_000, 200_000],
         // Ten sessions run three rounds of new sessions: one round counts 40 requests a path,
@@ -142,6 +147,10 @@ function grid(quick: boolean) {
           { sessions: 10, turns: 4, rounds: 3 },
           { sessions: 50, turns: 3, rounds: 1 },
         ],
+        // Sessions sending at spread times, after the bursts of as many sessions, at two sizes:
+        // a path takes 1.5x its bursts' time this way and every path waits for the slowest,
+        // which at 200k added 45 s to the suite.
+        open: { sessions: 50, turns: 2, sizes: [10_000, 100_000] },
       };
 }
 
@@ -217,14 +226,18 @@ export async function cell(
   turns: number,
   opened: () => unknown = () => undefined,
   trace?: (r: { target: string; session: number; turn: number; start: number; ms: number }) => void,
-): Promise<{ times: Map<string, number[]>; floor: number[]; failed: Map<string, number>; bytes: number }> {
+): Promise<{
+  times: Map<string, number[]>;
+  floor: number[];
+  failed: Map<string, number>;
+  bytes: number;
+  /** ms each path took over its counted bursts, first request sent to last answer. */
+  busy: Map<string, number>;
+}> {
   const times = new Map(targets.map((t) => [t.name, [] as number[]]));
   const failed = new Map<string, number>();
-  // Every body made and encoded before the cell starts: made on the loop that times the
-  // requests (50 bodies of 838 KiB at once when the sessions open), it delayed every path.
-  const bodies = Array.from({ length: sessions }, (_, s) =>
-    Array.from({ length: turns + 1 }, (_, turn) => Buffer.from(body(reads, `${tag}-${s}`, tokens, turn))),
-  );
+  const busy = new Map(targets.map((t) => [t.name, 0]));
+  const bodies = cellBodies(reads, tag, tokens, sessions, turns);
   const floor = [parseFloor(bodies[0]![Math.min(1, turns)]!.toString('utf8'))];
   const counted = bodies.flatMap((b) => b.slice(1));
   const bytes = counted.reduce((n, b) => n + b.length, 0) / counted.length;
@@ -247,10 +260,111 @@ export async function cell(
   // that way, 0.90 to 1.27x this way.
   for (let turn = 0; turn <= turns; turn++) {
     if (turn === 1) await opened();
-    for (const t of shuffled(targets, order))
+    for (const t of shuffled(targets, order)) {
+      const t0 = nowMs();
       await Promise.all(Array.from({ length: sessions }, (_, s) => one(t, s, turn)));
+      if (turn > 0) busy.set(t.name, busy.get(t.name)! + nowMs() - t0);
+    }
   }
-  return { times, floor, failed, bytes };
+  return { times, floor, failed, bytes, busy };
+}
+
+/**
+ * Every body of a cell, made and encoded before it starts: made on the loop that times the
+ * requests (50 bodies of 838 KiB at once when the sessions open), it delayed every path.
+ */
+function cellBodies(reads: readonly string[], tag: string, tokens: number, sessions: number, turns: number) {
+  return Array.from({ length: sessions }, (_, s) =>
+    Array.from({ length: turns + 1 }, (_, turn) => Buffer.from(body(reads, `${tag}-${s}`, tokens, turn))),
+  );
+}
+
+/**
+ * When each of `sessions` sessions sends each of its `turns` requests, in ms from the start: one
+ * stream of arrivals `rate` a second over all sessions, with exponential gaps drawn from `seed`
+ * (requests that come whether or not the path has answered the others), dealt to the sessions
+ * in passes, each session once per pass in an order drawn anew, so every session has one
+ * request in each stretch of `sessions` arrivals.
+ */
+export function arrivals(sessions: number, turns: number, rate: number, seed: number): number[][] {
+  const random = prng(seed);
+  const out = Array.from({ length: sessions }, () => [] as number[]);
+  let at = 0;
+  for (let turn = 0; turn < turns; turn++)
+    for (const s of shuffled(
+      Array.from({ length: sessions }, (_, i) => i),
+      random,
+    )) {
+      at += (-Math.log(1 - random()) / rate) * 1000;
+      out[s]!.push(at);
+    }
+  return out;
+}
+
+/** The sessions of a spread cell, their history size and the arrivals a second over all of them. */
+export interface SpreadPlan {
+  tag: string;
+  tokens: number;
+  sessions: number;
+  turns: number;
+  rate: number;
+}
+
+/** One counted request of a spread cell. */
+export interface SpreadRequest {
+  target: string;
+  session: number;
+  turn: number;
+  /** When the request was due and when it went out, in ms from `zero`, when its path started. */
+  at: number;
+  start: number;
+  ms: number;
+  zero: number;
+}
+
+/**
+ * One cell with spread arrivals: each path alone, every session opens on it at once (not
+ * counted), then it gets the same `turns` requests of every session at the times {@link arrivals} drew, each
+ * session's next request once its previous one is answered and its time has come. A stall of
+ * the path delays the requests in flight then and not the others, so it shows in p99 over p50
+ * where a burst, whose requests all wait alike, hides it.
+ */
+export async function spreadCell(
+  targets: Target[],
+  reads: readonly string[],
+  { tag, tokens, sessions, turns, rate }: SpreadPlan,
+  trace?: (r: SpreadRequest) => void,
+): Promise<{ times: Map<string, number[]>; failed: Map<string, number> }> {
+  const times = new Map(targets.map((t) => [t.name, [] as number[]]));
+  const failed = new Map<string, number>();
+  const bodies = cellBodies(reads, tag, tokens, sessions, turns);
+  const seed = tokens * 1_000 + sessions;
+  const schedule = arrivals(sessions, turns, rate, seed);
+  const one = async (t: Target, s: number, turn: number) =>
+    send(t, bodies[s]![turn]!).catch(() => {
+      failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
+      return undefined;
+    });
+  for (const t of shuffled(targets, prng(seed + 1))) {
+    // Opened right before the path's own turns: opened earlier, the work a proxy defers after
+    // opening (a data-dir's writes) would land on whichever path runs next.
+    await Promise.all(Array.from({ length: sessions }, (_, s) => one(t, s, 0)));
+    const t0 = nowMs();
+    const session = async (s: number) => {
+      for (let turn = 1; turn <= turns; turn++) {
+        const at = schedule[s]![turn - 1]!;
+        // A timer can fire up to a millisecond early (it counts from the loop's cached time).
+        for (let wait = t0 + at - nowMs(); wait > 0; wait = t0 + at - nowMs()) await sleep(Math.ceil(wait));
+        const start = nowMs() - t0;
+        const ms = await one(t, s, turn);
+        if (ms === undefined) continue;
+        times.get(t.name)!.push(ms);
+        trace?.({ target: t.name, session: s, turn, at, start, ms, zero: t0 });
+      }
+    };
+    await Promise.all(Array.from({ length: sessions }, (_, s) => session(s)));
+  }
+  return { times, failed };
 }
 
 /**
@@ -269,6 +383,7 @@ async function cellRounds(
   const failed = new Map<string, number>();
   const floor: number[] = [];
   const written = pids.map(() => 0);
+  const busy = new Map<string, number>();
   let bytes = 0;
   for (let r = 0; r < rounds; r++) {
     let opened: number[] = [];
@@ -278,10 +393,11 @@ async function cellRounds(
     pids.forEach((pid, i) => (written[i]! += storageWrites(pid) - opened[i]!));
     for (const [name, list] of one.times) times.set(name, [...(times.get(name) ?? []), ...list]);
     for (const [name, n] of one.failed) failed.set(name, (failed.get(name) ?? 0) + n);
+    for (const [name, ms] of one.busy) busy.set(name, (busy.get(name) ?? 0) + ms);
     floor.push(...one.floor);
     bytes += one.bytes / rounds;
   }
-  return { times, failed, floor, bytes, written };
+  return { times, failed, floor, bytes, written, busy };
 }
 
 /** The targets in a random order (Fisher-Yates over a seeded generator). */
@@ -296,9 +412,50 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
+// The share of the slowest path's throughput in bursts that spread arrivals come at: enough for
+// requests to overlap, little enough that a path does not fall behind and queue as in a burst.
+const OPEN_LOAD = 0.65;
+
+/**
+ * The rows of {@link spreadCell} at one size: arrivals at {@link OPEN_LOAD} of the requests a
+ * second that the slowest path other than direct answered in the bursts of as many sessions
+ * (`burst`), every path's own p50, p99 and p99 / p50 beside its p99 / p50 in those bursts.
+ */
+async function openCellRows(
+  targets: Target[],
+  reads: readonly string[],
+  tokens: number,
+  { sessions, turns }: { sessions: number; turns: number },
+  burst: { times: Map<string, number[]>; busy: Map<string, number> },
+): Promise<Array<Array<string | number>>> {
+  const throughput = (name: string) => (burst.times.get(name)!.length / burst.busy.get(name)!) * 1000;
+  const slowest = Math.min(...targets.filter((t) => t.name !== 'direct').map((t) => throughput(t.name)));
+  const rate = OPEN_LOAD * slowest;
+  const { times, failed } = await spreadCell(targets, reads, {
+    tag: `o${tokens}`,
+    tokens,
+    sessions,
+    turns,
+    rate,
+  });
+  const tail = (list: number[]) => round((percentile(list, 99) / percentile(list, 50)) * 100) / 100;
+  return targets.map(({ name }) => [
+    `${tokens / 1000}k`,
+    sessions,
+    round(rate),
+    name,
+    times.get(name)!.length,
+    failed.get(name) ?? 0,
+    round(percentile(times.get(name)!, 50)),
+    round(percentile(times.get(name)!, 99)),
+    tail(times.get(name)!),
+    tail(burst.times.get(name)!),
+  ]);
+}
+
 /** Added p50 and p99 by size, sessions at once and mode, beside Portkey and the parse floor. */
-export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
-  const { sizes, levels } = grid(ctx.quick);
+export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
+  const { sizes, levels, open } = grid(ctx.quick);
   const source = sourceText();
   const pairs = Math.round(Math.max(...sizes) / RESULT_TOKENS) + Math.max(...levels.map((l) => l.turns)) + 1;
   const reads = Array.from({ length: pairs }, (_, n) => source.read(n, RESULT_TOKENS));
@@ -310,6 +467,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
     throw e;
   });
   const rows: Array<Array<string | number>> = [];
+  const openRows: Array<Array<string | number>> = [];
   try {
     // A process's first requests load modules on first use and run code V8 has not optimized
     // yet: every path gets about as many requests as a cell sends before anything is counted.
@@ -317,7 +475,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
     for (const tokens of sizes)
       for (const { sessions, turns, rounds } of levels) {
         const pids = [...started.proxies.values()].map((p) => p.pid);
-        const { times, floor, failed, bytes, written } = await cellRounds(
+        const { times, floor, failed, bytes, written, busy } = await cellRounds(
           started.targets,
           reads,
           tokens,
@@ -370,6 +528,10 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
           started.notes.push(
             `${tokens / 1000}k x ${sessions}: ${failed.get('direct') ?? 0} direct and ${failed.get('Portkey') ?? 0} Portkey requests failed.`,
           );
+        if (sessions === open.sessions && open.sizes.includes(tokens)) {
+          openRows.push(...(await openCellRows(started.targets, reads, tokens, open, { times, busy })));
+          ctx.log(`bench: serve spread arrivals: ${openRows.slice(-started.targets.length).join('; ')}`);
+        }
       }
     const memory = [...started.proxies].map(
       ([name, child]) => `${name} ${Math.round(rssMib(child.pid))} MiB`,
@@ -380,7 +542,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
     await upstream.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return {
+  const bySize: BenchSection = {
     title:
       'compactor serve by history size: added ms per request, in memory and with --data-dir, beside Portkey',
     headers: [
@@ -413,6 +575,26 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection> {
       'KiB written / request: what the proxy process had written to storage (Linux write_bytes, whole 4 KiB pages) over the counted requests of the cell (after every session had opened), per request, beside their mean body; in memory it writes nothing.',
     ],
   };
+  const spread: BenchSection = {
+    title: `compactor serve by history size, ${open.sessions} sessions sending at spread times: p99 over p50 of each path`,
+    headers: [
+      'history',
+      'sessions',
+      'requests / s',
+      'path',
+      'requests',
+      'failed',
+      'p50',
+      'p99',
+      'p99 / p50',
+      'p99 / p50 in bursts',
+    ],
+    rows: openRows,
+    notes: [
+      `New sessions at each size; each path alone: the ${open.sessions} sessions open on it at once (not counted), then send it ${open.turns} requests each at the same seeded random times for every path: one stream of arrivals with exponential gaps, at ${OPEN_LOAD * 100} % of the requests a second that the slowest path other than direct answered in the bursts of ${open.sessions} sessions at that size (requests / s), each session sending its next request once its time has come and its previous one is answered. In a burst every request waits behind the others alike, so a stall of the proxy moves p50 with p99; here requests overlap less, and one that meets a stall shows in the tail. p50, p99: ms from sending a request to its whole answer; p99 / p50 in bursts: the same path's in the table above.`,
+    ],
+  };
+  return [bySize, spread];
 }
 
 /** What a proxy holds per session opened, after `sessions` sessions through `--max-sessions cap` (bytes). */

@@ -41,14 +41,14 @@ async function fakeChatUpstream(): Promise<{ url: string; bodies: unknown[]; clo
 }
 
 /**
- * (j) `compactor serve` from the installed bin: it prints its ready line, relays a Chat
- * Completions request to the upstream with its session headers, and exits 0 on SIGTERM.
+ * (j) `compactor serve` from the installed bin: it prints its ready line, relays a short and a
+ * large (paged) Chat Completions request to the upstream with its session headers, and exits 0 on SIGTERM.
  */
 export async function runServe(places: Places, pkg: PackageBin, node: string): Promise<string> {
   const binPath = Object.values(pkg.bin ?? {})[0];
   if (!binPath) throw new Error('package.json has no bin');
   const upstream = await fakeChatUpstream();
-  const args = ['serve', '--port', '0', '--capacity', '16000', '--openai-upstream', upstream.url];
+  const args = ['serve', '--port', '0', '--capacity', '200000', '--openai-upstream', upstream.url];
   const child = spawn(node, [join(places.app, 'node_modules', pkg.name, binPath), ...args], {
     cwd: places.app,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -81,10 +81,27 @@ export async function runServe(places: Places, pkg: PackageBin, node: string): P
       throw new Error(`serve answered ${res.status} (session header: ${session}): ${JSON.stringify(answer)}`);
     if (upstream.bodies.length !== 1)
       throw new Error(`upstream saw ${upstream.bodies.length} requests, not 1`);
+    // A body of 128 KiB or more is read into pages of its own (a resizable ArrayBuffer): it must
+    // reach the upstream whole on every Node the package supports.
+    const large = Array.from(
+      { length: 4000 },
+      (_, i) => `line ${i}: the build log says step ${i * 7} passed.`,
+    ).join('\n');
+    const big = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-consumer' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: large }] }),
+    });
+    await big.arrayBuffer();
+    const seen = upstream.bodies[1] as { messages?: Array<{ content?: unknown }> } | undefined;
+    if (big.status !== 200 || seen?.messages?.[0]?.content !== large)
+      throw new Error(
+        `serve answered ${big.status} to a ${large.length}-character message, or the upstream saw it changed`,
+      );
     child.kill('SIGTERM');
     const code = await exited;
     if (code !== 0) throw new Error(`compactor serve exited ${code} on SIGTERM: ${err.trim()}`);
-    return `serve relayed one Chat Completions request (session ${session}) and exited 0 on SIGTERM`;
+    return `serve relayed a short and a large Chat Completions request (session ${session}) and exited 0 on SIGTERM`;
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     upstream.close();

@@ -20,6 +20,27 @@ const WIDE = /[^\0-\xff]/;
 // Node 20 has String.prototype.isWellFormed; the ES2022 library types do not declare it.
 const wellFormed = (v: string): boolean => (v as string & { isWellFormed(): boolean }).isWellFormed();
 
+/*
+ * Packing and reading a held text go through one buffer kept for it (1 MiB once a text needs
+ * more than 64 KiB; a longer text gets one of its own): a buffer per text is memory outside the
+ * JavaScript heap, freed only when a collection finds it. Each use writes and reads it in one go,
+ * so no other use comes in between.
+ */
+const SCRATCH_MAX_BYTES = 1024 * 1024;
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+/** A buffer of at least `bytes`: the shared one, or one of its own beyond {@link SCRATCH_MAX_BYTES}. */
+function scratchOf(bytes: number): Buffer {
+  if (bytes > SCRATCH_MAX_BYTES) return Buffer.allocUnsafeSlow(bytes);
+  if (scratch.length < bytes) scratch = Buffer.allocUnsafeSlow(SCRATCH_MAX_BYTES);
+  return scratch;
+}
+
+/** The text whose UTF-8 bytes `packed` holds one a character. */
+function utf8Of(packed: string): string {
+  const b = scratchOf(packed.length);
+  return b.toString('utf8', 0, b.write(packed, 'latin1'));
+}
+
 /** The fields whose texts may be held. */
 export type HeldKey = 'content' | 'reasoning' | 'text' | 'arguments' | 'freeformInput';
 
@@ -34,7 +55,7 @@ function accessorOf(key: HeldKey) {
   a = {
     bytes,
     get(this: Record<symbol, string>) {
-      return Buffer.from(this[bytes]!, 'latin1').toString('utf8');
+      return utf8Of(this[bytes]!);
     },
     // A writer gets a plain property back, as if the text had never been held.
     set(this: Record<symbol, unknown>, value: unknown) {
@@ -55,8 +76,10 @@ function accessorOf(key: HeldKey) {
 function packed(v: unknown): string | undefined {
   if (typeof v !== 'string' || v.length < HOLD_MIN_LENGTH || !WIDE.test(v)) return undefined;
   if (!wellFormed(v)) return undefined;
-  const bytes = Buffer.from(v, 'utf8');
-  return bytes.length <= 1.5 * v.length ? bytes.toString('latin1') : undefined;
+  // At most three bytes a UTF-16 unit.
+  const b = scratchOf(3 * v.length);
+  const n = b.write(v, 'utf8');
+  return n <= 1.5 * v.length ? b.toString('latin1', 0, n) : undefined;
 }
 
 /**
@@ -110,10 +133,7 @@ function startOf(owner: object, key: HeldKey, n: number): string {
   const packed = (owner as Record<symbol, string | undefined>)[accessorOf(key).bytes];
   // A UTF-16 unit takes at most 3 bytes of UTF-8 and a surrogate pair 4, so these bytes hold
   // the first n units whole (a pair cut at the n-th unit too).
-  if (packed !== undefined)
-    return Buffer.from(packed.slice(0, 3 * n + 1), 'latin1')
-      .toString('utf8')
-      .slice(0, n);
+  if (packed !== undefined) return utf8Of(packed.slice(0, 3 * n + 1)).slice(0, n);
   const text = (owner as Record<string, unknown>)[key];
   return typeof text === 'string' ? text.slice(0, n) : '';
 }

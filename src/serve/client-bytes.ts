@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { bodyToSend } from './http-io.js';
 import { charCodeIn, joinedText, piecesBetween, type TextPieces } from './text-pieces.js';
 
 /**
@@ -80,12 +81,13 @@ const byteLengthOf = (pieces: TextPieces) => pieces.reduce((n, piece) => n + Buf
 /**
  * What to send for `body` on behalf of `req`: the client's bytes when it is the client's text,
  * the client's bytes around the insertion when it is the text {@link clientTextWith} made,
- * else the text (encoded as it goes). The same string objects are compared: no text is read.
+ * else the text (a large one encoded here into pages of its own, see http-io.ts). The same
+ * string objects are compared: no text is read.
  */
 export function upstreamBytes(req: IncomingMessage, body: string): Buffer | Buffer[] | string {
   const client = bodies.get(req);
-  if (client === undefined) return body;
+  if (client === undefined) return bodyToSend(body);
   if (body === client.text && aligned(client)) return client.bytes;
   if (body === client.inserted?.text) return client.inserted.pieces;
-  return body;
+  return bodyToSend(body);
 }

@@ -36,6 +36,38 @@ function decoderOf(req: IncomingMessage): Transform | undefined {
  */
 const SET_ASIDE_BYTES = 4 * 1024 * 1024;
 
+/** Below this a body's buffer comes from the C allocator (glibc's own size for mapping a block apart). */
+const OWN_PAGES_BYTES = 128 * 1024;
+
+// Node 20 has resizable ArrayBuffers; the ES2022 library types do not declare their options.
+const PagedArrayBuffer = ArrayBuffer as unknown as new (
+  size: number,
+  options: { maxByteLength: number },
+) => ArrayBuffer;
+
+/**
+ * A buffer of `size` bytes for a body. A large one gets pages of its own, mapped by the engine
+ * (a resizable ArrayBuffer), not the C allocator's, and given back to the system once the body
+ * is collected. glibc serves a size it has freed before from its main heap, and gives back only
+ * that heap's free end: the bodies of past requests, freed together at a collection, stayed
+ * resident below whatever was allocated after them (about 70 MiB after 1,000 requests of 417 KB).
+ */
+function bodyBuffer(size: number): Buffer {
+  if (size < OWN_PAGES_BYTES) return Buffer.allocUnsafe(size);
+  return Buffer.from(new PagedArrayBuffer(size, { maxByteLength: size }), 0, size);
+}
+
+/** A body to send: a large text encoded into pages of its own (see {@link bodyBuffer}), a short one as it is. */
+export function bodyToSend(text: string): Buffer | string {
+  // A UTF-16 unit encodes to at most three bytes.
+  if (3 * text.length < OWN_PAGES_BYTES) return text;
+  const size = Buffer.byteLength(text);
+  if (size < OWN_PAGES_BYTES) return text;
+  const bytes = bodyBuffer(size);
+  bytes.write(text);
+  return bytes;
+}
+
 /**
  * The bytes of a body as they arrive, in one buffer of the size the client declared when it
  * declared one (each chunk is copied in and let go: no second copy of the whole body when it
@@ -47,8 +79,7 @@ class Gathered {
   size = 0;
 
   constructor(expected: number | undefined) {
-    if (expected !== undefined && expected > 0)
-      this.whole = Buffer.allocUnsafe(Math.min(expected, SET_ASIDE_BYTES));
+    if (expected !== undefined && expected > 0) this.whole = bodyBuffer(Math.min(expected, SET_ASIDE_BYTES));
   }
 
   /** Keeps a chunk; returns the kept bytes (the chunk itself may be reused by its reader). */
@@ -71,7 +102,10 @@ class Gathered {
 
   bytes(): Buffer {
     if (this.whole !== undefined) return this.whole.subarray(0, this.size);
-    return Buffer.concat(this.chunks, this.size);
+    const out = bodyBuffer(this.size);
+    let at = 0;
+    for (const c of this.chunks) at += c.copy(out, at);
+    return out;
   }
 }
 

@@ -77,6 +77,16 @@ describe('bodies sent as the client bytes', () => {
     expect(upstreamBytes(req, body)).toBe(body);
   });
 
+  it('any other large body is encoded into pages of its own (given back to the system when collected)', () => {
+    const req = requestWith(Buffer.from(`{"a":"${'x'.repeat(100)}"}`));
+    const body = `{"b":"${'y → 😀 '.repeat(40_000)}\ud800"}`;
+    for (const r of [req, new IncomingMessage(new Socket())]) {
+      const out = upstreamBytes(r, body) as Buffer;
+      expect(Buffer.isBuffer(out) && out.equals(Buffer.from(body))).toBe(true);
+      expect((out.buffer as ArrayBuffer & { resizable?: boolean }).resizable).toBe(true);
+    }
+  });
+
   it('bytes that are not valid UTF-8 never go in pieces: the body is encoded as written', () => {
     const bytes = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const req = requestWith(bytes);

@@ -136,6 +136,43 @@ describe('serve: a request body gathered as it arrives', () => {
   });
 });
 
+describe('serve: where a body read is held', () => {
+  /** The buffer readBody gives for a body of `size` bytes, as it gives it (not copied). */
+  async function bufferRead(size: number, declared: boolean): Promise<Buffer> {
+    let got!: (b: Buffer) => void;
+    const read = new Promise<Buffer>((resolve) => (got = resolve));
+    const server = createServer((req, res) => {
+      void readBody(req, 64 * 1024 * 1024).then((b) => (got(b), res.end('ok')));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const sent = mixedBytes(size);
+    await new Promise<void>((resolve, reject) => {
+      const headers = declared ? { 'content-length': size } : { 'transfer-encoding': 'chunked' };
+      const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', agent: false, headers }, (res) =>
+        res.resume().on('end', resolve),
+      );
+      req.on('error', reject);
+      req.end(sent);
+    });
+    const bytes = await read;
+    expect(bytes.equals(sent)).toBe(true);
+    return bytes;
+  }
+  const ownPages = (b: Buffer) => (b.buffer as ArrayBuffer & { resizable?: boolean }).resizable === true;
+
+  // Pages the engine maps for the body alone go back to the system when it is collected; the C
+  // allocator kept the freed bodies of past requests resident.
+  it.each([
+    ['with a declared length', true],
+    ['sent in chunks, with no length', false],
+  ])('a large body %s is held in pages of its own, a small one by the allocator', async (_, declared) => {
+    expect(ownPages(await bufferRead(300_000, declared))).toBe(true);
+    expect(ownPages(await bufferRead(2_000, declared))).toBe(false);
+  });
+});
+
 describe('serve: a large body parsed as it arrives', () => {
   const doc = {
     model: 'gpt-4o',

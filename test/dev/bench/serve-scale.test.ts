@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { loopScript } from '#dev/clients/tool-loop.js';
 import { startAgentUpstream, type AgentUpstream } from '#dev/fakes/agent-upstream.js';
-import { body, cell, cellReads, memorySection, MODEL, scaleSection, send } from '#dev/bench/serve-scale.js';
+import {
+  arrivals,
+  body,
+  cell,
+  cellReads,
+  memorySection,
+  MODEL,
+  scaleSection,
+  send,
+  spreadCell,
+  type SpreadRequest,
+} from '#dev/bench/serve-scale.js';
 import { startUpstreamThread } from '#dev/bench/upstream-thread.js';
 import { blockingSection } from '#dev/bench/serve-blocking.js';
 import { freeEncoders } from '#src/estimate/index.js';
@@ -24,18 +35,22 @@ afterAll(async () => {
   freeEncoders();
 });
 
+/** A fake model that keeps no bodies, as the load cells' one. */
+const lightUpstream = () =>
+  startAgentUpstream({
+    window: 'unchecked-overflow-test',
+    script: loopScript(2),
+    countUsage: false,
+    keep: false,
+  });
+
 describe('serve bench by history size', () => {
   it('a fake model started not to keep bodies answers them and keeps none (a load cell fills no heap)', async () => {
     const text = body(cellReads(10_000, 1), 'keep', 10_000, 1);
     const kept = upstream.requests.length;
     await send({ name: 'kept', url: upstream.url, headers: {} }, text);
     expect(upstream.requests.length).toBe(kept + 1);
-    const light = await startAgentUpstream({
-      window: 'unchecked-overflow-test',
-      script: loopScript(2),
-      countUsage: false,
-      keep: false,
-    });
+    const light = await lightUpstream();
     try {
       expect(await send({ name: 'light', url: light.url, headers: {} }, Buffer.from(text))).toBeGreaterThan(
         0,
@@ -73,12 +88,7 @@ describe('serve bench by history size', () => {
   });
 
   it('times each path alone, every session sending its turn to it at once, the same bodies to every path', async () => {
-    const light = await startAgentUpstream({
-      window: 'unchecked-overflow-test',
-      script: loopScript(2),
-      countUsage: false,
-      keep: false,
-    });
+    const light = await lightUpstream();
     const paths = ['a', 'b', 'c'];
     const seen: Array<{ target: string; session: number; turn: number; start: number; ms: number }> = [];
     try {
@@ -116,8 +126,62 @@ describe('serve bench by history size', () => {
     }
   });
 
+  it('sends each session its requests at seeded random times, the same times to every path, each path alone', async () => {
+    const light = await lightUpstream();
+    const paths = ['a', 'b', 'c'];
+    const [sessions, turns, rate] = [4, 3, 50];
+    const seen: SpreadRequest[] = [];
+    try {
+      const out = await spreadCell(
+        paths.map((name) => ({ name, url: light.url, headers: {} })),
+        cellReads(10_000, turns),
+        { tag: 'spread', tokens: 10_000, sessions, turns, rate },
+        (r) => seen.push(r),
+      );
+      expect(paths.map((p) => out.times.get(p)!.length)).toEqual([12, 12, 12]);
+    } finally {
+      await light.close();
+    }
+    // The times drawn: one per request of each session, increasing, spread over the sessions
+    // (each session once per pass of `sessions` arrivals), and another seed draws others.
+    const drawn = arrivals(sessions, turns, rate, 10_000 * 1_000 + sessions);
+    expect(drawn.map((d) => d.length)).toEqual([3, 3, 3, 3]);
+    for (const d of drawn) expect([...d].sort((x, y) => x - y)).toEqual(d);
+    const passes = drawn.flat().sort((x, y) => x - y);
+    for (let turn = 0; turn < turns; turn++)
+      expect(drawn.map((d) => d[turn]!).sort((x, y) => x - y)).toEqual(
+        passes.slice(turn * sessions, (turn + 1) * sessions),
+      );
+    expect(arrivals(sessions, turns, rate, 1)).not.toEqual(drawn);
+    // Every path got every request at its drawn time, the same for every path, and none went
+    // out before its time or before the session's previous answer.
+    for (const p of paths) {
+      const mine = seen.filter((r) => r.target === p);
+      for (const r of mine) {
+        expect(r.at).toBe(drawn[r.session]![r.turn - 1]);
+        expect(r.start).toBeGreaterThanOrEqual(r.at);
+        const before = mine.find((q) => q.session === r.session && q.turn === r.turn - 1);
+        if (before) expect(r.start).toBeGreaterThanOrEqual(before.start + before.ms);
+      }
+      expect(mine.map((r) => `${r.session} ${r.turn}`).sort()).toEqual(
+        drawn.flatMap((d, s) => d.map((_, t) => `${s} ${t + 1}`)).sort(),
+      );
+    }
+    // Paths alone: each path's requests end before the next path starts.
+    const spans = paths
+      .map((p) => {
+        const mine = seen.filter((r) => r.target === p);
+        return {
+          first: mine[0]!.zero,
+          last: Math.max(...mine.map((r) => r.zero + r.start + r.ms)),
+        };
+      })
+      .sort((x, y) => x.first - y.first);
+    for (let i = 1; i < spans.length; i++) expect(spans[i]!.first).toBeGreaterThanOrEqual(spans[i - 1]!.last);
+  });
+
   it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
-    const section = await scaleSection({ quick: true, corpusDir: null, log: () => {} });
+    const [section, spread] = await scaleSection({ quick: true, corpusDir: null, log: () => {} });
     expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
       ['10k', 2, 'memory', 6, 0],
       ['10k', 2, 'data-dir', 6, 0],
@@ -144,6 +208,17 @@ describe('serve bench by history size', () => {
     expect(dataDir[written]).toBeGreaterThan(0);
     expect(memory[written]).toBeLessThan(dataDir[written] as number);
     expect(section.notes?.join(' ')).toMatch(/memory \d+ MiB, data-dir \d+ MiB/);
+    // Spread arrivals: every path, each with its p99 / p50 beside the one in bursts.
+    expect(spread!.rows.map((r) => r.slice(0, 2).concat(r.slice(3, 6)))).toEqual(
+      ['direct', 'memory', 'data-dir', 'Portkey'].map((path) => ['10k', 2, path, 6, 0]),
+    );
+    const at = (name: string) => spread!.headers.indexOf(name);
+    for (const row of spread!.rows) {
+      expect(row[at('requests / s')]).toBeGreaterThan(0);
+      expect(row[at('p99 / p50')]).toBeGreaterThanOrEqual(1);
+      const burst = section.rows.find((r) => r[col('mode')] === row[at('path')]);
+      if (burst) expect(row[at('p99 / p50 in bursts')]).toBe(burst[col('p99 / p50')]);
+    }
   });
 
   it("measures the proxy's memory per session after a full collection, all open and a tenth open", async () => {
