@@ -25,18 +25,18 @@ import { pack, tarballProblems, type PackageJson } from './tarball.js';
  * checks it the way a user would meet it: (a) every exports entry imports from plain node,
  * a projection runs, the bin works; (b) a consumer type-checks under strict nodenext and
  * bundler tsconfigs; (c) an esbuild bundle of it runs; (d) publint and Are the Types Wrong
- * pass; (e) the tarball holds no tests, fixtures or dev code; (f) (a) again under Node 24
+ * pass; (e) the tarball holds no tests, fixtures or dev code; (f) (a) again under Node 22 and 24
  * (the `node` npm package); (g) each framework adapter in its own fresh project with only
- * that framework installed, running the README's example for it under Node 20 and 24; (h) the repository's
+ * that framework installed, running the README's example for it under Node 20, 22 and 24; (h) the repository's
  * adapter tests under Node 24; (i) the README's example of testing your own actors with
  * `context-compactor/testing`; (j) `compactor serve` from the installed bin relays a request to a
- * fake model and exits 0 on SIGTERM, under Node 20 and 24. Exit code 1 when any check fails.
+ * fake model and exits 0 on SIGTERM, under Node 20, 22 and 24. Exit code 1 when any check fails.
  */
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixtureDir = fileURLToPath(new URL('./app/', import.meta.url));
 const SESSION = join(repoRoot, 'examples', 'sessions', 'django__django-16560.traj.json');
 /** Node majors tested besides the running one; the `node` npm package ships each binary. */
-const OTHER_NODE_MAJORS = [24];
+const OTHER_NODE_MAJORS = [22, 24];
 
 const { values } = parseArgs({
   options: { 'no-build': { type: 'boolean' }, keep: { type: 'boolean' } },
