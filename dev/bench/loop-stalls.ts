@@ -16,11 +16,19 @@ import { createRequire } from 'node:module';
 export const STALL_PROBE = `(() => {
   const { PerformanceObserver } = require('node:perf_hooks');
   const { getHeapStatistics } = require('node:v8');
-  const probe = { gaps: [], gc: [], major: [], heapPeak: 0, last: process.hrtime.bigint() };
+  const { performance } = require('node:perf_hooks');
+  const probe = { gaps: [], gc: [], major: [], gcAt: [], heapPeak: 0, last: process.hrtime.bigint(), cpu: 0 };
+  // A collection's start is on the performance clock; this puts it on the process clock.
+  const offset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   const tick = () => {
     const now = process.hrtime.bigint();
-    if (now - probe.last > 20000000n) probe.gaps.push([Number(probe.last / 1000n), Number(now / 1000n)]);
+    // With the CPU the process used meanwhile (all threads, ms): a stretch it spent waiting for
+    // a core of a busy machine used little.
+    const cpu = process.cpuUsage();
+    const used = (cpu.user + cpu.system - probe.cpu) / 1000;
+    if (now - probe.last > 20000000n) probe.gaps.push([Number(probe.last / 1000n), Number(now / 1000n), used]);
     probe.last = now;
+    probe.cpu = cpu.user + cpu.system;
     setTimeout(tick, 5).unref();
   };
   setTimeout(tick, 5).unref();
@@ -29,6 +37,7 @@ export const STALL_PROBE = `(() => {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       probe.gc.push(e.duration);
+      probe.gcAt.push([e.startTime + offset, e.duration, e.detail?.kind ?? 0]);
       // 4: a full mark-compact of the old generation
       if (e.detail?.kind === 4) probe.major.push(e.duration);
     }
@@ -39,17 +48,21 @@ export const STALL_PROBE = `(() => {
 
 /** Forgets what the probe noted so far. */
 export const STALL_RESET =
-  '(__loopStalls.gaps = [], __loopStalls.gc = [], __loopStalls.major = [], __loopStalls.heapPeak = 0, true)';
+  '(__loopStalls.gaps = [], __loopStalls.gc = [], __loopStalls.major = [], __loopStalls.gcAt = [], __loopStalls.heapPeak = 0, true)';
 
 /** What the probe noted: the stretches without a loop turn [start, end] in µs, GC pauses in ms. */
 export const STALL_READ =
-  '({ gaps: __loopStalls.gaps, gc: __loopStalls.gc, major: __loopStalls.major, heapPeak: __loopStalls.heapPeak })';
+  '({ gaps: __loopStalls.gaps, gc: __loopStalls.gc, major: __loopStalls.major, gcAt: __loopStalls.gcAt, heapPeak: __loopStalls.heapPeak })';
 
 export interface Noted {
-  gaps: Array<[number, number]>;
+  /** [start, end] in µs, then the process's CPU ms in that stretch. */
+  gaps: Array<[number, number, number?]>;
   gc: number[];
   /** The full collections among them. */
   major: number[];
+  /** Every collection: its start in ms on the process clock (`process.hrtime`, shared by the
+   * processes of one machine), its length in ms and its kind (4: full mark-compact). */
+  gcAt: Array<[number, number, number]>;
   /** The most heap in use seen (bytes, sampled every 20 ms). */
   heapPeak: number;
 }

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { startAgentUpstream } from '../fakes/agent-upstream.js';
 import { loopScript } from '../clients/tool-loop.js';
 import { startUpstreamThread } from './upstream-thread.js';
-import { STALL_PROBE, STALL_READ, STALL_RESET, watchThisProcess, type Noted } from './loop-stalls.js';
+import {
+  STALL_PROBE,
+  STALL_READ,
+  STALL_RESET,
+  stallReport,
+  watchThisProcess,
+  type Noted,
+} from './loop-stalls.js';
 import { openInspector, type Inspector } from './process-memory.js';
 import {
   freePort,
@@ -16,7 +23,16 @@ import {
   startChild,
   stopChild,
 } from './serve-latency.js';
-import { CAPACITY, cell, cellReads, MODEL, type Target } from './serve-scale.js';
+import {
+  CAPACITY,
+  cell,
+  cellReads,
+  MODEL,
+  spreadCell,
+  spreadRate,
+  type SpreadRequest,
+  type Target,
+} from './serve-scale.js';
 
 /*
  * One cell of the bench by history size, with what each proxy spent per counted request:
@@ -30,6 +46,7 @@ import { CAPACITY, cell, cellReads, MODEL, type Target } from './serve-scale.js'
  * longest stretch without a turn of the event loop; the same for this process, which times
  * every path. PROBE_TRACE=file writes each
  * request's start and time and every stall to the file; PROBE_STREAM=1 asks for streamed answers.
+ * PROBE_SPREAD=n: the bench's spread-arrival row instead, n times (see {@link measureSpread}).
  */
 const [
   tokensArg = '10000',
@@ -130,7 +147,8 @@ try {
     url: `http://127.0.0.1:${port}/v1`,
     headers: { 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstream.url },
   });
-  await measure(gateway.child.pid);
+  if (process.env.PROBE_SPREAD) await measureSpread(Number(process.env.PROBE_SPREAD));
+  else await measure(gateway.child.pid);
 } finally {
   for (const p of proxies) await p.stop();
   if (gateway !== undefined) await stopChild(gateway.child);
@@ -270,4 +288,115 @@ async function measure(gatewayPid: number | undefined): Promise<void> {
         .join(' '),
     );
   }
+}
+
+/** ms of [from, to] inside the stretches `spans` ([start, end] in ms). */
+function overlap(from: number, to: number, spans: Array<[number, number]>): number {
+  return spans.reduce((n, [a, b]) => n + Math.max(0, Math.min(to, b) - Math.max(from, a)), 0);
+}
+
+/**
+ * The spread-arrival row of the bench (each path alone, `sessions` sessions opened at once, then
+ * `turns` requests each at seeded random times), `times` times with new sessions, after `rounds`
+ * bursts as in {@link measure} that fill the proxies with sessions and set the rate (PROBE_RATE:
+ * a rate of its own). Per path: p50, p99 and p99 / p50; per slow request (its p99 region and a
+ * few more) what the proxy's loop did meanwhile: ms in its stretches of 20 ms or more without a
+ * loop turn, in its collections (full ones apart) and in the bench process's own stalls, and how
+ * many requests of the path were in flight when it went out. PROBE_PROFILE=1: each proxy's CPU
+ * profile over the row, its samples inside the stalls that overlap its slow requests.
+ */
+async function measureSpread(times: number): Promise<void> {
+  let burst: Awaited<ReturnType<typeof cell>> | undefined;
+  for (let r = 0; r < rounds; r++) burst = await cell(targets, reads, `r${r}`, tokens, sessions, turns);
+  const rate = Number(process.env.PROBE_RATE) || spreadRate(targets, burst!);
+  for (let run = 0; run < times; run++) {
+    for (const p of proxies) await p.inspector!.evaluate(STALL_RESET);
+    bench.reset();
+    const profiling = process.env.PROBE_PROFILE === '1';
+    if (profiling) for (const p of proxies) await p.inspector!.startProfile();
+    const requests: SpreadRequest[] = [];
+    await spreadCell(targets, reads, { tag: `o${run}`, tokens, sessions, turns: 4, rate }, (q) =>
+      requests.push(q),
+    );
+    const profiles = profiling ? await Promise.all(proxies.map((p) => p.inspector!.stopProfile())) : [];
+    const notes = await Promise.all(proxies.map(readNoted));
+    const own = bench.read();
+    const ms = (gaps: Noted['gaps']) => gaps.map(([a, b]) => [a / 1000, b / 1000] as [number, number]);
+    console.log(`spread run ${run}: ${sessions} sessions, ${rate.toFixed(1)} requests/s`);
+    for (const t of targets) {
+      const mine = requests.filter((q) => q.target === t.name);
+      const l = mine.map((q) => q.ms);
+      const [p50, p99] = [percentile(l, 50), percentile(l, 99)];
+      const at = proxies.findIndex((p) => p.name === t.name);
+      const noted = at < 0 ? undefined : notes[at]!;
+      const gaps = noted === undefined ? [] : ms(noted.gaps);
+      const span = (g: [number, number, number]) => [g[0], g[0] + g[1]] as [number, number];
+      const minor = noted === undefined ? [] : noted.gcAt.filter((g) => g[2] !== 4).map(span);
+      const major = noted === undefined ? [] : noted.gcAt.filter((g) => g[2] === 4).map(span);
+      console.log(
+        `  ${t.name.padEnd(16)} n ${l.length} p50 ${p50.toFixed(1)} p99 ${p99.toFixed(1)} p99/p50 ${(p99 / p50).toFixed(2)}` +
+          (noted === undefined
+            ? ''
+            : `; ${gaps.length} stalls, longest ${Math.round(Math.max(0, ...gaps.map(([a, b]) => b - a)))} ms; ${major.length} full GCs (${Math.round(major.reduce((n, [a, b]) => n + b - a, 0))} ms), ${minor.length} others (${Math.round(minor.reduce((n, [a, b]) => n + b - a, 0))} ms)`),
+      );
+      const queued = queueModel(
+        mine.map((q) => q.at),
+        burst!.busy.get(t.name)! / burst!.times.get(t.name)!.length,
+      );
+      console.log(
+        `    one queue, same arrivals, ${queued.service.toFixed(1)} ms each (the path's time per request in bursts): ` +
+          `waits p50 ${queued.p50.toFixed(1)} p99 ${queued.p99.toFixed(1)}; the path's p99 less p50 ${(p99 - p50).toFixed(1)}`,
+      );
+      const slow = [...mine].sort((a, b) => b.ms - a.ms).slice(0, Math.ceil(l.length / 100) + 3);
+      const hit: Array<[number, number]> = [];
+      for (const q of slow) {
+        const [from, to] = [q.zero + q.start, q.zero + q.start + q.ms];
+        const inFlight = mine.filter((o) => o !== q && o.start <= q.start && o.start + o.ms > q.start).length;
+        hit.push(...gaps.filter(([a, b]) => b > from && a < to));
+        console.log(
+          `    ${q.ms.toFixed(1).padStart(7)} ms at ${Math.round(q.start)} (${inFlight} in flight): ` +
+            `proxy stalls ${Math.round(overlap(from, to, gaps))}, full GC ${Math.round(overlap(from, to, major))}, ` +
+            `other GC ${Math.round(overlap(from, to, minor))}, bench stalls ${Math.round(overlap(from, to, ms(own.gaps)))}; ` +
+            `proxy CPU in those stalls ${cpuShare(noted?.gaps.filter(([a, b]) => b / 1000 > from && a / 1000 < to) ?? [])}`,
+        );
+      }
+      if (profiling && at >= 0) {
+        const unique = [...new Map(hit.map((g) => [g[0], g])).values()].map(
+          ([a, b]) => [a * 1000, b * 1000] as [number, number],
+        );
+        const profile = profiles[at] as Parameters<typeof stallReport>[0];
+        for (const line of stallReport(profile, { ...noted!, gaps: unique })) console.log(`      ${line}`);
+        // Each stall alone: a collection's share shows apart from the requests' own work.
+        for (const gap of unique.sort((a, b) => a[0] - b[0])) {
+          const [, , , ...top] = stallReport(profile, { ...noted!, gaps: [gap] }, 4);
+          console.log(
+            `      stall at ${Math.round(gap[0] / 1000 - mine[0]!.zero)} ms, ${Math.round((gap[1] - gap[0]) / 1000)} ms: ${top.map((x) => x.trim()).join('; ')}`,
+          );
+        }
+      }
+    }
+  }
+}
+
+/**
+ * What queueing alone makes of the arrivals: one server that answers in arrival order, each
+ * request taking `service` ms, as a proxy's one event loop does its requests' work; the ms each
+ * request waits for the server.
+ */
+function queueModel(at: number[], service: number): { service: number; p50: number; p99: number } {
+  let free = 0;
+  const waits = [...at]
+    .sort((a, b) => a - b)
+    .map((a) => {
+      const start = Math.max(a, free);
+      free = start + service;
+      return start - a;
+    });
+  return { service, p50: percentile(waits, 50), p99: percentile(waits, 99) };
+}
+
+/** The CPU a process used in its stalls over their length (1: one core busy throughout). */
+function cpuShare(gaps: Noted['gaps']): string {
+  const wall = gaps.reduce((n, [a, b]) => n + (b - a) / 1000, 0);
+  return wall === 0 ? '-' : (gaps.reduce((n, g) => n + (g[2] ?? 0), 0) / wall).toFixed(2);
 }

@@ -418,6 +418,15 @@ const round = (n: number) => Math.round(n * 10) / 10;
 // requests to overlap, little enough that a path does not fall behind and queue as in a burst.
 const OPEN_LOAD = 0.65;
 
+/** Arrivals a second for {@link spreadCell}: {@link OPEN_LOAD} of the slowest proxy's throughput in `burst`. */
+export function spreadRate(
+  targets: Target[],
+  burst: { times: Map<string, number[]>; busy: Map<string, number> },
+): number {
+  const throughput = (name: string) => (burst.times.get(name)!.length / burst.busy.get(name)!) * 1000;
+  return OPEN_LOAD * Math.min(...targets.filter((t) => t.name !== 'direct').map((t) => throughput(t.name)));
+}
+
 /**
  * The rows of {@link spreadCell} at one size: arrivals at {@link OPEN_LOAD} of the requests a
  * second that the slowest path other than direct answered in the bursts of as many sessions
@@ -430,9 +439,7 @@ async function openCellRows(
   { sessions, turns }: { sessions: number; turns: number },
   burst: { times: Map<string, number[]>; busy: Map<string, number> },
 ): Promise<Array<Array<string | number>>> {
-  const throughput = (name: string) => (burst.times.get(name)!.length / burst.busy.get(name)!) * 1000;
-  const slowest = Math.min(...targets.filter((t) => t.name !== 'direct').map((t) => throughput(t.name)));
-  const rate = OPEN_LOAD * slowest;
+  const rate = spreadRate(targets, burst);
   const { times, failed } = await spreadCell(targets, reads, {
     tag: `o${tokens}`,
     tokens,
