@@ -46,6 +46,7 @@ import {
  * longest stretch without a turn of the event loop; the same for this process, which times
  * every path. PROBE_TRACE=file writes each
  * request's start and time and every stall to the file; PROBE_STREAM=1 asks for streamed answers.
+ * PROBE_OTHER_FLAGS='--flag ...': Node flags for the other checkout's proxies.
  * PROBE_SPREAD=n: the bench's spread-arrival row instead, n times (see {@link measureSpread}).
  */
 const [
@@ -115,10 +116,14 @@ try {
       const dir = mkdtempSync(join(tmpdir(), 'compactor-cell-probe-'));
       dirs.push(dir);
       const name = `${label} ${mode}`;
-      const prof =
-        profileDir === undefined
+      const prof = [
+        ...(profileDir === undefined || profileDir === '-'
           ? []
-          : ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${name.replace(' ', '-')}`];
+          : ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${name.replace(' ', '-')}`]),
+        // Node flags of the other checkout's proxies alone: the same code with other flags is a
+        // before and after of the flags (give this checkout as the other one).
+        ...(label === 'other' ? (process.env.PROBE_OTHER_FLAGS ?? '').split(' ').filter(Boolean) : []),
+      ];
       const p = await serveInspected(
         checkout!,
         [
