@@ -73,12 +73,16 @@ function copyOfCall(c: ToolCall): ToolCall {
   return out;
 }
 
-/** A JSON value with every object and array new, keys in their order (as a zod record keeps them). */
+/**
+ * A JSON value with every object and array new, keys in their order (as a zod record keeps
+ * them), an own `__proto__` key left out as zod leaves it out (assigned, it would set the
+ * copy's prototype).
+ */
 function copyOfJson<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map(copyOfJson) as T;
   const out: Record<string, unknown> = {};
-  for (const k in v) out[k] = copyOfJson(v[k]);
+  for (const k in v) if (k !== '__proto__') out[k] = copyOfJson(v[k]);
   return out as T;
 }
 

@@ -22,9 +22,10 @@ export function encodeJson(value: unknown): Json {
   if (value instanceof URL) return { [URL_TAG]: value.href };
   if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : encodeJson(v)));
   if (typeof value === 'object') {
-    const out: { [key: string]: Json } = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = encodeJson(v);
-    return out;
+    // Made from entries, not by assignment: an own `__proto__` key (JSON can hold one) stays a
+    // key instead of setting the copy's prototype.
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return Object.fromEntries(entries.map(([k, v]) => [k, encodeJson(v)])) as { [key: string]: Json };
   }
   return null;
 }
@@ -38,9 +39,7 @@ export function decodeJson(json: Json): unknown {
     return new Uint8Array(Buffer.from(json[BYTES], 'base64'));
   if (keys.length === 1 && keys[0] === URL_TAG && typeof json[URL_TAG] === 'string')
     return new URL(json[URL_TAG]);
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(json)) out[k] = decodeJson(v);
-  return out;
+  return Object.fromEntries(Object.entries(json).map(([k, v]) => [k, decodeJson(v)]));
 }
 
 /** A JSON string for tool-call input (`''` for undefined, so it decodes back to undefined). */

@@ -96,4 +96,20 @@ describe('LangChain BaseMessage converters', () => {
     const back = toBaseMessages([canonical[0], { ...canonical[1], content: '[cleared]' }]);
     expect(back[1].content).toBe('[cleared]');
   });
+
+  it('D1: tool-call arguments with an own "__proto__" key keep it as a key, both ways (the random test above once drew one)', () => {
+    // JSON.parse makes "__proto__" an own key; copied by assignment it set the copy's prototype
+    // instead, and the key was gone from the arguments sent on.
+    const args = JSON.parse('{"__proto__": {"admin": true}, "path": "a.ts"}') as Record<string, unknown>;
+    const canonical = fromBaseMessages([
+      new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read', args, type: 'tool_call' }] }),
+    ]);
+    expect(JSON.parse(canonical[0].toolCalls![0]!.arguments)).toEqual(args);
+    expect(canonical[0].toolCalls![0]!.arguments).toBe('{"__proto__":{"admin":true},"path":"a.ts"}');
+    const back = toBaseMessages(canonical)[0] as AIMessage;
+    const backArgs = back.tool_calls![0]!.args;
+    expect(Object.getPrototypeOf(backArgs)).toBe(Object.prototype);
+    expect((backArgs as { admin?: unknown }).admin).toBeUndefined();
+    expect(JSON.stringify(backArgs)).toBe('{"__proto__":{"admin":true},"path":"a.ts"}');
+  });
 });
