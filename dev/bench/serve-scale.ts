@@ -245,12 +245,8 @@ export async function cell(
   const bytes = counted.reduce((n, b) => n + b.length, 0) / counted.length;
   const order = prng(tokens * 1_000 + sessions);
   const one = async (t: Target, s: number, turn: number) => {
-    // A failed request is counted in its row, and the run goes on.
     const start = nowMs();
-    const ms = await send(t, bodies[s]![turn]!).catch(() => {
-      failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
-      return undefined;
-    });
+    const ms = await sendCounting(t, bodies[s]![turn]!, failed);
     if (turn > 0 && ms !== undefined) {
       times.get(t.name)!.push(ms);
       trace?.({ target: t.name, session: s, turn, start, ms });
@@ -270,6 +266,16 @@ export async function cell(
   }
   return { times, floor, failed, bytes, busy };
 }
+
+/** Sends a body; a failed request is counted by its path in `failed` (undefined), and the run goes on. */
+const sendCounting = (t: Target, body: Buffer, failed: Map<string, number>): Promise<number | undefined> =>
+  send(t, body).catch(() => {
+    failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
+    return undefined;
+  });
+
+/** A list's p99 over its p50, to three decimals. */
+const tailOf = (list: number[]) => Math.round((percentile(list, 99) / percentile(list, 50)) * 1000) / 1000;
 
 /**
  * Every body of a cell, made and encoded before it starts: made on the loop that times the
@@ -342,11 +348,7 @@ export async function spreadCell(
   const bodies = cellBodies(reads, tag, tokens, sessions, turns);
   const seed = tokens * 1_000 + sessions;
   const schedule = arrivals(sessions, turns, rate, seed);
-  const one = async (t: Target, s: number, turn: number) =>
-    send(t, bodies[s]![turn]!).catch(() => {
-      failed.set(t.name, (failed.get(t.name) ?? 0) + 1);
-      return undefined;
-    });
+  const one = (t: Target, s: number, turn: number) => sendCounting(t, bodies[s]![turn]!, failed);
   for (const t of shuffled(targets, prng(seed + 1))) {
     // Opened right before the path's own turns: opened earlier, the work a proxy defers after
     // opening (a data-dir's writes) would land on whichever path runs next.
@@ -447,7 +449,6 @@ async function openCellRows(
     turns,
     rate,
   });
-  const tail = (list: number[]) => round((percentile(list, 99) / percentile(list, 50)) * 100) / 100;
   return targets.map(({ name }) => [
     `${tokens / 1000}k`,
     sessions,
@@ -457,8 +458,8 @@ async function openCellRows(
     failed.get(name) ?? 0,
     round(percentile(times.get(name)!, 50)),
     round(percentile(times.get(name)!, 99)),
-    tail(times.get(name)!),
-    tail(burst.times.get(name)!),
+    tailOf(times.get(name)!),
+    tailOf(burst.times.get(name)!),
   ]);
 }
 
@@ -498,10 +499,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
           times.has(name) ? round(percentile(times.get(name)!, p) - percentile(direct, p)) : 'n/a';
         // A path's own tail over its own median: comparable between paths where "added p99" is
         // not (on a busy machine direct's p99 can be larger than a proxy's).
-        const spread = (name: string) =>
-          times.has(name)
-            ? round((percentile(times.get(name)!, 99) / percentile(times.get(name)!, 50)) * 100) / 100
-            : 'n/a';
+        const spread = (name: string) => (times.has(name) ? tailOf(times.get(name)!) : 'n/a');
         const requests = sessions * turns * rounds;
         const perRequest = written.map((w) => round(w / requests / 1024));
         for (const [m, mode] of ['memory', 'data-dir'].entries())

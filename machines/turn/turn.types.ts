@@ -275,9 +275,9 @@ export interface TurnGiven {
 }
 
 /**
- * The turn's context: refs, numbers and bounded records. XState copies it key by key at every assign, and V8 keeps an object
- * built that way fast only while it has fewer than 20 keys (past that each copy costs about
- * 20 times more): what the turn is given stays under one key, `given`.
+ * The turn's context: refs, numbers and bounded records. XState copies it key by key at every
+ * assign, and V8 keeps an object built that way fast only while it has fewer than 20 keys (past
+ * that each copy costs about 20 times more): what the turn is given stays under one key, `given`.
  */
 export interface TurnContext {
   given: TurnGiven;

@@ -77,7 +77,7 @@ describe('bodies sent as the client bytes', () => {
     expect(upstreamBytes(req, body)).toBe(body);
   });
 
-  it('any other large body is encoded into pages of its own (given back to the system when collected)', () => {
+  it('D2: any other large body is encoded, byte for byte, into pages of its own (given back to the system when collected)', () => {
     const req = requestWith(Buffer.from(`{"a":"${'x'.repeat(100)}"}`));
     const body = `{"b":"${'y → 😀 '.repeat(40_000)}\ud800"}`;
     for (const r of [req, new IncomingMessage(new Socket())]) {
