@@ -17,7 +17,17 @@ export const STALL_PROBE = `(() => {
   const { PerformanceObserver } = require('node:perf_hooks');
   const { getHeapStatistics } = require('node:v8');
   const { performance } = require('node:perf_hooks');
-  const probe = { gaps: [], gc: [], major: [], gcAt: [], heapPeak: 0, last: process.hrtime.bigint(), cpu: 0 };
+  const { readFileSync } = require('node:fs');
+  const probe = { gaps: [], gc: [], major: [], gcAt: [], heapPeak: 0, last: process.hrtime.bigint(), cpu: 0, ran: 0, waited: 0 };
+  // The main thread's time on a core and waiting for one (ns, Linux): a stall the thread spent
+  // waiting for a core is the machine's, not the loop's work.
+  const sched = () => {
+    try {
+      return readFileSync('/proc/self/task/' + process.pid + '/schedstat', 'utf8').split(' ').map(Number);
+    } catch {
+      return [NaN, NaN];
+    }
+  };
   // A collection's start is on the performance clock; this puts it on the process clock.
   const offset = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   const tick = () => {
@@ -26,9 +36,13 @@ export const STALL_PROBE = `(() => {
     // a core of a busy machine used little.
     const cpu = process.cpuUsage();
     const used = (cpu.user + cpu.system - probe.cpu) / 1000;
-    if (now - probe.last > 20000000n) probe.gaps.push([Number(probe.last / 1000n), Number(now / 1000n), used]);
+    const [ran, waited] = sched();
+    if (now - probe.last > 20000000n)
+      probe.gaps.push([Number(probe.last / 1000n), Number(now / 1000n), used, (ran - probe.ran) / 1e6, (waited - probe.waited) / 1e6]);
     probe.last = now;
     probe.cpu = cpu.user + cpu.system;
+    probe.ran = ran;
+    probe.waited = waited;
     setTimeout(tick, 5).unref();
   };
   setTimeout(tick, 5).unref();
@@ -55,8 +69,11 @@ export const STALL_READ =
   '({ gaps: __loopStalls.gaps, gc: __loopStalls.gc, major: __loopStalls.major, gcAt: __loopStalls.gcAt, heapPeak: __loopStalls.heapPeak })';
 
 export interface Noted {
-  /** [start, end] in µs, then the process's CPU ms in that stretch. */
-  gaps: Array<[number, number, number?]>;
+  /**
+   * [start, end] in µs, then the process's CPU ms in that stretch (all threads), and the ms its
+   * main thread ran and waited for a core meanwhile (NaN where /proc does not tell).
+   */
+  gaps: Array<[number, number, number?, number?, number?]>;
   gc: number[];
   /** The full collections among them. */
   major: number[];

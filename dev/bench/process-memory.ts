@@ -41,6 +41,8 @@ export interface Inspector {
   memoryAfterCollection(pid: number | undefined): Promise<ProcessMemory>;
   /** The value of an expression evaluated in the process (one that JSON can carry). */
   evaluate(expression: string): Promise<unknown>;
+  /** Calls an inspector method: its result. */
+  post(method: string, params?: object): Promise<unknown>;
   /** Starts the process's CPU profiler (one sample a millisecond). */
   startProfile(): Promise<void>;
   /** Stops it: the profile, as a .cpuprofile file holds it. */
@@ -77,6 +79,7 @@ export async function openInspector(url: string): Promise<Inspector> {
   };
   return {
     evaluate,
+    post: async (method, params) => (await call(method, params)).result,
     async startProfile() {
       await call('Profiler.enable');
       await call('Profiler.setSamplingInterval', { interval: 1_000 });

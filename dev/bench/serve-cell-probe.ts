@@ -47,7 +47,10 @@ import {
  * every path. PROBE_TRACE=file writes each
  * request's start and time and every stall to the file; PROBE_STREAM=1 asks for streamed answers.
  * PROBE_OTHER_FLAGS='--flag ...': Node flags for the other checkout's proxies.
- * PROBE_SPREAD=n: the bench's spread-arrival row instead, n times (see {@link measureSpread}).
+ * PROBE_SPREAD=n: the bench's spread-arrival row instead, n times (see {@link measureSpread});
+ * with PROBE_TRACE=prefix each of its runs goes to prefix.<run> (every request, each proxy's
+ * stalls and collections, and its CPU profile with PROBE_PROFILE=1). PROBE_NODE_FLAGS='--flag ...':
+ * Node flags for every proxy (`--trace-gc`, whose lines PROBE_CHILD_LOG=prefix keeps in prefix.<pid>).
  */
 const [
   tokensArg = '10000',
@@ -123,6 +126,8 @@ try {
         // Node flags of the other checkout's proxies alone: the same code with other flags is a
         // before and after of the flags (give this checkout as the other one).
         ...(label === 'other' ? (process.env.PROBE_OTHER_FLAGS ?? '').split(' ').filter(Boolean) : []),
+        // Node flags of every proxy (e.g. --trace-gc, its lines kept with PROBE_CHILD_LOG).
+        ...(process.env.PROBE_NODE_FLAGS ?? '').split(' ').filter(Boolean),
       ];
       const p = await serveInspected(
         checkout!,
@@ -326,6 +331,11 @@ async function measureSpread(times: number): Promise<void> {
     const profiles = profiling ? await Promise.all(proxies.map((p) => p.inspector!.stopProfile())) : [];
     const notes = await Promise.all(proxies.map(readNoted));
     const own = bench.read();
+    if (process.env.PROBE_TRACE)
+      writeFileSync(
+        `${process.env.PROBE_TRACE}.${run}`,
+        JSON.stringify({ requests, notes, names: proxies.map((p) => p.name), profiles }),
+      );
     const ms = (gaps: Noted['gaps']) => gaps.map(([a, b]) => [a / 1000, b / 1000] as [number, number]);
     console.log(`spread run ${run}: ${sessions} sessions, ${rate.toFixed(1)} requests/s`);
     for (const t of targets) {
@@ -356,13 +366,14 @@ async function measureSpread(times: number): Promise<void> {
       const hit: Array<[number, number]> = [];
       for (const q of slow) {
         const [from, to] = [q.zero + q.start, q.zero + q.start + q.ms];
+        const during = noted?.gaps.filter(([a, b]) => b / 1000 > from && a / 1000 < to) ?? [];
         const inFlight = mine.filter((o) => o !== q && o.start <= q.start && o.start + o.ms > q.start).length;
         hit.push(...gaps.filter(([a, b]) => b > from && a < to));
         console.log(
           `    ${q.ms.toFixed(1).padStart(7)} ms at ${Math.round(q.start)} (${inFlight} in flight): ` +
             `proxy stalls ${Math.round(overlap(from, to, gaps))}, full GC ${Math.round(overlap(from, to, major))}, ` +
             `other GC ${Math.round(overlap(from, to, minor))}, bench stalls ${Math.round(overlap(from, to, ms(own.gaps)))}; ` +
-            `proxy CPU in those stalls ${cpuShare(noted?.gaps.filter(([a, b]) => b / 1000 > from && a / 1000 < to) ?? [])}`,
+            `proxy CPU in those stalls ${cpuShare(during)}${mainThreadShare(during)}`,
         );
       }
       if (profiling && at >= 0) {
@@ -398,6 +409,17 @@ function queueModel(at: number[], service: number): { service: number; p50: numb
       return start - a;
     });
   return { service, p50: percentile(waits, 50), p99: percentile(waits, 99) };
+}
+
+/**
+ * What the proxy's main thread did in stalls: ms it ran, and ms it was ready to run but waited
+ * for a core (the machine's share: other processes, or the proxy's own collector threads).
+ */
+function mainThreadShare(gaps: Noted['gaps']): string {
+  const sum = (i: 3 | 4) => gaps.reduce((n, g) => n + (g[i] ?? NaN), 0);
+  return gaps.length === 0 || Number.isNaN(sum(3))
+    ? ''
+    : `, its main thread ran ${Math.round(sum(3))} ms and waited for a core ${Math.round(sum(4))} ms`;
 }
 
 /** The CPU a process used in its stalls over their length (1: one core busy throughout). */

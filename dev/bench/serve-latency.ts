@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { runHttpLoop, type HttpLoopResult } from '../clients/http-loop.js';
@@ -56,7 +56,10 @@ export function startChild(
     // Once ready, the child's output is only drained: a proxy that logs every request must
     // never wait on a full pipe because the bench held its output (its writes to a pipe block).
     let started = false;
+    // PROBE_CHILD_LOG=prefix: all of a child's output goes on to prefix.<pid> too (--trace-gc's).
+    const log = process.env.PROBE_CHILD_LOG;
     const onData = (c: Buffer) => {
+      if (log) appendFileSync(`${log}.${child.pid}`, c);
       if (started) return;
       out += c.toString('utf8');
       const m = out.match(ready);
