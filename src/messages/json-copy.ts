@@ -22,7 +22,11 @@ export function copyOfJson<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map(copyOfJson) as T;
   const out: Record<string, unknown> = {};
-  for (const k in v) put(out, k, copyOfJson(v[k]));
+  // The check written out here rather than through `put`: this copy is on every turn's path.
+  for (const k in v) {
+    if (k === '__proto__') put(out, k, copyOfJson(v[k]));
+    else out[k] = copyOfJson(v[k]);
+  }
   return out as T;
 }
 
