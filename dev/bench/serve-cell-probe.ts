@@ -28,6 +28,7 @@ import {
   cell,
   cellReads,
   MODEL,
+  queueModel,
   spreadCell,
   spreadRate,
   type SpreadRequest,
@@ -392,23 +393,6 @@ async function measureSpread(times: number): Promise<void> {
       }
     }
   }
-}
-
-/**
- * What queueing alone makes of the arrivals: one server that answers in arrival order, each
- * request taking `service` ms, as a proxy's one event loop does its requests' work; the ms each
- * request waits for the server.
- */
-function queueModel(at: number[], service: number): { service: number; p50: number; p99: number } {
-  let free = 0;
-  const waits = [...at]
-    .sort((a, b) => a - b)
-    .map((a) => {
-      const start = Math.max(a, free);
-      free = start + service;
-      return start - a;
-    });
-  return { service, p50: percentile(waits, 50), p99: percentile(waits, 99) };
 }
 
 /**

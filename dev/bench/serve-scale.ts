@@ -442,13 +442,20 @@ async function openCellRows(
   burst: { times: Map<string, number[]>; busy: Map<string, number> },
 ): Promise<Array<Array<string | number>>> {
   const rate = spreadRate(targets, burst);
-  const { times, failed } = await spreadCell(targets, reads, {
-    tag: `o${tokens}`,
-    tokens,
-    sessions,
-    turns,
-    rate,
-  });
+  const due = new Map(targets.map((t) => [t.name, [] as number[]]));
+  const { times, failed } = await spreadCell(
+    targets,
+    reads,
+    { tag: `o${tokens}`, tokens, sessions, turns, rate },
+    (q) => due.get(q.target)!.push(q.at),
+  );
+  const queued = (name: string) => {
+    const { service, p50, p99 } = queueModel(
+      due.get(name)!,
+      burst.busy.get(name)! / burst.times.get(name)!.length,
+    );
+    return Math.round(((service + p99) / (service + p50)) * 100) / 100;
+  };
   return targets.map(({ name }) => [
     `${tokens / 1000}k`,
     sessions,
@@ -459,8 +466,29 @@ async function openCellRows(
     round(percentile(times.get(name)!, 50)),
     round(percentile(times.get(name)!, 99)),
     tailOf(times.get(name)!),
+    queued(name),
     tailOf(burst.times.get(name)!),
   ]);
+}
+
+/**
+ * What queueing alone makes of arrivals due at `at` (ms): one server that answers in arrival
+ * order, each request taking `service` ms, as a proxy's one event loop does its requests' work;
+ * the ms each request waits for the server.
+ */
+export function queueModel(
+  at: readonly number[],
+  service: number,
+): { service: number; p50: number; p99: number } {
+  let free = 0;
+  const waits = [...at]
+    .sort((a, b) => a - b)
+    .map((a) => {
+      const start = Math.max(a, free);
+      free = start + service;
+      return start - a;
+    });
+  return { service, p50: percentile(waits, 50), p99: percentile(waits, 99) };
 }
 
 /** Added p50 and p99 by size, sessions at once and mode, beside Portkey and the parse floor. */
@@ -594,11 +622,13 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
       'p50',
       'p99',
       'p99 / p50',
+      'one queue p99 / p50',
       'p99 / p50 in bursts',
     ],
     rows: openRows,
     notes: [
       `New sessions at each size; each path alone: the ${open.sessions} sessions open on it at once (not counted), then send it ${open.turns} requests each at the same seeded random times for every path: one stream of arrivals with exponential gaps, at ${OPEN_LOAD * 100} % of the requests a second that the slowest path other than direct answered in the bursts of ${open.sessions} sessions at that size (requests / s), each session sending its next request once its time has come and its previous one is answered. In a burst every request waits behind the others alike, so a stall of the proxy moves p50 with p99; here requests overlap less, and one that meets a stall shows in the tail. p50, p99: ms from sending a request to its whole answer; p99 / p50 in bursts: the same path's in the table above.`,
+      'One queue p99 / p50: what queueing alone makes of the same arrivals: one server answering in arrival order, each request taking the time per request the path took in those bursts (its time for all of them over their number). Random arrivals bunch, so even such a server waits; a path well above this has stalls of its own (or, with a p50 of about a millisecond as direct has, the jitter of timers and sockets).',
     ],
   };
   return [bySize, spread];

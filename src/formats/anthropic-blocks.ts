@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import type { Content, ContentPart, Json, Message, ToolCall } from '../messages/message.js';
+import {
+  RecordSchema,
+  type Content,
+  type ContentPart,
+  type Json,
+  type Message,
+  type ToolCall,
+} from '../messages/message.js';
 import { inputError, validate } from './input-error.js';
 
 /**
@@ -12,7 +19,7 @@ const ToolUseSchema = z.looseObject({
   type: z.literal('tool_use'),
   id: z.string(),
   name: z.string(),
-  input: z.record(z.string(), z.unknown()),
+  input: RecordSchema,
 });
 const ToolResultSchema = z.looseObject({
   type: z.literal('tool_result'),

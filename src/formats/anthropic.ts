@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { put } from '../messages/json-copy.js';
 import type { Json, Message } from '../messages/message.js';
 import {
   assistantFromContent,
@@ -147,7 +148,7 @@ export function exportAnthropic(messages: readonly Message[], meta?: Record<stri
         ordered.system = value;
         placed = true;
       }
-      if (key !== 'system') ordered[key] = v;
+      if (key !== 'system') put(ordered, key, v);
     }
     if (!placed) ordered.system = value;
     return writeDocument(exportAnthropicItems(rest), 'messages', 'object', ordered);

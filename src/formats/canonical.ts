@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HistorySchema, JsonSchema, type Message } from '../messages/message.js';
+import { HistorySchema, JsonObjectSchema, type Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
 import { isObj } from './detect.js';
@@ -19,7 +19,7 @@ export const CanonicalDocSchema = z.object({
   format: z.literal(CANONICAL_FORMAT),
   version: z.literal(CANONICAL_VERSION),
   id: z.string().optional(),
-  meta: z.record(z.string(), JsonSchema).optional(),
+  meta: JsonObjectSchema.optional(),
   messages: HistorySchema,
 });
 

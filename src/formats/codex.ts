@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, Message } from '../messages/message.js';
+import { RecordSchema, type Json, type Message } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
 import { itemsToGroups } from './openai-responses.js';
@@ -10,7 +10,7 @@ import type { ImportResult, SessionFormat } from './types.js';
 const LineSchema = z.looseObject({
   timestamp: z.string().optional(),
   type: z.string(),
-  payload: z.record(z.string(), z.unknown()),
+  payload: RecordSchema,
 });
 
 interface PendingItem {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, Message } from '../messages/message.js';
+import { RecordSchema, type Json, type Message } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines } from './json-text.js';
 import { isObj } from './detect.js';
@@ -18,7 +18,7 @@ const EventSchema = z.discriminatedUnion('type', [
     type: z.literal('tool_use'),
     tool_name: z.string(),
     tool_id: z.string(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
+    parameters: RecordSchema.optional(),
   }),
   z.looseObject({
     type: z.literal('tool_result'),

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { textOf, type ContentPart, type Json, type Message, type ToolCall } from '../messages/message.js';
+import {
+  RecordSchema,
+  textOf,
+  type ContentPart,
+  type Json,
+  type Message,
+  type ToolCall,
+} from '../messages/message.js';
 import { OPAQUE_SENT } from '../estimate/estimator.js';
 import { validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
@@ -19,12 +26,12 @@ import type { ImportedSession } from './types.js';
 const FunctionCall = z.looseObject({
   name: z.string().min(1),
   id: z.string().optional(),
-  args: z.record(z.string(), z.unknown()).optional(),
+  args: RecordSchema.optional(),
 });
 const FunctionResponse = z.looseObject({
   name: z.string().min(1),
   id: z.string().optional(),
-  response: z.record(z.string(), z.unknown()).optional(),
+  response: RecordSchema.optional(),
 });
 const Part = z.looseObject({
   text: z.string().optional(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Message } from '../messages/message.js';
+import { RecordSchema, type Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
 import { sessionIdFrom } from './swe-agent.js';
@@ -10,7 +10,7 @@ import type { ImportResult, SessionFormat } from './types.js';
 const MiniTrajSchema = z.looseObject({
   trajectory_format: z.string().optional(),
   instance_id: z.string().optional(),
-  info: z.record(z.string(), z.unknown()).optional(),
+  info: RecordSchema.optional(),
   messages: z.array(
     z.looseObject({
       role: z.enum(['system', 'user', 'assistant', 'tool']),

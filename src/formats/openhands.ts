@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Json, Message, ToolCall } from '../messages/message.js';
+import { RecordSchema, type Json, type Message, type ToolCall } from '../messages/message.js';
 import { inputError, placeOf, validate } from './input-error.js';
 import { parseJsonLines, type JsonLine } from './json-text.js';
 import { isObj } from './detect.js';
@@ -9,8 +9,8 @@ import type { ImportedSession, ImportResult, SessionFormat } from './types.js';
 const LineSchema = z.looseObject({
   instance_id: z.string().optional(),
   issue: z.looseObject({ owner: z.unknown(), repo: z.unknown(), number: z.unknown() }).optional(),
-  history: z.array(z.record(z.string(), z.unknown())),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
+  history: z.array(RecordSchema),
+  metadata: RecordSchema.nullish(),
 });
 const EventSchema = z.looseObject({
   id: z.number().optional(),
@@ -20,12 +20,12 @@ const EventSchema = z.looseObject({
   cause: z.number().nullish(),
   content: z.string().nullish(),
   message: z.string().nullish(),
-  args: z.record(z.string(), z.unknown()).optional(),
+  args: RecordSchema.optional(),
   tool_call_metadata: z
     .looseObject({
       function_name: z.string(),
       tool_call_id: z.string(),
-      model_response: z.record(z.string(), z.unknown()).optional(),
+      model_response: RecordSchema.optional(),
     })
     .nullish(),
 });

@@ -1,3 +1,4 @@
+import { put } from '../messages/json-copy.js';
 import type { Json } from '../messages/message.js';
 import { stringifyWithRawNumbers, withRawNumbers } from './raw-numbers.js';
 
@@ -40,7 +41,7 @@ export function writeDocument(
     if (k === listKey) {
       doc[k] = items;
       placed = true;
-    } else doc[k] = v;
+    } else put(doc, k, v);
   }
   if (!placed) doc[listKey] = items;
   return `${json(doc, 2)}\n`;
@@ -50,6 +51,6 @@ export function writeDocument(
 export function envelopeOf(doc: Record<string, unknown>, listKey: string): Record<string, Json> {
   const env: Record<string, Json> = {};
   const exact = withRawNumbers(doc); // round trips: `"temperature": 1.0` stays 1.0
-  for (const [k, v] of Object.entries(exact)) env[k] = k === listKey ? null : (v as Json);
+  for (const [k, v] of Object.entries(exact)) put(env, k, k === listKey ? null : (v as Json));
   return env;
 }

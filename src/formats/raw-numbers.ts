@@ -1,4 +1,5 @@
 import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
+import { put } from '../messages/json-copy.js';
 import type { Json } from '../messages/message.js';
 import { jsonStringEnd } from '../core/text.js';
 
@@ -146,7 +147,7 @@ function restoreOne(v: unknown, path: ReadonlyArray<string | number>, text: stri
   const next = restoreOne(child, rest, text);
   if (next === child) return v;
   const copy = (Array.isArray(v) ? [...v] : { ...v }) as Record<string | number, unknown>;
-  copy[key] = next;
+  put(copy, String(key), next);
   return copy;
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { put } from '../messages/json-copy.js';
 import type { Json, Message } from '../messages/message.js';
 
 /**
@@ -28,6 +29,11 @@ function isObject(v: unknown): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/*
+ * Keys are looked up and written as own keys: an original may hold a key named `__proto__`
+ * (JSON can), which `in` finds on every object and an assignment would make the prototype.
+ */
+
 /** Deep JSON equality (key order ignored). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -42,7 +48,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     for (const k in a) {
       if (!Object.hasOwn(a, k) || a[k] === undefined) continue;
       n++;
-      if (!(k in b) || !jsonEqual(a[k], b[k])) return false;
+      if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
     }
     return n === definedKeyCount(b);
   }
@@ -63,14 +69,14 @@ export function diff(original: Json, built: Json | undefined): Patch | undefined
     const p: { set?: Record<string, Json>; del?: string[]; sub?: Record<string, Patch> } = {};
     for (const [k, v] of Object.entries(original)) {
       if (v === undefined) continue;
-      if (!(k in built) || built[k] === undefined) (p.set ??= {})[k] = v;
+      if (!Object.hasOwn(built, k) || built[k] === undefined) put((p.set ??= {}), k, v);
       else {
         const d = diff(v, built[k]);
-        if (d) (p.sub ??= {})[k] = d;
+        if (d) put((p.sub ??= {}), k, d);
       }
     }
     for (const k of Object.keys(built))
-      if (built[k] !== undefined && !(k in original)) (p.del ??= []).push(k);
+      if (built[k] !== undefined && !Object.hasOwn(original, k)) (p.del ??= []).push(k);
     return p;
   }
   if (Array.isArray(original) && Array.isArray(built) && original.length === built.length) {
@@ -96,7 +102,8 @@ export function applyPatch(built: Json, patch: Patch): Json {
   if (!isObject(built)) return built;
   const out: Record<string, Json> = { ...built };
   for (const k of patch.del ?? []) delete out[k];
-  for (const [k, p] of Object.entries(patch.sub ?? {})) if (k in out) out[k] = applyPatch(out[k], p);
+  for (const [k, p] of Object.entries(patch.sub ?? {}))
+    if (Object.hasOwn(out, k)) put(out, k, applyPatch(out[k], p));
   return { ...out, ...(patch.set ?? {}) };
 }
 
@@ -111,7 +118,7 @@ export function applyExtrasOnly(built: Json[], patch: Patch): Json[] {
     const p = items[String(i)];
     if (!p || 'replace' in p || !p.set || !isObject(item)) return item;
     const set: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(p.set)) if (!(k in item)) set[k] = v;
+    for (const [k, v] of Object.entries(p.set)) if (!Object.hasOwn(item, k)) put(set, k, v);
     return { ...item, ...set };
   });
 }

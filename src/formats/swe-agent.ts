@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Content, Json, Message } from '../messages/message.js';
+import { RecordSchema, type Content, type Json, type Message } from '../messages/message.js';
 import { placeOf, validate } from './input-error.js';
 import { parseJson, type SessionText } from './json-text.js';
 import { isObj } from './detect.js';
@@ -16,7 +16,7 @@ const HistoryEntrySchema = z.looseObject({
         id: z.string(),
         function: z.looseObject({
           name: z.string(),
-          arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+          arguments: z.union([z.string(), RecordSchema]),
         }),
       }),
     )
@@ -26,7 +26,7 @@ const HistoryEntrySchema = z.looseObject({
 const TrajSchema = z.looseObject({
   history: z.array(HistoryEntrySchema),
   trajectory: z.array(z.unknown()).optional(),
-  info: z.record(z.string(), z.unknown()).optional(),
+  info: RecordSchema.optional(),
   environment: z.unknown().optional(),
 });
 

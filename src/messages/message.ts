@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkedCopyOfJson, checkedCopyOfObject, checkedCopyOfRecord, type NotJson } from './json-copy.js';
 
 /**
  * The canonical message model. Every importer produces it, every exporter
@@ -8,16 +9,34 @@ import { z } from 'zod';
 
 /** Any JSON value, kept verbatim (opaque provider items, unknown fields). */
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-export const JsonSchema: z.ZodType<Json> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(JsonSchema),
-    z.record(z.string(), JsonSchema),
-  ]),
-);
+
+/**
+ * A check that copies: `copy` gives the value's copy, or undefined with what is wrong (the
+ * first bad part, its path below the value) as one issue. A check rather than a transform, so
+ * a JSON Schema can still be made of the message schema (a transform cannot be written as one).
+ */
+function copyingSchema<T>(copy: (v: unknown, bad: NotJson) => T | undefined): z.ZodType<T> {
+  const schema = z.unknown().check((ctx) => {
+    const bad: NotJson = { path: [], message: '' };
+    const out = copy(ctx.value, bad);
+    if (out !== undefined) ctx.value = out;
+    else ctx.issues.push({ code: 'custom', message: bad.message, path: bad.path, input: ctx.value });
+  });
+  return schema as z.ZodType<unknown> as z.ZodType<T>;
+}
+
+/**
+ * Any JSON value, copied with its keys in their order, a key named `__proto__` kept as a key
+ * (a zod record leaves it out).
+ */
+export const JsonSchema: z.ZodType<Json> = copyingSchema(checkedCopyOfJson);
+/** A JSON object (`{…}`), copied as {@link JsonSchema} copies. */
+export const JsonObjectSchema: z.ZodType<{ [key: string]: Json }> = copyingSchema(checkedCopyOfObject);
+/**
+ * An object whose values are checked elsewhere (a provider item's fields): a new object with its
+ * keys, a key named `__proto__` kept, the values as they are.
+ */
+export const RecordSchema: z.ZodType<Record<string, unknown>> = copyingSchema(checkedCopyOfRecord);
 
 /** Validates a message role. */
 export const RoleSchema = z.enum(['system', 'user', 'assistant', 'tool']);
@@ -84,7 +103,7 @@ export const MessageSchema = z.object({
   /** Opaque provider items kept verbatim (thinking, redacted_thinking, compaction, encrypted reasoning). */
   reasoningDetails: z.array(JsonSchema).optional(),
   /** Free-form per-message metadata (source format ids, timestamps, sidechain flags …). */
-  metadata: z.record(z.string(), JsonSchema).optional(),
+  metadata: JsonObjectSchema.optional(),
 });
 /** One canonical message: role, content, and tool calls or the call id a tool result answers. */
 export type Message = z.infer<typeof MessageSchema>;

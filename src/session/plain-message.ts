@@ -1,3 +1,4 @@
+import { copyOfJson } from '../messages/json-copy.js';
 import { MessageSchema, type Message, type ToolCall } from '../messages/message.js';
 import { parseOrThrow } from './options.js';
 
@@ -73,19 +74,6 @@ function copyOfCall(c: ToolCall): ToolCall {
   return out;
 }
 
-/**
- * A JSON value with every object and array new, keys in their order (as a zod record keeps
- * them), an own `__proto__` key left out as zod leaves it out (assigned, it would set the
- * copy's prototype).
- */
-function copyOfJson<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(copyOfJson) as T;
-  const out: Record<string, unknown> = {};
-  for (const k in v) if (k !== '__proto__') out[k] = copyOfJson(v[k]);
-  return out as T;
-}
-
 /** A string, or an array of text parts with exactly `type` and `text` (other parts: the schema decides). */
 function isPlainContent(c: unknown): boolean {
   if (typeof c === 'string') return true;
@@ -117,7 +105,7 @@ function isJson(v: unknown, depth = 0): boolean {
 const MAX_DEPTH = 64;
 
 function isJsonObject(o: Record<string, unknown>, depth = 0): boolean {
-  for (const k in o) if (k === '__proto__' || !isJson(o[k], depth)) return false;
+  for (const k in o) if (!isJson(o[k], depth)) return false;
   return true;
 }
 

@@ -8,6 +8,7 @@ import {
   cellReads,
   memorySection,
   MODEL,
+  queueModel,
   scaleSection,
   send,
   spreadCell,
@@ -180,6 +181,13 @@ describe('serve bench by history size', () => {
     for (let i = 1; i < spans.length; i++) expect(spans[i]!.first).toBeGreaterThanOrEqual(spans[i - 1]!.last);
   });
 
+  it('models one queue over the arrivals: each waits for the ones before it, in arrival order', () => {
+    // Three due at once and one later, 5 ms each: the second and third wait behind the first, the
+    // fourth behind the third though it came 10 ms after them.
+    expect(queueModel([10, 0, 0, 0], 5)).toEqual({ service: 5, p50: 5, p99: 10 });
+    expect(queueModel([0, 20, 40], 5)).toEqual({ service: 5, p50: 0, p99: 0 });
+  });
+
   it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
     const [section, spread] = await scaleSection({ quick: true, corpusDir: null, log: () => {} });
     expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
@@ -216,6 +224,7 @@ describe('serve bench by history size', () => {
     for (const row of spread!.rows) {
       expect(row[at('requests / s')]).toBeGreaterThan(0);
       expect(row[at('p99 / p50')]).toBeGreaterThanOrEqual(1);
+      expect(row[at('one queue p99 / p50')]).toBeGreaterThanOrEqual(1);
       const burst = section.rows.find((r) => r[col('mode')] === row[at('path')]);
       if (burst) expect(row[at('p99 / p50 in bursts')]).toBe(burst[col('p99 / p50')]);
     }

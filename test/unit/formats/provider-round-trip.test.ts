@@ -44,6 +44,31 @@ describe('provider round trips (D2)', () => {
   it.each([
     [
       'openai-chat',
+      'list',
+      '[{"role":"user","content":"hi","__proto__":{"x":1}},{"role":"assistant","content":"ok","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{\\"__proto__\\":1}"},"__proto__":[1]}]},{"role":"tool","tool_call_id":"c","content":"r","x":{"__proto__":{"y":2},"z":3}}]',
+    ],
+    [
+      'openai-chat',
+      'request with raw numbers',
+      '{"__proto__":{"a":1.0},"model":"m","messages":[{"role":"user","content":"hi","x":{"__proto__":2.50}}]}',
+    ],
+    [
+      'anthropic',
+      'request',
+      '{"__proto__":[],"messages":[{"role":"user","content":[{"type":"text","text":"hi","__proto__":{"x":1}}]},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"__proto__":{"a":[1]},"b":2}}],"__proto__":null}]}',
+    ],
+  ] as const)(
+    'D2: %s %s: fields named __proto__ survive a round trip, nested ones too',
+    (format, _what, text) => {
+      const out = roundTrip(text, format);
+      expect(JSON.stringify(JSON.parse(out))).toBe(JSON.stringify(JSON.parse(text)));
+      for (const literal of text.match(/\d+\.\d+/g) ?? []) expect(out).toContain(literal);
+    },
+  );
+
+  it.each([
+    [
+      'openai-chat',
       `[
   {
     "role": "user",

@@ -6,6 +6,7 @@ import { freeEncoders } from '#src/estimate/index.js';
 import { msg } from '#src/messages/message.js';
 import { restateStore } from '#src/restate/index.js';
 import { createCompactorSession } from '#src/session/index.js';
+import { expectKeptCopy, protoKeyMessage } from '#support/proto-keys.js';
 
 // restateStore is plain HTTP over the ingress: checked here against a stand-in ingress on
 // 127.0.0.1 that answers as the object does (test/restate runs it against the real server).
@@ -52,6 +53,27 @@ describe('restateStore over the ingress (no Restate SDK needed)', () => {
     ]);
     expect(commits.map((c) => (c.body as { basedOn: number }).basedOn)).toEqual([0, 2]);
     expect((commits[1]!.body as { events: unknown[] }).events).toHaveLength(3);
+  });
+
+  it('R1: keys named __proto__ in a message come back from the records and go out in the save', async () => {
+    const m = protoKeyMessage();
+    // As the object answers: its records went through JSON, where such a key is an own key.
+    records = JSON.parse(
+      JSON.stringify({
+        events: [{ type: 'message.appended', seq: 1, at: 'now', message: m }],
+        artifacts: {},
+        snapshots: {},
+      }),
+    );
+    const store = await restateStore({ ingress, key: 'p' });
+    const s = createCompactorSession({ store });
+    expectKeptCopy(s.history[0], m);
+    s.append(m);
+    await store.save();
+    const commit = seen.filter((x) => x.path === '/compactorSession/p/commitRecords').at(-1)!;
+    const events = (commit.body as { events: Array<{ message: unknown }> }).events;
+    expect(events.map((e) => JSON.stringify(e.message))).toEqual([JSON.stringify(m), JSON.stringify(m)]);
+    records = { events: [], artifacts: {}, snapshots: {} };
   });
 
   it('R2: a refused save (another writer committed first) is a one-line UserError with the server message', async () => {

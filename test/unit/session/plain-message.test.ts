@@ -63,7 +63,8 @@ describe('the quick check of plain history messages (D1, bounded memory)', () =>
     toolCallsWithHole[0] = { id: 'c', name: 'n', arguments: '{}' };
     toolCallsWithHole[2] = { id: 'd', name: 'n', arguments: '{}' };
     const getter = Object.defineProperty({ role: 'user' }, 'content', { get: () => 'x', enumerable: true });
-    const protoKey = JSON.parse('{"role":"user","content":"x","metadata":{"__proto__":{"a":1}}}') as unknown;
+    // A message's own `__proto__` key is no field of a message: the schema drops it.
+    const protoKey = JSON.parse('{"role":"user","content":"x","__proto__":{"a":1}}') as unknown;
     const odd: unknown[] = [
       { role: 'user', content: 'x', extra: 1 },
       { role: 'user', content: 'x', toolName: undefined },
