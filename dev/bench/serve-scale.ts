@@ -508,8 +508,12 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
   const openRows: Array<Array<string | number>> = [];
   try {
     // A process's first requests load modules on first use and run code V8 has not optimized
-    // yet: every path gets about as many requests as a cell sends before anything is counted.
+    // yet: every path gets about as many requests as a cell sends before anything is counted,
+    // in bursts and one session at a time (the one-session cells' second request of each new
+    // session ran 3x slower for their first rounds without the latter).
     await cell(started.targets, reads, 'warm', 10_000, ctx.quick ? 1 : 10, ctx.quick ? 2 : 5);
+    if (!ctx.quick)
+      for (let r = 0; r < 6; r++) await cell(started.targets, reads, `warm-one-${r}`, 10_000, 1, 12);
     for (const tokens of sizes)
       for (const { sessions, turns, rounds } of levels) {
         const pids = [...started.proxies.values()].map((p) => p.pid);
