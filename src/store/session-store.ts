@@ -175,26 +175,29 @@ export interface OpenOptions {
 export function openSessionStore(dir: string, options: OpenOptions = {}): FileSessionStore {
   const create = options.create ?? true;
   const now = options.now ?? (() => new Date());
-  prepareDir(dir, create);
+  const made = prepareDir(dir, create);
   const lock = create ? acquireSessionLock(dir, options.lock) : undefined;
   try {
     if (create && options.startOver) moveAside(dir, now());
-    return openLocked(dir, create, now, lock, options.queued ?? false);
+    return openLocked(dir, { create, made }, now, lock, options.queued ?? false);
   } catch (e) {
     lock?.release();
     throw e;
   }
 }
 
-function prepareDir(dir: string, create: boolean): void {
+/** Returns whether it made the directory just now (then no earlier writer left anything in it). */
+function prepareDir(dir: string, create: boolean): boolean {
   try {
     if (!existsSync(dir)) {
       if (!create) throw new UserError(`${dir}: no such session directory`);
-      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+      // Names the first directory it made; nothing when another process made it meanwhile.
+      return mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR }) !== undefined;
     } else if (!statSync(dir).isDirectory()) {
       // A session file passed by mistake would otherwise read as an empty session.
       throw new UserError(`${dir}: not a session directory (it is a file)`);
     }
+    return false;
   } catch (e) {
     throw fsError(dir, 'open the session directory', e);
   }
@@ -234,7 +237,7 @@ function cleanTempFiles(dirs: string[], create: boolean, warnings: LogWarning[])
 
 function openLocked(
   dir: string,
-  create: boolean,
+  { create, made }: { create: boolean; made: boolean },
   now: () => Date,
   lock: SessionLock | undefined,
   queued: boolean,
@@ -248,6 +251,9 @@ function openLocked(
     }
   }
   const store = new OpenStore(dir, create, now, lock, queued);
+  // A directory made by this open holds no temp file or artifact yet: a server opens a new
+  // session on the way of its first request, so it skips the listings.
+  if (made) return store;
   cleanTempFiles([dir, join(dir, ARTIFACTS_DIR), join(dir, SNAPSHOTS_DIR)], create, store.loadWarnings);
   store.reportOrphanArtifacts();
   return store;

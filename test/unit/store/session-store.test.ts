@@ -126,6 +126,22 @@ describe('durable session store (R1–R2)', () => {
     expect(() => again.saveSnapshot('../evil', {})).toThrow(/invalid snapshot name/);
   });
 
+  it('R2: a directory the first open made is still searched for temp files and orphan artifacts when opened again', () => {
+    const dir = join(fresh(), 'made-by-open');
+    const first = openSessionStore(dir);
+    expect(first.warnings()).toEqual([]);
+    first.appendMessages([msg.user('hi')]);
+    first.close();
+    writeFileSync(join(dir, 'artifacts', 'compact-000009.json'), '{}');
+    writeFileSync(join(dir, '.events.jsonl.1.2.abc.tmp'), '{"tor');
+    const again = openSessionStore(dir);
+    const messages = again.warnings().map((w) => w.message);
+    expect(messages).toContain('artifact has no boundary event (crash before it was recorded); ignored');
+    expect(messages).toContain('removed a temp file left by an interrupted write');
+    expect(existsSync(join(dir, '.events.jsonl.1.2.abc.tmp'))).toBe(false);
+    expect(again.loadHistory()).toHaveLength(1);
+  });
+
   it('R1: a read-only open of a missing directory fails with one line', () => {
     expect(() => openSessionStore(join(fresh(), 'nope'), { create: false })).toThrow(
       /no such session directory/,
