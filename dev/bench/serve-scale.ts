@@ -279,6 +279,33 @@ const sendCounting = (t: Target, body: Buffer, failed: Map<string, number>): Pro
 const tailOf = (list: number[]) => Math.round((percentile(list, 99) / percentile(list, 50)) * 1000) / 1000;
 
 /**
+ * How far one path's percentile `p` is from another's beyond the scatter of the requests
+ * measured: both lists resampled with replacement `draws` times (seeded), the 5th and 95th
+ * percentile of `ours` over `theirs` at `p`, as `low–high`. A low end above 1 is a percentile
+ * above the other's that the cell's own scatter does not explain (a p99 of a few hundred
+ * requests rests on its few slowest, one hiccup of the machine apiece).
+ */
+export function ratioInterval(
+  ours: number[],
+  theirs: number[],
+  p: number,
+  seed: number,
+  draws = 2_000,
+): string {
+  const random = prng(seed);
+  const resampled = (list: number[]) =>
+    percentile(
+      Array.from(list, () => list[Math.floor(random() * list.length)]!),
+      p,
+    );
+  const ratios = Array.from({ length: draws }, () => resampled(ours) / resampled(theirs)).sort(
+    (a, b) => a - b,
+  );
+  const at = (q: number) => ratios[Math.min(draws - 1, Math.floor(q * draws))]!.toFixed(2);
+  return `${at(0.05)}–${at(0.95)}`;
+}
+
+/**
  * Every body of a cell, made and encoded before it starts: made on the loop that times the
  * requests (50 bodies of 838 KiB at once when the sessions open), it delayed every path.
  */
@@ -552,6 +579,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
             spread('Portkey'),
             added('Portkey', 50),
             added('Portkey', 99),
+            ratioInterval(times.get(mode)!, times.get('Portkey')!, 99, tokens + sessions),
             round(median(floor)),
             round(percentile(direct, 50)),
             round(percentile(direct, 99)),
@@ -601,6 +629,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
       'Portkey p99 / p50',
       'Portkey added p50',
       'Portkey added p99',
+      'p99 / Portkey p99, 90 % interval',
       'parse floor',
       'direct p50',
       'direct p99',
@@ -612,6 +641,7 @@ export async function scaleSection(ctx: BenchContext): Promise<BenchSection[]> {
       ...started.notes,
       `Chat Completions (${MODEL}, --capacity ${CAPACITY}: nothing compacts); each session opens at the history size and adds a tool call and a ${RESULT_TOKENS}-token result per request; the opening request is not counted; 1 session runs seventeen rounds of new sessions (204 requests a path) and 10 sessions at once three (one counts 40 requests a path).`,
       'p50, p99: ms through the path itself; p99 / p50: its tail over its median, the goal being within 3x, compared with that of Portkey. Added = the percentile through the target minus the same percentile direct, in ms (it goes negative where the tail of direct is the longer, as on a busy machine at 50 sessions); each path is measured alone: at each turn every session sends its request to one path at once, then to the next (order drawn anew each turn), so every path gets the same bodies in the same bursts; fifty requests that arrive at once end over the time the path takes for all of them, so at 50 sessions p99 / p50 reads how far the tail goes past that queue. Parse floor: Buffer to string, JSON.parse, JSON.stringify, string to Buffer of one body, in the bench process.',
+      "p99 / Portkey p99, 90 % interval: the path's p99 over Portkey's when both cells' requests are resampled with replacement 2,000 times, 5th to 95th percentile (the same order as added p99, direct's p99 cancelling out). A p99 rests on the few slowest requests of a cell, one hiccup of the machine apiece; an interval across 1 is a difference the cell's own scatter explains, a low end above 1 one it does not.",
       'KiB written / request: what the proxy process had written to storage (Linux write_bytes, whole 4 KiB pages) over the counted requests of the cell (after every session had opened), per request, beside their mean body; in memory it writes nothing.',
     ],
   };

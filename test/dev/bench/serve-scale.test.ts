@@ -9,6 +9,7 @@ import {
   memorySection,
   MODEL,
   queueModel,
+  ratioInterval,
   scaleSection,
   send,
   spreadCell,
@@ -188,6 +189,23 @@ describe('serve bench by history size', () => {
     expect(queueModel([0, 20, 40], 5)).toEqual({ service: 5, p50: 0, p99: 0 });
   });
 
+  it("puts one path's p99 over another's in an interval from resampling both", () => {
+    // Three hiccups in 200 requests: the p99 is one of them or not, as the resampling draws.
+    const hiccups = Array.from({ length: 200 }, (_, i) => 3 + (i % 20) / 4 + (i % 67 === 0 ? 20 : 0));
+    const [low, high] = ratioInterval(hiccups, hiccups, 99, 1).split('–').map(Number);
+    // The same requests: the scatter alone, across 1, and wide.
+    expect(low).toBeLessThan(0.5);
+    expect(high).toBeGreaterThan(2);
+    // Without hiccups, every request twice as slow: the whole interval near 2.
+    const even = Array.from({ length: 200 }, (_, i) => 3 + (i % 20) / 4);
+    const twice = even.map((ms) => ms * 2);
+    const [low2, high2] = ratioInterval(twice, even, 99, 1).split('–').map(Number);
+    expect(low2).toBeGreaterThan(1.8);
+    expect(high2).toBeLessThan(2.2);
+    // Seeded: the same lists and seed give the same interval.
+    expect(ratioInterval(hiccups, even, 99, 7)).toBe(ratioInterval(hiccups, even, 99, 7));
+  });
+
   it('times every counted request through both proxy modes and Portkey, with the parse floor of the same bodies', async () => {
     const [section, spread] = await scaleSection({ quick: true, corpusDir: null, log: () => {} });
     expect(section.rows.map((r) => r.slice(0, 5))).toEqual([
@@ -196,8 +214,13 @@ describe('serve bench by history size', () => {
     ]);
     const col = (name: string) => section.headers.indexOf(name);
     for (const row of section.rows) {
-      // Every column from p50 on is a number: Portkey ran too.
-      for (const cell of row.slice(5)) expect(typeof cell).toBe('number');
+      // Every column from p50 on is a number (the interval two of them): Portkey ran too.
+      const interval = col('p99 / Portkey p99, 90 % interval');
+      for (const cell of row.slice(5).filter((_, i) => i + 5 !== interval))
+        expect(typeof cell).toBe('number');
+      const [low, high] = String(row[interval]).split('–').map(Number);
+      expect(low).toBeGreaterThan(0);
+      expect(high).toBeGreaterThanOrEqual(low!);
       expect(row[col('parse floor')]).toBeGreaterThan(0);
       // Each path's own tail over its own median, the proxy's and Portkey's alike.
       for (const [spread, p50, p99] of [
