@@ -28,6 +28,7 @@ import {
   cell,
   cellReads,
   MODEL,
+  msPerRequest,
   queueModel,
   spreadCell,
   spreadRate,
@@ -357,7 +358,7 @@ async function measureSpread(times: number): Promise<void> {
       );
       const queued = queueModel(
         mine.map((q) => q.at),
-        burst!.busy.get(t.name)! / burst!.times.get(t.name)!.length,
+        msPerRequest(burst!, t.name),
       );
       console.log(
         `    one queue, same arrivals, ${queued.service.toFixed(1)} ms each (the path's time per request in bursts): ` +

@@ -448,13 +448,23 @@ const round = (n: number) => Math.round(n * 10) / 10;
 // requests to overlap, little enough that a path does not fall behind and queue as in a burst.
 const OPEN_LOAD = 0.65;
 
+/** Each path's request times in a cell of bursts and the ms it was busy with them. */
+interface Bursts {
+  times: Map<string, number[]>;
+  busy: Map<string, number>;
+}
+
+/** A path's time per request in bursts: its busy time over the requests it answered. */
+export function msPerRequest(burst: Bursts, name: string): number {
+  return burst.busy.get(name)! / burst.times.get(name)!.length;
+}
+
 /** Arrivals a second for {@link spreadCell}: {@link OPEN_LOAD} of the slowest proxy's throughput in `burst`. */
-export function spreadRate(
-  targets: Target[],
-  burst: { times: Map<string, number[]>; busy: Map<string, number> },
-): number {
-  const throughput = (name: string) => (burst.times.get(name)!.length / burst.busy.get(name)!) * 1000;
-  return OPEN_LOAD * Math.min(...targets.filter((t) => t.name !== 'direct').map((t) => throughput(t.name)));
+export function spreadRate(targets: Target[], burst: Bursts): number {
+  const slowest = Math.max(
+    ...targets.filter((t) => t.name !== 'direct').map((t) => msPerRequest(burst, t.name)),
+  );
+  return (OPEN_LOAD * 1000) / slowest;
 }
 
 /**
@@ -467,7 +477,7 @@ async function openCellRows(
   reads: readonly string[],
   tokens: number,
   { sessions, turns }: { sessions: number; turns: number },
-  burst: { times: Map<string, number[]>; busy: Map<string, number> },
+  burst: Bursts,
 ): Promise<Array<Array<string | number>>> {
   const rate = spreadRate(targets, burst);
   const due = new Map(targets.map((t) => [t.name, [] as number[]]));
@@ -478,10 +488,7 @@ async function openCellRows(
     (q) => due.get(q.target)!.push(q.at),
   );
   const queued = (name: string) => {
-    const { service, p50, p99 } = queueModel(
-      due.get(name)!,
-      burst.busy.get(name)! / burst.times.get(name)!.length,
-    );
+    const { service, p50, p99 } = queueModel(due.get(name)!, msPerRequest(burst, name));
     return Math.round(((service + p99) / (service + p50)) * 100) / 100;
   };
   return targets.map(({ name }) => [
